@@ -1,0 +1,34 @@
+# gpumat: convenience targets around CMake.  README's two commands are
+# `make demo` and `make test`; both install missing Debian packages first.
+BUILD ?= build
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+LUA ?= lua5.4
+export LUA_PATH := lua/?.lua;lua/?/init.lua;;
+export LUA_CPATH := $(BUILD)/?.so;;
+
+.PHONY: deps build demo test test-asan bench clean
+
+deps:
+	@tools/install-deps.sh
+
+build: deps
+	cmake -S . -B $(BUILD) >/dev/null
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	$(LUA) examples/tour.lua
+
+test: deps
+	tools/test.sh
+
+test-asan: deps
+	cmake -S . -B build-asan -DGPUMAT_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
+	cmake --build build-asan -j $(JOBS)
+	tools/run-specs.sh build-asan LD_PRELOAD=$$(gcc -print-file-name=libasan.so) \
+	  ASAN_OPTIONS=detect_leaks=0:protect_shadow_gap=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+bench: build
+	$(LUA) bench/run.lua
+
+clean:
+	rm -rf build build-asan

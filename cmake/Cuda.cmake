@@ -1,0 +1,27 @@
+# The CUDA backend: kernels/*.cu compiled by nvcc for sm_80 and sm_90 plus
+# PTX (compute_90) for newer GPUs, and src/device/cuda linked against
+# cudart, cuBLAS, cuRAND and NVRTC.  Compiled on every build, so a CUDA
+# compile error fails CI even though no machine here has a GPU.
+if(NOT CMAKE_CUDA_COMPILER)
+  set(CMAKE_CUDA_COMPILER ${CUDAToolkit_NVCC_EXECUTABLE})
+endif()
+if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+  set(CMAKE_CUDA_ARCHITECTURES 80-real 90-real 90-virtual)
+endif()
+enable_language(CUDA)
+file(GLOB GPUMAT_CU_SOURCES CONFIGURE_DEPENDS kernels/*.cu)
+file(GLOB GPUMAT_CUDA_C_SOURCES CONFIGURE_DEPENDS src/device/cuda/*.c)
+add_library(gpumat_kernels STATIC ${GPUMAT_CU_SOURCES})
+set_target_properties(gpumat_kernels PROPERTIES POSITION_INDEPENDENT_CODE ON CUDA_STANDARD 17)
+target_include_directories(gpumat_kernels PRIVATE kernels)
+target_compile_options(gpumat_kernels PRIVATE
+  $<$<COMPILE_LANGUAGE:CUDA>:--Werror=all-warnings -Xcompiler=-Wall,-Wextra>)
+if(GPUMAT_WERROR)
+  target_compile_options(gpumat_kernels PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Werror>)
+endif()
+set_target_properties(gpumat_core PROPERTIES CUDA_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES}")
+target_sources(gpumat_core PRIVATE ${GPUMAT_CUDA_C_SOURCES})
+target_link_libraries(gpumat_core PRIVATE gpumat_kernels
+  CUDA::cudart CUDA::cublas CUDA::curand CUDA::nvrtc)
+target_compile_definitions(gpumat_core PRIVATE GPUMAT_HAVE_CUDA=1)
+message(STATUS "gpumat: CUDA backend enabled (${CMAKE_CUDA_ARCHITECTURES})")

@@ -1,0 +1,21 @@
+# Lua 5.4 headers (the module does not link liblua: the interpreter provides
+# the symbols), OpenBLAS (CBLAS) and LAPACKE, pthreads.
+find_package(Threads REQUIRED)
+find_path(LUA_INCLUDE_DIR lua.h
+  PATHS /usr/include/lua5.4 /usr/local/include/lua5.4 /usr/local/include
+  NO_DEFAULT_PATH)
+if(NOT LUA_INCLUDE_DIR)
+  message(FATAL_ERROR "Lua 5.4 headers not found (Debian: liblua5.4-dev)")
+endif()
+find_library(OPENBLAS_LIB NAMES openblas)
+find_path(CBLAS_INCLUDE_DIR cblas.h PATHS /usr/include/x86_64-linux-gnu/openblas-pthread /usr/include/openblas /usr/include)
+find_library(LAPACKE_LIB NAMES lapacke)
+find_path(LAPACKE_INCLUDE_DIR lapacke.h)
+if(NOT OPENBLAS_LIB OR NOT CBLAS_INCLUDE_DIR OR NOT LAPACKE_LIB OR NOT LAPACKE_INCLUDE_DIR)
+  message(FATAL_ERROR "OpenBLAS/LAPACKE not found (Debian: libopenblas-dev liblapacke-dev)")
+endif()
+set(GPUMAT_HOST_LIBS ${LAPACKE_LIB} ${OPENBLAS_LIB})
+include_directories(SYSTEM ${CBLAS_INCLUDE_DIR} ${LAPACKE_INCLUDE_DIR})
+if(GPUMAT_CUDA)
+  find_package(CUDAToolkit QUIET)
+endif()

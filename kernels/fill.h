@@ -1,0 +1,21 @@
+/* Fill: element function and host loops. */
+#ifndef GM_KERNELS_FILL_H
+#define GM_KERNELS_FILL_H
+
+#include <stddef.h>
+
+#include "hd.h"
+
+#define GM_DEFINE_FILL(T)                                                     \
+  GM_HD void gm_fill_##T(T *x, size_t n, size_t incx, T alpha) {              \
+    if (incx == 1) {                                                          \
+      for (size_t i = 0; i < n; i++) x[i] = alpha;                            \
+    } else {                                                                  \
+      for (size_t i = 0; i < n; i++) x[i * incx] = alpha;                     \
+    }                                                                         \
+  }
+
+GM_DEFINE_FILL(float)
+GM_DEFINE_FILL(double)
+
+#endif

@@ -1,0 +1,38 @@
+-- gpumat: multi-dimensional numeric arrays on the host and CUDA devices.
+-- This file builds the public module from the C core (gpumat.core) and the
+-- Lua-side helpers in lua/gpumat/*.lua.  Settings (gm.default_ctype, ...)
+-- are forwarded to C so the core sees them and every write is validated.
+local core = require "gpumat.core"
+
+local gm = {}
+local methods = core.mat_methods()
+
+-- Copy the C functions into the module.
+for k, v in pairs(core) do
+  if k ~= "get_setting" and k ~= "set_setting" and k ~= "mat_methods" then gm[k] = v end
+end
+
+-- Methods on mats whose first argument is the mat itself.
+local self_first = {
+  "free", "is_freed", "ctype", "displacement", "dims", "dim", "size", "max_size",
+  "initial_element", "cuda_enabled", "set_cuda_enabled", "mref", "set",
+  "row_major_mref", "set_row_major", "row_major_index", "replace_",
+}
+for _, name in ipairs(self_first) do methods[name] = core[name] end
+methods.to_table = core.mat_to_array
+
+-- Lua-side areas extend gm and the method table.
+local areas = {}
+for _, area in ipairs(areas) do
+  require("gpumat." .. area)(gm, core, methods)
+end
+
+return setmetatable(gm, {
+  __index = function(_, k)
+    local v = core.get_setting(k)
+    return v
+  end,
+  __newindex = function(t, k, v)
+    if not core.set_setting(k, v) then rawset(t, k, v) end
+  end,
+})

@@ -1,0 +1,37 @@
+/* Facet barriers (cube manual §8.1): facets created inside a barrier whose
+ * `destroys` set names them are destroyed when the barrier exits, after
+ * the facets named in `ensures` were brought up to date.  Barriers form a
+ * per-thread stack; the innermost matching barrier records the facet. */
+#ifndef GM_CORE_BARRIER_H
+#define GM_CORE_BARRIER_H
+
+#include <stddef.h>
+
+#include "vec.h"
+
+typedef struct gm_barrier_record {
+  gm_vec *vec; /* referenced while recorded */
+  gm_facet_name facet;
+} gm_barrier_record;
+
+typedef struct gm_barrier {
+  unsigned ensures;  /* bit mask of gm_facet_name */
+  unsigned destroys; /* bit mask of gm_facet_name */
+  gm_barrier_record *records;
+  size_t n, cap;
+  struct gm_barrier *outer;
+} gm_barrier;
+
+#define GM_FACET_BIT(f) (1u << (unsigned)(f))
+
+/* b is caller-owned storage (e.g. a Lua userdata or a C local). */
+void gm_barrier_push(gm_barrier *b, unsigned ensures, unsigned destroys);
+/* Pops b (must be innermost): ensures, then destroys, its records.  Every
+ * record is processed even if one fails; the first failure is returned. */
+gm_status gm_barrier_pop(gm_barrier *b);
+/* Called by facet creation (vec lock may be held: only appends). */
+void gm_barrier_note_created(gm_vec *v, gm_facet_name f);
+/* Number of facets named f that active barriers of this thread will destroy. */
+size_t gm_barrier_count(gm_facet_name f);
+
+#endif

@@ -1,0 +1,21 @@
+/* Process-wide counters reported by gm.counters() and the room reports. */
+#ifndef GM_CORE_COUNTERS_H
+#define GM_CORE_COUNTERS_H
+
+#include <stdatomic.h>
+
+typedef struct gm_counters {
+  atomic_long n_memcpy_host_to_device;
+  atomic_long n_memcpy_device_to_host;
+  atomic_long host_bytes_in_use;
+  atomic_long n_host_arrays;
+  atomic_long n_host_registrations;
+  atomic_long n_ooms;
+  /* with_mat_counters: mats created and bytes they may need */
+  atomic_long n_mats_created;
+  atomic_long n_mat_bytes_created;
+} gm_counters;
+
+extern gm_counters gm_counter;
+
+#endif

@@ -1,0 +1,36 @@
+#include "exec.h"
+
+#include "../device/runtime.h"
+#include "context.h"
+
+gm_exec gm_exec_host(void) { return (gm_exec){GM_FACET_FOREIGN, NULL, &gm_host_backend}; }
+
+gm_exec gm_exec_choose(gm_mat *const *mats, int n) {
+  struct gm_device *dev = gm_current_device();
+  if (!dev) return gm_exec_host();
+  for (int i = 0; i < n; i++)
+    if (mats[i] && !mats[i]->cuda_enabled) return gm_exec_host();
+  return (gm_exec){GM_FACET_CUDA, dev, dev->ops->kernels};
+}
+
+gm_status gm_acquire(const gm_exec *e, gm_operand *ops, int n) {
+  for (int i = 0; i < n; i++) {
+    gm_status st = gm_mat_watch(ops[i].m, e->facet, ops[i].dir, e->dev, &ops[i].ptr);
+    if (st != GM_OK) {
+      gm_release(e, ops, i);
+      return st;
+    }
+  }
+  return GM_OK;
+}
+
+void gm_release(const gm_exec *e, gm_operand *ops, int n) {
+  for (int i = n - 1; i >= 0; i--) gm_mat_unwatch(ops[i].m, e->facet, ops[i].dir);
+}
+
+gm_status gm_check_same_ctype(const char *op, const gm_mat *a, const gm_mat *b) {
+  if (a->ctype != b->ctype)
+    return gm_fail(GM_EINVAL, "%s: mixed ctypes %s and %s", op, gm_ctype_name(a->ctype),
+                   gm_ctype_name(b->ctype));
+  return GM_OK;
+}

@@ -1,0 +1,37 @@
+/* Where an operation runs, and acquiring its operands there.
+ *
+ * An op picks its place with gm_exec_choose(): the current device when a
+ * cuda context is active and enabled and every operand is cuda-enabled
+ * (MGL's use-cuda-p), else the host.  It then acquires all operands on
+ * that place's facet with gm_acquire(), calls the place's backend on raw
+ * pointers, and releases with gm_release().  Validation comes first, so a
+ * failing op changes nothing. */
+#ifndef GM_CORE_EXEC_H
+#define GM_CORE_EXEC_H
+
+#include "backend.h"
+#include "mat.h"
+
+typedef struct gm_exec {
+  gm_facet_name facet;      /* GM_FACET_FOREIGN or GM_FACET_CUDA */
+  struct gm_device *dev;    /* NULL on the host */
+  const gm_backend *be;     /* gm_host_backend or the device's kernels */
+} gm_exec;
+
+gm_exec gm_exec_choose(gm_mat *const *mats, int n);
+gm_exec gm_exec_host(void);
+
+typedef struct gm_operand {
+  gm_mat *m;
+  gm_direction dir;
+  void *ptr; /* set by gm_acquire: first visible element in the facet */
+} gm_operand;
+
+/* Acquires all operands (all or none). */
+gm_status gm_acquire(const gm_exec *e, gm_operand *ops, int n);
+void gm_release(const gm_exec *e, gm_operand *ops, int n);
+
+/* Errors for common precondition failures, naming the op. */
+gm_status gm_check_same_ctype(const char *op, const gm_mat *a, const gm_mat *b);
+
+#endif

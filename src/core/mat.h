@@ -1,0 +1,46 @@
+/* mat: a view (dims, displacement, ctype) on a reference-counted vec.
+ * Functional shaping makes a new mat on the same vec; destructive shaping
+ * changes the view.  All rules of MGL-MAT §5 and §8 are enforced here. */
+#ifndef GM_CORE_MAT_H
+#define GM_CORE_MAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "vec.h"
+
+struct gm_mat {
+  gm_vec *vec;
+  gm_ctype ctype;
+  int rank;
+  size_t dims[GM_MAX_RANK];
+  size_t displacement;
+  size_t size; /* product of dims */
+  bool cuda_enabled;
+};
+
+/* Product of dims with overflow check (GM_ERANGE). */
+gm_status gm_dims_size(int rank, const size_t *dims, size_t *size);
+/* Validates rank, dims, displacement + size <= max_size. */
+gm_status gm_check_shape(int rank, const size_t *dims, size_t displacement, size_t max_size);
+
+/* Destructive shaping; fails with GM_ESTATE while a facet of the storage is
+ * watched (the identity of facet values would not be stable). */
+gm_status gm_mat_reshape_and_displace_(gm_mat *m, int rank, const size_t *dims, size_t displacement);
+
+/* Whether m sees all of its storage (OUTPUT stays OUTPUT only then). */
+bool gm_mat_covers_all(const gm_mat *m);
+
+/* Facet access for a view: like gm_vec_watch, but *ptr points at the
+ * first visible element (base + displacement). */
+gm_status gm_mat_watch(gm_mat *m, gm_facet_name f, gm_direction dir, struct gm_device *dev, void **ptr);
+void gm_mat_unwatch(gm_mat *m, gm_facet_name f, gm_direction dir);
+
+/* Row-major index of 0-based subscripts; GM_ERANGE when out of bounds. */
+gm_status gm_mat_row_major_index(const gm_mat *m, int n, const size_t *subs, size_t *out);
+
+/* Bulk host copies of the visible elements as doubles (through FOREIGN). */
+gm_status gm_mat_read_doubles(gm_mat *m, double *out);
+gm_status gm_mat_write_doubles(gm_mat *m, const double *in);
+
+#endif

@@ -1,0 +1,413 @@
+/* Storage and facet bookkeeping: the default CALL-WITH-FACET* of the cube
+ * manual (watch/unwatch), lazy creation, up-to-date tracking, copies. */
+#include "vec.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../device/runtime.h"
+#include "barrier.h"
+#include "counters.h"
+
+_Atomic bool gm_let_input_through = false;
+_Atomic bool gm_let_output_through = false;
+_Atomic bool gm_maybe_synchronize = true;
+gm_counters gm_counter;
+
+static const char *const facet_names[GM_N_FACETS] = {"foreign", "cuda_host", "cuda", "managed"};
+static const char *const direction_names[] = {"input", "output", "io"};
+
+const char *gm_facet_name_str(gm_facet_name f) { return facet_names[f]; }
+
+int gm_facet_parse(const char *s, gm_facet_name *out) {
+  for (int i = 0; i < GM_N_FACETS; i++)
+    if (strcmp(s, facet_names[i]) == 0) {
+      *out = (gm_facet_name)i;
+      return 0;
+    }
+  return -1;
+}
+
+const char *gm_direction_str(gm_direction d) { return direction_names[d]; }
+
+int gm_direction_parse(const char *s, gm_direction *out) {
+  for (int i = 0; i < 3; i++)
+    if (strcmp(s, direction_names[i]) == 0) {
+      *out = (gm_direction)i;
+      return 0;
+    }
+  return -1;
+}
+
+static bool is_host_facet(gm_facet_name f) {
+  return f == GM_FACET_FOREIGN || f == GM_FACET_CUDA_HOST;
+}
+
+/* Returns whether the lock was taken, so unlock matches even if the
+ * global maybe-flag changes in between. */
+static bool vlock(gm_vec *v) {
+  bool take = v->synchronization == GM_SYNC_TRUE ||
+              (v->synchronization == GM_SYNC_MAYBE && gm_maybe_synchronize);
+  if (take) pthread_mutex_lock(&v->lock);
+  return take;
+}
+
+static void vunlock(gm_vec *v, bool taken) {
+  if (taken) pthread_mutex_unlock(&v->lock);
+}
+
+static size_t vec_bytes(const gm_vec *v) { return v->max_size * gm_ctype_size(v->ctype); }
+
+gm_status gm_vec_new(gm_ctype ctype, size_t max_size, bool has_initial_element,
+                     double initial_element, gm_sync sync, gm_vec **out) {
+  if (max_size > SIZE_MAX / 16)
+    return gm_fail(GM_ERANGE, "max_size %zu is too large", max_size);
+  gm_vec *v = calloc(1, sizeof *v);
+  if (!v) return gm_fail(GM_ENOMEM, "out of host memory allocating a mat");
+  atomic_init(&v->refcount, 1);
+  v->ctype = ctype;
+  v->max_size = max_size;
+  v->has_initial_element = has_initial_element;
+  v->initial_element = initial_element;
+  v->synchronization = sync;
+  pthread_mutex_init(&v->lock, NULL);
+  atomic_fetch_add(&gm_counter.n_mats_created, 1);
+  atomic_fetch_add(&gm_counter.n_mat_bytes_created, (long)vec_bytes(v));
+  *out = v;
+  return GM_OK;
+}
+
+void gm_vec_ref(gm_vec *v) { atomic_fetch_add(&v->refcount, 1); }
+
+static void release_host(gm_vec *v) {
+  if (!v->host) return;
+  atomic_fetch_sub(&gm_counter.host_bytes_in_use, (long)vec_bytes(v));
+  atomic_fetch_sub(&gm_counter.n_host_arrays, 1);
+  if (v->host_kind == GM_HOST_PINNED || v->host_registered) {
+    if (v->host_registered) atomic_fetch_sub(&gm_counter.n_host_registrations, 1);
+    gm_device_defer_host_release(v->host_device, v->host, v->host_kind);
+    gm_device_unref(v->host_device);
+  } else {
+    free(v->host);
+  }
+  v->host = NULL;
+  v->host_device = NULL;
+  v->host_registered = false;
+  v->host_kind = GM_HOST_MALLOC;
+}
+
+static void release_device(gm_vec *v) {
+  gm_facet *F = &v->facets[GM_FACET_CUDA];
+  if (!F->ptr) return;
+  gm_device_defer_free(F->device, F->ptr);
+  gm_device_unref(F->device);
+  F->ptr = NULL;
+  F->device = NULL;
+}
+
+void gm_vec_unref(gm_vec *v) {
+  if (!v) return;
+  if (atomic_fetch_sub(&v->refcount, 1) != 1) return;
+  release_device(v);
+  release_host(v);
+  pthread_mutex_destroy(&v->lock);
+  free(v);
+}
+
+static bool facet_up_to_date(const gm_vec *v, gm_facet_name f) {
+  if (!v->facets[f].exists) return false;
+  return is_host_facet(f) ? v->host_up_to_date : v->facets[f].up_to_date;
+}
+
+static void set_up_to_date(gm_vec *v, gm_facet_name f, bool b) {
+  if (is_host_facet(f))
+    v->host_up_to_date = b;
+  else
+    v->facets[f].up_to_date = b;
+}
+
+static bool any_facet_exists(const gm_vec *v) {
+  for (int i = 0; i < GM_N_FACETS; i++)
+    if (v->facets[i].exists) return true;
+  return false;
+}
+
+/* Copies the storage into facet `to` from an up-to-date facet of the other
+ * memory space.  Host facets share storage, so only host<->device copies
+ * exist. */
+static gm_status refresh(gm_vec *v, gm_facet_name to) {
+  size_t bytes = vec_bytes(v);
+  gm_facet *D = &v->facets[GM_FACET_CUDA];
+  if (is_host_facet(to)) {
+    if (!facet_up_to_date(v, GM_FACET_CUDA)) return GM_OK; /* nothing newer */
+    GM_TRY(gm_device_copy_d2h(D->device, v->host, D->ptr, bytes));
+  } else {
+    bool host_ok = facet_up_to_date(v, GM_FACET_FOREIGN) || facet_up_to_date(v, GM_FACET_CUDA_HOST);
+    if (!host_ok) return GM_OK;
+    GM_TRY(gm_device_copy_h2d(D->device, D->ptr, v->host, bytes));
+  }
+  set_up_to_date(v, to, true);
+  return GM_OK;
+}
+
+static gm_status alloc_host(gm_vec *v, bool pinned, gm_device *dev) {
+  size_t bytes = vec_bytes(v);
+  if (bytes == 0) bytes = 1;
+  if (pinned) {
+    GM_TRY(dev->ops->host_alloc(dev, bytes, &v->host));
+    gm_device_ref(dev);
+    v->host_device = dev;
+    v->host_kind = GM_HOST_PINNED;
+  } else {
+    size_t rounded = (bytes + 63) / 64 * 64;
+    v->host = aligned_alloc(64, rounded);
+    if (!v->host) return gm_fail(GM_ENOMEM, "out of host memory (%zu bytes)", bytes);
+    v->host_kind = GM_HOST_MALLOC;
+  }
+  atomic_fetch_add(&gm_counter.host_bytes_in_use, (long)vec_bytes(v));
+  atomic_fetch_add(&gm_counter.n_host_arrays, 1);
+  return GM_OK;
+}
+
+static void fill_host(gm_vec *v) {
+  size_t n = v->max_size;
+  for (size_t i = 0; i < n; i++) gm_ctype_set(v->ctype, v->host, i, v->initial_element);
+}
+
+_Atomic bool gm_cuda_host_strategy = false;
+
+static gm_status create_facet(gm_vec *v, gm_facet_name f, gm_direction dir, gm_device *dev) {
+  bool first = !any_facet_exists(v);
+  bool fill = first && v->has_initial_element && dir != GM_OUTPUT;
+  if (f == GM_FACET_MANAGED)
+    return gm_fail(GM_EUNSUPPORTED, "facet 'managed' is not supported in this version");
+  if (f == GM_FACET_CUDA) {
+    if (!dev) return gm_fail(GM_EINVAL, "facet 'cuda' needs an active cuda context (with_cuda)");
+    void *p;
+    GM_TRY(gm_device_alloc(dev, vec_bytes(v) ? vec_bytes(v) : 1, &p));
+    if (fill) {
+      gm_status st = dev->ops->kernels->fill
+                         ? dev->ops->kernels->fill(dev, v->ctype, v->max_size, v->initial_element, p, 1)
+                         : gm_fail(GM_EUNSUPPORTED, "device '%s' has no fill kernel", dev->ops->name);
+      if (st != GM_OK) {
+        gm_device_defer_free(dev, p);
+        return st;
+      }
+    }
+    gm_device_ref(dev);
+    v->facets[f].ptr = p;
+    v->facets[f].device = dev;
+    v->facets[f].up_to_date = first;
+  } else {
+    if (f == GM_FACET_CUDA_HOST && !dev)
+      return gm_fail(GM_EINVAL, "facet 'cuda_host' needs an active cuda context (with_cuda)");
+    if (!v->host) {
+      bool pinned = f == GM_FACET_CUDA_HOST && atomic_load(&gm_cuda_host_strategy);
+      GM_TRY(alloc_host(v, pinned, dev));
+      if (fill) fill_host(v);
+      v->host_up_to_date = first;
+    }
+    if (f == GM_FACET_CUDA_HOST && v->host_kind != GM_HOST_PINNED && !v->host_registered) {
+      GM_TRY(dev->ops->host_register(dev, v->host, vec_bytes(v) ? vec_bytes(v) : 1));
+      gm_device_ref(dev);
+      v->host_device = dev;
+      v->host_registered = true;
+      atomic_fetch_add(&gm_counter.n_host_registrations, 1);
+    }
+  }
+  v->facets[f].exists = true;
+  gm_barrier_note_created(v, f);
+  return GM_OK;
+}
+
+static gm_status check_conflicts(gm_vec *v, gm_facet_name f, gm_direction dir) {
+  for (int g = 0; g < GM_N_FACETS; g++) {
+    if (g == (int)f) continue;
+    const gm_facet *G = &v->facets[g];
+    if (dir == GM_INPUT) {
+      if (G->n_writers > 0 && !gm_let_input_through)
+        return gm_fail(GM_ESTATE, "cannot read facet '%s' while facet '%s' is being written",
+                       facet_names[f], facet_names[g]);
+    } else if (G->n_watchers > 0 && !gm_let_output_through) {
+      return gm_fail(GM_ESTATE, "cannot write facet '%s' while facet '%s' is being accessed",
+                     facet_names[f], facet_names[g]);
+    }
+  }
+  const gm_facet *F = &v->facets[f];
+  if (F->n_watchers > 0 && !pthread_equal(F->watcher_thread, pthread_self()) &&
+      (dir != GM_INPUT || F->n_writers > 0))
+    return gm_fail(GM_ESTATE, "facet '%s' is being accessed from another thread", facet_names[f]);
+  return GM_OK;
+}
+
+static gm_status watch_locked(gm_vec *v, gm_facet_name f, gm_direction dir, gm_device *dev) {
+  GM_TRY(check_conflicts(v, f, dir));
+  gm_facet *F = &v->facets[f];
+  if (f == GM_FACET_CUDA && F->exists && dev && F->device != dev)
+    return gm_fail(GM_ESTATE, "mat has a cuda facet on another device; destroy it first");
+  if (!F->exists) GM_TRY(create_facet(v, f, dir, dev));
+  if (dir != GM_OUTPUT && !facet_up_to_date(v, f)) GM_TRY(refresh(v, f));
+  if (dir != GM_INPUT) {
+    for (int g = 0; g < GM_N_FACETS; g++) set_up_to_date(v, (gm_facet_name)g, false);
+    set_up_to_date(v, f, true);
+  }
+  if (F->n_watchers++ == 0) F->watcher_thread = pthread_self();
+  if (dir != GM_INPUT) F->n_writers++;
+  F->direction = dir;
+  return GM_OK;
+}
+
+gm_status gm_vec_watch(gm_vec *v, gm_facet_name f, gm_direction dir, bool covers_all,
+                       gm_device *dev, void **ptr) {
+  if (dir == GM_OUTPUT && !covers_all) dir = GM_IO;
+  bool taken = vlock(v);
+  gm_status st = watch_locked(v, f, dir, dev);
+  if (st == GM_OK) *ptr = f == GM_FACET_CUDA ? v->facets[f].ptr : v->host;
+  vunlock(v, taken);
+  return st;
+}
+
+void gm_vec_unwatch(gm_vec *v, gm_facet_name f, gm_direction dir) {
+  bool taken = vlock(v);
+  gm_facet *F = &v->facets[f];
+  if (F->n_watchers > 0) F->n_watchers--;
+  /* OUTPUT may have been promoted to IO; both count as writers */
+  if (dir != GM_INPUT && F->n_writers > 0) F->n_writers--;
+  vunlock(v, taken);
+}
+
+bool gm_vec_facet_exists(gm_vec *v, gm_facet_name f) {
+  bool taken = vlock(v);
+  bool b = v->facets[f].exists;
+  vunlock(v, taken);
+  return b;
+}
+
+bool gm_vec_facet_up_to_date(gm_vec *v, gm_facet_name f) {
+  bool taken = vlock(v);
+  bool b = facet_up_to_date(v, f);
+  vunlock(v, taken);
+  return b;
+}
+
+bool gm_vec_facet_info(gm_vec *v, gm_facet_name f, gm_facet *out) {
+  bool taken = vlock(v);
+  *out = v->facets[f];
+  out->up_to_date = facet_up_to_date(v, f);
+  vunlock(v, taken);
+  return out->exists;
+}
+
+/* MGL printing order is by letter: C (cuda), F (foreign), H (cuda_host),
+ * M (managed); uppercase when up to date. */
+void gm_vec_facet_letters(gm_vec *v, char *buf, size_t n) {
+  static const struct { gm_facet_name f; char c; } order[] = {
+      {GM_FACET_CUDA, 'C'}, {GM_FACET_FOREIGN, 'F'}, {GM_FACET_CUDA_HOST, 'H'}, {GM_FACET_MANAGED, 'M'}};
+  size_t k = 0;
+  bool taken = vlock(v);
+  for (size_t i = 0; i < 4 && k + 1 < n; i++) {
+    if (!v->facets[order[i].f].exists) continue;
+    buf[k++] = facet_up_to_date(v, order[i].f) ? order[i].c : (char)(order[i].c + ('a' - 'A'));
+  }
+  vunlock(v, taken);
+  if (k == 0 && n > 1) buf[k++] = '-';
+  if (n > 0) buf[k < n ? k : n - 1] = '\0';
+}
+
+/* Before facet f disappears, keep its data if it is the only up-to-date
+ * copy and another facet can take it. */
+static gm_status preserve_data(gm_vec *v, gm_facet_name f) {
+  if (!facet_up_to_date(v, f)) return GM_OK;
+  for (int g = 0; g < GM_N_FACETS; g++)
+    if (g != (int)f && facet_up_to_date(v, (gm_facet_name)g)) return GM_OK;
+  for (int g = 0; g < GM_N_FACETS; g++) {
+    if (g == (int)f || !v->facets[g].exists) continue;
+    if (is_host_facet(f) && is_host_facet((gm_facet_name)g)) return GM_OK; /* shared storage */
+    return refresh(v, (gm_facet_name)g);
+  }
+  return GM_OK;
+}
+
+static void drop_facet(gm_vec *v, gm_facet_name f) {
+  gm_facet *F = &v->facets[f];
+  if (f == GM_FACET_CUDA) {
+    release_device(v);
+  } else if (f == GM_FACET_CUDA_HOST) {
+    if (!v->facets[GM_FACET_FOREIGN].exists) {
+      release_host(v);
+    } else if (v->host_registered) {
+      gm_device *d = v->host_device;
+      d->ops->host_unregister(d, v->host);
+      atomic_fetch_sub(&gm_counter.n_host_registrations, 1);
+      v->host_registered = false;
+      v->host_device = NULL;
+      gm_device_unref(d);
+    }
+  } else if (f == GM_FACET_FOREIGN && !v->facets[GM_FACET_CUDA_HOST].exists) {
+    release_host(v);
+  }
+  memset(F, 0, sizeof *F);
+  if (is_host_facet(f) && !v->host) v->host_up_to_date = false;
+}
+
+static gm_status destroy_locked(gm_vec *v, gm_facet_name f, bool force, bool *destroyed) {
+  gm_facet *F = &v->facets[f];
+  *destroyed = false;
+  if (!F->exists) return GM_OK;
+  if (F->n_watchers > 0)
+    return gm_fail(GM_ESTATE, "cannot destroy facet '%s' while it is being accessed", facet_names[f]);
+  if (F->n_references > 0 && !force) return GM_OK;
+  GM_TRY(preserve_data(v, f));
+  drop_facet(v, f);
+  *destroyed = true;
+  return GM_OK;
+}
+
+gm_status gm_vec_destroy_facet(gm_vec *v, gm_facet_name f, bool force, bool *destroyed) {
+  bool taken = vlock(v);
+  gm_status st = destroy_locked(v, f, force, destroyed);
+  vunlock(v, taken);
+  return st;
+}
+
+gm_status gm_vec_destroy_all(gm_vec *v) {
+  bool taken = vlock(v);
+  gm_status st = GM_OK;
+  for (int g = 0; g < GM_N_FACETS && st == GM_OK; g++)
+    if (v->facets[g].n_watchers > 0)
+      st = gm_fail(GM_ESTATE, "cannot destroy mat while facet '%s' is being accessed", facet_names[g]);
+  /* destroy-cube drops every unreferenced facet; a referenced facet that
+   * survives is brought up to date first so it keeps the data */
+  for (int g = 0; g < GM_N_FACETS && st == GM_OK; g++)
+    if (v->facets[g].exists && v->facets[g].n_references > 0 && !facet_up_to_date(v, (gm_facet_name)g))
+      st = refresh(v, (gm_facet_name)g);
+  for (int g = 0; g < GM_N_FACETS && st == GM_OK; g++) {
+    gm_facet *F = &v->facets[g];
+    if (F->exists && F->n_references == 0) drop_facet(v, (gm_facet_name)g);
+  }
+  vunlock(v, taken);
+  return st;
+}
+
+gm_status gm_vec_add_facet_reference(gm_vec *v, gm_facet_name f, gm_device *dev) {
+  bool taken = vlock(v);
+  gm_status st = GM_OK;
+  if (!v->facets[f].exists) st = create_facet(v, f, GM_IO, dev);
+  if (st == GM_OK) v->facets[f].n_references++;
+  vunlock(v, taken);
+  return st;
+}
+
+gm_status gm_vec_remove_facet_reference(gm_vec *v, gm_facet_name f) {
+  bool taken = vlock(v);
+  gm_status st = GM_OK;
+  if (!v->facets[f].exists)
+    st = gm_fail(GM_EINVAL, "facet '%s' does not exist", facet_names[f]);
+  else if (v->facets[f].n_references == 0)
+    st = gm_fail(GM_EINVAL, "facet '%s' has no references to remove", facet_names[f]);
+  else
+    v->facets[f].n_references--;
+  vunlock(v, taken);
+  return st;
+}

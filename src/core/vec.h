@@ -1,0 +1,119 @@
+/* vec: the reference-counted storage shared by all views of a mat, and
+ * its facets (MGL-CUBE semantics).
+ *
+ * Facets: FOREIGN (host memory), CUDA_HOST (the same host memory,
+ * page-locked), CUDA (device memory on one device), MANAGED (reserved;
+ * unsupported).  FOREIGN and CUDA_HOST share storage, so they share one
+ * up-to-date bit (vec->host_up_to_date).  Facets are created lazily; a vec
+ * that was never accessed owns no memory.
+ *
+ * Thread safety: facet metadata is guarded by vec->lock when the vec's
+ * synchronization says so; the data itself is guarded only by the
+ * watcher rules (readers may share, a writer excludes other facets). */
+#ifndef GM_CORE_VEC_H
+#define GM_CORE_VEC_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ctype.h"
+#include "status.h"
+
+typedef enum gm_facet_name {
+  GM_FACET_FOREIGN = 0,
+  GM_FACET_CUDA_HOST,
+  GM_FACET_CUDA,
+  GM_FACET_MANAGED,
+  GM_N_FACETS
+} gm_facet_name;
+
+typedef enum gm_direction { GM_INPUT = 0, GM_OUTPUT, GM_IO } gm_direction;
+
+struct gm_device;
+
+typedef struct gm_facet {
+  bool exists;
+  bool up_to_date;       /* for FOREIGN/CUDA_HOST see vec->host_up_to_date */
+  int n_watchers;
+  int n_writers;         /* watchers with direction OUTPUT or IO */
+  gm_direction direction; /* of the last access */
+  int n_references;
+  pthread_t watcher_thread; /* thread of the first active watcher */
+  void *ptr;             /* device pointer (CUDA); host facets use vec->host */
+  struct gm_device *device; /* CUDA: the device owning ptr (referenced) */
+} gm_facet;
+
+typedef struct gm_vec {
+  atomic_long refcount;
+  gm_ctype ctype;
+  size_t max_size;
+  bool has_initial_element;
+  double initial_element;
+  gm_sync synchronization;
+  pthread_mutex_t lock;
+
+  void *host;              /* host storage (FOREIGN and CUDA_HOST), or NULL */
+  bool host_up_to_date;
+  int host_kind;           /* GM_HOST_MALLOC or GM_HOST_PINNED (device-allocated) */
+  bool host_registered;    /* page-locked with the device's host_register */
+  struct gm_device *host_device; /* device that registered/allocated host */
+
+  gm_facet facets[GM_N_FACETS];
+} gm_vec;
+
+enum { GM_HOST_MALLOC = 0, GM_HOST_PINNED = 1 };
+
+/* Lua names: "foreign", "cuda_host", "cuda", "managed". */
+const char *gm_facet_name_str(gm_facet_name f);
+int gm_facet_parse(const char *s, gm_facet_name *out);
+const char *gm_direction_str(gm_direction d);
+int gm_direction_parse(const char *s, gm_direction *out);
+
+/* New vec with refcount 1 and no facets. */
+gm_status gm_vec_new(gm_ctype ctype, size_t max_size, bool has_initial_element,
+                     double initial_element, gm_sync sync, gm_vec **out);
+void gm_vec_ref(gm_vec *v);
+/* Drops a reference; at zero the storage is released: host memory at once,
+ * device memory through the device's deferred-free queue (safe to call from
+ * a Lua finalizer: no CUDA call, no Lua call). */
+void gm_vec_unref(gm_vec *v);
+
+/* Facet access (watch/unwatch of the cube manual).  covers_all tells
+ * whether the accessing view sees the whole storage; when it does not,
+ * OUTPUT is turned into IO so invisible elements survive.  On success
+ * *ptr is the facet's base pointer (element 0 of the storage), in the
+ * facet's memory space.  dev is the device for the CUDA facet (NULL for
+ * host facets). */
+gm_status gm_vec_watch(gm_vec *v, gm_facet_name f, gm_direction dir,
+                       bool covers_all, struct gm_device *dev, void **ptr);
+void gm_vec_unwatch(gm_vec *v, gm_facet_name f, gm_direction dir);
+
+/* Whether facet f exists and is up to date. */
+bool gm_vec_facet_exists(gm_vec *v, gm_facet_name f);
+bool gm_vec_facet_up_to_date(gm_vec *v, gm_facet_name f);
+/* Snapshot of a facet's metadata (up_to_date resolved). */
+bool gm_vec_facet_info(gm_vec *v, gm_facet_name f, gm_facet *out);
+/* Facet summary letters as in MGL printing: "CF", "Cf", "-". */
+void gm_vec_facet_letters(gm_vec *v, char *buf, size_t n);
+
+/* destroy-facet: fails with GM_ESTATE while watched; skipped (returns GM_OK,
+ * *destroyed = false) while it has references.  When the facet is the only
+ * up-to-date one and another facet exists, its data is first copied there
+ * so no data is lost. */
+gm_status gm_vec_destroy_facet(gm_vec *v, gm_facet_name f, bool force, bool *destroyed);
+gm_status gm_vec_destroy_all(gm_vec *v);
+gm_status gm_vec_add_facet_reference(gm_vec *v, gm_facet_name f, struct gm_device *dev);
+gm_status gm_vec_remove_facet_reference(gm_vec *v, gm_facet_name f);
+
+/* Debugging knobs of the cube manual (process-wide). */
+extern _Atomic bool gm_let_input_through;
+extern _Atomic bool gm_let_output_through;
+/* *maybe-synchronize-cube*: whether vecs with GM_SYNC_MAYBE lock. */
+extern _Atomic bool gm_maybe_synchronize;
+/* foreign_array_strategy == "cuda_host": host memory first created for the
+ * CUDA_HOST facet comes from the device's page-locked allocator. */
+extern _Atomic bool gm_cuda_host_strategy;
+
+#endif

@@ -1,0 +1,167 @@
+/* The CUDA device: the device contract on the CUDA runtime.  The only
+ * place (with kernels/NAME.cu) that includes CUDA headers. */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../backends.h"
+#include "impl.h"
+
+
+
+static gm_status cuda_fail(cudaError_t e, const char *what) {
+  gm_set_lib_error_info(what, (int)e);
+  if (e == cudaErrorMemoryAllocation)
+    return gm_fail(GM_ECUDA_OOM, "%s: %s", what, cudaGetErrorString(e));
+  return gm_fail(GM_ECUDA, "%s: %s", what, cudaGetErrorString(e));
+}
+
+#define CU_TRY(call, what)                          \
+  do {                                              \
+    cudaError_t e_ = (call);                        \
+    if (e_ != cudaSuccess) return cuda_fail(e_, what); \
+  } while (0)
+
+static gm_status cu_raw_alloc(gm_device *d, size_t bytes, void **out) {
+  CU_TRY(cudaSetDevice(d->id), "cudaSetDevice");
+  CU_TRY(cudaMalloc(out, bytes), "cudaMalloc");
+  return GM_OK;
+}
+
+static void cu_raw_free(gm_device *d, void *p) {
+  cudaSetDevice(d->id);
+  cudaFree(p);
+}
+
+static cudaStream_t stream_of(gm_device *d, gm_stream *s) {
+  return s ? (cudaStream_t)s : ((cuda_impl *)d->impl)->stream;
+}
+
+static gm_status cu_copy(gm_device *d, void *dst, const void *src, size_t bytes, gm_stream *s,
+                         enum cudaMemcpyKind kind) {
+  cudaStream_t st = stream_of(d, s);
+  CU_TRY(cudaMemcpyAsync(dst, src, bytes, kind, st), "cudaMemcpyAsync");
+  if (!s) CU_TRY(cudaStreamSynchronize(st), "cudaStreamSynchronize");
+  return GM_OK;
+}
+
+static gm_status cu_h2d(gm_device *d, void *dst, const void *src, size_t n, gm_stream *s) {
+  return cu_copy(d, dst, src, n, s, cudaMemcpyHostToDevice);
+}
+static gm_status cu_d2h(gm_device *d, void *dst, const void *src, size_t n, gm_stream *s) {
+  return cu_copy(d, dst, src, n, s, cudaMemcpyDeviceToHost);
+}
+static gm_status cu_d2d(gm_device *d, void *dst, const void *src, size_t n, gm_stream *s) {
+  return cu_copy(d, dst, src, n, s, cudaMemcpyDeviceToDevice);
+}
+
+static gm_status cu_stream_new(gm_device *d, gm_stream **out) {
+  (void)d;
+  cudaStream_t s;
+  CU_TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+  *out = (gm_stream *)s;
+  return GM_OK;
+}
+
+static void cu_stream_free(gm_device *d, gm_stream *s) {
+  (void)d;
+  cudaStreamDestroy((cudaStream_t)s);
+}
+
+static gm_status cu_stream_sync(gm_device *d, gm_stream *s) {
+  CU_TRY(cudaStreamSynchronize(stream_of(d, s)), "cudaStreamSynchronize");
+  return GM_OK;
+}
+
+static gm_status cu_synchronize(gm_device *d) {
+  CU_TRY(cudaSetDevice(d->id), "cudaSetDevice");
+  CU_TRY(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  return GM_OK;
+}
+
+static gm_status cu_host_register(gm_device *d, void *p, size_t bytes) {
+  (void)d;
+  CU_TRY(cudaHostRegister(p, bytes, cudaHostRegisterPortable), "cudaHostRegister");
+  return GM_OK;
+}
+
+static void cu_host_unregister(gm_device *d, void *p) {
+  (void)d;
+  cudaHostUnregister(p);
+}
+
+static gm_status cu_host_alloc(gm_device *d, size_t bytes, void **out) {
+  (void)d;
+  CU_TRY(cudaHostAlloc(out, bytes, cudaHostAllocPortable), "cudaHostAlloc");
+  return GM_OK;
+}
+
+static void cu_host_free(gm_device *d, void *p) {
+  (void)d;
+  cudaFreeHost(p);
+}
+
+static void cu_destroy(gm_device *d) {
+  cuda_impl *impl = d->impl;
+  if (impl) {
+    cudaStreamDestroy(impl->stream);
+    free(impl);
+  }
+}
+
+static gm_device_ops cuda_ops = {
+    .name = "cuda",
+    .raw_alloc = cu_raw_alloc,
+    .raw_free = cu_raw_free,
+    .copy_h2d = cu_h2d,
+    .copy_d2h = cu_d2h,
+    .copy_d2d = cu_d2d,
+    .stream_new = cu_stream_new,
+    .stream_free = cu_stream_free,
+    .stream_sync = cu_stream_sync,
+    .synchronize = cu_synchronize,
+    .host_register = cu_host_register,
+    .host_unregister = cu_host_unregister,
+    .host_alloc = cu_host_alloc,
+    .host_free = cu_host_free,
+    .kernels = NULL,
+    .destroy = cu_destroy,
+};
+
+bool gm_cuda_runtime_available(int device_id, char *reason, size_t n) {
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) {
+    snprintf(reason, n, "%s", cudaGetErrorString(e));
+    return false;
+  }
+  if (device_id < 0 || device_id >= count) {
+    snprintf(reason, n, "no cuda device with id %d (%d devices)", device_id, count);
+    return false;
+  }
+  return true;
+}
+
+int gm_cuda_device_count(void) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) return 0;
+  return count;
+}
+
+gm_status gm_cuda_device_init(gm_device *d) {
+  char reason[256];
+  if (!gm_cuda_runtime_available(d->id, reason, sizeof reason))
+    return gm_fail(GM_ECUDA, "cuda is not available: %s", reason);
+  cuda_impl *impl = calloc(1, sizeof *impl);
+  if (!impl) return gm_fail(GM_ENOMEM, "out of host memory");
+  cudaError_t e = cudaSetDevice(d->id);
+  if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&impl->stream, cudaStreamNonBlocking);
+  if (e != cudaSuccess) {
+    free(impl);
+    return cuda_fail(e, "cuda device init");
+  }
+  cuda_ops.kernels = gm_cuda_kernels();
+  d->impl = impl;
+  d->ops = &cuda_ops;
+  return GM_OK;
+}

@@ -1,0 +1,18 @@
+/* Built without the CUDA toolkit: the cuda backend reports why it cannot
+ * be used (the emulated device still works). */
+#include <stdio.h>
+
+#include "backends.h"
+
+bool gm_cuda_runtime_available(int device_id, char *reason, size_t n) {
+  (void)device_id;
+  snprintf(reason, n, "gpumat was built without the CUDA toolkit");
+  return false;
+}
+
+int gm_cuda_device_count(void) { return 0; }
+
+gm_status gm_cuda_device_init(gm_device *d) {
+  (void)d;
+  return gm_fail(GM_EUNSUPPORTED, "cuda is not available: gpumat was built without the CUDA toolkit");
+}

@@ -1,0 +1,55 @@
+/* The device interface: what the core needs from a GPU-like memory space.
+ *
+ * Two implementations: cuda/ (the CUDA runtime, cuBLAS, cuRAND) and
+ * emulated/ (host memory behind the same contract, for testing the device
+ * path on machines without a GPU).  Nothing outside src/device/cuda includes
+ * CUDA headers.
+ *
+ * Memory contract:
+ *  - device pointers are opaque to host code; only copy functions and the
+ *    op entry points (ops->kernels) may touch them.
+ *  - gm_device_alloc() goes through the device's caching pool (pool.h);
+ *    gm_device_defer_free() only queues the block and is safe from a Lua
+ *    finalizer (no device call, no Lua call).  The queue is drained at the
+ *    next allocation on the device, by gm_device_collect() and at teardown.
+ *  - copies with stream == NULL are synchronous. */
+#ifndef GM_DEVICE_DEVICE_H
+#define GM_DEVICE_DEVICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../core/backend.h"
+#include "../core/status.h"
+
+typedef struct gm_device gm_device;
+typedef struct gm_stream gm_stream;
+
+typedef struct gm_device_ops {
+  const char *name; /* "cuda" or "emulated" */
+  /* raw allocation, below the pool */
+  gm_status (*raw_alloc)(gm_device *d, size_t bytes, void **out);
+  void (*raw_free)(gm_device *d, void *p);
+  /* copies; stream NULL = synchronous */
+  gm_status (*copy_h2d)(gm_device *d, void *dst, const void *src, size_t bytes, gm_stream *s);
+  gm_status (*copy_d2h)(gm_device *d, void *dst, const void *src, size_t bytes, gm_stream *s);
+  gm_status (*copy_d2d)(gm_device *d, void *dst, const void *src, size_t bytes, gm_stream *s);
+  gm_status (*stream_new)(gm_device *d, gm_stream **out);
+  void (*stream_free)(gm_device *d, gm_stream *s);
+  gm_status (*stream_sync)(gm_device *d, gm_stream *s);
+  gm_status (*synchronize)(gm_device *d);
+  /* page-locked host memory */
+  gm_status (*host_register)(gm_device *d, void *p, size_t bytes);
+  void (*host_unregister)(gm_device *d, void *p);
+  gm_status (*host_alloc)(gm_device *d, size_t bytes, void **out);
+  void (*host_free)(gm_device *d, void *p);
+  /* op entry points on device pointers (same table type as the host) */
+  const gm_backend *kernels;
+  void (*destroy)(gm_device *d);
+} gm_device_ops;
+
+/* Returns a human-readable reason when no device is usable. */
+bool gm_cuda_runtime_available(int device_id, char *reason, size_t n);
+int gm_cuda_device_count(void);
+
+#endif

@@ -1,0 +1,18 @@
+/* The host backend: op entry points on host memory. */
+#include "../core/backend.h"
+#include "../../kernels/fill.h"
+
+static gm_status host_fill(void *ctx, gm_ctype t, size_t n, double alpha, void *x, size_t incx) {
+  (void)ctx;
+  switch (t) {
+    case GM_FLOAT: gm_fill_float((float *)x, n, incx, (float)alpha); break;
+    case GM_DOUBLE: gm_fill_double((double *)x, n, incx, alpha); break;
+    default: return gm_fail(GM_EINVAL, "fill: bad ctype");
+  }
+  return GM_OK;
+}
+
+const gm_backend gm_host_backend = {
+    .name = "host",
+    .fill = host_fill,
+};

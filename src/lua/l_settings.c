@@ -1,0 +1,147 @@
+/* Module fields that MGL keeps in special variables (gm.default_ctype ...).
+ * They live in C (gml_setting and core globals) so C code sees them; the
+ * Lua module table forwards reads and writes here (init.lua), and every
+ * write is validated. */
+#include <string.h>
+
+#include "../core/context.h"
+#include "util.h"
+
+
+static void push_sync(lua_State *L, gm_sync s) {
+  if (s == GM_SYNC_MAYBE)
+    lua_pushstring(L, "maybe");
+  else
+    lua_pushboolean(L, s == GM_SYNC_TRUE);
+}
+
+gm_sync gml_check_sync(lua_State *L, int idx, const char *fname);
+gm_sync gml_check_sync(lua_State *L, int idx, const char *fname) {
+  if (lua_isboolean(L, idx)) return lua_toboolean(L, idx) ? GM_SYNC_TRUE : GM_SYNC_FALSE;
+  if (lua_type(L, idx) == LUA_TSTRING && strcmp(lua_tostring(L, idx), "maybe") == 0) return GM_SYNC_MAYBE;
+  gml_argerror(L, idx, fname, "synchronization must be true, false or \"maybe\"");
+  return GM_SYNC_MAYBE;
+}
+
+/* Boolean settings backed by an atomic flag of the core. */
+static const struct {
+  const char *name;
+  _Atomic bool *flag;
+} atomic_flags[] = {
+    {"cuda_enabled", &gm_cuda_enabled},
+    {"let_input_through", &gm_let_input_through},
+    {"let_output_through", &gm_let_output_through},
+    {"maybe_synchronize", &gm_maybe_synchronize},
+};
+
+static const struct {
+  const char *name;
+  bool *flag;
+} bool_settings[] = {
+    {"print_mat", &gml_setting.print_mat},
+    {"print_mat_facets", &gml_setting.print_mat_facets},
+    {"mat_headers", &gml_setting.mat_headers},
+    {"default_mat_cuda_enabled", &gml_setting.default_mat_cuda_enabled},
+    {"syncing_cuda_facets_safe", &gml_setting.syncing_cuda_facets_safe},
+};
+
+static const struct {
+  const char *name;
+  lua_Integer *value;
+  lua_Integer min;
+} int_settings[] = {
+    {"print_max_elements", &gml_setting.print_max_elements, 0},
+    {"cuda_default_random_seed", &gml_setting.cuda_default_random_seed, 0},
+    {"cuda_default_n_random_states", &gml_setting.cuda_default_n_random_states, 1},
+};
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* core.get_setting(name) -> value, true; or nil, false if not a setting */
+static int l_get_setting(lua_State *L) {
+  const char *k = luaL_checkstring(L, 1);
+  for (size_t i = 0; i < N_OF(atomic_flags); i++)
+    if (strcmp(k, atomic_flags[i].name) == 0) return lua_pushboolean(L, *atomic_flags[i].flag), 1;
+  for (size_t i = 0; i < N_OF(bool_settings); i++)
+    if (strcmp(k, bool_settings[i].name) == 0) return lua_pushboolean(L, *bool_settings[i].flag), 1;
+  for (size_t i = 0; i < N_OF(int_settings); i++)
+    if (strcmp(k, int_settings[i].name) == 0) return lua_pushinteger(L, *int_settings[i].value), 1;
+  if (strcmp(k, "default_ctype") == 0) return lua_pushstring(L, gm_ctype_name(gml_setting.default_ctype)), 1;
+  if (strcmp(k, "default_synchronization") == 0) return push_sync(L, gml_setting.default_synchronization), 1;
+  if (strcmp(k, "foreign_array_strategy") == 0)
+    return lua_pushstring(L, gm_cuda_host_strategy ? "cuda_host" : "static"), 1;
+  if (strcmp(k, "cuda_default_device_id") == 0)
+    return lua_pushinteger(L, gml_setting.cuda_default_device_id), 1;
+  if (strcmp(k, "supported_ctypes") == 0) {
+    lua_createtable(L, GM_N_CTYPES, 0);
+    for (int t = 0; t < GM_N_CTYPES; t++) {
+      lua_pushstring(L, gm_ctype_name((gm_ctype)t));
+      lua_rawseti(L, -2, t + 1);
+    }
+    return 1;
+  }
+  return 0;
+}
+
+/* core.set_setting(name, value) -> true if name is a setting (validated) */
+static int l_set_setting(lua_State *L) {
+  const char *k = luaL_checkstring(L, 1);
+  const char *fn = "gpumat settings";
+  for (size_t i = 0; i < N_OF(atomic_flags); i++)
+    if (strcmp(k, atomic_flags[i].name) == 0) {
+      luaL_argexpected(L, lua_isboolean(L, 2), 2, "boolean");
+      *atomic_flags[i].flag = lua_toboolean(L, 2);
+      return lua_pushboolean(L, 1), 1;
+    }
+  for (size_t i = 0; i < N_OF(bool_settings); i++)
+    if (strcmp(k, bool_settings[i].name) == 0) {
+      if (!lua_isboolean(L, 2)) return luaL_error(L, "gpumat.%s must be a boolean, got %s", k, luaL_typename(L, 2));
+      *bool_settings[i].flag = lua_toboolean(L, 2);
+      return lua_pushboolean(L, 1), 1;
+    }
+  for (size_t i = 0; i < N_OF(int_settings); i++)
+    if (strcmp(k, int_settings[i].name) == 0) {
+      int isnum;
+      lua_Integer v = lua_tointegerx(L, 2, &isnum);
+      if (!isnum || v < int_settings[i].min)
+        return luaL_error(L, "gpumat.%s must be an integer >= %d", k, (int)int_settings[i].min);
+      *int_settings[i].value = v;
+      return lua_pushboolean(L, 1), 1;
+    }
+  if (strcmp(k, "default_ctype") == 0) {
+    gm_ctype t;
+    if (lua_type(L, 2) != LUA_TSTRING || gm_ctype_parse(lua_tostring(L, 2), &t) != 0)
+      return luaL_error(L, "gpumat.default_ctype must be \"float\" or \"double\"");
+    gml_setting.default_ctype = t;
+    return lua_pushboolean(L, 1), 1;
+  }
+  if (strcmp(k, "default_synchronization") == 0) {
+    if (!lua_isboolean(L, 2) && !(lua_type(L, 2) == LUA_TSTRING && strcmp(lua_tostring(L, 2), "maybe") == 0))
+      return luaL_error(L, "gpumat.default_synchronization must be true, false or \"maybe\"");
+    gml_setting.default_synchronization = gml_check_sync(L, 2, fn);
+    return lua_pushboolean(L, 1), 1;
+  }
+  if (strcmp(k, "foreign_array_strategy") == 0) {
+    const char *s = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : "";
+    if (strcmp(s, "static") != 0 && strcmp(s, "cuda_host") != 0)
+      return luaL_error(L, "gpumat.foreign_array_strategy must be \"static\" or \"cuda_host\"");
+    gm_cuda_host_strategy = strcmp(s, "cuda_host") == 0;
+    return lua_pushboolean(L, 1), 1;
+  }
+  if (strcmp(k, "cuda_default_device_id") == 0) {
+    int isnum;
+    lua_Integer v = lua_tointegerx(L, 2, &isnum);
+    if (!isnum || v < 0) return luaL_error(L, "gpumat.cuda_default_device_id must be an integer >= 0");
+    gml_setting.cuda_default_device_id = (int)v;
+    return lua_pushboolean(L, 1), 1;
+  }
+  if (strcmp(k, "supported_ctypes") == 0 || strcmp(k, "version") == 0)
+    return luaL_error(L, "gpumat.%s is read-only", k);
+  lua_pushboolean(L, 0);
+  return 1;
+}
+
+void gml_open_settings(lua_State *L, int module_idx) {
+  static const luaL_Reg fns[] = {{"get_setting", l_get_setting}, {"set_setting", l_set_setting}, {NULL, NULL}};
+  gml_register(L, module_idx, fns);
+}

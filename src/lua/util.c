@@ -1,0 +1,235 @@
+#include "util.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+gml_settings gml_setting = {
+    .default_ctype = GM_DOUBLE,
+    .print_mat = true,
+    .print_mat_facets = true,
+    .print_max_elements = 1000,
+    .mat_headers = true,
+    .default_mat_cuda_enabled = true,
+    .default_synchronization = GM_SYNC_MAYBE,
+    .cuda_default_device_id = 0,
+    .cuda_default_random_seed = 1234,
+    .cuda_default_n_random_states = 4096,
+    .syncing_cuda_facets_safe = true,
+};
+
+void gml_pushmat(lua_State *L, gm_mat *m) {
+  gml_mat *box = lua_newuserdatauv(L, sizeof *box, 1);
+  box->m = m;
+  luaL_setmetatable(L, GML_MAT_MT);
+}
+
+bool gml_ismat(lua_State *L, int idx) { return luaL_testudata(L, idx, GML_MAT_MT) != NULL; }
+
+gm_mat *gml_optmat(lua_State *L, int idx, const char *fname) {
+  if (lua_isnoneornil(L, idx)) return NULL;
+  return gml_checkmat(L, idx, fname);
+}
+
+gm_mat *gml_checkmat(lua_State *L, int idx, const char *fname) {
+  gml_mat *box = luaL_testudata(L, idx, GML_MAT_MT);
+  if (!box) gml_argerror(L, idx, fname, "gpumat.mat expected, got %s", luaL_typename(L, idx));
+  if (!box->m) gml_argerror(L, idx, fname, "attempt to use a freed mat");
+  return box->m;
+}
+
+int gml_argerror(lua_State *L, int arg, const char *fname, const char *fmt, ...) {
+  char reason[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(reason, sizeof reason, fmt, ap);
+  va_end(ap);
+  return luaL_error(L, "bad argument #%d to '%s' (%s)", arg, fname, reason);
+}
+
+static bool is_resource_status(gm_status st) {
+  return st == GM_ECUDA_OOM || st == GM_ECUDA || st == GM_ECUBLAS || st == GM_ECURAND || st == GM_ENVRTC;
+}
+
+static int error_tostring(lua_State *L) {
+  lua_getfield(L, 1, "message");
+  return 1;
+}
+
+static void push_error_object(lua_State *L, gm_status st, const char *fname) {
+  lua_createtable(L, 0, 8);
+  lua_pushstring(L, gm_status_name(st));
+  lua_setfield(L, -2, "kind");
+  lua_pushfstring(L, "%s: %s", fname, gm_last_error());
+  lua_setfield(L, -2, "message");
+  if (st == GM_ECUDA_OOM) {
+    gm_oom_info o = gm_last_oom_info();
+    lua_pushinteger(L, (lua_Integer)o.n_bytes);
+    lua_setfield(L, -2, "n_bytes");
+    lua_pushinteger(L, (lua_Integer)o.limit);
+    lua_setfield(L, -2, "limit");
+    lua_pushinteger(L, (lua_Integer)o.reserved);
+    lua_setfield(L, -2, "reserved");
+    lua_pushinteger(L, (lua_Integer)o.in_use);
+    lua_setfield(L, -2, "in_use");
+  } else {
+    gm_lib_error_info e = gm_last_lib_error_info();
+    lua_pushstring(L, e.function_name);
+    lua_setfield(L, -2, "function_name");
+    lua_pushinteger(L, e.status);
+    lua_setfield(L, -2, "status");
+  }
+  if (luaL_newmetatable(L, "gpumat.error")) {
+    lua_pushcfunction(L, error_tostring);
+    lua_setfield(L, -2, "__tostring");
+  }
+  lua_setmetatable(L, -2);
+}
+
+int gml_raise(lua_State *L, gm_status st, const char *fname) {
+  if (is_resource_status(st)) {
+    push_error_object(L, st, fname);
+    return lua_error(L);
+  }
+  return luaL_error(L, "%s: %s", fname, gm_last_error());
+}
+
+void gml_check_options(lua_State *L, int idx, const char *fname, const char *const *allowed) {
+  if (lua_isnoneornil(L, idx)) return;
+  if (!lua_istable(L, idx))
+    gml_argerror(L, idx, fname, "options table expected, got %s", luaL_typename(L, idx));
+  idx = lua_absindex(L, idx);
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    lua_pop(L, 1);
+    bool ok = false;
+    if (lua_type(L, -1) == LUA_TSTRING) {
+      const char *k = lua_tostring(L, -1);
+      for (const char *const *a = allowed; *a && !ok; a++) ok = strcmp(*a, k) == 0;
+    }
+    if (!ok) {
+      const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1);
+      gml_argerror(L, idx, fname, "unknown option '%s'", k);
+    }
+  }
+}
+
+bool gml_opt_push(lua_State *L, int idx, const char *key) {
+  if (lua_isnoneornil(L, idx)) return false;
+  if (lua_getfield(L, idx, key) == LUA_TNIL) {
+    lua_pop(L, 1);
+    return false;
+  }
+  return true;
+}
+
+lua_Integer gml_opt_integer(lua_State *L, int idx, const char *key, lua_Integer def, const char *fname) {
+  if (!gml_opt_push(L, idx, key)) return def;
+  int isnum;
+  lua_Integer v = lua_tointegerx(L, -1, &isnum);
+  if (!isnum) gml_argerror(L, idx, fname, "option '%s' must be an integer, got %s", key, luaL_typename(L, -1));
+  lua_pop(L, 1);
+  return v;
+}
+
+lua_Number gml_opt_number(lua_State *L, int idx, const char *key, lua_Number def, const char *fname) {
+  if (!gml_opt_push(L, idx, key)) return def;
+  if (lua_type(L, -1) != LUA_TNUMBER)
+    gml_argerror(L, idx, fname, "option '%s' must be a number, got %s", key, luaL_typename(L, -1));
+  lua_Number v = lua_tonumber(L, -1);
+  lua_pop(L, 1);
+  return v;
+}
+
+bool gml_opt_boolean(lua_State *L, int idx, const char *key, bool def, const char *fname) {
+  if (!gml_opt_push(L, idx, key)) return def;
+  if (!lua_isboolean(L, -1))
+    gml_argerror(L, idx, fname, "option '%s' must be a boolean, got %s", key, luaL_typename(L, -1));
+  bool v = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  return v;
+}
+
+size_t gml_opt_size(lua_State *L, int idx, const char *key, size_t def, const char *fname) {
+  if (!gml_opt_push(L, idx, key)) return def;
+  int isnum;
+  lua_Integer v = lua_tointegerx(L, -1, &isnum);
+  if (!isnum) gml_argerror(L, idx, fname, "option '%s' must be an integer, got %s", key, luaL_typename(L, -1));
+  if (v < 0) gml_argerror(L, idx, fname, "option '%s' must be non-negative, got %d", key, (int)v);
+  lua_pop(L, 1);
+  return (size_t)v;
+}
+
+gm_ctype gml_opt_ctype(lua_State *L, int idx, const char *key, const char *fname) {
+  if (!gml_opt_push(L, idx, key)) return gml_setting.default_ctype;
+  gm_ctype t;
+  if (lua_type(L, -1) != LUA_TSTRING || gm_ctype_parse(lua_tostring(L, -1), &t) != 0)
+    gml_argerror(L, idx, fname, "option '%s' must be \"float\" or \"double\", got %s", key,
+                 lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1));
+  lua_pop(L, 1);
+  return t;
+}
+
+size_t gml_check_size(lua_State *L, int idx, const char *fname, const char *what) {
+  int isnum;
+  lua_Integer v = lua_tointegerx(L, idx, &isnum);
+  if (!isnum || lua_type(L, idx) != LUA_TNUMBER)
+    gml_argerror(L, idx, fname, "%s must be an integer, got %s", what, luaL_typename(L, idx));
+  if (v < 0) gml_argerror(L, idx, fname, "%s must be non-negative, got %d", what, (int)v);
+  return (size_t)v;
+}
+
+gm_ctype gml_check_ctype(lua_State *L, int idx, const char *fname) {
+  gm_ctype t;
+  if (lua_type(L, idx) != LUA_TSTRING || gm_ctype_parse(lua_tostring(L, idx), &t) != 0)
+    gml_argerror(L, idx, fname, "ctype must be \"float\" or \"double\", got %s",
+                 lua_type(L, idx) == LUA_TSTRING ? lua_tostring(L, idx) : luaL_typename(L, idx));
+  return t;
+}
+
+int gml_check_dims(lua_State *L, int idx, const char *fname, size_t dims[GM_MAX_RANK]) {
+  if (lua_type(L, idx) == LUA_TNUMBER) {
+    dims[0] = gml_check_size(L, idx, fname, "dimension");
+    return 1;
+  }
+  if (!lua_istable(L, idx))
+    gml_argerror(L, idx, fname, "dimensions must be an integer or a list, got %s", luaL_typename(L, idx));
+  lua_Integer n = luaL_len(L, idx);
+  if (n > GM_MAX_RANK) gml_argerror(L, idx, fname, "rank %d exceeds %d", (int)n, GM_MAX_RANK);
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_geti(L, idx, i);
+    int isnum;
+    lua_Integer v = lua_tointegerx(L, -1, &isnum);
+    if (!isnum || lua_type(L, -1) != LUA_TNUMBER)
+      gml_argerror(L, idx, fname, "dimension %d must be an integer, got %s", (int)i, luaL_typename(L, -1));
+    if (v < 0) gml_argerror(L, idx, fname, "dimension %d must be non-negative, got %d", (int)i, (int)v);
+    dims[i - 1] = (size_t)v;
+    lua_pop(L, 1);
+  }
+  return (int)n;
+}
+
+void gml_push_dims(lua_State *L, const gm_mat *m) {
+  lua_createtable(L, m->rank, 0);
+  for (int i = 0; i < m->rank; i++) {
+    lua_pushinteger(L, (lua_Integer)m->dims[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+}
+
+int gml_check_axis(lua_State *L, int idx, const char *fname, int rank) {
+  int isnum;
+  lua_Integer a = lua_tointegerx(L, idx, &isnum);
+  if (!isnum) gml_argerror(L, idx, fname, "axis must be an integer, got %s", luaL_typename(L, idx));
+  if (a < 1 || a > rank) gml_argerror(L, idx, fname, "axis %d is out of range 1..%d", (int)a, rank);
+  return (int)a - 1;
+}
+
+void gml_register(lua_State *L, int module_idx, const luaL_Reg *fns) {
+  module_idx = lua_absindex(L, module_idx);
+  for (; fns->name; fns++) {
+    lua_pushcfunction(L, fns->func);
+    lua_setfield(L, module_idx, fns->name);
+  }
+}

@@ -1,0 +1,95 @@
+/* Shared helpers of the Lua binding: the mat userdata, argument and
+ * option checking, and turning a core status into one Lua error.
+ *
+ * Rules (DESIGN.md §6): every Lua-facing function checks all arguments
+ * before touching memory; messages are lowercase and name the function
+ * and the argument: "bad argument #2 to 'gemm_' (inner dimensions
+ * differ: 3 vs 4)".  Argument numbers are those of the module function
+ * (gm.f(a, b, ...)); methods are thin Lua wrappers over them. */
+#ifndef GM_LUA_UTIL_H
+#define GM_LUA_UTIL_H
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <stdbool.h>
+
+#include "../core/mat.h"
+
+#define GML_MAT_MT "gpumat.mat"
+
+/* The mat userdata: a box holding one owned view; m == NULL once freed. */
+typedef struct gml_mat {
+  gm_mat *m;
+} gml_mat;
+
+/* Pushes a new userdata owning m (on allocation error m is freed and a Lua
+ * error raised). */
+void gml_pushmat(lua_State *L, gm_mat *m);
+/* The mat at idx; raises "bad argument #idx to 'fname' (gpumat.mat expected,
+ * got T)" or "... (attempt to use a freed mat)". */
+gm_mat *gml_checkmat(lua_State *L, int idx, const char *fname);
+/* Like gml_checkmat but nil/none gives NULL. */
+gm_mat *gml_optmat(lua_State *L, int idx, const char *fname);
+bool gml_ismat(lua_State *L, int idx);
+
+/* Raises "bad argument #arg to 'fname' (formatted reason)". */
+int gml_argerror(lua_State *L, int arg, const char *fname, const char *fmt, ...);
+/* Raises the error for a failed core call: a plain message "fname: msg"
+ * or, for resource conditions (cuda_out_of_memory, cuda_error,
+ * cublas_error, curand_error, nvrtc_error), an error object table with
+ * kind, message and details (see gpumat.errors in init.lua). */
+int gml_raise(lua_State *L, gm_status st, const char *fname);
+#define GML_TRY(L, expr, fname)                  \
+  do {                                           \
+    gm_status gml_st_ = (expr);                  \
+    if (gml_st_ != GM_OK) gml_raise(L, gml_st_, fname); \
+  } while (0)
+
+/* Option tables: idx may be none/nil (no options).  Unknown keys and
+ * non-table values are errors naming the argument. */
+void gml_check_options(lua_State *L, int idx, const char *fname, const char *const *allowed);
+/* Pushes opts[key] and returns true when present and non-nil (else pushes
+ * nothing). */
+bool gml_opt_push(lua_State *L, int idx, const char *key);
+lua_Integer gml_opt_integer(lua_State *L, int idx, const char *key, lua_Integer def, const char *fname);
+lua_Number gml_opt_number(lua_State *L, int idx, const char *key, lua_Number def, const char *fname);
+bool gml_opt_boolean(lua_State *L, int idx, const char *key, bool def, const char *fname);
+/* Non-negative integer option (sizes, counts, offsets). */
+size_t gml_opt_size(lua_State *L, int idx, const char *key, size_t def, const char *fname);
+/* ctype option, default gm.default_ctype. */
+gm_ctype gml_opt_ctype(lua_State *L, int idx, const char *key, const char *fname);
+
+/* Checks a non-negative integer argument. */
+size_t gml_check_size(lua_State *L, int idx, const char *fname, const char *what);
+/* Checks a ctype name argument. */
+gm_ctype gml_check_ctype(lua_State *L, int idx, const char *fname);
+/* Dimensions: an integer or a list of non-negative integers; returns rank. */
+int gml_check_dims(lua_State *L, int idx, const char *fname, size_t dims[GM_MAX_RANK]);
+/* Pushes dims as a Lua list. */
+void gml_push_dims(lua_State *L, const gm_mat *m);
+/* 1-based Lua axis argument -> 0-based axis, checked against rank. */
+int gml_check_axis(lua_State *L, int idx, const char *fname, int rank);
+
+/* Module settings (gm.default_ctype etc.), kept in C so the core sees them. */
+typedef struct gml_settings {
+  gm_ctype default_ctype;
+  bool print_mat, print_mat_facets;
+  lua_Integer print_max_elements;
+  bool mat_headers;
+  bool default_mat_cuda_enabled;
+  gm_sync default_synchronization;
+  int cuda_default_device_id;
+  lua_Integer cuda_default_random_seed;
+  lua_Integer cuda_default_n_random_states;
+  bool syncing_cuda_facets_safe;
+} gml_settings;
+extern gml_settings gml_setting;
+
+/* Each area registers its functions into the module table at idx. */
+void gml_register(lua_State *L, int module_idx, const luaL_Reg *fns);
+
+/* Area registration functions, called by luaopen_gpumat_core. */
+void gml_open_settings(lua_State *L, int module_idx);
+void gml_open_mat(lua_State *L, int module_idx);
+
+#endif

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the Debian packages gpumat needs when they are missing.
+# As root it runs apt-get; otherwise it prints the command to run.
+set -euo pipefail
+pkgs=(lua5.4 liblua5.4-dev lua-busted libopenblas-dev liblapacke-dev cmake make gcc luarocks)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+  echo "missing packages: ${missing[*]}" >&2
+  echo "run: sudo apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq "${missing[@]}"

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The whole test suite (README's test command, run by .ci/run):
+#  1. release build with warnings as errors (CUDA backend compiled when the
+#     toolkit is present), suite on the host;
+#  2. the suite again with GPUMAT_DEVICE=emulated (device path of every op);
+#  3. the suite again under an aggressive garbage collector;
+#  4. ASan+UBSan build, suite again;
+#  5. luarocks make of the rockspec into a scratch tree, and a load test.
+# Ends with the line "N passed, N failed, N skipped".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc 2>/dev/null || echo 2)
+passed=0 failed=0 skipped=0 status=0
+log=$(mktemp -d)
+
+count() { # name logfile
+  local line s f e p
+  line=$(grep -E '[0-9]+ success(es)? / [0-9]+ failures? / [0-9]+ errors? / [0-9]+ pending' "$2" | tail -1)
+  if [ -z "$line" ]; then
+    echo "== $1: no busted summary (crash?)"; tail -30 "$2"
+    failed=$((failed + 1)); status=1; return
+  fi
+  read -r s f e p < <(echo "$line" | sed -E 's#^([0-9]+) success(es)? / ([0-9]+) failures? / ([0-9]+) errors? / ([0-9]+) pending.*#\1 \3 \4 \5#')
+  echo "== $1: $s passed, $((f + e)) failed, $p pending"
+  passed=$((passed + s)); failed=$((failed + f + e)); skipped=$((skipped + p))
+  if [ $((f + e)) -ne 0 ]; then grep -vE '^\s*$' "$2" | tail -60; status=1; fi
+}
+
+build() { # dir cmake-args...
+  local dir=$1; shift
+  cmake -S . -B "$dir" -DGPUMAT_WERROR=ON "$@" >"$log/cmake-$dir.log" 2>&1 &&
+    cmake --build "$dir" -j "$jobs" >"$log/build-$dir.log" 2>&1
+  local rc=$?
+  if [ $rc -ne 0 ]; then
+    echo "== build $dir FAILED"; tail -40 "$log/cmake-$dir.log" "$log/build-$dir.log"
+    failed=$((failed + 1)); status=1
+  fi
+  return $rc
+}
+
+if build build; then
+  tools/run-specs.sh build >"$log/host.log"; count host "$log/host.log"
+  tools/run-specs.sh build GPUMAT_DEVICE=emulated >"$log/emu.log"; count emulated "$log/emu.log"
+  tools/run-specs.sh build GPUMAT_TEST_GC=aggressive >"$log/gc.log"; count gc-aggressive "$log/gc.log"
+fi
+
+if build build-asan -DGPUMAT_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug; then
+  asan=$(gcc -print-file-name=libasan.so)
+  tools/run-specs.sh build-asan LD_PRELOAD="$asan" \
+    ASAN_OPTIONS=detect_leaks=0:protect_shadow_gap=0:abort_on_error=1 \
+    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 >"$log/asan.log"
+  count asan+ubsan "$log/asan.log"
+fi
+
+# luarocks make, offline, into a scratch tree; then load the installed module
+tree=$(mktemp -d)
+if luarocks --lua-version 5.4 make --tree "$tree" rockspec/gpumat-scm-1.rockspec >"$log/rock.log" 2>&1 &&
+   LUA_PATH="$tree/share/lua/5.4/?.lua;$tree/share/lua/5.4/?/init.lua" LUA_CPATH="$tree/lib/lua/5.4/?.so" \
+   lua5.4 -e 'local gm = require "gpumat"; assert(gm.mat(3, {initial_element = 2})[3] == 2)' >>"$log/rock.log" 2>&1; then
+  echo "== luarocks make: ok"; passed=$((passed + 1))
+else
+  echo "== luarocks make: FAILED"; tail -30 "$log/rock.log"; failed=$((failed + 1)); status=1
+fi
+rm -rf "$tree" build-rock 2>/dev/null
+
+echo "$passed passed, $failed failed, $skipped skipped"
+exit $status
