@@ -2,16 +2,18 @@
  *
  * A backend is a table of functions on raw pointers in one memory space
  * (host memory for the host backend, device memory for a device's kernels
- * table).  The core validates arguments, chooses the facet, acquires it
- * and calls the backend of that facet's memory space.
+ * table).  The core validates arguments, chooses the place (exec.h),
+ * acquires the operands' facets there and calls that place's backend.
  *
- * The table grows by section; each section is owned by one area of the
- * code (fill/copy here, BLAS, elementwise, NN, random ...).  A NULL entry
- * means the backend lacks that op: the core reports GM_EUNSUPPORTED
- * rather than pretending.
+ * The table is split by area; each area owns its sub-table type (in
+ * src/core/<area>_ops.h) and its host implementation (src/host/<area>.c),
+ * and the devices provide theirs.  A NULL sub-table or entry means the
+ * backend lacks that op: the core reports GM_EUNSUPPORTED rather than
+ * pretending.
  *
  * Every entry takes ctx first: NULL for the host, the gm_device for a
- * device's kernels. */
+ * device's kernels.  BLAS entries take column-major (cuBLAS) arguments on
+ * every backend; the row-major mapping lives once in core/blas.c. */
 #ifndef GM_CORE_BACKEND_H
 #define GM_CORE_BACKEND_H
 
@@ -20,13 +22,22 @@
 #include "ctype.h"
 #include "status.h"
 
+struct gm_blas_ops;        /* core/blas_ops.h */
+struct gm_elementwise_ops; /* core/elementwise_ops.h */
+struct gm_nn_ops;          /* core/nn_ops.h */
+struct gm_random_ops;      /* core/random_ops.h */
+
 typedef struct gm_backend {
   const char *name;
   /* x[i*incx] = alpha for i < n */
   gm_status (*fill)(void *ctx, gm_ctype t, size_t n, double alpha, void *x, size_t incx);
+  const struct gm_blas_ops *blas;
+  const struct gm_elementwise_ops *elementwise;
+  const struct gm_nn_ops *nn;
+  const struct gm_random_ops *random;
 } gm_backend;
 
-/* The host backend (src/host). */
+/* The host backend (src/host/backend.c). */
 extern const gm_backend gm_host_backend;
 
 #endif

@@ -13,19 +13,25 @@ gm_exec gm_exec_choose(gm_mat *const *mats, int n) {
   return (gm_exec){GM_FACET_CUDA, dev, dev->ops->kernels};
 }
 
+static void unwatch_all(const gm_exec *e, gm_operand *ops, int n) {
+  for (int i = n - 1; i >= 0; i--) gm_mat_unwatch(ops[i].m, e->facet, ops[i].dir);
+}
+
 gm_status gm_acquire(const gm_exec *e, gm_operand *ops, int n) {
   for (int i = 0; i < n; i++) {
     gm_status st = gm_mat_watch(ops[i].m, e->facet, ops[i].dir, e->dev, &ops[i].ptr);
     if (st != GM_OK) {
-      gm_release(e, ops, i);
+      unwatch_all(e, ops, i);
       return st;
     }
   }
+  if (e->dev && e->dev->ops->enter) e->dev->ops->enter(e->dev);
   return GM_OK;
 }
 
 void gm_release(const gm_exec *e, gm_operand *ops, int n) {
-  for (int i = n - 1; i >= 0; i--) gm_mat_unwatch(ops[i].m, e->facet, ops[i].dir);
+  if (e->dev && e->dev->ops->leave) e->dev->ops->leave(e->dev);
+  unwatch_all(e, ops, n);
 }
 
 gm_status gm_check_same_ctype(const char *op, const gm_mat *a, const gm_mat *b) {

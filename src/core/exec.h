@@ -27,7 +27,10 @@ typedef struct gm_operand {
   void *ptr; /* set by gm_acquire: first visible element in the facet */
 } gm_operand;
 
-/* Acquires all operands (all or none). */
+/* Acquires all operands (all or none).  On a device, the span between
+ * gm_acquire and gm_release is a "device call": the emulated device makes
+ * its memory accessible only then (ops->enter/leave), so host code that
+ * touches device memory elsewhere crashes in tests as it would on a GPU. */
 gm_status gm_acquire(const gm_exec *e, gm_operand *ops, int n);
 void gm_release(const gm_exec *e, gm_operand *ops, int n);
 

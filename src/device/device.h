@@ -43,6 +43,9 @@ typedef struct gm_device_ops {
   void (*host_unregister)(gm_device *d, void *p);
   gm_status (*host_alloc)(gm_device *d, size_t bytes, void **out);
   void (*host_free)(gm_device *d, void *p);
+  /* bracket a device call (gm_acquire..gm_release); may be NULL */
+  void (*enter)(gm_device *d);
+  void (*leave)(gm_device *d);
   /* op entry points on device pointers (same table type as the host) */
   const gm_backend *kernels;
   void (*destroy)(gm_device *d);

@@ -1,4 +1,5 @@
-/* The host backend: op entry points on host memory. */
+/* The host backend: op entry points on host memory, assembled from the
+ * areas' host tables. */
 #include "../core/backend.h"
 #include "../../kernels/fill.h"
 
@@ -15,4 +16,8 @@ static gm_status host_fill(void *ctx, gm_ctype t, size_t n, double alpha, void *
 const gm_backend gm_host_backend = {
     .name = "host",
     .fill = host_fill,
+    .blas = NULL,        /* BLAS area: &gm_host_blas_ops */
+    .elementwise = NULL, /* elementwise area: &gm_host_elementwise_ops */
+    .nn = NULL,          /* NN area: &gm_host_nn_ops */
+    .random = NULL,      /* random area: &gm_host_random_ops */
 };
