@@ -9,7 +9,9 @@ local methods = core.mat_methods()
 
 -- Copy the C functions into the module.
 for k, v in pairs(core) do
-  if k ~= "get_setting" and k ~= "set_setting" and k ~= "mat_methods" then gm[k] = v end
+  -- cuda_enabled is the module setting (gm.cuda_enabled); the C function
+  -- of that name is only the mat method m:cuda_enabled()
+  if k ~= "get_setting" and k ~= "set_setting" and k ~= "mat_methods" and k ~= "cuda_enabled" then gm[k] = v end
 end
 
 -- Methods on mats whose first argument is the mat itself.
@@ -22,7 +24,7 @@ for _, name in ipairs(self_first) do methods[name] = core[name] end
 methods.to_table = core.mat_to_array
 
 -- Lua-side areas extend gm and the method table.
-local areas = {}
+local areas = { "shaping", "facets", "mat_debugging", "random", "cuda", "assemble", "caching" }
 for _, area in ipairs(areas) do
   require("gpumat." .. area)(gm, core, methods)
 end

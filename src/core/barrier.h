@@ -10,7 +10,7 @@
 #include "vec.h"
 
 typedef struct gm_barrier_record {
-  gm_vec *vec; /* referenced while recorded */
+  gm_vec_weak *weak; /* weak: a garbage mat's storage is not kept alive */
   gm_facet_name facet;
 } gm_barrier_record;
 
@@ -29,6 +29,10 @@ void gm_barrier_push(gm_barrier *b, unsigned ensures, unsigned destroys);
 /* Pops b (must be innermost): ensures, then destroys, its records.  Every
  * record is processed even if one fails; the first failure is returned. */
 gm_status gm_barrier_pop(gm_barrier *b);
+/* Unlinks b without ensuring or destroying anything and drops its records
+ * (for a Lua finalizer of a barrier that was never popped: no device
+ * call happens there). */
+void gm_barrier_abandon(gm_barrier *b);
 /* Called by facet creation (vec lock may be held: only appends). */
 void gm_barrier_note_created(gm_vec *v, gm_facet_name f);
 /* Number of facets named f that active barriers of this thread will destroy. */

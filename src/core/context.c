@@ -1,25 +1,117 @@
 #include "context.h"
 
 #include <stddef.h>
+#include <string.h>
+
+#include "counters.h"
+#include "vec.h"
 
 _Atomic bool gm_cuda_enabled = true;
 static _Thread_local gm_context *current;
 
-void gm_context_push(gm_context *c) {
+gm_context *gm_context_current(void) { return current; }
+
+struct gm_device *gm_context_device(void) {
+  for (gm_context *c = current; c; c = c->outer)
+    if (c->device) return c->device;
+  return NULL;
+}
+
+struct gm_device *gm_current_device(void) {
+  if (!gm_cuda_enabled) return NULL;
+  return gm_context_device();
+}
+
+static void push(gm_context *c, const gm_context_options *o) {
+  c->saved_enabled = gm_cuda_enabled;
+  gm_cuda_enabled = o->enabled;
   c->outer = current;
   current = c;
 }
 
-gm_status gm_context_pop(gm_context *c) {
-  current = c->outer;
+static void push_barrier(gm_context *c) {
+  gm_barrier_push(&c->barrier, GM_FACET_BIT(GM_FACET_FOREIGN),
+                  GM_FACET_BIT(GM_FACET_CUDA) | GM_FACET_BIT(GM_FACET_CUDA_HOST));
+  c->has_barrier = true;
+}
+
+/* The device for o, or NULL (and GM_OK) when the body should simply run
+ * on the host because CUDA is not usable here. */
+static gm_status open_device(const gm_context_options *o, gm_device **out) {
+  *out = NULL;
+  if (strcmp(o->backend, "cuda") == 0) {
+    char reason[256];
+    if (!gm_cuda_runtime_available(o->device_id, reason, sizeof reason)) return GM_OK;
+  }
+  return gm_device_get(o->backend, o->device_id, out);
+}
+
+static gm_status begin_device(gm_context *c, gm_device *d, const gm_context_options *o) {
+  if (d->ops->context_begin) GM_TRY(d->ops->context_begin(d, o->random_seed, o->n_random_states));
+  c->device = d;
+  gm_device_ref(d);
+  c->saved_limit = gm_pool_get_stats(&d->pool).limit;
+  gm_pool_set_limit(&d->pool, o->n_pool_bytes);
+  /* nudge the GC at least 8 times per limit's worth of allocations */
+  c->saved_budget = d->gc_step_budget;
+  if (o->n_pool_bytes && o->n_pool_bytes / 8 < d->gc_step_budget) d->gc_step_budget = o->n_pool_bytes / 8 + 1;
+  c->saved_hook = d->gc_hook;
+  c->saved_hook_arg = d->gc_hook_arg;
+  d->gc_hook = o->gc_hook;
+  d->gc_hook_arg = o->gc_hook_arg;
+  c->saved_h2d = atomic_exchange(&gm_counter.n_memcpy_host_to_device, 0);
+  c->saved_d2h = atomic_exchange(&gm_counter.n_memcpy_device_to_host, 0);
   return GM_OK;
 }
 
-gm_context *gm_context_current(void) { return current; }
+gm_status gm_context_enter(gm_context *c, const gm_context_options *o) {
+  memset(c, 0, sizeof *c);
+  if (gm_context_device()) {
+    push(c, o);
+    push_barrier(c);
+    return GM_OK;
+  }
+  if (o->enabled) {
+    gm_device *d;
+    GM_TRY(open_device(o, &d));
+    if (d) {
+      GM_TRY(begin_device(c, d, o));
+      push(c, o);
+      push_barrier(c);
+      return GM_OK;
+    }
+  }
+  push(c, o);
+  return GM_OK;
+}
 
-struct gm_device *gm_current_device(void) {
-  if (!gm_cuda_enabled) return NULL;
-  for (gm_context *c = current; c; c = c->outer)
-    if (c->device) return c->enabled ? c->device : NULL;
-  return NULL;
+static gm_status end_device(gm_context *c) {
+  gm_device *d = c->device;
+  gm_status st = d->ops->synchronize(d);
+  gm_device_collect(d);
+  gm_pool_trim(&d->pool, d);
+  if (d->ops->context_end) d->ops->context_end(d);
+  gm_pool_set_limit(&d->pool, c->saved_limit);
+  d->gc_step_budget = c->saved_budget;
+  d->gc_hook = c->saved_hook;
+  d->gc_hook_arg = c->saved_hook_arg;
+  atomic_store(&gm_counter.n_memcpy_host_to_device, c->saved_h2d);
+  atomic_store(&gm_counter.n_memcpy_device_to_host, c->saved_d2h);
+  gm_device_unref(d);
+  c->device = NULL;
+  return st;
+}
+
+gm_status gm_context_exit(gm_context *c) {
+  if (c != current) return gm_fail(GM_ESTATE, "cuda contexts must be exited innermost first");
+  gm_status st = GM_OK;
+  if (c->has_barrier) st = gm_barrier_pop(&c->barrier);
+  c->has_barrier = false;
+  if (c->device) {
+    gm_status st2 = end_device(c);
+    if (st == GM_OK) st = st2;
+  }
+  current = c->outer;
+  gm_cuda_enabled = c->saved_enabled;
+  return st;
 }

@@ -1,34 +1,66 @@
-/* CUDA contexts (with_cuda): a per-thread stack.  The innermost enabled
- * context's device is where operations on cuda-enabled mats run.  A
- * context also carries the facet barrier that destroys device facets
- * created inside it (MGL's with-cuda*). */
+/* CUDA contexts (with_cuda, MGL's WITH-CUDA*): a per-thread stack.
+ *
+ * Entering a context:
+ *  - binds gm_cuda_enabled to the context's `enabled` (restored at exit);
+ *  - if an outer context already runs on a device, only pushes a facet
+ *    barrier (ensures foreign, destroys cuda and cuda_host);
+ *  - else, if enabled and the backend is usable, opens the device, limits
+ *    its pool to n_pool_bytes, starts the op tables' per-context state
+ *    (random generator seeded with random_seed), binds the copy counters
+ *    to zero, and pushes the same barrier;
+ *  - else ops simply run on the host.
+ * Exiting pops the barrier (the host facet is brought up to date and
+ * device facets created inside are destroyed), and a context that opened
+ * the device synchronizes it, drains its deferred-free queue, gives its
+ * cached blocks back and restores the counters.  Exit must run also when
+ * the body fails (the binding uses a to-be-closed variable). */
 #ifndef GM_CORE_CONTEXT_H
 #define GM_CORE_CONTEXT_H
 
 #include <stdbool.h>
 
+#include "../device/runtime.h"
 #include "barrier.h"
 
-struct gm_device;
-
-typedef struct gm_context {
-  struct gm_device *device; /* referenced; NULL when running on the host */
+typedef struct gm_context_options {
   bool enabled;
-  gm_barrier barrier;
+  int device_id;
+  const char *backend; /* "cuda" or "emulated" */
   unsigned long long random_seed;
   int n_random_states;
-  void *random_state; /* device RNG state (backend-owned) */
+  size_t n_pool_bytes; /* 0: no limit */
+  gm_gc_hook gc_hook;  /* installed on the device while the context is active */
+  void *gc_hook_arg;
+} gm_context_options;
+
+typedef struct gm_context {
+  struct gm_device *device; /* set when this context opened the device */
+  bool has_barrier;
+  bool saved_enabled;
+  gm_barrier barrier;
+  long saved_h2d, saved_d2h;
+  size_t saved_limit, saved_budget;
+  gm_gc_hook saved_hook;
+  void *saved_hook_arg;
   struct gm_context *outer;
 } gm_context;
 
-/* Global switch gm.cuda_enabled. */
+/* Global switch gm.cuda_enabled (bound by contexts). */
 extern _Atomic bool gm_cuda_enabled;
 
-void gm_context_push(gm_context *c);
-/* Pops c (must be innermost); runs its barrier. */
-gm_status gm_context_pop(gm_context *c);
+/* Enters c (caller-owned storage that must stay put until exit).  On
+ * failure nothing is pushed and nothing changed. */
+gm_status gm_context_enter(gm_context *c, const gm_context_options *o);
+/* Exits c, which must be the innermost context of this thread
+ * (GM_ESTATE otherwise, and nothing happens).  Everything is undone even
+ * if the barrier fails; the first failure is returned. */
+gm_status gm_context_exit(gm_context *c);
 gm_context *gm_context_current(void);
-/* The device ops should run on, or NULL for the host. */
+/* The device of the innermost context that opened one (regardless of
+ * enabled), or NULL. */
+struct gm_device *gm_context_device(void);
+/* The device ops should run on, or NULL for the host: gm_cuda_enabled
+ * and a context's device. */
 struct gm_device *gm_current_device(void);
 
 #endif

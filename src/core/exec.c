@@ -17,21 +17,24 @@ static void unwatch_all(const gm_exec *e, gm_operand *ops, int n) {
   for (int i = n - 1; i >= 0; i--) gm_mat_unwatch(ops[i].m, e->facet, ops[i].dir);
 }
 
+/* The device call starts before the watches: creating a facet may run a
+ * fill kernel on the new memory (the backend counts nested enters). */
 gm_status gm_acquire(const gm_exec *e, gm_operand *ops, int n) {
+  gm_device_enter(e->dev);
   for (int i = 0; i < n; i++) {
     gm_status st = gm_mat_watch(ops[i].m, e->facet, ops[i].dir, e->dev, &ops[i].ptr);
     if (st != GM_OK) {
       unwatch_all(e, ops, i);
+      gm_device_leave(e->dev);
       return st;
     }
   }
-  if (e->dev && e->dev->ops->enter) e->dev->ops->enter(e->dev);
   return GM_OK;
 }
 
 void gm_release(const gm_exec *e, gm_operand *ops, int n) {
-  if (e->dev && e->dev->ops->leave) e->dev->ops->leave(e->dev);
   unwatch_all(e, ops, n);
+  gm_device_leave(e->dev);
 }
 
 gm_status gm_check_same_ctype(const char *op, const gm_mat *a, const gm_mat *b) {

@@ -86,7 +86,7 @@ static void release_host(gm_vec *v) {
   atomic_fetch_sub(&gm_counter.n_host_arrays, 1);
   if (v->host_kind == GM_HOST_PINNED || v->host_registered) {
     if (v->host_registered) atomic_fetch_sub(&gm_counter.n_host_registrations, 1);
-    gm_device_defer_host_release(v->host_device, v->host, v->host_kind);
+    gm_device_defer_host_release(v->host_device, v->host, v->host_kind, vec_bytes(v) ? vec_bytes(v) : 1);
     gm_device_unref(v->host_device);
   } else {
     free(v->host);
@@ -106,9 +106,60 @@ static void release_device(gm_vec *v) {
   F->device = NULL;
 }
 
+struct gm_vec_weak {
+  atomic_long refcount;
+  pthread_mutex_t lock;
+  gm_vec *vec; /* NULL once the vec's storage is released */
+};
+
+static pthread_mutex_t weak_create_lock = PTHREAD_MUTEX_INITIALIZER;
+
+gm_vec_weak *gm_vec_weak_get(gm_vec *v) {
+  pthread_mutex_lock(&weak_create_lock);
+  gm_vec_weak *w = v->weak;
+  if (!w && (w = calloc(1, sizeof *w)) != NULL) {
+    atomic_init(&w->refcount, 1); /* the vec's own reference */
+    pthread_mutex_init(&w->lock, NULL);
+    w->vec = v;
+    v->weak = w;
+  }
+  if (w) atomic_fetch_add(&w->refcount, 1);
+  pthread_mutex_unlock(&weak_create_lock);
+  return w;
+}
+
+gm_vec *gm_vec_weak_lock(gm_vec_weak *w) {
+  pthread_mutex_lock(&w->lock);
+  gm_vec *v = w->vec;
+  if (v) {
+    long n = atomic_load(&v->refcount);
+    while (n > 0 && !atomic_compare_exchange_weak(&v->refcount, &n, n + 1)) {
+    }
+    if (n <= 0) v = NULL; /* dying: its release is under way */
+  }
+  pthread_mutex_unlock(&w->lock);
+  return v;
+}
+
+void gm_vec_weak_unref(gm_vec_weak *w) {
+  if (!w || atomic_fetch_sub(&w->refcount, 1) != 1) return;
+  pthread_mutex_destroy(&w->lock);
+  free(w);
+}
+
+static void clear_weak(gm_vec *v) {
+  gm_vec_weak *w = v->weak;
+  if (!w) return;
+  pthread_mutex_lock(&w->lock);
+  w->vec = NULL;
+  pthread_mutex_unlock(&w->lock);
+  gm_vec_weak_unref(w);
+}
+
 void gm_vec_unref(gm_vec *v) {
   if (!v) return;
   if (atomic_fetch_sub(&v->refcount, 1) != 1) return;
+  clear_weak(v);
   release_device(v);
   release_host(v);
   pthread_mutex_destroy(&v->lock);
@@ -155,7 +206,7 @@ static gm_status alloc_host(gm_vec *v, bool pinned, gm_device *dev) {
   size_t bytes = vec_bytes(v);
   if (bytes == 0) bytes = 1;
   if (pinned) {
-    GM_TRY(dev->ops->host_alloc(dev, bytes, &v->host));
+    GM_TRY(gm_device_host_alloc(dev, bytes, &v->host));
     gm_device_ref(dev);
     v->host_device = dev;
     v->host_kind = GM_HOST_PINNED;
@@ -187,9 +238,7 @@ static gm_status create_facet(gm_vec *v, gm_facet_name f, gm_direction dir, gm_d
     void *p;
     GM_TRY(gm_device_alloc(dev, vec_bytes(v) ? vec_bytes(v) : 1, &p));
     if (fill) {
-      gm_status st = dev->ops->kernels->fill
-                         ? dev->ops->kernels->fill(dev, v->ctype, v->max_size, v->initial_element, p, 1)
-                         : gm_fail(GM_EUNSUPPORTED, "device '%s' has no fill kernel", dev->ops->name);
+      gm_status st = gm_device_fill(dev, v->ctype, v->max_size, v->initial_element, p);
       if (st != GM_OK) {
         gm_device_defer_free(dev, p);
         return st;
@@ -209,7 +258,7 @@ static gm_status create_facet(gm_vec *v, gm_facet_name f, gm_direction dir, gm_d
       v->host_up_to_date = first;
     }
     if (f == GM_FACET_CUDA_HOST && v->host_kind != GM_HOST_PINNED && !v->host_registered) {
-      GM_TRY(dev->ops->host_register(dev, v->host, vec_bytes(v) ? vec_bytes(v) : 1));
+      GM_TRY(gm_device_host_register(dev, v->host, vec_bytes(v) ? vec_bytes(v) : 1));
       gm_device_ref(dev);
       v->host_device = dev;
       v->host_registered = true;
@@ -242,6 +291,9 @@ static gm_status check_conflicts(gm_vec *v, gm_facet_name f, gm_direction dir) {
 }
 
 static gm_status watch_locked(gm_vec *v, gm_facet_name f, gm_direction dir, gm_device *dev) {
+  if (v->n_sync_locks > 0)
+    return gm_fail(GM_ESTATE, "cannot access facet '%s' of a mat that with_syncing_cuda_facets is syncing",
+                   facet_names[f]);
   GM_TRY(check_conflicts(v, f, dir));
   gm_facet *F = &v->facets[f];
   if (f == GM_FACET_CUDA && F->exists && dev && F->device != dev)
@@ -338,7 +390,7 @@ static void drop_facet(gm_vec *v, gm_facet_name f) {
       release_host(v);
     } else if (v->host_registered) {
       gm_device *d = v->host_device;
-      d->ops->host_unregister(d, v->host);
+      gm_device_host_unregister(d, v->host, vec_bytes(v) ? vec_bytes(v) : 1);
       atomic_fetch_sub(&gm_counter.n_host_registrations, 1);
       v->host_registered = false;
       v->host_device = NULL;
@@ -410,4 +462,10 @@ gm_status gm_vec_remove_facet_reference(gm_vec *v, gm_facet_name f) {
     v->facets[f].n_references--;
   vunlock(v, taken);
   return st;
+}
+
+void gm_vec_sync_lock(gm_vec *v, bool lock) {
+  bool taken = vlock(v);
+  v->n_sync_locks += lock ? 1 : -1;
+  vunlock(v, taken);
 }

@@ -61,6 +61,8 @@ typedef struct gm_vec {
   struct gm_device *host_device; /* device that registered/allocated host */
 
   gm_facet facets[GM_N_FACETS];
+  int n_sync_locks; /* with_syncing_cuda_facets (safe): any access is an error */
+  struct gm_vec_weak *weak; /* weak handle (barriers), created on demand */
 } gm_vec;
 
 enum { GM_HOST_MALLOC = 0, GM_HOST_PINNED = 1 };
@@ -106,6 +108,20 @@ gm_status gm_vec_destroy_facet(gm_vec *v, gm_facet_name f, bool force, bool *des
 gm_status gm_vec_destroy_all(gm_vec *v);
 gm_status gm_vec_add_facet_reference(gm_vec *v, gm_facet_name f, struct gm_device *dev);
 gm_status gm_vec_remove_facet_reference(gm_vec *v, gm_facet_name f);
+
+/* Weak references (facet barriers, like MGL-CUBE's weak pointers): a
+ * barrier must not keep a garbage mat's storage alive until it exits.
+ * gm_vec_weak_get returns a new reference to v's handle (caller holds a
+ * reference to v); gm_vec_weak_lock returns a new reference to the vec,
+ * or NULL once its storage was released. */
+typedef struct gm_vec_weak gm_vec_weak;
+gm_vec_weak *gm_vec_weak_get(gm_vec *v);
+gm_vec *gm_vec_weak_lock(gm_vec_weak *w);
+void gm_vec_weak_unref(gm_vec_weak *w);
+
+/* with_syncing_cuda_facets in safe mode: while locked, every facet access
+ * fails with GM_ESTATE (the copy stream may still be writing). */
+void gm_vec_sync_lock(gm_vec *v, bool lock);
 
 /* Debugging knobs of the cube manual (process-wide). */
 extern _Atomic bool gm_let_input_through;

@@ -16,3 +16,9 @@ gm_status gm_cuda_device_init(gm_device *d) {
   (void)d;
   return gm_fail(GM_EUNSUPPORTED, "cuda is not available: gpumat was built without the CUDA toolkit");
 }
+
+gm_status gm_cuda_device_info(int device_id, gm_device_info *out) {
+  (void)device_id;
+  (void)out;
+  return gm_fail(GM_EUNSUPPORTED, "cuda is not available: gpumat was built without the CUDA toolkit");
+}

@@ -25,6 +25,16 @@
 typedef struct gm_device gm_device;
 typedef struct gm_stream gm_stream;
 
+/* What gm.device_info reports. */
+typedef struct gm_device_info {
+  char name[256];
+  size_t total_memory;
+  int compute_major, compute_minor;
+  int multiprocessor_count;
+  int warp_size;
+  int max_threads_per_block;
+} gm_device_info;
+
 typedef struct gm_device_ops {
   const char *name; /* "cuda" or "emulated" */
   /* raw allocation, below the pool */
@@ -43,16 +53,25 @@ typedef struct gm_device_ops {
   void (*host_unregister)(gm_device *d, void *p);
   gm_status (*host_alloc)(gm_device *d, size_t bytes, void **out);
   void (*host_free)(gm_device *d, void *p);
-  /* bracket a device call (gm_acquire..gm_release); may be NULL */
+  /* bracket a device call (gm_acquire..gm_release); may be NULL.  Calls
+   * nest (an op may acquire while another acquisition is active): the
+   * backend counts them. */
   void (*enter)(gm_device *d);
   void (*leave)(gm_device *d);
+  gm_status (*get_info)(gm_device *d, gm_device_info *out);
   /* op entry points on device pointers (same table type as the host) */
   const gm_backend *kernels;
+  /* per-context state of the op tables (e.g. cuBLAS handle, cuRAND
+   * generator): created at context entry, freed at exit; may be NULL */
+  gm_status (*context_begin)(gm_device *d, unsigned long long seed, int n_random_states);
+  void (*context_end)(gm_device *d);
   void (*destroy)(gm_device *d);
 } gm_device_ops;
 
 /* Returns a human-readable reason when no device is usable. */
 bool gm_cuda_runtime_available(int device_id, char *reason, size_t n);
 int gm_cuda_device_count(void);
+/* Properties of CUDA device id without opening a context on it. */
+gm_status gm_cuda_device_info(int device_id, gm_device_info *out);
 
 #endif

@@ -1,55 +1,81 @@
-/* First version of the device pool: exact-size blocks, reuse of a cached
- * block of the same size, real frees on trim. */
+/* The device caching pool: size classes, best-fit reuse of cached blocks,
+ * real frees on trim.  See pool.h for the policy. */
 #include "pool.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "runtime.h"
 
 typedef struct gm_pool_block {
   void *ptr;
-  size_t bytes;
-  bool in_use;
+  size_t bytes; /* size class */
   struct gm_pool_block *next;
 } gm_pool_block;
 
+size_t gm_pool_round(size_t bytes) {
+  if (bytes == 0) bytes = 1;
+  size_t g = bytes <= GM_POOL_SMALL_MAX ? GM_POOL_SMALL_GRANULE : GM_POOL_LARGE_GRANULE;
+  if (bytes > SIZE_MAX - g) return SIZE_MAX;
+  return (bytes + g - 1) / g * g;
+}
+
 void gm_pool_init(gm_pool *p) {
   pthread_mutex_init(&p->lock, NULL);
-  p->limit = p->reserved = p->in_use = p->n_in_use = 0;
-  p->blocks = NULL;
+  p->limit = p->reserved = p->in_use = p->n_in_use = p->n_cached = 0;
+  p->in_use_list = p->cached = NULL;
 }
 
 static gm_status fail_oom(gm_pool *p, size_t bytes, const char *why) {
   gm_oom_info info = {bytes, p->limit, p->reserved, p->in_use};
   gm_set_oom_info(&info);
-  return gm_fail(GM_ECUDA_OOM, "cuda out of memory: %s (requested %zu bytes, limit %zu, reserved %zu, in use %zu)",
-                 why, bytes, p->limit, p->reserved, p->in_use);
+  return gm_fail(GM_ECUDA_OOM,
+                 "cuda out of memory: %s (requested %zu bytes, limit %zu, reserved %zu, in use %zu)", why,
+                 bytes, p->limit, p->reserved, p->in_use);
+}
+
+/* Unlinks and returns the smallest cached block of at least `size` bytes
+ * and at most twice that (a much larger block is left for a larger
+ * request; trimming frees it when memory runs short). */
+static gm_pool_block *take_cached(gm_pool *p, size_t size) {
+  gm_pool_block **link = &p->cached;
+  for (; *link; link = &(*link)->next) {
+    gm_pool_block *b = *link;
+    if (b->bytes < size) continue;
+    if (b->bytes / 2 > size) return NULL; /* sorted: all later ones are larger */
+    *link = b->next;
+    p->n_cached--;
+    return b;
+  }
+  return NULL;
+}
+
+static gm_status new_block(gm_pool *p, struct gm_device *d, size_t size, size_t asked, gm_pool_block **out) {
+  if (p->limit && (size > p->limit || p->reserved > p->limit - size))
+    return fail_oom(p, asked, "pool limit reached");
+  gm_pool_block *b = calloc(1, sizeof *b);
+  if (!b) return gm_fail(GM_ENOMEM, "out of host memory");
+  gm_status st = d->ops->raw_alloc(d, size, &b->ptr);
+  if (st != GM_OK) {
+    free(b);
+    return st == GM_ECUDA_OOM ? fail_oom(p, asked, "device allocation failed") : st;
+  }
+  b->bytes = size;
+  p->reserved += size;
+  *out = b;
+  return GM_OK;
 }
 
 gm_status gm_pool_alloc(gm_pool *p, struct gm_device *d, size_t bytes, void **out) {
+  size_t size = gm_pool_round(bytes);
+  if (size == SIZE_MAX) return fail_oom(p, bytes, "request too large");
   pthread_mutex_lock(&p->lock);
   gm_status st = GM_OK;
-  gm_pool_block *b;
-  for (b = p->blocks; b; b = b->next)
-    if (!b->in_use && b->bytes == bytes) break;
-  if (!b) {
-    if (p->limit && p->reserved + bytes > p->limit) {
-      st = fail_oom(p, bytes, "pool limit reached");
-    } else if ((b = calloc(1, sizeof *b)) == NULL) {
-      st = gm_fail(GM_ENOMEM, "out of host memory");
-    } else if ((st = d->ops->raw_alloc(d, bytes, &b->ptr)) != GM_OK) {
-      free(b);
-      b = NULL;
-      if (st == GM_ECUDA_OOM) st = fail_oom(p, bytes, "device allocation failed");
-    } else {
-      b->bytes = bytes;
-      b->next = p->blocks;
-      p->blocks = b;
-      p->reserved += bytes;
-    }
-  }
+  gm_pool_block *b = take_cached(p, size);
+  if (!b) st = new_block(p, d, size, bytes, &b);
   if (st == GM_OK) {
-    b->in_use = true;
+    b->next = p->in_use_list;
+    p->in_use_list = b;
     p->in_use += b->bytes;
     p->n_in_use++;
     *out = b->ptr;
@@ -58,44 +84,67 @@ gm_status gm_pool_alloc(gm_pool *p, struct gm_device *d, size_t bytes, void **ou
   return st;
 }
 
-void gm_pool_free(gm_pool *p, struct gm_device *d, void *ptr) {
-  (void)d;
+static void insert_cached(gm_pool *p, gm_pool_block *b) {
+  gm_pool_block **link = &p->cached;
+  while (*link && (*link)->bytes < b->bytes) link = &(*link)->next;
+  b->next = *link;
+  *link = b;
+  p->n_cached++;
+}
+
+bool gm_pool_free(gm_pool *p, void *ptr) {
   pthread_mutex_lock(&p->lock);
-  for (gm_pool_block *b = p->blocks; b; b = b->next)
-    if (b->ptr == ptr && b->in_use) {
-      b->in_use = false;
-      p->in_use -= b->bytes;
-      p->n_in_use--;
-      break;
-    }
+  bool found = false;
+  for (gm_pool_block **link = &p->in_use_list; *link; link = &(*link)->next) {
+    gm_pool_block *b = *link;
+    if (b->ptr != ptr) continue;
+    *link = b->next;
+    p->in_use -= b->bytes;
+    p->n_in_use--;
+    insert_cached(p, b);
+    found = true;
+    break;
+  }
   pthread_mutex_unlock(&p->lock);
+  return found;
+}
+
+static void free_list(gm_pool *p, struct gm_device *d, gm_pool_block *b) {
+  while (b) {
+    gm_pool_block *next = b->next;
+    d->ops->raw_free(d, b->ptr);
+    p->reserved -= b->bytes;
+    free(b);
+    b = next;
+  }
 }
 
 void gm_pool_trim(gm_pool *p, struct gm_device *d) {
   pthread_mutex_lock(&p->lock);
-  gm_pool_block **link = &p->blocks;
-  while (*link) {
-    gm_pool_block *b = *link;
-    if (b->in_use) {
-      link = &b->next;
-      continue;
-    }
-    *link = b->next;
-    d->ops->raw_free(d, b->ptr);
-    p->reserved -= b->bytes;
-    free(b);
-  }
+  free_list(p, d, p->cached);
+  p->cached = NULL;
+  p->n_cached = 0;
   pthread_mutex_unlock(&p->lock);
 }
 
-size_t gm_pool_cached(gm_pool *p) {
+gm_pool_stats gm_pool_get_stats(gm_pool *p) {
   pthread_mutex_lock(&p->lock);
-  size_t n = p->reserved - p->in_use;
+  gm_pool_stats s = {p->limit, p->reserved, p->in_use, p->n_in_use, p->reserved - p->in_use, p->n_cached};
   pthread_mutex_unlock(&p->lock);
-  return n;
+  return s;
+}
+
+void gm_pool_set_limit(gm_pool *p, size_t limit) {
+  pthread_mutex_lock(&p->lock);
+  p->limit = limit;
+  pthread_mutex_unlock(&p->lock);
 }
 
 void gm_pool_destroy(gm_pool *p, struct gm_device *d) {
   gm_pool_trim(p, d);
+  pthread_mutex_lock(&p->lock);
+  free_list(p, d, p->in_use_list);
+  p->in_use_list = NULL;
+  pthread_mutex_unlock(&p->lock);
   pthread_mutex_destroy(&p->lock);
 }

@@ -1,6 +1,16 @@
 /* Caching allocator for one device (seed 004, DESIGN.md §4).
- * Counts reserved bytes (held from the backend, in use or cached) against
- * an optional limit. */
+ *
+ * Requests are rounded to a size class: multiples of GM_POOL_SMALL_GRANULE
+ * (512 bytes) up to GM_POOL_SMALL_MAX, multiples of GM_POOL_LARGE_GRANULE
+ * (2 MiB) above.  A freed block stays cached; a request takes the smallest
+ * cached block that is large enough and not wastefully large (at most
+ * twice the rounded request), else a new block from the backend.
+ * Reserved bytes (held from the backend, in use or cached) are counted
+ * against an optional limit; gm_pool_trim gives cached blocks back to the
+ * backend for real (raw_free).
+ *
+ * Thread safety: every function takes the pool's lock; the backend's
+ * raw_alloc/raw_free are called with it held. */
 #ifndef GM_DEVICE_POOL_H
 #define GM_DEVICE_POOL_H
 
@@ -13,25 +23,40 @@
 struct gm_device;
 struct gm_pool_block;
 
+#define GM_POOL_SMALL_GRANULE ((size_t)512)
+#define GM_POOL_SMALL_MAX ((size_t)1 << 20)
+#define GM_POOL_LARGE_GRANULE ((size_t)2 << 20)
+
 typedef struct gm_pool {
   pthread_mutex_t lock;
   size_t limit;       /* 0 = unlimited (n_pool_bytes) */
   size_t reserved;    /* bytes obtained from raw_alloc and not yet returned */
-  size_t in_use;      /* bytes handed out to callers */
+  size_t in_use;      /* bytes of blocks handed out to callers */
   size_t n_in_use;    /* blocks handed out */
-  struct gm_pool_block *blocks; /* all blocks, in use or cached */
+  size_t n_cached;    /* blocks cached */
+  struct gm_pool_block *in_use_list; /* blocks handed out */
+  struct gm_pool_block *cached;      /* cached blocks, sorted by size */
 } gm_pool;
 
+/* The size class of a request (what a block for it really holds). */
+size_t gm_pool_round(size_t bytes);
+
 void gm_pool_init(gm_pool *p);
-/* Allocates from cached blocks or the backend; GM_ECUDA_OOM when the
- * limit or the backend refuses (no reclaim here: see gm_device_alloc). */
+/* Allocates from cached blocks or the backend; GM_ECUDA_OOM (with
+ * gm_set_oom_info) when the limit or the backend refuses.  No reclaiming
+ * here: see gm_device_alloc. */
 gm_status gm_pool_alloc(gm_pool *p, struct gm_device *d, size_t bytes, void **out);
-/* Returns a block to the cache. */
-void gm_pool_free(gm_pool *p, struct gm_device *d, void *ptr);
-/* Gives every cached (unused) block back to the backend. */
+/* Returns a block to the cache; false if ptr is not a block in use. */
+bool gm_pool_free(gm_pool *p, void *ptr);
+/* Gives every cached block back to the backend (raw_free). */
 void gm_pool_trim(gm_pool *p, struct gm_device *d);
-/* Bytes cached (reserved but not in use). */
-size_t gm_pool_cached(gm_pool *p);
+
+typedef struct gm_pool_stats {
+  size_t limit, reserved, in_use, n_in_use, cached, n_cached;
+} gm_pool_stats;
+gm_pool_stats gm_pool_get_stats(gm_pool *p);
+void gm_pool_set_limit(gm_pool *p, size_t limit);
+/* Trims, then frees the lock; blocks still in use are given back too. */
 void gm_pool_destroy(gm_pool *p, struct gm_device *d);
 
 #endif

@@ -10,25 +10,33 @@
 typedef struct gm_deferred {
   void *ptr;
   int kind; /* -1 device block, else GM_HOST_MALLOC/GM_HOST_PINNED host release */
+  size_t bytes;
   struct gm_deferred *next;
 } gm_deferred;
 
+/* ---- registry: devices live for the whole process ---- */
 
-gm_status gm_device_open(const char *backend, int id, gm_device **out) {
+#define GM_MAX_DEVICES 64
+enum { BACKEND_EMULATED = 0, BACKEND_CUDA = 1, N_BACKENDS };
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static gm_device *registry[N_BACKENDS][GM_MAX_DEVICES];
+
+/* Default GC nudge: one incremental step per this many device bytes. */
+#define GM_GC_STEP_BUDGET ((size_t)64 << 20)
+
+static gm_status open_device(int backend, int id, gm_device **out) {
   gm_device *d = calloc(1, sizeof *d);
   if (!d) return gm_fail(GM_ENOMEM, "out of host memory");
   d->id = id;
   atomic_init(&d->refcount, 1);
   pthread_mutex_init(&d->queue_lock, NULL);
   gm_pool_init(&d->pool);
-  gm_status st;
-  if (strcmp(backend, "emulated") == 0)
-    st = gm_emulated_device_init(d);
-  else if (strcmp(backend, "cuda") == 0)
-    st = gm_cuda_device_init(d);
-  else
-    st = gm_fail(GM_EINVAL, "unknown device backend '%s' (expected \"cuda\" or \"emulated\")", backend);
+  d->gc_step_budget = GM_GC_STEP_BUDGET;
+  gm_status st = backend == BACKEND_EMULATED ? gm_emulated_device_init(d) : gm_cuda_device_init(d);
+  if (st == GM_OK) st = d->ops->stream_new(d, &d->copy_stream);
   if (st != GM_OK) {
+    if (d->ops) d->ops->destroy(d);
     gm_pool_destroy(&d->pool, d);
     pthread_mutex_destroy(&d->queue_lock);
     free(d);
@@ -38,30 +46,73 @@ gm_status gm_device_open(const char *backend, int id, gm_device **out) {
   return GM_OK;
 }
 
-void gm_device_ref(gm_device *d) { atomic_fetch_add(&d->refcount, 1); }
-
-void gm_device_unref(gm_device *d) {
-  if (!d || atomic_fetch_sub(&d->refcount, 1) != 1) return;
-  gm_device_collect(d);
-  gm_pool_destroy(&d->pool, d);
-  pthread_mutex_destroy(&d->queue_lock);
-  d->ops->destroy(d);
-  free(d);
+gm_status gm_device_get(const char *backend, int id, gm_device **out) {
+  int b;
+  if (strcmp(backend, "emulated") == 0)
+    b = BACKEND_EMULATED;
+  else if (strcmp(backend, "cuda") == 0)
+    b = BACKEND_CUDA;
+  else
+    return gm_fail(GM_EINVAL, "unknown device backend '%s' (expected \"cuda\" or \"emulated\")", backend);
+  if (id < 0 || id >= GM_MAX_DEVICES)
+    return gm_fail(GM_EINVAL, "device id %d is out of range 0..%d", id, GM_MAX_DEVICES - 1);
+  pthread_mutex_lock(&registry_lock);
+  gm_status st = GM_OK;
+  if (!registry[b][id]) st = open_device(b, id, &registry[b][id]);
+  if (st == GM_OK) *out = registry[b][id];
+  pthread_mutex_unlock(&registry_lock);
+  return st;
 }
 
-static void enqueue(gm_device *d, void *p, int kind) {
+void gm_device_ref(gm_device *d) { atomic_fetch_add(&d->refcount, 1); }
+void gm_device_unref(gm_device *d) {
+  if (d) atomic_fetch_sub(&d->refcount, 1);
+}
+
+void gm_device_foreach(void (*fn)(gm_device *d, void *arg), void *arg) {
+  gm_device *all[N_BACKENDS * GM_MAX_DEVICES];
+  size_t n = 0;
+  pthread_mutex_lock(&registry_lock);
+  for (int b = 0; b < N_BACKENDS; b++)
+    for (int i = 0; i < GM_MAX_DEVICES; i++)
+      if (registry[b][i]) all[n++] = registry[b][i];
+  pthread_mutex_unlock(&registry_lock);
+  for (size_t i = 0; i < n; i++) fn(all[i], arg);
+}
+
+/* ---- deferred frees ---- */
+
+static void enqueue(gm_device *d, void *p, int kind, size_t bytes) {
   gm_deferred *q = malloc(sizeof *q);
-  if (!q) return; /* cannot queue: the block stays cached until teardown */
+  if (!q) return; /* cannot queue: the block stays in use until the process ends */
   q->ptr = p;
   q->kind = kind;
+  q->bytes = bytes;
   pthread_mutex_lock(&d->queue_lock);
   q->next = d->queue;
   d->queue = q;
   pthread_mutex_unlock(&d->queue_lock);
 }
 
-void gm_device_defer_free(gm_device *d, void *p) { enqueue(d, p, -1); }
-void gm_device_defer_host_release(gm_device *d, void *p, int kind) { enqueue(d, p, kind); }
+void gm_device_defer_free(gm_device *d, void *p) { enqueue(d, p, -1, 0); }
+void gm_device_defer_host_release(gm_device *d, void *p, int kind, size_t bytes) {
+  enqueue(d, p, kind, bytes);
+}
+
+static void release_one(gm_device *d, gm_deferred *q) {
+  if (q->kind < 0) {
+    gm_pool_free(&d->pool, q->ptr);
+    return;
+  }
+  atomic_fetch_sub(&d->pinned_bytes, (long)q->bytes);
+  atomic_fetch_sub(&d->n_pinned_arrays, 1);
+  if (q->kind == GM_HOST_PINNED) {
+    d->ops->host_free(d, q->ptr);
+  } else {
+    d->ops->host_unregister(d, q->ptr);
+    free(q->ptr);
+  }
+}
 
 void gm_device_collect(gm_device *d) {
   pthread_mutex_lock(&d->queue_lock);
@@ -70,41 +121,112 @@ void gm_device_collect(gm_device *d) {
   pthread_mutex_unlock(&d->queue_lock);
   while (q) {
     gm_deferred *next = q->next;
-    if (q->kind < 0) {
-      gm_pool_free(&d->pool, d, q->ptr);
-    } else if (q->kind == GM_HOST_PINNED) {
-      d->ops->host_free(d, q->ptr);
-    } else {
-      d->ops->host_unregister(d, q->ptr);
-      free(q->ptr);
-    }
+    release_one(d, q);
     free(q);
     q = next;
   }
 }
 
+static void collect_cb(gm_device *d, void *arg) {
+  (void)arg;
+  gm_device_collect(d);
+}
+
+void gm_device_collect_all(void) { gm_device_foreach(collect_cb, NULL); }
+
+/* ---- allocation with the reclaim cascade ---- */
+
+static _Thread_local bool in_gc_hook;
+
+static void run_gc_hook(gm_device *d, bool full, size_t bytes) {
+  if (!d->gc_hook || in_gc_hook) return; /* never re-enter the GC */
+  in_gc_hook = true;
+  d->gc_hook(d->gc_hook_arg, full, bytes);
+  in_gc_hook = false;
+}
+
+static void nudge_gc(gm_device *d, size_t bytes) {
+  d->bytes_since_step += bytes;
+  if (d->bytes_since_step < d->gc_step_budget) return;
+  size_t n = d->bytes_since_step;
+  d->bytes_since_step = 0;
+  run_gc_hook(d, false, n);
+}
+
 gm_status gm_device_alloc(gm_device *d, size_t bytes, void **out) {
   gm_device_collect(d);
   gm_status st = gm_pool_alloc(&d->pool, d, bytes, out);
-  if (st != GM_ECUDA_OOM) return st;
-  gm_pool_trim(&d->pool, d);
-  if ((st = gm_pool_alloc(&d->pool, d, bytes, out)) != GM_ECUDA_OOM) return st;
-  if (d->gc_hook) {
-    d->gc_hook(d->gc_hook_arg);
+  if (st == GM_ECUDA_OOM) {
+    gm_pool_trim(&d->pool, d);
+    st = gm_pool_alloc(&d->pool, d, bytes, out);
+  }
+  if (st == GM_ECUDA_OOM && d->gc_hook && !in_gc_hook) {
+    run_gc_hook(d, true, 0);
     gm_device_collect(d);
     gm_pool_trim(&d->pool, d);
-    if ((st = gm_pool_alloc(&d->pool, d, bytes, out)) != GM_ECUDA_OOM) return st;
+    st = gm_pool_alloc(&d->pool, d, bytes, out);
   }
-  atomic_fetch_add(&gm_counter.n_ooms, 1);
+  if (st == GM_ECUDA_OOM) atomic_fetch_add(&gm_counter.n_ooms, 1);
+  if (st == GM_OK) nudge_gc(d, bytes);
   return st;
 }
 
+/* ---- copies ---- */
+
+static _Thread_local int async_copies;
+
+void gm_device_begin_async_copies(void) { async_copies++; }
+void gm_device_end_async_copies(void) { async_copies--; }
+
+static gm_stream *copy_stream_of(gm_device *d) { return async_copies > 0 ? d->copy_stream : NULL; }
+
 gm_status gm_device_copy_h2d(gm_device *d, void *dst, const void *src, size_t bytes) {
   atomic_fetch_add(&gm_counter.n_memcpy_host_to_device, 1);
-  return d->ops->copy_h2d(d, dst, src, bytes, NULL);
+  return d->ops->copy_h2d(d, dst, src, bytes, copy_stream_of(d));
 }
 
 gm_status gm_device_copy_d2h(gm_device *d, void *dst, const void *src, size_t bytes) {
   atomic_fetch_add(&gm_counter.n_memcpy_device_to_host, 1);
-  return d->ops->copy_d2h(d, dst, src, bytes, NULL);
+  return d->ops->copy_d2h(d, dst, src, bytes, copy_stream_of(d));
+}
+
+/* ---- device calls ---- */
+
+void gm_device_enter(gm_device *d) {
+  if (d && d->ops->enter) d->ops->enter(d);
+}
+
+void gm_device_leave(gm_device *d) {
+  if (d && d->ops->leave) d->ops->leave(d);
+}
+
+gm_status gm_device_fill(gm_device *d, gm_ctype t, size_t n, double alpha, void *x) {
+  const gm_backend *k = d->ops->kernels;
+  if (!k || !k->fill) return gm_fail(GM_EUNSUPPORTED, "device '%s' has no fill kernel", d->ops->name);
+  gm_device_enter(d);
+  gm_status st = k->fill(d, t, n, alpha, x, 1);
+  gm_device_leave(d);
+  return st;
+}
+
+/* ---- page-locked host memory ---- */
+
+gm_status gm_device_host_register(gm_device *d, void *p, size_t bytes) {
+  GM_TRY(d->ops->host_register(d, p, bytes));
+  atomic_fetch_add(&d->pinned_bytes, (long)bytes);
+  atomic_fetch_add(&d->n_pinned_arrays, 1);
+  return GM_OK;
+}
+
+void gm_device_host_unregister(gm_device *d, void *p, size_t bytes) {
+  d->ops->host_unregister(d, p);
+  atomic_fetch_sub(&d->pinned_bytes, (long)bytes);
+  atomic_fetch_sub(&d->n_pinned_arrays, 1);
+}
+
+gm_status gm_device_host_alloc(gm_device *d, size_t bytes, void **out) {
+  GM_TRY(d->ops->host_alloc(d, bytes, out));
+  atomic_fetch_add(&d->pinned_bytes, (long)bytes);
+  atomic_fetch_add(&d->n_pinned_arrays, 1);
+  return GM_OK;
 }

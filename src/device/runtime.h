@@ -2,12 +2,18 @@
  * has memory on it.  This layer owns the caching pool and the deferred-free
  * queue; the backends (cuda/, emulated/) only provide gm_device_ops.
  *
- * Lifetime: a device is referenced by each vec facet holding memory on it
- * and by each active context; it is torn down (queue drained, pool
- * trimmed, backend destroyed) when the last reference goes.  gm_device_unref
- * from a finalizer therefore never tears down (the context still holds a
- * reference while any Lua code runs inside it); teardown happens at
- * context exit. */
+ * Lifetime: a device is opened on first use (gm_device_get) and lives
+ * until the process ends, like CUDA's primary context.  Contexts
+ * (with_cuda) only borrow it: at context exit its deferred queue is
+ * drained and its cached blocks are given back, so between contexts a
+ * device holds only the memory of vecs that still own device facets.
+ * Consequently gm_device_unref, called by a Lua finalizer, never tears
+ * anything down and never calls into the backend.
+ *
+ * Deferred frees: gm_device_defer_free only queues (a mutex and a
+ * malloc), so it is safe from a finalizer and from any thread.  The queue
+ * is drained at the next allocation on the device, by gm_device_collect()
+ * (gm.collect()) and at context exit. */
 #ifndef GM_DEVICE_RUNTIME_H
 #define GM_DEVICE_RUNTIME_H
 
@@ -19,38 +25,70 @@
 #include "device.h"
 #include "pool.h"
 
+/* Calls into the Lua binding to reclaim memory held by garbage mats.
+ * full: one complete collection (reclaim cascade); else an incremental
+ * step accounting for `bytes` newly allocated device bytes (the GC does
+ * not see device memory, so device allocations nudge it). */
+typedef void (*gm_gc_hook)(void *arg, bool full, size_t bytes);
+
 struct gm_device {
   const gm_device_ops *ops;
   int id;
-  atomic_long refcount;
+  atomic_long refcount;    /* informational: facets and contexts using it */
   void *impl;              /* backend state */
   gm_pool pool;            /* caching allocator, see pool.h */
   pthread_mutex_t queue_lock;
-  struct gm_deferred *queue; /* deferred frees, drained on the owning thread */
-  /* called on allocation failure to run one full Lua GC (set by the
-   * binding; never called from a finalizer) */
-  void (*gc_hook)(void *arg);
+  struct gm_deferred *queue; /* deferred frees */
+  gm_stream *copy_stream;  /* with_syncing_cuda_facets' stream */
+  gm_gc_hook gc_hook;      /* set by the binding while a context is active */
   void *gc_hook_arg;
+  size_t gc_step_budget;   /* bytes allocated between GC nudges */
+  size_t bytes_since_step;
+  atomic_long pinned_bytes;    /* page-locked host bytes (registered or allocated) */
+  atomic_long n_pinned_arrays;
 };
 
-/* Creates the device of backend "cuda" or "emulated" with the given id. */
-gm_status gm_device_open(const char *backend, int id, gm_device **out);
+/* The device of backend "cuda" or "emulated" with the given id, opened
+ * on first use. */
+gm_status gm_device_get(const char *backend, int id, gm_device **out);
 void gm_device_ref(gm_device *d);
 void gm_device_unref(gm_device *d);
+/* Calls fn for every device opened so far. */
+void gm_device_foreach(void (*fn)(gm_device *d, void *arg), void *arg);
 
 /* Allocation through the pool with the reclaim cascade of DESIGN.md §4:
- * drain queue, release cached blocks, GC hook, drain, retry; then
- * GM_ECUDA_OOM with gm_set_oom_info(). */
+ * drain queue, release cached blocks, one full GC through gc_hook, drain,
+ * retry; then GM_ECUDA_OOM with gm_set_oom_info() (and n_ooms counted).
+ * A successful allocation may nudge the GC (gc_hook with full = false). */
 gm_status gm_device_alloc(gm_device *d, size_t bytes, void **out);
 /* Queues p for freeing; safe from finalizers. */
 void gm_device_defer_free(gm_device *d, void *p);
-/* Queues release of host memory that d registered or allocated. */
-void gm_device_defer_host_release(gm_device *d, void *p, int host_kind);
+/* Queues release of host memory that d registered (GM_HOST_MALLOC: it is
+ * unregistered, then free()d) or allocated (GM_HOST_PINNED). */
+void gm_device_defer_host_release(gm_device *d, void *p, int host_kind, size_t bytes);
 /* Frees everything on the deferred queue now. */
 void gm_device_collect(gm_device *d);
+/* gm_device_collect on every device. */
+void gm_device_collect_all(void);
 
-/* Counted synchronous copies (gm_counter.n_memcpy_*). */
+/* Counted copies (gm_counter.n_memcpy_*), one count per copy.  Synchronous
+ * unless this thread is inside gm_device_begin_async_copies, in which
+ * case they are queued on d->copy_stream. */
 gm_status gm_device_copy_h2d(gm_device *d, void *dst, const void *src, size_t bytes);
 gm_status gm_device_copy_d2h(gm_device *d, void *dst, const void *src, size_t bytes);
+void gm_device_begin_async_copies(void);
+void gm_device_end_async_copies(void);
+
+/* x[i] = alpha on device memory, as a device call (enter/leave). */
+gm_status gm_device_fill(gm_device *d, gm_ctype t, size_t n, double alpha, void *x);
+
+/* Page-locking through the device, counted in pinned_bytes. */
+gm_status gm_device_host_register(gm_device *d, void *p, size_t bytes);
+void gm_device_host_unregister(gm_device *d, void *p, size_t bytes);
+gm_status gm_device_host_alloc(gm_device *d, size_t bytes, void **out);
+
+/* Brackets a device call (ops->enter/leave; NULL-safe). */
+void gm_device_enter(gm_device *d);
+void gm_device_leave(gm_device *d);
 
 #endif

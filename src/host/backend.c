@@ -1,6 +1,10 @@
 /* The host backend: op entry points on host memory, assembled from the
  * areas' host tables. */
 #include "../core/backend.h"
+#include "../core/elementwise_ops.h"
+#include "../core/nn_ops.h"
+#include "../core/blas_ops.h"
+#include "../core/random_ops.h"
 #include "../../kernels/fill.h"
 
 static gm_status host_fill(void *ctx, gm_ctype t, size_t n, double alpha, void *x, size_t incx) {
@@ -16,8 +20,8 @@ static gm_status host_fill(void *ctx, gm_ctype t, size_t n, double alpha, void *
 const gm_backend gm_host_backend = {
     .name = "host",
     .fill = host_fill,
-    .blas = NULL,        /* BLAS area: &gm_host_blas_ops */
-    .elementwise = NULL, /* elementwise area: &gm_host_elementwise_ops */
-    .nn = NULL,          /* NN area: &gm_host_nn_ops */
-    .random = NULL,      /* random area: &gm_host_random_ops */
+    .blas = &gm_host_blas_ops,
+    .elementwise = &gm_host_elementwise_ops,
+    .nn = &gm_host_nn_ops,
+    .random = &gm_host_random_ops,
 };

@@ -8,6 +8,18 @@
 
 gm_sync gml_check_sync(lua_State *L, int idx, const char *fname);
 
+/* opts.synchronization (options are argument 2 of mat and array_to_mat) */
+static gm_sync opt_sync(lua_State *L, const char *fn) {
+  if (!gml_opt_push(L, 2, "synchronization")) return gml_setting.default_synchronization;
+  if (lua_isboolean(L, -1) || (lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), "maybe") == 0)) {
+    gm_sync s = gml_check_sync(L, -1, fn);
+    lua_pop(L, 1);
+    return s;
+  }
+  gml_argerror(L, 2, fn, "option 'synchronization' must be true, false or \"maybe\"");
+  return GM_SYNC_MAYBE;
+}
+
 /* ---- nested contents ---- */
 
 typedef struct flat {
@@ -45,7 +57,7 @@ static void flatten(lua_State *L, int idx, flat *f, const char *fname, int arg, 
     gml_mat *box = lua_touserdata(L, idx);
     if (!box->m) {
       free(f->v);
-      gml_argerror(L, arg, fname, "contents contain a freed mat");
+      gml_argerror(L, arg, fname, "contents: attempt to use a freed mat");
     }
     gm_mat *m = box->m;
     double *tmp = malloc((m->size ? m->size : 1) * sizeof *tmp);
@@ -71,10 +83,11 @@ static void flatten(lua_State *L, int idx, flat *f, const char *fname, int arg, 
   }
 }
 
-/* Writes nested contents at arg into m (checks the element count first). */
-static void replace_from(lua_State *L, gm_mat *m, int arg, const char *fname) {
+/* Writes nested contents at stack index idx into m (checks the element
+ * count first); errors name argument arg. */
+static void replace_from(lua_State *L, gm_mat *m, int idx, int arg, const char *fname) {
   flat f = {0};
-  flatten(L, arg, &f, fname, arg, 0);
+  flatten(L, idx, &f, fname, arg, 0);
   if (f.n != m->size) {
     free(f.v);
     gml_argerror(L, arg, fname, "contents have %d elements, mat has %d", (int)f.n, (int)m->size);
@@ -91,7 +104,10 @@ static const char *const mat_options[] = {"ctype", "displacement", "max_size", "
                                           "synchronization", NULL};
 
 static gm_mat *new_displaced(lua_State *L, int rank, const size_t *dims, const char *fn) {
-  gm_mat *base = gml_checkmat(L, -1, fn);
+  gml_mat *box = luaL_testudata(L, -1, GML_MAT_MT);
+  if (!box) gml_argerror(L, 2, fn, "option 'displaced_to' must be a mat, got %s", luaL_typename(L, -1));
+  if (!box->m) gml_argerror(L, 2, fn, "option 'displaced_to': attempt to use a freed mat");
+  gm_mat *base = box->m;
   if (gml_opt_push(L, 2, "initial_element") || gml_opt_push(L, 2, "initial_contents"))
     gml_argerror(L, 2, fn, "initial_element and initial_contents cannot go with displaced_to");
   if (gml_opt_push(L, 2, "ctype") || gml_opt_push(L, 2, "max_size"))
@@ -138,8 +154,7 @@ static int l_mat(lua_State *L) {
     lua_pop(L, 1);
   }
   o.cuda_enabled = gml_opt_boolean(L, 2, "cuda_enabled", gml_setting.default_mat_cuda_enabled, fn);
-  o.synchronization = gml_setting.default_synchronization;
-  if (gml_opt_push(L, 2, "synchronization")) o.synchronization = gml_check_sync(L, -1, fn);
+  o.synchronization = opt_sync(L, fn);
   size_t size;
   if (gm_dims_size(rank, dims, &size) != GM_OK) gml_argerror(L, 1, fn, "dimensions are too large");
   if (o.max_size && o.max_size < o.displacement + size)
@@ -152,7 +167,7 @@ static int l_mat(lua_State *L) {
   gml_pushmat(L, m);
   if (has_contents) {
     lua_getfield(L, 2, "initial_contents");
-    replace_from(L, m, lua_gettop(L), fn);
+    replace_from(L, m, lua_gettop(L), 2, fn);
     lua_pop(L, 1);
   }
   return 1;
@@ -176,26 +191,25 @@ static int nested_dims(lua_State *L, int idx, size_t dims[GM_MAX_RANK], const ch
 static int l_array_to_mat(lua_State *L) {
   const char *fn = "array_to_mat";
   static const char *const opts[] = {"ctype", "synchronization", NULL};
-  luaL_argexpected(L, lua_istable(L, 1), 1, "table");
+  if (!lua_istable(L, 1) || gml_ismat(L, 1)) gml_argerror(L, 1, fn, "table expected, got %s", luaL_typename(L, 1));
   gml_check_options(L, 2, fn, opts);
   size_t dims[GM_MAX_RANK];
   int rank = nested_dims(L, 1, dims, fn);
   gm_mat_options o = {0};
   o.ctype = (int)gml_opt_ctype(L, 2, "ctype", fn);
   o.cuda_enabled = gml_setting.default_mat_cuda_enabled;
-  o.synchronization = gml_setting.default_synchronization;
-  if (gml_opt_push(L, 2, "synchronization")) o.synchronization = gml_check_sync(L, -1, fn);
+  o.synchronization = opt_sync(L, fn);
   gm_mat *m;
   GML_TRY(L, gm_mat_new(rank, dims, &o, &m), fn);
   gml_pushmat(L, m);
-  replace_from(L, m, 1, fn);
+  replace_from(L, m, 1, 1, fn);
   return 1;
 }
 
 /* gm.replace_(m, nested) */
 static int l_replace_(lua_State *L) {
   gm_mat *m = gml_checkmat(L, 1, "replace_");
-  replace_from(L, m, 2, "replace_");
+  replace_from(L, m, 2, 2, "replace_");
   lua_settop(L, 1);
   return 1;
 }
@@ -299,19 +313,25 @@ static int l_set_cuda_enabled(lua_State *L) {
 
 /* ---- element access ---- */
 
-/* Reads 1-based subscripts from args first..first+n-1 into 0-based subs. */
-static void check_subscripts(lua_State *L, gm_mat *m, int first, int n, const char *fn, size_t *k) {
-  if (n != m->rank) gml_argerror(L, first, fn, "expected %d subscripts, got %d", m->rank, n);
+/* Reads 1-based subscripts from stack slots first..first+n-1 into a
+ * 0-based row-major index.  Errors name argument first+i, or `arg` when
+ * non-zero (m[{i, j}] sugar: the subscripts come from the key, arg 2). */
+static void check_subscripts_arg(lua_State *L, gm_mat *m, int first, int n, const char *fn, size_t *k, int arg) {
+  if (n != m->rank) gml_argerror(L, arg ? arg : first, fn, "expected %d subscripts, got %d", m->rank, n);
   size_t idx = 0;
   for (int i = 0; i < n; i++) {
-    int isnum;
+    int isnum, a = arg ? arg : first + i;
     lua_Integer s = lua_tointegerx(L, first + i, &isnum);
-    if (!isnum) gml_argerror(L, first + i, fn, "subscript must be an integer, got %s", luaL_typename(L, first + i));
+    if (!isnum) gml_argerror(L, a, fn, "subscript must be an integer, got %s", luaL_typename(L, first + i));
     if (s < 1 || (size_t)s > m->dims[i])
-      gml_argerror(L, first + i, fn, "subscript %d is out of range 1..%d on axis %d", (int)s, (int)m->dims[i], i + 1);
+      gml_argerror(L, a, fn, "subscript %d is out of range 1..%d on axis %d", (int)s, (int)m->dims[i], i + 1);
     idx = idx * m->dims[i] + (size_t)(s - 1);
   }
   *k = idx;
+}
+
+static void check_subscripts(lua_State *L, gm_mat *m, int first, int n, const char *fn, size_t *k) {
+  check_subscripts_arg(L, m, first, n, fn, k, 0);
 }
 
 static size_t check_row_major(lua_State *L, gm_mat *m, int arg, const char *fn) {
@@ -403,7 +423,7 @@ static int l_index(lua_State *L) {
     lua_settop(L, 2);
     int n = push_subscripts(L, 2, "mref");
     size_t k;
-    check_subscripts(L, m, 3, n, "mref", &k);
+    check_subscripts_arg(L, m, 3, n, "mref", &k, 2);
     return push_element(L, m, k, "mref");
   }
   lua_pushvalue(L, 2);
@@ -421,7 +441,7 @@ static int l_newindex(lua_State *L) {
   } else if (kt == LUA_TTABLE) {
     int base = lua_gettop(L) + 1;
     int n = push_subscripts(L, 2, "set");
-    check_subscripts(L, m, base, n, "set", &k);
+    check_subscripts_arg(L, m, base, n, "set", &k, 2);
   } else {
     return luaL_error(L, "cannot assign field '%s' of a mat (use an index or {i, j, ...})",
                       kt == LUA_TSTRING ? lua_tostring(L, 2) : luaL_typename(L, 2));

@@ -15,6 +15,17 @@ int luaopen_gpumat_core(lua_State *L) {
   int mod = lua_gettop(L);
   gml_open_settings(L, mod);
   gml_open_mat(L, mod);
+  gml_open_elementwise(L, mod);
+  gml_open_nn(L, mod);
+  gml_open_random(L, mod);
+  gml_open_io(L, mod);
+  gml_open_print(L, mod);
+  gml_open_shape(L, mod);
+  gml_open_facet(L, mod);
+  gml_open_matdebug(L, mod);
+  gml_open_blas(L, mod);
+  gml_open_nondestructive(L, mod);
+  gml_open_cuda(L, mod);
   lua_pushstring(L, GPUMAT_VERSION);
   lua_setfield(L, mod, "version");
   return 1;

@@ -91,5 +91,17 @@ void gml_register(lua_State *L, int module_idx, const luaL_Reg *fns);
 /* Area registration functions, called by luaopen_gpumat_core. */
 void gml_open_settings(lua_State *L, int module_idx);
 void gml_open_mat(lua_State *L, int module_idx);
+void gml_open_elementwise(lua_State *L, int module_idx);
+void gml_open_nn(lua_State *L, int module_idx);
+void gml_open_random(lua_State *L, int module_idx);
+void gml_open_io(lua_State *L, int module_idx);
+void gml_open_print(lua_State *L, int module_idx);
+void gml_open_shape(lua_State *L, int module_idx);
+void gml_open_facet(lua_State *L, int module_idx);
+void gml_open_matdebug(lua_State *L, int module_idx);
+void gml_open_blas(lua_State *L, int module_idx);
+void gml_open_nondestructive(lua_State *L, int module_idx);
+void gml_open_cuda(lua_State *L, int module_idx);
+void gml_open_cuda_sync(lua_State *L, int module_idx);
 
 #endif

@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../backends.h"
 #include "impl.h"
@@ -104,10 +105,36 @@ static void cu_host_free(gm_device *d, void *p) {
 static void cu_destroy(gm_device *d) {
   cuda_impl *impl = d->impl;
   if (impl) {
+    gm_cuda_random_end(d);
+    if (impl->cublas) cublasDestroy(impl->cublas);
     cudaStreamDestroy(impl->stream);
     free(impl);
+    d->impl = NULL;
   }
 }
+
+gm_status gm_cuda_device_info(int device_id, gm_device_info *out) {
+  struct cudaDeviceProp p;
+  CU_TRY(cudaGetDeviceProperties(&p, device_id), "cudaGetDeviceProperties");
+  memset(out, 0, sizeof *out);
+  snprintf(out->name, sizeof out->name, "%s", p.name);
+  out->total_memory = p.totalGlobalMem;
+  out->compute_major = p.major;
+  out->compute_minor = p.minor;
+  out->multiprocessor_count = p.multiProcessorCount;
+  out->warp_size = p.warpSize;
+  out->max_threads_per_block = p.maxThreadsPerBlock;
+  return GM_OK;
+}
+
+static gm_status cu_get_info(gm_device *d, gm_device_info *out) { return gm_cuda_device_info(d->id, out); }
+
+static gm_status cu_context_begin(gm_device *d, unsigned long long seed, int n_random_states) {
+  CU_TRY(cudaSetDevice(d->id), "cudaSetDevice");
+  return gm_cuda_random_begin(d, seed, n_random_states);
+}
+
+static void cu_context_end(gm_device *d) { gm_cuda_random_end(d); }
 
 static gm_device_ops cuda_ops = {
     .name = "cuda",
@@ -124,7 +151,12 @@ static gm_device_ops cuda_ops = {
     .host_unregister = cu_host_unregister,
     .host_alloc = cu_host_alloc,
     .host_free = cu_host_free,
+    .enter = NULL, /* device memory is inaccessible to the host anyway */
+    .leave = NULL,
+    .get_info = cu_get_info,
     .kernels = NULL,
+    .context_begin = cu_context_begin,
+    .context_end = cu_context_end,
     .destroy = cu_destroy,
 };
 
@@ -159,6 +191,15 @@ gm_status gm_cuda_device_init(gm_device *d) {
   if (e != cudaSuccess) {
     free(impl);
     return cuda_fail(e, "cuda device init");
+  }
+  cublasStatus_t bs = cublasCreate(&impl->cublas);
+  if (bs == CUBLAS_STATUS_SUCCESS) bs = cublasSetStream(impl->cublas, impl->stream);
+  if (bs != CUBLAS_STATUS_SUCCESS) {
+    if (impl->cublas) cublasDestroy(impl->cublas);
+    cudaStreamDestroy(impl->stream);
+    free(impl);
+    gm_set_lib_error_info("cublasCreate", (int)bs);
+    return gm_fail(GM_ECUBLAS, "cublasCreate failed: %s", cublasGetStatusString(bs));
   }
   cuda_ops.kernels = gm_cuda_kernels();
   d->impl = impl;

@@ -23,6 +23,8 @@ static gm_status cu_fill(void *ctx, gm_ctype t, size_t n, double alpha, void *x,
 static const gm_backend cuda_kernels = {
     .name = "cuda",
     .fill = cu_fill,
+    .blas = &gm_cuda_blas_ops,     /* cuBLAS, blas.c */
+    .random = &gm_cuda_random_ops, /* cuRAND, random.c */
 };
 
 const gm_backend *gm_cuda_kernels(void) { return &cuda_kernels; }

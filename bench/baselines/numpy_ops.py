@@ -1,0 +1,178 @@
+"""numpy baselines for bench/run.lua, timed like the Lua side.
+
+    python3 numpy_ops.py      (a coprocess of the harness; protocol in main())
+
+The harness interleaves one timed repeat of each side per round, so load
+from other processes hits gpumat and its baselines alike.  Every op works in place on preallocated arrays (like
+gpumat's destructive ops); data are the same pattern as the Lua side
+(0.25 + 0.5 * ((k * 37) % 4096) / 4096, row-major).  Ops whose input would
+drift out of range over many calls either alternate (scal 2 / 0.5) or restore
+the input before each repeat, outside the timed region.
+"""
+import ctypes
+import sys
+import time
+
+import numpy as np
+
+DTYPES = {"float": np.float32, "double": np.float64}
+
+
+def pattern(shape, dtype):
+    size = int(np.prod(shape))
+    k = np.arange(size, dtype=np.int64)
+    return (0.25 + 0.5 * ((k * 37) % 4096) / 4096.0).astype(dtype).reshape(shape)
+
+
+def alternating(fn):
+    """Run fn(i) for i in 0..n-1 (the op alternates on the parity of i)."""
+    def run(n):
+        for i in range(n):
+            fn(i)
+    return run
+
+
+def make(op, dtype, dims):
+    """Return (run(n), setup or None, note) for one request."""
+    shape = tuple(dims)
+    a = pattern(shape, dtype)
+    if op == "scal_alt":  # two calls per iteration: *2 then *0.5
+        mul = np.multiply
+        def run(n):
+            for _ in range(n):
+                mul(a, 2.0, out=a)
+                mul(a, 0.5, out=a)
+        return run, None, "np.multiply(a, s, out=a)"
+    if op == "fill":
+        return alternating(lambda i: a.fill(2.5)), None, "a.fill(v)"
+    if op == "scal":
+        return (alternating(lambda i: np.multiply(a, 2.0 if i % 2 == 0 else 0.5, out=a)),
+                None, "np.multiply(a, s, out=a)")
+    if op == "add_scalar":
+        return (alternating(lambda i: np.add(a, 1.0 if i % 2 == 0 else -1.0, out=a)),
+                None, "np.add(a, s, out=a)")
+    if op == "axpy":
+        x, t = pattern(shape, dtype), np.empty(shape, dtype)
+        def axpy(i):
+            np.multiply(x, 2.0 if i % 2 == 0 else -2.0, out=t)
+            np.add(a, t, out=a)
+        return alternating(axpy), None, "np.multiply(x, alpha, out=t); np.add(y, t, out=y)"
+    if op == "mul":
+        x, src = pattern(shape, dtype), a.copy()
+        return (alternating(lambda i: np.multiply(x, a, out=a)),
+                lambda: np.copyto(a, src), "np.multiply(x, y, out=y)")
+    unary = {"exp": np.exp, "log": np.log, "tanh": np.tanh, "sqrt": np.sqrt}
+    if op in unary:
+        f, src = unary[op], a.copy()
+        return (alternating(lambda i: f(a, out=a)), lambda: np.copyto(a, src),
+                "np.%s(a, out=a)" % op)
+    if op == "logistic":  # numpy has no logistic ufunc (scipy is not installed)
+        src = a.copy()
+        def logistic(i):
+            np.negative(a, out=a)
+            np.exp(a, out=a)
+            np.add(a, 1.0, out=a)
+            np.reciprocal(a, out=a)
+        return (alternating(logistic), lambda: np.copyto(a, src),
+                "negative, exp, add 1, reciprocal (in place)")
+    if op in ("sum_axis1", "sum_axis2"):
+        axis = 0 if op == "sum_axis1" else 1
+        y = np.empty(shape[1 - axis], dtype)
+        return (alternating(lambda i: np.sum(a, axis=axis, out=y)), None,
+                "np.sum(a, axis=%d, out=y)" % axis)
+    if op == "matmul":
+        b, c = pattern(shape, dtype), np.empty(shape, dtype)
+        return alternating(lambda i: np.matmul(a, b, out=c)), None, "np.matmul(a, b, out=c)"
+    raise ValueError("unknown op " + op)
+
+
+def timed(run, n):
+    t0 = time.perf_counter()
+    run(n)
+    return time.perf_counter() - t0
+
+
+def calibrate(run, setup, fixed, min_time):
+    """Warm up, then pick the iteration count (same scheme as bench_timing.lua)."""
+    setup()
+    run(1)
+    if fixed > 0:
+        return fixed
+    n = 1
+    while True:
+        setup()
+        t = timed(run, n)
+        if t >= min_time / 4 or n >= 10**9:
+            break
+        grow = min_time / 4 / t * 1.5 if t > 0 else 100
+        n *= int(min(100, max(2, grow)))
+    return max(1, int(n * min_time / (t if t > 0 else min_time) + 0.5))
+
+
+def blas_info():
+    """Which OpenBLAS kernel numpy runs (threadpoolctl is not always there)."""
+    try:
+        from threadpoolctl import threadpool_info
+        for lib in threadpool_info():
+            if lib.get("internal_api") == "openblas":
+                return [("openblas_corename", lib.get("architecture")),
+                        ("openblas_threads", lib.get("num_threads")),
+                        ("openblas_config", lib.get("version"))]
+    except ImportError:
+        pass
+    try:
+        lib = ctypes.CDLL("libopenblas.so.0")  # the copy numpy already loaded
+        lib.openblas_get_config.restype = ctypes.c_char_p
+        lib.openblas_get_corename.restype = ctypes.c_char_p
+        return [("openblas_corename", lib.openblas_get_corename().decode()),
+                ("openblas_threads", lib.openblas_get_num_threads()),
+                ("openblas_config", lib.openblas_get_config().decode())]
+    except OSError as e:
+        return [("openblas", "unknown (%s)" % e)]
+
+
+def main():
+    """Coprocess protocol, one answer line per command (bench_external.lua):
+    info                              -> info lines, then "end info"
+    prepare KEY MIN_TIME FIXED OP DTYPE DIM...  -> "ready KEY N NOTE" | "error KEY MSG"
+    run KEY                           -> "time KEY SECONDS_PER_ITERATION" | "error KEY MSG"
+    free KEY                          -> "freed KEY"
+    """
+    jobs = {}
+    while True:
+        line = sys.stdin.readline()
+        if not line:
+            break
+        parts = line.split()
+        if not parts:
+            continue
+        cmd, key = parts[0], parts[1] if len(parts) > 1 else "-"
+        try:
+            if cmd == "info":
+                print("info numpy_version", np.__version__)
+                for k, v in blas_info():
+                    print("info", k, v)
+                print("end info")
+            elif cmd == "prepare":
+                min_time, fixed, op, dtype = float(parts[2]), int(parts[3]), parts[4], parts[5]
+                run, setup, note = make(op, DTYPES[dtype], [int(d) for d in parts[6:]])
+                setup = setup or (lambda: None)
+                n = calibrate(run, setup, fixed, min_time)
+                jobs[key] = (run, setup, n)
+                print("ready %s %d %s" % (key, n, note))
+            elif cmd == "run":
+                run, setup, n = jobs[key]
+                setup()
+                print("time %s %.9e" % (key, timed(run, n) / n))
+            elif cmd == "free":
+                jobs.pop(key, None)
+                print("freed", key)
+            else:
+                raise ValueError("unknown command " + cmd)
+        except Exception as e:  # report, never fake a number
+            print("error %s %s" % (key, str(e).replace("\n", " ")))
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

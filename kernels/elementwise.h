@@ -1,0 +1,146 @@
+/* Element functions of the destructive elementwise ops (MGL-MAT §12),
+ * shared by the host loops (src/host/elementwise.c) and the CUDA kernels
+ * (kernels/elementwise.cu), so the host specs test the arithmetic the GPU
+ * runs.
+ *
+ * NaN rules (the same on every backend): NaN inputs give NaN outputs for
+ * the arithmetic functions; sqrt and log of negatives give NaN; log(0) is
+ * -inf; expt of a negative base with a non-integer power is NaN (C and
+ * CUDA pow); lt_ gives 0 when either side is NaN; min_/max_ keep a NaN
+ * element (the comparison with alpha is false); sign(NaN) is NaN.
+ *
+ * Float exp/log/tanh are branch-free polynomials (Cephes coefficients,
+ * about 1 ulp) so the host loops vectorize; special values are handled by
+ * selects, not branches.  Double uses the C library (CUDA's on device). */
+#ifndef GM_KERNELS_ELEMENTWISE_H
+#define GM_KERNELS_ELEMENTWISE_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "hd.h"
+
+/* ---- bit casts (memcpy is the portable, vectorizable idiom) ---- */
+
+GM_HD uint32_t gm_f2u(float f) {
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+GM_HD float gm_u2f(uint32_t u) {
+  float f;
+  memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+/* 2^k for -126 <= k <= 127. */
+GM_HD float gm_pow2f(int32_t k) { return gm_u2f((uint32_t)(k + 127) << 23); }
+
+/* ---- float exp ---- */
+
+GM_HD float gm_expf(float x) {
+  /* Clamping keeps the exponent arithmetic in range; NaN fails both
+   * comparisons and flows through the arithmetic. */
+  float xc = x > 88.7228394f ? 88.7228394f : x;
+  xc = xc < -103.972084f ? -103.972084f : xc;
+  /* Round x*log2(e) to an integer with the 1.5*2^23 trick (no floorf, so
+   * the loop vectorizes on every x86 level). */
+  float t = xc * 1.44269504088896341f + 12582912.0f;
+  float n = t - 12582912.0f;
+  int32_t ni = (int32_t)(gm_f2u(t) - 0x4B400000u);
+  float r = xc - n * 0.693359375f;
+  r = r + n * 2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  float y = p * r * r + r + 1.0f;
+  /* Scale in two steps so results down to the subnormals stay exact. */
+  int32_t n1 = ni / 2;
+  y = y * gm_pow2f(n1) * gm_pow2f(ni - n1);
+  y = x > 88.7228394f ? INFINITY : y;
+  return x < -103.972084f ? 0.0f : y;
+}
+
+/* ---- float log ---- */
+
+GM_HD float gm_logf(float x) {
+  /* Subnormals are scaled into the normal range first. */
+  int sub = x < 1.17549435e-38f;
+  float xs = sub ? x * 8388608.0f : x;
+  uint32_t u = gm_f2u(xs);
+  float e = (float)((int32_t)((u >> 23) & 0xffu) - 126) - (sub ? 23.0f : 0.0f);
+  float m = gm_u2f((u & 0x007fffffu) | 0x3f000000u); /* [0.5, 1) */
+  int lo = m < 0.707106781186547524f;
+  e = lo ? e - 1.0f : e;
+  m = lo ? m + m - 1.0f : m - 1.0f;
+  float z = m * m;
+  float p = 7.0376836292e-2f;
+  p = p * m - 1.1514610310e-1f;
+  p = p * m + 1.1676998740e-1f;
+  p = p * m - 1.2420140846e-1f;
+  p = p * m + 1.4249322787e-1f;
+  p = p * m - 1.6668057665e-1f;
+  p = p * m + 2.0000714765e-1f;
+  p = p * m - 2.4999993993e-1f;
+  p = p * m + 3.3333331174e-1f;
+  float y = p * m * z;
+  y = y - e * 2.12194440e-4f;
+  y = y - 0.5f * z;
+  float r = m + y + e * 0.693359375f;
+  /* +inf stays +inf, NaN stays NaN, 0 gives -inf, negatives NaN. */
+  float special = x == 0.0f ? -INFINITY : (x < 0.0f ? NAN : x);
+  return (x > 0.0f && x < INFINITY) ? r : special;
+}
+
+/* ---- float tanh ---- */
+
+GM_HD float gm_tanhf(float x) {
+  float ax = x < 0.0f ? -x : x;
+  float z = x * x;
+  float s = -5.70498872745e-3f;
+  s = s * z + 2.06390887954e-2f;
+  s = s * z - 5.37397155531e-2f;
+  s = s * z + 1.33314422036e-1f;
+  s = s * z - 3.33332819422e-1f;
+  float small = s * z * x + x;
+  /* 1 - 2/(e^{2|x|}+1): e^{2|x|} overflows to inf for large |x|, giving 1. */
+  float big = 1.0f - 2.0f / (gm_expf(ax + ax) + 1.0f);
+  big = x < 0.0f ? -big : big;
+  return ax < 0.625f ? small : big;
+}
+
+/* ---- per-type element functions ----
+ * GM_EW_DEFINE(T, suffix of the C math functions, exp, log, tanh) */
+
+#define GM_EW_DEFINE(T, S, EXP, LOG, TANH)                                           \
+  GM_HD T gm_square_##T(T x) { return x * x; }                                       \
+  GM_HD T gm_sqrt_##T(T x) { return sqrt##S(x); }                                    \
+  GM_HD T gm_log_##T(T x) { return LOG(x); }                                         \
+  GM_HD T gm_exp_##T(T x) { return EXP(x); }                                         \
+  GM_HD T gm_inv_##T(T x) { return (T)1 / x; }                                       \
+  GM_HD T gm_logistic_##T(T x) { return (T)1 / ((T)1 + EXP(-x)); }                   \
+  GM_HD T gm_sin_##T(T x) { return sin##S(x); }                                      \
+  GM_HD T gm_cos_##T(T x) { return cos##S(x); }                                      \
+  GM_HD T gm_tan_##T(T x) { return tan##S(x); }                                      \
+  GM_HD T gm_sinh_##T(T x) { return sinh##S(x); }                                    \
+  GM_HD T gm_cosh_##T(T x) { return cosh##S(x); }                                    \
+  GM_HD T gm_tanh_##T(T x) { return TANH(x); }                                       \
+  GM_HD T gm_expt_##T(T x, T power) { return pow##S(x, power); }                     \
+  GM_HD T gm_lt_##T(T x, T y) { return x < y ? (T)1 : (T)0; }                        \
+  GM_HD T gm_min_##T(T alpha, T x) { return alpha < x ? alpha : x; }                 \
+  GM_HD T gm_max_##T(T alpha, T x) { return x < alpha ? alpha : x; }                 \
+  GM_HD T gm_sign_##T(T x) { return x > 0 ? (T)1 : (x < 0 ? (T)-1 : (x == 0 ? (T)0 : x)); } \
+  /* beta == 0 means the old value is not read (BLAS rule: NaN there does not leak) */ \
+  GM_HD T gm_axpby_##T(T alpha, T v, T beta, T y) {                                   \
+    return beta == 0 ? alpha * v : alpha * v + beta * y;                             \
+  }
+
+GM_EW_DEFINE(float, f, gm_expf, gm_logf, gm_tanhf)
+GM_EW_DEFINE(double, , exp, log, tanh)
+
+#endif

@@ -1,0 +1,43 @@
+-- Debugging aids for mats (MGL-MAT §17): with_mat_counters and mat_room.
+return function(gm, core, methods)
+  gm.mat_counters = nil -- internal
+
+  local function counted(c0, b0, ...)
+    local c1, b1 = core.mat_counters()
+    return c1 - c0, b1 - b0, ...
+  end
+
+  -- gm.with_mat_counters(fn) -> count, n_bytes, fn's results.  Counts
+  -- mats created with new storage (gm.mat, array_to_mat, copies, ...) and
+  -- the bytes their max_size may need; views made by shaping or
+  -- displaced_to share storage and are not counted.  Nests: an outer
+  -- count includes the inner ones.
+  function gm.with_mat_counters(fn)
+    if type(fn) ~= "function" then
+      error(("bad argument #1 to 'with_mat_counters' (function expected, got %s)"):format(type(fn)), 2)
+    end
+    local c0, b0 = core.mat_counters()
+    return counted(c0, b0, fn())
+  end
+
+  -- gm.mat_room({verbose = true}) -> report text: foreign_room and, when
+  -- the device area provides it, cuda_room.
+  function gm.mat_room(opts)
+    if opts ~= nil and type(opts) ~= "table" then
+      error(("bad argument #1 to 'mat_room' (options table expected, got %s)"):format(type(opts)), 2)
+    end
+    for k in pairs(opts or {}) do
+      if k ~= "verbose" then
+        error(("bad argument #1 to 'mat_room' (unknown option '%s')"):format(tostring(k)), 2)
+      end
+    end
+    if opts and opts.verbose ~= nil and type(opts.verbose) ~= "boolean" then
+      error(("bad argument #1 to 'mat_room' (option 'verbose' must be a boolean, got %s)"):format(type(opts.verbose)), 2)
+    end
+    local sub = { verbose = opts == nil or opts.verbose == nil or opts.verbose }
+    local text = gm.foreign_room(sub)
+    local cuda_room = rawget(gm, "cuda_room")
+    if cuda_room then text = text .. cuda_room(sub) end
+    return text
+  end
+end

@@ -1,0 +1,349 @@
+-- The device path on the emulated device: copies only when stale, results
+-- that agree with the host, the caching pool, its limit, out-of-memory
+-- errors, deferred frees and with_syncing_cuda_facets.  Tests tagged
+-- #outermost open their own outermost context (limits, counter binding)
+-- and are not wrapped by spec/helper.lua in the GPUMAT_DEVICE run.
+local gm = require "gpumat"
+
+local EMU = { backend = "emulated" }
+local TOL = { float = 1e-5, double = 1e-12 }
+
+local function close(a, b, ctype)
+  return math.abs(a - b) <= TOL[ctype] * math.max(1, math.abs(a), math.abs(b))
+end
+
+local function assert_close_tables(expected, actual, ctype, what)
+  assert.are.equal(#expected, #actual, what)
+  for i = 1, #expected do
+    if type(expected[i]) == "table" then
+      assert_close_tables(expected[i], actual[i], ctype, what)
+    else
+      assert.is_true(close(expected[i], actual[i], ctype),
+        ("%s: element %d: %s vs %s"):format(what, i, expected[i], actual[i]))
+    end
+  end
+end
+
+-- Runs build(ctype) -> results on the host (cuda disabled) and on the
+-- emulated device and compares every result (mats as tables, numbers).
+local function agree(what, build)
+  for _, ctype in ipairs { "float", "double" } do
+    local host = table.pack(gm.with_cuda({ enabled = false }, function() return build(ctype) end))
+    local dev = table.pack(gm.with_cuda(EMU, function()
+      local r = table.pack(build(ctype))
+      for i = 1, r.n do
+        if gm.mat and type(r[i]) == "userdata" then
+          assert.is_true(r[i]:facets():find("C", 1, true) ~= nil, what .. ": result not on the device")
+        end
+      end
+      return table.unpack(r, 1, r.n)
+    end))
+    assert.are.equal(host.n, dev.n)
+    for i = 1, host.n do
+      local h, d = host[i], dev[i]
+      if type(h) == "number" then
+        assert.is_true(close(h, d, ctype), ("%s %s: %s vs %s"):format(what, ctype, h, d))
+      else
+        assert_close_tables(h:to_table(), d:to_table(), ctype, what .. " " .. ctype)
+      end
+    end
+  end
+end
+
+local function seq(n, ctype, scale)
+  local t = {}
+  for i = 1, n do t[i] = ((i * 37) % 11 - 5) * (scale or 0.25) end
+  return gm.mat(n, { ctype = ctype, initial_contents = t })
+end
+
+describe("device copies", function()
+  it("a chain of device ops copies nothing until the host reads", function()
+    gm.with_cuda(EMU, function()
+      local c0 = gm.counters()
+      local x = gm.mat(1000, { initial_element = 1 })
+      local y = gm.mat(1000, { initial_element = 2 })
+      gm.fill_(3, x)
+      gm.scal_(2, x)
+      gm.axpy_(0.5, x, y)
+      gm.copy_(y, x)
+      local c1 = gm.counters()
+      assert.are.equal(c0.n_memcpy_host_to_device, c1.n_memcpy_host_to_device)
+      assert.are.equal(c0.n_memcpy_device_to_host, c1.n_memcpy_device_to_host)
+      assert.are.equal(5, x[1])
+      assert.are.equal(5, x[1000])
+      local c2 = gm.counters()
+      assert.are.equal(c0.n_memcpy_device_to_host + 1, c2.n_memcpy_device_to_host)
+      assert.are.same(5, x[7]) -- host facet is up to date now: no copy
+      assert.are.equal(c2.n_memcpy_device_to_host, gm.counters().n_memcpy_device_to_host)
+      x[1] = 1 -- host write: the next device op copies once
+      gm.scal_(2, x)
+      gm.scal_(2, x)
+      assert.are.equal(c2.n_memcpy_host_to_device + 1, gm.counters().n_memcpy_host_to_device)
+      assert.are.equal(4, x[1])
+    end)
+  end)
+
+  it("a view's device write keeps invisible elements", function()
+    gm.with_cuda(EMU, function()
+      local base = gm.mat(6, { initial_contents = { 1, 2, 3, 4, 5, 6 } })
+      local view = gm.mat(2, { displaced_to = base, displacement = 2 })
+      gm.fill_(9, view)
+      assert.are.same({ 1, 2, 9, 9, 5, 6 }, base:to_table())
+    end)
+  end)
+end)
+
+describe("device and host agree", function()
+  it("fill", function()
+    agree("fill_", function(ctype)
+      local x = gm.mat(7, { ctype = ctype, initial_element = 0 })
+      gm.fill_(1.5, x)
+      return x
+    end)
+  end)
+
+  it("BLAS", function()
+    agree("level 1", function(ctype)
+      local x, y = seq(9, ctype), seq(9, ctype, 0.5)
+      gm.axpy_(2, x, y)
+      gm.scal_(-3, x)
+      return x, y, gm.asum(y), gm.nrm2(y), gm.dot(x, y)
+    end)
+    agree("gemm_", function(ctype)
+      local a = gm.mat({ 3, 4 }, { ctype = ctype, initial_contents = { { 1, 2, 3, 4 }, { 5, 6, 7, 8 }, { 9, 1, 2, 3 } } })
+      local b = gm.mat({ 4, 2 }, { ctype = ctype, initial_contents = { { 1, 0 }, { 2, 1 }, { 0, 3 }, { 1, 1 } } })
+      local c = gm.mat({ 3, 2 }, { ctype = ctype, initial_element = 1 })
+      gm.gemm_(2, a, b, 0.5, c)
+      local ct = gm.mat({ 2, 3 }, { ctype = ctype, initial_element = 0 })
+      gm.gemm_(1, b, a, 0, ct, { transpose_a = true, transpose_b = true })
+      return c, ct
+    end)
+  end)
+
+  it("elementwise", function()
+    local unary = { "square_", "sqrt_", "log_", "exp_", "inv_", "logistic_", "sin_", "cos_", "tanh_" }
+    for _, f in ipairs(unary) do
+      if not gm[f] then pending(f .. " is not implemented yet") return end
+      agree(f, function(ctype)
+        local x = gm.mat(5, { ctype = ctype, initial_contents = { 0.5, 1, 1.5, 2, 3 } })
+        gm[f](x)
+        return x
+      end)
+    end
+    agree("binary", function(ctype)
+      local x, y = seq(6, ctype), seq(6, ctype, 0.75)
+      gm.add_scalar_(2, x)
+      gm.mul_(x, y)
+      local lt = seq(6, ctype, 0.1)
+      gm.lt_(x, lt)
+      return x, y, lt
+    end)
+  end)
+
+  it("sums and scaling", function()
+    if not (gm.sum_ and gm.scale_rows_) then pending("sum_/scale_rows_ are not implemented yet") return end
+    agree("sum_", function(ctype)
+      local a = gm.mat({ 2, 3 }, { ctype = ctype, initial_contents = { { 1, 2, 3 }, { 4, 5, 6 } } })
+      local s = gm.mat({ 1, 3 }, { ctype = ctype, initial_element = 0 })
+      gm.sum_(a, s, { axis = 1 })
+      local r = gm.mat({ 2, 3 }, { ctype = ctype, initial_element = 0 })
+      gm.scale_rows_(gm.mat(2, { ctype = ctype, initial_contents = { 2, 3 } }), a, { result = r })
+      return s, r
+    end)
+  end)
+
+  it("NN ops", function()
+    if not gm.convolve_ then pending("convolve_ is not implemented yet") return end
+    agree("convolve_", function(ctype)
+      local x = gm.mat({ 4, 4 }, { ctype = ctype, initial_contents = {
+        { 1, 2, 3, 4 }, { 5, 6, 7, 8 }, { 9, 1, 2, 3 }, { 4, 5, 6, 7 } } })
+      local w = gm.mat({ 2, 2 }, { ctype = ctype, initial_contents = { { 1, -1 }, { 0.5, 2 } } })
+      local y = gm.mat({ 4, 4 }, { ctype = ctype, initial_element = 0 })
+      gm.convolve_(x, w, y, { start = { 1, 1 }, stride = { 1, 1 }, anchor = { 1, 1 } })
+      return y
+    end)
+  end)
+
+  it("random samples stay in range on the device", function()
+    for _, ctype in ipairs { "float", "double" } do
+      gm.with_cuda(EMU, function()
+        local m = gm.mat(4000, { ctype = ctype })
+        gm.uniform_random_(m, { limit = 3 })
+        assert.is_truthy(m:facets():find("C", 1, true))
+        local sum, lo, hi = 0, math.huge, -math.huge
+        for _, v in ipairs(m:to_table()) do
+          sum, lo, hi = sum + v, math.min(lo, v), math.max(hi, v)
+        end
+        assert.is_true(lo >= 0 and hi < 3, ctype)
+        assert.is_true(math.abs(sum / 4000 - 1.5) < 0.1, ctype)
+        gm.gaussian_random_(m, { mean = 2, stddev = 0.5 })
+        local s, s2 = 0, 0
+        for _, v in ipairs(m:to_table()) do s, s2 = s + v, s2 + v * v end
+        local mean = s / 4000
+        assert.is_true(math.abs(mean - 2) < 0.05, ctype)
+        assert.is_true(math.abs(math.sqrt(s2 / 4000 - mean * mean) - 0.5) < 0.05, ctype)
+      end)
+    end
+  end)
+end)
+
+describe("the device pool", function()
+  it("reuses freed blocks and returns to its baseline after collect", function()
+    gm.with_cuda(EMU, function()
+      collectgarbage()
+      gm.collect()
+      local base = gm.counters()
+      do
+        local m = gm.mat(1000)
+        gm.fill_(1, m)
+        local c = gm.counters()
+        assert.are.equal(base.device_bytes_in_use + 8192, c.device_bytes_in_use)
+        assert.are.equal(base.n_device_arrays + 1, c.n_device_arrays)
+        m:free()
+      end
+      gm.collect()
+      local c = gm.counters()
+      assert.are.equal(base.device_bytes_in_use, c.device_bytes_in_use)
+      assert.are.equal(base.device_bytes_pooled + 8192, c.device_bytes_pooled)
+      local m2 = gm.mat(900) -- same size class: the cached block is reused
+      gm.fill_(2, m2)
+      assert.are.equal(base.device_bytes_pooled, gm.counters().device_bytes_pooled)
+      m2 = nil -- luacheck: ignore
+      for _ = 1, 20 do gm.fill_(1, gm.mat(100)) end
+      collectgarbage()
+      collectgarbage()
+      gm.collect()
+      assert.are.equal(base.device_bytes_in_use, gm.counters().device_bytes_in_use)
+      assert.are.equal(base.n_device_arrays, gm.counters().n_device_arrays)
+    end)
+  end)
+
+  it("gives everything back at the outermost exit #outermost", function()
+    gm.with_cuda(EMU, function()
+      for _ = 1, 5 do gm.fill_(1, gm.mat(5000)) end
+    end)
+    collectgarbage()
+    gm.collect()
+    local c = gm.counters()
+    assert.are.equal(0, c.device_bytes_in_use)
+    assert.are.equal(0, c.device_bytes_pooled)
+  end)
+
+  it("128 mats of 8 MiB fit a 500 MiB limit when dropped #outermost", function()
+    local ooms = gm.counters().n_ooms
+    gm.with_cuda({ backend = "emulated", n_pool_bytes = 500 * 2 ^ 20 // 1 }, function()
+      for i = 1, 128 do
+        local m = gm.mat(2 ^ 20 // 1) -- 8 MiB of doubles
+        gm.fill_(i, m)
+      end
+    end)
+    assert.are.equal(ooms, gm.counters().n_ooms)
+  end)
+
+  it("raises cuda_out_of_memory below one mat and keeps working #outermost", function()
+    gm.with_cuda({ backend = "emulated", n_pool_bytes = 4096 }, function()
+      local small = gm.mat(100, { initial_element = 1 })
+      gm.scal_(2, small) -- one 1024-byte block
+      local big = gm.mat(1000)
+      local ooms = gm.counters().n_ooms
+      local ok, e = pcall(gm.fill_, 1, big)
+      assert.is_false(ok)
+      assert.are.equal("table", type(e))
+      assert.are.equal("cuda_out_of_memory", e.kind)
+      assert.are.equal(8000, e.n_bytes)
+      assert.are.equal(4096, e.limit)
+      assert.are.equal(1024, e.reserved)
+      assert.are.equal(1024, e.in_use)
+      assert.matches("^fill_: cuda out of memory", tostring(e))
+      assert.are.equal(ooms + 1, gm.counters().n_ooms)
+      assert.are.equal("-", big:facets()) -- the failed op changed nothing
+      local other = gm.mat(200, { initial_element = 3 })
+      gm.scal_(2, other)
+      assert.are.equal(6, other[200])
+      assert.are.equal(2, small[1])
+    end)
+  end)
+
+  it("reclaims garbage mats through the GC when the limit is reached #outermost", function()
+    gm.with_cuda({ backend = "emulated", n_pool_bytes = 64 * 1024 }, function()
+      collectgarbage("stop") -- only the reclaim cascade's full GC can free them
+      local ok, err = pcall(function()
+        for _ = 1, 50 do gm.fill_(1, gm.mat(1000)) end -- 50 * 8 KiB > 64 KiB
+      end)
+      collectgarbage("restart")
+      assert.is_true(ok, tostring(err))
+    end)
+  end)
+end)
+
+describe("with_syncing_cuda_facets", function()
+  it("leaves to_cuda on the device and to_cuda_host without device facets", function()
+    gm.with_cuda(EMU, function()
+      local a = gm.mat(4, { initial_element = 1 })
+      local b = gm.mat(4, { initial_element = 1 })
+      a[1] = 2
+      gm.scal_(3, b)
+      gm.with_syncing_cuda_facets({ a, a }, { b }, { safe = false }, function()
+        assert.are.equal("C", a:facets():sub(1, 1))
+      end)
+      assert.is_truthy(a:facets():find("C", 1, true))
+      assert.is_nil(b:facets():find("C", 1, true))
+      assert.are.same({ 3, 3, 3, 3 }, b:to_table())
+      assert.are.same({ 2, 1, 1, 1 }, a:to_table())
+    end)
+  end)
+
+  it("locks the listed mats in safe mode, also when the body errors", function()
+    gm.with_cuda(EMU, function()
+      local a = gm.mat(4, { initial_element = 1 })
+      local ok, err = pcall(gm.with_syncing_cuda_facets, { a }, {}, { safe = true }, function()
+        gm.scal_(2, a)
+      end)
+      assert.is_false(ok)
+      assert.matches("with_syncing_cuda_facets is syncing", tostring(err))
+      gm.scal_(2, a) -- unlocked after the error
+      assert.are.equal(2, a[1])
+      local ok2 = pcall(gm.with_syncing_cuda_facets, {}, { a }, function() error("x") end)
+      assert.is_false(ok2)
+      assert.is_nil(a:facets():find("C", 1, true))
+      assert.are.equal(2, a[4])
+    end)
+  end)
+
+  it("just runs the body without a device", function()
+    gm.with_cuda({ enabled = false }, function()
+      local a = gm.mat(2)
+      assert.are.equal(7, gm.with_syncing_cuda_facets({ a }, {}, function() gm.fill_(1, a) return 7 end))
+    end)
+  end)
+
+  it("checks its arguments", function()
+    local a = gm.mat(2)
+    local f = function() end
+    assert.has_error(function() gm.with_syncing_cuda_facets({ a }, { a }, {}, f) end,
+      "bad argument #2 to 'with_syncing_cuda_facets' (element 1 is also in to_cuda)")
+    assert.has_error(function() gm.with_syncing_cuda_facets({ 1 }, {}, {}, f) end,
+      "bad argument #1 to 'with_syncing_cuda_facets' (element 1 is not a mat (number))")
+    assert.has_error(function() gm.with_syncing_cuda_facets({}, {}, { saf = true }, f) end,
+      "bad argument #3 to 'with_syncing_cuda_facets' (unknown option 'saf')")
+    assert.has_error(function() gm.with_syncing_cuda_facets({}, {}, {}, nil) end,
+      "bad argument #4 to 'with_syncing_cuda_facets' (function expected, got nil)")
+  end)
+end)
+
+describe("foreign_array_strategy cuda_host", function()
+  it("allocates page-locked host memory through the device", function()
+    gm.with_cuda(EMU, function()
+      local old = gm.foreign_array_strategy
+      gm.foreign_array_strategy = "cuda_host"
+      local m = gm.mat(16, { initial_element = 1 })
+      local ok, err = pcall(function()
+        gm.with_facet(m, "cuda_host", "io", function() end)
+        gm.scal_(2, m)
+        assert.are.equal(2, m[16])
+      end)
+      gm.foreign_array_strategy = old
+      assert.is_true(ok, tostring(err))
+    end)
+  end)
+end)

@@ -1,0 +1,175 @@
+local gm = require "gpumat"
+
+-- Every failing call below must leave its arguments as they were.
+describe("mat errors", function()
+  it("rejects unknown option keys", function()
+    assert.has_error(function() gm.mat(2, {ctypes = "float"}) end,
+      "bad argument #2 to 'mat' (unknown option 'ctypes')")
+    assert.has_error(function() gm.mat(2, {[1] = 3}) end,
+      "bad argument #2 to 'mat' (unknown option 'number')")
+    assert.has_error(function() gm.array_to_mat({1}, {displacement = 1}) end,
+      "bad argument #2 to 'array_to_mat' (unknown option 'displacement')")
+    assert.has_error(function() gm.foreign_room({verbos = true}) end,
+      "bad argument #1 to 'foreign_room' (unknown option 'verbos')")
+    assert.has_error(function() gm.mat_room({verbos = true}) end,
+      "bad argument #1 to 'mat_room' (unknown option 'verbos')")
+  end)
+
+  it("rejects wrong types", function()
+    assert.has_error(function() gm.mat("2") end,
+      "bad argument #1 to 'mat' (dimensions must be an integer or a list, got string)")
+    assert.has_error(function() gm.mat(2.5) end,
+      "bad argument #1 to 'mat' (dimension must be an integer, got number)")
+    assert.has_error(function() gm.mat(2, 3) end,
+      "bad argument #2 to 'mat' (options table expected, got number)")
+    assert.has_error(function() gm.mat(2, {initial_element = "1"}) end,
+      "bad argument #2 to 'mat' (option 'initial_element' must be a number or false, got string)")
+    assert.has_error(function() gm.mat(2, {initial_element = true}) end,
+      "bad argument #2 to 'mat' (option 'initial_element' must be a number or false, got boolean)")
+    assert.has_error(function() gm.mat(2, {cuda_enabled = 1}) end,
+      "bad argument #2 to 'mat' (option 'cuda_enabled' must be a boolean, got number)")
+    assert.has_error(function() gm.mat(2, {synchronization = "always"}) end,
+      "bad argument #2 to 'mat' (option 'synchronization' must be true, false or \"maybe\")")
+    assert.has_error(function() gm.mat(2, {displaced_to = {}}) end,
+      "bad argument #2 to 'mat' (option 'displaced_to' must be a mat, got table)")
+    assert.has_error(function() gm.mat(2, {initial_contents = {1, "2"}}) end,
+      "bad argument #2 to 'mat' (contents must be numbers, mats or nested tables, got string)")
+    assert.has_error(function() gm.array_to_mat(gm.mat(1)) end,
+      "bad argument #1 to 'array_to_mat' (table expected, got userdata)")
+    local m = gm.mat(2)
+    assert.has_error(function() m:set(1, "x") end, "bad argument #3 to 'set' (number expected, got string)")
+    assert.has_error(function() m[1] = "x" end, "bad argument #3 to 'set' (number expected, got string)")
+    assert.has_error(function() m:mref("a") end, "bad argument #2 to 'mref' (subscript must be an integer, got string)")
+    assert.has_error(function() m:set_cuda_enabled(1) end)
+    assert.has_error(function() gm.size({}) end, "bad argument #1 to 'size' (gpumat.mat expected, got table)")
+    assert.are.same({0, 0}, m:to_table())
+  end)
+
+  it("rejects bad ctypes", function()
+    assert.has_error(function() gm.mat(2, {ctype = "int"}) end,
+      "bad argument #2 to 'mat' (option 'ctype' must be \"float\" or \"double\", got int)")
+    assert.has_error(function() gm.mat(2, {ctype = 1}) end,
+      "bad argument #2 to 'mat' (option 'ctype' must be \"float\" or \"double\", got number)")
+    assert.has_error(function() gm.coerce_to_ctype(1, "half") end,
+      "bad argument #2 to 'coerce_to_ctype' (ctype must be \"float\" or \"double\", got half)")
+    assert.has_error(function() gm.default_ctype = "int" end)
+    assert.are.equal("double", gm.default_ctype)
+    assert.has_error(function() gm.mat(2, {displaced_to = gm.mat(4), ctype = "float"}) end,
+      "bad argument #2 to 'mat' (ctype and max_size cannot go with displaced_to)")
+  end)
+
+  it("rejects negative sizes", function()
+    assert.has_error(function() gm.mat(-1) end,
+      "bad argument #1 to 'mat' (dimension must be non-negative, got -1)")
+    assert.has_error(function() gm.mat({2, -3}) end,
+      "bad argument #1 to 'mat' (dimension 2 must be non-negative, got -3)")
+    assert.has_error(function() gm.mat(2, {max_size = -1}) end,
+      "bad argument #2 to 'mat' (option 'max_size' must be non-negative, got -1)")
+    assert.has_error(function() gm.mat(4, {max_size = 3}) end,
+      "bad argument #2 to 'mat' (max_size 3 is smaller than displacement 0 + size 4)")
+    assert.has_error(function() gm.mat({1, 1, 1, 1, 1, 1, 1, 1, 1}) end,
+      "bad argument #1 to 'mat' (rank 9 exceeds 8)")
+  end)
+
+  it("rejects out-of-range indices", function()
+    local m = gm.mat({2, 3}, {initial_contents = {{1, 2, 3}, {4, 5, 6}}})
+    assert.has_error(function() m:mref(3, 1) end,
+      "bad argument #2 to 'mref' (subscript 3 is out of range 1..2 on axis 1)")
+    assert.has_error(function() m:mref(1, 0) end,
+      "bad argument #3 to 'mref' (subscript 0 is out of range 1..3 on axis 2)")
+    assert.has_error(function() m:mref(1) end, "bad argument #2 to 'mref' (expected 2 subscripts, got 1)")
+    assert.has_error(function() m:set(2, 4, 0) end,
+      "bad argument #3 to 'set' (subscript 4 is out of range 1..3 on axis 2)")
+    assert.has_error(function() m:row_major_mref(7) end,
+      "bad argument #2 to 'row_major_mref' (index 7 is out of range 1..6)")
+    assert.has_error(function() m:set_row_major(0, 1) end,
+      "bad argument #2 to 'set_row_major' (index 0 is out of range 1..6)")
+    assert.has_error(function() return m[7] end, "bad argument #2 to 'mref' (index 7 is out of range 1..6)")
+    assert.has_error(function() return m[{1, 4}] end,
+      "bad argument #2 to 'mref' (subscript 4 is out of range 1..3 on axis 2)")
+    assert.has_error(function() m[{3, 1}] = 0 end,
+      "bad argument #2 to 'set' (subscript 3 is out of range 1..2 on axis 1)")
+    assert.has_error(function() m[0] = 0 end, "bad argument #2 to 'set' (index 0 is out of range 1..6)")
+    assert.has_error(function() m:dim(3) end, "bad argument #2 to 'dim' (axis 3 is out of range 1..2)")
+    assert.has_error(function() m:row_major_index(1, 5) end,
+      "bad argument #3 to 'row_major_index' (subscript 5 is out of range 1..3 on axis 2)")
+    -- a displaced view is bounds-checked against its visible dims
+    local v = m:reshape_and_displace(2, 4)
+    assert.has_error(function() return v[3] end, "bad argument #2 to 'mref' (index 3 is out of range 1..2)")
+    assert.are.same({{1, 2, 3}, {4, 5, 6}}, m:to_table())
+  end)
+
+  it("rejects negative and oversize displacements", function()
+    local base = gm.mat(4, {displacement = 1, max_size = 6})
+    assert.has_error(function() gm.mat(2, {displacement = -1}) end,
+      "bad argument #2 to 'mat' (option 'displacement' must be non-negative, got -1)")
+    assert.has_error(function() gm.mat(2, {displaced_to = base, displacement = -2}) end,
+      "bad argument #2 to 'mat' (displacement -2 makes the absolute displacement negative (-1))")
+    assert.has_error(function() gm.mat(4, {displaced_to = base, displacement = 2}) end,
+      "bad argument #2 to 'mat' (displaced mat (displacement 3 + size 4) does not fit the storage of 6 elements)")
+    assert.has_error(function() gm.mat(2, {displacement = 3, max_size = 4}) end,
+      "bad argument #2 to 'mat' (max_size 4 is smaller than displacement 3 + size 2)")
+    assert.has_error(function() base:displace(3) end,
+      "bad argument #2 to 'displace' (displacement 3 + size 4 exceeds max_size 6)")
+    assert.are.equal(1, base:displacement())
+  end)
+
+  it("raises 'attempt to use a freed mat' on any use after free", function()
+    local m = gm.mat(2)
+    m:free()
+    m:free() -- idempotent
+    assert.is_true(m:is_freed())
+    local msg = "attempt to use a freed mat"
+    for _, f in ipairs {
+      function() return m:size() end, function() return #m end, function() return m[1] end,
+      function() m[1] = 1 end, function() return m:mref(1) end, function() return m:to_table() end,
+      function() return m:reshape(1) end, function() return m:facets() end,
+      function() return gm.with_facet(m, "foreign", "input", function() end) end,
+      function() return gm.mat(1, {displaced_to = m}) end, function() return gm.mat(2, {initial_contents = {m}}) end,
+      function() return m:dims() end, function() return m:destroy() end,
+    } do
+      local ok, err = pcall(f)
+      assert.is_false(ok)
+      assert.matches(msg, err, 1, true)
+    end
+    assert.has_error(function() return m:ctype() end, "bad argument #1 to 'ctype' (attempt to use a freed mat)")
+    assert.are.equal("#<MAT freed>", tostring(m))
+  end)
+
+  it("closes a <close> mat at the end of its scope, also on error", function()
+    local outer
+    do
+      local m <close> = gm.mat(3)
+      outer = m
+      assert.is_false(m:is_freed())
+    end
+    assert.is_true(outer:is_freed())
+    local ok = pcall(function()
+      local m <close> = gm.mat(3)
+      outer = m
+      error("x")
+    end)
+    assert.is_false(ok)
+    assert.is_true(outer:is_freed())
+  end)
+
+  it("a failing call changes nothing", function()
+    local m = gm.mat({2, 2}, {initial_contents = {{1, 2}, {3, 4}}})
+    local before = m:facets()
+    assert.has_error(function() m:replace_({1, 2, 3}) end,
+      "bad argument #2 to 'replace_' (contents have 3 elements, mat has 4)")
+    assert.has_error(function() m:replace_({1, 2, 3, "x"}) end,
+      "bad argument #2 to 'replace_' (contents must be numbers, mats or nested tables, got string)")
+    assert.has_error(function() m:reshape_and_displace_({3, 3}, 0) end)
+    assert.has_error(function() m:adjust_({2}, -1) end,
+      "bad argument #3 to 'adjust_' (displacement must be non-negative, got -1)")
+    assert.has_error(function() m:set(1, 1, {}) end)
+    assert.are.same({{1, 2}, {3, 4}}, m:to_table())
+    assert.are.same({2, 2}, m:dims())
+    assert.are.equal(0, m:displacement())
+    assert.are.equal(before, m:facets())
+    local u = gm.mat(2)
+    assert.has_error(function() u:replace_({1}) end)
+    assert.are.equal("-", u:facets()) -- no facet created by a rejected write
+  end)
+end)

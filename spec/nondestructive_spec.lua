@@ -1,0 +1,131 @@
+local gm = require "gpumat"
+local R = require "blas_ref"
+
+describe("non-destructive", function()
+  for _, ct in ipairs(R.ctypes) do
+    describe(ct, function()
+      -- a 3x4 view at displacement 2 of 16 elements
+      local function setup()
+        local base = R.storage(ct, 16, 21)
+        return base, R.view(base, { 3, 4 }, 2), R.vals(16, 21)
+      end
+      local function at(v, i, j) return v[2 + (i - 1) * 4 + j] end
+
+      it("copy_mat / a:copy() copy the visible part", function()
+        R.places(function(place)
+          local base, a, v = setup()
+          local c = gm.copy_mat(a)
+          assert.same({ 3, 4 }, c:dims())
+          assert.equal(0, c:displacement())
+          assert.equal(ct, c:ctype())
+          R.same_list(R.flat(c), { table.unpack(v, 3, 14) }, ct, place .. " copy_mat")
+          local d = a:copy()
+          d:scal_(0)
+          R.same_list(R.flat(base), v, ct, place .. " original untouched")
+        end)
+      end)
+
+      it("copy_row and copy_column at any displacement and column", function()
+        R.places(function(place)
+          local _, a, v = setup()
+          for i = 1, 3 do
+            local r = gm.copy_row(a, i)
+            assert.same({ 4 }, r:dims())
+            R.same_list(R.flat(r), { at(v, i, 1), at(v, i, 2), at(v, i, 3), at(v, i, 4) }, ct, place .. " row " .. i)
+          end
+          for j = 1, 4 do
+            local c = gm.copy_column(a, j)
+            assert.same({ 3 }, c:dims())
+            R.same_list(R.flat(c), { at(v, 1, j), at(v, 2, j), at(v, 3, j) }, ct, place .. " column " .. j)
+          end
+        end)
+        local _, a = setup()
+        assert.has_error(function() gm.copy_row(a, 4) end, "bad argument #2 to 'copy_row' (row 4 is out of range 1..3)")
+        assert.has_error(function() gm.copy_column(a, 0) end, "bad argument #2 to 'copy_column' (column 0 is out of range 1..4)")
+        assert.has_error(function() gm.copy_row(gm.mat(3), 1) end, "bad argument #1 to 'copy_row' (matrix must be 2-dimensional, has rank 1)")
+      end)
+
+      it("mat_as_scalar and scalar_as_mat", function()
+        local m = gm.scalar_as_mat(0.1, { ctype = ct })
+        assert.same({ 1 }, m:dims())
+        assert.equal(ct, m:ctype())
+        assert.equal(gm.coerce_to_ctype(0.1, ct), gm.mat_as_scalar(m))
+        local _, a, v = setup()
+        local one = gm.mat({ 1, 1 }, { displaced_to = a, displacement = 5 })
+        assert.equal(v[8], gm.mat_as_scalar(one))
+        assert.has_error(function() gm.mat_as_scalar(a) end, "bad argument #1 to 'mat_as_scalar' (mat must have size 1, has 12)")
+      end)
+
+      it("m_eq compares visible elements", function()
+        R.places(function(place)
+          local _, a = setup()
+          local c = a:copy()
+          assert.is_true(gm.m_eq(a, c))
+          c:set(2, 3, 100)
+          assert.is_false(gm.m_eq(a, c))
+        end)
+        assert.has_error(function() gm.m_eq(gm.mat(2), gm.mat(3)) end, "bad argument #2 to 'm_eq' (sizes differ: 2 vs 3)")
+      end)
+
+      it("transpose", function()
+        R.places(function(place)
+          local _, a, v = setup()
+          local t = a:transpose()
+          assert.same({ 4, 3 }, t:dims())
+          local exp = {}
+          for j = 1, 4 do for i = 1, 3 do exp[#exp + 1] = at(v, i, j) end end
+          R.same_list(R.flat(t), exp, ct, place .. " transpose")
+          R.same_list(R.flat(gm.transpose(t)), R.flat(a), ct, place .. " transpose twice")
+        end)
+      end)
+
+      it("m_mul, mm_mul, m_add, m_sub", function()
+        R.places(function(place)
+          local a = gm.mat({ 2, 3 }, { ctype = ct, initial_contents = { { 1, 2, 3 }, { 4, 5, 6 } } })
+          local b = gm.mat({ 3, 2 }, { ctype = ct, initial_contents = { { 1, 2 }, { 3, 4 }, { 5, 6 } } })
+          assert.same({ { 22, 28 }, { 49, 64 } }, gm.m_mul(a, b):to_table())
+          assert.same({ { 14, 32 }, { 32, 77 } }, gm.m_mul(a, a, { transpose_b = true }):to_table())
+          assert.same({ { 9, 19, 29 }, { 12, 26, 40 }, { 15, 33, 51 } }, gm.m_mul(a, b, { transpose_a = true, transpose_b = true }):to_table())
+          assert.same({ { 14, 32 }, { 32, 77 } }, gm.mm_mul(a, { a, transpose = true }):to_table())
+          assert.same({ { 22, 28 }, { 49, 64 } }, gm.mm_mul(a, b):to_table())
+          assert.same({ { 1, 4 }, { 2, 5 }, { 3, 6 } }, gm.mm_mul({ a, transpose = true }):to_table())
+          assert.equal(a, gm.mm_mul(a))
+          assert.same({ { 22 * 1 + 28 * 4, 22 * 2 + 28 * 5, 22 * 3 + 28 * 6 }, { 49 * 1 + 64 * 4, 49 * 2 + 64 * 5, 49 * 3 + 64 * 6 } },
+                      gm.mm_mul(a, b, a):to_table())
+          assert.same({ { 2, 4, 6 }, { 8, 10, 12 } }, gm.m_add(a, a):to_table())
+          assert.same({ { 0, 0, 0 }, { 0, 0, 0 } }, gm.m_sub(a, a):to_table())
+        end)
+      end)
+
+      it("operators", function()
+        R.places(function(place)
+          local a = gm.mat({ 2, 2 }, { ctype = ct, initial_contents = { { 1, 2 }, { 3, 4 } } })
+          local b = gm.mat({ 2, 2 }, { ctype = ct, initial_contents = { { 0.5, 0 }, { -1, 2 } } })
+          assert.same({ { 1.5, 2 }, { 2, 6 } }, (a + b):to_table())
+          assert.same({ { 0.5, 2 }, { 4, 2 } }, (a - b):to_table())
+          assert.same({ { -1, -2 }, { -3, -4 } }, (-a):to_table())
+          assert.same({ { -1.5, 4 }, { -2.5, 8 } }, (a * b):to_table())
+          assert.same({ { 2, 4 }, { 6, 8 } }, (2 * a):to_table())
+          assert.same({ { 0.5, 1 }, { 1.5, 2 } }, (a * 0.5):to_table())
+          assert.same({ { 0.25, 0.5 }, { 0.75, 1 } }, (a / 4):to_table())
+          assert.same({ { 1, 2 }, { 3, 4 } }, a:to_table()) -- operands untouched
+          assert.is_false(a == a:copy()) -- == is identity
+          assert.is_true(a == a)
+        end)
+      end)
+    end)
+  end
+
+  it("rejects bad operands", function()
+    local d, f = gm.mat({ 2, 2 }), gm.mat({ 2, 2 }, { ctype = "float" })
+    assert.has_error(function() return d + f end, "bad argument #2 to '__add' (mixed ctypes double and float)")
+    assert.has_error(function() gm.m_sub(d, gm.mat(3)) end, "bad argument #2 to 'm_sub' (sizes differ: 4 vs 3)")
+    assert.has_error(function() return d + 1 end, "bad argument #2 to '__add' (gpumat.mat expected, got number)")
+    assert.has_error(function() return d / d end, "bad argument #2 to '__div' (number expected, got userdata)")
+    assert.has_error(function() gm.m_mul(d, gm.mat({ 3, 2 })) end, "bad argument #2 to 'm_mul' (inner dimensions differ: 2 vs 3)")
+    assert.has_error(function() gm.mm_mul(d, gm.mat({ 3, 2 })) end, "bad argument #2 to 'mm_mul' (inner dimensions differ: 2 vs 3)")
+    assert.has_error(function() gm.mm_mul(d, { d, transpose = true, x = 1 }) end, "bad argument #2 to 'mm_mul' (unknown field 'x')")
+    assert.has_error(function() gm.transpose(gm.mat(3)) end, "bad argument #1 to 'transpose' (matrix must be 2-dimensional, has rank 1)")
+    assert.has_error(function() gm.scalar_as_mat(1, { ctype = "int" }) end)
+  end)
+end)

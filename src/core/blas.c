@@ -1,0 +1,319 @@
+/* BLAS on mats: validation, the row-major -> column-major mapping (once,
+ * for every backend), place choice and operand acquisition.
+ *
+ * Mapping: a row-major r x c block with leading dimension ld is, read
+ * column-major, the c x r transpose with the same ld.  Hence
+ *   C = op(A) op(B)  (row-major)  <=>  C^T = op(B)^T op(A)^T  (column-major)
+ * which is gemm(opB, opA, n, m, k, B, ldb, A, lda, C, ldc), and
+ *   C = a op(A) + b op(B)  <=>  geam(opA, opB, cols, rows, ...). */
+#include "blas.h"
+
+#include <limits.h>
+#include <stdint.h>
+
+#include "exec.h"
+
+static gm_status unsupported(const gm_exec *e, const char *op) {
+  return gm_fail(GM_EUNSUPPORTED, "%s is not implemented on the %s backend", op, e->be->name);
+}
+
+#define GM_BLAS_ENTRY(e, entry) ((e).be->blas ? (e).be->blas->entry : NULL)
+
+static gm_status check_int(size_t v, const char *what) {
+  if (v > INT_MAX) return gm_fail(GM_ERANGE, "%s %zu is too large for BLAS (max %d)", what, v, INT_MAX);
+  return GM_OK;
+}
+
+/* Elements spanned by rows x cols with leading dimension ld (0 if empty);
+ * SIZE_MAX on overflow. */
+static size_t block_extent(size_t rows, size_t cols, size_t ld) {
+  if (rows == 0 || cols == 0) return 0;
+  if (ld && rows - 1 > (SIZE_MAX - cols) / ld) return SIZE_MAX;
+  return (rows - 1) * ld + cols;
+}
+
+gm_status gm_blas_check_vector(const gm_mat *x, size_t n, size_t inc, const char *name,
+                               const char *incname) {
+  if (inc < 1) return gm_fail(GM_EINVAL, "%s must be positive, got %zu", incname, inc);
+  GM_TRY(check_int(n, "n"));
+  GM_TRY(check_int(inc, incname));
+  size_t need = block_extent(n, 1, inc);
+  if (need > x->size)
+    return gm_fail(GM_ERANGE, "n %zu with %s %zu needs %zu elements, %s has %zu", n, incname, inc, need,
+                   name, x->size);
+  return GM_OK;
+}
+
+/* ---- level 1 ---- */
+
+typedef enum { R_ASUM, R_NRM2 } reduce_kind;
+
+static gm_status reduce1(reduce_kind kind, gm_mat *x, size_t n, size_t incx, double *out) {
+  const char *name = kind == R_ASUM ? "asum" : "nrm2";
+  GM_TRY(gm_blas_check_vector(x, n, incx, "x", "incx"));
+  *out = 0;
+  if (n == 0) return GM_OK;
+  gm_exec e = gm_exec_choose(&x, 1);
+  gm_status (*f)(void *, gm_ctype, int, const void *, int, double *) =
+      kind == R_ASUM ? GM_BLAS_ENTRY(e, asum) : GM_BLAS_ENTRY(e, nrm2);
+  if (!f) return unsupported(&e, name);
+  gm_operand op = {x, GM_INPUT, NULL};
+  GM_TRY(gm_acquire(&e, &op, 1));
+  gm_status st = f(e.dev, x->ctype, (int)n, op.ptr, (int)incx, out);
+  gm_release(&e, &op, 1);
+  return st;
+}
+
+gm_status gm_asum(gm_mat *x, size_t n, size_t incx, double *out) { return reduce1(R_ASUM, x, n, incx, out); }
+gm_status gm_nrm2(gm_mat *x, size_t n, size_t incx, double *out) { return reduce1(R_NRM2, x, n, incx, out); }
+
+static gm_status check_pair(const char *op, gm_mat *x, gm_mat *y, size_t n, size_t incx, size_t incy) {
+  GM_TRY(gm_check_same_ctype(op, x, y));
+  GM_TRY(gm_blas_check_vector(x, n, incx, "x", "incx"));
+  return gm_blas_check_vector(y, n, incy, "y", "incy");
+}
+
+gm_status gm_dot(gm_mat *x, gm_mat *y, size_t n, size_t incx, size_t incy, double *out) {
+  GM_TRY(check_pair("dot", x, y, n, incx, incy));
+  *out = 0;
+  if (n == 0) return GM_OK;
+  gm_mat *ms[2] = {x, y};
+  gm_exec e = gm_exec_choose(ms, 2);
+  if (!GM_BLAS_ENTRY(e, dot)) return unsupported(&e, "dot");
+  gm_operand ops[2] = {{x, GM_INPUT, NULL}, {y, GM_INPUT, NULL}};
+  GM_TRY(gm_acquire(&e, ops, 2));
+  gm_status st = e.be->blas->dot(e.dev, x->ctype, (int)n, ops[0].ptr, (int)incx, ops[1].ptr, (int)incy, out);
+  gm_release(&e, ops, 2);
+  return st;
+}
+
+gm_status gm_axpy_(double alpha, gm_mat *x, gm_mat *y, size_t n, size_t incx, size_t incy) {
+  if (x->ctype != y->ctype || n != x->size || n > y->size || incx != 1 || incy != 1)
+    GM_TRY(check_pair("axpy_", x, y, n, incx, incy));
+  else
+    GM_TRY(check_int(n, "n"));
+  if (n == 0) return GM_OK;
+  gm_mat *ms[2] = {x, y};
+  gm_exec e = gm_exec_choose(ms, 2);
+  if (!GM_BLAS_ENTRY(e, axpy)) return unsupported(&e, "axpy");
+  gm_operand ops[2] = {{x, GM_INPUT, NULL}, {y, GM_IO, NULL}};
+  GM_TRY(gm_acquire(&e, ops, 2));
+  gm_status st = e.be->blas->axpy(e.dev, x->ctype, (int)n, alpha, ops[0].ptr, (int)incx, ops[1].ptr, (int)incy);
+  gm_release(&e, ops, 2);
+  return st;
+}
+
+gm_status gm_copy_(gm_mat *x, gm_mat *y, size_t n, size_t incx, size_t incy) {
+  GM_TRY(check_pair("copy_", x, y, n, incx, incy));
+  if (n == 0) return GM_OK;
+  gm_mat *ms[2] = {x, y};
+  gm_exec e = gm_exec_choose(ms, 2);
+  if (!GM_BLAS_ENTRY(e, copy)) return unsupported(&e, "copy");
+  /* all of y written: no need to bring its old contents in */
+  gm_direction ydir = n == y->size && incy == 1 ? GM_OUTPUT : GM_IO;
+  gm_operand ops[2] = {{x, GM_INPUT, NULL}, {y, ydir, NULL}};
+  GM_TRY(gm_acquire(&e, ops, 2));
+  gm_status st = e.be->blas->copy(e.dev, x->ctype, (int)n, ops[0].ptr, (int)incx, ops[1].ptr, (int)incy);
+  gm_release(&e, ops, 2);
+  return st;
+}
+
+gm_status gm_scal_(double alpha, gm_mat *x, size_t n, size_t incx) {
+  if (n != x->size || incx != 1)
+    GM_TRY(gm_blas_check_vector(x, n, incx, "x", "incx"));
+  else
+    GM_TRY(check_int(n, "n"));
+  if (n == 0) return GM_OK;
+  gm_exec e = gm_exec_choose(&x, 1);
+  if (!GM_BLAS_ENTRY(e, scal)) return unsupported(&e, "scal");
+  gm_operand op = {x, GM_IO, NULL};
+  GM_TRY(gm_acquire(&e, &op, 1));
+  gm_status st = e.be->blas->scal(e.dev, x->ctype, (int)n, alpha, op.ptr, (int)incx);
+  gm_release(&e, &op, 1);
+  return st;
+}
+
+/* ---- overlap of blocks in the same storage ---- */
+
+/* Whether two row blocks (absolute start s, rows r, cols c, leading
+ * dimension l >= c) share an element.  O(r1): for each row of block 1,
+ * the first row of block 2 ending after its start. */
+static bool blocks_overlap(size_t s1, size_t r1, size_t c1, size_t l1, size_t s2, size_t r2, size_t c2,
+                           size_t l2) {
+  if (!r1 || !c1 || !r2 || !c2) return false;
+  if (l2 < 1) l2 = 1;
+  for (size_t i = 0; i < r1; i++) {
+    size_t x = s1 + i * l1, y = x + c1;
+    size_t i2 = x < s2 + c2 ? 0 : (x - s2 - c2) / l2 + 1;
+    if (i2 < r2 && s2 + i2 * l2 < y) return true;
+  }
+  return false;
+}
+
+typedef struct footprint {
+  const gm_mat *m;
+  size_t off, rows, cols, ld;
+} footprint;
+
+static bool footprints_overlap(footprint a, footprint b) {
+  if (a.m->vec != b.m->vec) return false;
+  return blocks_overlap(a.m->displacement + a.off, a.rows, a.cols, a.ld, b.m->displacement + b.off, b.rows,
+                        b.cols, b.ld);
+}
+
+/* Validates a stored rows x cols block with leading dimension ld at
+ * offset off of m. */
+static gm_status check_block(const char *name, footprint f) {
+  if (f.rows && f.cols > f.ld)
+    return gm_fail(GM_EINVAL, "%s: leading dimension %zu is smaller than the row width %zu", name, f.ld, f.cols);
+  GM_TRY(check_int(f.rows, "rows"));
+  GM_TRY(check_int(f.cols, "columns"));
+  GM_TRY(check_int(f.ld, "leading dimension"));
+  size_t ext = block_extent(f.rows, f.cols, f.ld);
+  if (ext && (f.off > f.m->size || ext > f.m->size - f.off))
+    return gm_fail(GM_ERANGE, "%s: a %zux%zu block with leading dimension %zu needs %zu elements, has %zu",
+                   name, f.rows, f.cols, f.ld, f.off + ext, f.m->size);
+  return GM_OK;
+}
+
+/* ---- gemm ---- */
+
+static gm_status need_2d(const gm_mat *m, const char *name, const char *what) {
+  if (m->rank != 2)
+    return gm_fail(GM_EINVAL, "%s must be 2-dimensional to default %s (rank %d)", name, what, m->rank);
+  return GM_OK;
+}
+
+#define GM_BAD(which, expr)          \
+  do {                               \
+    gm_status st_ = (expr);          \
+    if (st_ != GM_OK) {              \
+      *bad = (which);                \
+      return st_;                    \
+    }                                \
+  } while (0)
+
+/* Default-shape checks, only where every size involved was defaulted
+ * (explicit m/n/k/ld select sub-blocks on purpose). */
+static gm_status gemm_shape_checks(const gm_mat *a, const gm_mat *b, const gm_gemm_args *g,
+                                   const gm_gemm_args *given, int *bad) {
+  if (given->k == GM_UNSET && given->ldb == GM_UNSET && b->rank == 2) {
+    size_t bk = g->transpose_b ? b->dims[1] : b->dims[0];
+    if (bk != g->k) GM_BAD(1, gm_fail(GM_EINVAL, "inner dimensions differ: %zu vs %zu", g->k, bk));
+  }
+  if (given->m == GM_UNSET && given->k == GM_UNSET && given->lda == GM_UNSET) {
+    size_t am = g->transpose_a ? a->dims[1] : a->dims[0];
+    if (am != g->m) GM_BAD(1, gm_fail(GM_EINVAL, "op(a) has %zu rows, c has %zu", am, g->m));
+  }
+  if (given->n == GM_UNSET && given->ldb == GM_UNSET && b->rank == 2) {
+    size_t bn = g->transpose_b ? b->dims[0] : b->dims[1];
+    if (bn != g->n) GM_BAD(2, gm_fail(GM_EINVAL, "op(b) has %zu columns, c has %zu", bn, g->n));
+  }
+  return GM_OK;
+}
+
+static gm_status gemm_defaults(const gm_mat *a, const gm_mat *b, const gm_mat *c, gm_gemm_args *g, int *bad) {
+  if (g->m == GM_UNSET) GM_BAD(3, need_2d(c, "c", "m"));
+  if (g->n == GM_UNSET) GM_BAD(3, need_2d(c, "c", "n"));
+  if (g->ldc == GM_UNSET) GM_BAD(3, need_2d(c, "c", "ldc"));
+  if (g->k == GM_UNSET || g->lda == GM_UNSET) GM_BAD(1, need_2d(a, "a", "k and lda"));
+  if (g->ldb == GM_UNSET) GM_BAD(2, need_2d(b, "b", "ldb"));
+  if (g->m == GM_UNSET) g->m = c->dims[0];
+  if (g->n == GM_UNSET) g->n = c->dims[1];
+  if (g->ldc == GM_UNSET) g->ldc = c->dims[1];
+  if (g->k == GM_UNSET) g->k = g->transpose_a ? a->dims[0] : a->dims[1];
+  if (g->lda == GM_UNSET) g->lda = a->dims[1];
+  if (g->ldb == GM_UNSET) g->ldb = b->dims[1];
+  return GM_OK;
+}
+
+static footprint fp_a(const gm_mat *a, const gm_gemm_args *g) {
+  return g->transpose_a ? (footprint){a, 0, g->k, g->m, g->lda} : (footprint){a, 0, g->m, g->k, g->lda};
+}
+static footprint fp_b(const gm_mat *b, const gm_gemm_args *g) {
+  return g->transpose_b ? (footprint){b, 0, g->n, g->k, g->ldb} : (footprint){b, 0, g->k, g->n, g->ldb};
+}
+
+gm_status gm_gemm_resolve(const gm_mat *a, const gm_mat *b, const gm_mat *c, gm_gemm_args *g, int *bad) {
+  *bad = 0;
+  GM_BAD(2, gm_check_same_ctype("gemm_", a, b));
+  GM_BAD(3, gm_check_same_ctype("gemm_", a, c));
+  gm_gemm_args given = *g;
+  GM_TRY(gemm_defaults(a, b, c, g, bad));
+  GM_TRY(gemm_shape_checks(a, b, g, &given, bad));
+  GM_TRY(check_int(g->m, "m"));
+  GM_TRY(check_int(g->n, "n"));
+  GM_TRY(check_int(g->k, "k"));
+  footprint fa = fp_a(a, g), fb = fp_b(b, g), fc = {c, 0, g->m, g->n, g->ldc};
+  if (fa.cols > fa.ld) GM_BAD(1, gm_fail(GM_EINVAL, "%s %zu exceeds lda %zu", g->transpose_a ? "m" : "k", fa.cols, fa.ld));
+  if (fb.cols > fb.ld) GM_BAD(2, gm_fail(GM_EINVAL, "%s %zu exceeds ldb %zu", g->transpose_b ? "k" : "n", fb.cols, fb.ld));
+  if (fc.cols > fc.ld) GM_BAD(3, gm_fail(GM_EINVAL, "n %zu exceeds ldc %zu", fc.cols, fc.ld));
+  GM_BAD(1, check_block("a", fa));
+  GM_BAD(2, check_block("b", fb));
+  GM_BAD(3, check_block("c", fc));
+  if (footprints_overlap(fc, fa)) GM_BAD(3, gm_fail(GM_EINVAL, "c overlaps a in the same storage"));
+  if (footprints_overlap(fc, fb)) GM_BAD(3, gm_fail(GM_EINVAL, "c overlaps b in the same storage"));
+  return GM_OK;
+}
+
+static int ld1(size_t ld) { return ld ? (int)ld : 1; }
+
+gm_status gm_gemm_(double alpha, gm_mat *a, gm_mat *b, double beta, gm_mat *c, gm_gemm_args g) {
+  int bad;
+  GM_TRY(gm_gemm_resolve(a, b, c, &g, &bad));
+  if (g.m == 0 || g.n == 0) return GM_OK;
+  gm_mat *ms[3] = {a, b, c};
+  gm_exec e = gm_exec_choose(ms, 3);
+  if (!GM_BLAS_ENTRY(e, gemm)) return unsupported(&e, "gemm");
+  bool covers = g.n == g.ldc && g.m * g.n == c->size;
+  gm_operand ops[3] = {{a, GM_INPUT, NULL}, {b, GM_INPUT, NULL}, {c, beta == 0 && covers ? GM_OUTPUT : GM_IO, NULL}};
+  GM_TRY(gm_acquire(&e, ops, 3));
+  gm_status st = e.be->blas->gemm(e.dev, c->ctype, g.transpose_b ? GM_BLAS_T : GM_BLAS_N,
+                                  g.transpose_a ? GM_BLAS_T : GM_BLAS_N, (int)g.n, (int)g.m, (int)g.k, alpha,
+                                  ops[1].ptr, ld1(g.ldb), ops[0].ptr, ld1(g.lda), beta, ops[2].ptr, ld1(g.ldc));
+  gm_release(&e, ops, 3);
+  return st;
+}
+
+/* ---- geam on blocks ---- */
+
+static footprint block_fp(gm_block b, size_t rows, size_t cols) {
+  return b.trans ? (footprint){b.m, b.off, cols, rows, b.ld} : (footprint){b.m, b.off, rows, cols, b.ld};
+}
+
+static gm_status geam_check(double beta, gm_block a, gm_block b, gm_block c, size_t rows, size_t cols) {
+  GM_TRY(gm_check_same_ctype("geam", a.m, c.m));
+  GM_TRY(check_block("a", block_fp(a, rows, cols)));
+  GM_TRY(check_block("c", block_fp(c, rows, cols)));
+  if (c.trans) return gm_fail(GM_EINVAL, "geam: the result block cannot be transposed");
+  if (footprints_overlap(block_fp(c, rows, cols), block_fp(a, rows, cols)))
+    return gm_fail(GM_EINVAL, "the result overlaps an input in the same storage");
+  if (beta == 0 || !b.m) return GM_OK;
+  GM_TRY(gm_check_same_ctype("geam", b.m, c.m));
+  GM_TRY(check_block("b", block_fp(b, rows, cols)));
+  if (footprints_overlap(block_fp(c, rows, cols), block_fp(b, rows, cols)))
+    return gm_fail(GM_EINVAL, "the result overlaps an input in the same storage");
+  return GM_OK;
+}
+
+static void *at(void *p, const gm_mat *m, size_t off) { return (char *)p + off * gm_ctype_size(m->ctype); }
+
+gm_status gm_geam_(double alpha, gm_block a, double beta, gm_block b, gm_block c, size_t rows, size_t cols) {
+  if (beta == 0) b.m = NULL;
+  GM_TRY(geam_check(beta, a, b, c, rows, cols));
+  if (rows == 0 || cols == 0) return GM_OK;
+  gm_mat *ms[3] = {a.m, c.m, b.m};
+  gm_exec e = gm_exec_choose(ms, b.m ? 3 : 2);
+  if (!GM_BLAS_ENTRY(e, geam)) return unsupported(&e, "geam");
+  bool covers = c.off == 0 && (c.ld == cols || rows == 1) && rows * cols == c.m->size;
+  gm_operand ops[3] = {{a.m, GM_INPUT, NULL}, {c.m, covers ? GM_OUTPUT : GM_IO, NULL}, {b.m, GM_INPUT, NULL}};
+  int n_ops = b.m ? 3 : 2;
+  GM_TRY(gm_acquire(&e, ops, n_ops));
+  gm_status st = e.be->blas->geam(e.dev, c.m->ctype, a.trans ? GM_BLAS_T : GM_BLAS_N,
+                                  b.trans ? GM_BLAS_T : GM_BLAS_N, (int)cols, (int)rows, alpha,
+                                  at(ops[0].ptr, a.m, a.off), ld1(a.ld), beta,
+                                  b.m ? at(ops[2].ptr, b.m, b.off) : NULL, b.m ? ld1(b.ld) : 1,
+                                  at(ops[1].ptr, c.m, c.off), ld1(c.ld));
+  gm_release(&e, ops, n_ops);
+  return st;
+}

@@ -1,0 +1,69 @@
+/* The BLAS sub-table of gm_backend (backend.h).
+ *
+ * Every entry takes COLUMN-MAJOR, cuBLAS-style arguments on every backend:
+ * ints for sizes, leading dimensions and increments, ctx first (NULL on the
+ * host, the gm_device for a device), pointers already at the first element
+ * to use, in the backend's memory space.  The row-major -> column-major
+ * mapping of gpumat's row-major mats lives once, in core/blas.c, so a new
+ * backend only has to forward these arguments to its library
+ * (host: CBLAS with CblasColMajor; CUDA: the cublasS and cublasD calls).
+ *
+ * Scalars (alpha, beta) come as double and are rounded to the ctype by the
+ * implementation; reductions (asum, nrm2, dot) write their result as a
+ * double to *out, a HOST pointer.
+ *
+ * The core guarantees before calling: n, m, k >= 0; inc >= 1; every
+ * accessed element lies inside the operands; ld >= max(1, rows) in the
+ * column-major sense; alias rules noted per entry.  Entries return GM_OK or
+ * a failure status set with gm_fail() (e.g. GM_ECUBLAS with
+ * gm_set_lib_error_info for a library error).  A NULL entry means the
+ * backend lacks the op: the core then reports GM_EUNSUPPORTED, except for
+ * invert/logdet, which fall back to the host facet. */
+#ifndef GM_CORE_BLAS_OPS_H
+#define GM_CORE_BLAS_OPS_H
+
+#include "ctype.h"
+#include "status.h"
+
+typedef enum gm_blas_trans { GM_BLAS_N = 0, GM_BLAS_T = 1 } gm_blas_trans;
+
+typedef struct gm_blas_ops {
+  /* *out = sum |x[i*incx]|, i < n */
+  gm_status (*asum)(void *ctx, gm_ctype t, int n, const void *x, int incx, double *out);
+  /* *out = sqrt(sum x[i*incx]^2) */
+  gm_status (*nrm2)(void *ctx, gm_ctype t, int n, const void *x, int incx, double *out);
+  /* *out = sum x[i*incx] * y[i*incy] */
+  gm_status (*dot)(void *ctx, gm_ctype t, int n, const void *x, int incx, const void *y, int incy,
+                   double *out);
+  /* y[i*incy] += alpha * x[i*incx]; x and y may be identical */
+  gm_status (*axpy)(void *ctx, gm_ctype t, int n, double alpha, const void *x, int incx, void *y,
+                    int incy);
+  /* y[i*incy] = x[i*incx] */
+  gm_status (*copy)(void *ctx, gm_ctype t, int n, const void *x, int incx, void *y, int incy);
+  /* x[i*incx] *= alpha */
+  gm_status (*scal)(void *ctx, gm_ctype t, int n, double alpha, void *x, int incx);
+  /* C = alpha * op(A) * op(B) + beta * C, C is m x n, op(A) m x k, op(B)
+   * k x n (cublasXgemm / cblas_Xgemm).  C does not overlap A or B.  When
+   * beta == 0, C is not read (NaNs in C do not propagate). */
+  gm_status (*gemm)(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans tb, int m, int n, int k,
+                    double alpha, const void *a, int lda, const void *b, int ldb, double beta, void *c,
+                    int ldc);
+  /* C = alpha * op(A) + beta * op(B), C is m x n (cublasXgeam).  Serves
+   * transpose, m_add, m_sub and strided block copies (stack_).  When
+   * beta == 0, B is not read and may be NULL (pass A to libraries that
+   * need a valid pointer).  C does not overlap A or B. */
+  gm_status (*geam)(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans tb, int m, int n,
+                    double alpha, const void *a, int lda, double beta, const void *b, int ldb, void *c,
+                    int ldc);
+  /* Optional (may be NULL: the core then runs them on the host facet).
+   * invert: A (n x n) := inverse of A, in place; GM_ELAPACK when singular.
+   * logdet: *logabs = log |det A|, *sign in {-1, 0, 1} (0 and -inf when
+   * singular); A is overwritten (by its LU factors). */
+  gm_status (*invert)(void *ctx, gm_ctype t, int n, void *a, int lda);
+  gm_status (*logdet)(void *ctx, gm_ctype t, int n, void *a, int lda, double *logabs, int *sign);
+} gm_blas_ops;
+
+/* The host table (src/host/blas.c): CBLAS (OpenBLAS) and LAPACKE. */
+extern const gm_blas_ops gm_host_blas_ops;
+
+#endif

@@ -1,0 +1,211 @@
+/* Validation and dispatch of the destructive elementwise ops. */
+#include "elementwise.h"
+
+#include "exec.h"
+
+static const char *const unary_names[GM_N_UNARY] = {
+    "square", "sqrt", "log", "exp", "inv", "logistic", "sin", "cos", "tan", "sinh", "cosh", "tanh"};
+
+const char *gm_unary_name(gm_unary_op op) {
+  return (unsigned)op < GM_N_UNARY ? unary_names[op] : "unknown";
+}
+
+/* The place's elementwise table, or GM_EUNSUPPORTED naming the op. */
+static gm_status ew_ops(const gm_exec *e, const char *op, const gm_elementwise_ops **out) {
+  *out = e->be->elementwise;
+  if (!*out) return gm_fail(GM_EUNSUPPORTED, "%s: not implemented on the %s backend", op, e->be->name);
+  return GM_OK;
+}
+
+static gm_status same_size(const char *op, const char *an, const gm_mat *a, const char *bn,
+                           const gm_mat *b) {
+  GM_TRY(gm_check_same_ctype(op, a, b));
+  if (a->size != b->size)
+    return gm_fail(GM_EINVAL, "%s: %s has %zu elements but %s has %zu", op, an, a->size, bn, b->size);
+  return GM_OK;
+}
+
+static gm_status check_2d(const char *op, const char *name, const gm_mat *m) {
+  if (m->rank != 2) return gm_fail(GM_EINVAL, "%s: %s must be 2-dimensional, got rank %d", op, name, m->rank);
+  return GM_OK;
+}
+
+/* Direction of a written mat: not read when beta == 0 and it is no input. */
+static gm_direction write_dir(double beta, const gm_mat *w, const gm_mat *in1, const gm_mat *in2) {
+  return beta == 0 && w != in1 && w != in2 ? GM_OUTPUT : GM_IO;
+}
+
+/* Acquires `ins` (inputs, first, so a written view sharing their storage
+ * cannot mark it up to date before they are copied in) then the written
+ * mat; an input identical to the written mat is acquired only once. */
+typedef struct ew_call {
+  gm_exec e;
+  const gm_elementwise_ops *ops;
+  gm_operand o[4];
+  int n;
+} ew_call;
+
+static gm_status ew_begin(ew_call *c, const char *op, gm_mat *w, gm_direction wdir, gm_mat *in1,
+                          gm_mat *in2) {
+  gm_mat *all[3] = {w, in1, in2};
+  c->e = gm_exec_choose(all, 3);
+  GM_TRY(ew_ops(&c->e, op, &c->ops));
+  c->n = 0;
+  if (in1 && in1 != w) c->o[c->n++] = (gm_operand){in1, GM_INPUT, NULL};
+  if (in2 && in2 != w && in2 != in1) c->o[c->n++] = (gm_operand){in2, GM_INPUT, NULL};
+  c->o[c->n++] = (gm_operand){w, wdir, NULL};
+  return gm_acquire(&c->e, c->o, c->n);
+}
+
+/* Pointer of mat m among the acquired operands. */
+static void *ew_ptr(const ew_call *c, const gm_mat *m) {
+  for (int i = 0; i < c->n; i++)
+    if (c->o[i].m == m) return c->o[i].ptr;
+  return NULL;
+}
+
+static gm_status ew_end(ew_call *c, gm_status st) {
+  gm_release(&c->e, c->o, c->n);
+  return st;
+}
+
+gm_status gm_unary_(gm_unary_op op, gm_mat *x, size_t n) {
+  const char *name = gm_unary_name(op);
+  if ((unsigned)op >= GM_N_UNARY) return gm_fail(GM_EINVAL, "unary op %d is unknown", (int)op);
+  if (n > x->size) return gm_fail(GM_EINVAL, "%s_: n (%zu) exceeds the size of x (%zu)", name, n, x->size);
+  if (n == 0) return GM_OK;
+  ew_call c;
+  GM_TRY(ew_begin(&c, name, x, GM_IO, NULL, NULL));
+  return ew_end(&c, c.ops->unary(c.e.dev, x->ctype, op, n, ew_ptr(&c, x)));
+}
+
+gm_status gm_expt_(gm_mat *x, double power) {
+  if (x->size == 0) return GM_OK;
+  ew_call c;
+  GM_TRY(ew_begin(&c, "expt_", x, GM_IO, NULL, NULL));
+  return ew_end(&c, c.ops->expt(c.e.dev, x->ctype, x->size, power, ew_ptr(&c, x)));
+}
+
+gm_status gm_add_scalar_(double alpha, gm_mat *x) {
+  if (x->size == 0) return GM_OK;
+  ew_call c;
+  GM_TRY(ew_begin(&c, "add_scalar_", x, GM_IO, NULL, NULL));
+  return ew_end(&c, c.ops->add_scalar(c.e.dev, x->ctype, x->size, alpha, ew_ptr(&c, x)));
+}
+
+static gm_status geem_named(const char *op, double alpha, gm_mat *a, gm_mat *b, double beta, gm_mat *c) {
+  GM_TRY(same_size(op, "a", a, "b", b));
+  GM_TRY(same_size(op, "a", a, "c", c));
+  if (c->size == 0) return GM_OK;
+  ew_call k;
+  GM_TRY(ew_begin(&k, op, c, write_dir(beta, c, a, b), a, b));
+  gm_status st = k.ops->geem(k.e.dev, c->ctype, c->size, alpha, ew_ptr(&k, a), ew_ptr(&k, b), beta, ew_ptr(&k, c));
+  return ew_end(&k, st);
+}
+
+gm_status gm_geem_(double alpha, gm_mat *a, gm_mat *b, double beta, gm_mat *c) {
+  return geem_named("geem_", alpha, a, b, beta, c);
+}
+
+gm_status gm_mul_(gm_mat *x, gm_mat *y) { return geem_named("mul_", 1, x, y, 0, y); }
+
+gm_status gm_geerv_(double alpha, gm_mat *a, gm_mat *x, double beta, gm_mat *b) {
+  const char *op = "geerv_";
+  GM_TRY(gm_check_same_ctype(op, a, x));
+  GM_TRY(gm_check_same_ctype(op, a, b));
+  GM_TRY(check_2d(op, "a", a));
+  if (b->rank != 2 || b->dims[0] != a->dims[0] || b->dims[1] != a->dims[1])
+    return gm_fail(GM_EINVAL, "%s: b must have the dimensions of a", op);
+  if (x->size != a->dims[1])
+    return gm_fail(GM_EINVAL, "%s: x has %zu elements but a has %zu columns", op, x->size, a->dims[1]);
+  if (b->size == 0) return GM_OK;
+  ew_call k;
+  GM_TRY(ew_begin(&k, op, b, write_dir(beta, b, a, x), a, x));
+  gm_status st = k.ops->geerv(k.e.dev, b->ctype, a->dims[0], a->dims[1], alpha, ew_ptr(&k, a), ew_ptr(&k, x),
+                              beta, ew_ptr(&k, b));
+  return ew_end(&k, st);
+}
+
+gm_status gm_lt_(gm_mat *x, gm_mat *y) {
+  GM_TRY(same_size("lt_", "x", x, "y", y));
+  if (y->size == 0) return GM_OK;
+  ew_call k;
+  GM_TRY(ew_begin(&k, "lt_", y, GM_IO, x, NULL));
+  return ew_end(&k, k.ops->lt(k.e.dev, y->ctype, y->size, ew_ptr(&k, x), ew_ptr(&k, y)));
+}
+
+static gm_status clamp(const char *op, gm_clamp_kind kind, double alpha, gm_mat *x) {
+  if (x->size == 0) return GM_OK;
+  ew_call k;
+  GM_TRY(ew_begin(&k, op, x, GM_IO, NULL, NULL));
+  return ew_end(&k, k.ops->clamp(k.e.dev, x->ctype, kind, x->size, alpha, ew_ptr(&k, x)));
+}
+
+gm_status gm_min_(double alpha, gm_mat *x) { return clamp("min_", GM_CLAMP_MIN, alpha, x); }
+gm_status gm_max_(double alpha, gm_mat *x) { return clamp("max_", GM_CLAMP_MAX, alpha, x); }
+
+gm_status gm_add_sign_(double alpha, gm_mat *a, double beta, gm_mat *b) {
+  GM_TRY(same_size("add_sign_", "a", a, "b", b));
+  if (b->size == 0) return GM_OK;
+  ew_call k;
+  GM_TRY(ew_begin(&k, "add_sign_", b, write_dir(beta, b, a, NULL), a, NULL));
+  gm_status st = k.ops->add_sign(k.e.dev, b->ctype, b->size, alpha, ew_ptr(&k, a), beta, ew_ptr(&k, b));
+  return ew_end(&k, st);
+}
+
+gm_status gm_fill_(double alpha, gm_mat *x, size_t n) {
+  if (n > x->size) return gm_fail(GM_EINVAL, "fill_: n (%zu) exceeds the size of x (%zu)", n, x->size);
+  if (n == 0) return GM_OK;
+  gm_mat *all[1] = {x};
+  gm_exec e = gm_exec_choose(all, 1);
+  if (!e.be->fill) return gm_fail(GM_EUNSUPPORTED, "fill_: not implemented on the %s backend", e.be->name);
+  /* Filling fewer than all visible elements must keep the rest. */
+  gm_operand o = {x, n == x->size ? GM_OUTPUT : GM_IO, NULL};
+  GM_TRY(gm_acquire(&e, &o, 1));
+  gm_status st = e.be->fill(e.dev, x->ctype, n, alpha, o.ptr, 1);
+  gm_release(&e, &o, 1);
+  return st;
+}
+
+gm_status gm_sum_(gm_mat *x, gm_mat *y, int axis, double alpha, double beta) {
+  const char *op = "sum_";
+  GM_TRY(gm_check_same_ctype(op, x, y));
+  GM_TRY(check_2d(op, "x", x));
+  if (axis != 0 && axis != 1) return gm_fail(GM_EINVAL, "%s: axis must be 0 or 1 (0-based), got %d", op, axis);
+  size_t want = axis == 0 ? x->dims[1] : x->dims[0];
+  if (y->size != want)
+    return gm_fail(GM_EINVAL, "%s: y has %zu elements but the sums along axis %d number %zu", op, y->size,
+                   axis + 1, want);
+  if (y->size == 0) return GM_OK;
+  ew_call k;
+  GM_TRY(ew_begin(&k, op, y, write_dir(beta, y, x, NULL), x, NULL));
+  gm_status st = k.ops->sum(k.e.dev, y->ctype, x->dims[0], x->dims[1], axis, alpha, ew_ptr(&k, x), beta,
+                            ew_ptr(&k, y));
+  return ew_end(&k, st);
+}
+
+static gm_status scale(const char *op, gm_scale_kind kind, gm_mat *scales, gm_mat *a, gm_mat *result) {
+  GM_TRY(gm_check_same_ctype(op, scales, a));
+  GM_TRY(gm_check_same_ctype(op, a, result));
+  GM_TRY(check_2d(op, "a", a));
+  size_t want = kind == GM_SCALE_ROWS ? a->dims[0] : a->dims[1];
+  if (scales->size != want)
+    return gm_fail(GM_EINVAL, "%s: scales has %zu elements but a has %zu %s", op, scales->size, want,
+                   kind == GM_SCALE_ROWS ? "rows" : "columns");
+  if (result->rank != 2 || result->dims[0] != a->dims[0] || result->dims[1] != a->dims[1])
+    return gm_fail(GM_EINVAL, "%s: result must have the dimensions of a", op);
+  if (a->size == 0) return GM_OK;
+  ew_call k;
+  GM_TRY(ew_begin(&k, op, result, write_dir(0, result, a, scales), scales, a));
+  gm_status st = k.ops->scale(k.e.dev, a->ctype, kind, a->dims[0], a->dims[1], ew_ptr(&k, scales),
+                              ew_ptr(&k, a), ew_ptr(&k, result));
+  return ew_end(&k, st);
+}
+
+gm_status gm_scale_rows_(gm_mat *scales, gm_mat *a, gm_mat *result) {
+  return scale("scale_rows_", GM_SCALE_ROWS, scales, a, result);
+}
+
+gm_status gm_scale_columns_(gm_mat *scales, gm_mat *a, gm_mat *result) {
+  return scale("scale_columns_", GM_SCALE_COLUMNS, scales, a, result);
+}

@@ -1,0 +1,41 @@
+/* Destructive elementwise ops (MGL-MAT §12): validation and dispatch.
+ *
+ * Each function checks ctypes, sizes and shapes (GM_EINVAL with a message
+ * naming the op and operand; nothing is touched then), chooses the place
+ * with gm_exec_choose, acquires the operands (read-only ones as input,
+ * fully overwritten ones as output, the rest io) and calls the place's
+ * gm_elementwise_ops.  Only visible elements are read or written.
+ * "beta == 0" means the written mat is not read (BLAS rule). */
+#ifndef GM_CORE_ELEMENTWISE_H
+#define GM_CORE_ELEMENTWISE_H
+
+#include "elementwise_ops.h"
+#include "mat.h"
+
+/* x[i] := op(x[i]) for the first n visible elements (n <= size). */
+gm_status gm_unary_(gm_unary_op op, gm_mat *x, size_t n);
+gm_status gm_expt_(gm_mat *x, double power);
+gm_status gm_add_scalar_(double alpha, gm_mat *x);
+/* y := x .* y */
+gm_status gm_mul_(gm_mat *x, gm_mat *y);
+/* c := alpha * a .* b + beta * c (equal sizes) */
+gm_status gm_geem_(double alpha, gm_mat *a, gm_mat *b, double beta, gm_mat *c);
+/* b := alpha * a .* X + beta * b, X's rows all x; a, b 2-d of equal dims,
+ * size(x) = columns */
+gm_status gm_geerv_(double alpha, gm_mat *a, gm_mat *x, double beta, gm_mat *b);
+/* y := x < y ? 1 : 0 */
+gm_status gm_lt_(gm_mat *x, gm_mat *y);
+gm_status gm_min_(double alpha, gm_mat *x);
+gm_status gm_max_(double alpha, gm_mat *x);
+/* b := alpha * sign(a) + beta * b */
+gm_status gm_add_sign_(double alpha, gm_mat *a, double beta, gm_mat *b);
+/* First n visible elements of x := alpha. */
+gm_status gm_fill_(double alpha, gm_mat *x, size_t n);
+/* x 2-d; axis 0 sums each column (size(y) = columns), axis 1 each row
+ * (size(y) = rows); y := alpha * sums + beta * y. */
+gm_status gm_sum_(gm_mat *x, gm_mat *y, int axis, double alpha, double beta);
+/* result := diag(scales) * a, or a * diag(scales) (result may be a). */
+gm_status gm_scale_rows_(gm_mat *scales, gm_mat *a, gm_mat *result);
+gm_status gm_scale_columns_(gm_mat *scales, gm_mat *a, gm_mat *result);
+
+#endif

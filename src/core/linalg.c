@@ -1,0 +1,151 @@
+/* Assembling (stack_), m_eq, and the LAPACK-based invert/logdet.
+ *
+ * invert/logdet run on the chosen place when its backend has the entries
+ * (blas_ops.h); a device without them (cuSOLVER is optional) runs them on
+ * the host facet, which costs one device->host copy of the input (and the
+ * result then lives on the host until a device op needs it). */
+#include <stdlib.h>
+
+#include "blas.h"
+#include "exec.h"
+
+/* ---- stack_ ---- */
+
+#define GM_BAD(which, expr)          \
+  do {                               \
+    gm_status st_ = (expr);          \
+    if (st_ != GM_OK) {              \
+      *bad = (which);                \
+      return st_;                    \
+    }                                \
+  } while (0)
+
+static bool ranges_overlap(const gm_mat *a, const gm_mat *b) {
+  if (a->vec != b->vec || a->size == 0 || b->size == 0) return false;
+  return a->displacement < b->displacement + b->size && b->displacement < a->displacement + a->size;
+}
+
+static gm_status stack_check(int axis, gm_mat *const *mats, int n, const gm_mat *dst, int *bad) {
+  if (axis < 0 || axis >= dst->rank)
+    GM_BAD(1, gm_fail(GM_EINVAL, "axis %d is out of range 1..%d", axis + 1, dst->rank));
+  size_t total = 0;
+  for (int i = 0; i < n; i++) {
+    const gm_mat *m = mats[i];
+    if (m->ctype != dst->ctype)
+      GM_BAD(2, gm_fail(GM_EINVAL, "mixed ctypes %s (mats[%d]) and %s (mat)", gm_ctype_name(m->ctype), i + 1,
+                        gm_ctype_name(dst->ctype)));
+    if (m->rank != dst->rank)
+      GM_BAD(2, gm_fail(GM_EINVAL, "mats[%d] has rank %d, mat has rank %d", i + 1, m->rank, dst->rank));
+    for (int d = 0; d < dst->rank; d++)
+      if (d != axis && m->dims[d] != dst->dims[d])
+        GM_BAD(2, gm_fail(GM_EINVAL, "mats[%d] has dimension %zu on axis %d, mat has %zu", i + 1, m->dims[d],
+                          d + 1, dst->dims[d]));
+    if (ranges_overlap(m, dst)) GM_BAD(2, gm_fail(GM_EINVAL, "mats[%d] overlaps mat in the same storage", i + 1));
+    total += m->dims[axis];
+  }
+  if (total != dst->dims[axis])
+    GM_BAD(3, gm_fail(GM_EINVAL, "mats add up to %zu along axis %d, mat has %zu", total, axis + 1,
+                      dst->dims[axis]));
+  return GM_OK;
+}
+
+gm_status gm_stack_(int axis, gm_mat *const *mats, int n, gm_mat *dst, int *bad) {
+  *bad = 0;
+  GM_TRY(stack_check(axis, mats, n, dst, bad));
+  size_t outer = 1, trailing = 1;
+  for (int d = 0; d < axis; d++) outer *= dst->dims[d];
+  for (int d = axis + 1; d < dst->rank; d++) trailing *= dst->dims[d];
+  size_t width = dst->dims[axis] * trailing, pos = 0;
+  for (int i = 0; i < n; i++) {
+    /* one rows x cols block per input; each call acquires dst as IO
+     * unless the block covers it (the common single-input case) */
+    size_t cols = mats[i]->dims[axis] * trailing;
+    gm_block a = {mats[i], 0, cols, false}, c = {dst, pos, width, false}, none = {NULL, 0, 1, false};
+    GM_TRY(gm_geam_(1.0, a, 0.0, none, c, outer, cols));
+    pos += cols;
+  }
+  return GM_OK;
+}
+
+/* ---- m_eq ---- */
+
+gm_status gm_m_eq(gm_mat *a, gm_mat *b, bool *out) {
+  GM_TRY(gm_check_same_ctype("m_eq", a, b));
+  if (a->size != b->size) return gm_fail(GM_EINVAL, "sizes differ: %zu vs %zu", a->size, b->size);
+  gm_exec e = gm_exec_host();
+  gm_operand ops[2] = {{a, GM_INPUT, NULL}, {b, GM_INPUT, NULL}};
+  GM_TRY(gm_acquire(&e, ops, 2));
+  bool eq = true;
+  size_t n = a->size;
+  if (a->ctype == GM_FLOAT) {
+    const float *x = ops[0].ptr, *y = ops[1].ptr;
+    for (size_t i = 0; i < n && eq; i++) eq = x[i] == y[i];
+  } else {
+    const double *x = ops[0].ptr, *y = ops[1].ptr;
+    for (size_t i = 0; i < n && eq; i++) eq = x[i] == y[i];
+  }
+  gm_release(&e, ops, 2);
+  *out = eq;
+  return GM_OK;
+}
+
+/* ---- invert, logdet ---- */
+
+static gm_status check_square(const gm_mat *a, const char *op) {
+  if (a->rank != 2) return gm_fail(GM_EINVAL, "%s: matrix must be 2-dimensional, has rank %d", op, a->rank);
+  if (a->dims[0] != a->dims[1])
+    return gm_fail(GM_EINVAL, "%s: matrix must be square, is %zux%zu", op, a->dims[0], a->dims[1]);
+  if (a->dims[0] > 46340) return gm_fail(GM_ERANGE, "%s: matrix is too large for LAPACK", op);
+  return GM_OK;
+}
+
+/* The place for a LAPACK op: the device when it has the entry, else the
+ * host facet. */
+static gm_exec lapack_place(gm_mat **ms, int n, bool want_invert) {
+  gm_exec e = gm_exec_choose(ms, n);
+  const gm_blas_ops *b = e.be->blas;
+  bool has = b && (want_invert ? b->invert != NULL : b->logdet != NULL) && b->copy;
+  return has ? e : gm_exec_host();
+}
+
+gm_status gm_invert(gm_mat *a, gm_mat *out) {
+  GM_TRY(check_square(a, "invert"));
+  GM_TRY(gm_check_same_ctype("invert", a, out));
+  if (out->rank != 2 || out->dims[0] != a->dims[0] || out->dims[1] != a->dims[1])
+    return gm_fail(GM_EINVAL, "invert: result must be %zux%zu", a->dims[0], a->dims[1]);
+  if (out->vec == a->vec) return gm_fail(GM_EINVAL, "invert: result shares storage with the input");
+  int n = (int)a->dims[0];
+  if (n == 0) return GM_OK;
+  gm_mat *ms[2] = {a, out};
+  gm_exec e = lapack_place(ms, 2, true);
+  gm_operand ops[2] = {{a, GM_INPUT, NULL}, {out, GM_OUTPUT, NULL}};
+  GM_TRY(gm_acquire(&e, ops, 2));
+  /* row-major A read column-major is A^T, and inv(A^T) = inv(A)^T: the
+   * in-place column-major inverse read back row-major is inv(A) */
+  gm_status st = e.be->blas->copy(e.dev, a->ctype, n * n, ops[0].ptr, 1, ops[1].ptr, 1);
+  if (st == GM_OK) st = e.be->blas->invert(e.dev, a->ctype, n, ops[1].ptr, n);
+  gm_release(&e, ops, 2);
+  return st;
+}
+
+gm_status gm_logdet(gm_mat *a, double *logabs, int *sign) {
+  GM_TRY(check_square(a, "logdet"));
+  *logabs = 0;
+  *sign = 1;
+  size_t n = a->dims[0];
+  if (n == 0) return GM_OK;
+  gm_exec e = lapack_place(&a, 1, false);
+  gm_mat_options o = {.ctype = (int)a->ctype, .cuda_enabled = e.dev != NULL, .synchronization = GM_SYNC_FALSE};
+  gm_mat *lu;
+  GM_TRY(gm_mat_new(2, a->dims, &o, &lu));
+  gm_operand ops[2] = {{a, GM_INPUT, NULL}, {lu, GM_OUTPUT, NULL}};
+  gm_status st = gm_acquire(&e, ops, 2);
+  if (st == GM_OK) {
+    /* det(A^T) = det(A): the column-major reading is fine */
+    st = e.be->blas->copy(e.dev, a->ctype, (int)(n * n), ops[0].ptr, 1, ops[1].ptr, 1);
+    if (st == GM_OK) st = e.be->blas->logdet(e.dev, a->ctype, (int)n, ops[1].ptr, (int)n, logabs, sign);
+    gm_release(&e, ops, 2);
+  }
+  gm_mat_free(lu);
+  return st;
+}

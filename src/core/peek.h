@@ -1,0 +1,29 @@
+/* Reading a mat's contents for printing without touching its facets.
+ *
+ * Printing must never create facets, change up-to-date bits or watcher
+ * counts (API.md "tostring"), so it cannot go through gm_mat_watch.  These
+ * functions look at the facet metadata and read whichever copy is up to
+ * date: host memory directly, or device memory copied into a caller-owned
+ * buffer with the device's copy function (counted like any copy, nothing
+ * marked).  Unsynchronized with concurrent writers by design: it is a
+ * debugging view. */
+#ifndef GM_CORE_PEEK_H
+#define GM_CORE_PEEK_H
+
+#include "mat.h"
+
+typedef enum gm_peek_source {
+  GM_PEEK_HOST = 0,   /* host memory holds the data: gm_mat_peek_host() */
+  GM_PEEK_DEVICE,     /* only the device copy is current: gm_mat_peek_device() */
+  GM_PEEK_INITIAL,    /* no facet yet: every element is the initial element */
+  GM_PEEK_NONE        /* no facet and no initial element: uninitialised */
+} gm_peek_source;
+
+gm_peek_source gm_mat_peek_source(gm_mat *m);
+/* First visible element in host memory (source GM_PEEK_HOST). */
+const void *gm_mat_peek_host(gm_mat *m);
+/* Copies the visible elements (m->size * element size bytes) from the
+ * device facet into buf (source GM_PEEK_DEVICE). */
+gm_status gm_mat_peek_device(gm_mat *m, void *buf);
+
+#endif

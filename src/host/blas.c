@@ -1,0 +1,230 @@
+/* The host BLAS table: CBLAS (OpenBLAS) with CblasColMajor, LAPACKE for
+ * invert/logdet, loops for geam.  Arguments are column-major as documented
+ * in core/blas_ops.h; the row-major mapping is done by core/blas.c. */
+#include <cblas.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "../core/blas_ops.h"
+
+static enum CBLAS_TRANSPOSE cb(gm_blas_trans t) { return t == GM_BLAS_T ? CblasTrans : CblasNoTrans; }
+
+static gm_status bad_ctype(const char *op) { return gm_fail(GM_EINVAL, "%s: unsupported ctype", op); }
+
+static gm_status h_asum(void *ctx, gm_ctype t, int n, const void *x, int incx, double *out) {
+  (void)ctx;
+  if (t == GM_FLOAT) *out = cblas_sasum(n, x, incx);
+  else if (t == GM_DOUBLE) *out = cblas_dasum(n, x, incx);
+  else return bad_ctype("asum");
+  return GM_OK;
+}
+
+static gm_status h_nrm2(void *ctx, gm_ctype t, int n, const void *x, int incx, double *out) {
+  (void)ctx;
+  if (t == GM_FLOAT) *out = cblas_snrm2(n, x, incx);
+  else if (t == GM_DOUBLE) *out = cblas_dnrm2(n, x, incx);
+  else return bad_ctype("nrm2");
+  return GM_OK;
+}
+
+static gm_status h_dot(void *ctx, gm_ctype t, int n, const void *x, int incx, const void *y, int incy,
+                       double *out) {
+  (void)ctx;
+  if (t == GM_FLOAT) *out = cblas_sdot(n, x, incx, y, incy);
+  else if (t == GM_DOUBLE) *out = cblas_ddot(n, x, incx, y, incy);
+  else return bad_ctype("dot");
+  return GM_OK;
+}
+
+/* Small contiguous vectors: a plain loop beats the library call's fixed
+ * overhead (the hot path of x:scal_(2) on tiny mats). */
+enum { SMALL_N = 32 };
+
+static gm_status h_axpy(void *ctx, gm_ctype t, int n, double alpha, const void *x, int incx, void *y,
+                        int incy) {
+  (void)ctx;
+  if (t == GM_FLOAT) {
+    if (n <= SMALL_N && incx == 1 && incy == 1) {
+      float a = (float)alpha, *yy = y;
+      const float *xx = x;
+      for (int i = 0; i < n; i++) yy[i] += a * xx[i];
+    } else {
+      cblas_saxpy(n, (float)alpha, x, incx, y, incy);
+    }
+  } else if (t == GM_DOUBLE) {
+    if (n <= SMALL_N && incx == 1 && incy == 1) {
+      double *yy = y;
+      const double *xx = x;
+      for (int i = 0; i < n; i++) yy[i] += alpha * xx[i];
+    } else {
+      cblas_daxpy(n, alpha, x, incx, y, incy);
+    }
+  } else {
+    return bad_ctype("axpy");
+  }
+  return GM_OK;
+}
+
+static gm_status h_copy(void *ctx, gm_ctype t, int n, const void *x, int incx, void *y, int incy) {
+  (void)ctx;
+  if (t == GM_FLOAT) cblas_scopy(n, x, incx, y, incy);
+  else if (t == GM_DOUBLE) cblas_dcopy(n, x, incx, y, incy);
+  else return bad_ctype("copy");
+  return GM_OK;
+}
+
+static gm_status h_scal(void *ctx, gm_ctype t, int n, double alpha, void *x, int incx) {
+  (void)ctx;
+  if (t == GM_FLOAT) {
+    if (n <= SMALL_N && incx == 1) {
+      float a = (float)alpha, *xx = x;
+      for (int i = 0; i < n; i++) xx[i] *= a;
+    } else {
+      cblas_sscal(n, (float)alpha, x, incx);
+    }
+  } else if (t == GM_DOUBLE) {
+    if (n <= SMALL_N && incx == 1) {
+      double *xx = x;
+      for (int i = 0; i < n; i++) xx[i] *= alpha;
+    } else {
+      cblas_dscal(n, alpha, x, incx);
+    }
+  } else {
+    return bad_ctype("scal");
+  }
+  return GM_OK;
+}
+
+static gm_status h_gemm(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans tb, int m, int n, int k,
+                        double alpha, const void *a, int lda, const void *b, int ldb, double beta, void *c,
+                        int ldc) {
+  (void)ctx;
+  if (t == GM_FLOAT)
+    cblas_sgemm(CblasColMajor, cb(ta), cb(tb), m, n, k, (float)alpha, a, lda, b, ldb, (float)beta, c, ldc);
+  else if (t == GM_DOUBLE)
+    cblas_dgemm(CblasColMajor, cb(ta), cb(tb), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  else
+    return bad_ctype("gemm");
+  return GM_OK;
+}
+
+/* geam: column j of C from column j of op(A) and op(B).  A transposed
+ * operand is read with stride ld; the untransposed inner loops are
+ * contiguous and vectorize.  A pure transpose (beta == 0) goes to
+ * ?omatcopy, which is blocked for cache. */
+#define GM_DEFINE_GEAM(T, OMATCOPY)                                                              \
+  static void geam_##T(gm_blas_trans ta, gm_blas_trans tb, int m, int n, T alpha, const T *a,     \
+                       int lda, T beta, const T *b, int ldb, T *c, int ldc) {                     \
+    if (beta == 0 && ta == GM_BLAS_T) {                                                           \
+      OMATCOPY(CblasColMajor, CblasTrans, n, m, alpha, a, lda, c, ldc);                           \
+      return;                                                                                     \
+    }                                                                                             \
+    size_t sa_i = ta == GM_BLAS_T ? (size_t)lda : 1, sa_j = ta == GM_BLAS_T ? 1 : (size_t)lda;    \
+    size_t sb_i = tb == GM_BLAS_T ? (size_t)ldb : 1, sb_j = tb == GM_BLAS_T ? 1 : (size_t)ldb;    \
+    for (int j = 0; j < n; j++) {                                                                 \
+      T *cj = c + (size_t)j * (size_t)ldc;                                                        \
+      const T *aj = a + (size_t)j * sa_j;                                                         \
+      if (beta == 0) {                                                                            \
+        if (sa_i == 1)                                                                            \
+          for (int i = 0; i < m; i++) cj[i] = alpha * aj[i];                                      \
+        else                                                                                      \
+          for (int i = 0; i < m; i++) cj[i] = alpha * aj[(size_t)i * sa_i];                       \
+        continue;                                                                                 \
+      }                                                                                           \
+      const T *bj = b + (size_t)j * sb_j;                                                         \
+      if (sa_i == 1 && sb_i == 1)                                                                 \
+        for (int i = 0; i < m; i++) cj[i] = alpha * aj[i] + beta * bj[i];                         \
+      else                                                                                        \
+        for (int i = 0; i < m; i++) cj[i] = alpha * aj[(size_t)i * sa_i] + beta * bj[(size_t)i * sb_i]; \
+    }                                                                                             \
+  }
+
+GM_DEFINE_GEAM(float, cblas_somatcopy)
+GM_DEFINE_GEAM(double, cblas_domatcopy)
+
+static gm_status h_geam(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans tb, int m, int n,
+                        double alpha, const void *a, int lda, double beta, const void *b, int ldb, void *c,
+                        int ldc) {
+  (void)ctx;
+  if (t == GM_FLOAT)
+    geam_float(ta, tb, m, n, (float)alpha, a, lda, (float)beta, b, ldb, c, ldc);
+  else if (t == GM_DOUBLE)
+    geam_double(ta, tb, m, n, alpha, a, lda, beta, b, ldb, c, ldc);
+  else
+    return bad_ctype("geam");
+  return GM_OK;
+}
+
+static gm_status lapack_fail(const char *fn, lapack_int info) {
+  gm_set_lib_error_info(fn, (int)info);
+  return gm_fail(GM_ELAPACK, "%s failed (info %d)", fn, (int)info);
+}
+
+static gm_status h_invert(void *ctx, gm_ctype t, int n, void *a, int lda) {
+  (void)ctx;
+  if (n == 0) return GM_OK;
+  lapack_int *ipiv = malloc((size_t)n * sizeof *ipiv);
+  if (!ipiv) return gm_fail(GM_ENOMEM, "out of host memory");
+  lapack_int info;
+  if (t == GM_FLOAT) info = LAPACKE_sgetrf(LAPACK_COL_MAJOR, n, n, a, lda, ipiv);
+  else info = LAPACKE_dgetrf(LAPACK_COL_MAJOR, n, n, a, lda, ipiv);
+  gm_status st = GM_OK;
+  if (info > 0) {
+    st = gm_fail(GM_ELAPACK, "matrix is singular (zero pivot in row %d)", (int)info);
+  } else if (info < 0) {
+    st = lapack_fail("getrf", info);
+  } else {
+    if (t == GM_FLOAT) info = LAPACKE_sgetri(LAPACK_COL_MAJOR, n, a, lda, ipiv);
+    else info = LAPACKE_dgetri(LAPACK_COL_MAJOR, n, a, lda, ipiv);
+    if (info > 0) st = gm_fail(GM_ELAPACK, "matrix is singular (zero pivot in row %d)", (int)info);
+    else if (info < 0) st = lapack_fail("getri", info);
+  }
+  free(ipiv);
+  return st;
+}
+
+/* log|det| and sign from the LU factors: det = prod(u_ii) * (-1)^swaps. */
+static gm_status h_logdet(void *ctx, gm_ctype t, int n, void *a, int lda, double *logabs, int *sign) {
+  (void)ctx;
+  *logabs = 0;
+  *sign = 1;
+  if (n == 0) return GM_OK;
+  lapack_int *ipiv = malloc((size_t)n * sizeof *ipiv);
+  if (!ipiv) return gm_fail(GM_ENOMEM, "out of host memory");
+  lapack_int info;
+  if (t == GM_FLOAT) info = LAPACKE_sgetrf(LAPACK_COL_MAJOR, n, n, a, lda, ipiv);
+  else info = LAPACKE_dgetrf(LAPACK_COL_MAJOR, n, n, a, lda, ipiv);
+  if (info < 0) {
+    free(ipiv);
+    return lapack_fail("getrf", info);
+  }
+  if (info > 0) {
+    free(ipiv);
+    *logabs = -INFINITY;
+    *sign = 0;
+    return GM_OK;
+  }
+  for (int i = 0; i < n; i++) {
+    size_t k = (size_t)i * (size_t)lda + (size_t)i;
+    double u = t == GM_FLOAT ? (double)((float *)a)[k] : ((double *)a)[k];
+    if (u < 0) *sign = -*sign;
+    if (ipiv[i] != i + 1) *sign = -*sign;
+    *logabs += log(fabs(u));
+  }
+  free(ipiv);
+  return GM_OK;
+}
+
+const gm_blas_ops gm_host_blas_ops = {
+    .asum = h_asum,
+    .nrm2 = h_nrm2,
+    .dot = h_dot,
+    .axpy = h_axpy,
+    .copy = h_copy,
+    .scal = h_scal,
+    .gemm = h_gemm,
+    .geam = h_geam,
+    .invert = h_invert,
+    .logdet = h_logdet,
+};

@@ -1,0 +1,351 @@
+/* Host loops of the elementwise area: the element functions of
+ * kernels/elementwise.h applied over contiguous host arrays.
+ *
+ * Each loop is a plain counted loop so GCC vectorizes it; GM_SIMD_CLONES
+ * builds AVX-512 and AVX2 versions; gm_par_for splits big loops across
+ * the cores.  This file is compiled with -O3 -fno-math-errno
+ * -fno-trapping-math (CMakeLists.txt): sqrt must become the SIMD
+ * instruction, which errno handling prevents, and the selects of the
+ * branch-free exp/log/tanh only if-convert when FP ops may be speculated.
+ * IEEE results, NaN and infinity are untouched (no -ffast-math). */
+#include "../core/elementwise_ops.h"
+
+#include <stdlib.h>
+
+#include "../../kernels/elementwise.h"
+#include "par.h"
+#include "simd.h"
+
+/* Everything one chunk of an op needs. */
+typedef struct ew_job {
+  gm_ctype t;
+  int op;
+  size_t rows, cols;
+  double alpha, beta;
+  const void *a, *b;
+  void *c;
+} ew_job;
+
+/* ---- unary ---- */
+
+#define UN_LOOP(T, NAME)                                                      \
+  GM_SIMD_CLONES static void un_##NAME##_##T(T *x, size_t n) {               \
+    for (size_t i = 0; i < n; i++) x[i] = gm_##NAME##_##T(x[i]);             \
+  }
+
+#define UN_LOOPS(T)                                                                              \
+  UN_LOOP(T, square) UN_LOOP(T, sqrt) UN_LOOP(T, log) UN_LOOP(T, exp) UN_LOOP(T, inv)            \
+  UN_LOOP(T, logistic) UN_LOOP(T, sin) UN_LOOP(T, cos) UN_LOOP(T, tan) UN_LOOP(T, sinh)          \
+  UN_LOOP(T, cosh) UN_LOOP(T, tanh)                                                               \
+  static void (*const un_table_##T[GM_N_UNARY])(T *, size_t) = {                                 \
+      un_square_##T, un_sqrt_##T, un_log_##T,  un_exp_##T,  un_inv_##T,  un_logistic_##T,        \
+      un_sin_##T,    un_cos_##T,  un_tan_##T,  un_sinh_##T, un_cosh_##T, un_tanh_##T};
+
+UN_LOOPS(float)
+UN_LOOPS(double)
+
+static void un_chunk(void *arg, size_t b, size_t e) {
+  const ew_job *j = arg;
+  if (j->t == GM_FLOAT)
+    un_table_float[j->op]((float *)j->c + b, e - b);
+  else
+    un_table_double[j->op]((double *)j->c + b, e - b);
+}
+
+/* Rough cost per element relative to a copy (for the parallel threshold). */
+static double un_cost(gm_unary_op op) {
+  return op == GM_UN_SQUARE || op == GM_UN_INV ? 1.0 : 16.0;
+}
+
+static gm_status host_unary(void *ctx, gm_ctype t, gm_unary_op op, size_t n, void *x) {
+  (void)ctx;
+  ew_job j = {.t = t, .op = (int)op, .c = x};
+  gm_par_for(n, 16, un_cost(op), un_chunk, &j);
+  return GM_OK;
+}
+
+/* ---- scalar-parameter loops: expt, add_scalar, clamp ---- */
+
+#define SCALAR_LOOPS(T)                                                                         \
+  static void expt_##T(T *x, size_t n, T p) {                                                   \
+    for (size_t i = 0; i < n; i++) x[i] = gm_expt_##T(x[i], p);                                 \
+  }                                                                                             \
+  GM_SIMD_CLONES static void add_scalar_##T(T *x, size_t n, T alpha) {                          \
+    for (size_t i = 0; i < n; i++) x[i] = x[i] + alpha;                                         \
+  }                                                                                             \
+  GM_SIMD_CLONES static void min_##T(T *x, size_t n, T alpha) {                                 \
+    for (size_t i = 0; i < n; i++) x[i] = gm_min_##T(alpha, x[i]);                              \
+  }                                                                                             \
+  GM_SIMD_CLONES static void max_##T(T *x, size_t n, T alpha) {                                 \
+    for (size_t i = 0; i < n; i++) x[i] = gm_max_##T(alpha, x[i]);                              \
+  }                                                                                             \
+  static void scalar_chunk_##T(const ew_job *j, size_t b, size_t e) {                          \
+    T *x = (T *)j->c + b;                                                                       \
+    T alpha = (T)j->alpha;                                                                      \
+    switch (j->op) {                                                                            \
+      case 0: expt_##T(x, e - b, alpha); break;                                                 \
+      case 1: add_scalar_##T(x, e - b, alpha); break;                                           \
+      case 2: min_##T(x, e - b, alpha); break;                                                  \
+      default: max_##T(x, e - b, alpha); break;                                                 \
+    }                                                                                           \
+  }
+
+SCALAR_LOOPS(float)
+SCALAR_LOOPS(double)
+
+static void scalar_chunk(void *arg, size_t b, size_t e) {
+  const ew_job *j = arg;
+  if (j->t == GM_FLOAT)
+    scalar_chunk_float(j, b, e);
+  else
+    scalar_chunk_double(j, b, e);
+}
+
+static gm_status scalar_op(gm_ctype t, int op, size_t n, double alpha, void *x) {
+  ew_job j = {.t = t, .op = op, .alpha = alpha, .c = x};
+  gm_par_for(n, 16, op == 0 ? 16.0 : 1.0, scalar_chunk, &j);
+  return GM_OK;
+}
+
+static gm_status host_expt(void *ctx, gm_ctype t, size_t n, double power, void *x) {
+  (void)ctx;
+  return scalar_op(t, 0, n, power, x);
+}
+
+static gm_status host_add_scalar(void *ctx, gm_ctype t, size_t n, double alpha, void *x) {
+  (void)ctx;
+  return scalar_op(t, 1, n, alpha, x);
+}
+
+static gm_status host_clamp(void *ctx, gm_ctype t, gm_clamp_kind kind, size_t n, double alpha, void *x) {
+  (void)ctx;
+  return scalar_op(t, kind == GM_CLAMP_MIN ? 2 : 3, n, alpha, x);
+}
+
+/* ---- binary loops: geem, lt, add_sign ---- */
+
+#define BINARY_LOOPS(T)                                                                         \
+  GM_SIMD_CLONES static void geem_##T(size_t n, T alpha, const T *a, const T *b, T beta, T *c) { \
+    if (alpha == 1 && beta == 0) {                                                              \
+      for (size_t i = 0; i < n; i++) c[i] = a[i] * b[i];                                        \
+    } else {                                                                                    \
+      for (size_t i = 0; i < n; i++) c[i] = gm_axpby_##T(alpha, a[i] * b[i], beta, c[i]);       \
+    }                                                                                           \
+  }                                                                                             \
+  GM_SIMD_CLONES static void lt_##T(size_t n, const T *x, T *y) {                               \
+    for (size_t i = 0; i < n; i++) y[i] = gm_lt_##T(x[i], y[i]);                                \
+  }                                                                                             \
+  GM_SIMD_CLONES static void add_sign_##T(size_t n, T alpha, const T *a, T beta, T *b) {        \
+    for (size_t i = 0; i < n; i++) b[i] = gm_axpby_##T(alpha, gm_sign_##T(a[i]), beta, b[i]);   \
+  }                                                                                             \
+  static void binary_chunk_##T(const ew_job *j, size_t b, size_t e) {                          \
+    const T *pa = (const T *)j->a + b, *pb = (const T *)j->b + b;                               \
+    T *pc = (T *)j->c + b;                                                                      \
+    switch (j->op) {                                                                            \
+      case 0: geem_##T(e - b, (T)j->alpha, pa, pb, (T)j->beta, pc); break;                      \
+      case 1: lt_##T(e - b, pa, pc); break;                                                     \
+      default: add_sign_##T(e - b, (T)j->alpha, pa, (T)j->beta, pc); break;                     \
+    }                                                                                           \
+  }
+
+BINARY_LOOPS(float)
+BINARY_LOOPS(double)
+
+static void binary_chunk(void *arg, size_t b, size_t e) {
+  const ew_job *j = arg;
+  if (j->t == GM_FLOAT)
+    binary_chunk_float(j, b, e);
+  else
+    binary_chunk_double(j, b, e);
+}
+
+static gm_status host_geem(void *ctx, gm_ctype t, size_t n, double alpha, const void *a, const void *b,
+                           double beta, void *c) {
+  (void)ctx;
+  ew_job j = {.t = t, .op = 0, .alpha = alpha, .beta = beta, .a = a, .b = b, .c = c};
+  gm_par_for(n, 16, 1.0, binary_chunk, &j);
+  return GM_OK;
+}
+
+static gm_status host_lt(void *ctx, gm_ctype t, size_t n, const void *x, void *y) {
+  (void)ctx;
+  ew_job j = {.t = t, .op = 1, .a = x, .b = x, .c = y};
+  gm_par_for(n, 16, 1.0, binary_chunk, &j);
+  return GM_OK;
+}
+
+static gm_status host_add_sign(void *ctx, gm_ctype t, size_t n, double alpha, const void *a, double beta,
+                               void *b) {
+  (void)ctx;
+  ew_job j = {.t = t, .op = 2, .alpha = alpha, .beta = beta, .a = a, .b = a, .c = b};
+  gm_par_for(n, 16, 1.0, binary_chunk, &j);
+  return GM_OK;
+}
+
+/* ---- row-structured loops: geerv, scale (chunks are row ranges) ---- */
+
+#define ROW_LOOPS(T)                                                                            \
+  GM_SIMD_CLONES static void geerv_row_##T(size_t cols, T alpha, const T *a, const T *x, T beta, \
+                                           T *b) {                                              \
+    for (size_t c = 0; c < cols; c++) b[c] = gm_axpby_##T(alpha, a[c] * x[c], beta, b[c]);      \
+  }                                                                                             \
+  GM_SIMD_CLONES static void scale_row_##T(size_t cols, T s, const T *a, T *r) {                \
+    for (size_t c = 0; c < cols; c++) r[c] = s * a[c];                                          \
+  }                                                                                             \
+  GM_SIMD_CLONES static void scale_cols_##T(size_t cols, const T *s, const T *a, T *r) {        \
+    for (size_t c = 0; c < cols; c++) r[c] = s[c] * a[c];                                       \
+  }                                                                                             \
+  static void row_chunk_##T(const ew_job *j, size_t b, size_t e) {                             \
+    size_t n = j->cols;                                                                         \
+    const T *v = j->b;                                                                          \
+    for (size_t r = b; r < e; r++) {                                                            \
+      const T *a = (const T *)j->a + r * n;                                                     \
+      T *out = (T *)j->c + r * n;                                                               \
+      if (j->op == 0)                                                                           \
+        geerv_row_##T(n, (T)j->alpha, a, v, (T)j->beta, out);                                   \
+      else if (j->op == 1)                                                                      \
+        scale_row_##T(n, v[r], a, out);                                                         \
+      else                                                                                      \
+        scale_cols_##T(n, v, a, out);                                                           \
+    }                                                                                           \
+  }
+
+ROW_LOOPS(float)
+ROW_LOOPS(double)
+
+static void row_chunk(void *arg, size_t b, size_t e) {
+  const ew_job *j = arg;
+  if (j->t == GM_FLOAT)
+    row_chunk_float(j, b, e);
+  else
+    row_chunk_double(j, b, e);
+}
+
+static gm_status host_geerv(void *ctx, gm_ctype t, size_t rows, size_t cols, double alpha, const void *a,
+                            const void *x, double beta, void *b) {
+  (void)ctx;
+  ew_job j = {.t = t, .op = 0, .cols = cols, .alpha = alpha, .beta = beta, .a = a, .b = x, .c = b};
+  gm_par_for(rows, 1, (double)cols, row_chunk, &j);
+  return GM_OK;
+}
+
+static gm_status host_scale(void *ctx, gm_ctype t, gm_scale_kind kind, size_t rows, size_t cols,
+                            const void *scales, const void *a, void *result) {
+  (void)ctx;
+  ew_job j = {.t = t, .op = kind == GM_SCALE_ROWS ? 1 : 2, .cols = cols, .a = a, .b = scales, .c = result};
+  gm_par_for(rows, 1, (double)cols, row_chunk, &j);
+  return GM_OK;
+}
+
+/* ---- sum along an axis ----
+ * Column sums stream whole rows into a row of accumulators of the ctype
+ * (sequential reads, like numpy's axis-0 reduction); with
+ * several threads each takes a block of rows and its own accumulators,
+ * added up at the end.  Row sums accumulate in double in SUM_LANES
+ * independent lanes, so the loop vectorizes without reassociating. */
+
+#define SUM_LANES 16
+
+typedef struct colsum_job {
+  const ew_job *j;
+  void *acc; /* parts x cols accumulators of the ctype */
+  size_t parts;
+} colsum_job;
+
+#define SUM_LOOPS(T)                                                                            \
+  GM_SIMD_CLONES static void colsum_rows_##T(const T *x, size_t r0, size_t r1, size_t cols,     \
+                                             T *acc) {                                          \
+    for (size_t c = 0; c < cols; c++) acc[c] = 0;                                               \
+    for (size_t r = r0; r < r1; r++) {                                                          \
+      const T *row = x + r * cols;                                                              \
+      for (size_t c = 0; c < cols; c++) acc[c] += row[c];                                       \
+    }                                                                                           \
+  }                                                                                             \
+  GM_SIMD_CLONES static double rowsum_##T(const T *x, size_t n) {                               \
+    double acc[SUM_LANES] = {0};                                                                \
+    size_t i = 0;                                                                               \
+    for (; i + SUM_LANES <= n; i += SUM_LANES)                                                  \
+      for (size_t k = 0; k < SUM_LANES; k++) acc[k] += (double)x[i + k];                        \
+    for (; i < n; i++) acc[0] += (double)x[i];                                                  \
+    double s = 0;                                                                               \
+    for (size_t k = 0; k < SUM_LANES; k++) s += acc[k];                                         \
+    return s;                                                                                   \
+  }                                                                                             \
+  static void rowsum_chunk_##T(const ew_job *j, size_t b, size_t e) {                          \
+    T *y = j->c;                                                                                \
+    for (size_t r = b; r < e; r++) {                                                            \
+      double s = rowsum_##T((const T *)j->a + r * j->cols, j->cols);                            \
+      y[r] = (T)gm_axpby_double(j->alpha, s, j->beta, (double)y[r]);                           \
+    }                                                                                           \
+  }                                                                                             \
+  static void colsum_finish_##T(const ew_job *j, const void *accv, size_t parts) {             \
+    const T *acc = accv;                                                                        \
+    T *y = j->c;                                                                                \
+    for (size_t c = 0; c < j->cols; c++) {                                                      \
+      double s = acc[c];                                                                        \
+      for (size_t p = 1; p < parts; p++) s += acc[p * j->cols + c];                             \
+      y[c] = (T)gm_axpby_double(j->alpha, s, j->beta, (double)y[c]);                           \
+    }                                                                                           \
+  }
+
+SUM_LOOPS(float)
+SUM_LOOPS(double)
+
+static void rowsum_chunk(void *arg, size_t b, size_t e) {
+  const ew_job *j = arg;
+  if (j->t == GM_FLOAT)
+    rowsum_chunk_float(j, b, e);
+  else
+    rowsum_chunk_double(j, b, e);
+}
+
+/* Part p of the rows into accumulator row p. */
+static void colsum_part(void *arg, size_t b, size_t e) {
+  const colsum_job *cj = arg;
+  const ew_job *j = cj->j;
+  for (size_t p = b; p < e; p++) {
+    size_t r0 = j->rows * p / cj->parts, r1 = j->rows * (p + 1) / cj->parts;
+    if (j->t == GM_FLOAT)
+      colsum_rows_float(j->a, r0, r1, j->cols, (float *)cj->acc + p * j->cols);
+    else
+      colsum_rows_double(j->a, r0, r1, j->cols, (double *)cj->acc + p * j->cols);
+  }
+}
+
+static gm_status host_colsum(const ew_job *j) {
+  size_t parts = (size_t)gm_par_threads();
+  if ((double)j->rows * (double)j->cols < (double)(1u << 18) || j->rows < parts) parts = 1;
+  void *acc = malloc(parts * j->cols * gm_ctype_size(j->t));
+  if (!acc) return gm_fail(GM_ENOMEM, "sum_: out of host memory for %zu accumulators", parts * j->cols);
+  colsum_job cj = {j, acc, parts};
+  /* One task per part; the cost makes gm_par_for run them in parallel. */
+  gm_par_for(parts, 1, parts > 1 ? (double)(1u << 30) : 0, colsum_part, &cj);
+  if (j->t == GM_FLOAT)
+    colsum_finish_float(j, acc, parts);
+  else
+    colsum_finish_double(j, acc, parts);
+  free(acc);
+  return GM_OK;
+}
+
+static gm_status host_sum(void *ctx, gm_ctype t, size_t rows, size_t cols, int axis, double alpha,
+                          const void *x, double beta, void *y) {
+  (void)ctx;
+  ew_job j = {.t = t, .op = axis, .rows = rows, .cols = cols, .alpha = alpha, .beta = beta, .a = x, .c = y};
+  if (axis == 0) return host_colsum(&j);
+  gm_par_for(rows, 1, (double)cols, rowsum_chunk, &j);
+  return GM_OK;
+}
+
+const gm_elementwise_ops gm_host_elementwise_ops = {
+    .unary = host_unary,
+    .expt = host_expt,
+    .add_scalar = host_add_scalar,
+    .geem = host_geem,
+    .geerv = host_geerv,
+    .lt = host_lt,
+    .clamp = host_clamp,
+    .add_sign = host_add_sign,
+    .sum = host_sum,
+    .scale = host_scale,
+};

@@ -1,0 +1,25 @@
+/* A minimal parallel-for for the host loops (elementwise, NN).
+ *
+ * Big elementwise loops are memory- or SIMD-bound on one core; splitting
+ * them across the machine's cores is what makes them competitive.  Small
+ * loops run inline (thread start-up costs tens of microseconds).  The
+ * thread count is the number of online CPUs (at most GM_PAR_MAX), or
+ * GPUMAT_NUM_THREADS when set. */
+#ifndef GM_HOST_PAR_H
+#define GM_HOST_PAR_H
+
+#include <stddef.h>
+
+#define GM_PAR_MAX 16
+
+/* Calls fn(arg, begin, end) on disjoint chunks covering [0, n), each
+ * chunk a multiple of `align` items (except the last), in parallel when
+ * n * cost >= the threshold (cost: rough work per item, 1 for a copy).
+ * Falls back to one inline call if a thread cannot be started. */
+void gm_par_for(size_t n, size_t align, double cost, void (*fn)(void *arg, size_t begin, size_t end),
+                void *arg);
+
+/* Number of threads gm_par_for uses for large loops. */
+int gm_par_threads(void);
+
+#endif

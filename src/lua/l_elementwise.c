@@ -1,0 +1,285 @@
+/* Destructive elementwise ops in Lua (MGL-MAT §12): gm.exp_(x, {n}),
+ * gm.geem_(alpha, a, b, beta, c), ... and their methods on the written
+ * mat (x:exp_(), c:geem_(alpha, a, b, beta)).  Every argument is checked
+ * here, with the module function's argument numbers, before the core
+ * touches memory. */
+#include "l_ew.h"
+
+#include "../core/elementwise.h"
+
+/* ---- shared argument checks (also used by l_nn.c) ---- */
+
+double gml_ew_number(lua_State *L, int idx, const char *fname, const char *what) {
+  if (lua_type(L, idx) != LUA_TNUMBER)
+    gml_argerror(L, idx, fname, "%s must be a number, got %s", what, luaL_typename(L, idx));
+  return lua_tonumber(L, idx);
+}
+
+void gml_ew_same_ctype(lua_State *L, int arg, const char *fname, const char *an, const gm_mat *a,
+                       const char *bn, const gm_mat *b) {
+  if (a->ctype != b->ctype)
+    gml_argerror(L, arg, fname, "mixed ctypes: %s is %s, %s is %s", an, gm_ctype_name(a->ctype), bn,
+                 gm_ctype_name(b->ctype));
+}
+
+static void same_size(lua_State *L, int arg, const char *fname, const char *an, const gm_mat *a,
+                      const char *bn, const gm_mat *b) {
+  gml_ew_same_ctype(L, arg, fname, an, a, bn, b);
+  if (a->size != b->size)
+    gml_argerror(L, arg, fname, "%s has %d elements but %s has %d", bn, (int)b->size, an, (int)a->size);
+}
+
+static void check_2d(lua_State *L, int arg, const char *fname, const char *name, const gm_mat *m) {
+  if (m->rank != 2) gml_argerror(L, arg, fname, "%s must be 2-dimensional, got rank %d", name, m->rank);
+}
+
+/* The `n` option: count of leading visible elements, at most the size. */
+static size_t opt_n(lua_State *L, int idx, const char *fname, const gm_mat *x) {
+  static const char *const allowed[] = {"n", NULL};
+  gml_check_options(L, idx, fname, allowed);
+  size_t n = gml_opt_size(L, idx, "n", x->size, fname);
+  if (n > x->size) gml_argerror(L, idx, fname, "n (%d) exceeds the size of x (%d)", (int)n, (int)x->size);
+  return n;
+}
+
+/* ---- unary ---- */
+
+static const char *const unary_fnames[GM_N_UNARY] = {
+    "square_", "sqrt_", "log_", "exp_", "inv_", "logistic_", "sin_", "cos_", "tan_", "sinh_", "cosh_", "tanh_"};
+
+#define UNARY_FN(NAME, OP)                                      \
+  static int l_##NAME##_(lua_State *L) {                        \
+    const char *fn = unary_fnames[OP];                          \
+    gm_mat *x = gml_checkmat(L, 1, fn);                         \
+    size_t n = opt_n(L, 2, fn, x);                              \
+    GML_TRY(L, gm_unary_(OP, x, n), fn);                        \
+    lua_settop(L, 1);                                           \
+    return 1;                                                   \
+  }
+
+UNARY_FN(square, GM_UN_SQUARE)
+UNARY_FN(sqrt, GM_UN_SQRT)
+UNARY_FN(log, GM_UN_LOG)
+UNARY_FN(exp, GM_UN_EXP)
+UNARY_FN(inv, GM_UN_INV)
+UNARY_FN(logistic, GM_UN_LOGISTIC)
+UNARY_FN(sin, GM_UN_SIN)
+UNARY_FN(cos, GM_UN_COS)
+UNARY_FN(tan, GM_UN_TAN)
+UNARY_FN(sinh, GM_UN_SINH)
+UNARY_FN(cosh, GM_UN_COSH)
+UNARY_FN(tanh, GM_UN_TANH)
+
+/* gm.expt_(x, power) */
+static int l_expt_(lua_State *L) {
+  gm_mat *x = gml_checkmat(L, 1, "expt_");
+  double p = gml_ew_number(L, 2, "expt_", "power");
+  GML_TRY(L, gm_expt_(x, p), "expt_");
+  lua_settop(L, 1);
+  return 1;
+}
+
+/* gm.add_scalar_(alpha, x) */
+static int l_add_scalar_(lua_State *L) {
+  double alpha = gml_ew_number(L, 1, "add_scalar_", "alpha");
+  gm_mat *x = gml_checkmat(L, 2, "add_scalar_");
+  GML_TRY(L, gm_add_scalar_(alpha, x), "add_scalar_");
+  lua_settop(L, 2);
+  return 1;
+}
+
+/* gm.mul_(x, y): y := x .* y */
+static int l_mul_(lua_State *L) {
+  gm_mat *x = gml_checkmat(L, 1, "mul_");
+  gm_mat *y = gml_checkmat(L, 2, "mul_");
+  same_size(L, 2, "mul_", "x", x, "y", y);
+  GML_TRY(L, gm_mul_(x, y), "mul_");
+  lua_settop(L, 2);
+  return 1;
+}
+
+/* gm.geem_(alpha, a, b, beta, c) */
+static int l_geem_(lua_State *L) {
+  const char *fn = "geem_";
+  double alpha = gml_ew_number(L, 1, fn, "alpha");
+  gm_mat *a = gml_checkmat(L, 2, fn);
+  gm_mat *b = gml_checkmat(L, 3, fn);
+  double beta = gml_ew_number(L, 4, fn, "beta");
+  gm_mat *c = gml_checkmat(L, 5, fn);
+  same_size(L, 3, fn, "a", a, "b", b);
+  same_size(L, 5, fn, "a", a, "c", c);
+  GML_TRY(L, gm_geem_(alpha, a, b, beta, c), fn);
+  lua_settop(L, 5);
+  return 1;
+}
+
+/* gm.geerv_(alpha, a, x, beta, b): b := alpha * a .* (x in every row) + beta * b */
+static int l_geerv_(lua_State *L) {
+  const char *fn = "geerv_";
+  double alpha = gml_ew_number(L, 1, fn, "alpha");
+  gm_mat *a = gml_checkmat(L, 2, fn);
+  gm_mat *x = gml_checkmat(L, 3, fn);
+  double beta = gml_ew_number(L, 4, fn, "beta");
+  gm_mat *b = gml_checkmat(L, 5, fn);
+  check_2d(L, 2, fn, "a", a);
+  gml_ew_same_ctype(L, 3, fn, "a", a, "x", x);
+  gml_ew_same_ctype(L, 5, fn, "a", a, "b", b);
+  if (x->size != a->dims[1])
+    gml_argerror(L, 3, fn, "x has %d elements but a has %d columns", (int)x->size, (int)a->dims[1]);
+  if (b->rank != 2 || b->dims[0] != a->dims[0] || b->dims[1] != a->dims[1])
+    gml_argerror(L, 5, fn, "b must have the dimensions of a (%dx%d)", (int)a->dims[0], (int)a->dims[1]);
+  GML_TRY(L, gm_geerv_(alpha, a, x, beta, b), fn);
+  lua_settop(L, 5);
+  return 1;
+}
+
+/* gm.lt_(x, y): y := x < y ? 1 : 0 */
+static int l_lt_(lua_State *L) {
+  gm_mat *x = gml_checkmat(L, 1, "lt_");
+  gm_mat *y = gml_checkmat(L, 2, "lt_");
+  same_size(L, 2, "lt_", "x", x, "y", y);
+  GML_TRY(L, gm_lt_(x, y), "lt_");
+  lua_settop(L, 2);
+  return 1;
+}
+
+static int clamp(lua_State *L, const char *fn, gm_status (*f)(double, gm_mat *)) {
+  double alpha = gml_ew_number(L, 1, fn, "alpha");
+  gm_mat *x = gml_checkmat(L, 2, fn);
+  GML_TRY(L, f(alpha, x), fn);
+  lua_settop(L, 2);
+  return 1;
+}
+
+static int l_min_(lua_State *L) { return clamp(L, "min_", gm_min_); }
+static int l_max_(lua_State *L) { return clamp(L, "max_", gm_max_); }
+
+/* gm.add_sign_(alpha, a, beta, b) */
+static int l_add_sign_(lua_State *L) {
+  const char *fn = "add_sign_";
+  double alpha = gml_ew_number(L, 1, fn, "alpha");
+  gm_mat *a = gml_checkmat(L, 2, fn);
+  double beta = gml_ew_number(L, 3, fn, "beta");
+  gm_mat *b = gml_checkmat(L, 4, fn);
+  same_size(L, 4, fn, "a", a, "b", b);
+  GML_TRY(L, gm_add_sign_(alpha, a, beta, b), fn);
+  lua_settop(L, 4);
+  return 1;
+}
+
+/* gm.fill_(alpha, x, {n}) */
+static int l_fill_(lua_State *L) {
+  double alpha = gml_ew_number(L, 1, "fill_", "alpha");
+  gm_mat *x = gml_checkmat(L, 2, "fill_");
+  size_t n = opt_n(L, 3, "fill_", x);
+  GML_TRY(L, gm_fill_(alpha, x, n), "fill_");
+  lua_settop(L, 2);
+  return 1;
+}
+
+/* gm.sum_(x, y, {axis, alpha = 1, beta = 0}) */
+static int l_sum_(lua_State *L) {
+  static const char *const allowed[] = {"axis", "alpha", "beta", NULL};
+  const char *fn = "sum_";
+  gm_mat *x = gml_checkmat(L, 1, fn);
+  gm_mat *y = gml_checkmat(L, 2, fn);
+  gml_check_options(L, 3, fn, allowed);
+  if (!gml_opt_push(L, 3, "axis")) gml_argerror(L, 3, fn, "option 'axis' is required (1 or 2)");
+  lua_pop(L, 1);
+  lua_Integer axis = gml_opt_integer(L, 3, "axis", 1, fn);
+  double alpha = gml_opt_number(L, 3, "alpha", 1, fn);
+  double beta = gml_opt_number(L, 3, "beta", 0, fn);
+  check_2d(L, 1, fn, "x", x);
+  if (axis != 1 && axis != 2) gml_argerror(L, 3, fn, "axis %d is out of range 1..2", (int)axis);
+  gml_ew_same_ctype(L, 2, fn, "x", x, "y", y);
+  size_t want = axis == 1 ? x->dims[1] : x->dims[0];
+  if (y->size != want)
+    gml_argerror(L, 2, fn, "y has %d elements but summing along axis %d gives %d", (int)y->size, (int)axis,
+                 (int)want);
+  GML_TRY(L, gm_sum_(x, y, (int)axis - 1, alpha, beta), fn);
+  lua_settop(L, 2);
+  return 1;
+}
+
+/* gm.scale_rows_(scales, a, {result}) / gm.scale_columns_(...) */
+static int scale(lua_State *L, const char *fn, bool rows) {
+  static const char *const allowed[] = {"result", NULL};
+  gm_mat *scales = gml_checkmat(L, 1, fn);
+  gm_mat *a = gml_checkmat(L, 2, fn);
+  gml_check_options(L, 3, fn, allowed);
+  check_2d(L, 2, fn, "a", a);
+  gml_ew_same_ctype(L, 2, fn, "scales", scales, "a", a);
+  size_t want = rows ? a->dims[0] : a->dims[1];
+  if (scales->size != want)
+    gml_argerror(L, 1, fn, "scales has %d elements but a has %d %s", (int)scales->size, (int)want,
+                 rows ? "rows" : "columns");
+  int res_idx = 2;
+  gm_mat *result = a;
+  if (gml_opt_push(L, 3, "result")) {
+    if (!gml_ismat(L, -1)) gml_argerror(L, 3, fn, "option 'result' must be a mat, got %s", luaL_typename(L, -1));
+    res_idx = lua_gettop(L);
+    gml_mat *box = lua_touserdata(L, res_idx);
+    if (!box->m) gml_argerror(L, 3, fn, "option 'result' is a freed mat");
+    result = box->m;
+    gml_ew_same_ctype(L, 3, fn, "a", a, "result", result);
+    if (result->rank != 2 || result->dims[0] != a->dims[0] || result->dims[1] != a->dims[1])
+      gml_argerror(L, 3, fn, "result must have the dimensions of a (%dx%d)", (int)a->dims[0], (int)a->dims[1]);
+  }
+  GML_TRY(L, rows ? gm_scale_rows_(scales, a, result) : gm_scale_columns_(scales, a, result), fn);
+  lua_pushvalue(L, res_idx);
+  return 1;
+}
+
+static int l_scale_rows_(lua_State *L) { return scale(L, "scale_rows_", true); }
+static int l_scale_columns_(lua_State *L) { return scale(L, "scale_columns_", false); }
+
+/* ---- methods ---- */
+
+/* A method m:f(...) of a module function whose written mat is argument
+ * k: moves self to position k and calls the C function directly, so the
+ * error messages carry the module function's argument numbers. */
+static int method_at(lua_State *L) {
+  lua_CFunction f = lua_tocfunction(L, lua_upvalueindex(1));
+  int k = (int)lua_tointeger(L, lua_upvalueindex(2));
+  if (lua_gettop(L) < k) lua_settop(L, k);
+  lua_pushvalue(L, 1);
+  lua_remove(L, 1);
+  lua_insert(L, k);
+  return f(L);
+}
+
+void gml_ew_method(lua_State *L, const char *name, lua_CFunction f, int k) {
+  luaL_getmetatable(L, GML_MAT_MT);
+  lua_getfield(L, -1, "__methods");
+  lua_pushcfunction(L, f);
+  if (k > 1) {
+    lua_pushinteger(L, k);
+    lua_pushcclosure(L, method_at, 2);
+  }
+  lua_setfield(L, -2, name);
+  lua_pop(L, 2);
+}
+
+void gml_open_elementwise(lua_State *L, int module_idx) {
+  static const struct {
+    const char *name;
+    lua_CFunction f;
+    int k; /* position of the written mat (the method's self) */
+  } fns[] = {
+      {"square_", l_square_, 1}, {"sqrt_", l_sqrt_, 1}, {"log_", l_log_, 1},
+      {"exp_", l_exp_, 1},       {"inv_", l_inv_, 1},   {"logistic_", l_logistic_, 1},
+      {"sin_", l_sin_, 1},       {"cos_", l_cos_, 1},   {"tan_", l_tan_, 1},
+      {"sinh_", l_sinh_, 1},     {"cosh_", l_cosh_, 1}, {"tanh_", l_tanh_, 1},
+      {"expt_", l_expt_, 1},     {"add_scalar_", l_add_scalar_, 2},
+      {"mul_", l_mul_, 2},       {"geem_", l_geem_, 5}, {"geerv_", l_geerv_, 5},
+      {"lt_", l_lt_, 2},         {"min_", l_min_, 2},   {"max_", l_max_, 2},
+      {"add_sign_", l_add_sign_, 4}, {"fill_", l_fill_, 2}, {"sum_", l_sum_, 2},
+      {"scale_rows_", l_scale_rows_, 2}, {"scale_columns_", l_scale_columns_, 2},
+  };
+  module_idx = lua_absindex(L, module_idx);
+  for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
+    lua_pushcfunction(L, fns[i].f);
+    lua_setfield(L, module_idx, fns[i].name);
+    gml_ew_method(L, fns[i].name, fns[i].f, fns[i].k);
+  }
+}

@@ -1,0 +1,339 @@
+/* Facets in Lua (MGL-MAT §18, the cube manual): inspection, scoped access
+ * (with_facet/with_facets), lifetime (destroy_facet, destroy, references)
+ * and facet barriers.
+ *
+ * Scoped access and barriers hand Lua a small userdata whose __close (and,
+ * as a backstop, __gc) undoes the watch or pops the barrier.  The Lua side
+ * (facets.lua) binds it to a <close> variable around fn, so the undo
+ * happens also when fn errors and the error propagates unchanged; unlike
+ * lua_pcall from C this also lets fn yield. */
+#include <string.h>
+
+#include "../core/barrier.h"
+#include "../core/context.h"
+#include "util.h"
+
+#define ACCESS_MT "gpumat.facet_access"
+#define BARRIER_MT "gpumat.facet_barrier"
+
+
+static gm_facet_name check_facet_name(lua_State *L, int idx, int arg, const char *fn) {
+  gm_facet_name f;
+  if (lua_type(L, idx) != LUA_TSTRING || gm_facet_parse(lua_tostring(L, idx), &f) != 0)
+    gml_argerror(L, arg, fn, "facet name must be \"foreign\", \"cuda_host\", \"cuda\" or \"managed\", got %s",
+                 lua_type(L, idx) == LUA_TSTRING ? lua_tostring(L, idx) : luaL_typename(L, idx));
+  return f;
+}
+
+static gm_direction check_direction(lua_State *L, int idx, int arg, const char *fn) {
+  gm_direction d = GM_IO; /* WITH-FACET's default */
+  if (lua_isnoneornil(L, idx)) return d;
+  if (lua_type(L, idx) != LUA_TSTRING || gm_direction_parse(lua_tostring(L, idx), &d) != 0)
+    gml_argerror(L, arg, fn, "direction must be \"input\", \"output\" or \"io\", got %s",
+                 lua_type(L, idx) == LUA_TSTRING ? lua_tostring(L, idx) : luaL_typename(L, idx));
+  return d;
+}
+
+/* The device a facet needs: the current context's for cuda/cuda_host, none
+ * for foreign.  Raises before any facet is touched. */
+static struct gm_device *facet_device(lua_State *L, gm_facet_name f, const char *fn) {
+  if (f == GM_FACET_MANAGED) luaL_error(L, "%s: facet 'managed' is not supported in this version", fn);
+  if (f == GM_FACET_FOREIGN) return NULL;
+  struct gm_device *dev = gm_current_device();
+  if (!dev)
+    luaL_error(L, "%s: facet '%s' needs an active cuda context (with_cuda)", fn, gm_facet_name_str(f));
+  return dev;
+}
+
+static void check_function(lua_State *L, int idx, const char *fn) {
+  if (lua_type(L, idx) != LUA_TFUNCTION)
+    gml_argerror(L, idx, fn, "function expected, got %s", luaL_typename(L, idx));
+}
+
+/* ---- scoped access ---- */
+
+typedef struct access_entry {
+  gm_mat view; /* copy of the view at watch time; view.vec referenced */
+  gm_facet_name facet;
+  gm_direction dir;
+  struct gm_device *dev;
+} access_entry;
+
+typedef struct facet_access {
+  int n;         /* entries (each holds a vec reference until released) */
+  int n_watched; /* entries 0..n_watched-1 are being watched */
+  bool released;
+  access_entry e[];
+} facet_access;
+
+static facet_access *new_access(lua_State *L, int n) {
+  facet_access *a = lua_newuserdatauv(L, sizeof *a + (size_t)n * sizeof(access_entry), 0);
+  a->n = 0;
+  a->n_watched = 0;
+  a->released = false;
+  luaL_setmetatable(L, ACCESS_MT);
+  return a;
+}
+
+static void add_entry(facet_access *a, const gm_mat *m, gm_facet_name f, gm_direction dir,
+                      struct gm_device *dev) {
+  access_entry *e = &a->e[a->n++];
+  e->view = *m;
+  gm_vec_ref(e->view.vec);
+  e->facet = f;
+  e->dir = dir;
+  e->dev = dev;
+}
+
+static void release_access(facet_access *a) {
+  if (a->released) return;
+  a->released = true;
+  while (a->n_watched > 0) {
+    access_entry *e = &a->e[--a->n_watched];
+    gm_mat_unwatch(&e->view, e->facet, e->dir);
+  }
+  for (int i = 0; i < a->n; i++) gm_vec_unref(a->e[i].view.vec);
+}
+
+static int l_access_close(lua_State *L) {
+  release_access(luaL_checkudata(L, 1, ACCESS_MT));
+  return 0;
+}
+
+/* Watches every entry (all or none) and pushes their pointers. */
+static int watch_all(lua_State *L, facet_access *a, const char *fn) {
+  luaL_checkstack(L, a->n + 2, fn);
+  for (int i = 0; i < a->n; i++) {
+    void *p;
+    access_entry *e = &a->e[i];
+    gm_status st = gm_mat_watch(&e->view, e->facet, e->dir, e->dev, &p);
+    if (st != GM_OK) {
+      release_access(a);
+      return gml_raise(L, st, fn);
+    }
+    a->n_watched++;
+    lua_pushlightuserdata(L, p);
+  }
+  return a->n + 1;
+}
+
+/* core.watch_facet(m, name, direction, fn) -> access, pointer */
+static int l_watch_facet(lua_State *L) {
+  const char *fn = "with_facet";
+  gm_mat *m = gml_checkmat(L, 1, fn);
+  gm_facet_name f = check_facet_name(L, 2, 2, fn);
+  gm_direction dir = check_direction(L, 3, 3, fn);
+  check_function(L, 4, fn);
+  struct gm_device *dev = facet_device(L, f, fn);
+  facet_access *a = new_access(L, 1);
+  add_entry(a, m, f, dir, dev);
+  return watch_all(L, a, fn);
+}
+
+/* Checks spec i of with_facets (pushed at the top) and adds it to a. */
+static void add_spec(lua_State *L, facet_access *a, int i, const char *fn) {
+  int s = lua_gettop(L);
+  if (!lua_istable(L, s)) gml_argerror(L, 1, fn, "spec %d must be a table {mat, name, direction}", i);
+  lua_geti(L, s, 1);
+  gml_mat *box = luaL_testudata(L, -1, GML_MAT_MT);
+  if (!box) gml_argerror(L, 1, fn, "spec %d: gpumat.mat expected, got %s", i, luaL_typename(L, -1));
+  if (!box->m) gml_argerror(L, 1, fn, "spec %d: attempt to use a freed mat", i);
+  lua_geti(L, s, 2);
+  gm_facet_name f;
+  if (lua_type(L, -1) != LUA_TSTRING || gm_facet_parse(lua_tostring(L, -1), &f) != 0)
+    gml_argerror(L, 1, fn, "spec %d: bad facet name %s", i, luaL_tolstring(L, -1, NULL));
+  lua_geti(L, s, 3);
+  gm_direction dir = GM_IO;
+  if (!lua_isnil(L, -1) && (lua_type(L, -1) != LUA_TSTRING || gm_direction_parse(lua_tostring(L, -1), &dir) != 0))
+    gml_argerror(L, 1, fn, "spec %d: bad direction %s", i, luaL_tolstring(L, -1, NULL));
+  add_entry(a, box->m, f, dir, facet_device(L, f, fn));
+  lua_settop(L, s - 1);
+}
+
+/* core.watch_facets(specs, fn) -> access, pointer1, pointer2, ... */
+static int l_watch_facets(lua_State *L) {
+  const char *fn = "with_facets";
+  if (!lua_istable(L, 1)) gml_argerror(L, 1, fn, "table of specs expected, got %s", luaL_typename(L, 1));
+  check_function(L, 2, fn);
+  lua_Integer n = luaL_len(L, 1);
+  if (n > 64) gml_argerror(L, 1, fn, "too many specs (%d)", (int)n);
+  facet_access *a = new_access(L, (int)n);
+  int ai = lua_gettop(L);
+  for (int i = 1; i <= (int)n; i++) {
+    lua_geti(L, 1, i);
+    add_spec(L, a, i, fn);
+  }
+  lua_settop(L, ai);
+  return watch_all(L, a, fn);
+}
+
+/* ---- inspection ---- */
+
+static int l_facets(lua_State *L) {
+  gm_mat *m = gml_checkmat(L, 1, "facets");
+  char letters[8];
+  gm_vec_facet_letters(m->vec, letters, sizeof letters);
+  lua_pushstring(L, letters);
+  return 1;
+}
+
+static int l_find_facet(lua_State *L) {
+  gm_mat *m = gml_checkmat(L, 1, "find_facet");
+  gm_facet_name f = check_facet_name(L, 2, 2, "find_facet");
+  gm_facet info;
+  if (!gm_vec_facet_info(m->vec, f, &info)) {
+    lua_pushnil(L);
+    return 1;
+  }
+  lua_createtable(L, 0, 5);
+  lua_pushstring(L, gm_facet_name_str(f));
+  lua_setfield(L, -2, "name");
+  lua_pushboolean(L, info.up_to_date);
+  lua_setfield(L, -2, "up_to_date");
+  lua_pushinteger(L, info.n_watchers);
+  lua_setfield(L, -2, "n_watchers");
+  lua_pushstring(L, gm_direction_str(info.direction));
+  lua_setfield(L, -2, "direction");
+  lua_pushinteger(L, info.n_references);
+  lua_setfield(L, -2, "n_references");
+  return 1;
+}
+
+static int l_synchronization(lua_State *L) {
+  gm_sync s = gml_checkmat(L, 1, "synchronization")->vec->synchronization;
+  if (s == GM_SYNC_MAYBE)
+    lua_pushliteral(L, "maybe");
+  else
+    lua_pushboolean(L, s == GM_SYNC_TRUE);
+  return 1;
+}
+
+/* ---- lifetime ---- */
+
+static int l_destroy_facet(lua_State *L) {
+  gm_mat *m = gml_checkmat(L, 1, "destroy_facet");
+  gm_facet_name f = check_facet_name(L, 2, 2, "destroy_facet");
+  bool destroyed;
+  GML_TRY(L, gm_vec_destroy_facet(m->vec, f, false, &destroyed), "destroy_facet");
+  lua_pushboolean(L, destroyed);
+  return 1;
+}
+
+static int l_destroy(lua_State *L) {
+  gm_mat *m = gml_checkmat(L, 1, "destroy");
+  GML_TRY(L, gm_vec_destroy_all(m->vec), "destroy");
+  return 0;
+}
+
+static int l_add_facet_reference(lua_State *L) {
+  const char *fn = "add_facet_reference";
+  gm_mat *m = gml_checkmat(L, 1, fn);
+  gm_facet_name f = check_facet_name(L, 2, 2, fn);
+  struct gm_device *dev = facet_device(L, f, fn);
+  GML_TRY(L, gm_vec_add_facet_reference(m->vec, f, dev), fn);
+  return 0;
+}
+
+static int l_remove_facet_reference(lua_State *L) {
+  const char *fn = "remove_facet_reference";
+  gm_mat *m = gml_checkmat(L, 1, fn);
+  gm_facet_name f = check_facet_name(L, 2, 2, fn);
+  GML_TRY(L, gm_vec_remove_facet_reference(m->vec, f), fn);
+  return 0;
+}
+
+/* ---- barriers ---- */
+
+typedef struct facet_barrier {
+  gm_barrier b;
+  bool pushed;
+} facet_barrier;
+
+/* Facet-name list option at opts[key] as a bit mask. */
+static unsigned facet_mask(lua_State *L, const char *key, const char *fn) {
+  unsigned mask = 0;
+  if (!gml_opt_push(L, 1, key)) return 0;
+  if (!lua_istable(L, -1)) gml_argerror(L, 1, fn, "option '%s' must be a list of facet names", key);
+  lua_Integer n = luaL_len(L, -1);
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_geti(L, -1, i);
+    gm_facet_name f;
+    if (lua_type(L, -1) != LUA_TSTRING || gm_facet_parse(lua_tostring(L, -1), &f) != 0)
+      gml_argerror(L, 1, fn, "option '%s': bad facet name %s", key, luaL_tolstring(L, -1, NULL));
+    mask |= GM_FACET_BIT(f);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return mask;
+}
+
+/* core.push_facet_barrier({ensures, destroys}, fn) -> barrier */
+static int l_push_facet_barrier(lua_State *L) {
+  const char *fn = "with_facet_barrier";
+  static const char *const opts[] = {"ensures", "destroys", NULL};
+  gml_check_options(L, 1, fn, opts);
+  unsigned ensures = facet_mask(L, "ensures", fn);
+  unsigned destroys = facet_mask(L, "destroys", fn);
+  check_function(L, 2, fn);
+  facet_barrier *fb = lua_newuserdatauv(L, sizeof *fb, 0);
+  fb->pushed = false;
+  luaL_setmetatable(L, BARRIER_MT);
+  gm_barrier_push(&fb->b, ensures, destroys);
+  fb->pushed = true;
+  return 1;
+}
+
+/* __close(b, err): pops (ensures, then destroys).  A failing pop raises
+ * only when fn did not already raise, so fn's error is never replaced. */
+static int l_barrier_close(lua_State *L) {
+  facet_barrier *fb = luaL_checkudata(L, 1, BARRIER_MT);
+  if (!fb->pushed) return 0;
+  fb->pushed = false;
+  gm_status st = gm_barrier_pop(&fb->b);
+  if (st != GM_OK && lua_isnoneornil(L, 2)) return gml_raise(L, st, "with_facet_barrier");
+  return 0;
+}
+
+/* __gc: a barrier never closed (e.g. an abandoned coroutine) is unlinked
+ * without device work, as finalizers must not call into the device. */
+static int l_barrier_gc(lua_State *L) {
+  facet_barrier *fb = luaL_checkudata(L, 1, BARRIER_MT);
+  if (fb->pushed) gm_barrier_abandon(&fb->b);
+  fb->pushed = false;
+  return 0;
+}
+
+static int l_count_barred_facets(lua_State *L) {
+  gm_facet_name f = check_facet_name(L, 1, 1, "count_barred_facets");
+  lua_pushinteger(L, (lua_Integer)gm_barrier_count(f));
+  return 1;
+}
+
+static void new_metatable(lua_State *L, const char *name, lua_CFunction close, lua_CFunction gc) {
+  luaL_newmetatable(L, name);
+  lua_pushcfunction(L, close);
+  lua_setfield(L, -2, "__close");
+  lua_pushcfunction(L, gc);
+  lua_setfield(L, -2, "__gc");
+  lua_pop(L, 1);
+}
+
+void gml_open_facet(lua_State *L, int module_idx) {
+  static const luaL_Reg fns[] = {
+      {"watch_facet", l_watch_facet},
+      {"watch_facets", l_watch_facets},
+      {"facets", l_facets},
+      {"find_facet", l_find_facet},
+      {"synchronization", l_synchronization},
+      {"destroy_facet", l_destroy_facet},
+      {"destroy", l_destroy},
+      {"add_facet_reference", l_add_facet_reference},
+      {"remove_facet_reference", l_remove_facet_reference},
+      {"push_facet_barrier", l_push_facet_barrier},
+      {"count_barred_facets", l_count_barred_facets},
+      {NULL, NULL},
+  };
+  gml_register(L, module_idx, fns);
+  new_metatable(L, ACCESS_MT, l_access_close, l_access_close);
+  new_metatable(L, BARRIER_MT, l_barrier_close, l_barrier_gc);
+}

@@ -1,0 +1,72 @@
+/* Mat I/O in Lua (MGL-MAT §16): write_mat/read_mat on Lua file handles,
+ * save_npy/load_npy on paths.  Formats and guarantees: src/core/io.h. */
+#include <lualib.h>
+
+#include "../core/io.h"
+#include "util.h"
+
+/* The FILE* of a Lua file handle at idx (io.open's userdata). */
+static FILE *check_file(lua_State *L, int idx, const char *fname) {
+  luaL_Stream *s = luaL_testudata(L, idx, LUA_FILEHANDLE);
+  if (!s) gml_argerror(L, idx, fname, "file handle expected, got %s", luaL_typename(L, idx));
+  if (!s->closef || !s->f) gml_argerror(L, idx, fname, "attempt to use a closed file");
+  return s->f;
+}
+
+/* gm.write_mat(m, f) */
+static int l_write_mat(lua_State *L) {
+  const char *fn = "write_mat";
+  gm_mat *m = gml_checkmat(L, 1, fn);
+  FILE *f = check_file(L, 2, fn);
+  GML_TRY(L, gm_write_mat(m, f, gml_setting.mat_headers), fn);
+  lua_settop(L, 1);
+  return 1;
+}
+
+/* gm.read_mat(m, f) */
+static int l_read_mat(lua_State *L) {
+  const char *fn = "read_mat";
+  gm_mat *m = gml_checkmat(L, 1, fn);
+  FILE *f = check_file(L, 2, fn);
+  GML_TRY(L, gm_read_mat(m, f, gml_setting.mat_headers), fn);
+  lua_settop(L, 1);
+  return 1;
+}
+
+static const char *check_path(lua_State *L, int idx, const char *fname) {
+  if (lua_type(L, idx) != LUA_TSTRING)
+    gml_argerror(L, idx, fname, "path string expected, got %s", luaL_typename(L, idx));
+  return lua_tostring(L, idx);
+}
+
+/* gm.save_npy(m, path) */
+static int l_save_npy(lua_State *L) {
+  const char *fn = "save_npy";
+  gm_mat *m = gml_checkmat(L, 1, fn);
+  const char *path = check_path(L, 2, fn);
+  GML_TRY(L, gm_npy_save(m, path), fn);
+  lua_settop(L, 1);
+  return 1;
+}
+
+/* gm.load_npy(path, {cuda_enabled}) */
+static int l_load_npy(lua_State *L) {
+  const char *fn = "load_npy";
+  static const char *const opts[] = {"cuda_enabled", NULL};
+  const char *path = check_path(L, 1, fn);
+  gml_check_options(L, 2, fn, opts);
+  gm_mat_options o = {0};
+  o.cuda_enabled = gml_opt_boolean(L, 2, "cuda_enabled", gml_setting.default_mat_cuda_enabled, fn);
+  o.synchronization = gml_setting.default_synchronization;
+  gm_mat *m;
+  GML_TRY(L, gm_npy_load(path, &o, &m), fn);
+  gml_pushmat(L, m);
+  return 1;
+}
+
+void gml_open_io(lua_State *L, int module_idx) {
+  static const luaL_Reg fns[] = {{"write_mat", l_write_mat}, {"read_mat", l_read_mat},
+                                 {"save_npy", l_save_npy},   {"load_npy", l_load_npy},
+                                 {NULL, NULL}};
+  gml_register(L, module_idx, fns);
+}

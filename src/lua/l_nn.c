@@ -1,0 +1,149 @@
+/* NN ops in Lua: gm.convolve_(x, w, y, {start, stride, anchor, batched}),
+ * gm.derive_convolve_(x, xd, w, wd, yd, opts), gm.max_pool_(x, y, {...,
+ * pool_dimensions}), gm.derive_max_pool_(x, xd, y, yd, opts).
+ *
+ * start and anchor are 1-based lists ({1, 1} is MGL's (0 0)), stride a
+ * list of positive steps; each has one entry per spatial dimension (2)
+ * and defaults to all ones.  The core validates the geometry and names
+ * the faulty operand, which becomes the argument number here. */
+#include <string.h>
+
+#include "l_ew.h"
+
+#include "../core/nn.h"
+
+static const char *const conv_options[] = {"start", "stride", "anchor", "batched", NULL};
+static const char *const pool_options[] = {"start", "stride", "anchor", "batched", "pool_dimensions", NULL};
+
+/* Reads option `key` (a list of 2 integers >= 1) into out, minus `shift`
+ * (1 for the 1-based lists, 0 for sizes).  Absent: all `def`. */
+static void opt_pair(lua_State *L, int idx, const char *fname, const char *key, int64_t shift, int64_t def,
+                     int64_t out[2]) {
+  out[0] = out[1] = def - shift;
+  if (!gml_opt_push(L, idx, key)) return;
+  if (!lua_istable(L, -1) || luaL_len(L, -1) != 2)
+    gml_argerror(L, idx, fname, "option '%s' must be a list of 2 integers (one per spatial dimension)", key);
+  for (int i = 0; i < 2; i++) {
+    lua_geti(L, -1, i + 1);
+    int isnum;
+    lua_Integer v = lua_tointegerx(L, -1, &isnum);
+    if (!isnum || lua_type(L, -1) != LUA_TNUMBER)
+      gml_argerror(L, idx, fname, "option '%s' element %d must be an integer, got %s", key, i + 1,
+                   luaL_typename(L, -1));
+    if (v < 1) gml_argerror(L, idx, fname, "option '%s' element %d must be at least 1, got %d", key, i + 1, (int)v);
+    out[i] = (int64_t)v - shift;
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+}
+
+static void read_params(lua_State *L, int idx, const char *fname, gm_nn_params *p) {
+  opt_pair(L, idx, fname, "start", 1, 1, p->start);
+  opt_pair(L, idx, fname, "stride", 0, 1, p->stride);
+  opt_pair(L, idx, fname, "anchor", 1, 1, p->anchor);
+  p->batched = gml_opt_boolean(L, idx, "batched", false, fname);
+}
+
+static void read_pool(lua_State *L, int idx, const char *fname, int64_t pool[2]) {
+  if (!gml_opt_push(L, idx, "pool_dimensions"))
+    gml_argerror(L, idx, fname, "option 'pool_dimensions' is required (a list of 2 sizes)");
+  lua_pop(L, 1);
+  opt_pair(L, idx, fname, "pool_dimensions", 0, 1, pool);
+}
+
+/* Raises for a failed core call: validation errors become "bad argument"
+ * errors on the operand the core named (args[bad]). */
+static void nn_try(lua_State *L, gm_status st, gm_nn_arg bad, const int *args, const char *fname) {
+  if (st == GM_OK) return;
+  if (st == GM_EINVAL && bad != GM_NN_NONE) {
+    const char *msg = gm_last_error();
+    size_t n = strlen(fname);
+    if (strncmp(msg, fname, n) == 0 && msg[n] == ':' && msg[n + 1] == ' ') msg += n + 2;
+    gml_argerror(L, args[bad], fname, "%s", msg);
+  }
+  gml_raise(L, st, fname);
+}
+
+/* gm.convolve_(x, w, y, opts) */
+static int l_convolve_(lua_State *L) {
+  static const int args[] = {1, 0, 2, 0, 3, 0, 4};
+  const char *fn = "convolve_";
+  gm_mat *x = gml_checkmat(L, 1, fn), *w = gml_checkmat(L, 2, fn), *y = gml_checkmat(L, 3, fn);
+  gml_check_options(L, 4, fn, conv_options);
+  gm_nn_params p;
+  read_params(L, 4, fn, &p);
+  gm_nn_arg bad = GM_NN_NONE;
+  gm_status st = gm_convolve_(x, w, y, &p, &bad);
+  nn_try(L, st, bad, args, fn);
+  lua_settop(L, 3);
+  return 1;
+}
+
+/* gm.derive_convolve_(x, xd, w, wd, yd, opts); returns xd, wd */
+static int l_derive_convolve_(lua_State *L) {
+  static const int args[] = {1, 2, 3, 4, 0, 5, 6};
+  const char *fn = "derive_convolve_";
+  gm_mat *x = gml_checkmat(L, 1, fn), *xd = gml_checkmat(L, 2, fn), *w = gml_checkmat(L, 3, fn);
+  gm_mat *wd = gml_checkmat(L, 4, fn), *yd = gml_checkmat(L, 5, fn);
+  gml_check_options(L, 6, fn, conv_options);
+  gm_nn_params p;
+  read_params(L, 6, fn, &p);
+  gm_nn_arg bad = GM_NN_NONE;
+  gm_status st = gm_derive_convolve_(x, xd, w, wd, yd, &p, &bad);
+  nn_try(L, st, bad, args, fn);
+  lua_pushvalue(L, 2);
+  lua_pushvalue(L, 4);
+  return 2;
+}
+
+/* gm.max_pool_(x, y, opts) */
+static int l_max_pool_(lua_State *L) {
+  static const int args[] = {1, 0, 0, 0, 2, 0, 3};
+  const char *fn = "max_pool_";
+  gm_mat *x = gml_checkmat(L, 1, fn), *y = gml_checkmat(L, 2, fn);
+  gml_check_options(L, 3, fn, pool_options);
+  gm_nn_params p;
+  int64_t pool[2];
+  read_params(L, 3, fn, &p);
+  read_pool(L, 3, fn, pool);
+  gm_nn_arg bad = GM_NN_NONE;
+  gm_status st = gm_max_pool_(x, y, pool, &p, &bad);
+  nn_try(L, st, bad, args, fn);
+  lua_settop(L, 2);
+  return 1;
+}
+
+/* gm.derive_max_pool_(x, xd, y, yd, opts) */
+static int l_derive_max_pool_(lua_State *L) {
+  static const int args[] = {1, 2, 0, 0, 3, 4, 5};
+  const char *fn = "derive_max_pool_";
+  gm_mat *x = gml_checkmat(L, 1, fn), *xd = gml_checkmat(L, 2, fn);
+  gm_mat *y = gml_checkmat(L, 3, fn), *yd = gml_checkmat(L, 4, fn);
+  gml_check_options(L, 5, fn, pool_options);
+  gm_nn_params p;
+  int64_t pool[2];
+  read_params(L, 5, fn, &p);
+  read_pool(L, 5, fn, pool);
+  gm_nn_arg bad = GM_NN_NONE;
+  gm_status st = gm_derive_max_pool_(x, xd, y, yd, pool, &p, &bad);
+  nn_try(L, st, bad, args, fn);
+  lua_settop(L, 2);
+  return 1;
+}
+
+void gml_open_nn(lua_State *L, int module_idx) {
+  static const luaL_Reg fns[] = {
+      {"convolve_", l_convolve_},
+      {"derive_convolve_", l_derive_convolve_},
+      {"max_pool_", l_max_pool_},
+      {"derive_max_pool_", l_derive_max_pool_},
+      {NULL, NULL},
+  };
+  gml_register(L, module_idx, fns);
+  /* Methods on the written mat: y:convolve_(x, w, opts), y:max_pool_(x,
+   * opts), xd:derive_max_pool_(x, y, yd, opts).  derive_convolve_ writes
+   * two mats and has no method. */
+  gml_ew_method(L, "convolve_", l_convolve_, 3);
+  gml_ew_method(L, "max_pool_", l_max_pool_, 2);
+  gml_ew_method(L, "derive_max_pool_", l_derive_max_pool_, 2);
+}

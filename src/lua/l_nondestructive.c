@@ -1,0 +1,266 @@
+/* Non-destructive API (MGL-MAT §13), stack_ (§9) and the arithmetic
+ * operators of mats.  Results are new mats with the input's ctype and
+ * cuda_enabled flag, computed on the inputs' place with the BLAS table
+ * (core/blas.h), so they work on the device too. */
+#include <math.h>
+
+#include "../core/blas.h"
+#include "util.h"
+
+/* Pushes a new mat (initial element 0, never filled when fully written). */
+static gm_mat *push_result(lua_State *L, int rank, const size_t *dims, gm_ctype t, bool cuda_enabled,
+                           const char *fn) {
+  gm_mat_options o = {0};
+  o.ctype = (int)t;
+  o.has_initial_element = 1;
+  o.cuda_enabled = cuda_enabled;
+  o.synchronization = gml_setting.default_synchronization;
+  gm_mat *m;
+  GML_TRY(L, gm_mat_new(rank, dims, &o, &m), fn);
+  gml_pushmat(L, m);
+  return m;
+}
+
+static gm_mat *push_like(lua_State *L, const gm_mat *a, const char *fn) {
+  return push_result(L, a->rank, a->dims, a->ctype, a->cuda_enabled, fn);
+}
+
+static void check_2d(lua_State *L, const gm_mat *a, int argn, const char *fn) {
+  if (a->rank != 2) gml_argerror(L, argn, fn, "matrix must be 2-dimensional, has rank %d", a->rank);
+}
+
+static void check_same_ctype(lua_State *L, const gm_mat *a, const gm_mat *b, int argn, const char *fn) {
+  if (a->ctype != b->ctype)
+    gml_argerror(L, argn, fn, "mixed ctypes %s and %s", gm_ctype_name(a->ctype), gm_ctype_name(b->ctype));
+}
+
+/* gm.copy_mat(a) / a:copy() */
+static int l_copy_mat(lua_State *L) {
+  gm_mat *a = gml_checkmat(L, 1, "copy_mat");
+  gm_mat *b = push_like(L, a, "copy_mat");
+  GML_TRY(L, gm_copy_(a, b, a->size, 1, 1), "copy_mat");
+  return 1;
+}
+
+static size_t check_index(lua_State *L, int argn, size_t n, const char *fn, const char *what) {
+  int isnum;
+  lua_Integer i = lua_tointegerx(L, argn, &isnum);
+  if (!isnum || lua_type(L, argn) != LUA_TNUMBER)
+    gml_argerror(L, argn, fn, "%s must be an integer, got %s", what, luaL_typename(L, argn));
+  if (i < 1 || (size_t)i > n) gml_argerror(L, argn, fn, "%s %d is out of range 1..%d", what, (int)i, (int)n);
+  return (size_t)(i - 1);
+}
+
+/* gm.copy_row(a, row): row (1-based) of a 2d mat as a new 1d mat */
+static int l_copy_row(lua_State *L) {
+  const char *fn = "copy_row";
+  gm_mat *a = gml_checkmat(L, 1, fn);
+  check_2d(L, a, 1, fn);
+  size_t r = check_index(L, 2, a->dims[0], fn, "row"), cols = a->dims[1];
+  gm_mat *b = push_result(L, 1, &cols, a->ctype, a->cuda_enabled, fn);
+  gm_block src = {a, r * cols, cols, false}, dst = {b, 0, cols, false}, none = {NULL, 0, 1, false};
+  GML_TRY(L, gm_geam_(1, src, 0, none, dst, 1, cols), fn);
+  return 1;
+}
+
+/* gm.copy_column(a, col): column (1-based) as a new 1d mat */
+static int l_copy_column(lua_State *L) {
+  const char *fn = "copy_column";
+  gm_mat *a = gml_checkmat(L, 1, fn);
+  check_2d(L, a, 1, fn);
+  size_t c = check_index(L, 2, a->dims[1], fn, "column"), rows = a->dims[0];
+  gm_mat *b = push_result(L, 1, &rows, a->ctype, a->cuda_enabled, fn);
+  gm_block src = {a, c, a->dims[1], false}, dst = {b, 0, 1, false}, none = {NULL, 0, 1, false};
+  GML_TRY(L, gm_geam_(1, src, 0, none, dst, rows, 1), fn);
+  return 1;
+}
+
+/* gm.mat_as_scalar(a): the only element of a size-1 mat */
+static int l_mat_as_scalar(lua_State *L) {
+  gm_mat *a = gml_checkmat(L, 1, "mat_as_scalar");
+  if (a->size != 1) gml_argerror(L, 1, "mat_as_scalar", "mat must have size 1, has %d", (int)a->size);
+  double v;
+  GML_TRY(L, gm_mat_get(a, 0, &v), "mat_as_scalar");
+  lua_pushnumber(L, v);
+  return 1;
+}
+
+/* gm.scalar_as_mat(x, {ctype}): a 1-element 1d mat (ctype defaults to
+ * gm.default_ctype: a Lua number has no narrower type) */
+static int l_scalar_as_mat(lua_State *L) {
+  const char *fn = "scalar_as_mat";
+  static const char *const opts[] = {"ctype", NULL};
+  if (lua_type(L, 1) != LUA_TNUMBER) gml_argerror(L, 1, fn, "number expected, got %s", luaL_typename(L, 1));
+  gml_check_options(L, 2, fn, opts);
+  gm_ctype t = gml_opt_ctype(L, 2, "ctype", fn);
+  size_t one = 1;
+  gm_mat *m = push_result(L, 1, &one, t, gml_setting.default_mat_cuda_enabled, fn);
+  GML_TRY(L, gm_mat_put(m, 0, lua_tonumber(L, 1)), fn);
+  return 1;
+}
+
+/* gm.m_eq(a, b): elementwise equality of mats of the same size */
+static int l_m_eq(lua_State *L) {
+  gm_mat *a = gml_checkmat(L, 1, "m_eq");
+  gm_mat *b = gml_checkmat(L, 2, "m_eq");
+  check_same_ctype(L, a, b, 2, "m_eq");
+  if (a->size != b->size) gml_argerror(L, 2, "m_eq", "sizes differ: %d vs %d", (int)a->size, (int)b->size);
+  bool eq;
+  GML_TRY(L, gm_m_eq(a, b, &eq), "m_eq");
+  lua_pushboolean(L, eq);
+  return 1;
+}
+
+/* gm.transpose(a) / a:transpose() */
+static int l_transpose(lua_State *L) {
+  const char *fn = "transpose";
+  gm_mat *a = gml_checkmat(L, 1, fn);
+  check_2d(L, a, 1, fn);
+  size_t dims[2] = {a->dims[1], a->dims[0]};
+  gm_mat *t = push_result(L, 2, dims, a->ctype, a->cuda_enabled, fn);
+  gm_block src = {a, 0, a->dims[1], true}, dst = {t, 0, dims[1], false}, none = {NULL, 0, 1, false};
+  GML_TRY(L, gm_geam_(1, src, 0, none, dst, dims[0], dims[1]), fn);
+  return 1;
+}
+
+/* m_mul(a, b, {transpose_a, transpose_b}): op(a) * op(b) as a new mat */
+static int l_m_mul(lua_State *L) {
+  const char *fn = "m_mul";
+  static const char *const opts[] = {"transpose_a", "transpose_b", NULL};
+  gm_mat *a = gml_checkmat(L, 1, fn);
+  gm_mat *b = gml_checkmat(L, 2, fn);
+  gml_check_options(L, 3, fn, opts);
+  gm_gemm_args g = {gml_opt_boolean(L, 3, "transpose_a", false, fn), gml_opt_boolean(L, 3, "transpose_b", false, fn),
+                    GM_UNSET, GM_UNSET, GM_UNSET, GM_UNSET, GM_UNSET, GM_UNSET};
+  check_2d(L, a, 1, fn);
+  check_2d(L, b, 2, fn);
+  check_same_ctype(L, a, b, 2, fn);
+  size_t k = a->dims[g.transpose_a ? 0 : 1], bk = b->dims[g.transpose_b ? 1 : 0];
+  if (k != bk) gml_argerror(L, 2, fn, "inner dimensions differ: %d vs %d", (int)k, (int)bk);
+  size_t dims[2] = {a->dims[g.transpose_a ? 1 : 0], b->dims[g.transpose_b ? 0 : 1]};
+  gm_mat *c = push_result(L, 2, dims, a->ctype, a->cuda_enabled && b->cuda_enabled, fn);
+  GML_TRY(L, gm_gemm_(1, a, b, 0, c, g), fn);
+  return 1;
+}
+
+/* alpha * a + beta * b as a new mat with a's dims (same size required) */
+static int add_like(lua_State *L, const char *fn, int ia, int ib, double alpha, double beta) {
+  gm_mat *a = gml_checkmat(L, ia, fn);
+  gm_mat *b = gml_checkmat(L, ib, fn);
+  check_same_ctype(L, a, b, ib, fn);
+  if (a->size != b->size) gml_argerror(L, ib, fn, "sizes differ: %d vs %d", (int)a->size, (int)b->size);
+  gm_mat *c = push_result(L, a->rank, a->dims, a->ctype, a->cuda_enabled && b->cuda_enabled, fn);
+  size_t n = a->size;
+  gm_block ba = {a, 0, n, false}, bb = {b, 0, n, false}, bc = {c, 0, n, false};
+  GML_TRY(L, gm_geam_(alpha, ba, beta, bb, bc, 1, n), fn);
+  return 1;
+}
+
+/* gm.m_add(a, b), gm.m_sub(a, b) */
+static int l_m_add(lua_State *L) { return add_like(L, "m_add", 1, 2, 1, 1); }
+static int l_m_sub(lua_State *L) { return add_like(L, "m_sub", 1, 2, 1, -1); }
+
+/* gm.invert(a): the inverse of a square mat (LU; singular is an error) */
+static int l_invert(lua_State *L) {
+  gm_mat *a = gml_checkmat(L, 1, "invert");
+  check_2d(L, a, 1, "invert");
+  if (a->dims[0] != a->dims[1])
+    gml_argerror(L, 1, "invert", "matrix must be square, is %dx%d", (int)a->dims[0], (int)a->dims[1]);
+  gm_mat *r = push_like(L, a, "invert");
+  GML_TRY(L, gm_invert(a, r), "invert");
+  return 1;
+}
+
+/* gm.logdet(a) -> log |det a|, sign (-1, 0 or 1; -inf, 0 when singular) */
+static int l_logdet(lua_State *L) {
+  gm_mat *a = gml_checkmat(L, 1, "logdet");
+  check_2d(L, a, 1, "logdet");
+  if (a->dims[0] != a->dims[1])
+    gml_argerror(L, 1, "logdet", "matrix must be square, is %dx%d", (int)a->dims[0], (int)a->dims[1]);
+  double v;
+  int sign;
+  GML_TRY(L, gm_logdet(a, &v, &sign), "logdet");
+  lua_pushnumber(L, v);
+  lua_pushinteger(L, sign);
+  return 2;
+}
+
+/* gm.stack_(axis, mats, mat): axis is 1-based */
+static int l_stack_(lua_State *L) {
+  const char *fn = "stack_";
+  gm_mat *dst = gml_checkmat(L, 3, fn);
+  int axis = gml_check_axis(L, 1, fn, dst->rank);
+  luaL_argexpected(L, lua_istable(L, 2), 2, "table");
+  lua_Integer n = luaL_len(L, 2);
+  if (n > 1 << 20) gml_argerror(L, 2, fn, "too many mats (%d)", (int)n);
+  /* the pointer array lives in a userdata: no leak when an entry fails */
+  gm_mat **ms = lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof *ms, 0);
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_geti(L, 2, i);
+    gml_mat *box = luaL_testudata(L, -1, GML_MAT_MT);
+    if (!box || !box->m)
+      gml_argerror(L, 2, fn, "mats[%d] must be a mat, got %s", (int)i, box ? "a freed mat" : luaL_typename(L, -1));
+    ms[i - 1] = box->m;
+    lua_pop(L, 1);
+  }
+  int bad;
+  gm_status st = gm_stack_(axis, ms, (int)n, dst, &bad);
+  if (st != GM_OK && bad) gml_argerror(L, bad, fn, "%s", gm_last_error());
+  GML_TRY(L, st, fn);
+  lua_settop(L, 3);
+  return 1;
+}
+
+/* ---- operators ---- */
+
+static double check_num(lua_State *L, int idx, const char *fn) {
+  if (lua_type(L, idx) != LUA_TNUMBER) gml_argerror(L, idx, fn, "number expected, got %s", luaL_typename(L, idx));
+  return lua_tonumber(L, idx);
+}
+
+/* copy of a scaled by s */
+static int scaled(lua_State *L, int ia, double s, const char *fn) {
+  gm_mat *a = gml_checkmat(L, ia, fn);
+  gm_mat *b = push_like(L, a, fn);
+  GML_TRY(L, gm_copy_(a, b, a->size, 1, 1), fn);
+  GML_TRY(L, gm_scal_(s, b, b->size, 1), fn);
+  return 1;
+}
+
+static int op_add(lua_State *L) { return add_like(L, "__add", 1, 2, 1, 1); }
+static int op_sub(lua_State *L) { return add_like(L, "__sub", 1, 2, 1, -1); }
+static int op_unm(lua_State *L) { return scaled(L, 1, -1, "__unm"); }
+
+static int op_mul(lua_State *L) {
+  if (lua_type(L, 1) == LUA_TNUMBER) return scaled(L, 2, lua_tonumber(L, 1), "__mul");
+  if (lua_type(L, 2) == LUA_TNUMBER) return scaled(L, 1, lua_tonumber(L, 2), "__mul");
+  lua_settop(L, 2);
+  return l_m_mul(L);
+}
+
+/* a / s: scaled by 1/s (for float mats that is one rounding more than a
+ * true division) */
+static int op_div(lua_State *L) {
+  gml_checkmat(L, 1, "__div");
+  double s = check_num(L, 2, "__div");
+  return scaled(L, 1, 1.0 / s, "__div");
+}
+
+void gml_open_nondestructive(lua_State *L, int module_idx) {
+  static const luaL_Reg fns[] = {
+      {"copy_mat", l_copy_mat},   {"copy_row", l_copy_row},     {"copy_column", l_copy_column},
+      {"mat_as_scalar", l_mat_as_scalar}, {"scalar_as_mat", l_scalar_as_mat}, {"m_eq", l_m_eq},
+      {"transpose", l_transpose}, {"m_mul", l_m_mul},           {"m_add", l_m_add},
+      {"m_sub", l_m_sub},         {"invert", l_invert},         {"logdet", l_logdet},
+      {"stack_", l_stack_},       {NULL, NULL},
+  };
+  static const luaL_Reg methods[] = {{"copy", l_copy_mat}, {"transpose", l_transpose}, {NULL, NULL}};
+  static const luaL_Reg ops[] = {{"__add", op_add}, {"__sub", op_sub}, {"__unm", op_unm},
+                                 {"__mul", op_mul}, {"__div", op_div}, {NULL, NULL}};
+  gml_register(L, module_idx, fns);
+  luaL_getmetatable(L, GML_MAT_MT);
+  gml_register(L, -1, ops);
+  lua_getfield(L, -1, "__methods");
+  gml_register(L, -1, methods);
+  lua_pop(L, 2);
+}

@@ -1,0 +1,169 @@
+/* Random numbers in Lua (MGL-MAT §15): fills, mv_gaussian_random,
+ * orthogonal_random_, and the "gpumat.random_state" userdata (a copy of
+ * a Philox stream: key and next block, see src/core/random.h). */
+#include <inttypes.h>
+
+#include "../core/random.h"
+#include "util.h"
+
+#define GML_RANDOM_STATE_MT "gpumat.random_state"
+
+static gm_random_state *push_state(lua_State *L, const gm_random_state *s) {
+  gm_random_state *u = lua_newuserdatauv(L, sizeof *u, 0);
+  *u = *s;
+  luaL_setmetatable(L, GML_RANDOM_STATE_MT);
+  return u;
+}
+
+static gm_random_state *check_state(lua_State *L, int idx, const char *fname) {
+  gm_random_state *s = luaL_testudata(L, idx, GML_RANDOM_STATE_MT);
+  if (!s) gml_argerror(L, idx, fname, GML_RANDOM_STATE_MT " expected, got %s", luaL_typename(L, idx));
+  return s;
+}
+
+/* opts.state, or NULL for the global stream. */
+static gm_random_state *opt_state(lua_State *L, int idx, const char *fname) {
+  if (!gml_opt_push(L, idx, "state")) return NULL;
+  gm_random_state *s = luaL_testudata(L, -1, GML_RANDOM_STATE_MT);
+  if (!s)
+    gml_argerror(L, idx, fname, "option 'state' must be a " GML_RANDOM_STATE_MT ", got %s",
+                 luaL_typename(L, -1));
+  lua_pop(L, 1); /* still referenced by the options table */
+  return s;
+}
+
+/* gm.uniform_random_(m, {limit = 1, state}) */
+static int l_uniform_random_(lua_State *L) {
+  const char *fn = "uniform_random_";
+  static const char *const opts[] = {"limit", "state", NULL};
+  gm_mat *m = gml_checkmat(L, 1, fn);
+  gml_check_options(L, 2, fn, opts);
+  double limit = gml_opt_number(L, 2, "limit", 1, fn);
+  gm_random_state *s = opt_state(L, 2, fn);
+  if (gm_random_check_limit(m->ctype, limit) != GM_OK) gml_argerror(L, 2, fn, "%s", gm_last_error());
+  GML_TRY(L, gm_uniform_random(m, limit, s), fn);
+  lua_settop(L, 1);
+  return 1;
+}
+
+/* gm.gaussian_random_(m, {mean = 0, stddev = 1, state}) */
+static int l_gaussian_random_(lua_State *L) {
+  const char *fn = "gaussian_random_";
+  static const char *const opts[] = {"mean", "stddev", "state", NULL};
+  gm_mat *m = gml_checkmat(L, 1, fn);
+  gml_check_options(L, 2, fn, opts);
+  double mean = gml_opt_number(L, 2, "mean", 0, fn);
+  double stddev = gml_opt_number(L, 2, "stddev", 1, fn);
+  gm_random_state *s = opt_state(L, 2, fn);
+  if (gm_random_check_gaussian(m->ctype, mean, stddev) != GM_OK)
+    gml_argerror(L, 2, fn, "%s", gm_last_error());
+  GML_TRY(L, gm_gaussian_random(m, mean, stddev, s), fn);
+  lua_settop(L, 1);
+  return 1;
+}
+
+static gm_mat *opt_required_mat(lua_State *L, int idx, const char *key, const char *fn) {
+  if (!gml_opt_push(L, idx, key)) gml_argerror(L, idx, fn, "option '%s' is required", key);
+  if (!gml_ismat(L, -1))
+    gml_argerror(L, idx, fn, "option '%s' must be a gpumat.mat, got %s", key, luaL_typename(L, -1));
+  gml_mat *box = lua_touserdata(L, -1);
+  if (!box->m) gml_argerror(L, idx, fn, "option '%s' is a freed mat", key);
+  lua_pop(L, 1);
+  return box->m;
+}
+
+/* gm.mv_gaussian_random({means = m, covariances = c, state}) */
+static int l_mv_gaussian_random(lua_State *L) {
+  const char *fn = "mv_gaussian_random";
+  static const char *const opts[] = {"means", "covariances", "state", NULL};
+  if (!lua_istable(L, 1)) gml_argerror(L, 1, fn, "options table expected, got %s", luaL_typename(L, 1));
+  gml_check_options(L, 1, fn, opts);
+  gm_mat *means = opt_required_mat(L, 1, "means", fn);
+  gm_mat *cov = opt_required_mat(L, 1, "covariances", fn);
+  gm_random_state *s = opt_state(L, 1, fn);
+  if (means->ctype != cov->ctype)
+    gml_argerror(L, 1, fn, "means and covariances have different ctypes: %s and %s",
+                 gm_ctype_name(means->ctype), gm_ctype_name(cov->ctype));
+  gm_mat_options o = {0};
+  o.has_initial_element = 1;
+  o.cuda_enabled = gml_setting.default_mat_cuda_enabled;
+  o.synchronization = gml_setting.default_synchronization;
+  gm_mat *out;
+  GML_TRY(L, gm_mv_gaussian_random(means, cov, s, &o, &out), fn);
+  gml_pushmat(L, out);
+  return 1;
+}
+
+/* gm.orthogonal_random_(m, {scale = 1, state}) */
+static int l_orthogonal_random_(lua_State *L) {
+  const char *fn = "orthogonal_random_";
+  static const char *const opts[] = {"scale", "state", NULL};
+  gm_mat *m = gml_checkmat(L, 1, fn);
+  gml_check_options(L, 2, fn, opts);
+  double scale = gml_opt_number(L, 2, "scale", 1, fn);
+  gm_random_state *s = opt_state(L, 2, fn);
+  if (m->rank != 2) gml_argerror(L, 1, fn, "matrix (rank 2) expected, got rank %d", m->rank);
+  GML_TRY(L, gm_orthogonal_random(m, scale, s), fn);
+  lua_settop(L, 1);
+  return 1;
+}
+
+/* gm.seed(n): the global stream restarts at key n. */
+static int l_seed(lua_State *L) {
+  int isnum;
+  lua_Integer n = lua_tointegerx(L, 1, &isnum);
+  if (!isnum || lua_type(L, 1) != LUA_TNUMBER)
+    gml_argerror(L, 1, "seed", "integer expected, got %s", luaL_typename(L, 1));
+  gm_random_seed((uint64_t)n);
+  return 0;
+}
+
+static int l_random_state(lua_State *L) {
+  gm_random_state s = gm_random_get();
+  push_state(L, &s);
+  return 1;
+}
+
+static int l_set_random_state(lua_State *L) {
+  gm_random_set(check_state(L, 1, "set_random_state"));
+  return 0;
+}
+
+static int l_copy_random_state(lua_State *L) {
+  gm_random_state s = *check_state(L, 1, "copy_random_state");
+  push_state(L, &s);
+  return 1;
+}
+
+static int state_tostring(lua_State *L) {
+  gm_random_state *s = check_state(L, 1, "__tostring");
+  char buf[96];
+  snprintf(buf, sizeof buf, "#<random_state philox key=%" PRIu64 " counter=%" PRIu64 ">", s->key,
+           s->counter);
+  lua_pushstring(L, buf);
+  return 1;
+}
+
+static int state_eq(lua_State *L) {
+  gm_random_state *a = luaL_testudata(L, 1, GML_RANDOM_STATE_MT);
+  gm_random_state *b = luaL_testudata(L, 2, GML_RANDOM_STATE_MT);
+  lua_pushboolean(L, a && b && a->key == b->key && a->counter == b->counter);
+  return 1;
+}
+
+void gml_open_random(lua_State *L, int module_idx) {
+  static const luaL_Reg fns[] = {
+      {"uniform_random_", l_uniform_random_}, {"gaussian_random_", l_gaussian_random_},
+      {"mv_gaussian_random", l_mv_gaussian_random}, {"orthogonal_random_", l_orthogonal_random_},
+      {"seed", l_seed}, {"random_state", l_random_state},
+      {"set_random_state", l_set_random_state}, {"copy_random_state", l_copy_random_state},
+      {NULL, NULL}};
+  if (luaL_newmetatable(L, GML_RANDOM_STATE_MT)) {
+    lua_pushcfunction(L, state_tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_pushcfunction(L, state_eq);
+    lua_setfield(L, -2, "__eq");
+  }
+  lua_pop(L, 1);
+  gml_register(L, module_idx, fns);
+}

@@ -1,0 +1,170 @@
+/* Shaping (MGL-MAT §8): functional shaping makes a new mat on the same
+ * storage, destructive shaping changes the view.  Displacements are
+ * absolute offsets into the storage (not indices); the row of
+ * reshape_to_row_matrix_ is a 1-based index. */
+#include "util.h"
+
+/* Checks that dims at arg dims_arg with displacement d fit m's storage;
+ * the error names the argument that made it not fit. */
+static void check_fits(lua_State *L, const gm_mat *m, int rank, const size_t *dims, size_t d, int arg,
+                       const char *fn) {
+  size_t size;
+  if (gm_dims_size(rank, dims, &size) != GM_OK) gml_argerror(L, arg, fn, "dimensions are too large");
+  size_t max_size = m->vec->max_size;
+  if (d > max_size || size > max_size - d)
+    gml_argerror(L, arg, fn, "displacement %d + size %d exceeds max_size %d", (int)d, (int)size, (int)max_size);
+}
+
+static size_t check_displacement(lua_State *L, int arg, const char *fn) {
+  return gml_check_size(L, arg, fn, "displacement");
+}
+
+static int push_view(lua_State *L, gm_mat *m, int rank, const size_t *dims, size_t d, const char *fn) {
+  gm_mat *v;
+  GML_TRY(L, gm_mat_view(m, rank, dims, d, &v), fn);
+  gml_pushmat(L, v);
+  return 1;
+}
+
+static int reshape_in_place(lua_State *L, gm_mat *m, int rank, const size_t *dims, size_t d, const char *fn) {
+  GML_TRY(L, gm_mat_reshape_and_displace_(m, rank, dims, d), fn);
+  lua_settop(L, 1);
+  return 1;
+}
+
+/* gm.reshape_and_displace(m, dims, d) and the destructive variant */
+static int reshape_and_displace(lua_State *L, const char *fn, bool destructive) {
+  gm_mat *m = gml_checkmat(L, 1, fn);
+  size_t dims[GM_MAX_RANK];
+  int rank = gml_check_dims(L, 2, fn, dims);
+  size_t d = check_displacement(L, 3, fn);
+  check_fits(L, m, rank, dims, d, 3, fn);
+  return destructive ? reshape_in_place(L, m, rank, dims, d, fn) : push_view(L, m, rank, dims, d, fn);
+}
+
+static int l_reshape_and_displace(lua_State *L) {
+  return reshape_and_displace(L, "reshape_and_displace", false);
+}
+static int l_reshape_and_displace_(lua_State *L) {
+  return reshape_and_displace(L, "reshape_and_displace_", true);
+}
+
+/* gm.reshape(m, dims): keeps the displacement */
+static int reshape(lua_State *L, const char *fn, bool destructive) {
+  gm_mat *m = gml_checkmat(L, 1, fn);
+  size_t dims[GM_MAX_RANK];
+  int rank = gml_check_dims(L, 2, fn, dims);
+  check_fits(L, m, rank, dims, m->displacement, 2, fn);
+  return destructive ? reshape_in_place(L, m, rank, dims, m->displacement, fn)
+                     : push_view(L, m, rank, dims, m->displacement, fn);
+}
+
+static int l_reshape(lua_State *L) { return reshape(L, "reshape", false); }
+static int l_reshape_(lua_State *L) { return reshape(L, "reshape_", true); }
+
+/* gm.displace(m, d): keeps the dimensions */
+static int displace(lua_State *L, const char *fn, bool destructive) {
+  gm_mat *m = gml_checkmat(L, 1, fn);
+  size_t d = check_displacement(L, 2, fn);
+  check_fits(L, m, m->rank, m->dims, d, 2, fn);
+  return destructive ? reshape_in_place(L, m, m->rank, m->dims, d, fn) : push_view(L, m, m->rank, m->dims, d, fn);
+}
+
+static int l_displace(lua_State *L) { return displace(L, "displace", false); }
+static int l_displace_(lua_State *L) { return displace(L, "displace_", true); }
+
+/* gm.reshape_to_row_matrix_(m, row): only row `row` (1-based) of the 2d m
+ * stays visible, as a 1xN matrix. */
+static int l_reshape_to_row_matrix_(lua_State *L) {
+  const char *fn = "reshape_to_row_matrix_";
+  gm_mat *m = gml_checkmat(L, 1, fn);
+  if (m->rank != 2) gml_argerror(L, 1, fn, "mat must be 2d, got rank %d", m->rank);
+  int isnum;
+  lua_Integer row = lua_tointegerx(L, 2, &isnum);
+  if (!isnum || lua_type(L, 2) != LUA_TNUMBER)
+    gml_argerror(L, 2, fn, "row must be an integer, got %s", luaL_typename(L, 2));
+  if (row < 1 || (size_t)row > m->dims[0])
+    gml_argerror(L, 2, fn, "row %d is out of range 1..%d", (int)row, (int)m->dims[0]);
+  size_t dims[2] = {1, m->dims[1]};
+  size_t d = m->displacement + (size_t)(row - 1) * m->dims[1];
+  return reshape_in_place(L, m, 2, dims, d, fn);
+}
+
+/* core.with_shape_apply(m, dims, d, fn) -> old dims, old displacement:
+ * the checks and reshaping step of gm.with_shape_and_displacement (nil
+ * dims or d keeps the current value). */
+static int l_with_shape_apply(lua_State *L) {
+  const char *fn = "with_shape_and_displacement";
+  gm_mat *m = gml_checkmat(L, 1, fn);
+  size_t dims[GM_MAX_RANK];
+  int rank = m->rank;
+  for (int i = 0; i < rank; i++) dims[i] = m->dims[i];
+  if (!lua_isnil(L, 2)) rank = gml_check_dims(L, 2, fn, dims);
+  size_t d = lua_isnil(L, 3) ? m->displacement : check_displacement(L, 3, fn);
+  if (lua_type(L, 4) != LUA_TFUNCTION) gml_argerror(L, 4, fn, "function expected, got %s", luaL_typename(L, 4));
+  check_fits(L, m, rank, dims, d, lua_isnil(L, 3) ? 2 : 3, fn);
+  gml_push_dims(L, m);
+  lua_pushinteger(L, (lua_Integer)m->displacement);
+  GML_TRY(L, gm_mat_reshape_and_displace_(m, rank, dims, d), fn);
+  return 2;
+}
+
+static bool any_facet_watched(gm_vec *v) {
+  for (int f = 0; f < GM_N_FACETS; f++) {
+    gm_facet info;
+    if (gm_vec_facet_info(v, (gm_facet_name)f, &info) && info.n_watchers > 0) return true;
+  }
+  return false;
+}
+
+/* A fresh mat like m (ctype, initial element, flags) with the new shape. */
+static gm_mat *new_like(lua_State *L, const gm_mat *m, int rank, const size_t *dims, size_t d, const char *fn) {
+  gm_mat_options o = {0};
+  o.ctype = (int)m->ctype;
+  o.displacement = d;
+  o.has_initial_element = m->vec->has_initial_element;
+  o.initial_element = m->vec->initial_element;
+  o.cuda_enabled = m->cuda_enabled;
+  o.synchronization = m->vec->synchronization;
+  gm_mat *n;
+  GML_TRY(L, gm_mat_new(rank, dims, &o, &n), fn);
+  return n;
+}
+
+/* gm.adjust_(m, dims, d, {destroy_old = true}): reshapes m in place when
+ * its storage is large enough, else returns a new mat (contents not
+ * copied) and destroys m's facets (destroy-cube) when destroy_old. */
+static int l_adjust_(lua_State *L) {
+  const char *fn = "adjust_";
+  static const char *const opts[] = {"destroy_old", NULL};
+  gm_mat *m = gml_checkmat(L, 1, fn);
+  size_t dims[GM_MAX_RANK];
+  int rank = gml_check_dims(L, 2, fn, dims);
+  size_t d = check_displacement(L, 3, fn);
+  gml_check_options(L, 4, fn, opts);
+  bool destroy_old = gml_opt_boolean(L, 4, "destroy_old", true, fn);
+  size_t size;
+  if (gm_dims_size(rank, dims, &size) != GM_OK) gml_argerror(L, 2, fn, "dimensions are too large");
+  if (d <= m->vec->max_size && size <= m->vec->max_size - d) return reshape_in_place(L, m, rank, dims, d, fn);
+  if (destroy_old && any_facet_watched(m->vec))
+    return luaL_error(L, "%s: cannot destroy the old mat while one of its facets is being accessed", fn);
+  gml_pushmat(L, new_like(L, m, rank, dims, d, fn));
+  if (destroy_old) GML_TRY(L, gm_vec_destroy_all(m->vec), fn);
+  return 1;
+}
+
+void gml_open_shape(lua_State *L, int module_idx) {
+  static const luaL_Reg fns[] = {
+      {"reshape_and_displace", l_reshape_and_displace},
+      {"reshape_and_displace_", l_reshape_and_displace_},
+      {"reshape", l_reshape},
+      {"reshape_", l_reshape_},
+      {"displace", l_displace},
+      {"displace_", l_displace_},
+      {"reshape_to_row_matrix_", l_reshape_to_row_matrix_},
+      {"adjust_", l_adjust_},
+      {"with_shape_apply", l_with_shape_apply},
+      {NULL, NULL},
+  };
+  gml_register(L, module_idx, fns);
+}
