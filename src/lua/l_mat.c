@@ -414,6 +414,10 @@ static int push_subscripts(lua_State *L, int idx, const char *fn) {
 
 static int l_index(lua_State *L) {
   int kt = lua_type(L, 2);
+  if (kt == LUA_TSTRING) {
+    lua_rawget(L, lua_upvalueindex(1));
+    return 1;
+  }
   if (kt == LUA_TNUMBER) {
     gm_mat *m = gml_checkmat(L, 1, "mref");
     return push_element(L, m, check_row_major(L, m, 2, "mref"), "mref");
@@ -427,7 +431,7 @@ static int l_index(lua_State *L) {
     return push_element(L, m, k, "mref");
   }
   lua_pushvalue(L, 2);
-  lua_gettable(L, lua_upvalueindex(1));
+  lua_rawget(L, lua_upvalueindex(1));
   return 1;
 }
 

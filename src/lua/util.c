@@ -19,10 +19,22 @@ gml_settings gml_setting = {
     .syncing_cuda_facets_safe = true,
 };
 
-void gml_pushmat(lua_State *L, gm_mat *m) {
+static int new_box(lua_State *L) {
   gml_mat *box = lua_newuserdatauv(L, sizeof *box, 1);
-  box->m = m;
+  box->m = NULL;
   luaL_setmetatable(L, GML_MAT_MT);
+  return 1;
+}
+
+/* The box is made in a protected call: if Lua cannot allocate it, m is
+ * freed before the memory error propagates, so the storage never leaks. */
+void gml_pushmat(lua_State *L, gm_mat *m) {
+  lua_pushcfunction(L, new_box);
+  if (lua_pcall(L, 0, 1, 0) != LUA_OK) {
+    gm_mat_free(m);
+    lua_error(L);
+  }
+  ((gml_mat *)lua_touserdata(L, -1))->m = m;
 }
 
 bool gml_ismat(lua_State *L, int idx) { return luaL_testudata(L, idx, GML_MAT_MT) != NULL; }
