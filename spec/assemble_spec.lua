@@ -60,6 +60,7 @@ describe("assembling and mappings", function()
             part:copy_(item.m)
           end, items, mat, { key = function(it) return it.m end, pass_raw = true })
           assert.equal(items[1], seen[1])
+          assert.equal(items[2], seen[2])
           assert.same({ { 7, 8, 8 }, { 1, 1, 1 } }, mat:to_table())
           assert.has_error(function() gm.map_concat(gm.copy_, { gm.mat(7, { ctype = ct }) }, mat) end,
                            "bad argument #3 to 'map_concat' (mats need 7 elements, mat has 6)")
@@ -109,5 +110,54 @@ describe("assembling and mappings", function()
                      "bad argument #2 to 'stack_' (mats[2] must be a mat, got number)")
     assert.has_error(function() gm.map_displacements(print, a, 2, { displacement_step = 0 }) end,
                      "bad argument #4 to 'map_displacements' (displacement_step must be positive, got 0)")
+    assert.has_error(function() gm.stack(1, { a }, { ctype = "int" }) end,
+                     "bad argument #3 to 'stack' (option 'ctype' must be \"float\" or \"double\", got int)")
+    local freed = gm.mat({ 2, 2 })
+    freed:free()
+    assert.has_error(function() gm.stack(1, { a, freed }) end, "bad argument #2 to 'stack' (mats[2] must be a mat, got a freed mat)")
+    assert.has_error(function() gm.stack_(1, { freed }, gm.mat({ 2, 2 })) end,
+                     "bad argument #2 to 'stack_' (mats[1] must be a mat, got a freed mat)")
+    assert.has_error(function() gm.stack_(1, nil, gm.mat({ 2, 2 })) end, "bad argument #2 to 'stack_' (table expected, got nil)")
+    assert.has_error(function() gm.stack_(1, setmetatable({}, { __len = function() return -1 end }), gm.mat({ 0, 2 })) end,
+                     "bad argument #2 to 'stack_' (bad number of mats (-1))")
+    assert.has_error(function() gm.stack_(1, { a }, a) end, "bad argument #2 to 'stack_' (mats[1] overlaps mat in the same storage)")
+    assert.has_error(function() gm.stack_(1, { gm.mat(4) }, gm.mat({ 4, 1 })) end,
+                     "bad argument #2 to 'stack_' (mats[1] has rank 1, mat has rank 2)")
+  end)
+
+  it("rejects bad mappings", function()
+    local mat = gm.mat({ 2, 3 })
+    local m2 = gm.mat(2)
+    assert.has_error(function() gm.map_concat(print, { m2 }, mat, { key = function() return nil end }) end,
+                     "bad argument #2 to 'map_concat' (mats[1] (after key) must be a mat, got nil)")
+    assert.has_error(function() gm.map_concat(print, { 5 }, mat) end,
+                     "bad argument #2 to 'map_concat' (mats[1] must be a mat, got number)")
+    assert.has_error(function() gm.map_concat(print, { m2 }, mat, { pass_raw = 1 }) end,
+                     "bad argument #4 to 'map_concat' (option 'pass_raw' must be a boolean, got number)")
+    assert.has_error(function() gm.map_concat(print, { m2 }, mat, { key = 5 }) end,
+                     "bad argument #4 to 'map_concat' (function expected, got number)")
+    assert.has_error(function() gm.map_concat(nil, { m2 }, mat) end, "bad argument #1 to 'map_concat' (function expected, got nil)")
+    assert.has_error(function() gm.map_concat(function() error("boom") end, { m2 }, mat) end, "boom")
+    assert.same({ 2, 3 }, mat:dims()) -- restored after fn's error
+    assert.equal(0, mat:displacement())
+    assert.has_error(function() gm.map_displacements(print, mat, { 2, "x" }) end,
+                     "bad argument #3 to 'map_displacements' (dimension 2 must be an integer, got string)")
+    assert.has_error(function() gm.map_displacements(print, mat, 2, { displacement_start = -1 }) end,
+                     "bad argument #4 to 'map_displacements' (displacement_start must be non-negative, got -1)")
+    assert.has_error(function() gm.map_mats_into(mat, function() end) end,
+                     "bad argument #2 to 'map_mats_into' (fn returned nil for element 1, number expected)")
+    assert.has_error(function() gm.map_mats_into(mat, math.abs, nil) end,
+                     "bad argument #3 to 'map_mats_into' (gpumat.mat expected, got nil)")
+  end)
+
+  it("map_displacements with huge start or step calls fn at most once and never overflows", function()
+    local m = gm.mat(14)
+    local n = 0
+    gm.map_displacements(function() n = n + 1 end, m, 2, { displacement_start = math.maxinteger })
+    assert.equal(0, n)
+    gm.map_displacements(function() n = n + 1 end, m, 2, { displacement_step = math.maxinteger })
+    assert.equal(1, n)
+    gm.map_displacements(function() n = n + 1 end, m, 20)
+    assert.equal(1, n)
   end)
 end)

@@ -151,6 +151,70 @@ describe("blas", function()
         end)
       end)
 
+      it("copy_ and axpy_ refuse partially overlapping x and y, allow identical or disjoint ones", function()
+        R.places(function(place)
+          local base = R.storage(ct, 12, 14)
+          local v = R.vals(12, 14)
+          local x = R.view(base, { 5 }, 1)
+          local y = R.view(base, { 5 }, 3)
+          assert.has_error(function() gm.copy_(x, y) end,
+                           "bad argument #2 to 'copy_' (x and y overlap in the same storage)")
+          assert.has_error(function() y:axpy_(1, x) end,
+                           "bad argument #3 to 'axpy_' (x and y overlap in the same storage)")
+          -- strided: x = base[0, 3, 6], y = base[3, 5, 7] share base[3]
+          local x0, y3 = R.view(base, { 12 }, 0), R.view(base, { 9 }, 3)
+          assert.has_error(function() gm.copy_(x0, y3, { n = 3, incx = 3, incy = 2 }) end,
+                           "bad argument #2 to 'copy_' (x and y overlap in the same storage)")
+          R.same_list(R.flat(base), v, ct, place .. " nothing written")
+          -- the very same vector: copy_ is a no-op, axpy_ doubles
+          gm.copy_(x, x)
+          gm.axpy_(1, x, x)
+          local exp = { table.unpack(v) }
+          for i = 2, 6 do exp[i] = 2 * v[i] end
+          R.same_list(R.flat(base), exp, ct, place .. " x := x + x")
+          -- interleaved but disjoint: column 1 -> column 2 of a 4x3 view
+          local m = R.view(base, { 4, 3 }, 0)
+          local c1, c2 = R.view(base, { 10 }, 0), R.view(base, { 10 }, 1)
+          gm.copy_(c1, c2, { n = 4, incx = 3, incy = 3 })
+          for i = 0, 3 do exp[3 * i + 2] = exp[3 * i + 1] end
+          R.same_list(R.flat(m), exp, ct, place .. " column copy")
+        end)
+      end)
+
+      it("scal_ by 0 keeps IEEE semantics at every size; axpy_ with alpha 0 is a no-op", function()
+        R.places(function(place)
+          for _, n in ipairs { 4, 100 } do
+            local x = gm.mat(n, { ctype = ct, initial_element = math.huge })
+            x:set(1, 2)
+            x:scal_(0)
+            assert.equal(0, x:mref(1))
+            assert.is_true(x:mref(n) ~= x:mref(n), place .. " 0 * inf is NaN, n = " .. n)
+            local y = gm.mat(n, { ctype = ct, initial_element = 3 })
+            local z = gm.mat(n, { ctype = ct, initial_element = math.huge })
+            y:axpy_(0, z)
+            assert.equal(3, y:mref(n), place .. " axpy_ alpha 0, n = " .. n)
+          end
+        end)
+      end)
+
+      it("gemm_ edge cases: k = 0, empty c, rank-1 operands with explicit sizes", function()
+        R.places(function(place)
+          local c = gm.mat({ 2, 2 }, { ctype = ct, initial_element = 3 })
+          gm.gemm_(1, gm.mat({ 2, 0 }, { ctype = ct }), gm.mat({ 0, 2 }, { ctype = ct }), 0.5, c)
+          assert.same({ { 1.5, 1.5 }, { 1.5, 1.5 } }, c:to_table())
+          gm.gemm_(1, gm.mat({ 2, 0 }, { ctype = ct }), gm.mat({ 0, 2 }, { ctype = ct }), 0, c)
+          assert.same({ { 0, 0 }, { 0, 0 } }, c:to_table())
+          local e = gm.mat({ 0, 2 }, { ctype = ct })
+          assert.equal(e, gm.gemm_(1, gm.mat({ 0, 3 }, { ctype = ct }), gm.mat({ 3, 2 }, { ctype = ct }), 0, e))
+          -- flat storages: A 2x3 (lda 3), B 3x2 (ldb 2), C 2x2 (ldc 2)
+          local a = gm.mat(6, { ctype = ct, initial_contents = { 1, 2, 3, 4, 5, 6 } })
+          local b = gm.mat(6, { ctype = ct, initial_contents = { 1, 2, 3, 4, 5, 6 } })
+          local c1 = gm.mat(4, { ctype = ct })
+          gm.gemm_(1, a, b, 0, c1, { m = 2, n = 2, k = 3, lda = 3, ldb = 2, ldc = 2 })
+          assert.same({ 22, 28, 49, 64 }, c1:to_table())
+        end)
+      end)
+
       it("gemm_ with beta = 0 ignores NaN in c", function()
         local a = gm.mat({ 2, 2 }, { ctype = ct, initial_contents = { 1, 2, 3, 4 } })
         local c = gm.mat({ 2, 2 }, { ctype = ct, initial_element = 0 / 0 })
@@ -172,7 +236,9 @@ describe("blas", function()
       local a2 = gm.mat({ 2, 2 })
       local f2 = gm.mat({ 2, 2 }, { ctype = "float" })
       assert.has_error(function() gm.gemm_(1, a2, f2, 0, a2) end,
-                       "bad argument #3 to 'gemm_' (gemm_: mixed ctypes double and float)")
+                       "bad argument #3 to 'gemm_' (mixed ctypes double and float)")
+      assert.has_error(function() gm.gemm_(1, a2, a2, 0, f2) end,
+                       "bad argument #5 to 'gemm_' (mixed ctypes double and float)")
     end)
 
     it("n and inc are checked against the visible size", function()
@@ -228,6 +294,40 @@ describe("blas", function()
       local y = gm.mat(3, { initial_contents = { 1, 2, 3 } })
       pcall(gm.axpy_, 1, x, y)
       assert.same({ 1, 2, 3 }, y:to_table())
+      local c = gm.mat({ 2, 2 }, { initial_contents = { { 1, 2 }, { 3, 4 } } })
+      assert.has_error(function() gm.gemm_(1, c, c, 0, c) end,
+                       "bad argument #5 to 'gemm_' (c overlaps a in the same storage)")
+      assert.same({ { 1, 2 }, { 3, 4 } }, c:to_table())
+    end)
+
+    it("gemm_ rejects rank-3 operands and bad option values", function()
+      local c = gm.mat({ 2, 2 })
+      local b = gm.mat({ 3, 2 })
+      assert.has_error(function() gm.gemm_(1, gm.mat({ 2, 3, 1 }), b, 0, c) end,
+                       "bad argument #2 to 'gemm_' (a must be 2-dimensional to default k and lda (rank 3))")
+      assert.has_error(function() gm.gemm_(1, gm.mat({ 2, 3 }), b, 0, gm.mat({ 2, 2, 1 })) end,
+                       "bad argument #5 to 'gemm_' (c must be 2-dimensional to default m (rank 3))")
+      assert.has_error(function() gm.gemm_(1, gm.mat({ 2, 3 }), b, 0, c, { lda = -1 }) end,
+                       "bad argument #6 to 'gemm_' (option 'lda' must be non-negative, got -1)")
+      assert.has_error(function() gm.gemm_(1, gm.mat({ 2, 3 }), b, 0, c, { transpose_a = 1 }) end,
+                       "bad argument #6 to 'gemm_' (option 'transpose_a' must be a boolean, got number)")
+      assert.has_error(function() gm.gemm_(1, gm.mat({ 2, 3 }), b, 0, c, { lda = 2 ^ 40 }) end,
+                       "bad argument #2 to 'gemm_' (leading dimension 1099511627776 is too large for BLAS (max 2147483647))")
+      assert.has_error(function() gm.gemm_(1, gm.mat({ 2, 3 }), b, nil, c) end,
+                       "bad argument #4 to 'gemm_' (beta must be a number, got nil)")
+      assert.has_error(function() c:gemm_(1, gm.mat({ 2, 3 }), 5, 0) end,
+                       "bad argument #3 to 'gemm_' (gpumat.mat expected, got number)")
+    end)
+
+    it("level 1 rejects bad increments and huge counts", function()
+      assert.has_error(function() gm.asum(x, { incx = -1 }) end,
+                       "bad argument #2 to 'asum' (option 'incx' must be non-negative, got -1)")
+      assert.has_error(function() gm.dot(x, x, { incy = 0 }) end, "bad argument #2 to 'dot' (incy must be positive, got 0)")
+      assert.has_error(function() gm.asum(x, { n = math.maxinteger }) end,
+                       "bad argument #1 to 'asum' (n 9223372036854775807 is too large for BLAS (max 2147483647))")
+      assert.has_error(function() gm.copy_(x, gm.mat(5), { n = 2, incx = math.maxinteger }) end,
+                       "bad argument #1 to 'copy_' (incx 9223372036854775807 is too large for BLAS (max 2147483647))")
+      assert.has_error(function() gm.asum(x, 5) end, "bad argument #2 to 'asum' (options table expected, got number)")
     end)
   end)
 end)

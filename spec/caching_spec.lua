@@ -71,6 +71,24 @@ describe("caching", function()
     end
   end)
 
+  it("with_ones never hands out a scratch mat of the same place and initial element", function()
+    local keep
+    gm.with_thread_cached_mat(4, { place = "spec-ones", initial_element = 1 }, function(m) keep = m:fill_(3) end)
+    assert.same({ 1, 1, 1, 1 }, gm.with_ones(4, { place = "spec-ones" }, function(o)
+      assert.are_not.equal(keep, o)
+      return o:to_table()
+    end))
+  end)
+
+  it("a scratch mat keeps what the last user left in it (MGL's semantics)", function()
+    local keep -- the cache is weak: hold the mat so the GC cannot take it in between
+    gm.with_thread_cached_mat(3, { place = "spec-left" }, function(m) keep = m:fill_(5) end)
+    assert.same({ 5, 5, 5 }, gm.with_thread_cached_mat(3, { place = "spec-left" }, function(m)
+      assert.equal(keep, m)
+      return m:to_table()
+    end))
+  end)
+
   it("rejects bad arguments", function()
     assert.has_error(function() gm.with_thread_cached_mat(3, { foo = 1 }, print) end,
                      "bad argument #2 to 'with_thread_cached_mat' (unknown option 'foo')")
@@ -80,5 +98,21 @@ describe("caching", function()
                      "bad argument #1 to 'with_ones' (dimension 1 must be a non-negative integer, got -1)")
     assert.has_error(function() gm.with_ones(2, { initial_element = 3 }, print) end,
                      "bad argument #2 to 'with_ones' (unknown option 'initial_element')")
+    assert.has_error(function() gm.with_thread_cached_mat(3, { max_size = 2 }, print) end,
+                     "bad argument #2 to 'with_thread_cached_mat' (option 'max_size' must be an integer of at least displacement + size (3), got 2)")
+    assert.has_error(function() gm.with_thread_cached_mat(3, { initial_contents = { 1, 2 } }, print) end,
+                     "bad argument #2 to 'with_thread_cached_mat' (option 'initial_contents': contents have 2 elements, mat has 3)")
+    assert.has_error(function() gm.with_thread_cached_mat({ 2, nil, 3 }, nil, print) end,
+                     "bad argument #1 to 'with_thread_cached_mat' (dimension 2 must be a non-negative integer, got nil)")
+    assert.has_error(function() gm.with_thread_cached_mat({ 1, 1, 1, 1, 1, 1, 1, 1, 1 }, nil, print) end,
+                     "bad argument #1 to 'with_thread_cached_mat' (rank 9 exceeds 8)")
+    assert.has_error(function() gm.with_thread_cached_mat(3, { place = 0 / 0 }, print) end,
+                     "bad argument #2 to 'with_thread_cached_mat' (option 'place' must not be NaN)")
+    assert.has_error(function() gm.with_thread_cached_mats({ { 3 }, { 3, { foo = 1 } } }, print) end,
+                     "bad argument #1 to 'with_thread_cached_mats' (specs[2]: unknown option 'foo')")
+    assert.has_error(function() gm.with_thread_cached_mats({ { "x" } }, print) end,
+                     "bad argument #1 to 'with_thread_cached_mats' (specs[1]: dimensions must be an integer or a list, got string)")
+    assert.has_error(function() gm.with_thread_cached_mats({ { 3 } }, nil) end,
+                     "bad argument #2 to 'with_thread_cached_mats' (function expected, got nil)")
   end)
 end)

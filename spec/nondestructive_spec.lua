@@ -97,6 +97,55 @@ describe("non-destructive", function()
         end)
       end)
 
+      it("m_mul, m_add, m_sub and operators on displaced views leave the storages alone", function()
+        R.places(function(place)
+          local ab, bb = R.storage(ct, 10, 31), R.storage(ct, 11, 32)
+          local av, bv = R.vals(10, 31), R.vals(11, 32)
+          local a = R.view(ab, { 2, 3 }, 1) -- av[2..7]
+          local b = R.view(bb, { 3, 2 }, 4) -- bv[5..10]
+          local bt = R.view(bb, { 2, 3 }, 4)
+          local function A(i, j) return av[1 + (i - 1) * 3 + j] end
+          local function B(i, j) return bv[4 + (i - 1) * 2 + j] end
+          local function BT(i, j) return bv[4 + (i - 1) * 3 + j] end
+          local prod, sum, diff = {}, {}, {}
+          for i = 1, 2 do
+            for j = 1, 2 do
+              local s0 = 0
+              for l = 1, 3 do s0 = s0 + A(i, l) * B(l, j) end
+              prod[#prod + 1] = s0
+            end
+            for j = 1, 3 do
+              sum[#sum + 1] = A(i, j) + BT(i, j)
+              diff[#diff + 1] = A(i, j) - BT(i, j)
+            end
+          end
+          R.same_list(R.flat(gm.m_mul(a, b)), prod, ct, place .. " m_mul")
+          R.same_list(R.flat(a * b), prod, ct, place .. " a * b")
+          R.same_list(R.flat(gm.m_add(a, bt)), sum, ct, place .. " m_add")
+          R.same_list(R.flat(a + bt), sum, ct, place .. " a + b")
+          R.same_list(R.flat(gm.m_sub(a, bt)), diff, ct, place .. " m_sub")
+          R.same_list(R.flat(a - bt), diff, ct, place .. " a - b")
+          local neg, half = {}, {}
+          for i = 2, 7 do neg[#neg + 1], half[#half + 1] = -av[i], av[i] / 2 end
+          R.same_list(R.flat(-a), neg, ct, place .. " -a")
+          R.same_list(R.flat(a / 2), half, ct, place .. " a / 2")
+          R.same_list(R.flat(0.5 * a), half, ct, place .. " 0.5 * a")
+          R.same_list(R.flat(ab), av, ct, place .. " a's storage")
+          R.same_list(R.flat(bb), bv, ct, place .. " b's storage")
+        end)
+      end)
+
+      it("copy_column of a one-column mat and copy_row of an empty row", function()
+        R.places(function(place)
+          local base = R.storage(ct, 6, 33)
+          local v = R.vals(6, 33)
+          local col = R.view(base, { 3, 1 }, 2)
+          R.same_list(R.flat(gm.copy_column(col, 1)), { v[3], v[4], v[5] }, ct, place .. " one column")
+          assert.same({ 0 }, gm.copy_row(gm.mat({ 2, 0 }, { ctype = ct }), 2):dims())
+          assert.same({ 0 }, gm.copy_column(gm.mat({ 0, 3 }, { ctype = ct }), 3):dims())
+        end)
+      end)
+
       it("operators", function()
         R.places(function(place)
           local a = gm.mat({ 2, 2 }, { ctype = ct, initial_contents = { { 1, 2 }, { 3, 4 } } })
@@ -126,6 +175,29 @@ describe("non-destructive", function()
     assert.has_error(function() gm.mm_mul(d, gm.mat({ 3, 2 })) end, "bad argument #2 to 'mm_mul' (inner dimensions differ: 2 vs 3)")
     assert.has_error(function() gm.mm_mul(d, { d, transpose = true, x = 1 }) end, "bad argument #2 to 'mm_mul' (unknown field 'x')")
     assert.has_error(function() gm.transpose(gm.mat(3)) end, "bad argument #1 to 'transpose' (matrix must be 2-dimensional, has rank 1)")
-    assert.has_error(function() gm.scalar_as_mat(1, { ctype = "int" }) end)
+    assert.has_error(function() gm.scalar_as_mat(1, { ctype = "int" }) end,
+                     "bad argument #2 to 'scalar_as_mat' (option 'ctype' must be \"float\" or \"double\", got int)")
+    assert.has_error(function() gm.scalar_as_mat("1") end, "bad argument #1 to 'scalar_as_mat' (number expected, got string)")
+    assert.has_error(function() return d * f end, "bad argument #2 to '__mul' (mixed ctypes double and float)")
+    assert.has_error(function() return d * gm.mat({ 3, 2 }) end, "bad argument #2 to '__mul' (inner dimensions differ: 2 vs 3)")
+    assert.has_error(function() return d * "2" end, "bad argument #2 to '__mul' (gpumat.mat expected, got string)")
+    assert.has_error(function() return {} * d end, "bad argument #1 to '__mul' (gpumat.mat expected, got table)")
+    assert.has_error(function() return d * gm.mat({ 2, 2, 1 }) end,
+                     "bad argument #2 to '__mul' (matrix must be 2-dimensional, has rank 3)")
+    assert.has_error(function() return 2 / d end, "bad argument #1 to '__div' (gpumat.mat expected, got number)")
+    assert.has_error(function() gm.copy_row(d, math.maxinteger) end,
+                     "bad argument #2 to 'copy_row' (row 9223372036854775807 is out of range 1..2)")
+    assert.has_error(function() gm.copy_row(d, 1.5) end, "bad argument #2 to 'copy_row' (row must be an integer, got number)")
+    assert.has_error(function() gm.copy_column(d) end, "bad argument #2 to 'copy_column' (column must be an integer, got no value)")
+    assert.has_error(function() gm.m_eq(d, f) end, "bad argument #2 to 'm_eq' (mixed ctypes double and float)")
+    assert.has_error(function() gm.m_mul(d, d, { transpose = true }) end, "bad argument #3 to 'm_mul' (unknown option 'transpose')")
+    assert.has_error(function() gm.m_mul(d, gm.mat(2)) end, "bad argument #2 to 'm_mul' (matrix must be 2-dimensional, has rank 1)")
+    assert.has_error(function() gm.mm_mul(d, { d, transpose = "yes" }) end,
+                     "bad argument #2 to 'mm_mul' (field 'transpose' must be a boolean, got string)")
+    assert.has_error(function() gm.mm_mul(d, { 5 }) end, "bad argument #2 to 'mm_mul' (gpumat.mat expected, got number)")
+    local freed = gm.mat({ 2, 2 })
+    freed:free()
+    assert.has_error(function() gm.copy_mat(freed) end, "bad argument #1 to 'copy_mat' (attempt to use a freed mat)")
+    assert.has_error(function() return freed + d end, "bad argument #1 to '__add' (attempt to use a freed mat)")
   end)
 end)

@@ -6,8 +6,21 @@ return function(gm, core, methods)
 
   local function is_mat(x) return getmetatable(x) == mat_mt and not core.is_freed(x) end
 
+  -- level 0: no position prefix, like the errors raised from C
   local function argerror(n, fname, fmt, ...)
-    error(string.format("bad argument #%d to '%s' (%s)", n, fname, string.format(fmt, ...)), 3)
+    error(string.format("bad argument #%d to '%s' (%s)", n, fname, string.format(fmt, ...)), 0)
+  end
+
+  local function describe(x)
+    if getmetatable(x) == mat_mt then return "a freed mat" end
+    return type(x)
+  end
+
+  local function check_boolean(v, n, fname, what)
+    if v ~= nil and type(v) ~= "boolean" then
+      argerror(n, fname, "%s must be a boolean, got %s", what, type(v))
+    end
+    return v or false
   end
 
   local function check_mat(x, n, fname)
@@ -40,15 +53,19 @@ return function(gm, core, methods)
     return v
   end
 
+  local MAX_RANK = 8 -- GM_MAX_RANK (include/gpumat.h)
+
   -- dims as a list and their product; errors name argument n
   local function check_dims(dims, n, fname)
     if math.type(dims) == "integer" then dims = { dims } end
     if type(dims) ~= "table" then
       argerror(n, fname, "dimensions must be an integer or a list, got %s", type(dims))
     end
+    if #dims > MAX_RANK then argerror(n, fname, "rank %d exceeds %d", #dims, MAX_RANK) end
     local size, list = 1, {}
-    for i, d in ipairs(dims) do
-      check_count(d, n, fname, "dimension " .. i)
+    for i = 1, #dims do
+      local d = check_count(dims[i], n, fname, "dimension " .. i)
+      if d > 0 and size > math.maxinteger // d then argerror(n, fname, "dimensions are too large") end
       size = size * d
       list[i] = d
     end
@@ -62,7 +79,10 @@ return function(gm, core, methods)
     if #mats == 0 then argerror(2, fname, "mats must not be empty") end
     opts = check_options(opts, 3, fname, { ctype = true })
     for i, m in ipairs(mats) do
-      if not is_mat(m) then argerror(2, fname, "mats[%d] must be a mat, got %s", i, type(m)) end
+      if not is_mat(m) then argerror(2, fname, "mats[%d] must be a mat, got %s", i, describe(m)) end
+    end
+    if opts.ctype ~= nil and opts.ctype ~= "float" and opts.ctype ~= "double" then
+      argerror(3, fname, "option 'ctype' must be \"float\" or \"double\", got %s", tostring(opts.ctype))
     end
     local first = mats[1]
     local rank = #first:dims()
@@ -103,10 +123,14 @@ return function(gm, core, methods)
     opts = check_options(opts, 4, fname, { key = true, pass_raw = true })
     local key = opts.key
     if key ~= nil then check_callable(key, 4, fname) end
+    local pass_raw = check_boolean(opts.pass_raw, 4, fname, "option 'pass_raw'")
     local keyed, need = {}, 0
-    for i, m in ipairs(mats) do
-      local m0 = key and key(m) or m
-      if not is_mat(m0) then argerror(2, fname, "mats[%d]%s is not a mat", i, key and " (after key)" or "") end
+    for i = 1, #mats do
+      local m0 = mats[i]
+      if key then m0 = key(m0) end
+      if not is_mat(m0) then
+        argerror(2, fname, "mats[%d]%s must be a mat, got %s", i, key and " (after key)" or "", describe(m0))
+      end
       keyed[i] = m0
       need = need + m0:size()
     end
@@ -115,7 +139,7 @@ return function(gm, core, methods)
     gm.with_shape_and_displacement(mat, nil, nil, function()
       for i, m0 in ipairs(keyed) do
         core.reshape_and_displace_(mat, m0:dims(), start)
-        fn(opts.pass_raw and mats[i] or m0, mat)
+        if pass_raw then fn(mats[i], mat) else fn(m0, mat) end
         start = start + m0:size()
       end
     end)
@@ -134,11 +158,14 @@ return function(gm, core, methods)
     local start = check_count(opts.displacement_start or 0, 4, fname, "displacement_start")
     local step = check_count(opts.displacement_step or wsize, 4, fname, "displacement_step", true)
     local d0, size = mat:displacement(), mat:size()
+    if wsize > size then return mat end
+    local last = size - wsize -- the last displacement (relative) that fits
     gm.with_shape_and_displacement(mat, nil, nil, function()
       local d = start
-      while d + wsize <= size do
+      while d <= last do
         core.reshape_and_displace_(mat, wdims, d0 + d)
         fn(mat)
+        if step > last - d then break end -- (no overflow for huge steps)
         d = d + step
       end
     end)
@@ -181,7 +208,8 @@ return function(gm, core, methods)
         for k in pairs(a) do
           if k ~= 1 and k ~= "transpose" then argerror(i, fname, "unknown field '%s'", tostring(k)) end
         end
-        ms[i], ts[i] = check_mat(a[1], i, fname), a.transpose and true or false
+        ms[i] = check_mat(a[1], i, fname)
+        ts[i] = check_boolean(a.transpose, i, fname, "field 'transpose'")
       else
         ms[i], ts[i] = check_mat(a, i, fname), false
       end

@@ -24,6 +24,12 @@
 gm_status gm_blas_check_vector(const gm_mat *x, size_t n, size_t inc, const char *name,
                                const char *incname);
 
+/* Fails when the n-element strided vectors x and y (already checked with
+ * gm_blas_check_vector) share an element of one storage without being the
+ * very same vector: BLAS (and cuBLAS) give order-dependent results then.
+ * Identical vectors are fine for copy_ (a no-op) and axpy_. */
+gm_status gm_blas_check_alias(const gm_mat *x, size_t incx, const gm_mat *y, size_t incy, size_t n);
+
 gm_status gm_asum(gm_mat *x, size_t n, size_t incx, double *out);
 gm_status gm_nrm2(gm_mat *x, size_t n, size_t incx, double *out);
 gm_status gm_dot(gm_mat *x, gm_mat *y, size_t n, size_t incx, size_t incy, double *out);

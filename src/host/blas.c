@@ -4,6 +4,7 @@
 #include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "../core/blas_ops.h"
@@ -41,6 +42,15 @@ static gm_status h_dot(void *ctx, gm_ctype t, int n, const void *x, int incx, co
  * overhead (the hot path of x:scal_(2) on tiny mats). */
 enum { SMALL_N = 32 };
 
+/* x[i*incx] *= alpha with IEEE semantics: OpenBLAS (< 0.3.27) stores
+ * zeros for alpha == 0, so 0 * Inf or 0 * NaN would give 0 on large
+ * vectors and NaN on small ones (and on cuBLAS). */
+#define GM_SCAL_LOOP(T, n, alpha, x, incx)                                         \
+  do {                                                                             \
+    T a_ = (T)(alpha), *x_ = (x);                                                  \
+    for (size_t i_ = 0; i_ < (size_t)(n); i_++) x_[i_ * (size_t)(incx)] *= a_;     \
+  } while (0)
+
 static gm_status h_axpy(void *ctx, gm_ctype t, int n, double alpha, const void *x, int incx, void *y,
                         int incy) {
   (void)ctx;
@@ -76,20 +86,13 @@ static gm_status h_copy(void *ctx, gm_ctype t, int n, const void *x, int incx, v
 
 static gm_status h_scal(void *ctx, gm_ctype t, int n, double alpha, void *x, int incx) {
   (void)ctx;
+  bool loop = alpha == 0 || (n <= SMALL_N && incx == 1);
   if (t == GM_FLOAT) {
-    if (n <= SMALL_N && incx == 1) {
-      float a = (float)alpha, *xx = x;
-      for (int i = 0; i < n; i++) xx[i] *= a;
-    } else {
-      cblas_sscal(n, (float)alpha, x, incx);
-    }
+    if (loop) GM_SCAL_LOOP(float, n, alpha, (float *)x, incx);
+    else cblas_sscal(n, (float)alpha, x, incx);
   } else if (t == GM_DOUBLE) {
-    if (n <= SMALL_N && incx == 1) {
-      double *xx = x;
-      for (int i = 0; i < n; i++) xx[i] *= alpha;
-    } else {
-      cblas_dscal(n, alpha, x, incx);
-    }
+    if (loop) GM_SCAL_LOOP(double, n, alpha, (double *)x, incx);
+    else cblas_dscal(n, alpha, x, incx);
   } else {
     return bad_ctype("scal");
   }
@@ -156,8 +159,12 @@ static gm_status h_geam(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans t
   return GM_OK;
 }
 
-static gm_status lapack_fail(const char *fn, lapack_int info) {
+/* LAPACKE checks its matrix argument for NaN first and reports it as an
+ * illegal argument: name that plainly (a_arg is a's argument position;
+ * getri sees NaN when infinite inputs made the LU factors NaN). */
+static gm_status lapack_fail(const char *fn, lapack_int info, int a_arg) {
   gm_set_lib_error_info(fn, (int)info);
+  if (info == -a_arg) return gm_fail(GM_ELAPACK, "matrix contains NaN or infinity (%s)", fn);
   return gm_fail(GM_ELAPACK, "%s failed (info %d)", fn, (int)info);
 }
 
@@ -173,12 +180,12 @@ static gm_status h_invert(void *ctx, gm_ctype t, int n, void *a, int lda) {
   if (info > 0) {
     st = gm_fail(GM_ELAPACK, "matrix is singular (zero pivot in row %d)", (int)info);
   } else if (info < 0) {
-    st = lapack_fail("getrf", info);
+    st = lapack_fail("getrf", info, 4);
   } else {
     if (t == GM_FLOAT) info = LAPACKE_sgetri(LAPACK_COL_MAJOR, n, a, lda, ipiv);
     else info = LAPACKE_dgetri(LAPACK_COL_MAJOR, n, a, lda, ipiv);
     if (info > 0) st = gm_fail(GM_ELAPACK, "matrix is singular (zero pivot in row %d)", (int)info);
-    else if (info < 0) st = lapack_fail("getri", info);
+    else if (info < 0) st = lapack_fail("getri", info, 3);
   }
   free(ipiv);
   return st;
@@ -197,7 +204,7 @@ static gm_status h_logdet(void *ctx, gm_ctype t, int n, void *a, int lda, double
   else info = LAPACKE_dgetrf(LAPACK_COL_MAJOR, n, n, a, lda, ipiv);
   if (info < 0) {
     free(ipiv);
-    return lapack_fail("getrf", info);
+    return lapack_fail("getrf", info, 4);
   }
   if (info > 0) {
     free(ipiv);

@@ -57,6 +57,11 @@ static void check_vector(lua_State *L, const gm_mat *x, size_t n, size_t inc, in
   if (gm_blas_check_vector(x, n, inc, name, incname) != GM_OK) gml_argerror(L, argn, fn, "%s", gm_last_error());
 }
 
+static void check_alias(lua_State *L, const gm_mat *x, const gm_mat *y, vec_args v, int argn, const char *fn) {
+  if (x->vec == y->vec && gm_blas_check_alias(x, v.incx, y, v.incy, v.n) != GM_OK)
+    gml_argerror(L, argn, fn, "%s", gm_last_error());
+}
+
 static void check_same_ctype(lua_State *L, const gm_mat *a, const gm_mat *b, int argn, const char *fn) {
   if (a->ctype != b->ctype)
     gml_argerror(L, argn, fn, "mixed ctypes %s and %s", gm_ctype_name(a->ctype), gm_ctype_name(b->ctype));
@@ -112,6 +117,7 @@ static int do_axpy(lua_State *L, int ia, int ix, int iy, int io) {
     check_vector(L, x, v.n, v.incx, 2, fn, "x", "incx");
     check_vector(L, y, v.n, v.incy, 3, fn, "y", "incy");
   }
+  check_alias(L, x, y, v, 3, fn);
   GML_TRY(L, gm_axpy_(alpha, x, y, v.n, v.incx, v.incy), fn);
   lua_pushvalue(L, iy);
   return 1;
@@ -130,6 +136,7 @@ static int do_copy(lua_State *L, int ix, int iy, int io) {
   check_same_ctype(L, x, y, 2, fn);
   check_vector(L, x, v.n, v.incx, 1, fn, "x", "incx");
   check_vector(L, y, v.n, v.incy, 2, fn, "y", "incy");
+  check_alias(L, x, y, v, 2, fn);
   GML_TRY(L, gm_copy_(x, y, v.n, v.incx, v.incy), fn);
   lua_pushvalue(L, iy);
   return 1;
@@ -189,6 +196,8 @@ static int do_gemm(lua_State *L, const int idx[6]) {
   double beta = check_scalar(L, idx[3], 4, fn, "beta");
   gm_mat *c = check_mat_at(L, idx[4], 5, fn);
   gm_gemm_args g = check_gemm_opts(L, idx[5], fn);
+  check_same_ctype(L, a, b, 3, fn);
+  check_same_ctype(L, a, c, 5, fn);
   int bad;
   if (gm_gemm_resolve(a, b, c, &g, &bad) != GM_OK) gml_argerror(L, argn_of_bad[bad], fn, "%s", gm_last_error());
   GML_TRY(L, gm_gemm_(alpha, a, b, beta, c, g), fn);

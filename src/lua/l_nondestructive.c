@@ -47,7 +47,8 @@ static size_t check_index(lua_State *L, int argn, size_t n, const char *fn, cons
   lua_Integer i = lua_tointegerx(L, argn, &isnum);
   if (!isnum || lua_type(L, argn) != LUA_TNUMBER)
     gml_argerror(L, argn, fn, "%s must be an integer, got %s", what, luaL_typename(L, argn));
-  if (i < 1 || (size_t)i > n) gml_argerror(L, argn, fn, "%s %d is out of range 1..%d", what, (int)i, (int)n);
+  if (i < 1 || (lua_Unsigned)i > n)
+    gml_argerror(L, argn, fn, "%s %lld is out of range 1..%zu", what, (long long)i, n);
   return (size_t)(i - 1);
 }
 
@@ -78,7 +79,7 @@ static int l_copy_column(lua_State *L) {
 /* gm.mat_as_scalar(a): the only element of a size-1 mat */
 static int l_mat_as_scalar(lua_State *L) {
   gm_mat *a = gml_checkmat(L, 1, "mat_as_scalar");
-  if (a->size != 1) gml_argerror(L, 1, "mat_as_scalar", "mat must have size 1, has %d", (int)a->size);
+  if (a->size != 1) gml_argerror(L, 1, "mat_as_scalar", "mat must have size 1, has %zu", a->size);
   double v;
   GML_TRY(L, gm_mat_get(a, 0, &v), "mat_as_scalar");
   lua_pushnumber(L, v);
@@ -104,7 +105,7 @@ static int l_m_eq(lua_State *L) {
   gm_mat *a = gml_checkmat(L, 1, "m_eq");
   gm_mat *b = gml_checkmat(L, 2, "m_eq");
   check_same_ctype(L, a, b, 2, "m_eq");
-  if (a->size != b->size) gml_argerror(L, 2, "m_eq", "sizes differ: %d vs %d", (int)a->size, (int)b->size);
+  if (a->size != b->size) gml_argerror(L, 2, "m_eq", "sizes differ: %zu vs %zu", a->size, b->size);
   bool eq;
   GML_TRY(L, gm_m_eq(a, b, &eq), "m_eq");
   lua_pushboolean(L, eq);
@@ -136,7 +137,7 @@ static int l_m_mul(lua_State *L) {
   check_2d(L, b, 2, fn);
   check_same_ctype(L, a, b, 2, fn);
   size_t k = a->dims[g.transpose_a ? 0 : 1], bk = b->dims[g.transpose_b ? 1 : 0];
-  if (k != bk) gml_argerror(L, 2, fn, "inner dimensions differ: %d vs %d", (int)k, (int)bk);
+  if (k != bk) gml_argerror(L, 2, fn, "inner dimensions differ: %zu vs %zu", k, bk);
   size_t dims[2] = {a->dims[g.transpose_a ? 1 : 0], b->dims[g.transpose_b ? 0 : 1]};
   gm_mat *c = push_result(L, 2, dims, a->ctype, a->cuda_enabled && b->cuda_enabled, fn);
   GML_TRY(L, gm_gemm_(1, a, b, 0, c, g), fn);
@@ -148,7 +149,7 @@ static int add_like(lua_State *L, const char *fn, int ia, int ib, double alpha, 
   gm_mat *a = gml_checkmat(L, ia, fn);
   gm_mat *b = gml_checkmat(L, ib, fn);
   check_same_ctype(L, a, b, ib, fn);
-  if (a->size != b->size) gml_argerror(L, ib, fn, "sizes differ: %d vs %d", (int)a->size, (int)b->size);
+  if (a->size != b->size) gml_argerror(L, ib, fn, "sizes differ: %zu vs %zu", a->size, b->size);
   gm_mat *c = push_result(L, a->rank, a->dims, a->ctype, a->cuda_enabled && b->cuda_enabled, fn);
   size_t n = a->size;
   gm_block ba = {a, 0, n, false}, bb = {b, 0, n, false}, bc = {c, 0, n, false};
@@ -165,7 +166,7 @@ static int l_invert(lua_State *L) {
   gm_mat *a = gml_checkmat(L, 1, "invert");
   check_2d(L, a, 1, "invert");
   if (a->dims[0] != a->dims[1])
-    gml_argerror(L, 1, "invert", "matrix must be square, is %dx%d", (int)a->dims[0], (int)a->dims[1]);
+    gml_argerror(L, 1, "invert", "matrix must be square, is %zux%zu", a->dims[0], a->dims[1]);
   gm_mat *r = push_like(L, a, "invert");
   GML_TRY(L, gm_invert(a, r), "invert");
   return 1;
@@ -176,7 +177,7 @@ static int l_logdet(lua_State *L) {
   gm_mat *a = gml_checkmat(L, 1, "logdet");
   check_2d(L, a, 1, "logdet");
   if (a->dims[0] != a->dims[1])
-    gml_argerror(L, 1, "logdet", "matrix must be square, is %dx%d", (int)a->dims[0], (int)a->dims[1]);
+    gml_argerror(L, 1, "logdet", "matrix must be square, is %zux%zu", a->dims[0], a->dims[1]);
   double v;
   int sign;
   GML_TRY(L, gm_logdet(a, &v, &sign), "logdet");
@@ -190,9 +191,9 @@ static int l_stack_(lua_State *L) {
   const char *fn = "stack_";
   gm_mat *dst = gml_checkmat(L, 3, fn);
   int axis = gml_check_axis(L, 1, fn, dst->rank);
-  luaL_argexpected(L, lua_istable(L, 2), 2, "table");
+  if (!lua_istable(L, 2)) gml_argerror(L, 2, fn, "table expected, got %s", luaL_typename(L, 2));
   lua_Integer n = luaL_len(L, 2);
-  if (n > 1 << 20) gml_argerror(L, 2, fn, "too many mats (%d)", (int)n);
+  if (n < 0 || n > 1 << 20) gml_argerror(L, 2, fn, "bad number of mats (%lld)", (long long)n);
   /* the pointer array lives in a userdata: no leak when an entry fails */
   gm_mat **ms = lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof *ms, 0);
   for (lua_Integer i = 1; i <= n; i++) {
@@ -231,9 +232,18 @@ static int op_add(lua_State *L) { return add_like(L, "__add", 1, 2, 1, 1); }
 static int op_sub(lua_State *L) { return add_like(L, "__sub", 1, 2, 1, -1); }
 static int op_unm(lua_State *L) { return scaled(L, 1, -1, "__unm"); }
 
+/* a * b (matrix product), s * a, a * s; errors name '__mul' */
 static int op_mul(lua_State *L) {
-  if (lua_type(L, 1) == LUA_TNUMBER) return scaled(L, 2, lua_tonumber(L, 1), "__mul");
-  if (lua_type(L, 2) == LUA_TNUMBER) return scaled(L, 1, lua_tonumber(L, 2), "__mul");
+  const char *fn = "__mul";
+  if (lua_type(L, 1) == LUA_TNUMBER) return scaled(L, 2, lua_tonumber(L, 1), fn);
+  if (lua_type(L, 2) == LUA_TNUMBER) return scaled(L, 1, lua_tonumber(L, 2), fn);
+  gm_mat *a = gml_checkmat(L, 1, fn);
+  gm_mat *b = gml_checkmat(L, 2, fn);
+  check_2d(L, a, 1, fn);
+  check_2d(L, b, 2, fn);
+  check_same_ctype(L, a, b, 2, fn);
+  if (a->dims[1] != b->dims[0])
+    gml_argerror(L, 2, fn, "inner dimensions differ: %zu vs %zu", a->dims[1], b->dims[0]);
   lua_settop(L, 2);
   return l_m_mul(L);
 }
