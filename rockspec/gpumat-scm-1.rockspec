@@ -14,5 +14,6 @@ build = {
     CMAKE_INSTALL_PREFIX = "$(PREFIX)",
     GPUMAT_LUA_CDIR = "$(LIBDIR)",
     GPUMAT_LUA_LDIR = "$(LUADIR)",
+    GPUMAT_BUILD_TESTS = "OFF",
   },
 }

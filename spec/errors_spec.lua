@@ -173,3 +173,91 @@ describe("mat errors", function()
     assert.are.equal("-", u:facets()) -- no facet created by a rejected write
   end)
 end)
+
+describe("mat errors by message", function()
+  it("names the function and the module argument number, also for method calls", function()
+    local m = gm.mat(2)
+    assert.has_error(function() m:set_cuda_enabled(1) end,
+      "bad argument #2 to 'set_cuda_enabled' (boolean expected, got number)")
+    assert.has_error(function() gm.set_cuda_enabled(m, nil) end,
+      "bad argument #2 to 'set_cuda_enabled' (boolean expected, got nil)")
+    assert.has_error(function() gm.free(nil) end, "bad argument #1 to 'free' (gpumat.mat expected, got nil)")
+    assert.has_error(function() m.free(3) end, "bad argument #1 to 'free' (gpumat.mat expected, got number)")
+    assert.has_error(function() gm.is_freed("m") end, "bad argument #1 to 'is_freed' (gpumat.mat expected, got string)")
+    assert.has_error(function() m.foo = 1 end,
+      "bad argument #2 to 'set' (cannot assign field 'foo' of a mat (use an index or {i, j, ...}))")
+    assert.has_error(function() m[true] = 1 end,
+      "bad argument #2 to 'set' (cannot assign a boolean key of a mat (use an index or {i, j, ...}))")
+    assert.is_nil(m["1"])
+    assert.has_error(function() return m[1.5] end, "bad argument #2 to 'mref' (index must be an integer, got number)")
+    assert.has_error(function() return m:row_major_mref("1") end,
+      "bad argument #2 to 'row_major_mref' (index must be an integer, got string)")
+    assert.has_error(function() return m:dim("1") end, "bad argument #2 to 'dim' (axis must be an integer, got string)")
+    assert.has_error(function() return m:dim(2) end, "bad argument #2 to 'dim' (axis 2 is out of range 1..1)")
+    assert.has_error(function() m:reshape_and_displace_({3, 3}, 0) end,
+      "bad argument #3 to 'reshape_and_displace_' (displacement 0 + size 9 exceeds max_size 2)")
+    assert.has_error(function() m:set(1, 1, {}) end, "bad argument #4 to 'set' (number expected, got table)")
+    assert.has_error(function() m:set(2) end, "bad argument #2 to 'set' (expected 1 subscripts, got 0)")
+    assert.has_error(function() gm.default_ctype = "int" end, 'gpumat.default_ctype must be "float" or "double"')
+    assert.are.same({0, 0}, m:to_table())
+  end)
+
+  it("prints out-of-range integers exactly (no truncation to int)", function()
+    local m = gm.mat(2)
+    assert.has_error(function() return m[2 ^ 40] end, "bad argument #2 to 'mref' (index 1099511627776 is out of range 1..2)")
+    assert.has_error(function() return m:mref(-(2 ^ 33)) end,
+      "bad argument #2 to 'mref' (subscript -8589934592 is out of range 1..2 on axis 1)")
+    assert.has_error(function() gm.mat(2, {displacement = -(2 ^ 40)}) end,
+      "bad argument #2 to 'mat' (option 'displacement' must be non-negative, got -1099511627776)")
+    assert.has_error(function() m:displace(2 ^ 40) end,
+      "bad argument #2 to 'displace' (displacement 1099511627776 + size 2 exceeds max_size 2)")
+  end)
+
+  it("rejects huge sizes and displacements without overflow", function()
+    local base = gm.mat(6)
+    assert.has_error(function() gm.mat(2, {displaced_to = base, displacement = math.maxinteger}) end,
+      "bad argument #2 to 'mat' (displacement 9223372036854775807 does not fit the storage of 6 elements)")
+    assert.has_error(function() gm.mat(2, {displaced_to = base, displacement = math.mininteger}) end,
+      "bad argument #2 to 'mat' (displacement -9223372036854775808 makes the absolute displacement negative "
+        .. "(-9223372036854775808))")
+    assert.has_error(function() gm.mat(2, {displacement = math.maxinteger}) end,
+      "bad argument #2 to 'mat' (displacement 9223372036854775807 is too large)")
+    assert.has_error(function() gm.mat(2, {max_size = 2 ^ 62}) end,
+      "bad argument #2 to 'mat' (max_size 4611686018427387904 is too large)")
+    assert.has_error(function() gm.mat({2 ^ 40, 2 ^ 40}) end, "bad argument #1 to 'mat' (dimensions are too large)")
+    assert.has_error(function() base:reshape_and_displace(2, math.maxinteger) end,
+      "bad argument #3 to 'reshape_and_displace' (displacement 9223372036854775807 + size 2 exceeds max_size 6)")
+  end)
+
+  it("rejects synchronization with displaced_to (the storage is shared)", function()
+    local base = gm.mat(4, {synchronization = false})
+    assert.has_error(function() gm.mat(2, {displaced_to = base, synchronization = true}) end,
+      "bad argument #2 to 'mat' (synchronization cannot go with displaced_to (the storage is shared))")
+    assert.is_false(gm.mat(2, {displaced_to = base}):synchronization())
+  end)
+
+  it("contents whose metamethods raise leave the mat unchanged", function()
+    local m = gm.mat(2, {initial_contents = {1, 2}})
+    local evil = setmetatable({}, {__len = function() return 2 end, __index = function() error("boom") end})
+    local ok, err = pcall(m.replace_, m, evil)
+    assert.is_false(ok)
+    assert.matches("boom", err)
+    assert.are.same({1, 2}, m:to_table())
+    local lying = setmetatable({}, {__len = function() return 2 end, __index = function() return 7 end})
+    assert.are.same({7, 7}, m:replace_(lying):to_table())
+    assert.has_error(function() gm.mat(2, {displaced_to = m, cuda_enabled = "yes"}) end,
+      "bad argument #2 to 'mat' (option 'cuda_enabled' must be a boolean, got string)")
+  end)
+
+  it("array_to_mat rejects ragged nesting even when the count matches", function()
+    assert.has_error(function() gm.array_to_mat({{1}, {2, 3}, {}}) end,
+      "bad argument #1 to 'array_to_mat' (contents are not rectangular (a list at depth 2 has 2 entries, expected 1))")
+    assert.has_error(function() gm.array_to_mat({{1, 2}, 3}) end,
+      "bad argument #1 to 'array_to_mat' (contents are not rectangular (a number at depth 2, expected a list of 2))")
+    assert.has_error(function() gm.array_to_mat({1, {2}}) end,
+      "bad argument #1 to 'array_to_mat' (contents are not rectangular (a list at depth 2, expected a number))")
+    assert.are.same({{1, 2}, {3, 4}}, gm.array_to_mat({{1, 2}, {3, 4}}):to_table())
+    assert.are.same({{}, {}}, gm.array_to_mat({{}, {}}):to_table())
+    assert.are.same({2, 0}, gm.array_to_mat({{}, {}}):dims())
+  end)
+end)

@@ -143,6 +143,20 @@ for _, ctype in ipairs {"float", "double"} do
       close_list(ctype, {0.1, 0.2}, v:to_table())
     end)
 
+    it("replace_ and writes on a displaced view keep invisible elements; values round to the ctype", function()
+      local m = gm.mat(7, {ctype = ctype, initial_element = 9})
+      local v = m:reshape_and_displace({2, 2}, 2)
+      assert.are.equal(v, v:replace_({{0.1, 0.2}, {0.3, 0.4}}))
+      local c = function(x) return gm.coerce_to_ctype(x, ctype) end
+      assert.are.same({9, 9, c(0.1), c(0.2), c(0.3), c(0.4), 9}, m:to_table())
+      assert.are.equal(c(0.3), v[{2, 1}])
+      v[{2, 2}] = 1 / 3
+      assert.are.equal(c(1 / 3), m[6])
+      if ctype == "float" then assert.are_not.equal(1 / 3, m[6]) end
+      assert.are.same({9, 9}, {m[1], m[2]})
+      assert.are.equal(9, m[7])
+    end)
+
     it("rank-0 mats hold one element", function()
       local s = gm.mat({}, {ctype = ctype, initial_element = 3})
       assert.are.same({}, s:dims())
@@ -180,5 +194,110 @@ describe("module defaults", function()
   it("coerce_to_ctype rounds through float", function()
     assert.are.equal(0.1, gm.coerce_to_ctype(0.1, "double"))
     assert.are.equal(0.10000000149011612, gm.coerce_to_ctype(0.1, "float"))
+  end)
+end)
+
+-- API.md "Module fields": every field reads its default, accepts a valid
+-- write (read back), rejects a bad one by message leaving the value, and
+-- the read-only ones raise.
+describe("module fields", function()
+  local fields = {
+    -- name, default, a valid other value, a bad value, message
+    {"default_ctype", "double", "float", "int", 'gpumat.default_ctype must be "float" or "double"'},
+    {"print_mat", true, false, 1, "gpumat.print_mat must be a boolean, got number"},
+    {"print_mat_facets", true, false, "no", "gpumat.print_mat_facets must be a boolean, got string"},
+    {"print_max_elements", 1000, 10, -1, "gpumat.print_max_elements must be an integer >= 0"},
+    {"mat_headers", true, false, 0, "gpumat.mat_headers must be a boolean, got number"},
+    {"cuda_enabled", true, false, "yes", "gpumat.cuda_enabled must be a boolean, got string"},
+    {"default_mat_cuda_enabled", true, false, 1, "gpumat.default_mat_cuda_enabled must be a boolean, got number"},
+    {"default_synchronization", "maybe", false, "always",
+      'gpumat.default_synchronization must be true, false or "maybe"'},
+    {"foreign_array_strategy", "static", "cuda_host", "pinned",
+      'gpumat.foreign_array_strategy must be "static" or "cuda_host"'},
+    {"cuda_default_device_id", 0, 1, -1, "gpumat.cuda_default_device_id must be an integer in 0..1023"},
+    {"cuda_default_random_seed", 1234, 7, 1.5, "gpumat.cuda_default_random_seed must be an integer >= 0"},
+    {"cuda_default_n_random_states", 4096, 64, 0, "gpumat.cuda_default_n_random_states must be an integer >= 1"},
+    {"syncing_cuda_facets_safe", true, false, "x", "gpumat.syncing_cuda_facets_safe must be a boolean, got string"},
+    {"let_input_through", false, true, 1, "gpumat.let_input_through must be a boolean, got number"},
+    {"let_output_through", false, true, 1, "gpumat.let_output_through must be a boolean, got number"},
+    {"maybe_synchronize", true, false, "x", "gpumat.maybe_synchronize must be a boolean, got string"},
+  }
+
+  for _, f in ipairs(fields) do
+    local name, default, other, bad, msg = f[1], f[2], f[3], f[4], f[5]
+    it(name .. " reads, writes and validates #host", function()
+      assert.are.equal(default, gm[name])
+      local ok, err = pcall(function()
+        gm[name] = other
+        assert.are.equal(other, gm[name])
+        gm[name] = default
+        -- the error points at the assignment, names the field, keeps the value
+        local line = debug.getinfo(1, "l").currentline + 1
+        local ok2, e = pcall(function() gm[name] = bad end)
+        assert.is_false(ok2)
+        assert.are.equal(("spec/mat_spec.lua:%d: %s"):format(line, msg), e)
+        assert.are.equal(default, gm[name])
+        -- numbers in strings are not numbers
+        if type(default) == "number" then
+          assert.has_error(function() gm[name] = tostring(other) end, msg)
+        end
+      end)
+      gm[name] = default
+      assert(ok, err)
+    end)
+  end
+
+  it("supported_ctypes and version are read-only", function()
+    assert.are.same({"float", "double"}, gm.supported_ctypes)
+    assert.are.equal("0.1.0", gm.version)
+    assert.has_error(function() gm.supported_ctypes = {"float"} end, "gpumat.supported_ctypes is read-only")
+    assert.has_error(function() gm.version = "9" end, "gpumat.version is read-only")
+    assert.are.equal("0.1.0", gm.version)
+    -- a copy: changing it changes nothing
+    gm.supported_ctypes[1] = "int"
+    assert.are.same({"float", "double"}, gm.supported_ctypes)
+  end)
+
+  it("settings steer new mats: default_synchronization, default_mat_cuda_enabled", function()
+    local ok, err = pcall(function()
+      gm.default_synchronization = true
+      assert.is_true(gm.mat(1):synchronization())
+      assert.is_true(gm.array_to_mat({1}):synchronization())
+      gm.default_synchronization = false
+      assert.is_false(gm.mat(1):synchronization())
+      gm.default_mat_cuda_enabled = false
+      assert.is_false(gm.mat(1):cuda_enabled())
+      assert.is_false(gm.array_to_mat({1}):cuda_enabled())
+    end)
+    gm.default_synchronization = "maybe"
+    gm.default_mat_cuda_enabled = true
+    assert(ok, err)
+    assert.are.equal("maybe", gm.mat(1):synchronization())
+  end)
+
+  it("counters() reports host arrays and bytes", function()
+    local function check()
+      local c0 = gm.counters()
+      for _, k in ipairs {"n_memcpy_host_to_device", "n_memcpy_device_to_host", "device_bytes_in_use",
+                          "device_bytes_pooled", "n_device_arrays", "host_bytes_in_use", "n_host_arrays", "n_ooms"} do
+        assert.are.equal("number", type(c0[k]), k)
+      end
+      local m = gm.mat(100, {ctype = "float"})
+      assert.are.equal(c0.n_host_arrays, gm.counters().n_host_arrays) -- lazy: nothing yet
+      m[1] = 1
+      local c1 = gm.counters()
+      assert.are.equal(c0.n_host_arrays + 1, c1.n_host_arrays)
+      assert.are.equal(c0.host_bytes_in_use + 400, c1.host_bytes_in_use)
+      m:free()
+      local c2 = gm.counters()
+      assert.are.equal(c0.n_host_arrays, c2.n_host_arrays)
+      assert.are.equal(c0.host_bytes_in_use, c2.host_bytes_in_use)
+    end
+    -- no collection of other tests' garbage mats in between
+    collectgarbage("collect")
+    collectgarbage("stop")
+    local ok, err = pcall(check)
+    collectgarbage("restart")
+    assert(ok, err)
   end)
 end)

@@ -11,7 +11,10 @@ local methods = core.mat_methods()
 for k, v in pairs(core) do
   -- cuda_enabled is the module setting (gm.cuda_enabled); the C function
   -- of that name is only the mat method m:cuda_enabled()
-  if k ~= "get_setting" and k ~= "set_setting" and k ~= "mat_methods" and k ~= "cuda_enabled" then gm[k] = v end
+  if k ~= "get_setting" and k ~= "set_setting" and k ~= "mat_methods" and k ~= "cuda_enabled"
+    and k ~= "version" then -- version is a read-only setting (get_setting)
+    gm[k] = v
+  end
 end
 
 -- Methods on mats whose first argument is the mat itself.

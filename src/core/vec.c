@@ -270,6 +270,19 @@ static gm_status create_facet(gm_vec *v, gm_facet_name f, gm_direction dir, gm_d
   return GM_OK;
 }
 
+static bool is_owner(const gm_facet *F) {
+  return F->n_owner_watchers > 0 && pthread_equal(F->watcher_thread, pthread_self());
+}
+
+/* Nested access to the same facet from the owning thread is allowed (a
+ * write only when no other thread reads it); any other thread may join
+ * only as a reader while nobody writes. */
+static bool same_facet_conflict(const gm_facet *F, gm_direction dir) {
+  if (F->n_watchers == 0) return false;
+  if (is_owner(F)) return dir != GM_INPUT && F->n_watchers > F->n_owner_watchers;
+  return dir != GM_INPUT || F->n_writers > 0;
+}
+
 static gm_status check_conflicts(gm_vec *v, gm_facet_name f, gm_direction dir) {
   for (int g = 0; g < GM_N_FACETS; g++) {
     if (g == (int)f) continue;
@@ -283,9 +296,7 @@ static gm_status check_conflicts(gm_vec *v, gm_facet_name f, gm_direction dir) {
                      facet_names[f], facet_names[g]);
     }
   }
-  const gm_facet *F = &v->facets[f];
-  if (F->n_watchers > 0 && !pthread_equal(F->watcher_thread, pthread_self()) &&
-      (dir != GM_INPUT || F->n_writers > 0))
+  if (same_facet_conflict(&v->facets[f], dir))
     return gm_fail(GM_ESTATE, "facet '%s' is being accessed from another thread", facet_names[f]);
   return GM_OK;
 }
@@ -304,7 +315,13 @@ static gm_status watch_locked(gm_vec *v, gm_facet_name f, gm_direction dir, gm_d
     for (int g = 0; g < GM_N_FACETS; g++) set_up_to_date(v, (gm_facet_name)g, false);
     set_up_to_date(v, f, true);
   }
-  if (F->n_watchers++ == 0) F->watcher_thread = pthread_self();
+  if (F->n_owner_watchers == 0) {
+    F->watcher_thread = pthread_self();
+    F->n_owner_watchers = 1;
+  } else if (pthread_equal(F->watcher_thread, pthread_self())) {
+    F->n_owner_watchers++;
+  }
+  F->n_watchers++;
   if (dir != GM_INPUT) F->n_writers++;
   F->direction = dir;
   return GM_OK;
@@ -324,6 +341,7 @@ void gm_vec_unwatch(gm_vec *v, gm_facet_name f, gm_direction dir) {
   bool taken = vlock(v);
   gm_facet *F = &v->facets[f];
   if (F->n_watchers > 0) F->n_watchers--;
+  if (is_owner(F)) F->n_owner_watchers--;
   /* OUTPUT may have been promoted to IO; both count as writers */
   if (dir != GM_INPUT && F->n_writers > 0) F->n_writers--;
   vunlock(v, taken);

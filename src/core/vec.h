@@ -40,7 +40,14 @@ typedef struct gm_facet {
   int n_writers;         /* watchers with direction OUTPUT or IO */
   gm_direction direction; /* of the last access */
   int n_references;
-  pthread_t watcher_thread; /* thread of the first active watcher */
+  /* Same-facet rule across threads: watcher_thread "owns" the facet while
+   * n_owner_watchers > 0 (its nested accesses of any direction are
+   * allowed); other threads may only join as readers of a facet nobody
+   * writes.  Watchers not counted in n_owner_watchers belong to other
+   * threads (or to an owner that left), so the check errs on the side of
+   * a conflict. */
+  pthread_t watcher_thread;
+  int n_owner_watchers;
   void *ptr;             /* device pointer (CUDA); host facets use vec->host */
   struct gm_device *device; /* CUDA: the device owning ptr (referenced) */
 } gm_facet;

@@ -156,7 +156,7 @@ static int l_watch_facets(lua_State *L) {
   if (!lua_istable(L, 1)) gml_argerror(L, 1, fn, "table of specs expected, got %s", luaL_typename(L, 1));
   check_function(L, 2, fn);
   lua_Integer n = luaL_len(L, 1);
-  if (n > 64) gml_argerror(L, 1, fn, "too many specs (%d)", (int)n);
+  if (n > 64) gml_argerror(L, 1, fn, "too many specs (%lld)", (long long)n);
   facet_access *a = new_access(L, (int)n);
   int ai = lua_gettop(L);
   for (int i = 1; i <= (int)n; i++) {

@@ -1,6 +1,7 @@
 /* Mats in Lua: construction, lifetime, readers, element access and the
  * metatable sugar.  Printing, shaping and facets live in their own files. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,81 +21,70 @@ static gm_sync opt_sync(lua_State *L, const char *fn) {
   return GM_SYNC_MAYBE;
 }
 
-/* ---- nested contents ---- */
+/* ---- nested contents ----
+ * Two passes over the nesting: count (and check) the leaves, then fill a
+ * buffer owned by a Lua userdata.  No malloc'd memory is held while Lua
+ * code (__len/__index metamethods) or an error may run. */
 
-typedef struct flat {
-  double *v;
-  size_t n, cap;
-} flat;
-
-static void flat_push(lua_State *L, flat *f, double x) {
-  if (f->n == f->cap) {
-    size_t cap = f->cap ? f->cap * 2 : 64;
-    double *v = realloc(f->v, cap * sizeof *v);
-    if (!v) {
-      free(f->v);
-      f->v = NULL;
-      luaL_error(L, "out of host memory");
-    }
-    f->v = v;
-    f->cap = cap;
+/* Number of leaf elements of the nesting at idx (mats count their visible
+ * elements); raises on bad leaves. */
+static size_t count_leaves(lua_State *L, int idx, const char *fname, int arg, int depth) {
+  idx = lua_absindex(L, idx);
+  if (depth > 64) gml_argerror(L, arg, fname, "contents nested too deeply");
+  if (lua_type(L, idx) == LUA_TNUMBER) return 1;
+  if (gml_ismat(L, idx)) {
+    gml_mat *box = lua_touserdata(L, idx);
+    if (!box->m) gml_argerror(L, arg, fname, "contents: attempt to use a freed mat");
+    return box->m->size;
   }
-  f->v[f->n++] = x;
+  if (!lua_istable(L, idx))
+    gml_argerror(L, arg, fname, "contents must be numbers, mats or nested tables, got %s", luaL_typename(L, idx));
+  luaL_checkstack(L, 2, fname);
+  lua_Integer n = luaL_len(L, idx);
+  size_t total = 0;
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_geti(L, idx, i);
+    total += count_leaves(L, -1, fname, arg, depth + 1);
+    lua_pop(L, 1);
+  }
+  return total;
 }
 
-/* Flattens nested tables (leaves: numbers or mats) in row-major order.
- * The buffer lives in a userdata-free malloc; callers free f->v (errors
- * raised from here free it first). */
-static void flatten(lua_State *L, int idx, flat *f, const char *fname, int arg, int depth) {
+/* Writes the leaves in row-major order into out[*pos..n-1]. */
+static void fill_leaves(lua_State *L, int idx, double *out, size_t n, size_t *pos, const char *fname, int arg) {
   idx = lua_absindex(L, idx);
-  if (depth > 64) {
-    free(f->v);
-    gml_argerror(L, arg, fname, "contents nested too deeply");
-  }
   if (lua_type(L, idx) == LUA_TNUMBER) {
-    flat_push(L, f, lua_tonumber(L, idx));
+    if (*pos >= n) gml_argerror(L, arg, fname, "contents changed while being read");
+    out[(*pos)++] = lua_tonumber(L, idx);
   } else if (gml_ismat(L, idx)) {
-    gml_mat *box = lua_touserdata(L, idx);
-    if (!box->m) {
-      free(f->v);
-      gml_argerror(L, arg, fname, "contents: attempt to use a freed mat");
-    }
-    gm_mat *m = box->m;
-    double *tmp = malloc((m->size ? m->size : 1) * sizeof *tmp);
-    gm_status st = tmp ? gm_mat_read_doubles(m, tmp) : gm_fail(GM_ENOMEM, "out of host memory");
-    if (st != GM_OK) {
-      free(tmp);
-      free(f->v);
-      gml_raise(L, st, fname);
-    }
-    for (size_t i = 0; i < m->size; i++) flat_push(L, f, tmp[i]);
-    free(tmp);
+    gm_mat *m = ((gml_mat *)lua_touserdata(L, idx))->m;
+    if (!m || m->size > n - *pos) gml_argerror(L, arg, fname, "contents changed while being read");
+    GML_TRY(L, gm_mat_read_doubles(m, out + *pos), fname);
+    *pos += m->size;
   } else if (lua_istable(L, idx)) {
-    lua_Integer n = luaL_len(L, idx);
-    for (lua_Integer i = 1; i <= n; i++) {
+    lua_Integer len = luaL_len(L, idx);
+    for (lua_Integer i = 1; i <= len; i++) {
       lua_geti(L, idx, i);
-      flatten(L, -1, f, fname, arg, depth + 1);
+      fill_leaves(L, -1, out, n, pos, fname, arg);
       lua_pop(L, 1);
     }
   } else {
-    free(f->v);
-    gml_argerror(L, arg, fname, "contents must be numbers, mats or nested tables, got %s",
-                 luaL_typename(L, idx));
+    gml_argerror(L, arg, fname, "contents changed while being read");
   }
 }
 
 /* Writes nested contents at stack index idx into m (checks the element
  * count first); errors name argument arg. */
 static void replace_from(lua_State *L, gm_mat *m, int idx, int arg, const char *fname) {
-  flat f = {0};
-  flatten(L, idx, &f, fname, arg, 0);
-  if (f.n != m->size) {
-    free(f.v);
-    gml_argerror(L, arg, fname, "contents have %d elements, mat has %d", (int)f.n, (int)m->size);
-  }
-  gm_status st = gm_mat_write_doubles(m, f.v);
-  free(f.v);
-  GML_TRY(L, st, fname);
+  idx = lua_absindex(L, idx);
+  size_t n = count_leaves(L, idx, fname, arg, 0);
+  if (n != m->size) gml_argerror(L, arg, fname, "contents have %zu elements, mat has %zu", n, m->size);
+  double *v = lua_newuserdatauv(L, (n ? n : 1) * sizeof *v, 0);
+  size_t pos = 0;
+  fill_leaves(L, idx, v, n, &pos, fname, arg);
+  if (pos != n) gml_argerror(L, arg, fname, "contents changed while being read");
+  GML_TRY(L, gm_mat_write_doubles(m, v), fname);
+  lua_pop(L, 1);
 }
 
 /* ---- construction ---- */
@@ -112,18 +102,28 @@ static gm_mat *new_displaced(lua_State *L, int rank, const size_t *dims, const c
     gml_argerror(L, 2, fn, "initial_element and initial_contents cannot go with displaced_to");
   if (gml_opt_push(L, 2, "ctype") || gml_opt_push(L, 2, "max_size"))
     gml_argerror(L, 2, fn, "ctype and max_size cannot go with displaced_to");
+  /* the storage (and its synchronization) is displaced_to's */
+  if (gml_opt_push(L, 2, "synchronization"))
+    gml_argerror(L, 2, fn, "synchronization cannot go with displaced_to (the storage is shared)");
   lua_Integer rel = gml_opt_integer(L, 2, "displacement", 0, fn);
-  lua_Integer abs_d = (lua_Integer)base->displacement + rel;
   size_t size;
   if (gm_dims_size(rank, dims, &size) != GM_OK) gml_argerror(L, 1, fn, "dimensions are too large");
-  if (abs_d < 0)
-    gml_argerror(L, 2, fn, "displacement %d makes the absolute displacement negative (%d)", (int)rel, (int)abs_d);
+  /* base->displacement <= max_size, far below LUA_MAXINTEGER: no overflow */
+  lua_Integer base_d = (lua_Integer)base->displacement, max = (lua_Integer)base->vec->max_size;
+  if (rel < -base_d)
+    gml_argerror(L, 2, fn, "displacement %lld makes the absolute displacement negative (%lld)", (long long)rel,
+                 (long long)(base_d + rel));
+  if (rel > max - base_d)
+    gml_argerror(L, 2, fn, "displacement %lld does not fit the storage of %zu elements", (long long)rel,
+                 base->vec->max_size);
+  lua_Integer abs_d = base_d + rel;
   if ((size_t)abs_d + size > base->vec->max_size)
-    gml_argerror(L, 2, fn, "displaced mat (displacement %d + size %d) does not fit the storage of %d elements",
-                 (int)abs_d, (int)size, (int)base->vec->max_size);
-  gm_mat *m;
+    gml_argerror(L, 2, fn, "displaced mat (displacement %lld + size %zu) does not fit the storage of %zu elements",
+                 (long long)abs_d, size, base->vec->max_size);
+  bool cuda_enabled = gml_opt_boolean(L, 2, "cuda_enabled", base->cuda_enabled, fn);
+  gm_mat *m; /* nothing may raise between here and the caller's gml_pushmat */
   GML_TRY(L, gm_mat_view(base, rank, dims, (size_t)abs_d, &m), fn);
-  m->cuda_enabled = gml_opt_boolean(L, 2, "cuda_enabled", base->cuda_enabled, fn);
+  m->cuda_enabled = cuda_enabled;
   return m;
 }
 
@@ -157,9 +157,13 @@ static int l_mat(lua_State *L) {
   o.synchronization = opt_sync(L, fn);
   size_t size;
   if (gm_dims_size(rank, dims, &size) != GM_OK) gml_argerror(L, 1, fn, "dimensions are too large");
+  /* the core's limit on storage (elements), checked here to name the option */
+  const size_t limit = SIZE_MAX / 16;
+  if (o.displacement > limit - size) gml_argerror(L, 2, fn, "displacement %zu is too large", o.displacement);
+  if (o.max_size > limit) gml_argerror(L, 2, fn, "max_size %zu is too large", o.max_size);
   if (o.max_size && o.max_size < o.displacement + size)
-    gml_argerror(L, 2, fn, "max_size %d is smaller than displacement %d + size %d", (int)o.max_size,
-                 (int)o.displacement, (int)size);
+    gml_argerror(L, 2, fn, "max_size %zu is smaller than displacement %zu + size %zu", o.max_size,
+                 o.displacement, size);
   bool has_contents = gml_opt_push(L, 2, "initial_contents");
   if (has_contents) lua_pop(L, 1);
   gm_mat *m;
@@ -187,6 +191,31 @@ static int nested_dims(lua_State *L, int idx, size_t dims[GM_MAX_RANK], const ch
   return rank;
 }
 
+/* Checks that the nesting at idx is rectangular with the given dims
+ * (ragged input would otherwise be accepted when its element count
+ * happens to match). */
+static void check_rectangular(lua_State *L, int idx, const size_t *dims, int rank, int depth, const char *fn) {
+  idx = lua_absindex(L, idx);
+  if (depth == rank) {
+    if (lua_istable(L, idx) && !gml_ismat(L, idx))
+      gml_argerror(L, 1, fn, "contents are not rectangular (a list at depth %d, expected a number)", depth + 1);
+    return;
+  }
+  if (!lua_istable(L, idx) || gml_ismat(L, idx))
+    gml_argerror(L, 1, fn, "contents are not rectangular (a %s at depth %d, expected a list of %zu)",
+                 luaL_typename(L, idx), depth + 1, dims[depth]);
+  lua_Integer n = luaL_len(L, idx);
+  if (n < 0 || (size_t)n != dims[depth])
+    gml_argerror(L, 1, fn, "contents are not rectangular (a list at depth %d has %lld entries, expected %zu)",
+                 depth + 1, (long long)n, dims[depth]);
+  luaL_checkstack(L, 2, fn);
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_geti(L, idx, i);
+    check_rectangular(L, -1, dims, rank, depth + 1, fn);
+    lua_pop(L, 1);
+  }
+}
+
 /* gm.array_to_mat(t, {ctype, synchronization}) */
 static int l_array_to_mat(lua_State *L) {
   const char *fn = "array_to_mat";
@@ -195,6 +224,7 @@ static int l_array_to_mat(lua_State *L) {
   gml_check_options(L, 2, fn, opts);
   size_t dims[GM_MAX_RANK];
   int rank = nested_dims(L, 1, dims, fn);
+  check_rectangular(L, 1, dims, rank, 0, fn);
   gm_mat_options o = {0};
   o.ctype = (int)gml_opt_ctype(L, 2, "ctype", fn);
   o.cuda_enabled = gml_setting.default_mat_cuda_enabled;
@@ -233,24 +263,21 @@ static void push_nested(lua_State *L, const gm_mat *m, const double *v, int axis
 /* gm.mat_to_array(m) / m:to_table(): nested tables of the visible part */
 static int l_mat_to_array(lua_State *L) {
   gm_mat *m = gml_checkmat(L, 1, "mat_to_array");
-  double *v = malloc((m->size ? m->size : 1) * sizeof *v);
-  if (!v) return luaL_error(L, "mat_to_array: out of host memory");
-  gm_status st = gm_mat_read_doubles(m, v);
-  if (st != GM_OK) {
-    free(v);
-    return gml_raise(L, st, "mat_to_array");
-  }
+  /* a userdata, so a memory error while building the tables leaks nothing */
+  double *v = lua_newuserdatauv(L, (m->size ? m->size : 1) * sizeof *v, 0);
+  GML_TRY(L, gm_mat_read_doubles(m, v), "mat_to_array");
   size_t pos = 0;
-  lua_checkstack(L, m->rank + 8);
+  luaL_checkstack(L, m->rank + 8, "mat_to_array");
   push_nested(L, m, v, 0, &pos);
-  free(v);
   return 1;
 }
 
 /* ---- lifetime ---- */
 
+/* __gc, __close and m:free(): idempotent */
 static int l_free(lua_State *L) {
-  gml_mat *box = luaL_checkudata(L, 1, GML_MAT_MT);
+  gml_mat *box = luaL_testudata(L, 1, GML_MAT_MT);
+  if (!box) return gml_argerror(L, 1, "free", "gpumat.mat expected, got %s", luaL_typename(L, 1));
   gm_mat *m = box->m;
   box->m = NULL;
   gm_mat_free(m);
@@ -258,7 +285,8 @@ static int l_free(lua_State *L) {
 }
 
 static int l_is_freed(lua_State *L) {
-  gml_mat *box = luaL_checkudata(L, 1, GML_MAT_MT);
+  gml_mat *box = luaL_testudata(L, 1, GML_MAT_MT);
+  if (!box) return gml_argerror(L, 1, "is_freed", "gpumat.mat expected, got %s", luaL_typename(L, 1));
   lua_pushboolean(L, box->m == NULL);
   return 1;
 }
@@ -305,7 +333,8 @@ static int l_cuda_enabled(lua_State *L) {
 }
 static int l_set_cuda_enabled(lua_State *L) {
   gm_mat *m = gml_checkmat(L, 1, "set_cuda_enabled");
-  luaL_argexpected(L, lua_isboolean(L, 2), 2, "boolean");
+  if (!lua_isboolean(L, 2))
+    gml_argerror(L, 2, "set_cuda_enabled", "boolean expected, got %s", luaL_typename(L, 2));
   m->cuda_enabled = lua_toboolean(L, 2);
   lua_settop(L, 1);
   return 1;
@@ -322,9 +351,10 @@ static void check_subscripts_arg(lua_State *L, gm_mat *m, int first, int n, cons
   for (int i = 0; i < n; i++) {
     int isnum, a = arg ? arg : first + i;
     lua_Integer s = lua_tointegerx(L, first + i, &isnum);
-    if (!isnum) gml_argerror(L, a, fn, "subscript must be an integer, got %s", luaL_typename(L, first + i));
+    if (!isnum || lua_type(L, first + i) != LUA_TNUMBER)
+      gml_argerror(L, a, fn, "subscript must be an integer, got %s", luaL_typename(L, first + i));
     if (s < 1 || (size_t)s > m->dims[i])
-      gml_argerror(L, a, fn, "subscript %d is out of range 1..%d on axis %d", (int)s, (int)m->dims[i], i + 1);
+      gml_argerror(L, a, fn, "subscript %lld is out of range 1..%zu on axis %d", (long long)s, m->dims[i], i + 1);
     idx = idx * m->dims[i] + (size_t)(s - 1);
   }
   *k = idx;
@@ -337,8 +367,10 @@ static void check_subscripts(lua_State *L, gm_mat *m, int first, int n, const ch
 static size_t check_row_major(lua_State *L, gm_mat *m, int arg, const char *fn) {
   int isnum;
   lua_Integer k = lua_tointegerx(L, arg, &isnum);
-  if (!isnum) gml_argerror(L, arg, fn, "index must be an integer, got %s", luaL_typename(L, arg));
-  if (k < 1 || (size_t)k > m->size) gml_argerror(L, arg, fn, "index %d is out of range 1..%d", (int)k, (int)m->size);
+  if (!isnum || lua_type(L, arg) != LUA_TNUMBER)
+    gml_argerror(L, arg, fn, "index must be an integer, got %s", luaL_typename(L, arg));
+  if (k < 1 || (size_t)k > m->size)
+    gml_argerror(L, arg, fn, "index %lld is out of range 1..%zu", (long long)k, m->size);
   return (size_t)(k - 1);
 }
 
@@ -407,7 +439,7 @@ static int l_coerce_to_ctype(lua_State *L) {
 /* Pushes the subscripts of table at idx; returns their count. */
 static int push_subscripts(lua_State *L, int idx, const char *fn) {
   lua_Integer n = luaL_len(L, idx);
-  if (n > GM_MAX_RANK) gml_argerror(L, 2, fn, "too many subscripts (%d)", (int)n);
+  if (n > GM_MAX_RANK) gml_argerror(L, 2, fn, "too many subscripts (%lld)", (long long)n);
   for (lua_Integer i = 1; i <= n; i++) lua_geti(L, idx, i);
   return (int)n;
 }
@@ -447,8 +479,9 @@ static int l_newindex(lua_State *L) {
     int n = push_subscripts(L, 2, "set");
     check_subscripts_arg(L, m, base, n, "set", &k, 2);
   } else {
-    return luaL_error(L, "cannot assign field '%s' of a mat (use an index or {i, j, ...})",
-                      kt == LUA_TSTRING ? lua_tostring(L, 2) : luaL_typename(L, 2));
+    return gml_argerror(L, 2, "set", "cannot assign %s%s%s of a mat (use an index or {i, j, ...})",
+                        kt == LUA_TSTRING ? "field '" : "a ", kt == LUA_TSTRING ? lua_tostring(L, 2) : luaL_typename(L, 2),
+                        kt == LUA_TSTRING ? "'" : " key");
   }
   GML_TRY(L, gm_mat_put(m, k, v), "set");
   return 0;

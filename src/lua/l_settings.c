@@ -2,10 +2,27 @@
  * They live in C (gml_setting and core globals) so C code sees them; the
  * Lua module table forwards reads and writes here (init.lua), and every
  * write is validated. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../core/context.h"
+#include "gpumat.h"
 #include "util.h"
+
+/* Raises "gpumat.<field> must be ..." at the user's assignment: level 2 is
+ * the code that wrote the field (level 1 is init.lua's __newindex). */
+static int setting_error(lua_State *L, const char *fmt, ...) {
+  char msg[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  luaL_where(L, 2);
+  lua_pushstring(L, msg);
+  lua_concat(L, 2);
+  return lua_error(L);
+}
 
 
 static void push_sync(lua_State *L, gm_sync s) {
@@ -72,6 +89,7 @@ static int l_get_setting(lua_State *L) {
     return lua_pushstring(L, gm_cuda_host_strategy ? "cuda_host" : "static"), 1;
   if (strcmp(k, "cuda_default_device_id") == 0)
     return lua_pushinteger(L, gml_setting.cuda_default_device_id), 1;
+  if (strcmp(k, "version") == 0) return lua_pushstring(L, GPUMAT_VERSION), 1;
   if (strcmp(k, "supported_ctypes") == 0) {
     lua_createtable(L, GM_N_CTYPES, 0);
     for (int t = 0; t < GM_N_CTYPES; t++) {
@@ -89,13 +107,13 @@ static int l_set_setting(lua_State *L) {
   const char *fn = "gpumat settings";
   for (size_t i = 0; i < N_OF(atomic_flags); i++)
     if (strcmp(k, atomic_flags[i].name) == 0) {
-      luaL_argexpected(L, lua_isboolean(L, 2), 2, "boolean");
+      if (!lua_isboolean(L, 2)) return setting_error(L, "gpumat.%s must be a boolean, got %s", k, luaL_typename(L, 2));
       *atomic_flags[i].flag = lua_toboolean(L, 2);
       return lua_pushboolean(L, 1), 1;
     }
   for (size_t i = 0; i < N_OF(bool_settings); i++)
     if (strcmp(k, bool_settings[i].name) == 0) {
-      if (!lua_isboolean(L, 2)) return luaL_error(L, "gpumat.%s must be a boolean, got %s", k, luaL_typename(L, 2));
+      if (!lua_isboolean(L, 2)) return setting_error(L, "gpumat.%s must be a boolean, got %s", k, luaL_typename(L, 2));
       *bool_settings[i].flag = lua_toboolean(L, 2);
       return lua_pushboolean(L, 1), 1;
     }
@@ -103,40 +121,41 @@ static int l_set_setting(lua_State *L) {
     if (strcmp(k, int_settings[i].name) == 0) {
       int isnum;
       lua_Integer v = lua_tointegerx(L, 2, &isnum);
-      if (!isnum || v < int_settings[i].min)
-        return luaL_error(L, "gpumat.%s must be an integer >= %d", k, (int)int_settings[i].min);
+      if (!isnum || lua_type(L, 2) != LUA_TNUMBER || v < int_settings[i].min)
+        return setting_error(L, "gpumat.%s must be an integer >= %d", k, (int)int_settings[i].min);
       *int_settings[i].value = v;
       return lua_pushboolean(L, 1), 1;
     }
   if (strcmp(k, "default_ctype") == 0) {
     gm_ctype t;
     if (lua_type(L, 2) != LUA_TSTRING || gm_ctype_parse(lua_tostring(L, 2), &t) != 0)
-      return luaL_error(L, "gpumat.default_ctype must be \"float\" or \"double\"");
+      return setting_error(L, "gpumat.default_ctype must be \"float\" or \"double\"");
     gml_setting.default_ctype = t;
     return lua_pushboolean(L, 1), 1;
   }
   if (strcmp(k, "default_synchronization") == 0) {
     if (!lua_isboolean(L, 2) && !(lua_type(L, 2) == LUA_TSTRING && strcmp(lua_tostring(L, 2), "maybe") == 0))
-      return luaL_error(L, "gpumat.default_synchronization must be true, false or \"maybe\"");
+      return setting_error(L, "gpumat.default_synchronization must be true, false or \"maybe\"");
     gml_setting.default_synchronization = gml_check_sync(L, 2, fn);
     return lua_pushboolean(L, 1), 1;
   }
   if (strcmp(k, "foreign_array_strategy") == 0) {
     const char *s = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : "";
     if (strcmp(s, "static") != 0 && strcmp(s, "cuda_host") != 0)
-      return luaL_error(L, "gpumat.foreign_array_strategy must be \"static\" or \"cuda_host\"");
+      return setting_error(L, "gpumat.foreign_array_strategy must be \"static\" or \"cuda_host\"");
     gm_cuda_host_strategy = strcmp(s, "cuda_host") == 0;
     return lua_pushboolean(L, 1), 1;
   }
   if (strcmp(k, "cuda_default_device_id") == 0) {
     int isnum;
     lua_Integer v = lua_tointegerx(L, 2, &isnum);
-    if (!isnum || v < 0) return luaL_error(L, "gpumat.cuda_default_device_id must be an integer >= 0");
+    if (!isnum || lua_type(L, 2) != LUA_TNUMBER || v < 0 || v > 1023)
+      return setting_error(L, "gpumat.cuda_default_device_id must be an integer in 0..1023");
     gml_setting.cuda_default_device_id = (int)v;
     return lua_pushboolean(L, 1), 1;
   }
   if (strcmp(k, "supported_ctypes") == 0 || strcmp(k, "version") == 0)
-    return luaL_error(L, "gpumat.%s is read-only", k);
+    return setting_error(L, "gpumat.%s is read-only", k);
   lua_pushboolean(L, 0);
   return 1;
 }

@@ -12,7 +12,7 @@ static void check_fits(lua_State *L, const gm_mat *m, int rank, const size_t *di
   if (gm_dims_size(rank, dims, &size) != GM_OK) gml_argerror(L, arg, fn, "dimensions are too large");
   size_t max_size = m->vec->max_size;
   if (d > max_size || size > max_size - d)
-    gml_argerror(L, arg, fn, "displacement %d + size %d exceeds max_size %d", (int)d, (int)size, (int)max_size);
+    gml_argerror(L, arg, fn, "displacement %zu + size %zu exceeds max_size %zu", d, size, max_size);
 }
 
 static size_t check_displacement(lua_State *L, int arg, const char *fn) {
@@ -84,7 +84,7 @@ static int l_reshape_to_row_matrix_(lua_State *L) {
   if (!isnum || lua_type(L, 2) != LUA_TNUMBER)
     gml_argerror(L, 2, fn, "row must be an integer, got %s", luaL_typename(L, 2));
   if (row < 1 || (size_t)row > m->dims[0])
-    gml_argerror(L, 2, fn, "row %d is out of range 1..%d", (int)row, (int)m->dims[0]);
+    gml_argerror(L, 2, fn, "row %lld is out of range 1..%zu", (long long)row, m->dims[0]);
   size_t dims[2] = {1, m->dims[1]};
   size_t d = m->displacement + (size_t)(row - 1) * m->dims[1];
   return reshape_in_place(L, m, 2, dims, d, fn);

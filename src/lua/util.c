@@ -140,7 +140,8 @@ lua_Integer gml_opt_integer(lua_State *L, int idx, const char *key, lua_Integer 
   if (!gml_opt_push(L, idx, key)) return def;
   int isnum;
   lua_Integer v = lua_tointegerx(L, -1, &isnum);
-  if (!isnum) gml_argerror(L, idx, fname, "option '%s' must be an integer, got %s", key, luaL_typename(L, -1));
+  if (!isnum || lua_type(L, -1) != LUA_TNUMBER)
+    gml_argerror(L, idx, fname, "option '%s' must be an integer, got %s", key, luaL_typename(L, -1));
   lua_pop(L, 1);
   return v;
 }
@@ -167,8 +168,9 @@ size_t gml_opt_size(lua_State *L, int idx, const char *key, size_t def, const ch
   if (!gml_opt_push(L, idx, key)) return def;
   int isnum;
   lua_Integer v = lua_tointegerx(L, -1, &isnum);
-  if (!isnum) gml_argerror(L, idx, fname, "option '%s' must be an integer, got %s", key, luaL_typename(L, -1));
-  if (v < 0) gml_argerror(L, idx, fname, "option '%s' must be non-negative, got %d", key, (int)v);
+  if (!isnum || lua_type(L, -1) != LUA_TNUMBER)
+    gml_argerror(L, idx, fname, "option '%s' must be an integer, got %s", key, luaL_typename(L, -1));
+  if (v < 0) gml_argerror(L, idx, fname, "option '%s' must be non-negative, got %lld", key, (long long)v);
   lua_pop(L, 1);
   return (size_t)v;
 }
@@ -188,7 +190,7 @@ size_t gml_check_size(lua_State *L, int idx, const char *fname, const char *what
   lua_Integer v = lua_tointegerx(L, idx, &isnum);
   if (!isnum || lua_type(L, idx) != LUA_TNUMBER)
     gml_argerror(L, idx, fname, "%s must be an integer, got %s", what, luaL_typename(L, idx));
-  if (v < 0) gml_argerror(L, idx, fname, "%s must be non-negative, got %d", what, (int)v);
+  if (v < 0) gml_argerror(L, idx, fname, "%s must be non-negative, got %lld", what, (long long)v);
   return (size_t)v;
 }
 
@@ -208,14 +210,14 @@ int gml_check_dims(lua_State *L, int idx, const char *fname, size_t dims[GM_MAX_
   if (!lua_istable(L, idx))
     gml_argerror(L, idx, fname, "dimensions must be an integer or a list, got %s", luaL_typename(L, idx));
   lua_Integer n = luaL_len(L, idx);
-  if (n > GM_MAX_RANK) gml_argerror(L, idx, fname, "rank %d exceeds %d", (int)n, GM_MAX_RANK);
+  if (n > GM_MAX_RANK) gml_argerror(L, idx, fname, "rank %lld exceeds %d", (long long)n, GM_MAX_RANK);
   for (lua_Integer i = 1; i <= n; i++) {
     lua_geti(L, idx, i);
     int isnum;
     lua_Integer v = lua_tointegerx(L, -1, &isnum);
     if (!isnum || lua_type(L, -1) != LUA_TNUMBER)
       gml_argerror(L, idx, fname, "dimension %d must be an integer, got %s", (int)i, luaL_typename(L, -1));
-    if (v < 0) gml_argerror(L, idx, fname, "dimension %d must be non-negative, got %d", (int)i, (int)v);
+    if (v < 0) gml_argerror(L, idx, fname, "dimension %d must be non-negative, got %lld", (int)i, (long long)v);
     dims[i - 1] = (size_t)v;
     lua_pop(L, 1);
   }
@@ -233,8 +235,9 @@ void gml_push_dims(lua_State *L, const gm_mat *m) {
 int gml_check_axis(lua_State *L, int idx, const char *fname, int rank) {
   int isnum;
   lua_Integer a = lua_tointegerx(L, idx, &isnum);
-  if (!isnum) gml_argerror(L, idx, fname, "axis must be an integer, got %s", luaL_typename(L, idx));
-  if (a < 1 || a > rank) gml_argerror(L, idx, fname, "axis %d is out of range 1..%d", (int)a, rank);
+  if (!isnum || lua_type(L, idx) != LUA_TNUMBER)
+    gml_argerror(L, idx, fname, "axis must be an integer, got %s", luaL_typename(L, idx));
+  if (a < 1 || a > rank) gml_argerror(L, idx, fname, "axis %lld is out of range 1..%d", (long long)a, rank);
   return (int)a - 1;
 }
 
