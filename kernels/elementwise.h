@@ -99,6 +99,22 @@ GM_HD float gm_logf(float x) {
 
 /* ---- float tanh ---- */
 
+/* e^x for 0 <= x <= 18 (no range handling; NaN flows through). */
+GM_HD float gm_expf_small(float x) {
+  float t = x * 1.44269504088896341f + 12582912.0f;
+  float n = t - 12582912.0f;
+  int32_t ni = (int32_t)(gm_f2u(t) - 0x4B400000u);
+  float r = x - n * 0.693359375f;
+  r = r + n * 2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  return (p * r * r + r + 1.0f) * gm_pow2f(ni);
+}
+
 GM_HD float gm_tanhf(float x) {
   float ax = x < 0.0f ? -x : x;
   float z = x * x;
@@ -108,8 +124,10 @@ GM_HD float gm_tanhf(float x) {
   s = s * z + 1.33314422036e-1f;
   s = s * z - 3.33332819422e-1f;
   float small = s * z * x + x;
-  /* 1 - 2/(e^{2|x|}+1): e^{2|x|} overflows to inf for large |x|, giving 1. */
-  float big = 1.0f - 2.0f / (gm_expf(ax + ax) + 1.0f);
+  /* 1 - 2/(e^{2|x|}+1); tanh(9) rounds to 1 in float, so |x| is capped at
+   * 9 (a NaN fails the comparison and stays NaN). */
+  float c = ax > 9.0f ? 9.0f : ax;
+  float big = 1.0f - 2.0f / (gm_expf_small(c + c) + 1.0f);
   big = x < 0.0f ? -big : big;
   return ax < 0.625f ? small : big;
 }

@@ -187,6 +187,30 @@ describe("device and host agree", function()
   end)
 end)
 
+describe("emulated device memory", function()
+  -- GPUMAT_EMULATED_PROTECT (on by default): device pages are PROT_NONE
+  -- outside device calls, so stray host access crashes as on a GPU.
+  it("is inaccessible to host code outside device calls", function()
+    local f = io.open("/proc/self/maps")
+    if not f then pending("no /proc/self/maps") return end
+    f:close()
+    gm.with_cuda(EMU, function()
+      local m = gm.mat(10000)
+      gm.fill_(1, m)
+      local addr
+      gm.with_facet(m, "cuda", "input", function(p) addr = tonumber(tostring(p):match("0x(%x+)"), 16) end)
+      local perms
+      for line in io.lines("/proc/self/maps") do
+        local a, b, perm = line:match("^(%x+)-(%x+) (%S+)")
+        if addr >= tonumber(a, 16) and addr < tonumber(b, 16) then perms = perm end
+      end
+      assert.are.equal("---p", perms)
+      gm.scal_(2, m) -- device calls still work
+      assert.are.equal(2, m[10000])
+    end)
+  end)
+end)
+
 describe("the device pool", function()
   it("reuses freed blocks and returns to its baseline after collect", function()
     gm.with_cuda(EMU, function()
@@ -261,6 +285,20 @@ describe("the device pool", function()
       gm.scal_(2, other)
       assert.are.equal(6, other[200])
       assert.are.equal(2, small[1])
+    end)
+  end)
+
+  it("nudges the Lua GC with device allocations", function()
+    gm.with_cuda(EMU, function()
+      collectgarbage("stop") -- only the nudges (LUA_GCSTEP) can collect
+      local ok, err = pcall(function()
+        for i = 1, 64 do gm.fill_(i, gm.mat(2 ^ 20 // 1)) end -- 512 MiB in total
+      end)
+      gm.collect()
+      local in_use = gm.counters().device_bytes_in_use
+      collectgarbage("restart")
+      assert.is_true(ok, tostring(err))
+      assert.is_true(in_use <= 128 * 2 ^ 20, "device bytes in use: " .. in_use)
     end)
   end)
 

@@ -107,7 +107,11 @@ local function padded(ct, flat, dims)
   end
 end
 
-local function mk(ct, t, dims) return gm.mat(dims, { ctype = ct, initial_contents = t }) end
+-- inputs are displaced views too (only their visible part may be read)
+local function mk(ct, t, dims)
+  local m = padded(ct, t, dims)
+  return m
+end
 
 local cases = {
   { name = "MGL's example (start (0 0), stride (1 2), anchor (1 1))", x = { 1, 2, 7 }, k = { 3, 3 },
@@ -181,6 +185,9 @@ describe("nn", function()
             ref_pool(g, xv, expected)
             R.same_list(flat(y), expected, ct, place .. " y")
             check_pad()
+            -- the method overwrites again (no accumulation)
+            assert.equal(y, y:max_pool_(x, o))
+            R.same_list(flat(y), expected, ct, place .. " y (method)")
           end)
         end)
 
@@ -204,6 +211,10 @@ describe("nn", function()
             ref_dpool(g, xv, expected, yv, ydv)
             R.same_list(flat(xd), expected, ct, place .. " xd")
             check_pad()
+            -- the method accumulates once more
+            assert.equal(xd, xd:derive_max_pool_(x, y, yd, o))
+            ref_dpool(g, xv, expected, yv, ydv)
+            R.same_list(flat(xd), expected, ct, place .. " xd (method)")
           end)
         end)
       end

@@ -72,4 +72,9 @@ typedef struct gm_elementwise_ops {
 /* The host implementation (src/host/elementwise.c). */
 extern const gm_elementwise_ops gm_host_elementwise_ops;
 
+/* x[i] := alpha for i < n on host memory: parallel, with streaming stores
+ * for arrays beyond the caches.  The host backend's fill uses it for
+ * incx == 1. */
+gm_status gm_host_fill_contiguous(gm_ctype t, size_t n, double alpha, void *x);
+
 #endif

@@ -9,6 +9,7 @@
 
 static gm_status host_fill(void *ctx, gm_ctype t, size_t n, double alpha, void *x, size_t incx) {
   (void)ctx;
+  if (incx == 1) return gm_host_fill_contiguous(t, n, alpha, x);
   switch (t) {
     case GM_FLOAT: gm_fill_float((float *)x, n, incx, (float)alpha); break;
     case GM_DOUBLE: gm_fill_double((double *)x, n, incx, alpha); break;

@@ -10,6 +10,7 @@
  * IEEE results, NaN and infinity are untouched (no -ffast-math). */
 #include "../core/elementwise_ops.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "../../kernels/elementwise.h"
@@ -25,6 +26,12 @@ typedef struct ew_job {
   const void *a, *b;
   void *c;
 } ew_job;
+
+/* Whether the byte ranges [p, p + bytes) and [q, q + bytes) intersect. */
+static int overlap(const void *p, const void *q, size_t bytes) {
+  uintptr_t a = (uintptr_t)p, b = (uintptr_t)q;
+  return a < b + bytes && b < a + bytes;
+}
 
 /* ---- unary ---- */
 
@@ -122,29 +129,71 @@ static gm_status host_clamp(void *ctx, gm_ctype t, gm_clamp_kind kind, size_t n,
   return scalar_op(t, kind == GM_CLAMP_MIN ? 2 : 3, n, alpha, x);
 }
 
-/* ---- binary loops: geem, lt, add_sign ---- */
+/* ---- binary loops: geem, lt, add_sign ----
+ * Each has a restrict version for disjoint arrays (vectorizes without
+ * run-time alias checks), an in-place version for the written array
+ * being an input (mul_ is geem_ with b = c), and a generic one for
+ * partial overlaps of views on one storage. */
 
 #define BINARY_LOOPS(T)                                                                         \
-  GM_SIMD_CLONES static void geem_##T(size_t n, T alpha, const T *a, const T *b, T beta, T *c) { \
-    if (alpha == 1 && beta == 0) {                                                              \
-      for (size_t i = 0; i < n; i++) c[i] = a[i] * b[i];                                        \
-    } else {                                                                                    \
-      for (size_t i = 0; i < n; i++) c[i] = gm_axpby_##T(alpha, a[i] * b[i], beta, c[i]);       \
-    }                                                                                           \
+  GM_SIMD_CLONES static void geem_rs_##T(size_t n, T alpha, const T *restrict a,                \
+                                         const T *restrict b, T beta, T *restrict c) {          \
+    for (size_t i = 0; i < n; i++) c[i] = gm_axpby_##T(alpha, a[i] * b[i], beta, c[i]);         \
   }                                                                                             \
-  GM_SIMD_CLONES static void lt_##T(size_t n, const T *x, T *y) {                               \
+  /* c[i] := alpha * a[i] * c[i] + beta * c[i] */                                               \
+  GM_SIMD_CLONES static void geem_in_##T(size_t n, T alpha, const T *restrict a, T beta,        \
+                                         T *restrict c) {                                       \
+    for (size_t i = 0; i < n; i++) c[i] = gm_axpby_##T(alpha, a[i] * c[i], beta, c[i]);         \
+  }                                                                                             \
+  GM_SIMD_CLONES static void geem_sq_##T(size_t n, T alpha, T beta, T *c) {                     \
+    for (size_t i = 0; i < n; i++) c[i] = gm_axpby_##T(alpha, c[i] * c[i], beta, c[i]);         \
+  }                                                                                             \
+  static void geem_any_##T(size_t n, T alpha, const T *a, const T *b, T beta, T *c) {           \
+    for (size_t i = 0; i < n; i++) c[i] = gm_axpby_##T(alpha, a[i] * b[i], beta, c[i]);         \
+  }                                                                                             \
+  static void geem_##T(size_t n, T alpha, const T *a, const T *b, T beta, T *c) {               \
+    if (a == c && b == c)                                                                       \
+      geem_sq_##T(n, alpha, beta, c);                                                           \
+    else if (b == c && !overlap(a, c, n * sizeof(T)))                                           \
+      geem_in_##T(n, alpha, a, beta, c);                                                        \
+    else if (a == c && !overlap(b, c, n * sizeof(T)))                                           \
+      geem_in_##T(n, alpha, b, beta, c);                                                        \
+    else if (!overlap(a, c, n * sizeof(T)) && !overlap(b, c, n * sizeof(T)))                    \
+      geem_rs_##T(n, alpha, a, b, beta, c);                                                     \
+    else                                                                                        \
+      geem_any_##T(n, alpha, a, b, beta, c);                                                    \
+  }                                                                                             \
+  GM_SIMD_CLONES static void lt_rs_##T(size_t n, const T *restrict x, T *restrict y) {          \
     for (size_t i = 0; i < n; i++) y[i] = gm_lt_##T(x[i], y[i]);                                \
   }                                                                                             \
-  GM_SIMD_CLONES static void add_sign_##T(size_t n, T alpha, const T *a, T beta, T *b) {        \
+  static void lt_any_##T(size_t n, const T *x, T *y) {                                          \
+    for (size_t i = 0; i < n; i++) y[i] = gm_lt_##T(x[i], y[i]);                                \
+  }                                                                                             \
+  GM_SIMD_CLONES static void add_sign_rs_##T(size_t n, T alpha, const T *restrict a, T beta,    \
+                                             T *restrict b) {                                   \
+    for (size_t i = 0; i < n; i++) b[i] = gm_axpby_##T(alpha, gm_sign_##T(a[i]), beta, b[i]);   \
+  }                                                                                             \
+  static void add_sign_any_##T(size_t n, T alpha, const T *a, T beta, T *b) {                   \
     for (size_t i = 0; i < n; i++) b[i] = gm_axpby_##T(alpha, gm_sign_##T(a[i]), beta, b[i]);   \
   }                                                                                             \
   static void binary_chunk_##T(const ew_job *j, size_t b, size_t e) {                          \
     const T *pa = (const T *)j->a + b, *pb = (const T *)j->b + b;                               \
     T *pc = (T *)j->c + b;                                                                      \
+    size_t n = e - b, bytes = n * sizeof(T);                                                    \
     switch (j->op) {                                                                            \
-      case 0: geem_##T(e - b, (T)j->alpha, pa, pb, (T)j->beta, pc); break;                      \
-      case 1: lt_##T(e - b, pa, pc); break;                                                     \
-      default: add_sign_##T(e - b, (T)j->alpha, pa, (T)j->beta, pc); break;                     \
+      case 0: geem_##T(n, (T)j->alpha, pa, pb, (T)j->beta, pc); break;                          \
+      case 1:                                                                                   \
+        if (overlap(pa, pc, bytes))                                                             \
+          lt_any_##T(n, pa, pc);                                                                \
+        else                                                                                    \
+          lt_rs_##T(n, pa, pc);                                                                 \
+        break;                                                                                  \
+      default:                                                                                  \
+        if (overlap(pa, pc, bytes))                                                             \
+          add_sign_any_##T(n, (T)j->alpha, pa, (T)j->beta, pc);                                 \
+        else                                                                                    \
+          add_sign_rs_##T(n, (T)j->alpha, pa, (T)j->beta, pc);                                  \
+        break;                                                                                  \
     }                                                                                           \
   }
 
@@ -334,6 +383,66 @@ static gm_status host_sum(void *ctx, gm_ctype t, size_t rows, size_t cols, int a
   ew_job j = {.t = t, .op = axis, .rows = rows, .cols = cols, .alpha = alpha, .beta = beta, .a = x, .c = y};
   if (axis == 0) return host_colsum(&j);
   gm_par_for(rows, 1, (double)cols, rowsum_chunk, &j);
+  return GM_OK;
+}
+
+/* ---- contiguous fill ----
+ * Big fills (beyond the caches) use streaming stores: the destination is
+ * written without first being read into the cache, which halves the
+ * memory traffic (this is what memset does too). */
+
+#define FILL_STREAM_BYTES ((size_t)8 << 20)
+
+#define FILL_LOOPS(T, VEC, SET1, STREAM)                                                        \
+  GM_SIMD_CLONES static void fill_plain_##T(T *x, size_t n, T alpha) {                         \
+    for (size_t i = 0; i < n; i++) x[i] = alpha;                                                \
+  }                                                                                             \
+  static void fill_stream_##T(T *x, size_t n, T alpha) {                                       \
+    size_t i = 0;                                                                               \
+    while (i < n && ((uintptr_t)(x + i) & 15)) x[i++] = alpha;                                  \
+    VEC v = SET1(alpha);                                                                        \
+    for (; i + 16 / sizeof(T) <= n; i += 16 / sizeof(T)) STREAM(x + i, v);                      \
+    for (; i < n; i++) x[i] = alpha;                                                            \
+    _mm_sfence();                                                                               \
+  }
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+FILL_LOOPS(float, __m128, _mm_set1_ps, _mm_stream_ps)
+FILL_LOOPS(double, __m128d, _mm_set1_pd, _mm_stream_pd)
+#define HAVE_FILL_STREAM 1
+#else
+GM_SIMD_CLONES static void fill_plain_float(float *x, size_t n, float alpha) {
+  for (size_t i = 0; i < n; i++) x[i] = alpha;
+}
+GM_SIMD_CLONES static void fill_plain_double(double *x, size_t n, double alpha) {
+  for (size_t i = 0; i < n; i++) x[i] = alpha;
+}
+#define HAVE_FILL_STREAM 0
+#endif
+
+static void fill_chunk(void *arg, size_t b, size_t e) {
+  const ew_job *j = arg;
+  int stream = HAVE_FILL_STREAM && j->op;
+#if HAVE_FILL_STREAM
+  if (stream) {
+    if (j->t == GM_FLOAT)
+      fill_stream_float((float *)j->c + b, e - b, (float)j->alpha);
+    else
+      fill_stream_double((double *)j->c + b, e - b, j->alpha);
+    return;
+  }
+#endif
+  (void)stream;
+  if (j->t == GM_FLOAT)
+    fill_plain_float((float *)j->c + b, e - b, (float)j->alpha);
+  else
+    fill_plain_double((double *)j->c + b, e - b, j->alpha);
+}
+
+gm_status gm_host_fill_contiguous(gm_ctype t, size_t n, double alpha, void *x) {
+  ew_job j = {.t = t, .op = n * gm_ctype_size(t) >= FILL_STREAM_BYTES, .alpha = alpha, .c = x};
+  gm_par_for(n, 16, 1.0, fill_chunk, &j);
   return GM_OK;
 }
 

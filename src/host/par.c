@@ -19,15 +19,23 @@ int gm_par_threads(void) {
   return n;
 }
 
+/* Work is handed out in blocks from a shared counter rather than split
+ * evenly up front: when another process holds one of the cores, the
+ * threads that do run take over its share instead of waiting for it. */
 typedef struct par_job {
   void (*fn)(void *arg, size_t begin, size_t end);
   void *arg;
-  size_t begin, end;
+  size_t n, block;
+  size_t next; /* atomic: start of the next unclaimed block */
 } par_job;
 
 static void *par_run(void *p) {
   par_job *j = p;
-  j->fn(j->arg, j->begin, j->end);
+  for (;;) {
+    size_t b = __atomic_fetch_add(&j->next, j->block, __ATOMIC_RELAXED);
+    if (b >= j->n) break;
+    j->fn(j->arg, b, b + j->block < j->n ? b + j->block : j->n);
+  }
   return NULL;
 }
 
@@ -40,22 +48,13 @@ void gm_par_for(size_t n, size_t align, double cost, void (*fn)(void *arg, size_
     if (n) fn(arg, 0, n);
     return;
   }
-  par_job jobs[GM_PAR_MAX];
+  /* About 16 blocks per thread, each a multiple of align. */
+  size_t block = (n / ((size_t)k * 16) + align - 1) / align * align;
+  par_job job = {fn, arg, n, block ? block : align, 0};
   pthread_t tids[GM_PAR_MAX];
   int started[GM_PAR_MAX] = {0};
-  size_t chunk = (n / align + (size_t)k - 1) / (size_t)k * align;
-  for (int i = 0; i < k; i++) {
-    size_t b = (size_t)i * chunk, e = i == k - 1 ? n : b + chunk;
-    jobs[i] = (par_job){fn, arg, b > n ? n : b, e > n ? n : e};
-  }
-  /* Threads take chunks 1..k-1; the caller runs chunk 0 and any chunk
-   * whose thread could not start. */
-  for (int i = 1; i < k; i++) started[i] = pthread_create(&tids[i], NULL, par_run, &jobs[i]) == 0;
-  par_run(&jobs[0]);
-  for (int i = 1; i < k; i++) {
-    if (started[i])
-      pthread_join(tids[i], NULL);
-    else
-      par_run(&jobs[i]);
-  }
+  for (int i = 1; i < k; i++) started[i] = pthread_create(&tids[i], NULL, par_run, &job) == 0;
+  par_run(&job); /* also finishes the blocks of threads that failed to start */
+  for (int i = 1; i < k; i++)
+    if (started[i]) pthread_join(tids[i], NULL);
 }

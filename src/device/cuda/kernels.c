@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include "../backends.h"
+#include "ew_nn.h"
 #include "impl.h"
 
 int gm_cuda_fill(int ctype, size_t n, double alpha, void *x, size_t incx, void *stream);
@@ -25,6 +26,8 @@ static const gm_backend cuda_kernels = {
     .fill = cu_fill,
     .blas = &gm_cuda_blas_ops,     /* cuBLAS, blas.c */
     .random = &gm_cuda_random_ops, /* cuRAND, random.c */
+    .elementwise = &gm_cuda_elementwise_ops, /* kernels/elementwise.cu, elementwise.c */
+    .nn = &gm_cuda_nn_ops,                   /* kernels/nn.cu, nn.c */
 };
 
 const gm_backend *gm_cuda_kernels(void) { return &cuda_kernels; }
