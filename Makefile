@@ -28,7 +28,7 @@ test-asan: deps
 	  ASAN_OPTIONS=detect_leaks=0:protect_shadow_gap=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 bench: build
-	$(LUA) bench/run.lua
+	$(LUA) bench/run.lua $(BENCH_ARGS)
 
 clean:
 	rm -rf build build-asan

@@ -137,6 +137,13 @@ describe("io", function()
         "bad argument #2 to 'write_mat' (attempt to use a closed file)")
       assert.has_error(function() gm.write_mat(nil, f) end,
         "bad argument #1 to 'write_mat' (gpumat.mat expected, got nil)")
+      local p = tmpname()
+      local ro = assert(io.open(p, "rb"))
+      assert.has_error(function() gm.write_mat(m, ro) end, "write_mat: write failed: Bad file descriptor")
+      ro:close()
+      local wo = assert(io.open(p, "wb"))
+      assert.has_error(function() gm.read_mat(m, wo) end, "read_mat: read error: Bad file descriptor")
+      wo:close()
     end)
   end)
 

@@ -1,9 +1,14 @@
 -- The GPU path (MGL-MAT §18.3, §19.2): scoped contexts and launch geometry.
 -- The scoped forms hold the C object in a to-be-closed variable: exit runs
 -- also when the body errors, and the body's error passes through untouched
--- (with its traceback).  Do not yield out of a with_cuda body.
+-- (with its traceback).  The body is called through core.cuda_call (a C
+-- call without continuation), so a coroutine cannot yield out of it: the
+-- context stack is per OS thread and must not stay pushed while other
+-- code runs; in a coroutine cuda_call also closes the scope on error
+-- (Lua leaves to-be-closed variables of a coroutine that died open).
 return function(gm, core, methods)
-  for _, k in ipairs { "cuda_context", "syncing_cuda_facets" } do gm[k] = nil end
+  for _, k in ipairs { "cuda_context", "syncing_cuda_facets", "cuda_call" } do gm[k] = nil end
+  local call = core.cuda_call
 
   local function check_fn(fn, argn, fname)
     if type(fn) ~= "function" then
@@ -17,7 +22,7 @@ return function(gm, core, methods)
       warn(("gpumat: %s: n_random_states %d rounded up to a multiple of 32 (%d)"):format(
         fname, asked, (asked + 31) // 32 * 32))
     end
-    return fn()
+    return call(fn, ctx)
   end
 
   -- gm.with_cuda({enabled, device_id, random_seed, n_random_states,
@@ -39,7 +44,7 @@ return function(gm, core, methods)
     if fn == nil and type(opts) == "function" then opts, fn = nil, opts end
     check_fn(fn, 4, "with_syncing_cuda_facets")
     local token <close> = core.syncing_cuda_facets(to_cuda, to_cuda_host, opts)
-    return fn()
+    return call(fn, token)
   end
 
   -- Launch geometry (MGL's choose-*-block-and-grid): pure arithmetic with

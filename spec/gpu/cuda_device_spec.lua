@@ -3,6 +3,7 @@
 -- project is developed on.  #outermost: spec/helper.lua does not wrap
 -- them in the GPUMAT_DEVICE context, so they open the real device.
 local gm = require "gpumat"
+local ops = require "device_ops"
 
 local CUDA = { backend = "cuda" }
 
@@ -29,28 +30,14 @@ describe("on a real GPU", function()
     end)
   end)
 
-  it("agrees with the host on BLAS, fill and elementwise ops #outermost", function()
-    if not need_gpu() then return end
-    for _, ctype in ipairs { "float", "double" } do
-      local function run()
-        local a = gm.mat({ 3, 4 }, { ctype = ctype, initial_contents = { { 1, 2, 3, 4 }, { 5, 6, 7, 8 }, { 9, 1, 2, 3 } } })
-        local b = gm.mat({ 4, 2 }, { ctype = ctype, initial_contents = { { 1, 0 }, { 2, 1 }, { 0, 3 }, { 1, 1 } } })
-        local c = gm.mat({ 3, 2 }, { ctype = ctype, initial_element = 1 })
-        gm.gemm_(2, a, b, 0.5, c)
-        local x = gm.mat(5, { ctype = ctype, initial_contents = { 0.5, 1, 1.5, 2, 3 } })
-        gm.exp_(x)
-        gm.axpy_(2, x, x)
-        return c:to_table(), x:to_table(), gm.asum(x), gm.nrm2(x), gm.dot(x, x)
-      end
-      local host = table.pack(gm.with_cuda({ enabled = false }, run))
-      local dev = table.pack(gm.with_cuda(CUDA, run))
-      local tol = ctype == "float" and 1e-5 or 1e-12
-      local function near(p, q) return math.abs(p - q) <= tol * math.max(1, math.abs(p)) end
-      for i = 3, 5 do assert.is_true(near(host[i], dev[i]), ctype) end
-      for r = 1, 3 do for k = 1, 2 do assert.is_true(near(host[1][r][k], dev[1][r][k])) end end
-      for k = 1, 5 do assert.is_true(near(host[2][k], dev[2][k])) end
-    end
-  end)
+  -- every op family of spec/device_ops.lua, as device_spec.lua runs them
+  -- on the emulated device
+  for _, f in ipairs(ops.families) do
+    it("agrees with the host: " .. f.name .. " #outermost", function()
+      if not need_gpu() then return end
+      for _, ctype in ipairs { "float", "double" } do ops.agree(f, ctype, CUDA) end
+    end)
+  end
 
   it("draws cuRAND samples in range, seeded by random_seed #outermost", function()
     if not need_gpu() then return end
@@ -65,6 +52,40 @@ describe("on a real GPU", function()
     assert.are.same(a, b)
     assert.are_not.same(a, c)
     for _, v in ipairs(a) do assert.is_true(v >= 0 and v < 2) end
+  end)
+
+  it("draws gaussian and double uniform samples with the right moments #outermost", function()
+    if not need_gpu() then return end
+    gm.with_cuda(CUDA, function()
+      for _, ctype in ipairs { "float", "double" } do
+        local m = gm.mat(20000, { ctype = ctype })
+        gm.uniform_random_(m, { limit = 3 })
+        local s, lo, hi = 0, math.huge, -math.huge
+        for _, v in ipairs(m:to_table()) do s, lo, hi = s + v, math.min(lo, v), math.max(hi, v) end
+        assert.is_true(lo >= 0 and hi < 3 and math.abs(s / 20000 - 1.5) < 0.05, ctype)
+        gm.gaussian_random_(m, { mean = 2, stddev = 0.5 })
+        local s1, s2 = 0, 0
+        for _, v in ipairs(m:to_table()) do s1, s2 = s1 + v, s2 + v * v end
+        local mean = s1 / 20000
+        assert.is_true(math.abs(mean - 2) < 0.02, ctype)
+        assert.is_true(math.abs(math.sqrt(s2 / 20000 - mean * mean) - 0.5) < 0.02, ctype)
+      end
+    end)
+  end)
+
+  it("returns device bytes in use to the baseline after collectgarbage() and gm.collect() #outermost", function()
+    if not need_gpu() then return end
+    gm.with_cuda(CUDA, function()
+      collectgarbage()
+      gm.collect()
+      local base = gm.counters().device_bytes_in_use
+      for i = 1, 20 do gm.fill_(i, gm.mat(10000)) end
+      assert.is_true(gm.counters().device_bytes_in_use > base)
+      collectgarbage()
+      collectgarbage()
+      gm.collect()
+      assert.are.equal(base, gm.counters().device_bytes_in_use)
+    end)
   end)
 
   it("fits 128 mats of 8 MiB in a 500 MiB pool and raises cuda_out_of_memory below one #outermost", function()

@@ -57,8 +57,10 @@ static gm_status begin_device(gm_context *c, gm_device *d, const gm_context_opti
   if (o->n_pool_bytes && o->n_pool_bytes / 8 < d->gc_step_budget) d->gc_step_budget = o->n_pool_bytes / 8 + 1;
   c->saved_hook = d->gc_hook;
   c->saved_hook_arg = d->gc_hook_arg;
+  c->saved_hook_thread = d->gc_hook_thread;
   d->gc_hook = o->gc_hook;
   d->gc_hook_arg = o->gc_hook_arg;
+  d->gc_hook_thread = pthread_self();
   c->saved_h2d = atomic_exchange(&gm_counter.n_memcpy_host_to_device, 0);
   c->saved_d2h = atomic_exchange(&gm_counter.n_memcpy_device_to_host, 0);
   return GM_OK;
@@ -95,6 +97,7 @@ static gm_status end_device(gm_context *c) {
   d->gc_step_budget = c->saved_budget;
   d->gc_hook = c->saved_hook;
   d->gc_hook_arg = c->saved_hook_arg;
+  d->gc_hook_thread = c->saved_hook_thread;
   atomic_store(&gm_counter.n_memcpy_host_to_device, c->saved_h2d);
   atomic_store(&gm_counter.n_memcpy_device_to_host, c->saved_d2h);
   gm_device_unref(d);

@@ -42,6 +42,7 @@ typedef struct gm_context {
   size_t saved_limit, saved_budget;
   gm_gc_hook saved_hook;
   void *saved_hook_arg;
+  pthread_t saved_hook_thread;
   struct gm_context *outer;
 } gm_context;
 

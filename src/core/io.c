@@ -107,6 +107,7 @@ static gm_status read_header_text(FILE *f, char *text) {
   int c;
   while ((c = getc(f)) != EOF && isspace(c)) {
   }
+  if (c == EOF && ferror(f)) return gm_fail(GM_EIO, "read error: %s", strerror(errno));
   if (c == EOF) return gm_fail(GM_EIO, "short read: expected a mat header, got end of file");
   if (c != '(') return gm_fail(GM_EIO, "bad mat header: expected '(:MAT ...)', got byte %d", c);
   size_t n = 0;

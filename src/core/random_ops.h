@@ -7,9 +7,10 @@
  * function of (start, n, ctype, parameters) and the backend never touches
  * the state.  The host computes element i from block start->counter +
  * i / GM_RANDOM_PER_BLOCK_<T> as kernels/random.h describes; a device that
- * runs the same element functions reproduces the host's values, one that
- * uses another generator (cuRAND Philox seeded with key, offset
- * 4 * counter) must still be deterministic in (start, n). */
+ * runs the same element functions reproduces the host's values.  A device
+ * may instead draw from its own generator (the CUDA backend uses the
+ * context's cuRAND states and ignores start) as long as it keeps the
+ * ranges: uniform samples in [0, limit), never limit itself. */
 #ifndef GM_CORE_RANDOM_OPS_H
 #define GM_CORE_RANDOM_OPS_H
 

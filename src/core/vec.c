@@ -228,15 +228,19 @@ static void fill_host(gm_vec *v) {
 
 _Atomic bool gm_cuda_host_strategy = false;
 
-static gm_status create_facet(gm_vec *v, gm_facet_name f, gm_direction dir, gm_device *dev) {
+/* *block: device memory for a new CUDA facet, allocated by the caller
+ * before it took the vec lock (see gm_vec_watch); consumed here (set to
+ * NULL) when the facet is created. */
+static gm_status create_facet(gm_vec *v, gm_facet_name f, gm_direction dir, gm_device *dev, void **block) {
   bool first = !any_facet_exists(v);
   bool fill = first && v->has_initial_element && dir != GM_OUTPUT;
   if (f == GM_FACET_MANAGED)
     return gm_fail(GM_EUNSUPPORTED, "facet 'managed' is not supported in this version");
   if (f == GM_FACET_CUDA) {
     if (!dev) return gm_fail(GM_EINVAL, "facet 'cuda' needs an active cuda context (with_cuda)");
-    void *p;
-    GM_TRY(gm_device_alloc(dev, vec_bytes(v) ? vec_bytes(v) : 1, &p));
+    if (!*block) return gm_fail(GM_ESTATE, "internal error: cuda facet created without its device block");
+    void *p = *block;
+    *block = NULL;
     if (fill) {
       gm_status st = gm_device_fill(dev, v->ctype, v->max_size, v->initial_element, p);
       if (st != GM_OK) {
@@ -301,7 +305,7 @@ static gm_status check_conflicts(gm_vec *v, gm_facet_name f, gm_direction dir) {
   return GM_OK;
 }
 
-static gm_status watch_locked(gm_vec *v, gm_facet_name f, gm_direction dir, gm_device *dev) {
+static gm_status check_access(gm_vec *v, gm_facet_name f, gm_direction dir, gm_device *dev) {
   if (v->n_sync_locks > 0)
     return gm_fail(GM_ESTATE, "cannot access facet '%s' of a mat that with_syncing_cuda_facets is syncing",
                    facet_names[f]);
@@ -309,7 +313,13 @@ static gm_status watch_locked(gm_vec *v, gm_facet_name f, gm_direction dir, gm_d
   gm_facet *F = &v->facets[f];
   if (f == GM_FACET_CUDA && F->exists && dev && F->device != dev)
     return gm_fail(GM_ESTATE, "mat has a cuda facet on another device; destroy it first");
-  if (!F->exists) GM_TRY(create_facet(v, f, dir, dev));
+  return GM_OK;
+}
+
+static gm_status watch_locked(gm_vec *v, gm_facet_name f, gm_direction dir, gm_device *dev, void **block) {
+  GM_TRY(check_access(v, f, dir, dev));
+  gm_facet *F = &v->facets[f];
+  if (!F->exists) GM_TRY(create_facet(v, f, dir, dev, block));
   if (dir != GM_OUTPUT && !facet_up_to_date(v, f)) GM_TRY(refresh(v, f));
   if (dir != GM_INPUT) {
     for (int g = 0; g < GM_N_FACETS; g++) set_up_to_date(v, (gm_facet_name)g, false);
@@ -327,13 +337,45 @@ static gm_status watch_locked(gm_vec *v, gm_facet_name f, gm_direction dir, gm_d
   return GM_OK;
 }
 
+/* Device memory for a new CUDA facet is allocated with the vec lock NOT
+ * held: gm_device_alloc may run the reclaim cascade, whose full Lua GC
+ * (and the GC nudge) runs finalizers, and a finalizer may take this vec's
+ * lock (with_syncing_cuda_facets' __gc) or run any gpumat op on it.  So:
+ * check under the lock whether a block is needed (and whether the access
+ * would fail anyway), allocate unlocked, then relock and redo the checks.
+ * A block left unused (another thread created the facet meanwhile, or the
+ * access failed) goes back through the deferred-free queue. */
+static gm_status need_block(gm_vec *v, gm_facet_name f, gm_direction dir, gm_device *dev, bool *need) {
+  bool taken = vlock(v);
+  gm_status st = check_access(v, f, dir, dev);
+  *need = st == GM_OK && f == GM_FACET_CUDA && dev && !v->facets[f].exists;
+  vunlock(v, taken);
+  return st;
+}
+
+static gm_status alloc_block(gm_vec *v, gm_device *dev, void **block) {
+  return gm_device_alloc(dev, vec_bytes(v) ? vec_bytes(v) : 1, block);
+}
+
 gm_status gm_vec_watch(gm_vec *v, gm_facet_name f, gm_direction dir, bool covers_all,
                        gm_device *dev, void **ptr) {
   if (dir == GM_OUTPUT && !covers_all) dir = GM_IO;
-  bool taken = vlock(v);
-  gm_status st = watch_locked(v, f, dir, dev);
-  if (st == GM_OK) *ptr = f == GM_FACET_CUDA ? v->facets[f].ptr : v->host;
-  vunlock(v, taken);
+  void *block = NULL;
+  gm_status st = GM_OK;
+  for (;;) {
+    bool need;
+    GM_TRY(need_block(v, f, dir, dev, &need));
+    if (need) GM_TRY(alloc_block(v, dev, &block));
+    bool taken = vlock(v);
+    bool lost = f == GM_FACET_CUDA && dev && !v->facets[f].exists && !block;
+    if (!lost) {
+      st = watch_locked(v, f, dir, dev, &block);
+      if (st == GM_OK) *ptr = f == GM_FACET_CUDA ? v->facets[f].ptr : v->host;
+    }
+    vunlock(v, taken);
+    if (!lost) break; /* else another thread dropped the facet meanwhile: again */
+  }
+  if (block) gm_device_defer_free(dev, block);
   return st;
 }
 
@@ -460,12 +502,22 @@ gm_status gm_vec_destroy_all(gm_vec *v) {
   return st;
 }
 
+/* As gm_vec_watch: a new CUDA facet's memory is allocated unlocked. */
 gm_status gm_vec_add_facet_reference(gm_vec *v, gm_facet_name f, gm_device *dev) {
-  bool taken = vlock(v);
+  void *block = NULL;
   gm_status st = GM_OK;
-  if (!v->facets[f].exists) st = create_facet(v, f, GM_IO, dev);
-  if (st == GM_OK) v->facets[f].n_references++;
-  vunlock(v, taken);
+  for (;;) {
+    if (f == GM_FACET_CUDA && dev && !block && !gm_vec_facet_exists(v, f)) GM_TRY(alloc_block(v, dev, &block));
+    bool taken = vlock(v);
+    bool lost = f == GM_FACET_CUDA && dev && !v->facets[f].exists && !block;
+    if (!lost) {
+      if (!v->facets[f].exists) st = create_facet(v, f, GM_IO, dev, &block);
+      if (st == GM_OK) v->facets[f].n_references++;
+    }
+    vunlock(v, taken);
+    if (!lost) break;
+  }
+  if (block) gm_device_defer_free(dev, block);
   return st;
 }
 

@@ -139,7 +139,8 @@ void gm_device_collect_all(void) { gm_device_foreach(collect_cb, NULL); }
 static _Thread_local bool in_gc_hook;
 
 static void run_gc_hook(gm_device *d, bool full, size_t bytes) {
-  if (!d->gc_hook || in_gc_hook) return; /* never re-enter the GC */
+  /* never re-enter the GC; never touch the Lua state from another thread */
+  if (!d->gc_hook || in_gc_hook || !pthread_equal(d->gc_hook_thread, pthread_self())) return;
   in_gc_hook = true;
   d->gc_hook(d->gc_hook_arg, full, bytes);
   in_gc_hook = false;
@@ -160,7 +161,7 @@ gm_status gm_device_alloc(gm_device *d, size_t bytes, void **out) {
     gm_pool_trim(&d->pool, d);
     st = gm_pool_alloc(&d->pool, d, bytes, out);
   }
-  if (st == GM_ECUDA_OOM && d->gc_hook && !in_gc_hook) {
+  if (st == GM_ECUDA_OOM && d->gc_hook && !in_gc_hook && pthread_equal(d->gc_hook_thread, pthread_self())) {
     run_gc_hook(d, true, 0);
     gm_device_collect(d);
     gm_pool_trim(&d->pool, d);

@@ -42,6 +42,7 @@ struct gm_device {
   gm_stream *copy_stream;  /* with_syncing_cuda_facets' stream */
   gm_gc_hook gc_hook;      /* set by the binding while a context is active */
   void *gc_hook_arg;
+  pthread_t gc_hook_thread; /* the hook's Lua state belongs to this thread */
   size_t gc_step_budget;   /* bytes allocated between GC nudges */
   size_t bytes_since_step;
   atomic_long pinned_bytes;    /* page-locked host bytes (registered or allocated) */
@@ -59,7 +60,10 @@ void gm_device_foreach(void (*fn)(gm_device *d, void *arg), void *arg);
 /* Allocation through the pool with the reclaim cascade of DESIGN.md §4:
  * drain queue, release cached blocks, one full GC through gc_hook, drain,
  * retry; then GM_ECUDA_OOM with gm_set_oom_info() (and n_ooms counted).
- * A successful allocation may nudge the GC (gc_hook with full = false). */
+ * A successful allocation may nudge the GC (gc_hook with full = false).
+ * The hook runs Lua finalizers, so callers must hold no vec lock (vec.c
+ * allocates a new facet's block before locking); it runs only on the
+ * thread that installed it and never re-enters itself. */
 gm_status gm_device_alloc(gm_device *d, size_t bytes, void **out);
 /* Queues p for freeing; safe from finalizers. */
 void gm_device_defer_free(gm_device *d, void *p);

@@ -122,6 +122,37 @@ static int l_cuda_context(lua_State *L) {
   return 2;
 }
 
+/* core.cuda_call(fn, scope) -> fn()'s results, scope being the
+ * to-be-closed object of a with_cuda context or a with_syncing_cuda_facets
+ * token.  The body runs through lua_call/lua_pcall WITHOUT a
+ * continuation, so a coroutine.yield inside it fails at once ("attempt to
+ * yield across a C-call boundary") instead of leaving the context pushed
+ * on this OS thread's stack while other code runs.  On the main thread
+ * errors pass through untouched (the caller's to-be-closed variable exits
+ * the scope, and a message handler sees the body's stack).  In a
+ * coroutine Lua does not close to-be-closed variables when an error
+ * leaves the coroutine (coroutine.resume), so the error is caught here,
+ * the scope closed, and the same error value raised again. */
+static int l_cuda_call(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  luaL_checkany(L, 2);
+  lua_settop(L, 2);
+  bool main = lua_pushthread(L);
+  lua_pop(L, 1);
+  lua_pushvalue(L, 1);
+  if (main) {
+    lua_call(L, 0, LUA_MULTRET);
+    return lua_gettop(L) - 2;
+  }
+  if (lua_pcall(L, 0, LUA_MULTRET, 0) == LUA_OK) return lua_gettop(L) - 2;
+  if (luaL_getmetafield(L, 2, "__close") != LUA_TNIL) {
+    lua_pushvalue(L, 2);
+    lua_pushvalue(L, -3); /* the error */
+    lua_call(L, 2, 0);
+  }
+  return lua_error(L);
+}
+
 /* __close(ctx, err): exit; an exit failure is raised only when the body
  * did not fail already (the body's error wins). */
 static int l_context_close(lua_State *L) {
@@ -338,7 +369,8 @@ void gml_open_cuda(lua_State *L, int module_idx) {
       {"use_cuda_p", l_use_cuda_p},     {"device_count", l_device_count},
       {"device_info", l_device_info},   {"synchronize", l_synchronize},
       {"collect", l_collect},           {"counters", l_counters},
-      {"cuda_room", l_cuda_room},       {NULL, NULL}};
+      {"cuda_room", l_cuda_room},       {"cuda_call", l_cuda_call},
+      {NULL, NULL}};
   if (luaL_newmetatable(L, GML_CONTEXT_MT)) {
     lua_pushcfunction(L, l_context_close);
     lua_setfield(L, -2, "__close");

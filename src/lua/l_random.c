@@ -2,6 +2,7 @@
  * orthogonal_random_, and the "gpumat.random_state" userdata (a copy of
  * a Philox stream: key and next block, see src/core/random.h). */
 #include <inttypes.h>
+#include <stdio.h>
 
 #include "../core/random.h"
 #include "util.h"
@@ -112,6 +113,8 @@ static int l_orthogonal_random_(lua_State *L) {
 static int l_seed(lua_State *L) {
   int isnum;
   lua_Integer n = lua_tointegerx(L, 1, &isnum);
+  if (lua_type(L, 1) == LUA_TNUMBER && !isnum)
+    gml_argerror(L, 1, "seed", "integer expected, got %g", lua_tonumber(L, 1));
   if (!isnum || lua_type(L, 1) != LUA_TNUMBER)
     gml_argerror(L, 1, "seed", "integer expected, got %s", luaL_typename(L, 1));
   gm_random_seed((uint64_t)n);

@@ -29,9 +29,14 @@ static gm_status cu_raw_alloc(gm_device *d, size_t bytes, void **out) {
   return GM_OK;
 }
 
+/* Release paths (raw_free, stream_free, host_unregister, host_free,
+ * destroy) have no caller that could act on a failure: their CUDA errors
+ * are deliberately ignored ((void)).  A failure there means the context
+ * is already broken, and CUDA errors are sticky, so the next checked call
+ * (a copy, a launch, synchronize) reports it. */
 static void cu_raw_free(gm_device *d, void *p) {
-  cudaSetDevice(d->id);
-  cudaFree(p);
+  (void)cudaSetDevice(d->id);
+  (void)cudaFree(p);
 }
 
 static cudaStream_t stream_of(gm_device *d, gm_stream *s) {
@@ -66,7 +71,7 @@ static gm_status cu_stream_new(gm_device *d, gm_stream **out) {
 
 static void cu_stream_free(gm_device *d, gm_stream *s) {
   (void)d;
-  cudaStreamDestroy((cudaStream_t)s);
+  (void)cudaStreamDestroy((cudaStream_t)s);
 }
 
 static gm_status cu_stream_sync(gm_device *d, gm_stream *s) {
@@ -88,7 +93,7 @@ static gm_status cu_host_register(gm_device *d, void *p, size_t bytes) {
 
 static void cu_host_unregister(gm_device *d, void *p) {
   (void)d;
-  cudaHostUnregister(p);
+  (void)cudaHostUnregister(p);
 }
 
 static gm_status cu_host_alloc(gm_device *d, size_t bytes, void **out) {
@@ -99,15 +104,15 @@ static gm_status cu_host_alloc(gm_device *d, size_t bytes, void **out) {
 
 static void cu_host_free(gm_device *d, void *p) {
   (void)d;
-  cudaFreeHost(p);
+  (void)cudaFreeHost(p);
 }
 
 static void cu_destroy(gm_device *d) {
   cuda_impl *impl = d->impl;
   if (impl) {
     gm_cuda_random_end(d);
-    if (impl->cublas) cublasDestroy(impl->cublas);
-    cudaStreamDestroy(impl->stream);
+    if (impl->cublas) (void)cublasDestroy(impl->cublas);
+    (void)cudaStreamDestroy(impl->stream);
     free(impl);
     d->impl = NULL;
   }
@@ -194,9 +199,11 @@ gm_status gm_cuda_device_init(gm_device *d) {
   }
   cublasStatus_t bs = cublasCreate(&impl->cublas);
   if (bs == CUBLAS_STATUS_SUCCESS) bs = cublasSetStream(impl->cublas, impl->stream);
+  /* alpha/beta and reduction results are host pointers (blas.c) */
+  if (bs == CUBLAS_STATUS_SUCCESS) bs = cublasSetPointerMode(impl->cublas, CUBLAS_POINTER_MODE_HOST);
   if (bs != CUBLAS_STATUS_SUCCESS) {
-    if (impl->cublas) cublasDestroy(impl->cublas);
-    cudaStreamDestroy(impl->stream);
+    if (impl->cublas) (void)cublasDestroy(impl->cublas);
+    (void)cudaStreamDestroy(impl->stream);
     free(impl);
     gm_set_lib_error_info("cublasCreate", (int)bs);
     return gm_fail(GM_ECUBLAS, "cublasCreate failed: %s", cublasGetStatusString(bs));

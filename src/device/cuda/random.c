@@ -27,7 +27,8 @@ gm_status gm_cuda_random_begin(gm_device *d, unsigned long long seed, int n_stat
 void gm_cuda_random_end(gm_device *d) {
   cuda_impl *c = d->impl;
   if (!c->rng_states) return;
-  cudaStreamSynchronize(c->stream);
+  /* release path: errors ignored, as in device.c */
+  (void)cudaStreamSynchronize(c->stream);
   gm_curand_free(c->rng_states);
   c->rng_states = NULL;
   c->n_rng_states = 0;
