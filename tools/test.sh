@@ -39,12 +39,20 @@ build() { # dir cmake-args...
 }
 
 if build build; then
+  # the CUDA backend must compile on every run where the toolkit exists
+  if [ -x /usr/local/cuda/bin/nvcc ] || command -v nvcc >/dev/null 2>&1; then
+    if grep -q "CUDA backend enabled" "$log/cmake-build.log"; then
+      echo "== cuda backend: compiled and linked"; passed=$((passed + 1))
+    else
+      echo "== cuda backend: toolkit present but not enabled"; failed=$((failed + 1)); status=1
+    fi
+  fi
   tools/run-specs.sh build >"$log/host.log"; count host "$log/host.log"
   tools/run-specs.sh build GPUMAT_DEVICE=emulated >"$log/emu.log"; count emulated "$log/emu.log"
   tools/run-specs.sh build GPUMAT_TEST_GC=aggressive >"$log/gc.log"; count gc-aggressive "$log/gc.log"
 fi
 
-if build build-asan -DGPUMAT_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug; then
+if build build-asan -DGPUMAT_SANITIZE=ON -DGPUMAT_CUDA=OFF -DCMAKE_BUILD_TYPE=Debug; then
   asan=$(gcc -print-file-name=libasan.so)
   tools/run-specs.sh build-asan LD_PRELOAD="$asan" \
     ASAN_OPTIONS=detect_leaks=0:protect_shadow_gap=0:abort_on_error=1 \
