@@ -37,7 +37,7 @@ do
 end
 
 local function sh(cmd)
-  local p = io.popen(cmd .. " 2>/dev/null")
+  local p = io.popen("{ " .. cmd .. "; } 2>/dev/null")
   local out = p:read("a")
   p:close()
   return (out:gsub("%s+$", ""))
@@ -85,9 +85,10 @@ local clock_note = timing.init(bench_dir, out_dir)
 -- seconds per iteration), finish().  Lua ones run in this process; external
 -- ones in the numpy / C coprocesses (bench_external.lua).
 local t_start = timing.now()
+local load_start = sh("cut -d' ' -f1-3 /proc/loadavg")
 local tools, tool_errors = {}, {}
 tools.c, tool_errors.c = external.start_c(bench_dir, out_dir)
-tools.numpy, tool_errors.numpy = external.start_numpy(bench_dir, out_dir)
+tools.numpy, tool_errors.numpy = external.start_numpy(bench_dir)
 local c_info = tools.c and tools.c.info or {}
 local np_info = tools.numpy and tools.numpy.info or {}
 
@@ -254,6 +255,11 @@ if opts.markdown then
       "numpy " .. (np_info.numpy_version or "?") .. " (" .. external.python ..
         ", run as `" .. external.numpy_env .. " ...`): OpenBLAS kernel " ..
         (np_info.openblas_corename or "?") .. ", " .. (np_info.openblas_threads or "?") .. " threads",
+      "gpumat host threads: GPUMAT_NUM_THREADS=" .. env("GPUMAT_NUM_THREADS") ..
+        " (unset: one per online CPU); numpy's elementwise ufuncs are single-threaded",
+      "load average (1, 5, 15 min) at start: " .. load_start .. ", at end: " ..
+        sh("cut -d' ' -f1-3 /proc/loadavg") .. " (other work on the machine inflates " ..
+        "times; the sides of a case are interleaved repeat by repeat, so ratios suffer less)",
       "timer: " .. clock_note,
     },
     baseline_notes = {

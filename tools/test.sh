@@ -54,10 +54,11 @@ fi
 
 if build build-asan -DGPUMAT_SANITIZE=ON -DGPUMAT_CUDA=OFF -DCMAKE_BUILD_TYPE=Debug; then
   asan=$(gcc -print-file-name=libasan.so)
-  tools/run-specs.sh build-asan LD_PRELOAD="$asan" \
-    ASAN_OPTIONS=detect_leaks=0:protect_shadow_gap=0:abort_on_error=1 \
-    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 >"$log/asan.log"
-  count asan+ubsan "$log/asan.log"
+  san=(LD_PRELOAD="$asan" ASAN_OPTIONS=detect_leaks=0:protect_shadow_gap=0:abort_on_error=1
+       UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
+  tools/run-specs.sh build-asan "${san[@]}" >"$log/asan.log"; count asan+ubsan "$log/asan.log"
+  tools/run-specs.sh build-asan "${san[@]}" GPUMAT_DEVICE=emulated >"$log/asan-emu.log"
+  count asan+ubsan-emulated "$log/asan-emu.log"
 fi
 
 # luarocks make, offline, into a scratch tree; then load the installed module

@@ -8,6 +8,7 @@
  *   prepare KEY MIN_TIME FIXED OP DTYPE N -> "ready KEY ITERATIONS NOTE" | "error KEY MSG"
  *   run KEY                               -> "time KEY SECONDS_PER_ITERATION"
  *   free KEY                              -> "freed KEY"
+ *   quit                                  -> exit (no answer)
  * Ops: memcpy float|double N   copy N elements between two touched buffers
  *      gemm   float|double N   C := A B, N x N row-major, alpha 1, beta 0 */
 #define _POSIX_C_SOURCE 200809L
@@ -159,6 +160,7 @@ int main(void)
     int used = 0;
     key[0] = 0;
     if (sscanf(line, "%31s %63s %n", cmd, key, &used) < 1) continue;
+    if (strcmp(cmd, "quit") == 0) break;
     struct slot *s = key[0] ? find(slots, key) : NULL;
     if (strcmp(cmd, "info") == 0) {
       printf("info openblas_config %s\n", openblas_get_config());

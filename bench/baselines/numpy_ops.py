@@ -137,6 +137,8 @@ def main():
     prepare KEY MIN_TIME FIXED OP DTYPE DIM...  -> "ready KEY N NOTE" | "error KEY MSG"
     run KEY                           -> "time KEY SECONDS_PER_ITERATION" | "error KEY MSG"
     free KEY                          -> "freed KEY"
+    quit                              -> exit (no answer; the harness's other
+                                         children may hold our stdin open)
     """
     jobs = {}
     while True:
@@ -147,6 +149,8 @@ def main():
         if not parts:
             continue
         cmd, key = parts[0], parts[1] if len(parts) > 1 else "-"
+        if cmd == "quit":
+            break
         try:
             if cmd == "info":
                 print("info numpy_version", np.__version__)

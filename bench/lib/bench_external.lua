@@ -13,7 +13,8 @@
 -- numpy_ops.py's main()).  Every command gets exactly one answer line.
 local M = {}
 
-M.python = "/usr/bin/python3"
+-- Debian's python3 has python3-numpy; GPUMAT_BENCH_PYTHON picks another.
+M.python = os.getenv("GPUMAT_BENCH_PYTHON") or "/usr/bin/python3"
 M.numpy_env = "env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE"
 
 local function shell_quote(s)
@@ -25,8 +26,10 @@ local Tool = {}
 Tool.__index = Tool
 
 -- Start `cmd` reading from a fresh FIFO; nil, message when it cannot start.
-local function start(name, cmd, out_dir)
-  local fifo = out_dir .. "/" .. name .. ".fifo"
+-- The FIFO gets a unique name (several harness runs may share bench/out/)
+-- and is unlinked once both ends are open.
+local function start(name, cmd)
+  local fifo = os.tmpname()
   if not os.execute("rm -f " .. shell_quote(fifo) .. " && mkfifo " .. shell_quote(fifo)) then
     return nil, "mkfifo failed"
   end
@@ -34,15 +37,16 @@ local function start(name, cmd, out_dir)
   -- turn our next write into a SIGPIPE; we only ever write to it.
   local wr = io.open(fifo, "r+")
   -- stderr goes to a log file: answers must be the only lines on the pipe.
-  local log = out_dir .. "/" .. name .. ".log"
+  local log = os.tmpname()
   local rd = wr and io.popen(cmd .. " < " .. shell_quote(fifo) .. " 2> " .. shell_quote(log), "r")
-  if not (rd and wr) then return nil, "cannot start " .. name end
+  if not (rd and wr) then os.remove(fifo) return nil, "cannot start " .. name end
   wr:setvbuf("line")
   local t = setmetatable({ name = name, rd = rd, wr = wr, log = log, info = {} }, Tool)
   t:call("info", nil, function(line)
     local k, v = line:match("^info (%S+) (.*)$")
     if k then t.info[k] = v end
   end)
+  os.remove(fifo) -- the tool has answered, so its shell has opened the FIFO
   return t
 end
 
@@ -56,9 +60,11 @@ function Tool:call(command, key, on_info)
     local line = self.rd:read("l")
     if not line then
       local f = io.open(self.log)
-      local tail = f and f:read("a"):sub(-300):gsub("\n", " ") or ""
+      local text = f and f:read("a") or ""
       if f then f:close() end
-      self.dead = self.name .. " baseline process died: " .. tail
+      local last = "no message"
+      for l in text:gmatch("[^\n]+") do last = l end
+      self.dead = self.name .. " baseline process died: " .. last
       return nil, self.dead
     end
     if line == "end info" and not key then return true end
@@ -96,9 +102,13 @@ function Tool:runner(key, spec, fixed, min_time)
   return r
 end
 
+-- Tools exit on "quit": end of input never comes while other children of
+-- this process hold inherited copies of the FIFO open.
 function Tool:close()
+  if not self.dead then self.wr:write("quit\n") self.wr:flush() end
   pcall(self.wr.close, self.wr)
   pcall(self.rd.close, self.rd)
+  os.remove(self.log)
 end
 
 function M.build_c(bench_dir, out_dir)
@@ -118,13 +128,12 @@ end
 function M.start_c(bench_dir, out_dir)
   local exe, err = M.build_c(bench_dir, out_dir)
   if not exe then return nil, err end
-  return start("c", shell_quote(exe), out_dir)
+  return start("c", shell_quote(exe))
 end
 
-function M.start_numpy(bench_dir, out_dir)
+function M.start_numpy(bench_dir)
   return start("numpy", string.format("%s %s %s", M.numpy_env, M.python,
-                                      shell_quote(bench_dir .. "/baselines/numpy_ops.py")),
-               out_dir)
+                                      shell_quote(bench_dir .. "/baselines/numpy_ops.py")))
 end
 
 return M
