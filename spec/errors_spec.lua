@@ -261,3 +261,15 @@ describe("mat errors by message", function()
     assert.are.same({2, 0}, gm.array_to_mat({{}, {}}):dims())
   end)
 end)
+
+describe("functions of the contract not implemented yet", function()
+  local gm = require "gpumat"
+  it("raise a clear error naming the function instead of being nil", function()
+    for _, name in ipairs({ "define_cuda_kernel", "bufferp", "ensure", "alloc_cache", "make_cuda_array" }) do
+      assert.is_function(gm[name])
+      local ok, err = pcall(gm[name], 1)
+      assert.is_false(ok)
+      assert.equals(name .. ": not implemented in gpumat " .. gm.version .. ' (see README, "Not yet")', err)
+    end
+  end)
+end)
