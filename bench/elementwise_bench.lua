@@ -9,7 +9,7 @@ local gm = require "gpumat"
 local U = require "bench_util"
 
 local N = U.N16M
-local REPEATS = 7 -- for the one-call-per-repeat cases
+local REPEATS = 11 -- for the one-call-per-repeat cases
 
 local function against_numpy_and_memcpy(op, ctype)
   return {

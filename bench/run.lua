@@ -5,7 +5,7 @@
 --     lua5.4 bench/run.lua [options] [filter ...]
 --
 -- options: --markdown FILE   also write the results as Markdown
---          --repeats N       timed repeats per case (median reported; default 5)
+--          --repeats N       timed repeats per case (median reported; default 9)
 --          --min-time S      minimum seconds per repeat (default 0.1)
 --          --list            list the cases and exit
 --          --all-baselines   measure baselines also for cases gpumat cannot run yet
@@ -20,7 +20,7 @@ local timing = require "bench_timing"
 local external = require "bench_external"
 local report = require "bench_report"
 
-local opts = { repeats = 5, min_time = 0.1, filters = {} }
+local opts = { repeats = 9, min_time = 0.1, filters = {} }
 do
   local i = 1
   while i <= #arg do
