@@ -8,7 +8,7 @@ local N = 2048
 local function gemm_case(ctype)
   return {
     name = "gemm_(1, a, b, 0, c), 2048x2048 " .. ctype, requires = { "gemm_", "copy_" },
-    iterations = 1, repeats = 9,
+    iterations = 1, repeats = 9, settle = 0.5,
     prepare = function()
       local a, b = U.pattern_mat(gm, { N, N }, ctype), U.pattern_mat(gm, { N, N }, ctype)
       local c = gm.mat({ N, N }, { ctype = ctype })

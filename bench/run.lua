@@ -128,7 +128,11 @@ end
 -- All sides of a case are started, then timed one repeat each per round
 -- (rotating who goes first), so a burst of load from other processes lands
 -- on every side alike instead of on whichever ran at that moment.
-local function measure_sides(sides, repeats)
+-- settle: seconds to pause before each timed repeat.  Cases whose sides
+-- all call OpenBLAS's threaded gemm set it: OpenBLAS workers keep spinning
+-- for a while after a call, so without a pause each side would run while
+-- the previous side's workers (in another process) still hold a core.
+local function measure_sides(sides, repeats, settle)
   for _, s in ipairs(sides) do
     s.samples = {}
     if not s.err then
@@ -141,6 +145,7 @@ local function measure_sides(sides, repeats)
     for i = 0, #sides - 1 do
       local s = sides[(r + i - 1) % #sides + 1]
       if not s.err then
+        if settle then os.execute(string.format("sleep %g", settle)) end
         local t, err = s.runner.once()
         if t then s.samples[#s.samples + 1] = t else s.err = err end
       end
@@ -182,7 +187,7 @@ local function run_case(c)
       sides[#sides + 1] = { runner = runner, err = err, baseline = b }
     end
   end
-  measure_sides(sides, c.repeats or opts.repeats)
+  measure_sides(sides, c.repeats or opts.repeats, c.settle)
   if gm_side then
     if gm_side.t then res.status, res.t = "ok", gm_side.t / per
     else res.status, res.status_text = "error", "error: " .. tostring(gm_side.err):gsub("\n", " ") end
