@@ -40,17 +40,15 @@ GM_HD float gm_pow2f(int32_t k) { return gm_u2f((uint32_t)(k + 127) << 23); }
 
 /* ---- float exp ---- */
 
-GM_HD float gm_expf(float x) {
-  /* Clamping keeps the exponent arithmetic in range; NaN fails both
-   * comparisons and flows through the arithmetic. */
-  float xc = x > 88.7228394f ? 88.7228394f : x;
-  xc = xc < -103.972084f ? -103.972084f : xc;
-  /* Round x*log2(e) to an integer with the 1.5*2^23 trick (no floorf, so
-   * the loop vectorizes on every x86 level). */
-  float t = xc * 1.44269504088896341f + 12582912.0f;
+/* e^x = m * 2^ni for x in the callers' clamped range: returns m, the
+ * polynomial of the reduced argument, and sets *ni.  Rounds x*log2(e) to
+ * an integer with the 1.5*2^23 trick (no floorf, so loops vectorize on
+ * every x86 level).  Shared by gm_expf and gm_expf_small. */
+GM_HD float gm_expf_reduce(float x, int32_t *ni) {
+  float t = x * 1.44269504088896341f + 12582912.0f;
   float n = t - 12582912.0f;
-  int32_t ni = (int32_t)(gm_f2u(t) - 0x4B400000u);
-  float r = xc - n * 0.693359375f;
+  *ni = (int32_t)(gm_f2u(t) - 0x4B400000u);
+  float r = x - n * 0.693359375f;
   r = r + n * 2.12194440e-4f;
   float p = 1.9875691500e-4f;
   p = p * r + 1.3981999507e-3f;
@@ -58,7 +56,16 @@ GM_HD float gm_expf(float x) {
   p = p * r + 4.1665795894e-2f;
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
-  float y = p * r * r + r + 1.0f;
+  return p * r * r + r + 1.0f;
+}
+
+GM_HD float gm_expf(float x) {
+  /* Clamping keeps the exponent arithmetic in range; NaN fails both
+   * comparisons and flows through the arithmetic. */
+  float xc = x > 88.7228394f ? 88.7228394f : x;
+  xc = xc < -103.972084f ? -103.972084f : xc;
+  int32_t ni;
+  float y = gm_expf_reduce(xc, &ni);
   /* Scale in two steps so results down to the subnormals stay exact. */
   int32_t n1 = ni / 2;
   y = y * gm_pow2f(n1) * gm_pow2f(ni - n1);
@@ -101,18 +108,9 @@ GM_HD float gm_logf(float x) {
 
 /* e^x for 0 <= x <= 18 (no range handling; NaN flows through). */
 GM_HD float gm_expf_small(float x) {
-  float t = x * 1.44269504088896341f + 12582912.0f;
-  float n = t - 12582912.0f;
-  int32_t ni = (int32_t)(gm_f2u(t) - 0x4B400000u);
-  float r = x - n * 0.693359375f;
-  r = r + n * 2.12194440e-4f;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  return (p * r * r + r + 1.0f) * gm_pow2f(ni);
+  int32_t ni;
+  float m = gm_expf_reduce(x, &ni);
+  return m * gm_pow2f(ni);
 }
 
 GM_HD float gm_tanhf(float x) {

@@ -6,10 +6,8 @@ return function(gm, core, methods)
 
   local function is_mat(x) return getmetatable(x) == mat_mt and not core.is_freed(x) end
 
-  -- level 0: no position prefix, like the errors raised from C
-  local function argerror(n, fname, fmt, ...)
-    error(string.format("bad argument #%d to '%s' (%s)", n, fname, string.format(fmt, ...)), 0)
-  end
+  local argcheck = require "gpumat.argcheck"
+  local argerror, check_callable = argcheck.argerror, argcheck.check_callable
 
   local function describe(x)
     if getmetatable(x) == mat_mt then return "a freed mat" end
@@ -27,13 +25,6 @@ return function(gm, core, methods)
     if getmetatable(x) ~= mat_mt then argerror(n, fname, "gpumat.mat expected, got %s", type(x)) end
     if core.is_freed(x) then argerror(n, fname, "attempt to use a freed mat") end
     return x
-  end
-
-  local function check_callable(f, n, fname)
-    local mt = getmetatable(f)
-    if type(f) ~= "function" and not (mt and mt.__call) then
-      argerror(n, fname, "function expected, got %s", type(f))
-    end
   end
 
   local function check_options(opts, n, fname, allowed)

@@ -16,10 +16,8 @@ return function(gm, core, methods)
   local mat_mt = getmetatable(core.mat(0))
   local caches = setmetatable({}, { __mode = "k" }) -- place -> key -> mat
 
-  -- level 0: no position prefix, like the errors raised from C
-  local function argerror(n, fname, fmt, ...)
-    error(string.format("bad argument #%d to '%s' (%s)", n, fname, string.format(fmt, ...)), 0)
-  end
+  local argcheck = require "gpumat.argcheck"
+  local argerror, check_callable = argcheck.argerror, argcheck.check_callable
 
   -- Calls f(...); a "bad argument #k to 'callee' (reason)" error is raised
   -- again as argument argn[k] of fname (prefix added to the reason), so
@@ -33,13 +31,6 @@ return function(gm, core, methods)
       if k and argn[tonumber(k)] then argerror(argn[tonumber(k)], fname, "%s%s", prefix, reason) end
     end
     error(err, 0)
-  end
-
-  local function check_callable(f, n, fname)
-    local mt = getmetatable(f)
-    if type(f) ~= "function" and not (mt and mt.__call) then
-      argerror(n, fname, "function expected, got %s", type(f))
-    end
   end
 
   local allowed = {

@@ -213,15 +213,6 @@ static gm_status need_2d(const gm_mat *m, const char *name, const char *what) {
   return GM_OK;
 }
 
-#define GM_BAD(which, expr)          \
-  do {                               \
-    gm_status st_ = (expr);          \
-    if (st_ != GM_OK) {              \
-      *bad = (which);                \
-      return st_;                    \
-    }                                \
-  } while (0)
-
 /* Default-shape checks, only where every size involved was defaulted
  * (explicit m/n/k/ld select sub-blocks on purpose). */
 static gm_status gemm_shape_checks(const gm_mat *a, const gm_mat *b, const gm_gemm_args *g,

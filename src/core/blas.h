@@ -42,6 +42,17 @@ gm_status gm_scal_(double alpha, gm_mat *x, size_t n, size_t incx);
 
 #define GM_UNSET ((size_t)-1)
 
+/* In validators that report which argument is bad through `int *bad`:
+ * evaluate expr and, on failure, record `which` and return its status. */
+#define GM_BAD(which, expr)          \
+  do {                               \
+    gm_status st_ = (expr);          \
+    if (st_ != GM_OK) {              \
+      *bad = (which);                \
+      return st_;                    \
+    }                                \
+  } while (0)
+
 /* gemm_ arguments; GM_UNSET fields take MGL's defaults: m = rows of C,
  * n = columns of C, k = columns of A (rows when transposed), lda/ldb/ldc
  * = row width (dims[1]) of A/B/C. */

@@ -11,15 +11,6 @@
 
 /* ---- stack_ ---- */
 
-#define GM_BAD(which, expr)          \
-  do {                               \
-    gm_status st_ = (expr);          \
-    if (st_ != GM_OK) {              \
-      *bad = (which);                \
-      return st_;                    \
-    }                                \
-  } while (0)
-
 static bool ranges_overlap(const gm_mat *a, const gm_mat *b) {
   if (a->vec != b->vec || a->size == 0 || b->size == 0) return false;
   return a->displacement < b->displacement + b->size && b->displacement < a->displacement + a->size;
