@@ -5,7 +5,7 @@
 #include <cuda_runtime.h>
 
 #include "elementwise.h"
-#include "launch.h"
+#include "launch_cuda.cuh"
 
 namespace {
 
@@ -105,21 +105,11 @@ __global__ void rowsum_kernel(size_t rows, size_t cols, T alpha, const T *x, T b
   }
 }
 
-struct launch {
-  int block, grid;
-  cudaStream_t s;
-  launch(size_t n, void *stream) : s((cudaStream_t)stream) { gm_launch_1d(n, &block, &grid); }
-};
-
 }  // namespace
 
-#define F(p) ((float *)(p))
-#define D(p) ((double *)(p))
-#define CF(p) ((const float *)(p))
-#define CD(p) ((const double *)(p))
 
 extern "C" int gm_cuda_ew_unary(int ctype, int op, size_t n, void *x, void *stream) {
-  launch l(n, stream);
+  gm_launch l(n, stream);
   if (ctype == 0)
     unary_kernel<float><<<l.grid, l.block, 0, l.s>>>(op, n, F(x));
   else
@@ -128,7 +118,7 @@ extern "C" int gm_cuda_ew_unary(int ctype, int op, size_t n, void *x, void *stre
 }
 
 extern "C" int gm_cuda_ew_scalar(int ctype, int kind, size_t n, double alpha, void *x, void *stream) {
-  launch l(n, stream);
+  gm_launch l(n, stream);
   if (ctype == 0)
     scalar_kernel<float><<<l.grid, l.block, 0, l.s>>>(kind, n, (float)alpha, F(x));
   else
@@ -138,7 +128,7 @@ extern "C" int gm_cuda_ew_scalar(int ctype, int kind, size_t n, double alpha, vo
 
 extern "C" int gm_cuda_ew_geem(int ctype, size_t n, double alpha, const void *a, const void *b, double beta,
                                void *c, void *stream) {
-  launch l(n, stream);
+  gm_launch l(n, stream);
   if (ctype == 0)
     geem_kernel<float><<<l.grid, l.block, 0, l.s>>>(n, (float)alpha, CF(a), CF(b), (float)beta, F(c));
   else
@@ -147,7 +137,7 @@ extern "C" int gm_cuda_ew_geem(int ctype, size_t n, double alpha, const void *a,
 }
 
 extern "C" int gm_cuda_ew_lt(int ctype, size_t n, const void *x, void *y, void *stream) {
-  launch l(n, stream);
+  gm_launch l(n, stream);
   if (ctype == 0)
     lt_kernel<float><<<l.grid, l.block, 0, l.s>>>(n, CF(x), F(y));
   else
@@ -157,7 +147,7 @@ extern "C" int gm_cuda_ew_lt(int ctype, size_t n, const void *x, void *y, void *
 
 extern "C" int gm_cuda_ew_add_sign(int ctype, size_t n, double alpha, const void *a, double beta, void *b,
                                    void *stream) {
-  launch l(n, stream);
+  gm_launch l(n, stream);
   if (ctype == 0)
     add_sign_kernel<float><<<l.grid, l.block, 0, l.s>>>(n, (float)alpha, CF(a), (float)beta, F(b));
   else
@@ -167,7 +157,7 @@ extern "C" int gm_cuda_ew_add_sign(int ctype, size_t n, double alpha, const void
 
 extern "C" int gm_cuda_ew_geerv(int ctype, size_t rows, size_t cols, double alpha, const void *a, const void *x,
                                 double beta, void *b, void *stream) {
-  launch l(rows * cols, stream);
+  gm_launch l(rows * cols, stream);
   if (ctype == 0)
     geerv_kernel<float><<<l.grid, l.block, 0, l.s>>>(rows, cols, (float)alpha, CF(a), CF(x), (float)beta, F(b));
   else
@@ -177,7 +167,7 @@ extern "C" int gm_cuda_ew_geerv(int ctype, size_t rows, size_t cols, double alph
 
 extern "C" int gm_cuda_ew_scale(int ctype, int kind, size_t rows, size_t cols, const void *s, const void *a,
                                 void *r, void *stream) {
-  launch l(rows * cols, stream);
+  gm_launch l(rows * cols, stream);
   if (ctype == 0)
     scale_kernel<float><<<l.grid, l.block, 0, l.s>>>(kind, rows, cols, CF(s), CF(a), F(r));
   else
@@ -188,13 +178,13 @@ extern "C" int gm_cuda_ew_scale(int ctype, int kind, size_t rows, size_t cols, c
 extern "C" int gm_cuda_ew_sum(int ctype, int axis, size_t rows, size_t cols, double alpha, const void *x,
                               double beta, void *y, void *stream) {
   if (axis == 0) {
-    launch l(cols, stream);
+    gm_launch l(cols, stream);
     if (ctype == 0)
       colsum_kernel<float><<<l.grid, l.block, 0, l.s>>>(rows, cols, (float)alpha, CF(x), (float)beta, F(y));
     else
       colsum_kernel<double><<<l.grid, l.block, 0, l.s>>>(rows, cols, alpha, CD(x), beta, D(y));
   } else {
-    launch l(rows * GM_WARP_SIZE, stream);
+    gm_launch l(rows * GM_WARP_SIZE, stream);
     if (ctype == 0)
       rowsum_kernel<float><<<l.grid, l.block, 0, l.s>>>(rows, cols, (float)alpha, CF(x), (float)beta, F(y));
     else

@@ -7,7 +7,7 @@
 // atomicAdd.  Launchers return the cudaError_t of the launch.
 #include <cuda_runtime.h>
 
-#include "launch.h"
+#include "launch_cuda.cuh"
 #include "nn.h"
 
 namespace {
@@ -81,22 +81,12 @@ __global__ void pool_dx_kernel(gm_nn_geom g, const T *x, const T *y, const T *yd
   }
 }
 
-struct launch {
-  int block, grid;
-  cudaStream_t s;
-  launch(size_t n, void *stream) : s((cudaStream_t)stream) { gm_launch_1d(n, &block, &grid); }
-};
-
 }  // namespace
 
-#define F(p) ((float *)(p))
-#define D(p) ((double *)(p))
-#define CF(p) ((const float *)(p))
-#define CD(p) ((const double *)(p))
 
 extern "C" int gm_cuda_nn_convolve(int ctype, const gm_nn_geom *g, const void *x, const void *w, void *y,
                                    void *stream) {
-  launch l((size_t)(g->batch * g->yh * g->yw), stream);
+  gm_launch l((size_t)(g->batch * g->yh * g->yw), stream);
   if (ctype == 0)
     convolve_kernel<float><<<l.grid, l.block, 0, l.s>>>(*g, CF(x), CF(w), F(y));
   else
@@ -106,8 +96,8 @@ extern "C" int gm_cuda_nn_convolve(int ctype, const gm_nn_geom *g, const void *x
 
 extern "C" int gm_cuda_nn_derive_convolve(int ctype, const gm_nn_geom *g, const void *x, void *xd, const void *w,
                                           void *wd, const void *yd, void *stream) {
-  launch lx((size_t)(g->batch * g->xh * g->xw), stream);
-  launch lw((size_t)(g->kh * g->kw * g->batch), stream);
+  gm_launch lx((size_t)(g->batch * g->xh * g->xw), stream);
+  gm_launch lw((size_t)(g->kh * g->kw * g->batch), stream);
   if (ctype == 0) {
     conv_dx_kernel<float><<<lx.grid, lx.block, 0, lx.s>>>(*g, CF(w), CF(yd), F(xd));
     conv_dw_kernel<float><<<lw.grid, lw.block, 0, lw.s>>>(*g, CF(x), CF(yd), F(wd));
@@ -119,7 +109,7 @@ extern "C" int gm_cuda_nn_derive_convolve(int ctype, const gm_nn_geom *g, const 
 }
 
 extern "C" int gm_cuda_nn_max_pool(int ctype, const gm_nn_geom *g, const void *x, void *y, void *stream) {
-  launch l((size_t)(g->batch * g->yh * g->yw), stream);
+  gm_launch l((size_t)(g->batch * g->yh * g->yw), stream);
   if (ctype == 0)
     max_pool_kernel<float><<<l.grid, l.block, 0, l.s>>>(*g, CF(x), F(y));
   else
@@ -129,7 +119,7 @@ extern "C" int gm_cuda_nn_max_pool(int ctype, const gm_nn_geom *g, const void *x
 
 extern "C" int gm_cuda_nn_derive_max_pool(int ctype, const gm_nn_geom *g, const void *x, void *xd, const void *y,
                                           const void *yd, void *stream) {
-  launch l((size_t)(g->batch * g->xh * g->xw), stream);
+  gm_launch l((size_t)(g->batch * g->xh * g->xw), stream);
   if (ctype == 0)
     pool_dx_kernel<float><<<l.grid, l.block, 0, l.s>>>(*g, CF(x), CF(y), CF(yd), F(xd));
   else
