@@ -168,20 +168,35 @@ static gm_status lapack_fail(const char *fn, lapack_int info, int a_arg) {
   return gm_fail(GM_ELAPACK, "%s failed (info %d)", fn, (int)info);
 }
 
+/* LU factorisation in place (getrf), shared by invert and logdet.  On
+ * GM_OK, *ipiv (caller frees) holds the pivots and *singular the first
+ * zero pivot (1-based) or 0.  Bad input (NaN, inf) is an error. */
+static gm_status lu_factor(gm_ctype t, int n, void *a, int lda, lapack_int **ipiv, int *singular) {
+  *ipiv = malloc((size_t)n * sizeof **ipiv);
+  if (!*ipiv) return gm_fail(GM_ENOMEM, "out of host memory");
+  lapack_int info;
+  if (t == GM_FLOAT) info = LAPACKE_sgetrf(LAPACK_COL_MAJOR, n, n, a, lda, *ipiv);
+  else info = LAPACKE_dgetrf(LAPACK_COL_MAJOR, n, n, a, lda, *ipiv);
+  if (info < 0) {
+    free(*ipiv);
+    *ipiv = NULL;
+    return lapack_fail("getrf", info, 4);
+  }
+  *singular = (int)info;
+  return GM_OK;
+}
+
 static gm_status h_invert(void *ctx, gm_ctype t, int n, void *a, int lda) {
   (void)ctx;
   if (n == 0) return GM_OK;
-  lapack_int *ipiv = malloc((size_t)n * sizeof *ipiv);
-  if (!ipiv) return gm_fail(GM_ENOMEM, "out of host memory");
-  lapack_int info;
-  if (t == GM_FLOAT) info = LAPACKE_sgetrf(LAPACK_COL_MAJOR, n, n, a, lda, ipiv);
-  else info = LAPACKE_dgetrf(LAPACK_COL_MAJOR, n, n, a, lda, ipiv);
+  lapack_int *ipiv;
+  int singular;
+  GM_TRY(lu_factor(t, n, a, lda, &ipiv, &singular));
   gm_status st = GM_OK;
-  if (info > 0) {
-    st = gm_fail(GM_ELAPACK, "matrix is singular (zero pivot in row %d)", (int)info);
-  } else if (info < 0) {
-    st = lapack_fail("getrf", info, 4);
+  if (singular) {
+    st = gm_fail(GM_ELAPACK, "matrix is singular (zero pivot in row %d)", singular);
   } else {
+    lapack_int info;
     if (t == GM_FLOAT) info = LAPACKE_sgetri(LAPACK_COL_MAJOR, n, a, lda, ipiv);
     else info = LAPACKE_dgetri(LAPACK_COL_MAJOR, n, a, lda, ipiv);
     if (info > 0) st = gm_fail(GM_ELAPACK, "matrix is singular (zero pivot in row %d)", (int)info);
@@ -197,27 +212,20 @@ static gm_status h_logdet(void *ctx, gm_ctype t, int n, void *a, int lda, double
   *logabs = 0;
   *sign = 1;
   if (n == 0) return GM_OK;
-  lapack_int *ipiv = malloc((size_t)n * sizeof *ipiv);
-  if (!ipiv) return gm_fail(GM_ENOMEM, "out of host memory");
-  lapack_int info;
-  if (t == GM_FLOAT) info = LAPACKE_sgetrf(LAPACK_COL_MAJOR, n, n, a, lda, ipiv);
-  else info = LAPACKE_dgetrf(LAPACK_COL_MAJOR, n, n, a, lda, ipiv);
-  if (info < 0) {
-    free(ipiv);
-    return lapack_fail("getrf", info, 4);
-  }
-  if (info > 0) {
-    free(ipiv);
+  lapack_int *ipiv;
+  int singular;
+  GM_TRY(lu_factor(t, n, a, lda, &ipiv, &singular));
+  if (singular) {
     *logabs = -INFINITY;
     *sign = 0;
-    return GM_OK;
-  }
-  for (int i = 0; i < n; i++) {
-    size_t k = (size_t)i * (size_t)lda + (size_t)i;
-    double u = t == GM_FLOAT ? (double)((float *)a)[k] : ((double *)a)[k];
-    if (u < 0) *sign = -*sign;
-    if (ipiv[i] != i + 1) *sign = -*sign;
-    *logabs += log(fabs(u));
+  } else {
+    for (int i = 0; i < n; i++) {
+      size_t k = (size_t)i * (size_t)lda + (size_t)i;
+      double u = t == GM_FLOAT ? (double)((float *)a)[k] : ((double *)a)[k];
+      if (u < 0) *sign = -*sign;
+      if (ipiv[i] != i + 1) *sign = -*sign;
+      *logabs += log(fabs(u));
+    }
   }
   free(ipiv);
   return GM_OK;
