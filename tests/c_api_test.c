@@ -8,15 +8,7 @@
 
 #include "gpumat.h"
 
-static int n_failed;
-
-#define CHECK(cond)                                                    \
-  do {                                                                 \
-    if (!(cond)) {                                                     \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      n_failed++;                                                      \
-    }                                                                  \
-  } while (0)
+#include "check.h"
 
 static double get(gm_mat *m, size_t k) {
   double v = NAN;
@@ -118,8 +110,8 @@ int main(void) {
   test_defaults();
   test_views_share_storage();
   test_errors();
-  if (n_failed) {
-    fprintf(stderr, "c_api_test: %d check(s) failed\n", n_failed);
+  if (gm_test_failed) {
+    fprintf(stderr, "c_api_test: %d check(s) failed\n", atomic_load(&gm_test_failed));
     return 1;
   }
   printf("c_api_test: all checks passed\n");

@@ -14,15 +14,7 @@
 #include "core/mat.h"
 #include "gpumat.h"
 
-static int n_failed;
-
-#define CHECK(cond)                                                             \
-  do {                                                                          \
-    if (!(cond)) {                                                              \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      n_failed++;                                                               \
-    }                                                                           \
-  } while (0)
+#include "check.h"
 
 static gm_mat *new_mat(gm_sync sync) {
   size_t n = 8;
@@ -237,8 +229,8 @@ int main(void) {
   test_conflict_changes_nothing();
   test_synchronized(GM_SYNC_TRUE);
   test_synchronized(GM_SYNC_MAYBE); /* gm_maybe_synchronize is true by default */
-  if (n_failed) {
-    fprintf(stderr, "facet_thread_test: %d check(s) failed\n", n_failed);
+  if (gm_test_failed) {
+    fprintf(stderr, "facet_thread_test: %d check(s) failed\n", atomic_load(&gm_test_failed));
     return 1;
   }
   printf("facet_thread_test: all checks passed\n");
