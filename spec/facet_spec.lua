@@ -6,16 +6,8 @@ local function address(p)
   return tonumber(tostring(p):match("0x(%x+)") or tostring(p):match("(%x+)$"), 16)
 end
 
-local function with_settings(t, fn)
-  local saved = {}
-  for k, v in pairs(t) do
-    saved[k] = gm[k]
-    gm[k] = v
-  end
-  local ok, err = pcall(fn)
-  for k, v in pairs(saved) do gm[k] = v end
-  if not ok then error(err, 0) end
-end
+-- Settings changed by a spec are restored afterwards.
+local with_settings = require "settings_support"
 
 describe("facet inspection", function()
   it("creates facets lazily", function()

@@ -1,16 +1,7 @@
 local gm = require "gpumat"
 
 -- Settings changed by a spec are restored afterwards.
-local function with_settings(t, fn)
-  local saved = {}
-  for k, v in pairs(t) do
-    saved[k] = gm[k]
-    gm[k] = v
-  end
-  local ok, err = pcall(fn)
-  for k, v in pairs(saved) do gm[k] = v end
-  if not ok then error(err, 0) end
-end
+local with_settings = require "settings_support"
 
 describe("tostring(m)", function()
   it("prints dims, ctype, facets and contents in Lua table syntax", function()
