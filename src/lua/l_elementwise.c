@@ -88,15 +88,18 @@ static int l_add_scalar_(lua_State *L) {
   return 1;
 }
 
-/* gm.mul_(x, y): y := x .* y */
-static int l_mul_(lua_State *L) {
-  gm_mat *x = gml_checkmat(L, 1, "mul_");
-  gm_mat *y = gml_checkmat(L, 2, "mul_");
-  same_size(L, 2, "mul_", "x", x, "y", y);
-  GML_TRY(L, gm_mul_(x, y), "mul_");
+/* The binding of ops f(x, y) that write y from same-sized x and y. */
+static int binary_xy(lua_State *L, const char *fn, gm_status (*op)(gm_mat *, gm_mat *)) {
+  gm_mat *x = gml_checkmat(L, 1, fn);
+  gm_mat *y = gml_checkmat(L, 2, fn);
+  same_size(L, 2, fn, "x", x, "y", y);
+  GML_TRY(L, op(x, y), fn);
   lua_settop(L, 2);
   return 1;
 }
+
+/* gm.mul_(x, y): y := x .* y */
+static int l_mul_(lua_State *L) { return binary_xy(L, "mul_", gm_mul_); }
 
 /* gm.geem_(alpha, a, b, beta, c) */
 static int l_geem_(lua_State *L) {
@@ -134,14 +137,7 @@ static int l_geerv_(lua_State *L) {
 }
 
 /* gm.lt_(x, y): y := x < y ? 1 : 0 */
-static int l_lt_(lua_State *L) {
-  gm_mat *x = gml_checkmat(L, 1, "lt_");
-  gm_mat *y = gml_checkmat(L, 2, "lt_");
-  same_size(L, 2, "lt_", "x", x, "y", y);
-  GML_TRY(L, gm_lt_(x, y), "lt_");
-  lua_settop(L, 2);
-  return 1;
-}
+static int l_lt_(lua_State *L) { return binary_xy(L, "lt_", gm_lt_); }
 
 static int clamp(lua_State *L, const char *fn, gm_status (*f)(double, gm_mat *)) {
   double alpha = gml_ew_number(L, 1, fn, "alpha");
