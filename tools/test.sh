@@ -5,7 +5,8 @@
 #  2. the suite again with GPUMAT_DEVICE=emulated (device path of every op);
 #  3. the suite again under an aggressive garbage collector;
 #  4. ASan+UBSan build, suite again;
-#  5. luarocks make of the rockspec into a scratch tree, and a load test.
+#  5. the area steps in tools/suite.d/*.sh (see below);
+#  6. luarocks make of the rockspec into a scratch tree, and a load test.
 # Ends with the line "N passed, N failed, N skipped".
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -60,6 +61,30 @@ if build build-asan -DGPUMAT_SANITIZE=ON -DGPUMAT_CUDA=OFF -DCMAKE_BUILD_TYPE=De
   tools/run-specs.sh build-asan "${san[@]}" GPUMAT_DEVICE=emulated >"$log/asan-emu.log"
   count asan+ubsan-emulated "$log/asan-emu.log"
 fi
+
+# Extra steps, one file per area: tools/suite.d/*.sh, run in name order with
+# BUILD=build BUILD_ASAN=build-asan (each may be missing if its build failed)
+# and SAN_ENV (the sanitizer environment, one assignment per word).  A step
+# prints what it likes and ends its output with the line
+# "N passed, N failed" (", N skipped" may follow); its exit status is
+# ignored in favour of that line, and no such line counts as one failure.
+export BUILD=build BUILD_ASAN=build-asan
+export SAN_ENV="LD_PRELOAD=$(gcc -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0:protect_shadow_gap=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1"
+for step in tools/suite.d/*.sh; do
+  [ -e "$step" ] || continue
+  name=$(basename "$step" .sh)
+  bash "$step" >"$log/step-$name.log" 2>&1
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$log/step-$name.log" | tail -1)
+  if [ -z "$line" ]; then
+    echo "== $name: no summary line"; tail -40 "$log/step-$name.log"
+    failed=$((failed + 1)); status=1; continue
+  fi
+  read -r p f k < <(echo "$line" | sed -E 's#^([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$#\1 \2 \4#')
+  k=${k:-0}
+  echo "== $name: $p passed, $f failed, $k skipped"
+  passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + k))
+  if [ "$f" -ne 0 ]; then tail -60 "$log/step-$name.log"; status=1; fi
+done
 
 # luarocks make, offline, into a scratch tree; then load the installed module
 tree=$(mktemp -d)

@@ -2,7 +2,7 @@
 
 #include <stdlib.h>
 
-#include "../device/runtime.h"
+#include "mem/runtime.h"
 
 static _Thread_local gm_barrier *innermost;
 

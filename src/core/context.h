@@ -19,7 +19,7 @@
 
 #include <stdbool.h>
 
-#include "../device/runtime.h"
+#include "mem/runtime.h"
 #include "barrier.h"
 
 typedef struct gm_context_options {

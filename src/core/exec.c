@@ -1,6 +1,6 @@
 #include "exec.h"
 
-#include "../device/runtime.h"
+#include "mem/runtime.h"
 #include "context.h"
 
 gm_exec gm_exec_host(void) { return (gm_exec){GM_FACET_FOREIGN, NULL, &gm_host_backend}; }

@@ -1,6 +1,6 @@
 #include "peek.h"
 
-#include "../device/runtime.h"
+#include "mem/runtime.h"
 
 gm_peek_source gm_mat_peek_source(gm_mat *m) {
   gm_facet info;

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "../device/runtime.h"
+#include "mem/runtime.h"
 #include "barrier.h"
 #include "counters.h"
 

@@ -2,7 +2,7 @@
  * be used (the emulated device still works). */
 #include <stdio.h>
 
-#include "backends.h"
+#include "../core/mem/backends.h"
 
 bool gm_cuda_runtime_available(int device_id, char *reason, size_t n) {
   (void)device_id;

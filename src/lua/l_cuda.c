@@ -10,7 +10,7 @@
 
 #include "../core/context.h"
 #include "../core/counters.h"
-#include "../device/runtime.h"
+#include "../core/mem/runtime.h"
 #include "util.h"
 
 #define GML_CONTEXT_MT "gpumat.cuda_context"

@@ -7,7 +7,7 @@
 
 #include "../core/context.h"
 #include "../core/vec.h"
-#include "../device/runtime.h"
+#include "../core/mem/runtime.h"
 #include "util.h"
 
 #define GML_SYNC_MT "gpumat.syncing_cuda_facets"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../backends.h"
+#include "../../core/mem/backends.h"
 #include "impl.h"
 
 

@@ -7,7 +7,7 @@
 
 #include "../../core/blas_ops.h"
 #include "../../core/random_ops.h"
-#include "../runtime.h"
+#include "../../core/mem/runtime.h"
 
 typedef struct cuda_impl {
   cudaStream_t stream; /* the compute stream (ops and synchronous copies) */

@@ -2,7 +2,7 @@
  * stream. */
 #include <cuda_runtime.h>
 
-#include "../backends.h"
+#include "../../core/mem/backends.h"
 #include "ew_nn.h"
 #include "impl.h"
 

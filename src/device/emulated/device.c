@@ -15,7 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../backends.h"
+#include "../../core/mem/backends.h"
 
 typedef struct emu_block {
   void *ptr;

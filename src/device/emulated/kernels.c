@@ -1,6 +1,6 @@
 /* The emulated device's op table: the host loops, called on the emulated
  * device's own memory. */
-#include "../backends.h"
+#include "../../core/mem/backends.h"
 
 static gm_backend emulated_kernels;
 

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/counters.h"
-#include "../core/vec.h"
+#include "../counters.h"
+#include "../vec.h"
 #include "backends.h"
 
 typedef struct gm_deferred {

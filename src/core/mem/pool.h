@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../core/status.h"
+#include "../status.h"
 
 struct gm_device;
 struct gm_pool_block;

@@ -1,4 +1,8 @@
 /* The device interface: what the core needs from a GPU-like memory space.
+ * It lives in core/mem/ with the rest of the memory manager (device
+ * objects, caching pool, deferred-free queue); the backends below it
+ * (src/device/cuda, src/device/emulated) include core headers, never the
+ * other way round.
  *
  * Two implementations: cuda/ (the CUDA runtime, cuBLAS, cuRAND) and
  * emulated/ (host memory behind the same contract, for testing the device
@@ -19,8 +23,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../core/backend.h"
-#include "../core/status.h"
+#include "../backend.h"
+#include "../status.h"
 
 typedef struct gm_device gm_device;
 typedef struct gm_stream gm_stream;
