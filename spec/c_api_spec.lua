@@ -1,5 +1,6 @@
--- Runs the C test executables (CMake targets gpumat_c_api_test and
--- gpumat_facet_thread_test) from the build directory the suite uses.
+-- Runs the C test executables (CMake targets gpumat_c_api_test,
+-- gpumat_facet_thread_test and gpumat_embed_api_test) from the build
+-- directory the suite uses.
 local function run_c_test(name)
   local build = os.getenv("GPUMAT_BUILD_DIR") or "build"
   local exe = build .. "/" .. name
@@ -18,5 +19,8 @@ describe("public C API", function()
   end)
   it("tests/facet_thread_test.c passes (watchers across threads, per-vec lock)", function()
     run_c_test("gpumat_facet_thread_test")
+  end)
+  it("tests/embed_api_test.c passes (gm_mat_wrap, access, contexts, ops, gpumat_lua.h)", function()
+    run_c_test("gpumat_embed_api_test")
   end)
 end)

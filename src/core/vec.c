@@ -14,7 +14,7 @@
 _Atomic bool gm_let_input_through = false;
 _Atomic bool gm_let_output_through = false;
 _Atomic bool gm_maybe_synchronize = true;
-gm_counters gm_counter;
+gm_counter_set gm_counter;
 
 static const char *const facet_names[GM_N_FACETS] = {"foreign", "cuda_host", "cuda", "managed"};
 static const char *const direction_names[] = {"input", "output", "io"};
@@ -79,13 +79,37 @@ gm_status gm_vec_new(gm_ctype ctype, size_t max_size, bool has_initial_element,
   return GM_OK;
 }
 
+/* gm_mat_wrap: the application's memory is the host storage from the
+ * start, as if the FOREIGN facet had been created and written.  The only
+ * other differences (marked "wrapped" below): release_host hands the
+ * memory back through the callback instead of freeing it, the FOREIGN
+ * facet is never destroyed, and no CUDA_HOST facet (page-locking memory
+ * gpumat does not own would need an unregister before the callback). */
+gm_status gm_vec_wrap(gm_ctype ctype, size_t max_size, void *host, void (*release)(void *), void *ud,
+                      gm_vec **out) {
+  gm_vec *v;
+  GM_TRY(gm_vec_new(ctype, max_size, false, 0, GM_SYNC_MAYBE, &v));
+  v->host = host;
+  v->host_wrapped = true;
+  v->host_release = release;
+  v->host_release_ud = ud;
+  v->host_up_to_date = true;
+  v->facets[GM_FACET_FOREIGN].exists = true;
+  atomic_fetch_add(&gm_counter.host_bytes_in_use, (long)vec_bytes(v));
+  atomic_fetch_add(&gm_counter.n_host_arrays, 1);
+  *out = v;
+  return GM_OK;
+}
+
 void gm_vec_ref(gm_vec *v) { atomic_fetch_add(&v->refcount, 1); }
 
 static void release_host(gm_vec *v) {
   if (!v->host) return;
   atomic_fetch_sub(&gm_counter.host_bytes_in_use, (long)vec_bytes(v));
   atomic_fetch_sub(&gm_counter.n_host_arrays, 1);
-  if (v->host_kind == GM_HOST_PINNED || v->host_registered) {
+  if (v->host_wrapped) { /* wrapped: never registered (no CUDA_HOST facet) */
+    if (v->host_release) v->host_release(v->host_release_ud);
+  } else if (v->host_kind == GM_HOST_PINNED || v->host_registered) {
     if (v->host_registered) atomic_fetch_sub(&gm_counter.n_host_registrations, 1);
     gm_device_defer_host_release(v->host_device, v->host, v->host_kind, vec_bytes(v) ? vec_bytes(v) : 1);
     gm_device_unref(v->host_device);
@@ -268,6 +292,8 @@ static gm_status create_facet(gm_vec *v, gm_facet_name f, gm_direction dir, gm_d
   } else {
     if (f == GM_FACET_CUDA_HOST && !dev)
       return gm_fail(GM_EINVAL, "facet 'cuda_host' needs an active cuda context (with_cuda)");
+    if (f == GM_FACET_CUDA_HOST && v->host_wrapped)
+      return gm_fail(GM_EUNSUPPORTED, "facet 'cuda_host' is not available for application memory (gm_mat_wrap)");
     if (!v->host) {
       bool pinned = f == GM_FACET_CUDA_HOST && atomic_load(&gm_cuda_host_strategy);
       GM_TRY(alloc_host(v, pinned, dev));
@@ -476,6 +502,9 @@ static void drop_facet(gm_vec *v, gm_facet_name f) {
   if (is_host_facet(f) && !v->host) v->host_up_to_date = false;
 }
 
+/* wrapped: the FOREIGN facet is the application's memory and stays */
+static bool kept_facet(const gm_vec *v, gm_facet_name f) { return v->host_wrapped && f == GM_FACET_FOREIGN; }
+
 static gm_status destroy_locked(gm_vec *v, gm_facet_name f, bool force, bool *destroyed) {
   gm_facet *F = &v->facets[f];
   *destroyed = false;
@@ -483,6 +512,7 @@ static gm_status destroy_locked(gm_vec *v, gm_facet_name f, bool force, bool *de
   if (F->n_watchers > 0)
     return gm_fail(GM_ESTATE, "cannot destroy facet '%s' while it is being accessed", facet_names[f]);
   if (F->n_references > 0 && !force) return GM_OK;
+  if (kept_facet(v, f)) return GM_OK;
   GM_TRY(preserve_data(v, f));
   drop_facet(v, f);
   *destroyed = true;
@@ -505,11 +535,12 @@ gm_status gm_vec_destroy_all(gm_vec *v) {
   /* destroy-cube drops every unreferenced facet; a referenced facet that
    * survives is brought up to date first so it keeps the data */
   for (int g = 0; g < GM_N_FACETS && st == GM_OK; g++)
-    if (v->facets[g].exists && v->facets[g].n_references > 0 && !facet_up_to_date(v, (gm_facet_name)g))
+    if (v->facets[g].exists && (v->facets[g].n_references > 0 || kept_facet(v, (gm_facet_name)g)) &&
+        !facet_up_to_date(v, (gm_facet_name)g))
       st = refresh(v, (gm_facet_name)g);
   for (int g = 0; g < GM_N_FACETS && st == GM_OK; g++) {
     gm_facet *F = &v->facets[g];
-    if (F->exists && F->n_references == 0) drop_facet(v, (gm_facet_name)g);
+    if (F->exists && F->n_references == 0 && !kept_facet(v, (gm_facet_name)g)) drop_facet(v, (gm_facet_name)g);
   }
   vunlock(v, taken);
   return st;

@@ -21,15 +21,7 @@
 #include "ctype.h"
 #include "status.h"
 
-typedef enum gm_facet_name {
-  GM_FACET_FOREIGN = 0,
-  GM_FACET_CUDA_HOST,
-  GM_FACET_CUDA,
-  GM_FACET_MANAGED,
-  GM_N_FACETS
-} gm_facet_name;
-
-typedef enum gm_direction { GM_INPUT = 0, GM_OUTPUT, GM_IO } gm_direction;
+/* gm_facet_name and gm_direction are public (include/gpumat.h). */
 
 struct gm_device;
 
@@ -66,6 +58,12 @@ typedef struct gm_vec {
   int host_kind;           /* GM_HOST_MALLOC or GM_HOST_PINNED (device-allocated) */
   bool host_registered;    /* page-locked with the device's host_register */
   struct gm_device *host_device; /* device that registered/allocated host */
+  /* gm_mat_wrap: host is the application's memory (never freed here;
+   * release(release_ud) runs when the vec dies) and the FOREIGN facet is
+   * permanent: destroying it is skipped, as for a referenced facet. */
+  bool host_wrapped;
+  void (*host_release)(void *ud);
+  void *host_release_ud;
 
   gm_facet facets[GM_N_FACETS];
   int n_sync_locks; /* with_syncing_cuda_facets (safe): any access is an error */
@@ -80,6 +78,10 @@ int gm_facet_parse(const char *s, gm_facet_name *out);
 const char *gm_direction_str(gm_direction d);
 int gm_direction_parse(const char *s, gm_direction *out);
 
+/* A vec over application memory (gm_mat_wrap): refcount 1, FOREIGN
+ * facet existing and up to date at host.  release may be NULL. */
+gm_status gm_vec_wrap(gm_ctype ctype, size_t max_size, void *host, void (*release)(void *),
+                      void *ud, gm_vec **out);
 /* New vec with refcount 1 and no facets. */
 gm_status gm_vec_new(gm_ctype ctype, size_t max_size, bool has_initial_element,
                      double initial_element, gm_sync sync, gm_vec **out);
