@@ -20,6 +20,8 @@ target_compile_options(gpumat_kernels PRIVATE
 if(GPUMAT_WERROR)
   target_compile_options(gpumat_kernels PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Werror>)
 endif()
+# targets made before this file was included (later ones inherit it)
+set_target_properties(gpumat_core PROPERTIES CUDA_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES}")
 target_sources(gpumat_objs PRIVATE ${GPUMAT_CUDA_C_SOURCES})
 target_compile_definitions(gpumat_objs PRIVATE GPUMAT_HAVE_CUDA=1)
 # every linked target (module, libgpumat.so, libgpumat.a) carries the kernels

@@ -34,7 +34,10 @@ if(GPUMAT_LIBRARY)
 
   add_library(gpumat SHARED $<TARGET_OBJECTS:gpumat_objs> $<TARGET_OBJECTS:gpumat_embed_objs>)
   add_library(gpumat_static STATIC $<TARGET_OBJECTS:gpumat_objs> $<TARGET_OBJECTS:gpumat_embed_objs>)
-  set_target_properties(gpumat PROPERTIES VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR})
+  # INSTALL_RPATH_USE_LINK_PATH: an installed libgpumat.so still finds
+  # libraries outside the loader's path (a CUDA toolkit in /usr/local/cuda)
+  set_target_properties(gpumat PROPERTIES VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}
+    INSTALL_RPATH_USE_LINK_PATH ON)
   set_target_properties(gpumat_static PROPERTIES OUTPUT_NAME gpumat)
   foreach(t gpumat gpumat_static)
     gpumat_link(${t})
