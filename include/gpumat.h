@@ -195,6 +195,13 @@ GM_API gm_status gm_min(double alpha, gm_mat *x);
 GM_API gm_status gm_max(double alpha, gm_mat *x);
 /* b := alpha * sign(a) + beta * b (equal sizes) */
 GM_API gm_status gm_add_sign(double alpha, gm_mat *a, double beta, gm_mat *b);
+/* b := alpha * a .* X + beta * b, every row of X being x: a, b 2-d of
+ * equal dims, size(x) = columns */
+GM_API gm_status gm_geerv(double alpha, gm_mat *a, gm_mat *x, double beta, gm_mat *b);
+/* result := diag(scales) * a (rows) or a * diag(scales) (columns); a 2-d,
+ * result of a's dims (may be a) */
+GM_API gm_status gm_scale_rows(gm_mat *scales, gm_mat *a, gm_mat *result);
+GM_API gm_status gm_scale_columns(gm_mat *scales, gm_mat *a, gm_mat *result);
 
 /* Process-wide counters (gm.counters() in Lua). */
 typedef struct gm_counter_values {

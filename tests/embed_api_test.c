@@ -300,6 +300,22 @@ static void test_ops(int ctype) {
   CHECK(gm_add_sign(2, u, 1, t) == GM_OK);
   check_values(t, (const double[]){-1, -1, 0, 3, 2, 2}, ctype, "add_sign");
 
+  /* row/column scaling and geerv on the 2x3 a */
+  gm_mat *a2 = new_mat(ctype, 2, d23, NULL), *rs = new_mat(ctype, 1, &d2, (const double[]){2, -1});
+  gm_mat *cs = new_mat(ctype, 1, &d3, (const double[]){1, 0.5, -2});
+  CHECK(gm_scale_rows(rs, a, a2) == GM_OK);
+  check_values(a2, (const double[]){2, 4, 6, -4, -5, -6}, ctype, "scale_rows");
+  CHECK(gm_scale_columns(cs, a, a2) == GM_OK);
+  check_values(a2, (const double[]){1, 1, -6, 4, 2.5, -12}, ctype, "scale_columns");
+  CHECK(gm_geerv(2, a, cs, 1, a2) == GM_OK); /* a2 += 2 a .* [cs; cs] */
+  check_values(a2, (const double[]){3, 3, -18, 12, 7.5, -36}, ctype, "geerv");
+  CHECK(gm_scale_rows(cs, a, a2) == GM_EINVAL && gm_geerv(1, a, rs, 0, a2) == GM_EINVAL);
+  CHECK(gm_scale_columns(NULL, a, a2) == GM_EINVAL && gm_geerv(1, a, NULL, 0, a2) == GM_EINVAL);
+  check_values(a2, (const double[]){3, 3, -18, 12, 7.5, -36}, ctype, "scale after errors");
+  gm_mat_free(a2);
+  gm_mat_free(rs);
+  gm_mat_free(cs);
+
   /* mismatched ctype or size: an error, nothing changed */
   int other = ctype == GM_CTYPE_FLOAT ? GM_CTYPE_DOUBLE : GM_CTYPE_FLOAT;
   gm_mat *z = new_mat(other, 1, &d6, NULL), *short3 = new_mat(ctype, 1, &d3, NULL);

@@ -129,6 +129,21 @@ gm_status gm_add_sign(double alpha, gm_mat *a, double beta, gm_mat *b) {
   return gm_add_sign_(alpha, a, beta, b);
 }
 
+gm_status gm_geerv(double alpha, gm_mat *a, gm_mat *x, double beta, gm_mat *b) {
+  NEED(a && x && b, "gm_geerv");
+  return gm_geerv_(alpha, a, x, beta, b);
+}
+
+gm_status gm_scale_rows(gm_mat *scales, gm_mat *a, gm_mat *result) {
+  NEED(scales && a && result, "gm_scale_rows");
+  return gm_scale_rows_(scales, a, result);
+}
+
+gm_status gm_scale_columns(gm_mat *scales, gm_mat *a, gm_mat *result) {
+  NEED(scales && a && result, "gm_scale_columns");
+  return gm_scale_columns_(scales, a, result);
+}
+
 static void add_device(gm_device *d, void *arg) {
   gm_counter_values *t = arg;
   gm_pool_stats s = gm_pool_get_stats(&d->pool);
