@@ -87,7 +87,7 @@ gm_status gm_vec_new(gm_ctype ctype, size_t max_size, bool has_initial_element,
  * gpumat does not own would need an unregister before the callback). */
 gm_status gm_vec_wrap(gm_ctype ctype, size_t max_size, void *host, void (*release)(void *), void *ud,
                       gm_vec **out) {
-  gm_vec *v;
+  gm_vec *v = NULL;
   GM_TRY(gm_vec_new(ctype, max_size, false, 0, GM_SYNC_MAYBE, &v));
   v->host = host;
   v->host_wrapped = true;
@@ -103,13 +103,25 @@ gm_status gm_vec_wrap(gm_ctype ctype, size_t max_size, void *host, void (*releas
 
 void gm_vec_ref(gm_vec *v) { atomic_fetch_add(&v->refcount, 1); }
 
+/* wrapped (gm_mat_wrap): the application's memory goes back through its
+ * callback; it was never page-locked (no CUDA_HOST facet).  Only called
+ * when the vec dies, since the FOREIGN facet is never dropped. */
+static void release_wrapped(gm_vec *v) {
+  atomic_fetch_sub(&gm_counter.host_bytes_in_use, (long)vec_bytes(v));
+  atomic_fetch_sub(&gm_counter.n_host_arrays, 1);
+  if (v->host_release) v->host_release(v->host_release_ud);
+  v->host = NULL;
+}
+
 static void release_host(gm_vec *v) {
+  if (v->host_wrapped && v->host) { /* gm_mat_wrap */
+    release_wrapped(v);
+    return;
+  }
   if (!v->host) return;
   atomic_fetch_sub(&gm_counter.host_bytes_in_use, (long)vec_bytes(v));
   atomic_fetch_sub(&gm_counter.n_host_arrays, 1);
-  if (v->host_wrapped) { /* wrapped: never registered (no CUDA_HOST facet) */
-    if (v->host_release) v->host_release(v->host_release_ud);
-  } else if (v->host_kind == GM_HOST_PINNED || v->host_registered) {
+  if (v->host_kind == GM_HOST_PINNED || v->host_registered) {
     if (v->host_registered) atomic_fetch_sub(&gm_counter.n_host_registrations, 1);
     gm_device_defer_host_release(v->host_device, v->host, v->host_kind, vec_bytes(v) ? vec_bytes(v) : 1);
     gm_device_unref(v->host_device);
