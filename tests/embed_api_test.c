@@ -416,6 +416,16 @@ static void test_lua(void) {
                "; keep = w:reshape({3, 2})" /* a Lua view of the wrapped memory */
                "; made = gm.mat({2, 2}, {initial_contents = {{1, 2}, {3, 4}}})"));
   CHECK(buf[0] == -1 && buf[1] == 20 && buf[5] == 60);
+  /* the foreign facet of wrapped memory survives destroy/destroy_facet,
+   * also with the data on the device; cuda_host is refused */
+  CHECK(run(L, "gm.with_cuda({backend = 'emulated'}, function()"
+               "  gm.scal_(2, w); assert(w:facets() == 'Cf')"
+               "  w:destroy_facet('foreign'); w:destroy(); assert(w:facets() == 'F')"
+               "  local ok, err = pcall(gm.with_facet, w, 'cuda_host', 'input', function() end)"
+               "  assert(not ok and tostring(err):find('application memory'), tostring(err))"
+               "  gm.scal_(0.5, w) end)"
+               "; assert(w:facets() == 'F' and w[2] == 20)"));
+  CHECK(buf[0] == -1 && buf[1] == 20 && buf[5] == 60);
   lua_getglobal(L, "made");
   gm_mat *made = gpumat_checkmat(L, -1);
   CHECK(gm_mat_rank(made) == 2 && get(made, 3) == 4);
