@@ -39,8 +39,10 @@ then ok "installed Lua module loads"; else bad "installed Lua module loads"; cat
 
 # 2. the example against the installed tree: pkg-config, then find_package
 export PKG_CONFIG_PATH="$libdir/pkgconfig"
-if make -s -C examples/embed -f Makefile embed CC="${CC:-cc}" >"$tmp/pc.log" 2>&1 &&
-   mv examples/embed/embed "$tmp/embed-pc"; then ok "example built with pkg-config"
+mkdir -p "$tmp/pc"
+if make -s -C "$tmp/pc" -f "$PWD/examples/embed/Makefile" SRCDIR="$PWD/examples/embed" CC="${CC:-cc}" \
+     CFLAGS="-O2 -Wall -Wextra -Werror" embed >"$tmp/pc.log" 2>&1 &&
+   mv "$tmp/pc/embed" "$tmp/embed-pc"; then ok "example built with pkg-config"
 else bad "example built with pkg-config"; tail -20 "$tmp/pc.log"; fi
 if cmake -S examples/embed -B "$tmp/cmk" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release \
      >"$tmp/cmk.log" 2>&1 && cmake --build "$tmp/cmk" >>"$tmp/cmk.log" 2>&1; then
