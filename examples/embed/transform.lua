@@ -11,4 +11,7 @@ gm.with_cuda({}, function()
   gm.add_scalar_(1, x)  -- x := x + 1
   result = gm.mat(3, { ctype = "float" })
   gm.sum_(x, result, { axis = 1 }) -- column sums
+  -- x went to the device if the ops ran there (copy counters start at 0
+  -- in a context that opens a device)
+  print("script: ran on " .. (gm.counters().n_memcpy_host_to_device > 0 and "a device" or "the host"))
 end)

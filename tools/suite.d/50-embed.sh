@@ -59,19 +59,22 @@ src=$PWD
 expect_buf="buffer after the script: 3 5 7 9 11 13"
 expect_res="result from the script (3): 12 16 20"
 expect_rel="buffer released by gpumat: 1 time(s)"
-run() { # name exe env...
-  local name=$1 exe=$2; shift 2
+run() { # name exe where env...
+  local name=$1 exe=$2 where=$3; shift 3
   if [ ! -x "$exe" ]; then bad "$name: not built"; return; fi
   (cd "$tmp" && env "$@" "$exe" "$src/examples/embed/transform.lua") >"$tmp/out.log" 2>&1
   if grep -qxF "$expect_buf" "$tmp/out.log" && grep -qxF "$expect_res" "$tmp/out.log" &&
-     grep -qxF "$expect_rel" "$tmp/out.log"; then ok "$name"
+     grep -qxF "$expect_rel" "$tmp/out.log" && grep -qxF "script: ran on $where" "$tmp/out.log"; then ok "$name"
   else bad "$name"; cat "$tmp/out.log"; fi
 }
-run "embed (pkg-config) on the host" "$tmp/embed-pc" LD_LIBRARY_PATH=
-run "embed (pkg-config), GPUMAT_DEVICE=emulated" "$tmp/embed-pc" GPUMAT_DEVICE=emulated
-run "embed (find_package) on the host" "$tmp/cmk/embed"
-run "embed (find_package), GPUMAT_DEVICE=emulated" "$tmp/cmk/embed" GPUMAT_DEVICE=emulated
-run "embed (find_package, libgpumat.a) on the host" "$tmp/cmk/embed_static"
+# (no GPU in CI: GPUMAT_DEVICE=cuda, the default, runs on the host)
+host="the host"
+if nvidia-smi -L >/dev/null 2>&1; then host="a device"; fi
+run "embed (pkg-config), default device" "$tmp/embed-pc" "$host" LD_LIBRARY_PATH=
+run "embed (pkg-config), GPUMAT_DEVICE=emulated" "$tmp/embed-pc" "a device" GPUMAT_DEVICE=emulated
+run "embed (find_package), default device" "$tmp/cmk/embed" "$host"
+run "embed (find_package), GPUMAT_DEVICE=emulated" "$tmp/cmk/embed" "a device" GPUMAT_DEVICE=emulated
+run "embed (find_package, libgpumat.a), emulated" "$tmp/cmk/embed_static" "a device" GPUMAT_DEVICE=emulated
 # the executables use the installed library, not the build tree's
 lib=$(ldd "$tmp/embed-pc" 2>/dev/null | sed -n 's/.*libgpumat\.so[^ ]* => \([^ ]*\) .*/\1/p')
 if [ -n "$lib" ] && [ "$(readlink -f "$lib")" = "$(readlink -f "$libdir"/libgpumat.so)" ]; then
