@@ -13,7 +13,9 @@ enable_language(CUDA)
 file(GLOB GPUMAT_CU_SOURCES CONFIGURE_DEPENDS kernels/*.cu)
 file(GLOB GPUMAT_CUDA_C_SOURCES CONFIGURE_DEPENDS src/device/cuda/*.c)
 add_library(gpumat_kernels OBJECT ${GPUMAT_CU_SOURCES})
-set_target_properties(gpumat_kernels PROPERTIES POSITION_INDEPENDENT_CODE ON CUDA_STANDARD 17)
+# hidden: the launchers are internal to the module and libgpumat
+set_target_properties(gpumat_kernels PROPERTIES POSITION_INDEPENDENT_CODE ON CUDA_STANDARD 17
+  CUDA_VISIBILITY_PRESET hidden)
 target_include_directories(gpumat_kernels PRIVATE kernels)
 target_compile_options(gpumat_kernels PRIVATE
   $<$<COMPILE_LANGUAGE:CUDA>:--Werror=all-warnings -Xcompiler=-Wall,-Wextra>)

@@ -361,6 +361,7 @@ static int run(lua_State *L, const char *code) {
   return 1;
 }
 
+/* gpumat_pushmat of the light userdata at 1 (run under lua_pcall) */
 static int push_before_open(lua_State *L) {
   gm_mat *m = lua_touserdata(L, 1);
   gpumat_pushmat(L, m);
@@ -429,6 +430,11 @@ static void test_lua(void) {
   lua_getglobal(L, "made");
   gm_mat *made = gpumat_checkmat(L, -1);
   CHECK(gm_mat_rank(made) == 2 && get(made, 3) == 4);
+  lua_pop(L, 1);
+  /* pushing NULL is a Lua error */
+  lua_pushcfunction(L, push_before_open);
+  lua_pushlightuserdata(L, NULL);
+  CHECK(lua_pcall(L, 1, 1, 0) != LUA_OK && strstr(lua_tostring(L, -1), "NULL") != NULL);
   lua_pop(L, 1);
   lua_pushnumber(L, 3);
   CHECK(gpumat_testmat(L, -1) == NULL);
