@@ -65,7 +65,7 @@ static gm_status alloc_memory(gm_block *b, size_t height) {
       return GM_OK;
     }
     case GM_SPACE_DEVICE:
-      if (b->pitch == 0 && b->width == 0) return gm_device_alloc(d, b->alloc_bytes, &b->ptr);
+      if (b->pitch == 0 && b->width == 0) return gm_device_alloc(d, b->bytes ? b->bytes : 1, &b->ptr);
       GM_TRY(need_op(d, d->ops->alloc_pitched != NULL, "pitched"));
       gm_device_collect(d);
       return d->ops->alloc_pitched(d, b->width, height, &b->ptr, &b->pitch);
