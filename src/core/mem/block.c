@@ -228,9 +228,11 @@ size_t gm_block_phys(const gm_block *b, size_t off) {
   return b->pitch ? off / b->width * b->pitch + off % b->width : off;
 }
 
-bool gm_block_host_accessible(const gm_block *b) {
-  return b->space == GM_SPACE_HOST || b->space == GM_SPACE_PINNED ||
-         (b->space == GM_SPACE_MANAGED && b->device && !b->device->ops->copy_2d);
+bool gm_block_host_accessible(const gm_block *b) { return b->space != GM_SPACE_DEVICE; }
+
+gm_status gm_block_host_sync(const gm_block *b) {
+  if (b->space != GM_SPACE_MANAGED) return GM_OK;
+  return b->device->ops->synchronize(b->device); /* kernels may still write it */
 }
 
 /* ---- copies ---- */
@@ -244,9 +246,7 @@ static char *addr(const gm_copy_end *e) {
   return e->b ? (char *)e->b->ptr + gm_block_phys(e->b, e->off) : (char *)e->host + e->off;
 }
 
-static bool on_device(const gm_copy_end *e) {
-  return e->b && (e->b->space == GM_SPACE_DEVICE || e->b->space == GM_SPACE_MANAGED);
-}
+static bool on_device(const gm_copy_end *e) { return e->b && e->b->space == GM_SPACE_DEVICE; }
 
 /* height rows of width bytes; through the device when either side is
  * device or managed memory (counted), else memcpy. */
@@ -268,6 +268,8 @@ gm_status gm_block_copy(gm_copy_end dst, gm_copy_end src, size_t n) {
   if (src.b) GM_TRY(gm_block_check(src.b, "copy"));
   if (dst.b && dst.b == src.b && dst.off < src.off + n && src.off < dst.off + n)
     return gm_fail(GM_EINVAL, "source and destination areas overlap");
+  if (dst.b) GM_TRY(gm_block_host_sync(dst.b));
+  if (src.b) GM_TRY(gm_block_host_sync(src.b));
   gm_device *dd = on_device(&dst) ? dst.b->device : NULL, *sd = on_device(&src) ? src.b->device : NULL;
   if (dd && sd && dd != sd) return gm_fail(GM_EUNSUPPORTED, "copies between two devices are not supported");
   gm_device *dev = dd ? dd : sd;
