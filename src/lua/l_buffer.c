@@ -558,7 +558,8 @@ static int l_copy_full_buffer(lua_State *L) {
   if (src == dst) return 0;
   if (src->et != dst->et)
     return luaL_error(L, "%s: element types differ (%s and %s)", fn, gm_etype_name(src->et), gm_etype_name(dst->et));
-  if (src->size != dst->size) return luaL_error(L, "%s: sizes differ (%zu and %zu)", fn, src->size, dst->size);
+  if (src->size != dst->size) return luaL_error(L, "%s: sizes differ (%I and %I)", fn, (lua_Integer)src->size,
+                                                (lua_Integer)dst->size);
   check_live(L, src, fn);
   check_live(L, dst, fn);
   if (src->col_major != dst->col_major) {
@@ -592,7 +593,7 @@ static int l_buffer_set_bytes(lua_State *L) {
   size_t len;
   const char *s = luaL_checklstring(L, 2, &len);
   size_t n = b->size * esize(b);
-  if (len != n) return luaL_error(L, "%s: file too short (%zu of %zu bytes)", fn, len, n);
+  if (len != n) return luaL_error(L, "%s: file too short (%I of %I bytes)", fn, (lua_Integer)len, (lua_Integer)n);
   check_live(L, b, fn);
   GML_TRY(L, gml_buffer_write(b, 0, b->size, s), fn);
   return 0;
