@@ -438,6 +438,7 @@ describe("buffers: mat_from_buffer", function()
     assert.are.same({ 2, 3 }, m:dims())
     assert.are.equal(6, gm.mref(m, 2, 3))
     gm.scal_(10, m)
+    assert.are.equal(60, gm.mref(m, 2, 3)) -- (brings the host facet up to date after a device op)
     assert.are.equal(60, gm.bref(b, 2, 3)) -- one memory
     gm.set_bref(b, 1, 1, -1)
     assert.are.equal(-1, gm.mref(m, 1, 1))
