@@ -57,6 +57,7 @@ static void check_live(lua_State *L, gml_buffer *b, const char *fname) {
 
 const char *gml_buffer_mem_type(const gml_buffer *b) {
   if (b->blk->space == GM_SPACE_PINNED && b->device_view) return "device";
+  if (b->blk->space == GM_SPACE_HOST && b->blk->registered_on) return "pinned"; /* a cuda_host facet */
   return gm_space_name(b->blk->space);
 }
 

@@ -23,7 +23,7 @@ static bool accessible(const gm_block *b, mem_type t) {
     case MT_HOST:
       return b->space != GM_SPACE_DEVICE;
     case MT_PINNED:
-      return b->space == GM_SPACE_PINNED;
+      return b->space == GM_SPACE_PINNED || b->registered_on;
     case MT_DEVICE:
       return b->space == GM_SPACE_DEVICE || b->space == GM_SPACE_MANAGED ||
              (b->space == GM_SPACE_PINNED && (b->flags & GM_PINNED_MAPPED));
