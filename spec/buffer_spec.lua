@@ -191,6 +191,8 @@ describe("buffers: refcounts and lifetime", function()
 
   it("a garbage device buffer goes back through the deferred-free queue #outermost", function()
     on_device(function()
+      collectgarbage()
+      collectgarbage()
       gm.collect()
       local before = gm.counters().device_bytes_in_use
       local b = gm.make_cuda_array(1000, { element_type = "double" })

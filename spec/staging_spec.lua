@@ -62,6 +62,8 @@ describe("staging mats", function()
 
   it("mapped: the device's pool gives no block for the cuda facet #outermost", function()
     on_device(function()
+      collectgarbage()
+      collectgarbage()
       gm.collect()
       local before = gm.counters().device_bytes_in_use
       local x = gm.mat(100000, { mapped = true, initial_element = 1 })
