@@ -257,13 +257,56 @@ static gm_status create_host(gm_vec *v, bool first, bool fill, bool pinned, gm_d
 
 static bool mapped_on(const gm_vec *v, gm_device *dev) { return v->staging_mapped && dev == v->staging_dev; }
 
+/* The managed facet: the vec's storage moves into one managed block
+ * (cudaMallocManaged) that host, managed and cuda facets then share in
+ * place (like a mapped staging vec).  The host data, if any, is copied
+ * over once (host memory to host-accessible memory: no device copy). */
+static gm_status make_managed(gm_vec *v, bool first, bool fill, gm_device *dev) {
+  if (!dev) return gm_fail(GM_EINVAL, "facet 'managed' needs an active cuda context (with_cuda)");
+  if (v->dev_blk || (v->staging_dev && v->staging_dev != dev))
+    return gm_fail(GM_ESTATE, "facet 'managed' cannot be made while the mat has memory on a device; destroy it first");
+  for (int g = 0; g < GM_N_FACETS; g++)
+    if (v->facets[g].n_watchers > 0 || v->facets[g].n_references > 0)
+      return gm_fail(GM_ESTATE, "facet 'managed' cannot be made while facet '%s' is being accessed or referenced",
+                     facet_names[g]);
+  gm_block *b;
+  GM_TRY(gm_block_alloc(GM_SPACE_MANAGED, dev, vec_bytes(v), 0, &b));
+  gm_status st = gm_block_host_sync(b);
+  if (st != GM_OK) {
+    drop_block(b);
+    return st;
+  }
+  if (v->host && v->host_up_to_date) {
+    memcpy(b->ptr, v->host, vec_bytes(v));
+  } else if (fill) {
+    for (size_t i = 0; i < v->max_size; i++) gm_ctype_set(v->ctype, b->ptr, i, v->initial_element);
+  }
+  bool had_host = v->host != NULL, up = had_host ? v->host_up_to_date : first;
+  if (v->facets[GM_FACET_CUDA].exists) { /* a mapped cuda facet of the old storage */
+    release_device(v);
+    memset(&v->facets[GM_FACET_CUDA], 0, sizeof v->facets[GM_FACET_CUDA]);
+  }
+  release_host(v);
+  v->host_blk = b;
+  v->host = b->ptr;
+  v->host_up_to_date = up;
+  atomic_fetch_add(&gm_counter.host_bytes_in_use, (long)vec_bytes(v));
+  atomic_fetch_add(&gm_counter.n_host_arrays, 1);
+  if (!v->staging_dev) {
+    gm_device_ref(dev);
+    v->staging_dev = dev;
+  }
+  v->staging_mapped = true;
+  v->facets[GM_FACET_FOREIGN].exists = true;
+  return GM_OK;
+}
+
 static gm_status create_facet(gm_vec *v, gm_facet_name f, gm_direction dir, gm_device *dev, gm_block **block) {
   bool first = !any_facet_exists(v);
   bool fill = first && v->has_initial_element && dir != GM_OUTPUT;
-  if (f == GM_FACET_MANAGED)
-    return gm_fail(GM_EUNSUPPORTED,
-                   "facet 'managed' exists only for mats over managed memory (mat_from_buffer of make_managed_array)");
-  if (f == GM_FACET_CUDA && mapped_on(v, dev)) {
+  if (f == GM_FACET_MANAGED) {
+    GM_TRY(make_managed(v, first, fill, dev));
+  } else if (f == GM_FACET_CUDA && mapped_on(v, dev)) {
     /* the device works in place on the mapped host block */
     GM_TRY(create_host(v, first, fill, false, dev));
     gm_device_ref(dev);

@@ -174,7 +174,7 @@ static int ensure_mat(lua_State *L, const ensure_args *a) {
   gm_etype met = gm_etype_of_ctype(m->ctype), et = a->has_et ? a->et : met;
   gm_facet_name f = facet_of(a->mt);
   gm_device *dev = a->mt == MT_HOST ? NULL : gm_current_device();
-  bool facet_ok = (a->mt == MT_HOST || dev) && (f != GM_FACET_MANAGED || gm_vec_facet_exists(m->vec, f));
+  bool facet_ok = a->mt == MT_HOST || dev;
   GML_TRY(L, gm_vec_check_memory(m->vec), fn);
   if (facet_ok && et == met && !a->col_major) {
     GML_TRY(L, gm_vec_add_facet_reference(m->vec, f, dev), fn);
