@@ -481,3 +481,38 @@ describe("buffers: mat_from_buffer", function()
     assert.has_error(function() gm.mat_from_buffer(f) end, "mat_from_buffer: buffer released")
   end)
 end)
+
+describe("buffers: hostile arguments", function()
+  local function trap(act)
+    local done = false
+    return setmetatable({}, { __index = function()
+      if not done then done = true act() end
+      return nil
+    end })
+  end
+
+  it("options that release the buffer mid-call give a clear error", function()
+    local b = gm.make_foreign_array(4, { element_type = "float", initial_element = 1 })
+    assert.has_error(function() gm.buffer_displace(b, trap(function() gm.deref_buffer(b) end)) end,
+      "buffer_displace: buffer released")
+    local c = gm.make_foreign_array(4, { element_type = "float", initial_element = 1 })
+    assert.has_error(function() gm.buffer_fill(c, 2, trap(function() gm.deref_buffer(c) end)) end,
+      "buffer_fill: buffer released")
+    local d = gm.make_foreign_array(4, { element_type = "float" })
+    assert.has_error(function() gm.mat_from_buffer(d, trap(function() gm.deref_buffer(d) end)) end,
+      "mat_from_buffer: buffer released")
+    local m = gm.mat(4, { initial_element = 1 })
+    assert.has_error(function() gm.ensure(m, "host", trap(function() m:free() end)) end,
+      "bad argument #1 to 'ensure' (attempt to use a freed mat)")
+  end)
+
+  it("a finalizer releasing a buffer between calls is seen by the next one", function()
+    for _ = 1, 20 do
+      local b = gm.make_foreign_array(64, { element_type = "double", initial_element = 1 })
+      setmetatable({}, { __gc = function() gm.deref_buffer(b) end })
+      collectgarbage()
+      assert.has_error(function() gm.buffer_fill(b, 2) end, "buffer_fill: buffer released")
+    end
+  end)
+end)
+
