@@ -2,9 +2,10 @@
  * its facets (MGL-CUBE semantics).
  *
  * Facets: FOREIGN (host memory), CUDA_HOST (the same host memory,
- * page-locked), CUDA (device memory on one device), MANAGED (reserved;
- * unsupported).  FOREIGN and CUDA_HOST share storage, so they share one
- * up-to-date bit (vec->host_up_to_date).  Facets are created lazily; a vec
+ * page-locked), CUDA (device memory on one device), MANAGED (the host
+ * storage moved into managed memory).  FOREIGN and CUDA_HOST share
+ * storage, so they share one up-to-date bit (vec->host_up_to_date); so do
+ * MANAGED and, on a mapped or managed vec, CUDA.  Facets are created lazily; a vec
  * that was never accessed owns no memory.
  *
  * Thread safety: facet metadata is guarded by vec->lock when the vec's
