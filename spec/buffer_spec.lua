@@ -117,6 +117,9 @@ describe("buffers: kinds and element types", function()
     assert.has_error(function() gm.bref(b, 3, 1, 1) end, "bad argument #2 to 'bref' (index 3 is out of range 1..2)")
     assert.has_error(function() gm.bref(b, 1, 1) end, "bref: 2 subscripts for a buffer of rank 3")
     assert.are.equal(7, b:bref(1, 2, 3)) -- methods
+    assert.are.equal("#<BUFFER int32 {2, 3, 4} host>", tostring(b))
+    assert.has_error(function() gm.buffer_size(gm.mat(2)) end,
+      "bad argument #1 to 'buffer_size' (gpumat buffer expected, got gpumat.mat)")
   end)
 
   it("buffer_fill honours start and stop", function()
@@ -158,6 +161,7 @@ describe("buffers: refcounts and lifetime", function()
     assert.is_nil(gm.deref_buffer(b))
     assert.is_nil(gm.buffer_refcnt(b))
     assert.is_nil(gm.buffer_refcnt(v))
+    assert.are.equal("#<BUFFER int32 {2} released>", tostring(v))
     assert.has_error(function() gm.bref(b, 1) end, "bref: buffer released")
     assert.has_error(function() gm.row_major_bref(v, 1) end, "row_major_bref: buffer released")
     assert.has_error(function() gm.ref_buffer(v) end, "ref_buffer: buffer released")

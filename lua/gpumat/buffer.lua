@@ -308,15 +308,12 @@ return function(gm, core, methods)
     return b
   end
 
-  function gm.ensure(x, mem_type, opts)
-    if is_table(x) then
-      local b = table_to_buffer(x, opts)
-      local r = core.ensure_core(b, mem_type, opts)
-      if r:is_owning() then return r end
-      return b -- the table's host copy itself: owning
-    end
-    return core.ensure_core(x, mem_type, opts)
-  end
+  gm.ensure = dispatch(function(x, mem_type, opts)
+    local b = table_to_buffer(x, opts)
+    local r = core.ensure_core(b, mem_type, opts)
+    if r:is_owning() then return r end
+    return b -- the table's host copy itself: owning
+  end, core.ensure_core)
 
   local dispatch_order = { "device", "managed", "pinned", "host" }
   local device_types = { device = true, managed = true, pinned = true }

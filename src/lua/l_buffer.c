@@ -28,6 +28,24 @@ static void end_view(gml_buffer *b) {
   b->blk = NULL;
 }
 
+/* #<BUFFER int32 {2, 3} device> (or "released") */
+static int buffer_tostring(lua_State *L) {
+  gml_buffer *b = luaL_checkudata(L, 1, GML_BUFFER_MT);
+  luaL_Buffer lb;
+  luaL_buffinit(L, &lb);
+  lua_pushfstring(L, "#<BUFFER %s {", gm_etype_name(b->et));
+  luaL_addvalue(&lb);
+  for (int i = 0; i < b->rank; i++) {
+    lua_pushfstring(L, i ? ", %I" : "%I", (lua_Integer)b->dims[i]);
+    luaL_addvalue(&lb);
+  }
+  bool live = b->blk && gm_block_live(b->blk);
+  lua_pushfstring(L, "} %s>", live ? gml_buffer_mem_type(b) : "released");
+  luaL_addvalue(&lb);
+  luaL_pushresult(&lb);
+  return 1;
+}
+
 static int buffer_gc(lua_State *L) {
   gml_buffer *b = luaL_checkudata(L, 1, GML_BUFFER_MT);
   end_view(b);
@@ -45,7 +63,8 @@ gml_buffer *gml_testbuffer(lua_State *L, int idx) { return luaL_testudata(L, idx
 
 gml_buffer *gml_checkbuffer(lua_State *L, int idx, const char *fname) {
   gml_buffer *b = gml_testbuffer(L, idx);
-  if (!b) gml_argerror(L, idx, fname, "gpumat buffer expected, got %s", luaL_typename(L, idx));
+  if (!b)
+    gml_argerror(L, idx, fname, "gpumat buffer expected, got %s", gml_ismat(L, idx) ? "gpumat.mat" : luaL_typename(L, idx));
   return b;
 }
 
@@ -793,7 +812,8 @@ static int l_bufferp_core(lua_State *L) {
 }
 
 void gml_open_buffer(lua_State *L, int module_idx) {
-  static const luaL_Reg meta[] = {{"__gc", buffer_gc}, {"__close", buffer_close}, {NULL, NULL}};
+  static const luaL_Reg meta[] = {
+      {"__gc", buffer_gc}, {"__close", buffer_close}, {"__tostring", buffer_tostring}, {NULL, NULL}};
   static const luaL_Reg methods[] = {{"mem_type", l_buffer_mem_type},
                                      {"is_owning", l_buffer_is_owning},
                                      {"layout", l_buffer_layout},
