@@ -53,7 +53,8 @@ typedef struct gm_mat gm_mat;
 enum { GM_CTYPE_FLOAT = 0, GM_CTYPE_DOUBLE = 1 };
 
 /* Facets (the cube manual's names): FOREIGN is host memory, CUDA_HOST the
- * same host memory page-locked, CUDA device memory; MANAGED is reserved. */
+ * same host memory page-locked, CUDA device memory, MANAGED managed
+ * memory (only mats made over it, with mat_from_buffer in Lua). */
 typedef enum gm_facet_name {
   GM_FACET_FOREIGN = 0,
   GM_FACET_CUDA_HOST,
