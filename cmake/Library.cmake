@@ -81,7 +81,7 @@ if(GPUMAT_LIBRARY)
   # the shared library, run by spec/c_api_spec.lua.
   if(GPUMAT_BUILD_TESTS)
     add_executable(gpumat_embed_api_test tests/embed_api_test.c)
-    target_link_libraries(gpumat_embed_api_test PRIVATE gpumat m)
+    target_link_libraries(gpumat_embed_api_test PRIVATE gpumat m Threads::Threads)
     gpumat_warnings(gpumat_embed_api_test)
     if(GPUMAT_SANITIZE)
       target_compile_options(gpumat_embed_api_test PRIVATE ${GPUMAT_SAN_FLAGS})

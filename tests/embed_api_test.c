@@ -9,6 +9,7 @@
 #include <lauxlib.h>
 #include <lualib.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,9 +21,16 @@
 
 static int n_released;
 static void *last_ud;
+static pthread_t release_thread;
 static void count_release(void *ud) {
   n_released++;
   last_ud = ud;
+  release_thread = pthread_self();
+}
+
+static void *free_in_thread(void *m) {
+  gm_mat_free(m);
+  return NULL;
 }
 
 static double get(gm_mat *m, size_t k) {
@@ -106,6 +114,21 @@ static void test_wrap(void) {
   CHECK(gm_mat_wrap(buf, GM_CTYPE_FLOAT, 2, huge, count_release, NULL, &out) == GM_ERANGE);
   CHECK(gm_mat_wrap(buf, GM_CTYPE_FLOAT, 2, dims, count_release, NULL, NULL) == GM_EINVAL);
   CHECK(out == sentinel && n_released == 0);
+}
+
+/* the last view may go on another thread: release runs there, once */
+static void test_wrap_thread(void) {
+  double buf[3] = {1, 2, 3};
+  size_t n = 3, two = 2;
+  gm_mat *m = NULL, *v = NULL;
+  n_released = 0;
+  CHECK(gm_mat_wrap(buf, GM_CTYPE_DOUBLE, 1, &n, count_release, buf, &m) == GM_OK);
+  CHECK(gm_mat_view(m, 1, &two, 1, &v) == GM_OK);
+  gm_mat_free(m);
+  pthread_t t;
+  CHECK(pthread_create(&t, NULL, free_in_thread, v) == 0);
+  CHECK(pthread_join(t, NULL) == 0);
+  CHECK(n_released == 1 && last_ud == buf && pthread_equal(release_thread, t));
 }
 
 /* ---- facet access ---- */
@@ -461,6 +484,7 @@ static void test_lua(void) {
 
 int main(void) {
   test_wrap();
+  test_wrap_thread();
   test_access();
   test_contexts();
   for (int mode = 0; mode < 2; mode++) {
