@@ -36,12 +36,18 @@ static void push_barrier(gm_context *c) {
 }
 
 /* The device for o, or NULL (and GM_OK) when the body should simply run
- * on the host because CUDA is not usable here. */
+ * on the host because CUDA is not usable here and was not asked for by
+ * name.  A named "cuda" that is not usable (no device, a driver older
+ * than the toolkit needs, no toolkit in the build) fails with the reason
+ * instead of running on the CPU silently (review #2). */
 static gm_status open_device(const gm_context_options *o, gm_device **out) {
   *out = NULL;
   if (strcmp(o->backend, "cuda") == 0) {
     char reason[256];
-    if (!gm_cuda_runtime_available(o->device_id, reason, sizeof reason)) return GM_OK;
+    if (!gm_cuda_runtime_available(o->device_id, reason, sizeof reason)) {
+      if (!o->backend_named) return GM_OK;
+      return gm_fail(GM_ECUDA, "cuda was requested (backend \"cuda\") but is not usable: %s", reason);
+    }
   }
   return gm_device_get(o->backend, o->device_id, out);
 }

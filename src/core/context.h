@@ -8,7 +8,9 @@
  *    its pool to n_pool_bytes, starts the op tables' per-context state
  *    (random generator seeded with random_seed), binds the copy counters
  *    to zero, and pushes the same barrier;
- *  - else ops simply run on the host.
+ *  - else ops simply run on the host, unless the backend "cuda" was
+ *    named explicitly (backend_named): then entering fails with the
+ *    reason CUDA is not usable.
  * Exiting pops the barrier (the host facet is brought up to date and
  * device facets created inside are destroyed), and a context that opened
  * the device synchronizes it, drains its deferred-free queue, gives its
@@ -26,6 +28,8 @@ typedef struct gm_context_options {
   bool enabled;
   int device_id;
   const char *backend; /* "cuda" or "emulated" */
+  bool backend_named;  /* asked for by name: an unusable "cuda" is an error,
+                          not a quiet fallback to the host (review #2) */
   unsigned long long random_seed;
   int n_random_states;
   size_t n_pool_bytes; /* 0: no limit */

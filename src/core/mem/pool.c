@@ -58,6 +58,9 @@ static gm_status new_block(gm_pool *p, struct gm_device *d, size_t size, size_t 
   gm_status st = d->ops->raw_alloc(d, size, &b->ptr);
   if (st != GM_OK) {
     free(b);
+    /* handled here (the caller's cascade may recover): leave no stale
+     * error for the next launch */
+    if (d->ops->clear_error) d->ops->clear_error(d);
     return st == GM_ECUDA_OOM ? fail_oom(p, asked, "device allocation failed") : st;
   }
   b->bytes = size;

@@ -212,8 +212,13 @@ gm_status gm_device_fill(gm_device *d, gm_ctype t, size_t n, double alpha, void 
 
 /* ---- page-locked host memory ---- */
 
+static gm_status handled(gm_device *d, gm_status st) {
+  if (st != GM_OK && d->ops->clear_error) d->ops->clear_error(d);
+  return st;
+}
+
 gm_status gm_device_host_register(gm_device *d, void *p, size_t bytes) {
-  GM_TRY(d->ops->host_register(d, p, bytes));
+  GM_TRY(handled(d, d->ops->host_register(d, p, bytes)));
   atomic_fetch_add(&d->pinned_bytes, (long)bytes);
   atomic_fetch_add(&d->n_pinned_arrays, 1);
   return GM_OK;
@@ -226,7 +231,7 @@ void gm_device_host_unregister(gm_device *d, void *p, size_t bytes) {
 }
 
 gm_status gm_device_host_alloc(gm_device *d, size_t bytes, void **out) {
-  GM_TRY(d->ops->host_alloc(d, bytes, out));
+  GM_TRY(handled(d, d->ops->host_alloc(d, bytes, out)));
   atomic_fetch_add(&d->pinned_bytes, (long)bytes);
   atomic_fetch_add(&d->n_pinned_arrays, 1);
   return GM_OK;

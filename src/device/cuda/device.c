@@ -10,7 +10,13 @@
 
 
 
+/* Every CUDA failure turned into a status also clears cudart's per-thread
+ * last-error slot (review #1, as PyTorch's caching allocator does): a
+ * failed cudaMalloc the reclaim cascade recovers from must not make the
+ * next launcher's cudaGetLastError() report it.  (A sticky error cannot
+ * be cleared; the next call reports it again, which is right.) */
 static gm_status cuda_fail(cudaError_t e, const char *what) {
+  (void)cudaGetLastError();
   gm_set_lib_error_info(what, (int)e);
   if (e == cudaErrorMemoryAllocation)
     return gm_fail(GM_ECUDA_OOM, "%s: %s", what, cudaGetErrorString(e));
@@ -107,6 +113,11 @@ static void cu_host_free(gm_device *d, void *p) {
   (void)cudaFreeHost(p);
 }
 
+static void cu_clear_error(gm_device *d) {
+  (void)d;
+  (void)cudaGetLastError();
+}
+
 static void cu_destroy(gm_device *d) {
   cuda_impl *impl = d->impl;
   if (impl) {
@@ -159,6 +170,8 @@ static gm_device_ops cuda_ops = {
     .enter = NULL, /* device memory is inaccessible to the host anyway */
     .leave = NULL,
     .get_info = cu_get_info,
+    .clear_error = cu_clear_error,
+    .check_error = NULL, /* the launchers return cudaGetLastError() */
     .kernels = NULL,
     .context_begin = cu_context_begin,
     .context_end = cu_context_end,

@@ -10,6 +10,7 @@
 
 static gm_status curand_status(int err, const char *what) {
   if (err == 0) return GM_OK;
+  (void)cudaGetLastError(); /* handled: no stale error for the next launch (review #1) */
   gm_set_lib_error_info(what, err);
   return gm_fail(GM_ECURAND, "%s: %s", what, cudaGetErrorString((cudaError_t)err));
 }

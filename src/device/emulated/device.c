@@ -9,6 +9,7 @@
  * (enter..leave, counted so calls may nest) or inside this file's copy
  * functions: host code that touches device memory crashes in tests as it
  * would on a GPU. */
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "../../core/mem/backends.h"
+#include "emulated.h"
 
 typedef struct emu_block {
   void *ptr;
@@ -27,7 +29,16 @@ typedef struct emu_impl {
   pthread_mutex_t lock;
   int depth;         /* active device calls */
   emu_block *blocks; /* live raw allocations */
+  size_t capacity;   /* simulated device memory (0: the host's) */
+  size_t allocated;  /* mapped bytes of live raw allocations */
+  _Atomic int sticky; /* cudart's sticky error: set, every call fails */
 } emu_impl;
+
+/* cudart's per-thread last-error slot (review #1): a failed raw
+ * allocation leaves GM_EMU_ERR_OOM here, as a failed cudaMalloc leaves
+ * cudaErrorMemoryAllocation; check_error (the launch's cudaGetLastError)
+ * returns and clears it, clear_error clears it. */
+static _Thread_local int last_error;
 
 struct gm_stream {
   int unused; /* copies are synchronous memcpys; a stream is only an identity */
@@ -68,14 +79,18 @@ static void emu_leave(gm_device *d) {
 static gm_status emu_raw_alloc(gm_device *d, size_t bytes, void **out) {
   emu_impl *e = d->impl;
   size_t len = page_round(bytes);
-  emu_block *b = malloc(sizeof *b);
-  if (!b) return gm_fail(GM_ENOMEM, "out of host memory");
-  void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  pthread_mutex_lock(&e->lock);
+  bool full = e->capacity && (len > e->capacity || e->allocated > e->capacity - len);
+  pthread_mutex_unlock(&e->lock);
+  emu_block *b = full ? NULL : malloc(sizeof *b);
+  void *p = b ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : MAP_FAILED;
   if (p == MAP_FAILED) {
     free(b);
+    last_error = GM_EMU_ERR_OOM;
     return gm_fail(GM_ECUDA_OOM, "emulated device out of memory (%zu bytes)", bytes);
   }
   pthread_mutex_lock(&e->lock);
+  e->allocated += len;
   if (protect && e->depth == 0) mprotect(p, len, PROT_NONE);
   b->ptr = p;
   b->bytes = len;
@@ -93,6 +108,7 @@ static void emu_raw_free(gm_device *d, void *p) {
     emu_block *b = *link;
     if (b->ptr != p) continue;
     *link = b->next;
+    e->allocated -= b->bytes;
     munmap(b->ptr, b->bytes);
     free(b);
     break;
@@ -172,6 +188,38 @@ static gm_status emu_get_info(gm_device *d, gm_device_info *out) {
   return GM_OK;
 }
 
+static void emu_clear_error(gm_device *d) {
+  (void)d;
+  last_error = 0;
+}
+
+static gm_status emu_check_error(gm_device *d) {
+  emu_impl *e = d->impl;
+  if (atomic_load(&e->sticky))
+    return gm_fail(GM_ECUDA, "emulated device: sticky error (an illegal address was simulated); the device "
+                             "is unusable until reset");
+  int err = last_error;
+  last_error = 0;
+  if (err == GM_EMU_ERR_OOM)
+    return gm_fail(GM_ECUDA, "emulated device launch: out of memory (a stale error from an earlier failed "
+                             "allocation that nobody cleared)");
+  return GM_OK;
+}
+
+gm_status gm_emulated_control(gm_device *d, const gm_emulated_control_in *in, gm_emulated_state *out) {
+  emu_impl *e = d->impl;
+  pthread_mutex_lock(&e->lock);
+  if (in && in->set_capacity) e->capacity = in->capacity;
+  if (in && in->set_sticky) atomic_store(&e->sticky, in->sticky);
+  if (in && in->set_last_error) last_error = in->last_error;
+  out->capacity = e->capacity;
+  out->allocated = e->allocated;
+  out->last_error = last_error;
+  out->sticky = atomic_load(&e->sticky);
+  pthread_mutex_unlock(&e->lock);
+  return GM_OK;
+}
+
 static void emu_destroy(gm_device *d) {
   emu_impl *e = d->impl;
   if (!e) return;
@@ -199,6 +247,8 @@ static gm_device_ops emu_ops = {
     .enter = emu_enter,
     .leave = emu_leave,
     .get_info = emu_get_info,
+    .clear_error = emu_clear_error,
+    .check_error = emu_check_error,
     .kernels = NULL,
     .context_begin = NULL,
     .context_end = NULL,
