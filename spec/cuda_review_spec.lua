@@ -82,3 +82,44 @@ describe("review #1: cudart's last-error slot on the emulated device", function(
     assert.has_error(function() gm.emulated_device({ colour = 1 }) end)
   end)
 end)
+
+describe("review #3: copy-stream ordering (the emulated copy stream runs behind the host)", function()
+  it("device work in the body sees to_cuda copies, host reads see to_cuda_host copies (safe = false) #outermost", function()
+    gm.with_cuda(EMU, function()
+      local x = gm.mat(1000, { ctype = "double", initial_element = 1 })
+      x[1] = 1                      -- host facet first
+      gm.fill_(5, x)                -- device facet newer, host stale
+      local y = gm.mat(1000, { ctype = "double", initial_element = 0 })
+      y[1] = 3; y[1000] = 4         -- host facet only
+      local z = gm.mat(1000, { ctype = "double", initial_element = 0 })
+      gm.fill_(0, z)
+      gm.with_syncing_cuda_facets({ y }, { x }, { safe = false }, function()
+        assert.are.equal(5, x[1])   -- a host read of x's cuda_host facet
+        assert.are.equal(5, x[1000])
+        gm.axpy_(1, y, z)           -- a kernel reading y's cuda facet
+      end)
+      assert.are.equal(3, z[1])
+      assert.are.equal(4, z[1000])
+      assert.are.equal(0, z[2])
+    end)
+  end)
+
+  it("safe mode still refuses access and the copies land at the end #outermost", function()
+    gm.with_cuda(EMU, function()
+      local x = gm.mat(8, { initial_element = 0 })
+      x[1] = 0
+      gm.fill_(2, x)
+      gm.with_syncing_cuda_facets({}, { x }, { safe = true }, function()
+        assert.has_error(function() return x[1] end)
+      end)
+      assert.are.equal(2, x[8])
+    end)
+  end)
+end)
+
+describe("review #4: gm.cuda_stream", function()
+  it("is nil outside a CUDA context and on the emulated device #outermost", function()
+    assert.is_nil(gm.cuda_stream())
+    gm.with_cuda(EMU, function() assert.is_nil(gm.cuda_stream()) end)
+  end)
+end)

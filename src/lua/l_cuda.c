@@ -320,6 +320,19 @@ static int l_emulated_device(lua_State *L) {
   return 1;
 }
 
+/* gm.cuda_stream() -> light userdata (cudaStream_t) or nil: the compute
+ * stream of the current context's CUDA device, for C code that launches on
+ * gpumat's mats in order with gpumat's own work (review #4). */
+static int l_cuda_stream(lua_State *L) {
+  gm_device *d = gm_context_device();
+  void *s = d && d->ops->native_stream ? d->ops->native_stream(d) : NULL;
+  if (s)
+    lua_pushlightuserdata(L, s);
+  else
+    lua_pushnil(L);
+  return 1;
+}
+
 /* gm.synchronize(): waits for the current context's device. */
 static int l_synchronize(lua_State *L) {
   lua_settop(L, 0);
@@ -424,7 +437,7 @@ void gml_open_cuda(lua_State *L, int module_idx) {
       {"device_info", l_device_info},   {"synchronize", l_synchronize},
       {"collect", l_collect},           {"counters", l_counters},
       {"cuda_room", l_cuda_room},       {"cuda_call", l_cuda_call},
-      {"emulated_device", l_emulated_device},
+      {"emulated_device", l_emulated_device}, {"cuda_stream", l_cuda_stream},
       {NULL, NULL}};
   if (luaL_newmetatable(L, GML_CONTEXT_MT)) {
     lua_pushcfunction(L, l_context_close);

@@ -137,12 +137,18 @@ void gm_device_collect_all(void) { gm_device_foreach(collect_cb, NULL); }
 /* ---- allocation with the reclaim cascade ---- */
 
 static _Thread_local bool in_gc_hook;
+static _Thread_local int async_copies; /* gm_device_begin_async_copies depth */
 
 static void run_gc_hook(gm_device *d, bool full, size_t bytes) {
   /* never re-enter the GC; never touch the Lua state from another thread */
   if (!d->gc_hook || in_gc_hook || !pthread_equal(d->gc_hook_thread, pthread_self())) return;
   in_gc_hook = true;
+  /* finalizers run here: their copies are synchronous even when this
+   * allocation serves with_syncing_cuda_facets' async copies (review #3) */
+  int async = async_copies;
+  async_copies = 0;
   d->gc_hook(d->gc_hook_arg, full, bytes);
+  async_copies = async;
   in_gc_hook = false;
 }
 
@@ -174,10 +180,9 @@ gm_status gm_device_alloc(gm_device *d, size_t bytes, void **out) {
 
 /* ---- copies ---- */
 
-static _Thread_local int async_copies;
-
 void gm_device_begin_async_copies(void) { async_copies++; }
 void gm_device_end_async_copies(void) { async_copies--; }
+bool gm_device_async_copies_active(void) { return async_copies > 0; }
 
 static gm_stream *copy_stream_of(gm_device *d) { return async_copies > 0 ? d->copy_stream : NULL; }
 

@@ -82,6 +82,7 @@ gm_status gm_device_copy_h2d(gm_device *d, void *dst, const void *src, size_t by
 gm_status gm_device_copy_d2h(gm_device *d, void *dst, const void *src, size_t bytes);
 void gm_device_begin_async_copies(void);
 void gm_device_end_async_copies(void);
+bool gm_device_async_copies_active(void);
 
 /* x[i] = alpha on device memory, as a device call (enter/leave). */
 gm_status gm_device_fill(gm_device *d, gm_ctype t, size_t n, double alpha, void *x);

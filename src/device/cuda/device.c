@@ -85,6 +85,18 @@ static gm_status cu_stream_sync(gm_device *d, gm_stream *s) {
   return GM_OK;
 }
 
+/* An event per wait: recorded on s, waited on by waiter, destroyed at
+ * once (CUDA keeps it alive until the wait is resolved). */
+static gm_status cu_stream_wait(gm_device *d, gm_stream *waiter, gm_stream *s) {
+  cudaEvent_t ev;
+  CU_TRY(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), "cudaEventCreate");
+  cudaError_t e = cudaEventRecord(ev, stream_of(d, s));
+  if (e == cudaSuccess) e = cudaStreamWaitEvent(stream_of(d, waiter), ev, 0);
+  (void)cudaEventDestroy(ev);
+  if (e != cudaSuccess) return cuda_fail(e, "cudaStreamWaitEvent");
+  return GM_OK;
+}
+
 static gm_status cu_synchronize(gm_device *d) {
   CU_TRY(cudaSetDevice(d->id), "cudaSetDevice");
   CU_TRY(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
@@ -117,6 +129,8 @@ static void cu_clear_error(gm_device *d) {
   (void)d;
   (void)cudaGetLastError();
 }
+
+static void *cu_native_stream(gm_device *d) { return ((cuda_impl *)d->impl)->stream; }
 
 static void cu_destroy(gm_device *d) {
   cuda_impl *impl = d->impl;
@@ -162,6 +176,7 @@ static gm_device_ops cuda_ops = {
     .stream_new = cu_stream_new,
     .stream_free = cu_stream_free,
     .stream_sync = cu_stream_sync,
+    .stream_wait = cu_stream_wait,
     .synchronize = cu_synchronize,
     .host_register = cu_host_register,
     .host_unregister = cu_host_unregister,
@@ -171,6 +186,7 @@ static gm_device_ops cuda_ops = {
     .leave = NULL,
     .get_info = cu_get_info,
     .clear_error = cu_clear_error,
+    .native_stream = cu_native_stream,
     .check_error = NULL, /* the launchers return cudaGetLastError() */
     .kernels = NULL,
     .context_begin = cu_context_begin,

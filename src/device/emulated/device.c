@@ -32,6 +32,7 @@ typedef struct emu_impl {
   size_t capacity;   /* simulated device memory (0: the host's) */
   size_t allocated;  /* mapped bytes of live raw allocations */
   _Atomic int sticky; /* cudart's sticky error: set, every call fails */
+  gm_stream *compute_waits_on; /* stream_wait: flushed at the next device call */
 } emu_impl;
 
 /* cudart's per-thread last-error slot (review #1): a failed raw
@@ -40,8 +41,21 @@ typedef struct emu_impl {
  * returns and clears it, clear_error clears it. */
 static _Thread_local int last_error;
 
+/* A copy stream: copies queued on it land only when the stream is
+ * synchronized, or at the next device call once the compute stream was
+ * made to wait for it (stream_wait), as on a GPU where the copy engine
+ * runs behind the host (review #3): host code that reads a buffer before
+ * waiting, or a kernel not ordered after the copy, sees stale data in the
+ * tests.  The compute stream (stream NULL) is synchronous. */
+typedef struct emu_copy_op {
+  void *dst;
+  const void *src;
+  size_t bytes;
+  struct emu_copy_op *next;
+} emu_copy_op;
+
 struct gm_stream {
-  int unused; /* copies are synchronous memcpys; a stream is only an identity */
+  emu_copy_op *head, **tail; /* queued copies, in order */
 };
 
 #ifdef GPUMAT_EMULATED_PROTECT
@@ -62,10 +76,28 @@ static void set_access(emu_impl *e, bool on) {
     mprotect(b->ptr, b->bytes, on ? PROT_READ | PROT_WRITE : PROT_NONE);
 }
 
+/* Runs the queued copies of s (lock held, memory accessible). */
+static void flush_locked(gm_stream *s) {
+  emu_copy_op *op = s->head;
+  s->head = NULL;
+  s->tail = &s->head;
+  while (op) {
+    emu_copy_op *next = op->next;
+    memcpy(op->dst, op->src, op->bytes);
+    free(op);
+    op = next;
+  }
+}
+
 static void emu_enter(gm_device *d) {
   emu_impl *e = d->impl;
   pthread_mutex_lock(&e->lock);
   if (e->depth++ == 0) set_access(e, true);
+  /* work on the compute stream starts after what it was made to wait for */
+  if (e->compute_waits_on) {
+    flush_locked(e->compute_waits_on);
+    e->compute_waits_on = NULL;
+  }
   pthread_mutex_unlock(&e->lock);
 }
 
@@ -116,9 +148,20 @@ static void emu_raw_free(gm_device *d, void *p) {
   pthread_mutex_unlock(&e->lock);
 }
 
-/* A copy is a device call of its own: memory is accessible only here. */
+/* A copy is a device call of its own: memory is accessible only here.
+ * On a copy stream it is only queued (see struct gm_stream). */
 static gm_status emu_copy(gm_device *d, void *dst, const void *src, size_t bytes, gm_stream *s) {
-  (void)s;
+  if (s) {
+    emu_impl *e = d->impl;
+    emu_copy_op *op = malloc(sizeof *op);
+    if (!op) return gm_fail(GM_ENOMEM, "out of host memory");
+    *op = (emu_copy_op){dst, src, bytes, NULL};
+    pthread_mutex_lock(&e->lock);
+    *s->tail = op;
+    s->tail = &op->next;
+    pthread_mutex_unlock(&e->lock);
+    return GM_OK;
+  }
   emu_enter(d);
   memcpy(dst, src, bytes);
   emu_leave(d);
@@ -129,24 +172,45 @@ static gm_status emu_stream_new(gm_device *d, gm_stream **out) {
   (void)d;
   *out = calloc(1, sizeof **out);
   if (!*out) return gm_fail(GM_ENOMEM, "out of host memory");
+  (*out)->tail = &(*out)->head;
+  return GM_OK;
+}
+
+static gm_status emu_stream_sync(gm_device *d, gm_stream *s) {
+  if (!s) return GM_OK; /* the compute stream is synchronous */
+  emu_impl *e = d->impl;
+  pthread_mutex_lock(&e->lock);
+  if (e->depth++ == 0) set_access(e, true);
+  flush_locked(s);
+  if (e->compute_waits_on == s) e->compute_waits_on = NULL;
+  if (--e->depth == 0) set_access(e, false);
+  pthread_mutex_unlock(&e->lock);
   return GM_OK;
 }
 
 static void emu_stream_free(gm_device *d, gm_stream *s) {
-  (void)d;
+  (void)emu_stream_sync(d, s);
   free(s);
 }
 
-/* Copies complete before they return, so there is nothing to wait for. */
-static gm_status emu_stream_sync(gm_device *d, gm_stream *s) {
-  (void)d;
-  (void)s;
+/* The compute stream waits for the copies queued on s so far: they land
+ * before the next device call (one pending stream at a time; a second
+ * wait flushes the first now, which is still a correct order). */
+static gm_status emu_stream_wait(gm_device *d, gm_stream *waiter, gm_stream *s) {
+  emu_impl *e = d->impl;
+  if (waiter) return gm_fail(GM_EUNSUPPORTED, "emulated device: only the compute stream can wait");
+  if (e->compute_waits_on && e->compute_waits_on != s) GM_TRY(emu_stream_sync(d, e->compute_waits_on));
+  pthread_mutex_lock(&e->lock);
+  e->compute_waits_on = s;
+  pthread_mutex_unlock(&e->lock);
   return GM_OK;
 }
 
+/* cudaDeviceSynchronize: every stream of the device. */
 static gm_status emu_synchronize(gm_device *d) {
-  (void)d;
-  return GM_OK;
+  emu_impl *e = d->impl;
+  if (e->compute_waits_on) GM_TRY(emu_stream_sync(d, e->compute_waits_on));
+  return d->copy_stream ? emu_stream_sync(d, d->copy_stream) : GM_OK;
 }
 
 /* Page-locking has no meaning in host memory: registration is recorded by
@@ -239,6 +303,7 @@ static gm_device_ops emu_ops = {
     .stream_new = emu_stream_new,
     .stream_free = emu_stream_free,
     .stream_sync = emu_stream_sync,
+    .stream_wait = emu_stream_wait,
     .synchronize = emu_synchronize,
     .host_register = emu_host_register,
     .host_unregister = emu_host_unregister,
