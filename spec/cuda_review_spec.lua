@@ -123,3 +123,7 @@ describe("review #4: gm.cuda_stream", function()
     gm.with_cuda(EMU, function() assert.is_nil(gm.cuda_stream()) end)
   end)
 end)
+
+describe("cuSOLVER's argument mapping for invert and logdet (emulated device)", function()
+  require("solver_cases")(it, EMU, function() return true end)
+end)

@@ -97,7 +97,7 @@ static gm_status cu_geam(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans 
       cublasDgeam(handle(ctx), op(ta), op(tb), m, n, &alpha, a, lda, &beta, b, ldb, c, ldc), "cublasDgeam");
 }
 
-/* invert and logdet: NULL, the core runs them on the host facet. */
+/* invert and logdet: cuSOLVER (solver.c); the result stays on the device. */
 const gm_blas_ops gm_cuda_blas_ops = {
     .asum = cu_asum,
     .nrm2 = cu_nrm2,
@@ -107,6 +107,6 @@ const gm_blas_ops gm_cuda_blas_ops = {
     .scal = cu_scal,
     .gemm = cu_gemm,
     .geam = cu_geam,
-    .invert = NULL,
-    .logdet = NULL,
+    .invert = gm_cuda_invert,
+    .logdet = gm_cuda_logdet,
 };

@@ -137,6 +137,7 @@ static void cu_destroy(gm_device *d) {
   if (impl) {
     gm_cuda_random_end(d);
     if (impl->cublas) (void)cublasDestroy(impl->cublas);
+    if (impl->cusolver) (void)cusolverDnDestroy(impl->cusolver);
     (void)cudaStreamDestroy(impl->stream);
     free(impl);
     d->impl = NULL;
@@ -236,6 +237,16 @@ gm_status gm_cuda_device_init(gm_device *d) {
     free(impl);
     gm_set_lib_error_info("cublasCreate", (int)bs);
     return gm_fail(GM_ECUBLAS, "cublasCreate failed: %s", cublasGetStatusString(bs));
+  }
+  cusolverStatus_t ss = cusolverDnCreate(&impl->cusolver);
+  if (ss == CUSOLVER_STATUS_SUCCESS) ss = cusolverDnSetStream(impl->cusolver, impl->stream);
+  if (ss != CUSOLVER_STATUS_SUCCESS) {
+    if (impl->cusolver) (void)cusolverDnDestroy(impl->cusolver);
+    (void)cublasDestroy(impl->cublas);
+    (void)cudaStreamDestroy(impl->stream);
+    free(impl);
+    gm_set_lib_error_info("cusolverDnCreate", (int)ss);
+    return gm_fail(GM_ECUDA, "cusolverDnCreate failed (status %d)", (int)ss);
   }
   cuda_ops.kernels = gm_cuda_kernels();
   d->impl = impl;

@@ -25,6 +25,11 @@ typedef struct gm_emulated_state {
   bool sticky;
 } gm_emulated_state;
 
+/* The host's BLAS table with invert/logdet through cuSOLVER's argument
+ * mapping (solver.c). */
+struct gm_blas_ops;
+const struct gm_blas_ops *gm_emulated_blas_ops(const struct gm_blas_ops *host);
+
 /* d must be an emulated device; in may be NULL (query only). */
 gm_status gm_emulated_control(gm_device *d, const gm_emulated_control_in *in, gm_emulated_state *out);
 
