@@ -127,3 +127,29 @@ end)
 describe("cuSOLVER's argument mapping for invert and logdet (emulated device)", function()
   require("solver_cases")(it, EMU, function() return true end)
 end)
+
+describe("review #9: the pool with many live blocks", function()
+  it("finds every block on free (hash) and returns to the baseline #outermost", function()
+    gm.with_cuda(EMU, function()
+      collectgarbage()
+      gm.collect()
+      local base = gm.counters()
+      local ms = {}
+      for i = 1, 400 do
+        ms[i] = gm.mat(1 + i % 7)
+        gm.fill_(i, ms[i])
+      end
+      assert.are.equal(base.n_device_arrays + 400, gm.counters().n_device_arrays)
+      -- free in an order unrelated to allocation
+      for k = 0, 2 do
+        for i = 1 + k, 400, 3 do ms[i]:free() end
+      end
+      ms = nil -- luacheck: ignore
+      gm.collect()
+      local c = gm.counters()
+      assert.are.equal(base.n_device_arrays, c.n_device_arrays)
+      assert.are.equal(base.device_bytes_in_use, c.device_bytes_in_use)
+      assert.are.equal(0, c.device_bytes_pooled)
+    end)
+  end)
+end)

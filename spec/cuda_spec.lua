@@ -361,6 +361,8 @@ describe("counters and cuda_room", function()
   end)
 
   it("cuda_room uses MGL's verbose and concise layouts #outermost", function()
+    collectgarbage()
+    gm.collect() -- no cached blocks from earlier tests
     gm.with_cuda(EMU, function()
       local a = gm.mat(1000, { initial_element = 1 }) -- 8000 bytes -> one 8192-byte block
       gm.scal_(2, a)

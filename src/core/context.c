@@ -56,8 +56,11 @@ static gm_status begin_device(gm_context *c, gm_device *d, const gm_context_opti
   if (d->ops->context_begin) GM_TRY(d->ops->context_begin(d, o->random_seed, o->n_random_states));
   c->device = d;
   gm_device_ref(d);
-  c->saved_limit = gm_pool_get_stats(&d->pool).limit;
+  gm_pool_stats ps = gm_pool_get_stats(&d->pool);
+  c->saved_limit = ps.limit;
   gm_pool_set_limit(&d->pool, o->n_pool_bytes);
+  /* blocks cached by earlier contexts count against this one's limit */
+  if (o->n_pool_bytes && ps.reserved > o->n_pool_bytes) gm_pool_trim(&d->pool, d);
   /* nudge the GC at least 8 times per limit's worth of allocations */
   c->saved_budget = d->gc_step_budget;
   if (o->n_pool_bytes && o->n_pool_bytes / 8 < d->gc_step_budget) d->gc_step_budget = o->n_pool_bytes / 8 + 1;
@@ -96,8 +99,7 @@ gm_status gm_context_enter(gm_context *c, const gm_context_options *o) {
 static gm_status end_device(gm_context *c) {
   gm_device *d = c->device;
   gm_status st = d->ops->synchronize(d);
-  gm_device_collect(d);
-  gm_pool_trim(&d->pool, d);
+  gm_device_collect(d); /* the cache stays: trimmed on OOM and by gm.collect() */
   if (d->ops->context_end) d->ops->context_end(d);
   gm_pool_set_limit(&d->pool, c->saved_limit);
   d->gc_step_budget = c->saved_budget;

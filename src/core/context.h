@@ -13,8 +13,8 @@
  *    reason CUDA is not usable.
  * Exiting pops the barrier (the host facet is brought up to date and
  * device facets created inside are destroyed), and a context that opened
- * the device synchronizes it, drains its deferred-free queue, gives its
- * cached blocks back and restores the counters.  Exit must run also when
+ * the device synchronizes it, drains its deferred-free queue (its cached
+ * blocks stay for the next context) and restores the counters.  Exit must run also when
  * the body fails (the binding uses a to-be-closed variable). */
 #ifndef GM_CORE_CONTEXT_H
 #define GM_CORE_CONTEXT_H

@@ -130,6 +130,7 @@ void gm_device_collect(gm_device *d) {
 static void collect_cb(gm_device *d, void *arg) {
   (void)arg;
   gm_device_collect(d);
+  gm_pool_trim(&d->pool, d);
 }
 
 void gm_device_collect_all(void) { gm_device_foreach(collect_cb, NULL); }

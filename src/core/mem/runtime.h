@@ -5,8 +5,9 @@
  * Lifetime: a device is opened on first use (gm_device_get) and lives
  * until the process ends, like CUDA's primary context.  Contexts
  * (with_cuda) only borrow it: at context exit its deferred queue is
- * drained and its cached blocks are given back, so between contexts a
- * device holds only the memory of vecs that still own device facets.
+ * drained; its cached blocks stay cached for the next context (review #9:
+ * every context used to cudaMalloc everything again) and are given back
+ * only by the reclaim cascade (out of memory) and gm.collect().
  * Consequently gm_device_unref, called by a Lua finalizer, never tears
  * anything down and never calls into the backend.
  *
@@ -72,7 +73,8 @@ void gm_device_defer_free(gm_device *d, void *p);
 void gm_device_defer_host_release(gm_device *d, void *p, int host_kind, size_t bytes);
 /* Frees everything on the deferred queue now. */
 void gm_device_collect(gm_device *d);
-/* gm_device_collect on every device. */
+/* gm_device_collect on every device, then its cached blocks are given
+ * back (gm.collect()). */
 void gm_device_collect_all(void);
 
 /* Counted copies (gm_counter.n_memcpy_*), one count per copy.  Synchronous

@@ -1,6 +1,7 @@
 /* The CUDA device: the device contract on the CUDA runtime.  The only
  * place (with kernels/NAME.cu) that includes CUDA headers. */
 #include <cuda_runtime.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,8 +58,20 @@ static gm_status cu_copy(gm_device *d, void *dst, const void *src, size_t bytes,
   return GM_OK;
 }
 
+/* A synchronous H2D copy from pageable memory needs no stream sync
+ * (review #10): cudaMemcpyAsync returns once the source is staged, so the
+ * host may reuse it, and later work on the stream is ordered after the
+ * copy.  From page-locked memory the DMA reads the source after the call
+ * returns, so that case still waits. */
 static gm_status cu_h2d(gm_device *d, void *dst, const void *src, size_t n, gm_stream *s) {
-  return cu_copy(d, dst, src, n, s, cudaMemcpyHostToDevice);
+  if (s) return cu_copy(d, dst, src, n, s, cudaMemcpyHostToDevice);
+  struct cudaPointerAttributes at;
+  cudaError_t e = cudaPointerGetAttributes(&at, src);
+  if (e != cudaSuccess) (void)cudaGetLastError(); /* older runtimes: unknown = pageable */
+  bool pageable = e != cudaSuccess || at.type == cudaMemoryTypeUnregistered;
+  if (!pageable) return cu_copy(d, dst, src, n, NULL, cudaMemcpyHostToDevice);
+  CU_TRY(cudaMemcpyAsync(dst, src, n, cudaMemcpyHostToDevice, stream_of(d, NULL)), "cudaMemcpyAsync");
+  return GM_OK;
 }
 static gm_status cu_d2h(gm_device *d, void *dst, const void *src, size_t n, gm_stream *s) {
   return cu_copy(d, dst, src, n, s, cudaMemcpyDeviceToHost);
