@@ -153,3 +153,29 @@ describe("review #9: the pool with many live blocks", function()
     end)
   end)
 end)
+
+describe("review #6: device random fills are the host's Philox values", function()
+  it("the emulated device draws exactly the host's samples for the same seed #outermost", function()
+    local function draw(opts, ctype)
+      return gm.with_cuda(opts, function()
+        gm.seed(77)
+        local u = gm.mat(1003, { ctype = ctype })
+        gm.uniform_random_(u, { limit = 2 })
+        local g = gm.mat(1001, { ctype = ctype })
+        gm.gaussian_random_(g, { mean = 1, stddev = 3 })
+        return u:to_table(), g:to_table(), gm.use_cuda_p(u)
+      end)
+    end
+    for _, ctype in ipairs { "float", "double" } do
+      local hu, hg, on_host_dev = draw({ enabled = false }, ctype)
+      local du, dg, on_dev = draw(EMU, ctype)
+      assert.is_false(on_host_dev)
+      assert.is_true(on_dev)
+      assert.are.same(hu, du)
+      assert.are.same(hg, dg)
+      local distinct = {}
+      for _, v in ipairs(du) do distinct[v] = true end
+      assert.is_true(next(distinct) ~= nil and du[1] ~= du[2])
+    end
+  end)
+end)

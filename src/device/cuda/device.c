@@ -148,7 +148,6 @@ static void *cu_native_stream(gm_device *d) { return ((cuda_impl *)d->impl)->str
 static void cu_destroy(gm_device *d) {
   cuda_impl *impl = d->impl;
   if (impl) {
-    gm_cuda_random_end(d);
     if (impl->cublas) (void)cublasDestroy(impl->cublas);
     if (impl->cusolver) (void)cusolverDnDestroy(impl->cusolver);
     (void)cudaStreamDestroy(impl->stream);
@@ -173,12 +172,15 @@ gm_status gm_cuda_device_info(int device_id, gm_device_info *out) {
 
 static gm_status cu_get_info(gm_device *d, gm_device_info *out) { return gm_cuda_device_info(d->id, out); }
 
+/* Nothing per context beyond binding the device: random fills need no
+ * generator state (random.c), and random_seed/n_random_states are
+ * accepted for MGL compatibility only. */
 static gm_status cu_context_begin(gm_device *d, unsigned long long seed, int n_random_states) {
+  (void)seed;
+  (void)n_random_states;
   CU_TRY(cudaSetDevice(d->id), "cudaSetDevice");
-  return gm_cuda_random_begin(d, seed, n_random_states);
+  return GM_OK;
 }
-
-static void cu_context_end(gm_device *d) { gm_cuda_random_end(d); }
 
 static gm_device_ops cuda_ops = {
     .name = "cuda",
@@ -204,7 +206,7 @@ static gm_device_ops cuda_ops = {
     .check_error = NULL, /* the launchers return cudaGetLastError() */
     .kernels = NULL,
     .context_begin = cu_context_begin,
-    .context_end = cu_context_end,
+    .context_end = NULL,
     .destroy = cu_destroy,
 };
 
