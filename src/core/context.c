@@ -52,8 +52,39 @@ static gm_status open_device(const gm_context_options *o, gm_device **out) {
   return gm_device_get(o->backend, o->device_id, out);
 }
 
+/* Claims d for this thread (review #5, #16): its per-device state (pool
+ * limit, GC hook, cuBLAS handle, compute stream) must not be shared by
+ * two host threads' contexts. */
+static gm_status claim(gm_device *d) {
+  pthread_mutex_lock(&d->queue_lock);
+  bool busy = d->n_owner_contexts > 0 && !pthread_equal(d->owner_thread, pthread_self());
+  if (!busy) {
+    d->owner_thread = pthread_self();
+    d->n_owner_contexts++;
+  }
+  pthread_mutex_unlock(&d->queue_lock);
+  if (busy)
+    return gm_fail(GM_ESTATE, "%s device %d is in use by another thread's with_cuda context (one host thread "
+                              "per device at a time)",
+                   d->ops->name, d->id);
+  return GM_OK;
+}
+
+static void unclaim(gm_device *d) {
+  pthread_mutex_lock(&d->queue_lock);
+  if (d->n_owner_contexts > 0) d->n_owner_contexts--;
+  pthread_mutex_unlock(&d->queue_lock);
+}
+
 static gm_status begin_device(gm_context *c, gm_device *d, const gm_context_options *o) {
-  if (d->ops->context_begin) GM_TRY(d->ops->context_begin(d, o->random_seed, o->n_random_states));
+  GM_TRY(claim(d));
+  if (d->ops->context_begin) {
+    gm_status st = d->ops->context_begin(d, o->random_seed, o->n_random_states);
+    if (st != GM_OK) {
+      unclaim(d);
+      return st;
+    }
+  }
   c->device = d;
   gm_device_ref(d);
   gm_pool_stats ps = gm_pool_get_stats(&d->pool);
@@ -108,6 +139,7 @@ static gm_status end_device(gm_context *c) {
   d->gc_hook_thread = c->saved_hook_thread;
   atomic_store(&gm_counter.n_memcpy_host_to_device, c->saved_h2d);
   atomic_store(&gm_counter.n_memcpy_device_to_host, c->saved_d2h);
+  unclaim(d);
   gm_device_unref(d);
   c->device = NULL;
   return st;

@@ -46,6 +46,12 @@ struct gm_device {
   pthread_t gc_hook_thread; /* the hook's Lua state belongs to this thread */
   size_t gc_step_budget;   /* bytes allocated between GC nudges */
   size_t bytes_since_step;
+  /* One host thread per device at a time (review #5, #16): the pool
+   * limit, the GC hook, the cuBLAS/cuSOLVER handles and the compute stream
+   * are per device, so a second thread's outermost context on a device in
+   * use is refused (under queue_lock). */
+  pthread_t owner_thread;
+  int n_owner_contexts;
   atomic_long pinned_bytes;    /* page-locked host bytes (registered or allocated) */
   atomic_long n_pinned_arrays;
 };
