@@ -179,3 +179,32 @@ describe("review #6: device random fills are the host's Philox values", function
     end
   end)
 end)
+
+describe("review #12: outputs that share storage with inputs", function()
+  it("sum_ refuses a y inside x", function()
+    local base = gm.mat(12, { initial_element = 1 })
+    local x = gm.mat({ 3, 4 }, { displaced_to = base })
+    local y = gm.mat(4, { displaced_to = base, displacement = 8 })
+    assert.has_error(function() gm.sum_(x, y, { axis = 1 }) end, "sum_: y shares storage with x")
+    assert.are.same({ 1, 1, 1, 1 }, y:to_table()) -- unchanged
+    local y2 = gm.mat(4)
+    gm.sum_(x, y2, { axis = 1 })
+    assert.are.same({ 3, 3, 3, 3 }, y2:to_table())
+  end)
+
+  it("NN ops refuse outputs overlapping their inputs, naming both", function()
+    local base = gm.mat(40, { initial_element = 1 })
+    local x = gm.mat({ 4, 5 }, { displaced_to = base })
+    local w = gm.mat({ 3, 3 }, { initial_element = 1 })
+    local y = gm.mat({ 4, 5 }, { displaced_to = base, displacement = 10 })
+    assert.has_error(function() gm.convolve_(x, w, y) end,
+      "bad argument #3 to 'convolve_' (y shares storage with x)")
+    local xd = gm.mat({ 4, 5 }, { displaced_to = base, displacement = 20 })
+    local yd = gm.mat({ 4, 5 }, { displaced_to = base, displacement = 15 })
+    local wd = gm.mat({ 3, 3 }, { initial_element = 0 })
+    assert.has_error(function() gm.derive_convolve_(x, xd, w, wd, yd) end,
+      "bad argument #2 to 'derive_convolve_' (xd shares storage with yd)")
+    local yp = gm.mat({ 2, 3 }, { displaced_to = base, displacement = 0 })
+    assert.has_error(function() gm.max_pool_(x, yp, { pool_dimensions = { 2, 2 }, stride = { 2, 2 } }) end)
+  end)
+end)

@@ -48,6 +48,11 @@ void gm_release(const gm_exec *e, gm_operand *ops, int n) {
   gm_device_leave(e->dev);
 }
 
+bool gm_mats_overlap(const gm_mat *a, const gm_mat *b) {
+  if (!a || !b || a->vec != b->vec || a->size == 0 || b->size == 0) return false;
+  return a->displacement < b->displacement + b->size && b->displacement < a->displacement + a->size;
+}
+
 gm_status gm_check_same_ctype(const char *op, const gm_mat *a, const gm_mat *b) {
   if (a->ctype != b->ctype)
     return gm_fail(GM_EINVAL, "%s: mixed ctypes %s and %s", op, gm_ctype_name(a->ctype),
