@@ -7,6 +7,7 @@
 #include "vec.h"
 
 _Atomic bool gm_cuda_enabled = true;
+_Atomic bool gm_cuda_allow_tf32 = false;
 static _Thread_local gm_context *current;
 
 gm_context *gm_context_current(void) { return current; }

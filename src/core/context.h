@@ -52,6 +52,9 @@ typedef struct gm_context {
 
 /* Global switch gm.cuda_enabled (bound by contexts). */
 extern _Atomic bool gm_cuda_enabled;
+/* gm.cuda_allow_tf32 (review #17): float gemm on the CUDA backend may use
+ * TF32 tensor cores (10-bit mantissa inputs); default false. */
+extern _Atomic bool gm_cuda_allow_tf32;
 
 /* Enters c (caller-owned storage that must stay put until exit).  On
  * failure nothing is pushed and nothing changed. */
