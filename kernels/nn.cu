@@ -2,9 +2,12 @@
 // src/device/cuda/nn.c).  One thread per output or gradient element, each
 // calling the gather-style element function of nn.h that the host loops
 // also use, so every element has exactly one writer: convolve_, max_pool_
-// and the x gradients are race-free by ownership.  dF/dw sums over the
-// batch: one thread per (w element, batch item) adds its partial sum with
-// atomicAdd.  Launchers return the cudaError_t of the launch.
+// and the x gradients are race-free by ownership.  dF/dw (review #7) is a
+// reduction over every output for each w element: blocks on grid.y take w
+// elements, blocks on grid.x split the output rows of the whole batch, the
+// threads of a block stride along a row (coalesced), the block sums in
+// shared memory (in double) and adds once per w element with atomicAdd.
+// Launchers return the cudaError_t of the launch.
 #include <cuda_runtime.h>
 
 #include "launch_cuda.cuh"
@@ -21,9 +24,6 @@ namespace {
   }                                                                                                \
   __device__ T conv_dx_at(const T *w, const T *yd, const gm_nn_geom *g, int64_t b, int64_t i, int64_t j) { \
     return gm_conv2d_dx_at_##T(w, yd, g, b, i, j);                                                 \
-  }                                                                                                \
-  __device__ T conv_dw_at(const T *x, const T *yd, const gm_nn_geom *g, int64_t b, int64_t i, int64_t j) { \
-    return gm_conv2d_dw_at_##T(x, yd, g, b, i, j);                                                 \
   }                                                                                                \
   __device__ T pool_at(const T *x, const gm_nn_geom *g, int64_t b, int64_t i, int64_t j) {         \
     return gm_max_pool_at_##T(x, g, b, i, j);                                                      \
@@ -65,10 +65,25 @@ __global__ void conv_dx_kernel(gm_nn_geom g, const T *w, const T *yd, T *xd) {
 
 template <typename T>
 __global__ void conv_dw_kernel(gm_nn_geom g, const T *x, const T *yd, T *wd) {
-  size_t nk = (size_t)(g.kh * g.kw);
-  GRID_STRIDE(i, nk * (size_t)g.batch) {
-    int64_t b = (int64_t)(i / nk), k = (int64_t)(i % nk);
-    atomicAdd(&wd[k], conv_dw_at(x, yd, &g, b, k / g.kw, k % g.kw));
+  __shared__ double sh[GM_MAX_BLOCK];
+  const int64_t nk = g.kh * g.kw, rows = g.batch * g.yh;
+  for (int64_t k = blockIdx.y; k < nk; k += gridDim.y) {
+    const int64_t k0 = k / g.kw, k1 = k % g.kw;
+    int64_t o0lo, o0hi, o1lo, o1hi; // the outputs whose window puts w[k] inside x (as gm_conv2d_dw_at)
+    gm_nn_span(g.anchor0 - k0 - g.start0, g.xh - 1 + g.anchor0 - k0 - g.start0, g.stride0, g.yh, &o0lo, &o0hi);
+    gm_nn_span(g.anchor1 - k1 - g.start1, g.xw - 1 + g.anchor1 - k1 - g.start1, g.stride1, g.yw, &o1lo, &o1hi);
+    double s = 0;
+    for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+      const int64_t b = r / g.yh, o0 = r % g.yh;
+      if (o0 < o0lo || o0 >= o0hi) continue; // uniform across the block
+      const T *ydr = yd + (b * g.yh + o0) * g.yw;
+      const int64_t xrow = (b * g.xh + g.start0 + o0 * g.stride0 + k0 - g.anchor0) * g.xw;
+      const int64_t xcol = g.start1 + k1 - g.anchor1; // + o1 * stride1 stays inside the row
+      for (int64_t o1 = o1lo + threadIdx.x; o1 < o1hi; o1 += blockDim.x)
+        s += (double)ydr[o1] * (double)x[xrow + xcol + o1 * g.stride1];
+    }
+    s = gm_block_sum(s, sh);
+    if (threadIdx.x == 0) atomicAdd(&wd[k], (T)s);
   }
 }
 
@@ -97,13 +112,16 @@ extern "C" int gm_cuda_nn_convolve(int ctype, const gm_nn_geom *g, const void *x
 extern "C" int gm_cuda_nn_derive_convolve(int ctype, const gm_nn_geom *g, const void *x, void *xd, const void *w,
                                           void *wd, const void *yd, void *stream) {
   gm_launch lx((size_t)(g->batch * g->xh * g->xw), stream);
-  gm_launch lw((size_t)(g->kh * g->kw * g->batch), stream);
+  // dw: w elements on grid.y, about 1024 blocks in all over the output rows
+  const size_t nk = (size_t)(g->kh * g->kw), rows = (size_t)(g->batch * g->yh);
+  const unsigned gy = gm_spread(nk, 1, nk), gx = gm_spread(1024, gy, rows);
+  const dim3 wgrid(gx, gy);
   if (ctype == 0) {
     conv_dx_kernel<float><<<lx.grid, lx.block, 0, lx.s>>>(*g, CF(w), CF(yd), F(xd));
-    conv_dw_kernel<float><<<lw.grid, lw.block, 0, lw.s>>>(*g, CF(x), CF(yd), F(wd));
+    conv_dw_kernel<float><<<wgrid, GM_MAX_BLOCK, 0, lx.s>>>(*g, CF(x), CF(yd), F(wd));
   } else {
     conv_dx_kernel<double><<<lx.grid, lx.block, 0, lx.s>>>(*g, CD(w), CD(yd), D(xd));
-    conv_dw_kernel<double><<<lw.grid, lw.block, 0, lw.s>>>(*g, CD(x), CD(yd), D(wd));
+    conv_dw_kernel<double><<<wgrid, GM_MAX_BLOCK, 0, lx.s>>>(*g, CD(x), CD(yd), D(wd));
   }
   return (int)cudaGetLastError();
 }
