@@ -35,3 +35,28 @@ describe("review checks on a real GPU", function()
     gm.with_cuda(CUDA, function() assert.are.equal("userdata", type(gm.cuda_stream())) end)
   end)
 end)
+
+describe("review #15 on a real GPU: geam with beta 0 and scal by 0 agree with the host", function()
+  local function run(on_device)
+    local function body()
+      local a = gm.mat({ 2, 2 }, { initial_contents = { { math.huge, 1 }, { -math.huge, 0 / 0 } } })
+      gm.scal_(1, a)
+      local t = gm.transpose(a)
+      local z = gm.mat(3, { initial_contents = { 0 / 0, math.huge, 2 } })
+      gm.scal_(1, z)
+      gm.scal_(0, z)
+      return t:to_table(), z:to_table()
+    end
+    if on_device then return gm.with_cuda(CUDA, body) end
+    return gm.with_cuda({ enabled = false }, body)
+  end
+
+  it("propagates infinities through a transpose and NaN/Inf through scal by 0 as the host #outermost", function()
+    if not need_gpu() then return end
+    local ht, hz = run(false)
+    local dt, dz = run(true)
+    local function same(x, y) return (x ~= x and y ~= y) or x == y end
+    for i = 1, 2 do for j = 1, 2 do assert.is_true(same(ht[i][j], dt[i][j]), i .. "," .. j) end end
+    for i = 1, 3 do assert.is_true(same(hz[i], dz[i]), i) end
+  end)
+end)
