@@ -17,13 +17,20 @@ static void release(const gm_solver_ops *s, void *ctx, scratch *w) {
     if (all[i]) s->scratch_free(ctx, all[i]);
 }
 
-/* LAPACKE rejects NaN and infinity in its input (the host's error);
- * cuSOLVER would factor them into NaN.  One device reduction gives the
- * host's behaviour: asum is finite iff every element is. */
-static gm_status check_finite(const gm_backend *k, void *ctx, gm_ctype t, int n, const void *a) {
-  double sum = 0;
-  GM_TRY(k->blas->asum(ctx, t, n * n, a, 1, &sum));
-  if (!isfinite(sum)) return gm_fail(GM_ELAPACK, "matrix contains NaN or infinity (getrf)");
+/* LAPACKE rejects NaN in its input (the host's error); cuSOLVER would
+ * factor it into NaN.  One device reduction gives the host's behaviour:
+ * sum of squares is NaN iff an element is NaN (squares are never
+ * negative, so infinities and overflow give +inf, not NaN).  Infinities
+ * go on to the factorisation, as on the host. */
+static gm_status check_nan(const gm_backend *k, void *ctx, gm_ctype t, int n, const void *a, int lda) {
+  size_t elem = gm_ctype_size(t);
+  int cols = lda == n ? 1 : n, len = lda == n ? n * n : n;
+  for (int j = 0; j < cols; j++) {
+    const void *col = (const char *)a + (size_t)j * (size_t)lda * elem;
+    double ss = 0;
+    GM_TRY(k->blas->dot(ctx, t, len, col, 1, col, 1, &ss));
+    if (isnan(ss)) return gm_fail(GM_ELAPACK, "matrix contains NaN or infinity (getrf)");
+  }
   return GM_OK;
 }
 
@@ -50,7 +57,7 @@ static gm_status factor(const gm_solver_ops *s, void *ctx, gm_ctype t, int n, vo
 
 static gm_status invert(const gm_solver_ops *s, const gm_backend *k, void *ctx, gm_ctype t, int n, void *a,
                         int lda, scratch *w) {
-  GM_TRY(check_finite(k, ctx, t, n, a));
+  GM_TRY(check_nan(k, ctx, t, n, a, lda));
   int singular = 0;
   GM_TRY(factor(s, ctx, t, n, a, lda, w, &singular));
   if (singular) return gm_fail(GM_ELAPACK, "matrix is singular (zero pivot in row %d)", singular);
@@ -66,10 +73,12 @@ static gm_status invert(const gm_solver_ops *s, const gm_backend *k, void *ctx, 
     gm_set_lib_error_info("getrs", info);
     return gm_fail(GM_ELAPACK, "getrs failed (info %d)", info);
   }
-  /* a := B column by column (lda may exceed n) */
+  /* a := B (column by column when lda exceeds n) */
+  size_t elem = gm_ctype_size(t);
+  if (lda == n) return k->blas->copy(ctx, t, n * n, w->b, 1, a, 1);
   for (int j = 0; j < n; j++)
-    GM_TRY(k->blas->copy(ctx, t, n, (const char *)w->b + (size_t)j * (size_t)n * gm_ctype_size(t), 1,
-                         (char *)a + (size_t)j * (size_t)lda * gm_ctype_size(t), 1));
+    GM_TRY(k->blas->copy(ctx, t, n, (const char *)w->b + (size_t)j * (size_t)n * elem, 1,
+                         (char *)a + (size_t)j * (size_t)lda * elem, 1));
   return GM_OK;
 }
 
@@ -84,7 +93,7 @@ gm_status gm_solver_invert(const gm_solver_ops *s, const gm_backend *k, void *ct
 
 static gm_status logdet(const gm_solver_ops *s, const gm_backend *k, void *ctx, gm_ctype t, int n, void *a,
                         int lda, double *logabs, int *sign, scratch *w) {
-  GM_TRY(check_finite(k, ctx, t, n, a));
+  GM_TRY(check_nan(k, ctx, t, n, a, lda));
   int singular = 0;
   GM_TRY(factor(s, ctx, t, n, a, lda, w, &singular));
   if (singular) {
