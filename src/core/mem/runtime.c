@@ -114,18 +114,35 @@ static void release_one(gm_device *d, gm_deferred *q) {
   }
 }
 
-void gm_device_collect(gm_device *d) {
+/* Frees the queued device blocks, and the host releases too when `host`
+ * is set.  The allocation path leaves host releases queued (review #9):
+ * cudaFreeHost and cudaHostUnregister may synchronize the device. */
+static void drain(gm_device *d, bool host) {
   pthread_mutex_lock(&d->queue_lock);
-  gm_deferred *q = d->queue;
+  gm_deferred *q = d->queue, *keep = NULL;
   d->queue = NULL;
   pthread_mutex_unlock(&d->queue_lock);
   while (q) {
     gm_deferred *next = q->next;
-    release_one(d, q);
-    free(q);
+    if (host || q->kind < 0) {
+      release_one(d, q);
+      free(q);
+    } else {
+      q->next = keep;
+      keep = q;
+    }
     q = next;
   }
+  if (!keep) return;
+  pthread_mutex_lock(&d->queue_lock);
+  gm_deferred *last = keep;
+  while (last->next) last = last->next;
+  last->next = d->queue;
+  d->queue = keep;
+  pthread_mutex_unlock(&d->queue_lock);
 }
+
+void gm_device_collect(gm_device *d) { drain(d, true); }
 
 static void collect_cb(gm_device *d, void *arg) {
   (void)arg;
@@ -162,7 +179,7 @@ static void nudge_gc(gm_device *d, size_t bytes) {
 }
 
 gm_status gm_device_alloc(gm_device *d, size_t bytes, void **out) {
-  gm_device_collect(d);
+  drain(d, false);
   gm_status st = gm_pool_alloc(&d->pool, d, bytes, out);
   if (st == GM_ECUDA_OOM) {
     gm_pool_trim(&d->pool, d);

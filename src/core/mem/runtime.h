@@ -12,9 +12,11 @@
  * anything down and never calls into the backend.
  *
  * Deferred frees: gm_device_defer_free only queues (a mutex and a
- * malloc), so it is safe from a finalizer and from any thread.  The queue
- * is drained at the next allocation on the device, by gm_device_collect()
- * (gm.collect()) and at context exit. */
+ * malloc), so it is safe from a finalizer and from any thread.  Device
+ * blocks are freed at the next allocation on the device; everything
+ * (also page-locked host memory, whose release may synchronize the
+ * device) by gm_device_collect() (gm.collect(), the reclaim cascade) and
+ * at context exit. */
 #ifndef GM_DEVICE_RUNTIME_H
 #define GM_DEVICE_RUNTIME_H
 
