@@ -15,9 +15,6 @@
 
 namespace {
 
-#define GRID_STRIDE(i, n) \
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < (n); i += (size_t)blockDim.x * gridDim.x)
-
 #define GM_CU_NN(T)                                                                                \
   __device__ T conv_at(const T *x, const T *w, const gm_nn_geom *g, int64_t b, int64_t i, int64_t j) { \
     return gm_conv2d_at_##T(x, w, g, b, i, j);                                                     \
@@ -36,31 +33,26 @@ namespace {
 GM_CU_NN(float)
 GM_CU_NN(double)
 
+// Per-element kernels on a 2-d grid (review #14): image rows (batch item
+// and row: one division per row) on grid.y, the row's elements on grid.x.
+#define NN_ROWS(b, i, j, n_rows, height, width)                                            \
+  for (int64_t row_ = blockIdx.y; row_ < (n_rows); row_ += gridDim.y)                      \
+    for (int64_t b = row_ / (height), i = row_ % (height), j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; \
+         j < (width); j += (int64_t)blockDim.x * gridDim.x)
+
 template <typename T>
 __global__ void convolve_kernel(gm_nn_geom g, const T *x, const T *w, T *y) {
-  size_t per = (size_t)(g.yh * g.yw);
-  GRID_STRIDE(i, (size_t)g.batch * per) {
-    int64_t b = (int64_t)(i / per), r = (int64_t)(i % per);
-    y[i] += conv_at(x, w, &g, b, r / g.yw, r % g.yw);
-  }
+  NN_ROWS(b, i, j, g.batch * g.yh, g.yh, g.yw) y[(b * g.yh + i) * g.yw + j] += conv_at(x, w, &g, b, i, j);
 }
 
 template <typename T>
 __global__ void max_pool_kernel(gm_nn_geom g, const T *x, T *y) {
-  size_t per = (size_t)(g.yh * g.yw);
-  GRID_STRIDE(i, (size_t)g.batch * per) {
-    int64_t b = (int64_t)(i / per), r = (int64_t)(i % per);
-    y[i] = pool_at(x, &g, b, r / g.yw, r % g.yw);
-  }
+  NN_ROWS(b, i, j, g.batch * g.yh, g.yh, g.yw) y[(b * g.yh + i) * g.yw + j] = pool_at(x, &g, b, i, j);
 }
 
 template <typename T>
 __global__ void conv_dx_kernel(gm_nn_geom g, const T *w, const T *yd, T *xd) {
-  size_t per = (size_t)(g.xh * g.xw);
-  GRID_STRIDE(i, (size_t)g.batch * per) {
-    int64_t b = (int64_t)(i / per), r = (int64_t)(i % per);
-    xd[i] += conv_dx_at(w, yd, &g, b, r / g.xw, r % g.xw);
-  }
+  NN_ROWS(b, i, j, g.batch * g.xh, g.xh, g.xw) xd[(b * g.xh + i) * g.xw + j] += conv_dx_at(w, yd, &g, b, i, j);
 }
 
 template <typename T>
@@ -89,19 +81,26 @@ __global__ void conv_dw_kernel(gm_nn_geom g, const T *x, const T *yd, T *wd) {
 
 template <typename T>
 __global__ void pool_dx_kernel(gm_nn_geom g, const T *x, const T *y, const T *yd, T *xd) {
-  size_t per = (size_t)(g.xh * g.xw);
-  GRID_STRIDE(i, (size_t)g.batch * per) {
-    int64_t b = (int64_t)(i / per), r = (int64_t)(i % per);
-    xd[i] += pool_dx_at(x, y, yd, &g, b, r / g.xw, r % g.xw);
-  }
+  NN_ROWS(b, i, j, g.batch * g.xh, g.xh, g.xw) xd[(b * g.xh + i) * g.xw + j] += pool_dx_at(x, y, yd, &g, b, i, j);
 }
+
+// The geometry of NN_ROWS: about 1024 blocks over rows x width.
+struct nn_rows_launch {
+  dim3 grid, block;
+  cudaStream_t s;
+  nn_rows_launch(int64_t rows, int64_t width, void *stream) : block(GM_MAX_BLOCK), s((cudaStream_t)stream) {
+    const size_t bx = ((size_t)width + GM_MAX_BLOCK - 1) / GM_MAX_BLOCK;
+    grid.y = gm_spread((size_t)rows, 1, (size_t)rows);
+    grid.x = gm_spread(1024, grid.y, bx);
+  }
+};
 
 }  // namespace
 
 
 extern "C" int gm_cuda_nn_convolve(int ctype, const gm_nn_geom *g, const void *x, const void *w, void *y,
                                    void *stream) {
-  gm_launch l((size_t)(g->batch * g->yh * g->yw), stream);
+  nn_rows_launch l(g->batch * g->yh, g->yw, stream);
   if (ctype == 0)
     convolve_kernel<float><<<l.grid, l.block, 0, l.s>>>(*g, CF(x), CF(w), F(y));
   else
@@ -111,7 +110,7 @@ extern "C" int gm_cuda_nn_convolve(int ctype, const gm_nn_geom *g, const void *x
 
 extern "C" int gm_cuda_nn_derive_convolve(int ctype, const gm_nn_geom *g, const void *x, void *xd, const void *w,
                                           void *wd, const void *yd, void *stream) {
-  gm_launch lx((size_t)(g->batch * g->xh * g->xw), stream);
+  nn_rows_launch lx(g->batch * g->xh, g->xw, stream);
   // dw: w elements on grid.y, about 1024 blocks in all over the output rows
   const size_t nk = (size_t)(g->kh * g->kw), rows = (size_t)(g->batch * g->yh);
   const unsigned gy = gm_spread(nk, 1, nk), gx = gm_spread(1024, gy, rows);
@@ -127,7 +126,7 @@ extern "C" int gm_cuda_nn_derive_convolve(int ctype, const gm_nn_geom *g, const 
 }
 
 extern "C" int gm_cuda_nn_max_pool(int ctype, const gm_nn_geom *g, const void *x, void *y, void *stream) {
-  gm_launch l((size_t)(g->batch * g->yh * g->yw), stream);
+  nn_rows_launch l(g->batch * g->yh, g->yw, stream);
   if (ctype == 0)
     max_pool_kernel<float><<<l.grid, l.block, 0, l.s>>>(*g, CF(x), F(y));
   else
@@ -137,7 +136,7 @@ extern "C" int gm_cuda_nn_max_pool(int ctype, const gm_nn_geom *g, const void *x
 
 extern "C" int gm_cuda_nn_derive_max_pool(int ctype, const gm_nn_geom *g, const void *x, void *xd, const void *y,
                                           const void *yd, void *stream) {
-  gm_launch l((size_t)(g->batch * g->xh * g->xw), stream);
+  nn_rows_launch l(g->batch * g->xh, g->xw, stream);
   if (ctype == 0)
     pool_dx_kernel<float><<<l.grid, l.block, 0, l.s>>>(*g, CF(x), CF(y), CF(yd), F(xd));
   else
