@@ -2,6 +2,7 @@
  * across memory spaces.  See block.h. */
 #include "block.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,10 +118,74 @@ void gm_block_free_memory(gm_space space, struct gm_device *d, void *ptr, size_t
   }
 }
 
+/* Block structs are recycled through a small per-thread list: an
+ * allocation that hits the pool or a cache then makes no malloc/free for
+ * the struct (issue 8's hit path).  A struct freed on another thread goes
+ * to that thread's list; each thread's list is freed at its exit.  Off
+ * under AddressSanitizer, so a use of a dropped block is still reported. */
+#if defined(__SANITIZE_ADDRESS__)
+#define GM_RECYCLE_BLOCKS 0
+#else
+#define GM_RECYCLE_BLOCKS 1
+#endif
+enum { SPARE_MAX = 32 };
+
+#if GM_RECYCLE_BLOCKS
+static _Thread_local gm_block *spare_blocks; /* linked through scope_next */
+static _Thread_local int n_spare_blocks;
+static pthread_key_t spare_key;
+static pthread_once_t spare_once = PTHREAD_ONCE_INIT;
+static bool spare_key_ok;
+
+static void free_spares(void *arg) {
+  (void)arg;
+  while (spare_blocks) {
+    gm_block *b = spare_blocks;
+    spare_blocks = b->scope_next;
+    free(b);
+  }
+  n_spare_blocks = 0;
+}
+
+static void make_spare_key(void) { spare_key_ok = pthread_key_create(&spare_key, free_spares) == 0; }
+#endif
+
+static gm_block *struct_alloc(void) {
+#if GM_RECYCLE_BLOCKS
+  gm_block *b = spare_blocks;
+  if (b) {
+    spare_blocks = b->scope_next;
+    n_spare_blocks--;
+    memset(b, 0, sizeof *b);
+    return b;
+  }
+#endif
+  return calloc(1, sizeof(gm_block));
+}
+
+static void struct_free(gm_block *b) {
+#if GM_RECYCLE_BLOCKS
+  if (n_spare_blocks < SPARE_MAX) {
+    if (!spare_blocks) { /* first spare of this thread: have the list freed at its exit */
+      pthread_once(&spare_once, make_spare_key);
+      if (!spare_key_ok || pthread_setspecific(spare_key, &spare_blocks) != 0) {
+        free(b);
+        return;
+      }
+    }
+    b->scope_next = spare_blocks;
+    spare_blocks = b;
+    n_spare_blocks++;
+    return;
+  }
+#endif
+  free(b);
+}
+
 static gm_status new_block(gm_space space, gm_device *dev, gm_block **out) {
   if (space != GM_SPACE_HOST && !dev)
     return gm_fail(GM_EINVAL, "%s memory needs an active cuda context (with_cuda)", gm_space_name(space));
-  gm_block *b = calloc(1, sizeof *b);
+  gm_block *b = struct_alloc();
   if (!b) return gm_fail(GM_ENOMEM, "out of host memory");
   atomic_init(&b->refcnt, 1);
   atomic_init(&b->holds, 1);
@@ -135,8 +200,13 @@ static gm_status new_block(gm_space space, gm_device *dev, gm_block **out) {
  * records the block in the scope. */
 static gm_status fill_block(gm_block *b, size_t height) {
   gm_cache_scope *s = gm_cache_scope_current();
-  if (!(s && gm_cache_take(s, b))) GM_TRY(alloc_memory(b, height));
-  if (s) gm_cache_enlist(s, b);
+  if (!(s && gm_cache_take(s, b))) {
+    gm_status st = alloc_memory(b, height);
+    if (st != GM_OK) {
+      if (s) gm_block_keep(b); /* out of the scope before the struct goes */
+      return st;
+    }
+  }
   if (b->device) gm_device_ref(b->device);
   return GM_OK;
 }
@@ -151,7 +221,7 @@ gm_status gm_block_alloc(gm_space space, gm_device *dev, size_t bytes, unsigned 
   b->alloc_bytes = space == GM_SPACE_HOST ? host_round(n) : space == GM_SPACE_DEVICE ? gm_pool_round(n) : n;
   gm_status st = fill_block(b, 1);
   if (st != GM_OK) {
-    free(b);
+    struct_free(b);
     return st;
   }
   *out = b;
@@ -168,7 +238,7 @@ gm_status gm_block_alloc_pitched(gm_device *dev, size_t width, size_t height, gm
   b->alloc_bytes = width * height;
   gm_status st = fill_block(b, height);
   if (st != GM_OK) {
-    free(b);
+    struct_free(b);
     return st;
   }
   *out = b;
@@ -204,7 +274,7 @@ static void release(gm_block *b, int why) {
 void gm_block_drop(gm_block *b) {
   if (!b || atomic_fetch_sub(&b->holds, 1) != 1) return;
   release(b, GM_BLOCK_RELEASED);
-  free(b);
+  struct_free(b);
 }
 
 gm_status gm_block_ref(gm_block *b) {

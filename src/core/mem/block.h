@@ -58,6 +58,7 @@ typedef struct gm_block {
   size_t width, pitch;       /* pitched: bytes per row, padded row; else 0 */
   struct gm_device *registered_on; /* HOST block page-locked by host_register */
   struct gm_cache_scope *scope;    /* allocating scope, until kept or released */
+  atomic_bool in_scope;            /* scope != NULL: a release without it skips the cache lock */
   struct gm_block *scope_prev, *scope_next;
   /* gm_block_wrap: HOST memory the application owns (gm_mat_wrap): never
    * freed, cached or page-locked; wrap_release(wrap_ud) when released */
@@ -154,11 +155,12 @@ void gm_cache_scope_unref(gm_cache_scope *s);
 /* Detaches b from its scope: it survives the scope's end. */
 void gm_block_keep(gm_block *b);
 
-/* Internal to block.c/cache.c: take a free block of b's kind from s's
- * cache (a hit, else false: a miss); record b in s; on release, give b's
- * memory to its scope's cache (false when b is not in a cached scope). */
+/* Internal to block.c/cache.c: record b in s and take a free block of
+ * b's kind from s's cache (a hit, else false: a miss), under one lock (a
+ * miss whose allocation fails is unlinked with gm_block_keep); on
+ * release, give b's memory to its scope's cache (false when b is not in
+ * a cached scope). */
 bool gm_cache_take(gm_cache_scope *s, gm_block *b);
-void gm_cache_enlist(gm_cache_scope *s, gm_block *b);
 bool gm_cache_give(gm_block *b);
 void gm_block_free_memory(gm_space space, struct gm_device *dev, void *ptr, size_t bytes, size_t pitch,
                           struct gm_device *registered_on);

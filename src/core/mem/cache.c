@@ -24,6 +24,11 @@ struct gm_alloc_cache {
 };
 
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+/* spare entries (under cache_lock): a hit and its give back move memory
+ * between a block and the cache without a malloc/free */
+enum { SPARE_ENTRIES_MAX = 64 };
+static cache_entry *spare_entries;
+static int n_spare_entries;
 static _Thread_local gm_cache_scope *top;
 
 gm_status gm_alloc_cache_new(gm_alloc_cache **out) {
@@ -109,16 +114,16 @@ static void unlink_locked(gm_block *b) {
   if (b->scope_next) b->scope_next->scope_prev = b->scope_prev;
   b->scope = NULL;
   b->scope_prev = b->scope_next = NULL;
+  atomic_store(&b->in_scope, false);
 }
 
-void gm_cache_enlist(gm_cache_scope *s, gm_block *b) {
-  pthread_mutex_lock(&cache_lock);
+static void enlist_locked(gm_cache_scope *s, gm_block *b) {
   b->scope = s;
   b->scope_prev = NULL;
   b->scope_next = s->blocks;
   if (s->blocks) s->blocks->scope_prev = b;
   s->blocks = b;
-  pthread_mutex_unlock(&cache_lock);
+  atomic_store(&b->in_scope, true);
 }
 
 void gm_block_keep(gm_block *b) {
@@ -135,32 +140,46 @@ static bool matches(const cache_entry *e, const gm_block *b) {
 bool gm_cache_take(gm_cache_scope *s, gm_block *b) {
   gm_alloc_cache *c = s->cache;
   pthread_mutex_lock(&cache_lock);
+  enlist_locked(s, b);
   cache_entry **link = &c->free_list;
   while (*link && !matches(*link, b)) link = &(*link)->next;
   cache_entry *e = *link;
+  gm_device *unref = NULL;
+  bool hit = e != NULL;
   if (e) {
     *link = e->next;
     c->stats.n_blocks--;
     c->stats.n_bytes -= e->alloc_bytes;
     c->stats.n_hits++;
+    b->ptr = e->ptr;
+    b->dev_ptr = e->dev_ptr;
+    b->pitch = e->pitch;
+    unref = e->device;
+    if (n_spare_entries < SPARE_ENTRIES_MAX) {
+      e->next = spare_entries;
+      spare_entries = e;
+      n_spare_entries++;
+      e = NULL;
+    }
   } else {
     c->stats.n_misses++;
   }
   pthread_mutex_unlock(&cache_lock);
-  if (!e) return false;
-  b->ptr = e->ptr;
-  b->dev_ptr = e->dev_ptr;
-  b->pitch = e->pitch;
-  if (e->device) gm_device_unref(e->device);
+  if (unref) gm_device_unref(unref);
   free(e);
-  return true;
+  return hit;
 }
 
 /* Moves b's memory into c (caller holds cache_lock); false when out of
  * host memory for the entry (the caller then frees the memory). */
 static bool put_locked(gm_alloc_cache *c, gm_block *b) {
-  cache_entry *e = malloc(sizeof *e);
-  if (!e) return false;
+  cache_entry *e = spare_entries;
+  if (e) {
+    spare_entries = e->next;
+    n_spare_entries--;
+  } else if (!(e = malloc(sizeof *e))) {
+    return false;
+  }
   *e = (cache_entry){b->space, b->device, b->flags, b->alloc_bytes, b->width, b->pitch, b->ptr, b->dev_ptr, NULL};
   if (e->device) gm_device_ref(e->device);
   e->next = c->free_list;
@@ -171,6 +190,9 @@ static bool put_locked(gm_alloc_cache *c, gm_block *b) {
 }
 
 bool gm_cache_give(gm_block *b) {
+  /* scope is set only at allocation, before b is shared: a block out of
+   * every scope stays out, so this check needs no lock */
+  if (!atomic_load(&b->in_scope)) return false;
   pthread_mutex_lock(&cache_lock);
   gm_cache_scope *s = b->scope;
   bool given = s && s->cache && !b->registered_on && put_locked(s->cache, b);

@@ -30,6 +30,7 @@ static gm_status open_device(int backend, int id, gm_device **out) {
   if (!d) return gm_fail(GM_ENOMEM, "out of host memory");
   d->id = id;
   atomic_init(&d->refcount, 1);
+  atomic_init(&d->n_queued, 0);
   pthread_mutex_init(&d->queue_lock, NULL);
   gm_pool_init(&d->pool);
   d->gc_step_budget = GM_GC_STEP_BUDGET;
@@ -82,15 +83,29 @@ void gm_device_foreach(void (*fn)(gm_device *d, void *arg), void *arg) {
 
 /* ---- deferred frees ---- */
 
-static void enqueue(gm_device *d, void *p, int kind, size_t bytes) {
-  gm_deferred *q = malloc(sizeof *q);
-  if (!q) return; /* cannot queue: the block stays in use until the process ends */
-  q->ptr = p;
-  q->kind = kind;
-  q->bytes = bytes;
-  pthread_mutex_lock(&d->queue_lock);
+/* Nodes come from the device's spare list (taken in the same critical
+ * section as the push), else from malloc; drained nodes go back to the
+ * spare list, which never holds more nodes than the longest queue seen. */
+static void push(gm_device *d, gm_deferred *q) {
   q->next = d->queue;
   d->queue = q;
+  atomic_fetch_add(&d->n_queued, 1);
+}
+
+static void enqueue(gm_device *d, void *p, int kind, size_t bytes) {
+  pthread_mutex_lock(&d->queue_lock);
+  gm_deferred *q = d->spare_nodes;
+  if (q) {
+    d->spare_nodes = q->next;
+    *q = (gm_deferred){p, kind, bytes, NULL};
+    push(d, q);
+  }
+  pthread_mutex_unlock(&d->queue_lock);
+  if (q) return;
+  if (!(q = malloc(sizeof *q))) return; /* cannot queue: the block stays in use until the process ends */
+  *q = (gm_deferred){p, kind, bytes, NULL};
+  pthread_mutex_lock(&d->queue_lock);
+  push(d, q);
   pthread_mutex_unlock(&d->queue_lock);
 }
 
@@ -132,27 +147,42 @@ static void release_one(gm_device *d, gm_deferred *q) {
  * is set.  The allocation path leaves host releases queued (review #9):
  * cudaFreeHost and cudaHostUnregister may synchronize the device. */
 static void drain(gm_device *d, bool host) {
+  /* the hit path: nothing queued, no lock (a free racing with this check
+   * is drained by the next allocation or collect, as if it came later) */
+  if (atomic_load(&d->n_queued) == 0) return;
   pthread_mutex_lock(&d->queue_lock);
-  gm_deferred *q = d->queue, *keep = NULL;
+  gm_deferred *q = d->queue, *keep = NULL, *done = NULL, *done_last = NULL;
   d->queue = NULL;
+  atomic_store(&d->n_queued, 0);
   pthread_mutex_unlock(&d->queue_lock);
+  long n_keep = 0;
   while (q) {
     gm_deferred *next = q->next;
     if (host || q->kind < 0) {
       release_one(d, q);
-      free(q);
+      q->next = done;
+      if (!done) done_last = q;
+      done = q;
     } else {
       q->next = keep;
       keep = q;
+      n_keep++;
     }
     q = next;
   }
-  if (!keep) return;
+  if (!keep && !done) return;
   pthread_mutex_lock(&d->queue_lock);
-  gm_deferred *last = keep;
-  while (last->next) last = last->next;
-  last->next = d->queue;
-  d->queue = keep;
+  if (done) {
+    done_last->next = d->spare_nodes;
+    d->spare_nodes = done;
+  }
+  if (keep) {
+    gm_deferred *last = keep;
+    while (last->next) last = last->next;
+    last->next = d->queue;
+    d->queue = keep;
+    atomic_fetch_add(&d->n_queued, n_keep);
+  }
   pthread_mutex_unlock(&d->queue_lock);
 }
 

@@ -42,6 +42,10 @@ struct gm_device {
   gm_pool pool;            /* caching allocator, see pool.h */
   pthread_mutex_t queue_lock;
   struct gm_deferred *queue; /* deferred frees */
+  /* spare queue nodes (under queue_lock): a free queues without a malloc */
+  struct gm_deferred *spare_nodes;
+  /* entries on queue: an allocation with nothing queued skips the lock */
+  atomic_long n_queued;
   gm_stream *copy_stream;  /* with_syncing_cuda_facets' stream */
   gm_gc_hook gc_hook;      /* set by the binding while a context is active */
   void *gc_hook_arg;
