@@ -4,6 +4,7 @@
  * every cache and scope list: these are short list operations. */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "block.h"
 #include "runtime.h"
@@ -82,8 +83,56 @@ gm_status gm_alloc_cache_free(gm_alloc_cache *c) {
 
 /* ---- scopes ---- */
 
+/* One spare scope struct per thread: a gm.cached call pushes and pops a
+ * scope without a calloc/free (freed at the thread's exit).  Off under
+ * AddressSanitizer, so a use of a freed scope is still reported. */
+#if defined(__SANITIZE_ADDRESS__)
+#define GM_RECYCLE_SCOPES 0
+#else
+#define GM_RECYCLE_SCOPES 1
+static _Thread_local gm_cache_scope *spare_scope;
+static pthread_key_t spare_scope_key;
+static pthread_once_t spare_scope_once = PTHREAD_ONCE_INIT;
+static bool spare_scope_key_ok;
+
+static void free_spare_scope(void *arg) {
+  (void)arg;
+  free(spare_scope);
+  spare_scope = NULL;
+}
+
+static void make_spare_scope_key(void) {
+  spare_scope_key_ok = pthread_key_create(&spare_scope_key, free_spare_scope) == 0;
+}
+#endif
+
+static gm_cache_scope *scope_alloc(void) {
+#if GM_RECYCLE_SCOPES
+  gm_cache_scope *s = spare_scope;
+  if (s) {
+    spare_scope = NULL;
+    memset(s, 0, sizeof *s);
+    return s;
+  }
+#endif
+  return calloc(1, sizeof(gm_cache_scope));
+}
+
+static void scope_free(gm_cache_scope *s) {
+#if GM_RECYCLE_SCOPES
+  if (!spare_scope) {
+    pthread_once(&spare_scope_once, make_spare_scope_key);
+    if (spare_scope_key_ok && pthread_setspecific(spare_scope_key, &spare_scope) == 0) {
+      spare_scope = s;
+      return;
+    }
+  }
+#endif
+  free(s);
+}
+
 gm_status gm_cache_scope_push(gm_alloc_cache *cache, gm_cache_scope **out) {
-  gm_cache_scope *s = calloc(1, sizeof *s);
+  gm_cache_scope *s = scope_alloc();
   if (!s) return gm_fail(GM_ENOMEM, "out of host memory");
   atomic_init(&s->refcount, 1);
   s->cache = cache;
@@ -99,7 +148,7 @@ void gm_cache_scope_ref(gm_cache_scope *s) { atomic_fetch_add(&s->refcount, 1); 
 void gm_cache_scope_unref(gm_cache_scope *s) {
   if (!s || atomic_fetch_sub(&s->refcount, 1) != 1) return;
   gm_alloc_cache_unref(s->cache);
-  free(s);
+  scope_free(s);
 }
 
 gm_cache_scope *gm_cache_scope_current(void) { return top && top->cache ? top : NULL; }
