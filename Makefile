@@ -6,7 +6,7 @@ LUA ?= lua5.4
 export LUA_PATH := lua/?.lua;lua/?/init.lua;;
 export LUA_CPATH := $(BUILD)/?.so;;
 
-.PHONY: deps build demo test test-asan bench clean
+.PHONY: deps build demo test test-asan bench clean oracle fuzz
 
 deps:
 	@tools/install-deps.sh
@@ -29,6 +29,11 @@ test-asan: deps
 
 bench: build
 	$(LUA) bench/run.lua $(BENCH_ARGS)
+
+# NumPy differential oracle, long run: 34 seeds x 150 programs on the host
+# and on the emulated device (10,200 programs).
+oracle: build
+	tools/oracle/run.sh $(BUILD) 150 34 1000
 
 clean:
 	rm -rf build build-asan
