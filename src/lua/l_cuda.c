@@ -22,10 +22,14 @@ static void gc_hook(void *arg, bool full, size_t bytes) {
   lua_State *L = arg;
   /* Lua itself refuses (returns -1) inside a finalizer; runtime.c guards
    * against re-entering from a finalizer that allocates. */
+  /* finalizers run here cannot free or reshape any mat: an op in
+   * progress holds its operands (util.h, "Binding rule") */
+  gml_hook_enter();
   if (full)
     lua_gc(L, LUA_GCCOLLECT);
   else
     lua_gc(L, LUA_GCSTEP, (int)(bytes >> 10 > 1 << 20 ? 1 << 20 : bytes >> 10));
+  gml_hook_leave();
 }
 
 /* The main thread: always alive, unlike the coroutine that opened a
@@ -277,6 +281,7 @@ static int l_synchronize(lua_State *L) {
 /* gm.collect(): drains every device's deferred-free queue. */
 static int l_collect(lua_State *L) {
   lua_settop(L, 0);
+  gml_drain_deferred(); /* mats whose free waited for a pin to drop */
   gm_device_collect_all();
   return 0;
 }

@@ -50,6 +50,7 @@ static const char *const unary_fnames[GM_N_UNARY] = {
 #define UNARY_FN(NAME, OP)                                      \
   static int l_##NAME##_(lua_State *L) {                        \
     const char *fn = unary_fnames[OP];                          \
+    if (!lua_isnoneornil(L, 2)) gml_guard(L, 2);                   \
     gm_mat *x = gml_checkmat(L, 1, fn);                         \
     size_t n = opt_n(L, 2, fn, x);                              \
     GML_TRY(L, gm_unary_(OP, x, n), fn);                        \
@@ -165,6 +166,7 @@ static int l_add_sign_(lua_State *L) {
 
 /* gm.fill_(alpha, x, {n}) */
 static int l_fill_(lua_State *L) {
+  if (!lua_isnoneornil(L, 3)) gml_guard(L, 3); /* options' metamethods run while x is held */
   double alpha = gml_ew_number(L, 1, "fill_", "alpha");
   gm_mat *x = gml_checkmat(L, 2, "fill_");
   size_t n = opt_n(L, 3, "fill_", x);
@@ -177,6 +179,7 @@ static int l_fill_(lua_State *L) {
 static int l_sum_(lua_State *L) {
   static const char *const allowed[] = {"axis", "alpha", "beta", NULL};
   const char *fn = "sum_";
+  gml_guard(L, 3);
   gm_mat *x = gml_checkmat(L, 1, fn);
   gm_mat *y = gml_checkmat(L, 2, fn);
   gml_check_options(L, 3, fn, allowed);
@@ -200,6 +203,7 @@ static int l_sum_(lua_State *L) {
 /* gm.scale_rows_(scales, a, {result}) / gm.scale_columns_(...) */
 static int scale(lua_State *L, const char *fn, bool rows) {
   static const char *const allowed[] = {"result", NULL};
+  if (!lua_isnoneornil(L, 3)) gml_guard(L, 3);
   gm_mat *scales = gml_checkmat(L, 1, fn);
   gm_mat *a = gml_checkmat(L, 2, fn);
   gml_check_options(L, 3, fn, allowed);
@@ -214,6 +218,7 @@ static int scale(lua_State *L, const char *fn, bool rows) {
   if (gml_opt_push(L, 3, "result")) {
     if (!gml_ismat(L, -1)) gml_argerror(L, 3, fn, "option 'result' must be a mat, got %s", luaL_typename(L, -1));
     res_idx = lua_gettop(L);
+    gml_pin(L, res_idx);
     gml_mat *box = lua_touserdata(L, res_idx);
     if (!box->m) gml_argerror(L, 3, fn, "option 'result' is a freed mat");
     result = box->m;
