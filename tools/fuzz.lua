@@ -123,7 +123,7 @@ function gen_value(depth)
   elseif k == 11 or k == 12 then -- options
     local t = {}
     for _ = 1, R(0, 3) do t[pick(optkeys)] = depth > 0 and gen_value(depth - 1) or pick(small) end
-    if R() < 0.2 then return hostile_table(t) end
+    if R() < 0.5 then return hostile_table(t) end
     return t
   elseif k == 13 then -- list of mats / nested contents / specs
     local t = {}
