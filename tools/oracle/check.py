@@ -139,6 +139,21 @@ def run_step(ctype, p, st):
         r = p["alpha"] * (a @ b)
         c[...] = r if p["beta"] == 0 else r + p["beta"] * c
         return a.shape[1] + 2, None
+    if op == "gemm_ld":
+        m, n, k = p["m"], p["n"], p["k"]
+
+        def block(r, rows, cols, ld):
+            flat = view(st, r).reshape(-1)
+            idx = np.arange(rows)[:, None] * ld + np.arange(cols)[None, :]
+            return flat, idx
+        fa, ia = block(p["a"], k if p["ta"] else m, m if p["ta"] else k, p["lda"])
+        fb, ib = block(p["b"], n if p["tb"] else k, k if p["tb"] else n, p["ldb"])
+        fc, ic = block(p["c"], m, n, p["ldc"])
+        a = fa[ia].T if p["ta"] else fa[ia]
+        b = fb[ib].T if p["tb"] else fb[ib]
+        r = p["alpha"] * (a @ b)
+        fc[ic] = r if p["beta"] == 0 else r + p["beta"] * fc[ic]
+        return k + 2, None
     if op == "stack":
         parts = [view(st, r).copy() for r in p["parts"]]
         view(st, p["out"])[...] = np.concatenate(parts, axis=p["axis"] - 1)

@@ -196,6 +196,22 @@ gens.gemm = function()
   return {op = "gemm", a = ref(a), b = ref(b), c = ref(c), alpha = al, beta = be, ta = ta, tb = tb},
     {a, b, c}, function() gm.gemm_(al, a.m, b.m, be, c.m, {transpose_a = ta, transpose_b = tb}) end, c
 end
+-- gemm_ with every size explicit: sub-blocks with wider leading dimensions.
+gens.gemm_ld = function()
+  local m, n, k = R(1, 4), R(1, 4), R(1, 4)
+  local ta, tb = R() < 0.5, R() < 0.5
+  local ar, ac = ta and k or m, ta and m or k
+  local br, bc = tb and n or k, tb and k or n
+  local lda, ldb, ldc = ac + R(0, 2), bc + R(0, 2), n + R(0, 2)
+  local a = operand({(ar - 1) * lda + ac + R(0, 2)})
+  local b = operand({(br - 1) * ldb + bc + R(0, 2)})
+  local c = operand({(m - 1) * ldc + n + R(0, 2)})
+  local al, be = scalar(), pick({0, 1, 0.5})
+  local opts = {transpose_a = ta, transpose_b = tb, m = m, n = n, k = k, lda = lda, ldb = ldb, ldc = ldc}
+  return {op = "gemm_ld", a = ref(a), b = ref(b), c = ref(c), alpha = al, beta = be, ta = ta, tb = tb,
+    m = m, n = n, k = k, lda = lda, ldb = ldb, ldc = ldc}, {a, b, c},
+    function() gm.gemm_(al, a.m, b.m, be, c.m, opts) end, nil
+end
 gens.stack = function()
   local rank = R(1, 3)
   local dims = rdims(rank, 3)
