@@ -17,7 +17,7 @@ gm_status gm_dims_size(int rank, const size_t *dims, size_t *size) {
       zero = true;
       continue;
     }
-    if (nz > SIZE_MAX / 16 / dims[i]) return gm_fail(GM_ERANGE, "dimensions are too large");
+    if (nz > SIZE_MAX / 16 / dims[i]) return gm_fail(GM_ERANGE, "dimensions are too large (dimension %d is %zu)", i + 1, dims[i]);
     nz *= dims[i];
   }
   if (zero && nz > GM_MAX_EMPTY_EXTENT)
