@@ -281,3 +281,32 @@ describe("launch geometry near the integer limit", function()
     assert.are.same({ 1, 1, 1 }, g)
   end)
 end)
+
+describe("load_npy against its file", function()
+  local tmp = os.tmpname()
+  local function write_npy(shape)
+    local dict = "{'descr': '<f8', 'fortran_order': False, 'shape': " .. shape .. ", }"
+    local h = dict .. string.rep(" ", 117 - #dict) .. "\n"
+    local f = assert(io.open(tmp, "wb"))
+    f:write("\147NUMPY\1\0", string.pack("<I2", #h), h)
+    f:close()
+  end
+
+  it("checks the file size against the header before allocating", function()
+    write_npy("(1048576, 1048576)")
+    local ok, e = pcall(gm.load_npy, tmp)
+    assert.is_false(ok)
+    assert.matches("load_npy: truncated .npy file: the header claims 1099511627776 elements %(8796093022208 bytes%), the file holds 0 bytes of data", e)
+    write_npy("(576460752303423488, 0)")
+    ok, e = pcall(gm.load_npy, tmp)
+    assert.is_false(ok)
+    assert.matches("dimensions are too large", e)
+    os.remove(tmp)
+  end)
+
+  it("names the OS cause for a directory", function()
+    local ok, e = pcall(gm.load_npy, "/")
+    assert.is_false(ok)
+    assert.matches("Is a directory", e)
+  end)
+end)
