@@ -71,7 +71,7 @@ static const char *check_backend(lua_State *L, int arg, const char *fname) {
 
 static int check_device_id(lua_State *L, int arg, const char *fname) {
   size_t id = gml_opt_size(L, arg, "device_id", (size_t)gml_setting.cuda_default_device_id, fname);
-  if (id > 63) gml_argerror(L, arg, fname, "option 'device_id' must be at most 63, got %d", (int)id);
+  if (id > 63) gml_argerror(L, arg, fname, "option 'device_id' must be at most 63, got %zu", id);
   return (int)id;
 }
 
@@ -254,7 +254,7 @@ static int l_device_info(lua_State *L) {
     lua_pop(L, 1);
     backend = check_backend(L, 2, fname);
   }
-  if (id > 63) gml_argerror(L, 1, fname, "device id must be at most 63, got %d", (int)id);
+  if (id > 63) gml_argerror(L, 1, fname, "device id must be at most 63, got %lld", (long long)id);
   gm_device_info info;
   if (strcmp(backend, "cuda") == 0) {
     char reason[256];

@@ -26,7 +26,7 @@ static void same_size(lua_State *L, int arg, const char *fname, const char *an, 
                       const char *bn, const gm_mat *b) {
   gml_ew_same_ctype(L, arg, fname, an, a, bn, b);
   if (a->size != b->size)
-    gml_argerror(L, arg, fname, "%s has %d elements but %s has %d", bn, (int)b->size, an, (int)a->size);
+    gml_argerror(L, arg, fname, "%s has %zu elements but %s has %zu", bn, b->size, an, a->size);
 }
 
 static void check_2d(lua_State *L, int arg, const char *fname, const char *name, const gm_mat *m) {
@@ -38,7 +38,7 @@ static size_t opt_n(lua_State *L, int idx, const char *fname, const gm_mat *x) {
   static const char *const allowed[] = {"n", NULL};
   gml_check_options(L, idx, fname, allowed);
   size_t n = gml_opt_size(L, idx, "n", x->size, fname);
-  if (n > x->size) gml_argerror(L, idx, fname, "n (%d) exceeds the size of x (%d)", (int)n, (int)x->size);
+  if (n > x->size) gml_argerror(L, idx, fname, "n (%zu) exceeds the size of x (%zu)", n, x->size);
   return n;
 }
 
@@ -129,9 +129,9 @@ static int l_geerv_(lua_State *L) {
   gml_ew_same_ctype(L, 3, fn, "a", a, "x", x);
   gml_ew_same_ctype(L, 5, fn, "a", a, "b", b);
   if (x->size != a->dims[1])
-    gml_argerror(L, 3, fn, "x has %d elements but a has %d columns", (int)x->size, (int)a->dims[1]);
+    gml_argerror(L, 3, fn, "x has %zu elements but a has %zu columns", x->size, a->dims[1]);
   if (b->rank != 2 || b->dims[0] != a->dims[0] || b->dims[1] != a->dims[1])
-    gml_argerror(L, 5, fn, "b must have the dimensions of a (%dx%d)", (int)a->dims[0], (int)a->dims[1]);
+    gml_argerror(L, 5, fn, "b must have the dimensions of a (%zux%zu)", a->dims[0], a->dims[1]);
   GML_TRY(L, gm_geerv_(alpha, a, x, beta, b), fn);
   lua_settop(L, 5);
   return 1;
@@ -189,12 +189,12 @@ static int l_sum_(lua_State *L) {
   double alpha = gml_opt_number(L, 3, "alpha", 1, fn);
   double beta = gml_opt_number(L, 3, "beta", 0, fn);
   check_2d(L, 1, fn, "x", x);
-  if (axis != 1 && axis != 2) gml_argerror(L, 3, fn, "axis %d is out of range 1..2", (int)axis);
+  if (axis != 1 && axis != 2) gml_argerror(L, 3, fn, "axis %lld is out of range 1..2", (long long)axis);
   gml_ew_same_ctype(L, 2, fn, "x", x, "y", y);
   size_t want = axis == 1 ? x->dims[1] : x->dims[0];
   if (y->size != want)
-    gml_argerror(L, 2, fn, "y has %d elements but summing along axis %d gives %d", (int)y->size, (int)axis,
-                 (int)want);
+    gml_argerror(L, 2, fn, "y has %zu elements but summing along axis %lld gives %zu", y->size, (long long)axis,
+                 want);
   GML_TRY(L, gm_sum_(x, y, (int)axis - 1, alpha, beta), fn);
   lua_settop(L, 2);
   return 1;
@@ -211,7 +211,7 @@ static int scale(lua_State *L, const char *fn, bool rows) {
   gml_ew_same_ctype(L, 2, fn, "scales", scales, "a", a);
   size_t want = rows ? a->dims[0] : a->dims[1];
   if (scales->size != want)
-    gml_argerror(L, 1, fn, "scales has %d elements but a has %d %s", (int)scales->size, (int)want,
+    gml_argerror(L, 1, fn, "scales has %zu elements but a has %zu %s", scales->size, want,
                  rows ? "rows" : "columns");
   int res_idx = 2;
   gm_mat *result = a;
@@ -224,7 +224,7 @@ static int scale(lua_State *L, const char *fn, bool rows) {
     result = box->m;
     gml_ew_same_ctype(L, 3, fn, "a", a, "result", result);
     if (result->rank != 2 || result->dims[0] != a->dims[0] || result->dims[1] != a->dims[1])
-      gml_argerror(L, 3, fn, "result must have the dimensions of a (%dx%d)", (int)a->dims[0], (int)a->dims[1]);
+      gml_argerror(L, 3, fn, "result must have the dimensions of a (%zux%zu)", a->dims[0], a->dims[1]);
   }
   GML_TRY(L, rows ? gm_scale_rows_(scales, a, result) : gm_scale_columns_(scales, a, result), fn);
   lua_pushvalue(L, res_idx);

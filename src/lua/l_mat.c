@@ -109,7 +109,7 @@ static gm_mat *new_displaced(lua_State *L, int bi, int rank, const size_t *dims,
     gml_argerror(L, 2, fn, "synchronization cannot go with displaced_to (the storage is shared)");
   lua_Integer rel = gml_opt_integer(L, 2, "displacement", 0, fn);
   size_t size;
-  if (gm_dims_size(rank, dims, &size) != GM_OK) gml_argerror(L, 1, fn, "dimensions are too large");
+  if (gm_dims_size(rank, dims, &size) != GM_OK) gml_argerror(L, 1, fn, "%s", gm_last_error());
   /* base->displacement <= max_size, far below LUA_MAXINTEGER: no overflow */
   lua_Integer base_d = (lua_Integer)base->displacement, max = (lua_Integer)base->vec->max_size;
   if (rel < -base_d)
@@ -172,7 +172,7 @@ static int l_mat(lua_State *L) {
   o.cuda_enabled = gml_opt_boolean(L, 2, "cuda_enabled", gml_setting.default_mat_cuda_enabled, fn);
   o.synchronization = opt_sync(L, fn);
   size_t size;
-  if (gm_dims_size(rank, dims, &size) != GM_OK) gml_argerror(L, 1, fn, "dimensions are too large");
+  if (gm_dims_size(rank, dims, &size) != GM_OK) gml_argerror(L, 1, fn, "%s", gm_last_error());
   /* the core's limit on storage (elements), checked here to name the option */
   const size_t limit = SIZE_MAX / 16;
   if (o.displacement > limit - size) gml_argerror(L, 2, fn, "displacement %zu is too large", o.displacement);
@@ -218,6 +218,8 @@ static void check_rectangular(lua_State *L, int idx, const size_t *dims, int ran
   if (depth == rank) {
     if (lua_istable(L, idx) && !gml_ismat(L, idx))
       gml_argerror(L, 1, fn, "contents are not rectangular (a list at depth %d, expected a number)", depth + 1);
+    if (lua_type(L, idx) != LUA_TNUMBER && !gml_ismat(L, idx)) /* nil: a lying __len */
+      gml_argerror(L, 1, fn, "contents must be numbers or mats, got %s at depth %d", luaL_typename(L, idx), depth + 1);
     return;
   }
   if (!lua_istable(L, idx) || gml_ismat(L, idx))

@@ -30,7 +30,7 @@ static void opt_pair(lua_State *L, int idx, const char *fname, const char *key, 
     if (!isnum || lua_type(L, -1) != LUA_TNUMBER)
       gml_argerror(L, idx, fname, "option '%s' element %d must be an integer, got %s", key, i + 1,
                    luaL_typename(L, -1));
-    if (v < 1) gml_argerror(L, idx, fname, "option '%s' element %d must be at least 1, got %d", key, i + 1, (int)v);
+    if (v < 1) gml_argerror(L, idx, fname, "option '%s' element %d must be at least 1, got %lld", key, i + 1, (long long)v);
     out[i] = (int64_t)v - shift;
     lua_pop(L, 1);
   }

@@ -9,7 +9,7 @@
 static void check_fits(lua_State *L, const gm_mat *m, int rank, const size_t *dims, size_t d, int arg,
                        const char *fn) {
   size_t size;
-  if (gm_dims_size(rank, dims, &size) != GM_OK) gml_argerror(L, arg, fn, "dimensions are too large");
+  if (gm_dims_size(rank, dims, &size) != GM_OK) gml_argerror(L, arg, fn, "%s", gm_last_error());
   size_t max_size = m->vec->max_size;
   if (d > max_size || size > max_size - d)
     gml_argerror(L, arg, fn, "displacement %zu + size %zu exceeds max_size %zu", d, size, max_size);
@@ -155,7 +155,7 @@ static int l_adjust_(lua_State *L) {
   bool destroy_old = gml_opt_boolean(L, 4, "destroy_old", true, fn);
   gm_mat *m = gml_checkmat_shapable(L, 1, fn);
   size_t size;
-  if (gm_dims_size(rank, dims, &size) != GM_OK) gml_argerror(L, 2, fn, "dimensions are too large");
+  if (gm_dims_size(rank, dims, &size) != GM_OK) gml_argerror(L, 2, fn, "%s", gm_last_error());
   if (d <= m->vec->max_size && size <= m->vec->max_size - d) return reshape_in_place(L, m, rank, dims, d, fn);
   if (destroy_old && any_facet_watched(m->vec))
     return luaL_error(L, "%s: cannot destroy the old mat while one of its facets is being accessed", fn);
