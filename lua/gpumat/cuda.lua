@@ -54,7 +54,15 @@ return function(gm, core, methods)
   gm.cuda_warp_size, gm.cuda_max_n_blocks = warp, max_blocks
 
   local function clip(x, lo, hi) return math.max(lo, math.min(hi, x)) end
-  local function ceil_div(a, b) return (a + b - 1) // b end
+  -- no a + b - 1: a may be near math.maxinteger
+  local function ceil_div(a, b) return a // b + (a % b > 0 and 1 or 0) end
+  -- a * b of non-negative integers, or an error naming fname on overflow
+  local function mul(a, b, fname)
+    if b ~= 0 and a > math.maxinteger // b then
+      error(("bad argument #1 to '%s' (dimensions too large: %d * %d overflows)"):format(fname, a, b), 0)
+    end
+    return a * b
+  end
 
   local function check_count(x, argn, fname, what)
     if math.type(x) ~= "integer" or x < 0 then
@@ -91,8 +99,8 @@ return function(gm, core, methods)
     check_dims(dims, rank, fname)
     check_warps(max_warps, fname)
     local rows = 1
-    for i = 1, rank - 1 do rows = rows * dims[i] end
-    local n_warps = ceil_div(rows * ceil_div(dims[rank], warp) * warp, warp)
+    for i = 1, rank - 1 do rows = mul(rows, dims[i], fname) end
+    local n_warps = mul(rows, ceil_div(dims[rank], warp), fname) -- whole warps per row
     local per_block = clip(n_warps, 1, max_warps)
     local n_blocks = clip(n_warps // per_block, 1, max_blocks)
     return { warp, per_block, 1 }, { 1, n_blocks, 1 }

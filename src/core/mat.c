@@ -5,14 +5,25 @@
 
 #include "exec.h"
 
+/* The product of the non-zero dimensions is bounded too: a zero-element
+ * mat with a huge other dimension ({2^59, 0}) would otherwise make every
+ * loop over its rows (printing, to_table, copies, .npy) run without end.
+ * Such a mat may span at most GM_MAX_EMPTY_EXTENT along its other axes. */
 gm_status gm_dims_size(int rank, const size_t *dims, size_t *size) {
-  size_t s = 1;
+  size_t nz = 1;
+  bool zero = false;
   for (int i = 0; i < rank; i++) {
-    if (dims[i] != 0 && s > SIZE_MAX / 16 / dims[i])
-      return gm_fail(GM_ERANGE, "dimensions are too large");
-    s *= dims[i];
+    if (dims[i] == 0) {
+      zero = true;
+      continue;
+    }
+    if (nz > SIZE_MAX / 16 / dims[i]) return gm_fail(GM_ERANGE, "dimensions are too large (dimension %d is %zu)", i + 1, dims[i]);
+    nz *= dims[i];
   }
-  *size = s;
+  if (zero && nz > GM_MAX_EMPTY_EXTENT)
+    return gm_fail(GM_ERANGE, "dimensions are too large (a mat with no elements may span at most %zu along its other dimensions, got %zu)",
+                   (size_t)GM_MAX_EMPTY_EXTENT, nz);
+  *size = zero ? 0 : nz;
   return GM_OK;
 }
 

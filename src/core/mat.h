@@ -20,6 +20,10 @@ struct gm_mat {
 };
 
 /* Product of dims with overflow check (GM_ERANGE). */
+/* Product of dims (elements); GM_ERANGE when it (or, for a zero-element
+ * mat, the product of the other dimensions, limit GM_MAX_EMPTY_EXTENT)
+ * is too large. */
+#define GM_MAX_EMPTY_EXTENT ((size_t)1 << 20)
 gm_status gm_dims_size(int rank, const size_t *dims, size_t *size);
 /* Validates rank, dims, displacement + size <= max_size. */
 gm_status gm_check_shape(int rank, const size_t *dims, size_t displacement, size_t max_size);

@@ -3,6 +3,7 @@
  * such arrays.  Anything else is rejected with a message naming it. */
 #include <ctype.h>
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,6 +210,17 @@ static gm_status load_from(FILE *f, const gm_mat_options *o, gm_mat **out) {
   GM_TRY(read_npy_header(f, &info));
   size_t size;
   GM_TRY(gm_dims_size(info.rank, info.dims, &size));
+  /* the file must hold what the header claims before anything that size
+   * is allocated (a 128-byte file must not ask for terabytes) */
+  long here = ftell(f);
+  struct stat sb;
+  if (here >= 0 && fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode)) {
+    size_t have = sb.st_size > here ? (size_t)(sb.st_size - here) : 0;
+    size_t esz = gm_ctype_size(info.t);
+    if (size > have / esz)
+      return gm_fail(GM_EIO, "truncated .npy file: the header claims %zu elements (%zu bytes), the file holds %zu bytes of data",
+                     size, size <= SIZE_MAX / esz ? size * esz : SIZE_MAX, have);
+  }
   unsigned char *bytes;
   GM_TRY(gm_io_read_payload(f, info.t, size, &bytes));
   gm_mat_options mo = *o;
@@ -231,6 +243,11 @@ static gm_status load_from(FILE *f, const gm_mat_options *o, gm_mat **out) {
 gm_status gm_npy_load(const char *path, const gm_mat_options *o, gm_mat **out) {
   FILE *f = fopen(path, "rb");
   if (!f) return gm_fail(GM_EIO, "cannot open '%s': %s", path, strerror(errno));
+  struct stat sb; /* fopen succeeds on a directory on Linux; reads then fail with EISDIR */
+  if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+    fclose(f);
+    return gm_fail(GM_EIO, "cannot read '%s': %s", path, strerror(EISDIR));
+  }
   gm_status st = load_from(f, o, out);
   fclose(f);
   return st;

@@ -72,6 +72,7 @@ static void check_same_ctype(lua_State *L, const gm_mat *a, const gm_mat *b, int
 typedef gm_status (*reduce_fn)(gm_mat *, size_t, size_t, double *);
 
 static int reduce(lua_State *L, const char *fn, reduce_fn f) {
+  if (!lua_isnoneornil(L, 2)) gml_guard(L, 2); /* options' metamethods run while x is held */
   gm_mat *x = check_mat_at(L, 1, 1, fn);
   vec_args v = check_vec_opts(L, 2, 2, fn, x, false);
   check_vector(L, x, v.n, v.incx, 1, fn, "x", "incx");
@@ -89,6 +90,7 @@ static int l_nrm2(lua_State *L) { return reduce(L, "nrm2", gm_nrm2); }
 /* gm.dot(x, y, {n, incx, incy}) / x:dot(y, opts) */
 static int l_dot(lua_State *L) {
   const char *fn = "dot";
+  if (!lua_isnoneornil(L, 3)) gml_guard(L, 3);
   gm_mat *x = check_mat_at(L, 1, 1, fn);
   gm_mat *y = check_mat_at(L, 2, 2, fn);
   vec_args v = check_vec_opts(L, 3, 3, fn, x, true);
@@ -107,6 +109,7 @@ static int l_dot(lua_State *L) {
  * Fast path (no options, same ctype, equal sizes) checks nothing else. */
 static int do_axpy(lua_State *L, int ia, int ix, int iy, int io) {
   const char *fn = "axpy_";
+  if (!lua_isnoneornil(L, io)) gml_guard(L, io);
   double alpha = check_scalar(L, ia, 1, fn, "alpha");
   gm_mat *x = check_mat_at(L, ix, 2, fn);
   gm_mat *y = check_mat_at(L, iy, 3, fn);
@@ -130,6 +133,7 @@ static int m_axpy_(lua_State *L) { return do_axpy(L, 2, 3, 1, 4); }
 
 static int do_copy(lua_State *L, int ix, int iy, int io) {
   const char *fn = "copy_";
+  if (!lua_isnoneornil(L, io)) gml_guard(L, io);
   gm_mat *x = check_mat_at(L, ix, 1, fn);
   gm_mat *y = check_mat_at(L, iy, 2, fn);
   vec_args v = check_vec_opts(L, io, 3, fn, x, true);
@@ -149,6 +153,7 @@ static int m_copy_(lua_State *L) { return do_copy(L, 2, 1, 3); }
 
 static int do_scal(lua_State *L, int ia, int ix, int io) {
   const char *fn = "scal_";
+  if (!lua_isnoneornil(L, io)) gml_guard(L, io);
   double alpha = check_scalar(L, ia, 1, fn, "alpha");
   gm_mat *x = check_mat_at(L, ix, 2, fn);
   vec_args v = {x->size, 1, 1};
@@ -190,6 +195,7 @@ static gm_gemm_args check_gemm_opts(lua_State *L, int io, const char *fn) {
 static int do_gemm(lua_State *L, const int idx[6]) {
   const char *fn = "gemm_";
   static const int argn_of_bad[4] = {6, 2, 3, 5};
+  if (!lua_isnoneornil(L, idx[5])) gml_guard(L, idx[5]);
   double alpha = check_scalar(L, idx[0], 1, fn, "alpha");
   gm_mat *a = check_mat_at(L, idx[1], 2, fn);
   gm_mat *b = check_mat_at(L, idx[2], 3, fn);

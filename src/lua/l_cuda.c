@@ -23,10 +23,14 @@ static void gc_hook(void *arg, bool full, size_t bytes) {
   lua_State *L = arg;
   /* Lua itself refuses (returns -1) inside a finalizer; runtime.c guards
    * against re-entering from a finalizer that allocates. */
+  /* finalizers run here cannot free or reshape any mat: an op in
+   * progress holds its operands (util.h, "Binding rule") */
+  gml_hook_enter();
   if (full)
     lua_gc(L, LUA_GCCOLLECT);
   else
     lua_gc(L, LUA_GCSTEP, (int)(bytes >> 10 > 1 << 20 ? 1 << 20 : bytes >> 10));
+  gml_hook_leave();
 }
 
 /* The main thread: always alive, unlike the coroutine that opened a
@@ -73,7 +77,7 @@ static const char *check_backend(lua_State *L, int arg, const char *fname, bool 
 
 static int check_device_id(lua_State *L, int arg, const char *fname) {
   size_t id = gml_opt_size(L, arg, "device_id", (size_t)gml_setting.cuda_default_device_id, fname);
-  if (id > 63) gml_argerror(L, arg, fname, "option 'device_id' must be at most 63, got %d", (int)id);
+  if (id > 63) gml_argerror(L, arg, fname, "option 'device_id' must be at most 63, got %zu", id);
   return (int)id;
 }
 
@@ -256,7 +260,7 @@ static int l_device_info(lua_State *L) {
     lua_pop(L, 1);
     backend = check_backend(L, 2, fname, NULL);
   }
-  if (id > 63) gml_argerror(L, 1, fname, "device id must be at most 63, got %d", (int)id);
+  if (id > 63) gml_argerror(L, 1, fname, "device id must be at most 63, got %lld", (long long)id);
   gm_device_info info;
   if (strcmp(backend, "cuda") == 0) {
     char reason[256];
@@ -344,6 +348,7 @@ static int l_synchronize(lua_State *L) {
 /* gm.collect(): drains every device's deferred-free queue. */
 static int l_collect(lua_State *L) {
   lua_settop(L, 0);
+  gml_drain_deferred(); /* mats whose free waited for a pin to drop */
   gm_device_collect_all();
   return 0;
 }

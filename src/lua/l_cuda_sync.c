@@ -35,9 +35,14 @@ static size_t check_list(lua_State *L, int arg) {
   return (size_t)n;
 }
 
+/* Entry i again: a list's metamethods may answer differently the second
+ * time, so it is re-checked and pinned. */
 static gm_vec *vec_at(lua_State *L, int arg, size_t i) {
   lua_geti(L, arg, (lua_Integer)i);
-  gm_vec *v = ((gml_mat *)lua_touserdata(L, -1))->m->vec;
+  gml_mat *box = luaL_testudata(L, -1, GML_MAT_MT);
+  if (!box || !box->m) gml_argerror(L, arg, FNAME, "element %d changed while being read", (int)i);
+  gml_pin(L, -1);
+  gm_vec *v = box->m->vec;
   lua_pop(L, 1);
   return v;
 }
@@ -132,6 +137,7 @@ static gm_status finish(gml_sync *s, size_t n_locked, bool drop) {
 
 /* core.syncing_cuda_facets(to_cuda, to_cuda_host, opts) -> token */
 static int l_syncing_begin(lua_State *L) {
+  gml_guard(L, 3); /* the lists' metamethods run while their mats are held */
   size_t n1 = check_list(L, 1), n2 = check_list(L, 2);
   static const char *const allowed[] = {"safe", NULL};
   gml_check_options(L, 3, FNAME, allowed);
@@ -168,7 +174,11 @@ static int l_syncing_close(lua_State *L) {
  * buffers a DMA still uses), then unlock and release. */
 static int l_syncing_gc(lua_State *L) {
   gml_sync *s = luaL_checkudata(L, 1, GML_SYNC_MT);
-  if (!s->dev) return 0;
+  if (!s->dev) { /* never started (e.g. a list entry raised): no references yet */
+    free(s->vecs);
+    s->vecs = NULL;
+    return 0;
+  }
   (void)s->dev->ops->stream_sync(s->dev, s->dev->copy_stream);
   size_t n = s->n_ensure + s->n_destroy;
   for (size_t i = 0; i < n; i++) {

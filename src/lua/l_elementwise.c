@@ -26,7 +26,7 @@ static void same_size(lua_State *L, int arg, const char *fname, const char *an, 
                       const char *bn, const gm_mat *b) {
   gml_ew_same_ctype(L, arg, fname, an, a, bn, b);
   if (a->size != b->size)
-    gml_argerror(L, arg, fname, "%s has %d elements but %s has %d", bn, (int)b->size, an, (int)a->size);
+    gml_argerror(L, arg, fname, "%s has %zu elements but %s has %zu", bn, b->size, an, a->size);
 }
 
 static void check_2d(lua_State *L, int arg, const char *fname, const char *name, const gm_mat *m) {
@@ -38,7 +38,7 @@ static size_t opt_n(lua_State *L, int idx, const char *fname, const gm_mat *x) {
   static const char *const allowed[] = {"n", NULL};
   gml_check_options(L, idx, fname, allowed);
   size_t n = gml_opt_size(L, idx, "n", x->size, fname);
-  if (n > x->size) gml_argerror(L, idx, fname, "n (%d) exceeds the size of x (%d)", (int)n, (int)x->size);
+  if (n > x->size) gml_argerror(L, idx, fname, "n (%zu) exceeds the size of x (%zu)", n, x->size);
   return n;
 }
 
@@ -50,6 +50,7 @@ static const char *const unary_fnames[GM_N_UNARY] = {
 #define UNARY_FN(NAME, OP)                                      \
   static int l_##NAME##_(lua_State *L) {                        \
     const char *fn = unary_fnames[OP];                          \
+    if (!lua_isnoneornil(L, 2)) gml_guard(L, 2);                   \
     gm_mat *x = gml_checkmat(L, 1, fn);                         \
     size_t n = opt_n(L, 2, fn, x);                              \
     GML_TRY(L, gm_unary_(OP, x, n), fn);                        \
@@ -128,9 +129,9 @@ static int l_geerv_(lua_State *L) {
   gml_ew_same_ctype(L, 3, fn, "a", a, "x", x);
   gml_ew_same_ctype(L, 5, fn, "a", a, "b", b);
   if (x->size != a->dims[1])
-    gml_argerror(L, 3, fn, "x has %d elements but a has %d columns", (int)x->size, (int)a->dims[1]);
+    gml_argerror(L, 3, fn, "x has %zu elements but a has %zu columns", x->size, a->dims[1]);
   if (b->rank != 2 || b->dims[0] != a->dims[0] || b->dims[1] != a->dims[1])
-    gml_argerror(L, 5, fn, "b must have the dimensions of a (%dx%d)", (int)a->dims[0], (int)a->dims[1]);
+    gml_argerror(L, 5, fn, "b must have the dimensions of a (%zux%zu)", a->dims[0], a->dims[1]);
   GML_TRY(L, gm_geerv_(alpha, a, x, beta, b), fn);
   lua_settop(L, 5);
   return 1;
@@ -165,6 +166,7 @@ static int l_add_sign_(lua_State *L) {
 
 /* gm.fill_(alpha, x, {n}) */
 static int l_fill_(lua_State *L) {
+  if (!lua_isnoneornil(L, 3)) gml_guard(L, 3); /* options' metamethods run while x is held */
   double alpha = gml_ew_number(L, 1, "fill_", "alpha");
   gm_mat *x = gml_checkmat(L, 2, "fill_");
   size_t n = opt_n(L, 3, "fill_", x);
@@ -177,6 +179,7 @@ static int l_fill_(lua_State *L) {
 static int l_sum_(lua_State *L) {
   static const char *const allowed[] = {"axis", "alpha", "beta", NULL};
   const char *fn = "sum_";
+  gml_guard(L, 3);
   gm_mat *x = gml_checkmat(L, 1, fn);
   gm_mat *y = gml_checkmat(L, 2, fn);
   gml_check_options(L, 3, fn, allowed);
@@ -186,12 +189,12 @@ static int l_sum_(lua_State *L) {
   double alpha = gml_opt_number(L, 3, "alpha", 1, fn);
   double beta = gml_opt_number(L, 3, "beta", 0, fn);
   check_2d(L, 1, fn, "x", x);
-  if (axis != 1 && axis != 2) gml_argerror(L, 3, fn, "axis %d is out of range 1..2", (int)axis);
+  if (axis != 1 && axis != 2) gml_argerror(L, 3, fn, "axis %lld is out of range 1..2", (long long)axis);
   gml_ew_same_ctype(L, 2, fn, "x", x, "y", y);
   size_t want = axis == 1 ? x->dims[1] : x->dims[0];
   if (y->size != want)
-    gml_argerror(L, 2, fn, "y has %d elements but summing along axis %d gives %d", (int)y->size, (int)axis,
-                 (int)want);
+    gml_argerror(L, 2, fn, "y has %zu elements but summing along axis %lld gives %zu", y->size, (long long)axis,
+                 want);
   GML_TRY(L, gm_sum_(x, y, (int)axis - 1, alpha, beta), fn);
   lua_settop(L, 2);
   return 1;
@@ -200,6 +203,7 @@ static int l_sum_(lua_State *L) {
 /* gm.scale_rows_(scales, a, {result}) / gm.scale_columns_(...) */
 static int scale(lua_State *L, const char *fn, bool rows) {
   static const char *const allowed[] = {"result", NULL};
+  if (!lua_isnoneornil(L, 3)) gml_guard(L, 3);
   gm_mat *scales = gml_checkmat(L, 1, fn);
   gm_mat *a = gml_checkmat(L, 2, fn);
   gml_check_options(L, 3, fn, allowed);
@@ -207,19 +211,20 @@ static int scale(lua_State *L, const char *fn, bool rows) {
   gml_ew_same_ctype(L, 2, fn, "scales", scales, "a", a);
   size_t want = rows ? a->dims[0] : a->dims[1];
   if (scales->size != want)
-    gml_argerror(L, 1, fn, "scales has %d elements but a has %d %s", (int)scales->size, (int)want,
+    gml_argerror(L, 1, fn, "scales has %zu elements but a has %zu %s", scales->size, want,
                  rows ? "rows" : "columns");
   int res_idx = 2;
   gm_mat *result = a;
   if (gml_opt_push(L, 3, "result")) {
     if (!gml_ismat(L, -1)) gml_argerror(L, 3, fn, "option 'result' must be a mat, got %s", luaL_typename(L, -1));
     res_idx = lua_gettop(L);
+    gml_pin(L, res_idx);
     gml_mat *box = lua_touserdata(L, res_idx);
     if (!box->m) gml_argerror(L, 3, fn, "option 'result' is a freed mat");
     result = box->m;
     gml_ew_same_ctype(L, 3, fn, "a", a, "result", result);
     if (result->rank != 2 || result->dims[0] != a->dims[0] || result->dims[1] != a->dims[1])
-      gml_argerror(L, 3, fn, "result must have the dimensions of a (%dx%d)", (int)a->dims[0], (int)a->dims[1]);
+      gml_argerror(L, 3, fn, "result must have the dimensions of a (%zux%zu)", a->dims[0], a->dims[1]);
   }
   GML_TRY(L, rows ? gm_scale_rows_(scales, a, result) : gm_scale_columns_(scales, a, result), fn);
   lua_pushvalue(L, res_idx);

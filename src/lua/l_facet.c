@@ -136,33 +136,45 @@ static int watch_all(lua_State *L, facet_access *a, const char *fn) {
 /* core.watch_facet(m, name, direction, fn) -> access, pointer */
 static int l_watch_facet(lua_State *L) {
   const char *fn = "with_facet";
-  gm_mat *m = gml_checkmat(L, 1, fn);
   gm_facet_name f = check_facet_name(L, 2, 2, fn);
   gm_direction dir = check_direction(L, 3, 3, fn);
   check_function(L, 4, fn);
   struct gm_device *dev = facet_device(L, f, fn);
-  facet_access *a = new_access(L, 1);
-  add_entry(a, m, f, dir, dev);
+  facet_access *a = new_access(L, 1); /* allocated before m is taken */
+  add_entry(a, gml_checkmat(L, 1, fn), f, dir, dev);
   return watch_all(L, a, fn);
+}
+
+/* A bad spec value for a message: strings and numbers as they are, other
+ * values by type name (no __tostring: it would run Lua code). */
+static const char *spec_text(lua_State *L, int idx) {
+  int t = lua_type(L, idx);
+  if (t == LUA_TSTRING || t == LUA_TNUMBER) {
+    lua_pushvalue(L, idx);
+    return lua_tostring(L, -1);
+  }
+  return luaL_typename(L, idx);
 }
 
 /* Checks spec i of with_facets (pushed at the top) and adds it to a. */
 static void add_spec(lua_State *L, facet_access *a, int i, const char *fn) {
   int s = lua_gettop(L);
   if (!lua_istable(L, s)) gml_argerror(L, 1, fn, "spec %d must be a table {mat, name, direction}", i);
+  /* every entry is read (metamethods may run) before the mat is taken */
   lua_geti(L, s, 1);
-  gml_mat *box = luaL_testudata(L, -1, GML_MAT_MT);
-  if (!box) gml_argerror(L, 1, fn, "spec %d: gpumat.mat expected, got %s", i, luaL_typename(L, -1));
-  if (!box->m) gml_argerror(L, 1, fn, "spec %d: attempt to use a freed mat", i);
   lua_geti(L, s, 2);
-  gm_facet_name f;
-  if (lua_type(L, -1) != LUA_TSTRING || gm_facet_parse(lua_tostring(L, -1), &f) != 0)
-    gml_argerror(L, 1, fn, "spec %d: bad facet name %s", i, luaL_tolstring(L, -1, NULL));
   lua_geti(L, s, 3);
+  gm_facet_name f;
+  if (lua_type(L, s + 2) != LUA_TSTRING || gm_facet_parse(lua_tostring(L, s + 2), &f) != 0)
+    gml_argerror(L, 1, fn, "spec %d: bad facet name %s", i, spec_text(L, s + 2));
   gm_direction dir = GM_IO;
-  if (!lua_isnil(L, -1) && (lua_type(L, -1) != LUA_TSTRING || gm_direction_parse(lua_tostring(L, -1), &dir) != 0))
-    gml_argerror(L, 1, fn, "spec %d: bad direction %s", i, luaL_tolstring(L, -1, NULL));
-  add_entry(a, box->m, f, dir, facet_device(L, f, fn));
+  if (!lua_isnil(L, s + 3) && (lua_type(L, s + 3) != LUA_TSTRING || gm_direction_parse(lua_tostring(L, s + 3), &dir) != 0))
+    gml_argerror(L, 1, fn, "spec %d: bad direction %s", i, spec_text(L, s + 3));
+  struct gm_device *dev = facet_device(L, f, fn);
+  gml_mat *box = luaL_testudata(L, s + 1, GML_MAT_MT);
+  if (!box) gml_argerror(L, 1, fn, "spec %d: gpumat.mat expected, got %s", i, luaL_typename(L, s + 1));
+  if (!box->m) gml_argerror(L, 1, fn, "spec %d: attempt to use a freed mat", i);
+  add_entry(a, box->m, f, dir, dev); /* copies the view, references the vec */
   lua_settop(L, s - 1);
 }
 
@@ -227,8 +239,8 @@ static int l_synchronization(lua_State *L) {
 /* ---- lifetime ---- */
 
 static int l_destroy_facet(lua_State *L) {
-  gm_mat *m = gml_checkmat(L, 1, "destroy_facet");
   gm_facet_name f = check_facet_name(L, 2, 2, "destroy_facet");
+  gm_mat *m = gml_checkmat_shapable(L, 1, "destroy_facet");
   bool destroyed;
   GML_TRY(L, gm_vec_destroy_facet(m->vec, f, false, &destroyed), "destroy_facet");
   lua_pushboolean(L, destroyed);
@@ -236,7 +248,7 @@ static int l_destroy_facet(lua_State *L) {
 }
 
 static int l_destroy(lua_State *L) {
-  gm_mat *m = gml_checkmat(L, 1, "destroy");
+  gm_mat *m = gml_checkmat_shapable(L, 1, "destroy");
   GML_TRY(L, gm_vec_destroy_all(m->vec), "destroy");
   return 0;
 }
@@ -252,8 +264,8 @@ static int l_add_facet_reference(lua_State *L) {
 
 static int l_remove_facet_reference(lua_State *L) {
   const char *fn = "remove_facet_reference";
-  gm_mat *m = gml_checkmat(L, 1, fn);
   gm_facet_name f = check_facet_name(L, 2, 2, fn);
+  gm_mat *m = gml_checkmat_shapable(L, 1, fn);
   GML_TRY(L, gm_vec_remove_facet_reference(m->vec, f), fn);
   return 0;
 }
@@ -275,7 +287,7 @@ static unsigned facet_mask(lua_State *L, const char *key, const char *fn) {
     lua_geti(L, -1, i);
     gm_facet_name f;
     if (lua_type(L, -1) != LUA_TSTRING || gm_facet_parse(lua_tostring(L, -1), &f) != 0)
-      gml_argerror(L, 1, fn, "option '%s': bad facet name %s", key, luaL_tolstring(L, -1, NULL));
+      gml_argerror(L, 1, fn, "option '%s': bad facet name %s", key, spec_text(L, -1));
     mask |= GM_FACET_BIT(f);
     lua_pop(L, 1);
   }

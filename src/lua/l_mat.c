@@ -94,9 +94,10 @@ static const char *const mat_options[] = {"ctype", "displacement", "max_size", "
                                           "initial_contents", "displaced_to", "cuda_enabled",
                                           "synchronization", "pinned", "mapped", NULL};
 
-static gm_mat *new_displaced(lua_State *L, int rank, const size_t *dims, const char *fn) {
-  gml_mat *box = luaL_testudata(L, -1, GML_MAT_MT);
-  if (!box) gml_argerror(L, 2, fn, "option 'displaced_to' must be a mat, got %s", luaL_typename(L, -1));
+/* The base is at stack index bi, pinned by the caller's guard. */
+static gm_mat *new_displaced(lua_State *L, int bi, int rank, const size_t *dims, const char *fn) {
+  gml_mat *box = luaL_testudata(L, bi, GML_MAT_MT);
+  if (!box) gml_argerror(L, 2, fn, "option 'displaced_to' must be a mat, got %s", luaL_typename(L, bi));
   if (!box->m) gml_argerror(L, 2, fn, "option 'displaced_to': attempt to use a freed mat");
   gm_mat *base = box->m;
   if (gml_opt_push(L, 2, "initial_element") || gml_opt_push(L, 2, "initial_contents"))
@@ -108,7 +109,7 @@ static gm_mat *new_displaced(lua_State *L, int rank, const size_t *dims, const c
     gml_argerror(L, 2, fn, "synchronization cannot go with displaced_to (the storage is shared)");
   lua_Integer rel = gml_opt_integer(L, 2, "displacement", 0, fn);
   size_t size;
-  if (gm_dims_size(rank, dims, &size) != GM_OK) gml_argerror(L, 1, fn, "dimensions are too large");
+  if (gm_dims_size(rank, dims, &size) != GM_OK) gml_argerror(L, 1, fn, "%s", gm_last_error());
   /* base->displacement <= max_size, far below LUA_MAXINTEGER: no overflow */
   lua_Integer base_d = (lua_Integer)base->displacement, max = (lua_Integer)base->vec->max_size;
   if (rel < -base_d)
@@ -147,7 +148,9 @@ static int l_mat(lua_State *L) {
   int rank = gml_check_dims(L, 1, fn, dims);
   gml_check_options(L, 2, fn, mat_options);
   if (gml_opt_push(L, 2, "displaced_to")) {
-    gm_mat *m = new_displaced(L, rank, dims, fn);
+    int bi = lua_gettop(L);
+    gml_guard(L, 0); /* the options' metamethods may free or reshape the base */
+    gm_mat *m = new_displaced(L, bi, rank, dims, fn);
     gml_pushmat(L, m);
     return 1;
   }
@@ -169,7 +172,7 @@ static int l_mat(lua_State *L) {
   o.cuda_enabled = gml_opt_boolean(L, 2, "cuda_enabled", gml_setting.default_mat_cuda_enabled, fn);
   o.synchronization = opt_sync(L, fn);
   size_t size;
-  if (gm_dims_size(rank, dims, &size) != GM_OK) gml_argerror(L, 1, fn, "dimensions are too large");
+  if (gm_dims_size(rank, dims, &size) != GM_OK) gml_argerror(L, 1, fn, "%s", gm_last_error());
   /* the core's limit on storage (elements), checked here to name the option */
   const size_t limit = SIZE_MAX / 16;
   if (o.displacement > limit - size) gml_argerror(L, 2, fn, "displacement %zu is too large", o.displacement);
@@ -215,6 +218,8 @@ static void check_rectangular(lua_State *L, int idx, const size_t *dims, int ran
   if (depth == rank) {
     if (lua_istable(L, idx) && !gml_ismat(L, idx))
       gml_argerror(L, 1, fn, "contents are not rectangular (a list at depth %d, expected a number)", depth + 1);
+    if (lua_type(L, idx) != LUA_TNUMBER && !gml_ismat(L, idx)) /* nil: a lying __len */
+      gml_argerror(L, 1, fn, "contents must be numbers or mats, got %s at depth %d", luaL_typename(L, idx), depth + 1);
     return;
   }
   if (!lua_istable(L, idx) || gml_ismat(L, idx))
@@ -254,6 +259,7 @@ static int l_array_to_mat(lua_State *L) {
 
 /* gm.replace_(m, nested) */
 static int l_replace_(lua_State *L) {
+  gml_guard(L, 2); /* the contents' metamethods run while m is held */
   gm_mat *m = gml_checkmat(L, 1, "replace_");
   replace_from(L, m, 2, 2, "replace_");
   lua_settop(L, 1);
@@ -278,6 +284,7 @@ static void push_nested(lua_State *L, const gm_mat *m, const double *v, int axis
 
 /* gm.mat_to_array(m) / m:to_table(): nested tables of the visible part */
 static int l_mat_to_array(lua_State *L) {
+  gml_guard(L, 1); /* building the tables runs the GC (finalizers) */
   gm_mat *m = gml_checkmat(L, 1, "mat_to_array");
   /* a userdata, so a memory error while building the tables leaks nothing */
   double *v = lua_newuserdatauv(L, (m->size ? m->size : 1) * sizeof *v, 0);
@@ -290,13 +297,16 @@ static int l_mat_to_array(lua_State *L) {
 
 /* ---- lifetime ---- */
 
-/* __gc, __close and m:free(): idempotent */
+/* __close and m:free(): idempotent */
 static int l_free(lua_State *L) {
   gml_mat *box = luaL_testudata(L, 1, GML_MAT_MT);
   if (!box) return gml_argerror(L, 1, "free", "gpumat.mat expected, got %s", luaL_typename(L, 1));
-  gm_mat *m = box->m;
-  box->m = NULL;
-  gm_mat_free(m);
+  gml_release_box(box, false); /* deferred while a running call holds the mat */
+  return 0;
+}
+
+static int l_gc(lua_State *L) {
+  gml_release_box(lua_touserdata(L, 1), true);
   return 0;
 }
 
@@ -471,9 +481,9 @@ static int l_index(lua_State *L) {
     return push_element(L, m, check_row_major(L, m, 2, "mref"), "mref");
   }
   if (kt == LUA_TTABLE) {
-    gm_mat *m = gml_checkmat(L, 1, "mref");
     lua_settop(L, 2);
-    int n = push_subscripts(L, 2, "mref");
+    int n = push_subscripts(L, 2, "mref"); /* before taking m: may run Lua */
+    gm_mat *m = gml_checkmat(L, 1, "mref");
     size_t k;
     check_subscripts_arg(L, m, 3, n, "mref", &k, 2);
     return push_element(L, m, k, "mref");
@@ -485,15 +495,20 @@ static int l_index(lua_State *L) {
 
 static int l_newindex(lua_State *L) {
   int kt = lua_type(L, 2);
+  size_t k;
+  if (kt == LUA_TTABLE) {
+    lua_settop(L, 3);
+    int n = push_subscripts(L, 2, "set"); /* before taking m: may run Lua */
+    gm_mat *m = gml_checkmat(L, 1, "set");
+    double v = check_value(L, 3, "set");
+    check_subscripts_arg(L, m, 4, n, "set", &k, 2);
+    GML_TRY(L, gm_mat_put(m, k, v), "set");
+    return 0;
+  }
   gm_mat *m = gml_checkmat(L, 1, "set");
   double v = check_value(L, 3, "set");
-  size_t k;
   if (kt == LUA_TNUMBER) {
     k = check_row_major(L, m, 2, "set");
-  } else if (kt == LUA_TTABLE) {
-    int base = lua_gettop(L) + 1;
-    int n = push_subscripts(L, 2, "set");
-    check_subscripts_arg(L, m, base, n, "set", &k, 2);
   } else {
     return gml_argerror(L, 2, "set", "cannot assign %s%s%s of a mat (use an index or {i, j, ...})",
                         kt == LUA_TSTRING ? "field '" : "a ", kt == LUA_TSTRING ? lua_tostring(L, 2) : luaL_typename(L, 2),
@@ -552,7 +567,7 @@ void gml_open_mat(lua_State *L, int module_idx) {
   lua_setfield(L, -2, "__newindex");
   lua_pushcfunction(L, l_len);
   lua_setfield(L, -2, "__len");
-  lua_pushcfunction(L, l_free);
+  lua_pushcfunction(L, l_gc);
   lua_setfield(L, -2, "__gc");
   lua_pushcfunction(L, l_free);
   lua_setfield(L, -2, "__close");

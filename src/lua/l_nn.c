@@ -30,7 +30,7 @@ static void opt_pair(lua_State *L, int idx, const char *fname, const char *key, 
     if (!isnum || lua_type(L, -1) != LUA_TNUMBER)
       gml_argerror(L, idx, fname, "option '%s' element %d must be an integer, got %s", key, i + 1,
                    luaL_typename(L, -1));
-    if (v < 1) gml_argerror(L, idx, fname, "option '%s' element %d must be at least 1, got %d", key, i + 1, (int)v);
+    if (v < 1) gml_argerror(L, idx, fname, "option '%s' element %d must be at least 1, got %lld", key, i + 1, (long long)v);
     out[i] = (int64_t)v - shift;
     lua_pop(L, 1);
   }
@@ -68,6 +68,7 @@ static void nn_try(lua_State *L, gm_status st, gm_nn_arg bad, const int *args, c
 static int l_convolve_(lua_State *L) {
   static const int args[] = {1, 0, 2, 0, 3, 0, 4};
   const char *fn = "convolve_";
+  gml_guard(L, 4); /* options' metamethods run while the mats are held */
   gm_mat *x = gml_checkmat(L, 1, fn), *w = gml_checkmat(L, 2, fn), *y = gml_checkmat(L, 3, fn);
   gml_check_options(L, 4, fn, conv_options);
   gm_nn_params p;
@@ -83,6 +84,7 @@ static int l_convolve_(lua_State *L) {
 static int l_derive_convolve_(lua_State *L) {
   static const int args[] = {1, 2, 3, 4, 0, 5, 6};
   const char *fn = "derive_convolve_";
+  gml_guard(L, 6); /* options' metamethods run while the mats are held */
   gm_mat *x = gml_checkmat(L, 1, fn), *xd = gml_checkmat(L, 2, fn), *w = gml_checkmat(L, 3, fn);
   gm_mat *wd = gml_checkmat(L, 4, fn), *yd = gml_checkmat(L, 5, fn);
   gml_check_options(L, 6, fn, conv_options);
@@ -100,6 +102,7 @@ static int l_derive_convolve_(lua_State *L) {
 static int l_max_pool_(lua_State *L) {
   static const int args[] = {1, 0, 0, 0, 2, 0, 3};
   const char *fn = "max_pool_";
+  gml_guard(L, 3); /* options' metamethods run while the mats are held */
   gm_mat *x = gml_checkmat(L, 1, fn), *y = gml_checkmat(L, 2, fn);
   gml_check_options(L, 3, fn, pool_options);
   gm_nn_params p;
@@ -117,6 +120,7 @@ static int l_max_pool_(lua_State *L) {
 static int l_derive_max_pool_(lua_State *L) {
   static const int args[] = {1, 2, 0, 0, 3, 4, 5};
   const char *fn = "derive_max_pool_";
+  gml_guard(L, 5); /* options' metamethods run while the mats are held */
   gm_mat *x = gml_checkmat(L, 1, fn), *xd = gml_checkmat(L, 2, fn);
   gm_mat *y = gml_checkmat(L, 3, fn), *yd = gml_checkmat(L, 4, fn);
   gml_check_options(L, 5, fn, pool_options);

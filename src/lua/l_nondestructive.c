@@ -36,6 +36,7 @@ static void check_same_ctype(lua_State *L, const gm_mat *a, const gm_mat *b, int
 
 /* gm.copy_mat(a) / a:copy() */
 static int l_copy_mat(lua_State *L) {
+  gml_guard(L, 1); /* the result box is allocated while the operands are held */
   gm_mat *a = gml_checkmat(L, 1, "copy_mat");
   gm_mat *b = push_like(L, a, "copy_mat");
   GML_TRY(L, gm_copy_(a, b, a->size, 1, 1), "copy_mat");
@@ -55,6 +56,8 @@ static size_t check_index(lua_State *L, int argn, size_t n, const char *fn, cons
 /* gm.copy_row(a, row): row (1-based) of a 2d mat as a new 1d mat */
 static int l_copy_row(lua_State *L) {
   const char *fn = "copy_row";
+  if (lua_type(L, 2) != LUA_TNUMBER) check_index(L, 2, 0, fn, "row"); /* "got no value" */
+  gml_guard(L, 2); /* the result box is allocated while the operands are held */
   gm_mat *a = gml_checkmat(L, 1, fn);
   check_2d(L, a, 1, fn);
   size_t r = check_index(L, 2, a->dims[0], fn, "row"), cols = a->dims[1];
@@ -67,6 +70,8 @@ static int l_copy_row(lua_State *L) {
 /* gm.copy_column(a, col): column (1-based) as a new 1d mat */
 static int l_copy_column(lua_State *L) {
   const char *fn = "copy_column";
+  if (lua_type(L, 2) != LUA_TNUMBER) check_index(L, 2, 0, fn, "column"); /* "got no value" */
+  gml_guard(L, 2); /* the result box is allocated while the operands are held */
   gm_mat *a = gml_checkmat(L, 1, fn);
   check_2d(L, a, 1, fn);
   size_t c = check_index(L, 2, a->dims[1], fn, "column"), rows = a->dims[0];
@@ -114,6 +119,7 @@ static int l_m_eq(lua_State *L) {
 
 /* gm.transpose(a) / a:transpose() */
 static int l_transpose(lua_State *L) {
+  gml_guard(L, 1); /* the result box is allocated while the operands are held */
   const char *fn = "transpose";
   gm_mat *a = gml_checkmat(L, 1, fn);
   check_2d(L, a, 1, fn);
@@ -126,6 +132,7 @@ static int l_transpose(lua_State *L) {
 
 /* m_mul(a, b, {transpose_a, transpose_b}): op(a) * op(b) as a new mat */
 static int l_m_mul(lua_State *L) {
+  gml_guard(L, 3); /* the result box is allocated while the operands are held */
   const char *fn = "m_mul";
   static const char *const opts[] = {"transpose_a", "transpose_b", NULL};
   gm_mat *a = gml_checkmat(L, 1, fn);
@@ -146,6 +153,7 @@ static int l_m_mul(lua_State *L) {
 
 /* alpha * a + beta * b as a new mat with a's dims (same size required) */
 static int add_like(lua_State *L, const char *fn, int ia, int ib, double alpha, double beta) {
+  gml_guard(L, ia > ib ? ia : ib);
   gm_mat *a = gml_checkmat(L, ia, fn);
   gm_mat *b = gml_checkmat(L, ib, fn);
   check_same_ctype(L, a, b, ib, fn);
@@ -163,6 +171,7 @@ static int l_m_sub(lua_State *L) { return add_like(L, "m_sub", 1, 2, 1, -1); }
 
 /* gm.invert(a): the inverse of a square mat (LU; singular is an error) */
 static int l_invert(lua_State *L) {
+  gml_guard(L, 1); /* the result box is allocated while the operands are held */
   gm_mat *a = gml_checkmat(L, 1, "invert");
   check_2d(L, a, 1, "invert");
   if (a->dims[0] != a->dims[1])
@@ -188,6 +197,7 @@ static int l_logdet(lua_State *L) {
 
 /* gm.stack_(axis, mats, mat): axis is 1-based */
 static int l_stack_(lua_State *L) {
+  gml_guard(L, 3); /* the result box is allocated while the operands are held */
   const char *fn = "stack_";
   gm_mat *dst = gml_checkmat(L, 3, fn);
   int axis = gml_check_axis(L, 1, fn, dst->rank);
@@ -201,6 +211,7 @@ static int l_stack_(lua_State *L) {
     gml_mat *box = luaL_testudata(L, -1, GML_MAT_MT);
     if (!box || !box->m)
       gml_argerror(L, 2, fn, "mats[%d] must be a mat, got %s", (int)i, box ? "a freed mat" : luaL_typename(L, -1));
+    gml_pin(L, -1);
     ms[i - 1] = box->m;
     lua_pop(L, 1);
   }
@@ -221,6 +232,7 @@ static double check_num(lua_State *L, int idx, const char *fn) {
 
 /* copy of a scaled by s */
 static int scaled(lua_State *L, int ia, double s, const char *fn) {
+  gml_guard(L, ia);
   gm_mat *a = gml_checkmat(L, ia, fn);
   gm_mat *b = push_like(L, a, fn);
   GML_TRY(L, gm_copy_(a, b, a->size, 1, 1), fn);

@@ -36,6 +36,7 @@ static gm_random_state *opt_state(lua_State *L, int idx, const char *fname) {
 /* gm.uniform_random_(m, {limit = 1, state}) */
 static int l_uniform_random_(lua_State *L) {
   const char *fn = "uniform_random_";
+  if (!lua_isnoneornil(L, 2)) gml_guard(L, 2);
   static const char *const opts[] = {"limit", "state", NULL};
   gm_mat *m = gml_checkmat(L, 1, fn);
   gml_check_options(L, 2, fn, opts);
@@ -50,6 +51,7 @@ static int l_uniform_random_(lua_State *L) {
 /* gm.gaussian_random_(m, {mean = 0, stddev = 1, state}) */
 static int l_gaussian_random_(lua_State *L) {
   const char *fn = "gaussian_random_";
+  if (!lua_isnoneornil(L, 2)) gml_guard(L, 2);
   static const char *const opts[] = {"mean", "stddev", "state", NULL};
   gm_mat *m = gml_checkmat(L, 1, fn);
   gml_check_options(L, 2, fn, opts);
@@ -69,6 +71,7 @@ static gm_mat *opt_required_mat(lua_State *L, int idx, const char *key, const ch
     gml_argerror(L, idx, fn, "option '%s' must be a gpumat.mat, got %s", key, luaL_typename(L, -1));
   gml_mat *box = lua_touserdata(L, -1);
   if (!box->m) gml_argerror(L, idx, fn, "option '%s' is a freed mat", key);
+  gml_pin(L, -1);
   lua_pop(L, 1);
   return box->m;
 }
@@ -78,6 +81,7 @@ static int l_mv_gaussian_random(lua_State *L) {
   const char *fn = "mv_gaussian_random";
   static const char *const opts[] = {"means", "covariances", "state", NULL};
   if (!lua_istable(L, 1)) gml_argerror(L, 1, fn, "options table expected, got %s", luaL_typename(L, 1));
+  gml_guard(L, 1); /* the option mats are pinned as they are read */
   gml_check_options(L, 1, fn, opts);
   gm_mat *means = opt_required_mat(L, 1, "means", fn);
   gm_mat *cov = opt_required_mat(L, 1, "covariances", fn);
@@ -98,6 +102,7 @@ static int l_mv_gaussian_random(lua_State *L) {
 /* gm.orthogonal_random_(m, {scale = 1, state}) */
 static int l_orthogonal_random_(lua_State *L) {
   const char *fn = "orthogonal_random_";
+  if (!lua_isnoneornil(L, 2)) gml_guard(L, 2);
   static const char *const opts[] = {"scale", "state", NULL};
   gm_mat *m = gml_checkmat(L, 1, fn);
   gml_check_options(L, 2, fn, opts);

@@ -9,7 +9,7 @@
 static void check_fits(lua_State *L, const gm_mat *m, int rank, const size_t *dims, size_t d, int arg,
                        const char *fn) {
   size_t size;
-  if (gm_dims_size(rank, dims, &size) != GM_OK) gml_argerror(L, arg, fn, "dimensions are too large");
+  if (gm_dims_size(rank, dims, &size) != GM_OK) gml_argerror(L, arg, fn, "%s", gm_last_error());
   size_t max_size = m->vec->max_size;
   if (d > max_size || size > max_size - d)
     gml_argerror(L, arg, fn, "displacement %zu + size %zu exceeds max_size %zu", d, size, max_size);
@@ -32,12 +32,18 @@ static int reshape_in_place(lua_State *L, gm_mat *m, int rank, const size_t *dim
   return 1;
 }
 
+/* The mat argument; destructive shaping is refused while a running call
+ * holds the mat (util.h, "Binding rule"). */
+static gm_mat *take(lua_State *L, const char *fn, bool destructive) {
+  return destructive ? gml_checkmat_shapable(L, 1, fn) : gml_checkmat(L, 1, fn);
+}
+
 /* gm.reshape_and_displace(m, dims, d) and the destructive variant */
 static int reshape_and_displace(lua_State *L, const char *fn, bool destructive) {
-  gm_mat *m = gml_checkmat(L, 1, fn);
-  size_t dims[GM_MAX_RANK];
+  size_t dims[GM_MAX_RANK]; /* read first: a dims list's metamethods run Lua */
   int rank = gml_check_dims(L, 2, fn, dims);
   size_t d = check_displacement(L, 3, fn);
+  gm_mat *m = take(L, fn, destructive);
   check_fits(L, m, rank, dims, d, 3, fn);
   return destructive ? reshape_in_place(L, m, rank, dims, d, fn) : push_view(L, m, rank, dims, d, fn);
 }
@@ -51,9 +57,9 @@ static int l_reshape_and_displace_(lua_State *L) {
 
 /* gm.reshape(m, dims): keeps the displacement */
 static int reshape(lua_State *L, const char *fn, bool destructive) {
-  gm_mat *m = gml_checkmat(L, 1, fn);
   size_t dims[GM_MAX_RANK];
   int rank = gml_check_dims(L, 2, fn, dims);
+  gm_mat *m = take(L, fn, destructive);
   check_fits(L, m, rank, dims, m->displacement, 2, fn);
   return destructive ? reshape_in_place(L, m, rank, dims, m->displacement, fn)
                      : push_view(L, m, rank, dims, m->displacement, fn);
@@ -64,8 +70,8 @@ static int l_reshape_(lua_State *L) { return reshape(L, "reshape_", true); }
 
 /* gm.displace(m, d): keeps the dimensions */
 static int displace(lua_State *L, const char *fn, bool destructive) {
-  gm_mat *m = gml_checkmat(L, 1, fn);
   size_t d = check_displacement(L, 2, fn);
+  gm_mat *m = take(L, fn, destructive);
   check_fits(L, m, m->rank, m->dims, d, 2, fn);
   return destructive ? reshape_in_place(L, m, m->rank, m->dims, d, fn) : push_view(L, m, m->rank, m->dims, d, fn);
 }
@@ -77,7 +83,7 @@ static int l_displace_(lua_State *L) { return displace(L, "displace_", true); }
  * stays visible, as a 1xN matrix. */
 static int l_reshape_to_row_matrix_(lua_State *L) {
   const char *fn = "reshape_to_row_matrix_";
-  gm_mat *m = gml_checkmat(L, 1, fn);
+  gm_mat *m = gml_checkmat_shapable(L, 1, fn);
   if (m->rank != 2) gml_argerror(L, 1, fn, "mat must be 2d, got rank %d", m->rank);
   int isnum;
   lua_Integer row = lua_tointegerx(L, 2, &isnum);
@@ -95,17 +101,22 @@ static int l_reshape_to_row_matrix_(lua_State *L) {
  * dims or d keeps the current value). */
 static int l_with_shape_apply(lua_State *L) {
   const char *fn = "with_shape_and_displacement";
-  gm_mat *m = gml_checkmat(L, 1, fn);
-  size_t dims[GM_MAX_RANK];
-  int rank = m->rank;
-  for (int i = 0; i < rank; i++) dims[i] = m->dims[i];
+  size_t dims[GM_MAX_RANK]; /* arguments first: a dims list may run Lua */
+  int rank = 0;
   if (!lua_isnil(L, 2)) rank = gml_check_dims(L, 2, fn, dims);
-  size_t d = lua_isnil(L, 3) ? m->displacement : check_displacement(L, 3, fn);
+  size_t d = lua_isnil(L, 3) ? 0 : check_displacement(L, 3, fn);
   if (lua_type(L, 4) != LUA_TFUNCTION) gml_argerror(L, 4, fn, "function expected, got %s", luaL_typename(L, 4));
+  gm_mat *m = gml_checkmat_shapable(L, 1, fn);
+  if (lua_isnil(L, 2)) {
+    rank = m->rank;
+    for (int i = 0; i < rank; i++) dims[i] = m->dims[i];
+  }
+  if (lua_isnil(L, 3)) d = m->displacement;
   check_fits(L, m, rank, dims, d, lua_isnil(L, 3) ? 2 : 3, fn);
-  gml_push_dims(L, m);
-  lua_pushinteger(L, (lua_Integer)m->displacement);
+  gm_mat old = *m; /* the old shape, pushed after m's last use */
   GML_TRY(L, gm_mat_reshape_and_displace_(m, rank, dims, d), fn);
+  gml_push_dims(L, &old);
+  lua_pushinteger(L, (lua_Integer)old.displacement);
   return 2;
 }
 
@@ -137,19 +148,26 @@ static gm_mat *new_like(lua_State *L, const gm_mat *m, int rank, const size_t *d
 static int l_adjust_(lua_State *L) {
   const char *fn = "adjust_";
   static const char *const opts[] = {"destroy_old", NULL};
-  gm_mat *m = gml_checkmat(L, 1, fn);
-  size_t dims[GM_MAX_RANK];
+  size_t dims[GM_MAX_RANK]; /* arguments first: dims and options may run Lua */
   int rank = gml_check_dims(L, 2, fn, dims);
   size_t d = check_displacement(L, 3, fn);
   gml_check_options(L, 4, fn, opts);
   bool destroy_old = gml_opt_boolean(L, 4, "destroy_old", true, fn);
+  gm_mat *m = gml_checkmat_shapable(L, 1, fn);
   size_t size;
-  if (gm_dims_size(rank, dims, &size) != GM_OK) gml_argerror(L, 2, fn, "dimensions are too large");
+  if (gm_dims_size(rank, dims, &size) != GM_OK) gml_argerror(L, 2, fn, "%s", gm_last_error());
   if (d <= m->vec->max_size && size <= m->vec->max_size - d) return reshape_in_place(L, m, rank, dims, d, fn);
   if (destroy_old && any_facet_watched(m->vec))
     return luaL_error(L, "%s: cannot destroy the old mat while one of its facets is being accessed", fn);
-  gml_pushmat(L, new_like(L, m, rank, dims, d, fn));
-  if (destroy_old) GML_TRY(L, gm_vec_destroy_all(m->vec), fn);
+  gm_mat *n = new_like(L, m, rank, dims, d, fn);
+  if (destroy_old) { /* before the push, whose allocation may free m */
+    gm_status st = gm_vec_destroy_all(m->vec);
+    if (st != GM_OK) {
+      gm_mat_free(n);
+      gml_raise(L, st, fn);
+    }
+  }
+  gml_pushmat(L, n);
   return 1;
 }
 

@@ -2,7 +2,9 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 gml_settings gml_setting = {
@@ -48,7 +50,157 @@ gm_mat *gml_checkmat(lua_State *L, int idx, const char *fname) {
   gml_mat *box = luaL_testudata(L, idx, GML_MAT_MT);
   if (!box) gml_argerror(L, idx, fname, "gpumat.mat expected, got %s", luaL_typename(L, idx));
   if (!box->m) gml_argerror(L, idx, fname, "attempt to use a freed mat");
+  if (gml_n_deferred) gml_drain_deferred();
   return box->m;
+}
+
+/* ---- guards and pins (see util.h) ----
+ *
+ * Per OS thread (a Lua state runs on one thread at a time, and a guard
+ * is open only during one C call): the open guard frames (a stack; a
+ * frame left open by a coroutine that died with an error is removed by
+ * the frame object's __gc), the pins (frame, mat) and the deferred
+ * frees.  The lists are tiny; linear scans are cheaper than anything
+ * cleverer. */
+
+#define GUARD_MT "gpumat.guard"
+
+typedef struct frame {
+  uint64_t id;
+  lua_State *L; /* compared only, never dereferenced */
+} frame;
+typedef struct pin {
+  uint64_t frame;
+  gm_mat *m;
+} pin;
+typedef struct guard_obj {
+  uint64_t id;
+  bool open;
+} guard_obj;
+
+static _Thread_local struct {
+  frame *frames;
+  size_t n_frames, cap_frames;
+  pin *pins;
+  size_t n_pins, cap_pins;
+  gm_mat **deferred;
+  size_t cap_deferred;
+  uint64_t next_id;
+  int hook;
+} G;
+_Thread_local size_t gml_n_deferred;
+
+static bool grow(void **p, size_t *cap, size_t need, size_t elt) {
+  if (need <= *cap) return true;
+  size_t c = *cap ? 2 * *cap : 16;
+  while (c < need) c *= 2;
+  void *q = realloc(*p, c * elt);
+  if (!q) return false;
+  *p = q;
+  *cap = c;
+  return true;
+}
+
+static bool is_pinned(const gm_mat *m) {
+  for (size_t i = 0; i < G.n_pins; i++)
+    if (G.pins[i].m == m) return true;
+  return false;
+}
+
+void gml_drain_deferred(void) {
+  if (G.hook) return;
+  size_t k = 0;
+  for (size_t i = 0; i < gml_n_deferred; i++) {
+    gm_mat *m = G.deferred[i];
+    if (is_pinned(m))
+      G.deferred[k++] = m;
+    else
+      gm_mat_free(m);
+  }
+  gml_n_deferred = k;
+}
+
+void gml_release_box(gml_mat *box, bool collected) {
+  gm_mat *m = box->m;
+  box->m = NULL;
+  if (!m) return;
+  /* A collected box is unreachable, so no running call holds its mat
+   * unless a guard pinned it (a mat taken from a table that was then
+   * emptied): the reclaim cascade frees it at once, which is its point.
+   * An explicit free() or __close during the GC hook is deferred. */
+  if ((G.hook && !collected) || is_pinned(m)) {
+    /* out of memory for the list: leaking the mat is the safe choice */
+    if (grow((void **)&G.deferred, &G.cap_deferred, gml_n_deferred + 1, sizeof *G.deferred))
+      G.deferred[gml_n_deferred++] = m;
+    return;
+  }
+  gm_mat_free(m);
+}
+
+static void close_frame(guard_obj *g) {
+  if (!g->open) return;
+  g->open = false;
+  size_t k = 0;
+  for (size_t i = 0; i < G.n_pins; i++)
+    if (G.pins[i].frame != g->id) G.pins[k++] = G.pins[i];
+  G.n_pins = k;
+  k = 0;
+  for (size_t i = 0; i < G.n_frames; i++)
+    if (G.frames[i].id != g->id) G.frames[k++] = G.frames[i];
+  G.n_frames = k;
+  if (gml_n_deferred) gml_drain_deferred();
+}
+
+static int guard_close(lua_State *L) {
+  close_frame(lua_touserdata(L, 1));
+  return 0;
+}
+
+void gml_pin(lua_State *L, int idx) {
+  gml_mat *box = luaL_testudata(L, idx, GML_MAT_MT);
+  if (!box || !box->m) return;
+  for (size_t i = G.n_frames; i-- > 0;) {
+    if (G.frames[i].L != L) continue;
+    if (!grow((void **)&G.pins, &G.cap_pins, G.n_pins + 1, sizeof *G.pins))
+      luaL_error(L, "not enough memory");
+    G.pins[G.n_pins++] = (pin){G.frames[i].id, box->m};
+    return;
+  }
+  luaL_error(L, "gpumat internal error: gml_pin without gml_guard");
+}
+
+void gml_guard(lua_State *L, int nargs) {
+  if (lua_gettop(L) < nargs) lua_settop(L, nargs);
+  int top = lua_gettop(L);
+  luaL_checkstack(L, 2, "gml_guard");
+  guard_obj *g = lua_newuserdatauv(L, sizeof *g, 0);
+  g->open = false;
+  if (luaL_newmetatable(L, GUARD_MT)) {
+    lua_pushcfunction(L, guard_close);
+    lua_setfield(L, -2, "__close");
+    lua_pushcfunction(L, guard_close);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_setmetatable(L, -2);
+  if (!grow((void **)&G.frames, &G.cap_frames, G.n_frames + 1, sizeof *G.frames) ||
+      !grow((void **)&G.pins, &G.cap_pins, G.n_pins + (size_t)top, sizeof *G.pins))
+    luaL_error(L, "not enough memory");
+  g->id = ++G.next_id;
+  g->open = true;
+  G.frames[G.n_frames++] = (frame){g->id, L};
+  lua_toclose(L, -1);
+  for (int i = 1; i <= top; i++) gml_pin(L, i);
+}
+
+gm_mat *gml_checkmat_shapable(lua_State *L, int idx, const char *fname) {
+  gm_mat *m = gml_checkmat(L, idx, fname);
+  if (G.hook || is_pinned(m)) luaL_error(L, "%s: mat is in use by a running gpumat call", fname);
+  return m;
+}
+
+void gml_hook_enter(void) { G.hook++; }
+void gml_hook_leave(void) {
+  G.hook--;
 }
 
 int gml_argerror(lua_State *L, int arg, const char *fname, const char *fmt, ...) {
@@ -225,9 +377,13 @@ int gml_check_dims(lua_State *L, int idx, const char *fname, size_t dims[GM_MAX_
 }
 
 void gml_push_dims(lua_State *L, const gm_mat *m) {
-  lua_createtable(L, m->rank, 0);
-  for (int i = 0; i < m->rank; i++) {
-    lua_pushinteger(L, (lua_Integer)m->dims[i]);
+  /* copied first: the table's allocation may run a finalizer that frees m */
+  int rank = m->rank;
+  size_t dims[GM_MAX_RANK];
+  for (int i = 0; i < rank; i++) dims[i] = m->dims[i];
+  lua_createtable(L, rank, 0);
+  for (int i = 0; i < rank; i++) {
+    lua_pushinteger(L, (lua_Integer)dims[i]);
     lua_rawseti(L, -2, i + 1);
   }
 }

@@ -32,6 +32,54 @@ gm_mat *gml_checkmat(lua_State *L, int idx, const char *fname);
 gm_mat *gml_optmat(lua_State *L, int idx, const char *fname);
 bool gml_ismat(lua_State *L, int idx);
 
+/* ---- Binding rule: guards and pins (docs/ARCHITECTURE.md "Binding rule") ----
+ *
+ * A binding must not use a gm_mat* after Lua code ran that could free or
+ * reshape it.  Lua code runs at any lua_getfield/lua_geti/luaL_len/lua_next
+ * on a user table (metamethods), luaL_tolstring (__tostring), lua_call, and
+ * at any allocation (lua_newtable, lua_pushstring, lua_newuserdatauv,
+ * luaL_Buffer growth, gml_pushmat: a GC step runs finalizers).
+ *
+ * Preferred (zero cost): read and check every Lua argument into C values
+ * first, then take the mats, make no such call until their last use, and
+ * push results after it.
+ *
+ * When that is impractical, open a guard as the FIRST statement:
+ *
+ *     gml_guard(L, 3);                   // nargs: the function's argument count;
+ *                                        // pins every mat argument on the stack
+ *     gm_mat *m = gml_checkmat(L, 1, fn);
+ *     ... read options, push tables ...  // m stays valid and keeps its shape
+ *     gml_pin(L, idx);                   // a mat found later (in a table) at idx
+ *
+ * The guard is a to-be-closed slot pushed above the arguments (the stack
+ * is first extended with nils to nargs, so optional arguments stay nil;
+ * do not lua_remove,
+ * lua_insert or lua_replace across it; lua_settop below it closes it); it
+ * closes when the function returns or raises.  While a mat is pinned,
+ * m:free(), __gc and __close mark its box freed at once (later use raises
+ * "attempt to use a freed mat") and free it when the pin drops; destructive
+ * shaping (reshape_, displace_, adjust_, destroy, ...; they take their mat
+ * with gml_checkmat_shapable) raises "<fn>: mat is in use by a running
+ * gpumat call".  The same holds for every mat while the GC hook of the
+ * reclaim cascade / GC nudge runs finalizers (gml_hook_enter/leave). */
+void gml_guard(lua_State *L, int nargs);
+/* Pins the mat at idx (if it is a live mat) into the innermost guard of L. */
+void gml_pin(lua_State *L, int idx);
+/* gml_checkmat for destructive shaping or facet destruction: also raises
+ * "<fname>: mat is in use by a running gpumat call" when pinned. */
+gm_mat *gml_checkmat_shapable(lua_State *L, int idx, const char *fname);
+/* Frees the box's mat now, or marks the box freed and defers the free
+ * while the mat is pinned or (unless collected: __gc) the GC hook runs. */
+void gml_release_box(gml_mat *box, bool collected);
+/* Around the lua_gc calls of the GC hook. */
+void gml_hook_enter(void);
+void gml_hook_leave(void);
+/* Frees deferred mats that are no longer pinned (gm.collect, guard close,
+ * next gml_checkmat). */
+void gml_drain_deferred(void);
+extern _Thread_local size_t gml_n_deferred;
+
 /* Raises "bad argument #arg to 'fname' (formatted reason)". */
 int gml_argerror(lua_State *L, int arg, const char *fname, const char *fmt, ...);
 /* Raises the error for a failed core call: a plain message "fname: msg"

@@ -33,7 +33,48 @@ typedef struct emu_impl {
   size_t allocated;  /* mapped bytes of live raw allocations */
   _Atomic int sticky; /* cudart's sticky error: set, every call fails */
   gm_stream *compute_waits_on; /* stream_wait: flushed at the next device call */
+  /* fault injection (GPUMAT_EMULATED_FAIL_EVERY, see emu_fault) */
+  unsigned long long fail_every, fail_count, fail_max, n_failed;
+  unsigned fail_kinds; /* EMU_FAULT_* bits */
 } emu_impl;
+
+enum { EMU_FAULT_ALLOC = 1, EMU_FAULT_COPY = 2 };
+
+/* Fault injection for testing the callers' error paths: with the
+ * environment variable GPUMAT_EMULATED_FAIL_EVERY=N (read when the device
+ * is opened), every Nth raw allocation or copy (counted together) fails,
+ * an allocation as out of memory, a copy as a device error.
+ * GPUMAT_EMULATED_FAIL_KINDS ("alloc", "copy" or "alloc,copy", the
+ * default) limits which calls count; GPUMAT_EMULATED_FAIL_MAX=M stops
+ * after M injected faults (so a test can check that the device works
+ * again afterwards). */
+static bool emu_fault(emu_impl *e, unsigned kind) {
+  if (!e->fail_every || !(e->fail_kinds & kind)) return false;
+  pthread_mutex_lock(&e->lock);
+  bool fail = (!e->fail_max || e->n_failed < e->fail_max) && ++e->fail_count % e->fail_every == 0;
+  if (fail) e->n_failed++;
+  pthread_mutex_unlock(&e->lock);
+  return fail;
+}
+
+static void emu_fault_init(emu_impl *e) {
+  const char *every = getenv("GPUMAT_EMULATED_FAIL_EVERY");
+  const char *kinds = getenv("GPUMAT_EMULATED_FAIL_KINDS");
+  if (!every || !*every) return;
+  char *end;
+  unsigned long long n = strtoull(every, &end, 10);
+  if (*end || n == 0) return;
+  e->fail_every = n;
+  const char *max = getenv("GPUMAT_EMULATED_FAIL_MAX");
+  if (max && *max) e->fail_max = strtoull(max, NULL, 10);
+  e->fail_kinds = EMU_FAULT_ALLOC | EMU_FAULT_COPY;
+  if (kinds && *kinds) {
+    e->fail_kinds = 0;
+    if (strstr(kinds, "alloc")) e->fail_kinds |= EMU_FAULT_ALLOC;
+    if (strstr(kinds, "copy")) e->fail_kinds |= EMU_FAULT_COPY;
+  }
+}
+
 
 /* cudart's per-thread last-error slot (review #1): a failed raw
  * allocation leaves GM_EMU_ERR_OOM here, as a failed cudaMalloc leaves
@@ -110,6 +151,10 @@ static void emu_leave(gm_device *d) {
 
 static gm_status emu_raw_alloc(gm_device *d, size_t bytes, void **out) {
   emu_impl *e = d->impl;
+  if (emu_fault(e, EMU_FAULT_ALLOC)) {
+    last_error = GM_EMU_ERR_OOM; /* as a failed cudaMalloc leaves it */
+    return gm_fail(GM_ECUDA_OOM, "emulated device out of memory (%zu bytes, injected fault)", bytes);
+  }
   size_t len = page_round(bytes);
   pthread_mutex_lock(&e->lock);
   bool full = e->capacity && (len > e->capacity || e->allocated > e->capacity - len);
@@ -151,6 +196,7 @@ static void emu_raw_free(gm_device *d, void *p) {
 /* A copy is a device call of its own: memory is accessible only here.
  * On a copy stream it is only queued (see struct gm_stream). */
 static gm_status emu_copy(gm_device *d, void *dst, const void *src, size_t bytes, gm_stream *s) {
+  if (emu_fault(d->impl, EMU_FAULT_COPY)) return gm_fail(GM_ECUDA, "emulated device copy failed (injected fault)");
   if (s) {
     emu_impl *e = d->impl;
     emu_copy_op *op = malloc(sizeof *op);
@@ -328,6 +374,7 @@ static void emu_managed_free(gm_device *d, void *p) {
 /* Rows between any two spaces; a device call of its own, as emu_copy. */
 static gm_status emu_copy_2d(gm_device *d, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                              size_t height) {
+  if (emu_fault(d->impl, EMU_FAULT_COPY)) return gm_fail(GM_ECUDA, "emulated device copy failed (injected fault)");
   emu_enter(d);
   for (size_t r = 0; r < height; r++) memcpy((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
   emu_leave(d);
@@ -371,6 +418,7 @@ gm_status gm_emulated_device_init(gm_device *d) {
   emu_impl *e = calloc(1, sizeof *e);
   if (!e) return gm_fail(GM_ENOMEM, "out of host memory");
   pthread_mutex_init(&e->lock, NULL);
+  emu_fault_init(e);
   emu_ops.kernels = gm_emulated_kernels();
   d->impl = e;
   d->ops = &emu_ops;
