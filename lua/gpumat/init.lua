@@ -12,7 +12,8 @@ for k, v in pairs(core) do
   -- cuda_enabled is the module setting (gm.cuda_enabled); the C function
   -- of that name is only the mat method m:cuda_enabled()
   if k ~= "get_setting" and k ~= "set_setting" and k ~= "mat_methods" and k ~= "cuda_enabled"
-    and k ~= "version" then -- version is a read-only setting (get_setting)
+    and k ~= "version" -- version is a read-only setting (get_setting)
+    and k:sub(1, 1) ~= "_" then -- "_name": internal helpers of the Lua side
     gm[k] = v
   end
 end
