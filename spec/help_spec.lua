@@ -3,7 +3,11 @@
 local gm = require "gpumat"
 
 -- Functions that need no entry of their own.  Keep this list short.
-local exceptions = {}
+local exceptions = {
+  -- internal helper of lua/gpumat/buffer.lua that init.lua copies into gm
+  -- with the C functions (a "_" prefix would keep it out)
+  buffer_dispatch = true,
+}
 
 local function read(path)
   local f = assert(io.open(path, "rb"))
@@ -50,7 +54,11 @@ describe("gm.help", function()
     assert.matches("^m:dims%(%)\n  Readers: m:ctype%(%) m:displacement%(%) m:dims%(%)", dims)
     assert.matches("^m:sum%(%)\n  m:sum%(%), m:mean%(%), m:min%(%), m:max%(%) → Lua numbers", gm.help_text("sum"))
     assert.matches("^gm%.exp_%(x, {n}%)  |  x:exp_%({n}%)\n", gm.help_text("exp_"))
-    assert.matches("Not implemented in this version", gm.help_text("ensure"))
+    -- functions listed in missing.lua have a "not implemented" entry
+    local first_missing = read("lua/gpumat/missing.lua"):match('local missing = %b{}'):match('"([%w_]+)"')
+    if first_missing then
+      assert.matches("Not implemented in this version", gm.help_text(first_missing))
+    end
   end)
 
   it("gm.help prints and returns nothing; gm.help() lists the topics", function()
