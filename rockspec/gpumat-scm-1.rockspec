@@ -16,4 +16,7 @@ build = {
     GPUMAT_LUA_LDIR = "$(LUADIR)",
     GPUMAT_BUILD_TESTS = "OFF",
   },
+  -- bin/gpumat (the REPL launcher) is installed by CMakeLists.txt's
+  -- install(PROGRAMS ...) into $(PREFIX)/bin, which luarocks deploys to
+  -- the tree's bin/.
 }
