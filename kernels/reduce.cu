@@ -1,7 +1,7 @@
 // Whole-array reductions (core/reduce_ops.h) on the device: sum in double,
 // min and max with NaN propagation (any NaN element gives NaN, as on the
 // host).  Two launches: a grid-stride pass leaves one partial per block in
-// a scratch array (stream-ordered cudaMallocAsync), one block folds the
+// a scratch array (stream-ordered cudaMallocAsync, else cudaMalloc), one block folds the
 // partials in block order, and the result is copied to the host.
 #include <math.h>
 
@@ -52,7 +52,15 @@ extern "C" int gm_cuda_reduce(int ctype, int op, size_t n, const void *x, double
   size_t want = (n + REDUCE_THREADS - 1) / REDUCE_THREADS;
   int blocks = want < REDUCE_MAX_BLOCKS ? (int)want : REDUCE_MAX_BLOCKS;
   double *part = NULL;
-  cudaError_t err = cudaMallocAsync((void **)&part, (size_t)(blocks + 1) * sizeof(double), s);
+  size_t bytes = (size_t)(blocks + 1) * sizeof(double);
+  // stream-ordered allocation; devices without memory pools fall back to cudaMalloc
+  bool async = true;
+  cudaError_t err = cudaMallocAsync((void **)&part, bytes, s);
+  if (err == cudaErrorNotSupported) {
+    (void)cudaGetLastError();
+    async = false;
+    err = cudaMalloc((void **)&part, bytes);
+  }
   if (err != cudaSuccess) return (int)err;
   if (ctype == 0)
     reduce_pass<float><<<blocks, REDUCE_THREADS, 0, s>>>(op, n, CF(x), part);
@@ -61,9 +69,10 @@ extern "C" int gm_cuda_reduce(int ctype, int op, size_t n, const void *x, double
   reduce_final<<<1, REDUCE_THREADS, 0, s>>>(op, blocks, part);
   err = cudaGetLastError();
   if (err == cudaSuccess) err = cudaMemcpyAsync(result, part + blocks, sizeof(double), cudaMemcpyDeviceToHost, s);
-  cudaError_t ferr = cudaFreeAsync(part, s);
-  if (err == cudaSuccess) err = ferr;
+  cudaError_t ferr = async ? cudaFreeAsync(part, s) : cudaSuccess;
   cudaError_t serr = cudaStreamSynchronize(s);
+  if (!async) ferr = cudaFree(part);
+  if (err == cudaSuccess) err = ferr;
   if (err == cudaSuccess) err = serr;
   return (int)err;
 }
