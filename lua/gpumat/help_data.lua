@@ -131,8 +131,6 @@ return {
     text = "gm.F_(x, {n}) for F in square sqrt log exp inv logistic sin cos tan sinh cosh tanh | x:F_({n}) | first n (default all) visible elements x := F(x)" },
   ["expt_"] = { sigs = { "gm.expt_(x, power)", "x:expt_(power)" }, section = "Destructive elementwise and NN ops",
     text = "gm.expt_(x, power) | x:expt_(power) | x := x^power" },
-  ["f"] = { sigs = { "gm.f(a, b)", "a:f(b)" }, section = "gpumat Lua API reference",
-    text = "Errors are Lua errors whose message names the function and argument: bad argument #2 to 'mat' (unknown option 'foo'). Argument numbers are those of the module function (gm.f(a, b)); a method a:f(b) reports the same numbers. Resource conditions raise an error object (a table with kind, message and details, printable with tostring)." },
   ["facets"] = { sigs = { "m:facets()" }, section = "Facets",
     text = "m:facets(): the summary string (\"CF\", \"Cf\", \"-\")." },
   ["fill"] = { sigs = { "b:fill(v)" }, section = "Buffers and memory spaces",
