@@ -19,4 +19,7 @@ build = {
     -- for `cmake --install` (C applications)
     GPUMAT_LIBRARY = "OFF",
   },
+  -- bin/gpumat (the REPL launcher) is installed by CMakeLists.txt's
+  -- install(PROGRAMS ...) into $(PREFIX)/bin, which luarocks deploys to
+  -- the tree's bin/.
 }

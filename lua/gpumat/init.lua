@@ -12,7 +12,8 @@ for k, v in pairs(core) do
   -- cuda_enabled is the module setting (gm.cuda_enabled); the C function
   -- of that name is only the mat method m:cuda_enabled()
   if k ~= "get_setting" and k ~= "set_setting" and k ~= "mat_methods" and k ~= "cuda_enabled"
-    and k ~= "version" then -- version is a read-only setting (get_setting)
+    and k ~= "version" -- version is a read-only setting (get_setting)
+    and k:sub(1, 1) ~= "_" then -- "_name": internal helpers of the Lua side
     gm[k] = v
   end
 end
@@ -28,7 +29,7 @@ methods.to_table = core.mat_to_array
 
 -- Lua-side areas extend gm and the method table.
 local areas = { "shaping", "facets", "mat_debugging", "random", "cuda", "assemble", "caching",
-  "buffer", "missing" }
+  "buffer", "format", "help", "missing" }
 for _, area in ipairs(areas) do
   require("gpumat." .. area)(gm, core, methods)
 end

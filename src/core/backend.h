@@ -26,6 +26,7 @@ struct gm_blas_ops;        /* core/blas_ops.h */
 struct gm_elementwise_ops; /* core/elementwise_ops.h */
 struct gm_nn_ops;          /* core/nn_ops.h */
 struct gm_random_ops;      /* core/random_ops.h */
+struct gm_reduce_ops;      /* core/reduce_ops.h */
 
 typedef struct gm_backend {
   const char *name;
@@ -35,6 +36,7 @@ typedef struct gm_backend {
   const struct gm_elementwise_ops *elementwise;
   const struct gm_nn_ops *nn;
   const struct gm_random_ops *random;
+  const struct gm_reduce_ops *reduce;
 } gm_backend;
 
 /* The host backend (src/host/backend.c). */

@@ -1,5 +1,5 @@
-/* Non-destructive API (MGL-MAT §13), stack_ (§9) and the arithmetic
- * operators of mats.  Results are new mats with the input's ctype and
+/* Non-destructive API (MGL-MAT §13) and stack_ (§9); the arithmetic
+ * operators are in l_operators.c.  Results are new mats with the input's ctype and
  * cuda_enabled flag, computed on the inputs' place with the BLAS table
  * (core/blas.h), so they work on the device too. */
 #include <math.h>
@@ -223,51 +223,6 @@ static int l_stack_(lua_State *L) {
   return 1;
 }
 
-/* ---- operators ---- */
-
-static double check_num(lua_State *L, int idx, const char *fn) {
-  if (lua_type(L, idx) != LUA_TNUMBER) gml_argerror(L, idx, fn, "number expected, got %s", luaL_typename(L, idx));
-  return lua_tonumber(L, idx);
-}
-
-/* copy of a scaled by s */
-static int scaled(lua_State *L, int ia, double s, const char *fn) {
-  gml_guard(L, ia);
-  gm_mat *a = gml_checkmat(L, ia, fn);
-  gm_mat *b = push_like(L, a, fn);
-  GML_TRY(L, gm_copy_(a, b, a->size, 1, 1), fn);
-  GML_TRY(L, gm_scal_(s, b, b->size, 1), fn);
-  return 1;
-}
-
-static int op_add(lua_State *L) { return add_like(L, "__add", 1, 2, 1, 1); }
-static int op_sub(lua_State *L) { return add_like(L, "__sub", 1, 2, 1, -1); }
-static int op_unm(lua_State *L) { return scaled(L, 1, -1, "__unm"); }
-
-/* a * b (matrix product), s * a, a * s; errors name '__mul' */
-static int op_mul(lua_State *L) {
-  const char *fn = "__mul";
-  if (lua_type(L, 1) == LUA_TNUMBER) return scaled(L, 2, lua_tonumber(L, 1), fn);
-  if (lua_type(L, 2) == LUA_TNUMBER) return scaled(L, 1, lua_tonumber(L, 2), fn);
-  gm_mat *a = gml_checkmat(L, 1, fn);
-  gm_mat *b = gml_checkmat(L, 2, fn);
-  check_2d(L, a, 1, fn);
-  check_2d(L, b, 2, fn);
-  check_same_ctype(L, a, b, 2, fn);
-  if (a->dims[1] != b->dims[0])
-    gml_argerror(L, 2, fn, "inner dimensions differ: %zu vs %zu", a->dims[1], b->dims[0]);
-  lua_settop(L, 2);
-  return l_m_mul(L);
-}
-
-/* a / s: scaled by 1/s (for float mats that is one rounding more than a
- * true division) */
-static int op_div(lua_State *L) {
-  gml_checkmat(L, 1, "__div");
-  double s = check_num(L, 2, "__div");
-  return scaled(L, 1, 1.0 / s, "__div");
-}
-
 void gml_open_nondestructive(lua_State *L, int module_idx) {
   static const luaL_Reg fns[] = {
       {"copy_mat", l_copy_mat},   {"copy_row", l_copy_row},     {"copy_column", l_copy_column},
@@ -277,11 +232,8 @@ void gml_open_nondestructive(lua_State *L, int module_idx) {
       {"stack_", l_stack_},       {NULL, NULL},
   };
   static const luaL_Reg methods[] = {{"copy", l_copy_mat}, {"transpose", l_transpose}, {NULL, NULL}};
-  static const luaL_Reg ops[] = {{"__add", op_add}, {"__sub", op_sub}, {"__unm", op_unm},
-                                 {"__mul", op_mul}, {"__div", op_div}, {NULL, NULL}};
   gml_register(L, module_idx, fns);
   luaL_getmetatable(L, GML_MAT_MT);
-  gml_register(L, -1, ops);
   lua_getfield(L, -1, "__methods");
   gml_register(L, -1, methods);
   lua_pop(L, 2);

@@ -29,6 +29,8 @@ int luaopen_gpumat_core(lua_State *L) {
   gml_open_cuda(L, mod);
   gml_open_buffer(L, mod);
   gml_open_memspace(L, mod);
+  gml_open_operators(L, mod);
+  gml_open_convenience(L, mod);
   lua_pushstring(L, GPUMAT_VERSION);
   lua_setfield(L, mod, "version");
   return 1;

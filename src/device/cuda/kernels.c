@@ -3,9 +3,11 @@
 #include <cuda_runtime.h>
 
 #include "../../core/mem/backends.h"
+#include "../../core/reduce_ops.h"
 #include "ew_nn.h"
 #include "impl.h"
 
+extern const gm_reduce_ops gm_cuda_reduce_ops; /* kernels/reduce.cu, reduce.c */
 int gm_cuda_fill(int ctype, size_t n, double alpha, void *x, size_t incx, void *stream);
 
 
@@ -29,6 +31,7 @@ static const gm_backend cuda_kernels = {
     .random = &gm_cuda_random_ops, /* cuRAND, random.c */
     .elementwise = &gm_cuda_elementwise_ops, /* kernels/elementwise.cu, elementwise.c */
     .nn = &gm_cuda_nn_ops,                   /* kernels/nn.cu, nn.c */
+    .reduce = &gm_cuda_reduce_ops,           /* kernels/reduce.cu, reduce.c */
 };
 
 const gm_backend *gm_cuda_kernels(void) { return &cuda_kernels; }

@@ -1,0 +1,34 @@
+/* Validation and dispatch of the whole-mat reductions. */
+#include "reduce.h"
+
+#include "exec.h"
+
+const char *gm_reduce_name(gm_reduce_op op) {
+  switch (op) {
+    case GM_REDUCE_SUM: return "sum";
+    case GM_REDUCE_MIN: return "min";
+    case GM_REDUCE_MAX: return "max";
+  }
+  return "unknown";
+}
+
+gm_status gm_reduce(gm_mat *x, gm_reduce_op op, double *out) {
+  const char *name = gm_reduce_name(op);
+  if (op != GM_REDUCE_SUM && op != GM_REDUCE_MIN && op != GM_REDUCE_MAX)
+    return gm_fail(GM_EINVAL, "reduce: unknown op %d", (int)op);
+  if (x->size == 0) {
+    if (op != GM_REDUCE_SUM) return gm_fail(GM_EINVAL, "%s: the mat is empty", name);
+    *out = 0;
+    return GM_OK;
+  }
+  gm_mat *all[1] = {x};
+  gm_exec e = gm_exec_choose(all, 1);
+  const gm_reduce_ops *ops = e.be->reduce;
+  if (!ops || !ops->reduce)
+    return gm_fail(GM_EUNSUPPORTED, "%s: not implemented on the %s backend", name, e.be->name);
+  gm_operand o = {x, GM_INPUT, NULL};
+  GM_TRY(gm_acquire(&e, &o, 1));
+  gm_status st = ops->reduce(e.dev, x->ctype, op, x->size, o.ptr, out);
+  gm_release(&e, &o, 1);
+  return st;
+}

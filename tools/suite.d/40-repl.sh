@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The REPL launcher bin/gpumat, driven through tmux as a user would: the
+# banner says where mats live, `m = gm.mat({2,2},{initial_element=1}); m + 1`
+# prints the mat, m:show() and gm.help work, Ctrl-D ends the session; on the
+# host and with GPUMAT_DEVICE=emulated.  Then the launcher installed by
+# `cmake --install` (into a scratch prefix) runs a piped session.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+passed=0 failed=0 skipped=0
+ok() { echo "ok: $1"; passed=$((passed + 1)); }
+bad() { echo "FAILED: $1"; failed=$((failed + 1)); }
+
+if ! command -v tmux >/dev/null 2>&1 || [ ! -f "$BUILD/gpumat/core.so" ]; then
+  echo "tmux or $BUILD/gpumat/core.so missing"
+  echo "0 passed, 0 failed, 1 skipped"
+  exit 0
+fi
+
+sock="gpumat-repl-$$"
+t() { tmux -L "$sock" "$@"; }
+screen() { t capture-pane -p -t repl 2>/dev/null; }
+# wait_for TEXT / wait_re REGEX: polls the screen (up to 20 s) until it
+# shows TEXT (or a line matching REGEX)
+wait_for() { wait_grep -F "$1"; }
+wait_re() { wait_grep -E "$1"; }
+wait_grep() {
+  for _ in $(seq 1 100); do
+    screen | grep -q "$@" && return 0
+    sleep 0.2
+  done
+  return 1
+}
+
+session() { # mode banner-text mat-text
+  local mode=$1 banner=$2 mat=$3
+  t new-session -d -s repl -x 160 -y 40 \
+    "env GPUMAT_BUILD_DIR=$BUILD GPUMAT_DEVICE=$([ "$mode" = emulated ] && echo emulated) bin/gpumat; echo gpumat-exited \$?; sleep 30"
+  if wait_for "$banner"; then ok "$mode: banner '$banner'"; else bad "$mode: banner"; screen; fi
+  t send-keys -t repl 'm = gm.mat({2,2},{initial_element=1}); m + 1' Enter
+  if wait_for "$mat"; then ok "$mode: m + 1 shows $mat"; else bad "$mode: m + 1"; screen; fi
+  t send-keys -t repl '(m * 3 - 0.5):show()' Enter
+  if wait_for "2.5  2.5" && screen | grep -qF "#<MAT 2x2 double>"; then
+    ok "$mode: m:show() aligned"
+  else bad "$mode: m:show()"; screen; fi
+  t send-keys -t repl 'm:sum(), m:max()' Enter
+  if wait_re "^4\.0\s+1\.0\s*$"; then ok "$mode: m:sum(), m:max()"; else bad "$mode: sum/max"; screen; fi
+  t send-keys -t repl 'gm.help("sum")' Enter
+  if wait_for '(docs/API.md, "REPL and script conveniences")'; then ok "$mode: gm.help"; else bad "$mode: help"; screen; fi
+  t send-keys -t repl 'error("boom")' Enter
+  if wait_for "stdin:1: boom"; then ok "$mode: an error keeps the session"; else bad "$mode: error"; screen; fi
+  t send-keys -t repl C-d
+  if wait_for "gpumat-exited 0"; then ok "$mode: Ctrl-D ends the session"; else bad "$mode: Ctrl-D"; screen; fi
+  t kill-server 2>/dev/null
+}
+
+session host "mats live on the host" "#<MAT 2x2 double F {{2, 2}, {2, 2}}>"
+session emulated "mats live on the emulated device" "#<MAT 2x2 double C {{2, 2}, {2, 2}}>"
+
+# the installed launcher (cmake --install of the existing build)
+prefix=$(mktemp -d)
+if cmake --install "$BUILD" --prefix "$prefix" >"$prefix.log" 2>&1 && [ -x "$prefix/bin/gpumat" ]; then
+  out=$(cd / && printf 'm = gm.mat({2,2},{initial_element=1}); m + 1\nprint(package.searchpath("gpumat", package.path))\n' |
+        env -u LUA_PATH -u LUA_CPATH "$prefix/bin/gpumat" 2>&1)
+  if echo "$out" | grep -qF "#<MAT 2x2 double F {{2, 2}, {2, 2}}>" && echo "$out" | grep -qF "$prefix/share/lua/5.4/gpumat/init.lua"; then
+    ok "installed bin/gpumat finds the installed module"
+  else bad "installed bin/gpumat"; echo "$out"; fi
+else
+  bad "cmake --install"; tail -20 "$prefix.log"
+fi
+rm -rf "$prefix" "$prefix.log"
+
+echo "$passed passed, $failed failed, $skipped skipped"
