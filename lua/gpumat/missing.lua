@@ -3,8 +3,6 @@
 -- ("attempt to call a nil value") or, worse, a silent no-op.  README lists
 -- them under "Not yet".
 local missing = {
-  -- run-time CUDA kernels (NVRTC)
-  "define_cuda_kernel",
   -- buffers (seed 000)
   "bufferp", "buffer_refcnt", "ref_buffer", "deref_buffer", "with_deref_buffer",
   "with_deref_buffers", "buffer_as_array", "buffer_element_type", "buffer_foreign_type",

@@ -26,6 +26,7 @@ int luaopen_gpumat_core(lua_State *L) {
   gml_open_blas(L, mod);
   gml_open_nondestructive(L, mod);
   gml_open_cuda(L, mod);
+  gml_open_kernel(L, mod);
   lua_pushstring(L, GPUMAT_VERSION);
   lua_setfield(L, mod, "version");
   return 1;

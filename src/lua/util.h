@@ -103,5 +103,6 @@ void gml_open_blas(lua_State *L, int module_idx);
 void gml_open_nondestructive(lua_State *L, int module_idx);
 void gml_open_cuda(lua_State *L, int module_idx);
 void gml_open_cuda_sync(lua_State *L, int module_idx);
+void gml_open_kernel(lua_State *L, int module_idx);
 
 #endif
