@@ -33,7 +33,7 @@ typedef struct gm_kernel_arg {
  * 1-d launch sized by the first mat argument (gm_launch_1d).  Every mat
  * must have ctype `ctype`.  Fails with GM_EUNSUPPORTED when the mats are
  * on a CUDA device (NVRTC kernels are not implemented). */
-gm_status gm_kernel_run(const char *name, gm_ctype ctype, gm_cpu_kernel_fn fn, gm_kernel_arg *args, int n,
+gm_status gm_kernel_run(gm_ctype ctype, gm_cpu_kernel_fn fn, gm_kernel_arg *args, int n,
                         const unsigned *geom);
 
 /* Launches of run-time kernels on the host and on the emulated device. */

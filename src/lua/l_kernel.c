@@ -51,7 +51,8 @@ static int l_kernel_load(lua_State *L) {
 
 /* core.kernel_launch(handle, name, ctype, spec, geom, args...): spec has
  * one character per parameter: 'i'/'o'/'x' a mat (input/output/io), 's'
- * a scalar, 'n' an int; geom is {gx, gy, gz, bx, by, bz}.  The Lua side
+ * a scalar, 'n' an int; geom is {gx, gy, gz, bx, by, bz}; one trailing
+ * value (the launch options) is ignored.  The Lua side
  * checked the user's arguments and names them in its messages; this
  * re-checks what the core relies on. */
 static int l_kernel_launch(lua_State *L) {
@@ -64,7 +65,9 @@ static int l_kernel_launch(lua_State *L) {
   gm_ctype ctype;
   if (gm_ctype_parse(ct, &ctype) != 0) return luaL_error(L, "%s: bad ctype %s", name, ct);
   if (n > GM_KERNEL_MAX_ARGS) return luaL_error(L, "%s: at most %d parameters", name, GM_KERNEL_MAX_ARGS);
-  if (lua_gettop(L) != 5 + (int)n)
+  /* the Lua side passes its call's arguments through, launch options included */
+  int top = lua_gettop(L);
+  if (top != 5 + (int)n && top != 6 + (int)n)
     return luaL_error(L, "%s: %d arguments expected, got %d", name, (int)n, lua_gettop(L) - 5);
   unsigned geom[6];
   for (int i = 0; i < 6; i++) {
@@ -103,7 +106,7 @@ static int l_kernel_launch(lua_State *L) {
     if (!box->m) gml_argerror(L, (int)i + 1, name, "attempt to use a freed mat");
     args[i].m = box->m;
   }
-  GML_TRY(L, gm_kernel_run(name, ctype, k->fn, args, (int)n, geom), name);
+  GML_TRY(L, gm_kernel_run(ctype, k->fn, args, (int)n, geom), name);
   return 0;
 }
 
