@@ -23,12 +23,12 @@
 #ifndef GPUMAT_CUDA_CPU_H
 #define GPUMAT_CUDA_CPU_H
 
-#include <cmath>
-#include <cstddef>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
+#include <stdint.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+
 #include <math.h>
 #include <sys/mman.h>
 #include <ucontext.h>
@@ -105,8 +105,8 @@ inline void fiber_entry() {
 }
 
 [[noreturn]] inline void die(const char *what) {
-  std::fprintf(stderr, "gpumat cuda_cpu: %s\n", what);
-  std::abort();
+  fprintf(stderr, "gpumat cuda_cpu: %s\n", what);
+  abort();
 }
 
 inline void syncthreads() {
@@ -151,35 +151,33 @@ inline void run_block_fibers(const index &base, body_fn fn, void *env) {
   s.cur = nullptr;
 }
 
-inline void run_block_loop(index ix, body_fn fn, void *env) {
-  const dim3 b = ix.block_dim;
-  for (unsigned z = 0; z < b.z; z++)
-    for (unsigned y = 0; y < b.y; y++)
-      for (unsigned x = 0; x < b.x; x++) {
-        ix.thread = uint3{x, y, z};
-        fn(env, ix);
-      }
-}
-
-// Runs the whole grid.  sync: the kernel calls __syncthreads().
-inline void launch(dim3 g, dim3 b, bool sync, body_fn fn, void *env) {
+// Runs the whole grid; f(const index &) is one thread.  sync: the kernel
+// calls __syncthreads() (fibers); else the threads of a block are a plain
+// loop the compiler can inline the body into.
+template <class F> inline void launch(dim3 g, dim3 b, bool sync, F &f) {
   long long nblocks = (long long)g.x * g.y * g.z;
-  if (nblocks <= 0 || (size_t)b.x * b.y * b.z == 0) return;
   long long threads_per_block = (long long)b.x * b.y * b.z;
+  if (nblocks <= 0 || threads_per_block <= 0) return;
+  body_fn erased = [](void *env, const index &ix) { (*(F *)env)(ix); };
   // chunks of blocks big enough that scheduling costs little, small
   // enough that both cores get work
   long long chunk = nblocks / 64 > 0 ? nblocks / 64 : 1;
-  (void)threads_per_block;
-#pragma omp parallel for schedule(dynamic, chunk) if (nblocks > 1 && nblocks * threads_per_block >= 4096)
+#pragma omp parallel for schedule(dynamic, chunk) if (nblocks > 1 && nblocks * threads_per_block >= 16384)
   for (long long blk = 0; blk < nblocks; blk++) {
     index ix;
     ix.block = uint3{(unsigned)(blk % g.x), (unsigned)(blk / g.x % g.y), (unsigned)(blk / ((long long)g.x * g.y))};
     ix.block_dim = b;
     ix.grid_dim = g;
-    if (sync && threads_per_block > 1)
-      run_block_fibers(ix, fn, env);
-    else
-      run_block_loop(ix, fn, env);
+    if (sync && threads_per_block > 1) {
+      run_block_fibers(ix, erased, (void *)&f);
+    } else {
+      for (unsigned z = 0; z < b.z; z++)
+        for (unsigned y = 0; y < b.y; y++)
+          for (unsigned x = 0; x < b.x; x++) {
+            ix.thread = uint3{x, y, z};
+            f(ix);
+          }
+    }
   }
 }
 

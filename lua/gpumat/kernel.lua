@@ -56,7 +56,12 @@ return function(gm, core)
     if v == "" then
       error(("define_cuda_kernel: the C++ compiler '%s' (GPUMAT_CXX) does not run"):format(cxx), 3)
     end
-    compiler_id = cxx .. "\n" .. v .. cxxflags
+    -- the CPU model's header is part of every kernel: a changed header
+    -- must not reuse objects compiled with the old one
+    local hf = io.open(find_header_dir() .. "/cuda_cpu.h", "rb")
+    local header = hf and hf:read("a") or ""
+    if hf then hf:close() end
+    compiler_id = cxx .. "\n" .. v .. cxxflags .. "\n" .. header
     return compiler_id
   end
 
@@ -97,6 +102,13 @@ return function(gm, core)
         unpack[#unpack + 1] = ("*(const int64_t *)a[%d]"):format(i - 1)
       end
     end
+    -- arguments unpacked once per launch, captured by the thread lambda
+    local locals, args = {}, {}
+    for i, e in ipairs(unpack) do
+      locals[i] = ("  auto gm_a%d_ = %s;"):format(i, e)
+      args[i] = ("gm_a%d_"):format(i)
+    end
+    locals = table.concat(locals, "\n")
     return table.concat({
       "// gpumat run-time kernel " .. name .. " (" .. ctype .. ")",
       '#include "cuda_cpu.h"',
@@ -108,13 +120,13 @@ return function(gm, core)
       "#line 1 \"" .. name .. "\"",
       body,
       "}",
-      "void gm_thunk_(void *env, const gmcpu::index &ix) {",
-      "  void *const *a = (void *const *)env; (void)a;",
-      "  " .. name .. "(ix" .. (#unpack > 0 and ", " or "") .. table.concat(unpack, ", ") .. ");",
-      "}",
       "}",
       'extern "C" __attribute__((visibility("default"))) void gpumat_kernel_launch(void *const *a, const unsigned *g) {',
-      ("  gmcpu::launch(dim3(g[0], g[1], g[2]), dim3(g[3], g[4], g[5]), %s, gm_thunk_, (void *)a);"):format(
+      locals,
+      "  auto thread = [=](const gmcpu::index &ix) {",
+      "    " .. name .. "(ix" .. (#unpack > 0 and ", " or "") .. table.concat(args, ", ") .. ");",
+      "  };",
+      ("  gmcpu::launch(dim3(g[0], g[1], g[2]), dim3(g[3], g[4], g[5]), %s, thread);"):format(
         sync and "true" or "false"),
       "}",
       "",
@@ -300,8 +312,14 @@ return function(gm, core)
         if not first_mat then
           argerr(np + 1, name, "no mat argument to size the default launch: give {grid_dim, block_dim}")
         end
-        local b, g = gm.choose_1d_block_and_grid(select(first_mat, ...):size(), 8)
-        geom = { g[1], g[2], g[3], b[1], b[2], b[3] }
+        -- gm_launch_1d (kernels/launch.h), the geometry of the library's
+        -- own kernels: blocks of up to 256 threads, enough blocks (up to
+        -- 65535) that a grid-stride loop runs about once per thread.  On
+        -- the CPU model this keeps each block's accesses contiguous.
+        local size = select(first_mat, ...):size()
+        local b = size < 256 and math.max(32, (size + 31) // 32 * 32) or 256
+        local g = math.min(math.max((size + b - 1) // b, 1), 65535)
+        geom = { g, 1, 1, b, 1, 1 }
       end
       local h = handles[ctype]
       if not h then
