@@ -260,8 +260,9 @@ return function(gm, core)
     for i, p in ipairs(ps) do if p[2] == "mat" then first_mat = i; break end end
     local sync = body:find("__syncthreads", 1, true) ~= nil
     local sources, handles = {}, {}
+    local last_size, last_geom -- default geometry of the last size (launch overhead)
 
-    local function call(...)
+    local function call(_, ...)
       local n = select("#", ...)
       local opts
       if n == np + 1 then
@@ -317,9 +318,14 @@ return function(gm, core)
         -- 65535) that a grid-stride loop runs about once per thread.  On
         -- the CPU model this keeps each block's accesses contiguous.
         local size = select(first_mat, ...):size()
-        local b = size < 256 and math.max(32, (size + 31) // 32 * 32) or 256
-        local g = math.min(math.max((size + b - 1) // b, 1), 65535)
-        geom = { g, 1, 1, b, 1, 1 }
+        if size == last_size then
+          geom = last_geom
+        else
+          local b = size < 256 and math.max(32, (size + 31) // 32 * 32) or 256
+          local g = math.min(math.max((size + b - 1) // b, 1), 65535)
+          geom = { g, 1, 1, b, 1, 1 }
+          last_size, last_geom = size, geom
+        end
       end
       local h = handles[ctype]
       if not h then
@@ -336,7 +342,7 @@ return function(gm, core)
       handles[c] = load_kernel(name, sources[c], c)
     end
     return setmetatable({ name = name }, {
-      __call = function(_, ...) return call(...) end,
+      __call = call,
       __tostring = function() return "gpumat kernel " .. name end,
     })
   end
