@@ -27,8 +27,8 @@ for _, name in ipairs(self_first) do methods[name] = core[name] end
 methods.to_table = core.mat_to_array
 
 -- Lua-side areas extend gm and the method table.
-local areas = { "shaping", "facets", "mat_debugging", "random", "cuda", "assemble", "caching", "kernel",
-  "missing" }
+local areas = { "shaping", "facets", "mat_debugging", "random", "cuda", "assemble", "caching",
+  "buffer", "kernel", "missing" }
 for _, area in ipairs(areas) do
   require("gpumat." .. area)(gm, core, methods)
 end
