@@ -15,7 +15,7 @@
 _Atomic bool gm_let_input_through = false;
 _Atomic bool gm_let_output_through = false;
 _Atomic bool gm_maybe_synchronize = true;
-gm_counters gm_counter;
+gm_counter_set gm_counter;
 
 static const char *const facet_names[GM_N_FACETS] = {"foreign", "cuda_host", "cuda", "managed"};
 static const char *const direction_names[] = {"input", "output", "io"};
@@ -85,6 +85,27 @@ gm_status gm_vec_new(gm_ctype ctype, size_t max_size, bool has_initial_element,
   if (v->scope) gm_cache_scope_ref(v->scope);
   atomic_fetch_add(&gm_counter.n_mats_created, 1);
   atomic_fetch_add(&gm_counter.n_mat_bytes_created, (long)vec_bytes(v));
+  *out = v;
+  return GM_OK;
+}
+
+gm_status gm_vec_wrap(gm_ctype ctype, size_t max_size, void *host, void (*release)(void *), void *ud,
+                      gm_vec **out) {
+  gm_block *b = NULL;
+  gm_vec *v = NULL;
+  GM_TRY(gm_block_wrap(host, max_size * gm_ctype_size(ctype), release, ud, &b));
+  gm_status st = gm_vec_new(ctype, max_size, false, 0, GM_SYNC_MAYBE, &v);
+  if (st == GM_OK) st = gm_vec_adopt_block(v, b);
+  if (st != GM_OK) {
+    b->wrap_release = NULL; /* the memory stays the caller's */
+    gm_block_deref(b);
+    gm_block_drop(b);
+    gm_vec_unref(v);
+    return st;
+  }
+  gm_vec_keep(v); /* application memory never belongs to an alloc-cache scope */
+  gm_block_deref(b); /* the vec's refcnt and hold remain */
+  gm_block_drop(b);
   *out = v;
   return GM_OK;
 }
@@ -556,6 +577,12 @@ static void drop_facet(gm_vec *v, gm_facet_name f) {
   if (shares_host(v, f) && !v->host) v->host_up_to_date = false;
 }
 
+/* wrapped (gm_mat_wrap): the FOREIGN facet is the application's memory
+ * and stays, like a referenced facet */
+static bool kept_facet(const gm_vec *v, gm_facet_name f) {
+  return f == GM_FACET_FOREIGN && v->host_blk && v->host_blk->wrapped;
+}
+
 static gm_status destroy_locked(gm_vec *v, gm_facet_name f, bool force, bool *destroyed) {
   gm_facet *F = &v->facets[f];
   *destroyed = false;
@@ -563,6 +590,7 @@ static gm_status destroy_locked(gm_vec *v, gm_facet_name f, bool force, bool *de
   if (F->n_watchers > 0)
     return gm_fail(GM_ESTATE, "cannot destroy facet '%s' while it is being accessed", facet_names[f]);
   if (F->n_references > 0 && !force) return GM_OK;
+  if (kept_facet(v, f)) return GM_OK;
   if (gm_vec_check_memory(v) == GM_OK) GM_TRY(preserve_data(v, f)); /* else no data left to keep */
   drop_facet(v, f);
   *destroyed = true;
@@ -585,12 +613,12 @@ gm_status gm_vec_destroy_all(gm_vec *v) {
   /* destroy-cube drops every unreferenced facet; a referenced facet that
    * survives is brought up to date first so it keeps the data */
   for (int g = 0; g < GM_N_FACETS && st == GM_OK; g++)
-    if (v->facets[g].exists && v->facets[g].n_references > 0 && !facet_up_to_date(v, (gm_facet_name)g) &&
-        gm_vec_check_memory(v) == GM_OK)
+    if (v->facets[g].exists && (v->facets[g].n_references > 0 || kept_facet(v, (gm_facet_name)g)) &&
+        !facet_up_to_date(v, (gm_facet_name)g) && gm_vec_check_memory(v) == GM_OK)
       st = refresh(v, (gm_facet_name)g);
   for (int g = 0; g < GM_N_FACETS && st == GM_OK; g++) {
     gm_facet *F = &v->facets[g];
-    if (F->exists && F->n_references == 0) drop_facet(v, (gm_facet_name)g);
+    if (F->exists && F->n_references == 0 && !kept_facet(v, (gm_facet_name)g)) drop_facet(v, (gm_facet_name)g);
   }
   vunlock(v, taken);
   return st;

@@ -22,15 +22,7 @@
 #include "ctype.h"
 #include "status.h"
 
-typedef enum gm_facet_name {
-  GM_FACET_FOREIGN = 0,
-  GM_FACET_CUDA_HOST,
-  GM_FACET_CUDA,
-  GM_FACET_MANAGED,
-  GM_N_FACETS
-} gm_facet_name;
-
-typedef enum gm_direction { GM_INPUT = 0, GM_OUTPUT, GM_IO } gm_direction;
+/* gm_facet_name and gm_direction are public (include/gpumat.h). */
 
 struct gm_device;
 
@@ -107,6 +99,12 @@ void gm_vec_keep(gm_vec *v);
  * memory returned to an alloc cache). */
 gm_status gm_vec_check_memory(gm_vec *v);
 
+/* A vec over application memory (gm_mat_wrap): its host storage is a
+ * wrapped block (mem/block.h, gm_block_wrap), so the FOREIGN facet exists
+ * and is up to date from birth; it is never destroyed (destroy_facet
+ * skips it like a referenced facet).  On failure release is not called. */
+gm_status gm_vec_wrap(gm_ctype ctype, size_t max_size, void *host, void (*release)(void *),
+                      void *ud, gm_vec **out);
 /* New vec with refcount 1 and no facets. */
 gm_status gm_vec_new(gm_ctype ctype, size_t max_size, bool has_initial_element,
                      double initial_element, gm_sync sync, gm_vec **out);

@@ -175,12 +175,27 @@ gm_status gm_block_alloc_pitched(gm_device *dev, size_t width, size_t height, gm
   return GM_OK;
 }
 
+gm_status gm_block_wrap(void *ptr, size_t bytes, void (*release_fn)(void *), void *ud, gm_block **out) {
+  if (!ptr) return gm_fail(GM_EINVAL, "cannot wrap a NULL pointer");
+  gm_block *b = NULL;
+  GM_TRY(new_block(GM_SPACE_HOST, NULL, &b));
+  b->ptr = ptr;
+  b->bytes = b->alloc_bytes = bytes;
+  b->wrapped = true;
+  b->wrap_release = release_fn;
+  b->wrap_ud = ud;
+  *out = b;
+  return GM_OK;
+}
+
 void gm_block_hold(gm_block *b) { atomic_fetch_add(&b->holds, 1); }
 
 static void release(gm_block *b, int why) {
   int live = GM_BLOCK_LIVE;
   if (!atomic_compare_exchange_strong(&b->state, &live, why)) return;
-  if (!gm_cache_give(b))
+  if (b->wrapped) { /* the application's memory: hand it back */
+    if (b->wrap_release) b->wrap_release(b->wrap_ud);
+  } else if (!gm_cache_give(b))
     gm_block_free_memory(b->space, b->device, b->ptr, b->alloc_bytes, b->pitch, b->registered_on);
   b->registered_on = NULL;
   if (b->device) gm_device_unref(b->device);
@@ -218,6 +233,10 @@ gm_status gm_block_check(const gm_block *b, const char *what) {
 
 gm_status gm_block_register(gm_block *b, gm_device *dev) {
   if (b->space != GM_SPACE_HOST || b->registered_on) return GM_OK;
+  /* unregistering before the application's release would need a device
+   * call at release time, which may be inside a Lua finalizer */
+  if (b->wrapped)
+    return gm_fail(GM_EUNSUPPORTED, "application memory (gm_mat_wrap) cannot be page-locked (facet 'cuda_host')");
   GM_TRY(gm_device_host_register(dev, b->ptr, b->alloc_bytes));
   gm_device_ref(dev);
   b->registered_on = dev;

@@ -59,6 +59,11 @@ typedef struct gm_block {
   struct gm_device *registered_on; /* HOST block page-locked by host_register */
   struct gm_cache_scope *scope;    /* allocating scope, until kept or released */
   struct gm_block *scope_prev, *scope_next;
+  /* gm_block_wrap: HOST memory the application owns (gm_mat_wrap): never
+   * freed, cached or page-locked; wrap_release(wrap_ud) when released */
+  bool wrapped;
+  void (*wrap_release)(void *ud);
+  void *wrap_ud;
 } gm_block;
 
 /* "host", "pinned", "device", "managed". */
@@ -69,6 +74,11 @@ const char *gm_space_name(gm_space s);
 gm_status gm_block_alloc(gm_space space, struct gm_device *dev, size_t bytes, unsigned flags, gm_block **out);
 /* A pitched device block of height rows of width bytes. */
 gm_status gm_block_alloc_pitched(struct gm_device *dev, size_t width, size_t height, gm_block **out);
+
+/* A HOST block over the application's memory ptr (refcnt 1, holds 1, in
+ * no scope): release(ud) instead of a free when it is released (release
+ * may be NULL); gm_block_register refuses it (GM_EUNSUPPORTED). */
+gm_status gm_block_wrap(void *ptr, size_t bytes, void (*release)(void *), void *ud, gm_block **out);
 
 void gm_block_hold(gm_block *b);
 /* Drops a hold; at zero releases live memory and frees the struct. */
