@@ -68,40 +68,74 @@ __global__ void add_sign_kernel(size_t n, T alpha, const T *a, T beta, T *b) {
   GRID_STRIDE(i, n) b[i] = axpby_op(alpha, sign_op(a[i]), beta, b[i]);
 }
 
+// Row-broadcast kernels on a 2-d grid (review #14): rows on grid.y, the
+// columns of a row on grid.x, so no per-element 64-bit division.
+#define ROWS_2D(r, c, rows, cols)                                            \
+  for (size_t r = blockIdx.y; r < (rows); r += gridDim.y)                    \
+    for (size_t c = blockIdx.x * (size_t)blockDim.x + threadIdx.x; c < (cols); \
+         c += (size_t)blockDim.x * gridDim.x)
+
 template <typename T>
 __global__ void geerv_kernel(size_t rows, size_t cols, T alpha, const T *a, const T *x, T beta, T *b) {
-  GRID_STRIDE(i, rows * cols) b[i] = axpby_op(alpha, a[i] * x[i % cols], beta, b[i]);
+  ROWS_2D(r, c, rows, cols) {
+    const size_t i = r * cols + c;
+    b[i] = axpby_op(alpha, a[i] * x[c], beta, b[i]);
+  }
 }
 
 // kind 0: rows (scales[r]), 1: columns (scales[c])
 template <typename T>
-__global__ void scale_kernel(int kind, size_t rows, size_t cols, const T *s, const T *a, T *r) {
-  GRID_STRIDE(i, rows * cols) r[i] = (kind == 0 ? s[i / cols] : s[i % cols]) * a[i];
-}
-
-// Column sums: one thread per column walks down the rows (coalesced
-// across the threads of a warp).
-template <typename T>
-__global__ void colsum_kernel(size_t rows, size_t cols, T alpha, const T *x, T beta, T *y) {
-  GRID_STRIDE(c, cols) {
-    T s = 0;
-    for (size_t r = 0; r < rows; r++) s += x[r * cols + c];
-    y[c] = axpby_op(alpha, s, beta, y[c]);
+__global__ void scale_kernel(int kind, size_t rows, size_t cols, const T *s, const T *a, T *r_) {
+  ROWS_2D(r, c, rows, cols) {
+    const size_t i = r * cols + c;
+    r_[i] = (kind == 0 ? s[r] : s[c]) * a[i];
   }
 }
 
-// Row sums: one warp per row, lanes stride along it, then a shuffle
-// reduction; lane 0 owns y[r].
+// Sums along an axis (review #8), in double for both ctypes as on the
+// host.  Pass 1 splits the long dimension into chunks so that short
+// dimensions still give about 1024 blocks: part[chunk * n_out + o] holds
+// chunk's partial sum of output o.  Pass 2 adds the chunks of each output
+// and applies y := alpha * s + beta * y in double (as the host does).
+//  colsum: threads of a block take adjacent columns (coalesced), grid.y
+//          the row chunks;
+//  rowsum: a block takes a chunk of a row (threads stride along it,
+//          coalesced) and sums it in shared memory; grid.y the rows.
 template <typename T>
-__global__ void rowsum_kernel(size_t rows, size_t cols, T alpha, const T *x, T beta, T *y) {
-  size_t lane = threadIdx.x % GM_WARP_SIZE;
-  size_t warp = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / GM_WARP_SIZE;
-  size_t n_warps = (size_t)blockDim.x * gridDim.x / GM_WARP_SIZE;
-  for (size_t r = warp; r < rows; r += n_warps) {
-    T s = 0;
-    for (size_t c = lane; c < cols; c += GM_WARP_SIZE) s += x[r * cols + c];
-    for (int off = GM_WARP_SIZE / 2; off > 0; off /= 2) s += __shfl_down_sync(0xffffffffu, s, off);
-    if (lane == 0) y[r] = axpby_op(alpha, s, beta, y[r]);
+__global__ void colsum_part_kernel(size_t rows, size_t cols, size_t chunk, const T *x, double *part) {
+  const size_t n_chunks = (rows + chunk - 1) / chunk;
+  for (size_t ch = blockIdx.y; ch < n_chunks; ch += gridDim.y) {
+    const size_t r0 = ch * chunk, r1 = rows - r0 < chunk ? rows : r0 + chunk;
+    GRID_STRIDE(c, cols) {
+      double s = 0;
+      for (size_t r = r0; r < r1; r++) s += (double)x[r * cols + c];
+      part[ch * cols + c] = s;
+    }
+  }
+}
+
+template <typename T>
+__global__ void rowsum_part_kernel(size_t rows, size_t cols, size_t chunk, const T *x, double *part) {
+  __shared__ double sh[GM_MAX_BLOCK];
+  const size_t n_chunks = (cols + chunk - 1) / chunk;
+  for (size_t r = blockIdx.y; r < rows; r += gridDim.y)
+    for (size_t ch = blockIdx.x; ch < n_chunks; ch += gridDim.x) {
+      const size_t c0 = ch * chunk, c1 = cols - c0 < chunk ? cols : c0 + chunk;
+      const T *xr = x + r * cols;
+      double s = 0;
+      for (size_t c = c0 + threadIdx.x; c < c1; c += blockDim.x) s += (double)xr[c];
+      s = gm_block_sum(s, sh);
+      if (threadIdx.x == 0) part[ch * rows + r] = s;
+    }
+}
+
+template <typename T>
+__global__ void sum_finish_kernel(size_t n_out, size_t n_chunks, const double *part, double alpha, double beta,
+                                  T *y) {
+  GRID_STRIDE(o, n_out) {
+    double s = 0;
+    for (size_t ch = 0; ch < n_chunks; ch++) s += part[ch * n_out + o];
+    y[o] = (T)gm_axpby_double(alpha, s, beta, (double)y[o]);
   }
 }
 
@@ -155,9 +189,20 @@ extern "C" int gm_cuda_ew_add_sign(int ctype, size_t n, double alpha, const void
   return (int)cudaGetLastError();
 }
 
+// The 2-d geometry of ROWS_2D: about 1024 blocks over rows x columns.
+struct gm_launch_rows {
+  dim3 grid, block;
+  cudaStream_t s;
+  gm_launch_rows(size_t rows, size_t cols, void *stream) : block(GM_MAX_BLOCK), s((cudaStream_t)stream) {
+    const size_t bx = (cols + GM_MAX_BLOCK - 1) / GM_MAX_BLOCK;
+    grid.y = gm_spread(rows, 1, rows);
+    grid.x = gm_spread(1024, grid.y, bx);
+  }
+};
+
 extern "C" int gm_cuda_ew_geerv(int ctype, size_t rows, size_t cols, double alpha, const void *a, const void *x,
                                 double beta, void *b, void *stream) {
-  gm_launch l(rows * cols, stream);
+  gm_launch_rows l(rows, cols, stream);
   if (ctype == 0)
     geerv_kernel<float><<<l.grid, l.block, 0, l.s>>>(rows, cols, (float)alpha, CF(a), CF(x), (float)beta, F(b));
   else
@@ -167,7 +212,7 @@ extern "C" int gm_cuda_ew_geerv(int ctype, size_t rows, size_t cols, double alph
 
 extern "C" int gm_cuda_ew_scale(int ctype, int kind, size_t rows, size_t cols, const void *s, const void *a,
                                 void *r, void *stream) {
-  gm_launch l(rows * cols, stream);
+  gm_launch_rows l(rows, cols, stream);
   if (ctype == 0)
     scale_kernel<float><<<l.grid, l.block, 0, l.s>>>(kind, rows, cols, CF(s), CF(a), F(r));
   else
@@ -177,18 +222,34 @@ extern "C" int gm_cuda_ew_scale(int ctype, int kind, size_t rows, size_t cols, c
 
 extern "C" int gm_cuda_ew_sum(int ctype, int axis, size_t rows, size_t cols, double alpha, const void *x,
                               double beta, void *y, void *stream) {
-  if (axis == 0) {
-    gm_launch l(cols, stream);
-    if (ctype == 0)
-      colsum_kernel<float><<<l.grid, l.block, 0, l.s>>>(rows, cols, (float)alpha, CF(x), (float)beta, F(y));
-    else
-      colsum_kernel<double><<<l.grid, l.block, 0, l.s>>>(rows, cols, alpha, CD(x), beta, D(y));
-  } else {
-    gm_launch l(rows * GM_WARP_SIZE, stream);
-    if (ctype == 0)
-      rowsum_kernel<float><<<l.grid, l.block, 0, l.s>>>(rows, cols, (float)alpha, CF(x), (float)beta, F(y));
-    else
-      rowsum_kernel<double><<<l.grid, l.block, 0, l.s>>>(rows, cols, alpha, CD(x), beta, D(y));
+  cudaStream_t st = (cudaStream_t)stream;
+  const size_t n_out = axis == 0 ? cols : rows, len = axis == 0 ? rows : cols;
+  dim3 grid, block(GM_MAX_BLOCK);
+  size_t chunk;
+  if (axis == 0) { // columns on grid.x, row chunks (of at least 64 rows) on grid.y
+    grid.x = gm_spread((cols + GM_MAX_BLOCK - 1) / GM_MAX_BLOCK, 1, (cols + GM_MAX_BLOCK - 1) / GM_MAX_BLOCK);
+    grid.y = gm_spread(1024, grid.x, (len + 63) / 64);
+  } else { // rows on grid.y, column chunks (of at least 1024 columns) on grid.x
+    grid.y = gm_spread(rows, 1, rows);
+    grid.x = gm_spread(1024, grid.y, (len + 1023) / 1024);
   }
-  return (int)cudaGetLastError();
+  const size_t n_split = axis == 0 ? grid.y : grid.x;
+  chunk = (len + n_split - 1) / n_split;
+  const size_t n_chunks = (len + chunk - 1) / chunk;
+  double *part = NULL;
+  cudaError_t e = cudaMallocAsync((void **)&part, n_chunks * n_out * sizeof(double), st);
+  if (e != cudaSuccess) return (int)e;
+  if (axis == 0) {
+    if (ctype == 0) colsum_part_kernel<float><<<grid, block, 0, st>>>(rows, cols, chunk, CF(x), part);
+    else colsum_part_kernel<double><<<grid, block, 0, st>>>(rows, cols, chunk, CD(x), part);
+  } else {
+    if (ctype == 0) rowsum_part_kernel<float><<<grid, block, 0, st>>>(rows, cols, chunk, CF(x), part);
+    else rowsum_part_kernel<double><<<grid, block, 0, st>>>(rows, cols, chunk, CD(x), part);
+  }
+  gm_launch l(n_out, stream);
+  if (ctype == 0) sum_finish_kernel<float><<<l.grid, l.block, 0, l.s>>>(n_out, n_chunks, part, alpha, beta, F(y));
+  else sum_finish_kernel<double><<<l.grid, l.block, 0, l.s>>>(n_out, n_chunks, part, alpha, beta, D(y));
+  e = cudaGetLastError();
+  (void)cudaFreeAsync(part, st);
+  return (int)e;
 }

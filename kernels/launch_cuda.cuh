@@ -14,6 +14,32 @@ struct gm_launch {
   gm_launch(size_t n, void *stream) : s((cudaStream_t)stream) { gm_launch_1d(n, &block, &grid); }
 };
 
+// Sum of v over the threads of a block of GM_MAX_BLOCK threads, in shared
+// memory sh[GM_MAX_BLOCK] (a tree: blockDim.x must be a power of two);
+// every thread must call it; the result is valid in thread 0.  Shared
+// memory and barriers only (no warp shuffles), so the CPU execution model
+// runs it too.
+__device__ inline double gm_block_sum(double v, double *sh) {
+  sh[threadIdx.x] = v;
+  __syncthreads();
+  for (unsigned off = blockDim.x / 2; off > 0; off /= 2) {
+    if (threadIdx.x < off) sh[threadIdx.x] += sh[threadIdx.x + off];
+    __syncthreads();
+  }
+  double r = sh[0];
+  __syncthreads(); // sh may be reused at once
+  return r;
+}
+
+// Grid size for about `target` blocks in total when another grid dimension
+// already has `other` blocks, at least 1 and at most min(cap, 65535).
+static inline unsigned gm_spread(size_t target, size_t other, size_t cap) {
+  size_t g = other >= target ? 1 : (target + other - 1) / other;
+  if (g > cap) g = cap;
+  if (g > GM_MAX_GRID) g = GM_MAX_GRID;
+  return g ? (unsigned)g : 1u;
+}
+
 // Casts of the launchers' void pointers to the kernel element types.
 #define F(p) ((float *)(p))
 #define D(p) ((double *)(p))

@@ -89,10 +89,33 @@ describe("with_cuda", function()
     assert.are.same({ 5, 5 }, m:to_table())
   end)
 
-  it("runs the body on the host when cuda is not available #outermost", function()
-    if gm.cuda_available() then return end
+  it("raises with the reason when cuda is requested by name but not usable #outermost", function()
+    local ok, why = gm.cuda_available()
+    if ok then return end
     local m = gm.mat(2)
-    gm.with_cuda({ backend = "cuda" }, function()
+    local ran = false
+    local ok2, err = pcall(gm.with_cuda, { backend = "cuda" }, function() ran = true end)
+    assert.is_false(ok2)
+    assert.is_false(ran)
+    assert.are.equal('with_cuda: cuda was requested (backend "cuda") but is not usable: ' .. why, tostring(err))
+    assert.are.equal("-", m:facets())
+    -- disabled contexts need no device
+    gm.with_cuda({ backend = "cuda", enabled = false }, function() gm.fill_(3, m) end)
+    assert.are.same({ 3, 3 }, m:to_table())
+  end)
+
+  it("runs the body on the host when no backend is named and cuda is not usable #outermost", function()
+    if gm.cuda_available() then return end
+    local env = os.getenv("GPUMAT_DEVICE")
+    local m = gm.mat(2)
+    if env and env ~= "" then
+      -- GPUMAT_DEVICE names the backend: with_cuda{} is an explicit request
+      gm.with_cuda({}, function() gm.fill_(3, m) end)
+      assert.are.same({ 3, 3 }, m:to_table())
+      if env == "cuda" then error("unreachable: GPUMAT_DEVICE=cuda without a device must raise") end
+      return
+    end
+    gm.with_cuda({}, function()
       assert.is_false(gm.use_cuda_p(m))
       assert.is_false(gm.use_cuda_p())
       gm.fill_(3, m)
@@ -338,6 +361,8 @@ describe("counters and cuda_room", function()
   end)
 
   it("cuda_room uses MGL's verbose and concise layouts #outermost", function()
+    collectgarbage()
+    gm.collect() -- no cached blocks from earlier tests
     gm.with_cuda(EMU, function()
       local a = gm.mat(1000, { initial_element = 1 }) -- 8000 bytes -> one 8192-byte block
       gm.scal_(2, a)

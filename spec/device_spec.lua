@@ -113,13 +113,18 @@ describe("the device pool", function()
         assert.are.equal(base.n_device_arrays + 1, c.n_device_arrays)
         m:free()
       end
-      gm.collect()
-      local c = gm.counters()
-      assert.are.equal(base.device_bytes_in_use, c.device_bytes_in_use)
-      assert.are.equal(base.device_bytes_pooled + 8192, c.device_bytes_pooled)
-      local m2 = gm.mat(900) -- same size class: the cached block is reused
+      -- the next allocation drains the deferred free: the block is cached,
+      -- and a request of the same size class reuses it
+      local m2 = gm.mat(900)
       gm.fill_(2, m2)
+      local c = gm.counters()
+      assert.are.equal(base.device_bytes_in_use + 8192, c.device_bytes_in_use)
+      assert.are.equal(base.device_bytes_pooled, c.device_bytes_pooled)
+      m2:free()
+      local m3 = gm.mat(1000) -- and again, without gm.collect()
+      gm.fill_(3, m3)
       assert.are.equal(base.device_bytes_pooled, gm.counters().device_bytes_pooled)
+      m3:free()
       m2 = nil -- luacheck: ignore
       for _ = 1, 20 do gm.fill_(1, gm.mat(100)) end
       collectgarbage()
@@ -130,13 +135,21 @@ describe("the device pool", function()
     end)
   end)
 
-  it("gives everything back at the outermost exit #outermost", function()
+  it("keeps its cache across contexts; gm.collect() gives everything back #outermost", function()
     gm.with_cuda(EMU, function()
       for _ = 1, 5 do gm.fill_(1, gm.mat(5000)) end
     end)
     collectgarbage()
-    gm.collect()
     local c = gm.counters()
+    assert.are.equal(0, c.device_bytes_in_use)
+    assert.is_true(c.device_bytes_pooled >= 40448) -- review #9: no cudaMalloc churn per context
+    gm.with_cuda(EMU, function()
+      local before = gm.counters().device_bytes_pooled
+      gm.fill_(1, gm.mat(5000)) -- served from the cache
+      assert.are.equal(before - 40448, gm.counters().device_bytes_pooled)
+    end)
+    gm.collect()
+    c = gm.counters()
     assert.are.equal(0, c.device_bytes_in_use)
     assert.are.equal(0, c.device_bytes_pooled)
   end)

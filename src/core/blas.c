@@ -9,6 +9,7 @@
 #include "blas.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 
 #include "exec.h"
@@ -35,7 +36,6 @@ static size_t block_extent(size_t rows, size_t cols, size_t ld) {
 gm_status gm_blas_check_vector(const gm_mat *x, size_t n, size_t inc, const char *name,
                                const char *incname) {
   if (inc < 1) return gm_fail(GM_EINVAL, "%s must be positive, got %zu", incname, inc);
-  GM_TRY(check_int(n, "n"));
   GM_TRY(check_int(inc, incname));
   size_t need = block_extent(n, 1, inc);
   if (need > x->size)
@@ -66,6 +66,19 @@ gm_status gm_blas_check_alias(const gm_mat *x, size_t incx, const gm_mat *y, siz
 
 /* ---- level 1 ---- */
 
+size_t gm_blas_chunk = INT_MAX;
+
+/* Elements in the chunk of a level-1 call that starts at element `done`. */
+static int chunk_at(size_t n, size_t done) {
+  size_t c = n - done, max = gm_blas_chunk && gm_blas_chunk <= INT_MAX ? gm_blas_chunk : INT_MAX;
+  return (int)(c < max ? c : max);
+}
+
+/* Element `done` of a vector with stride inc starting at p. */
+static void *elem_at(void *p, gm_ctype t, size_t done, size_t inc) {
+  return (char *)p + done * inc * gm_ctype_size(t);
+}
+
 typedef enum { R_ASUM, R_NRM2 } reduce_kind;
 
 static gm_status reduce1(reduce_kind kind, gm_mat *x, size_t n, size_t incx, double *out) {
@@ -79,7 +92,15 @@ static gm_status reduce1(reduce_kind kind, gm_mat *x, size_t n, size_t incx, dou
   if (!f) return unsupported(&e, name);
   gm_operand op = {x, GM_INPUT, NULL};
   GM_TRY(gm_acquire(&e, &op, 1));
-  gm_status st = f(e.dev, x->ctype, (int)n, op.ptr, (int)incx, out);
+  gm_status st = GM_OK;
+  for (size_t done = 0; done < n && st == GM_OK;) {
+    int c = chunk_at(n, done);
+    double part = 0;
+    st = f(e.dev, x->ctype, c, elem_at(op.ptr, x->ctype, done, incx), (int)incx, &part);
+    /* asum parts add up; norms combine as sqrt(a^2 + b^2) without overflow */
+    *out = kind == R_ASUM ? *out + part : hypot(*out, part);
+    done += (size_t)c;
+  }
   gm_release(&e, &op, 1);
   return st;
 }
@@ -108,7 +129,15 @@ gm_status gm_dot(gm_mat *x, gm_mat *y, size_t n, size_t incx, size_t incy, doubl
   if (!GM_BLAS_ENTRY(e, dot)) return unsupported(&e, "dot");
   gm_operand ops[2] = {{x, GM_INPUT, NULL}, {y, GM_INPUT, NULL}};
   GM_TRY(gm_acquire(&e, ops, 2));
-  gm_status st = e.be->blas->dot(e.dev, x->ctype, (int)n, ops[0].ptr, (int)incx, ops[1].ptr, (int)incy, out);
+  gm_status st = GM_OK;
+  for (size_t done = 0; done < n && st == GM_OK;) {
+    int c = chunk_at(n, done);
+    double part = 0;
+    st = e.be->blas->dot(e.dev, x->ctype, c, elem_at(ops[0].ptr, x->ctype, done, incx), (int)incx,
+                         elem_at(ops[1].ptr, x->ctype, done, incy), (int)incy, &part);
+    *out += part;
+    done += (size_t)c;
+  }
   gm_release(&e, ops, 2);
   return st;
 }
@@ -116,8 +145,6 @@ gm_status gm_dot(gm_mat *x, gm_mat *y, size_t n, size_t incx, size_t incy, doubl
 gm_status gm_axpy_(double alpha, gm_mat *x, gm_mat *y, size_t n, size_t incx, size_t incy) {
   if (x->ctype != y->ctype || n != x->size || n > y->size || incx != 1 || incy != 1 || x->vec == y->vec)
     GM_TRY(check_write_pair("axpy_", x, y, n, incx, incy));
-  else
-    GM_TRY(check_int(n, "n"));
   /* reference BLAS returns early for alpha == 0 and so does OpenBLAS; the
    * host's small-vector loop (and possibly other backends) would compute
    * y + 0 * x, turning Inf/NaN in x into NaN: one rule everywhere */
@@ -127,7 +154,13 @@ gm_status gm_axpy_(double alpha, gm_mat *x, gm_mat *y, size_t n, size_t incx, si
   if (!GM_BLAS_ENTRY(e, axpy)) return unsupported(&e, "axpy");
   gm_operand ops[2] = {{x, GM_INPUT, NULL}, {y, GM_IO, NULL}};
   GM_TRY(gm_acquire(&e, ops, 2));
-  gm_status st = e.be->blas->axpy(e.dev, x->ctype, (int)n, alpha, ops[0].ptr, (int)incx, ops[1].ptr, (int)incy);
+  gm_status st = GM_OK;
+  for (size_t done = 0; done < n && st == GM_OK;) {
+    int c = chunk_at(n, done);
+    st = e.be->blas->axpy(e.dev, x->ctype, c, alpha, elem_at(ops[0].ptr, x->ctype, done, incx), (int)incx,
+                          elem_at(ops[1].ptr, x->ctype, done, incy), (int)incy);
+    done += (size_t)c;
+  }
   gm_release(&e, ops, 2);
   return st;
 }
@@ -142,22 +175,30 @@ gm_status gm_copy_(gm_mat *x, gm_mat *y, size_t n, size_t incx, size_t incy) {
   gm_direction ydir = n == y->size && incy == 1 ? GM_OUTPUT : GM_IO;
   gm_operand ops[2] = {{x, GM_INPUT, NULL}, {y, ydir, NULL}};
   GM_TRY(gm_acquire(&e, ops, 2));
-  gm_status st = e.be->blas->copy(e.dev, x->ctype, (int)n, ops[0].ptr, (int)incx, ops[1].ptr, (int)incy);
+  gm_status st = GM_OK;
+  for (size_t done = 0; done < n && st == GM_OK;) {
+    int c = chunk_at(n, done);
+    st = e.be->blas->copy(e.dev, x->ctype, c, elem_at(ops[0].ptr, x->ctype, done, incx), (int)incx,
+                          elem_at(ops[1].ptr, x->ctype, done, incy), (int)incy);
+    done += (size_t)c;
+  }
   gm_release(&e, ops, 2);
   return st;
 }
 
 gm_status gm_scal_(double alpha, gm_mat *x, size_t n, size_t incx) {
-  if (n != x->size || incx != 1)
-    GM_TRY(gm_blas_check_vector(x, n, incx, "x", "incx"));
-  else
-    GM_TRY(check_int(n, "n"));
+  if (n != x->size || incx != 1) GM_TRY(gm_blas_check_vector(x, n, incx, "x", "incx"));
   if (n == 0) return GM_OK;
   gm_exec e = gm_exec_choose(&x, 1);
   if (!GM_BLAS_ENTRY(e, scal)) return unsupported(&e, "scal");
   gm_operand op = {x, GM_IO, NULL};
   GM_TRY(gm_acquire(&e, &op, 1));
-  gm_status st = e.be->blas->scal(e.dev, x->ctype, (int)n, alpha, op.ptr, (int)incx);
+  gm_status st = GM_OK;
+  for (size_t done = 0; done < n && st == GM_OK;) {
+    int c = chunk_at(n, done);
+    st = e.be->blas->scal(e.dev, x->ctype, c, alpha, elem_at(op.ptr, x->ctype, done, incx), (int)incx);
+    done += (size_t)c;
+  }
   gm_release(&e, &op, 1);
   return st;
 }

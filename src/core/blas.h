@@ -19,8 +19,9 @@
 #include "blas_ops.h"
 #include "mat.h"
 
-/* Checks that n elements with stride inc fit in x's visible part (and the
- * int range of BLAS).  name/incname appear in the message ("x", "incx"). */
+/* Checks that n elements with stride inc fit in x's visible part (and
+ * that inc fits BLAS's int; n may exceed it: level-1 calls are split).
+ * name/incname appear in the message ("x", "incx"). */
 gm_status gm_blas_check_vector(const gm_mat *x, size_t n, size_t inc, const char *name,
                                const char *incname);
 
@@ -29,6 +30,11 @@ gm_status gm_blas_check_vector(const gm_mat *x, size_t n, size_t inc, const char
  * very same vector: BLAS (and cuBLAS) give order-dependent results then.
  * Identical vectors are fine for copy_ (a no-op) and axpy_. */
 gm_status gm_blas_check_alias(const gm_mat *x, size_t incx, const gm_mat *y, size_t incy, size_t n);
+
+/* Level-1 calls (asum, nrm2, dot, axpy_, copy_, scal_) over more than
+ * this many elements are split into calls of at most this many (review
+ * #18: BLAS and cuBLAS counts are int).  INT_MAX; tests lower it. */
+extern size_t gm_blas_chunk;
 
 gm_status gm_asum(gm_mat *x, size_t n, size_t incx, double *out);
 gm_status gm_nrm2(gm_mat *x, size_t n, size_t incx, double *out);

@@ -7,6 +7,7 @@
 #include "vec.h"
 
 _Atomic bool gm_cuda_enabled = true;
+_Atomic bool gm_cuda_allow_tf32 = false;
 static _Thread_local gm_context *current;
 
 gm_context *gm_context_current(void) { return current; }
@@ -36,22 +37,62 @@ static void push_barrier(gm_context *c) {
 }
 
 /* The device for o, or NULL (and GM_OK) when the body should simply run
- * on the host because CUDA is not usable here. */
+ * on the host because CUDA is not usable here and was not asked for by
+ * name.  A named "cuda" that is not usable (no device, a driver older
+ * than the toolkit needs, no toolkit in the build) fails with the reason
+ * instead of running on the CPU silently (review #2). */
 static gm_status open_device(const gm_context_options *o, gm_device **out) {
   *out = NULL;
   if (strcmp(o->backend, "cuda") == 0) {
     char reason[256];
-    if (!gm_cuda_runtime_available(o->device_id, reason, sizeof reason)) return GM_OK;
+    if (!gm_cuda_runtime_available(o->device_id, reason, sizeof reason)) {
+      if (!o->backend_named) return GM_OK;
+      return gm_fail(GM_ECUDA, "cuda was requested (backend \"cuda\") but is not usable: %s", reason);
+    }
   }
   return gm_device_get(o->backend, o->device_id, out);
 }
 
+/* Claims d for this thread (review #5, #16): its per-device state (pool
+ * limit, GC hook, cuBLAS handle, compute stream) must not be shared by
+ * two host threads' contexts. */
+static gm_status claim(gm_device *d) {
+  pthread_mutex_lock(&d->queue_lock);
+  bool busy = d->n_owner_contexts > 0 && !pthread_equal(d->owner_thread, pthread_self());
+  if (!busy) {
+    d->owner_thread = pthread_self();
+    d->n_owner_contexts++;
+  }
+  pthread_mutex_unlock(&d->queue_lock);
+  if (busy)
+    return gm_fail(GM_ESTATE, "%s device %d is in use by another thread's with_cuda context (one host thread "
+                              "per device at a time)",
+                   d->ops->name, d->id);
+  return GM_OK;
+}
+
+static void unclaim(gm_device *d) {
+  pthread_mutex_lock(&d->queue_lock);
+  if (d->n_owner_contexts > 0) d->n_owner_contexts--;
+  pthread_mutex_unlock(&d->queue_lock);
+}
+
 static gm_status begin_device(gm_context *c, gm_device *d, const gm_context_options *o) {
-  if (d->ops->context_begin) GM_TRY(d->ops->context_begin(d, o->random_seed, o->n_random_states));
+  GM_TRY(claim(d));
+  if (d->ops->context_begin) {
+    gm_status st = d->ops->context_begin(d, o->random_seed, o->n_random_states);
+    if (st != GM_OK) {
+      unclaim(d);
+      return st;
+    }
+  }
   c->device = d;
   gm_device_ref(d);
-  c->saved_limit = gm_pool_get_stats(&d->pool).limit;
+  gm_pool_stats ps = gm_pool_get_stats(&d->pool);
+  c->saved_limit = ps.limit;
   gm_pool_set_limit(&d->pool, o->n_pool_bytes);
+  /* blocks cached by earlier contexts count against this one's limit */
+  if (o->n_pool_bytes && ps.reserved > o->n_pool_bytes) gm_pool_trim(&d->pool, d);
   /* nudge the GC at least 8 times per limit's worth of allocations */
   c->saved_budget = d->gc_step_budget;
   if (o->n_pool_bytes && o->n_pool_bytes / 8 < d->gc_step_budget) d->gc_step_budget = o->n_pool_bytes / 8 + 1;
@@ -90,8 +131,7 @@ gm_status gm_context_enter(gm_context *c, const gm_context_options *o) {
 static gm_status end_device(gm_context *c) {
   gm_device *d = c->device;
   gm_status st = d->ops->synchronize(d);
-  gm_device_collect(d);
-  gm_pool_trim(&d->pool, d);
+  gm_device_collect(d); /* the cache stays: trimmed on OOM and by gm.collect() */
   if (d->ops->context_end) d->ops->context_end(d);
   gm_pool_set_limit(&d->pool, c->saved_limit);
   d->gc_step_budget = c->saved_budget;
@@ -100,6 +140,7 @@ static gm_status end_device(gm_context *c) {
   d->gc_hook_thread = c->saved_hook_thread;
   atomic_store(&gm_counter.n_memcpy_host_to_device, c->saved_h2d);
   atomic_store(&gm_counter.n_memcpy_device_to_host, c->saved_d2h);
+  unclaim(d);
   gm_device_unref(d);
   c->device = NULL;
   return st;

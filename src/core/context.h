@@ -8,11 +8,13 @@
  *    its pool to n_pool_bytes, starts the op tables' per-context state
  *    (random generator seeded with random_seed), binds the copy counters
  *    to zero, and pushes the same barrier;
- *  - else ops simply run on the host.
+ *  - else ops simply run on the host, unless the backend "cuda" was
+ *    named explicitly (backend_named): then entering fails with the
+ *    reason CUDA is not usable.
  * Exiting pops the barrier (the host facet is brought up to date and
  * device facets created inside are destroyed), and a context that opened
- * the device synchronizes it, drains its deferred-free queue, gives its
- * cached blocks back and restores the counters.  Exit must run also when
+ * the device synchronizes it, drains its deferred-free queue (its cached
+ * blocks stay for the next context) and restores the counters.  Exit must run also when
  * the body fails (the binding uses a to-be-closed variable). */
 #ifndef GM_CORE_CONTEXT_H
 #define GM_CORE_CONTEXT_H
@@ -26,6 +28,8 @@ typedef struct gm_context_options {
   bool enabled;
   int device_id;
   const char *backend; /* "cuda" or "emulated" */
+  bool backend_named;  /* asked for by name: an unusable "cuda" is an error,
+                          not a quiet fallback to the host (review #2) */
   unsigned long long random_seed;
   int n_random_states;
   size_t n_pool_bytes; /* 0: no limit */
@@ -48,6 +52,9 @@ typedef struct gm_context {
 
 /* Global switch gm.cuda_enabled (bound by contexts). */
 extern _Atomic bool gm_cuda_enabled;
+/* gm.cuda_allow_tf32 (review #17): float gemm on the CUDA backend may use
+ * TF32 tensor cores (10-bit mantissa inputs); default false. */
+extern _Atomic bool gm_cuda_allow_tf32;
 
 /* Enters c (caller-owned storage that must stay put until exit).  On
  * failure nothing is pushed and nothing changed. */

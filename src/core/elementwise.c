@@ -177,6 +177,7 @@ gm_status gm_sum_(gm_mat *x, gm_mat *y, int axis, double alpha, double beta) {
     return gm_fail(GM_EINVAL, "%s: y has %zu elements but the sums along axis %d number %zu", op, y->size,
                    axis + 1, want);
   if (y->size == 0) return GM_OK;
+  if (gm_mats_overlap(x, y)) return gm_fail(GM_EINVAL, "y shares storage with x");
   ew_call k;
   GM_TRY(ew_begin(&k, op, y, write_dir(beta, y, x, NULL), x, NULL));
   gm_status st = k.ops->sum(k.e.dev, y->ctype, x->dims[0], x->dims[1], axis, alpha, ew_ptr(&k, x), beta,

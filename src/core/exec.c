@@ -29,12 +29,28 @@ gm_status gm_acquire(const gm_exec *e, gm_operand *ops, int n) {
       return st;
     }
   }
+  /* the emulated device's model of the launch's cudaGetLastError: a
+   * stale error left by a recovered allocation failure (review #1) fails
+   * here as it would fail the launch on a GPU */
+  if (e->dev && e->dev->ops->check_error) {
+    gm_status st = e->dev->ops->check_error(e->dev);
+    if (st != GM_OK) {
+      unwatch_all(e, ops, n);
+      gm_device_leave(e->dev);
+      return st;
+    }
+  }
   return GM_OK;
 }
 
 void gm_release(const gm_exec *e, gm_operand *ops, int n) {
   unwatch_all(e, ops, n);
   gm_device_leave(e->dev);
+}
+
+bool gm_mats_overlap(const gm_mat *a, const gm_mat *b) {
+  if (!a || !b || a->vec != b->vec || a->size == 0 || b->size == 0) return false;
+  return a->displacement < b->displacement + b->size && b->displacement < a->displacement + a->size;
 }
 
 gm_status gm_check_same_ctype(const char *op, const gm_mat *a, const gm_mat *b) {

@@ -34,6 +34,11 @@ typedef struct gm_operand {
 gm_status gm_acquire(const gm_exec *e, gm_operand *ops, int n);
 void gm_release(const gm_exec *e, gm_operand *ops, int n);
 
+/* True when a and b (contiguous views) share storage elements.  An op
+ * whose output may overlap an input gives different results on a GPU,
+ * where threads read inputs while others write (review #12). */
+bool gm_mats_overlap(const gm_mat *a, const gm_mat *b);
+
 /* Errors for common precondition failures, naming the op. */
 gm_status gm_check_same_ctype(const char *op, const gm_mat *a, const gm_mat *b);
 

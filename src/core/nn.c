@@ -124,6 +124,25 @@ static gm_status nn_begin(nn_call *c, const char *op, gm_operand *o, int n) {
   return gm_acquire(&c->e, o, n);
 }
 
+/* Outputs must not share storage with any other operand (review #12):
+ * the GPU kernels read inputs while other threads write outputs. */
+typedef struct nn_operand_name {
+  gm_mat *m;
+  const char *name;
+  gm_nn_arg arg;
+} nn_operand_name;
+
+static gm_status no_alias(const char *op, const nn_operand_name *outs, int n_out, const nn_operand_name *all,
+                          int n_all, gm_nn_arg *bad) {
+  for (int i = 0; i < n_out; i++)
+    for (int j = 0; j < n_all; j++) {
+      if (all[j].arg == outs[i].arg || !gm_mats_overlap(outs[i].m, all[j].m)) continue;
+      gm_fail(GM_EINVAL, "%s: %s shares storage with %s", op, outs[i].name, all[j].name);
+      return bad_arg(bad, outs[i].arg);
+    }
+  return GM_OK;
+}
+
 gm_status gm_convolve_(gm_mat *x, gm_mat *w, gm_mat *y, const gm_nn_params *p, gm_nn_arg *bad) {
   const char *op = "convolve_";
   int64_t k[2];
@@ -134,6 +153,8 @@ gm_status gm_convolve_(gm_mat *x, gm_mat *w, gm_mat *y, const gm_nn_params *p, g
   GM_TRY(geom_x(op, x, k, "w", p, &g, bad));
   GM_TRY(geom_y(op, x, y, "y", GM_NN_Y, p, &g, bad));
   if (y->size == 0) return GM_OK;
+  const nn_operand_name names[3] = {{y, "y", GM_NN_Y}, {x, "x", GM_NN_X}, {w, "w", GM_NN_W}};
+  GM_TRY(no_alias(op, names, 1, names, 3, bad));
   gm_operand o[3] = {{x, GM_INPUT, NULL}, {w, GM_INPUT, NULL}, {y, GM_IO, NULL}};
   nn_call c;
   GM_TRY(nn_begin(&c, op, o, 3));
@@ -155,6 +176,9 @@ gm_status gm_derive_convolve_(gm_mat *x, gm_mat *xd, gm_mat *w, gm_mat *wd, gm_m
   GM_TRY(geom_x(op, x, k, "w", p, &g, bad));
   GM_TRY(geom_y(op, x, yd, "yd", GM_NN_YD, p, &g, bad));
   if (yd->size == 0) return GM_OK;
+  const nn_operand_name names[5] = {
+      {xd, "xd", GM_NN_XD}, {wd, "wd", GM_NN_WD}, {x, "x", GM_NN_X}, {w, "w", GM_NN_W}, {yd, "yd", GM_NN_YD}};
+  GM_TRY(no_alias(op, names, 2, names, 5, bad));
   gm_operand o[5] = {{x, GM_INPUT, NULL}, {w, GM_INPUT, NULL}, {yd, GM_INPUT, NULL},
                      {xd, GM_IO, NULL},   {wd, GM_IO, NULL}};
   nn_call c;
@@ -181,6 +205,8 @@ gm_status gm_max_pool_(gm_mat *x, gm_mat *y, const int64_t pool[2], const gm_nn_
   GM_TRY(geom_x(op, x, pool, "the pool", p, &g, bad));
   GM_TRY(geom_y(op, x, y, "y", GM_NN_Y, p, &g, bad));
   if (y->size == 0) return GM_OK;
+  const nn_operand_name names[2] = {{y, "y", GM_NN_Y}, {x, "x", GM_NN_X}};
+  GM_TRY(no_alias(op, names, 1, names, 2, bad));
   gm_operand o[2] = {{x, GM_INPUT, NULL}, {y, GM_OUTPUT, NULL}};
   nn_call c;
   GM_TRY(nn_begin(&c, op, o, 2));
@@ -200,6 +226,8 @@ gm_status gm_derive_max_pool_(gm_mat *x, gm_mat *xd, gm_mat *y, gm_mat *yd, cons
   GM_TRY(geom_x(op, x, pool, "the pool", p, &g, bad));
   GM_TRY(geom_y(op, x, y, "y", GM_NN_Y, p, &g, bad));
   if (y->size == 0) return GM_OK;
+  const nn_operand_name names[4] = {{xd, "xd", GM_NN_XD}, {x, "x", GM_NN_X}, {y, "y", GM_NN_Y}, {yd, "yd", GM_NN_YD}};
+  GM_TRY(no_alias(op, names, 1, names, 4, bad));
   gm_operand o[4] = {{x, GM_INPUT, NULL}, {y, GM_INPUT, NULL}, {yd, GM_INPUT, NULL}, {xd, GM_IO, NULL}};
   nn_call c;
   GM_TRY(nn_begin(&c, op, o, 4));

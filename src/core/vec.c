@@ -233,7 +233,20 @@ static gm_status refresh(gm_vec *v, gm_facet_name to) {
     if (!host_ok) return GM_OK;
     GM_TRY(gm_device_copy_h2d(D->device, D->ptr, v->host, bytes));
   }
+  /* queued on the copy stream: host code must wait for it (review #3) */
+  if (gm_device_async_copies_active()) v->copy_pending = D->device;
   set_up_to_date(v, to, true);
+  return GM_OK;
+}
+
+/* A host access waits for the vec's copies on a copy stream (the host
+ * buffer is their source or destination); device work is ordered after
+ * them by the compute stream's wait (with_syncing_cuda_facets). */
+static gm_status wait_copies(gm_vec *v, gm_facet_name f) {
+  gm_device *d = v->copy_pending;
+  if (!d || !is_host_facet(f) || gm_device_async_copies_active()) return GM_OK;
+  GM_TRY(d->ops->stream_sync(d, d->copy_stream));
+  v->copy_pending = NULL;
   return GM_OK;
 }
 
@@ -420,6 +433,7 @@ static gm_status check_access(gm_vec *v, gm_facet_name f, gm_direction dir, gm_d
 
 static gm_status watch_locked(gm_vec *v, gm_facet_name f, gm_direction dir, gm_device *dev, gm_block **block) {
   GM_TRY(check_access(v, f, dir, dev));
+  GM_TRY(wait_copies(v, f));
   gm_facet *F = &v->facets[f];
   if (!F->exists) GM_TRY(create_facet(v, f, dir, dev, block));
   if (dir != GM_OUTPUT && !facet_up_to_date(v, f)) GM_TRY(refresh(v, f));

@@ -70,6 +70,8 @@ typedef struct gm_vec {
 
   gm_facet facets[GM_N_FACETS];
   int n_sync_locks; /* with_syncing_cuda_facets (safe): any access is an error */
+  struct gm_device *copy_pending; /* copies queued on its copy stream: host
+                                     watches wait for them (review #3) */
   struct gm_vec_weak *weak; /* weak handle (barriers), created on demand */
 } gm_vec;
 

@@ -11,6 +11,7 @@
 #include "../core/context.h"
 #include "../core/counters.h"
 #include "../core/mem/runtime.h"
+#include "../device/emulated/emulated.h"
 #include "util.h"
 
 #define GML_CONTEXT_MT "gpumat.cuda_context"
@@ -45,8 +46,12 @@ typedef struct gml_context {
   bool open;
 } gml_context;
 
-static const char *default_backend(lua_State *L, int arg, const char *fname) {
+/* *named (may be NULL) tells whether the backend was asked for by name
+ * (the option or GPUMAT_DEVICE): an explicit "cuda" raises when CUDA is
+ * not usable, the default falls back to the host quietly (review #2). */
+static const char *default_backend(lua_State *L, int arg, const char *fname, bool *named) {
   const char *env = getenv("GPUMAT_DEVICE");
+  if (named) *named = env && *env;
   if (!env || !*env) return "cuda";
   if (strcmp(env, "cuda") == 0) return "cuda";
   if (strcmp(env, "emulated") == 0) return "emulated";
@@ -55,8 +60,9 @@ static const char *default_backend(lua_State *L, int arg, const char *fname) {
   return NULL;
 }
 
-static const char *check_backend(lua_State *L, int arg, const char *fname) {
-  if (!gml_opt_push(L, arg, "backend")) return default_backend(L, arg, fname);
+static const char *check_backend(lua_State *L, int arg, const char *fname, bool *named) {
+  if (!gml_opt_push(L, arg, "backend")) return default_backend(L, arg, fname, named);
+  if (named) *named = true;
   const char *b = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
   if (!b || (strcmp(b, "cuda") != 0 && strcmp(b, "emulated") != 0))
     gml_argerror(L, arg, fname, "option 'backend' must be \"cuda\" or \"emulated\", got %s",
@@ -94,7 +100,7 @@ static int l_cuda_context(lua_State *L) {
   gm_context_options o;
   o.enabled = gml_opt_boolean(L, arg, "enabled", gm_cuda_enabled, fname);
   o.device_id = check_device_id(L, arg, fname);
-  o.backend = check_backend(L, arg, fname);
+  o.backend = check_backend(L, arg, fname, &o.backend_named);
   o.random_seed = (unsigned long long)gml_opt_size(L, arg, "random_seed",
                                                    (size_t)gml_setting.cuda_default_random_seed, fname);
   lua_Integer asked;
@@ -248,7 +254,7 @@ static int l_device_info(lua_State *L) {
   const char *backend = "cuda";
   if (gml_opt_push(L, 2, "backend")) {
     lua_pop(L, 1);
-    backend = check_backend(L, 2, fname);
+    backend = check_backend(L, 2, fname, NULL);
   }
   if (id > 63) gml_argerror(L, 1, fname, "device id must be at most 63, got %d", (int)id);
   gm_device_info info;
@@ -263,6 +269,67 @@ static int l_device_info(lua_State *L) {
     GML_TRY(L, d->ops->get_info(d, &info), fname);
   }
   push_info(L, &info, backend, (int)id);
+  return 1;
+}
+
+/* gm.emulated_device({device_id, memory, sticky_error, last_error}) ->
+ * {memory, allocated, sticky_error, last_error}: test controls of the
+ * emulated device (review #1).  memory: simulated device memory in bytes
+ * (0: the host's), beyond which raw allocations fail like cudaMalloc and
+ * leave "out_of_memory" in this thread's last-error slot; sticky_error:
+ * put the device into (true) or out of (false) a sticky error state;
+ * last_error: "none" or "out_of_memory" (sets this thread's slot). */
+static int l_emulated_device(lua_State *L) {
+  const char *fname = "emulated_device";
+  static const char *const allowed[] = {"device_id", "memory", "sticky_error", "last_error", NULL};
+  gml_check_options(L, 1, fname, allowed);
+  int id = check_device_id(L, 1, fname);
+  gm_emulated_control_in in = {0};
+  if (gml_opt_push(L, 1, "memory")) {
+    lua_pop(L, 1);
+    in.set_capacity = true;
+    in.capacity = gml_opt_size(L, 1, "memory", 0, fname);
+  }
+  if (gml_opt_push(L, 1, "sticky_error")) {
+    lua_pop(L, 1);
+    in.set_sticky = true;
+    in.sticky = gml_opt_boolean(L, 1, "sticky_error", false, fname);
+  }
+  if (gml_opt_push(L, 1, "last_error")) {
+    const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    if (!v || (strcmp(v, "none") != 0 && strcmp(v, "out_of_memory") != 0))
+      gml_argerror(L, 1, fname, "option 'last_error' must be \"none\" or \"out_of_memory\", got %s",
+                   v ? v : luaL_typename(L, -1));
+    in.set_last_error = true;
+    in.last_error = strcmp(v, "none") == 0 ? GM_EMU_ERR_NONE : GM_EMU_ERR_OOM;
+    lua_pop(L, 1);
+  }
+  gm_device *d;
+  GML_TRY(L, gm_device_get("emulated", id, &d), fname);
+  gm_emulated_state out;
+  GML_TRY(L, gm_emulated_control(d, &in, &out), fname);
+  lua_createtable(L, 0, 4);
+  lua_pushinteger(L, (lua_Integer)out.capacity);
+  lua_setfield(L, -2, "memory");
+  lua_pushinteger(L, (lua_Integer)out.allocated);
+  lua_setfield(L, -2, "allocated");
+  lua_pushboolean(L, out.sticky);
+  lua_setfield(L, -2, "sticky_error");
+  lua_pushstring(L, out.last_error == GM_EMU_ERR_OOM ? "out_of_memory" : "none");
+  lua_setfield(L, -2, "last_error");
+  return 1;
+}
+
+/* gm.cuda_stream() -> light userdata (cudaStream_t) or nil: the compute
+ * stream of the current context's CUDA device, for C code that launches on
+ * gpumat's mats in order with gpumat's own work (review #4). */
+static int l_cuda_stream(lua_State *L) {
+  gm_device *d = gm_context_device();
+  void *s = d && d->ops->native_stream ? d->ops->native_stream(d) : NULL;
+  if (s)
+    lua_pushlightuserdata(L, s);
+  else
+    lua_pushnil(L);
   return 1;
 }
 
@@ -370,6 +437,7 @@ void gml_open_cuda(lua_State *L, int module_idx) {
       {"device_info", l_device_info},   {"synchronize", l_synchronize},
       {"collect", l_collect},           {"counters", l_counters},
       {"cuda_room", l_cuda_room},       {"cuda_call", l_cuda_call},
+      {"emulated_device", l_emulated_device}, {"cuda_stream", l_cuda_stream},
       {NULL, NULL}};
   if (luaL_newmetatable(L, GML_CONTEXT_MT)) {
     lua_pushcfunction(L, l_context_close);

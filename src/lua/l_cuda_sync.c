@@ -103,6 +103,10 @@ static gm_status start(gml_sync *s, size_t *n_locked) {
   }
   gm_device_end_async_copies();
   gm_cuda_host_strategy = strategy;
+  /* kernels in fn run after the copies (review #3); host reads wait in
+   * the vec (gm_vec_watch) */
+  if (st == GM_OK && s->dev->ops->stream_wait)
+    st = s->dev->ops->stream_wait(s->dev, NULL, s->dev->copy_stream);
   return st;
 }
 
@@ -159,11 +163,13 @@ static int l_syncing_close(lua_State *L) {
   return 0;
 }
 
-/* __gc without close (abandoned coroutine): unlock and release, no device
- * call is needed beyond the stream wait the runtime already allows. */
+/* __gc without close (abandoned coroutine): wait for the copies (a plain
+ * stream sync, no Lua; review #11: releasing first could free or reuse
+ * buffers a DMA still uses), then unlock and release. */
 static int l_syncing_gc(lua_State *L) {
   gml_sync *s = luaL_checkudata(L, 1, GML_SYNC_MT);
   if (!s->dev) return 0;
+  (void)s->dev->ops->stream_sync(s->dev, s->dev->copy_stream);
   size_t n = s->n_ensure + s->n_destroy;
   for (size_t i = 0; i < n; i++) {
     if (s->safe) gm_vec_sync_lock(s->vecs[i], false);

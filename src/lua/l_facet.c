@@ -84,12 +84,24 @@ static void add_entry(facet_access *a, const gm_mat *m, gm_facet_name f, gm_dire
   e->dev = dev;
 }
 
+/* A cuda pointer handed to C code (review #4): gpumat's compute stream is
+ * non-blocking, so it does not order itself against kernels the caller
+ * launches on the legacy default stream.  Watching waits for gpumat's
+ * queued work on the buffer (compute stream sync); releasing waits for the
+ * caller's work (device sync), so gpumat's next kernels see its results.
+ * Callers that launch on gm.cuda_stream() get the ordering for free; the
+ * syncs are then cheap. */
 static void release_access(facet_access *a) {
   if (a->released) return;
   a->released = true;
+  struct gm_device *synced = NULL;
   while (a->n_watched > 0) {
     access_entry *e = &a->e[--a->n_watched];
     gm_mat_unwatch(&e->view, e->facet, e->dir);
+    if (e->facet == GM_FACET_CUDA && e->dev && e->dev != synced) {
+      (void)e->dev->ops->synchronize(e->dev); /* release path: a failure is sticky, reported next */
+      synced = e->dev;
+    }
   }
   for (int i = 0; i < a->n; i++) gm_vec_unref(a->e[i].view.vec);
 }
@@ -111,6 +123,11 @@ static int watch_all(lua_State *L, facet_access *a, const char *fn) {
       return gml_raise(L, st, fn);
     }
     a->n_watched++;
+    if (e->facet == GM_FACET_CUDA && e->dev) st = e->dev->ops->stream_sync(e->dev, NULL);
+    if (st != GM_OK) {
+      release_access(a);
+      return gml_raise(L, st, fn);
+    }
     lua_pushlightuserdata(L, p);
   }
   return a->n + 1;

@@ -46,6 +46,7 @@ static const struct {
   _Atomic bool *flag;
 } atomic_flags[] = {
     {"cuda_enabled", &gm_cuda_enabled},
+    {"cuda_allow_tf32", &gm_cuda_allow_tf32},
     {"let_input_through", &gm_let_input_through},
     {"let_output_through", &gm_let_output_through},
     {"maybe_synchronize", &gm_maybe_synchronize},

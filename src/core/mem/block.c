@@ -40,7 +40,7 @@ static gm_status need_op(struct gm_device *dev, bool has, const char *what) {
 }
 
 /* Fresh memory for b (space, device, alloc_bytes, flags, width set). */
-static gm_status alloc_memory(gm_block *b, size_t height) {
+static gm_status alloc_memory_of(gm_block *b, size_t height) {
   gm_device *d = b->device;
   switch (b->space) {
     case GM_SPACE_HOST:
@@ -77,6 +77,15 @@ static gm_status alloc_memory(gm_block *b, size_t height) {
     default:
       return gm_fail(GM_EINVAL, "unknown memory space");
   }
+}
+
+/* A failed backend allocation is handled here (an error status, maybe a
+ * retry by the caller): clear cudart's last error so the next launch does
+ * not report it (review #1). */
+static gm_status alloc_memory(gm_block *b, size_t height) {
+  gm_status st = alloc_memory_of(b, height);
+  if (st != GM_OK && b->device && b->device->ops->clear_error) b->device->ops->clear_error(b->device);
+  return st;
 }
 
 void gm_block_free_memory(gm_space space, struct gm_device *d, void *ptr, size_t bytes, size_t pitch,

@@ -51,6 +51,10 @@ typedef struct gm_device_ops {
   gm_status (*stream_new)(gm_device *d, gm_stream **out);
   void (*stream_free)(gm_device *d, gm_stream *s);
   gm_status (*stream_sync)(gm_device *d, gm_stream *s);
+  /* work queued later on `waiter` (NULL: the compute stream) starts only
+   * after everything queued on s so far (an event recorded on s and
+   * cudaStreamWaitEvent); the host does not wait (review #3) */
+  gm_status (*stream_wait)(gm_device *d, gm_stream *waiter, gm_stream *s);
   gm_status (*synchronize)(gm_device *d);
   /* page-locked host memory */
   gm_status (*host_register)(gm_device *d, void *p, size_t bytes);
@@ -63,6 +67,19 @@ typedef struct gm_device_ops {
   void (*enter)(gm_device *d);
   void (*leave)(gm_device *d);
   gm_status (*get_info)(gm_device *d, gm_device_info *out);
+  /* cudart's per-thread last-error slot (review #1): a failed cudaMalloc
+   * or cudaHostRegister leaves its error there, and every launcher returns
+   * cudaGetLastError(), so a failure the runtime recovers from (reclaim
+   * cascade) must be cleared or the next launch reports it.  clear_error
+   * is called after every handled allocation/registration failure (may be
+   * NULL).  check_error (may be NULL) is the emulated device's model of a
+   * launch's cudaGetLastError: gm_acquire calls it at the start of every
+   * device call and fails with the stale or sticky error it finds. */
+  void (*clear_error)(gm_device *d);
+  /* the backend's compute stream (cudaStream_t) for C code that launches
+   * its own kernels (gm.cuda_stream); NULL when it has none */
+  void *(*native_stream)(gm_device *d);
+  gm_status (*check_error)(gm_device *d);
   /* op entry points on device pointers (same table type as the host) */
   const gm_backend *kernels;
   /* per-context state of the op tables (e.g. cuBLAS handle, cuRAND

@@ -9,6 +9,9 @@
  * against an optional limit; gm_pool_trim gives cached blocks back to the
  * backend for real (raw_free).
  *
+ * Blocks handed out are found by pointer in O(1) (a hash with chaining,
+ * grown at load 1).
+ *
  * Thread safety: every function takes the pool's lock; the backend's
  * raw_alloc/raw_free are called with it held. */
 #ifndef GM_DEVICE_POOL_H
@@ -34,8 +37,10 @@ typedef struct gm_pool {
   size_t in_use;      /* bytes of blocks handed out to callers */
   size_t n_in_use;    /* blocks handed out */
   size_t n_cached;    /* blocks cached */
-  struct gm_pool_block *in_use_list; /* blocks handed out */
-  struct gm_pool_block *cached;      /* cached blocks, sorted by size */
+  struct gm_pool_block **buckets; /* blocks handed out: hash on the pointer
+                                    (review #9: frees were a linear search) */
+  size_t n_buckets;               /* power of two, or 0 before first use */
+  struct gm_pool_block *cached;   /* cached blocks, sorted by size */
 } gm_pool;
 
 /* The size class of a request (what a block for it really holds). */

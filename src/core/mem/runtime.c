@@ -128,22 +128,40 @@ static void release_one(gm_device *d, gm_deferred *q) {
   }
 }
 
-void gm_device_collect(gm_device *d) {
+/* Frees the queued device blocks, and the host releases too when `host`
+ * is set.  The allocation path leaves host releases queued (review #9):
+ * cudaFreeHost and cudaHostUnregister may synchronize the device. */
+static void drain(gm_device *d, bool host) {
   pthread_mutex_lock(&d->queue_lock);
-  gm_deferred *q = d->queue;
+  gm_deferred *q = d->queue, *keep = NULL;
   d->queue = NULL;
   pthread_mutex_unlock(&d->queue_lock);
   while (q) {
     gm_deferred *next = q->next;
-    release_one(d, q);
-    free(q);
+    if (host || q->kind < 0) {
+      release_one(d, q);
+      free(q);
+    } else {
+      q->next = keep;
+      keep = q;
+    }
     q = next;
   }
+  if (!keep) return;
+  pthread_mutex_lock(&d->queue_lock);
+  gm_deferred *last = keep;
+  while (last->next) last = last->next;
+  last->next = d->queue;
+  d->queue = keep;
+  pthread_mutex_unlock(&d->queue_lock);
 }
+
+void gm_device_collect(gm_device *d) { drain(d, true); }
 
 static void collect_cb(gm_device *d, void *arg) {
   (void)arg;
   gm_device_collect(d);
+  gm_pool_trim(&d->pool, d);
 }
 
 void gm_device_collect_all(void) { gm_device_foreach(collect_cb, NULL); }
@@ -151,12 +169,18 @@ void gm_device_collect_all(void) { gm_device_foreach(collect_cb, NULL); }
 /* ---- allocation with the reclaim cascade ---- */
 
 static _Thread_local bool in_gc_hook;
+static _Thread_local int async_copies; /* gm_device_begin_async_copies depth */
 
 static void run_gc_hook(gm_device *d, bool full, size_t bytes) {
   /* never re-enter the GC; never touch the Lua state from another thread */
   if (!d->gc_hook || in_gc_hook || !pthread_equal(d->gc_hook_thread, pthread_self())) return;
   in_gc_hook = true;
+  /* finalizers run here: their copies are synchronous even when this
+   * allocation serves with_syncing_cuda_facets' async copies (review #3) */
+  int async = async_copies;
+  async_copies = 0;
   d->gc_hook(d->gc_hook_arg, full, bytes);
+  async_copies = async;
   in_gc_hook = false;
 }
 
@@ -169,7 +193,7 @@ static void nudge_gc(gm_device *d, size_t bytes) {
 }
 
 gm_status gm_device_alloc(gm_device *d, size_t bytes, void **out) {
-  gm_device_collect(d);
+  drain(d, false);
   gm_status st = gm_pool_alloc(&d->pool, d, bytes, out);
   if (st == GM_ECUDA_OOM) {
     gm_pool_trim(&d->pool, d);
@@ -188,10 +212,9 @@ gm_status gm_device_alloc(gm_device *d, size_t bytes, void **out) {
 
 /* ---- copies ---- */
 
-static _Thread_local int async_copies;
-
 void gm_device_begin_async_copies(void) { async_copies++; }
 void gm_device_end_async_copies(void) { async_copies--; }
+bool gm_device_async_copies_active(void) { return async_copies > 0; }
 
 static gm_stream *copy_stream_of(gm_device *d) { return async_copies > 0 ? d->copy_stream : NULL; }
 
@@ -226,8 +249,13 @@ gm_status gm_device_fill(gm_device *d, gm_ctype t, size_t n, double alpha, void 
 
 /* ---- page-locked host memory ---- */
 
+static gm_status handled(gm_device *d, gm_status st) {
+  if (st != GM_OK && d->ops->clear_error) d->ops->clear_error(d);
+  return st;
+}
+
 gm_status gm_device_host_register(gm_device *d, void *p, size_t bytes) {
-  GM_TRY(d->ops->host_register(d, p, bytes));
+  GM_TRY(handled(d, d->ops->host_register(d, p, bytes)));
   atomic_fetch_add(&d->pinned_bytes, (long)bytes);
   atomic_fetch_add(&d->n_pinned_arrays, 1);
   return GM_OK;
@@ -240,7 +268,7 @@ void gm_device_host_unregister(gm_device *d, void *p, size_t bytes) {
 }
 
 gm_status gm_device_host_alloc(gm_device *d, size_t bytes, void **out) {
-  GM_TRY(d->ops->host_alloc(d, bytes, out));
+  GM_TRY(handled(d, d->ops->host_alloc(d, bytes, out)));
   atomic_fetch_add(&d->pinned_bytes, (long)bytes);
   atomic_fetch_add(&d->n_pinned_arrays, 1);
   return GM_OK;

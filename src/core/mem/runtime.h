@@ -5,15 +5,18 @@
  * Lifetime: a device is opened on first use (gm_device_get) and lives
  * until the process ends, like CUDA's primary context.  Contexts
  * (with_cuda) only borrow it: at context exit its deferred queue is
- * drained and its cached blocks are given back, so between contexts a
- * device holds only the memory of vecs that still own device facets.
+ * drained; its cached blocks stay cached for the next context (review #9:
+ * every context used to cudaMalloc everything again) and are given back
+ * only by the reclaim cascade (out of memory) and gm.collect().
  * Consequently gm_device_unref, called by a Lua finalizer, never tears
  * anything down and never calls into the backend.
  *
  * Deferred frees: gm_device_defer_free only queues (a mutex and a
- * malloc), so it is safe from a finalizer and from any thread.  The queue
- * is drained at the next allocation on the device, by gm_device_collect()
- * (gm.collect()) and at context exit. */
+ * malloc), so it is safe from a finalizer and from any thread.  Device
+ * blocks are freed at the next allocation on the device; everything
+ * (also page-locked host memory, whose release may synchronize the
+ * device) by gm_device_collect() (gm.collect(), the reclaim cascade) and
+ * at context exit. */
 #ifndef GM_DEVICE_RUNTIME_H
 #define GM_DEVICE_RUNTIME_H
 
@@ -45,6 +48,12 @@ struct gm_device {
   pthread_t gc_hook_thread; /* the hook's Lua state belongs to this thread */
   size_t gc_step_budget;   /* bytes allocated between GC nudges */
   size_t bytes_since_step;
+  /* One host thread per device at a time (review #5, #16): the pool
+   * limit, the GC hook, the cuBLAS/cuSOLVER handles and the compute stream
+   * are per device, so a second thread's outermost context on a device in
+   * use is refused (under queue_lock). */
+  pthread_t owner_thread;
+  int n_owner_contexts;
   atomic_long pinned_bytes;    /* page-locked host bytes (registered or allocated) */
   atomic_long n_pinned_arrays;
 };
@@ -75,7 +84,8 @@ void gm_device_defer_managed_free(gm_device *d, void *p);
 void gm_device_defer_host_release(gm_device *d, void *p, int host_kind, size_t bytes);
 /* Frees everything on the deferred queue now. */
 void gm_device_collect(gm_device *d);
-/* gm_device_collect on every device. */
+/* gm_device_collect on every device, then its cached blocks are given
+ * back (gm.collect()). */
 void gm_device_collect_all(void);
 
 /* Counted copies (gm_counter.n_memcpy_*), one count per copy.  Synchronous
@@ -85,6 +95,7 @@ gm_status gm_device_copy_h2d(gm_device *d, void *dst, const void *src, size_t by
 gm_status gm_device_copy_d2h(gm_device *d, void *dst, const void *src, size_t bytes);
 void gm_device_begin_async_copies(void);
 void gm_device_end_async_copies(void);
+bool gm_device_async_copies_active(void);
 
 /* x[i] = alpha on device memory, as a device call (enter/leave). */
 gm_status gm_device_fill(gm_device *d, gm_ctype t, size_t n, double alpha, void *x);

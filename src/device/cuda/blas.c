@@ -3,6 +3,7 @@
  * specifies, host pointer mode (scalars and reduction results live in
  * host memory).  Failures raise cublas_error with the cuBLAS function name
  * and status. */
+#include "../../core/context.h"
 #include "impl.h"
 
 static gm_status cublas_status(cublasStatus_t st, const char *fn) {
@@ -72,6 +73,9 @@ static gm_status cu_gemm(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans 
                          int ldc) {
   if (t == GM_FLOAT) {
     float al = (float)alpha, be = (float)beta;
+    /* TF32 only when asked for (gm.cuda_allow_tf32, review #17) */
+    cublasMath_t mode = atomic_load(&gm_cuda_allow_tf32) ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH;
+    GM_TRY(cublas_status(cublasSetMathMode(handle(ctx), mode), "cublasSetMathMode"));
     return cublas_status(
         cublasSgemm(handle(ctx), op(ta), op(tb), m, n, k, &al, a, lda, b, ldb, &be, c, ldc), "cublasSgemm");
   }
@@ -97,7 +101,7 @@ static gm_status cu_geam(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans 
       cublasDgeam(handle(ctx), op(ta), op(tb), m, n, &alpha, a, lda, &beta, b, ldb, c, ldc), "cublasDgeam");
 }
 
-/* invert and logdet: NULL, the core runs them on the host facet. */
+/* invert and logdet: cuSOLVER (solver.c); the result stays on the device. */
 const gm_blas_ops gm_cuda_blas_ops = {
     .asum = cu_asum,
     .nrm2 = cu_nrm2,
@@ -107,6 +111,6 @@ const gm_blas_ops gm_cuda_blas_ops = {
     .scal = cu_scal,
     .gemm = cu_gemm,
     .geam = cu_geam,
-    .invert = NULL,
-    .logdet = NULL,
+    .invert = gm_cuda_invert,
+    .logdet = gm_cuda_logdet,
 };

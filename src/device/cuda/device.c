@@ -1,6 +1,7 @@
 /* The CUDA device: the device contract on the CUDA runtime.  The only
  * place (with kernels/NAME.cu) that includes CUDA headers. */
 #include <cuda_runtime.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +11,13 @@
 
 
 
+/* Every CUDA failure turned into a status also clears cudart's per-thread
+ * last-error slot (review #1, as PyTorch's caching allocator does): a
+ * failed cudaMalloc the reclaim cascade recovers from must not make the
+ * next launcher's cudaGetLastError() report it.  (A sticky error cannot
+ * be cleared; the next call reports it again, which is right.) */
 static gm_status cuda_fail(cudaError_t e, const char *what) {
+  (void)cudaGetLastError();
   gm_set_lib_error_info(what, (int)e);
   if (e == cudaErrorMemoryAllocation)
     return gm_fail(GM_ECUDA_OOM, "%s: %s", what, cudaGetErrorString(e));
@@ -51,8 +58,20 @@ static gm_status cu_copy(gm_device *d, void *dst, const void *src, size_t bytes,
   return GM_OK;
 }
 
+/* A synchronous H2D copy from pageable memory needs no stream sync
+ * (review #10): cudaMemcpyAsync returns once the source is staged, so the
+ * host may reuse it, and later work on the stream is ordered after the
+ * copy.  From page-locked memory the DMA reads the source after the call
+ * returns, so that case still waits. */
 static gm_status cu_h2d(gm_device *d, void *dst, const void *src, size_t n, gm_stream *s) {
-  return cu_copy(d, dst, src, n, s, cudaMemcpyHostToDevice);
+  if (s) return cu_copy(d, dst, src, n, s, cudaMemcpyHostToDevice);
+  struct cudaPointerAttributes at;
+  cudaError_t e = cudaPointerGetAttributes(&at, src);
+  if (e != cudaSuccess) (void)cudaGetLastError(); /* older runtimes: unknown = pageable */
+  bool pageable = e != cudaSuccess || at.type == cudaMemoryTypeUnregistered;
+  if (!pageable) return cu_copy(d, dst, src, n, NULL, cudaMemcpyHostToDevice);
+  CU_TRY(cudaMemcpyAsync(dst, src, n, cudaMemcpyHostToDevice, stream_of(d, NULL)), "cudaMemcpyAsync");
+  return GM_OK;
 }
 static gm_status cu_d2h(gm_device *d, void *dst, const void *src, size_t n, gm_stream *s) {
   return cu_copy(d, dst, src, n, s, cudaMemcpyDeviceToHost);
@@ -76,6 +95,18 @@ static void cu_stream_free(gm_device *d, gm_stream *s) {
 
 static gm_status cu_stream_sync(gm_device *d, gm_stream *s) {
   CU_TRY(cudaStreamSynchronize(stream_of(d, s)), "cudaStreamSynchronize");
+  return GM_OK;
+}
+
+/* An event per wait: recorded on s, waited on by waiter, destroyed at
+ * once (CUDA keeps it alive until the wait is resolved). */
+static gm_status cu_stream_wait(gm_device *d, gm_stream *waiter, gm_stream *s) {
+  cudaEvent_t ev;
+  CU_TRY(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), "cudaEventCreate");
+  cudaError_t e = cudaEventRecord(ev, stream_of(d, s));
+  if (e == cudaSuccess) e = cudaStreamWaitEvent(stream_of(d, waiter), ev, 0);
+  (void)cudaEventDestroy(ev);
+  if (e != cudaSuccess) return cuda_fail(e, "cudaStreamWaitEvent");
   return GM_OK;
 }
 
@@ -107,11 +138,18 @@ static void cu_host_free(gm_device *d, void *p) {
   (void)cudaFreeHost(p);
 }
 
+static void cu_clear_error(gm_device *d) {
+  (void)d;
+  (void)cudaGetLastError();
+}
+
+static void *cu_native_stream(gm_device *d) { return ((cuda_impl *)d->impl)->stream; }
+
 static void cu_destroy(gm_device *d) {
   cuda_impl *impl = d->impl;
   if (impl) {
-    gm_cuda_random_end(d);
     if (impl->cublas) (void)cublasDestroy(impl->cublas);
+    if (impl->cusolver) (void)cusolverDnDestroy(impl->cusolver);
     (void)cudaStreamDestroy(impl->stream);
     free(impl);
     d->impl = NULL;
@@ -134,12 +172,15 @@ gm_status gm_cuda_device_info(int device_id, gm_device_info *out) {
 
 static gm_status cu_get_info(gm_device *d, gm_device_info *out) { return gm_cuda_device_info(d->id, out); }
 
+/* Nothing per context beyond binding the device: random fills need no
+ * generator state (random.c), and random_seed/n_random_states are
+ * accepted for MGL compatibility only. */
 static gm_status cu_context_begin(gm_device *d, unsigned long long seed, int n_random_states) {
+  (void)seed;
+  (void)n_random_states;
   CU_TRY(cudaSetDevice(d->id), "cudaSetDevice");
-  return gm_cuda_random_begin(d, seed, n_random_states);
+  return GM_OK;
 }
-
-static void cu_context_end(gm_device *d) { gm_cuda_random_end(d); }
 
 static gm_device_ops cuda_ops = {
     .name = "cuda",
@@ -151,6 +192,7 @@ static gm_device_ops cuda_ops = {
     .stream_new = cu_stream_new,
     .stream_free = cu_stream_free,
     .stream_sync = cu_stream_sync,
+    .stream_wait = cu_stream_wait,
     .synchronize = cu_synchronize,
     .host_register = cu_host_register,
     .host_unregister = cu_host_unregister,
@@ -159,9 +201,12 @@ static gm_device_ops cuda_ops = {
     .enter = NULL, /* device memory is inaccessible to the host anyway */
     .leave = NULL,
     .get_info = cu_get_info,
+    .clear_error = cu_clear_error,
+    .native_stream = cu_native_stream,
+    .check_error = NULL, /* the launchers return cudaGetLastError() */
     .kernels = NULL,
     .context_begin = cu_context_begin,
-    .context_end = cu_context_end,
+    .context_end = NULL,
     .destroy = cu_destroy,
     .alloc_pitched = gm_cuda_alloc_pitched,
     .host_alloc_flags = gm_cuda_host_alloc_flags,
@@ -213,6 +258,16 @@ gm_status gm_cuda_device_init(gm_device *d) {
     free(impl);
     gm_set_lib_error_info("cublasCreate", (int)bs);
     return gm_fail(GM_ECUBLAS, "cublasCreate failed: %s", cublasGetStatusString(bs));
+  }
+  cusolverStatus_t ss = cusolverDnCreate(&impl->cusolver);
+  if (ss == CUSOLVER_STATUS_SUCCESS) ss = cusolverDnSetStream(impl->cusolver, impl->stream);
+  if (ss != CUSOLVER_STATUS_SUCCESS) {
+    if (impl->cusolver) (void)cusolverDnDestroy(impl->cusolver);
+    (void)cublasDestroy(impl->cublas);
+    (void)cudaStreamDestroy(impl->stream);
+    free(impl);
+    gm_set_lib_error_info("cusolverDnCreate", (int)ss);
+    return gm_fail(GM_ECUDA, "cusolverDnCreate failed (status %d)", (int)ss);
   }
   cuda_ops.kernels = gm_cuda_kernels();
   d->impl = impl;

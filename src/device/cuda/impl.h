@@ -3,6 +3,7 @@
 #define GM_DEVICE_CUDA_IMPL_H
 
 #include <cublas_v2.h>
+#include <cusolverDn.h>
 #include <cuda_runtime.h>
 
 #include "../../core/blas_ops.h"
@@ -12,26 +13,25 @@
 typedef struct cuda_impl {
   cudaStream_t stream; /* the compute stream (ops and synchronous copies) */
   cublasHandle_t cublas; /* bound to stream */
-  void *rng_states;      /* curandStateXORWOW_t[n_rng_states] of the active context */
-  int n_rng_states;
+  cusolverDnHandle_t cusolver; /* bound to stream (solver.c) */
 } cuda_impl;
 
 static inline cuda_impl *gm_cuda_impl(void *ctx) { return ((gm_device *)ctx)->impl; }
 
-/* cuBLAS (blas.c) and cuRAND (random.c) op tables. */
+/* cuBLAS (blas.c) and random-fill (random.c) op tables. */
 extern const gm_blas_ops gm_cuda_blas_ops;
 extern const gm_random_ops gm_cuda_random_ops;
 
-/* Per-context random generator state (random.c). */
-gm_status gm_cuda_random_begin(gm_device *d, unsigned long long seed, int n_states);
-void gm_cuda_random_end(gm_device *d);
+/* invert/logdet through cuSOLVER (solver.c). */
+gm_status gm_cuda_invert(void *ctx, gm_ctype t, int n, void *a, int lda);
+gm_status gm_cuda_logdet(void *ctx, gm_ctype t, int n, void *a, int lda, double *logabs, int *sign);
 
-/* Launchers in kernels/curand.cu; return a cudaError_t as int. */
-int gm_curand_alloc_init(void **states, int n_states, unsigned long long seed, void *stream);
-void gm_curand_free(void *states);
-int gm_curand_uniform(int ctype, void *states, int n_states, size_t n, double limit, void *x, void *stream);
-int gm_curand_gaussian(int ctype, void *states, int n_states, size_t n, double mean, double stddev, void *x,
-                       void *stream);
+/* Launchers in kernels/random.cu (Philox on a full grid); return a
+ * cudaError_t as int. */
+int gm_cuda_uniform(int ctype, unsigned long long key, unsigned long long counter, size_t n, double limit,
+                    void *x, void *stream);
+int gm_cuda_gaussian(int ctype, unsigned long long key, unsigned long long counter, size_t n, double mean,
+                     double stddev, void *x, void *stream);
 
 /* Memory spaces of buffers and staging mats (memory.c). */
 gm_status gm_cuda_alloc_pitched(gm_device *d, size_t width, size_t height, void **out, size_t *pitch);

@@ -13,6 +13,7 @@ static void *stream_of(void *ctx) { return ((cuda_impl *)((gm_device *)ctx)->imp
 
 static gm_status launch_status(int err, const char *kernel) {
   if (err == 0) return GM_OK;
+  (void)cudaGetLastError(); /* handled: no stale error for the next launch (review #1) */
   gm_set_lib_error_info(kernel, err);
   return gm_fail(GM_ECUDA, "%s: %s", kernel, cudaGetErrorString((cudaError_t)err));
 }

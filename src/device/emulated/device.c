@@ -9,6 +9,7 @@
  * (enter..leave, counted so calls may nest) or inside this file's copy
  * functions: host code that touches device memory crashes in tests as it
  * would on a GPU. */
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "../../core/mem/backends.h"
+#include "emulated.h"
 
 typedef struct emu_block {
   void *ptr;
@@ -27,10 +29,33 @@ typedef struct emu_impl {
   pthread_mutex_t lock;
   int depth;         /* active device calls */
   emu_block *blocks; /* live raw allocations */
+  size_t capacity;   /* simulated device memory (0: the host's) */
+  size_t allocated;  /* mapped bytes of live raw allocations */
+  _Atomic int sticky; /* cudart's sticky error: set, every call fails */
+  gm_stream *compute_waits_on; /* stream_wait: flushed at the next device call */
 } emu_impl;
 
+/* cudart's per-thread last-error slot (review #1): a failed raw
+ * allocation leaves GM_EMU_ERR_OOM here, as a failed cudaMalloc leaves
+ * cudaErrorMemoryAllocation; check_error (the launch's cudaGetLastError)
+ * returns and clears it, clear_error clears it. */
+static _Thread_local int last_error;
+
+/* A copy stream: copies queued on it land only when the stream is
+ * synchronized, or at the next device call once the compute stream was
+ * made to wait for it (stream_wait), as on a GPU where the copy engine
+ * runs behind the host (review #3): host code that reads a buffer before
+ * waiting, or a kernel not ordered after the copy, sees stale data in the
+ * tests.  The compute stream (stream NULL) is synchronous. */
+typedef struct emu_copy_op {
+  void *dst;
+  const void *src;
+  size_t bytes;
+  struct emu_copy_op *next;
+} emu_copy_op;
+
 struct gm_stream {
-  int unused; /* copies are synchronous memcpys; a stream is only an identity */
+  emu_copy_op *head, **tail; /* queued copies, in order */
 };
 
 #ifdef GPUMAT_EMULATED_PROTECT
@@ -51,10 +76,28 @@ static void set_access(emu_impl *e, bool on) {
     mprotect(b->ptr, b->bytes, on ? PROT_READ | PROT_WRITE : PROT_NONE);
 }
 
+/* Runs the queued copies of s (lock held, memory accessible). */
+static void flush_locked(gm_stream *s) {
+  emu_copy_op *op = s->head;
+  s->head = NULL;
+  s->tail = &s->head;
+  while (op) {
+    emu_copy_op *next = op->next;
+    memcpy(op->dst, op->src, op->bytes);
+    free(op);
+    op = next;
+  }
+}
+
 static void emu_enter(gm_device *d) {
   emu_impl *e = d->impl;
   pthread_mutex_lock(&e->lock);
   if (e->depth++ == 0) set_access(e, true);
+  /* work on the compute stream starts after what it was made to wait for */
+  if (e->compute_waits_on) {
+    flush_locked(e->compute_waits_on);
+    e->compute_waits_on = NULL;
+  }
   pthread_mutex_unlock(&e->lock);
 }
 
@@ -68,14 +111,18 @@ static void emu_leave(gm_device *d) {
 static gm_status emu_raw_alloc(gm_device *d, size_t bytes, void **out) {
   emu_impl *e = d->impl;
   size_t len = page_round(bytes);
-  emu_block *b = malloc(sizeof *b);
-  if (!b) return gm_fail(GM_ENOMEM, "out of host memory");
-  void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  pthread_mutex_lock(&e->lock);
+  bool full = e->capacity && (len > e->capacity || e->allocated > e->capacity - len);
+  pthread_mutex_unlock(&e->lock);
+  emu_block *b = full ? NULL : malloc(sizeof *b);
+  void *p = b ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : MAP_FAILED;
   if (p == MAP_FAILED) {
     free(b);
+    last_error = GM_EMU_ERR_OOM;
     return gm_fail(GM_ECUDA_OOM, "emulated device out of memory (%zu bytes)", bytes);
   }
   pthread_mutex_lock(&e->lock);
+  e->allocated += len;
   if (protect && e->depth == 0) mprotect(p, len, PROT_NONE);
   b->ptr = p;
   b->bytes = len;
@@ -93,6 +140,7 @@ static void emu_raw_free(gm_device *d, void *p) {
     emu_block *b = *link;
     if (b->ptr != p) continue;
     *link = b->next;
+    e->allocated -= b->bytes;
     munmap(b->ptr, b->bytes);
     free(b);
     break;
@@ -100,9 +148,20 @@ static void emu_raw_free(gm_device *d, void *p) {
   pthread_mutex_unlock(&e->lock);
 }
 
-/* A copy is a device call of its own: memory is accessible only here. */
+/* A copy is a device call of its own: memory is accessible only here.
+ * On a copy stream it is only queued (see struct gm_stream). */
 static gm_status emu_copy(gm_device *d, void *dst, const void *src, size_t bytes, gm_stream *s) {
-  (void)s;
+  if (s) {
+    emu_impl *e = d->impl;
+    emu_copy_op *op = malloc(sizeof *op);
+    if (!op) return gm_fail(GM_ENOMEM, "out of host memory");
+    *op = (emu_copy_op){dst, src, bytes, NULL};
+    pthread_mutex_lock(&e->lock);
+    *s->tail = op;
+    s->tail = &op->next;
+    pthread_mutex_unlock(&e->lock);
+    return GM_OK;
+  }
   emu_enter(d);
   memcpy(dst, src, bytes);
   emu_leave(d);
@@ -113,24 +172,45 @@ static gm_status emu_stream_new(gm_device *d, gm_stream **out) {
   (void)d;
   *out = calloc(1, sizeof **out);
   if (!*out) return gm_fail(GM_ENOMEM, "out of host memory");
+  (*out)->tail = &(*out)->head;
+  return GM_OK;
+}
+
+static gm_status emu_stream_sync(gm_device *d, gm_stream *s) {
+  if (!s) return GM_OK; /* the compute stream is synchronous */
+  emu_impl *e = d->impl;
+  pthread_mutex_lock(&e->lock);
+  if (e->depth++ == 0) set_access(e, true);
+  flush_locked(s);
+  if (e->compute_waits_on == s) e->compute_waits_on = NULL;
+  if (--e->depth == 0) set_access(e, false);
+  pthread_mutex_unlock(&e->lock);
   return GM_OK;
 }
 
 static void emu_stream_free(gm_device *d, gm_stream *s) {
-  (void)d;
+  (void)emu_stream_sync(d, s);
   free(s);
 }
 
-/* Copies complete before they return, so there is nothing to wait for. */
-static gm_status emu_stream_sync(gm_device *d, gm_stream *s) {
-  (void)d;
-  (void)s;
+/* The compute stream waits for the copies queued on s so far: they land
+ * before the next device call (one pending stream at a time; a second
+ * wait flushes the first now, which is still a correct order). */
+static gm_status emu_stream_wait(gm_device *d, gm_stream *waiter, gm_stream *s) {
+  emu_impl *e = d->impl;
+  if (waiter) return gm_fail(GM_EUNSUPPORTED, "emulated device: only the compute stream can wait");
+  if (e->compute_waits_on && e->compute_waits_on != s) GM_TRY(emu_stream_sync(d, e->compute_waits_on));
+  pthread_mutex_lock(&e->lock);
+  e->compute_waits_on = s;
+  pthread_mutex_unlock(&e->lock);
   return GM_OK;
 }
 
+/* cudaDeviceSynchronize: every stream of the device. */
 static gm_status emu_synchronize(gm_device *d) {
-  (void)d;
-  return GM_OK;
+  emu_impl *e = d->impl;
+  if (e->compute_waits_on) GM_TRY(emu_stream_sync(d, e->compute_waits_on));
+  return d->copy_stream ? emu_stream_sync(d, d->copy_stream) : GM_OK;
 }
 
 /* Page-locking has no meaning in host memory: registration is recorded by
@@ -169,6 +249,38 @@ static gm_status emu_get_info(gm_device *d, gm_device_info *out) {
   out->multiprocessor_count = 1;
   out->warp_size = 32;
   out->max_threads_per_block = 1024;
+  return GM_OK;
+}
+
+static void emu_clear_error(gm_device *d) {
+  (void)d;
+  last_error = 0;
+}
+
+static gm_status emu_check_error(gm_device *d) {
+  emu_impl *e = d->impl;
+  if (atomic_load(&e->sticky))
+    return gm_fail(GM_ECUDA, "emulated device: sticky error (an illegal address was simulated); the device "
+                             "is unusable until reset");
+  int err = last_error;
+  last_error = 0;
+  if (err == GM_EMU_ERR_OOM)
+    return gm_fail(GM_ECUDA, "emulated device launch: out of memory (a stale error from an earlier failed "
+                             "allocation that nobody cleared)");
+  return GM_OK;
+}
+
+gm_status gm_emulated_control(gm_device *d, const gm_emulated_control_in *in, gm_emulated_state *out) {
+  emu_impl *e = d->impl;
+  pthread_mutex_lock(&e->lock);
+  if (in && in->set_capacity) e->capacity = in->capacity;
+  if (in && in->set_sticky) atomic_store(&e->sticky, in->sticky);
+  if (in && in->set_last_error) last_error = in->last_error;
+  out->capacity = e->capacity;
+  out->allocated = e->allocated;
+  out->last_error = last_error;
+  out->sticky = atomic_load(&e->sticky);
+  pthread_mutex_unlock(&e->lock);
   return GM_OK;
 }
 
@@ -232,6 +344,7 @@ static gm_device_ops emu_ops = {
     .stream_new = emu_stream_new,
     .stream_free = emu_stream_free,
     .stream_sync = emu_stream_sync,
+    .stream_wait = emu_stream_wait,
     .synchronize = emu_synchronize,
     .host_register = emu_host_register,
     .host_unregister = emu_host_unregister,
@@ -240,6 +353,8 @@ static gm_device_ops emu_ops = {
     .enter = emu_enter,
     .leave = emu_leave,
     .get_info = emu_get_info,
+    .clear_error = emu_clear_error,
+    .check_error = emu_check_error,
     .kernels = NULL,
     .context_begin = NULL,
     .context_end = NULL,

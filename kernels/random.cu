@@ -1,0 +1,70 @@
+// Random fills on the device: the counter-based Philox block functions of
+// random.h on a full grid (review #6: the cuRAND XORWOW states gave only
+// n_random_states threads and a curand_init per context).  Thread t takes
+// blocks t, t + stride, ... of the fill's reservation, so the values are
+// the host's and the emulated device's for the same state.
+#include <cuda_runtime.h>
+
+#include "launch_cuda.cuh"
+#include "random.h"
+
+template <typename T> struct per_block;
+template <> struct per_block<float> { static const size_t n = GM_RANDOM_PER_BLOCK_FLOAT; };
+template <> struct per_block<double> { static const size_t n = GM_RANDOM_PER_BLOCK_DOUBLE; };
+
+__device__ inline void uniform_block(uint64_t key, uint64_t b, float lim, float below, float *x, size_t k) {
+  gm_uniform_block_float(key, b, lim, below, x, k);
+}
+__device__ inline void uniform_block(uint64_t key, uint64_t b, double lim, double below, double *x, size_t k) {
+  gm_uniform_block_double(key, b, lim, below, x, k);
+}
+__device__ inline void gaussian_block(uint64_t key, uint64_t b, double m, double s, float *x, size_t k) {
+  gm_gaussian_block_float(key, b, m, s, x, k);
+}
+__device__ inline void gaussian_block(uint64_t key, uint64_t b, double m, double s, double *x, size_t k) {
+  gm_gaussian_block_double(key, b, m, s, x, k);
+}
+
+// One Philox block per iteration; count < per-block only in the last one.
+template <typename T>
+__global__ void gm_uniform_kernel(uint64_t key, uint64_t counter, size_t n, T limit, T below, T *x) {
+  const size_t per = per_block<T>::n, blocks = (n + per - 1) / per;
+  for (size_t b = blockIdx.x * (size_t)blockDim.x + threadIdx.x; b < blocks; b += (size_t)blockDim.x * gridDim.x) {
+    const size_t i = b * per, count = n - i < per ? n - i : per;
+    uniform_block(key, counter + b, limit, below, x + i, count);
+  }
+}
+
+template <typename T>
+__global__ void gm_gaussian_kernel(uint64_t key, uint64_t counter, size_t n, double mean, double stddev, T *x) {
+  const size_t per = per_block<T>::n, blocks = (n + per - 1) / per;
+  for (size_t b = blockIdx.x * (size_t)blockDim.x + threadIdx.x; b < blocks; b += (size_t)blockDim.x * gridDim.x) {
+    const size_t i = b * per, count = n - i < per ? n - i : per;
+    gaussian_block(key, counter + b, mean, stddev, x + i, count);
+  }
+}
+
+extern "C" int gm_cuda_uniform(int ctype, unsigned long long key, unsigned long long counter, size_t n,
+                               double limit, void *x, void *stream) {
+  if (ctype == 0) {
+    const float lim = (float)limit;
+    gm_launch g((n + GM_RANDOM_PER_BLOCK_FLOAT - 1) / GM_RANDOM_PER_BLOCK_FLOAT, stream);
+    gm_uniform_kernel<float><<<g.grid, g.block, 0, g.s>>>(key, counter, n, lim, nextafterf(lim, 0.0f), F(x));
+  } else {
+    gm_launch g((n + GM_RANDOM_PER_BLOCK_DOUBLE - 1) / GM_RANDOM_PER_BLOCK_DOUBLE, stream);
+    gm_uniform_kernel<double><<<g.grid, g.block, 0, g.s>>>(key, counter, n, limit, nextafter(limit, 0.0), D(x));
+  }
+  return (int)cudaGetLastError();
+}
+
+extern "C" int gm_cuda_gaussian(int ctype, unsigned long long key, unsigned long long counter, size_t n,
+                                double mean, double stddev, void *x, void *stream) {
+  if (ctype == 0) {
+    gm_launch g((n + GM_RANDOM_PER_BLOCK_FLOAT - 1) / GM_RANDOM_PER_BLOCK_FLOAT, stream);
+    gm_gaussian_kernel<float><<<g.grid, g.block, 0, g.s>>>(key, counter, n, mean, stddev, F(x));
+  } else {
+    gm_launch g((n + GM_RANDOM_PER_BLOCK_DOUBLE - 1) / GM_RANDOM_PER_BLOCK_DOUBLE, stream);
+    gm_gaussian_kernel<double><<<g.grid, g.block, 0, g.s>>>(key, counter, n, mean, stddev, D(x));
+  }
+  return (int)cudaGetLastError();
+}

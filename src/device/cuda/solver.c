@@ -1,0 +1,78 @@
+/* cuSOLVER (dense LU) for invert and logdet on the CUDA device: the
+ * shared ../solver.c on cusolverDn<t>getrf/getrs, on the compute stream,
+ * with stream-ordered scratch (cudaMallocAsync).  The result stays in
+ * device memory; only info (and logdet's diagonal and pivots) are read. */
+#include <cusolverDn.h>
+
+#include "../../core/mem/backends.h"
+#include "../solver.h"
+#include "impl.h"
+
+static gm_status cusolver_status(cusolverStatus_t st, const char *fn) {
+  if (st == CUSOLVER_STATUS_SUCCESS) return GM_OK;
+  (void)cudaGetLastError(); /* handled: no stale error for the next launch (review #1) */
+  gm_set_lib_error_info(fn, (int)st);
+  return gm_fail(GM_ECUDA, "%s failed (cusolver status %d)", fn, (int)st);
+}
+
+static gm_status cuda_status(cudaError_t e, const char *fn) {
+  if (e == cudaSuccess) return GM_OK;
+  (void)cudaGetLastError();
+  gm_set_lib_error_info(fn, (int)e);
+  if (e == cudaErrorMemoryAllocation) return gm_fail(GM_ECUDA_OOM, "%s: %s", fn, cudaGetErrorString(e));
+  return gm_fail(GM_ECUDA, "%s: %s", fn, cudaGetErrorString(e));
+}
+
+static cusolverDnHandle_t solver(void *ctx) { return gm_cuda_impl(ctx)->cusolver; }
+
+static gm_status cu_getrf_buffer_size(void *ctx, gm_ctype t, int n, void *a, int lda, int *lwork) {
+  if (t == GM_FLOAT)
+    return cusolver_status(cusolverDnSgetrf_bufferSize(solver(ctx), n, n, a, lda, lwork),
+                           "cusolverDnSgetrf_bufferSize");
+  return cusolver_status(cusolverDnDgetrf_bufferSize(solver(ctx), n, n, a, lda, lwork),
+                         "cusolverDnDgetrf_bufferSize");
+}
+
+static gm_status cu_getrf(void *ctx, gm_ctype t, int n, void *a, int lda, void *work, int *ipiv, int *info) {
+  if (t == GM_FLOAT)
+    return cusolver_status(cusolverDnSgetrf(solver(ctx), n, n, a, lda, work, ipiv, info), "cusolverDnSgetrf");
+  return cusolver_status(cusolverDnDgetrf(solver(ctx), n, n, a, lda, work, ipiv, info), "cusolverDnDgetrf");
+}
+
+static gm_status cu_getrs(void *ctx, gm_ctype t, int n, int nrhs, const void *a, int lda, const int *ipiv,
+                          void *b, int ldb, int *info) {
+  if (t == GM_FLOAT)
+    return cusolver_status(cusolverDnSgetrs(solver(ctx), CUBLAS_OP_N, n, nrhs, a, lda, ipiv, b, ldb, info),
+                           "cusolverDnSgetrs");
+  return cusolver_status(cusolverDnDgetrs(solver(ctx), CUBLAS_OP_N, n, nrhs, a, lda, ipiv, b, ldb, info),
+                         "cusolverDnDgetrs");
+}
+
+static gm_status cu_scratch_alloc(void *ctx, size_t bytes, void **out) {
+  return cuda_status(cudaMallocAsync(out, bytes, gm_cuda_impl(ctx)->stream), "cudaMallocAsync");
+}
+
+static void cu_scratch_free(void *ctx, void *p) { (void)cudaFreeAsync(p, gm_cuda_impl(ctx)->stream); }
+
+static gm_status cu_read(void *ctx, void *dst, const void *src, size_t bytes) {
+  cudaStream_t s = gm_cuda_impl(ctx)->stream;
+  GM_TRY(cuda_status(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync"));
+  return cuda_status(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+}
+
+static const gm_solver_ops cu_solver = {
+    .getrf_buffer_size = cu_getrf_buffer_size,
+    .getrf = cu_getrf,
+    .getrs = cu_getrs,
+    .scratch_alloc = cu_scratch_alloc,
+    .scratch_free = cu_scratch_free,
+    .read = cu_read,
+};
+
+gm_status gm_cuda_invert(void *ctx, gm_ctype t, int n, void *a, int lda) {
+  return gm_solver_invert(&cu_solver, gm_cuda_kernels(), ctx, t, n, a, lda);
+}
+
+gm_status gm_cuda_logdet(void *ctx, gm_ctype t, int n, void *a, int lda, double *logabs, int *sign) {
+  return gm_solver_logdet(&cu_solver, gm_cuda_kernels(), ctx, t, n, a, lda, logabs, sign);
+}

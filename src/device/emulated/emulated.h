@@ -1,0 +1,36 @@
+/* Test controls of the emulated device (gm.emulated_device): a simulated
+ * device memory size, so raw allocations fail as cudaMalloc does, and
+ * cudart's error slots (review #1): the per-thread last error a failed
+ * allocation leaves behind and the sticky error of a broken context. */
+#ifndef GM_DEVICE_EMULATED_H
+#define GM_DEVICE_EMULATED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../../core/mem/runtime.h"
+
+enum { GM_EMU_ERR_NONE = 0, GM_EMU_ERR_OOM = 2 /* cudaErrorMemoryAllocation */ };
+
+typedef struct gm_emulated_control_in {
+  bool set_capacity, set_sticky, set_last_error;
+  size_t capacity; /* bytes of simulated device memory; 0: the host's */
+  bool sticky;
+  int last_error;
+} gm_emulated_control_in;
+
+typedef struct gm_emulated_state {
+  size_t capacity, allocated;
+  int last_error; /* this thread's slot */
+  bool sticky;
+} gm_emulated_state;
+
+/* The host's BLAS table with invert/logdet through cuSOLVER's argument
+ * mapping (solver.c). */
+struct gm_blas_ops;
+const struct gm_blas_ops *gm_emulated_blas_ops(const struct gm_blas_ops *host);
+
+/* d must be an emulated device; in may be NULL (query only). */
+gm_status gm_emulated_control(gm_device *d, const gm_emulated_control_in *in, gm_emulated_state *out);
+
+#endif

@@ -1,0 +1,136 @@
+/* invert/logdet on cuSOLVER-shaped entry points; see solver.h. */
+#include "solver.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "../core/blas_ops.h"
+
+typedef struct scratch {
+  void *work, *b, *diag;
+  int *ipiv, *info;
+} scratch;
+
+static void release(const gm_solver_ops *s, void *ctx, scratch *w) {
+  void *all[5] = {w->work, w->b, w->diag, w->ipiv, w->info};
+  for (int i = 0; i < 5; i++)
+    if (all[i]) s->scratch_free(ctx, all[i]);
+}
+
+/* LAPACKE rejects NaN in its input (the host's error); cuSOLVER would
+ * factor it into NaN.  One device reduction gives the host's behaviour:
+ * sum of squares is NaN iff an element is NaN (squares are never
+ * negative, so infinities and overflow give +inf, not NaN).  Infinities
+ * go on to the factorisation, as on the host. */
+static gm_status check_nan(const gm_backend *k, void *ctx, gm_ctype t, int n, const void *a, int lda) {
+  size_t elem = gm_ctype_size(t);
+  int cols = lda == n ? 1 : n, len = lda == n ? n * n : n;
+  for (int j = 0; j < cols; j++) {
+    const void *col = (const char *)a + (size_t)j * (size_t)lda * elem;
+    double ss = 0;
+    GM_TRY(k->blas->dot(ctx, t, len, col, 1, col, 1, &ss));
+    if (isnan(ss)) return gm_fail(GM_ELAPACK, "matrix contains NaN or infinity (getrf)");
+  }
+  return GM_OK;
+}
+
+/* getrf in place with its pivots in w->ipiv; *singular: first zero pivot
+ * (1-based) or 0. */
+static gm_status factor(const gm_solver_ops *s, void *ctx, gm_ctype t, int n, void *a, int lda, scratch *w,
+                        int *singular) {
+  size_t elem = gm_ctype_size(t);
+  int lwork = 0;
+  GM_TRY(s->getrf_buffer_size(ctx, t, n, a, lda, &lwork));
+  GM_TRY(s->scratch_alloc(ctx, (size_t)(lwork > 0 ? lwork : 1) * elem, &w->work));
+  GM_TRY(s->scratch_alloc(ctx, (size_t)n * sizeof(int), (void **)&w->ipiv));
+  GM_TRY(s->scratch_alloc(ctx, sizeof(int), (void **)&w->info));
+  GM_TRY(s->getrf(ctx, t, n, a, lda, w->work, w->ipiv, w->info));
+  int info = 0;
+  GM_TRY(s->read(ctx, &info, w->info, sizeof info));
+  if (info < 0) {
+    gm_set_lib_error_info("getrf", info);
+    return gm_fail(GM_ELAPACK, "getrf failed (info %d)", info);
+  }
+  *singular = info;
+  return GM_OK;
+}
+
+static gm_status invert(const gm_solver_ops *s, const gm_backend *k, void *ctx, gm_ctype t, int n, void *a,
+                        int lda, scratch *w) {
+  GM_TRY(check_nan(k, ctx, t, n, a, lda));
+  int singular = 0;
+  GM_TRY(factor(s, ctx, t, n, a, lda, w, &singular));
+  if (singular) return gm_fail(GM_ELAPACK, "matrix is singular (zero pivot in row %d)", singular);
+  /* B := I (zeros, then ones on the diagonal with stride n + 1) */
+  size_t nn = (size_t)n * (size_t)n;
+  GM_TRY(s->scratch_alloc(ctx, nn * gm_ctype_size(t), &w->b));
+  GM_TRY(k->fill(ctx, t, nn, 0.0, w->b, 1));
+  GM_TRY(k->fill(ctx, t, (size_t)n, 1.0, w->b, (size_t)n + 1));
+  GM_TRY(s->getrs(ctx, t, n, n, a, lda, w->ipiv, w->b, n, w->info));
+  int info = 0;
+  GM_TRY(s->read(ctx, &info, w->info, sizeof info));
+  if (info != 0) {
+    gm_set_lib_error_info("getrs", info);
+    return gm_fail(GM_ELAPACK, "getrs failed (info %d)", info);
+  }
+  /* a := B (column by column when lda exceeds n) */
+  size_t elem = gm_ctype_size(t);
+  if (lda == n) return k->blas->copy(ctx, t, n * n, w->b, 1, a, 1);
+  for (int j = 0; j < n; j++)
+    GM_TRY(k->blas->copy(ctx, t, n, (const char *)w->b + (size_t)j * (size_t)n * elem, 1,
+                         (char *)a + (size_t)j * (size_t)lda * elem, 1));
+  return GM_OK;
+}
+
+gm_status gm_solver_invert(const gm_solver_ops *s, const gm_backend *k, void *ctx, gm_ctype t, int n, void *a,
+                           int lda) {
+  if (n == 0) return GM_OK;
+  scratch w = {0};
+  gm_status st = invert(s, k, ctx, t, n, a, lda, &w);
+  release(s, ctx, &w);
+  return st;
+}
+
+static gm_status logdet(const gm_solver_ops *s, const gm_backend *k, void *ctx, gm_ctype t, int n, void *a,
+                        int lda, double *logabs, int *sign, scratch *w) {
+  GM_TRY(check_nan(k, ctx, t, n, a, lda));
+  int singular = 0;
+  GM_TRY(factor(s, ctx, t, n, a, lda, w, &singular));
+  if (singular) {
+    *logabs = -INFINITY;
+    *sign = 0;
+    return GM_OK;
+  }
+  /* the diagonal of U (stride lda + 1) and the pivots, read back */
+  size_t elem = gm_ctype_size(t);
+  GM_TRY(s->scratch_alloc(ctx, (size_t)n * elem, &w->diag));
+  GM_TRY(k->blas->copy(ctx, t, n, a, lda + 1, w->diag, 1));
+  void *diag = malloc((size_t)n * elem);
+  int *ipiv = malloc((size_t)n * sizeof *ipiv);
+  gm_status st = diag && ipiv ? GM_OK : gm_fail(GM_ENOMEM, "out of host memory");
+  if (st == GM_OK) st = s->read(ctx, diag, w->diag, (size_t)n * elem);
+  if (st == GM_OK) st = s->read(ctx, ipiv, w->ipiv, (size_t)n * sizeof *ipiv);
+  if (st == GM_OK) {
+    /* det = prod(u_ii) * (-1)^swaps, as on the host */
+    for (int i = 0; i < n; i++) {
+      double u = t == GM_FLOAT ? (double)((float *)diag)[i] : ((double *)diag)[i];
+      if (u < 0) *sign = -*sign;
+      if (ipiv[i] != i + 1) *sign = -*sign;
+      *logabs += log(fabs(u));
+    }
+  }
+  free(diag);
+  free(ipiv);
+  return st;
+}
+
+gm_status gm_solver_logdet(const gm_solver_ops *s, const gm_backend *k, void *ctx, gm_ctype t, int n, void *a,
+                           int lda, double *logabs, int *sign) {
+  *logabs = 0;
+  *sign = 1;
+  if (n == 0) return GM_OK;
+  scratch w = {0};
+  gm_status st = logdet(s, k, ctx, t, n, a, lda, logabs, sign, &w);
+  release(s, ctx, &w);
+  return st;
+}

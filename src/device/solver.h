@@ -1,0 +1,36 @@
+/* invert and logdet on a device from cuSOLVER's dense LU entry points
+ * (cusolverDn<t>getrf_bufferSize, getrf, getrs), written once for every
+ * device backend.  The CUDA backend maps the entries to cuSOLVER; the
+ * emulated device maps them to LAPACK with exactly cuSOLVER's arguments
+ * (column-major, ipiv and info in device memory, a workspace), so the
+ * mapping below runs in every CI pass.  Results stay in device memory:
+ * only info, and for logdet the diagonal and the pivots, are read back. */
+#ifndef GM_DEVICE_SOLVER_H
+#define GM_DEVICE_SOLVER_H
+
+#include "../core/backend.h"
+
+typedef struct gm_solver_ops {
+  /* cusolverDn<t>getrf_bufferSize(h, n, n, a, lda, &lwork): elements */
+  gm_status (*getrf_buffer_size)(void *ctx, gm_ctype t, int n, void *a, int lda, int *lwork);
+  /* cusolverDn<t>getrf(h, n, n, a, lda, work, ipiv, info); ipiv, info
+   * and work are device memory */
+  gm_status (*getrf)(void *ctx, gm_ctype t, int n, void *a, int lda, void *work, int *ipiv, int *info);
+  /* cusolverDn<t>getrs(h, CUBLAS_OP_N, n, nrhs, a, lda, ipiv, b, ldb, info) */
+  gm_status (*getrs)(void *ctx, gm_ctype t, int n, int nrhs, const void *a, int lda, const int *ipiv, void *b,
+                     int ldb, int *info);
+  /* scratch device memory in stream order (cudaMallocAsync/FreeAsync) */
+  gm_status (*scratch_alloc)(void *ctx, size_t bytes, void **out);
+  void (*scratch_free)(void *ctx, void *p);
+  /* synchronous device->host read of a small result */
+  gm_status (*read)(void *ctx, void *dst, const void *src, size_t bytes);
+} gm_solver_ops;
+
+/* blas_ops.h's invert and logdet (column-major a, in place for invert)
+ * through s; k is the device's kernel table (fill, blas dot and copy). */
+gm_status gm_solver_invert(const gm_solver_ops *s, const gm_backend *k, void *ctx, gm_ctype t, int n, void *a,
+                           int lda);
+gm_status gm_solver_logdet(const gm_solver_ops *s, const gm_backend *k, void *ctx, gm_ctype t, int n, void *a,
+                           int lda, double *logabs, int *sign);
+
+#endif
