@@ -31,6 +31,7 @@ return function(gm, core)
     return ("%016x"):format(h)
   end
 
+  local function sh(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
   local function dirname(p) return p:match("^(.*)/[^/]*$") or "." end
 
   local header_dir
@@ -74,13 +75,21 @@ return function(gm, core)
       if x and x ~= "" then d = x .. "/gpumat"
       else d = (os.getenv("HOME") or "/tmp") .. "/.cache/gpumat" end
     end
-    d = d .. "/kernels"
-    os.execute("mkdir -p '" .. d:gsub("'", "'\\''") .. "'")
-    cache_dir = d
-    return d
+    -- an unwritable cache (read-only HOME in CI) falls back to /tmp
+    for _, cand in ipairs { d .. "/kernels", "/tmp/gpumat-" .. (os.getenv("USER") or "user") .. "/kernels" } do
+      os.execute("mkdir -p " .. sh(cand) .. " 2>/dev/null")
+      local probe = cand .. "/.probe"
+      local f = io.open(probe, "w")
+      if f then
+        f:close()
+        os.remove(probe)
+        cache_dir = cand
+        return cand
+      end
+    end
+    error("define_cuda_kernel: no writable kernel cache directory (set GPUMAT_CACHE_DIR)", 3)
   end
 
-  local function sh(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
 
   local stats = { compiles = 0, disk_hits = 0, memory_hits = 0 }
   local loaded = {} -- key -> kernel_so handle (memory cache)
