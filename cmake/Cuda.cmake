@@ -1,8 +1,7 @@
 # The CUDA backend (included from CMakeLists.txt; sets GPUMAT_LINK_*):
 # kernels/*.cu compiled by nvcc for sm_80 and sm_90 plus
 # PTX (compute_90) for newer GPUs, and src/device/cuda linked against
-# cudart, cuBLAS, cuSOLVER and NVRTC (cuRAND's device
-# API is header-only).  Compiled on every build, so a CUDA
+# cudart, cuBLAS, cuSOLVER and NVRTC (cuRAND's device API is header-only).  Compiled on every build, so a CUDA
 # compile error fails CI even though no machine here has a GPU.
 if(NOT CMAKE_CUDA_COMPILER)
   set(CMAKE_CUDA_COMPILER ${CUDAToolkit_NVCC_EXECUTABLE})
@@ -14,10 +13,9 @@ enable_language(CUDA)
 file(GLOB GPUMAT_CU_SOURCES CONFIGURE_DEPENDS kernels/*.cu)
 file(GLOB GPUMAT_CUDA_C_SOURCES CONFIGURE_DEPENDS src/device/cuda/*.c)
 add_library(gpumat_kernels OBJECT ${GPUMAT_CU_SOURCES})
-# hidden: the launchers are internal to the module and libgpumat.
-# The shared cudart, as the linked targets use it: with CMake's default
-# (Static) a link line could hold both libcudart.so and libcudart_static.a,
-# two runtimes with separate last-error slots (review #13).
+# hidden: the launchers are internal to the module and libgpumat
+# Shared cudart (review #13): one runtime and one last-error slot, never
+# libcudart_static.a next to libcudart.so.
 set_target_properties(gpumat_kernels PROPERTIES POSITION_INDEPENDENT_CODE ON CUDA_STANDARD 17
   CUDA_VISIBILITY_PRESET hidden CUDA_RUNTIME_LIBRARY Shared)
 target_include_directories(gpumat_kernels PRIVATE kernels)
@@ -35,13 +33,15 @@ target_link_libraries(gpumat_objs PRIVATE CUDA::cudart CUDA::cublas CUDA::cusolv
 # every linked target (module, libgpumat.so, libgpumat.a) carries the kernels
 list(APPEND GPUMAT_LINK_OBJECTS $<TARGET_OBJECTS:gpumat_kernels>)
 # (stdc++: nvcc's objects use the C++ runtime, and C links without it)
-list(APPEND GPUMAT_LINK_LIBS CUDA::cudart CUDA::cublas CUDA::cusolver CUDA::nvrtc stdc++)
-# The module finds the toolkit's libraries where CMake found them (review #2:
-# without a RUNPATH `require "gpumat"` failed on a machine whose loader
-# path holds only another toolkit's libcudart).  RUNPATH, not RPATH, so
-# LD_LIBRARY_PATH still wins.
+list(APPEND GPUMAT_LINK_LIBS CUDA::cudart CUDA::cublas CUDA::cusolver CUDA::nvrtc stdc++ "-Wl,--enable-new-dtags")
+# Linked targets find the toolkit's libraries where CMake found them
+# (review #2: without a RUNPATH `require "gpumat"` failed on a machine whose
+# loader path holds only another toolkit's libcudart).  RUNPATH (new dtags),
+# so LD_LIBRARY_PATH still wins.  gpumat_core exists already; later targets
+# (libgpumat) take the CMAKE_* defaults.
+set(CMAKE_BUILD_RPATH "${CUDAToolkit_LIBRARY_DIR}")
+set(CMAKE_INSTALL_RPATH "${CUDAToolkit_LIBRARY_DIR}")
 set_target_properties(gpumat_core PROPERTIES
   BUILD_RPATH "${CUDAToolkit_LIBRARY_DIR}" INSTALL_RPATH "${CUDAToolkit_LIBRARY_DIR}")
-target_link_options(gpumat_core PRIVATE "LINKER:--enable-new-dtags")
 set(GPUMAT_WITH_CUDA ON)
 message(STATUS "gpumat: CUDA backend enabled (${CMAKE_CUDA_ARCHITECTURES})")

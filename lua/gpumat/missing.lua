@@ -3,8 +3,6 @@
 -- ("attempt to call a nil value") or, worse, a silent no-op.  README lists
 -- them under "Not yet".
 local missing = {
-  -- run-time CUDA kernels (NVRTC)
-  "define_cuda_kernel",
 }
 
 return function(gm)

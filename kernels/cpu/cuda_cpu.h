@@ -1,0 +1,250 @@
+// CUDA's execution model on the CPU, for kernels written in CUDA C and
+// compiled by the system C++ compiler (g++ -std=c++17).
+//
+// - Every thread of every block runs.  Blocks are spread over the host's
+//   cores (OpenMP, dynamic schedule); the threads of one block run on one OS
+//   thread.
+// - A kernel that calls __syncthreads() runs each thread of a block as a
+//   fiber (ucontext, own stack).  __syncthreads() switches back to the
+//   block's scheduler, which resumes every other fiber up to its own
+//   barrier before any fiber goes on: a real barrier of the block.  A kernel
+//   without __syncthreads() runs the threads of a block as a plain loop (the
+//   fast path for grid-stride kernels).
+// - __shared__ variables are thread_local statics: one instance per OS
+//   thread, so the fibers of a block share it and blocks running in
+//   parallel each have their own.
+// - atomicAdd/Sub/Exch/Min/Max/CAS on int, unsigned, unsigned long long,
+//   float and double are real atomics (blocks run concurrently).
+// - threadIdx/blockIdx/blockDim/gridDim are locals of the kernel function
+//   (GMCPU_KERNEL_INDEX below), filled from the launch: cheap to read.
+//
+// Ideas from ROCm's HIP-CPU (fibers per block) and KernelAbstractions.jl's
+// CPU backend (plain loops when there is no synchronization).
+#ifndef GPUMAT_CUDA_CPU_H
+#define GPUMAT_CUDA_CPU_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+
+#include <math.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __noinline__ __attribute__((noinline))
+#define __restrict__ __restrict
+#define __shared__ static thread_local
+#define __constant__ static const
+
+struct uint3 {
+  unsigned x, y, z;
+};
+struct dim3 {
+  unsigned x, y, z;
+  constexpr dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
+};
+
+namespace gmcpu {
+
+struct index {
+  uint3 thread, block;
+  dim3 block_dim, grid_dim;
+};
+
+typedef void (*body_fn)(void *env, const index &ix);
+
+// ---- fibers for blocks that synchronize ----------------------------------
+
+constexpr size_t kFiberStack = 64 * 1024;
+
+struct fiber {
+  ucontext_t ctx;
+  index ix;
+  bool done;
+};
+
+struct block_sched {
+  ucontext_t sched;
+  fiber *cur = nullptr;
+  body_fn fn = nullptr;
+  void *env = nullptr;
+  fiber *fibers = nullptr;
+  char *stacks = nullptr;
+  size_t n_fibers = 0; // capacity of fibers/stacks
+  ~block_sched() {
+    if (stacks) munmap(stacks, n_fibers * kFiberStack);
+    free(fibers);
+  }
+  bool reserve(size_t n) {
+    if (n <= n_fibers) return true;
+    if (stacks) munmap(stacks, n_fibers * kFiberStack);
+    free(fibers);
+    fibers = (fiber *)calloc(n, sizeof(fiber));
+    void *p = mmap(nullptr, n * kFiberStack, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    stacks = p == MAP_FAILED ? nullptr : (char *)p;
+    n_fibers = fibers && stacks ? n : 0;
+    return n_fibers != 0;
+  }
+};
+
+inline thread_local block_sched tls_sched;
+inline thread_local bool tls_in_fiber = false;
+
+inline void fiber_entry() {
+  block_sched &s = tls_sched;
+  fiber *f = s.cur;
+  s.fn(s.env, f->ix);
+  f->done = true; // returning resumes uc_link = the scheduler
+}
+
+[[noreturn]] inline void die(const char *what) {
+  fprintf(stderr, "gpumat cuda_cpu: %s\n", what);
+  abort();
+}
+
+inline void syncthreads() {
+  if (!tls_in_fiber) die("__syncthreads() in a kernel launched without fibers");
+  block_sched &s = tls_sched;
+  swapcontext(&s.cur->ctx, &s.sched);
+}
+
+inline void run_block_fibers(const index &base, body_fn fn, void *env) {
+  block_sched &s = tls_sched;
+  const dim3 b = base.block_dim;
+  size_t n = (size_t)b.x * b.y * b.z;
+  if (!s.reserve(n)) die("out of memory for fiber stacks");
+  s.fn = fn;
+  s.env = env;
+  for (size_t i = 0; i < n; i++) {
+    fiber &f = s.fibers[i];
+    f.ix = base;
+    f.ix.thread = uint3{(unsigned)(i % b.x), (unsigned)(i / b.x % b.y), (unsigned)(i / ((size_t)b.x * b.y))};
+    f.done = false;
+    getcontext(&f.ctx);
+    f.ctx.uc_stack.ss_sp = s.stacks + i * kFiberStack;
+    f.ctx.uc_stack.ss_size = kFiberStack;
+    f.ctx.uc_link = &s.sched;
+    makecontext(&f.ctx, fiber_entry, 0);
+  }
+  tls_in_fiber = true;
+  // Rounds: each live fiber runs up to its next barrier (or its end); a
+  // new round starts only when every fiber has had its turn, so no fiber
+  // passes barrier k before all have reached it.
+  size_t live = n;
+  while (live) {
+    for (size_t i = 0; i < n; i++) {
+      fiber &f = s.fibers[i];
+      if (f.done) continue;
+      s.cur = &f;
+      swapcontext(&s.sched, &f.ctx);
+      if (f.done) live--;
+    }
+  }
+  tls_in_fiber = false;
+  s.cur = nullptr;
+}
+
+// Runs the whole grid; f(const index &) is one thread.  sync: the kernel
+// calls __syncthreads() (fibers); else the threads of a block are a plain
+// loop the compiler can inline the body into.
+template <class F> inline void launch(dim3 g, dim3 b, bool sync, F &f) {
+  long long nblocks = (long long)g.x * g.y * g.z;
+  long long threads_per_block = (long long)b.x * b.y * b.z;
+  if (nblocks <= 0 || threads_per_block <= 0) return;
+  body_fn erased = [](void *env, const index &ix) { (*(F *)env)(ix); };
+  // chunks of blocks big enough that scheduling costs little, small
+  // enough that both cores get work
+  long long chunk = nblocks / 64 > 0 ? nblocks / 64 : 1;
+#pragma omp parallel for schedule(dynamic, chunk) if (nblocks > 1 && nblocks * threads_per_block >= 16384)
+  for (long long blk = 0; blk < nblocks; blk++) {
+    index ix;
+    ix.block = uint3{(unsigned)(blk % g.x), (unsigned)(blk / g.x % g.y), (unsigned)(blk / ((long long)g.x * g.y))};
+    ix.block_dim = b;
+    ix.grid_dim = g;
+    if (sync && threads_per_block > 1) {
+      run_block_fibers(ix, erased, (void *)&f);
+    } else {
+      for (unsigned z = 0; z < b.z; z++)
+        for (unsigned y = 0; y < b.y; y++)
+          for (unsigned x = 0; x < b.x; x++) {
+            ix.thread = uint3{x, y, z};
+            f(ix);
+          }
+    }
+  }
+}
+
+// ---- atomics --------------------------------------------------------------
+
+template <class T> inline T atomic_update(T *p, T v, T (*op)(T, T)) {
+  T old;
+  __atomic_load(p, &old, __ATOMIC_RELAXED);
+  T next = op(old, v);
+  while (!__atomic_compare_exchange(p, &old, &next, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) next = op(old, v);
+  return old;
+}
+template <class T> inline T op_add(T a, T b) { return a + b; }
+template <class T> inline T op_sub(T a, T b) { return a - b; }
+template <class T> inline T op_min(T a, T b) { return b < a ? b : a; }
+template <class T> inline T op_max(T a, T b) { return b > a ? b : a; }
+template <class T> inline T op_exch(T, T b) { return b; }
+
+} // namespace gmcpu
+
+#define __syncthreads() gmcpu::syncthreads()
+#define __threadfence() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define __threadfence_block() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+
+#define GMCPU_ATOMICS(T)                                                                       \
+  inline T atomicAdd(T *p, T v) { return gmcpu::atomic_update<T>(p, v, gmcpu::op_add<T>); }   \
+  inline T atomicSub(T *p, T v) { return gmcpu::atomic_update<T>(p, v, gmcpu::op_sub<T>); }   \
+  inline T atomicMin(T *p, T v) { return gmcpu::atomic_update<T>(p, v, gmcpu::op_min<T>); }   \
+  inline T atomicMax(T *p, T v) { return gmcpu::atomic_update<T>(p, v, gmcpu::op_max<T>); }   \
+  inline T atomicExch(T *p, T v) { return gmcpu::atomic_update<T>(p, v, gmcpu::op_exch<T>); } \
+  inline T atomicCAS(T *p, T compare, T v) {                                                   \
+    T expected = compare;                                                                      \
+    __atomic_compare_exchange(p, &expected, &v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);    \
+    return expected;                                                                           \
+  }
+GMCPU_ATOMICS(int)
+GMCPU_ATOMICS(unsigned)
+GMCPU_ATOMICS(unsigned long long)
+GMCPU_ATOMICS(long long)
+GMCPU_ATOMICS(float)
+GMCPU_ATOMICS(double)
+#undef GMCPU_ATOMICS
+
+// ---- device math beyond <math.h> -------------------------------------------
+
+inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+inline double rsqrt(double x) { return 1.0 / sqrt(x); }
+inline float __expf(float x) { return expf(x); }
+inline float __logf(float x) { return logf(x); }
+inline float __sinf(float x) { return sinf(x); }
+inline float __cosf(float x) { return cosf(x); }
+inline float __powf(float x, float y) { return powf(x, y); }
+inline float __fdividef(float x, float y) { return x / y; }
+inline float saturatef(float x) { return x < 0.0f ? 0.0f : x > 1.0f ? 1.0f : x; }
+inline float __saturatef(float x) { return saturatef(x); }
+inline int __float2int_rn(float x) { return (int)nearbyintf(x); }
+inline int __double2int_rn(double x) { return (int)nearbyint(x); }
+template <class A, class B> inline auto min(A a, B b) -> decltype(a + b) { return b < a ? b : a; }
+template <class A, class B> inline auto max(A a, B b) -> decltype(a + b) { return b > a ? b : a; }
+
+// The per-thread index variables of a kernel function with a
+// `const gmcpu::index &gmcpu_ix_` parameter.
+#define GMCPU_KERNEL_INDEX                                  \
+  [[maybe_unused]] const uint3 threadIdx = gmcpu_ix_.thread; \
+  [[maybe_unused]] const uint3 blockIdx = gmcpu_ix_.block;   \
+  [[maybe_unused]] const dim3 blockDim = gmcpu_ix_.block_dim; \
+  [[maybe_unused]] const dim3 gridDim = gmcpu_ix_.grid_dim;   \
+  [[maybe_unused]] const int warpSize = 32;
+
+#endif

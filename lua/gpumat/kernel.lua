@@ -1,0 +1,369 @@
+-- Run-time kernels (API.md "Run-time kernels", MGL's define-cuda-kernel).
+--
+-- gm.define_cuda_kernel{name, params, body, ctypes} returns a callable.
+-- The body is the code of ONE CUDA thread (statements of a __global__
+-- function); it does its own indexing, typically a grid-stride loop:
+--
+--   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+--        i += (int64_t)blockDim.x * gridDim.x) y[i] += alpha * x[i];
+--
+-- On the host and on the emulated device the kernel runs on the CPU
+-- execution model (kernels/cpu/cuda_cpu.h): the generated C++ source is
+-- compiled by the system C++ compiler into a shared object, once per
+-- (source, ctype, compiler), cached in memory and on disk
+-- ($GPUMAT_CACHE_DIR, else $XDG_CACHE_HOME/gpumat, else ~/.cache/gpumat),
+-- and loaded with dlopen.  Compilation happens at the first call with a
+-- given ctype.  On a CUDA device the kernel would be compiled by NVRTC:
+-- not implemented yet (the launch raises a clear error).
+return function(gm, core)
+  local fname = "define_cuda_kernel"
+  local mat_mt = getmetatable(core.mat(0))
+  local function is_mat(x) return getmetatable(x) == mat_mt end
+
+  local function argerr(argn, fn, msg) error(("bad argument #%d to '%s' (%s)"):format(argn, fn, msg), 3) end
+
+  -- 64-bit FNV-1a (cache key; collisions are checked against the stored source)
+  local function fnv1a(s)
+    local h = -3750763034362895579 -- 0xcbf29ce484222325
+    for i = 1, #s do
+      h = (h ~ s:byte(i)) * 1099511628211
+    end
+    return ("%016x"):format(h)
+  end
+
+  local function sh(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+  local function dirname(p) return p:match("^(.*)/[^/]*$") or "." end
+
+  local header_dir
+  local function find_header_dir()
+    if header_dir then return header_dir end
+    local so = package.searchpath("gpumat.core", package.cpath)
+    if so then
+      local d = dirname(so)
+      local f = io.open(d .. "/cuda_cpu.h")
+      if f then f:close(); header_dir = d; return d end
+    end
+    error("define_cuda_kernel: cuda_cpu.h (the CPU model of CUDA) not found next to gpumat/core.so", 3)
+  end
+
+  local cxx = os.getenv("GPUMAT_CXX") or "c++"
+  local cxxflags = "-std=c++17 -O3 -march=native -fPIC -shared -fopenmp -fno-math-errno -w"
+  local compiler_id
+  local function get_compiler_id()
+    if compiler_id then return compiler_id end
+    local p = io.popen(cxx .. " --version 2>/dev/null")
+    local v = p and p:read("a") or ""
+    if p then p:close() end
+    if v == "" then
+      error(("define_cuda_kernel: the C++ compiler '%s' (GPUMAT_CXX) does not run"):format(cxx), 3)
+    end
+    -- the CPU model's header is part of every kernel: a changed header
+    -- must not reuse objects compiled with the old one
+    local hf = io.open(find_header_dir() .. "/cuda_cpu.h", "rb")
+    local header = hf and hf:read("a") or ""
+    if hf then hf:close() end
+    compiler_id = cxx .. "\n" .. v .. cxxflags .. "\n" .. header
+    return compiler_id
+  end
+
+  local cache_dir
+  local function get_cache_dir()
+    if cache_dir then return cache_dir end
+    local d = os.getenv("GPUMAT_CACHE_DIR")
+    if not d or d == "" then
+      local x = os.getenv("XDG_CACHE_HOME")
+      if x and x ~= "" then d = x .. "/gpumat"
+      else d = (os.getenv("HOME") or "/tmp") .. "/.cache/gpumat" end
+    end
+    -- an unwritable cache (read-only HOME in CI) falls back to /tmp
+    for _, cand in ipairs { d .. "/kernels", "/tmp/gpumat-" .. (os.getenv("USER") or "user") .. "/kernels" } do
+      os.execute("mkdir -p " .. sh(cand) .. " 2>/dev/null")
+      local probe = cand .. "/.probe"
+      local f = io.open(probe, "w")
+      if f then
+        f:close()
+        os.remove(probe)
+        cache_dir = cand
+        return cand
+      end
+    end
+    error("define_cuda_kernel: no writable kernel cache directory (set GPUMAT_CACHE_DIR)", 3)
+  end
+
+
+  local stats = { compiles = 0, disk_hits = 0, memory_hits = 0 }
+  local loaded = {} -- key -> kernel_so handle (memory cache)
+
+  local ctype_c = { float = "float", double = "double" }
+
+  local function generate(name, params, body, ctype, sync)
+    local decl, unpack = {}, {}
+    for i, p in ipairs(params) do
+      local pname, kind, dir = p[1], p[2], p[3]
+      if kind == "mat" then
+        decl[#decl + 1] = (dir == "input" and "const T *" or "T *") .. pname
+        unpack[#unpack + 1] = ("(%sT *)a[%d]"):format(dir == "input" and "const " or "", i - 1)
+      elseif kind == "scalar" then
+        decl[#decl + 1] = "T " .. pname
+        unpack[#unpack + 1] = ("(T)*(const double *)a[%d]"):format(i - 1)
+      else
+        decl[#decl + 1] = "int64_t " .. pname
+        unpack[#unpack + 1] = ("*(const int64_t *)a[%d]"):format(i - 1)
+      end
+    end
+    -- arguments unpacked once per launch, captured by the thread lambda
+    local locals, args = {}, {}
+    for i, e in ipairs(unpack) do
+      locals[i] = ("  auto gm_a%d_ = %s;"):format(i, e)
+      args[i] = ("gm_a%d_"):format(i)
+    end
+    locals = table.concat(locals, "\n")
+    return table.concat({
+      "// gpumat run-time kernel " .. name .. " (" .. ctype .. ")",
+      '#include "cuda_cpu.h"',
+      "typedef " .. ctype_c[ctype] .. " T;",
+      "namespace {",
+      "inline void " .. name .. "(const gmcpu::index &gmcpu_ix_" .. (#decl > 0 and ", " or "")
+        .. table.concat(decl, ", ") .. ") {",
+      "GMCPU_KERNEL_INDEX",
+      "#line 1 \"" .. name .. "\"",
+      body,
+      "}",
+      "}",
+      'extern "C" __attribute__((visibility("default"))) void gpumat_kernel_launch(void *const *a, const unsigned *g) {',
+      locals,
+      "  auto thread = [=](const gmcpu::index &ix) {",
+      "    " .. name .. "(ix" .. (#unpack > 0 and ", " or "") .. table.concat(args, ", ") .. ");",
+      "  };",
+      ("  gmcpu::launch(dim3(g[0], g[1], g[2]), dim3(g[3], g[4], g[5]), %s, thread);"):format(
+        sync and "true" or "false"),
+      "}",
+      "",
+    }, "\n")
+  end
+
+  local function read_file(path)
+    local f = io.open(path, "rb")
+    if not f then return nil end
+    local s = f:read("a")
+    f:close()
+    return s
+  end
+
+  local function compile_error(name, ctype, log)
+    local e = {
+      kind = "compile_error",
+      message = ("%s: the kernel does not compile for %s:\n%s"):format(name, ctype, log),
+      log = log,
+      compiler = cxx,
+    }
+    return setmetatable(e, { __tostring = function(t) return t.message end })
+  end
+
+  -- Shared object for (source, ctype): memory cache, disk cache, compile.
+  local function load_kernel(name, src, ctype)
+    local key = fnv1a(get_compiler_id() .. "\0" .. src)
+    local so = loaded[key]
+    if so then stats.memory_hits = stats.memory_hits + 1; return so end
+    local dir = get_cache_dir()
+    local base = dir .. "/" .. key
+    if read_file(base .. ".cpp") == src and read_file(base .. ".so") then
+      local h, err = core.kernel_load(base .. ".so")
+      if h then
+        stats.disk_hits = stats.disk_hits + 1
+        loaded[key] = h
+        return h
+      end
+      io.stderr:write(("gpumat: %s: cached %s.so does not load (%s); recompiling\n"):format(name, base, err))
+    end
+    -- unique temporary names: several processes may compile the same key
+    local tmp = ("%s.%s.%d"):format(base, tostring({}):match("0x(%x+)") or "t", os.time())
+    local f = assert(io.open(tmp .. ".cpp", "wb"))
+    f:write(src)
+    f:close()
+    local cmd = ("%s %s -I%s -o %s %s 2>%s"):format(cxx, cxxflags, sh(find_header_dir()), sh(tmp .. ".so"),
+      sh(tmp .. ".cpp"), sh(tmp .. ".log"))
+    local ok = os.execute(cmd)
+    local log = read_file(tmp .. ".log") or ""
+    os.remove(tmp .. ".log")
+    stats.compiles = stats.compiles + 1
+    if not ok then
+      os.remove(tmp .. ".cpp")
+      os.remove(tmp .. ".so")
+      error(compile_error(name, ctype, log), 0)
+    end
+    os.rename(tmp .. ".so", base .. ".so")
+    os.rename(tmp .. ".cpp", base .. ".cpp")
+    local h, err = core.kernel_load(base .. ".so")
+    if not h then error(("%s: compiled kernel does not load: %s"):format(name, err), 0) end
+    loaded[key] = h
+    return h
+  end
+
+  local kinds = { mat = true, scalar = true, int = true }
+  local dirs = { input = "i", output = "o", io = "x" }
+
+  local function check_dim3(v, what, fn)
+    if type(v) ~= "table" then argerr(0, fn, what .. " must be a list of 1 to 3 positive integers") end
+    local r = {}
+    for i = 1, 3 do
+      local x = v[i]
+      if x == nil and i > 1 then x = 1 end
+      if math.type(x) ~= "integer" or x < 1 or x > 0x7fffffff then
+        error(("bad argument to '%s' (%s[%d] must be a positive integer, got %s)"):format(fn, what, i,
+          tostring(x)), 3)
+      end
+      r[i] = x
+    end
+    return r
+  end
+
+  function gm.define_cuda_kernel(spec)
+    if type(spec) ~= "table" then argerr(1, fname, "table expected, got " .. type(spec)) end
+    for k in pairs(spec) do
+      if k ~= "name" and k ~= "params" and k ~= "body" and k ~= "ctypes" then
+        argerr(1, fname, "unknown key '" .. tostring(k) .. "'")
+      end
+    end
+    local name, params, body = spec.name, spec.params, spec.body
+    if type(name) ~= "string" or not name:match("^[%a_][%w_]*$") then
+      argerr(1, fname, "name must be a C identifier")
+    end
+    if type(body) ~= "string" then argerr(1, fname, "body must be a string of CUDA C statements") end
+    if type(params) ~= "table" then argerr(1, fname, "params must be a list") end
+    local ps, seen, codes = {}, {}, {}
+    for i, p in ipairs(params) do
+      if type(p) ~= "table" or type(p[1]) ~= "string" or not p[1]:match("^[%a_][%w_]*$") then
+        argerr(1, fname, ("params[%d] must be {name, kind[, direction]} with a C identifier"):format(i))
+      end
+      if seen[p[1]] then argerr(1, fname, ("params[%d]: duplicate name '%s'"):format(i, p[1])) end
+      seen[p[1]] = true
+      if not kinds[p[2]] then
+        argerr(1, fname, ("params[%d] (%s): kind must be mat, scalar or int"):format(i, p[1]))
+      end
+      local dir = p[3]
+      if p[2] == "mat" then
+        if dir == nil then dir = "io" end
+        if not dirs[dir] then
+          argerr(1, fname, ("params[%d] (%s): direction must be input, output or io"):format(i, p[1]))
+        end
+        codes[i] = dirs[dir]
+      elseif dir ~= nil then
+        argerr(1, fname, ("params[%d] (%s): only mats have a direction"):format(i, p[1]))
+      else
+        codes[i] = p[2] == "scalar" and "s" or "n"
+      end
+      ps[i] = { p[1], p[2], dir }
+    end
+    if #ps > 32 then argerr(1, fname, "at most 32 params") end
+    local ctypes = spec.ctypes or { "float", "double" }
+    if type(ctypes) ~= "table" or #ctypes == 0 then argerr(1, fname, "ctypes must be a non-empty list") end
+    local allowed = {}
+    for i, c in ipairs(ctypes) do
+      if not ctype_c[c] then argerr(1, fname, ("ctypes[%d] must be float or double"):format(i)) end
+      allowed[c] = true
+    end
+    local spec_codes = table.concat(codes)
+    local np = #ps
+    local first_mat
+    for i, p in ipairs(ps) do if p[2] == "mat" then first_mat = i; break end end
+    local sync = body:find("__syncthreads", 1, true) ~= nil
+    local sources, handles = {}, {}
+    local last_size, last_geom -- default geometry of the last size (launch overhead)
+
+    local function call(_, ...)
+      local n = select("#", ...)
+      local opts
+      if n == np + 1 then
+        opts = select(n, ...)
+        if type(opts) ~= "table" or is_mat(opts) then
+          argerr(n, name, ("%d arguments expected, got %d"):format(np, n))
+        end
+        n = np
+      elseif n ~= np then
+        argerr(n > np and np + 1 or n + 1, name, ("%d arguments expected, got %d"):format(np, n))
+      end
+      local ctype
+      for i = 1, np do
+        local v = select(i, ...)
+        local kind = ps[i][2]
+        if kind == "mat" then
+          if not is_mat(v) then argerr(i, name, ("%s: gpumat.mat expected, got %s"):format(ps[i][1], type(v))) end
+          local c = v:ctype()
+          if ctype and c ~= ctype then
+            argerr(i, name, ("%s: mixed ctypes (%s and %s); all mat arguments must have one ctype"):format(
+              ps[i][1], ctype, c))
+          end
+          ctype = c
+        elseif kind == "scalar" then
+          if type(v) ~= "number" then argerr(i, name, ("%s: number expected, got %s"):format(ps[i][1], type(v))) end
+        elseif math.type(v) ~= "integer" then
+          argerr(i, name, ("%s: integer expected, got %s"):format(ps[i][1], math.type(v) or type(v)))
+        end
+      end
+      ctype = ctype or gm.default_ctype
+      if not allowed[ctype] then
+        error(("%s: not defined for ctype %s (ctypes of the definition)"):format(name, ctype), 2)
+      end
+      local geom
+      if opts then
+        for k in pairs(opts) do
+          if k ~= "grid_dim" and k ~= "block_dim" then
+            argerr(np + 1, name, "unknown option '" .. tostring(k) .. "'")
+          end
+        end
+        if opts.grid_dim == nil or opts.block_dim == nil then
+          argerr(np + 1, name, "both grid_dim and block_dim are needed")
+        end
+        local g, b = check_dim3(opts.grid_dim, "grid_dim", name), check_dim3(opts.block_dim, "block_dim", name)
+        if b[1] * b[2] * b[3] > 1024 then argerr(np + 1, name, "a block has at most 1024 threads") end
+        geom = { g[1], g[2], g[3], b[1], b[2], b[3] }
+      else
+        if not first_mat then
+          argerr(np + 1, name, "no mat argument to size the default launch: give {grid_dim, block_dim}")
+        end
+        -- gm_launch_1d (kernels/launch.h), the geometry of the library's
+        -- own kernels: blocks of up to 256 threads, enough blocks (up to
+        -- 65535) that a grid-stride loop runs about once per thread.  On
+        -- the CPU model this keeps each block's accesses contiguous.
+        local size = select(first_mat, ...):size()
+        if size == last_size then
+          geom = last_geom
+        else
+          local b = size < 256 and math.max(32, (size + 31) // 32 * 32) or 256
+          local g = math.min(math.max((size + b - 1) // b, 1), 65535)
+          geom = { g, 1, 1, b, 1, 1 }
+          last_size, last_geom = size, geom
+        end
+      end
+      local h = handles[ctype]
+      if not h then
+        sources[ctype] = sources[ctype] or generate(name, ps, body, ctype, sync)
+        h = load_kernel(name, sources[ctype], ctype)
+        handles[ctype] = h
+      end
+      core.kernel_launch(h, name, ctype, spec_codes, geom, ...)
+    end
+    -- loads eagerly for every listed ctype, so a body that does not
+    -- compile fails at definition like MGL's define-cuda-kernel
+    for _, c in ipairs(ctypes) do
+      sources[c] = generate(name, ps, body, c, sync)
+      handles[c] = load_kernel(name, sources[c], c)
+    end
+    return setmetatable({ name = name }, {
+      __call = call,
+      __tostring = function() return "gpumat kernel " .. name end,
+    })
+  end
+
+  -- gm.kernel_cache_info() -> {compiles, disk_hits, memory_hits,
+  -- host_launches, emulated_launches, dir}
+  function gm.kernel_cache_info()
+    local h, e = core.kernel_launch_counts()
+    return {
+      compiles = stats.compiles, disk_hits = stats.disk_hits, memory_hits = stats.memory_hits,
+      host_launches = h, emulated_launches = e, dir = cache_dir,
+    }
+  end
+  gm.kernel_load, gm.kernel_launch, gm.kernel_launch_counts = nil, nil, nil
+end

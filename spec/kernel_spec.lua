@@ -1,0 +1,267 @@
+-- Run-time kernels (gm.define_cuda_kernel) on the CPU model of CUDA
+-- (kernels/cpu/cuda_cpu.h).  In the host pass they run on the host facet;
+-- in the GPUMAT_DEVICE=emulated pass (spec/helper.lua wraps every test in
+-- with_cuda) on the emulated device's memory: the launch counters say
+-- which, and the results are checked against plain Lua either way.
+local gm = require "gpumat"
+
+local on_device = os.getenv("GPUMAT_DEVICE") ~= nil
+local tol = { float = 1e-5, double = 1e-12 }
+
+local function launches()
+  local i = gm.kernel_cache_info()
+  return on_device and i.emulated_launches or i.host_launches
+end
+
+local function close(a, b, t) return math.abs(a - b) <= t * math.max(1, math.abs(b)) end
+
+local axpy_body = [[
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)blockDim.x * gridDim.x)
+    y[i] += alpha * x[i];
+]]
+local axpy_params = { { "alpha", "scalar" }, { "x", "mat", "input" }, { "y", "mat", "io" }, { "n", "int" } }
+
+describe("define_cuda_kernel", function()
+  local axpy = gm.define_cuda_kernel { name = "spec_axpy", params = axpy_params, body = axpy_body }
+
+  for _, ct in ipairs { "float", "double" } do
+    it("runs a grid-stride kernel with the default geometry (" .. ct .. ")", function()
+      local n = 100003 -- not a multiple of any block: the loop bound matters
+      local xs, ys = {}, {}
+      for i = 1, n do xs[i], ys[i] = (i % 17) * 0.25, (i % 5) - 2 end
+      local x = gm.array_to_mat(xs, { ctype = ct })
+      local y = gm.array_to_mat(ys, { ctype = ct })
+      local l0 = launches()
+      axpy(1.5, x, y, n)
+      assert.are.equal(l0 + 1, launches())
+      local out = y:to_table()
+      for i = 1, n do
+        local want = gm.coerce_to_ctype(ys[i] + gm.coerce_to_ctype(1.5, ct) * gm.coerce_to_ctype(xs[i], ct), ct)
+        if not close(out[i], want, tol[ct]) then
+          error(("element %d: %s, expected %s"):format(i, out[i], want))
+        end
+      end
+      assert.are.equal(ct, y:ctype())
+    end)
+  end
+
+  it("passes the first visible element of a displaced mat", function()
+    local base = gm.mat(10, { initial_element = 0, ctype = "double" })
+    local view = base:reshape_and_displace({ 4 }, 3)
+    local x = gm.mat(4, { initial_element = 1, ctype = "double" })
+    axpy(2, x, view, 4)
+    assert.are.same({ 0, 0, 0, 2, 2, 2, 2, 0, 0, 0 }, base:to_table())
+  end)
+
+  it("runs every thread of every block with explicit 3-d geometry", function()
+    local k = gm.define_cuda_kernel {
+      name = "spec_geometry", ctypes = { "double" },
+      params = { { "out", "mat", "output" } },
+      body = [[
+        int64_t b = blockIdx.x + gridDim.x * (blockIdx.y + (int64_t)gridDim.y * blockIdx.z);
+        int64_t t = threadIdx.x + blockDim.x * (threadIdx.y + (int64_t)blockDim.y * threadIdx.z);
+        int64_t g = b * (blockDim.x * blockDim.y * blockDim.z) + t;
+        out[g] = 1000 * b + t + 1;
+      ]],
+    }
+    local grid, block = { 3, 2, 2 }, { 4, 3, 2 }
+    local nb, nt = 12, 24
+    local out = gm.mat(nb * nt, { initial_element = 0, ctype = "double" })
+    k(out, { grid_dim = grid, block_dim = block })
+    local t = out:to_table()
+    for b = 0, nb - 1 do
+      for th = 0, nt - 1 do
+        assert.are.equal(1000 * b + th + 1, t[b * nt + th + 1])
+      end
+    end
+  end)
+
+  it("__syncthreads is a barrier of the block (shifted read of __shared__)", function()
+    local k2 = gm.define_cuda_kernel {
+      name = "spec_rotate2", ctypes = { "float" },
+      params = { { "x", "mat", "input" }, { "y", "mat", "output" } },
+      body = [[
+        __shared__ T s[128];
+        int t = threadIdx.x;
+        int64_t base = (int64_t)blockIdx.x * blockDim.x;
+        s[t] = x[base + t];
+        __syncthreads();
+        T v = s[(t + 1) % blockDim.x];
+        __syncthreads();
+        s[t] = v * 2;
+        __syncthreads();
+        y[base + t] = s[(t + blockDim.x - 1) % blockDim.x];
+      ]],
+    }
+    local nb, bs = 8, 128
+    local xs = {}
+    for i = 1, nb * bs do xs[i] = i end
+    local x = gm.array_to_mat(xs, { ctype = "float" })
+    local y = gm.mat(nb * bs, { ctype = "float", initial_element = 0 })
+    k2(x, y, { grid_dim = { nb }, block_dim = { bs } })
+    local t = y:to_table()
+    -- y[t] = 2 * s_old[(t - 1 + 1) % bs] = 2 * x[t]
+    for b = 0, nb - 1 do
+      for th = 0, bs - 1 do assert.are.equal(2 * xs[b * bs + th + 1], t[b * bs + th + 1]) end
+    end
+  end)
+
+  for _, ct in ipairs { "float", "double" } do
+    it("reduces in blocks with __shared__ and __syncthreads (" .. ct .. ")", function()
+      local k = gm.define_cuda_kernel {
+        name = "spec_block_sum", ctypes = { ct },
+        params = { { "x", "mat", "input" }, { "partial", "mat", "output" }, { "n", "int" } },
+        body = [[
+          __shared__ T s[256];
+          T acc = 0;
+          for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+               i += (int64_t)blockDim.x * gridDim.x)
+            acc += x[i];
+          s[threadIdx.x] = acc;
+          __syncthreads();
+          for (unsigned w = blockDim.x / 2; w > 0; w /= 2) {
+            if (threadIdx.x < w) s[threadIdx.x] += s[threadIdx.x + w];
+            __syncthreads();
+          }
+          if (threadIdx.x == 0) partial[blockIdx.x] = s[0];
+        ]],
+      }
+      local n, nb = 50000, 16
+      local xs = {}
+      for i = 1, n do xs[i] = i % 7 end
+      local x = gm.array_to_mat(xs, { ctype = ct })
+      local partial = gm.mat(nb, { ctype = ct, initial_element = -1 })
+      k(x, partial, n, { grid_dim = { nb }, block_dim = { 256 } })
+      local p = partial:to_table()
+      local total = 0
+      for b = 0, nb - 1 do
+        local want = 0
+        for i = b * 256, n - 1, nb * 256 do
+          for j = i, math.min(i + 255, n - 1) do want = want + xs[j + 1] end
+        end
+        assert.are.equal(want, p[b + 1])
+        total = total + p[b + 1]
+      end
+      local all = 0
+      for i = 1, n do all = all + xs[i] end
+      assert.are.equal(all, total)
+    end)
+  end
+
+  for _, ct in ipairs { "float", "double" } do
+    it("atomics from many blocks (" .. ct .. ")", function()
+      local k = gm.define_cuda_kernel {
+        name = "spec_atomics", ctypes = { ct },
+        params = { { "x", "mat", "input" }, { "out", "mat", "io" }, { "n", "int" } },
+        body = [[
+          __shared__ int count;
+          __shared__ unsigned ucount;
+          if (threadIdx.x == 0) { count = 0; ucount = 0u; }
+          __syncthreads();
+          for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+               i += (int64_t)blockDim.x * gridDim.x) {
+            atomicAdd(&out[0], x[i]);
+            atomicMax(&out[1], x[i]);
+            atomicAdd(&count, 1);
+            unsigned old = ucount, seen;
+            while ((seen = atomicCAS(&ucount, old, old + 1u)) != old) old = seen;
+          }
+          __syncthreads();
+          if (threadIdx.x == 0) {
+            atomicAdd(&out[2], (T)count);
+            atomicAdd(&out[3], (T)ucount);
+            atomicMax(&out[4], (T)blockIdx.x);
+          }
+        ]],
+      }
+      local n = 40000
+      local xs = {}
+      for i = 1, n do xs[i] = (i * 37) % 101 end
+      local x = gm.array_to_mat(xs, { ctype = ct })
+      local out = gm.mat(5, { ctype = ct, initial_element = 0 })
+      k(x, out, n, { grid_dim = { 50 }, block_dim = { 64 } })
+      local o = out:to_table()
+      local sum, mx = 0, 0
+      for i = 1, n do sum, mx = sum + xs[i], math.max(mx, xs[i]) end
+      -- integer-valued sums below 2^24 are exact in float whatever the order
+      assert.are.equal(sum, o[1])
+      assert.are.equal(mx, o[2])
+      assert.are.equal(n, o[3])
+      assert.are.equal(n, o[4])
+      assert.are.equal(49, o[5])
+    end)
+  end
+
+  it("rejects wrong argument counts, kinds and mixed ctypes", function()
+    local x = gm.mat(4, { ctype = "float", initial_element = 1 })
+    local y = gm.mat(4, { ctype = "float", initial_element = 1 })
+    local yd = gm.mat(4, { ctype = "double", initial_element = 1 })
+    assert.has_error(function() axpy(1, x, y) end,
+      "bad argument #4 to 'spec_axpy' (4 arguments expected, got 3)")
+    assert.has_error(function() axpy(1, x, y, 4, 5, 6) end,
+      "bad argument #5 to 'spec_axpy' (4 arguments expected, got 6)")
+    assert.has_error(function() axpy(1, x, yd, 4) end,
+      "bad argument #3 to 'spec_axpy' (y: mixed ctypes (float and double); all mat arguments must have one ctype)")
+    assert.has_error(function() axpy("a", x, y, 4) end,
+      "bad argument #1 to 'spec_axpy' (alpha: number expected, got string)")
+    assert.has_error(function() axpy(1, x, y, 4.5) end,
+      "bad argument #4 to 'spec_axpy' (n: integer expected, got float)")
+    assert.has_error(function() axpy(1, 2, y, 4) end,
+      "bad argument #2 to 'spec_axpy' (x: gpumat.mat expected, got number)")
+    assert.has_error(function() axpy(1, x, y, 4, { grid_dim = { 1 } }) end,
+      "bad argument #5 to 'spec_axpy' (both grid_dim and block_dim are needed)")
+    assert.has_error(function() axpy(1, x, y, 4, { grid_dim = { 1 }, block_dim = { 2048 } }) end,
+      "bad argument #5 to 'spec_axpy' (a block has at most 1024 threads)")
+    assert.has_error(function() axpy(1, x, y, 4, { grid = 1 }) end,
+      "bad argument #5 to 'spec_axpy' (unknown option 'grid')")
+    assert.has_error(function() axpy(1, x, x, 4) end,
+      "spec_axpy: argument 3 shares its storage with another mat argument that is written")
+    assert.are.same({ 1, 1, 1, 1 }, y:to_table())
+    assert.has_error(function() gm.define_cuda_kernel { name = "1x", params = {}, body = "" } end,
+      "bad argument #1 to 'define_cuda_kernel' (name must be a C identifier)")
+    assert.has_error(function()
+      gm.define_cuda_kernel { name = "k", params = { { "a", "vector" } }, body = "" }
+    end, "bad argument #1 to 'define_cuda_kernel' (params[1] (a): kind must be mat, scalar or int)")
+    assert.has_error(function()
+      gm.define_cuda_kernel { name = "k", params = { { "a", "mat", "inout" } }, body = "" }
+    end, "bad argument #1 to 'define_cuda_kernel' (params[1] (a): direction must be input, output or io)")
+    assert.has_error(function()
+      gm.define_cuda_kernel { name = "k", params = {}, body = "", ctypes = { "int" } }
+    end, "bad argument #1 to 'define_cuda_kernel' (ctypes[1] must be float or double)")
+  end)
+
+  it("a body that does not compile raises an error object with the compiler's log", function()
+    local ok, e = pcall(gm.define_cuda_kernel, {
+      name = "spec_broken", ctypes = { "float" }, params = { { "x", "mat", "io" } },
+      body = "x[0] = undefined_variable_xyz;",
+    })
+    assert.is_false(ok)
+    assert.are.equal("table", type(e))
+    assert.are.equal("compile_error", e.kind)
+    assert.truthy(e.log:find("undefined_variable_xyz", 1, true))
+    assert.truthy(tostring(e):find("spec_broken: the kernel does not compile for float", 1, true))
+  end)
+
+  it("the second definition of the same source is a cache hit", function()
+    local def = { name = "spec_cached", ctypes = { "double" }, params = axpy_params, body = axpy_body .. "\n" }
+    gm.define_cuda_kernel(def)
+    local i0 = gm.kernel_cache_info()
+    local k = gm.define_cuda_kernel(def)
+    local i1 = gm.kernel_cache_info()
+    assert.are.equal(i0.compiles, i1.compiles)
+    assert.are.equal(i0.disk_hits, i1.disk_hits)
+    assert.are.equal(i0.memory_hits + 1, i1.memory_hits)
+    local x = gm.mat(3, { ctype = "double", initial_element = 2 })
+    local y = gm.mat(3, { ctype = "double", initial_element = 1 })
+    k(0.5, x, y, 3)
+    assert.are.same({ 2, 2, 2 }, y:to_table())
+  end)
+
+  it("a kernel with no mat argument needs explicit geometry", function()
+    local k = gm.define_cuda_kernel { name = "spec_nomat", ctypes = { "double" }, params = { { "n", "int" } }, body = "" }
+    assert.has_error(function() k(1) end,
+      "bad argument #2 to 'spec_nomat' (no mat argument to size the default launch: give {grid_dim, block_dim})")
+    k(1, { grid_dim = { 2 }, block_dim = { 2 } })
+  end)
+end)
