@@ -1,4 +1,5 @@
-# The CUDA backend: kernels/*.cu compiled by nvcc for sm_80 and sm_90 plus
+# The CUDA backend (included from CMakeLists.txt; sets GPUMAT_LINK_*):
+# kernels/*.cu compiled by nvcc for sm_80 and sm_90 plus
 # PTX (compute_90) for newer GPUs, and src/device/cuda linked against
 # cudart, cuBLAS, cuRAND and NVRTC.  Compiled on every build, so a CUDA
 # compile error fails CI even though no machine here has a GPU.
@@ -11,17 +12,25 @@ endif()
 enable_language(CUDA)
 file(GLOB GPUMAT_CU_SOURCES CONFIGURE_DEPENDS kernels/*.cu)
 file(GLOB GPUMAT_CUDA_C_SOURCES CONFIGURE_DEPENDS src/device/cuda/*.c)
-add_library(gpumat_kernels STATIC ${GPUMAT_CU_SOURCES})
-set_target_properties(gpumat_kernels PROPERTIES POSITION_INDEPENDENT_CODE ON CUDA_STANDARD 17)
+add_library(gpumat_kernels OBJECT ${GPUMAT_CU_SOURCES})
+# hidden: the launchers are internal to the module and libgpumat
+set_target_properties(gpumat_kernels PROPERTIES POSITION_INDEPENDENT_CODE ON CUDA_STANDARD 17
+  CUDA_VISIBILITY_PRESET hidden)
 target_include_directories(gpumat_kernels PRIVATE kernels)
 target_compile_options(gpumat_kernels PRIVATE
   $<$<COMPILE_LANGUAGE:CUDA>:--Werror=all-warnings -Xcompiler=-Wall,-Wextra>)
 if(GPUMAT_WERROR)
   target_compile_options(gpumat_kernels PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Werror>)
 endif()
+# targets made before this file was included (later ones inherit it)
 set_target_properties(gpumat_core PROPERTIES CUDA_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES}")
-target_sources(gpumat_core PRIVATE ${GPUMAT_CUDA_C_SOURCES})
-target_link_libraries(gpumat_core PRIVATE gpumat_kernels
-  CUDA::cudart CUDA::cublas CUDA::curand CUDA::nvrtc)
-target_compile_definitions(gpumat_core PRIVATE GPUMAT_HAVE_CUDA=1)
+target_sources(gpumat_objs PRIVATE ${GPUMAT_CUDA_C_SOURCES})
+target_compile_definitions(gpumat_objs PRIVATE GPUMAT_HAVE_CUDA=1)
+# (for the objects only the usage requirements count: CUDA include dirs)
+target_link_libraries(gpumat_objs PRIVATE CUDA::cudart CUDA::cublas CUDA::curand CUDA::nvrtc)
+# every linked target (module, libgpumat.so, libgpumat.a) carries the kernels
+list(APPEND GPUMAT_LINK_OBJECTS $<TARGET_OBJECTS:gpumat_kernels>)
+# (stdc++: nvcc's objects use the C++ runtime, and C links without it)
+list(APPEND GPUMAT_LINK_LIBS CUDA::cudart CUDA::cublas CUDA::curand CUDA::nvrtc stdc++)
+set(GPUMAT_WITH_CUDA ON)
 message(STATUS "gpumat: CUDA backend enabled (${CMAKE_CUDA_ARCHITECTURES})")

@@ -18,6 +18,14 @@ extern "C" {
 #define GPUMAT_VERSION "0.1.0"
 #define GM_MAX_RANK 8
 
+/* Functions of this header are the library's exported symbols (the rest
+ * of gpumat is compiled with hidden visibility). */
+#if defined(__GNUC__)
+#define GM_API __attribute__((visibility("default")))
+#else
+#define GM_API
+#endif
+
 typedef enum gm_status {
   GM_OK = 0,
   GM_EINVAL,        /* bad argument */
@@ -37,11 +45,29 @@ typedef enum gm_status {
 } gm_status;
 
 /* Message of the last failure on this thread. */
-const char *gm_last_error(void);
+GM_API const char *gm_last_error(void);
 /* Symbolic name of a status ("invalid_argument", "cuda_out_of_memory", ...). */
-const char *gm_status_name(gm_status st);
+GM_API const char *gm_status_name(gm_status st);
 
 typedef struct gm_mat gm_mat;
+
+/* Element types (gm_mat_options.ctype, gm_mat_wrap, gm_mat_ctype). */
+enum { GM_CTYPE_FLOAT = 0, GM_CTYPE_DOUBLE = 1 };
+
+/* Facets (the cube manual's names): FOREIGN is host memory, CUDA_HOST the
+ * same host memory page-locked, CUDA device memory, MANAGED managed
+ * memory (only mats made over it, with mat_from_buffer in Lua). */
+typedef enum gm_facet_name {
+  GM_FACET_FOREIGN = 0,
+  GM_FACET_CUDA_HOST,
+  GM_FACET_CUDA,
+  GM_FACET_MANAGED,
+  GM_N_FACETS
+} gm_facet_name;
+
+/* INPUT reads (copies in when stale); OUTPUT overwrites every visible
+ * element (nothing copied in; other facets become stale); IO both. */
+typedef enum gm_direction { GM_INPUT = 0, GM_OUTPUT, GM_IO } gm_direction;
 
 typedef enum gm_sync { GM_SYNC_FALSE = 0, GM_SYNC_TRUE = 1, GM_SYNC_MAYBE = 2 } gm_sync;
 
@@ -58,24 +84,136 @@ typedef struct gm_mat_options {
 
 /* Creates a mat of rank dims (rank 0..GM_MAX_RANK). No memory is allocated
  * until a facet is first accessed. */
-gm_status gm_mat_new(int rank, const size_t *dims, const gm_mat_options *opts,
+GM_API gm_status gm_mat_new(int rank, const size_t *dims, const gm_mat_options *opts,
                      gm_mat **out);
 /* A new view on m's storage with the given shape and absolute displacement. */
-gm_status gm_mat_view(const gm_mat *m, int rank, const size_t *dims,
+GM_API gm_status gm_mat_view(const gm_mat *m, int rank, const size_t *dims,
                       size_t displacement, gm_mat **out);
 /* Drops this view's reference to the storage (NULL is fine). */
-void gm_mat_free(gm_mat *m);
+GM_API void gm_mat_free(gm_mat *m);
 
-int gm_mat_rank(const gm_mat *m);
-size_t gm_mat_dim(const gm_mat *m, int axis);
-size_t gm_mat_size(const gm_mat *m);
-size_t gm_mat_displacement(const gm_mat *m);
-size_t gm_mat_max_size(const gm_mat *m);
-int gm_mat_ctype(const gm_mat *m);
+GM_API int gm_mat_rank(const gm_mat *m);
+GM_API size_t gm_mat_dim(const gm_mat *m, int axis);
+GM_API size_t gm_mat_size(const gm_mat *m);
+GM_API size_t gm_mat_displacement(const gm_mat *m);
+GM_API size_t gm_mat_max_size(const gm_mat *m);
+GM_API int gm_mat_ctype(const gm_mat *m);
 
 /* Element access through the host ("foreign") facet, 0-based row-major index. */
-gm_status gm_mat_get(gm_mat *m, size_t row_major_index, double *out);
-gm_status gm_mat_put(gm_mat *m, size_t row_major_index, double value);
+GM_API gm_status gm_mat_get(gm_mat *m, size_t row_major_index, double *out);
+GM_API gm_status gm_mat_put(gm_mat *m, size_t row_major_index, double value);
+
+/* ---- Embedding: application memory, facet access, contexts ---- */
+
+/* Called exactly once with the ud given to gm_mat_wrap, when the last
+ * view of the wrapped storage goes (gm_mat_free, a Lua mat collected or
+ * freed, views made by gm_mat_view or by Lua shaping functions). It may
+ * run on any thread that drops the last view, including inside a Lua
+ * finalizer: it must not call Lua. */
+typedef void (*gm_release_fn)(void *ud);
+
+/* A mat over an application's host memory, without a copy: data holds
+ * size(dims) elements of ctype, row-major, and becomes the mat's
+ * `foreign` facet (up to date, never freed by gpumat nor destroyed by
+ * destroy_facet; device facets are copied back into it).  release may be
+ * NULL.  The mat is cuda-enabled, synchronization "maybe".  On failure
+ * release is NOT called: the memory still belongs to the caller. */
+GM_API gm_status gm_mat_wrap(void *data, int ctype, int rank, const size_t *dims, gm_release_fn release,
+                             void *ud, gm_mat **out);
+
+/* Raw access to one facet (watch/unwatch of the cube manual): *ptr is
+ * m's first visible element in that facet's memory (a device address for
+ * GM_FACET_CUDA, which needs an active context on a device).  Directions
+ * and conflicts as in with_facet: GM_ESTATE while another facet is being
+ * written, etc.  Every successful begin must be ended on the same thread
+ * with gm_mat_end_access(m, facet), innermost first; at most 64 accesses
+ * may be open per thread.  Do not free, reshape or use m in gpumat
+ * operations between the two. */
+GM_API gm_status gm_mat_begin_access(gm_mat *m, gm_facet_name facet, gm_direction direction, void **ptr);
+GM_API gm_status gm_mat_end_access(gm_mat *m, gm_facet_name facet);
+
+/* Options of gm_cuda_begin; zero-initialise (or pass NULL) for defaults. */
+typedef struct gm_cuda_options {
+  int disabled;          /* nonzero: a context with cuda disabled (ops on the host) */
+  const char *backend;   /* "cuda" or "emulated"; NULL: $GPUMAT_DEVICE, else "cuda" */
+  int device_id;         /* 0..63 */
+  unsigned long long random_seed; /* 0: 1234 */
+  int n_random_states;   /* 0: 4096; rounded up to a multiple of 32 */
+  size_t n_pool_bytes;   /* device pool limit; 0: none */
+} gm_cuda_options;
+
+/* with_cuda for C: enters a context on this thread; operations on
+ * cuda-enabled mats then run on the device when one is usable (on the
+ * host otherwise, as with_cuda does without a GPU).  gm_cuda_end exits
+ * the innermost context begun with gm_cuda_begin (GM_ESTATE if none, or
+ * if a Lua with_cuda context opened later is still active): host facets
+ * are brought up to date, device facets created inside are destroyed. */
+GM_API gm_status gm_cuda_begin(const gm_cuda_options *opts);
+GM_API gm_status gm_cuda_end(void);
+/* Whether the calling thread's operations currently run on a device. */
+GM_API int gm_cuda_active(void);
+
+/* ---- Operations (where: the device inside an active context when all
+ * operands are cuda-enabled, else the host).  Operands must have the same
+ * ctype; sizes are those of the visible parts. ---- */
+
+/* x := alpha (every visible element) */
+GM_API gm_status gm_fill(gm_mat *x, double alpha);
+/* y := x (equal sizes) */
+GM_API gm_status gm_copy(gm_mat *x, gm_mat *y);
+/* x := alpha * x */
+GM_API gm_status gm_scal(double alpha, gm_mat *x);
+/* y := alpha * x + y (equal sizes) */
+GM_API gm_status gm_axpy(double alpha, gm_mat *x, gm_mat *y);
+/* c := alpha * op(a) op(b) + beta * c for 2-d mats, op transposing when
+ * the flag is nonzero (beta == 0: c is not read) */
+GM_API gm_status gm_gemm(double alpha, gm_mat *a, gm_mat *b, double beta, gm_mat *c, int transpose_a,
+                         int transpose_b);
+/* *out := the sum of x's visible elements (accumulated in x's ctype on
+ * the device, as gm.sum_) */
+GM_API gm_status gm_sum(gm_mat *x, double *out);
+/* y := alpha * (sums of 2-d x along axis: 0 sums each column, 1 each
+ * row) + beta * y */
+GM_API gm_status gm_sum_axis(gm_mat *x, gm_mat *y, int axis, double alpha, double beta);
+
+/* Elementwise functions, x := f(x), in MGL-MAT's order. */
+typedef enum gm_function {
+  GM_FN_SQUARE = 0, GM_FN_SQRT, GM_FN_LOG, GM_FN_EXP, GM_FN_INV, GM_FN_LOGISTIC,
+  GM_FN_SIN, GM_FN_COS, GM_FN_TAN, GM_FN_SINH, GM_FN_COSH, GM_FN_TANH,
+  GM_N_FUNCTIONS
+} gm_function;
+GM_API gm_status gm_apply(gm_mat *x, gm_function fn);
+/* x := x ^ power */
+GM_API gm_status gm_expt(gm_mat *x, double power);
+/* x := x + alpha */
+GM_API gm_status gm_add_scalar(gm_mat *x, double alpha);
+/* y := x .* y (equal sizes) */
+GM_API gm_status gm_mul(gm_mat *x, gm_mat *y);
+/* c := alpha * a .* b + beta * c (equal sizes) */
+GM_API gm_status gm_geem(double alpha, gm_mat *a, gm_mat *b, double beta, gm_mat *c);
+/* y := x < y ? 1 : 0 */
+GM_API gm_status gm_lt(gm_mat *x, gm_mat *y);
+/* x := min(alpha, x) and max(alpha, x), elementwise */
+GM_API gm_status gm_min(double alpha, gm_mat *x);
+GM_API gm_status gm_max(double alpha, gm_mat *x);
+/* b := alpha * sign(a) + beta * b (equal sizes) */
+GM_API gm_status gm_add_sign(double alpha, gm_mat *a, double beta, gm_mat *b);
+/* b := alpha * a .* X + beta * b, every row of X being x: a, b 2-d of
+ * equal dims, size(x) = columns */
+GM_API gm_status gm_geerv(double alpha, gm_mat *a, gm_mat *x, double beta, gm_mat *b);
+/* result := diag(scales) * a (rows) or a * diag(scales) (columns); a 2-d,
+ * result of a's dims (may be a) */
+GM_API gm_status gm_scale_rows(gm_mat *scales, gm_mat *a, gm_mat *result);
+GM_API gm_status gm_scale_columns(gm_mat *scales, gm_mat *a, gm_mat *result);
+
+/* Process-wide counters (gm.counters() in Lua). */
+typedef struct gm_counter_values {
+  long long n_memcpy_host_to_device, n_memcpy_device_to_host;
+  long long device_bytes_in_use, device_bytes_pooled, n_device_arrays;
+  long long host_bytes_in_use, n_host_arrays;
+  long long n_ooms, n_host_registrations, pinned_host_bytes;
+} gm_counter_values;
+GM_API gm_counter_values gm_counters(void);
 
 #ifdef __cplusplus
 }

@@ -15,5 +15,8 @@ build = {
     GPUMAT_LUA_CDIR = "$(LIBDIR)",
     GPUMAT_LUA_LDIR = "$(LUADIR)",
     GPUMAT_BUILD_TESTS = "OFF",
+    -- the Lua module only: libgpumat, its headers and package files are
+    -- for `cmake --install` (C applications)
+    GPUMAT_LIBRARY = "OFF",
   },
 }

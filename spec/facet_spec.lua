@@ -209,12 +209,12 @@ describe("facet errors", function()
     assert.is_nil(m:find_facet("foreign"))
   end)
 
-  it("raises 'not supported' for managed", function()
+  it("needs an active cuda context for the managed facet #host", function()
     local m = gm.mat(2)
     assert.has_error(function() gm.with_facet(m, "managed", "io", function() end) end,
-      "with_facet: facet 'managed' is not supported in this version")
+      "with_facet: facet 'managed' needs an active cuda context (with_cuda)")
     assert.has_error(function() m:add_facet_reference("managed") end,
-      "add_facet_reference: facet 'managed' is not supported in this version")
+      "add_facet_reference: facet 'managed' needs an active cuda context (with_cuda)")
     assert.is_nil(m:find_facet("managed"))
     assert.is_false(m:destroy_facet("managed"))
   end)

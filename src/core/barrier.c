@@ -33,6 +33,7 @@ void gm_barrier_note_created(gm_vec *v, gm_facet_name f) {
 }
 
 static gm_status ensure_facets(gm_vec *v, unsigned ensures) {
+  if (gm_vec_check_memory(v) != GM_OK) return GM_OK; /* released or cached: no data to keep */
   for (int g = 0; g < GM_N_FACETS; g++) {
     if (!(ensures & GM_FACET_BIT(g))) continue;
     /* the device for a CUDA ensure is the one already holding the data */

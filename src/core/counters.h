@@ -4,7 +4,8 @@
 
 #include <stdatomic.h>
 
-typedef struct gm_counters {
+/* (gm_counters() is the public reader, include/gpumat.h) */
+typedef struct gm_counter_set {
   atomic_long n_memcpy_host_to_device;
   atomic_long n_memcpy_device_to_host;
   atomic_long host_bytes_in_use;
@@ -14,8 +15,8 @@ typedef struct gm_counters {
   /* with_mat_counters: mats created and bytes they may need */
   atomic_long n_mats_created;
   atomic_long n_mat_bytes_created;
-} gm_counters;
+} gm_counter_set;
 
-extern gm_counters gm_counter;
+extern gm_counter_set gm_counter;
 
 #endif

@@ -1,5 +1,6 @@
 #include "ctype.h"
 
+#include <stdint.h>
 #include <string.h>
 
 size_t gm_ctype_size(gm_ctype t) {
@@ -84,4 +85,137 @@ void gm_ctype_set(gm_ctype t, void *base, size_t i, double v) {
     default:
       break;
   }
+}
+
+/* ---- buffer element types ---- */
+
+size_t gm_etype_size(gm_etype t) {
+  switch (t) {
+#define X(ct, E, name, cname, isint, issigned) \
+  case GM_E_##E:                               \
+    return sizeof(ct);
+    GM_BUFFER_ETYPES(X)
+#undef X
+    default:
+      return 0;
+  }
+}
+
+const char *gm_etype_name(gm_etype t) {
+  switch (t) {
+#define X(ct, E, name, cname, isint, issigned) \
+  case GM_E_##E:                               \
+    return name;
+    GM_BUFFER_ETYPES(X)
+#undef X
+    default:
+      return "?";
+  }
+}
+
+const char *gm_etype_cname(gm_etype t) {
+  switch (t) {
+#define X(ct, E, name, cname, isint, issigned) \
+  case GM_E_##E:                               \
+    return cname;
+    GM_BUFFER_ETYPES(X)
+#undef X
+    default:
+      return "?";
+  }
+}
+
+bool gm_etype_is_integer(gm_etype t) {
+  switch (t) {
+#define X(ct, E, name, cname, isint, issigned) \
+  case GM_E_##E:                               \
+    return isint;
+    GM_BUFFER_ETYPES(X)
+#undef X
+    default:
+      return false;
+  }
+}
+
+int gm_etype_parse(const char *s, gm_etype *out) {
+#define X(ct, E, name, cname, isint, issigned)           \
+  if (strcmp(s, name) == 0 || strcmp(s, cname) == 0) { \
+    *out = GM_E_##E;                                    \
+    return 0;                                           \
+  }
+  GM_BUFFER_ETYPES(X)
+#undef X
+  return -1;
+}
+
+gm_etype gm_etype_of_ctype(gm_ctype t) { return t == GM_DOUBLE ? GM_E_F64 : GM_E_F32; }
+
+long long gm_etype_get_int(gm_etype t, const void *base, size_t i) {
+  switch (t) {
+#define X(ct, E, name, cname, isint, issigned) \
+  case GM_E_##E:                               \
+    return (long long)((const ct *)base)[i];
+    GM_BUFFER_ETYPES(X)
+#undef X
+    default:
+      return 0;
+  }
+}
+
+double gm_etype_get_real(gm_etype t, const void *base, size_t i) {
+  switch (t) {
+#define X(ct, E, name, cname, isint, issigned) \
+  case GM_E_##E:                               \
+    return (double)((const ct *)base)[i];
+    GM_BUFFER_ETYPES(X)
+#undef X
+    default:
+      return 0;
+  }
+}
+
+void gm_etype_set_int(gm_etype t, void *base, size_t i, long long v) {
+  switch (t) {
+#define X(ct, E, name, cname, isint, issigned) \
+  case GM_E_##E:                               \
+    ((ct *)base)[i] = (ct)v;                   \
+    break;
+    GM_BUFFER_ETYPES(X)
+#undef X
+    default:
+      break;
+  }
+}
+
+void gm_etype_set_real(gm_etype t, void *base, size_t i, double v) {
+  switch (t) {
+#define X(ct, E, name, cname, isint, issigned) \
+  case GM_E_##E:                               \
+    ((ct *)base)[i] = (ct)v;                   \
+    break;
+    GM_BUFFER_ETYPES(X)
+#undef X
+    default:
+      break;
+  }
+}
+
+bool gm_etype_fits_int(gm_etype t, long long v) {
+  switch (t) {
+    case GM_E_I8: return v >= INT8_MIN && v <= INT8_MAX;
+    case GM_E_U8: return v >= 0 && v <= UINT8_MAX;
+    case GM_E_I16: return v >= INT16_MIN && v <= INT16_MAX;
+    case GM_E_U16: return v >= 0 && v <= UINT16_MAX;
+    case GM_E_I32: return v >= INT32_MIN && v <= INT32_MAX;
+    case GM_E_U32: return v >= 0 && v <= (long long)UINT32_MAX;
+    default: return true;
+  }
+}
+
+bool gm_etype_fits_real(gm_etype t, double x) {
+  if (!gm_etype_is_integer(t)) return true;
+  /* integers take only integral values in range (no silent truncation) */
+  if (!(x >= -9223372036854775808.0 && x < 9223372036854775808.0)) return false; /* NaN too */
+  if (x != (double)(long long)x) return false;
+  return gm_etype_fits_int(t, (long long)x);
 }

@@ -5,6 +5,7 @@
 gm_peek_source gm_mat_peek_source(gm_mat *m) {
   gm_facet info;
   bool host = false, host_current = false, device_current = false;
+  if (gm_vec_check_memory(m->vec) != GM_OK) return GM_PEEK_NONE; /* nothing left to show */
   for (int f = 0; f < GM_N_FACETS; f++) {
     if (!gm_vec_facet_info(m->vec, (gm_facet_name)f, &info)) continue;
     if (f == GM_FACET_FOREIGN || f == GM_FACET_CUDA_HOST) {

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "mem/block.h"
 #include "mem/runtime.h"
 #include "barrier.h"
 #include "counters.h"
@@ -14,7 +15,7 @@
 _Atomic bool gm_let_input_through = false;
 _Atomic bool gm_let_output_through = false;
 _Atomic bool gm_maybe_synchronize = true;
-gm_counters gm_counter;
+gm_counter_set gm_counter;
 
 static const char *const facet_names[GM_N_FACETS] = {"foreign", "cuda_host", "cuda", "managed"};
 static const char *const direction_names[] = {"input", "output", "io"};
@@ -45,6 +46,13 @@ static bool is_host_facet(gm_facet_name f) {
   return f == GM_FACET_FOREIGN || f == GM_FACET_CUDA_HOST;
 }
 
+/* Facets that are the host storage itself and so share host_up_to_date:
+ * the host facets, the managed facet (over managed memory) and the CUDA
+ * facet of a mapped staging vec. */
+static bool shares_host(const gm_vec *v, gm_facet_name f) {
+  return is_host_facet(f) || f == GM_FACET_MANAGED || (f == GM_FACET_CUDA && v->staging_mapped);
+}
+
 /* Returns whether the lock was taken, so unlock matches even if the
  * global maybe-flag changes in between. */
 static bool vlock(gm_vec *v) {
@@ -73,35 +81,59 @@ gm_status gm_vec_new(gm_ctype ctype, size_t max_size, bool has_initial_element,
   v->initial_element = initial_element;
   v->synchronization = sync;
   pthread_mutex_init(&v->lock, NULL);
+  v->scope = gm_cache_scope_current();
+  if (v->scope) gm_cache_scope_ref(v->scope);
   atomic_fetch_add(&gm_counter.n_mats_created, 1);
   atomic_fetch_add(&gm_counter.n_mat_bytes_created, (long)vec_bytes(v));
   *out = v;
   return GM_OK;
 }
 
+gm_status gm_vec_wrap(gm_ctype ctype, size_t max_size, void *host, void (*release)(void *), void *ud,
+                      gm_vec **out) {
+  gm_block *b = NULL;
+  gm_vec *v = NULL;
+  GM_TRY(gm_block_wrap(host, max_size * gm_ctype_size(ctype), release, ud, &b));
+  gm_status st = gm_vec_new(ctype, max_size, false, 0, GM_SYNC_MAYBE, &v);
+  if (st == GM_OK) st = gm_vec_adopt_block(v, b);
+  if (st != GM_OK) {
+    b->wrap_release = NULL; /* the memory stays the caller's */
+    gm_block_deref(b);
+    gm_block_drop(b);
+    gm_vec_unref(v);
+    return st;
+  }
+  gm_vec_keep(v); /* application memory never belongs to an alloc-cache scope */
+  gm_block_deref(b); /* the vec's refcnt and hold remain */
+  gm_block_drop(b);
+  *out = v;
+  return GM_OK;
+}
+
 void gm_vec_ref(gm_vec *v) { atomic_fetch_add(&v->refcount, 1); }
 
+/* Drops the vec's refcnt and hold of a block: the memory goes at once
+ * unless a buffer still counts on it (mat_from_buffer, ensure). */
+static void drop_block(gm_block *b) {
+  gm_block_deref(b);
+  gm_block_drop(b);
+}
+
 static void release_host(gm_vec *v) {
-  if (!v->host) return;
+  if (!v->host_blk) return;
   atomic_fetch_sub(&gm_counter.host_bytes_in_use, (long)vec_bytes(v));
   atomic_fetch_sub(&gm_counter.n_host_arrays, 1);
-  if (v->host_kind == GM_HOST_PINNED || v->host_registered) {
-    if (v->host_registered) atomic_fetch_sub(&gm_counter.n_host_registrations, 1);
-    gm_device_defer_host_release(v->host_device, v->host, v->host_kind, vec_bytes(v) ? vec_bytes(v) : 1);
-    gm_device_unref(v->host_device);
-  } else {
-    free(v->host);
-  }
+  if (v->host_blk->registered_on) atomic_fetch_sub(&gm_counter.n_host_registrations, 1);
+  drop_block(v->host_blk);
+  v->host_blk = NULL;
   v->host = NULL;
-  v->host_device = NULL;
-  v->host_registered = false;
-  v->host_kind = GM_HOST_MALLOC;
 }
 
 static void release_device(gm_vec *v) {
   gm_facet *F = &v->facets[GM_FACET_CUDA];
   if (!F->ptr) return;
-  gm_device_defer_free(F->device, F->ptr);
+  if (v->dev_blk) drop_block(v->dev_blk); /* a mapped facet has none: host_blk is its memory */
+  v->dev_blk = NULL;
   gm_device_unref(F->device);
   F->ptr = NULL;
   F->device = NULL;
@@ -163,17 +195,19 @@ void gm_vec_unref(gm_vec *v) {
   clear_weak(v);
   release_device(v);
   release_host(v);
+  gm_cache_scope_unref(v->scope);
+  if (v->staging_dev) gm_device_unref(v->staging_dev);
   pthread_mutex_destroy(&v->lock);
   free(v);
 }
 
 static bool facet_up_to_date(const gm_vec *v, gm_facet_name f) {
   if (!v->facets[f].exists) return false;
-  return is_host_facet(f) ? v->host_up_to_date : v->facets[f].up_to_date;
+  return shares_host(v, f) ? v->host_up_to_date : v->facets[f].up_to_date;
 }
 
 static void set_up_to_date(gm_vec *v, gm_facet_name f, bool b) {
-  if (is_host_facet(f))
+  if (shares_host(v, f))
     v->host_up_to_date = b;
   else
     v->facets[f].up_to_date = b;
@@ -203,32 +237,21 @@ static gm_status refresh(gm_vec *v, gm_facet_name to) {
   return GM_OK;
 }
 
-/* Large host arrays are 2 MiB aligned and advised to use transparent huge
- * pages, as numpy does: a pass over hundreds of MiB with 4 KiB pages spends
- * a measurable share of its time on TLB misses (about 10% for mul_ on 16M
- * elements here).  The memory is still released with free(). */
-static void *host_alloc(size_t bytes) {
-  const size_t huge = (size_t)2 << 20;
-  if (bytes < 2 * huge) return aligned_alloc(64, (bytes + 63) / 64 * 64);
-  size_t rounded = (bytes + huge - 1) / huge * huge;
-  void *p = aligned_alloc(huge, rounded);
-  if (p) (void)madvise(p, rounded, MADV_HUGEPAGE); /* advice only: failure is harmless */
-  return p;
-}
-
+/* Host storage is one block (block.c: large blocks 2 MiB aligned with
+ * transparent huge pages); page-locked from birth for a staging vec or
+ * under the cuda_host strategy. */
 static gm_status alloc_host(gm_vec *v, bool pinned, gm_device *dev) {
-  size_t bytes = vec_bytes(v);
-  if (bytes == 0) bytes = 1;
-  if (pinned) {
-    GM_TRY(gm_device_host_alloc(dev, bytes, &v->host));
-    gm_device_ref(dev);
-    v->host_device = dev;
-    v->host_kind = GM_HOST_PINNED;
-  } else {
-    v->host = host_alloc(bytes);
-    if (!v->host) return gm_fail(GM_ENOMEM, "out of host memory (%zu bytes)", bytes);
-    v->host_kind = GM_HOST_MALLOC;
+  gm_space sp = GM_SPACE_HOST;
+  unsigned flags = 0;
+  if (v->staging_dev) {
+    sp = GM_SPACE_PINNED;
+    dev = v->staging_dev;
+    flags = v->staging_mapped ? GM_PINNED_MAPPED | GM_PINNED_PORTABLE : 0;
+  } else if (pinned) {
+    sp = GM_SPACE_PINNED;
   }
+  GM_TRY(gm_block_alloc(sp, dev, vec_bytes(v), flags, &v->host_blk));
+  v->host = v->host_blk->ptr;
   atomic_fetch_add(&gm_counter.host_bytes_in_use, (long)vec_bytes(v));
   atomic_fetch_add(&gm_counter.n_host_arrays, 1);
   return GM_OK;
@@ -244,41 +267,97 @@ _Atomic bool gm_cuda_host_strategy = false;
 /* *block: device memory for a new CUDA facet, allocated by the caller
  * before it took the vec lock (see gm_vec_watch); consumed here (set to
  * NULL) when the facet is created. */
-static gm_status create_facet(gm_vec *v, gm_facet_name f, gm_direction dir, gm_device *dev, void **block) {
+static gm_status create_host(gm_vec *v, bool first, bool fill, bool pinned, gm_device *dev) {
+  if (v->host) return GM_OK;
+  GM_TRY(alloc_host(v, pinned, dev));
+  if (fill) fill_host(v);
+  v->host_up_to_date = first;
+  if (v->staging_dev) v->facets[GM_FACET_FOREIGN].exists = v->facets[GM_FACET_CUDA_HOST].exists = true;
+  return GM_OK;
+}
+
+static bool mapped_on(const gm_vec *v, gm_device *dev) { return v->staging_mapped && dev == v->staging_dev; }
+
+/* The managed facet: the vec's storage moves into one managed block
+ * (cudaMallocManaged) that host, managed and cuda facets then share in
+ * place (like a mapped staging vec).  The host data, if any, is copied
+ * over once (host memory to host-accessible memory: no device copy). */
+static gm_status make_managed(gm_vec *v, bool first, bool fill, gm_device *dev) {
+  if (!dev) return gm_fail(GM_EINVAL, "facet 'managed' needs an active cuda context (with_cuda)");
+  if (v->dev_blk || (v->staging_dev && v->staging_dev != dev))
+    return gm_fail(GM_ESTATE, "facet 'managed' cannot be made while the mat has memory on a device; destroy it first");
+  for (int g = 0; g < GM_N_FACETS; g++)
+    if (v->facets[g].n_watchers > 0 || v->facets[g].n_references > 0)
+      return gm_fail(GM_ESTATE, "facet 'managed' cannot be made while facet '%s' is being accessed or referenced",
+                     facet_names[g]);
+  gm_block *b;
+  GM_TRY(gm_block_alloc(GM_SPACE_MANAGED, dev, vec_bytes(v), 0, &b));
+  gm_status st = gm_block_host_sync(b);
+  if (st != GM_OK) {
+    drop_block(b);
+    return st;
+  }
+  if (v->host && v->host_up_to_date) {
+    memcpy(b->ptr, v->host, vec_bytes(v));
+  } else if (fill) {
+    for (size_t i = 0; i < v->max_size; i++) gm_ctype_set(v->ctype, b->ptr, i, v->initial_element);
+  }
+  bool had_host = v->host != NULL, up = had_host ? v->host_up_to_date : first;
+  if (v->facets[GM_FACET_CUDA].exists) { /* a mapped cuda facet of the old storage */
+    release_device(v);
+    memset(&v->facets[GM_FACET_CUDA], 0, sizeof v->facets[GM_FACET_CUDA]);
+  }
+  release_host(v);
+  v->host_blk = b;
+  v->host = b->ptr;
+  v->host_up_to_date = up;
+  atomic_fetch_add(&gm_counter.host_bytes_in_use, (long)vec_bytes(v));
+  atomic_fetch_add(&gm_counter.n_host_arrays, 1);
+  if (!v->staging_dev) {
+    gm_device_ref(dev);
+    v->staging_dev = dev;
+  }
+  v->staging_mapped = true;
+  v->facets[GM_FACET_FOREIGN].exists = true;
+  return GM_OK;
+}
+
+static gm_status create_facet(gm_vec *v, gm_facet_name f, gm_direction dir, gm_device *dev, gm_block **block) {
   bool first = !any_facet_exists(v);
   bool fill = first && v->has_initial_element && dir != GM_OUTPUT;
-  if (f == GM_FACET_MANAGED)
-    return gm_fail(GM_EUNSUPPORTED, "facet 'managed' is not supported in this version");
-  if (f == GM_FACET_CUDA) {
+  if (f == GM_FACET_MANAGED) {
+    GM_TRY(make_managed(v, first, fill, dev));
+  } else if (f == GM_FACET_CUDA && mapped_on(v, dev)) {
+    /* the device works in place on the mapped host block */
+    GM_TRY(create_host(v, first, fill, false, dev));
+    gm_device_ref(dev);
+    v->facets[f].ptr = v->host_blk->dev_ptr;
+    v->facets[f].device = dev;
+  } else if (f == GM_FACET_CUDA) {
     if (!dev) return gm_fail(GM_EINVAL, "facet 'cuda' needs an active cuda context (with_cuda)");
     if (!*block) return gm_fail(GM_ESTATE, "internal error: cuda facet created without its device block");
-    void *p = *block;
+    gm_block *b = *block;
+    void *p = b->ptr;
     *block = NULL;
     if (fill) {
       gm_status st = gm_device_fill(dev, v->ctype, v->max_size, v->initial_element, p);
       if (st != GM_OK) {
-        gm_device_defer_free(dev, p);
+        drop_block(b);
         return st;
       }
     }
     gm_device_ref(dev);
+    v->dev_blk = b;
     v->facets[f].ptr = p;
     v->facets[f].device = dev;
     v->facets[f].up_to_date = first;
   } else {
     if (f == GM_FACET_CUDA_HOST && !dev)
       return gm_fail(GM_EINVAL, "facet 'cuda_host' needs an active cuda context (with_cuda)");
-    if (!v->host) {
-      bool pinned = f == GM_FACET_CUDA_HOST && atomic_load(&gm_cuda_host_strategy);
-      GM_TRY(alloc_host(v, pinned, dev));
-      if (fill) fill_host(v);
-      v->host_up_to_date = first;
-    }
-    if (f == GM_FACET_CUDA_HOST && v->host_kind != GM_HOST_PINNED && !v->host_registered) {
-      GM_TRY(gm_device_host_register(dev, v->host, vec_bytes(v) ? vec_bytes(v) : 1));
-      gm_device_ref(dev);
-      v->host_device = dev;
-      v->host_registered = true;
+    bool pinned = f == GM_FACET_CUDA_HOST && atomic_load(&gm_cuda_host_strategy);
+    GM_TRY(create_host(v, first, fill, pinned, dev));
+    if (f == GM_FACET_CUDA_HOST && v->host_blk->space == GM_SPACE_HOST && !v->host_blk->registered_on) {
+      GM_TRY(gm_block_register(v->host_blk, dev));
       atomic_fetch_add(&gm_counter.n_host_registrations, 1);
     }
   }
@@ -318,7 +397,17 @@ static gm_status check_conflicts(gm_vec *v, gm_facet_name f, gm_direction dir) {
   return GM_OK;
 }
 
+gm_status gm_vec_check_memory(gm_vec *v) {
+  if (v->scope && v->scope->closed) return gm_fail(GM_ESTATE, "memory returned to an alloc cache");
+  if (v->host_blk) GM_TRY(gm_block_check(v->host_blk, NULL));
+  if (v->dev_blk) GM_TRY(gm_block_check(v->dev_blk, NULL));
+  return GM_OK;
+}
+
 static gm_status check_access(gm_vec *v, gm_facet_name f, gm_direction dir, gm_device *dev) {
+  GM_TRY(gm_vec_check_memory(v));
+  if (f == GM_FACET_CUDA && v->staging_mapped && dev && dev != v->staging_dev)
+    return gm_fail(GM_ESTATE, "mapped mat belongs to another device");
   if (v->n_sync_locks > 0)
     return gm_fail(GM_ESTATE, "cannot access facet '%s' of a mat that with_syncing_cuda_facets is syncing",
                    facet_names[f]);
@@ -329,7 +418,7 @@ static gm_status check_access(gm_vec *v, gm_facet_name f, gm_direction dir, gm_d
   return GM_OK;
 }
 
-static gm_status watch_locked(gm_vec *v, gm_facet_name f, gm_direction dir, gm_device *dev, void **block) {
+static gm_status watch_locked(gm_vec *v, gm_facet_name f, gm_direction dir, gm_device *dev, gm_block **block) {
   GM_TRY(check_access(v, f, dir, dev));
   gm_facet *F = &v->facets[f];
   if (!F->exists) GM_TRY(create_facet(v, f, dir, dev, block));
@@ -361,26 +450,26 @@ static gm_status watch_locked(gm_vec *v, gm_facet_name f, gm_direction dir, gm_d
 static gm_status need_block(gm_vec *v, gm_facet_name f, gm_direction dir, gm_device *dev, bool *need) {
   bool taken = vlock(v);
   gm_status st = check_access(v, f, dir, dev);
-  *need = st == GM_OK && f == GM_FACET_CUDA && dev && !v->facets[f].exists;
+  *need = st == GM_OK && f == GM_FACET_CUDA && dev && !v->facets[f].exists && !mapped_on(v, dev);
   vunlock(v, taken);
   return st;
 }
 
-static gm_status alloc_block(gm_vec *v, gm_device *dev, void **block) {
-  return gm_device_alloc(dev, vec_bytes(v) ? vec_bytes(v) : 1, block);
+static gm_status alloc_block(gm_vec *v, gm_device *dev, gm_block **block) {
+  return gm_block_alloc(GM_SPACE_DEVICE, dev, vec_bytes(v), 0, block);
 }
 
 gm_status gm_vec_watch(gm_vec *v, gm_facet_name f, gm_direction dir, bool covers_all,
                        gm_device *dev, void **ptr) {
   if (dir == GM_OUTPUT && !covers_all) dir = GM_IO;
-  void *block = NULL;
+  gm_block *block = NULL;
   gm_status st = GM_OK;
   for (;;) {
     bool need;
     GM_TRY(need_block(v, f, dir, dev, &need));
     if (need) GM_TRY(alloc_block(v, dev, &block));
     bool taken = vlock(v);
-    bool lost = f == GM_FACET_CUDA && dev && !v->facets[f].exists && !block;
+    bool lost = f == GM_FACET_CUDA && dev && !v->facets[f].exists && !block && !mapped_on(v, dev);
     if (!lost) {
       st = watch_locked(v, f, dir, dev, &block);
       if (st == GM_OK) *ptr = f == GM_FACET_CUDA ? v->facets[f].ptr : v->host;
@@ -388,7 +477,7 @@ gm_status gm_vec_watch(gm_vec *v, gm_facet_name f, gm_direction dir, bool covers
     vunlock(v, taken);
     if (!lost) break; /* else another thread dropped the facet meanwhile: again */
   }
-  if (block) gm_device_defer_free(dev, block);
+  if (block) drop_block(block);
   return st;
 }
 
@@ -448,7 +537,7 @@ static gm_status preserve_data(gm_vec *v, gm_facet_name f) {
     if (g != (int)f && facet_up_to_date(v, (gm_facet_name)g)) return GM_OK;
   for (int g = 0; g < GM_N_FACETS; g++) {
     if (g == (int)f || !v->facets[g].exists) continue;
-    if (is_host_facet(f) && is_host_facet((gm_facet_name)g)) return GM_OK; /* shared storage */
+    if (shares_host(v, f) && shares_host(v, (gm_facet_name)g)) return GM_OK; /* shared storage */
     return refresh(v, (gm_facet_name)g);
   }
   return GM_OK;
@@ -458,22 +547,26 @@ static void drop_facet(gm_vec *v, gm_facet_name f) {
   gm_facet *F = &v->facets[f];
   if (f == GM_FACET_CUDA) {
     release_device(v);
-  } else if (f == GM_FACET_CUDA_HOST) {
-    if (!v->facets[GM_FACET_FOREIGN].exists) {
+  } else if (is_host_facet(f) || f == GM_FACET_MANAGED) {
+    /* the host block goes with the last facet that uses it */
+    bool others = false;
+    for (int g = 0; g < GM_N_FACETS; g++)
+      if (g != (int)f && v->facets[g].exists && shares_host(v, (gm_facet_name)g)) others = true;
+    if (!others) {
       release_host(v);
-    } else if (v->host_registered) {
-      gm_device *d = v->host_device;
-      gm_device_host_unregister(d, v->host, vec_bytes(v) ? vec_bytes(v) : 1);
+    } else if (f == GM_FACET_CUDA_HOST && v->host_blk && v->host_blk->registered_on) {
+      gm_block_unregister(v->host_blk);
       atomic_fetch_sub(&gm_counter.n_host_registrations, 1);
-      v->host_registered = false;
-      v->host_device = NULL;
-      gm_device_unref(d);
     }
-  } else if (f == GM_FACET_FOREIGN && !v->facets[GM_FACET_CUDA_HOST].exists) {
-    release_host(v);
   }
   memset(F, 0, sizeof *F);
-  if (is_host_facet(f) && !v->host) v->host_up_to_date = false;
+  if (shares_host(v, f) && !v->host) v->host_up_to_date = false;
+}
+
+/* wrapped (gm_mat_wrap): the FOREIGN facet is the application's memory
+ * and stays, like a referenced facet */
+static bool kept_facet(const gm_vec *v, gm_facet_name f) {
+  return f == GM_FACET_FOREIGN && v->host_blk && v->host_blk->wrapped;
 }
 
 static gm_status destroy_locked(gm_vec *v, gm_facet_name f, bool force, bool *destroyed) {
@@ -483,7 +576,8 @@ static gm_status destroy_locked(gm_vec *v, gm_facet_name f, bool force, bool *de
   if (F->n_watchers > 0)
     return gm_fail(GM_ESTATE, "cannot destroy facet '%s' while it is being accessed", facet_names[f]);
   if (F->n_references > 0 && !force) return GM_OK;
-  GM_TRY(preserve_data(v, f));
+  if (kept_facet(v, f)) return GM_OK;
+  if (gm_vec_check_memory(v) == GM_OK) GM_TRY(preserve_data(v, f)); /* else no data left to keep */
   drop_facet(v, f);
   *destroyed = true;
   return GM_OK;
@@ -505,11 +599,12 @@ gm_status gm_vec_destroy_all(gm_vec *v) {
   /* destroy-cube drops every unreferenced facet; a referenced facet that
    * survives is brought up to date first so it keeps the data */
   for (int g = 0; g < GM_N_FACETS && st == GM_OK; g++)
-    if (v->facets[g].exists && v->facets[g].n_references > 0 && !facet_up_to_date(v, (gm_facet_name)g))
+    if (v->facets[g].exists && (v->facets[g].n_references > 0 || kept_facet(v, (gm_facet_name)g)) &&
+        !facet_up_to_date(v, (gm_facet_name)g) && gm_vec_check_memory(v) == GM_OK)
       st = refresh(v, (gm_facet_name)g);
   for (int g = 0; g < GM_N_FACETS && st == GM_OK; g++) {
     gm_facet *F = &v->facets[g];
-    if (F->exists && F->n_references == 0) drop_facet(v, (gm_facet_name)g);
+    if (F->exists && F->n_references == 0 && !kept_facet(v, (gm_facet_name)g)) drop_facet(v, (gm_facet_name)g);
   }
   vunlock(v, taken);
   return st;
@@ -517,12 +612,14 @@ gm_status gm_vec_destroy_all(gm_vec *v) {
 
 /* As gm_vec_watch: a new CUDA facet's memory is allocated unlocked. */
 gm_status gm_vec_add_facet_reference(gm_vec *v, gm_facet_name f, gm_device *dev) {
-  void *block = NULL;
+  gm_block *block = NULL;
   gm_status st = GM_OK;
+  GM_TRY(gm_vec_check_memory(v));
   for (;;) {
-    if (f == GM_FACET_CUDA && dev && !block && !gm_vec_facet_exists(v, f)) GM_TRY(alloc_block(v, dev, &block));
+    if (f == GM_FACET_CUDA && dev && !block && !gm_vec_facet_exists(v, f) && !mapped_on(v, dev))
+      GM_TRY(alloc_block(v, dev, &block));
     bool taken = vlock(v);
-    bool lost = f == GM_FACET_CUDA && dev && !v->facets[f].exists && !block;
+    bool lost = f == GM_FACET_CUDA && dev && !v->facets[f].exists && !block && !mapped_on(v, dev);
     if (!lost) {
       if (!v->facets[f].exists) st = create_facet(v, f, GM_IO, dev, &block);
       if (st == GM_OK) v->facets[f].n_references++;
@@ -530,7 +627,7 @@ gm_status gm_vec_add_facet_reference(gm_vec *v, gm_facet_name f, gm_device *dev)
     vunlock(v, taken);
     if (!lost) break;
   }
-  if (block) gm_device_defer_free(dev, block);
+  if (block) drop_block(block);
   return st;
 }
 
@@ -551,4 +648,78 @@ void gm_vec_sync_lock(gm_vec *v, bool lock) {
   bool taken = vlock(v);
   v->n_sync_locks += lock ? 1 : -1;
   vunlock(v, taken);
+}
+
+/* ---- blocks shared with buffers, staging, alloc-cache scopes ---- */
+
+void gm_vec_set_staging(gm_vec *v, gm_device *dev, bool mapped) {
+  if (!dev || v->staging_dev) return;
+  gm_device_ref(dev);
+  v->staging_dev = dev;
+  v->staging_pinned = true;
+  v->staging_mapped = mapped;
+}
+
+gm_status gm_vec_adopt_block(gm_vec *v, gm_block *b) {
+  GM_TRY(gm_block_check(b, NULL));
+  if (vec_bytes(v) > b->bytes)
+    return gm_fail(GM_EINVAL, "the buffer's %zu bytes cannot hold %zu bytes", b->bytes, vec_bytes(v));
+  if (b->pitch) return gm_fail(GM_EINVAL, "a pitched buffer cannot be a mat's memory");
+  bool taken = vlock(v);
+  gm_status st = GM_OK;
+  if (any_facet_exists(v)) st = gm_fail(GM_ESTATE, "the mat already has memory");
+  if (st == GM_OK) st = gm_block_ref(b);
+  if (st == GM_OK) {
+    gm_block_hold(b);
+    if (b->space == GM_SPACE_DEVICE) {
+      gm_facet *F = &v->facets[GM_FACET_CUDA];
+      v->dev_blk = b;
+      F->ptr = b->ptr;
+      F->device = b->device;
+      gm_device_ref(b->device);
+      F->exists = F->up_to_date = true;
+      gm_barrier_note_created(v, GM_FACET_CUDA);
+    } else {
+      v->host_blk = b;
+      v->host = b->ptr;
+      v->host_up_to_date = true;
+      atomic_fetch_add(&gm_counter.host_bytes_in_use, (long)vec_bytes(v));
+      atomic_fetch_add(&gm_counter.n_host_arrays, 1);
+      v->facets[GM_FACET_FOREIGN].exists = true;
+      gm_barrier_note_created(v, GM_FACET_FOREIGN);
+      if (b->space == GM_SPACE_PINNED) {
+        v->facets[GM_FACET_CUDA_HOST].exists = true;
+        gm_device_ref(b->device);
+        v->staging_dev = b->device;
+        v->staging_pinned = true;
+        v->staging_mapped = (b->flags & GM_PINNED_MAPPED) != 0;
+      } else if (b->space == GM_SPACE_MANAGED) {
+        /* managed memory: host and device both use it in place */
+        v->facets[GM_FACET_MANAGED].exists = true;
+        gm_device_ref(b->device);
+        v->staging_dev = b->device;
+        v->staging_mapped = true;
+      }
+    }
+  }
+  vunlock(v, taken);
+  return st;
+}
+
+gm_block *gm_vec_facet_block(gm_vec *v, gm_facet_name f) {
+  bool taken = vlock(v);
+  gm_block *b = !v->facets[f].exists ? NULL : f == GM_FACET_CUDA ? (v->dev_blk ? v->dev_blk : v->host_blk)
+                                                                 : v->host_blk;
+  vunlock(v, taken);
+  return b;
+}
+
+void gm_vec_keep(gm_vec *v) {
+  bool taken = vlock(v);
+  gm_cache_scope *s = v->scope;
+  v->scope = NULL;
+  if (v->host_blk) gm_block_keep(v->host_blk);
+  if (v->dev_blk) gm_block_keep(v->dev_blk);
+  vunlock(v, taken);
+  gm_cache_scope_unref(s);
 }

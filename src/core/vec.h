@@ -2,9 +2,10 @@
  * its facets (MGL-CUBE semantics).
  *
  * Facets: FOREIGN (host memory), CUDA_HOST (the same host memory,
- * page-locked), CUDA (device memory on one device), MANAGED (reserved;
- * unsupported).  FOREIGN and CUDA_HOST share storage, so they share one
- * up-to-date bit (vec->host_up_to_date).  Facets are created lazily; a vec
+ * page-locked), CUDA (device memory on one device), MANAGED (the host
+ * storage moved into managed memory).  FOREIGN and CUDA_HOST share
+ * storage, so they share one up-to-date bit (vec->host_up_to_date); so do
+ * MANAGED and, on a mapped or managed vec, CUDA.  Facets are created lazily; a vec
  * that was never accessed owns no memory.
  *
  * Thread safety: facet metadata is guarded by vec->lock when the vec's
@@ -21,15 +22,7 @@
 #include "ctype.h"
 #include "status.h"
 
-typedef enum gm_facet_name {
-  GM_FACET_FOREIGN = 0,
-  GM_FACET_CUDA_HOST,
-  GM_FACET_CUDA,
-  GM_FACET_MANAGED,
-  GM_N_FACETS
-} gm_facet_name;
-
-typedef enum gm_direction { GM_INPUT = 0, GM_OUTPUT, GM_IO } gm_direction;
+/* gm_facet_name and gm_direction are public (include/gpumat.h). */
 
 struct gm_device;
 
@@ -61,11 +54,19 @@ typedef struct gm_vec {
   gm_sync synchronization;
   pthread_mutex_t lock;
 
-  void *host;              /* host storage (FOREIGN and CUDA_HOST), or NULL */
+  /* Memory is held as blocks (mem/block.h), one hold and one refcnt
+   * each, so buffers can share it (mat_from_buffer, ensure). */
+  struct gm_block *host_blk; /* FOREIGN and CUDA_HOST storage, or NULL */
+  void *host;              /* host_blk->ptr (NULL without host storage) */
   bool host_up_to_date;
-  int host_kind;           /* GM_HOST_MALLOC or GM_HOST_PINNED (device-allocated) */
-  bool host_registered;    /* page-locked with the device's host_register */
-  struct gm_device *host_device; /* device that registered/allocated host */
+  struct gm_block *dev_blk; /* the CUDA facet's memory (unless mapped) */
+  /* Staging (seed 003): host memory page-locked from birth on
+   * staging_dev; mapped also lets the CUDA facet use that memory in
+   * place (no device block, no copies; it shares host_up_to_date). */
+  bool staging_pinned, staging_mapped;
+  struct gm_device *staging_dev;
+  /* the alloc-cache scope the vec was created in, until kept */
+  struct gm_cache_scope *scope;
 
   gm_facet facets[GM_N_FACETS];
   int n_sync_locks; /* with_syncing_cuda_facets (safe): any access is an error */
@@ -80,6 +81,28 @@ int gm_facet_parse(const char *s, gm_facet_name *out);
 const char *gm_direction_str(gm_direction d);
 int gm_direction_parse(const char *s, gm_direction *out);
 
+/* Host storage page-locked from birth (foreign and cuda_host facets one
+ * block) on dev, and with mapped, also the device's memory (seed 003).
+ * Call before any facet exists.  dev NULL: ordinary host memory. */
+void gm_vec_set_staging(gm_vec *v, struct gm_device *dev, bool mapped);
+/* A new facet f of v whose memory is b (mat_from_buffer): FOREIGN for a
+ * host block, CUDA_HOST for a pinned one, CUDA for a device block.  v must
+ * have no facet yet; v takes a hold and a refcnt of b. */
+gm_status gm_vec_adopt_block(gm_vec *v, struct gm_block *b);
+/* The block behind facet f (NULL if none), for ensure's views. */
+struct gm_block *gm_vec_facet_block(gm_vec *v, gm_facet_name f);
+/* Detaches v (and its blocks) from its alloc-cache scope: it survives. */
+void gm_vec_keep(gm_vec *v);
+/* GM_OK while v's memory is usable, else why not (buffer released,
+ * memory returned to an alloc cache). */
+gm_status gm_vec_check_memory(gm_vec *v);
+
+/* A vec over application memory (gm_mat_wrap): its host storage is a
+ * wrapped block (mem/block.h, gm_block_wrap), so the FOREIGN facet exists
+ * and is up to date from birth; it is never destroyed (destroy_facet
+ * skips it like a referenced facet).  On failure release is not called. */
+gm_status gm_vec_wrap(gm_ctype ctype, size_t max_size, void *host, void (*release)(void *),
+                      void *ud, gm_vec **out);
 /* New vec with refcount 1 and no facets. */
 gm_status gm_vec_new(gm_ctype ctype, size_t max_size, bool has_initial_element,
                      double initial_element, gm_sync sync, gm_vec **out);

@@ -37,7 +37,6 @@ static gm_direction check_direction(lua_State *L, int idx, int arg, const char *
 /* The device a facet needs: the current context's for cuda/cuda_host, none
  * for foreign.  Raises before any facet is touched. */
 static struct gm_device *facet_device(lua_State *L, gm_facet_name f, const char *fn) {
-  if (f == GM_FACET_MANAGED) luaL_error(L, "%s: facet 'managed' is not supported in this version", fn);
   if (f == GM_FACET_FOREIGN) return NULL;
   struct gm_device *dev = gm_current_device();
   if (!dev)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/context.h"
 #include "util.h"
 
 gm_sync gml_check_sync(lua_State *L, int idx, const char *fname);
@@ -91,7 +92,7 @@ static void replace_from(lua_State *L, gm_mat *m, int idx, int arg, const char *
 
 static const char *const mat_options[] = {"ctype", "displacement", "max_size", "initial_element",
                                           "initial_contents", "displaced_to", "cuda_enabled",
-                                          "synchronization", NULL};
+                                          "synchronization", "pinned", "mapped", NULL};
 
 static gm_mat *new_displaced(lua_State *L, int rank, const size_t *dims, const char *fn) {
   gml_mat *box = luaL_testudata(L, -1, GML_MAT_MT);
@@ -125,6 +126,18 @@ static gm_mat *new_displaced(lua_State *L, int rank, const size_t *dims, const c
   GML_TRY(L, gm_mat_view(base, rank, dims, (size_t)abs_d, &m), fn);
   m->cuda_enabled = cuda_enabled;
   return m;
+}
+
+/* Staging mats (seed 003): host memory page-locked from birth (and with
+ * mapped, the device's memory too) when a device is active; plain host
+ * memory otherwise.  The memory is made now so the facets tell. */
+static void stage(lua_State *L, gm_mat *m, bool mapped, const char *fn) {
+  struct gm_device *dev = gm_current_device();
+  if (!dev) return;
+  gm_vec_set_staging(m->vec, dev, mapped);
+  void *p;
+  GML_TRY(L, gm_mat_watch(m, GM_FACET_FOREIGN, GM_INPUT, NULL, &p), fn);
+  gm_mat_unwatch(m, GM_FACET_FOREIGN, GM_INPUT);
 }
 
 /* gm.mat(dims, opts) */
@@ -166,9 +179,12 @@ static int l_mat(lua_State *L) {
                  o.displacement, size);
   bool has_contents = gml_opt_push(L, 2, "initial_contents");
   if (has_contents) lua_pop(L, 1);
+  bool mapped = gml_opt_boolean(L, 2, "mapped", false, fn);
+  bool pinned = gml_opt_boolean(L, 2, "pinned", false, fn) || mapped;
   gm_mat *m;
   GML_TRY(L, gm_mat_new(rank, dims, &o, &m), fn);
   gml_pushmat(L, m);
+  if (pinned) stage(L, m, mapped, fn);
   if (has_contents) {
     lua_getfield(L, 2, "initial_contents");
     replace_from(L, m, lua_gettop(L), 2, fn);

@@ -1,5 +1,6 @@
 /* luaopen_gpumat_core: builds the C module table from the areas.  Each
  * area (l_*.c) registers its functions with gml_register. */
+#include "l_buffer.h"
 #include "util.h"
 
 #if defined(__GNUC__)
@@ -26,6 +27,8 @@ int luaopen_gpumat_core(lua_State *L) {
   gml_open_blas(L, mod);
   gml_open_nondestructive(L, mod);
   gml_open_cuda(L, mod);
+  gml_open_buffer(L, mod);
+  gml_open_memspace(L, mod);
   lua_pushstring(L, GPUMAT_VERSION);
   lua_setfield(L, mod, "version");
   return 1;

@@ -70,7 +70,24 @@ typedef struct gm_device_ops {
   gm_status (*context_begin)(gm_device *d, unsigned long long seed, int n_random_states);
   void (*context_end)(gm_device *d);
   void (*destroy)(gm_device *d);
+  /* Memory spaces of buffers and staging mats (block.h); NULL when the
+   * backend lacks one.  Pitched blocks are freed with raw_free, flagged
+   * host blocks with host_free. */
+  gm_status (*alloc_pitched)(gm_device *d, size_t width, size_t height, void **out, size_t *pitch);
+  gm_status (*host_alloc_flags)(gm_device *d, size_t bytes, unsigned flags, void **out);
+  /* the device address of a GM_PINNED_MAPPED host block */
+  gm_status (*host_device_pointer)(gm_device *d, void *host, void **dev);
+  gm_status (*managed_alloc)(gm_device *d, size_t bytes, void **out);
+  void (*managed_free)(gm_device *d, void *p);
+  /* height rows of width bytes, between any two memory spaces of this
+   * device (host, pinned, device, managed; cudaMemcpy2D with
+   * cudaMemcpyDefault); synchronous */
+  gm_status (*copy_2d)(gm_device *d, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                       size_t height);
 } gm_device_ops;
+
+/* Flags of host_alloc_flags (cudaHostAlloc's). */
+enum { GM_PINNED_PORTABLE = 1, GM_PINNED_MAPPED = 2, GM_PINNED_WRITE_COMBINE = 4 };
 
 /* Returns a human-readable reason when no device is usable. */
 bool gm_cuda_runtime_available(int device_id, char *reason, size_t n);

@@ -9,7 +9,7 @@
 
 typedef struct gm_deferred {
   void *ptr;
-  int kind; /* -1 device block, else GM_HOST_MALLOC/GM_HOST_PINNED host release */
+  int kind; /* DEFER_* below, else GM_HOST_MALLOC/GM_HOST_PINNED host release */
   size_t bytes;
   struct gm_deferred *next;
 } gm_deferred;
@@ -94,14 +94,28 @@ static void enqueue(gm_device *d, void *p, int kind, size_t bytes) {
   pthread_mutex_unlock(&d->queue_lock);
 }
 
-void gm_device_defer_free(gm_device *d, void *p) { enqueue(d, p, -1, 0); }
+/* Deferred kinds besides host releases: a pool block, a raw (pitched)
+ * block given straight back to the backend, a managed block. */
+enum { DEFER_POOL = -1, DEFER_RAW = -2, DEFER_MANAGED = -3 };
+
+void gm_device_defer_free(gm_device *d, void *p) { enqueue(d, p, DEFER_POOL, 0); }
+void gm_device_defer_raw_free(gm_device *d, void *p) { enqueue(d, p, DEFER_RAW, 0); }
+void gm_device_defer_managed_free(gm_device *d, void *p) { enqueue(d, p, DEFER_MANAGED, 0); }
 void gm_device_defer_host_release(gm_device *d, void *p, int kind, size_t bytes) {
   enqueue(d, p, kind, bytes);
 }
 
 static void release_one(gm_device *d, gm_deferred *q) {
-  if (q->kind < 0) {
+  if (q->kind == DEFER_POOL) {
     gm_pool_free(&d->pool, q->ptr);
+    return;
+  }
+  if (q->kind == DEFER_RAW) {
+    d->ops->raw_free(d, q->ptr);
+    return;
+  }
+  if (q->kind == DEFER_MANAGED) {
+    if (d->ops->managed_free) d->ops->managed_free(d, q->ptr);
     return;
   }
   atomic_fetch_sub(&d->pinned_bytes, (long)q->bytes);

@@ -67,6 +67,9 @@ void gm_device_foreach(void (*fn)(gm_device *d, void *arg), void *arg);
 gm_status gm_device_alloc(gm_device *d, size_t bytes, void **out);
 /* Queues p for freeing; safe from finalizers. */
 void gm_device_defer_free(gm_device *d, void *p);
+/* Queues a pitched block for raw_free / a managed block for managed_free. */
+void gm_device_defer_raw_free(gm_device *d, void *p);
+void gm_device_defer_managed_free(gm_device *d, void *p);
 /* Queues release of host memory that d registered (GM_HOST_MALLOC: it is
  * unregistered, then free()d) or allocated (GM_HOST_PINNED). */
 void gm_device_defer_host_release(gm_device *d, void *p, int host_kind, size_t bytes);

@@ -163,6 +163,12 @@ static gm_device_ops cuda_ops = {
     .context_begin = cu_context_begin,
     .context_end = cu_context_end,
     .destroy = cu_destroy,
+    .alloc_pitched = gm_cuda_alloc_pitched,
+    .host_alloc_flags = gm_cuda_host_alloc_flags,
+    .host_device_pointer = gm_cuda_host_device_pointer,
+    .managed_alloc = gm_cuda_managed_alloc,
+    .managed_free = gm_cuda_managed_free,
+    .copy_2d = gm_cuda_copy_2d,
 };
 
 bool gm_cuda_runtime_available(int device_id, char *reason, size_t n) {

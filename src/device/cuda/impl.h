@@ -33,4 +33,13 @@ int gm_curand_uniform(int ctype, void *states, int n_states, size_t n, double li
 int gm_curand_gaussian(int ctype, void *states, int n_states, size_t n, double mean, double stddev, void *x,
                        void *stream);
 
+/* Memory spaces of buffers and staging mats (memory.c). */
+gm_status gm_cuda_alloc_pitched(gm_device *d, size_t width, size_t height, void **out, size_t *pitch);
+gm_status gm_cuda_host_alloc_flags(gm_device *d, size_t bytes, unsigned flags, void **out);
+gm_status gm_cuda_host_device_pointer(gm_device *d, void *host, void **dev);
+gm_status gm_cuda_managed_alloc(gm_device *d, size_t bytes, void **out);
+void gm_cuda_managed_free(gm_device *d, void *p);
+gm_status gm_cuda_copy_2d(gm_device *d, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                          size_t height);
+
 #endif

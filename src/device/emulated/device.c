@@ -181,6 +181,47 @@ static void emu_destroy(gm_device *d) {
   d->impl = NULL;
 }
 
+/* ---- memory spaces of buffers and staging mats ----
+ * Pitched blocks are device memory (protected like any other) with rows
+ * padded to 256 bytes as cudaMallocPitch would; page-locked blocks are
+ * plain host memory (mapped ones are their own device address: they stay
+ * host-accessible, as mapped memory is); managed blocks are host memory
+ * both sides use in place. */
+#define EMU_PITCH_ALIGN ((size_t)256)
+
+static gm_status emu_alloc_pitched(gm_device *d, size_t width, size_t height, void **out, size_t *pitch) {
+  size_t p = (width + EMU_PITCH_ALIGN - 1) / EMU_PITCH_ALIGN * EMU_PITCH_ALIGN;
+  if (height > SIZE_MAX / p) return gm_fail(GM_ECUDA_OOM, "emulated device out of memory (pitched block)");
+  GM_TRY(emu_raw_alloc(d, p * height, out));
+  *pitch = p;
+  return GM_OK;
+}
+
+static gm_status emu_host_alloc_flags(gm_device *d, size_t bytes, unsigned flags, void **out) {
+  (void)flags; /* portable and write_combine have no meaning in host memory */
+  return emu_host_alloc(d, bytes, out);
+}
+
+static gm_status emu_host_device_pointer(gm_device *d, void *host, void **dev) {
+  (void)d;
+  *dev = host;
+  return GM_OK;
+}
+
+static void emu_managed_free(gm_device *d, void *p) {
+  (void)d;
+  free(p);
+}
+
+/* Rows between any two spaces; a device call of its own, as emu_copy. */
+static gm_status emu_copy_2d(gm_device *d, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                             size_t height) {
+  emu_enter(d);
+  for (size_t r = 0; r < height; r++) memcpy((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
+  emu_leave(d);
+  return GM_OK;
+}
+
 static gm_device_ops emu_ops = {
     .name = "emulated",
     .raw_alloc = emu_raw_alloc,
@@ -203,6 +244,12 @@ static gm_device_ops emu_ops = {
     .context_begin = NULL,
     .context_end = NULL,
     .destroy = emu_destroy,
+    .alloc_pitched = emu_alloc_pitched,
+    .host_alloc_flags = emu_host_alloc_flags,
+    .host_device_pointer = emu_host_device_pointer,
+    .managed_alloc = emu_host_alloc,
+    .managed_free = emu_managed_free,
+    .copy_2d = emu_copy_2d,
 };
 
 gm_status gm_emulated_device_init(gm_device *d) {

@@ -1,0 +1,864 @@
+/* Buffers (seed 000): views of reference-counted blocks in one memory
+ * space; makers for each space, refcounts, displacement, element access,
+ * bulk copies across spaces, raw bytes for write_buffer/read_buffer.
+ * Lua tables as buffers and the with_* helpers are in lua/gpumat/buffer.lua.
+ *
+ * Binding rule: every function reads all its Lua arguments first; only
+ * then does it check the block (gm_block_check) and touch memory, with no
+ * Lua call until the last use. */
+#include "l_buffer.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/context.h"
+#include "../core/mem/runtime.h"
+
+/* ---- the userdata ---- */
+
+static void end_view(gml_buffer *b) {
+  if (!b->blk) return;
+  if (b->vec) {
+    gm_vec_remove_facet_reference(b->vec, b->facet); /* fails only if already gone */
+    gm_vec_unref(b->vec);
+    b->vec = NULL;
+  }
+  gm_block_drop(b->blk);
+  b->blk = NULL;
+}
+
+/* #<BUFFER int32 {2, 3} device> (or "released") */
+static int buffer_tostring(lua_State *L) {
+  gml_buffer *b = luaL_checkudata(L, 1, GML_BUFFER_MT);
+  luaL_Buffer lb;
+  luaL_buffinit(L, &lb);
+  lua_pushfstring(L, "#<BUFFER %s {", gm_etype_name(b->et));
+  luaL_addvalue(&lb);
+  for (int i = 0; i < b->rank; i++) {
+    lua_pushfstring(L, i ? ", %I" : "%I", (lua_Integer)b->dims[i]);
+    luaL_addvalue(&lb);
+  }
+  bool live = b->blk && gm_block_live(b->blk);
+  lua_pushfstring(L, "} %s>", live ? gml_buffer_mem_type(b) : "released");
+  luaL_addvalue(&lb);
+  luaL_pushresult(&lb);
+  return 1;
+}
+
+static int buffer_gc(lua_State *L) {
+  gml_buffer *b = luaL_checkudata(L, 1, GML_BUFFER_MT);
+  end_view(b);
+  return 0;
+}
+
+gml_buffer *gml_newbuffer(lua_State *L) {
+  gml_buffer *b = lua_newuserdatauv(L, sizeof *b, 1);
+  memset(b, 0, sizeof *b);
+  luaL_setmetatable(L, GML_BUFFER_MT);
+  return b;
+}
+
+gml_buffer *gml_testbuffer(lua_State *L, int idx) { return luaL_testudata(L, idx, GML_BUFFER_MT); }
+
+gml_buffer *gml_checkbuffer(lua_State *L, int idx, const char *fname) {
+  gml_buffer *b = gml_testbuffer(L, idx);
+  if (!b)
+    gml_argerror(L, idx, fname, "gpumat buffer expected, got %s", gml_ismat(L, idx) ? "gpumat.mat" : luaL_typename(L, idx));
+  return b;
+}
+
+/* After all arguments are read: the view's memory must still be there. */
+static void check_live(lua_State *L, gml_buffer *b, const char *fname) {
+  if (!b->blk) luaL_error(L, "%s: buffer released", fname);
+  GML_TRY(L, gm_block_check(b->blk, NULL), fname);
+}
+
+const char *gml_buffer_mem_type(const gml_buffer *b) {
+  if (b->blk->space == GM_SPACE_PINNED && b->device_view) return "device";
+  if (b->blk->space == GM_SPACE_HOST && b->blk->registered_on) return "pinned"; /* a cuda_host facet */
+  return gm_space_name(b->blk->space);
+}
+
+static size_t esize(const gml_buffer *b) { return gm_etype_size(b->et); }
+
+size_t gml_buffer_phys_index(const gml_buffer *b, size_t k) {
+  if (!b->col_major || b->rank < 2) return k;
+  size_t subs[GM_MAX_RANK];
+  for (int a = b->rank - 1; a >= 0; a--) {
+    subs[a] = k % b->dims[a];
+    k /= b->dims[a];
+  }
+  size_t p = 0;
+  for (int a = b->rank - 1; a >= 0; a--) p = p * b->dims[a] + subs[a];
+  return p;
+}
+
+static gm_copy_end end_of(gml_buffer *b, size_t p) { return (gm_copy_end){b->blk, b->offset + p * esize(b), NULL}; }
+
+gm_status gml_buffer_read(gml_buffer *b, size_t p, size_t n, void *out) {
+  return gm_block_copy((gm_copy_end){NULL, 0, out}, end_of(b, p), n * esize(b));
+}
+
+gm_status gml_buffer_write(gml_buffer *b, size_t p, size_t n, const void *in) {
+  return gm_block_copy(end_of(b, p), (gm_copy_end){NULL, 0, (void *)in}, n * esize(b));
+}
+
+bool gml_opt_etype(lua_State *L, int idx, const char *fname, gm_etype *out) {
+  bool e = gml_opt_push(L, idx, "element_type");
+  if (e) lua_pop(L, 1);
+  bool f = gml_opt_push(L, idx, "foreign_type");
+  if (f) lua_pop(L, 1);
+  if (e && f) gml_argerror(L, idx, fname, "options 'element_type' and 'foreign_type' are mutually exclusive");
+  if (!e && !f) return false;
+  const char *key = e ? "element_type" : "foreign_type";
+  gml_opt_push(L, idx, key);
+  if (lua_type(L, -1) != LUA_TSTRING || gm_etype_parse(lua_tostring(L, -1), out) != 0)
+    gml_argerror(L, idx, fname,
+                 "option '%s' must be one of int8 uint8 int16 uint16 int32 uint32 int64 float double, got %s", key,
+                 lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1));
+  lua_pop(L, 1);
+  return true;
+}
+
+/* A Lua value as an element of type et (integers must be integral and in
+ * range; no silent truncation). */
+typedef union elt {
+  long long i;
+  double d;
+  unsigned char bytes[8];
+} elt;
+
+/* The value at idx; errors name argument arg (what: "value" or an
+ * option's name). */
+static void check_value_arg(lua_State *L, int idx, int arg, const char *what, gm_etype et, const char *fname,
+                            elt *out) {
+  if (lua_type(L, idx) != LUA_TNUMBER)
+    gml_argerror(L, arg, fname, "%s must be a number, got %s", what, luaL_typename(L, idx));
+  if (gm_etype_is_integer(et)) {
+    if (lua_isinteger(L, idx)) {
+      long long v = (long long)lua_tointeger(L, idx);
+      if (!gm_etype_fits_int(et, v))
+        gml_argerror(L, arg, fname, "%s %lld does not fit element type %s", what, v, gm_etype_name(et));
+      gm_etype_set_int(et, out->bytes, 0, v);
+    } else {
+      double x = lua_tonumber(L, idx);
+      if (!gm_etype_fits_real(et, x))
+        gml_argerror(L, arg, fname, "%s %g is not a value of element type %s", what, x, gm_etype_name(et));
+      gm_etype_set_int(et, out->bytes, 0, (long long)x);
+    }
+  } else {
+    gm_etype_set_real(et, out->bytes, 0, lua_tonumber(L, idx));
+  }
+}
+
+static void check_value(lua_State *L, int idx, gm_etype et, const char *fname, elt *out) {
+  check_value_arg(L, idx, idx, "value", et, fname, out);
+}
+
+static void push_value(lua_State *L, gm_etype et, const void *p) {
+  if (gm_etype_is_integer(et))
+    lua_pushinteger(L, (lua_Integer)gm_etype_get_int(et, p, 0));
+  else
+    lua_pushnumber(L, gm_etype_get_real(et, p, 0));
+}
+
+/* ---- makers ---- */
+
+typedef struct maker_args {
+  int rank;
+  size_t dims[GM_MAX_RANK], size;
+  gm_etype et;
+  bool has_init;
+  elt init;
+  size_t pitch_elt_size;
+  int pitch_level;
+  unsigned flags;
+} maker_args;
+
+static void read_maker_args(lua_State *L, const char *fname, const char *const *allowed, maker_args *a) {
+  memset(a, 0, sizeof *a);
+  a->rank = gml_check_dims(L, 1, fname, a->dims);
+  gml_check_options(L, 2, fname, allowed);
+  a->et = GM_E_F32;
+  gml_opt_etype(L, 2, fname, &a->et);
+  if (gm_dims_size(a->rank, a->dims, &a->size) != GM_OK || a->size > SIZE_MAX / 16)
+    gml_argerror(L, 1, fname, "dimensions are too large");
+  if (gml_opt_push(L, 2, "initial_element")) {
+    check_value_arg(L, lua_gettop(L), 2, "option 'initial_element'", a->et, fname, &a->init);
+    lua_pop(L, 1);
+    a->has_init = true;
+  }
+}
+
+static void fill_new(lua_State *L, gml_buffer *b, const elt *v, const char *fname) {
+  size_t es = esize(b), n = b->size;
+  if (n == 0) return;
+  if (gm_block_host_accessible(b->blk) && !b->blk->pitch) {
+    GML_TRY(L, gm_block_host_sync(b->blk), fname);
+    char *p = (char *)b->blk->ptr + b->offset;
+    for (size_t i = 0; i < n; i++) memcpy(p + i * es, v->bytes, es);
+    return;
+  }
+  char *tmp = malloc(n * es);
+  if (!tmp) luaL_error(L, "%s: out of host memory", fname);
+  for (size_t i = 0; i < n; i++) memcpy(tmp + i * es, v->bytes, es);
+  gm_status st = gml_buffer_write(b, 0, n, tmp);
+  free(tmp);
+  GML_TRY(L, st, fname);
+}
+
+/* Allocates the block (nothing raises between allocation and the
+ * userdata taking it: the userdata exists first). */
+static int make(lua_State *L, const char *fname, gm_space space, const maker_args *a) {
+  gm_device *dev = NULL;
+  if (space != GM_SPACE_HOST) {
+    dev = gm_context_device();
+    if (!dev) return luaL_error(L, "%s: needs an active cuda context (with_cuda)", fname);
+  }
+  size_t es = gm_etype_size(a->et), bytes = a->size * es;
+  gml_buffer *b = gml_newbuffer(L);
+  gm_block *blk = NULL;
+  gm_status st;
+  if (a->pitch_elt_size) {
+    size_t row = 1;
+    for (int i = a->rank - a->pitch_level; i < a->rank; i++) row *= a->dims[i];
+    st = row * es == 0 ? gm_block_alloc(space, dev, 0, 0, &blk)
+                       : gm_block_alloc_pitched(dev, row * es, bytes / (row * es), &blk);
+  } else {
+    st = gm_block_alloc(space, dev, bytes, a->flags, &blk);
+  }
+  GML_TRY(L, st, fname);
+  b->blk = blk;
+  b->et = a->et;
+  b->rank = a->rank;
+  memcpy(b->dims, a->dims, sizeof b->dims);
+  b->size = a->size;
+  b->owning = true;
+  if (a->has_init) fill_new(L, b, &a->init, fname);
+  return 1;
+}
+
+static int l_make_foreign_array(lua_State *L) {
+  static const char *const opts[] = {"element_type", "foreign_type", "initial_element", NULL};
+  maker_args a;
+  read_maker_args(L, "make_foreign_array", opts, &a);
+  return make(L, "make_foreign_array", GM_SPACE_HOST, &a);
+}
+
+static int l_make_managed_array(lua_State *L) {
+  static const char *const opts[] = {"element_type", "foreign_type", "initial_element", NULL};
+  maker_args a;
+  read_maker_args(L, "make_managed_array", opts, &a);
+  return make(L, "make_managed_array", GM_SPACE_MANAGED, &a);
+}
+
+static int l_make_cuda_array(lua_State *L) {
+  const char *fn = "make_cuda_array";
+  static const char *const opts[] = {"element_type", "foreign_type", "initial_element", "pitch_elt_size",
+                                     "pitch_level", NULL};
+  maker_args a;
+  read_maker_args(L, fn, opts, &a);
+  a.pitch_elt_size = gml_opt_size(L, 2, "pitch_elt_size", 0, fn);
+  bool has_level = gml_opt_push(L, 2, "pitch_level");
+  if (has_level) lua_pop(L, 1);
+  size_t level = gml_opt_size(L, 2, "pitch_level", 1, fn);
+  if (a.pitch_elt_size && a.pitch_elt_size != 4 && a.pitch_elt_size != 8 && a.pitch_elt_size != 16)
+    gml_argerror(L, 2, fn, "option 'pitch_elt_size' must be 4, 8 or 16, got %zu", a.pitch_elt_size);
+  if (has_level && !a.pitch_elt_size) gml_argerror(L, 2, fn, "option 'pitch_level' needs 'pitch_elt_size'");
+  if (a.pitch_elt_size && (level < 1 || (int)level > a.rank))
+    gml_argerror(L, 2, fn, "option 'pitch_level' must be between 1 and the rank %d, got %zu", a.rank, level);
+  a.pitch_level = (int)level;
+  return make(L, fn, GM_SPACE_DEVICE, &a);
+}
+
+static int l_make_cuda_host_array(lua_State *L) {
+  const char *fn = "make_cuda_host_array";
+  static const char *const opts[] = {"element_type", "foreign_type", "initial_element", "flags",
+                                     "associated_device", NULL};
+  maker_args a;
+  read_maker_args(L, fn, opts, &a);
+  if (gml_opt_push(L, 2, "flags")) {
+    if (!lua_istable(L, -1)) gml_argerror(L, 2, fn, "option 'flags' must be a list, got %s", luaL_typename(L, -1));
+    lua_Integer n = luaL_len(L, -1);
+    for (lua_Integer i = 1; i <= n; i++) {
+      lua_geti(L, -1, i);
+      const char *f = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+      if (f && strcmp(f, "portable") == 0)
+        a.flags |= GM_PINNED_PORTABLE;
+      else if (f && strcmp(f, "mapped") == 0)
+        a.flags |= GM_PINNED_MAPPED;
+      else if (f && (strcmp(f, "write_combine") == 0 || strcmp(f, "write_combined") == 0))
+        a.flags |= GM_PINNED_WRITE_COMBINE;
+      else
+        gml_argerror(L, 2, fn, "flag %d must be \"portable\", \"mapped\" or \"write_combine\", got %s", (int)i,
+                     f ? f : luaL_typename(L, -1));
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+  }
+  if (gml_opt_push(L, 2, "associated_device")) {
+    int isnum;
+    lua_Integer id = lua_tointegerx(L, -1, &isnum);
+    if (!isnum) gml_argerror(L, 2, fn, "option 'associated_device' must be a device id, got %s", luaL_typename(L, -1));
+    gm_device *d = gm_context_device();
+    if (d && id != d->id)
+      gml_argerror(L, 2, fn, "associated_device %lld is not the active context's device %d", (long long)id, d->id);
+    lua_pop(L, 1);
+  }
+  return make(L, fn, GM_SPACE_PINNED, &a);
+}
+
+/* ---- refcounts ---- */
+
+static int l_buffer_refcnt(lua_State *L) {
+  gml_buffer *b = gml_checkbuffer(L, 1, "buffer_refcnt");
+  if (!b->blk || !gm_block_live(b->blk))
+    lua_pushnil(L);
+  else
+    lua_pushinteger(L, (lua_Integer)atomic_load(&b->blk->refcnt));
+  return 1;
+}
+
+static int l_ref_buffer(lua_State *L) {
+  gml_buffer *b = gml_checkbuffer(L, 1, "ref_buffer");
+  check_live(L, b, "ref_buffer");
+  GML_TRY(L, gm_block_ref(b->blk), "ref_buffer");
+  lua_settop(L, 1);
+  return 1;
+}
+
+/* An owning view derefs its block; a non-owning view (ensure) has no
+ * count of its own: deref ends the view. */
+static int l_deref_buffer(lua_State *L) {
+  if (lua_isnoneornil(L, 1)) return 0;
+  gml_buffer *b = gml_checkbuffer(L, 1, "deref_buffer");
+  if (!b->blk || !gm_block_live(b->blk)) return 0;
+  if (!b->owning) {
+    end_view(b);
+    return 0;
+  }
+  long n = gm_block_deref(b->blk);
+  if (n > 0)
+    lua_pushinteger(L, n);
+  else
+    lua_pushnil(L);
+  return 1;
+}
+
+/* __close: deref once */
+static int buffer_close(lua_State *L) {
+  lua_settop(L, 1);
+  return l_deref_buffer(L);
+}
+
+/* ---- properties ---- */
+
+static int l_buffer_element_type(lua_State *L) {
+  lua_pushstring(L, gm_etype_name(gml_checkbuffer(L, 1, "buffer_element_type")->et));
+  return 1;
+}
+
+static int l_buffer_foreign_type(lua_State *L) {
+  lua_pushstring(L, gm_etype_cname(gml_checkbuffer(L, 1, "buffer_foreign_type")->et));
+  return 1;
+}
+
+static int l_buffer_rank(lua_State *L) {
+  lua_pushinteger(L, gml_checkbuffer(L, 1, "buffer_rank")->rank);
+  return 1;
+}
+
+static int l_buffer_dimensions(lua_State *L) {
+  gml_buffer *b = gml_checkbuffer(L, 1, "buffer_dimensions");
+  int rank = b->rank;
+  size_t dims[GM_MAX_RANK];
+  memcpy(dims, b->dims, sizeof dims);
+  lua_createtable(L, rank, 0);
+  for (int i = 0; i < rank; i++) {
+    lua_pushinteger(L, (lua_Integer)dims[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+
+static int l_buffer_dimension(lua_State *L) {
+  gml_buffer *b = gml_checkbuffer(L, 1, "buffer_dimension");
+  int axis = gml_check_axis(L, 2, "buffer_dimension", b->rank);
+  lua_pushinteger(L, (lua_Integer)b->dims[axis]);
+  return 1;
+}
+
+static int l_buffer_size(lua_State *L) {
+  lua_pushinteger(L, (lua_Integer)gml_checkbuffer(L, 1, "buffer_size")->size);
+  return 1;
+}
+
+static int l_buffer_pitch(lua_State *L) {
+  gml_buffer *b = gml_checkbuffer(L, 1, "buffer_pitch");
+  check_live(L, b, "buffer_pitch");
+  if (b->blk->pitch)
+    lua_pushinteger(L, (lua_Integer)b->blk->pitch);
+  else
+    lua_pushnil(L);
+  return 1;
+}
+
+static int l_buffer_mem_type(lua_State *L) {
+  gml_buffer *b = gml_checkbuffer(L, 1, "mem_type");
+  check_live(L, b, "mem_type");
+  lua_pushstring(L, gml_buffer_mem_type(b));
+  return 1;
+}
+
+static int l_buffer_is_owning(lua_State *L) {
+  lua_pushboolean(L, gml_checkbuffer(L, 1, "is_owning")->owning);
+  return 1;
+}
+
+static int l_buffer_layout(lua_State *L) {
+  lua_pushstring(L, gml_checkbuffer(L, 1, "layout")->col_major ? "col_major" : "row_major");
+  return 1;
+}
+
+/* Subscripts first..first+rank-1 (1-based) -> 0-based row-major index. */
+static size_t check_subscripts(lua_State *L, gml_buffer *b, int first, int n, const char *fname) {
+  if (n != b->rank) luaL_error(L, "%s: %d subscripts for a buffer of rank %d", fname, n, b->rank);
+  size_t k = 0;
+  for (int a = 0; a < n; a++) {
+    lua_Integer i = luaL_checkinteger(L, first + a);
+    if (i < 1 || (size_t)i > b->dims[a])
+      gml_argerror(L, first + a, fname, "index %lld is out of range 1..%zu", (long long)i, b->dims[a]);
+    k = k * b->dims[a] + (size_t)(i - 1);
+  }
+  return k;
+}
+
+static int l_buffer_row_major_index(lua_State *L) {
+  gml_buffer *b = gml_checkbuffer(L, 1, "buffer_row_major_index");
+  size_t k = check_subscripts(L, b, 2, lua_gettop(L) - 1, "buffer_row_major_index");
+  lua_pushinteger(L, (lua_Integer)k + 1);
+  return 1;
+}
+
+static size_t check_linear(lua_State *L, gml_buffer *b, int idx, const char *fname) {
+  lua_Integer k = luaL_checkinteger(L, idx);
+  if (k < 1 || (size_t)k > b->size)
+    gml_argerror(L, idx, fname, "index %lld is out of range 1..%zu", (long long)k, b->size);
+  return (size_t)(k - 1);
+}
+
+static int get_at(lua_State *L, gml_buffer *b, size_t k, const char *fname) {
+  check_live(L, b, fname);
+  elt v;
+  GML_TRY(L, gml_buffer_read(b, gml_buffer_phys_index(b, k), 1, v.bytes), fname);
+  push_value(L, b->et, v.bytes);
+  return 1;
+}
+
+static int set_at(lua_State *L, gml_buffer *b, size_t k, const elt *v, const char *fname) {
+  check_live(L, b, fname);
+  GML_TRY(L, gml_buffer_write(b, gml_buffer_phys_index(b, k), 1, v->bytes), fname);
+  return 0;
+}
+
+static int l_bref(lua_State *L) {
+  gml_buffer *b = gml_checkbuffer(L, 1, "bref");
+  size_t k = check_subscripts(L, b, 2, lua_gettop(L) - 1, "bref");
+  return get_at(L, b, k, "bref");
+}
+
+static int l_set_bref(lua_State *L) {
+  gml_buffer *b = gml_checkbuffer(L, 1, "set_bref");
+  int top = lua_gettop(L);
+  if (top < 2) return luaL_error(L, "set_bref: value expected");
+  elt v;
+  check_value(L, top, b->et, "set_bref", &v);
+  size_t k = check_subscripts(L, b, 2, top - 2, "set_bref");
+  return set_at(L, b, k, &v, "set_bref");
+}
+
+static int l_row_major_bref(lua_State *L) {
+  gml_buffer *b = gml_checkbuffer(L, 1, "row_major_bref");
+  size_t k = check_linear(L, b, 2, "row_major_bref");
+  return get_at(L, b, k, "row_major_bref");
+}
+
+static int l_set_row_major_bref(lua_State *L) {
+  gml_buffer *b = gml_checkbuffer(L, 1, "set_row_major_bref");
+  size_t k = check_linear(L, b, 2, "set_row_major_bref");
+  elt v;
+  check_value(L, 3, b->et, "set_row_major_bref", &v);
+  return set_at(L, b, k, &v, "set_row_major_bref");
+}
+
+/* gm.buffer_fill(b, v, {start, stop}) (1-based, stop inclusive) */
+static int l_buffer_fill(lua_State *L) {
+  const char *fn = "buffer_fill";
+  static const char *const opts[] = {"start", "stop", NULL};
+  gml_buffer *b = gml_checkbuffer(L, 1, fn);
+  elt v;
+  check_value(L, 2, b->et, fn, &v);
+  gml_check_options(L, 3, fn, opts);
+  size_t start = gml_opt_size(L, 3, "start", 1, fn), stop = gml_opt_size(L, 3, "stop", b->size, fn);
+  if (start < 1 || start > b->size + 1) gml_argerror(L, 3, fn, "start %zu is out of range 1..%zu", start, b->size + 1);
+  if (stop > b->size || stop + 1 < start)
+    gml_argerror(L, 3, fn, "stop %zu is out of range %zu..%zu", stop, start - 1, b->size);
+  check_live(L, b, fn);
+  size_t n = stop + 1 - start, es = esize(b);
+  if (n == 0) return 0;
+  if (b->col_major && n != b->size) return luaL_error(L, "%s: a range of a col_major buffer is not supported", fn);
+  char *tmp = malloc(n * es);
+  if (!tmp) return luaL_error(L, "%s: out of host memory", fn);
+  for (size_t i = 0; i < n; i++) memcpy(tmp + i * es, v.bytes, es);
+  gm_status st = gml_buffer_write(b, start - 1, n, tmp);
+  free(tmp);
+  GML_TRY(L, st, fn);
+  return 0;
+}
+
+/* ---- bulk copies ---- */
+
+static gm_status copy_elements(gml_buffer *dst, size_t di, gml_buffer *src, size_t si, size_t n) {
+  return gm_block_copy(end_of(dst, di), end_of(src, si), n * esize(src));
+}
+
+/* gm.copy_buffer_data(src, si, dst, di, count | true) -> count (1-based) */
+static int l_copy_buffer_data(lua_State *L) {
+  const char *fn = "copy_buffer_data";
+  gml_buffer *src = gml_checkbuffer(L, 1, fn);
+  lua_Integer si = luaL_checkinteger(L, 2);
+  gml_buffer *dst = gml_checkbuffer(L, 3, fn);
+  lua_Integer di = luaL_checkinteger(L, 4);
+  if (si < 1 || (size_t)si > src->size + 1)
+    gml_argerror(L, 2, fn, "index %lld is out of range 1..%zu", (long long)si, src->size + 1);
+  if (di < 1 || (size_t)di > dst->size + 1)
+    gml_argerror(L, 4, fn, "index %lld is out of range 1..%zu", (long long)di, dst->size + 1);
+  size_t room = src->size + 1 - (size_t)si, droom = dst->size + 1 - (size_t)di, n;
+  if (lua_isboolean(L, 5) && lua_toboolean(L, 5)) {
+    n = room < droom ? room : droom;
+  } else {
+    lua_Integer c = luaL_checkinteger(L, 5);
+    if (c < 0 || (size_t)c > room || (size_t)c > droom)
+      gml_argerror(L, 5, fn, "count %lld does not fit (at most %zu)", (long long)c, room < droom ? room : droom);
+    n = (size_t)c;
+  }
+  if (src->et != dst->et)
+    return luaL_error(L, "%s: element types differ (%s and %s)", fn, gm_etype_name(src->et), gm_etype_name(dst->et));
+  if (src->col_major != dst->col_major)
+    return luaL_error(L, "%s: layouts differ (copy the whole buffer with copy_full_buffer)", fn);
+  check_live(L, src, fn);
+  check_live(L, dst, fn);
+  GML_TRY(L, copy_elements(dst, (size_t)di - 1, src, (size_t)si - 1, n), fn);
+  lua_pushinteger(L, (lua_Integer)n);
+  return 1;
+}
+
+/* Copies a whole buffer into one of the other layout through host
+ * memory (element by element reorder). */
+static gm_status copy_relayout(gml_buffer *dst, gml_buffer *src) {
+  size_t n = src->size, es = esize(src);
+  char *a = malloc(n * es + 1), *b = malloc(n * es + 1);
+  gm_status st = a && b ? GM_OK : gm_fail(GM_ENOMEM, "out of host memory");
+  if (st == GM_OK) st = gml_buffer_read(src, 0, n, a);
+  if (st == GM_OK) {
+    for (size_t k = 0; k < n; k++)
+      memcpy(b + gml_buffer_phys_index(dst, k) * es, a + gml_buffer_phys_index(src, k) * es, es);
+    st = gml_buffer_write(dst, 0, n, b);
+  }
+  free(a);
+  free(b);
+  return st;
+}
+
+static int l_copy_full_buffer(lua_State *L) {
+  const char *fn = "copy_full_buffer";
+  gml_buffer *src = gml_checkbuffer(L, 1, fn);
+  gml_buffer *dst = gml_checkbuffer(L, 2, fn);
+  if (src == dst) return 0;
+  if (src->et != dst->et)
+    return luaL_error(L, "%s: element types differ (%s and %s)", fn, gm_etype_name(src->et), gm_etype_name(dst->et));
+  if (src->size != dst->size) return luaL_error(L, "%s: sizes differ (%I and %I)", fn, (lua_Integer)src->size,
+                                                (lua_Integer)dst->size);
+  check_live(L, src, fn);
+  check_live(L, dst, fn);
+  if (src->col_major != dst->col_major) {
+    if (src->rank != dst->rank || memcmp(src->dims, dst->dims, sizeof src->dims) != 0)
+      return luaL_error(L, "%s: buffers of different layouts need equal dimensions", fn);
+    if (src->blk == dst->blk) return luaL_error(L, "%s: source and destination areas overlap", fn);
+    GML_TRY(L, copy_relayout(dst, src), fn);
+    return 0;
+  }
+  GML_TRY(L, copy_elements(dst, 0, src, 0, src->size), fn);
+  return 0;
+}
+
+/* core.buffer_bytes(b) -> string of the visible elements' native bytes */
+static int l_buffer_bytes(lua_State *L) {
+  const char *fn = "write_buffer";
+  gml_buffer *b = gml_checkbuffer(L, 1, fn);
+  size_t n = b->size * esize(b);
+  luaL_Buffer lb;
+  char *p = luaL_buffinitsize(L, &lb, n + 1); /* allocates: before the block is checked */
+  check_live(L, b, fn);
+  GML_TRY(L, gml_buffer_read(b, 0, b->size, p), fn);
+  luaL_pushresultsize(&lb, n);
+  return 1;
+}
+
+/* core.buffer_set_bytes(b, s): s holds exactly the visible bytes */
+static int l_buffer_set_bytes(lua_State *L) {
+  const char *fn = "read_buffer";
+  gml_buffer *b = gml_checkbuffer(L, 1, fn);
+  size_t len;
+  const char *s = luaL_checklstring(L, 2, &len);
+  size_t n = b->size * esize(b);
+  if (len != n) return luaL_error(L, "%s: file too short (%I of %I bytes)", fn, (lua_Integer)len, (lua_Integer)n);
+  check_live(L, b, fn);
+  GML_TRY(L, gml_buffer_write(b, 0, b->size, s), fn);
+  return 0;
+}
+
+/* core.buffer_to_list(b) -> flat list of the elements in row-major order */
+static int l_buffer_to_list(lua_State *L) {
+  const char *fn = "buffer_as_array";
+  gml_buffer *b = gml_checkbuffer(L, 1, fn);
+  size_t n = b->size, es = esize(b);
+  if (n > INT32_MAX) return luaL_error(L, "%s: buffer too large for a Lua table", fn);
+  void *tmp = lua_newuserdatauv(L, n * es + 1, 0);
+  lua_createtable(L, (int)n, 0);
+  check_live(L, b, fn);
+  GML_TRY(L, gml_buffer_read(b, 0, n, tmp), fn);
+  gm_etype et = b->et;
+  bool col = b->col_major;
+  gml_buffer copy = *b; /* for phys_index after Lua calls */
+  for (size_t k = 0; k < n; k++) {
+    push_value(L, et, (char *)tmp + (col ? gml_buffer_phys_index(&copy, k) : k) * es);
+    lua_rawseti(L, -2, (lua_Integer)k + 1);
+  }
+  return 1;
+}
+
+/* ---- displacement ---- */
+
+static int l_buffer_displacement(lua_State *L) {
+  gml_buffer *b = gml_checkbuffer(L, 1, "buffer_displacement");
+  if (!b->displaced) {
+    lua_pushnil(L);
+    return 1;
+  }
+  lua_getiuservalue(L, 1, 1);
+  gml_buffer *base = gml_testbuffer(L, -1);
+  if (!base) return luaL_error(L, "buffer_displacement: internal error (no base)");
+  size_t delta = b->offset - base->offset, es = gm_etype_size(base->et);
+  if (delta % es == 0)
+    lua_pushinteger(L, (lua_Integer)(delta / es));
+  else
+    lua_pushnumber(L, (double)delta / (double)es);
+  return 2;
+}
+
+/* A pitched view must fit in one row or cover whole rows that its
+ * innermost dims split evenly. */
+static bool fits_pitch(const gm_block *blk, size_t off, size_t bytes, int rank, const size_t *dims, size_t es) {
+  if (!blk->pitch || bytes == 0) return true;
+  size_t w = blk->width;
+  if (off / w == (off + bytes - 1) / w) return true;
+  if (off % w || bytes % w) return false;
+  size_t inner = es;
+  for (int a = rank - 1; a >= 0; a--) {
+    inner *= dims[a];
+    if (inner == w) return true;
+    if (inner > w) return false;
+  }
+  return false;
+}
+
+/* gm.buffer_displace(b, {offset | byte_offset, element_type | foreign_type,
+ * size | dimensions, mapping}) */
+static int l_buffer_displace(lua_State *L) {
+  const char *fn = "buffer_displace";
+  static const char *const opts[] = {"offset", "byte_offset", "element_type", "foreign_type", "size", "dimensions",
+                                     "mapping", NULL};
+  gml_buffer *b = gml_checkbuffer(L, 1, fn);
+  gml_check_options(L, 2, fn, opts);
+  bool has_off = gml_opt_push(L, 2, "offset");
+  if (has_off) lua_pop(L, 1);
+  bool has_boff = gml_opt_push(L, 2, "byte_offset");
+  if (has_boff) lua_pop(L, 1);
+  if (has_off && has_boff) gml_argerror(L, 2, fn, "options 'offset' and 'byte_offset' are mutually exclusive");
+  bool has_size = gml_opt_push(L, 2, "size");
+  if (has_size) lua_pop(L, 1);
+  bool has_dims = gml_opt_push(L, 2, "dimensions");
+  if (has_dims) lua_pop(L, 1);
+  if (has_size && has_dims) gml_argerror(L, 2, fn, "options 'size' and 'dimensions' are mutually exclusive");
+  gm_etype et = b->et;
+  gml_opt_etype(L, 2, fn, &et);
+  size_t es = gm_etype_size(et), old_es = esize(b);
+  size_t rel = has_boff ? gml_opt_size(L, 2, "byte_offset", 0, fn) : gml_opt_size(L, 2, "offset", 0, fn);
+  if (has_off && rel > SIZE_MAX / 16) gml_argerror(L, 2, fn, "offset %zu is too large", rel);
+  if (has_off) rel *= old_es;
+  int rank = 1;
+  size_t dims[GM_MAX_RANK] = {0};
+  bool fill_rest = false;
+  if (has_dims) {
+    lua_getfield(L, 2, "dimensions");
+    rank = gml_check_dims(L, lua_gettop(L), fn, dims);
+    lua_pop(L, 1);
+  } else if (has_size) {
+    lua_getfield(L, 2, "size");
+    if (lua_isboolean(L, -1) && lua_toboolean(L, -1))
+      fill_rest = true;
+    else if (lua_type(L, -1) == LUA_TNUMBER && lua_isinteger(L, -1) && lua_tointeger(L, -1) >= 0)
+      dims[0] = (size_t)lua_tointeger(L, -1);
+    else
+      gml_argerror(L, 2, fn, "option 'size' must be a non-negative integer or true, got %s", luaL_typename(L, -1));
+    lua_pop(L, 1);
+  }
+  int mapping = 0; /* 1 device, 2 host */
+  if (gml_opt_push(L, 2, "mapping")) {
+    const char *m = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    if (m && (strcmp(m, "device") == 0 || strcmp(m, "gpu") == 0))
+      mapping = 1;
+    else if (m && strcmp(m, "host") == 0)
+      mapping = 2;
+    else
+      gml_argerror(L, 2, fn, "option 'mapping' must be \"device\", \"gpu\" or \"host\", got %s",
+                   m ? m : luaL_typename(L, -1));
+    lua_pop(L, 1);
+  }
+  /* every argument is read: now the view */
+  gml_buffer *nb = gml_newbuffer(L); /* allocates before b's block is checked */
+  check_live(L, b, fn);
+  gm_block *blk = b->blk;
+  if (b->col_major && (has_dims || has_size || et != b->et))
+    return luaL_error(L, "%s: a col_major buffer can only be displaced with its own dims", fn);
+  if (mapping && !(blk->space == GM_SPACE_PINNED && (blk->flags & GM_PINNED_MAPPED)))
+    gml_argerror(L, 2, fn, "option 'mapping' needs a page-locked buffer with the \"mapped\" flag");
+  size_t off = b->offset + rel;
+  if (off < b->offset || off > blk->bytes)
+    gml_argerror(L, 2, fn, "offset %zu bytes is past the end of the block (%zu bytes)", off, blk->bytes);
+  if (off % es)
+    gml_argerror(L, 2, fn, "byte offset %zu is not a multiple of the element size %zu", off, es);
+  size_t size;
+  if (fill_rest) {
+    dims[0] = (blk->bytes - off) / es;
+    size = dims[0];
+  } else if (!has_dims && !has_size) {
+    if (es == old_es) {
+      rank = b->rank;
+      memcpy(dims, b->dims, sizeof dims);
+      size = b->size;
+    } else {
+      if ((b->size * old_es) % es)
+        gml_argerror(L, 2, fn, "%zu bytes are not a whole number of %s elements", b->size * old_es,
+                     gm_etype_name(et));
+      dims[0] = b->size * old_es / es;
+      size = dims[0];
+    }
+  } else if (gm_dims_size(rank, dims, &size) != GM_OK || size > SIZE_MAX / 16) {
+    return gml_argerror(L, 2, fn, "dimensions are too large");
+  }
+  if (size * es > blk->bytes - off)
+    gml_argerror(L, 2, fn, "the view (%zu bytes at byte %zu) goes past the end of the block (%zu bytes)",
+                 size * es, off, blk->bytes);
+  if (blk->pitch && (blk->width % es || !fits_pitch(blk, off, size * es, rank, dims, es)))
+    gml_argerror(L, 2, fn, "a view of a pitched buffer must fit in one row or split evenly at rows of %zu bytes",
+                 blk->width);
+  *nb = *b;
+  nb->et = et;
+  nb->rank = rank;
+  memcpy(nb->dims, dims, sizeof dims);
+  nb->size = size;
+  nb->offset = off;
+  nb->displaced = true;
+  nb->vec = NULL;
+  if (mapping) nb->device_view = mapping == 1;
+  if (b->vec) { /* a view of a mat's facet: the new view holds its own facet reference */
+    GML_TRY(L, gm_vec_add_facet_reference(b->vec, b->facet, b->blk->device), fn);
+    gm_vec_ref(b->vec);
+    nb->vec = b->vec;
+  }
+  gm_block_hold(blk);
+  lua_pushvalue(L, 1);
+  lua_setiuservalue(L, -2, 1);
+  return 1;
+}
+
+/* gm.f = core.buffer_dispatch(lua_impl, c_impl): a C closure calling
+ * lua_impl when argument 1 is a Lua table (a "lua" buffer), else c_impl;
+ * being C, it keeps the C functions' errors free of a position inside
+ * buffer.lua. */
+static int dispatch_call(lua_State *L) {
+  int n = lua_gettop(L);
+  bool tab = lua_type(L, 1) == LUA_TTABLE && !gml_ismat(L, 1);
+  lua_pushvalue(L, lua_upvalueindex(tab ? 1 : 2));
+  lua_insert(L, 1);
+  lua_call(L, n, LUA_MULTRET);
+  return lua_gettop(L);
+}
+
+static int l_buffer_dispatch(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  luaL_checktype(L, 2, LUA_TFUNCTION);
+  lua_settop(L, 2);
+  lua_pushcclosure(L, dispatch_call, 2);
+  return 1;
+}
+
+static int l_bufferp_core(lua_State *L) {
+  lua_pushboolean(L, gml_testbuffer(L, 1) != NULL);
+  return 1;
+}
+
+void gml_open_buffer(lua_State *L, int module_idx) {
+  static const luaL_Reg meta[] = {
+      {"__gc", buffer_gc}, {"__close", buffer_close}, {"__tostring", buffer_tostring}, {NULL, NULL}};
+  static const luaL_Reg methods[] = {{"mem_type", l_buffer_mem_type},
+                                     {"is_owning", l_buffer_is_owning},
+                                     {"layout", l_buffer_layout},
+                                     {NULL, NULL}};
+  luaL_newmetatable(L, GML_BUFFER_MT);
+  luaL_setfuncs(L, meta, 0);
+  luaL_newlib(L, methods);
+  lua_pushvalue(L, -1);
+  lua_setfield(L, -3, "__index");
+  lua_setfield(L, module_idx, "buffer_methods_table");
+  lua_pop(L, 1);
+  static const luaL_Reg fns[] = {
+      {"is_buffer", l_bufferp_core},
+      {"buffer_dispatch", l_buffer_dispatch},
+      {"make_foreign_array", l_make_foreign_array},
+      {"make_cuda_array", l_make_cuda_array},
+      {"make_cuda_host_array", l_make_cuda_host_array},
+      {"make_managed_array", l_make_managed_array},
+      {"buffer_refcnt_core", l_buffer_refcnt},
+      {"ref_buffer_core", l_ref_buffer},
+      {"deref_buffer", l_deref_buffer},
+      {"buffer_close", buffer_close},
+      {"buffer_element_type_core", l_buffer_element_type},
+      {"buffer_foreign_type_core", l_buffer_foreign_type},
+      {"buffer_rank_core", l_buffer_rank},
+      {"buffer_dimensions_core", l_buffer_dimensions},
+      {"buffer_dimension_core", l_buffer_dimension},
+      {"buffer_size_core", l_buffer_size},
+      {"buffer_pitch", l_buffer_pitch},
+      {"buffer_row_major_index_core", l_buffer_row_major_index},
+      {"bref_core", l_bref},
+      {"set_bref_core", l_set_bref},
+      {"row_major_bref_core", l_row_major_bref},
+      {"set_row_major_bref_core", l_set_row_major_bref},
+      {"buffer_fill_core", l_buffer_fill},
+      {"copy_buffer_data_core", l_copy_buffer_data},
+      {"copy_full_buffer_core", l_copy_full_buffer},
+      {"buffer_bytes", l_buffer_bytes},
+      {"buffer_set_bytes", l_buffer_set_bytes},
+      {"buffer_to_list", l_buffer_to_list},
+      {"buffer_displacement_core", l_buffer_displacement},
+      {"buffer_displace", l_buffer_displace},
+      {"buffer_mem_type", l_buffer_mem_type},
+      {"buffer_is_owning", l_buffer_is_owning},
+      {"buffer_layout", l_buffer_layout},
+      {NULL, NULL}};
+  gml_register(L, module_idx, fns);
+}
