@@ -39,7 +39,9 @@ typedef enum gm_status {
   GM_ECUBLAS,       /* cuBLAS error */
   GM_ECURAND,       /* cuRAND error */
   GM_ENVRTC,        /* NVRTC compile error */
-  GM_ELAPACK        /* LAPACK reported failure (e.g. singular matrix) */
+  GM_ELAPACK,       /* LAPACK reported failure (e.g. singular matrix) */
+  GM_EMPI,          /* MPI error (gpumat.dist) */
+  GM_ENCCL          /* NCCL error (gpumat.dist on CUDA devices) */
 } gm_status;
 
 /* Message of the last failure on this thread. */

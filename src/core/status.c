@@ -32,6 +32,8 @@ const char *gm_status_name(gm_status st) {
     case GM_ECUBLAS: return "cublas_error";
     case GM_ECURAND: return "curand_error";
     case GM_ENVRTC: return "nvrtc_error";
+    case GM_EMPI: return "mpi_error";
+    case GM_ENCCL: return "nccl_error";
     case GM_ELAPACK: return "lapack_error";
   }
   return "unknown";

@@ -213,7 +213,8 @@ int gml_argerror(lua_State *L, int arg, const char *fname, const char *fmt, ...)
 }
 
 static bool is_resource_status(gm_status st) {
-  return st == GM_ECUDA_OOM || st == GM_ECUDA || st == GM_ECUBLAS || st == GM_ECURAND || st == GM_ENVRTC;
+  return st == GM_ECUDA_OOM || st == GM_ECUDA || st == GM_ECUBLAS || st == GM_ECURAND || st == GM_ENVRTC ||
+         st == GM_EMPI || st == GM_ENCCL;
 }
 
 static int error_tostring(lua_State *L) {

@@ -84,7 +84,7 @@ extern _Thread_local size_t gml_n_deferred;
 int gml_argerror(lua_State *L, int arg, const char *fname, const char *fmt, ...);
 /* Raises the error for a failed core call: a plain message "fname: msg"
  * or, for resource conditions (cuda_out_of_memory, cuda_error,
- * cublas_error, curand_error, nvrtc_error), an error object table with
+ * cublas_error, curand_error, nvrtc_error, mpi_error, nccl_error), an error object table with
  * kind, message and details (see gpumat.errors in init.lua). */
 int gml_raise(lua_State *L, gm_status st, const char *fname);
 #define GML_TRY(L, expr, fname)                  \

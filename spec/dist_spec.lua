@@ -1,0 +1,160 @@
+-- gpumat.dist: exact results of every collective, for both ctypes and for
+-- displaced views, plus the error cases.  Run by the regular busted passes
+-- as one process (the world of one: every collective is the identity) and
+-- by tools/suite.d/60-dist.sh under `mpirun -np 3` and `-np 1`, where every
+-- rank runs this file and the step sums the ranks' results.  Values are
+-- small integers, so results are exact in float and double.
+require "spec.helper"
+local gm = require "gpumat"
+local dist = require "gpumat.dist"
+
+describe("dist", function()
+  it("raises before init #host", function()
+    if dist.initialized() then pending("gpumat.dist already initialized in this process") return end
+    assert.error_matches(function() dist.rank() end, "rank: gpumat.dist is not initialized")
+    local m = gm.mat(2)
+    assert.error_matches(function() dist.allreduce_(m) end, "allreduce_: gpumat.dist is not initialized")
+  end)
+
+  dist.init({ check = true })
+  local r, n = dist.rank(), dist.size()
+
+  local function seq(k, f)
+    local t = {}
+    for i = 1, k do t[i] = f(i) end
+    return t
+  end
+  local function same(got, want)
+    assert.are.same(want, got)
+  end
+
+  it("rank and size", function()
+    assert.is_true(n >= 1 and r >= 0 and r < n)
+    if os.getenv("GPUMAT_DIST_EXPECT_SIZE") then
+      assert.are.equal(tonumber(os.getenv("GPUMAT_DIST_EXPECT_SIZE")), n)
+    end
+    dist.barrier()
+  end)
+
+  for _, ct in ipairs({ "float", "double" }) do
+    describe(ct, function()
+      it("allreduce_ sum/max/min/prod/average", function()
+        local m = gm.mat(4, { ctype = ct, initial_contents = seq(4, function(i) return r + i end) })
+        assert.are.equal(m, dist.allreduce_(m))
+        same(m:to_table(), seq(4, function(i) return n * i + n * (n - 1) / 2 end))
+        m = gm.mat(4, { ctype = ct, initial_contents = seq(4, function(i) return 10 * r + i end) })
+        dist.allreduce_(m, { op = "max" })
+        same(m:to_table(), seq(4, function(i) return 10 * (n - 1) + i end))
+        m = gm.mat(4, { ctype = ct, initial_contents = seq(4, function(i) return 10 * r + i end) })
+        dist.allreduce_(m, { op = "min" })
+        same(m:to_table(), seq(4, function(i) return i end))
+        local p = 1
+        for k = 0, n - 1 do p = p * (k + 2) end
+        m = gm.mat(3, { ctype = ct, initial_contents = { r + 2, 1, -(r + 2) } })
+        dist.allreduce_(m, { op = "prod" })
+        same(m:to_table(), { p, 1, p * (n % 2 == 0 and 1 or -1) })
+        m = gm.mat(2, { ctype = ct, initial_contents = { 2 * r, 4 } })
+        dist.allreduce_(m, { average = true })
+        same(m:to_table(), { n - 1, 4 })
+      end)
+
+      it("allreduce_ on a displaced view leaves the rest alone", function()
+        local base = gm.mat(7, { ctype = ct, initial_contents = { 9, 9, 1 + r, 2 + r, 3 + r, 9, 9 } })
+        local v = base:reshape_and_displace({ 3 }, 2)
+        dist.allreduce_(v)
+        local s = n * (n - 1) / 2
+        same(base:to_table(), { 9, 9, n + s, 2 * n + s, 3 * n + s, 9, 9 })
+      end)
+
+      it("broadcast_ from every root, displaced", function()
+        for root = 0, n - 1 do
+          local base = gm.mat(5, { ctype = ct, initial_contents = { -1, 10 * r + 1, 10 * r + 2, 10 * r + 3, -1 } })
+          local v = base:reshape_and_displace({ 3 }, 1)
+          assert.are.equal(v, dist.broadcast_(v, root))
+          same(base:to_table(), { -1, 10 * root + 1, 10 * root + 2, 10 * root + 3, -1 })
+        end
+      end)
+
+      it("allgather adds a leading axis of length size", function()
+        local base = gm.mat(6, { ctype = ct, initial_contents = { 0, r, r + 0.5, 2 * r, 3 * r, 0 } })
+        local v = base:reshape_and_displace({ 2, 2 }, 1)
+        local g = dist.allgather(v)
+        same(g:dims(), { n, 2, 2 })
+        assert.are.equal(ct, g:ctype())
+        same(g:to_table(), seq(n, function(k) local q = k - 1 return { { q, q + 0.5 }, { 2 * q, 3 * q } } end))
+      end)
+
+      it("reduce_scatter_ gives each rank its block of the reduction", function()
+        local m = gm.mat({ n, 2 }, { ctype = ct, initial_contents = seq(n, function(k) return { r + k, 10 * r } end) })
+        local out_base = gm.mat(4, { ctype = ct, initial_element = 7 })
+        local out = out_base:reshape_and_displace({ 2 }, 1)
+        assert.are.equal(out, dist.reduce_scatter_(m, out))
+        local s = n * (n - 1) / 2
+        same(out_base:to_table(), { 7, s + n * (r + 1), 10 * s, 7 })
+        dist.reduce_scatter_(m, out, { op = "max" })
+        same(out:to_table(), { n - 1 + r + 1, 10 * (n - 1) })
+      end)
+
+      it("send and recv_ around a ring", function()
+        if n == 1 then
+          assert.error_matches(function() dist.send(gm.mat(1), 0) end, "bad argument #2 to 'send'")
+          return
+        end
+        local m = gm.mat(3, { ctype = ct, initial_contents = { r, r + 1, r + 2 } })
+        local base = gm.mat(5, { ctype = ct, initial_element = -1 })
+        local into = base:reshape_and_displace({ 3 }, 2)
+        local to, from = (r + 1) % n, (r - 1) % n
+        if r % 2 == 0 then
+          dist.send(m, to, 5); dist.recv_(into, from, 5)
+        else
+          dist.recv_(into, from, 5); dist.send(m, to, 5)
+        end
+        same(base:to_table(), { -1, -1, from, from + 1, from + 2 })
+      end)
+    end)
+  end
+
+  describe("errors", function()
+    it("name the function and the argument", function()
+      local m = gm.mat(2)
+      assert.error_matches(function() dist.allreduce_(m, { op = "mean" }) end,
+        "bad argument #2 to 'allreduce_' %(option 'op' must be")
+      assert.error_matches(function() dist.allreduce_(m, { op = "max", average = true }) end,
+        "bad argument #2 to 'allreduce_' %(option 'average' needs op \"sum\"%)")
+      assert.error_matches(function() dist.allreduce_({}) end, "bad argument #1 to 'allreduce_' %(gpumat.mat expected")
+      assert.error_matches(function() dist.broadcast_(m, n) end, "bad argument #2 to 'broadcast_' %(root " .. n .. " is out of range")
+      assert.error_matches(function() dist.reduce_scatter_(gm.mat(2 * n), gm.mat(3)) end,
+        "bad argument #2 to 'reduce_scatter_' %(size 3 times the world size")
+      assert.error_matches(function() dist.reduce_scatter_(gm.mat(n, { ctype = "float" }), gm.mat(1, { ctype = "double" })) end,
+        "bad argument #2 to 'reduce_scatter_' %(ctype differs")
+      assert.error_matches(function() dist.send(m, 0, -1) end, "bad argument #")
+      assert.error_matches(function() dist.init({ chek = true }) end, "bad argument #1 to 'init' %(unknown option 'chek'%)")
+    end)
+
+    it("mismatched sizes across ranks are detected in check mode", function()
+      if n == 1 then pending("needs more than one rank") return end
+      local m = gm.mat(r == 0 and 3 or 4, { initial_element = 1 })
+      assert.error_matches(function() dist.allreduce_(m) end, "allreduce_: ranks disagree on the allreduce_ call")
+      same(m:to_table(), seq(m:size(), function() return 1 end))
+      local d = gm.mat(2, { ctype = r == 0 and "double" or "float", initial_element = 1 })
+      assert.error_matches(function() dist.broadcast_(d, 0) end, "broadcast_: ranks disagree")
+      dist.barrier()
+    end)
+
+    it("an MPI error is an error object with kind mpi_error", function()
+      if n == 1 then pending("needs more than one rank") return end
+      -- rank 0 sends 4 elements to rank 1, which receives into 2: truncated
+      if r == 0 then
+        dist.send(gm.mat(4, { initial_element = 1 }), 1, 9)
+      elseif r == 1 then
+        local ok, e = pcall(dist.recv_, gm.mat(2), 0, 9)
+        assert.is_false(ok)
+        assert.are.equal("table", type(e))
+        assert.are.equal("mpi_error", e.kind)
+        assert.matches("recv_: MPI_Recv failed", e.message)
+        assert.are.equal("MPI_Recv", e.function_name)
+      end
+      dist.barrier()
+    end)
+  end)
+end)
