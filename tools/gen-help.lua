@@ -86,17 +86,18 @@ local function spans(text)
 end
 
 -- Calls in a code span: { name, call text } (the call text up to the
--- matching parenthesis).
+-- matching parenthesis, or brace for a table-argument call `gm.f{...}`).
 local function calls(span)
   local out = {}
   local i = 1
   while true do
-    local s, e, recv, name = span:find("([%w_]+)[.:]([%w_]+)%s*%(", i)
+    local s, e, recv, name, open = span:find("([%w_]+)[.:]([%w_]+)%s*([%({])", i)
     if not s then break end
+    local close = open == "(" and ")" or "}"
     local depth, j = 0, e
     while j <= #span do
       local c = span:sub(j, j)
-      if c == "(" then depth = depth + 1 elseif c == ")" then depth = depth - 1 end
+      if c == open then depth = depth + 1 elseif c == close then depth = depth - 1 end
       if depth == 0 then break end
       j = j + 1
     end
