@@ -142,6 +142,34 @@ return function(gm, core)
     }, "\n")
   end
 
+  -- CUDA C++ source of the kernel for NVRTC: an extern "C" __global__
+  -- function named after the kernel, parameters in the definition's order
+  -- (mats as T pointers, scalars as T, ints as int64_t)
+  local function generate_cuda(name, params, body, ctype)
+    local decl = {}
+    for i, p in ipairs(params) do
+      local pname, kind, dir = p[1], p[2], p[3]
+      if kind == "mat" then
+        decl[i] = (dir == "input" and "const T *__restrict__ " or "T *__restrict__ ") .. pname
+      elseif kind == "scalar" then
+        decl[i] = "T " .. pname
+      else
+        decl[i] = "long long " .. pname
+      end
+    end
+    return table.concat({
+      "// gpumat run-time kernel " .. name .. " (" .. ctype .. ", NVRTC)",
+      "typedef long long int64_t;",
+      "typedef unsigned long long uint64_t;",
+      "typedef " .. ctype_c[ctype] .. " T;",
+      'extern "C" __global__ void ' .. name .. "(" .. table.concat(decl, ", ") .. ") {",
+      "#line 1 \"" .. name .. "\"",
+      body,
+      "}",
+      "",
+    }, "\n")
+  end
+
   local function read_file(path)
     local f = io.open(path, "rb")
     if not f then return nil end
@@ -198,6 +226,67 @@ return function(gm, core)
     if not h then error(("%s: compiled kernel does not load: %s"):format(name, err), 0) end
     loaded[key] = h
     return h
+  end
+
+  -- PTX for (source, compute capability): memory cache, disk cache (the
+  -- same directory as the CPU model's objects, files KEY.cu and KEY.ptx),
+  -- NVRTC.  The key includes NVRTC's version.
+  local nvrtc_id
+  local ptx_loaded = {}
+  local function parse_arch(arch, fn, argn)
+    local maj, min
+    if math.type(arch) == "integer" then
+      maj, min = arch // 10, arch % 10
+    elseif type(arch) == "string" then
+      local d = arch:match("^sm_(%d%d%d?)$") or arch:match("^compute_(%d%d%d?)$")
+      if d then maj, min = tonumber(d) // 10, tonumber(d) % 10 end
+    end
+    if not maj or maj < 1 or maj > 99 then
+      argerr(argn, fn, "arch must be sm_XY, compute_XY or an integer XY, got " .. tostring(arch))
+    end
+    return maj, min
+  end
+
+  local function load_ptx(name, src, maj, min)
+    if not nvrtc_id then
+      local a, b = core.nvrtc_version()
+      nvrtc_id = ("nvrtc %d.%d"):format(a, b)
+    end
+    local key = fnv1a(nvrtc_id .. "\0" .. maj .. "." .. min .. "\0" .. src)
+    local ptx = ptx_loaded[key]
+    if ptx then stats.memory_hits = stats.memory_hits + 1; return ptx end
+    local base = get_cache_dir() .. "/" .. key
+    if read_file(base .. ".cu") == src then
+      ptx = read_file(base .. ".ptx")
+      if ptx then
+        stats.disk_hits = stats.disk_hits + 1
+        ptx_loaded[key] = ptx
+        return ptx
+      end
+    end
+    stats.compiles = stats.compiles + 1
+    ptx = core.nvrtc_compile(src, name .. ".cu", maj, min) -- raises nvrtc_error with the log
+    local tmp = ("%s.%s.%d"):format(base, tostring({}):match("0x(%x+)") or "t", os.time())
+    local f = io.open(tmp .. ".ptx", "wb")
+    if f then
+      f:write(ptx)
+      f:close()
+      os.rename(tmp .. ".ptx", base .. ".ptx")
+      f = io.open(tmp .. ".cu", "wb")
+      if f then f:write(src); f:close(); os.rename(tmp .. ".cu", base .. ".cu") end
+    end
+    ptx_loaded[key] = ptx
+    return ptx
+  end
+
+  -- gm.nvrtc_compile_ptx(src, arch[, name]) -> PTX text (cached)
+  function gm.nvrtc_compile_ptx(src, arch, name)
+    if type(src) ~= "string" then argerr(1, "nvrtc_compile_ptx", "string expected, got " .. type(src)) end
+    local maj, min = parse_arch(arch, "nvrtc_compile_ptx", 2)
+    if name ~= nil and type(name) ~= "string" then
+      argerr(3, "nvrtc_compile_ptx", "string expected, got " .. type(name))
+    end
+    return load_ptx(name or "kernel", src, maj, min)
   end
 
   local kinds = { mat = true, scalar = true, int = true }
@@ -350,7 +439,19 @@ return function(gm, core)
       sources[c] = generate(name, ps, body, c, sync)
       handles[c] = load_kernel(name, sources[c], c)
     end
-    return setmetatable({ name = name }, {
+    local obj = { name = name }
+    -- k:cuda_source(ctype), k:ptx(ctype, arch): what NVRTC compiles for a
+    -- CUDA device and its PTX (testable without a GPU)
+    function obj.cuda_source(_, ctype)
+      if not allowed[ctype] then argerr(2, "cuda_source", "ctype of the definition expected, got " .. tostring(ctype)) end
+      return generate_cuda(name, ps, body, ctype)
+    end
+    function obj.ptx(_, ctype, arch)
+      if not allowed[ctype] then argerr(2, "ptx", "ctype of the definition expected, got " .. tostring(ctype)) end
+      local maj, min = parse_arch(arch, "ptx", 3)
+      return load_ptx(name, generate_cuda(name, ps, body, ctype), maj, min)
+    end
+    return setmetatable(obj, {
       __call = call,
       __tostring = function() return "gpumat kernel " .. name end,
     })
@@ -366,4 +467,5 @@ return function(gm, core)
     }
   end
   gm.kernel_load, gm.kernel_launch, gm.kernel_launch_counts = nil, nil, nil
+  gm.nvrtc_compile, gm.nvrtc_version = nil, nil
 end

@@ -3,9 +3,11 @@
  * it through the core (gm_kernel_run).  Source generation, compilation
  * and caching are in lua/gpumat/kernel.lua. */
 #include <dlfcn.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/kernel.h"
+#include "../core/mem/device.h"
 #include "util.h"
 
 #define KERNEL_SO "gpumat.kernel_so"
@@ -117,6 +119,41 @@ static int l_kernel_launch_counts(lua_State *L) {
   return 2;
 }
 
+/* core.nvrtc_compile(src, name, major, minor) -> ptx; a compile error
+ * raises the nvrtc_error object with the compiler's `log` */
+static int l_nvrtc_compile(lua_State *L) {
+  const char *src = luaL_checkstring(L, 1);
+  const char *name = luaL_checkstring(L, 2);
+  lua_Integer major = luaL_checkinteger(L, 3), minor = luaL_checkinteger(L, 4);
+  if (major < 1 || major > 99 || minor < 0 || minor > 9)
+    return gml_argerror(L, 3, "nvrtc_compile_ptx", "bad compute capability %d.%d", (int)major, (int)minor);
+  char *ptx = NULL, *log = NULL;
+  gm_status st = gm_nvrtc_compile(src, name, (int)major, (int)minor, &ptx, &log);
+  if (st != GM_OK) {
+    /* the log goes onto the Lua stack and is freed before raising */
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    if (log) luaL_addstring(&b, log);
+    free(log);
+    luaL_pushresult(&b);
+    return gml_raise_with_log(L, st, "nvrtc_compile_ptx", lua_tostring(L, -1));
+  }
+  free(log);
+  /* only a Lua memory error can raise here (then ptx leaks once) */
+  lua_pushstring(L, ptx);
+  free(ptx);
+  return 1;
+}
+
+/* core.nvrtc_version() -> major, minor, or raises when NVRTC is absent */
+static int l_nvrtc_version(lua_State *L) {
+  int major, minor;
+  GML_TRY(L, gm_nvrtc_version(&major, &minor), "nvrtc_version");
+  lua_pushinteger(L, major);
+  lua_pushinteger(L, minor);
+  return 2;
+}
+
 void gml_open_kernel(lua_State *L, int module_idx) {
   if (luaL_newmetatable(L, KERNEL_SO)) {
     lua_pushcfunction(L, so_gc);
@@ -127,6 +164,8 @@ void gml_open_kernel(lua_State *L, int module_idx) {
       {"kernel_load", l_kernel_load},
       {"kernel_launch", l_kernel_launch},
       {"kernel_launch_counts", l_kernel_launch_counts},
+      {"nvrtc_compile", l_nvrtc_compile},
+      {"nvrtc_version", l_nvrtc_version},
       {NULL, NULL},
   };
   gml_register(L, module_idx, fns);

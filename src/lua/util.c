@@ -260,6 +260,14 @@ int gml_raise(lua_State *L, gm_status st, const char *fname) {
   return luaL_error(L, "%s: %s", fname, gm_last_error());
 }
 
+int gml_raise_with_log(lua_State *L, gm_status st, const char *fname, const char *log) {
+  if (!is_resource_status(st)) return gml_raise(L, st, fname);
+  push_error_object(L, st, fname);
+  lua_pushstring(L, log ? log : "");
+  lua_setfield(L, -2, "log");
+  return lua_error(L);
+}
+
 void gml_check_options(lua_State *L, int idx, const char *fname, const char *const *allowed) {
   if (lua_isnoneornil(L, idx)) return;
   if (!lua_istable(L, idx))

@@ -87,6 +87,8 @@ int gml_argerror(lua_State *L, int arg, const char *fname, const char *fmt, ...)
  * cublas_error, curand_error, nvrtc_error, mpi_error, nccl_error), an error object table with
  * kind, message and details (see gpumat.errors in init.lua). */
 int gml_raise(lua_State *L, gm_status st, const char *fname);
+/* gml_raise for an error object that also carries a compiler log (nvrtc_error's `log`). */
+int gml_raise_with_log(lua_State *L, gm_status st, const char *fname, const char *log);
 #define GML_TRY(L, expr, fname)                  \
   do {                                           \
     gm_status gml_st_ = (expr);                  \

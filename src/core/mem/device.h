@@ -111,5 +111,12 @@ bool gm_cuda_runtime_available(int device_id, char *reason, size_t n);
 int gm_cuda_device_count(void);
 /* Properties of CUDA device id without opening a context on it. */
 gm_status gm_cuda_device_info(int device_id, gm_device_info *out);
+/* NVRTC (src/device/cuda/nvrtc.c; needs no GPU): compiles CUDA C++ source
+ * for compute capability major.minor into PTX.  On success *ptx is a
+ * malloc'd NUL-terminated string; on a compile error the status is
+ * GM_ENVRTC and *log (malloc'd, may be NULL) holds the compiler's log.
+ * The caller frees both.  Without the CUDA toolkit: GM_EUNSUPPORTED. */
+gm_status gm_nvrtc_compile(const char *src, const char *name, int major, int minor, char **ptx, char **log);
+gm_status gm_nvrtc_version(int *major, int *minor);
 
 #endif
