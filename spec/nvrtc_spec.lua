@@ -103,6 +103,36 @@ describe("run-time kernels compiled by NVRTC", function()
     os.execute("rm -rf '" .. dir .. "'")
   end)
 
+  it("shared memory, __syncthreads and atomics compile to the device's instructions", function()
+    if not need_nvrtc() then return end
+    local k = gm.define_cuda_kernel {
+      name = "nv_block_sum", ctypes = { "float" },
+      params = { { "x", "mat", "input" }, { "out", "mat", "io" }, { "n", "int" } },
+      body = [[
+        __shared__ T s[256];
+        int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+        s[threadIdx.x] = i < n ? x[i] : 0;
+        __syncthreads();
+        for (int w = blockDim.x / 2; w > 0; w /= 2) {
+          if (threadIdx.x < w) s[threadIdx.x] += s[threadIdx.x + w];
+          __syncthreads();
+        }
+        if (threadIdx.x == 0) atomicAdd(&out[0], s[0]);
+      ]],
+    }
+    local ptx = k:ptx("float", 75)
+    assert.are.equal("nv_block_sum", ptx:match("%.entry%s+([%w_]+)"))
+    assert.truthy(ptx:find(".target sm_75", 1, true))
+    assert.truthy(ptx:find(".shared .align 4 .b8", 1, true))
+    assert.truthy(ptx:find("bar.sync", 1, true))
+    assert.truthy(ptx:find("atom.global.add.f32", 1, true) or ptx:find("red.global.add.f32", 1, true))
+    -- the same kernel still runs on the CPU model
+    local x = gm.mat(1000, { ctype = "float", initial_element = 1 })
+    local out = gm.mat(1, { ctype = "float", initial_element = 0 })
+    k(x, out, 1000, { grid_dim = { 4 }, block_dim = { 256 } })
+    assert.are.equal(1000, out[1])
+  end)
+
   it("bad arguments name the function and the argument", function()
     assert.has_error(function() gm.nvrtc_compile_ptx(1, "sm_80") end,
       "bad argument #1 to 'nvrtc_compile_ptx' (string expected, got number)")

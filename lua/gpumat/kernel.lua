@@ -13,8 +13,10 @@
 -- (source, ctype, compiler), cached in memory and on disk
 -- ($GPUMAT_CACHE_DIR, else $XDG_CACHE_HOME/gpumat, else ~/.cache/gpumat),
 -- and loaded with dlopen.  Compilation happens at the first call with a
--- given ctype.  On a CUDA device the kernel would be compiled by NVRTC:
--- not implemented yet (the launch raises a clear error).
+-- given ctype.  On a CUDA device the body is compiled by NVRTC for the
+-- device's compute capability (generate_cuda, load_ptx: PTX cached in
+-- memory and on disk) at the first call there, and launched by the cuda
+-- backend (src/device/cuda/nvrtc.c).
 return function(gm, core)
   local fname = "define_cuda_kernel"
   local mat_mt = getmetatable(core.mat(0))
@@ -357,7 +359,7 @@ return function(gm, core)
     local first_mat
     for i, p in ipairs(ps) do if p[2] == "mat" then first_mat = i; break end end
     local sync = body:find("__syncthreads", 1, true) ~= nil
-    local sources, handles = {}, {}
+    local sources, handles, ptx_handles = {}, {}, {}
     local last_size, last_geom -- default geometry of the last size (launch overhead)
 
     local function call(_, ...)
@@ -431,7 +433,18 @@ return function(gm, core)
         h = load_kernel(name, sources[ctype], ctype)
         handles[ctype] = h
       end
-      core.kernel_launch(h, name, ctype, spec_codes, geom, ...)
+      -- on a CUDA device: the NVRTC build for the device's architecture
+      local dk = false
+      local maj, min = core.kernel_cuda_arch()
+      if maj then
+        local key = ctype .. " " .. maj .. "." .. min
+        dk = ptx_handles[key]
+        if not dk then
+          dk = core.kernel_ptx_load(load_ptx(name, generate_cuda(name, ps, body, ctype), maj, min), name)
+          ptx_handles[key] = dk
+        end
+      end
+      core.kernel_launch(h, name, ctype, spec_codes, geom, dk, ...)
     end
     -- loads eagerly for every listed ctype, so a body that does not
     -- compile fails at definition like MGL's define-cuda-kernel
@@ -460,12 +473,12 @@ return function(gm, core)
   -- gm.kernel_cache_info() -> {compiles, disk_hits, memory_hits,
   -- host_launches, emulated_launches, dir}
   function gm.kernel_cache_info()
-    local h, e = core.kernel_launch_counts()
+    local h, e, c = core.kernel_launch_counts()
     return {
       compiles = stats.compiles, disk_hits = stats.disk_hits, memory_hits = stats.memory_hits,
-      host_launches = h, emulated_launches = e, dir = cache_dir,
+      host_launches = h, emulated_launches = e, cuda_launches = c, dir = cache_dir,
     }
   end
   gm.kernel_load, gm.kernel_launch, gm.kernel_launch_counts = nil, nil, nil
-  gm.nvrtc_compile, gm.nvrtc_version = nil, nil
+  gm.nvrtc_compile, gm.nvrtc_version, gm.kernel_ptx_load, gm.kernel_cuda_arch = nil, nil, nil, nil
 end

@@ -8,13 +8,42 @@
 #include "mem/runtime.h"
 #include "status.h"
 
-static atomic_long n_host_launches, n_emulated_launches;
+static atomic_long n_host_launches, n_emulated_launches, n_cuda_launches;
+
+long gm_kernel_cuda_launch_count(void) { return atomic_load(&n_cuda_launches); }
 
 long gm_kernel_launch_count(bool emulated) {
   return atomic_load(emulated ? &n_emulated_launches : &n_host_launches);
 }
 
-gm_status gm_kernel_run(gm_ctype ctype, gm_cpu_kernel_fn fn, gm_kernel_arg *args, int n,
+/* A CUDA device: kernel parameters are passed by address, scalars as the
+ * kernel's T (float or double) and mats as their device pointers. */
+static gm_status run_on_cuda(gm_exec *e, gm_ctype ctype, gm_device_kernel *dk, gm_kernel_arg *args, int n,
+                             gm_operand *ops, int nm, const unsigned *g) {
+  if (!dk || !e->dev->ops->rt_launch)
+    return gm_fail(GM_EUNSUPPORTED, "run-time kernels on this device need the kernel's NVRTC build");
+  GM_TRY(gm_acquire(e, ops, nm));
+  void *ptrs[GM_KERNEL_MAX_ARGS];
+  void *params[GM_KERNEL_MAX_ARGS];
+  float fs[GM_KERNEL_MAX_ARGS];
+  for (int i = 0, k = 0; i < n; i++) {
+    if (args[i].kind == GM_KARG_MAT) {
+      ptrs[i] = ops[k++].ptr;
+      params[i] = &ptrs[i];
+    } else if (args[i].kind == GM_KARG_SCALAR) {
+      fs[i] = (float)args[i].d;
+      params[i] = ctype == GM_FLOAT ? (void *)&fs[i] : (void *)&args[i].d;
+    } else {
+      params[i] = &args[i].i;
+    }
+  }
+  gm_status st = e->dev->ops->rt_launch(e->dev, dk->ptx, dk->name, &dk->slot, params, g);
+  gm_release(e, ops, nm);
+  if (st == GM_OK) atomic_fetch_add(&n_cuda_launches, 1);
+  return st;
+}
+
+gm_status gm_kernel_run(gm_ctype ctype, gm_cpu_kernel_fn fn, gm_device_kernel *dk, gm_kernel_arg *args, int n,
                         const unsigned *geom) {
   if (n < 0 || n > GM_KERNEL_MAX_ARGS) return gm_fail(GM_EINVAL, "too many parameters");
   gm_mat *mats[GM_KERNEL_MAX_ARGS];
@@ -53,8 +82,7 @@ gm_status gm_kernel_run(gm_ctype ctype, gm_cpu_kernel_fn fn, gm_kernel_arg *args
   }
   gm_exec e = gm_exec_choose(mats, nm);
   bool emulated = e.dev && strcmp(e.dev->ops->name, "emulated") == 0;
-  if (e.dev && !emulated)
-    return gm_fail(GM_EUNSUPPORTED, "run-time kernels on a CUDA device (NVRTC) are not implemented");
+  if (e.dev && !emulated) return run_on_cuda(&e, ctype, dk, args, n, ops, nm, g);
   GM_TRY(gm_acquire(&e, ops, nm));
   void *ptrs[GM_KERNEL_MAX_ARGS];
   for (int i = 0, k = 0; i < n; i++) {

@@ -29,14 +29,25 @@ typedef struct gm_kernel_arg {
   int64_t i;       /* GM_KARG_INT */
 } gm_kernel_arg;
 
-/* Launches fn (compiled for ctype) with args.  geom NULL: the default
- * 1-d launch sized by the first mat argument (gm_launch_1d).  Every mat
- * must have ctype `ctype`.  Fails with GM_EUNSUPPORTED when the mats are
- * on a CUDA device (NVRTC kernels are not implemented). */
-gm_status gm_kernel_run(gm_ctype ctype, gm_cpu_kernel_fn fn, gm_kernel_arg *args, int n,
+/* The same kernel compiled by NVRTC for a CUDA device: PTX text, entry
+ * name and the backend's cache of the loaded kernel (gm_rt_kernel_free). */
+typedef struct gm_device_kernel {
+  const char *ptx;
+  const char *name;
+  void *slot;
+} gm_device_kernel;
+
+/* Launches fn (compiled for ctype) with args on the host or the emulated
+ * device, or dk on a CUDA device (the device's rt_launch op).  geom NULL:
+ * the default 1-d launch sized by the first mat argument (gm_launch_1d).
+ * Every mat must have ctype `ctype`.  Fails with GM_EUNSUPPORTED when the
+ * call runs on a CUDA device and dk is NULL. */
+gm_status gm_kernel_run(gm_ctype ctype, gm_cpu_kernel_fn fn, gm_device_kernel *dk, gm_kernel_arg *args, int n,
                         const unsigned *geom);
 
 /* Launches of run-time kernels on the host and on the emulated device. */
 long gm_kernel_launch_count(bool emulated);
+/* Launches of run-time kernels on CUDA devices (NVRTC). */
+long gm_kernel_cuda_launch_count(void);
 
 #endif

@@ -6,11 +6,65 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/context.h"
 #include "../core/kernel.h"
 #include "../core/mem/device.h"
+#include "../core/mem/runtime.h"
 #include "util.h"
 
 #define KERNEL_SO "gpumat.kernel_so"
+#define KERNEL_PTX "gpumat.kernel_ptx"
+
+/* a kernel's NVRTC build: PTX and entry name (copies), loaded lazily by
+ * the cuda backend into slot */
+typedef struct kernel_ptx {
+  gm_device_kernel dk;
+  char *ptx;
+  char name[64];
+} kernel_ptx;
+
+static int ptx_gc(lua_State *L) {
+  kernel_ptx *k = luaL_checkudata(L, 1, KERNEL_PTX);
+  /* unreachable: no new launch can use it; gm_rt_kernel_free waits for
+   * the device's queued work before unloading the code */
+  gm_rt_kernel_free(k->dk.slot);
+  k->dk.slot = NULL;
+  free(k->ptx);
+  k->ptx = NULL;
+  k->dk.ptx = NULL;
+  return 0;
+}
+
+/* core.kernel_ptx_load(ptx, name) -> handle of the NVRTC build */
+static int l_kernel_ptx_load(lua_State *L) {
+  size_t n;
+  const char *ptx = luaL_checklstring(L, 1, &n);
+  size_t nn;
+  const char *name = luaL_checklstring(L, 2, &nn);
+  if (nn == 0 || nn >= 64) return luaL_error(L, "kernel_ptx_load: bad kernel name");
+  kernel_ptx *k = lua_newuserdatauv(L, sizeof *k, 0);
+  memset(k, 0, sizeof *k);
+  luaL_setmetatable(L, KERNEL_PTX);
+  k->ptx = malloc(n + 1);
+  if (!k->ptx) return luaL_error(L, "not enough memory");
+  memcpy(k->ptx, ptx, n + 1);
+  memcpy(k->name, name, nn + 1);
+  k->dk.ptx = k->ptx;
+  k->dk.name = k->name;
+  return 1;
+}
+
+/* core.kernel_cuda_arch() -> major, minor of the current context's device
+ * when it is a CUDA device (run-time kernels go through NVRTC), else nil */
+static int l_kernel_cuda_arch(lua_State *L) {
+  gm_device *d = gm_current_device();
+  if (!d || strcmp(d->ops->name, "cuda") != 0 || !d->ops->get_info) return 0;
+  gm_device_info in;
+  GML_TRY(L, d->ops->get_info(d, &in), "define_cuda_kernel");
+  lua_pushinteger(L, in.compute_major);
+  lua_pushinteger(L, in.compute_minor);
+  return 2;
+}
 
 typedef struct kernel_so {
   void *handle;
@@ -51,7 +105,8 @@ static int l_kernel_load(lua_State *L) {
   return 1;
 }
 
-/* core.kernel_launch(handle, name, ctype, spec, geom, args...): spec has
+/* core.kernel_launch(handle, name, ctype, spec, geom, ptx, args...): ptx is
+ * the NVRTC build (kernel_ptx_load) or false; spec has
  * one character per parameter: 'i'/'o'/'x' a mat (input/output/io), 's'
  * a scalar, 'n' an int; geom is {gx, gy, gz, bx, by, bz}; one trailing
  * value (the launch options) is ignored.  The Lua side
@@ -69,8 +124,11 @@ static int l_kernel_launch(lua_State *L) {
   if (n > GM_KERNEL_MAX_ARGS) return luaL_error(L, "%s: at most %d parameters", name, GM_KERNEL_MAX_ARGS);
   /* the Lua side passes its call's arguments through, launch options included */
   int top = lua_gettop(L);
-  if (top != 5 + (int)n && top != 6 + (int)n)
-    return luaL_error(L, "%s: %d arguments expected, got %d", name, (int)n, lua_gettop(L) - 5);
+  if (top != 6 + (int)n && top != 7 + (int)n)
+    return luaL_error(L, "%s: %d arguments expected, got %d", name, (int)n, lua_gettop(L) - 6);
+  kernel_ptx *kp = NULL;
+  if (lua_toboolean(L, 6)) kp = luaL_checkudata(L, 6, KERNEL_PTX);
+  if (kp && !kp->dk.ptx) return luaL_error(L, "%s: kernel's NVRTC build was freed", name);
   unsigned geom[6];
   for (int i = 0; i < 6; i++) {
     /* our own plain table of integers: no metamethods run */
@@ -84,7 +142,7 @@ static int l_kernel_launch(lua_State *L) {
   gm_kernel_arg args[GM_KERNEL_MAX_ARGS];
   /* numbers first, mats last (binding rule) */
   for (size_t i = 0; i < n; i++) {
-    int idx = 6 + (int)i;
+    int idx = 7 + (int)i;
     memset(&args[i], 0, sizeof args[i]);
     if (spec[i] == 's') {
       if (lua_type(L, idx) != LUA_TNUMBER) gml_argerror(L, (int)i + 1, name, "number expected, got %s", luaL_typename(L, idx));
@@ -103,20 +161,21 @@ static int l_kernel_launch(lua_State *L) {
   }
   for (size_t i = 0; i < n; i++) {
     if (args[i].kind != GM_KARG_MAT) continue;
-    gml_mat *box = luaL_testudata(L, 6 + (int)i, GML_MAT_MT);
-    if (!box) gml_argerror(L, (int)i + 1, name, "gpumat.mat expected, got %s", luaL_typename(L, 6 + (int)i));
+    gml_mat *box = luaL_testudata(L, 7 + (int)i, GML_MAT_MT);
+    if (!box) gml_argerror(L, (int)i + 1, name, "gpumat.mat expected, got %s", luaL_typename(L, 7 + (int)i));
     if (!box->m) gml_argerror(L, (int)i + 1, name, "attempt to use a freed mat");
     args[i].m = box->m;
   }
-  GML_TRY(L, gm_kernel_run(ctype, k->fn, args, (int)n, geom), name);
+  GML_TRY(L, gm_kernel_run(ctype, k->fn, kp ? &kp->dk : NULL, args, (int)n, geom), name);
   return 0;
 }
 
-/* core.kernel_launch_counts() -> host, emulated */
+/* core.kernel_launch_counts() -> host, emulated, cuda */
 static int l_kernel_launch_counts(lua_State *L) {
   lua_pushinteger(L, gm_kernel_launch_count(false));
   lua_pushinteger(L, gm_kernel_launch_count(true));
-  return 2;
+  lua_pushinteger(L, gm_kernel_cuda_launch_count());
+  return 3;
 }
 
 /* core.nvrtc_compile(src, name, major, minor) -> ptx; a compile error
@@ -160,11 +219,18 @@ void gml_open_kernel(lua_State *L, int module_idx) {
     lua_setfield(L, -2, "__gc");
   }
   lua_pop(L, 1);
+  if (luaL_newmetatable(L, KERNEL_PTX)) {
+    lua_pushcfunction(L, ptx_gc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_pop(L, 1);
   static const luaL_Reg fns[] = {
       {"kernel_load", l_kernel_load},
       {"kernel_launch", l_kernel_launch},
       {"kernel_launch_counts", l_kernel_launch_counts},
       {"nvrtc_compile", l_nvrtc_compile},
+      {"kernel_ptx_load", l_kernel_ptx_load},
+      {"kernel_cuda_arch", l_kernel_cuda_arch},
       {"nvrtc_version", l_nvrtc_version},
       {NULL, NULL},
   };

@@ -101,6 +101,14 @@ typedef struct gm_device_ops {
    * cudaMemcpyDefault); synchronous */
   gm_status (*copy_2d)(gm_device *d, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                        size_t height);
+  /* Run-time kernel (gm.define_cuda_kernel) compiled to PTX by NVRTC:
+   * launches kernel `name` of `ptx` on the compute stream.  *slot caches
+   * the loaded kernel (NULL the first time; freed by gm_rt_kernel_free);
+   * params[i] points to the value of the kernel's i-th parameter; geom =
+   * grid x,y,z then block x,y,z.  NULL when the backend runs run-time
+   * kernels on the CPU model instead (emulated). */
+  gm_status (*rt_launch)(gm_device *d, const char *ptx, const char *name, void **slot, void **params,
+                         const unsigned *geom);
 } gm_device_ops;
 
 /* Flags of host_alloc_flags (cudaHostAlloc's). */
@@ -118,5 +126,7 @@ gm_status gm_cuda_device_info(int device_id, gm_device_info *out);
  * The caller frees both.  Without the CUDA toolkit: GM_EUNSUPPORTED. */
 gm_status gm_nvrtc_compile(const char *src, const char *name, int major, int minor, char **ptx, char **log);
 gm_status gm_nvrtc_version(int *major, int *minor);
+/* Unloads a kernel loaded by the cuda backend's rt_launch (slot value). */
+void gm_rt_kernel_free(void *slot);
 
 #endif

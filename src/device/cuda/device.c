@@ -213,6 +213,7 @@ static gm_device_ops cuda_ops = {
     .host_device_pointer = gm_cuda_host_device_pointer,
     .managed_alloc = gm_cuda_managed_alloc,
     .managed_free = gm_cuda_managed_free,
+    .rt_launch = gm_cuda_rt_launch,
     .copy_2d = gm_cuda_copy_2d,
 };
 
