@@ -158,10 +158,13 @@ describe("deref_buffer and cached on the hit path", function()
     assert.are.equal(obj, e)
     ok, e = pcall(gm.cached, cache, function() error("plain", 0) end)
     assert.are.equal("plain", e)
-    -- a buffer returned from the scope is kept; one made and dropped went back
+    -- a buffer returned from the scope is kept; one made and not returned
+    -- goes back at the scope's end (alive until then, so no GC timing)
     local kept = gm.cached(cache, function()
-      gm.make_foreign_array(16, { element_type = "int32" })
-      return gm.make_foreign_array(16, { element_type = "int32", initial_element = 9 })
+      local other = gm.make_foreign_array(16, { element_type = "int32" })
+      local b = gm.make_foreign_array(16, { element_type = "int32", initial_element = 9 })
+      assert.are.equal(16, gm.buffer_size(other))
+      return b
     end)
     assert.are.equal(9, gm.row_major_bref(kept, 16))
     assert.are.equal(1, cache:stats().n_blocks)
