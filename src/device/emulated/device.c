@@ -162,22 +162,25 @@ static void emu_leave(gm_device *d) {
  * back the block, and the allocation then fails as out of memory, like
  * cudaMalloc; a touch loop or MAP_POPULATE would meet the OOM killer
  * instead.  Kernels without it (EINVAL) keep the pages uncommitted.  The
- * only threshold is an upper one: a block larger than half the host's
- * free memory stays uncommitted (as before), since populating it could
- * still wake the OOM killer (the page allocator's, on this process or on
- * another one) before madvise returns ENOMEM; the fuzzer asks for such
- * blocks.  No lower threshold: the emulated passes of the suite make
+ * only threshold is an upper one: a block larger than 1 GiB or than half
+ * the host's free memory stays uncommitted (as before), since populating
+ * it could still wake the OOM killer (the page allocator's, on this
+ * process or on another one) before madvise returns ENOMEM, and takes
+ * seconds and gigabytes of a shared test machine; the fuzzer asks for
+ * such blocks.  No lower threshold: the emulated passes of the suite make
  * about a thousand raw allocations, 185 MiB in all (the pool serves the
  * rest), so committing them costs milliseconds.  GPUMAT_EMULATED_COMMIT=0
  * (read when the device is opened) turns it off, for the benchmark's
  * uncommitted comparison. */
+#define EMU_COMMIT_MAX ((size_t)1 << 30)
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
 
 static bool emu_commit(void *p, size_t len) {
   long free_pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  if (free_pages <= 0 || page <= 0 || (unsigned long long)len > (unsigned long long)free_pages * (unsigned long long)page / 2)
+  if (len > EMU_COMMIT_MAX || free_pages <= 0 || page <= 0 ||
+      (unsigned long long)len > (unsigned long long)free_pages * (unsigned long long)page / 2)
     return true; /* too big to commit safely (or unknown): left to fault in */
   if (madvise(p, len, MADV_POPULATE_WRITE) == 0) return true;
   return errno == EINVAL; /* an older kernel: left to fault in */
