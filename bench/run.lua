@@ -49,6 +49,7 @@ os.execute("mkdir -p " .. external.shell_quote(out_dir))
 local gm = require "gpumat"
 
 -- Load benchmark files ------------------------------------------------------
+GPUMAT_BENCH_HARNESS = true -- standalone scripts (dist_bench.lua) return no cases
 local files = {}
 for path in sh("ls " .. external.shell_quote(bench_dir) .. "/*_bench.lua"):gmatch("[^\n]+") do
   local spec = dofile(path)
