@@ -347,20 +347,21 @@ return function(gm, core, methods)
   -- the scope, and returns the results or raises the error (error(e, 0))
   local cache_push, cache_finish = core.cache_push, core.cache_finish
 
-  local function scoped(cache, fname, fn, ...)
+  local cache_check = core.cache_check
+
+  -- the scope is pushed only after every argument check passed (an error
+  -- in between would leave it on the thread's stack)
+  function gm.cached(cache, fn, ...)
+    cache_check(cache)
+    if type(fn) ~= "function" then check_callable("cached", 2, fn) end
     local scope = cache_push(cache)
     return cache_finish(scope, pcall(fn, ...))
   end
 
-  function gm.cached(cache, fn, ...)
-    core.cache_check(cache)
-    check_callable("cached", 2, fn)
-    return scoped(cache, "cached", fn, ...)
-  end
-
   function gm.uncached(fn, ...)
-    check_callable("uncached", 1, fn)
-    return scoped(nil, "uncached", fn, ...)
+    if type(fn) ~= "function" then check_callable("uncached", 1, fn) end
+    local scope = cache_push(nil)
+    return cache_finish(scope, pcall(fn, ...))
   end
 
   -- buffer methods (b:f(...) = gm.f(b, ...))
