@@ -161,7 +161,7 @@ template <class F> inline void launch(dim3 g, dim3 b, bool sync, F &f) {
   body_fn erased = [](void *env, const index &ix) { (*(F *)env)(ix); };
   // chunks of blocks big enough that scheduling costs little, small
   // enough that both cores get work
-  long long chunk = nblocks / 64 > 0 ? nblocks / 64 : 1;
+  [[maybe_unused]] long long chunk = nblocks / 64 > 0 ? nblocks / 64 : 1;
 #pragma omp parallel for schedule(dynamic, chunk) if (nblocks > 1 && nblocks * threads_per_block >= 16384)
   for (long long blk = 0; blk < nblocks; blk++) {
     index ix;
