@@ -46,6 +46,44 @@ local function read(path)
   return s
 end
 
+-- The body of function `name` in C++ source src (from its first "{"
+-- after "name(" to the matching "}"), or nil.
+local function body(src, name)
+  local from = 1
+  while true do
+    local i, j = src:find("[%s%*]" .. name .. "%(", from)
+    if not i then return nil end
+    local open = src:find("[{;]", j)
+    if open and src:sub(open, open) == "{" then
+      local depth, k = 0, open
+      while k <= #src do
+        local c = src:sub(k, k)
+        if c == "{" then depth = depth + 1 elseif c == "}" then depth = depth - 1; if depth == 0 then break end end
+        k = k + 1
+      end
+      return src:sub(open, k)
+    end
+    from = j + 1
+  end
+end
+
+-- Whether function `name` of src reaches __syncthreads() through the
+-- functions src defines (depth-limited: our kernels nest one level).
+local function syncs(src, name, depth)
+  depth = depth or 0
+  local b = body(src, name)
+  if not b then return false end
+  if b:find("__syncthreads()", 1, true) then return true end
+  if depth >= 3 then return false end
+  for callee in b:gmatch("([%a_][%w_]*)%s*%(") do
+    if callee ~= name and callee ~= "if" and callee ~= "for" and callee ~= "while" and callee ~= "switch"
+        and callee ~= "return" and syncs(src, callee, depth + 1) then
+      return true
+    end
+  end
+  return false
+end
+
 -- The kernels (base name -> .cu file) each family must launch; "<T>" is
 -- replaced by the ctype.
 local FAMILIES = {
@@ -196,6 +234,16 @@ describe("kernels/*.cu on the emulated device", function()
       assert.are.equal(SYNC[base] or false, v.sync, k .. ": barrier flag")
       assert.is_true(v.launches >= 1, k)
       seen[base] = file
+    end
+    -- the barrier flag agrees with the source: a kernel runs as fibers iff
+    -- its body calls __syncthreads() or a __device__ function that does
+    for base, file in pairs(seen) do
+      local path
+      for k, v in pairs(gm.emulated_kernel_launches()) do
+        if k:match("^([%w_]+)") == base then path = v.file end
+      end
+      local src = read(path) .. read(path:gsub("[%w_]+%.cu$", "launch_cuda.cuh"))
+      assert.are.equal(SYNC[base] or false, syncs(src, base), base .. " in " .. file .. ".cu")
     end
     for _, spec in ipairs(FAMILIES) do
       for k, file in pairs(spec[2]) do
