@@ -18,6 +18,7 @@
 
 #include "../../core/mem/backends.h"
 #include "emulated.h"
+#include "launchers.h"
 
 typedef struct emu_block {
   void *ptr;
@@ -192,6 +193,15 @@ static void emu_raw_free(gm_device *d, void *p) {
   }
   pthread_mutex_unlock(&e->lock);
 }
+
+/* Scratch arrays of the .cu launchers (launchers.h): raw device blocks,
+ * allocated inside the op's device call (so accessible until it ends). */
+int gm_emu_scratch_alloc(void *device, size_t bytes, void **out) {
+  gm_status st = emu_raw_alloc(device, bytes, out);
+  return st == GM_OK ? 0 : GM_EMU_ERR_OOM;
+}
+
+void gm_emu_scratch_free(void *device, void *p) { emu_raw_free(device, p); }
 
 /* A copy is a device call of its own: memory is accessible only here.
  * On a copy stream it is only queued (see struct gm_stream). */

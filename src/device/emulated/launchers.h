@@ -9,6 +9,13 @@
 
 #include "../../core/nn_ops.h"
 
+/* The launchers' `stream` is the emulated gm_device (or NULL): scratch
+ * arrays come from it through these hooks (device.c; 0 or
+ * GM_EMU_ERR_OOM, which also stays in the thread's last-error slot as
+ * cudaMallocAsync leaves cudaErrorMemoryAllocation). */
+int gm_emu_scratch_alloc(void *device, size_t bytes, void **out);
+void gm_emu_scratch_free(void *device, void *p);
+
 int gm_emu_ew_unary(int ctype, int op, size_t n, void *x, void *stream);
 /* kind: 0 expt, 1 add_scalar, 2 min, 3 max */
 int gm_emu_ew_scalar(int ctype, int kind, size_t n, double alpha, void *x, void *stream);
