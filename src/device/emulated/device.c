@@ -1,8 +1,9 @@
 /* The emulated device: the device contract in host memory, so the device
  * path of every op runs (and is tested) on machines without a GPU.
  * Allocations are separate from host facets, copies are explicit and
- * counted by the runtime, and the op tables are the host's, run on the
- * emulated device's own memory.
+ * counted by the runtime, and the ops run the library's CUDA kernels
+ * (kernels/NAME.cu built for the CPU model of CUDA, kernels.c) and the
+ * host's BLAS on the emulated device's own memory.
  *
  * With GPUMAT_EMULATED_PROTECT (test builds), device memory is mapped
  * page-aligned and kept PROT_NONE except while a device call is active
