@@ -13,8 +13,11 @@
 -- (source, ctype, compiler), cached in memory and on disk
 -- ($GPUMAT_CACHE_DIR, else $XDG_CACHE_HOME/gpumat, else ~/.cache/gpumat),
 -- and loaded with dlopen.  Compilation happens at the first call with a
--- given ctype.  On a CUDA device the kernel would be compiled by NVRTC:
--- not implemented yet (the launch raises a clear error).
+-- given ctype.  On a CUDA device the body is compiled by NVRTC to PTX for
+-- the device's compute capability at the first launch there, cached in
+-- memory (per device) and on disk (per source, NVRTC version and compute
+-- capability), loaded with the runtime's library API and launched on the
+-- context's stream.
 return function(gm, core)
   local fname = "define_cuda_kernel"
   local mat_mt = getmetatable(core.mat(0))
@@ -200,6 +203,79 @@ return function(gm, core)
     return h
   end
 
+  -- NVRTC ------------------------------------------------------------------
+  local function generate_cuda(name, params, body, ctype)
+    local decl = {}
+    for i, p in ipairs(params) do
+      local pname, kind, dir = p[1], p[2], p[3]
+      if kind == "mat" then
+        decl[i] = (dir == "input" and "const T *" or "T *") .. pname
+      elseif kind == "scalar" then
+        decl[i] = "T " .. pname
+      else
+        decl[i] = "int64_t " .. pname
+      end
+    end
+    return table.concat({
+      "// gpumat run-time kernel " .. name .. " (" .. ctype .. "), NVRTC",
+      "typedef " .. ctype_c[ctype] .. " T;",
+      "typedef long long int64_t;",
+      "typedef unsigned long long uint64_t;",
+      "typedef int int32_t;",
+      "typedef unsigned uint32_t;",
+      'extern "C" __global__ void ' .. name .. "(" .. table.concat(decl, ", ") .. ") {",
+      "#line 1 \"" .. name .. "\"",
+      body,
+      "}",
+      "",
+    }, "\n")
+  end
+
+  local function nvrtc_error(name, arch, log, message)
+    local e = {
+      kind = "nvrtc_error",
+      message = ("%s: %s:\n%s"):format(name, message, log),
+      log = log,
+      arch = arch,
+    }
+    return setmetatable(e, { __tostring = function(t) return t.message end })
+  end
+
+  -- PTX of src for compute capability major.minor: disk cache, compile.
+  local function nvrtc_ptx(name, src, major, minor)
+    local vmaj, vmin = core.nvrtc_version()
+    if not vmaj then
+      error(("%s: NVRTC is not available: gpumat was built without the CUDA toolkit"):format(name), 0)
+    end
+    local arch = ("compute_%d%d"):format(major, minor)
+    local key = fnv1a(("nvrtc %d.%d %s\0%s"):format(vmaj, vmin, arch, src))
+    local base = get_cache_dir() .. "/" .. key
+    if read_file(base .. ".cu") == src then
+      local ptx = read_file(base .. ".ptx")
+      if ptx then
+        stats.disk_hits = stats.disk_hits + 1
+        return ptx, arch
+      end
+    end
+    local ptx, log, msg = core.nvrtc_compile(src, name, major, minor)
+    stats.compiles = stats.compiles + 1
+    if not ptx then error(nvrtc_error(name, arch, log, msg), 0) end
+    local tmp = ("%s.%s.%d"):format(base, tostring({}):match("0x(%x+)") or "t", os.time())
+    local f = io.open(tmp .. ".ptx", "wb")
+    if f then -- an unwritable cache only costs the next process a compile
+      f:write(ptx)
+      f:close()
+      os.rename(tmp .. ".ptx", base .. ".ptx")
+      f = io.open(tmp .. ".cu", "wb")
+      if f then
+        f:write(src)
+        f:close()
+        os.rename(tmp .. ".cu", base .. ".cu")
+      end
+    end
+    return ptx, arch
+  end
+
   local kinds = { mat = true, scalar = true, int = true }
   local dirs = { input = "i", output = "o", io = "x" }
 
@@ -269,6 +345,7 @@ return function(gm, core)
     for i, p in ipairs(ps) do if p[2] == "mat" then first_mat = i; break end end
     local sync = body:find("__syncthreads", 1, true) ~= nil
     local sources, handles = {}, {}
+    local cuda_sources, cuda_handles = {}, {} -- NVRTC: per ctype, per ctype@device
     local last_size, last_geom -- default geometry of the last size (launch overhead)
 
     local function call(_, ...)
@@ -336,11 +413,25 @@ return function(gm, core)
           last_size, last_geom = size, geom
         end
       end
-      local h = handles[ctype]
-      if not h then
-        sources[ctype] = sources[ctype] or generate(name, ps, body, ctype, sync)
-        h = load_kernel(name, sources[ctype], ctype)
-        handles[ctype] = h
+      local h
+      local place, dev, major, minor = core.kernel_place(spec_codes, ...)
+      if place == "cuda" then
+        local key = ctype .. "@" .. dev
+        h = cuda_handles[key]
+        if h then
+          stats.memory_hits = stats.memory_hits + 1
+        else
+          cuda_sources[ctype] = cuda_sources[ctype] or generate_cuda(name, ps, body, ctype)
+          h = core.kernel_load_ptx(nvrtc_ptx(name, cuda_sources[ctype], major, minor), name)
+          cuda_handles[key] = h
+        end
+      else
+        h = handles[ctype]
+        if not h then
+          sources[ctype] = sources[ctype] or generate(name, ps, body, ctype, sync)
+          h = load_kernel(name, sources[ctype], ctype)
+          handles[ctype] = h
+        end
       end
       core.kernel_launch(h, name, ctype, spec_codes, geom, ...)
     end
@@ -350,20 +441,33 @@ return function(gm, core)
       sources[c] = generate(name, ps, body, c, sync)
       handles[c] = load_kernel(name, sources[c], c)
     end
-    return setmetatable({ name = name }, {
+    -- k:ptx(ctype, major, minor): the PTX NVRTC makes of the body for a
+    -- CUDA device of that compute capability (no device needed)
+    local function ptx(self, ctype, major, minor)
+      if type(self) ~= "table" then argerr(1, "ptx", "kernel expected") end
+      if not allowed[ctype] then
+        argerr(2, "ptx", ("ctype must be one of the definition's ctypes, got %s"):format(tostring(ctype)))
+      end
+      if math.type(major) ~= "integer" then argerr(3, "ptx", "integer compute capability major expected") end
+      if math.type(minor) ~= "integer" then argerr(4, "ptx", "integer compute capability minor expected") end
+      cuda_sources[ctype] = cuda_sources[ctype] or generate_cuda(name, ps, body, ctype)
+      return (nvrtc_ptx(name, cuda_sources[ctype], major, minor))
+    end
+    return setmetatable({ name = name, ptx = ptx }, {
       __call = call,
       __tostring = function() return "gpumat kernel " .. name end,
     })
   end
 
   -- gm.kernel_cache_info() -> {compiles, disk_hits, memory_hits,
-  -- host_launches, emulated_launches, dir}
+  -- host_launches, emulated_launches, cuda_launches, dir}
   function gm.kernel_cache_info()
-    local h, e = core.kernel_launch_counts()
+    local h, e, c = core.kernel_launch_counts()
     return {
       compiles = stats.compiles, disk_hits = stats.disk_hits, memory_hits = stats.memory_hits,
-      host_launches = h, emulated_launches = e, dir = cache_dir,
+      host_launches = h, emulated_launches = e, cuda_launches = c, dir = cache_dir,
     }
   end
   gm.kernel_load, gm.kernel_launch, gm.kernel_launch_counts = nil, nil, nil
+  gm.kernel_place, gm.kernel_load_ptx, gm.nvrtc_compile, gm.nvrtc_version = nil, nil, nil, nil
 end

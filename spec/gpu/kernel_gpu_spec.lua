@@ -1,8 +1,7 @@
--- Run-time kernels on a real GPU (pending without one).  NVRTC compilation
--- is not implemented yet (docs/GPU.md): on a GPU these tests FAIL with
--- "run-time kernels on a CUDA device (NVRTC) are not implemented" until it
--- is, which is the honest signal.  #outermost: not wrapped by
--- spec/helper.lua.
+-- Run-time kernels on a real GPU (pending without one): NVRTC's PTX loaded
+-- with the runtime's library API and launched on the context's stream
+-- (docs/GPU.md).  The compile step is checked without a GPU in
+-- spec/kernel_spec.lua.  #outermost: not wrapped by spec/helper.lua.
 local gm = require "gpumat"
 
 local CUDA = { backend = "cuda" }
@@ -28,7 +27,10 @@ describe("run-time kernels on a real GPU", function()
     gm.with_cuda(CUDA, function()
       local x = gm.mat(5000, { ctype = "float", initial_element = 2 })
       local y = gm.mat(5000, { ctype = "float", initial_element = 1 })
+      local c0 = gm.kernel_cache_info().cuda_launches
       k(0.5, x, y, 5000)
+      assert.are.equal(c0 + 1, gm.kernel_cache_info().cuda_launches)
+      assert.are.equal("C", y:facets()) -- written on the device only
       assert.are.equal(2, y[1])
       assert.are.equal(2, y[5000])
     end)

@@ -22,3 +22,14 @@ gm_status gm_cuda_device_info(int device_id, gm_device_info *out) {
   (void)out;
   return gm_fail(GM_EUNSUPPORTED, "cuda is not available: gpumat was built without the CUDA toolkit");
 }
+
+gm_status gm_nvrtc_compile(const char *src, const char *name, int major, int minor, char **ptx, char **log) {
+  (void)src, (void)name, (void)major, (void)minor;
+  *ptx = *log = NULL;
+  return gm_fail(GM_EUNSUPPORTED, "NVRTC is not available: gpumat was built without the CUDA toolkit");
+}
+
+bool gm_nvrtc_version(int *major, int *minor) {
+  *major = *minor = 0;
+  return false;
+}

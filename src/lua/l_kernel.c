@@ -3,16 +3,22 @@
  * it through the core (gm_kernel_run).  Source generation, compilation
  * and caching are in lua/gpumat/kernel.lua. */
 #include <dlfcn.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "../core/context.h"
 #include "../core/kernel.h"
+#include "../core/mem/device.h"
+#include "../core/mem/runtime.h"
 #include "util.h"
 
 #define KERNEL_SO "gpumat.kernel_so"
 
+/* A loaded kernel for one ctype: a shared object of the CPU model
+ * (handle, code.cpu) or an NVRTC kernel on one device (code.dev). */
 typedef struct kernel_so {
   void *handle;
-  gm_cpu_kernel_fn fn;
+  gm_kernel_code code;
 } kernel_so;
 
 static int so_gc(lua_State *L) {
@@ -21,7 +27,7 @@ static int so_gc(lua_State *L) {
    * launches are synchronous, and the userdata is unreachable here */
   if (k->handle) dlclose(k->handle);
   k->handle = NULL;
-  k->fn = NULL;
+  k->code.cpu = NULL;
   return 0;
 }
 
@@ -29,8 +35,7 @@ static int so_gc(lua_State *L) {
 static int l_kernel_load(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
   kernel_so *k = lua_newuserdatauv(L, sizeof *k, 0);
-  k->handle = NULL;
-  k->fn = NULL;
+  memset(k, 0, sizeof *k);
   luaL_setmetatable(L, KERNEL_SO);
   void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!h) {
@@ -45,7 +50,55 @@ static int l_kernel_load(lua_State *L) {
     lua_pushfstring(L, "%s: no gpumat_kernel_launch", path);
     return 2;
   }
-  memcpy(&k->fn, &sym, sizeof sym);
+  memcpy(&k->code.cpu, &sym, sizeof sym);
+  return 1;
+}
+
+/* core.nvrtc_compile(src, name, major, minor) -> ptx, log; or nil, log,
+ * message (the Lua side raises nvrtc_error with the log) */
+static int l_nvrtc_compile(lua_State *L) {
+  const char *src = luaL_checkstring(L, 1);
+  const char *name = luaL_checkstring(L, 2);
+  int major = (int)luaL_checkinteger(L, 3), minor = (int)luaL_checkinteger(L, 4);
+  char *ptx = NULL, *log = NULL;
+  gm_status st = gm_nvrtc_compile(src, name, major, minor, &ptx, &log);
+  /* (a memory error while pushing would leak the two strings: bounded, rare) */
+  if (st == GM_OK) {
+    lua_pushstring(L, ptx);
+    lua_pushstring(L, log ? log : "");
+    free(ptx);
+    free(log);
+    return 2;
+  }
+  lua_pushnil(L);
+  lua_pushstring(L, log ? log : "");
+  lua_pushstring(L, gm_last_error());
+  free(ptx);
+  free(log);
+  return 3;
+}
+
+/* core.nvrtc_version() -> major, minor (nil without NVRTC) */
+static int l_nvrtc_version(lua_State *L) {
+  int major, minor;
+  if (!gm_nvrtc_version(&major, &minor)) return 0;
+  lua_pushinteger(L, major);
+  lua_pushinteger(L, minor);
+  return 2;
+}
+
+/* core.kernel_load_ptx(ptx, name) -> handle of the kernel loaded on the
+ * current context's device (a CUDA device) */
+static int l_kernel_load_ptx(lua_State *L) {
+  const char *ptx = luaL_checkstring(L, 1);
+  const char *name = luaL_checkstring(L, 2);
+  kernel_so *k = lua_newuserdatauv(L, sizeof *k, 0);
+  memset(k, 0, sizeof *k);
+  luaL_setmetatable(L, KERNEL_SO);
+  gm_device *dev = gm_current_device();
+  if (!dev || !dev->ops->rtk_load) return luaL_error(L, "%s: no CUDA device in the current context", name);
+  GML_TRY(L, dev->ops->rtk_load(dev, ptx, name, &k->code.dev_kernel), name);
+  k->code.dev = dev;
   return 1;
 }
 
@@ -78,7 +131,7 @@ static int l_kernel_launch(lua_State *L) {
     if (v < 1 || v > 0x7fffffff) return luaL_error(L, "%s: bad launch geometry", name);
     geom[i] = (unsigned)v;
   }
-  if (!k->fn) return luaL_error(L, "%s: kernel not loaded", name);
+  if (!k->code.cpu && !k->code.dev_kernel) return luaL_error(L, "%s: kernel not loaded", name);
   gm_kernel_arg args[GM_KERNEL_MAX_ARGS];
   /* numbers first, mats last (binding rule) */
   for (size_t i = 0; i < n; i++) {
@@ -106,15 +159,49 @@ static int l_kernel_launch(lua_State *L) {
     if (!box->m) gml_argerror(L, (int)i + 1, name, "attempt to use a freed mat");
     args[i].m = box->m;
   }
-  GML_TRY(L, gm_kernel_run(ctype, k->fn, args, (int)n, geom), name);
+  GML_TRY(L, gm_kernel_run(ctype, &k->code, args, (int)n, geom), name);
   return 0;
 }
 
-/* core.kernel_launch_counts() -> host, emulated */
+/* core.kernel_place(spec, args...) -> "host" | "emulated" | "cuda" [,
+ * device id, compute major, compute minor]: where a launch with these
+ * arguments runs (spec as for kernel_launch; only mats are looked at) */
+static int l_kernel_place(lua_State *L) {
+  size_t n;
+  const char *spec = luaL_checklstring(L, 1, &n);
+  if (n > GM_KERNEL_MAX_ARGS) n = GM_KERNEL_MAX_ARGS;
+  gm_kernel_arg args[GM_KERNEL_MAX_ARGS];
+  int na = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (spec[i] != 'i' && spec[i] != 'o' && spec[i] != 'x') continue;
+    gml_mat *box = luaL_testudata(L, 2 + (int)i, GML_MAT_MT);
+    if (!box || !box->m) continue; /* kernel_launch reports it */
+    memset(&args[na], 0, sizeof args[na]);
+    args[na].kind = GM_KARG_MAT;
+    args[na++].m = box->m;
+  }
+  gm_device *dev;
+  bool nvrtc;
+  gm_kernel_place(args, na, &dev, &nvrtc);
+  if (!nvrtc) {
+    lua_pushstring(L, dev ? "emulated" : "host");
+    return 1;
+  }
+  gm_device_info info;
+  GML_TRY(L, dev->ops->get_info(dev, &info), "define_cuda_kernel");
+  lua_pushstring(L, "cuda");
+  lua_pushinteger(L, dev->id);
+  lua_pushinteger(L, info.compute_major);
+  lua_pushinteger(L, info.compute_minor);
+  return 4;
+}
+
+/* core.kernel_launch_counts() -> host, emulated, cuda */
 static int l_kernel_launch_counts(lua_State *L) {
-  lua_pushinteger(L, gm_kernel_launch_count(false));
-  lua_pushinteger(L, gm_kernel_launch_count(true));
-  return 2;
+  lua_pushinteger(L, gm_kernel_launch_count(GM_KPLACE_HOST));
+  lua_pushinteger(L, gm_kernel_launch_count(GM_KPLACE_EMULATED));
+  lua_pushinteger(L, gm_kernel_launch_count(GM_KPLACE_CUDA));
+  return 3;
 }
 
 void gml_open_kernel(lua_State *L, int module_idx) {
@@ -127,6 +214,10 @@ void gml_open_kernel(lua_State *L, int module_idx) {
       {"kernel_load", l_kernel_load},
       {"kernel_launch", l_kernel_launch},
       {"kernel_launch_counts", l_kernel_launch_counts},
+      {"kernel_place", l_kernel_place},
+      {"kernel_load_ptx", l_kernel_load_ptx},
+      {"nvrtc_compile", l_nvrtc_compile},
+      {"nvrtc_version", l_nvrtc_version},
       {NULL, NULL},
   };
   gml_register(L, module_idx, fns);
