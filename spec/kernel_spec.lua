@@ -265,3 +265,68 @@ describe("define_cuda_kernel", function()
     k(1, { grid_dim = { 2 }, block_dim = { 2 } })
   end)
 end)
+
+-- NVRTC needs no device: what a CUDA device would load is checked here,
+-- in every pass (pending only in a build without the CUDA toolkit).
+describe("define_cuda_kernel with NVRTC (compile only)", function()
+  local have_nvrtc = select(2, pcall(function()
+    local k = gm.define_cuda_kernel { name = "spec_probe", ctypes = { "float" }, params = {}, body = "" }
+    return pcall(k.ptx, k, "float", 8, 0)
+  end))
+  local function need_nvrtc()
+    if not have_nvrtc then pending("built without the CUDA toolkit: no NVRTC") end
+    return have_nvrtc
+  end
+
+  it("compiles the body to PTX for a compute capability, typed per ctype", function()
+    if not need_nvrtc() then return end
+    local k = gm.define_cuda_kernel { name = "spec_nv_axpy", params = axpy_params, body = axpy_body }
+    for _, c in ipairs { { "float", ".f32", 8, 0 }, { "double", ".f64", 9, 0 } } do
+      local ptx = k:ptx(c[1], c[3], c[4])
+      local entry = ptx:match("%.visible %.entry spec_nv_axpy(%b())")
+      assert.truthy(entry, "no .entry spec_nv_axpy in the PTX")
+      local params = {}
+      for t in entry:gmatch("%.param (%.%w+)") do params[#params + 1] = t end
+      assert.are.same({ c[2], ".u64", ".u64", ".u64" }, params) -- alpha, x, y, n
+      assert.are.equal(("sm_%d%d"):format(c[3], c[4]), ptx:match("%.target ([%w_]+)"))
+    end
+  end)
+
+  it("a second definition of the same source is served from the disk cache", function()
+    if not need_nvrtc() then return end
+    local def = { name = "spec_nv_cached", ctypes = { "double" }, params = axpy_params, body = axpy_body .. "\n\n" }
+    local a = gm.define_cuda_kernel(def):ptx("double", 8, 6)
+    local i0 = gm.kernel_cache_info()
+    local b = gm.define_cuda_kernel(def):ptx("double", 8, 6)
+    local i1 = gm.kernel_cache_info()
+    assert.are.equal(a, b)
+    assert.are.equal(i0.compiles, i1.compiles)
+    assert.are.equal(i0.disk_hits + 1, i1.disk_hits)
+  end)
+
+  it("a body NVRTC rejects raises nvrtc_error with the log", function()
+    if not need_nvrtc() then return end
+    -- valid C++ for the CPU model, an error only for NVRTC
+    local k = gm.define_cuda_kernel { name = "spec_nv_broken", ctypes = { "float" }, params = { { "y", "mat", "io" } },
+      body = "#ifdef __CUDACC_RTC__\n  y[0] = nvrtc_only_undefined_xyz;\n#endif\n" }
+    local ok, e = pcall(k.ptx, k, "float", 8, 0)
+    assert.is_false(ok)
+    assert.are.equal("table", type(e))
+    assert.are.equal("nvrtc_error", e.kind)
+    assert.are.equal("compute_80", e.arch)
+    assert.truthy(e.log:find("nvrtc_only_undefined_xyz", 1, true))
+    assert.truthy(tostring(e):find("spec_nv_broken: spec_nv_broken does not compile for compute_80", 1, true))
+  end)
+
+  it("ptx checks its arguments", function()
+    if not need_nvrtc() then return end
+    local k = gm.define_cuda_kernel { name = "spec_nv_args", ctypes = { "double" }, params = {}, body = "" }
+    assert.has_error(function() k:ptx("float", 8, 0) end,
+      "bad argument #2 to 'ptx' (ctype must be one of the definition's ctypes, got float)")
+    assert.has_error(function() k:ptx("double", "8", 0) end,
+      "bad argument #3 to 'ptx' (integer compute capability major expected)")
+    local ok, e = pcall(k.ptx, k, "double", 1, 0)
+    assert.is_false(ok)
+    assert.truthy(tostring(e):find("compute capability 1.0 is not one NVRTC knows", 1, true))
+  end)
+end)

@@ -13,10 +13,11 @@
 -- (source, ctype, compiler), cached in memory and on disk
 -- ($GPUMAT_CACHE_DIR, else $XDG_CACHE_HOME/gpumat, else ~/.cache/gpumat),
 -- and loaded with dlopen.  Compilation happens at the first call with a
--- given ctype.  On a CUDA device the body is compiled by NVRTC for the
--- device's compute capability (generate_cuda, load_ptx: PTX cached in
--- memory and on disk) at the first call there, and launched by the cuda
--- backend (src/device/cuda/nvrtc.c).
+-- given ctype.  On a CUDA device the body is compiled by NVRTC to PTX for
+-- the device's compute capability at the first launch there, cached in
+-- memory (per device) and on disk (per source, NVRTC version and compute
+-- capability), loaded with the runtime's library API and launched on the
+-- context's stream.
 return function(gm, core)
   local fname = "define_cuda_kernel"
   local mat_mt = getmetatable(core.mat(0))
@@ -144,34 +145,6 @@ return function(gm, core)
     }, "\n")
   end
 
-  -- CUDA C++ source of the kernel for NVRTC: an extern "C" __global__
-  -- function named after the kernel, parameters in the definition's order
-  -- (mats as T pointers, scalars as T, ints as int64_t)
-  local function generate_cuda(name, params, body, ctype)
-    local decl = {}
-    for i, p in ipairs(params) do
-      local pname, kind, dir = p[1], p[2], p[3]
-      if kind == "mat" then
-        decl[i] = (dir == "input" and "const T *__restrict__ " or "T *__restrict__ ") .. pname
-      elseif kind == "scalar" then
-        decl[i] = "T " .. pname
-      else
-        decl[i] = "long long " .. pname
-      end
-    end
-    return table.concat({
-      "// gpumat run-time kernel " .. name .. " (" .. ctype .. ", NVRTC)",
-      "typedef long long int64_t;",
-      "typedef unsigned long long uint64_t;",
-      "typedef " .. ctype_c[ctype] .. " T;",
-      'extern "C" __global__ void ' .. name .. "(" .. table.concat(decl, ", ") .. ") {",
-      "#line 1 \"" .. name .. "\"",
-      body,
-      "}",
-      "",
-    }, "\n")
-  end
-
   local function read_file(path)
     local f = io.open(path, "rb")
     if not f then return nil end
@@ -230,65 +203,77 @@ return function(gm, core)
     return h
   end
 
-  -- PTX for (source, compute capability): memory cache, disk cache (the
-  -- same directory as the CPU model's objects, files KEY.cu and KEY.ptx),
-  -- NVRTC.  The key includes NVRTC's version.
-  local nvrtc_id
-  local ptx_loaded = {}
-  local function parse_arch(arch, fn, argn)
-    local maj, min
-    if math.type(arch) == "integer" then
-      maj, min = arch // 10, arch % 10
-    elseif type(arch) == "string" then
-      local d = arch:match("^sm_(%d%d%d?)$") or arch:match("^compute_(%d%d%d?)$")
-      if d then maj, min = tonumber(d) // 10, tonumber(d) % 10 end
-    end
-    if not maj or maj < 1 or maj > 99 then
-      argerr(argn, fn, "arch must be sm_XY, compute_XY or an integer XY, got " .. tostring(arch))
-    end
-    return maj, min
-  end
-
-  local function load_ptx(name, src, maj, min)
-    if not nvrtc_id then
-      local a, b = core.nvrtc_version()
-      nvrtc_id = ("nvrtc %d.%d"):format(a, b)
-    end
-    local key = fnv1a(nvrtc_id .. "\0" .. maj .. "." .. min .. "\0" .. src)
-    local ptx = ptx_loaded[key]
-    if ptx then stats.memory_hits = stats.memory_hits + 1; return ptx end
-    local base = get_cache_dir() .. "/" .. key
-    if read_file(base .. ".cu") == src then
-      ptx = read_file(base .. ".ptx")
-      if ptx then
-        stats.disk_hits = stats.disk_hits + 1
-        ptx_loaded[key] = ptx
-        return ptx
+  -- NVRTC ------------------------------------------------------------------
+  local function generate_cuda(name, params, body, ctype)
+    local decl = {}
+    for i, p in ipairs(params) do
+      local pname, kind, dir = p[1], p[2], p[3]
+      if kind == "mat" then
+        decl[i] = (dir == "input" and "const T *" or "T *") .. pname
+      elseif kind == "scalar" then
+        decl[i] = "T " .. pname
+      else
+        decl[i] = "int64_t " .. pname
       end
     end
+    return table.concat({
+      "// gpumat run-time kernel " .. name .. " (" .. ctype .. "), NVRTC",
+      "typedef " .. ctype_c[ctype] .. " T;",
+      "typedef long long int64_t;",
+      "typedef unsigned long long uint64_t;",
+      "typedef int int32_t;",
+      "typedef unsigned uint32_t;",
+      'extern "C" __global__ void ' .. name .. "(" .. table.concat(decl, ", ") .. ") {",
+      "#line 1 \"" .. name .. "\"",
+      body,
+      "}",
+      "",
+    }, "\n")
+  end
+
+  local function nvrtc_error(name, arch, log, message)
+    local e = {
+      kind = "nvrtc_error",
+      message = ("%s: %s:\n%s"):format(name, message, log),
+      log = log,
+      arch = arch,
+    }
+    return setmetatable(e, { __tostring = function(t) return t.message end })
+  end
+
+  -- PTX of src for compute capability major.minor: disk cache, compile.
+  local function nvrtc_ptx(name, src, major, minor)
+    local vmaj, vmin = core.nvrtc_version()
+    if not vmaj then
+      error(("%s: NVRTC is not available: gpumat was built without the CUDA toolkit"):format(name), 0)
+    end
+    local arch = ("compute_%d%d"):format(major, minor)
+    local key = fnv1a(("nvrtc %d.%d %s\0%s"):format(vmaj, vmin, arch, src))
+    local base = get_cache_dir() .. "/" .. key
+    if read_file(base .. ".cu") == src then
+      local ptx = read_file(base .. ".ptx")
+      if ptx then
+        stats.disk_hits = stats.disk_hits + 1
+        return ptx, arch
+      end
+    end
+    local ptx, log, msg = core.nvrtc_compile(src, name, major, minor)
     stats.compiles = stats.compiles + 1
-    ptx = core.nvrtc_compile(src, name .. ".cu", maj, min) -- raises nvrtc_error with the log
+    if not ptx then error(nvrtc_error(name, arch, log, msg), 0) end
     local tmp = ("%s.%s.%d"):format(base, tostring({}):match("0x(%x+)") or "t", os.time())
     local f = io.open(tmp .. ".ptx", "wb")
-    if f then
+    if f then -- an unwritable cache only costs the next process a compile
       f:write(ptx)
       f:close()
       os.rename(tmp .. ".ptx", base .. ".ptx")
       f = io.open(tmp .. ".cu", "wb")
-      if f then f:write(src); f:close(); os.rename(tmp .. ".cu", base .. ".cu") end
+      if f then
+        f:write(src)
+        f:close()
+        os.rename(tmp .. ".cu", base .. ".cu")
+      end
     end
-    ptx_loaded[key] = ptx
-    return ptx
-  end
-
-  -- gm.nvrtc_compile_ptx(src, arch[, name]) -> PTX text (cached)
-  function gm.nvrtc_compile_ptx(src, arch, name)
-    if type(src) ~= "string" then argerr(1, "nvrtc_compile_ptx", "string expected, got " .. type(src)) end
-    local maj, min = parse_arch(arch, "nvrtc_compile_ptx", 2)
-    if name ~= nil and type(name) ~= "string" then
-      argerr(3, "nvrtc_compile_ptx", "string expected, got " .. type(name))
-    end
-    return load_ptx(name or "kernel", src, maj, min)
+    return ptx, arch
   end
 
   local kinds = { mat = true, scalar = true, int = true }
@@ -359,7 +344,8 @@ return function(gm, core)
     local first_mat
     for i, p in ipairs(ps) do if p[2] == "mat" then first_mat = i; break end end
     local sync = body:find("__syncthreads", 1, true) ~= nil
-    local sources, handles, ptx_handles = {}, {}, {}
+    local sources, handles = {}, {}
+    local cuda_sources, cuda_handles = {}, {} -- NVRTC: per ctype, per ctype@device
     local last_size, last_geom -- default geometry of the last size (launch overhead)
 
     local function call(_, ...)
@@ -427,24 +413,27 @@ return function(gm, core)
           last_size, last_geom = size, geom
         end
       end
-      local h = handles[ctype]
-      if not h then
-        sources[ctype] = sources[ctype] or generate(name, ps, body, ctype, sync)
-        h = load_kernel(name, sources[ctype], ctype)
-        handles[ctype] = h
-      end
-      -- on a CUDA device: the NVRTC build for the device's architecture
-      local dk = false
-      local maj, min = core.kernel_cuda_arch()
-      if maj then
-        local key = ctype .. " " .. maj .. "." .. min
-        dk = ptx_handles[key]
-        if not dk then
-          dk = core.kernel_ptx_load(load_ptx(name, generate_cuda(name, ps, body, ctype), maj, min), name)
-          ptx_handles[key] = dk
+      local h
+      local place, dev, major, minor = core.kernel_place(spec_codes, ...)
+      if place == "cuda" then
+        local key = ctype .. "@" .. dev
+        h = cuda_handles[key]
+        if h then
+          stats.memory_hits = stats.memory_hits + 1
+        else
+          cuda_sources[ctype] = cuda_sources[ctype] or generate_cuda(name, ps, body, ctype)
+          h = core.kernel_load_ptx(nvrtc_ptx(name, cuda_sources[ctype], major, minor), name)
+          cuda_handles[key] = h
+        end
+      else
+        h = handles[ctype]
+        if not h then
+          sources[ctype] = sources[ctype] or generate(name, ps, body, ctype, sync)
+          h = load_kernel(name, sources[ctype], ctype)
+          handles[ctype] = h
         end
       end
-      core.kernel_launch(h, name, ctype, spec_codes, geom, dk, ...)
+      core.kernel_launch(h, name, ctype, spec_codes, geom, ...)
     end
     -- loads eagerly for every listed ctype, so a body that does not
     -- compile fails at definition like MGL's define-cuda-kernel
@@ -452,26 +441,26 @@ return function(gm, core)
       sources[c] = generate(name, ps, body, c, sync)
       handles[c] = load_kernel(name, sources[c], c)
     end
-    local obj = { name = name }
-    -- k:cuda_source(ctype), k:ptx(ctype, arch): what NVRTC compiles for a
-    -- CUDA device and its PTX (testable without a GPU)
-    function obj.cuda_source(_, ctype)
-      if not allowed[ctype] then argerr(2, "cuda_source", "ctype of the definition expected, got " .. tostring(ctype)) end
-      return generate_cuda(name, ps, body, ctype)
+    -- k:ptx(ctype, major, minor): the PTX NVRTC makes of the body for a
+    -- CUDA device of that compute capability (no device needed)
+    local function ptx(self, ctype, major, minor)
+      if type(self) ~= "table" then argerr(1, "ptx", "kernel expected") end
+      if not allowed[ctype] then
+        argerr(2, "ptx", ("ctype must be one of the definition's ctypes, got %s"):format(tostring(ctype)))
+      end
+      if math.type(major) ~= "integer" then argerr(3, "ptx", "integer compute capability major expected") end
+      if math.type(minor) ~= "integer" then argerr(4, "ptx", "integer compute capability minor expected") end
+      cuda_sources[ctype] = cuda_sources[ctype] or generate_cuda(name, ps, body, ctype)
+      return (nvrtc_ptx(name, cuda_sources[ctype], major, minor))
     end
-    function obj.ptx(_, ctype, arch)
-      if not allowed[ctype] then argerr(2, "ptx", "ctype of the definition expected, got " .. tostring(ctype)) end
-      local maj, min = parse_arch(arch, "ptx", 3)
-      return load_ptx(name, generate_cuda(name, ps, body, ctype), maj, min)
-    end
-    return setmetatable(obj, {
+    return setmetatable({ name = name, ptx = ptx }, {
       __call = call,
       __tostring = function() return "gpumat kernel " .. name end,
     })
   end
 
   -- gm.kernel_cache_info() -> {compiles, disk_hits, memory_hits,
-  -- host_launches, emulated_launches, dir}
+  -- host_launches, emulated_launches, cuda_launches, dir}
   function gm.kernel_cache_info()
     local h, e, c = core.kernel_launch_counts()
     return {
@@ -480,5 +469,5 @@ return function(gm, core)
     }
   end
   gm.kernel_load, gm.kernel_launch, gm.kernel_launch_counts = nil, nil, nil
-  gm.nvrtc_compile, gm.nvrtc_version, gm.kernel_ptx_load, gm.kernel_cuda_arch = nil, nil, nil, nil
+  gm.kernel_place, gm.kernel_load_ptx, gm.nvrtc_compile, gm.nvrtc_version = nil, nil, nil, nil
 end

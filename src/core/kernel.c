@@ -8,42 +8,33 @@
 #include "mem/runtime.h"
 #include "status.h"
 
-static atomic_long n_host_launches, n_emulated_launches, n_cuda_launches;
+static atomic_long n_launches[3];
 
-long gm_kernel_cuda_launch_count(void) { return atomic_load(&n_cuda_launches); }
+long gm_kernel_launch_count(gm_kernel_place_kind where) { return atomic_load(&n_launches[where]); }
 
-long gm_kernel_launch_count(bool emulated) {
-  return atomic_load(emulated ? &n_emulated_launches : &n_host_launches);
+static int collect_mats(gm_kernel_arg *args, int n, gm_mat **mats) {
+  int nm = 0;
+  for (int i = 0; i < n && nm < GM_KERNEL_MAX_ARGS; i++)
+    if (args[i].kind == GM_KARG_MAT) mats[nm++] = args[i].m;
+  return nm;
 }
 
-/* A CUDA device: kernel parameters are passed by address, scalars as the
- * kernel's T (float or double) and mats as their device pointers. */
-static gm_status run_on_cuda(gm_exec *e, gm_ctype ctype, gm_device_kernel *dk, gm_kernel_arg *args, int n,
-                             gm_operand *ops, int nm, const unsigned *g) {
-  if (!dk || !e->dev->ops->rt_launch)
-    return gm_fail(GM_EUNSUPPORTED, "run-time kernels on this device need the kernel's NVRTC build");
-  GM_TRY(gm_acquire(e, ops, nm));
-  void *ptrs[GM_KERNEL_MAX_ARGS];
-  void *params[GM_KERNEL_MAX_ARGS];
-  float fs[GM_KERNEL_MAX_ARGS];
-  for (int i = 0, k = 0; i < n; i++) {
-    if (args[i].kind == GM_KARG_MAT) {
-      ptrs[i] = ops[k++].ptr;
-      params[i] = &ptrs[i];
-    } else if (args[i].kind == GM_KARG_SCALAR) {
-      fs[i] = (float)args[i].d;
-      params[i] = ctype == GM_FLOAT ? (void *)&fs[i] : (void *)&args[i].d;
-    } else {
-      params[i] = &args[i].i;
-    }
-  }
-  gm_status st = e->dev->ops->rt_launch(e->dev, dk->ptx, dk->name, &dk->slot, params, g);
-  gm_release(e, ops, nm);
-  if (st == GM_OK) atomic_fetch_add(&n_cuda_launches, 1);
-  return st;
+void gm_kernel_place(gm_kernel_arg *args, int n, gm_device **dev, bool *nvrtc) {
+  gm_mat *mats[GM_KERNEL_MAX_ARGS];
+  gm_exec e = gm_exec_choose(mats, collect_mats(args, n, mats));
+  *dev = e.dev;
+  *nvrtc = e.dev && e.dev->ops->rtk_launch;
 }
 
-gm_status gm_kernel_run(gm_ctype ctype, gm_cpu_kernel_fn fn, gm_device_kernel *dk, gm_kernel_arg *args, int n,
+/* One argument's value as cudaLaunchKernel reads it. */
+typedef union {
+  void *p;
+  float f;
+  double d;
+  int64_t i;
+} karg_value;
+
+gm_status gm_kernel_run(gm_ctype ctype, const gm_kernel_code *code, gm_kernel_arg *args, int n,
                         const unsigned *geom) {
   if (n < 0 || n > GM_KERNEL_MAX_ARGS) return gm_fail(GM_EINVAL, "too many parameters");
   gm_mat *mats[GM_KERNEL_MAX_ARGS];
@@ -81,9 +72,30 @@ gm_status gm_kernel_run(gm_ctype ctype, gm_cpu_kernel_fn fn, gm_device_kernel *d
     g[3] = (unsigned)block, g[4] = g[5] = 1;
   }
   gm_exec e = gm_exec_choose(mats, nm);
-  bool emulated = e.dev && strcmp(e.dev->ops->name, "emulated") == 0;
-  if (e.dev && !emulated) return run_on_cuda(&e, ctype, dk, args, n, ops, nm, g);
+  bool nvrtc = e.dev && e.dev->ops->rtk_launch;
+  if (nvrtc && (code->dev != e.dev || !code->dev_kernel))
+    return gm_fail(GM_ESTATE, "the kernel is not compiled for device %d (internal error)", e.dev->id);
+  if (!nvrtc && !code->cpu) return gm_fail(GM_ESTATE, "the kernel has no CPU code (internal error)");
   GM_TRY(gm_acquire(&e, ops, nm));
+  if (nvrtc) {
+    karg_value vals[GM_KERNEL_MAX_ARGS];
+    void *argv[GM_KERNEL_MAX_ARGS];
+    for (int i = 0, k = 0; i < n; i++) {
+      if (args[i].kind == GM_KARG_MAT)
+        vals[i].p = ops[k++].ptr;
+      else if (args[i].kind == GM_KARG_SCALAR && ctype == GM_FLOAT)
+        vals[i].f = (float)args[i].d;
+      else if (args[i].kind == GM_KARG_SCALAR)
+        vals[i].d = args[i].d;
+      else
+        vals[i].i = args[i].i;
+      argv[i] = &vals[i];
+    }
+    gm_status st = e.dev->ops->rtk_launch(e.dev, code->dev_kernel, argv, g);
+    gm_release(&e, ops, nm);
+    if (st == GM_OK) atomic_fetch_add(&n_launches[GM_KPLACE_CUDA], 1);
+    return st;
+  }
   void *ptrs[GM_KERNEL_MAX_ARGS];
   for (int i = 0, k = 0; i < n; i++) {
     if (args[i].kind == GM_KARG_MAT)
@@ -93,8 +105,8 @@ gm_status gm_kernel_run(gm_ctype ctype, gm_cpu_kernel_fn fn, gm_device_kernel *d
     else
       ptrs[i] = &args[i].i;
   }
-  fn(ptrs, g);
+  code->cpu(ptrs, g);
   gm_release(&e, ops, nm);
-  atomic_fetch_add(emulated ? &n_emulated_launches : &n_host_launches, 1);
+  atomic_fetch_add(&n_launches[e.dev ? GM_KPLACE_EMULATED : GM_KPLACE_HOST], 1);
   return GM_OK;
 }

@@ -29,25 +29,29 @@ typedef struct gm_kernel_arg {
   int64_t i;       /* GM_KARG_INT */
 } gm_kernel_arg;
 
-/* The same kernel compiled by NVRTC for a CUDA device: PTX text, entry
- * name and the backend's cache of the loaded kernel (gm_rt_kernel_free). */
-typedef struct gm_device_kernel {
-  const char *ptx;
-  const char *name;
-  void *slot;
-} gm_device_kernel;
+/* A kernel's code for one ctype: the CPU model's launcher (host and
+ * emulated device) and/or an NVRTC kernel loaded on one device (its
+ * ops->rtk_load handle). */
+typedef struct gm_kernel_code {
+  gm_cpu_kernel_fn cpu;
+  struct gm_device *dev;
+  void *dev_kernel;
+} gm_kernel_code;
 
-/* Launches fn (compiled for ctype) with args on the host or the emulated
- * device, or dk on a CUDA device (the device's rt_launch op).  geom NULL:
- * the default 1-d launch sized by the first mat argument (gm_launch_1d).
- * Every mat must have ctype `ctype`.  Fails with GM_EUNSUPPORTED when the
- * call runs on a CUDA device and dk is NULL. */
-gm_status gm_kernel_run(gm_ctype ctype, gm_cpu_kernel_fn fn, gm_device_kernel *dk, gm_kernel_arg *args, int n,
+/* Where a launch with these mat arguments runs (the exec rules of every
+ * op): *dev NULL on the host; else the device, and *nvrtc tells whether
+ * it needs NVRTC code (a CUDA device) rather than the CPU model. */
+void gm_kernel_place(gm_kernel_arg *args, int n, struct gm_device **dev, bool *nvrtc);
+
+/* Launches code (compiled for ctype) with args.  geom NULL: the default
+ * 1-d launch sized by the first mat argument (gm_launch_1d).  Every mat
+ * must have ctype `ctype`; the place must have its code (GM_ESTATE). */
+gm_status gm_kernel_run(gm_ctype ctype, const gm_kernel_code *code, gm_kernel_arg *args, int n,
                         const unsigned *geom);
 
-/* Launches of run-time kernels on the host and on the emulated device. */
-long gm_kernel_launch_count(bool emulated);
-/* Launches of run-time kernels on CUDA devices (NVRTC). */
-long gm_kernel_cuda_launch_count(void);
+/* Launches of run-time kernels on the host, the emulated device and
+ * CUDA devices. */
+typedef enum { GM_KPLACE_HOST, GM_KPLACE_EMULATED, GM_KPLACE_CUDA } gm_kernel_place_kind;
+long gm_kernel_launch_count(gm_kernel_place_kind where);
 
 #endif

@@ -13,62 +13,12 @@
 #include "util.h"
 
 #define KERNEL_SO "gpumat.kernel_so"
-#define KERNEL_PTX "gpumat.kernel_ptx"
 
-/* a kernel's NVRTC build: PTX and entry name (copies), loaded lazily by
- * the cuda backend into slot */
-typedef struct kernel_ptx {
-  gm_device_kernel dk;
-  char *ptx;
-  char name[64];
-} kernel_ptx;
-
-static int ptx_gc(lua_State *L) {
-  kernel_ptx *k = luaL_checkudata(L, 1, KERNEL_PTX);
-  /* unreachable: no new launch can use it; gm_rt_kernel_free waits for
-   * the device's queued work before unloading the code */
-  gm_rt_kernel_free(k->dk.slot);
-  k->dk.slot = NULL;
-  free(k->ptx);
-  k->ptx = NULL;
-  k->dk.ptx = NULL;
-  return 0;
-}
-
-/* core.kernel_ptx_load(ptx, name) -> handle of the NVRTC build */
-static int l_kernel_ptx_load(lua_State *L) {
-  size_t n;
-  const char *ptx = luaL_checklstring(L, 1, &n);
-  size_t nn;
-  const char *name = luaL_checklstring(L, 2, &nn);
-  if (nn == 0 || nn >= 64) return luaL_error(L, "kernel_ptx_load: bad kernel name");
-  kernel_ptx *k = lua_newuserdatauv(L, sizeof *k, 0);
-  memset(k, 0, sizeof *k);
-  luaL_setmetatable(L, KERNEL_PTX);
-  k->ptx = malloc(n + 1);
-  if (!k->ptx) return luaL_error(L, "not enough memory");
-  memcpy(k->ptx, ptx, n + 1);
-  memcpy(k->name, name, nn + 1);
-  k->dk.ptx = k->ptx;
-  k->dk.name = k->name;
-  return 1;
-}
-
-/* core.kernel_cuda_arch() -> major, minor of the current context's device
- * when it is a CUDA device (run-time kernels go through NVRTC), else nil */
-static int l_kernel_cuda_arch(lua_State *L) {
-  gm_device *d = gm_current_device();
-  if (!d || strcmp(d->ops->name, "cuda") != 0 || !d->ops->get_info) return 0;
-  gm_device_info in;
-  GML_TRY(L, d->ops->get_info(d, &in), "define_cuda_kernel");
-  lua_pushinteger(L, in.compute_major);
-  lua_pushinteger(L, in.compute_minor);
-  return 2;
-}
-
+/* A loaded kernel for one ctype: a shared object of the CPU model
+ * (handle, code.cpu) or an NVRTC kernel on one device (code.dev). */
 typedef struct kernel_so {
   void *handle;
-  gm_cpu_kernel_fn fn;
+  gm_kernel_code code;
 } kernel_so;
 
 static int so_gc(lua_State *L) {
@@ -77,7 +27,7 @@ static int so_gc(lua_State *L) {
    * launches are synchronous, and the userdata is unreachable here */
   if (k->handle) dlclose(k->handle);
   k->handle = NULL;
-  k->fn = NULL;
+  k->code.cpu = NULL;
   return 0;
 }
 
@@ -85,8 +35,7 @@ static int so_gc(lua_State *L) {
 static int l_kernel_load(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
   kernel_so *k = lua_newuserdatauv(L, sizeof *k, 0);
-  k->handle = NULL;
-  k->fn = NULL;
+  memset(k, 0, sizeof *k);
   luaL_setmetatable(L, KERNEL_SO);
   void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!h) {
@@ -101,12 +50,59 @@ static int l_kernel_load(lua_State *L) {
     lua_pushfstring(L, "%s: no gpumat_kernel_launch", path);
     return 2;
   }
-  memcpy(&k->fn, &sym, sizeof sym);
+  memcpy(&k->code.cpu, &sym, sizeof sym);
   return 1;
 }
 
-/* core.kernel_launch(handle, name, ctype, spec, geom, ptx, args...): ptx is
- * the NVRTC build (kernel_ptx_load) or false; spec has
+/* core.nvrtc_compile(src, name, major, minor) -> ptx, log; or nil, log,
+ * message (the Lua side raises nvrtc_error with the log) */
+static int l_nvrtc_compile(lua_State *L) {
+  const char *src = luaL_checkstring(L, 1);
+  const char *name = luaL_checkstring(L, 2);
+  int major = (int)luaL_checkinteger(L, 3), minor = (int)luaL_checkinteger(L, 4);
+  char *ptx = NULL, *log = NULL;
+  gm_status st = gm_nvrtc_compile(src, name, major, minor, &ptx, &log);
+  /* (a memory error while pushing would leak the two strings: bounded, rare) */
+  if (st == GM_OK) {
+    lua_pushstring(L, ptx);
+    lua_pushstring(L, log ? log : "");
+    free(ptx);
+    free(log);
+    return 2;
+  }
+  lua_pushnil(L);
+  lua_pushstring(L, log ? log : "");
+  lua_pushstring(L, gm_last_error());
+  free(ptx);
+  free(log);
+  return 3;
+}
+
+/* core.nvrtc_version() -> major, minor (nil without NVRTC) */
+static int l_nvrtc_version(lua_State *L) {
+  int major, minor;
+  if (!gm_nvrtc_version(&major, &minor)) return 0;
+  lua_pushinteger(L, major);
+  lua_pushinteger(L, minor);
+  return 2;
+}
+
+/* core.kernel_load_ptx(ptx, name) -> handle of the kernel loaded on the
+ * current context's device (a CUDA device) */
+static int l_kernel_load_ptx(lua_State *L) {
+  const char *ptx = luaL_checkstring(L, 1);
+  const char *name = luaL_checkstring(L, 2);
+  kernel_so *k = lua_newuserdatauv(L, sizeof *k, 0);
+  memset(k, 0, sizeof *k);
+  luaL_setmetatable(L, KERNEL_SO);
+  gm_device *dev = gm_current_device();
+  if (!dev || !dev->ops->rtk_load) return luaL_error(L, "%s: no CUDA device in the current context", name);
+  GML_TRY(L, dev->ops->rtk_load(dev, ptx, name, &k->code.dev_kernel), name);
+  k->code.dev = dev;
+  return 1;
+}
+
+/* core.kernel_launch(handle, name, ctype, spec, geom, args...): spec has
  * one character per parameter: 'i'/'o'/'x' a mat (input/output/io), 's'
  * a scalar, 'n' an int; geom is {gx, gy, gz, bx, by, bz}; one trailing
  * value (the launch options) is ignored.  The Lua side
@@ -124,11 +120,8 @@ static int l_kernel_launch(lua_State *L) {
   if (n > GM_KERNEL_MAX_ARGS) return luaL_error(L, "%s: at most %d parameters", name, GM_KERNEL_MAX_ARGS);
   /* the Lua side passes its call's arguments through, launch options included */
   int top = lua_gettop(L);
-  if (top != 6 + (int)n && top != 7 + (int)n)
-    return luaL_error(L, "%s: %d arguments expected, got %d", name, (int)n, lua_gettop(L) - 6);
-  kernel_ptx *kp = NULL;
-  if (lua_toboolean(L, 6)) kp = luaL_checkudata(L, 6, KERNEL_PTX);
-  if (kp && !kp->dk.ptx) return luaL_error(L, "%s: kernel's NVRTC build was freed", name);
+  if (top != 5 + (int)n && top != 6 + (int)n)
+    return luaL_error(L, "%s: %d arguments expected, got %d", name, (int)n, lua_gettop(L) - 5);
   unsigned geom[6];
   for (int i = 0; i < 6; i++) {
     /* our own plain table of integers: no metamethods run */
@@ -138,11 +131,11 @@ static int l_kernel_launch(lua_State *L) {
     if (v < 1 || v > 0x7fffffff) return luaL_error(L, "%s: bad launch geometry", name);
     geom[i] = (unsigned)v;
   }
-  if (!k->fn) return luaL_error(L, "%s: kernel not loaded", name);
+  if (!k->code.cpu && !k->code.dev_kernel) return luaL_error(L, "%s: kernel not loaded", name);
   gm_kernel_arg args[GM_KERNEL_MAX_ARGS];
   /* numbers first, mats last (binding rule) */
   for (size_t i = 0; i < n; i++) {
-    int idx = 7 + (int)i;
+    int idx = 6 + (int)i;
     memset(&args[i], 0, sizeof args[i]);
     if (spec[i] == 's') {
       if (lua_type(L, idx) != LUA_TNUMBER) gml_argerror(L, (int)i + 1, name, "number expected, got %s", luaL_typename(L, idx));
@@ -161,56 +154,54 @@ static int l_kernel_launch(lua_State *L) {
   }
   for (size_t i = 0; i < n; i++) {
     if (args[i].kind != GM_KARG_MAT) continue;
-    gml_mat *box = luaL_testudata(L, 7 + (int)i, GML_MAT_MT);
-    if (!box) gml_argerror(L, (int)i + 1, name, "gpumat.mat expected, got %s", luaL_typename(L, 7 + (int)i));
+    gml_mat *box = luaL_testudata(L, 6 + (int)i, GML_MAT_MT);
+    if (!box) gml_argerror(L, (int)i + 1, name, "gpumat.mat expected, got %s", luaL_typename(L, 6 + (int)i));
     if (!box->m) gml_argerror(L, (int)i + 1, name, "attempt to use a freed mat");
     args[i].m = box->m;
   }
-  GML_TRY(L, gm_kernel_run(ctype, k->fn, kp ? &kp->dk : NULL, args, (int)n, geom), name);
+  GML_TRY(L, gm_kernel_run(ctype, &k->code, args, (int)n, geom), name);
   return 0;
+}
+
+/* core.kernel_place(spec, args...) -> "host" | "emulated" | "cuda" [,
+ * device id, compute major, compute minor]: where a launch with these
+ * arguments runs (spec as for kernel_launch; only mats are looked at) */
+static int l_kernel_place(lua_State *L) {
+  size_t n;
+  const char *spec = luaL_checklstring(L, 1, &n);
+  if (n > GM_KERNEL_MAX_ARGS) n = GM_KERNEL_MAX_ARGS;
+  gm_kernel_arg args[GM_KERNEL_MAX_ARGS];
+  int na = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (spec[i] != 'i' && spec[i] != 'o' && spec[i] != 'x') continue;
+    gml_mat *box = luaL_testudata(L, 2 + (int)i, GML_MAT_MT);
+    if (!box || !box->m) continue; /* kernel_launch reports it */
+    memset(&args[na], 0, sizeof args[na]);
+    args[na].kind = GM_KARG_MAT;
+    args[na++].m = box->m;
+  }
+  gm_device *dev;
+  bool nvrtc;
+  gm_kernel_place(args, na, &dev, &nvrtc);
+  if (!nvrtc) {
+    lua_pushstring(L, dev ? "emulated" : "host");
+    return 1;
+  }
+  gm_device_info info;
+  GML_TRY(L, dev->ops->get_info(dev, &info), "define_cuda_kernel");
+  lua_pushstring(L, "cuda");
+  lua_pushinteger(L, dev->id);
+  lua_pushinteger(L, info.compute_major);
+  lua_pushinteger(L, info.compute_minor);
+  return 4;
 }
 
 /* core.kernel_launch_counts() -> host, emulated, cuda */
 static int l_kernel_launch_counts(lua_State *L) {
-  lua_pushinteger(L, gm_kernel_launch_count(false));
-  lua_pushinteger(L, gm_kernel_launch_count(true));
-  lua_pushinteger(L, gm_kernel_cuda_launch_count());
+  lua_pushinteger(L, gm_kernel_launch_count(GM_KPLACE_HOST));
+  lua_pushinteger(L, gm_kernel_launch_count(GM_KPLACE_EMULATED));
+  lua_pushinteger(L, gm_kernel_launch_count(GM_KPLACE_CUDA));
   return 3;
-}
-
-/* core.nvrtc_compile(src, name, major, minor) -> ptx; a compile error
- * raises the nvrtc_error object with the compiler's `log` */
-static int l_nvrtc_compile(lua_State *L) {
-  const char *src = luaL_checkstring(L, 1);
-  const char *name = luaL_checkstring(L, 2);
-  lua_Integer major = luaL_checkinteger(L, 3), minor = luaL_checkinteger(L, 4);
-  if (major < 1 || major > 99 || minor < 0 || minor > 9)
-    return gml_argerror(L, 3, "nvrtc_compile_ptx", "bad compute capability %d.%d", (int)major, (int)minor);
-  char *ptx = NULL, *log = NULL;
-  gm_status st = gm_nvrtc_compile(src, name, (int)major, (int)minor, &ptx, &log);
-  if (st != GM_OK) {
-    /* the log goes onto the Lua stack and is freed before raising */
-    luaL_Buffer b;
-    luaL_buffinit(L, &b);
-    if (log) luaL_addstring(&b, log);
-    free(log);
-    luaL_pushresult(&b);
-    return gml_raise_with_log(L, st, "nvrtc_compile_ptx", lua_tostring(L, -1));
-  }
-  free(log);
-  /* only a Lua memory error can raise here (then ptx leaks once) */
-  lua_pushstring(L, ptx);
-  free(ptx);
-  return 1;
-}
-
-/* core.nvrtc_version() -> major, minor, or raises when NVRTC is absent */
-static int l_nvrtc_version(lua_State *L) {
-  int major, minor;
-  GML_TRY(L, gm_nvrtc_version(&major, &minor), "nvrtc_version");
-  lua_pushinteger(L, major);
-  lua_pushinteger(L, minor);
-  return 2;
 }
 
 void gml_open_kernel(lua_State *L, int module_idx) {
@@ -219,18 +210,13 @@ void gml_open_kernel(lua_State *L, int module_idx) {
     lua_setfield(L, -2, "__gc");
   }
   lua_pop(L, 1);
-  if (luaL_newmetatable(L, KERNEL_PTX)) {
-    lua_pushcfunction(L, ptx_gc);
-    lua_setfield(L, -2, "__gc");
-  }
-  lua_pop(L, 1);
   static const luaL_Reg fns[] = {
       {"kernel_load", l_kernel_load},
       {"kernel_launch", l_kernel_launch},
       {"kernel_launch_counts", l_kernel_launch_counts},
+      {"kernel_place", l_kernel_place},
+      {"kernel_load_ptx", l_kernel_load_ptx},
       {"nvrtc_compile", l_nvrtc_compile},
-      {"kernel_ptx_load", l_kernel_ptx_load},
-      {"kernel_cuda_arch", l_kernel_cuda_arch},
       {"nvrtc_version", l_nvrtc_version},
       {NULL, NULL},
   };

@@ -18,8 +18,16 @@
 #define GML_MAT_MT "gpumat.mat"
 
 /* The mat userdata: a box holding one owned view; m == NULL once freed. */
+#define GML_MAT_MAGIC 0x676d2e6d61742121ULL /* "gm.mat!!" */
 typedef struct gml_mat {
+  unsigned long long magic; /* GML_MAT_MAGIC: see testbox in util.c */
   gm_mat *m;
+  /* Direct element access (l_mat.c, gm_vec_direct_open): the generation
+   * of m->vec that certifies reads (0: none) and whether it certifies
+   * writes.  Gens are process-wide unique, so a different vec behind m
+   * (adjust_, a new box) can never match. */
+  unsigned long long gen;
+  bool writable;
 } gml_mat;
 
 /* Pushes a new userdata owning m (on allocation error m is freed and a Lua
@@ -28,6 +36,11 @@ void gml_pushmat(lua_State *L, gm_mat *m);
 /* The mat at idx; raises "bad argument #idx to 'fname' (gpumat.mat expected,
  * got T)" or "... (attempt to use a freed mat)". */
 gm_mat *gml_checkmat(lua_State *L, int idx, const char *fname);
+/* gml_checkmat's box (element access keeps its direct-access state there). */
+gml_mat *gml_checkbox(lua_State *L, int idx, const char *fname);
+/* The same without draining deferred frees, for element access: they
+ * wait for the next other call (a few ns saved on the hottest path). */
+gml_mat *gml_checkelembox(lua_State *L, int idx, const char *fname);
 /* Like gml_checkmat but nil/none gives NULL. */
 gm_mat *gml_optmat(lua_State *L, int idx, const char *fname);
 bool gml_ismat(lua_State *L, int idx);
@@ -87,8 +100,6 @@ int gml_argerror(lua_State *L, int arg, const char *fname, const char *fmt, ...)
  * cublas_error, curand_error, nvrtc_error, mpi_error, nccl_error), an error object table with
  * kind, message and details (see gpumat.errors in init.lua). */
 int gml_raise(lua_State *L, gm_status st, const char *fname);
-/* gml_raise for an error object that also carries a compiler log (nvrtc_error's `log`). */
-int gml_raise_with_log(lua_State *L, gm_status st, const char *fname, const char *log);
 #define GML_TRY(L, expr, fname)                  \
   do {                                           \
     gm_status gml_st_ = (expr);                  \
@@ -149,6 +160,7 @@ void gml_open_print(lua_State *L, int module_idx);
 void gml_open_shape(lua_State *L, int module_idx);
 void gml_open_facet(lua_State *L, int module_idx);
 void gml_open_matdebug(lua_State *L, int module_idx);
+void gml_open_emukern(lua_State *L, int module_idx);
 void gml_open_blas(lua_State *L, int module_idx);
 void gml_open_nondestructive(lua_State *L, int module_idx);
 void gml_open_cuda(lua_State *L, int module_idx);

@@ -101,14 +101,13 @@ typedef struct gm_device_ops {
    * cudaMemcpyDefault); synchronous */
   gm_status (*copy_2d)(gm_device *d, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                        size_t height);
-  /* Run-time kernel (gm.define_cuda_kernel) compiled to PTX by NVRTC:
-   * launches kernel `name` of `ptx` on the compute stream.  *slot caches
-   * the loaded kernel (NULL the first time; freed by gm_rt_kernel_free);
-   * params[i] points to the value of the kernel's i-th parameter; geom =
-   * grid x,y,z then block x,y,z.  NULL when the backend runs run-time
-   * kernels on the CPU model instead (emulated). */
-  gm_status (*rt_launch)(gm_device *d, const char *ptx, const char *name, void **slot, void **params,
-                         const unsigned *geom);
+  /* Run-time kernels compiled by NVRTC (gm_nvrtc_compile); NULL where they
+   * run on the CPU model instead (emulated).  rtk_load loads PTX on d and
+   * returns a kernel handle valid for the life of the process; rtk_launch
+   * launches it on the compute stream, args as cudaLaunchKernel takes
+   * them (one pointer to each argument's value), geom = grid then block. */
+  gm_status (*rtk_load)(gm_device *d, const char *ptx, const char *name, void **kernel);
+  gm_status (*rtk_launch)(gm_device *d, void *kernel, void **args, const unsigned *geom);
 } gm_device_ops;
 
 /* Flags of host_alloc_flags (cudaHostAlloc's). */
@@ -117,16 +116,14 @@ enum { GM_PINNED_PORTABLE = 1, GM_PINNED_MAPPED = 2, GM_PINNED_WRITE_COMBINE = 4
 /* Returns a human-readable reason when no device is usable. */
 bool gm_cuda_runtime_available(int device_id, char *reason, size_t n);
 int gm_cuda_device_count(void);
+/* NVRTC (needs no device): compiles src (a translation unit defining the
+ * extern "C" __global__ function `name`) to PTX for compute capability
+ * major.minor.  On success *ptx is a malloc'd string; *log (malloc'd or
+ * NULL) is the compiler's log either way; a compile error is GM_EINVAL.
+ * Without the CUDA toolkit: GM_EUNSUPPORTED. */
+gm_status gm_nvrtc_compile(const char *src, const char *name, int major, int minor, char **ptx, char **log);
+bool gm_nvrtc_version(int *major, int *minor);
 /* Properties of CUDA device id without opening a context on it. */
 gm_status gm_cuda_device_info(int device_id, gm_device_info *out);
-/* NVRTC (src/device/cuda/nvrtc.c; needs no GPU): compiles CUDA C++ source
- * for compute capability major.minor into PTX.  On success *ptx is a
- * malloc'd NUL-terminated string; on a compile error the status is
- * GM_ENVRTC and *log (malloc'd, may be NULL) holds the compiler's log.
- * The caller frees both.  Without the CUDA toolkit: GM_EUNSUPPORTED. */
-gm_status gm_nvrtc_compile(const char *src, const char *name, int major, int minor, char **ptx, char **log);
-gm_status gm_nvrtc_version(int *major, int *minor);
-/* Unloads a kernel loaded by the cuda backend's rt_launch (slot value). */
-void gm_rt_kernel_free(void *slot);
 
 #endif

@@ -213,8 +213,9 @@ static gm_device_ops cuda_ops = {
     .host_device_pointer = gm_cuda_host_device_pointer,
     .managed_alloc = gm_cuda_managed_alloc,
     .managed_free = gm_cuda_managed_free,
-    .rt_launch = gm_cuda_rt_launch,
     .copy_2d = gm_cuda_copy_2d,
+    .rtk_load = gm_cuda_rtk_load,
+    .rtk_launch = gm_cuda_rtk_launch,
 };
 
 bool gm_cuda_runtime_available(int device_id, char *reason, size_t n) {
