@@ -329,4 +329,76 @@ describe("define_cuda_kernel with NVRTC (compile only)", function()
     assert.is_false(ok)
     assert.truthy(tostring(e):find("compute capability 1.0 is not one NVRTC knows", 1, true))
   end)
+
+  it("shared memory, __syncthreads and atomics compile to the device's instructions", function()
+    if not need_nvrtc() then return end
+    local k = gm.define_cuda_kernel {
+      name = "spec_nv_block_sum", ctypes = { "float" },
+      params = { { "x", "mat", "input" }, { "out", "mat", "io" }, { "n", "int" } },
+      body = [[
+        __shared__ T s[256];
+        int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+        s[threadIdx.x] = i < n ? x[i] : 0;
+        __syncthreads();
+        for (int w = blockDim.x / 2; w > 0; w /= 2) {
+          if (threadIdx.x < w) s[threadIdx.x] += s[threadIdx.x + w];
+          __syncthreads();
+        }
+        if (threadIdx.x == 0) atomicAdd(&out[0], s[0]);
+      ]],
+    }
+    local ptx = k:ptx("float", 7, 5)
+    assert.truthy(ptx:find(".visible .entry spec_nv_block_sum(", 1, true))
+    assert.are.equal("sm_75", ptx:match("%.target ([%w_]+)"))
+    assert.truthy(ptx:find("%.shared %.align %d+ %.b8 [%w_]+%[1024%]"), "no 1024-byte shared array")
+    assert.truthy(ptx:find("bar.sync", 1, true))
+    assert.truthy(ptx:find("atom.global.add.f32", 1, true) or ptx:find("red.global.add.f32", 1, true))
+    -- the same definition runs on the CPU model (host / emulated device)
+    local x = gm.mat(1000, { ctype = "float", initial_element = 1 })
+    local out = gm.mat(1, { ctype = "float", initial_element = 0 })
+    k(x, out, 1000, { grid_dim = { 4 }, block_dim = { 256 } })
+    assert.are.equal(1000, out[1])
+  end)
+
+  it("NVRTC's log gives the line in the body", function()
+    if not need_nvrtc() then return end
+    local k = gm.define_cuda_kernel { name = "spec_nv_line", ctypes = { "double" }, params = { { "y", "mat", "io" } },
+      body = "y[0] = 1;\nif (y[0] > 2) fopen(\"/dev/null\", \"r\");\n" } -- host-only call
+    local ok, e = pcall(k.ptx, k, "double", 8, 0)
+    assert.is_false(ok)
+    assert.are.equal("nvrtc_error", e.kind)
+    assert.truthy(e.log:find('spec_nv_line(2): error: identifier "fopen" is undefined', 1, true), e.log)
+  end)
+
+  it("a new process finds the PTX in the disk cache", function()
+    if not need_nvrtc() then return end
+    local dir = os.tmpname()
+    os.remove(dir)
+    assert.is_true(os.execute("mkdir -p '" .. dir .. "'"))
+    local build = os.getenv("GPUMAT_BUILD_DIR") or "build"
+    local script = dir .. "/run.lua"
+    local f = assert(io.open(script, "w"))
+    f:write([[
+      package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
+      package.cpath = ]] .. ("%q"):format(build .. "/?.so") .. [[ .. ";" .. package.cpath
+      local gm = require "gpumat"
+      local k = gm.define_cuda_kernel { name = "spec_nv_proc", ctypes = { "float" },
+        params = { { "x", "mat", "io" } }, body = "x[threadIdx.x] *= 2;" }
+      local i0 = gm.kernel_cache_info()
+      local ptx = k:ptx("float", 8, 0)
+      assert(ptx:find(".entry spec_nv_proc", 1, true))
+      local i1 = gm.kernel_cache_info()
+      io.write(i1.compiles - i0.compiles, " ", i1.disk_hits - i0.disk_hits, "\n")
+    ]])
+    f:close()
+    local function run()
+      local p = assert(io.popen("GPUMAT_CACHE_DIR='" .. dir .. "' lua5.4 '" .. script .. "'", "r"))
+      local out = p:read("a")
+      assert.is_true(p:close())
+      return out
+    end
+    assert.are.equal("1 0\n", run())
+    assert.are.equal("0 1\n", run())
+    os.execute("rm -rf '" .. dir .. "'")
+  end)
 end)

@@ -47,4 +47,53 @@ describe("run-time kernels on a real GPU", function()
       assert.are.equal(1, x[1])
     end)
   end)
+
+  it("float and double scalars, int params and an explicit geometry reach the device #outermost", function()
+    if not need_gpu() then return end
+    local k = gm.define_cuda_kernel {
+      name = "gpu_scale_add", ctypes = { "float", "double" },
+      params = { { "a", "scalar" }, { "x", "mat", "input" }, { "y", "mat", "output" }, { "n", "int" } },
+      body = [[
+        int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+        if (i < n) y[i] = a * x[i] + (T)i;
+      ]],
+    }
+    for _, ct in ipairs { "float", "double" } do
+      local before = gm.kernel_cache_info().cuda_launches
+      gm.with_cuda(CUDA, function()
+        local n = 1000
+        local x = gm.mat(n, { ctype = ct, initial_element = 3 })
+        local y = gm.mat(n, { ctype = ct, initial_element = 0 })
+        k(0.25, x, y, n, { grid_dim = { 4 }, block_dim = { 256 } })
+        for i = 1, n do assert.are.equal(0.75 + (i - 1), y[i]) end
+      end)
+      assert.are.equal(before + 1, gm.kernel_cache_info().cuda_launches)
+    end
+  end)
+
+  it("a block with __syncthreads and shared memory reduces on the device #outermost", function()
+    if not need_gpu() then return end
+    local k = gm.define_cuda_kernel {
+      name = "gpu_block_sum", ctypes = { "double" },
+      params = { { "x", "mat", "input" }, { "out", "mat", "output" } },
+      body = [[
+        __shared__ double s[256];
+        s[threadIdx.x] = x[blockIdx.x * 256 + threadIdx.x];
+        __syncthreads();
+        for (int w = 128; w > 0; w /= 2) {
+          if (threadIdx.x < w) s[threadIdx.x] += s[threadIdx.x + w];
+          __syncthreads();
+        }
+        if (threadIdx.x == 0) out[blockIdx.x] = s[0];
+      ]],
+    }
+    gm.with_cuda(CUDA, function()
+      local x = gm.mat(512, { ctype = "double" })
+      for i = 1, 512 do x[i] = i end
+      local out = gm.mat(2, { ctype = "double" })
+      k(x, out, { grid_dim = { 2 }, block_dim = { 256 } })
+      assert.are.equal(256 * 257 / 2, out[1])
+      assert.are.equal(512 * 513 / 2 - 256 * 257 / 2, out[2])
+    end)
+  end)
 end)
