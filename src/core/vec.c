@@ -495,6 +495,39 @@ gm_status gm_vec_watch(gm_vec *v, gm_facet_name f, gm_direction dir, bool covers
   return st;
 }
 
+/* Conditions under which an element access needs none of watch's work:
+ * the host storage exists, is live and up to date (so no copy), nothing
+ * is being accessed (no conflict, no nesting to count), no copy is
+ * pending and no syncing lock is held. */
+static bool element_quick_ok(const gm_vec *v) {
+  if (!v->host || !v->host_up_to_date || !v->facets[GM_FACET_FOREIGN].exists) return false;
+  if (v->n_sync_locks > 0 || v->copy_pending) return false;
+  if (v->scope && v->scope->closed) return false;
+  if (!gm_block_live(v->host_blk) || (v->dev_blk && !gm_block_live(v->dev_blk))) return false;
+  for (int g = 0; g < GM_N_FACETS; g++)
+    if (v->facets[g].n_watchers > 0) return false;
+  return true;
+}
+
+bool gm_vec_element_quick(gm_vec *v, size_t off, bool write, double *val) {
+  bool taken = vlock(v);
+  bool ok = element_quick_ok(v);
+  if (ok) {
+    if (write) {
+      gm_ctype_set(v->ctype, v->host, off, *val);
+      /* what watch(FOREIGN, IO) does: the host facets become the only
+       * up-to-date ones */
+      for (int g = 0; g < GM_N_FACETS; g++) set_up_to_date(v, (gm_facet_name)g, false);
+      set_up_to_date(v, GM_FACET_FOREIGN, true);
+    } else {
+      *val = gm_ctype_get(v->ctype, v->host, off);
+    }
+    v->facets[GM_FACET_FOREIGN].direction = write ? GM_IO : GM_INPUT;
+  }
+  vunlock(v, taken);
+  return ok;
+}
+
 void gm_vec_unwatch(gm_vec *v, gm_facet_name f, gm_direction dir) {
   bool taken = vlock(v);
   gm_facet *F = &v->facets[f];
