@@ -470,15 +470,40 @@ static int push_subscripts(lua_State *L, int idx, const char *fn) {
   return (int)n;
 }
 
+/* The box of a mat at index 1 for the metamethods, compared against the
+ * metatable in upvalue `mt` (cheaper than gml_checkmat's registry lookup;
+ * the metamethods can also be called directly with anything: checked). */
+static gml_mat *meta_box(lua_State *L, int mt) {
+  if (lua_type(L, 1) != LUA_TUSERDATA || !lua_getmetatable(L, 1)) return NULL;
+  int same = lua_rawequal(L, -1, lua_upvalueindex(mt));
+  lua_pop(L, 1);
+  return same ? lua_touserdata(L, 1) : NULL;
+}
+
+/* m[k] with an integer k: the hot path of element access (issue 9 item 5).
+ * Same checks and messages as gml_checkmat + check_row_major; the element
+ * itself goes through gm_mat_get, whose fast path takes the vec lock once. */
+static int index_number(lua_State *L) {
+  gml_mat *box = meta_box(L, 2);
+  if (!box || !box->m || !lua_isinteger(L, 2) || gml_n_deferred) {
+    gm_mat *m = gml_checkmat(L, 1, "mref");
+    return push_element(L, m, check_row_major(L, m, 2, "mref"), "mref");
+  }
+  gm_mat *m = box->m;
+  lua_Integer k = lua_tointeger(L, 2);
+  if (k < 1 || (size_t)k > m->size) return push_element(L, m, check_row_major(L, m, 2, "mref"), "mref");
+  double v;
+  GML_TRY(L, gm_mat_get(m, (size_t)k - 1, &v), "mref");
+  lua_pushnumber(L, v);
+  return 1;
+}
+
 static int l_index(lua_State *L) {
   int kt = lua_type(L, 2);
+  if (kt == LUA_TNUMBER) return index_number(L);
   if (kt == LUA_TSTRING) {
     lua_rawget(L, lua_upvalueindex(1));
     return 1;
-  }
-  if (kt == LUA_TNUMBER) {
-    gm_mat *m = gml_checkmat(L, 1, "mref");
-    return push_element(L, m, check_row_major(L, m, 2, "mref"), "mref");
   }
   if (kt == LUA_TTABLE) {
     lua_settop(L, 2);
@@ -496,6 +521,15 @@ static int l_index(lua_State *L) {
 static int l_newindex(lua_State *L) {
   int kt = lua_type(L, 2);
   size_t k;
+  if (kt == LUA_TNUMBER && lua_type(L, 3) == LUA_TNUMBER && lua_isinteger(L, 2) && !gml_n_deferred) {
+    /* m[k] = v, the hot path (see index_number) */
+    gml_mat *box = meta_box(L, 1);
+    lua_Integer i = lua_tointeger(L, 2);
+    if (box && box->m && i >= 1 && (size_t)i <= box->m->size) {
+      GML_TRY(L, gm_mat_put(box->m, (size_t)i - 1, lua_tonumber(L, 3)), "set");
+      return 0;
+    }
+  }
   if (kt == LUA_TTABLE) {
     lua_settop(L, 3);
     int n = push_subscripts(L, 2, "set"); /* before taking m: may run Lua */
@@ -558,12 +592,16 @@ void gml_open_mat(lua_State *L, int module_idx) {
   };
   gml_register(L, module_idx, fns);
   luaL_newmetatable(L, GML_MAT_MT);
+  lua_pushvalue(L, -1);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &gml_mat_mt_key);
   lua_newtable(L); /* methods */
   lua_pushvalue(L, -1);
   lua_setfield(L, -3, "__methods");
-  lua_pushcclosure(L, l_index, 1);
+  lua_pushvalue(L, -2); /* upvalue 2: the metatable, for meta_box */
+  lua_pushcclosure(L, l_index, 2);
   lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, l_newindex);
+  lua_pushvalue(L, -1);
+  lua_pushcclosure(L, l_newindex, 1);
   lua_setfield(L, -2, "__newindex");
   lua_pushcfunction(L, l_len);
   lua_setfield(L, -2, "__len");

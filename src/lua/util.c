@@ -39,7 +39,24 @@ void gml_pushmat(lua_State *L, gm_mat *m) {
   ((gml_mat *)lua_touserdata(L, -1))->m = m;
 }
 
-bool gml_ismat(lua_State *L, int idx) { return luaL_testudata(L, idx, GML_MAT_MT) != NULL; }
+const char gml_mat_mt_key = 0;
+
+/* luaL_testudata without its luaL_getmetatable: that looks the name up in
+ * the registry through the API string cache, a strcmp per call, a tenth
+ * of the cost of m[k].  The metatable is also stored under a pointer key
+ * (gml_open_mat), which lua_rawgetp finds without touching a string. */
+static gml_mat *test_box(lua_State *L, int idx) {
+  if (lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return NULL;
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &gml_mat_mt_key) == LUA_TNIL) { /* not opened this way */
+    lua_pop(L, 2);
+    return luaL_testudata(L, idx, GML_MAT_MT);
+  }
+  bool same = lua_rawequal(L, -1, -2);
+  lua_pop(L, 2);
+  return same ? lua_touserdata(L, idx) : NULL;
+}
+
+bool gml_ismat(lua_State *L, int idx) { return test_box(L, idx) != NULL; }
 
 gm_mat *gml_optmat(lua_State *L, int idx, const char *fname) {
   if (lua_isnoneornil(L, idx)) return NULL;
@@ -47,7 +64,7 @@ gm_mat *gml_optmat(lua_State *L, int idx, const char *fname) {
 }
 
 gm_mat *gml_checkmat(lua_State *L, int idx, const char *fname) {
-  gml_mat *box = luaL_testudata(L, idx, GML_MAT_MT);
+  gml_mat *box = test_box(L, idx);
   if (!box) gml_argerror(L, idx, fname, "gpumat.mat expected, got %s", luaL_typename(L, idx));
   if (!box->m) gml_argerror(L, idx, fname, "attempt to use a freed mat");
   if (gml_n_deferred) gml_drain_deferred();

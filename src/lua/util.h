@@ -22,6 +22,10 @@ typedef struct gml_mat {
   gm_mat *m;
 } gml_mat;
 
+/* The address of this byte is a second registry key of the mat metatable
+ * (set by gml_open_mat): gml_checkmat/gml_ismat compare against it. */
+extern const char gml_mat_mt_key;
+
 /* Pushes a new userdata owning m (on allocation error m is freed and a Lua
  * error raised). */
 void gml_pushmat(lua_State *L, gm_mat *m);
