@@ -514,13 +514,16 @@ bool gm_vec_element_quick(gm_vec *v, size_t off, bool write, double *val) {
   bool ok = element_quick_ok(v);
   if (ok) {
     if (write) {
-      gm_ctype_set(v->ctype, v->host, off, *val);
+      if (v->ctype == GM_DOUBLE)
+        ((double *)v->host)[off] = *val;
+      else
+        gm_ctype_set(v->ctype, v->host, off, *val);
       /* what watch(FOREIGN, IO) does: the host facets become the only
        * up-to-date ones */
       for (int g = 0; g < GM_N_FACETS; g++) set_up_to_date(v, (gm_facet_name)g, false);
       set_up_to_date(v, GM_FACET_FOREIGN, true);
     } else {
-      *val = gm_ctype_get(v->ctype, v->host, off);
+      *val = v->ctype == GM_DOUBLE ? ((const double *)v->host)[off] : gm_ctype_get(v->ctype, v->host, off);
     }
     v->facets[GM_FACET_FOREIGN].direction = write ? GM_IO : GM_INPUT;
   }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../core/context.h"
+#include "../core/vec.h"
 #include "util.h"
 
 gm_sync gml_check_sync(lua_State *L, int idx, const char *fname);
@@ -485,15 +486,17 @@ static gml_mat *meta_box(lua_State *L, int mt) {
  * itself goes through gm_mat_get, whose fast path takes the vec lock once. */
 static int index_number(lua_State *L) {
   gml_mat *box = meta_box(L, 2);
-  if (!box || !box->m || !lua_isinteger(L, 2) || gml_n_deferred) {
-    gm_mat *m = gml_checkmat(L, 1, "mref");
+  int isint;
+  lua_Integer k = lua_tointegerx(L, 2, &isint);
+  gm_mat *m;
+  double v;
+  /* (gml_checkmat's draining of deferred frees waits for the next call) */
+  if (!box || !(m = box->m) || !isint || k < 1 || (size_t)k > m->size) {
+    m = gml_checkmat(L, 1, "mref");
     return push_element(L, m, check_row_major(L, m, 2, "mref"), "mref");
   }
-  gm_mat *m = box->m;
-  lua_Integer k = lua_tointeger(L, 2);
-  if (k < 1 || (size_t)k > m->size) return push_element(L, m, check_row_major(L, m, 2, "mref"), "mref");
-  double v;
-  GML_TRY(L, gm_mat_get(m, (size_t)k - 1, &v), "mref");
+  if (!gm_vec_element_quick(m->vec, m->displacement + (size_t)k - 1, false, &v))
+    GML_TRY(L, gm_mat_get(m, (size_t)k - 1, &v), "mref");
   lua_pushnumber(L, v);
   return 1;
 }
@@ -521,12 +524,16 @@ static int l_index(lua_State *L) {
 static int l_newindex(lua_State *L) {
   int kt = lua_type(L, 2);
   size_t k;
-  if (kt == LUA_TNUMBER && lua_type(L, 3) == LUA_TNUMBER && lua_isinteger(L, 2) && !gml_n_deferred) {
+  if (kt == LUA_TNUMBER && lua_type(L, 3) == LUA_TNUMBER) {
     /* m[k] = v, the hot path (see index_number) */
     gml_mat *box = meta_box(L, 1);
-    lua_Integer i = lua_tointeger(L, 2);
-    if (box && box->m && i >= 1 && (size_t)i <= box->m->size) {
-      GML_TRY(L, gm_mat_put(box->m, (size_t)i - 1, lua_tonumber(L, 3)), "set");
+    int isint;
+    lua_Integer i = lua_tointegerx(L, 2, &isint);
+    gm_mat *m;
+    if (box && (m = box->m) && isint && i >= 1 && (size_t)i <= m->size) {
+      double v = lua_tonumber(L, 3);
+      if (!gm_vec_element_quick(m->vec, m->displacement + (size_t)i - 1, true, &v))
+        GML_TRY(L, gm_mat_put(m, (size_t)i - 1, v), "set");
       return 0;
     }
   }
