@@ -408,7 +408,8 @@ static double check_value(lua_State *L, int arg, const char *fn) {
 
 static int push_element(lua_State *L, gm_mat *m, size_t k, const char *fn) {
   double v;
-  GML_TRY(L, gm_mat_get(m, k, &v), fn);
+  /* the core's fast path first, without gm_mat_get's range check (done) */
+  if (!gm_vec_element_quick(m->vec, m->displacement + k, false, &v)) GML_TRY(L, gm_mat_get(m, k, &v), fn);
   lua_pushnumber(L, v);
   return 1;
 }
@@ -427,7 +428,7 @@ static int l_set(lua_State *L) {
   double v = check_value(L, top, "set");
   size_t k;
   check_subscripts(L, m, 2, top - 2, "set", &k);
-  GML_TRY(L, gm_mat_put(m, k, v), "set");
+  if (!gm_vec_element_quick(m->vec, m->displacement + k, true, &v)) GML_TRY(L, gm_mat_put(m, k, v), "set");
   lua_settop(L, 1);
   return 1;
 }
