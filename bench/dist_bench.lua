@@ -4,6 +4,9 @@
 --   mpirun -np 2 lua5.4 bench/dist_bench.lua worker
 -- Both time the same in-place sum the same way (barrier, reps calls,
 -- max over ranks, best of 3 trials).
+-- A standalone script, not a case file of bench/run.lua (it needs mpirun):
+-- loaded by run.lua it contributes no cases.
+if rawget(_G, "GPUMAT_BENCH_HARNESS") then return {} end
 local sizes = { 262144, 16777216 }
 if arg[1] == "worker" then
   local gm = require "gpumat"

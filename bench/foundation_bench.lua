@@ -2,6 +2,7 @@
 -- mats, against the same loops over plain Lua tables in the same process.
 local gm = require "gpumat"
 local U = require "bench_util"
+local T = require "bench_timing"
 
 local R, C = 8, 8 -- element access sweeps an 8x8 (or 64-element) mat per iteration
 
@@ -21,10 +22,19 @@ local function table1d(v)
 end
 
 local lua_baseline = "lua table (same loop)"
-
--- Issue 9 item 5: at most 40 ns per access, i.e. about 5× a Lua table's
--- t[k] (~8 ns here) and about 3× t[i][j] (~12 ns).
-local function goal40(vs) return U.time_within(40e-9, "time ≤ 40 ns per access (≈ " .. vs .. " the table)") end
+-- Issue 9: element access in <= 40 ns.  The goal is absolute, so its
+-- baseline is a budget: a loop that spins 40 ns per access on the clock the
+-- harness times with; the plain-table loop stays as the reference.
+local access_budget = {
+  label = "40 ns budget (spin)",
+  prepare = function()
+    return function(n)
+      local t_end = T.now() + n * R * C * 40e-9
+      while T.now() < t_end do end
+    end
+  end,
+  goal = U.time_at_most(1.0, "40 ns"),
+}
 
 local cases = {
   {
@@ -41,7 +51,6 @@ local cases = {
     end,
     against = { {
       label = lua_baseline .. " t[i][j]",
-      goal = goal40("3×"),
       prepare = function()
         local t, sink = table2d(1.0), 0
         return function(n)
@@ -52,7 +61,23 @@ local cases = {
           sink = s
         end
       end,
-    } },
+    }, access_budget },
+  },
+  {
+    -- the same access without the method lookup: m:mref costs one more
+    -- metamethod call (__index "mref"), about 20 ns of Lua's own
+    name = "gm.mref(m, i, j), 8x8 double", per = R * C, requires = { "mref" },
+    prepare = function()
+      local m, sink, mref = gm.mat({ R, C }, { initial_element = 1 }), 0, gm.mref
+      return function(n)
+        local s = 0
+        for _ = 1, n do
+          for i = 1, R do for j = 1, C do s = s + mref(m, i, j) end end
+        end
+        sink = s
+      end
+    end,
+    against = { access_budget },
   },
   {
     name = "m:set(i, j, v), 8x8 double", per = R * C, requires = { "set" },
@@ -66,7 +91,6 @@ local cases = {
     end,
     against = { {
       label = lua_baseline .. " t[i][j] = v",
-      goal = goal40("3×"),
       prepare = function()
         local t = table2d(0.0)
         return function(n)
@@ -75,7 +99,7 @@ local cases = {
           end
         end
       end,
-    } },
+    }, access_budget },
   },
   {
     name = "m[k], 64 double", per = R * C, requires = { "row_major_mref" },
@@ -89,7 +113,6 @@ local cases = {
     end,
     against = { {
       label = lua_baseline .. " t[k]",
-      goal = goal40("5×"),
       prepare = function()
         local t, sink = table1d(1.0), 0
         return function(n)
@@ -98,7 +121,7 @@ local cases = {
           sink = s
         end
       end,
-    } },
+    }, access_budget },
   },
   {
     name = "m[k] = v, 64 double", per = R * C, requires = { "set_row_major" },
@@ -110,35 +133,13 @@ local cases = {
     end,
     against = { {
       label = lua_baseline .. " t[k] = v",
-      goal = goal40("5×"),
       prepare = function()
         local t = table1d(0.0)
         return function(n)
           for it = 1, n do for k = 1, R * C do t[k] = it end end
         end
       end,
-    } },
-  },
-  {
-    -- synchronization = false: no vec lock on each access (the default
-    -- "maybe" locks while gm.maybe_synchronize is on)
-    name = "m[k] = v, 64 double, unsynchronized", per = R * C, requires = { "set_row_major" },
-    prepare = function()
-      local m = gm.mat(R * C, { synchronization = false })
-      return function(n)
-        for it = 1, n do for k = 1, R * C do m[k] = it end end
-      end
-    end,
-    against = { {
-      label = lua_baseline .. " t[k] = v",
-      goal = goal40("5×"),
-      prepare = function()
-        local t = table1d(0.0)
-        return function(n)
-          for it = 1, n do for k = 1, R * C do t[k] = it end end
-        end
-      end,
-    } },
+    }, access_budget },
   },
   {
     name = "m[k], 64 float", per = R * C, requires = { "row_major_mref" },
@@ -152,7 +153,6 @@ local cases = {
     end,
     against = { {
       label = lua_baseline .. " t[k]",
-      goal = goal40("5×"),
       prepare = function()
         local t, sink = table1d(1.0), 0
         return function(n)
@@ -161,7 +161,7 @@ local cases = {
           sink = s
         end
       end,
-    } },
+    }, access_budget },
   },
   {
     -- gm.mat allocates no memory until first access: creation only.
@@ -215,8 +215,7 @@ return {
   order = 10,
   title = "Element access and small mats (Foundation item 10)",
   description = "Per-call cost; the baseline is the same loop over plain Lua tables in the " ..
-    "same process, so the time ratio is the price of a mat over a table. Element access " ..
-    "has an absolute goal (issue 9 item 5: ≤ 40 ns per access); creation has none.",
+    "same process, so the time ratio is the price of a mat over a table. No goal is set.",
   notes = {
     "Element access sweeps all 64 elements per iteration; the time is per access. " ..
     "Creation cases include the garbage collection they cause (both sides).",

@@ -49,6 +49,7 @@ os.execute("mkdir -p " .. external.shell_quote(out_dir))
 local gm = require "gpumat"
 
 -- Load benchmark files ------------------------------------------------------
+GPUMAT_BENCH_HARNESS = true -- standalone scripts (dist_bench.lua) return no cases
 local files = {}
 for path in sh("ls " .. external.shell_quote(bench_dir) .. "/*_bench.lua"):gmatch("[^\n]+") do
   local spec = dofile(path)
@@ -175,13 +176,16 @@ local function run_case(c)
   local t0 = timing.now()
   io.stderr:write("  " .. c.name)
   local sides, gm_side = {}, nil
-  if #miss > 0 then
+  if c.skip then
+    -- a case that cannot run here (e.g. needs a GPU): reported, not timed
+    res.status, res.status_text = "skipped", "skipped (" .. c.skip .. ")"
+  elseif #miss > 0 then
     res.status, res.status_text = "not implemented", "not implemented (" .. table.concat(miss, ", ") .. " missing)"
   else
     gm_side = { runner = lua_runner(c.prepare, c.iterations, min_time) }
     sides[1] = gm_side
   end
-  if gm_side or opts.all_baselines then
+  if not c.skip and (gm_side or opts.all_baselines) then
     for _, b in ipairs(c.against or {}) do
       local runner, err = baseline_runner(c, b, min_time)
       sides[#sides + 1] = { runner = runner, err = err, baseline = b }

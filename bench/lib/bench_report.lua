@@ -16,10 +16,6 @@ local function fmt_ratio(r) return r and string.format("%.3f", r) or "-" end
 function M.status(res, b)
   if res.status ~= "ok" then return res.status_text end
   if b and b.error then return "baseline error: " .. b.error end
-  if b and b.goal and b.goal.max_time and res.t then -- an absolute goal (bench_util.time_within)
-    if res.t <= b.goal.max_time then return "met" end
-    return string.format("MISSED (%s > %s)", M.fmt_time(res.t), M.fmt_time(b.goal.max_time))
-  end
   if b and b.goal and b.ratio then
     if b.ratio <= b.goal.max_ratio then return "met" end
     return string.format("MISSED (%.3f > %.3f)", b.ratio, b.goal.max_ratio)
@@ -96,12 +92,7 @@ function M.summary(files)
       end
       for _, b in ipairs(res.baselines) do
         if res.status == "ok" and b.goal then
-          if b.goal.max_time then
-            if res.t and res.t > b.goal.max_time then
-              missed[#missed + 1] = string.format("%s: goal %s, measured %s (%s the %s)", res.name,
-                b.goal.text, M.fmt_time(res.t), fmt_ratio(b.ratio) .. "×", b.label)
-            end
-          elseif b.error then
+          if b.error then
             errors[#errors + 1] = string.format("%s vs %s: %s", res.name, b.label, b.error)
           elseif b.ratio and b.ratio > b.goal.max_ratio then
             missed[#missed + 1] = string.format(

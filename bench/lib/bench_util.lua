@@ -13,12 +13,6 @@ function U.time_at_most(x, what)
   return { max_ratio = x, text = string.format("time ≤ %.2f× %s", x, what) }
 end
 
--- An absolute goal: gpumat's time per call at most `seconds`, whatever the
--- baseline measured (the baseline row still shows the ratio).
-function U.time_within(seconds, text)
-  return { max_time = seconds, text = text }
-end
-
 -- The data pattern shared with numpy_ops.py and c_baselines.c (0-based k):
 -- values in [0.25, 0.75), period 4096, fine for log/sqrt and friends.
 function U.pattern_value(k)

@@ -61,10 +61,8 @@ return function(gm, core, methods)
   gm.ref_buffer = dispatch(function(b) return b
   end, core.ref_buffer_core)
 
-  function gm.deref_buffer(b)
-    if is_table(b) then return true end
-    return core.deref_buffer(b)
-  end
+  -- true for a Lua table, else the C deref (no Lua frame on the hot path)
+  gm.deref_buffer = core.deref_buffer
 
   local function deref_all(list)
     for i = 1, list.n or #list do
@@ -345,30 +343,25 @@ return function(gm, core, methods)
 
   -- ---- scoped allocation caches ----
 
-  local function keep_results(ok, ...)
-    if ok then
-      for i = 1, select("#", ...) do core.cache_keep((select(i, ...))) end
-    end
-    return ok, ...
-  end
+  -- cache_finish(scope, ok, ...) keeps the direct results' blocks, pops
+  -- the scope, and returns the results or raises the error (error(e, 0))
+  local cache_push, cache_finish = core.cache_push, core.cache_finish
 
-  local function scoped(cache, fname, fn, ...)
-    local scope = core.cache_push(cache)
-    local res = table.pack(keep_results(pcall(fn, ...)))
-    core.cache_pop(scope)
-    if not res[1] then error(res[2], 0) end
-    return table.unpack(res, 2, res.n)
-  end
+  local cache_check = core.cache_check
 
+  -- the scope is pushed only after every argument check passed (an error
+  -- in between would leave it on the thread's stack)
   function gm.cached(cache, fn, ...)
-    core.cache_check(cache)
-    check_callable("cached", 2, fn)
-    return scoped(cache, "cached", fn, ...)
+    cache_check(cache)
+    if type(fn) ~= "function" then check_callable("cached", 2, fn) end
+    local scope = cache_push(cache)
+    return cache_finish(scope, pcall(fn, ...))
   end
 
   function gm.uncached(fn, ...)
-    check_callable("uncached", 1, fn)
-    return scoped(nil, "uncached", fn, ...)
+    if type(fn) ~= "function" then check_callable("uncached", 1, fn) end
+    local scope = cache_push(nil)
+    return cache_finish(scope, pcall(fn, ...))
   end
 
   -- buffer methods (b:f(...) = gm.f(b, ...))
@@ -384,7 +377,7 @@ return function(gm, core, methods)
     "buffer_size_core", "buffer_row_major_index_core", "bref_core", "set_bref_core", "row_major_bref_core",
     "set_row_major_bref_core", "buffer_fill_core", "copy_buffer_data_core", "copy_full_buffer_core",
     "buffer_bytes", "buffer_set_bytes", "buffer_to_list", "buffer_displacement_core", "ensure_core",
-    "cache_push", "cache_pop", "cache_keep", "cache_check", "is_buffer", "buffer_close", "buffer_mem_type",
+    "cache_push", "cache_finish", "cache_check", "is_buffer", "buffer_close", "buffer_mem_type",
     "buffer_is_owning", "buffer_layout", "current_device_p" }) do
     gm[name] = nil
   end

@@ -139,7 +139,7 @@ bool gm_etype_is_integer(gm_etype t) {
 
 int gm_etype_parse(const char *s, gm_etype *out) {
 #define X(ct, E, name, cname, isint, issigned)           \
-  if (strcmp(s, name) == 0 || strcmp(s, cname) == 0) { \
+  if (s[0] == name[0] && (strcmp(s, name) == 0 || strcmp(s, cname) == 0)) { \
     *out = GM_E_##E;                                    \
     return 0;                                           \
   }

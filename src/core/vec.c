@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "direct.h"
 #include "mem/block.h"
 #include "mem/runtime.h"
 #include "barrier.h"
@@ -53,12 +54,35 @@ static bool shares_host(const gm_vec *v, gm_facet_name f) {
   return is_host_facet(f) || f == GM_FACET_MANAGED || (f == GM_FACET_CUDA && v->staging_mapped);
 }
 
+static _Atomic unsigned long long gen_source;
+
+/* Every metadata access ends the current direct-access certificate
+ * (core/direct.h): a new generation first, so no direct access starts
+ * under the old one; then, if the certificate belongs to another thread,
+ * wait until that thread is not inside a direct access of v.  Its
+ * announcement (slot->vec) is a plain store, made visible here by
+ * membarrier (an asymmetric fence): the thread either announced before
+ * the barrier, and the wait sees it, or reads the new generation after
+ * it.  A direct access makes no call, so the wait is nanoseconds.  The
+ * owning thread itself cannot be inside one while it runs this. */
+static void invalidate_direct(gm_vec *v) {
+  atomic_store(&v->gen, atomic_fetch_add(&gen_source, 1) + 1);
+  gm_direct_slot *s = atomic_load_explicit(&v->direct_slot, memory_order_relaxed);
+  if (!s) return;
+  atomic_store_explicit(&v->direct_slot, NULL, memory_order_relaxed);
+  if (pthread_equal(s->owner, pthread_self())) return;
+  gm_direct_barrier();
+  while (atomic_load_explicit(&s->vec, memory_order_acquire) == v) {
+  }
+}
+
 /* Returns whether the lock was taken, so unlock matches even if the
  * global maybe-flag changes in between. */
 static bool vlock(gm_vec *v) {
   bool take = v->synchronization == GM_SYNC_TRUE ||
               (v->synchronization == GM_SYNC_MAYBE && gm_maybe_synchronize);
   if (take) pthread_mutex_lock(&v->lock);
+  invalidate_direct(v);
   return take;
 }
 
@@ -539,6 +563,22 @@ void gm_vec_unwatch(gm_vec *v, gm_facet_name f, gm_direction dir) {
   /* OUTPUT may have been promoted to IO; both count as writers */
   if (dir != GM_INPUT && F->n_writers > 0) F->n_writers--;
   vunlock(v, taken);
+}
+
+unsigned long long gm_vec_direct_open(gm_vec *v, bool *writable) {
+  bool taken = vlock(v);
+  bool ok = v->host && v->facets[GM_FACET_FOREIGN].exists && v->host_up_to_date && !v->copy_pending &&
+            v->n_sync_locks == 0 && gm_vec_check_memory(v) == GM_OK;
+  *writable = ok;
+  for (int g = 0; ok && g < GM_N_FACETS; g++) {
+    if (v->facets[g].n_watchers > 0) ok = *writable = false;
+    if (!shares_host(v, (gm_facet_name)g) && facet_up_to_date(v, (gm_facet_name)g)) *writable = false;
+  }
+  gm_direct_slot *slot = ok ? gm_direct_my_slot() : NULL;
+  unsigned long long gen = slot ? atomic_load(&v->gen) : 0;
+  if (slot) atomic_store_explicit(&v->direct_slot, slot, memory_order_relaxed);
+  vunlock(v, taken);
+  return gen;
 }
 
 bool gm_vec_facet_exists(gm_vec *v, gm_facet_name f) {

@@ -73,6 +73,11 @@ typedef struct gm_vec {
   struct gm_device *copy_pending; /* copies queued on its copy stream: host
                                      watches wait for them (review #3) */
   struct gm_vec_weak *weak; /* weak handle (barriers), created on demand */
+  /* Direct element access (core/direct.h): gen changes (to a process-wide
+   * unique value) whenever facet metadata is touched. */
+  _Atomic unsigned long long gen;
+  /* the thread holding the current certificate (core/direct.h), or NULL */
+  struct gm_direct_slot *_Atomic direct_slot;
 } gm_vec;
 
 enum { GM_HOST_MALLOC = 0, GM_HOST_PINNED = 1 };
@@ -123,6 +128,16 @@ void gm_vec_unref(gm_vec *v);
 gm_status gm_vec_watch(gm_vec *v, gm_facet_name f, gm_direction dir,
                        bool covers_all, struct gm_device *dev, void **ptr);
 void gm_vec_unwatch(gm_vec *v, gm_facet_name f, gm_direction dir);
+
+/* Direct element access (m[k] from Lua) without watch/unwatch and their
+ * three lock round trips: see core/direct.h.  gm_vec_direct_open checks,
+ * under the lock, that no facet is watched, the host storage is live, up
+ * to date and (write) the only up-to-date copy, with no copy in flight:
+ * then a FOREIGN access of that direction would change nothing but its
+ * own bookkeeping.  It returns the generation that certifies reads for
+ * the calling thread (0: use watch/unwatch) and sets *writable when it
+ * certifies writes too. */
+unsigned long long gm_vec_direct_open(gm_vec *v, bool *writable);
 
 /* Whether facet f exists and is up to date. */
 bool gm_vec_facet_exists(gm_vec *v, gm_facet_name f);

@@ -165,29 +165,137 @@ static void push_value(lua_State *L, gm_etype et, const void *p) {
 
 /* ---- makers ---- */
 
+/* The options a maker reads into C; every check of their values happens
+ * after the read (value errors come out the same on both read paths). */
 typedef struct maker_args {
   int rank;
   size_t dims[GM_MAX_RANK], size;
   gm_etype et;
   bool has_init;
   elt init;
-  size_t pitch_elt_size;
+  size_t pitch_elt_size; /* 0: not pitched */
+  bool has_level;
+  size_t level;          /* pitch_level as given (default 1), checked by make_cuda_array */
   int pitch_level;
   unsigned flags;
 } maker_args;
 
-static void read_maker_args(lua_State *L, const char *fname, const char *const *allowed, maker_args *a) {
+/* Options the fast read understands (a maker passes the subset it allows). */
+enum { OPT_ETYPE = 1u, OPT_FTYPE = 2u, OPT_INIT = 4u, OPT_PITCH = 8u, OPT_LEVEL = 16u };
+
+static unsigned option_bit(const char *k, size_t len) {
+  switch (len) {
+  case 11: return memcmp(k, "pitch_level", 11) == 0 ? OPT_LEVEL : 0;
+  case 12:
+    if (memcmp(k, "element_type", 12) == 0) return OPT_ETYPE;
+    return memcmp(k, "foreign_type", 12) == 0 ? OPT_FTYPE : 0;
+  case 14: return memcmp(k, "pitch_elt_size", 14) == 0 ? OPT_PITCH : 0;
+  case 15: return memcmp(k, "initial_element", 15) == 0 ? OPT_INIT : 0;
+  default: return 0;
+  }
+}
+
+/* Fast read of the common call (the hit path of an allocation cache or
+ * the pool is mostly this parsing): no options, or a plain table (no
+ * metatable, so a raw read sees what lua_getfield sees) whose keys are
+ * all in `fast` and whose values have their expected types.  One raw
+ * pass with lua_next, no string formatting and no allocation.  When
+ * anything is unusual it returns false having set nothing the general
+ * read does not set again; the general read then raises the precise
+ * error.  initial_element is left pushed (checked by the caller). */
+static bool read_options_fast(lua_State *L, unsigned fast, maker_args *a, bool *init_pushed) {
+  *init_pushed = false;
+  if (lua_isnoneornil(L, 2)) return true;
+  if (!lua_istable(L, 2)) return false;
+  if (lua_getmetatable(L, 2)) {
+    lua_pop(L, 1);
+    return false;
+  }
+  unsigned seen = 0;
+  bool init_int = false;
+  lua_Integer init_i = 0;
+  lua_Number init_d = 0;
+  lua_Integer pitch = 0, level = 1;
+  gm_etype et = GM_E_F32;
+  lua_pushnil(L);
+  while (lua_next(L, 2)) {
+    /* the key's type first: lua_tolstring on a number key would convert it
+       in place and break the traversal */
+    unsigned bit = 0;
+    if (lua_type(L, -2) == LUA_TSTRING) {
+      size_t len;
+      const char *k = lua_tolstring(L, -2, &len);
+      bit = option_bit(k, len) & fast;
+    }
+    bool ok = bit != 0;
+    int isnum = 0;
+    lua_Integer v = 0;
+    if (bit & (OPT_ETYPE | OPT_FTYPE))
+      ok = lua_type(L, -1) == LUA_TSTRING && gm_etype_parse(lua_tostring(L, -1), &et) == 0;
+    else if (bit & OPT_INIT) {
+      ok = lua_type(L, -1) == LUA_TNUMBER;
+      init_int = lua_isinteger(L, -1);
+      if (init_int)
+        init_i = lua_tointeger(L, -1);
+      else
+        init_d = lua_tonumber(L, -1);
+    } else if (bit & (OPT_PITCH | OPT_LEVEL)) {
+      v = lua_tointegerx(L, -1, &isnum);
+      ok = isnum && lua_type(L, -1) == LUA_TNUMBER && v >= 0;
+      if (bit & OPT_PITCH)
+        pitch = v;
+      else
+        level = v;
+    }
+    lua_pop(L, 1);
+    if (!ok || ((seen | bit) & (OPT_ETYPE | OPT_FTYPE)) == (OPT_ETYPE | OPT_FTYPE)) {
+      lua_pop(L, 1); /* the key */
+      return false;
+    }
+    seen |= bit;
+  }
+  a->et = et;
+  a->pitch_elt_size = (size_t)pitch;
+  a->has_level = seen & OPT_LEVEL;
+  a->level = (size_t)level;
+  if (seen & OPT_INIT) {
+    if (init_int)
+      lua_pushinteger(L, init_i);
+    else
+      lua_pushnumber(L, init_d);
+    *init_pushed = true;
+  }
+  return true;
+}
+
+/* dims at 1, options at 2; `allowed` for the general read's unknown-option
+ * check, `fast` the same set as OPT_ bits (0 when the maker has options the
+ * fast read does not know: those calls always take the general read). */
+static void read_maker_args(lua_State *L, const char *fname, const char *const *allowed, unsigned fast,
+                            maker_args *a) {
   memset(a, 0, sizeof *a);
   a->rank = gml_check_dims(L, 1, fname, a->dims);
-  gml_check_options(L, 2, fname, allowed);
   a->et = GM_E_F32;
-  gml_opt_etype(L, 2, fname, &a->et);
+  a->level = 1;
+  bool init_pushed;
+  bool quick = read_options_fast(L, fast, a, &init_pushed);
+  if (!quick) {
+    gml_check_options(L, 2, fname, allowed);
+    a->et = GM_E_F32;
+    gml_opt_etype(L, 2, fname, &a->et);
+  }
   if (gm_dims_size(a->rank, a->dims, &a->size) != GM_OK || a->size > SIZE_MAX / 16)
     gml_argerror(L, 1, fname, "dimensions are too large");
-  if (gml_opt_push(L, 2, "initial_element")) {
+  if (quick ? init_pushed : gml_opt_push(L, 2, "initial_element")) {
     check_value_arg(L, lua_gettop(L), 2, "option 'initial_element'", a->et, fname, &a->init);
     lua_pop(L, 1);
     a->has_init = true;
+  }
+  if (!quick && (fast & OPT_PITCH)) {
+    a->pitch_elt_size = gml_opt_size(L, 2, "pitch_elt_size", 0, fname);
+    a->has_level = gml_opt_push(L, 2, "pitch_level");
+    if (a->has_level) lua_pop(L, 1);
+    a->level = gml_opt_size(L, 2, "pitch_level", 1, fname);
   }
 }
 
@@ -242,14 +350,14 @@ static int make(lua_State *L, const char *fname, gm_space space, const maker_arg
 static int l_make_foreign_array(lua_State *L) {
   static const char *const opts[] = {"element_type", "foreign_type", "initial_element", NULL};
   maker_args a;
-  read_maker_args(L, "make_foreign_array", opts, &a);
+  read_maker_args(L, "make_foreign_array", opts, OPT_ETYPE | OPT_FTYPE | OPT_INIT, &a);
   return make(L, "make_foreign_array", GM_SPACE_HOST, &a);
 }
 
 static int l_make_managed_array(lua_State *L) {
   static const char *const opts[] = {"element_type", "foreign_type", "initial_element", NULL};
   maker_args a;
-  read_maker_args(L, "make_managed_array", opts, &a);
+  read_maker_args(L, "make_managed_array", opts, OPT_ETYPE | OPT_FTYPE | OPT_INIT, &a);
   return make(L, "make_managed_array", GM_SPACE_MANAGED, &a);
 }
 
@@ -258,11 +366,9 @@ static int l_make_cuda_array(lua_State *L) {
   static const char *const opts[] = {"element_type", "foreign_type", "initial_element", "pitch_elt_size",
                                      "pitch_level", NULL};
   maker_args a;
-  read_maker_args(L, fn, opts, &a);
-  a.pitch_elt_size = gml_opt_size(L, 2, "pitch_elt_size", 0, fn);
-  bool has_level = gml_opt_push(L, 2, "pitch_level");
-  if (has_level) lua_pop(L, 1);
-  size_t level = gml_opt_size(L, 2, "pitch_level", 1, fn);
+  read_maker_args(L, fn, opts, OPT_ETYPE | OPT_FTYPE | OPT_INIT | OPT_PITCH | OPT_LEVEL, &a);
+  bool has_level = a.has_level;
+  size_t level = a.level;
   if (a.pitch_elt_size && a.pitch_elt_size != 4 && a.pitch_elt_size != 8 && a.pitch_elt_size != 16)
     gml_argerror(L, 2, fn, "option 'pitch_elt_size' must be 4, 8 or 16, got %zu", a.pitch_elt_size);
   if (has_level && !a.pitch_elt_size) gml_argerror(L, 2, fn, "option 'pitch_level' needs 'pitch_elt_size'");
@@ -277,7 +383,7 @@ static int l_make_cuda_host_array(lua_State *L) {
   static const char *const opts[] = {"element_type", "foreign_type", "initial_element", "flags",
                                      "associated_device", NULL};
   maker_args a;
-  read_maker_args(L, fn, opts, &a);
+  read_maker_args(L, fn, opts, OPT_ETYPE | OPT_FTYPE | OPT_INIT, &a);
   if (gml_opt_push(L, 2, "flags")) {
     if (!lua_istable(L, -1)) gml_argerror(L, 2, fn, "option 'flags' must be a list, got %s", luaL_typename(L, -1));
     lua_Integer n = luaL_len(L, -1);
@@ -329,9 +435,24 @@ static int l_ref_buffer(lua_State *L) {
 }
 
 /* An owning view derefs its block; a non-owning view (ensure) has no
- * count of its own: deref ends the view. */
+ * count of its own: deref ends the view.  A Lua table (a "lua" buffer,
+ * GC-managed) gives true: this is gm.deref_buffer itself, with no Lua
+ * wrapper on the allocation hit path.  A table carrying the mat metatable
+ * is no Lua buffer (buffer.lua's is_table) and gets the usual error. */
 static int l_deref_buffer(lua_State *L) {
   if (lua_isnoneornil(L, 1)) return 0;
+  if (lua_type(L, 1) == LUA_TTABLE) {
+    bool lua_buffer = true;
+    if (lua_getmetatable(L, 1)) {
+      luaL_getmetatable(L, GML_MAT_MT);
+      lua_buffer = !lua_rawequal(L, -1, -2);
+      lua_pop(L, 2);
+    }
+    if (lua_buffer) {
+      lua_pushboolean(L, 1);
+      return 1;
+    }
+  }
   gml_buffer *b = gml_checkbuffer(L, 1, "deref_buffer");
   if (!b->blk || !gm_block_live(b->blk)) return 0;
   if (!b->owning) {

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "../core/context.h"
-#include "../core/vec.h"
+#include "../core/direct.h"
 #include "util.h"
 
 gm_sync gml_check_sync(lua_State *L, int idx, const char *fname);
@@ -391,14 +391,20 @@ static void check_subscripts(lua_State *L, gm_mat *m, int first, int n, const ch
   check_subscripts_arg(L, m, first, n, fn, k, 0);
 }
 
-static size_t check_row_major(lua_State *L, gm_mat *m, int arg, const char *fn) {
-  int isnum;
-  lua_Integer k = lua_tointegerx(L, arg, &isnum);
-  if (!isnum || lua_type(L, arg) != LUA_TNUMBER)
-    gml_argerror(L, arg, fn, "index must be an integer, got %s", luaL_typename(L, arg));
+/* check_row_major for an argument already known to be a number (m[k]). */
+static size_t number_row_major(lua_State *L, gm_mat *m, int arg, const char *fn) {
+  int isint;
+  lua_Integer k = lua_tointegerx(L, arg, &isint);
+  if (!isint) gml_argerror(L, arg, fn, "index must be an integer, got number");
   if (k < 1 || (size_t)k > m->size)
     gml_argerror(L, arg, fn, "index %lld is out of range 1..%zu", (long long)k, m->size);
   return (size_t)(k - 1);
+}
+
+static size_t check_row_major(lua_State *L, gm_mat *m, int arg, const char *fn) {
+  if (lua_type(L, arg) != LUA_TNUMBER)
+    gml_argerror(L, arg, fn, "index must be an integer, got %s", luaL_typename(L, arg));
+  return number_row_major(L, m, arg, fn);
 }
 
 static double check_value(lua_State *L, int arg, const char *fn) {
@@ -406,43 +412,57 @@ static double check_value(lua_State *L, int arg, const char *fn) {
   return lua_tonumber(L, arg);
 }
 
-static int push_element(lua_State *L, gm_mat *m, size_t k, const char *fn) {
+/* Element k (0-based, checked) of box's mat.  Direct access when box's
+ * generation still certifies it (gm_vec_direct_open: no lock, no
+ * watch); otherwise the watched access, which then re-opens direct access
+ * for the next call. */
+static int push_element(lua_State *L, gml_mat *box, size_t k, const char *fn) {
+  gm_mat *m = box->m;
   double v;
-  /* the core's fast path first, without gm_mat_get's range check (done) */
-  if (!gm_vec_element_quick(m->vec, m->displacement + k, false, &v)) GML_TRY(L, gm_mat_get(m, k, &v), fn);
+  if (!gm_vec_direct_get(m->vec, box->gen, m->ctype, m->displacement + k, &v)) {
+    GML_TRY(L, gm_mat_get(m, k, &v), fn);
+    box->gen = gm_vec_direct_open(m->vec, &box->writable);
+  }
   lua_pushnumber(L, v);
   return 1;
 }
 
+static void put_element(lua_State *L, gml_mat *box, size_t k, double v, const char *fn) {
+  gm_mat *m = box->m;
+  if (box->writable && gm_vec_direct_put(m->vec, box->gen, m->ctype, m->displacement + k, v)) return;
+  GML_TRY(L, gm_mat_put(m, k, v), fn);
+  box->gen = gm_vec_direct_open(m->vec, &box->writable);
+}
+
 static int l_mref(lua_State *L) {
-  gm_mat *m = gml_checkmat(L, 1, "mref");
+  gml_mat *box = gml_checkelembox(L, 1, "mref");
   size_t k;
-  check_subscripts(L, m, 2, lua_gettop(L) - 1, "mref", &k);
-  return push_element(L, m, k, "mref");
+  check_subscripts(L, box->m, 2, lua_gettop(L) - 1, "mref", &k);
+  return push_element(L, box, k, "mref");
 }
 
 static int l_set(lua_State *L) {
-  gm_mat *m = gml_checkmat(L, 1, "set");
+  gml_mat *box = gml_checkelembox(L, 1, "set");
   int top = lua_gettop(L);
   if (top < 2) gml_argerror(L, 2, "set", "value expected");
   double v = check_value(L, top, "set");
   size_t k;
-  check_subscripts(L, m, 2, top - 2, "set", &k);
-  if (!gm_vec_element_quick(m->vec, m->displacement + k, true, &v)) GML_TRY(L, gm_mat_put(m, k, v), "set");
+  check_subscripts(L, box->m, 2, top - 2, "set", &k);
+  put_element(L, box, k, v, "set");
   lua_settop(L, 1);
   return 1;
 }
 
 static int l_row_major_mref(lua_State *L) {
-  gm_mat *m = gml_checkmat(L, 1, "row_major_mref");
-  return push_element(L, m, check_row_major(L, m, 2, "row_major_mref"), "row_major_mref");
+  gml_mat *box = gml_checkelembox(L, 1, "row_major_mref");
+  return push_element(L, box, check_row_major(L, box->m, 2, "row_major_mref"), "row_major_mref");
 }
 
 static int l_set_row_major(lua_State *L) {
-  gm_mat *m = gml_checkmat(L, 1, "set_row_major");
-  size_t k = check_row_major(L, m, 2, "set_row_major");
+  gml_mat *box = gml_checkelembox(L, 1, "set_row_major");
+  size_t k = check_row_major(L, box->m, 2, "set_row_major");
   double v = check_value(L, 3, "set_row_major");
-  GML_TRY(L, gm_mat_put(m, k, v), "set_row_major");
+  put_element(L, box, k, v, "set_row_major");
   lua_settop(L, 1);
   return 1;
 }
@@ -472,50 +492,23 @@ static int push_subscripts(lua_State *L, int idx, const char *fn) {
   return (int)n;
 }
 
-/* The box of a mat at index 1 for the metamethods, compared against the
- * metatable in upvalue `mt` (cheaper than gml_checkmat's registry lookup;
- * the metamethods can also be called directly with anything: checked). */
-static gml_mat *meta_box(lua_State *L, int mt) {
-  if (lua_type(L, 1) != LUA_TUSERDATA || !lua_getmetatable(L, 1)) return NULL;
-  int same = lua_rawequal(L, -1, lua_upvalueindex(mt));
-  lua_pop(L, 1);
-  return same ? lua_touserdata(L, 1) : NULL;
-}
-
-/* m[k] with an integer k: the hot path of element access (issue 9 item 5).
- * Same checks and messages as gml_checkmat + check_row_major; the element
- * itself goes through gm_mat_get, whose fast path takes the vec lock once. */
-static int index_number(lua_State *L) {
-  gml_mat *box = meta_box(L, 2);
-  int isint;
-  lua_Integer k = lua_tointegerx(L, 2, &isint);
-  gm_mat *m;
-  double v;
-  /* (gml_checkmat's draining of deferred frees waits for the next call) */
-  if (!box || !(m = box->m) || !isint || k < 1 || (size_t)k > m->size) {
-    m = gml_checkmat(L, 1, "mref");
-    return push_element(L, m, check_row_major(L, m, 2, "mref"), "mref");
-  }
-  if (!gm_vec_element_quick(m->vec, m->displacement + (size_t)k - 1, false, &v))
-    GML_TRY(L, gm_mat_get(m, (size_t)k - 1, &v), "mref");
-  lua_pushnumber(L, v);
-  return 1;
-}
-
 static int l_index(lua_State *L) {
   int kt = lua_type(L, 2);
-  if (kt == LUA_TNUMBER) return index_number(L);
   if (kt == LUA_TSTRING) {
     lua_rawget(L, lua_upvalueindex(1));
     return 1;
   }
+  if (kt == LUA_TNUMBER) {
+    gml_mat *box = gml_checkelembox(L, 1, "mref");
+    return push_element(L, box, number_row_major(L, box->m, 2, "mref"), "mref");
+  }
   if (kt == LUA_TTABLE) {
     lua_settop(L, 2);
     int n = push_subscripts(L, 2, "mref"); /* before taking m: may run Lua */
-    gm_mat *m = gml_checkmat(L, 1, "mref");
+    gml_mat *box = gml_checkelembox(L, 1, "mref");
     size_t k;
-    check_subscripts_arg(L, m, 3, n, "mref", &k, 2);
-    return push_element(L, m, k, "mref");
+    check_subscripts_arg(L, box->m, 3, n, "mref", &k, 2);
+    return push_element(L, box, k, "mref");
   }
   lua_pushvalue(L, 2);
   lua_rawget(L, lua_upvalueindex(1));
@@ -525,38 +518,25 @@ static int l_index(lua_State *L) {
 static int l_newindex(lua_State *L) {
   int kt = lua_type(L, 2);
   size_t k;
-  if (kt == LUA_TNUMBER && lua_type(L, 3) == LUA_TNUMBER) {
-    /* m[k] = v, the hot path (see index_number) */
-    gml_mat *box = meta_box(L, 1);
-    int isint;
-    lua_Integer i = lua_tointegerx(L, 2, &isint);
-    gm_mat *m;
-    if (box && (m = box->m) && isint && i >= 1 && (size_t)i <= m->size) {
-      double v = lua_tonumber(L, 3);
-      if (!gm_vec_element_quick(m->vec, m->displacement + (size_t)i - 1, true, &v))
-        GML_TRY(L, gm_mat_put(m, (size_t)i - 1, v), "set");
-      return 0;
-    }
-  }
   if (kt == LUA_TTABLE) {
     lua_settop(L, 3);
     int n = push_subscripts(L, 2, "set"); /* before taking m: may run Lua */
-    gm_mat *m = gml_checkmat(L, 1, "set");
+    gml_mat *box = gml_checkelembox(L, 1, "set");
     double v = check_value(L, 3, "set");
-    check_subscripts_arg(L, m, 4, n, "set", &k, 2);
-    GML_TRY(L, gm_mat_put(m, k, v), "set");
+    check_subscripts_arg(L, box->m, 4, n, "set", &k, 2);
+    put_element(L, box, k, v, "set");
     return 0;
   }
-  gm_mat *m = gml_checkmat(L, 1, "set");
+  gml_mat *box = gml_checkelembox(L, 1, "set");
   double v = check_value(L, 3, "set");
   if (kt == LUA_TNUMBER) {
-    k = check_row_major(L, m, 2, "set");
+    k = number_row_major(L, box->m, 2, "set");
   } else {
     return gml_argerror(L, 2, "set", "cannot assign %s%s%s of a mat (use an index or {i, j, ...})",
                         kt == LUA_TSTRING ? "field '" : "a ", kt == LUA_TSTRING ? lua_tostring(L, 2) : luaL_typename(L, 2),
                         kt == LUA_TSTRING ? "'" : " key");
   }
-  GML_TRY(L, gm_mat_put(m, k, v), "set");
+  put_element(L, box, k, v, "set");
   return 0;
 }
 
@@ -600,16 +580,12 @@ void gml_open_mat(lua_State *L, int module_idx) {
   };
   gml_register(L, module_idx, fns);
   luaL_newmetatable(L, GML_MAT_MT);
-  lua_pushvalue(L, -1);
-  lua_rawsetp(L, LUA_REGISTRYINDEX, &gml_mat_mt_key);
   lua_newtable(L); /* methods */
   lua_pushvalue(L, -1);
   lua_setfield(L, -3, "__methods");
-  lua_pushvalue(L, -2); /* upvalue 2: the metatable, for meta_box */
-  lua_pushcclosure(L, l_index, 2);
+  lua_pushcclosure(L, l_index, 1);
   lua_setfield(L, -2, "__index");
-  lua_pushvalue(L, -1);
-  lua_pushcclosure(L, l_newindex, 1);
+  lua_pushcfunction(L, l_newindex);
   lua_setfield(L, -2, "__newindex");
   lua_pushcfunction(L, l_len);
   lua_setfield(L, -2, "__len");

@@ -367,19 +367,27 @@ static int l_cache_push(lua_State *L) {
   return 1;
 }
 
-static int l_cache_pop(lua_State *L) {
+/* core.cache_finish(scope, ok, ...): the end of gm.cached/gm.uncached,
+ * given pcall's results: keeps the direct results' blocks (mats and buffers),
+ * pops the scope, then returns the results or raises the error value as
+ * is (error(e, 0)).  One C call instead of table.pack/unpack and a Lua
+ * loop per scope.  No Lua code runs here (no allocation either). */
+static int l_cache_finish(lua_State *L) {
   luaL_checktype(L, 1, LUA_TLIGHTUSERDATA);
+  int ok = lua_toboolean(L, 2), top = lua_gettop(L);
+  if (ok)
+    for (int i = 3; i <= top; i++) {
+      gml_buffer *b = gml_testbuffer(L, i);
+      if (b && b->blk) gm_block_keep(b->blk);
+      gml_mat *box = luaL_testudata(L, i, GML_MAT_MT);
+      if (box && box->m) gm_vec_keep(box->m->vec);
+    }
   GML_TRY(L, gm_cache_scope_pop(lua_touserdata(L, 1)), "cached");
-  return 0;
-}
-
-/* core.cache_keep(x): a mat or buffer returned from a cached scope */
-static int l_cache_keep(lua_State *L) {
-  gml_buffer *b = gml_testbuffer(L, 1);
-  if (b && b->blk) gm_block_keep(b->blk);
-  gml_mat *box = luaL_testudata(L, 1, GML_MAT_MT);
-  if (box && box->m) gm_vec_keep(box->m->vec);
-  return 0;
+  if (!ok) {
+    lua_settop(L, 3);
+    return lua_error(L);
+  }
+  return top - 2;
 }
 
 static int l_cache_check(lua_State *L) {
@@ -404,8 +412,7 @@ void gml_open_memspace(lua_State *L, int module_idx) {
                                  {"mat_from_buffer", l_mat_from_buffer},
                                  {"alloc_cache", l_alloc_cache},
                                  {"cache_push", l_cache_push},
-                                 {"cache_pop", l_cache_pop},
-                                 {"cache_keep", l_cache_keep},
+                                 {"cache_finish", l_cache_finish},
                                  {"cache_check", l_cache_check},
                                  {"current_device_p", l_current_device_p},
                                  {NULL, NULL}};

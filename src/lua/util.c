@@ -23,7 +23,10 @@ gml_settings gml_setting = {
 
 static int new_box(lua_State *L) {
   gml_mat *box = lua_newuserdatauv(L, sizeof *box, 1);
+  box->magic = GML_MAT_MAGIC;
   box->m = NULL;
+  box->gen = 0;
+  box->writable = false;
   luaL_setmetatable(L, GML_MAT_MT);
   return 1;
 }
@@ -39,37 +42,38 @@ void gml_pushmat(lua_State *L, gm_mat *m) {
   ((gml_mat *)lua_touserdata(L, -1))->m = m;
 }
 
-const char gml_mat_mt_key = 0;
-
-/* luaL_testudata without its luaL_getmetatable: that looks the name up in
- * the registry through the API string cache, a strcmp per call, a tenth
- * of the cost of m[k].  The metatable is also stored under a pointer key
- * (gml_open_mat), which lua_rawgetp finds without touching a string. */
-static gml_mat *test_box(lua_State *L, int idx) {
-  if (lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return NULL;
-  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &gml_mat_mt_key) == LUA_TNIL) { /* not opened this way */
-    lua_pop(L, 2);
-    return luaL_testudata(L, idx, GML_MAT_MT);
-  }
-  bool same = lua_rawequal(L, -1, -2);
-  lua_pop(L, 2);
-  return same ? lua_touserdata(L, idx) : NULL;
-}
-
-bool gml_ismat(lua_State *L, int idx) { return test_box(L, idx) != NULL; }
 
 gm_mat *gml_optmat(lua_State *L, int idx, const char *fname) {
   if (lua_isnoneornil(L, idx)) return NULL;
   return gml_checkmat(L, idx, fname);
 }
 
-gm_mat *gml_checkmat(lua_State *L, int idx, const char *fname) {
-  gml_mat *box = test_box(L, idx);
+/* A box is recognized by its size and magic rather than by its metatable
+ * (luaL_testudata fetches the metatable by name, hashing and comparing the
+ * name on every call): element access is dominated by such fixed costs.
+ * Only C code could forge a userdata of this size with this magic. */
+static gml_mat *testbox(lua_State *L, int idx) {
+  gml_mat *b = lua_touserdata(L, idx);
+  if (b && lua_rawlen(L, idx) == sizeof *b && b->magic == GML_MAT_MAGIC) return b;
+  return NULL;
+}
+
+bool gml_ismat(lua_State *L, int idx) { return testbox(L, idx) != NULL; }
+
+gml_mat *gml_checkelembox(lua_State *L, int idx, const char *fname) {
+  gml_mat *box = testbox(L, idx);
   if (!box) gml_argerror(L, idx, fname, "gpumat.mat expected, got %s", luaL_typename(L, idx));
   if (!box->m) gml_argerror(L, idx, fname, "attempt to use a freed mat");
-  if (gml_n_deferred) gml_drain_deferred();
-  return box->m;
+  return box;
 }
+
+gml_mat *gml_checkbox(lua_State *L, int idx, const char *fname) {
+  gml_mat *box = gml_checkelembox(L, idx, fname);
+  if (gml_n_deferred) gml_drain_deferred();
+  return box;
+}
+
+gm_mat *gml_checkmat(lua_State *L, int idx, const char *fname) { return gml_checkbox(L, idx, fname)->m; }
 
 /* ---- guards and pins (see util.h) ----
  *

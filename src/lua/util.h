@@ -18,13 +18,17 @@
 #define GML_MAT_MT "gpumat.mat"
 
 /* The mat userdata: a box holding one owned view; m == NULL once freed. */
+#define GML_MAT_MAGIC 0x676d2e6d61742121ULL /* "gm.mat!!" */
 typedef struct gml_mat {
+  unsigned long long magic; /* GML_MAT_MAGIC: see testbox in util.c */
   gm_mat *m;
+  /* Direct element access (l_mat.c, gm_vec_direct_open): the generation
+   * of m->vec that certifies reads (0: none) and whether it certifies
+   * writes.  Gens are process-wide unique, so a different vec behind m
+   * (adjust_, a new box) can never match. */
+  unsigned long long gen;
+  bool writable;
 } gml_mat;
-
-/* The address of this byte is a second registry key of the mat metatable
- * (set by gml_open_mat): gml_checkmat/gml_ismat compare against it. */
-extern const char gml_mat_mt_key;
 
 /* Pushes a new userdata owning m (on allocation error m is freed and a Lua
  * error raised). */
@@ -32,6 +36,11 @@ void gml_pushmat(lua_State *L, gm_mat *m);
 /* The mat at idx; raises "bad argument #idx to 'fname' (gpumat.mat expected,
  * got T)" or "... (attempt to use a freed mat)". */
 gm_mat *gml_checkmat(lua_State *L, int idx, const char *fname);
+/* gml_checkmat's box (element access keeps its direct-access state there). */
+gml_mat *gml_checkbox(lua_State *L, int idx, const char *fname);
+/* The same without draining deferred frees, for element access: they
+ * wait for the next other call (a few ns saved on the hottest path). */
+gml_mat *gml_checkelembox(lua_State *L, int idx, const char *fname);
 /* Like gml_checkmat but nil/none gives NULL. */
 gm_mat *gml_optmat(lua_State *L, int idx, const char *fname);
 bool gml_ismat(lua_State *L, int idx);

@@ -9,6 +9,7 @@
  * (enter..leave, counted so calls may nest) or inside this file's copy
  * functions: host code that touches device memory crashes in tests as it
  * would on a GPU. */
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -36,6 +37,7 @@ typedef struct emu_impl {
   /* fault injection (GPUMAT_EMULATED_FAIL_EVERY, see emu_fault) */
   unsigned long long fail_every, fail_count, fail_max, n_failed;
   unsigned fail_kinds; /* EMU_FAULT_* bits */
+  bool commit;         /* populate raw allocations at once (emu_commit) */
 } emu_impl;
 
 enum { EMU_FAULT_ALLOC = 1, EMU_FAULT_COPY = 2 };
@@ -149,6 +151,41 @@ static void emu_leave(gm_device *d) {
   pthread_mutex_unlock(&e->lock);
 }
 
+/* Committing at allocation (a modeling choice, default on): cudaMalloc
+ * gives device memory backed at once, so its cost grows with the size and
+ * nothing is paid later; a bare mmap gives address space whose pages fault
+ * in at first touch, i.e. inside whatever op writes the block first, and a
+ * fresh allocation would look nearly free next to a pool or cache hit
+ * (bench/RESULTS.md, memperf).  So every raw device allocation (pitched
+ * ones included) is populated writable before it is handed out.
+ * MADV_POPULATE_WRITE (Linux 5.14) fails with ENOMEM when the host cannot
+ * back the block, and the allocation then fails as out of memory, like
+ * cudaMalloc; a touch loop or MAP_POPULATE would meet the OOM killer
+ * instead.  Kernels without it (EINVAL) keep the pages uncommitted.  The
+ * only threshold is an upper one: a block larger than 1 GiB or than half
+ * the host's free memory stays uncommitted (as before), since populating
+ * it could still wake the OOM killer (the page allocator's, on this
+ * process or on another one) before madvise returns ENOMEM, and takes
+ * seconds and gigabytes of a shared test machine; the fuzzer asks for
+ * such blocks.  No lower threshold: the emulated passes of the suite make
+ * about a thousand raw allocations, 185 MiB in all (the pool serves the
+ * rest), so committing them costs milliseconds.  GPUMAT_EMULATED_COMMIT=0
+ * (read when the device is opened) turns it off, for the benchmark's
+ * uncommitted comparison. */
+#define EMU_COMMIT_MAX ((size_t)1 << 30)
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+static bool emu_commit(void *p, size_t len) {
+  long free_pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (len > EMU_COMMIT_MAX || free_pages <= 0 || page <= 0 ||
+      (unsigned long long)len > (unsigned long long)free_pages * (unsigned long long)page / 2)
+    return true; /* too big to commit safely (or unknown): left to fault in */
+  if (madvise(p, len, MADV_POPULATE_WRITE) == 0) return true;
+  return errno == EINVAL; /* an older kernel: left to fault in */
+}
+
 static gm_status emu_raw_alloc(gm_device *d, size_t bytes, void **out) {
   emu_impl *e = d->impl;
   if (emu_fault(e, EMU_FAULT_ALLOC)) {
@@ -161,6 +198,10 @@ static gm_status emu_raw_alloc(gm_device *d, size_t bytes, void **out) {
   pthread_mutex_unlock(&e->lock);
   emu_block *b = full ? NULL : malloc(sizeof *b);
   void *p = b ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : MAP_FAILED;
+  if (p != MAP_FAILED && e->commit && !emu_commit(p, len)) {
+    munmap(p, len);
+    p = MAP_FAILED;
+  }
   if (p == MAP_FAILED) {
     free(b);
     last_error = GM_EMU_ERR_OOM;
@@ -419,6 +460,8 @@ gm_status gm_emulated_device_init(gm_device *d) {
   if (!e) return gm_fail(GM_ENOMEM, "out of host memory");
   pthread_mutex_init(&e->lock, NULL);
   emu_fault_init(e);
+  const char *commit = getenv("GPUMAT_EMULATED_COMMIT");
+  e->commit = !(commit && strcmp(commit, "0") == 0);
   emu_ops.kernels = gm_emulated_kernels();
   d->impl = e;
   d->ops = &emu_ops;
