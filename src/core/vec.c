@@ -566,6 +566,11 @@ void gm_vec_unwatch(gm_vec *v, gm_facet_name f, gm_direction dir) {
 }
 
 unsigned long long gm_vec_direct_open(gm_vec *v, bool *writable) {
+  /* no certificates without membarrier: then spare the element access
+   * path (gm_mat_get/put, then this, on every access) a second lock */
+  gm_direct_slot *mine = gm_direct_my_slot();
+  *writable = false;
+  if (!mine) return 0;
   bool taken = vlock(v);
   bool ok = v->host && v->facets[GM_FACET_FOREIGN].exists && v->host_up_to_date && !v->copy_pending &&
             v->n_sync_locks == 0 && gm_vec_check_memory(v) == GM_OK;
@@ -574,7 +579,7 @@ unsigned long long gm_vec_direct_open(gm_vec *v, bool *writable) {
     if (v->facets[g].n_watchers > 0) ok = *writable = false;
     if (!shares_host(v, (gm_facet_name)g) && facet_up_to_date(v, (gm_facet_name)g)) *writable = false;
   }
-  gm_direct_slot *slot = ok ? gm_direct_my_slot() : NULL;
+  gm_direct_slot *slot = ok ? mine : NULL;
   unsigned long long gen = slot ? atomic_load(&v->gen) : 0;
   if (slot) atomic_store_explicit(&v->direct_slot, slot, memory_order_relaxed);
   vunlock(v, taken);
