@@ -145,18 +145,18 @@ __global__ void sum_finish_kernel(size_t n_out, size_t n_chunks, const double *p
 extern "C" int gm_cuda_ew_unary(int ctype, int op, size_t n, void *x, void *stream) {
   gm_launch l(n, stream);
   if (ctype == 0)
-    unary_kernel<float><<<l.grid, l.block, 0, l.s>>>(op, n, F(x));
+    GM_LAUNCH(unary_kernel<float>, l.grid, l.block, 0, l.s)(op, n, F(x));
   else
-    unary_kernel<double><<<l.grid, l.block, 0, l.s>>>(op, n, D(x));
+    GM_LAUNCH(unary_kernel<double>, l.grid, l.block, 0, l.s)(op, n, D(x));
   return (int)cudaGetLastError();
 }
 
 extern "C" int gm_cuda_ew_scalar(int ctype, int kind, size_t n, double alpha, void *x, void *stream) {
   gm_launch l(n, stream);
   if (ctype == 0)
-    scalar_kernel<float><<<l.grid, l.block, 0, l.s>>>(kind, n, (float)alpha, F(x));
+    GM_LAUNCH(scalar_kernel<float>, l.grid, l.block, 0, l.s)(kind, n, (float)alpha, F(x));
   else
-    scalar_kernel<double><<<l.grid, l.block, 0, l.s>>>(kind, n, alpha, D(x));
+    GM_LAUNCH(scalar_kernel<double>, l.grid, l.block, 0, l.s)(kind, n, alpha, D(x));
   return (int)cudaGetLastError();
 }
 
@@ -164,18 +164,18 @@ extern "C" int gm_cuda_ew_geem(int ctype, size_t n, double alpha, const void *a,
                                void *c, void *stream) {
   gm_launch l(n, stream);
   if (ctype == 0)
-    geem_kernel<float><<<l.grid, l.block, 0, l.s>>>(n, (float)alpha, CF(a), CF(b), (float)beta, F(c));
+    GM_LAUNCH(geem_kernel<float>, l.grid, l.block, 0, l.s)(n, (float)alpha, CF(a), CF(b), (float)beta, F(c));
   else
-    geem_kernel<double><<<l.grid, l.block, 0, l.s>>>(n, alpha, CD(a), CD(b), beta, D(c));
+    GM_LAUNCH(geem_kernel<double>, l.grid, l.block, 0, l.s)(n, alpha, CD(a), CD(b), beta, D(c));
   return (int)cudaGetLastError();
 }
 
 extern "C" int gm_cuda_ew_lt(int ctype, size_t n, const void *x, void *y, void *stream) {
   gm_launch l(n, stream);
   if (ctype == 0)
-    lt_kernel<float><<<l.grid, l.block, 0, l.s>>>(n, CF(x), F(y));
+    GM_LAUNCH(lt_kernel<float>, l.grid, l.block, 0, l.s)(n, CF(x), F(y));
   else
-    lt_kernel<double><<<l.grid, l.block, 0, l.s>>>(n, CD(x), D(y));
+    GM_LAUNCH(lt_kernel<double>, l.grid, l.block, 0, l.s)(n, CD(x), D(y));
   return (int)cudaGetLastError();
 }
 
@@ -183,9 +183,9 @@ extern "C" int gm_cuda_ew_add_sign(int ctype, size_t n, double alpha, const void
                                    void *stream) {
   gm_launch l(n, stream);
   if (ctype == 0)
-    add_sign_kernel<float><<<l.grid, l.block, 0, l.s>>>(n, (float)alpha, CF(a), (float)beta, F(b));
+    GM_LAUNCH(add_sign_kernel<float>, l.grid, l.block, 0, l.s)(n, (float)alpha, CF(a), (float)beta, F(b));
   else
-    add_sign_kernel<double><<<l.grid, l.block, 0, l.s>>>(n, alpha, CD(a), beta, D(b));
+    GM_LAUNCH(add_sign_kernel<double>, l.grid, l.block, 0, l.s)(n, alpha, CD(a), beta, D(b));
   return (int)cudaGetLastError();
 }
 
@@ -204,9 +204,9 @@ extern "C" int gm_cuda_ew_geerv(int ctype, size_t rows, size_t cols, double alph
                                 double beta, void *b, void *stream) {
   gm_launch_rows l(rows, cols, stream);
   if (ctype == 0)
-    geerv_kernel<float><<<l.grid, l.block, 0, l.s>>>(rows, cols, (float)alpha, CF(a), CF(x), (float)beta, F(b));
+    GM_LAUNCH(geerv_kernel<float>, l.grid, l.block, 0, l.s)(rows, cols, (float)alpha, CF(a), CF(x), (float)beta, F(b));
   else
-    geerv_kernel<double><<<l.grid, l.block, 0, l.s>>>(rows, cols, alpha, CD(a), CD(x), beta, D(b));
+    GM_LAUNCH(geerv_kernel<double>, l.grid, l.block, 0, l.s)(rows, cols, alpha, CD(a), CD(x), beta, D(b));
   return (int)cudaGetLastError();
 }
 
@@ -214,9 +214,9 @@ extern "C" int gm_cuda_ew_scale(int ctype, int kind, size_t rows, size_t cols, c
                                 void *r, void *stream) {
   gm_launch_rows l(rows, cols, stream);
   if (ctype == 0)
-    scale_kernel<float><<<l.grid, l.block, 0, l.s>>>(kind, rows, cols, CF(s), CF(a), F(r));
+    GM_LAUNCH(scale_kernel<float>, l.grid, l.block, 0, l.s)(kind, rows, cols, CF(s), CF(a), F(r));
   else
-    scale_kernel<double><<<l.grid, l.block, 0, l.s>>>(kind, rows, cols, CD(s), CD(a), D(r));
+    GM_LAUNCH(scale_kernel<double>, l.grid, l.block, 0, l.s)(kind, rows, cols, CD(s), CD(a), D(r));
   return (int)cudaGetLastError();
 }
 
@@ -240,15 +240,15 @@ extern "C" int gm_cuda_ew_sum(int ctype, int axis, size_t rows, size_t cols, dou
   cudaError_t e = cudaMallocAsync((void **)&part, n_chunks * n_out * sizeof(double), st);
   if (e != cudaSuccess) return (int)e;
   if (axis == 0) {
-    if (ctype == 0) colsum_part_kernel<float><<<grid, block, 0, st>>>(rows, cols, chunk, CF(x), part);
-    else colsum_part_kernel<double><<<grid, block, 0, st>>>(rows, cols, chunk, CD(x), part);
+    if (ctype == 0) GM_LAUNCH(colsum_part_kernel<float>, grid, block, 0, st)(rows, cols, chunk, CF(x), part);
+    else GM_LAUNCH(colsum_part_kernel<double>, grid, block, 0, st)(rows, cols, chunk, CD(x), part);
   } else {
-    if (ctype == 0) rowsum_part_kernel<float><<<grid, block, 0, st>>>(rows, cols, chunk, CF(x), part);
-    else rowsum_part_kernel<double><<<grid, block, 0, st>>>(rows, cols, chunk, CD(x), part);
+    if (ctype == 0) GM_LAUNCH_SYNC(rowsum_part_kernel<float>, grid, block, 0, st)(rows, cols, chunk, CF(x), part);
+    else GM_LAUNCH_SYNC(rowsum_part_kernel<double>, grid, block, 0, st)(rows, cols, chunk, CD(x), part);
   }
   gm_launch l(n_out, stream);
-  if (ctype == 0) sum_finish_kernel<float><<<l.grid, l.block, 0, l.s>>>(n_out, n_chunks, part, alpha, beta, F(y));
-  else sum_finish_kernel<double><<<l.grid, l.block, 0, l.s>>>(n_out, n_chunks, part, alpha, beta, D(y));
+  if (ctype == 0) GM_LAUNCH(sum_finish_kernel<float>, l.grid, l.block, 0, l.s)(n_out, n_chunks, part, alpha, beta, F(y));
+  else GM_LAUNCH(sum_finish_kernel<double>, l.grid, l.block, 0, l.s)(n_out, n_chunks, part, alpha, beta, D(y));
   e = cudaGetLastError();
   (void)cudaFreeAsync(part, st);
   return (int)e;

@@ -7,6 +7,17 @@
 
 #include "launch.h"
 
+// Launch sites: GM_LAUNCH(kernel, grid, block, shmem, stream)(args...), and
+// GM_LAUNCH_SYNC for kernels that call __syncthreads() (directly or through
+// a __device__ function such as gm_block_sum).  Under nvcc both are
+// kernel<<<grid, block, shmem, stream>>>; the emulated device's build of
+// these files (kernels/cpu/emu_kernels.h) defines them first, to run the
+// kernel on the CPU model of CUDA with fibers only where the flag says.
+#ifndef GM_LAUNCH
+#define GM_LAUNCH(k, grid, block, shmem, stream) k<<<grid, block, shmem, stream>>>
+#define GM_LAUNCH_SYNC(k, grid, block, shmem, stream) k<<<grid, block, shmem, stream>>>
+#endif
+
 // Geometry and stream of a 1-d grid-stride launch over n items.
 struct gm_launch {
   int block, grid;

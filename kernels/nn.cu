@@ -102,9 +102,9 @@ extern "C" int gm_cuda_nn_convolve(int ctype, const gm_nn_geom *g, const void *x
                                    void *stream) {
   nn_rows_launch l(g->batch * g->yh, g->yw, stream);
   if (ctype == 0)
-    convolve_kernel<float><<<l.grid, l.block, 0, l.s>>>(*g, CF(x), CF(w), F(y));
+    GM_LAUNCH(convolve_kernel<float>, l.grid, l.block, 0, l.s)(*g, CF(x), CF(w), F(y));
   else
-    convolve_kernel<double><<<l.grid, l.block, 0, l.s>>>(*g, CD(x), CD(w), D(y));
+    GM_LAUNCH(convolve_kernel<double>, l.grid, l.block, 0, l.s)(*g, CD(x), CD(w), D(y));
   return (int)cudaGetLastError();
 }
 
@@ -116,11 +116,11 @@ extern "C" int gm_cuda_nn_derive_convolve(int ctype, const gm_nn_geom *g, const 
   const unsigned gy = gm_spread(nk, 1, nk), gx = gm_spread(1024, gy, rows);
   const dim3 wgrid(gx, gy);
   if (ctype == 0) {
-    conv_dx_kernel<float><<<lx.grid, lx.block, 0, lx.s>>>(*g, CF(w), CF(yd), F(xd));
-    conv_dw_kernel<float><<<wgrid, GM_MAX_BLOCK, 0, lx.s>>>(*g, CF(x), CF(yd), F(wd));
+    GM_LAUNCH(conv_dx_kernel<float>, lx.grid, lx.block, 0, lx.s)(*g, CF(w), CF(yd), F(xd));
+    GM_LAUNCH_SYNC(conv_dw_kernel<float>, wgrid, GM_MAX_BLOCK, 0, lx.s)(*g, CF(x), CF(yd), F(wd));
   } else {
-    conv_dx_kernel<double><<<lx.grid, lx.block, 0, lx.s>>>(*g, CD(w), CD(yd), D(xd));
-    conv_dw_kernel<double><<<wgrid, GM_MAX_BLOCK, 0, lx.s>>>(*g, CD(x), CD(yd), D(wd));
+    GM_LAUNCH(conv_dx_kernel<double>, lx.grid, lx.block, 0, lx.s)(*g, CD(w), CD(yd), D(xd));
+    GM_LAUNCH_SYNC(conv_dw_kernel<double>, wgrid, GM_MAX_BLOCK, 0, lx.s)(*g, CD(x), CD(yd), D(wd));
   }
   return (int)cudaGetLastError();
 }
@@ -128,9 +128,9 @@ extern "C" int gm_cuda_nn_derive_convolve(int ctype, const gm_nn_geom *g, const 
 extern "C" int gm_cuda_nn_max_pool(int ctype, const gm_nn_geom *g, const void *x, void *y, void *stream) {
   nn_rows_launch l(g->batch * g->yh, g->yw, stream);
   if (ctype == 0)
-    max_pool_kernel<float><<<l.grid, l.block, 0, l.s>>>(*g, CF(x), F(y));
+    GM_LAUNCH(max_pool_kernel<float>, l.grid, l.block, 0, l.s)(*g, CF(x), F(y));
   else
-    max_pool_kernel<double><<<l.grid, l.block, 0, l.s>>>(*g, CD(x), D(y));
+    GM_LAUNCH(max_pool_kernel<double>, l.grid, l.block, 0, l.s)(*g, CD(x), D(y));
   return (int)cudaGetLastError();
 }
 
@@ -138,8 +138,8 @@ extern "C" int gm_cuda_nn_derive_max_pool(int ctype, const gm_nn_geom *g, const 
                                           const void *yd, void *stream) {
   nn_rows_launch l(g->batch * g->xh, g->xw, stream);
   if (ctype == 0)
-    pool_dx_kernel<float><<<l.grid, l.block, 0, l.s>>>(*g, CF(x), CF(y), CF(yd), F(xd));
+    GM_LAUNCH(pool_dx_kernel<float>, l.grid, l.block, 0, l.s)(*g, CF(x), CF(y), CF(yd), F(xd));
   else
-    pool_dx_kernel<double><<<l.grid, l.block, 0, l.s>>>(*g, CD(x), CD(y), CD(yd), D(xd));
+    GM_LAUNCH(pool_dx_kernel<double>, l.grid, l.block, 0, l.s)(*g, CD(x), CD(y), CD(yd), D(xd));
   return (int)cudaGetLastError();
 }

@@ -49,10 +49,10 @@ extern "C" int gm_cuda_uniform(int ctype, unsigned long long key, unsigned long 
   if (ctype == 0) {
     const float lim = (float)limit;
     gm_launch g((n + GM_RANDOM_PER_BLOCK_FLOAT - 1) / GM_RANDOM_PER_BLOCK_FLOAT, stream);
-    gm_uniform_kernel<float><<<g.grid, g.block, 0, g.s>>>(key, counter, n, lim, nextafterf(lim, 0.0f), F(x));
+    GM_LAUNCH(gm_uniform_kernel<float>, g.grid, g.block, 0, g.s)(key, counter, n, lim, nextafterf(lim, 0.0f), F(x));
   } else {
     gm_launch g((n + GM_RANDOM_PER_BLOCK_DOUBLE - 1) / GM_RANDOM_PER_BLOCK_DOUBLE, stream);
-    gm_uniform_kernel<double><<<g.grid, g.block, 0, g.s>>>(key, counter, n, limit, nextafter(limit, 0.0), D(x));
+    GM_LAUNCH(gm_uniform_kernel<double>, g.grid, g.block, 0, g.s)(key, counter, n, limit, nextafter(limit, 0.0), D(x));
   }
   return (int)cudaGetLastError();
 }
@@ -61,10 +61,10 @@ extern "C" int gm_cuda_gaussian(int ctype, unsigned long long key, unsigned long
                                 double mean, double stddev, void *x, void *stream) {
   if (ctype == 0) {
     gm_launch g((n + GM_RANDOM_PER_BLOCK_FLOAT - 1) / GM_RANDOM_PER_BLOCK_FLOAT, stream);
-    gm_gaussian_kernel<float><<<g.grid, g.block, 0, g.s>>>(key, counter, n, mean, stddev, F(x));
+    GM_LAUNCH(gm_gaussian_kernel<float>, g.grid, g.block, 0, g.s)(key, counter, n, mean, stddev, F(x));
   } else {
     gm_launch g((n + GM_RANDOM_PER_BLOCK_DOUBLE - 1) / GM_RANDOM_PER_BLOCK_DOUBLE, stream);
-    gm_gaussian_kernel<double><<<g.grid, g.block, 0, g.s>>>(key, counter, n, mean, stddev, D(x));
+    GM_LAUNCH(gm_gaussian_kernel<double>, g.grid, g.block, 0, g.s)(key, counter, n, mean, stddev, D(x));
   }
   return (int)cudaGetLastError();
 }

@@ -63,10 +63,10 @@ extern "C" int gm_cuda_reduce(int ctype, int op, size_t n, const void *x, double
   }
   if (err != cudaSuccess) return (int)err;
   if (ctype == 0)
-    reduce_pass<float><<<blocks, REDUCE_THREADS, 0, s>>>(op, n, CF(x), part);
+    GM_LAUNCH_SYNC(reduce_pass<float>, blocks, REDUCE_THREADS, 0, s)(op, n, CF(x), part);
   else
-    reduce_pass<double><<<blocks, REDUCE_THREADS, 0, s>>>(op, n, CD(x), part);
-  reduce_final<<<1, REDUCE_THREADS, 0, s>>>(op, blocks, part);
+    GM_LAUNCH_SYNC(reduce_pass<double>, blocks, REDUCE_THREADS, 0, s)(op, n, CD(x), part);
+  GM_LAUNCH_SYNC(reduce_final, 1, REDUCE_THREADS, 0, s)(op, blocks, part);
   err = cudaGetLastError();
   if (err == cudaSuccess) err = cudaMemcpyAsync(result, part + blocks, sizeof(double), cudaMemcpyDeviceToHost, s);
   cudaError_t ferr = async ? cudaFreeAsync(part, s) : cudaSuccess;

@@ -16,10 +16,10 @@ int main(int argc, char **argv) {
     long n = atol(argv[a]);
     float *x = malloc((size_t)n * sizeof *x);
     for (long i = 0; i < n; i++) x[i] = 1.0f;
-    int reps = n > 1000000 ? 5 : 50;
+    int reps = n > 1000000 ? 5 : 200;
     double best = 1e30;
     MPI_Allreduce(MPI_IN_PLACE, x, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); /* warm-up */
-    for (int t = 0; t < 3; t++) {
+    for (int t = 0; t < 5; t++) {
       MPI_Barrier(MPI_COMM_WORLD);
       double t0 = MPI_Wtime();
       for (int r = 0; r < reps; r++) MPI_Allreduce(MPI_IN_PLACE, x, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);

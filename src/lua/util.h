@@ -160,6 +160,7 @@ void gml_open_print(lua_State *L, int module_idx);
 void gml_open_shape(lua_State *L, int module_idx);
 void gml_open_facet(lua_State *L, int module_idx);
 void gml_open_matdebug(lua_State *L, int module_idx);
+void gml_open_emukern(lua_State *L, int module_idx);
 void gml_open_blas(lua_State *L, int module_idx);
 void gml_open_nondestructive(lua_State *L, int module_idx);
 void gml_open_cuda(lua_State *L, int module_idx);

@@ -1,8 +1,9 @@
 /* The emulated device: the device contract in host memory, so the device
  * path of every op runs (and is tested) on machines without a GPU.
  * Allocations are separate from host facets, copies are explicit and
- * counted by the runtime, and the op tables are the host's, run on the
- * emulated device's own memory.
+ * counted by the runtime, and the ops run the library's CUDA kernels
+ * (kernels/NAME.cu built for the CPU model of CUDA, kernels.c) and the
+ * host's BLAS on the emulated device's own memory.
  *
  * With GPUMAT_EMULATED_PROTECT (test builds), device memory is mapped
  * page-aligned and kept PROT_NONE except while a device call is active
@@ -19,6 +20,7 @@
 
 #include "../../core/mem/backends.h"
 #include "emulated.h"
+#include "launchers.h"
 
 typedef struct emu_block {
   void *ptr;
@@ -233,6 +235,15 @@ static void emu_raw_free(gm_device *d, void *p) {
   }
   pthread_mutex_unlock(&e->lock);
 }
+
+/* Scratch arrays of the .cu launchers (launchers.h): raw device blocks,
+ * allocated inside the op's device call (so accessible until it ends). */
+int gm_emu_scratch_alloc(void *device, size_t bytes, void **out) {
+  gm_status st = emu_raw_alloc(device, bytes, out);
+  return st == GM_OK ? 0 : GM_EMU_ERR_OOM;
+}
+
+void gm_emu_scratch_free(void *device, void *p) { emu_raw_free(device, p); }
 
 /* A copy is a device call of its own: memory is accessible only here.
  * On a copy stream it is only queued (see struct gm_stream). */

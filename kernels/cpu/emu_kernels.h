@@ -1,0 +1,122 @@
+// Prelude of the emulated device's build of kernels/*.cu (CMake generates
+// one C++ file per kernels/NAME.cu: this header, then the .cu included
+// inside namespace gm_emu_NAME, compiled by the system g++; see
+// docs/ARCHITECTURE.md "Emulated kernels").  The .cu sources are the ones
+// nvcc compiles for the CUDA backend, unchanged:
+// - CUDA's execution model comes from cuda_cpu.h (every thread of every
+//   block runs; fibers and a real barrier for kernels that synchronize).
+// - threadIdx/blockIdx/blockDim/gridDim are read through a thread_local
+//   pointer to the running thread's index, so __device__ functions
+//   (gm_block_sum) see them too; __syncthreads() restores it after the
+//   switch, since the fibers of a block share the OS thread.
+// - Launch sites are GM_LAUNCH(kernel, grid, block, shmem, stream)(args)
+//   or GM_LAUNCH_SYNC(...) for kernels that call __syncthreads()
+//   (kernels/launch_cuda.cuh; under nvcc both are kernel<<<...>>>).  The
+//   flag is static, per launch site: plain loops for the others.  A
+//   __syncthreads() in a kernel launched without the flag aborts
+//   (cuda_cpu.h), so a wrong flag fails every test that runs the kernel.
+// - extern "C" launchers are renamed gm_cuda_* -> gm_emu_* (the CUDA
+//   backend's objects may be linked into the same library).
+// - Every launch site counts its launches (kernel name, source file,
+//   barrier flag): gm_emu_kernel_stats, gm.emulated_kernel_launches().
+#ifndef GPUMAT_EMU_KERNELS_H
+#define GPUMAT_EMU_KERNELS_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "emu/cuda_runtime.h"
+#include "emu_kernel_stats.h"
+
+inline thread_local const gmcpu::index *gm_emu_ix = nullptr;
+
+inline void gm_emu_syncthreads() {
+  const gmcpu::index *me = gm_emu_ix; // on this fiber's stack
+  gmcpu::syncthreads();
+  gm_emu_ix = me;
+}
+
+#undef __syncthreads
+#define __syncthreads() gm_emu_syncthreads()
+#define threadIdx (gm_emu_ix->thread)
+#define blockIdx (gm_emu_ix->block)
+#define blockDim (gm_emu_ix->block_dim)
+#define gridDim (gm_emu_ix->grid_dim)
+
+// One launch site: registers its counter at the first launch.
+struct gm_emu_site {
+  gm_emu_kernel_counter c;
+  gm_emu_site(const char *name, const char *file, bool sync) : c() {
+    c.name = name;
+    c.file = file;
+    c.sync = sync;
+    gm_emu_kernel_register(&c);
+  }
+};
+
+// kernel(args) on every thread of the grid; args convert to the kernel's
+// parameter types once per thread, as each CUDA thread gets its own copy.
+template <class... P> struct gm_emu_launcher {
+  void (*kernel)(P...);
+  dim3 grid, block;
+  gm_emu_site *site;
+  template <class... A> void operator()(const A &...a) const {
+    __atomic_fetch_add(&site->c.launches, 1ull, __ATOMIC_RELAXED);
+    void (*k)(P...) = kernel;
+    auto body = [&](const gmcpu::index &ix) {
+      gm_emu_ix = &ix;
+      k(a...);
+    };
+    gmcpu::launch(grid, block, site->c.sync, body);
+    gm_emu_ix = nullptr;
+  }
+};
+
+template <class... P>
+inline gm_emu_launcher<P...> gm_emu_launch(void (*kernel)(P...), dim3 grid, dim3 block, gm_emu_site &site) {
+  return gm_emu_launcher<P...>{kernel, grid, block, &site};
+}
+
+inline dim3 gm_emu_dim3(dim3 d) { return d; }
+inline dim3 gm_emu_dim3(int n) { return dim3((unsigned)n); }
+inline dim3 gm_emu_dim3(unsigned n) { return dim3(n); }
+
+#define GM_EMU_SITE(k, sync)                                                   \
+  ([]() -> gm_emu_site & {                                                     \
+    static gm_emu_site site_(#k, __FILE__, sync);                              \
+    return site_;                                                              \
+  }())
+// (no dynamic shared memory in our kernels; launches are synchronous, so
+// the stream orders nothing)
+#define GM_LAUNCH(k, grid, block, shmem, stream) \
+  ((void)(shmem), (void)(stream), gm_emu_launch(k, gm_emu_dim3(grid), gm_emu_dim3(block), GM_EMU_SITE(k, false)))
+#define GM_LAUNCH_SYNC(k, grid, block, shmem, stream) \
+  ((void)(shmem), (void)(stream), gm_emu_launch(k, gm_emu_dim3(grid), gm_emu_dim3(block), GM_EMU_SITE(k, true)))
+
+// The .cu files' own includes, here outside the namespace they are
+// compiled in (include guards keep them from opening again inside).
+#include "elementwise.h"
+#include "fill.h"
+#include "launch.h"
+#include "launch_cuda.cuh"
+#include "nn.h"
+#include "random.h"
+
+#define gm_cuda_ew_unary gm_emu_ew_unary
+#define gm_cuda_ew_scalar gm_emu_ew_scalar
+#define gm_cuda_ew_geem gm_emu_ew_geem
+#define gm_cuda_ew_lt gm_emu_ew_lt
+#define gm_cuda_ew_add_sign gm_emu_ew_add_sign
+#define gm_cuda_ew_geerv gm_emu_ew_geerv
+#define gm_cuda_ew_scale gm_emu_ew_scale
+#define gm_cuda_ew_sum gm_emu_ew_sum
+#define gm_cuda_nn_convolve gm_emu_nn_convolve
+#define gm_cuda_nn_derive_convolve gm_emu_nn_derive_convolve
+#define gm_cuda_nn_max_pool gm_emu_nn_max_pool
+#define gm_cuda_nn_derive_max_pool gm_emu_nn_derive_max_pool
+#define gm_cuda_fill gm_emu_fill
+#define gm_cuda_uniform gm_emu_uniform
+#define gm_cuda_gaussian gm_emu_gaussian
+#define gm_cuda_reduce gm_emu_reduce
+
+#endif

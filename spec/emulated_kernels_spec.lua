@@ -1,0 +1,307 @@
+-- The emulated device runs the library's own CUDA kernels: kernels/*.cu
+-- compiled at build time for the CPU model of CUDA (cmake/EmulatedKernels.cmake,
+-- kernels/cpu/emu_kernels.h).  Every op family the CUDA backend runs as a
+-- kernel must (1) launch the matching .cu kernel on the emulated device,
+-- counted by gm.emulated_kernel_launches(), and (2) give the host's values.
+-- The host path never counts a launch.  Runs in every suite pass (the
+-- device part opens the emulated device explicitly, as device_spec does).
+local gm = require "gpumat"
+local ops = require "device_ops"
+
+local EMU = { backend = "emulated" }
+local CTYPES = { "float", "double" }
+
+-- kernels whose blocks synchronize (gm_block_sum, block_fold): the launch
+-- sites say GM_LAUNCH_SYNC, so they run as fibers with a real barrier
+local SYNC = { rowsum_part_kernel = true, conv_dw_kernel = true, reduce_pass = true, reduce_final = true }
+
+local function launches()
+  local t = {}
+  for k, v in pairs(gm.emulated_kernel_launches()) do t[k] = v.launches end
+  return t
+end
+
+-- Runs fn and returns {kernel = launches during fn}.
+local function count(fn)
+  local before = launches()
+  fn()
+  local d = {}
+  for k, n in pairs(launches()) do
+    if n ~= (before[k] or 0) then d[k] = n - (before[k] or 0) end
+  end
+  return d
+end
+
+local function family(name)
+  for _, f in ipairs(ops.families) do
+    if f.name == name then return f end
+  end
+  error("no family " .. name)
+end
+
+local function read(path)
+  local f = assert(io.open(path, "rb"))
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+-- max |h - d| / max(1, max |h|) over the elements of two mats of equal
+-- shape, computed on the host (no Lua tables: the suite's aggressive-GC
+-- pass makes big tables slow); NaN if either holds a NaN.
+local function maxdiff(h, d)
+  return gm.with_cuda({ enabled = false }, function()
+    assert.are.same({ h:dims() }, { d:dims() })
+    local diff = gm.m_sub(h, d)
+    local e = math.max(diff:max(), -diff:min())
+    return e / math.max(1, h:max(), -h:min())
+  end)
+end
+
+-- The body of function `name` in C++ source src (from its first "{"
+-- after "name(" to the matching "}"), or nil.
+local function body(src, name)
+  local from = 1
+  while true do
+    local i, j = src:find("[%s%*]" .. name .. "%(", from)
+    if not i then return nil end
+    local open = src:find("[{;]", j)
+    if open and src:sub(open, open) == "{" then
+      local depth, k = 0, open
+      while k <= #src do
+        local c = src:sub(k, k)
+        if c == "{" then depth = depth + 1 elseif c == "}" then depth = depth - 1; if depth == 0 then break end end
+        k = k + 1
+      end
+      return src:sub(open, k)
+    end
+    from = j + 1
+  end
+end
+
+-- Whether function `name` of src reaches __syncthreads() through the
+-- functions src defines (depth-limited: our kernels nest one level).
+local function syncs(src, name, depth)
+  depth = depth or 0
+  local b = body(src, name)
+  if not b then return false end
+  if b:find("__syncthreads()", 1, true) then return true end
+  if depth >= 3 then return false end
+  for callee in b:gmatch("([%a_][%w_]*)%s*%(") do
+    if callee ~= name and callee ~= "if" and callee ~= "for" and callee ~= "while" and callee ~= "switch"
+        and callee ~= "return" and syncs(src, callee, depth + 1) then
+      return true
+    end
+  end
+  return false
+end
+
+-- The kernels (base name -> .cu file) each family must launch; "<T>" is
+-- replaced by the ctype.
+local FAMILIES = {
+  { "fill_", { ["gm_fill_kernel<T>"] = "fill" } },
+  { "unary elementwise", { ["unary_kernel<T>"] = "elementwise" } },
+  { "binary and scalar elementwise", {
+    ["scalar_kernel<T>"] = "elementwise", ["geem_kernel<T>"] = "elementwise", ["lt_kernel<T>"] = "elementwise",
+    ["add_sign_kernel<T>"] = "elementwise", ["geerv_kernel<T>"] = "elementwise" } },
+  { "sum_, scale_rows_, scale_columns_", {
+    ["colsum_part_kernel<T>"] = "elementwise", ["rowsum_part_kernel<T>"] = "elementwise",
+    ["sum_finish_kernel<T>"] = "elementwise", ["scale_kernel<T>"] = "elementwise" } },
+  { "NN (convolve_, derive_convolve_, max_pool_, derive_max_pool_)", {
+    ["convolve_kernel<T>"] = "nn", ["conv_dx_kernel<T>"] = "nn", ["conv_dw_kernel<T>"] = "nn",
+    ["max_pool_kernel<T>"] = "nn", ["pool_dx_kernel<T>"] = "nn" } },
+}
+
+describe("kernels/*.cu on the emulated device", function()
+  for _, spec in ipairs(FAMILIES) do
+    local name, kernels = spec[1], spec[2]
+    it(name .. " launches the .cu kernels and agrees with the host", function()
+      local f = family(name)
+      for _, ctype in ipairs(CTYPES) do
+        local d = count(function() ops.agree(f, ctype, EMU) end)
+        for k in pairs(kernels) do
+          local kt = k:gsub("<T>", "<" .. ctype .. ">")
+          assert.is_true((d[kt] or 0) >= 1, ("%s %s: %s was not launched"):format(name, ctype, kt))
+        end
+      end
+    end)
+  end
+
+  it("random fills launch random.cu and give the host's samples", function()
+    for _, ctype in ipairs(CTYPES) do
+      for _, n in ipairs { 1, 7, 20001 } do -- 20001: many Philox blocks and thread blocks, a partial last one
+        local function fill()
+          local u, g = gm.mat(n, { ctype = ctype }), gm.mat(n, { ctype = ctype })
+          gm.seed(42)
+          gm.uniform_random_(u, { limit = 3 })
+          gm.gaussian_random_(g, { mean = 2, stddev = 0.5 })
+          return u, g
+        end
+        local hu, hg = gm.with_cuda({ enabled = false }, fill)
+        local du, dg
+        local d = count(function()
+          du, dg = gm.with_cuda(EMU, function()
+            local u, g = fill()
+            assert.is_truthy(u:facets():find("C", 1, true))
+            return u, g
+          end)
+        end)
+        assert.are.equal(1, d["gm_uniform_kernel<" .. ctype .. ">"], ctype)
+        assert.are.equal(1, d["gm_gaussian_kernel<" .. ctype .. ">"], ctype)
+        assert.are.equal(0, maxdiff(hu, du), ("uniform %s n=%d"):format(ctype, n))
+        assert.is_true(maxdiff(hg, dg) <= ops.TOL[ctype], ("gaussian %s n=%d"):format(ctype, n))
+      end
+    end
+  end)
+
+  it("sum, min and max launch reduce.cu (both passes) and agree with the host", function()
+    for _, ctype in ipairs(CTYPES) do
+      for _, n in ipairs { 1, 255, 70001 } do -- 70001: 256 blocks (the cap) of a grid-stride pass
+        local function reduce()
+          local m = gm.mat(n, { ctype = ctype })
+          gm.seed(n)
+          gm.uniform_random_(m, { limit = 8 })
+          gm.add_scalar_(-4, m)
+          return m:sum(), m:min(), m:max()
+        end
+        local h = table.pack(gm.with_cuda({ enabled = false }, reduce))
+        local dv
+        local d = count(function() dv = table.pack(gm.with_cuda(EMU, reduce)) end)
+        assert.are.equal(3, d["reduce_pass<" .. ctype .. ">"], ctype)
+        assert.are.equal(3, d["reduce_final"], ctype)
+        for i = 1, 3 do
+          assert.is_true(math.abs(h[i] - dv[i]) <= 1e-9 * math.max(1, math.abs(h[i])),
+            ("%s n=%d result %d: %s vs %s"):format(ctype, n, i, h[i], dv[i]))
+        end
+      end
+      -- NaN anywhere gives NaN for min and max, in the block fold too
+      local t = {}
+      for i = 1, 3000 do t[i] = i end
+      t[2999] = 0 / 0
+      local mn, mx = gm.with_cuda(EMU, function()
+        local m = gm.mat(3000, { ctype = ctype, initial_contents = t })
+        return m:min(), m:max()
+      end)
+      assert.is_true(mn ~= mn and mx ~= mx, ctype)
+    end
+  end)
+
+  it("multi-block grids: row and column sums, broadcasts and unary ops agree with the host", function()
+    for _, ctype in ipairs(CTYPES) do
+      local function run()
+        local rows, cols = 37, 5000 -- rowsum: 37 rows x chunks of the columns on grid.x
+        local x = gm.mat({ rows, cols }, { ctype = ctype })
+        gm.seed(7)
+        gm.uniform_random_(x)
+        local rs = gm.mat(rows, { ctype = ctype, initial_element = 1 })
+        gm.sum_(x, rs, { axis = 2, alpha = 0.5, beta = 2 })
+        local cs = gm.mat({ 1, cols }, { ctype = ctype, initial_element = 0 })
+        gm.sum_(x, cs, { axis = 1 })
+        local tall = gm.mat({ 3000, 7 }, { ctype = ctype })
+        gm.uniform_random_(tall)
+        local tcs = gm.mat({ 1, 7 }, { ctype = ctype, initial_element = 0 })
+        gm.sum_(tall, tcs, { axis = 1 })
+        gm.tanh_(x)
+        local b = gm.mat({ rows, cols }, { ctype = ctype, initial_element = 1 })
+        local v = gm.mat(cols, { ctype = ctype })
+        gm.uniform_random_(v)
+        gm.geerv_(2, x, v, -1, b)
+        return rs, cs, tcs, b
+      end
+      local h = table.pack(gm.with_cuda({ enabled = false }, run))
+      local dv = table.pack(gm.with_cuda(EMU, run))
+      for i = 1, h.n do
+        local e = maxdiff(h[i], dv[i])
+        assert.is_true(e <= ops.TOL[ctype], ("%s result %d: relative difference %s"):format(ctype, i, e))
+      end
+    end
+  end)
+
+  it("every counted kernel was compiled from its kernels/*.cu file", function()
+    -- make sure each family ran at least once in this process
+    for _, spec in ipairs(FAMILIES) do ops.agree(family(spec[1]), "float", EMU) end
+    gm.with_cuda(EMU, function()
+      local m = gm.mat(9, { ctype = "double" })
+      gm.uniform_random_(m)
+      gm.gaussian_random_(m)
+      assert.is_number(m:sum())
+    end)
+    local seen = {}
+    for k, v in pairs(gm.emulated_kernel_launches()) do
+      local base = k:match("^([%w_]+)")
+      local file = v.file:match("kernels/([%w_]+)%.cu$")
+      assert.is_truthy(file, k .. ": file " .. v.file)
+      local src = read(v.file)
+      -- the kernel is defined there as a __global__ function
+      assert.is_truthy(src:find("__global__ void " .. base .. "(", 1, true) or
+        src:find("__global__ void " .. base .. "%(") , k .. " not defined in " .. v.file)
+      assert.are.equal(SYNC[base] or false, v.sync, k .. ": barrier flag")
+      assert.is_true(v.launches >= 1, k)
+      seen[base] = file
+    end
+    -- the barrier flag agrees with the source: a kernel runs as fibers iff
+    -- its body calls __syncthreads() or a __device__ function that does
+    for base, file in pairs(seen) do
+      local path
+      for k, v in pairs(gm.emulated_kernel_launches()) do
+        if k:match("^([%w_]+)") == base then path = v.file end
+      end
+      local src = read(path) .. read(path:gsub("[%w_]+%.cu$", "launch_cuda.cuh"))
+      assert.are.equal(SYNC[base] or false, syncs(src, base), base .. " in " .. file .. ".cu")
+    end
+    for _, spec in ipairs(FAMILIES) do
+      for k, file in pairs(spec[2]) do
+        local base = k:match("^([%w_]+)")
+        assert.are.equal(file, seen[base], base)
+      end
+    end
+    assert.are.equal("random", seen.gm_uniform_kernel)
+    assert.are.equal("random", seen.gm_gaussian_kernel)
+    assert.are.equal("reduce", seen.reduce_pass)
+    assert.are.equal("reduce", seen.reduce_final)
+  end)
+
+  it("scratch arrays are emulated device memory: their failure is the launcher's error path #outermost", function()
+    gm.with_cuda(EMU, function()
+      local x = gm.mat({ 37, 5000 }, { ctype = "float", initial_element = 1 })
+      local y = gm.mat(37, { ctype = "float", initial_element = 3 })
+      gm.scal_(1, x) -- both on the device before the limit
+      gm.scal_(1, y)
+      local st = gm.emulated_device()
+      local ok, e1, e2 = pcall(function()
+        gm.emulated_device({ memory = st.allocated }) -- no room for one more block
+        local _, a = pcall(gm.sum_, x, y, { axis = 2 })
+        local _, b = pcall(function() return x:sum() end)
+        return a, b
+      end)
+      gm.emulated_device({ memory = 0 })
+      assert.is_true(ok, tostring(e1))
+      assert.are.equal("cuda_out_of_memory", e1.kind)
+      assert.matches("sum_: emulated sum kernel: out of device memory for scratch space", tostring(e1), 1, true)
+      assert.matches("sum: emulated reduce kernel: out of device memory for scratch space", tostring(e2), 1, true)
+      -- nothing changed, nothing leaked, no stale error for the next launch
+      assert.are.equal(st.allocated, gm.emulated_device().allocated)
+      assert.are.equal("none", gm.emulated_device().last_error)
+      assert.are.equal(3, y[1])
+      gm.sum_(x, y, { axis = 2 })
+      assert.are.equal(5000, y[37])
+      assert.are.equal(185000, x:sum())
+    end)
+  end)
+
+  it("the host path launches no emulated kernel #host", function()
+    local d = count(function()
+      gm.with_cuda({ enabled = false }, function()
+        for _, spec in ipairs(FAMILIES) do
+          local f = family(spec[1])
+          for _, ctype in ipairs(CTYPES) do f.build(ctype) end
+        end
+        local m = gm.mat(100, { ctype = "float" })
+        gm.uniform_random_(m)
+        gm.gaussian_random_(m)
+        assert.is_number(m:sum() + m:min() + m:max())
+      end)
+    end)
+    assert.are.same({}, d)
+  end)
+end)

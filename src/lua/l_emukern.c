@@ -1,0 +1,49 @@
+/* gm.emulated_kernel_launches(): the launch counters of kernels/NAME.cu as
+ * compiled for the emulated device (kernels/cpu/emu_kernel_stats.h), so a
+ * spec can prove that an op ran the .cu kernel and not a host loop. */
+#include <string.h>
+
+#include "../../kernels/cpu/emu_kernel_stats.h"
+#include "util.h"
+
+#define MAX_SITES 256
+
+/* -> {[kernel name] = {launches = n, file = path of the .cu, sync = bool}}
+ * (process-wide running totals; a kernel appears after its first launch;
+ * two launch sites of one kernel add up). */
+static int l_emulated_kernel_launches(lua_State *L) {
+  static gm_emu_kernel_counter sites[MAX_SITES];
+  /* copied first: no Lua allocation while reading the registry */
+  size_t n = gm_emu_kernel_stats(sites, MAX_SITES);
+  if (n > MAX_SITES) n = MAX_SITES;
+  lua_createtable(L, 0, (int)n);
+  for (size_t i = 0; i < n; i++) {
+    if (lua_getfield(L, -1, sites[i].name) == LUA_TTABLE) {
+      lua_getfield(L, -1, "launches");
+      lua_Integer prev = lua_tointeger(L, -1);
+      lua_pop(L, 1);
+      lua_pushinteger(L, prev + (lua_Integer)sites[i].launches);
+      lua_setfield(L, -2, "launches");
+      lua_pop(L, 1);
+      continue;
+    }
+    lua_pop(L, 1);
+    lua_createtable(L, 0, 3);
+    lua_pushinteger(L, (lua_Integer)sites[i].launches);
+    lua_setfield(L, -2, "launches");
+    lua_pushstring(L, sites[i].file);
+    lua_setfield(L, -2, "file");
+    lua_pushboolean(L, sites[i].sync);
+    lua_setfield(L, -2, "sync");
+    lua_setfield(L, -2, sites[i].name);
+  }
+  return 1;
+}
+
+void gml_open_emukern(lua_State *L, int module_idx) {
+  static const luaL_Reg fns[] = {
+      {"emulated_kernel_launches", l_emulated_kernel_launches},
+      {NULL, NULL},
+  };
+  gml_register(L, module_idx, fns);
+}
