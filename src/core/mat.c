@@ -144,6 +144,7 @@ gm_status gm_mat_row_major_index(const gm_mat *m, int n, const size_t *subs, siz
 
 gm_status gm_mat_get(gm_mat *m, size_t k, double *out) {
   if (k >= m->size) return gm_fail(GM_ERANGE, "index %zu is out of range 0..%zu", k, m->size);
+  if (gm_vec_element_quick(m->vec, m->displacement + k, false, out)) return GM_OK;
   void *p;
   GM_TRY(gm_mat_watch(m, GM_FACET_FOREIGN, GM_INPUT, NULL, &p));
   *out = gm_ctype_get(m->ctype, p, k);
@@ -153,6 +154,7 @@ gm_status gm_mat_get(gm_mat *m, size_t k, double *out) {
 
 gm_status gm_mat_put(gm_mat *m, size_t k, double value) {
   if (k >= m->size) return gm_fail(GM_ERANGE, "index %zu is out of range 0..%zu", k, m->size);
+  if (gm_vec_element_quick(m->vec, m->displacement + k, true, &value)) return GM_OK;
   void *p;
   GM_TRY(gm_mat_watch(m, GM_FACET_FOREIGN, GM_IO, NULL, &p));
   gm_ctype_set(m->ctype, p, k, value);

@@ -519,6 +519,42 @@ gm_status gm_vec_watch(gm_vec *v, gm_facet_name f, gm_direction dir, bool covers
   return st;
 }
 
+/* Conditions under which an element access needs none of watch's work:
+ * the host storage exists, is live and up to date (so no copy), nothing
+ * is being accessed (no conflict, no nesting to count), no copy is
+ * pending and no syncing lock is held. */
+static bool element_quick_ok(const gm_vec *v) {
+  if (!v->host || !v->host_up_to_date || !v->facets[GM_FACET_FOREIGN].exists) return false;
+  if (v->n_sync_locks > 0 || v->copy_pending) return false;
+  if (v->scope && v->scope->closed) return false;
+  if (!gm_block_live(v->host_blk) || (v->dev_blk && !gm_block_live(v->dev_blk))) return false;
+  for (int g = 0; g < GM_N_FACETS; g++)
+    if (v->facets[g].n_watchers > 0) return false;
+  return true;
+}
+
+bool gm_vec_element_quick(gm_vec *v, size_t off, bool write, double *val) {
+  bool taken = vlock(v);
+  bool ok = element_quick_ok(v);
+  if (ok) {
+    if (write) {
+      if (v->ctype == GM_DOUBLE)
+        ((double *)v->host)[off] = *val;
+      else
+        gm_ctype_set(v->ctype, v->host, off, *val);
+      /* what watch(FOREIGN, IO) does: the host facets become the only
+       * up-to-date ones */
+      for (int g = 0; g < GM_N_FACETS; g++) set_up_to_date(v, (gm_facet_name)g, false);
+      set_up_to_date(v, GM_FACET_FOREIGN, true);
+    } else {
+      *val = v->ctype == GM_DOUBLE ? ((const double *)v->host)[off] : gm_ctype_get(v->ctype, v->host, off);
+    }
+    v->facets[GM_FACET_FOREIGN].direction = write ? GM_IO : GM_INPUT;
+  }
+  vunlock(v, taken);
+  return ok;
+}
+
 void gm_vec_unwatch(gm_vec *v, gm_facet_name f, gm_direction dir) {
   bool taken = vlock(v);
   gm_facet *F = &v->facets[f];
@@ -530,6 +566,11 @@ void gm_vec_unwatch(gm_vec *v, gm_facet_name f, gm_direction dir) {
 }
 
 unsigned long long gm_vec_direct_open(gm_vec *v, bool *writable) {
+  /* no certificates without membarrier: then spare the element access
+   * path (gm_mat_get/put, then this, on every access) a second lock */
+  gm_direct_slot *mine = gm_direct_my_slot();
+  *writable = false;
+  if (!mine) return 0;
   bool taken = vlock(v);
   bool ok = v->host && v->facets[GM_FACET_FOREIGN].exists && v->host_up_to_date && !v->copy_pending &&
             v->n_sync_locks == 0 && gm_vec_check_memory(v) == GM_OK;
@@ -538,7 +579,7 @@ unsigned long long gm_vec_direct_open(gm_vec *v, bool *writable) {
     if (v->facets[g].n_watchers > 0) ok = *writable = false;
     if (!shares_host(v, (gm_facet_name)g) && facet_up_to_date(v, (gm_facet_name)g)) *writable = false;
   }
-  gm_direct_slot *slot = ok ? gm_direct_my_slot() : NULL;
+  gm_direct_slot *slot = ok ? mine : NULL;
   unsigned long long gen = slot ? atomic_load(&v->gen) : 0;
   if (slot) atomic_store_explicit(&v->direct_slot, slot, memory_order_relaxed);
   vunlock(v, taken);

@@ -156,6 +156,13 @@ gm_status gm_vec_destroy_all(gm_vec *v);
 gm_status gm_vec_add_facet_reference(gm_vec *v, gm_facet_name f, struct gm_device *dev);
 gm_status gm_vec_remove_facet_reference(gm_vec *v, gm_facet_name f);
 
+/* The element fast path of gm_mat_get/gm_mat_put: reads (write false)
+ * or writes *val at storage offset off (< max_size, checked by the caller)
+ * under one lock when the host storage is up to date and no facet is being
+ * accessed, with the facet effects of a FOREIGN watch/unwatch; returns
+ * false, having done nothing, when the full watch path is needed. */
+bool gm_vec_element_quick(gm_vec *v, size_t off, bool write, double *val);
+
 /* Weak references (facet barriers, like MGL-CUBE's weak pointers): a
  * barrier must not keep a garbage mat's storage alive until it exits.
  * gm_vec_weak_get returns a new reference to v's handle (caller holds a
