@@ -15,10 +15,29 @@ local axpy_body = [[
        i += (int64_t)blockDim.x * gridDim.x)
     y[i] += alpha * x[i];
 ]]
+-- the other CUDA idiom: one element per thread (the default launch gives
+-- every element of the first mat a thread); its thread loop vectorizes
+local axpy_elem_body = [[
+  int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (i < n) y[i] += alpha * x[i];
+]]
 local params = { { "alpha", "scalar" }, { "x", "mat", "input" }, { "y", "mat", "io" }, { "n", "int" } }
 
-local function define()
-  return gm.define_cuda_kernel { name = "bench_axpy", ctypes = { "float" }, params = params, body = axpy_body }
+local function define(body)
+  return gm.define_cuda_kernel { name = body and "bench_axpy_elem" or "bench_axpy", ctypes = { "float" },
+    params = params, body = body or axpy_body }
+end
+
+local function builtin_axpy()
+  return { {
+    label = "built-in y:axpy_(a, x)",
+    prepare = function()
+      local x = U.pattern_mat(gm, U.N16M, "float")
+      local y = U.pattern_mat(gm, U.N16M, "float")
+      return function(it) for _ = 1, it do y:axpy_(1e-3, x) end end, nil, function() U.free(x, y) end
+    end,
+    goal = U.time_at_most(2.0, "built-in axpy_"),
+  } }
 end
 
 local notes = {}
@@ -51,15 +70,19 @@ return {
         local n = U.N16M
         return function(it) for _ = 1, it do k(1e-3, x, y, n) end end, nil, function() U.free(x, y) end
       end,
-      against = { {
-        label = "built-in y:axpy_(a, x)",
-        prepare = function()
-          local x = U.pattern_mat(gm, U.N16M, "float")
-          local y = U.pattern_mat(gm, U.N16M, "float")
-          return function(it) for _ = 1, it do y:axpy_(1e-3, x) end end, nil, function() U.free(x, y) end
-        end,
-        goal = U.time_at_most(2.0, "built-in axpy_"),
-      } },
+      against = builtin_axpy(),
+    },
+    {
+      name = "user axpy kernel, one element per thread, 16M float", requires = { "define_cuda_kernel", "copy_" },
+      per = 1,
+      prepare = function()
+        local k = define(axpy_elem_body)
+        local x = U.pattern_mat(gm, U.N16M, "float")
+        local y = U.pattern_mat(gm, U.N16M, "float")
+        local n = U.N16M
+        return function(it) for _ = 1, it do k(1e-3, x, y, n) end end, nil, function() U.free(x, y) end
+      end,
+      against = builtin_axpy(),
     },
     {
       name = "cached launch, 32 float", requires = { "define_cuda_kernel" }, per = 1,

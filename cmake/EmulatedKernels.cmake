@@ -34,10 +34,12 @@ set_target_properties(gpumat_emu_kernels PROPERTIES POSITION_INDEPENDENT_CODE ON
   CXX_STANDARD_REQUIRED ON CXX_EXTENSIONS OFF CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
 # kernels/cpu/emu first: its cuda_runtime.h, not the toolkit's
 target_include_directories(gpumat_emu_kernels BEFORE PRIVATE kernels/cpu/emu kernels/cpu kernels)
-# -O2: the kernels are the emulated suite's hot loops.  No OpenMP: the
-# blocks of a launch run on the calling thread (cuda_cpu.h's omp pragma is
-# ignored), so the shared 2-core CI machines are not oversubscribed.
+# -O2: the kernels are the emulated suite's hot loops.  No OpenMP (no
+# libgomp for embedders to link): GMCPU_PAR_FOR sends the blocks of a big
+# launch over gm_par_for (src/core/par.c), the host loops' parallel-for,
+# which GPUMAT_NUM_THREADS bounds like them.
 # -fno-exceptions/-fno-rtti: plain C++ runtime needs (static guards only).
+target_compile_definitions(gpumat_emu_kernels PRIVATE GMCPU_PAR_FOR)
 target_compile_options(gpumat_emu_kernels PRIVATE -O2 -fno-exceptions -fno-rtti
   -Wall -Wextra -Wno-unknown-pragmas -Wno-unused-parameter)
 if(GPUMAT_WERROR)

@@ -217,6 +217,56 @@ describe("kernels/*.cu on the emulated device", function()
     end
   end)
 
+  -- Blocks over the cores (cuda_cpu.h with GMCPU_PAR_FOR: gm_par_for):
+  -- big grids, plain and with barriers (reduce_pass: fibers), must run on
+  -- more than one OS thread and still give the host's values.
+  local function cores()
+    local env = tonumber(os.getenv("GPUMAT_NUM_THREADS") or "")
+    if env then return env end
+    local p = io.popen("nproc 2>/dev/null")
+    local n = p and tonumber(p:read("a")) or 1
+    if p then p:close() end
+    return n
+  end
+  it("big grids run their blocks on several cores and agree with the host", function()
+    if cores() < 2 then
+      pending("one core (nproc or GPUMAT_NUM_THREADS): blocks cannot run in parallel")
+      return
+    end
+    local function par()
+      local t = {}
+      for k, v in pairs(gm.emulated_kernel_launches()) do t[k] = v.parallel end
+      return t
+    end
+    for _, ctype in ipairs(CTYPES) do
+      local function run()
+        local m = gm.mat(1 << 20, { ctype = ctype })
+        gm.seed(3)
+        gm.uniform_random_(m, { limit = 2 })
+        gm.add_scalar_(-1, m)
+        gm.tanh_(m)
+        return m, m:sum(), m:max()
+      end
+      local hm, hs, hx = gm.with_cuda({ enabled = false }, run)
+      local before = par()
+      local dm, ds, dx = gm.with_cuda(EMU, run)
+      local after = par()
+      for _, k in ipairs { "unary_kernel<" .. ctype .. ">", "reduce_pass<" .. ctype .. ">",
+                           "gm_uniform_kernel<" .. ctype .. ">" } do
+        assert.is_true((after[k] or 0) > (before[k] or 0), ("%s: no launch ran its blocks in parallel"):format(k))
+      end
+      assert.is_true(maxdiff(hm, dm) <= ops.TOL[ctype], ctype)
+      -- float: the two sum in different orders (1M terms)
+      local rel = ctype == "float" and 1e-6 or 1e-12
+      assert.is_true(math.abs(hs - ds) <= rel * math.max(1, math.abs(hs)), ("%s sum %s vs %s"):format(ctype, hs, ds))
+      assert.are.equal(hx, dx, ctype)
+    end
+    -- a small grid stays on the calling thread
+    local before = par()["gm_fill_kernel<double>"] or 0
+    gm.with_cuda(EMU, function() gm.mat(100, { ctype = "double" }):fill_(1) end)
+    assert.are.equal(before, par()["gm_fill_kernel<double>"] or 0)
+  end)
+
   it("every counted kernel was compiled from its kernels/*.cu file", function()
     -- make sure each family ran at least once in this process
     for _, spec in ipairs(FAMILIES) do ops.agree(family(spec[1]), "float", EMU) end

@@ -46,6 +46,26 @@ describe("define_cuda_kernel", function()
     end)
   end
 
+  it("the default launch gives every element of the first mat a thread, beyond 65535 blocks", function()
+    -- one element per thread (`if (i < n)`), the other CUDA idiom; the
+    -- mat is never touched, only its size sets the grid
+    local k = gm.define_cuda_kernel {
+      name = "spec_cover", ctypes = { "double" },
+      params = { { "x", "mat", "input" }, { "out", "mat", "io" }, { "n", "int" } },
+      body = [[
+        int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+        if (i == n - 1) { out[0] = gridDim.x; out[1] = blockDim.x; out[2] = 1; }
+        if (i >= n) atomicAdd(&out[3], 1.0);
+      ]],
+    }
+    local n = 65535 * 256 + 1000
+    local x = gm.mat(n, { ctype = "double" })
+    local out = gm.mat(4, { ctype = "double", initial_element = 0 })
+    k(x, out, n)
+    -- ceil(n / 256) blocks of 256: 24 threads past the end, which idle
+    assert.are.same({ 65539, 256, 1, 24 }, out:to_table())
+  end)
+
   it("passes the first visible element of a displaced mat", function()
     local base = gm.mat(10, { initial_element = 0, ctype = "double" })
     local view = base:reshape_and_displace({ 4 }, 3)

@@ -2,8 +2,8 @@
 // compiled by the system C++ compiler (g++ -std=c++17).
 //
 // - Every thread of every block runs.  Blocks are spread over the host's
-//   cores (OpenMP, dynamic schedule); the threads of one block run on one OS
-//   thread.
+//   cores (OpenMP, dynamic schedule; or, with GMCPU_PAR_FOR, the library's
+//   gm_par_for); the threads of one block run on one OS thread.
 // - A kernel that calls __syncthreads() runs each thread of a block as a
 //   fiber (ucontext, own stack).  __syncthreads() switches back to the
 //   block's scheduler, which resumes every other fiber up to its own
@@ -244,34 +244,69 @@ inline void run_block_fibers(const index &base, body_fn fn, void *env) {
   s.cur = nullptr;
 }
 
+// The threads of a block without __syncthreads() as a plain loop.  f is
+// taken by value: a local copy of the body's captured arguments, which
+// stores through the kernel's pointers cannot alias (through a reference
+// into the OpenMP region's shared data they are reloaded every
+// iteration).  A fresh index per thread with only .x varying in the inner
+// loop: with the body inlined, GCC vectorizes the x loop of a body
+// without loops of its own (one element per thread, `if (i < n)`).
+template <class F> inline void run_block_loop(index ix, F f) {
+  const dim3 b = ix.block_dim;
+  for (unsigned z = 0; z < b.z; z++)
+    for (unsigned y = 0; y < b.y; y++) {
+      ix.thread = uint3{0, y, z};
+      const index row = ix;
+      for (unsigned x = 0; x < b.x; x++) {
+        index t = row;
+        t.thread.x = x;
+        f(t);
+      }
+    }
+}
+
+#ifdef GMCPU_PAR_FOR
+// The emulated device's build of kernels/*.cu (no OpenMP in the library):
+// the blocks go over the library's own parallel-for, src/core/par.c.
+extern "C" void gm_par_for(size_t n, size_t align, double cost, void (*fn)(void *arg, size_t begin, size_t end),
+                           void *arg);
+#endif
+
 // Runs the whole grid; f(const index &) is one thread.  sync: the kernel
 // calls __syncthreads() (fibers); else the threads of a block are a plain
-// loop the compiler can inline the body into.
+// loop the compiler can inline the body into.  Blocks run in parallel
+// over the host's cores (OpenMP for run-time kernels, gm_par_for in the
+// library), so a kernel whose blocks race without atomics shows it here.
 template <class F> inline void launch(dim3 g, dim3 b, bool sync, F &f) {
   long long nblocks = (long long)g.x * g.y * g.z;
   long long threads_per_block = (long long)b.x * b.y * b.z;
   if (nblocks <= 0 || threads_per_block <= 0) return;
   body_fn erased = [](void *env, const index &ix) { (*(F *)env)(ix); };
-  // chunks of blocks big enough that scheduling costs little, small
-  // enough that both cores get work
-  [[maybe_unused]] long long chunk = nblocks / 64 > 0 ? nblocks / 64 : 1;
-#pragma omp parallel for schedule(dynamic, chunk) if (nblocks > 1 && nblocks * threads_per_block >= 16384)
-  for (long long blk = 0; blk < nblocks; blk++) {
+  auto run_block = [&](long long blk) {
     index ix;
     ix.block = uint3{(unsigned)(blk % g.x), (unsigned)(blk / g.x % g.y), (unsigned)(blk / ((long long)g.x * g.y))};
     ix.block_dim = b;
     ix.grid_dim = g;
-    if (sync && threads_per_block > 1) {
+    if (sync && threads_per_block > 1)
       run_block_fibers(ix, erased, (void *)&f);
-    } else {
-      for (unsigned z = 0; z < b.z; z++)
-        for (unsigned y = 0; y < b.y; y++)
-          for (unsigned x = 0; x < b.x; x++) {
-            ix.thread = uint3{x, y, z};
-            f(ix);
-          }
-    }
-  }
+    else
+      run_block_loop(ix, f);
+  };
+#ifdef GMCPU_PAR_FOR
+  // in parallel from about 64K threads in all (cost: 4 per thread)
+  gm_par_for((size_t)nblocks, 1, 4.0 * (double)threads_per_block,
+             [](void *a, size_t begin, size_t end) {
+               auto &rb = *(decltype(run_block) *)a;
+               for (size_t k = begin; k < end; k++) rb((long long)k);
+             },
+             &run_block);
+#else
+  // chunks of blocks big enough that scheduling costs little, small
+  // enough that both cores get work
+  [[maybe_unused]] long long chunk = nblocks / 64 > 0 ? nblocks / 64 : 1;
+#pragma omp parallel for schedule(dynamic, chunk) if (nblocks > 1 && nblocks * threads_per_block >= 16384)
+  for (long long blk = 0; blk < nblocks; blk++) run_block(blk);
+#endif
 }
 
 // ---- atomics --------------------------------------------------------------

@@ -20,6 +20,7 @@ extern "C" size_t gm_emu_kernel_stats(gm_emu_kernel_counter *out, size_t cap) {
     if (n >= cap) continue;
     out[n] = *c;
     out[n].launches = __atomic_load_n(&c->launches, __ATOMIC_RELAXED);
+    out[n].parallel_launches = __atomic_load_n(&c->parallel_launches, __ATOMIC_RELAXED);
     out[n].next = nullptr;
   }
   return n;

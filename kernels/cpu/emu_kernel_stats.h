@@ -16,6 +16,7 @@ typedef struct gm_emu_kernel_counter {
   const char *file; /* __FILE__ of the launch site: the kernels/NAME.cu it was compiled from */
   bool sync;        /* launched with fibers and barriers (GM_LAUNCH_SYNC) */
   unsigned long long launches;
+  unsigned long long parallel_launches; /* blocks ran on more than one OS thread */
   struct gm_emu_kernel_counter *next;
 } gm_emu_kernel_counter;
 

@@ -18,7 +18,9 @@
 // - extern "C" launchers are renamed gm_cuda_* -> gm_emu_* (the CUDA
 //   backend's objects may be linked into the same library).
 // - Every launch site counts its launches (kernel name, source file,
-//   barrier flag): gm_emu_kernel_stats, gm.emulated_kernel_launches().
+//   barrier flag) and those whose blocks ran on more than one OS thread
+//   (cuda_cpu.h spreads big grids over the cores with gm_par_for):
+//   gm_emu_kernel_stats, gm.emulated_kernel_launches().
 #ifndef GPUMAT_EMU_KERNELS_H
 #define GPUMAT_EMU_KERNELS_H
 
@@ -56,6 +58,17 @@ struct gm_emu_site {
 
 // kernel(args) on every thread of the grid; args convert to the kernel's
 // parameter types once per thread, as each CUDA thread gets its own copy.
+// Thread (0,0,0) of every block notes the OS thread running it (the
+// address of a thread_local names the thread): *multi when a second one
+// shows up, so the launch counts as one whose blocks ran in parallel.
+inline void gm_emu_note_thread(const void **first, bool *multi) {
+  const void *me = &gm_emu_ix;
+  const void *expected = nullptr;
+  if (!__atomic_compare_exchange_n(first, &expected, me, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED) &&
+      expected != me)
+    __atomic_store_n(multi, true, __ATOMIC_RELAXED);
+}
+
 template <class... P> struct gm_emu_launcher {
   void (*kernel)(P...);
   dim3 grid, block;
@@ -63,12 +76,16 @@ template <class... P> struct gm_emu_launcher {
   template <class... A> void operator()(const A &...a) const {
     __atomic_fetch_add(&site->c.launches, 1ull, __ATOMIC_RELAXED);
     void (*k)(P...) = kernel;
+    const void *first = nullptr;
+    bool multi = false;
     auto body = [&](const gmcpu::index &ix) {
       gm_emu_ix = &ix;
+      if ((ix.thread.x | ix.thread.y | ix.thread.z) == 0) gm_emu_note_thread(&first, &multi);
       k(a...);
     };
     gmcpu::launch(grid, block, site->c.sync, body);
     gm_emu_ix = nullptr;
+    if (multi) __atomic_fetch_add(&site->c.parallel_launches, 1ull, __ATOMIC_RELAXED);
   }
 };
 

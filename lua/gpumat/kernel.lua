@@ -399,16 +399,18 @@ return function(gm, core)
         if not first_mat then
           argerr(np + 1, name, "no mat argument to size the default launch: give {grid_dim, block_dim}")
         end
-        -- gm_launch_1d (kernels/launch.h), the geometry of the library's
-        -- own kernels: blocks of up to 256 threads, enough blocks (up to
-        -- 65535) that a grid-stride loop runs about once per thread.  On
-        -- the CPU model this keeps each block's accesses contiguous.
+        -- One thread per element of the first mat: blocks of up to 256
+        -- threads and as many blocks as that takes (CUDA allows 2^31 - 1
+        -- in x), so a grid-stride body runs its loop once per thread and
+        -- a one-element-per-thread body (`if (i < n)`) covers the mat.
+        -- On the CPU model each block's accesses are contiguous, and the
+        -- second form's thread loop vectorizes.
         local size = select(first_mat, ...):size()
         if size == last_size then
           geom = last_geom
         else
           local b = size < 256 and math.max(32, (size + 31) // 32 * 32) or 256
-          local g = math.min(math.max((size + b - 1) // b, 1), 65535)
+          local g = math.min(math.max((size + b - 1) // b, 1), 2147483647)
           geom = { g, 1, 1, b, 1, 1 }
           last_size, last_geom = size, geom
         end

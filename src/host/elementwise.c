@@ -14,7 +14,7 @@
 #include <stdlib.h>
 
 #include "../../kernels/elementwise.h"
-#include "par.h"
+#include "../core/par.h"
 #include "simd.h"
 
 /* Everything one chunk of an op needs. */

@@ -4,7 +4,7 @@
  * parallel split needs no synchronization. */
 #include "../core/nn_ops.h"
 
-#include "par.h"
+#include "../core/par.h"
 
 typedef struct nn_job {
   const gm_nn_geom *g;

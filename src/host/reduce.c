@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "par.h"
+#include "../core/par.h"
 #include "simd.h"
 
 #define BLOCK ((size_t)1 << 16)

@@ -8,7 +8,8 @@
 
 #define MAX_SITES 256
 
-/* -> {[kernel name] = {launches = n, file = path of the .cu, sync = bool}}
+/* -> {[kernel name] = {launches = n, parallel = launches whose blocks ran
+ *     on more than one OS thread, file = path of the .cu, sync = bool}}
  * (process-wide running totals; a kernel appears after its first launch;
  * two launch sites of one kernel add up). */
 static int l_emulated_kernel_launches(lua_State *L) {
@@ -24,13 +25,20 @@ static int l_emulated_kernel_launches(lua_State *L) {
       lua_pop(L, 1);
       lua_pushinteger(L, prev + (lua_Integer)sites[i].launches);
       lua_setfield(L, -2, "launches");
+      lua_getfield(L, -1, "parallel");
+      prev = lua_tointeger(L, -1);
+      lua_pop(L, 1);
+      lua_pushinteger(L, prev + (lua_Integer)sites[i].parallel_launches);
+      lua_setfield(L, -2, "parallel");
       lua_pop(L, 1);
       continue;
     }
     lua_pop(L, 1);
-    lua_createtable(L, 0, 3);
+    lua_createtable(L, 0, 4);
     lua_pushinteger(L, (lua_Integer)sites[i].launches);
     lua_setfield(L, -2, "launches");
+    lua_pushinteger(L, (lua_Integer)sites[i].parallel_launches);
+    lua_setfield(L, -2, "parallel");
     lua_pushstring(L, sites[i].file);
     lua_setfield(L, -2, "file");
     lua_pushboolean(L, sites[i].sync);

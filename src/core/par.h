@@ -1,4 +1,6 @@
-/* A minimal parallel-for for the host loops (elementwise, NN).
+/* A minimal parallel-for over the cores: the host loops (elementwise, NN,
+ * reductions) and the blocks of a kernel launch on the emulated device
+ * (kernels/cpu/cuda_cpu.h, GMCPU_PAR_FOR).
  *
  * Big elementwise loops are memory- or SIMD-bound on one core; splitting
  * them across the machine's cores is what makes them competitive.  Small
