@@ -18,19 +18,14 @@ static double check_scalar(lua_State *L, int idx, int argn, const char *fn, cons
   return lua_tonumber(L, idx);
 }
 
-/* Mat at stack idx reported as argument argn.  Every function of this
- * file has the mat metatable as upvalue 1: comparing with it is cheaper
- * than luaL_testudata's registry lookup (this is the hot path of
- * x:scal_(2)). */
+/* Mat at stack idx reported as argument argn (the box's size and magic:
+ * cheaper than luaL_testudata's registry lookup on the hot path of
+ * x:scal_(2), and true of a mat with its own method cache too). */
 static gm_mat *check_mat_at(lua_State *L, int idx, int argn, const char *fn) {
-  gml_mat *box = lua_touserdata(L, idx);
-  if (box && lua_getmetatable(L, idx)) {
-    int ok = lua_rawequal(L, -1, lua_upvalueindex(1));
-    lua_pop(L, 1);
-    if (ok) {
-      if (!box->m) gml_argerror(L, argn, fn, "attempt to use a freed mat");
-      return box->m;
-    }
+  gml_mat *box = gml_testbox(L, idx);
+  if (box) {
+    if (!box->m) gml_argerror(L, argn, fn, "attempt to use a freed mat");
+    return box->m;
   }
   return gml_argerror(L, argn, fn, "gpumat.mat expected, got %s", luaL_typename(L, idx)), NULL;
 }

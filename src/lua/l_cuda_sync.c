@@ -27,7 +27,7 @@ static size_t check_list(lua_State *L, int arg) {
   lua_Integer n = luaL_len(L, arg);
   for (lua_Integer i = 1; i <= n; i++) {
     lua_geti(L, arg, i);
-    gml_mat *box = luaL_testudata(L, -1, GML_MAT_MT);
+    gml_mat *box = gml_testbox(L, -1);
     if (!box) gml_argerror(L, arg, FNAME, "element %d is not a mat (%s)", (int)i, luaL_typename(L, -1));
     if (!box->m) gml_argerror(L, arg, FNAME, "element %d is a freed mat", (int)i);
     lua_pop(L, 1);
@@ -39,7 +39,7 @@ static size_t check_list(lua_State *L, int arg) {
  * time, so it is re-checked and pinned. */
 static gm_vec *vec_at(lua_State *L, int arg, size_t i) {
   lua_geti(L, arg, (lua_Integer)i);
-  gml_mat *box = luaL_testudata(L, -1, GML_MAT_MT);
+  gml_mat *box = gml_testbox(L, -1);
   if (!box || !box->m) gml_argerror(L, arg, FNAME, "element %d changed while being read", (int)i);
   gml_pin(L, -1);
   gm_vec *v = box->m->vec;

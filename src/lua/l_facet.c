@@ -171,7 +171,7 @@ static void add_spec(lua_State *L, facet_access *a, int i, const char *fn) {
   if (!lua_isnil(L, s + 3) && (lua_type(L, s + 3) != LUA_TSTRING || gm_direction_parse(lua_tostring(L, s + 3), &dir) != 0))
     gml_argerror(L, 1, fn, "spec %d: bad direction %s", i, spec_text(L, s + 3));
   struct gm_device *dev = facet_device(L, f, fn);
-  gml_mat *box = luaL_testudata(L, s + 1, GML_MAT_MT);
+  gml_mat *box = gml_testbox(L, s + 1);
   if (!box) gml_argerror(L, 1, fn, "spec %d: gpumat.mat expected, got %s", i, luaL_typename(L, s + 1));
   if (!box->m) gml_argerror(L, 1, fn, "spec %d: attempt to use a freed mat", i);
   add_entry(a, box->m, f, dir, dev); /* copies the view, references the vec */

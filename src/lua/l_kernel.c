@@ -154,7 +154,7 @@ static int l_kernel_launch(lua_State *L) {
   }
   for (size_t i = 0; i < n; i++) {
     if (args[i].kind != GM_KARG_MAT) continue;
-    gml_mat *box = luaL_testudata(L, 6 + (int)i, GML_MAT_MT);
+    gml_mat *box = gml_testbox(L, 6 + (int)i);
     if (!box) gml_argerror(L, (int)i + 1, name, "gpumat.mat expected, got %s", luaL_typename(L, 6 + (int)i));
     if (!box->m) gml_argerror(L, (int)i + 1, name, "attempt to use a freed mat");
     args[i].m = box->m;
@@ -174,7 +174,7 @@ static int l_kernel_place(lua_State *L) {
   int na = 0;
   for (size_t i = 0; i < n; i++) {
     if (spec[i] != 'i' && spec[i] != 'o' && spec[i] != 'x') continue;
-    gml_mat *box = luaL_testudata(L, 2 + (int)i, GML_MAT_MT);
+    gml_mat *box = gml_testbox(L, 2 + (int)i);
     if (!box || !box->m) continue; /* kernel_launch reports it */
     memset(&args[na], 0, sizeof args[na]);
     args[na].kind = GM_KARG_MAT;

@@ -97,7 +97,7 @@ static const char *const mat_options[] = {"ctype", "displacement", "max_size", "
 
 /* The base is at stack index bi, pinned by the caller's guard. */
 static gm_mat *new_displaced(lua_State *L, int bi, int rank, const size_t *dims, const char *fn) {
-  gml_mat *box = luaL_testudata(L, bi, GML_MAT_MT);
+  gml_mat *box = gml_testbox(L, bi);
   if (!box) gml_argerror(L, 2, fn, "option 'displaced_to' must be a mat, got %s", luaL_typename(L, bi));
   if (!box->m) gml_argerror(L, 2, fn, "option 'displaced_to': attempt to use a freed mat");
   gm_mat *base = box->m;
@@ -300,19 +300,28 @@ static int l_mat_to_array(lua_State *L) {
 
 /* __close and m:free(): idempotent */
 static int l_free(lua_State *L) {
-  gml_mat *box = luaL_testudata(L, 1, GML_MAT_MT);
+  gml_mat *box = gml_testbox(L, 1);
   if (!box) return gml_argerror(L, 1, "free", "gpumat.mat expected, got %s", luaL_typename(L, 1));
   gml_release_box(box, false); /* deferred while a running call holds the mat */
   return 0;
 }
 
+/* Live mats with their own method cache, in any Lua state (atomic; see
+ * "per-mat method cache" below). */
+static unsigned n_method_caches;
+
 static int l_gc(lua_State *L) {
-  gml_release_box(lua_touserdata(L, 1), true);
+  gml_mat *box = lua_touserdata(L, 1);
+  if (box->method_cache) {
+    box->method_cache = false;
+    __atomic_sub_fetch(&n_method_caches, 1, __ATOMIC_RELAXED);
+  }
+  gml_release_box(box, true);
   return 0;
 }
 
 static int l_is_freed(lua_State *L) {
-  gml_mat *box = luaL_testudata(L, 1, GML_MAT_MT);
+  gml_mat *box = gml_testbox(L, 1);
   if (!box) return gml_argerror(L, 1, "is_freed", "gpumat.mat expected, got %s", luaL_typename(L, 1));
   lua_pushboolean(L, box->m == NULL);
   return 1;
@@ -492,9 +501,92 @@ static int push_subscripts(lua_State *L, int idx, const char *fn) {
   return (int)n;
 }
 
+/* ---- per-mat method cache ----
+ *
+ * m:mref(i, j) is two C calls: the lookup of "mref" through __index (a C
+ * function, since m[k] needs one) and mref itself.  A mat whose methods
+ * are looked up often (HOT_LOOKUPS times) gets its own metatable: a copy
+ * of the shared one whose __index is a per-mat table, the cache, so that
+ * the lookup becomes a table hit inside the VM.  The cache's own __index
+ * (shared, cache_index) handles what the cache misses: methods (then
+ * cached), elements (m[k], m[{i, j}]: the mat is an upvalue of the
+ * cache's __index) and other keys.  __metatable makes getmetatable(m) the
+ * shared metatable, so Lua code comparing metatables sees one mat type;
+ * C code recognizes boxes by size and magic (gml_testbox).  Methods are
+ * added to the shared method table only while the module loads, so a
+ * cached method never goes stale.  A cache costs about 1.5 KiB (the
+ * metatable's copy, the cache, a closure), so at most MAX_METHOD_CACHES
+ * mats have one at a time: a program holding a million small mats that
+ * it calls methods on pays nothing extra beyond those. */
+#define HOT_LOOKUPS 16
+#define MAX_METHOD_CACHES 1024
+
+static int l_index(lua_State *L);
+static int cache_index(lua_State *L);
+
+/* Gives the mat at idx (a box with the shared metatable) its own. */
+static void give_method_cache(lua_State *L, int idx) {
+  idx = lua_absindex(L, idx);
+  lua_newtable(L); /* the mat's metatable */
+  luaL_getmetatable(L, GML_MAT_MT);
+  lua_pushnil(L);
+  while (lua_next(L, -2)) {
+    lua_pushvalue(L, -2);
+    lua_insert(L, -2);
+    lua_rawset(L, -5);
+  }
+  lua_setfield(L, -2, "__metatable"); /* pops the shared metatable */
+  lua_createtable(L, 0, 8); /* the cache */
+  lua_createtable(L, 0, 1); /* its metatable: __index = cache_index(methods, mat) */
+  luaL_getmetatable(L, GML_MAT_MT);
+  lua_getfield(L, -1, "__methods");
+  lua_remove(L, -2);
+  lua_pushvalue(L, idx);
+  lua_pushcclosure(L, cache_index, 2);
+  lua_setfield(L, -2, "__index");
+  lua_setmetatable(L, -2);
+  lua_setfield(L, -2, "__index");
+  lua_setmetatable(L, idx);
+}
+
+/* __index of a cache: (cache, key); upvalues: the method table, the mat.
+ * A number key is m[k], the hot case: served here without going back
+ * through l_index. */
+static int cache_index(lua_State *L) {
+  int kt = lua_type(L, 2);
+  if (kt == LUA_TNUMBER) {
+    gml_mat *box = lua_touserdata(L, lua_upvalueindex(2));
+    if (!box->m) gml_argerror(L, 1, "mref", "attempt to use a freed mat");
+    return push_element(L, box, number_row_major(L, box->m, 2, "mref"), "mref");
+  }
+  if (kt == LUA_TSTRING) {
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) { /* a method: cache it */
+      lua_pushvalue(L, 2);
+      lua_pushvalue(L, -2);
+      lua_rawset(L, 1);
+    }
+    return 1;
+  }
+  lua_pushvalue(L, lua_upvalueindex(2)); /* the mat in place of the cache */
+  lua_replace(L, 1);
+  return l_index(L);
+}
+
 static int l_index(lua_State *L) {
   int kt = lua_type(L, 2);
   if (kt == LUA_TSTRING) {
+    gml_mat *box = gml_testbox(L, 1);
+    if (box && ++box->lookups == HOT_LOOKUPS && !box->method_cache) {
+      if (__atomic_add_fetch(&n_method_caches, 1, __ATOMIC_RELAXED) <= MAX_METHOD_CACHES) {
+        box->method_cache = true; /* first: after an allocation error __gc still counts it down */
+        lua_pushvalue(L, 1);
+        give_method_cache(L, -1);
+        lua_pop(L, 1);
+      } else {
+        __atomic_sub_fetch(&n_method_caches, 1, __ATOMIC_RELAXED);
+      }
+    }
     lua_rawget(L, lua_upvalueindex(1));
     return 1;
   }

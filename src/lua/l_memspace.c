@@ -379,7 +379,7 @@ static int l_cache_finish(lua_State *L) {
     for (int i = 3; i <= top; i++) {
       gml_buffer *b = gml_testbuffer(L, i);
       if (b && b->blk) gm_block_keep(b->blk);
-      gml_mat *box = luaL_testudata(L, i, GML_MAT_MT);
+      gml_mat *box = gml_testbox(L, i);
       if (box && box->m) gm_vec_keep(box->m->vec);
     }
   GML_TRY(L, gm_cache_scope_pop(lua_touserdata(L, 1)), "cached");

@@ -208,7 +208,7 @@ static int l_stack_(lua_State *L) {
   gm_mat **ms = lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof *ms, 0);
   for (lua_Integer i = 1; i <= n; i++) {
     lua_geti(L, 2, i);
-    gml_mat *box = luaL_testudata(L, -1, GML_MAT_MT);
+    gml_mat *box = gml_testbox(L, -1);
     if (!box || !box->m)
       gml_argerror(L, 2, fn, "mats[%d] must be a mat, got %s", (int)i, box ? "a freed mat" : luaL_typename(L, -1));
     gml_pin(L, -1);

@@ -120,7 +120,8 @@ static void put_contents(lua_State *L, luaL_Buffer *b, gm_mat *m, gm_peek_source
 }
 
 static int l_tostring(lua_State *L) {
-  gml_mat *box = luaL_checkudata(L, 1, GML_MAT_MT);
+  gml_mat *box = gml_testbox(L, 1);
+  if (!box) luaL_typeerror(L, 1, GML_MAT_MT);
   gml_guard(L, 1); /* the buffer's growth runs the GC (finalizers) */
   if (!box->m) {
     lua_pushliteral(L, "#<MAT freed>");

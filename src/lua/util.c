@@ -27,6 +27,8 @@ static int new_box(lua_State *L) {
   box->m = NULL;
   box->gen = 0;
   box->writable = false;
+  box->lookups = 0;
+  box->method_cache = false;
   luaL_setmetatable(L, GML_MAT_MT);
   return 1;
 }
@@ -57,6 +59,8 @@ static gml_mat *testbox(lua_State *L, int idx) {
   if (b && lua_rawlen(L, idx) == sizeof *b && b->magic == GML_MAT_MAGIC) return b;
   return NULL;
 }
+
+gml_mat *gml_testbox(lua_State *L, int idx) { return testbox(L, idx); }
 
 bool gml_ismat(lua_State *L, int idx) { return testbox(L, idx) != NULL; }
 
@@ -178,7 +182,7 @@ static int guard_close(lua_State *L) {
 }
 
 void gml_pin(lua_State *L, int idx) {
-  gml_mat *box = luaL_testudata(L, idx, GML_MAT_MT);
+  gml_mat *box = testbox(L, idx);
   if (!box || !box->m) return;
   for (size_t i = G.n_frames; i-- > 0;) {
     if (G.frames[i].L != L) continue;

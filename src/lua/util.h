@@ -28,6 +28,10 @@ typedef struct gml_mat {
    * (adjust_, a new box) can never match. */
   unsigned long long gen;
   bool writable;
+  /* method lookups through the shared __index, and whether the mat has
+   * its own method cache (l_mat.c: a mat looked up often gets one) */
+  unsigned lookups;
+  bool method_cache;
 } gml_mat;
 
 /* Pushes a new userdata owning m (on allocation error m is freed and a Lua
@@ -44,6 +48,10 @@ gml_mat *gml_checkelembox(lua_State *L, int idx, const char *fname);
 /* Like gml_checkmat but nil/none gives NULL. */
 gm_mat *gml_optmat(lua_State *L, int idx, const char *fname);
 bool gml_ismat(lua_State *L, int idx);
+
+/* The mat box at idx, or NULL (recognized by size and magic, not by its
+ * metatable: a mat used often has its own, see l_mat.c). */
+gml_mat *gml_testbox(lua_State *L, int idx);
 
 /* ---- Binding rule: guards and pins (docs/ARCHITECTURE.md "Binding rule") ----
  *

@@ -58,12 +58,12 @@ void gpumat_pushmat(lua_State *L, const gm_mat *m) {
 }
 
 gm_mat *gpumat_testmat(lua_State *L, int idx) {
-  gml_mat *box = luaL_testudata(L, idx, GML_MAT_MT);
+  gml_mat *box = gml_testbox(L, idx);
   return box ? box->m : NULL;
 }
 
 gm_mat *gpumat_checkmat(lua_State *L, int idx) {
-  gml_mat *box = luaL_testudata(L, idx, GML_MAT_MT);
+  gml_mat *box = gml_testbox(L, idx);
   if (!box) luaL_typeerror(L, idx, GML_MAT_MT);
   if (!box->m) luaL_argerror(L, idx, "attempt to use a freed mat");
   return box->m;
