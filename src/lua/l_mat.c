@@ -443,10 +443,23 @@ static void put_element(lua_State *L, gml_mat *box, size_t k, double v, const ch
   box->gen = gm_vec_direct_open(m->vec, &box->writable);
 }
 
+/* m:mref(i, j) and m:set(i, j, v) on a matrix, the hot case of element
+ * access by subscripts: integer subscripts in range give the row-major
+ * index (true), anything else is left to check_subscripts, which gives
+ * the errors (false). */
+static inline bool fast_subscripts2(lua_State *L, const gm_mat *m, size_t *k) {
+  if (m->rank != 2 || !lua_isinteger(L, 2) || !lua_isinteger(L, 3)) return false;
+  lua_Integer i = lua_tointeger(L, 2), j = lua_tointeger(L, 3);
+  if (i < 1 || j < 1 || (size_t)i > m->dims[0] || (size_t)j > m->dims[1]) return false;
+  *k = (size_t)(i - 1) * m->dims[1] + (size_t)(j - 1);
+  return true;
+}
+
 static int l_mref(lua_State *L) {
   gml_mat *box = gml_checkelembox(L, 1, "mref");
+  int top = lua_gettop(L);
   size_t k;
-  check_subscripts(L, box->m, 2, lua_gettop(L) - 1, "mref", &k);
+  if (top != 3 || !fast_subscripts2(L, box->m, &k)) check_subscripts(L, box->m, 2, top - 1, "mref", &k);
   return push_element(L, box, k, "mref");
 }
 
@@ -456,7 +469,7 @@ static int l_set(lua_State *L) {
   if (top < 2) gml_argerror(L, 2, "set", "value expected");
   double v = check_value(L, top, "set");
   size_t k;
-  check_subscripts(L, box->m, 2, top - 2, "set", &k);
+  if (top != 4 || !fast_subscripts2(L, box->m, &k)) check_subscripts(L, box->m, 2, top - 2, "set", &k);
   put_element(L, box, k, v, "set");
   lua_settop(L, 1);
   return 1;

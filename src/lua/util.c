@@ -54,21 +54,14 @@ gm_mat *gml_optmat(lua_State *L, int idx, const char *fname) {
  * (luaL_testudata fetches the metatable by name, hashing and comparing the
  * name on every call): element access is dominated by such fixed costs.
  * Only C code could forge a userdata of this size with this magic. */
-static gml_mat *testbox(lua_State *L, int idx) {
-  gml_mat *b = lua_touserdata(L, idx);
-  if (b && lua_rawlen(L, idx) == sizeof *b && b->magic == GML_MAT_MAGIC) return b;
-  return NULL;
-}
-
-gml_mat *gml_testbox(lua_State *L, int idx) { return testbox(L, idx); }
+static gml_mat *testbox(lua_State *L, int idx) { return gml_testbox(L, idx); }
 
 bool gml_ismat(lua_State *L, int idx) { return testbox(L, idx) != NULL; }
 
-gml_mat *gml_checkelembox(lua_State *L, int idx, const char *fname) {
-  gml_mat *box = testbox(L, idx);
-  if (!box) gml_argerror(L, idx, fname, "gpumat.mat expected, got %s", luaL_typename(L, idx));
-  if (!box->m) gml_argerror(L, idx, fname, "attempt to use a freed mat");
-  return box;
+gml_mat *gml_elembox_error(lua_State *L, int idx, const char *fname) {
+  if (!gml_testbox(L, idx)) gml_argerror(L, idx, fname, "gpumat.mat expected, got %s", luaL_typename(L, idx));
+  gml_argerror(L, idx, fname, "attempt to use a freed mat");
+  return NULL;
 }
 
 gml_mat *gml_checkbox(lua_State *L, int idx, const char *fname) {

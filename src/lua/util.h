@@ -42,16 +42,28 @@ void gml_pushmat(lua_State *L, gm_mat *m);
 gm_mat *gml_checkmat(lua_State *L, int idx, const char *fname);
 /* gml_checkmat's box (element access keeps its direct-access state there). */
 gml_mat *gml_checkbox(lua_State *L, int idx, const char *fname);
-/* The same without draining deferred frees, for element access: they
- * wait for the next other call (a few ns saved on the hottest path). */
-gml_mat *gml_checkelembox(lua_State *L, int idx, const char *fname);
+/* The mat box at idx, or NULL (recognized by size and magic, not by its
+ * metatable: a mat used often has its own, see l_mat.c).  Inline: it
+ * is on the path of every element access. */
+static inline gml_mat *gml_testbox(lua_State *L, int idx) {
+  gml_mat *b = (gml_mat *)lua_touserdata(L, idx);
+  if (b && lua_rawlen(L, idx) == sizeof *b && b->magic == GML_MAT_MAGIC) return b;
+  return NULL;
+}
+
+gml_mat *gml_elembox_error(lua_State *L, int idx, const char *fname);
+/* gml_checkbox without draining deferred frees, for element access: they
+ * wait for the next other call (a few ns saved on the hottest path).
+ * Inline, with the errors out of line. */
+static inline gml_mat *gml_checkelembox(lua_State *L, int idx, const char *fname) {
+  gml_mat *box = gml_testbox(L, idx);
+  if (box && box->m) return box;
+  return gml_elembox_error(L, idx, fname);
+}
 /* Like gml_checkmat but nil/none gives NULL. */
 gm_mat *gml_optmat(lua_State *L, int idx, const char *fname);
 bool gml_ismat(lua_State *L, int idx);
 
-/* The mat box at idx, or NULL (recognized by size and magic, not by its
- * metatable: a mat used often has its own, see l_mat.c). */
-gml_mat *gml_testbox(lua_State *L, int idx);
 
 /* ---- Binding rule: guards and pins (docs/ARCHITECTURE.md "Binding rule") ----
  *
