@@ -124,6 +124,22 @@ local cases = {
     }, access_budget },
   },
   {
+    -- a mat whose methods were called often has its own method cache
+    -- (l_mat.c): m[k] then goes through the cache's __index
+    name = "m[k], 64 double, mat with a method cache", per = R * C, requires = { "row_major_mref" },
+    prepare = function()
+      local m, sink = gm.mat(R * C, { initial_element = 1 }), 0
+      for _ = 1, 20 do local _ = m:size() end
+      assert(debug.getmetatable(m) ~= getmetatable(m), "no method cache")
+      return function(n)
+        local s = 0
+        for _ = 1, n do for k = 1, R * C do s = s + m[k] end end
+        sink = s
+      end
+    end,
+    against = { access_budget },
+  },
+  {
     name = "m[k] = v, 64 double", per = R * C, requires = { "set_row_major" },
     prepare = function()
       local m = gm.mat(R * C)
