@@ -66,6 +66,66 @@ describe("define_cuda_kernel", function()
     assert.are.same({ 65539, 256, 1, 24 }, out:to_table())
   end)
 
+  it("runs grid-stride and per-element bodies as ranges on 1-d launches, thread by thread otherwise", function()
+    -- the CPU model's range form (lua/gpumat/kernel_range.lua): the same
+    -- values as running every thread, which 2-d grids still do
+    local elem = gm.define_cuda_kernel {
+      name = "spec_elem_axpy", params = axpy_params,
+      body = "int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;\nif (i < n) y[i] += alpha * x[i];",
+    }
+    local n = 1000
+    local function run(k, opts, ctype)
+      local x = gm.mat(n, { ctype = ctype, initial_element = 1 })
+      local y = gm.mat(n, { ctype = ctype, initial_element = 2 })
+      local r0 = gm.kernel_cache_info().range_launches
+      if opts then k(0.5, x, y, n, opts) else k(0.5, x, y, n) end
+      return y:to_table(), gm.kernel_cache_info().range_launches - r0
+    end
+    local function count(t, v)
+      local c = 0
+      for i = 1, #t do if t[i] == v then c = c + 1 end end
+      return c
+    end
+    for _, ct in ipairs { "float", "double" } do
+      -- default launch: every element once
+      local out, ranged = run(axpy, nil, ct)
+      assert.are.equal(1, ranged)
+      assert.are.equal(n, count(out, 2.5))
+      out, ranged = run(elem, nil, ct)
+      assert.are.equal(1, ranged)
+      assert.are.equal(n, count(out, 2.5))
+      -- a small explicit 1-d grid: the grid-stride loop still covers all,
+      -- one element per thread covers the first 3 * 32 = 96
+      out, ranged = run(axpy, { grid_dim = { 3 }, block_dim = { 32 } }, ct)
+      assert.are.equal(1, ranged)
+      assert.are.equal(n, count(out, 2.5))
+      out, ranged = run(elem, { grid_dim = { 3 }, block_dim = { 32 } }, ct)
+      assert.are.equal(1, ranged)
+      assert.are.equal(96, count(out, 2.5))
+      for i = 1, 96 do assert.are.equal(2.5, out[i]) end
+      assert.are.equal(n - 96, count(out, 2))
+      -- a 2-d grid runs thread by thread: both rows of blocks update
+      -- every element, so each gets alpha * x twice
+      out, ranged = run(axpy, { grid_dim = { 2, 2 }, block_dim = { 64 } }, ct)
+      assert.are.equal(0, ranged)
+      assert.are.equal(n, count(out, 3))
+      out, ranged = run(elem, { grid_dim = { 8, 2 }, block_dim = { 128 } }, ct)
+      assert.are.equal(0, ranged)
+      assert.are.equal(n, count(out, 3))
+    end
+    -- a body the range form must refuse runs every thread, with its values
+    local tid = gm.define_cuda_kernel {
+      name = "spec_tid", ctypes = { "double" }, params = { { "y", "mat", "output" }, { "n", "int" } },
+      body = "for (int64_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) y[i] = threadIdx.x;",
+    }
+    local y = gm.mat(300, { ctype = "double" })
+    local r0 = gm.kernel_cache_info().range_launches
+    tid(y, 300, { grid_dim = { 2 }, block_dim = { 64 } })
+    assert.are.equal(r0, gm.kernel_cache_info().range_launches)
+    local out = y:to_table()
+    for i = 1, 300 do assert.are.equal((i - 1) % 64, out[i], i) end
+  end)
+
   it("passes the first visible element of a displaced mat", function()
     local base = gm.mat(10, { initial_element = 0, ctype = "double" })
     local view = base:reshape_and_displace({ 4 }, 3)

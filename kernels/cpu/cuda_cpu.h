@@ -309,6 +309,32 @@ template <class F> inline void launch(dim3 g, dim3 b, bool sync, F &f) {
 #endif
 }
 
+// Runs f(lo, hi) over chunks covering [0, n), in parallel: the range form
+// of a run-time kernel whose body is a grid-stride loop or one element per
+// thread (lua/gpumat/kernel_range.lua says when that is equivalent).  f is
+// copied per chunk, like run_block_loop's functor, so its captured
+// arguments stay in registers and the loop inside vectorizes.
+template <class F> inline void launch_range(long long n, F &f) {
+  if (n <= 0) return;
+  const long long chunk = n / 64 > 16384 ? n / 64 : 16384;
+  const long long nchunks = (n + chunk - 1) / chunk;
+  auto run_chunk = [&](long long c) {
+    F fl = f;
+    fl(c * chunk, (c + 1) * chunk < n ? (c + 1) * chunk : n);
+  };
+#ifdef GMCPU_PAR_FOR
+  gm_par_for((size_t)nchunks, 1, (double)chunk,
+             [](void *a, size_t begin, size_t end) {
+               auto &rc = *(decltype(run_chunk) *)a;
+               for (size_t k = begin; k < end; k++) rc((long long)k);
+             },
+             &run_chunk);
+#else
+#pragma omp parallel for schedule(dynamic, 1) if (nchunks > 1)
+  for (long long c = 0; c < nchunks; c++) run_chunk(c);
+#endif
+}
+
 // ---- atomics --------------------------------------------------------------
 
 template <class T> inline T atomic_update(T *p, T v, T (*op)(T, T)) {

@@ -174,7 +174,7 @@ return {
   ["is_owning"] = { sigs = { "b:is_owning()" }, section = "Buffers and memory spaces",
     text = "Properties: gm.buffer_element_type(b), gm.buffer_foreign_type(b), gm.buffer_rank(b), gm.buffer_dimensions(b), gm.buffer_dimension(b, axis), gm.buffer_size(b), gm.buffer_pitch(b) (bytes, nil when not pitched), b:mem_type() (\"host\", \"pinned\", \"device\", \"managed\"), b:is_owning(), b:layout(); tostring(b) → #<BUFFER int32 {2, 3} device> (released once released)." },
   ["kernel_cache_info"] = { sigs = { "gm.kernel_cache_info()" }, section = "Run-time kernels",
-    text = "gm.kernel_cache_info() → {compiles, disk_hits, memory_hits, host_launches, emulated_launches, cuda_launches, dir}: this process's compile cache statistics (C++ and NVRTC together) and the launches of run-time kernels on the host, on the emulated device and on CUDA devices." },
+    text = "gm.kernel_cache_info() → {compiles, disk_hits, memory_hits, host_launches, emulated_launches, cuda_launches, range_launches, dir}: this process's compile cache statistics (C++ and NVRTC together), the launches of run-time kernels on the host, on the emulated device and on CUDA devices, and how many of the CPU model's ran as index ranges." },
   ["layout"] = { sigs = { "b:layout()" }, section = "Buffers and memory spaces",
     text = "Properties: gm.buffer_element_type(b), gm.buffer_foreign_type(b), gm.buffer_rank(b), gm.buffer_dimensions(b), gm.buffer_dimension(b, axis), gm.buffer_size(b), gm.buffer_pitch(b) (bytes, nil when not pitched), b:mem_type() (\"host\", \"pinned\", \"device\", \"managed\"), b:is_owning(), b:layout(); tostring(b) → #<BUFFER int32 {2, 3} device> (released once released)." },
   ["load_npy"] = { sigs = { "gm.load_npy(path, {cuda_enabled})" }, section = "I/O",

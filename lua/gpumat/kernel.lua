@@ -94,10 +94,38 @@ return function(gm, core)
   end
 
 
-  local stats = { compiles = 0, disk_hits = 0, memory_hits = 0 }
+  local stats = { compiles = 0, disk_hits = 0, memory_hits = 0, range_launches = 0 }
   local loaded = {} -- key -> kernel_so handle (memory cache)
 
   local ctype_c = { float = "float", double = "double" }
+
+  local range_form = require "gpumat.kernel_range"
+
+  -- The range form of a recognized body (kernel_range.lua): the kernel's
+  -- statement in a counted loop over [lo, hi), its bound evaluated in the
+  -- launcher, used for 1-d launches.
+  local function generate_range(name, r, decl, args, element)
+    local d = table.concat(decl, ", ")
+    local a = table.concat(args, ", ")
+    return table.concat({
+      "inline void " .. name .. "_gm_range(int64_t gm_lo_, int64_t gm_hi_" .. (#decl > 0 and ", " or "") .. d .. ") {",
+      ("  for (%s %s = (%s)gm_lo_; %s < (%s)gm_hi_; %s++)"):format(r.type, r.var, r.type, r.var, r.type, r.var),
+      ('#line %d "%s"'):format(r.line, name),
+      r.stmt,
+      "}",
+      "inline int64_t " .. name .. "_gm_bound(" .. d .. ") { return (int64_t)(" .. r.bound .. "); }",
+    }, "\n"), table.concat({
+      "  if (g[1] == 1 && g[2] == 1 && g[4] == 1 && g[5] == 1) {",
+      "    int64_t gm_n_ = " .. name .. "_gm_bound(" .. a .. ");",
+      element and "    if ((int64_t)g[0] * g[3] < gm_n_) gm_n_ = (int64_t)g[0] * g[3];" or "",
+      "    auto range = [=](int64_t gm_lo_, int64_t gm_hi_) {",
+      "      " .. name .. "_gm_range(gm_lo_, gm_hi_" .. (#args > 0 and ", " or "") .. a .. ");",
+      "    };",
+      "    gmcpu::launch_range(gm_n_, range);",
+      "    return;",
+      "  }",
+    }, "\n")
+  end
 
   local function generate(name, params, body, ctype, sync)
     local decl, unpack = {}, {}
@@ -121,6 +149,9 @@ return function(gm, core)
       args[i] = ("gm_a%d_"):format(i)
     end
     locals = table.concat(locals, "\n")
+    local r = not sync and range_form.recognize(body, params)
+    local range_fn, range_launch = "", ""
+    if r then range_fn, range_launch = generate_range(name, r, decl, args, r.form == "element") end
     return table.concat({
       "// gpumat run-time kernel " .. name .. " (" .. ctype .. ")",
       '#include "cuda_cpu.h"',
@@ -132,9 +163,11 @@ return function(gm, core)
       "#line 1 \"" .. name .. "\"",
       body,
       "}",
+      range_fn,
       "}",
       'extern "C" __attribute__((visibility("default"))) void gpumat_kernel_launch(void *const *a, const unsigned *g) {',
       locals,
+      range_launch,
       "  auto thread = [=](const gmcpu::index &ix) {",
       "    " .. name .. "(ix" .. (#unpack > 0 and ", " or "") .. table.concat(args, ", ") .. ");",
       "  };",
@@ -344,6 +377,7 @@ return function(gm, core)
     local first_mat
     for i, p in ipairs(ps) do if p[2] == "mat" then first_mat = i; break end end
     local sync = body:find("__syncthreads", 1, true) ~= nil
+    local ranged = not sync and range_form.recognize(body, ps) ~= nil
     local sources, handles = {}, {}
     local cuda_sources, cuda_handles = {}, {} -- NVRTC: per ctype, per ctype@device
     local last_size, last_geom -- default geometry of the last size (launch overhead)
@@ -435,6 +469,9 @@ return function(gm, core)
           handles[ctype] = h
         end
       end
+      if ranged and place ~= "cuda" and geom[2] == 1 and geom[3] == 1 and geom[5] == 1 and geom[6] == 1 then
+        stats.range_launches = stats.range_launches + 1
+      end
       core.kernel_launch(h, name, ctype, spec_codes, geom, ...)
     end
     -- loads eagerly for every listed ctype, so a body that does not
@@ -462,12 +499,13 @@ return function(gm, core)
   end
 
   -- gm.kernel_cache_info() -> {compiles, disk_hits, memory_hits,
-  -- host_launches, emulated_launches, cuda_launches, dir}
+  -- host_launches, emulated_launches, cuda_launches, range_launches, dir}
   function gm.kernel_cache_info()
     local h, e, c = core.kernel_launch_counts()
     return {
       compiles = stats.compiles, disk_hits = stats.disk_hits, memory_hits = stats.memory_hits,
-      host_launches = h, emulated_launches = e, cuda_launches = c, dir = cache_dir,
+      host_launches = h, emulated_launches = e, cuda_launches = c, range_launches = stats.range_launches,
+      dir = cache_dir,
     }
   end
   gm.kernel_load, gm.kernel_launch, gm.kernel_launch_counts = nil, nil, nil
