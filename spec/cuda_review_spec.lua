@@ -117,6 +117,55 @@ describe("review #3: copy-stream ordering (the emulated copy stream runs behind 
   end)
 end)
 
+describe("review #10: H2D from page-locked memory waits for the copy, not the compute stream", function()
+  -- the emulated copy stream runs behind the host: copies_in_flight counts
+  -- what is queued on it and not landed
+  local function in_flight() return gm.emulated_device().copies_in_flight end
+  local function with_strategy(s, fn)
+    local old = gm.foreign_array_strategy
+    gm.foreign_array_strategy = s
+    local ok, err = pcall(fn)
+    gm.foreign_array_strategy = old
+    assert(ok, err)
+  end
+
+  -- the queueing itself (in flight until a host access, a device call or
+  -- a release waits for it) is checked in C: tests/h2d_queue_test.c
+  it("with page-locked host memory, device ops see the host's values and later host writes #outermost", function()
+    gm.with_cuda(EMU, function()
+      with_strategy("cuda_host", function()
+        local x = gm.mat(1000, { ctype = "double", initial_element = 0 })
+        gm.with_facet(x, "cuda_host", "io", function() end) -- host storage page-locked from birth
+        for i = 1, 1000 do x[i] = i end
+        assert.is_truthy(x:facets():find("H", 1, true), x:facets())
+        local y = gm.mat(1000, { ctype = "double", initial_element = 0 })
+        gm.axpy_(2, x, y)                  -- the copy of x is queued, the kernel waits for it
+        assert.are.equal(0, in_flight())
+        assert.are.equal(2, y[1])
+        assert.are.equal(2000, y[1000])
+        x[5] = -1                          -- the device copy of x is stale now
+        gm.fill_(0, y)
+        gm.axpy_(1, x, y)
+        assert.are.equal(-1, y[5])
+        assert.are.equal(6, y[6])
+      end)
+    end)
+  end)
+
+  it("a pageable source is copied at once, as before #outermost", function()
+    gm.with_cuda(EMU, function()
+      with_strategy("static", function()
+        local x = gm.mat(100, { ctype = "double", initial_element = 0 })
+        x[1] = 4
+        gm.with_facet(x, "cuda", "input", function() assert.are.equal(0, in_flight()) end)
+        local y = gm.mat(100, { ctype = "double", initial_element = 0 })
+        gm.axpy_(1, x, y)
+        assert.are.equal(4, y[1])
+      end)
+    end)
+  end)
+end)
+
 describe("review #4: gm.cuda_stream", function()
   it("is nil outside a CUDA context and on the emulated device #outermost", function()
     assert.is_nil(gm.cuda_stream())

@@ -143,8 +143,20 @@ static void drop_block(gm_block *b) {
   gm_block_drop(b);
 }
 
+/* Waits for copies of v still on a copy stream, unless they are on
+ * `except`'s (which orders them itself).  Storage a copy reads or writes
+ * must not be touched or released before. */
+static gm_status settle_copies(gm_vec *v, gm_device *except) {
+  gm_device *d = v->copy_pending;
+  if (!d || d == except) return GM_OK;
+  GM_TRY(d->ops->stream_sync(d, d->copy_stream));
+  v->copy_pending = NULL;
+  return GM_OK;
+}
+
 static void release_host(gm_vec *v) {
   if (!v->host_blk) return;
+  (void)settle_copies(v, NULL); /* a failure is sticky: the next call reports it */
   atomic_fetch_sub(&gm_counter.host_bytes_in_use, (long)vec_bytes(v));
   atomic_fetch_sub(&gm_counter.n_host_arrays, 1);
   if (v->host_blk->registered_on) atomic_fetch_sub(&gm_counter.n_host_registrations, 1);
@@ -156,6 +168,7 @@ static void release_host(gm_vec *v) {
 static void release_device(gm_vec *v) {
   gm_facet *F = &v->facets[GM_FACET_CUDA];
   if (!F->ptr) return;
+  (void)settle_copies(v, NULL);
   if (v->dev_blk) drop_block(v->dev_blk); /* a mapped facet has none: host_blk is its memory */
   v->dev_blk = NULL;
   gm_device_unref(F->device);
@@ -255,6 +268,21 @@ static gm_status refresh(gm_vec *v, gm_facet_name to) {
   } else {
     bool host_ok = facet_up_to_date(v, GM_FACET_FOREIGN) || facet_up_to_date(v, GM_FACET_CUDA_HOST);
     if (!host_ok) return GM_OK;
+    bool page_locked = v->host_blk && (v->host_blk->space == GM_SPACE_PINNED || v->host_blk->registered_on);
+    if (page_locked && !gm_device_async_copies_active()) {
+      /* review #10: the DMA reads page-locked memory after the call
+       * returns, which used to mean a sync of the whole compute stream
+       * (every kernel queued before).  Queued on the copy stream instead,
+       * the compute stream waiting for it; the host waits for the copy
+       * alone, and only when it touches this storage (wait_copies). */
+      GM_TRY(settle_copies(v, D->device));
+      bool queued;
+      gm_status st = gm_device_copy_h2d_queued(D->device, D->ptr, v->host, bytes, &queued);
+      if (queued) v->copy_pending = D->device;
+      GM_TRY(st);
+      set_up_to_date(v, to, true);
+      return GM_OK;
+    }
     GM_TRY(gm_device_copy_h2d(D->device, D->ptr, v->host, bytes));
   }
   /* queued on the copy stream: host code must wait for it (review #3) */
@@ -650,6 +678,7 @@ static void drop_facet(gm_vec *v, gm_facet_name f) {
     if (!others) {
       release_host(v);
     } else if (f == GM_FACET_CUDA_HOST && v->host_blk && v->host_blk->registered_on) {
+      (void)settle_copies(v, NULL); /* no DMA from memory being unregistered */
       gm_block_unregister(v->host_blk);
       atomic_fetch_sub(&gm_counter.n_host_registrations, 1);
     }

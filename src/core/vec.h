@@ -70,8 +70,10 @@ typedef struct gm_vec {
 
   gm_facet facets[GM_N_FACETS];
   int n_sync_locks; /* with_syncing_cuda_facets (safe): any access is an error */
-  struct gm_device *copy_pending; /* copies queued on its copy stream: host
-                                     watches wait for them (review #3) */
+  struct gm_device *copy_pending; /* copies queued on its copy stream
+                                     (with_syncing_cuda_facets, review #3;
+                                     H2D from page-locked memory, #10):
+                                     host watches and releases wait */
   struct gm_vec_weak *weak; /* weak handle (barriers), created on demand */
   /* Direct element access (core/direct.h): gen changes (to a process-wide
    * unique value) whenever facet metadata is touched. */

@@ -277,7 +277,7 @@ static int l_device_info(lua_State *L) {
 }
 
 /* gm.emulated_device({device_id, memory, sticky_error, last_error}) ->
- * {memory, allocated, sticky_error, last_error}: test controls of the
+ * {memory, allocated, copies_in_flight, sticky_error, last_error}: test controls of the
  * emulated device (review #1).  memory: simulated device memory in bytes
  * (0: the host's), beyond which raw allocations fail like cudaMalloc and
  * leave "out_of_memory" in this thread's last-error slot; sticky_error:
@@ -312,11 +312,13 @@ static int l_emulated_device(lua_State *L) {
   GML_TRY(L, gm_device_get("emulated", id, &d), fname);
   gm_emulated_state out;
   GML_TRY(L, gm_emulated_control(d, &in, &out), fname);
-  lua_createtable(L, 0, 4);
+  lua_createtable(L, 0, 5);
   lua_pushinteger(L, (lua_Integer)out.capacity);
   lua_setfield(L, -2, "memory");
   lua_pushinteger(L, (lua_Integer)out.allocated);
   lua_setfield(L, -2, "allocated");
+  lua_pushinteger(L, (lua_Integer)out.copies_in_flight);
+  lua_setfield(L, -2, "copies_in_flight");
   lua_pushboolean(L, out.sticky);
   lua_setfield(L, -2, "sticky_error");
   lua_pushstring(L, out.last_error == GM_EMU_ERR_OOM ? "out_of_memory" : "none");

@@ -253,6 +253,15 @@ gm_status gm_device_copy_h2d(gm_device *d, void *dst, const void *src, size_t by
   return d->ops->copy_h2d(d, dst, src, bytes, copy_stream_of(d));
 }
 
+gm_status gm_device_copy_h2d_queued(gm_device *d, void *dst, const void *src, size_t bytes, bool *queued) {
+  *queued = false;
+  if (!d->copy_stream || !d->ops->stream_wait) return gm_device_copy_h2d(d, dst, src, bytes);
+  atomic_fetch_add(&gm_counter.n_memcpy_host_to_device, 1);
+  GM_TRY(d->ops->copy_h2d(d, dst, src, bytes, d->copy_stream));
+  *queued = true; /* even if the wait below fails, the copy is in flight */
+  return d->ops->stream_wait(d, NULL, d->copy_stream);
+}
+
 gm_status gm_device_copy_d2h(gm_device *d, void *dst, const void *src, size_t bytes) {
   atomic_fetch_add(&gm_counter.n_memcpy_device_to_host, 1);
   return d->ops->copy_d2h(d, dst, src, bytes, copy_stream_of(d));

@@ -97,6 +97,14 @@ void gm_device_collect_all(void);
  * case they are queued on d->copy_stream. */
 gm_status gm_device_copy_h2d(gm_device *d, void *dst, const void *src, size_t bytes);
 gm_status gm_device_copy_d2h(gm_device *d, void *dst, const void *src, size_t bytes);
+/* An H2D copy from page-locked memory that does not wait for the compute
+ * stream (review #10): queued on d->copy_stream, with the compute stream
+ * made to wait for it, so later device work sees the data.  *queued says
+ * whether the copy went to the copy stream (then the caller must wait
+ * for that stream before the host touches src again, and before src is
+ * released: the DMA reads it after the return); without a copy stream or
+ * stream_wait it is a plain synchronous copy. */
+gm_status gm_device_copy_h2d_queued(gm_device *d, void *dst, const void *src, size_t bytes, bool *queued);
 void gm_device_begin_async_copies(void);
 void gm_device_end_async_copies(void);
 bool gm_device_async_copies_active(void);

@@ -292,14 +292,23 @@ static void emu_stream_free(gm_device *d, gm_stream *s) {
 }
 
 /* The compute stream waits for the copies queued on s so far: they land
- * before the next device call (one pending stream at a time; a second
- * wait flushes the first now, which is still a correct order). */
+ * before the next device call, or at once inside one (one pending stream
+ * at a time; a second wait flushes the first now, which is still a
+ * correct order). */
 static gm_status emu_stream_wait(gm_device *d, gm_stream *waiter, gm_stream *s) {
   emu_impl *e = d->impl;
   if (waiter) return gm_fail(GM_EUNSUPPORTED, "emulated device: only the compute stream can wait");
   if (e->compute_waits_on && e->compute_waits_on != s) GM_TRY(emu_stream_sync(d, e->compute_waits_on));
   pthread_mutex_lock(&e->lock);
-  e->compute_waits_on = s;
+  if (e->depth > 0) {
+    /* inside a device call (a copy made while acquiring an op's
+     * operands): the op's own work on the compute stream comes next, so
+     * the copies land now (review #10) */
+    flush_locked(s);
+    if (e->compute_waits_on == s) e->compute_waits_on = NULL;
+  } else {
+    e->compute_waits_on = s;
+  }
   pthread_mutex_unlock(&e->lock);
   return GM_OK;
 }
@@ -376,6 +385,9 @@ gm_status gm_emulated_control(gm_device *d, const gm_emulated_control_in *in, gm
   if (in && in->set_last_error) last_error = in->last_error;
   out->capacity = e->capacity;
   out->allocated = e->allocated;
+  out->copies_in_flight = 0;
+  if (d->copy_stream)
+    for (emu_copy_op *op = d->copy_stream->head; op; op = op->next) out->copies_in_flight++;
   out->last_error = last_error;
   out->sticky = atomic_load(&e->sticky);
   pthread_mutex_unlock(&e->lock);

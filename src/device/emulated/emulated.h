@@ -21,6 +21,7 @@ typedef struct gm_emulated_control_in {
 
 typedef struct gm_emulated_state {
   size_t capacity, allocated;
+  size_t copies_in_flight; /* queued on the copy stream, not landed yet */
   int last_error; /* this thread's slot */
   bool sticky;
 } gm_emulated_state;
