@@ -425,7 +425,8 @@ static double check_value(lua_State *L, int arg, const char *fn) {
  * generation still certifies it (gm_vec_direct_open: no lock, no
  * watch); otherwise the watched access, which then re-opens direct access
  * for the next call. */
-static int push_element(lua_State *L, gml_mat *box, size_t k, const char *fn) {
+static inline __attribute__((always_inline)) int push_element(lua_State *L, gml_mat *box, size_t k,
+                                                              const char *fn) {
   gm_mat *m = box->m;
   double v;
   if (!gm_vec_direct_get(m->vec, box->gen, m->ctype, m->displacement + k, &v)) {
@@ -436,7 +437,8 @@ static int push_element(lua_State *L, gml_mat *box, size_t k, const char *fn) {
   return 1;
 }
 
-static void put_element(lua_State *L, gml_mat *box, size_t k, double v, const char *fn) {
+static inline __attribute__((always_inline)) void put_element(lua_State *L, gml_mat *box, size_t k, double v,
+                                                               const char *fn) {
   gm_mat *m = box->m;
   if (box->writable && gm_vec_direct_put(m->vec, box->gen, m->ctype, m->displacement + k, v)) return;
   GML_TRY(L, gm_mat_put(m, k, v), fn);
