@@ -28,6 +28,14 @@ local function define(body)
     params = params, body = body or axpy_body }
 end
 
+-- y += 1e-3 x on 16M floats through the kernel k
+local function user_axpy(k)
+  local x = U.pattern_mat(gm, U.N16M, "float")
+  local y = U.pattern_mat(gm, U.N16M, "float")
+  local n = U.N16M
+  return function(it) for _ = 1, it do k(1e-3, x, y, n) end end, nil, function() U.free(x, y) end
+end
+
 local function builtin_axpy()
   return { {
     label = "built-in y:axpy_(a, x)",
@@ -64,24 +72,14 @@ return {
       name = "user axpy kernel, 16M float", requires = { "define_cuda_kernel", "copy_" }, per = 1,
       prepare = function()
         time_first_compile()
-        local k = define()
-        local x = U.pattern_mat(gm, U.N16M, "float")
-        local y = U.pattern_mat(gm, U.N16M, "float")
-        local n = U.N16M
-        return function(it) for _ = 1, it do k(1e-3, x, y, n) end end, nil, function() U.free(x, y) end
+        return user_axpy(define())
       end,
       against = builtin_axpy(),
     },
     {
       name = "user axpy kernel, one element per thread, 16M float", requires = { "define_cuda_kernel", "copy_" },
       per = 1,
-      prepare = function()
-        local k = define(axpy_elem_body)
-        local x = U.pattern_mat(gm, U.N16M, "float")
-        local y = U.pattern_mat(gm, U.N16M, "float")
-        local n = U.N16M
-        return function(it) for _ = 1, it do k(1e-3, x, y, n) end end, nil, function() U.free(x, y) end
-      end,
+      prepare = function() return user_axpy(define(axpy_elem_body)) end,
       against = builtin_axpy(),
     },
     {
