@@ -1,5 +1,5 @@
 // CUDA kernels of the elementwise area and their extern "C" launchers
-// (called by src/device/cuda/elementwise.c).  Grid-stride loops over the
+// (called through src/device/kernel_tables.h).  Grid-stride loops over the
 // element functions of elementwise.h, the same ones the host loops run.
 // Launchers return the cudaError_t of the launch (0 on success).
 #include <cuda_runtime.h>

@@ -1,5 +1,5 @@
-// CUDA kernels of the NN area and their extern "C" launchers (called by
-// src/device/cuda/nn.c).  One thread per output or gradient element, each
+// CUDA kernels of the NN area and their extern "C" launchers (called
+// through src/device/kernel_tables.h).  One thread per output or gradient element, each
 // calling the gather-style element function of nn.h that the host loops
 // also use, so every element has exactly one writer: convolve_, max_pool_
 // and the x gradients are race-free by ownership.  dF/dw (review #7) is a

@@ -7,7 +7,6 @@
 #include <cuda_runtime.h>
 
 #include "../../core/blas_ops.h"
-#include "../../core/random_ops.h"
 #include "../../core/mem/runtime.h"
 
 typedef struct cuda_impl {
@@ -18,20 +17,12 @@ typedef struct cuda_impl {
 
 static inline cuda_impl *gm_cuda_impl(void *ctx) { return ((gm_device *)ctx)->impl; }
 
-/* cuBLAS (blas.c) and random-fill (random.c) op tables. */
+/* cuBLAS op table (blas.c). */
 extern const gm_blas_ops gm_cuda_blas_ops;
-extern const gm_random_ops gm_cuda_random_ops;
 
 /* invert/logdet through cuSOLVER (solver.c). */
 gm_status gm_cuda_invert(void *ctx, gm_ctype t, int n, void *a, int lda);
 gm_status gm_cuda_logdet(void *ctx, gm_ctype t, int n, void *a, int lda, double *logabs, int *sign);
-
-/* Launchers in kernels/random.cu (Philox on a full grid); return a
- * cudaError_t as int. */
-int gm_cuda_uniform(int ctype, unsigned long long key, unsigned long long counter, size_t n, double limit,
-                    void *x, void *stream);
-int gm_cuda_gaussian(int ctype, unsigned long long key, unsigned long long counter, size_t n, double mean,
-                     double stddev, void *x, void *stream);
 
 /* Memory spaces of buffers and staging mats (memory.c). */
 gm_status gm_cuda_alloc_pitched(gm_device *d, size_t width, size_t height, void **out, size_t *pitch);

@@ -1,18 +1,12 @@
-/* The CUDA device's op table: launchers from kernels/NAME.cu on the device's
- * stream. */
+/* The CUDA device's op table: the launchers of kernels/NAME.cu on the
+ * device's compute stream, through the adapters the emulated device shares
+ * (../kernel_tables.h), and cuBLAS (blas.c). */
 #include <cuda_runtime.h>
 
 #include "../../core/mem/backends.h"
-#include "../../core/reduce_ops.h"
-#include "ew_nn.h"
 #include "impl.h"
 
-extern const gm_reduce_ops gm_cuda_reduce_ops; /* kernels/reduce.cu, reduce.c */
-int gm_cuda_fill(int ctype, size_t n, double alpha, void *x, size_t incx, void *stream);
-
-
-static void *stream_of(void *ctx) { return ((cuda_impl *)((gm_device *)ctx)->impl)->stream; }
-
+/* Status of a launch: GM_ECUDA with the CUDA message, naming the kernel. */
 static gm_status launch_status(int err, const char *kernel) {
   if (err == 0) return GM_OK;
   (void)cudaGetLastError(); /* handled: no stale error for the next launch (review #1) */
@@ -20,18 +14,19 @@ static gm_status launch_status(int err, const char *kernel) {
   return gm_fail(GM_ECUDA, "%s: %s", kernel, cudaGetErrorString((cudaError_t)err));
 }
 
-static gm_status cu_fill(void *ctx, gm_ctype t, size_t n, double alpha, void *x, size_t incx) {
-  return launch_status(gm_cuda_fill((int)t, n, alpha, x, incx, stream_of(ctx)), "fill kernel");
-}
+#define GM_LAUNCHER(name) gm_cuda_##name
+#define GM_LT_STREAM(ctx) ((void *)gm_cuda_impl(ctx)->stream)
+#define GM_LT_STATUS(ctx, err, kernel) launch_status(err, kernel)
+#include "../kernel_tables.h"
 
 static const gm_backend cuda_kernels = {
     .name = "cuda",
-    .fill = cu_fill,
-    .blas = &gm_cuda_blas_ops,     /* cuBLAS, blas.c */
-    .random = &gm_cuda_random_ops, /* cuRAND, random.c */
-    .elementwise = &gm_cuda_elementwise_ops, /* kernels/elementwise.cu, elementwise.c */
-    .nn = &gm_cuda_nn_ops,                   /* kernels/nn.cu, nn.c */
-    .reduce = &gm_cuda_reduce_ops,           /* kernels/reduce.cu, reduce.c */
+    .fill = gm_lt_fill,
+    .blas = &gm_cuda_blas_ops,                /* cuBLAS, blas.c */
+    .random = &gm_lt_random_ops,              /* kernels/random.cu */
+    .elementwise = &gm_lt_elementwise_ops,    /* kernels/elementwise.cu */
+    .nn = &gm_lt_nn_ops,                      /* kernels/nn.cu */
+    .reduce = &gm_lt_reduce_ops,              /* kernels/reduce.cu */
 };
 
 const gm_backend *gm_cuda_kernels(void) { return &cuda_kernels; }

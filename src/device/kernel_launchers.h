@@ -1,0 +1,47 @@
+/* The extern "C" launchers of kernels/NAME.cu, named GM_LAUNCHER(name):
+ * gm_cuda_NAME as nvcc builds them for the CUDA device, gm_emu_NAME as
+ * g++ builds the same sources for the emulated device
+ * (kernels/cpu/emu_kernels.h renames them).  Each returns 0 or a
+ * cudaError_t-like code; `stream` is the device's compute stream (CUDA)
+ * or the emulated gm_device.  No include guard: a translation unit
+ * includes it once, with its GM_LAUNCHER (kernel_tables.h does). */
+#include <stddef.h>
+
+#include "../core/nn_ops.h"
+
+#ifndef GM_LAUNCHER
+#error "define GM_LAUNCHER(name) before including kernel_launchers.h"
+#endif
+
+int GM_LAUNCHER(fill)(int ctype, size_t n, double alpha, void *x, size_t incx, void *stream);
+
+int GM_LAUNCHER(ew_unary)(int ctype, int op, size_t n, void *x, void *stream);
+/* kind: 0 expt, 1 add_scalar, 2 min, 3 max */
+int GM_LAUNCHER(ew_scalar)(int ctype, int kind, size_t n, double alpha, void *x, void *stream);
+int GM_LAUNCHER(ew_geem)(int ctype, size_t n, double alpha, const void *a, const void *b, double beta, void *c,
+                         void *stream);
+int GM_LAUNCHER(ew_lt)(int ctype, size_t n, const void *x, void *y, void *stream);
+int GM_LAUNCHER(ew_add_sign)(int ctype, size_t n, double alpha, const void *a, double beta, void *b, void *stream);
+int GM_LAUNCHER(ew_geerv)(int ctype, size_t rows, size_t cols, double alpha, const void *a, const void *x,
+                          double beta, void *b, void *stream);
+/* kind: 0 rows, 1 columns */
+int GM_LAUNCHER(ew_scale)(int ctype, int kind, size_t rows, size_t cols, const void *s, const void *a, void *r,
+                          void *stream);
+int GM_LAUNCHER(ew_sum)(int ctype, int axis, size_t rows, size_t cols, double alpha, const void *x, double beta,
+                        void *y, void *stream);
+
+int GM_LAUNCHER(nn_convolve)(int ctype, const gm_nn_geom *g, const void *x, const void *w, void *y, void *stream);
+int GM_LAUNCHER(nn_derive_convolve)(int ctype, const gm_nn_geom *g, const void *x, void *xd, const void *w,
+                                    void *wd, const void *yd, void *stream);
+int GM_LAUNCHER(nn_max_pool)(int ctype, const gm_nn_geom *g, const void *x, void *y, void *stream);
+int GM_LAUNCHER(nn_derive_max_pool)(int ctype, const gm_nn_geom *g, const void *x, void *xd, const void *y,
+                                    const void *yd, void *stream);
+
+/* Philox on a full grid from the core's reservation (key, counter). */
+int GM_LAUNCHER(uniform)(int ctype, unsigned long long key, unsigned long long counter, size_t n, double limit,
+                         void *x, void *stream);
+int GM_LAUNCHER(gaussian)(int ctype, unsigned long long key, unsigned long long counter, size_t n, double mean,
+                          double stddev, void *x, void *stream);
+
+/* synchronous: the result is a host number */
+int GM_LAUNCHER(reduce)(int ctype, int op, size_t n, const void *x, double *result, void *stream);

@@ -1,0 +1,148 @@
+/* The op sub-tables of a device that runs kernels/NAME.cu: each entry
+ * adapts the core's interface (core/elementwise_ops.h, nn_ops.h,
+ * random_ops.h, reduce_ops.h) to a launcher of kernel_launchers.h.  The
+ * CUDA device (src/device/cuda/kernels.c) and the emulated device
+ * (src/device/emulated/kernels.c) run the same kernel sources, so they
+ * share these adapters; each includes this file once, after defining
+ *   GM_LAUNCHER(name)         its launchers' names (kernel_launchers.h),
+ *   GM_LT_STREAM(ctx)         the launchers' stream argument for device ctx,
+ *   GM_LT_STATUS(ctx, err, k) the gm_status of launcher code err for the
+ *                             kernel named k (clearing cudart's slot),
+ * and gets static gm_lt_fill and gm_lt_{elementwise,nn,random,reduce}_ops. */
+#include "../core/elementwise_ops.h"
+#include "../core/nn_ops.h"
+#include "../core/random_ops.h"
+#include "../core/reduce_ops.h"
+#include "kernel_launchers.h"
+
+#if !defined(GM_LT_STREAM) || !defined(GM_LT_STATUS)
+#error "define GM_LT_STREAM and GM_LT_STATUS before including kernel_tables.h"
+#endif
+
+/* launcher name(args...) on device ctx, as a gm_status */
+#define GM_LT_RUN(name, args, kernel) GM_LT_STATUS(ctx, GM_LAUNCHER(name) args, kernel)
+
+static gm_status gm_lt_fill(void *ctx, gm_ctype t, size_t n, double alpha, void *x, size_t incx) {
+  return GM_LT_RUN(fill, ((int)t, n, alpha, x, incx, GM_LT_STREAM(ctx)), "fill kernel");
+}
+
+/* ---- elementwise (kernels/elementwise.cu) ---- */
+
+static gm_status gm_lt_unary(void *ctx, gm_ctype t, gm_unary_op op, size_t n, void *x) {
+  return GM_LT_RUN(ew_unary, ((int)t, (int)op, n, x, GM_LT_STREAM(ctx)), "unary kernel");
+}
+
+static gm_status gm_lt_expt(void *ctx, gm_ctype t, size_t n, double power, void *x) {
+  return GM_LT_RUN(ew_scalar, ((int)t, 0, n, power, x, GM_LT_STREAM(ctx)), "expt kernel");
+}
+
+static gm_status gm_lt_add_scalar(void *ctx, gm_ctype t, size_t n, double alpha, void *x) {
+  return GM_LT_RUN(ew_scalar, ((int)t, 1, n, alpha, x, GM_LT_STREAM(ctx)), "add_scalar kernel");
+}
+
+static gm_status gm_lt_clamp(void *ctx, gm_ctype t, gm_clamp_kind kind, size_t n, double alpha, void *x) {
+  int k = kind == GM_CLAMP_MIN ? 2 : 3;
+  return GM_LT_RUN(ew_scalar, ((int)t, k, n, alpha, x, GM_LT_STREAM(ctx)), "clamp kernel");
+}
+
+static gm_status gm_lt_geem(void *ctx, gm_ctype t, size_t n, double alpha, const void *a, const void *b,
+                            double beta, void *c) {
+  return GM_LT_RUN(ew_geem, ((int)t, n, alpha, a, b, beta, c, GM_LT_STREAM(ctx)), "geem kernel");
+}
+
+static gm_status gm_lt_geerv(void *ctx, gm_ctype t, size_t rows, size_t cols, double alpha, const void *a,
+                             const void *x, double beta, void *b) {
+  return GM_LT_RUN(ew_geerv, ((int)t, rows, cols, alpha, a, x, beta, b, GM_LT_STREAM(ctx)), "geerv kernel");
+}
+
+static gm_status gm_lt_lt(void *ctx, gm_ctype t, size_t n, const void *x, void *y) {
+  return GM_LT_RUN(ew_lt, ((int)t, n, x, y, GM_LT_STREAM(ctx)), "lt kernel");
+}
+
+static gm_status gm_lt_add_sign(void *ctx, gm_ctype t, size_t n, double alpha, const void *a, double beta,
+                                void *b) {
+  return GM_LT_RUN(ew_add_sign, ((int)t, n, alpha, a, beta, b, GM_LT_STREAM(ctx)), "add_sign kernel");
+}
+
+static gm_status gm_lt_sum(void *ctx, gm_ctype t, size_t rows, size_t cols, int axis, double alpha, const void *x,
+                           double beta, void *y) {
+  return GM_LT_RUN(ew_sum, ((int)t, axis, rows, cols, alpha, x, beta, y, GM_LT_STREAM(ctx)), "sum kernel");
+}
+
+static gm_status gm_lt_scale(void *ctx, gm_ctype t, gm_scale_kind kind, size_t rows, size_t cols,
+                             const void *scales, const void *a, void *result) {
+  int k = kind == GM_SCALE_ROWS ? 0 : 1;
+  return GM_LT_RUN(ew_scale, ((int)t, k, rows, cols, scales, a, result, GM_LT_STREAM(ctx)), "scale kernel");
+}
+
+static const gm_elementwise_ops gm_lt_elementwise_ops = {
+    .unary = gm_lt_unary,
+    .expt = gm_lt_expt,
+    .add_scalar = gm_lt_add_scalar,
+    .geem = gm_lt_geem,
+    .geerv = gm_lt_geerv,
+    .lt = gm_lt_lt,
+    .clamp = gm_lt_clamp,
+    .add_sign = gm_lt_add_sign,
+    .sum = gm_lt_sum,
+    .scale = gm_lt_scale,
+};
+
+/* ---- NN (kernels/nn.cu) ---- */
+
+static gm_status gm_lt_convolve(void *ctx, gm_ctype t, const gm_nn_geom *g, const void *x, const void *w, void *y) {
+  return GM_LT_RUN(nn_convolve, ((int)t, g, x, w, y, GM_LT_STREAM(ctx)), "convolve kernel");
+}
+
+static gm_status gm_lt_derive_convolve(void *ctx, gm_ctype t, const gm_nn_geom *g, const void *x, void *xd,
+                                       const void *w, void *wd, const void *yd) {
+  return GM_LT_RUN(nn_derive_convolve, ((int)t, g, x, xd, w, wd, yd, GM_LT_STREAM(ctx)), "derive_convolve kernel");
+}
+
+static gm_status gm_lt_max_pool(void *ctx, gm_ctype t, const gm_nn_geom *g, const void *x, void *y) {
+  return GM_LT_RUN(nn_max_pool, ((int)t, g, x, y, GM_LT_STREAM(ctx)), "max_pool kernel");
+}
+
+static gm_status gm_lt_derive_max_pool(void *ctx, gm_ctype t, const gm_nn_geom *g, const void *x, void *xd,
+                                       const void *y, const void *yd) {
+  return GM_LT_RUN(nn_derive_max_pool, ((int)t, g, x, xd, y, yd, GM_LT_STREAM(ctx)), "derive_max_pool kernel");
+}
+
+static const gm_nn_ops gm_lt_nn_ops = {
+    .convolve = gm_lt_convolve,
+    .derive_convolve = gm_lt_derive_convolve,
+    .max_pool = gm_lt_max_pool,
+    .derive_max_pool = gm_lt_derive_max_pool,
+};
+
+/* ---- random (kernels/random.cu) ----
+ * The core's Philox reservation (`start`) expanded on the device with the
+ * host's block functions (kernels/random.h) on a full grid: device samples
+ * equal the host's for the same state, and there is no per-context
+ * generator state to create, seed or free (review #6). */
+
+static gm_status gm_lt_uniform(void *ctx, const gm_random_state *start, gm_ctype t, size_t n, double limit,
+                               void *x) {
+  return GM_LT_RUN(uniform, ((int)t, start->key, start->counter, n, limit, x, GM_LT_STREAM(ctx)), "uniform kernel");
+}
+
+static gm_status gm_lt_gaussian(void *ctx, const gm_random_state *start, gm_ctype t, size_t n, double mean,
+                                double stddev, void *x) {
+  return GM_LT_RUN(gaussian, ((int)t, start->key, start->counter, n, mean, stddev, x, GM_LT_STREAM(ctx)),
+                   "gaussian kernel");
+}
+
+static const gm_random_ops gm_lt_random_ops = {
+    .uniform = gm_lt_uniform,
+    .gaussian = gm_lt_gaussian,
+};
+
+/* ---- whole-array reductions (kernels/reduce.cu) ---- */
+
+static gm_status gm_lt_reduce(void *ctx, gm_ctype t, gm_reduce_op op, size_t n, const void *x, double *result) {
+  return GM_LT_RUN(reduce, ((int)t, (int)op, n, x, result, GM_LT_STREAM(ctx)), "reduce kernel");
+}
+
+static const gm_reduce_ops gm_lt_reduce_ops = {.reduce = gm_lt_reduce};
+
+#undef GM_LT_RUN
