@@ -104,7 +104,7 @@ return function(gm, core)
   -- The range form of a recognized body (kernel_range.lua): the kernel's
   -- statement in a counted loop over [lo, hi), its bound evaluated in the
   -- launcher, used for 1-d launches.
-  local function generate_range(name, r, decl, args, element)
+  local function generate_range(name, r, decl, args)
     local d = table.concat(decl, ", ")
     local a = table.concat(args, ", ")
     return table.concat({
@@ -117,7 +117,7 @@ return function(gm, core)
     }, "\n"), table.concat({
       "  if (g[1] == 1 && g[2] == 1 && g[4] == 1 && g[5] == 1) {",
       "    int64_t gm_n_ = " .. name .. "_gm_bound(" .. a .. ");",
-      element and "    if ((int64_t)g[0] * g[3] < gm_n_) gm_n_ = (int64_t)g[0] * g[3];" or "",
+      r.form == "element" and "    if ((int64_t)g[0] * g[3] < gm_n_) gm_n_ = (int64_t)g[0] * g[3];" or "",
       "    auto range = [=](int64_t gm_lo_, int64_t gm_hi_) {",
       "      " .. name .. "_gm_range(gm_lo_, gm_hi_" .. (#args > 0 and ", " or "") .. a .. ");",
       "    };",
@@ -127,7 +127,8 @@ return function(gm, core)
     }, "\n")
   end
 
-  local function generate(name, params, body, ctype, sync)
+  -- range: kernel_range.recognize's result for the body, or nil
+  local function generate(name, params, body, ctype, sync, range)
     local decl, unpack = {}, {}
     for i, p in ipairs(params) do
       local pname, kind, dir = p[1], p[2], p[3]
@@ -149,9 +150,8 @@ return function(gm, core)
       args[i] = ("gm_a%d_"):format(i)
     end
     locals = table.concat(locals, "\n")
-    local r = not sync and range_form.recognize(body, params)
     local range_fn, range_launch = "", ""
-    if r then range_fn, range_launch = generate_range(name, r, decl, args, r.form == "element") end
+    if range then range_fn, range_launch = generate_range(name, range, decl, args) end
     return table.concat({
       "// gpumat run-time kernel " .. name .. " (" .. ctype .. ")",
       '#include "cuda_cpu.h"',
@@ -186,14 +186,16 @@ return function(gm, core)
     return s
   end
 
+  -- error objects of failed compiles: tostring gives the message
+  local error_mt = { __tostring = function(t) return t.message end }
+
   local function compile_error(name, ctype, log)
-    local e = {
+    return setmetatable({
       kind = "compile_error",
       message = ("%s: the kernel does not compile for %s:\n%s"):format(name, ctype, log),
       log = log,
       compiler = cxx,
-    }
-    return setmetatable(e, { __tostring = function(t) return t.message end })
+    }, error_mt)
   end
 
   -- Shared object for (source, ctype): memory cache, disk cache, compile.
@@ -265,13 +267,12 @@ return function(gm, core)
   end
 
   local function nvrtc_error(name, arch, log, message)
-    local e = {
+    return setmetatable({
       kind = "nvrtc_error",
       message = ("%s: %s:\n%s"):format(name, message, log),
       log = log,
       arch = arch,
-    }
-    return setmetatable(e, { __tostring = function(t) return t.message end })
+    }, error_mt)
   end
 
   -- PTX of src for compute capability major.minor: disk cache, compile.
@@ -377,7 +378,7 @@ return function(gm, core)
     local first_mat
     for i, p in ipairs(ps) do if p[2] == "mat" then first_mat = i; break end end
     local sync = body:find("__syncthreads", 1, true) ~= nil
-    local ranged = not sync and range_form.recognize(body, ps) ~= nil
+    local range = not sync and range_form.recognize(body, ps) or nil
     local sources, handles = {}, {}
     local cuda_sources, cuda_handles = {}, {} -- NVRTC: per ctype, per ctype@device
     local last_size, last_geom -- default geometry of the last size (launch overhead)
@@ -464,12 +465,12 @@ return function(gm, core)
       else
         h = handles[ctype]
         if not h then
-          sources[ctype] = sources[ctype] or generate(name, ps, body, ctype, sync)
+          sources[ctype] = sources[ctype] or generate(name, ps, body, ctype, sync, range)
           h = load_kernel(name, sources[ctype], ctype)
           handles[ctype] = h
         end
       end
-      if ranged and place ~= "cuda" and geom[2] == 1 and geom[3] == 1 and geom[5] == 1 and geom[6] == 1 then
+      if range and place ~= "cuda" and geom[2] == 1 and geom[3] == 1 and geom[5] == 1 and geom[6] == 1 then
         stats.range_launches = stats.range_launches + 1
       end
       core.kernel_launch(h, name, ctype, spec_codes, geom, ...)
@@ -477,7 +478,7 @@ return function(gm, core)
     -- loads eagerly for every listed ctype, so a body that does not
     -- compile fails at definition like MGL's define-cuda-kernel
     for _, c in ipairs(ctypes) do
-      sources[c] = generate(name, ps, body, c, sync)
+      sources[c] = generate(name, ps, body, c, sync, range)
       handles[c] = load_kernel(name, sources[c], c)
     end
     -- k:ptx(ctype, major, minor): the PTX NVRTC makes of the body for a
