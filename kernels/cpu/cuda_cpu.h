@@ -267,16 +267,36 @@ template <class F> inline void run_block_loop(index ix, F f) {
 
 #ifdef GMCPU_PAR_FOR
 // The emulated device's build of kernels/*.cu (no OpenMP in the library):
-// the blocks go over the library's own parallel-for, src/core/par.c.
+// the work goes over the library's own parallel-for, src/core/par.c.
 extern "C" void gm_par_for(size_t n, size_t align, double cost, void (*fn)(void *arg, size_t begin, size_t end),
                            void *arg);
 #endif
 
+// Calls item(k) for k in [0, n), spread over the host's cores once the
+// work (n * work_per_item, in CUDA threads or elements) is worth it:
+// OpenMP in dynamic chunks big enough that scheduling costs little, small
+// enough that both cores get work; gm_par_for in the library (cost 4 per
+// unit of work: in parallel from about 64K).
+template <class G> inline void for_each_item(long long n, double work_per_item, G &item) {
+#ifdef GMCPU_PAR_FOR
+  gm_par_for((size_t)n, 1, 4.0 * work_per_item,
+             [](void *a, size_t begin, size_t end) {
+               G &it = *(G *)a;
+               for (size_t k = begin; k < end; k++) it((long long)k);
+             },
+             &item);
+#else
+  [[maybe_unused]] long long chunk = n / 64 > 0 ? n / 64 : 1;
+#pragma omp parallel for schedule(dynamic, chunk) if (n > 1 && (double)n * work_per_item >= 16384)
+  for (long long k = 0; k < n; k++) item(k);
+#endif
+}
+
 // Runs the whole grid; f(const index &) is one thread.  sync: the kernel
 // calls __syncthreads() (fibers); else the threads of a block are a plain
 // loop the compiler can inline the body into.  Blocks run in parallel
-// over the host's cores (OpenMP for run-time kernels, gm_par_for in the
-// library), so a kernel whose blocks race without atomics shows it here.
+// over the host's cores (for_each_item), so a kernel whose blocks race
+// without atomics shows it here.
 template <class F> inline void launch(dim3 g, dim3 b, bool sync, F &f) {
   long long nblocks = (long long)g.x * g.y * g.z;
   long long threads_per_block = (long long)b.x * b.y * b.z;
@@ -292,21 +312,7 @@ template <class F> inline void launch(dim3 g, dim3 b, bool sync, F &f) {
     else
       run_block_loop(ix, f);
   };
-#ifdef GMCPU_PAR_FOR
-  // in parallel from about 64K threads in all (cost: 4 per thread)
-  gm_par_for((size_t)nblocks, 1, 4.0 * (double)threads_per_block,
-             [](void *a, size_t begin, size_t end) {
-               auto &rb = *(decltype(run_block) *)a;
-               for (size_t k = begin; k < end; k++) rb((long long)k);
-             },
-             &run_block);
-#else
-  // chunks of blocks big enough that scheduling costs little, small
-  // enough that both cores get work
-  [[maybe_unused]] long long chunk = nblocks / 64 > 0 ? nblocks / 64 : 1;
-#pragma omp parallel for schedule(dynamic, chunk) if (nblocks > 1 && nblocks * threads_per_block >= 16384)
-  for (long long blk = 0; blk < nblocks; blk++) run_block(blk);
-#endif
+  for_each_item(nblocks, (double)threads_per_block, run_block);
 }
 
 // Runs f(lo, hi) over chunks covering [0, n), in parallel: the range form
@@ -322,17 +328,7 @@ template <class F> inline void launch_range(long long n, F &f) {
     F fl = f;
     fl(c * chunk, (c + 1) * chunk < n ? (c + 1) * chunk : n);
   };
-#ifdef GMCPU_PAR_FOR
-  gm_par_for((size_t)nchunks, 1, (double)chunk,
-             [](void *a, size_t begin, size_t end) {
-               auto &rc = *(decltype(run_chunk) *)a;
-               for (size_t k = begin; k < end; k++) rc((long long)k);
-             },
-             &run_chunk);
-#else
-#pragma omp parallel for schedule(dynamic, 1) if (nchunks > 1)
-  for (long long c = 0; c < nchunks; c++) run_chunk(c);
-#endif
+  for_each_item(nchunks, (double)chunk, run_chunk);
 }
 
 // ---- atomics --------------------------------------------------------------
