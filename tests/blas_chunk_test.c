@@ -14,6 +14,7 @@
 #include "core/exec.h"
 
 #include "check.h"
+#include "emulated_context.h"
 
 #define N 101
 
@@ -80,12 +81,7 @@ int main(void) {
   compare("host", 1);
   compare("host", 3);
   gm_context c;
-  gm_context_options o;
-  memset(&o, 0, sizeof o);
-  o.enabled = true;
-  o.backend = "emulated";
-  o.backend_named = true;
-  o.n_random_states = 32;
+  gm_context_options o = gm_test_emulated_options(0);
   CHECK(gm_context_enter(&c, &o) == GM_OK);
   CHECK(gm_current_device() != NULL);
   compare("emulated", 1);

@@ -13,16 +13,11 @@
 #include "gpumat.h"
 
 #include "check.h"
+#include "emulated_context.h"
 
 static gm_context_options opts(int id) {
-  gm_context_options o;
-  memset(&o, 0, sizeof o);
-  o.enabled = true;
-  o.device_id = id;
-  o.backend = "emulated";
-  o.backend_named = true;
+  gm_context_options o = gm_test_emulated_options(id);
   o.random_seed = 1;
-  o.n_random_states = 32;
   return o;
 }
 

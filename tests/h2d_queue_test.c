@@ -18,6 +18,7 @@
 #include "device/emulated/emulated.h"
 
 #include "check.h"
+#include "emulated_context.h"
 
 #define N 1000
 
@@ -63,12 +64,7 @@ static double host_at(gm_mat *m, size_t i) {
 
 int main(void) {
   gm_context c;
-  gm_context_options o;
-  memset(&o, 0, sizeof o);
-  o.enabled = true;
-  o.backend = "emulated";
-  o.backend_named = true;
-  o.n_random_states = 32;
+  gm_context_options o = gm_test_emulated_options(0);
   CHECK(gm_context_enter(&c, &o) == GM_OK);
   CHECK(gm_current_device() != NULL);
 
