@@ -295,11 +295,8 @@ static gm_status refresh(gm_vec *v, gm_facet_name to) {
  * buffer is their source or destination); device work is ordered after
  * them by the compute stream's wait (with_syncing_cuda_facets). */
 static gm_status wait_copies(gm_vec *v, gm_facet_name f) {
-  gm_device *d = v->copy_pending;
-  if (!d || !is_host_facet(f) || gm_device_async_copies_active()) return GM_OK;
-  GM_TRY(d->ops->stream_sync(d, d->copy_stream));
-  v->copy_pending = NULL;
-  return GM_OK;
+  if (!is_host_facet(f) || gm_device_async_copies_active()) return GM_OK;
+  return settle_copies(v, NULL);
 }
 
 /* Host storage is one block (block.c: large blocks 2 MiB aligned with
@@ -600,13 +597,11 @@ unsigned long long gm_vec_direct_open(gm_vec *v, bool *writable) {
   *writable = false;
   if (!mine) return 0;
   bool taken = vlock(v);
-  bool ok = v->host && v->facets[GM_FACET_FOREIGN].exists && v->host_up_to_date && !v->copy_pending &&
-            v->n_sync_locks == 0 && gm_vec_check_memory(v) == GM_OK;
+  bool ok = element_quick_ok(v); /* the same conditions as the one-lock path */
+  /* writes also need the host facets to be the only up-to-date ones */
   *writable = ok;
-  for (int g = 0; ok && g < GM_N_FACETS; g++) {
-    if (v->facets[g].n_watchers > 0) ok = *writable = false;
+  for (int g = 0; ok && g < GM_N_FACETS; g++)
     if (!shares_host(v, (gm_facet_name)g) && facet_up_to_date(v, (gm_facet_name)g)) *writable = false;
-  }
   gm_direct_slot *slot = ok ? mine : NULL;
   unsigned long long gen = slot ? atomic_load(&v->gen) : 0;
   if (slot) atomic_store_explicit(&v->direct_slot, slot, memory_order_relaxed);
