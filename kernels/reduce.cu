@@ -49,6 +49,10 @@ __global__ void reduce_final(int op, int n, double *part) {
 
 extern "C" int gm_cuda_reduce(int ctype, int op, size_t n, const void *x, double *result, void *stream) {
   cudaStream_t s = (cudaStream_t)stream;
+  if (n == 0) { // no grid of 0 blocks: the identity of the op
+    *result = op == 0 ? 0.0 : (op == 1 ? INFINITY : -INFINITY);
+    return 0;
+  }
   size_t want = (n + REDUCE_THREADS - 1) / REDUCE_THREADS;
   int blocks = want < REDUCE_MAX_BLOCKS ? (int)want : REDUCE_MAX_BLOCKS;
   double *part = NULL;

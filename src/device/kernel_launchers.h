@@ -14,6 +14,11 @@
 #endif
 
 int GM_LAUNCHER(fill)(int ctype, size_t n, double alpha, void *x, size_t incx, void *stream);
+/* x[i*incx] *= alpha (the devices' scal by 0: an IEEE product) */
+int GM_LAUNCHER(scal)(int ctype, size_t n, double alpha, void *x, size_t incx, void *stream);
+/* column-major C (m x n, ldc) := alpha op(A) (geam with beta 0, B unread) */
+int GM_LAUNCHER(geam0)(int ctype, int trans, size_t m, size_t n, double alpha, const void *a, size_t lda, void *c,
+                       size_t ldc, void *stream);
 
 int GM_LAUNCHER(ew_unary)(int ctype, int op, size_t n, void *x, void *stream);
 /* kind: 0 expt, 1 add_scalar, 2 min, 3 max */

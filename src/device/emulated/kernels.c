@@ -5,7 +5,8 @@
  * (../kernel_tables.h), run on the emulated device's memory inside the
  * core's device call (enter..leave).  BLAS is the host's (cuBLAS is a
  * library, not our kernels) with invert/logdet through cuSOLVER's
- * argument mapping (solver.c). */
+ * argument mapping (solver.c), and scal by 0 and geam with beta 0 as
+ * kernels/fill.cu kernels, as on the CUDA backend (kernel_tables.h). */
 #include "../../core/blas_ops.h"
 #include "../../core/mem/backends.h"
 #include "emulated.h"
@@ -32,13 +33,15 @@ static gm_status launch_status_of(void *ctx, int err, const char *kernel) {
 #include "../kernel_tables.h"
 
 static gm_backend emulated_kernels;
+static gm_blas_ops emulated_blas; /* host BLAS in cuBLAS's place, scal by 0 and geam with beta 0 as kernels */
 
 const gm_backend *gm_emulated_kernels(void) {
   if (emulated_kernels.name) return &emulated_kernels;
   emulated_kernels = gm_host_backend;
   emulated_kernels.name = "emulated";
   emulated_kernels.fill = gm_lt_fill;
-  emulated_kernels.blas = gm_emulated_blas_ops(gm_host_backend.blas);
+  emulated_blas = gm_lt_blas_ops(gm_emulated_blas_ops(gm_host_backend.blas));
+  emulated_kernels.blas = &emulated_blas;
   emulated_kernels.elementwise = &gm_lt_elementwise_ops;
   emulated_kernels.nn = &gm_lt_nn_ops;
   emulated_kernels.random = &gm_lt_random_ops;
