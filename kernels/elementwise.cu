@@ -255,8 +255,8 @@ extern "C" int gm_cuda_ew_sum(int ctype, int axis, size_t rows, size_t cols, dou
   if (axis != 0 && len <= GM_ROW_CHUNK) return rowsum_direct(ctype, rows, cols, alpha, x, beta, y, stream);
   const size_t chunk = sum_chunk(axis, len, n_out), n_chunks = (len + chunk - 1) / chunk;
   double *part = NULL;
-  cudaError_t e = cudaMallocAsync((void **)&part, n_chunks * n_out * sizeof(double), st);
-  if (e != cudaSuccess) return (int)e;
+  int err = gm_cuda_scratch_alloc(stream, n_chunks * n_out * sizeof(double), (void **)&part);
+  if (err != 0) return err;
   if (axis == 0) {
     gm_launch_rows l(n_chunks, cols, stream);
     if (ctype == 0)
@@ -270,8 +270,8 @@ extern "C" int gm_cuda_ew_sum(int ctype, int axis, size_t rows, size_t cols, dou
     else
       GM_LAUNCH_RANGE(rowsum_part_kernel<double>, l.grid, l.block, st, rows, cols)(rows, cols, chunk, n_chunks, CD(x), part);
   }
-  e = cudaGetLastError();
-  if (e == cudaSuccess) e = (cudaError_t)sum_finish(ctype, n_out, n_chunks, part, alpha, beta, y, stream);
-  (void)cudaFreeAsync(part, st);
-  return (int)e;
+  err = (int)cudaGetLastError();
+  if (err == 0) err = sum_finish(ctype, n_out, n_chunks, part, alpha, beta, y, stream);
+  gm_cuda_scratch_free(stream, part);
+  return err;
 }

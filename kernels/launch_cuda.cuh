@@ -46,6 +46,15 @@
     for (size_t c = blockIdx.x * (size_t)blockDim.x + threadIdx.x; c < (cols); c += (size_t)blockDim.x * gridDim.x)
 #endif
 
+// Scratch arrays of the launchers (partial sums), stream-ordered on the
+// compute stream `stream`: 0 or a cudaError_t.  The device implements
+// them (src/device/cuda/memory.c: cudaMallocAsync with the out-of-memory
+// trim and retry; the emulated device's are emulated device memory).
+#ifndef gm_cuda_scratch_alloc
+extern "C" int gm_cuda_scratch_alloc(void *stream, size_t bytes, void **out);
+extern "C" void gm_cuda_scratch_free(void *stream, void *p);
+#endif
+
 // Geometry and stream of a 1-d grid-stride launch over n items.
 struct gm_launch {
   int block, grid;

@@ -1,7 +1,7 @@
 // Whole-array reductions (core/reduce_ops.h) on the device: sum in double,
 // min and max with NaN propagation (any NaN element gives NaN, as on the
 // host).  Two launches: a grid-stride pass leaves one partial per block in
-// a scratch array (stream-ordered cudaMallocAsync, else cudaMalloc), one block folds the
+// a scratch array (gm_cuda_scratch_alloc, launch_cuda.cuh), one block folds the
 // partials in block order, and the result is copied to the host.
 #include <math.h>
 
@@ -57,26 +57,17 @@ extern "C" int gm_cuda_reduce(int ctype, int op, size_t n, const void *x, double
   int blocks = want < REDUCE_MAX_BLOCKS ? (int)want : REDUCE_MAX_BLOCKS;
   double *part = NULL;
   size_t bytes = (size_t)(blocks + 1) * sizeof(double);
-  // stream-ordered allocation; devices without memory pools fall back to cudaMalloc
-  bool async = true;
-  cudaError_t err = cudaMallocAsync((void **)&part, bytes, s);
-  if (err == cudaErrorNotSupported) {
-    (void)cudaGetLastError();
-    async = false;
-    err = cudaMalloc((void **)&part, bytes);
-  }
-  if (err != cudaSuccess) return (int)err;
+  int serr = gm_cuda_scratch_alloc(stream, bytes, (void **)&part);
+  if (serr != 0) return serr;
   if (ctype == 0)
     GM_LAUNCH_SYNC(reduce_pass<float>, blocks, REDUCE_THREADS, 0, s)(op, n, CF(x), part);
   else
     GM_LAUNCH_SYNC(reduce_pass<double>, blocks, REDUCE_THREADS, 0, s)(op, n, CD(x), part);
   GM_LAUNCH_SYNC(reduce_final, 1, REDUCE_THREADS, 0, s)(op, blocks, part);
-  err = cudaGetLastError();
+  cudaError_t err = cudaGetLastError();
   if (err == cudaSuccess) err = cudaMemcpyAsync(result, part + blocks, sizeof(double), cudaMemcpyDeviceToHost, s);
-  cudaError_t ferr = async ? cudaFreeAsync(part, s) : cudaSuccess;
-  cudaError_t serr = cudaStreamSynchronize(s);
-  if (!async) ferr = cudaFree(part);
-  if (err == cudaSuccess) err = ferr;
-  if (err == cudaSuccess) err = serr;
+  gm_cuda_scratch_free(stream, part);
+  cudaError_t sync = cudaStreamSynchronize(s);
+  if (err == cudaSuccess) err = sync;
   return (int)err;
 }

@@ -458,6 +458,7 @@ describe("kernels/*.cu on the emulated device", function()
       local y = gm.mat(37, { ctype = "float", initial_element = 3 })
       gm.scal_(1, x) -- both on the device before the limit
       gm.scal_(1, y)
+      gm.collect() -- no cached block the scratch allocation could get back
       local st = gm.emulated_device()
       local ok, e1, e2 = pcall(function()
         gm.emulated_device({ memory = st.allocated }) -- no room for one more block
@@ -477,6 +478,35 @@ describe("kernels/*.cu on the emulated device", function()
       gm.sum_(x, y, { axis = 2 })
       assert.are.equal(5000, y[37])
       assert.are.equal(185000, x:sum())
+    end)
+  end)
+
+  -- A scratch allocation that does not fit gives the pool's cached blocks
+  -- back to the device and tries once more (no GC: the op's operands are
+  -- held), as CUDA's does (src/device/cuda/memory.c).
+  it("a scratch array that does not fit gets the pool's cached blocks back #outermost", function()
+    gm.with_cuda(EMU, function()
+      gm.collect()
+      local x = gm.mat({ 37, 5000 }, { ctype = "float", initial_element = 1 })
+      local y = gm.mat(37, { ctype = "float", initial_element = 3 })
+      gm.scal_(1, x)
+      gm.scal_(1, y)
+      local z = gm.mat(100000, { ctype = "float", initial_element = 0 })
+      gm.scal_(1, z)
+      z:free()
+      gm.scal_(1, gm.mat(8, { ctype = "float", initial_element = 0 })) -- drains the queue: z's block is cached
+      local before = gm.emulated_device().allocated
+      local ok, e1, s = pcall(function()
+        gm.emulated_device({ memory = before }) -- room only after the cache is trimmed
+        gm.sum_(x, y, { axis = 2 })
+        return nil, x:sum()
+      end)
+      gm.emulated_device({ memory = 0 })
+      assert.is_true(ok, tostring(e1))
+      assert.are.equal(5000, y[37])
+      assert.are.equal(185000, s)
+      assert.is_true(gm.emulated_device().allocated < before, "the cached block went back")
+      assert.are.equal("none", gm.emulated_device().last_error)
     end)
   end)
 

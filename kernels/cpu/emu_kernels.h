@@ -166,6 +166,11 @@ inline gm_emu_range_launcher<P...> gm_emu_launch_range(void (*kernel)(P...), siz
   ((void)(grid), (void)(block), (void)(stream),                                                        \
    gm_emu_launch_range(k, (size_t)(count), (double)(work), GM_EMU_SITE(k, false)))
 
+// The launchers' scratch hooks (launch_cuda.cuh) are the emulated
+// device's (src/device/emulated/device.c, declared in emu/cuda_runtime.h).
+#define gm_cuda_scratch_alloc gm_emu_scratch_alloc
+#define gm_cuda_scratch_free gm_emu_scratch_free
+
 // The .cu files' own includes, here outside the namespace they are
 // compiled in (include guards keep them from opening again inside).
 #include "elementwise.h"

@@ -238,8 +238,17 @@ static void emu_raw_free(gm_device *d, void *p) {
 
 /* Scratch arrays of the .cu launchers (launchers.h): raw device blocks,
  * allocated inside the op's device call (so accessible until it ends). */
+/* As the CUDA backend's scratch (src/device/cuda/kernels.c): when the
+ * device is full, the pool's cached blocks go back and the allocation is
+ * tried once more (no GC: the op's operands are held). */
 int gm_emu_scratch_alloc(void *device, size_t bytes, void **out) {
-  gm_status st = emu_raw_alloc(device, bytes, out);
+  gm_device *d = device;
+  gm_status st = emu_raw_alloc(d, bytes, out);
+  if (st == GM_ECUDA_OOM) {
+    d->ops->clear_error(d);
+    gm_pool_trim(&d->pool, d);
+    st = emu_raw_alloc(d, bytes, out);
+  }
   return st == GM_OK ? 0 : GM_EMU_ERR_OOM;
 }
 
