@@ -36,9 +36,30 @@ namespace {
 GM_CU_UNARY(float)
 GM_CU_UNARY(double)
 
+// The op is a template argument inside the loop (unary_dispatch picks the
+// instance once per thread), so the loop body is one element function:
+// no switch per element, and the emulated device's loop vectorizes.
+// Ops numbered GM_UNARY_UNROLL or more (none today) take the switch.
+#define GM_UNARY_UNROLL 16
+
+template <typename T, int OP>
+__device__ __forceinline__ void unary_each(size_t n, T *x) {
+  GRID_STRIDE(i, n) x[i] = unary_op(OP, x[i]);
+}
+
+template <typename T, int OP = 0>
+__device__ __forceinline__ void unary_dispatch(int op, size_t n, T *x) {
+  if constexpr (OP < GM_UNARY_UNROLL) {
+    if (op == OP) unary_each<T, OP>(n, x);
+    else unary_dispatch<T, OP + 1>(op, n, x);
+  } else {
+    GRID_STRIDE(i, n) x[i] = unary_op(op, x[i]);
+  }
+}
+
 template <typename T>
 __global__ void unary_kernel(int op, size_t n, T *x) {
-  GRID_STRIDE(i, n) x[i] = unary_op(op, x[i]);
+  unary_dispatch<T>(op, n, x);
 }
 
 // kind: 0 expt, 1 add_scalar, 2 min, 3 max
@@ -78,10 +99,10 @@ __global__ void geerv_kernel(size_t rows, size_t cols, T alpha, const T *a, cons
 // kind 0: rows (scales[r]), 1: columns (scales[c])
 template <typename T>
 __global__ void scale_kernel(int kind, size_t rows, size_t cols, const T *s, const T *a, T *r_) {
-  ROWS_2D(r, c, rows, cols) {
-    const size_t i = r * cols + c;
-    r_[i] = (kind == 0 ? s[r] : s[c]) * a[i];
-  }
+  if (kind == 0)
+    ROWS_2D(r, c, rows, cols) r_[r * cols + c] = s[r] * a[r * cols + c];
+  else
+    ROWS_2D(r, c, rows, cols) r_[r * cols + c] = s[c] * a[r * cols + c];
 }
 
 // Sums along an axis, in double for both ctypes as on the host, without
@@ -89,45 +110,76 @@ __global__ void scale_kernel(int kind, size_t rows, size_t cols, const T *s, con
 // dimensions still give many threads: part[chunk * n_out + o] holds
 // chunk's partial sum of output o.  Pass 2 adds the chunks of each output
 // and applies y := alpha * s + beta * y in double (as the host does).
-//  colsum: items (chunk of rows, column): adjacent threads take adjacent
-//          columns (coalesced), each walks down its chunk of rows;
+//  colsum: items (chunk of rows, group of 4 columns): adjacent threads
+//          take adjacent groups (coalesced), each walks down its chunk;
 //  rowsum: items (row, chunk of GM_ROW_CHUNK or more columns): a thread
 //          sums a contiguous piece of a row (a warp covers whole rows of
 //          narrow mats); one chunk per row (rows of up to 32 elements)
 //          writes y directly, with no second pass.
 #define GM_ROW_CHUNK 32
 
+// A thread's columns in colsum: GM_COL_GROUP adjacent ones (wide loads
+// on the GPU, independent accumulators, vector code on the CPU).
+#define GM_COL_GROUP 4
+
 template <typename T>
 __global__ void colsum_part_kernel(size_t rows, size_t cols, size_t chunk, size_t n_chunks, const T *x,
                                    double *part) {
-  ROWS_2D(ch, c, n_chunks, cols) {
-    const size_t r0 = ch * chunk, r1 = rows - r0 < chunk ? rows : r0 + chunk;
-    double s = 0;
-    for (size_t r = r0; r < r1; r++) s += (double)x[r * cols + c];
-    part[ch * cols + c] = s;
+  const size_t n_groups = (cols + GM_COL_GROUP - 1) / GM_COL_GROUP;
+  ROWS_2D(ch, g, n_chunks, n_groups) {
+    const size_t r0 = ch * chunk, r1 = rows - r0 < chunk ? rows : r0 + chunk, c0 = g * GM_COL_GROUP;
+    double *out = part + ch * cols + c0;
+    if (cols - c0 >= GM_COL_GROUP) {
+      double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      for (size_t r = r0; r < r1; r++) {
+        const T *xr = x + r * cols + c0;
+        s0 += (double)xr[0];
+        s1 += (double)xr[1];
+        s2 += (double)xr[2];
+        s3 += (double)xr[3];
+      }
+      out[0] = s0;
+      out[1] = s1;
+      out[2] = s2;
+      out[3] = s3;
+    } else {
+      for (size_t c = c0; c < cols; c++) {
+        double s = 0;
+        for (size_t r = r0; r < r1; r++) s += (double)x[r * cols + c];
+        out[c - c0] = s;
+      }
+    }
   }
+}
+
+// The sum of xr[0..n) in double with 4 independent accumulators
+// (instruction-level parallelism on the GPU, vector lanes on the CPU).
+template <typename T>
+__device__ __forceinline__ double row_sum(const T *xr, size_t n) {
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  size_t c = 0;
+  for (; c + 4 <= n; c += 4) {
+    s0 += (double)xr[c];
+    s1 += (double)xr[c + 1];
+    s2 += (double)xr[c + 2];
+    s3 += (double)xr[c + 3];
+  }
+  for (; c < n; c++) s0 += (double)xr[c];
+  return (s0 + s1) + (s2 + s3);
 }
 
 template <typename T>
 __global__ void rowsum_part_kernel(size_t rows, size_t cols, size_t chunk, size_t n_chunks, const T *x,
                                    double *part) {
   ROWS_2D(r, ch, rows, n_chunks) {
-    const size_t c0 = ch * chunk, c1 = cols - c0 < chunk ? cols : c0 + chunk;
-    const T *xr = x + r * cols;
-    double s = 0;
-    for (size_t c = c0; c < c1; c++) s += (double)xr[c];
-    part[ch * rows + r] = s;
+    const size_t c0 = ch * chunk, len = cols - c0 < chunk ? cols - c0 : chunk;
+    part[ch * rows + r] = row_sum(x + r * cols + c0, len);
   }
 }
 
 template <typename T>
 __global__ void rowsum_kernel(size_t rows, size_t cols, const T *x, double alpha, double beta, T *y) {
-  GRID_STRIDE(r, rows) {
-    const T *xr = x + r * cols;
-    double s = 0;
-    for (size_t c = 0; c < cols; c++) s += (double)xr[c];
-    y[r] = (T)gm_axpby_double(alpha, s, beta, (double)y[r]);
-  }
+  GRID_STRIDE(r, rows) y[r] = (T)gm_axpby_double(alpha, row_sum(x + r * cols, cols), beta, (double)y[r]);
 }
 
 template <typename T>
@@ -258,7 +310,7 @@ extern "C" int gm_cuda_ew_sum(int ctype, int axis, size_t rows, size_t cols, dou
   int err = gm_cuda_scratch_alloc(stream, n_chunks * n_out * sizeof(double), (void **)&part);
   if (err != 0) return err;
   if (axis == 0) {
-    gm_launch_rows l(n_chunks, cols, stream);
+    gm_launch_rows l(n_chunks, (cols + GM_COL_GROUP - 1) / GM_COL_GROUP, stream);
     if (ctype == 0)
       GM_LAUNCH_RANGE(colsum_part_kernel<float>, l.grid, l.block, st, n_chunks, cols * chunk)(rows, cols, chunk, n_chunks, CF(x), part);
     else
