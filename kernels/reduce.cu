@@ -71,7 +71,11 @@ extern "C" int gm_cuda_reduce(int ctype, int op, size_t n, const void *x, double
   size_t blocks = n / ((size_t)REDUCE_THREADS * REDUCE_MIN_PER_SLOT);
   if (blocks < 1) blocks = 1;
   if (blocks > REDUCE_MAX_BLOCKS) blocks = REDUCE_MAX_BLOCKS;
-  const size_t slots = blocks * REDUCE_THREADS;
+  // 8 slots fewer than threads: the distance between a slot's elements is
+  // then no power of two (on a CPU, a slot's 4 accumulators' elements
+  // fell into one cache set and evicted each other), while it stays a
+  // multiple of 32 bytes, so a warp's loads keep to whole sectors.
+  const size_t slots = blocks * REDUCE_THREADS - 8;
   double *part = NULL;
   int serr = gm_cuda_scratch_alloc(stream, (slots + 1) * sizeof(double), (void **)&part);
   if (serr != 0) return serr;
