@@ -7,13 +7,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* X(c type, enum suffix, Lua name, MGL header keyword) */
-#define GM_CTYPES(X)                         \
-  X(float, FLOAT, "float", ":FLOAT")         \
-  X(double, DOUBLE, "double", ":DOUBLE")
+/* X(c type, enum suffix, Lua name, MGL header keyword,
+ *   BLAS/LAPACK prefix (cblas_s..., LAPACKE_s...),
+ *   cuBLAS/cuSOLVER prefix (cublasS..., cusolverDnS...),
+ *   buffer element type suffix (GM_E_F32))
+ * A use that needs only the first columns takes the rest as `...`:
+ *   #define X(T, E, ...) case GM_##E: ... */
+#define GM_CTYPES(X)                                   \
+  X(float, FLOAT, "float", ":FLOAT", s, S, F32)        \
+  X(double, DOUBLE, "double", ":DOUBLE", d, D, F64)
 
 typedef enum gm_ctype {
-#define GM_CTYPE_ENUM(t, E, name, kw) GM_##E,
+#define GM_CTYPE_ENUM(t, E, ...) GM_##E,
   GM_CTYPES(GM_CTYPE_ENUM)
 #undef GM_CTYPE_ENUM
   GM_N_CTYPES
@@ -63,6 +68,9 @@ bool gm_etype_is_integer(gm_etype t);
 int gm_etype_parse(const char *name, gm_etype *out);
 /* The buffer element type of a mat ctype. */
 gm_etype gm_etype_of_ctype(gm_ctype t);
+/* The mat ctype of a buffer element type; 0 and *out set, or -1 when no
+ * mat has that element type. */
+int gm_ctype_of_etype(gm_etype e, gm_ctype *out);
 /* Element i of a typed array: integers as int64 (exact), reals as double. */
 long long gm_etype_get_int(gm_etype t, const void *base, size_t i);
 double gm_etype_get_real(gm_etype t, const void *base, size_t i);
