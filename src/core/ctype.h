@@ -17,6 +17,16 @@
   X(float, FLOAT, "float", ":FLOAT", s, S, F32)        \
   X(double, DOUBLE, "double", ":DOUBLE", d, D, F64)
 
+/* A switch on ctype t with one case per GM_CTYPES row: CASE(T, E, ...)
+ * writes `case GM_##E:` and its statements (ending in break or return);
+ * DEFAULT is the statement for a value outside the list. */
+#define GM_CTYPE_SWITCH(t, CASE, DEFAULT) \
+  switch (t) {                            \
+    GM_CTYPES(CASE)                       \
+    default:                              \
+      DEFAULT;                            \
+  }
+
 typedef enum gm_ctype {
 #define GM_CTYPE_ENUM(t, E, ...) GM_##E,
   GM_CTYPES(GM_CTYPE_ENUM)
