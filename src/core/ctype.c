@@ -150,7 +150,7 @@ int gm_etype_parse(const char *s, gm_etype *out) {
 
 gm_etype gm_etype_of_ctype(gm_ctype t) {
   switch (t) {
-#define X(ct, E, name, kw, p, P, ET) \
+#define X(ct, E, name, kw, p, P, ET, ...) \
   case GM_##E:                       \
     return GM_E_##ET;
     GM_CTYPES(X)
@@ -161,7 +161,7 @@ gm_etype gm_etype_of_ctype(gm_ctype t) {
 }
 
 int gm_ctype_of_etype(gm_etype e, gm_ctype *out) {
-#define X(ct, E, name, kw, p, P, ET) \
+#define X(ct, E, name, kw, p, P, ET, ...) \
   if (e == GM_E_##ET) {              \
     *out = GM_##E;                   \
     return 0;                        \

@@ -10,12 +10,13 @@
 /* X(c type, enum suffix, Lua name, MGL header keyword,
  *   BLAS/LAPACK prefix (cblas_s..., LAPACKE_s...),
  *   cuBLAS/cuSOLVER prefix (cublasS..., cusolverDnS...),
- *   buffer element type suffix (GM_E_F32))
+ *   buffer element type suffix (GM_E_F32),
+ *   C math function suffix (sqrtf, nextafterf))
  * A use that needs only the first columns takes the rest as `...`:
  *   #define X(T, E, ...) case GM_##E: ... */
 #define GM_CTYPES(X)                                   \
-  X(float, FLOAT, "float", ":FLOAT", s, S, F32)        \
-  X(double, DOUBLE, "double", ":DOUBLE", d, D, F64)
+  X(float, FLOAT, "float", ":FLOAT", s, S, F32, f)     \
+  X(double, DOUBLE, "double", ":DOUBLE", d, D, F64, )
 
 /* A switch on ctype t with one case per GM_CTYPES row: CASE(T, E, ...)
  * writes `case GM_##E:` and its statements (ending in break or return);
