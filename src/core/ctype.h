@@ -14,9 +14,19 @@
  *   C math function suffix (sqrtf, nextafterf))
  * A use that needs only the first columns takes the rest as `...`:
  *   #define X(T, E, ...) case GM_##E: ... */
-#define GM_CTYPES(X)                                   \
-  X(float, FLOAT, "float", ":FLOAT", s, S, F32, f)     \
-  X(double, DOUBLE, "double", ":DOUBLE", d, D, F64, )
+#define GM_CTYPES(X) GM_CTYPES_WITH(GM_CTYPE_CALL_, X)
+
+/* The list itself, passing a through first: X(a, T, E, ...) per row. */
+#define GM_CTYPES_WITH(X, a)                              \
+  X(a, float, FLOAT, "float", ":FLOAT", s, S, F32, f)     \
+  X(a, double, DOUBLE, "double", ":DOUBLE", d, D, F64, )
+#define GM_CTYPE_CALL_(X, ...) X(__VA_ARGS__)
+
+/* The initializer of an array indexed by ctype whose entries are
+ * NAME_<c type> (functions instantiated per ctype):
+ *   static void (*const f[GM_N_CTYPES])(...) = {GM_CTYPE_TABLE(f)}; */
+#define GM_CTYPE_TABLE(NAME) GM_CTYPES_WITH(GM_CTYPE_ENTRY_, NAME)
+#define GM_CTYPE_ENTRY_(NAME, T, E, ...) [GM_##E] = NAME##_##T,
 
 /* A switch on ctype t with one case per GM_CTYPES row: CASE(T, E, ...)
  * writes `case GM_##E:` and its statements (ending in break or return);
