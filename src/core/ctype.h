@@ -11,15 +11,17 @@
  *   BLAS/LAPACK prefix (cblas_s..., LAPACKE_s...),
  *   cuBLAS/cuSOLVER prefix (cublasS..., cusolverDnS...),
  *   buffer element type suffix (GM_E_F32),
- *   C math function suffix (sqrtf, nextafterf))
- * A use that needs only the first columns takes the rest as `...`:
+ *   C math function suffix (sqrtf, nextafterf),
+ *   NumPy .npy dtype descr)
+ * Every X ends its parameters with `...`, so a column added at the end
+ * breaks no use:
  *   #define X(T, E, ...) case GM_##E: ... */
 #define GM_CTYPES(X) GM_CTYPES_WITH(GM_CTYPE_CALL_, X)
 
 /* The list itself, passing a through first: X(a, T, E, ...) per row. */
 #define GM_CTYPES_WITH(X, a)                              \
-  X(a, float, FLOAT, "float", ":FLOAT", s, S, F32, f)     \
-  X(a, double, DOUBLE, "double", ":DOUBLE", d, D, F64, )
+  X(a, float, FLOAT, "float", ":FLOAT", s, S, F32, f, "<f4")     \
+  X(a, double, DOUBLE, "double", ":DOUBLE", d, D, F64, , "<f8")
 #define GM_CTYPE_CALL_(X, ...) X(__VA_ARGS__)
 
 /* The initializer of an array indexed by ctype whose entries are

@@ -11,7 +11,7 @@ static size_t block_count(size_t n, size_t i, size_t per_block) { return n - i <
 static gm_status host_uniform(void *ctx, const gm_random_state *start, gm_ctype t, size_t n,
                               double limit, void *x) {
   (void)ctx;
-#define X(T, E, name, kw, p, P, ET, m)                                                                  \
+#define X(T, E, name, kw, p, P, ET, m, ...)                                                                \
   case GM_##E: {                                                                                        \
     const T lim = (T)limit, below = nextafter##m(lim, (T)0);                                            \
     for (size_t i = 0; i < n; i += GM_RANDOM_PER_BLOCK_##E)                                             \
