@@ -4,10 +4,23 @@
 #include "exec.h"
 
 static const char *const unary_names[GM_N_UNARY] = {
-    "square", "sqrt", "log", "exp", "inv", "logistic", "sin", "cos", "tan", "sinh", "cosh", "tanh"};
+#define X(name, E, ...) [GM_UN_##E] = #name,
+    GM_UNARY_OPS(X)
+#undef X
+};
+
+static const char *const scalar_names[GM_N_SCALAR] = {
+#define X(name, E, lua_name, ...) [GM_SC_##E] = lua_name,
+    GM_SCALAR_OPS(X)
+#undef X
+};
 
 const char *gm_unary_name(gm_unary_op op) {
   return (unsigned)op < GM_N_UNARY ? unary_names[op] : "unknown";
+}
+
+const char *gm_scalar_name(gm_scalar_op op) {
+  return (unsigned)op < GM_N_SCALAR ? scalar_names[op] : "unknown";
 }
 
 /* The place's elementwise table, or GM_EUNSUPPORTED naming the op. */
@@ -79,19 +92,16 @@ gm_status gm_unary_(gm_unary_op op, gm_mat *x, size_t n) {
   return ew_end(&c, c.ops->unary(c.e.dev, x->ctype, op, n, ew_ptr(&c, x)));
 }
 
-gm_status gm_expt_(gm_mat *x, double power) {
+gm_status gm_scalar_(gm_scalar_op op, double alpha, gm_mat *x) {
+  if ((unsigned)op >= GM_N_SCALAR) return gm_fail(GM_EINVAL, "scalar op %d is unknown", (int)op);
   if (x->size == 0) return GM_OK;
   ew_call c;
-  GM_TRY(ew_begin(&c, "expt_", x, GM_IO, NULL, NULL));
-  return ew_end(&c, c.ops->expt(c.e.dev, x->ctype, x->size, power, ew_ptr(&c, x)));
+  GM_TRY(ew_begin(&c, gm_scalar_name(op), x, GM_IO, NULL, NULL));
+  return ew_end(&c, c.ops->scalar(c.e.dev, x->ctype, op, x->size, alpha, ew_ptr(&c, x)));
 }
 
-gm_status gm_add_scalar_(double alpha, gm_mat *x) {
-  if (x->size == 0) return GM_OK;
-  ew_call c;
-  GM_TRY(ew_begin(&c, "add_scalar_", x, GM_IO, NULL, NULL));
-  return ew_end(&c, c.ops->add_scalar(c.e.dev, x->ctype, x->size, alpha, ew_ptr(&c, x)));
-}
+gm_status gm_expt_(gm_mat *x, double power) { return gm_scalar_(GM_SC_EXPT, power, x); }
+gm_status gm_add_scalar_(double alpha, gm_mat *x) { return gm_scalar_(GM_SC_ADD, alpha, x); }
 
 static gm_status geem_named(const char *op, double alpha, gm_mat *a, gm_mat *b, double beta, gm_mat *c) {
   GM_TRY(same_size(op, "a", a, "b", b));
@@ -134,15 +144,8 @@ gm_status gm_lt_(gm_mat *x, gm_mat *y) {
   return ew_end(&k, k.ops->lt(k.e.dev, y->ctype, y->size, ew_ptr(&k, x), ew_ptr(&k, y)));
 }
 
-static gm_status clamp(const char *op, gm_clamp_kind kind, double alpha, gm_mat *x) {
-  if (x->size == 0) return GM_OK;
-  ew_call k;
-  GM_TRY(ew_begin(&k, op, x, GM_IO, NULL, NULL));
-  return ew_end(&k, k.ops->clamp(k.e.dev, x->ctype, kind, x->size, alpha, ew_ptr(&k, x)));
-}
-
-gm_status gm_min_(double alpha, gm_mat *x) { return clamp("min_", GM_CLAMP_MIN, alpha, x); }
-gm_status gm_max_(double alpha, gm_mat *x) { return clamp("max_", GM_CLAMP_MAX, alpha, x); }
+gm_status gm_min_(double alpha, gm_mat *x) { return gm_scalar_(GM_SC_MIN, alpha, x); }
+gm_status gm_max_(double alpha, gm_mat *x) { return gm_scalar_(GM_SC_MAX, alpha, x); }
 
 gm_status gm_add_sign_(double alpha, gm_mat *a, double beta, gm_mat *b) {
   GM_TRY(same_size("add_sign_", "a", a, "b", b));

@@ -14,6 +14,8 @@
 
 /* x[i] := op(x[i]) for the first n visible elements (n <= size). */
 gm_status gm_unary_(gm_unary_op op, gm_mat *x, size_t n);
+/* x[i] := f(x[i], alpha) for every visible element (GM_SCALAR_OPS). */
+gm_status gm_scalar_(gm_scalar_op op, double alpha, gm_mat *x);
 gm_status gm_expt_(gm_mat *x, double power);
 gm_status gm_add_scalar_(double alpha, gm_mat *x);
 /* y := x .* y */
