@@ -1,6 +1,7 @@
 /* Validation and dispatch of the destructive elementwise ops. */
 #include "elementwise.h"
 
+#include "blas.h"
 #include "exec.h"
 
 static const char *const unary_names[GM_N_UNARY] = {
@@ -90,6 +91,36 @@ gm_status gm_unary_(gm_unary_op op, gm_mat *x, size_t n) {
   ew_call c;
   GM_TRY(ew_begin(&c, name, x, GM_IO, NULL, NULL));
   return ew_end(&c, c.ops->unary(c.e.dev, x->ctype, op, n, ew_ptr(&c, x)));
+}
+
+/* Checks an out-of-place result y of x and copies x into it (the op then
+ * runs in place on y). */
+static gm_status copy_to_result(const char *fn, gm_mat *x, gm_mat *y) {
+  GM_TRY(gm_check_same_ctype(fn, x, y));
+  bool same_dims = x->rank == y->rank;
+  for (int i = 0; same_dims && i < x->rank; i++) same_dims = x->dims[i] == y->dims[i];
+  if (!same_dims) return gm_fail(GM_EINVAL, "%s: out must have the dims of x", fn);
+  if (y == x || x->size == 0) return GM_OK;
+  if (gm_mats_overlap(x, y)) return gm_fail(GM_EINVAL, "%s: out shares storage with x", fn);
+  return gm_copy_(x, y, x->size, 1, 1);
+}
+
+gm_status gm_unary(const char *fn, gm_unary_op op, gm_mat *x, gm_mat *y) {
+  if ((unsigned)op >= GM_N_UNARY) return gm_fail(GM_EINVAL, "unary op %d is unknown", (int)op);
+  GM_TRY(copy_to_result(fn, x, y));
+  return gm_unary_(op, y, y->size);
+}
+
+gm_status gm_clamp_(gm_mat *x, double lo, double hi) {
+  if (lo != lo || hi != hi) return gm_fail(GM_EINVAL, "clamp_: the bounds must not be NaN");
+  GM_TRY(gm_scalar_(GM_SC_MAX, lo, x));
+  return gm_scalar_(GM_SC_MIN, hi, x);
+}
+
+gm_status gm_clamp(const char *fn, gm_mat *x, double lo, double hi, gm_mat *y) {
+  if (lo != lo || hi != hi) return gm_fail(GM_EINVAL, "%s: the bounds must not be NaN", fn);
+  GM_TRY(copy_to_result(fn, x, y));
+  return gm_clamp_(y, lo, hi);
 }
 
 gm_status gm_scalar_(gm_scalar_op op, double alpha, gm_mat *x) {
