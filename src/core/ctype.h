@@ -1,28 +1,14 @@
-/* Element types of mats: the single source of truth (X-macro).
- * Every switch, name table and per-type instantiation is generated from
- * GM_CTYPES so adding a type is one line here. */
+/* Element types of mats: the enum, its helpers and the generators of
+ * per-ctype switches and tables, all from the list in ctype_list.h. */
 #ifndef GM_CORE_CTYPE_H
 #define GM_CORE_CTYPE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-/* X(c type, enum suffix, Lua name, MGL header keyword,
- *   BLAS/LAPACK prefix (cblas_s..., LAPACKE_s...),
- *   cuBLAS/cuSOLVER prefix (cublasS..., cusolverDnS...),
- *   buffer element type suffix (GM_E_F32),
- *   C math function suffix (sqrtf, nextafterf),
- *   NumPy .npy dtype descr)
- * Every X ends its parameters with `...`, so a column added at the end
- * breaks no use:
- *   #define X(T, E, ...) case GM_##E: ... */
-#define GM_CTYPES(X) GM_CTYPES_WITH(GM_CTYPE_CALL_, X)
-
-/* The list itself, passing a through first: X(a, T, E, ...) per row. */
-#define GM_CTYPES_WITH(X, a)                              \
-  X(a, float, FLOAT, "float", ":FLOAT", s, S, F32, f, "<f4")     \
-  X(a, double, DOUBLE, "double", ":DOUBLE", d, D, F64, , "<f8")
-#define GM_CTYPE_CALL_(X, ...) X(__VA_ARGS__)
+/* GM_CTYPES and GM_CTYPES_WITH: the list itself (ctype_list.h, which the
+ * element functions of kernels/ include too). */
+#include "ctype_list.h"
 
 /* The initializer of an array indexed by ctype whose entries are
  * NAME_<c type> (functions instantiated per ctype):
