@@ -310,8 +310,10 @@ static int l_free(lua_State *L) {
  * "per-mat method cache" below). */
 static unsigned n_method_caches;
 
+/* Reachable from Lua as getmetatable(m).__gc: checked like any function. */
 static int l_gc(lua_State *L) {
-  gml_mat *box = lua_touserdata(L, 1);
+  gml_mat *box = gml_testbox(L, 1);
+  if (!box) return gml_argerror(L, 1, "__gc", "gpumat.mat expected, got %s", luaL_typename(L, 1));
   if (box->method_cache) {
     box->method_cache = false;
     __atomic_sub_fetch(&n_method_caches, 1, __ATOMIC_RELAXED);
