@@ -7,7 +7,11 @@ return function(gm, core, methods)
   local argcheck = require "gpumat.argcheck"
   local function argerror(fname, n, fmt, ...) argcheck.argerror(n, fname, fmt, ...) end
   local function check_callable(fname, n, f) return argcheck.check_callable(f, n, fname) end
-  local dispatch = core.buffer_dispatch
+  -- gm.name = dispatch(name, lua_impl, c_impl): lua_impl serves Lua tables
+  -- (checked for its argument count like every Lua-side function)
+  local function dispatch(name, lua_impl, c_impl)
+    return core.buffer_dispatch(argcheck.strict(name, lua_impl), c_impl)
+  end
   local is_buffer = core.is_buffer
 
   local function is_mat(x) return getmetatable(x) == getmetatable(core.mat(0)) end
@@ -55,10 +59,10 @@ return function(gm, core, methods)
     return nil
   end
 
-  gm.buffer_refcnt = dispatch(function(b) return true
+  gm.buffer_refcnt = dispatch("buffer_refcnt", function(b) return true
   end, core.buffer_refcnt_core)
 
-  gm.ref_buffer = dispatch(function(b) return b
+  gm.ref_buffer = dispatch("ref_buffer", function(b) return b
   end, core.ref_buffer_core)
 
   -- true for a Lua table, else the C deref (no Lua frame on the hot path)
@@ -90,19 +94,19 @@ return function(gm, core, methods)
     return finish(list, pcall(fn, table.unpack(list)))
   end
 
-  gm.buffer_element_type = dispatch(function(b) return "double"
+  gm.buffer_element_type = dispatch("buffer_element_type", function(b) return "double"
   end, core.buffer_element_type_core)
 
-  gm.buffer_foreign_type = dispatch(function(b) return "double"
+  gm.buffer_foreign_type = dispatch("buffer_foreign_type", function(b) return "double"
   end, core.buffer_foreign_type_core)
 
-  gm.buffer_rank = dispatch(function(b) return #table_dims(b)
+  gm.buffer_rank = dispatch("buffer_rank", function(b) return #table_dims(b)
   end, core.buffer_rank_core)
 
-  gm.buffer_dimensions = dispatch(function(b) return table_dims(b)
+  gm.buffer_dimensions = dispatch("buffer_dimensions", function(b) return table_dims(b)
   end, core.buffer_dimensions_core)
 
-  gm.buffer_dimension = dispatch(function(b, axis)
+  gm.buffer_dimension = dispatch("buffer_dimension", function(b, axis)
       local dims = table_dims(b)
       if math.type(axis) ~= "integer" or axis < 1 or axis > #dims then
         argerror("buffer_dimension", 2, "axis must be an integer in 1..%d", #dims)
@@ -110,7 +114,7 @@ return function(gm, core, methods)
       return dims[axis]
   end, core.buffer_dimension_core)
 
-  gm.buffer_size = dispatch(function(b) return table_size(b)
+  gm.buffer_size = dispatch("buffer_size", function(b) return table_size(b)
   end, core.buffer_size_core)
 
   local function table_index(fname, b, ...)
@@ -127,16 +131,16 @@ return function(gm, core, methods)
     return k, dims
   end
 
-  gm.buffer_row_major_index = dispatch(function(b, ...) return (table_index("buffer_row_major_index", b, ...)) + 1
+  gm.buffer_row_major_index = dispatch("buffer_row_major_index", function(b, ...) return (table_index("buffer_row_major_index", b, ...)) + 1
   end, core.buffer_row_major_index_core)
 
-  gm.bref = dispatch(function(b, ...)
+  gm.bref = dispatch("bref", function(b, ...)
       local k, dims = table_index("bref", b, ...)
       local t, key = table_slot(b, dims, k)
       return t[key]
   end, core.bref_core)
 
-  gm.set_bref = dispatch(function(b, ...)
+  gm.set_bref = dispatch("set_bref", function(b, ...)
       local args = table.pack(...)
       local v = args[args.n]
       if type(v) ~= "number" then argerror("set_bref", args.n + 1, "number expected, got %s", type(v)) end
@@ -151,13 +155,13 @@ return function(gm, core, methods)
     if math.type(k) ~= "integer" or k < 1 or k > n then argerror(fname, 2, "index %s is out of range 1..%d", tostring(k), n) end
   end
 
-  gm.row_major_bref = dispatch(function(b, k)
+  gm.row_major_bref = dispatch("row_major_bref", function(b, k)
       check_linear("row_major_bref", b, k)
       local t, key = table_slot(b, table_dims(b), k - 1)
       return t[key]
   end, core.row_major_bref_core)
 
-  gm.set_row_major_bref = dispatch(function(b, k, v)
+  gm.set_row_major_bref = dispatch("set_row_major_bref", function(b, k, v)
       check_linear("set_row_major_bref", b, k)
       if type(v) ~= "number" then argerror("set_row_major_bref", 3, "number expected, got %s", type(v)) end
       local t, key = table_slot(b, table_dims(b), k - 1)
@@ -165,7 +169,7 @@ return function(gm, core, methods)
       return
   end, core.set_row_major_bref_core)
 
-  gm.buffer_fill = dispatch(function(b, v, opts)
+  gm.buffer_fill = dispatch("buffer_fill", function(b, v, opts)
       if type(v) ~= "number" then argerror("buffer_fill", 2, "number expected, got %s", type(v)) end
       local n = table_size(b)
       local start, stop = opts and opts.start or 1, opts and opts.stop or n
@@ -306,7 +310,7 @@ return function(gm, core, methods)
     return b
   end
 
-  gm.ensure = dispatch(function(x, mem_type, opts)
+  gm.ensure = dispatch("ensure", function(x, mem_type, opts)
     local b = table_to_buffer(x, opts)
     local r = core.ensure_core(b, mem_type, opts)
     if r:is_owning() then return r end

@@ -34,6 +34,11 @@ for _, area in ipairs(areas) do
   require("gpumat." .. area)(gm, core, methods)
 end
 
+-- One argument count rule for the Lua-side functions (argcheck.lua).
+local argcheck = require "gpumat.argcheck"
+argcheck.strict_table(gm)
+argcheck.strict_table(methods)
+
 return setmetatable(gm, {
   __index = function(_, k)
     local v = core.get_setting(k)

@@ -30,7 +30,7 @@ static void end_view(gml_buffer *b) {
 
 /* #<BUFFER int32 {2, 3} device> (or "released") */
 static int buffer_tostring(lua_State *L) {
-  gml_buffer *b = luaL_checkudata(L, 1, GML_BUFFER_MT);
+  gml_buffer *b = gml_checkudata(L, 1, GML_BUFFER_MT, "__tostring");
   luaL_Buffer lb;
   luaL_buffinit(L, &lb);
   lua_pushfstring(L, "#<BUFFER %s {", gm_etype_name(b->et));
@@ -47,7 +47,7 @@ static int buffer_tostring(lua_State *L) {
 }
 
 static int buffer_gc(lua_State *L) {
-  gml_buffer *b = luaL_checkudata(L, 1, GML_BUFFER_MT);
+  gml_buffer *b = gml_checkudata(L, 1, GML_BUFFER_MT, "__gc");
   end_view(b);
   return 0;
 }
@@ -913,17 +913,19 @@ static int l_buffer_displace(lua_State *L) {
 static int dispatch_call(lua_State *L) {
   int n = lua_gettop(L);
   bool tab = lua_type(L, 1) == LUA_TTABLE && !gml_ismat(L, 1);
-  lua_pushvalue(L, lua_upvalueindex(tab ? 1 : 2));
+  lua_pushvalue(L, gml_upvalueindex(tab ? 1 : 2));
   lua_insert(L, 1);
   lua_call(L, n, LUA_MULTRET);
   return lua_gettop(L);
 }
 
 static int l_buffer_dispatch(lua_State *L) {
-  luaL_checktype(L, 1, LUA_TFUNCTION);
-  luaL_checktype(L, 2, LUA_TFUNCTION);
+  for (int i = 1; i <= 2; i++)
+    if (lua_type(L, i) != LUA_TFUNCTION)
+      gml_argerror(L, i, "buffer_dispatch", "function expected, got %s", luaL_typename(L, i));
   lua_settop(L, 2);
-  lua_pushcclosure(L, dispatch_call, 2);
+  static const gml_reg dispatch = {"buffer_dispatch", dispatch_call, GML_VARARGS, NULL};
+  gml_push_function(L, &dispatch, 2);
   return 1;
 }
 
@@ -933,53 +935,53 @@ static int l_bufferp_core(lua_State *L) {
 }
 
 void gml_open_buffer(lua_State *L, int module_idx) {
-  static const luaL_Reg meta[] = {
-      {"__gc", buffer_gc}, {"__close", buffer_close}, {"__tostring", buffer_tostring}, {NULL, NULL}};
-  static const luaL_Reg methods[] = {{"mem_type", l_buffer_mem_type},
-                                     {"is_owning", l_buffer_is_owning},
-                                     {"layout", l_buffer_layout},
-                                     {NULL, NULL}};
+  static const gml_reg meta[] = {
+      {"__gc", buffer_gc, 1, NULL}, {"__close", buffer_close, 2, NULL}, {"__tostring", buffer_tostring, 1, NULL}, {NULL, NULL, 0, NULL}};
+  static const gml_reg methods[] = {{"mem_type", l_buffer_mem_type, 1, NULL},
+                                     {"is_owning", l_buffer_is_owning, 1, NULL},
+                                     {"layout", l_buffer_layout, 1, NULL},
+                                     {NULL, NULL, 0, NULL}};
   luaL_newmetatable(L, GML_BUFFER_MT);
-  luaL_setfuncs(L, meta, 0);
-  luaL_newlib(L, methods);
+  gml_register(L, -1, meta);
+  gml_newlib(L, methods);
   lua_pushvalue(L, -1);
   lua_setfield(L, -3, "__index");
   lua_setfield(L, module_idx, "buffer_methods_table");
   lua_pop(L, 1);
-  static const luaL_Reg fns[] = {
-      {"is_buffer", l_bufferp_core},
-      {"buffer_dispatch", l_buffer_dispatch},
-      {"make_foreign_array", l_make_foreign_array},
-      {"make_cuda_array", l_make_cuda_array},
-      {"make_cuda_host_array", l_make_cuda_host_array},
-      {"make_managed_array", l_make_managed_array},
-      {"buffer_refcnt_core", l_buffer_refcnt},
-      {"ref_buffer_core", l_ref_buffer},
-      {"deref_buffer", l_deref_buffer},
-      {"buffer_close", buffer_close},
-      {"buffer_element_type_core", l_buffer_element_type},
-      {"buffer_foreign_type_core", l_buffer_foreign_type},
-      {"buffer_rank_core", l_buffer_rank},
-      {"buffer_dimensions_core", l_buffer_dimensions},
-      {"buffer_dimension_core", l_buffer_dimension},
-      {"buffer_size_core", l_buffer_size},
-      {"buffer_pitch", l_buffer_pitch},
-      {"buffer_row_major_index_core", l_buffer_row_major_index},
-      {"bref_core", l_bref},
-      {"set_bref_core", l_set_bref},
-      {"row_major_bref_core", l_row_major_bref},
-      {"set_row_major_bref_core", l_set_row_major_bref},
-      {"buffer_fill_core", l_buffer_fill},
-      {"copy_buffer_data_core", l_copy_buffer_data},
-      {"copy_full_buffer_core", l_copy_full_buffer},
-      {"buffer_bytes", l_buffer_bytes},
-      {"buffer_set_bytes", l_buffer_set_bytes},
-      {"buffer_to_list", l_buffer_to_list},
-      {"buffer_displacement_core", l_buffer_displacement},
-      {"buffer_displace", l_buffer_displace},
-      {"buffer_mem_type", l_buffer_mem_type},
-      {"buffer_is_owning", l_buffer_is_owning},
-      {"buffer_layout", l_buffer_layout},
-      {NULL, NULL}};
+  static const gml_reg fns[] = {
+      {"is_buffer", l_bufferp_core, 1, NULL},
+      {"buffer_dispatch", l_buffer_dispatch, 2, NULL},
+      {"make_foreign_array", l_make_foreign_array, 2, NULL},
+      {"make_cuda_array", l_make_cuda_array, 2, NULL},
+      {"make_cuda_host_array", l_make_cuda_host_array, 2, NULL},
+      {"make_managed_array", l_make_managed_array, 2, NULL},
+      {"buffer_refcnt_core", l_buffer_refcnt, 1, "buffer_refcnt"},
+      {"ref_buffer_core", l_ref_buffer, 1, "ref_buffer"},
+      {"deref_buffer", l_deref_buffer, 1, NULL},
+      {"buffer_close", buffer_close, 2, NULL},
+      {"buffer_element_type_core", l_buffer_element_type, 1, "buffer_element_type"},
+      {"buffer_foreign_type_core", l_buffer_foreign_type, 1, "buffer_foreign_type"},
+      {"buffer_rank_core", l_buffer_rank, 1, "buffer_rank"},
+      {"buffer_dimensions_core", l_buffer_dimensions, 1, "buffer_dimensions"},
+      {"buffer_dimension_core", l_buffer_dimension, 2, "buffer_dimension"},
+      {"buffer_size_core", l_buffer_size, 1, "buffer_size"},
+      {"buffer_pitch", l_buffer_pitch, 1, NULL},
+      {"buffer_row_major_index_core", l_buffer_row_major_index, GML_VARARGS, "buffer_row_major_index"},
+      {"bref_core", l_bref, GML_VARARGS, "bref"},
+      {"set_bref_core", l_set_bref, GML_VARARGS, "set_bref"},
+      {"row_major_bref_core", l_row_major_bref, 2, "row_major_bref"},
+      {"set_row_major_bref_core", l_set_row_major_bref, 3, "set_row_major_bref"},
+      {"buffer_fill_core", l_buffer_fill, 3, "buffer_fill"},
+      {"copy_buffer_data_core", l_copy_buffer_data, 5, "copy_buffer_data"},
+      {"copy_full_buffer_core", l_copy_full_buffer, 2, "copy_full_buffer"},
+      {"buffer_bytes", l_buffer_bytes, 1, "write_buffer"},
+      {"buffer_set_bytes", l_buffer_set_bytes, 2, "read_buffer"},
+      {"buffer_to_list", l_buffer_to_list, 1, "buffer_as_array"},
+      {"buffer_displacement_core", l_buffer_displacement, 1, "buffer_displacement"},
+      {"buffer_displace", l_buffer_displace, 2, NULL},
+      {"buffer_mem_type", l_buffer_mem_type, 1, NULL},
+      {"buffer_is_owning", l_buffer_is_owning, 1, NULL},
+      {"buffer_layout", l_buffer_layout, 1, NULL},
+      {NULL, NULL, 0, NULL}};
   gml_register(L, module_idx, fns);
 }

@@ -166,7 +166,7 @@ static int l_cuda_call(lua_State *L) {
 /* __close(ctx, err): exit; an exit failure is raised only when the body
  * did not fail already (the body's error wins). */
 static int l_context_close(lua_State *L) {
-  gml_context *box = luaL_checkudata(L, 1, GML_CONTEXT_MT);
+  gml_context *box = gml_checkudata(L, 1, GML_CONTEXT_MT, "__close");
   if (!box->open) return 0;
   if (gm_context_current() != box->c) {
     /* e.g. a coroutine yielded out of with_cuda: leave the stack alone */
@@ -184,7 +184,7 @@ static int l_context_close(lua_State *L) {
 /* __gc: a context still open here belongs to an abandoned coroutine; its
  * storage stays allocated (it is linked from the thread's stack). */
 static int l_context_gc(lua_State *L) {
-  gml_context *box = luaL_checkudata(L, 1, GML_CONTEXT_MT);
+  gml_context *box = gml_checkudata(L, 1, GML_CONTEXT_MT, "__gc");
   if (!box->open) free(box->c);
   box->c = NULL;
   return 0;
@@ -438,20 +438,17 @@ static int l_cuda_room(lua_State *L) {
 }
 
 void gml_open_cuda(lua_State *L, int module_idx) {
-  static const luaL_Reg fns[] = {
-      {"cuda_context", l_cuda_context}, {"cuda_available", l_cuda_available},
-      {"use_cuda_p", l_use_cuda_p},     {"device_count", l_device_count},
-      {"device_info", l_device_info},   {"synchronize", l_synchronize},
-      {"collect", l_collect},           {"counters", l_counters},
-      {"cuda_room", l_cuda_room},       {"cuda_call", l_cuda_call},
-      {"emulated_device", l_emulated_device}, {"cuda_stream", l_cuda_stream},
-      {NULL, NULL}};
-  if (luaL_newmetatable(L, GML_CONTEXT_MT)) {
-    lua_pushcfunction(L, l_context_close);
-    lua_setfield(L, -2, "__close");
-    lua_pushcfunction(L, l_context_gc);
-    lua_setfield(L, -2, "__gc");
-  }
+  static const gml_reg fns[] = {
+      {"cuda_context", l_cuda_context, 4, NULL}, {"cuda_available", l_cuda_available, 1, NULL},
+      {"use_cuda_p", l_use_cuda_p, GML_VARARGS, NULL},     {"device_count", l_device_count, 0, NULL},
+      {"device_info", l_device_info, 2, NULL},   {"synchronize", l_synchronize, 0, NULL},
+      {"collect", l_collect, 0, NULL},           {"counters", l_counters, 0, NULL},
+      {"cuda_room", l_cuda_room, 1, NULL},       {"cuda_call", l_cuda_call, 2, NULL},
+      {"emulated_device", l_emulated_device, 1, NULL}, {"cuda_stream", l_cuda_stream, 0, NULL},
+      {NULL, NULL, 0, NULL}};
+  static const gml_reg meta[] = {{"__close", l_context_close, 2, NULL}, {"__gc", l_context_gc, 1, NULL},
+                                 {NULL, NULL, 0, NULL}};
+  if (luaL_newmetatable(L, GML_CONTEXT_MT)) gml_register(L, -1, meta);
   lua_pop(L, 1);
   gml_register(L, module_idx, fns);
   gml_open_cuda_sync(L, module_idx);

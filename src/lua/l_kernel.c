@@ -22,7 +22,7 @@ typedef struct kernel_so {
 } kernel_so;
 
 static int so_gc(lua_State *L) {
-  kernel_so *k = luaL_checkudata(L, 1, KERNEL_SO);
+  kernel_so *k = gml_checkudata(L, 1, KERNEL_SO, "__gc");
   /* code of a loaded kernel is never unloaded while a launch could run:
    * launches are synchronous, and the userdata is unreachable here */
   if (k->handle) dlclose(k->handle);
@@ -205,20 +205,18 @@ static int l_kernel_launch_counts(lua_State *L) {
 }
 
 void gml_open_kernel(lua_State *L, int module_idx) {
-  if (luaL_newmetatable(L, KERNEL_SO)) {
-    lua_pushcfunction(L, so_gc);
-    lua_setfield(L, -2, "__gc");
-  }
+  static const gml_reg meta[] = {{"__gc", so_gc, 1, NULL}, {NULL, NULL, 0, NULL}};
+  if (luaL_newmetatable(L, KERNEL_SO)) gml_register(L, -1, meta);
   lua_pop(L, 1);
-  static const luaL_Reg fns[] = {
-      {"kernel_load", l_kernel_load},
-      {"kernel_launch", l_kernel_launch},
-      {"kernel_launch_counts", l_kernel_launch_counts},
-      {"kernel_place", l_kernel_place},
-      {"kernel_load_ptx", l_kernel_load_ptx},
-      {"nvrtc_compile", l_nvrtc_compile},
-      {"nvrtc_version", l_nvrtc_version},
-      {NULL, NULL},
+  static const gml_reg fns[] = {
+      {"kernel_load", l_kernel_load, 1, NULL},
+      {"kernel_launch", l_kernel_launch, GML_VARARGS, NULL},
+      {"kernel_launch_counts", l_kernel_launch_counts, 0, NULL},
+      {"kernel_place", l_kernel_place, GML_VARARGS, NULL},
+      {"kernel_load_ptx", l_kernel_load_ptx, 2, NULL},
+      {"nvrtc_compile", l_nvrtc_compile, 4, NULL},
+      {"nvrtc_version", l_nvrtc_version, 0, NULL},
+      {NULL, NULL, 0, NULL},
   };
   gml_register(L, module_idx, fns);
 }

@@ -162,6 +162,6 @@ static int l_set_setting(lua_State *L) {
 }
 
 void gml_open_settings(lua_State *L, int module_idx) {
-  static const luaL_Reg fns[] = {{"get_setting", l_get_setting}, {"set_setting", l_set_setting}, {NULL, NULL}};
+  static const gml_reg fns[] = {{"get_setting", l_get_setting, 1, NULL}, {"set_setting", l_set_setting, 2, NULL}, {NULL, NULL, 0, NULL}};
   gml_register(L, module_idx, fns);
 }
