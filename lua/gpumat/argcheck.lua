@@ -1,16 +1,21 @@
 -- Argument checks shared by the Lua-side areas.  Messages match the ones
--- raised from C ("bad argument #2 to 'stack' (...)"), without a position
--- prefix (error level 0): a position inside lua/gpumat/*.lua tells the
--- user nothing, and the C functions' errors carry none either.
+-- raised from C ("bad argument #2 to 'stack' (...)") and carry no
+-- position (error level 0): a position inside lua/gpumat/NAME.lua would
+-- tell the user nothing.
 local M = {}
 
-function M.argerror(n, fname, fmt, ...)
-  error(string.format("bad argument #%d to '%s' (%s)", n, fname, string.format(fmt, ...)), 0)
+local function raise(msg)
+  error(msg, 0)
 end
 
--- A plain error "fmt..." with no position prefix.
+-- Raises "bad argument #n to 'fname' (fmt...)".
+function M.argerror(n, fname, fmt, ...)
+  raise(string.format("bad argument #%d to '%s' (%s)", n, fname, string.format(fmt, ...)))
+end
+
+-- Raises the plain message fmt... ("copy_full_buffer: sizes differ ...").
 function M.error(fmt, ...)
-  error(string.format(fmt, ...), 0)
+  raise(string.format(fmt, ...))
 end
 
 -- Functions and callable tables/userdata are accepted.

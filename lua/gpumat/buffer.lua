@@ -19,6 +19,10 @@ return function(gm, core, methods)
 
   local function is_table(x) return type(x) == "table" and getmetatable(x) ~= mat_mt end
 
+  local function check_opts(fname, arg, opts)
+    if opts ~= nil and not is_table(opts) then argerror(fname, arg, "options table expected, got %s", type(opts)) end
+  end
+
   -- ---- Lua tables as buffers ----
 
   local function table_dims(t)
@@ -119,7 +123,7 @@ return function(gm, core, methods)
 
   local function table_index(fname, b, ...)
     local dims, subs = table_dims(b), table.pack(...)
-    if subs.n ~= #dims then error(string.format("%s: %d subscripts for a buffer of rank %d", fname, subs.n, #dims), 0) end
+    if subs.n ~= #dims then argcheck.error("%s: %d subscripts for a buffer of rank %d", fname, subs.n, #dims) end
     local k = 0
     for a = 1, #dims do
       local i = subs[a]
@@ -171,6 +175,7 @@ return function(gm, core, methods)
 
   gm.buffer_fill = dispatch("buffer_fill", function(b, v, opts)
       if type(v) ~= "number" then argerror("buffer_fill", 2, "number expected, got %s", type(v)) end
+      check_opts("buffer_fill", 3, opts)
       local n = table_size(b)
       local start, stop = opts and opts.start or 1, opts and opts.stop or n
       if math.type(start) ~= "integer" or start < 1 or start > n + 1 then argerror("buffer_fill", 3, "start %s is out of range 1..%d", tostring(start), n + 1) end
@@ -202,7 +207,7 @@ return function(gm, core, methods)
       elseif math.type(count) ~= "integer" or count < 0 or count > room then
         argerror("copy_buffer_data", 5, "count %s does not fit (at most %d)", tostring(count), room)
       end
-      if src == dst and n > 0 and si < di + n and di < si + n then error("copy_buffer_data: source and destination areas overlap", 2) end
+      if src == dst and n > 0 and si < di + n and di < si + n then argcheck.error("copy_buffer_data: source and destination areas overlap") end
       slow_copy(src, si, dst, di, n)
       return n
     end
@@ -215,7 +220,7 @@ return function(gm, core, methods)
     if src == dst then return end
     if is_table(src) or is_table(dst) then
       local n = gm.buffer_size(src)
-      if n ~= gm.buffer_size(dst) then error(string.format("copy_full_buffer: sizes differ (%d and %d)", n, gm.buffer_size(dst)), 2) end
+      if n ~= gm.buffer_size(dst) then argcheck.error("copy_full_buffer: sizes differ (%d and %d)", n, gm.buffer_size(dst)) end
       slow_copy(src, 1, dst, 1, n)
       return
     end
@@ -238,7 +243,7 @@ return function(gm, core, methods)
       s = core.buffer_bytes(b)
     end
     local ok, err = f:write(s)
-    if not ok then error("write_buffer: " .. tostring(err), 2) end
+    if not ok then argcheck.error("write_buffer: %s", tostring(err)) end
   end
 
   function gm.read_buffer(b, f)
@@ -249,7 +254,7 @@ return function(gm, core, methods)
       float = "f", double = "d" })[gm.buffer_element_type(b)], 0)
     local s = n == 0 and "" or f:read(n)
     if s == nil or #s ~= n then
-      error(string.format("read_buffer: file too short (%d of %d bytes)", s and #s or 0, n), 2)
+      argcheck.error("read_buffer: file too short (%d of %d bytes)", s and #s or 0, n)
     end
     if is_table(b) then
       for k = 1, n // 8 do gm.set_row_major_bref(b, k, (string.unpack("<d", s, (k - 1) * 8 + 1))) end
@@ -277,6 +282,7 @@ return function(gm, core, methods)
 
   function gm.buffer_as_array(b, opts)
     check_buffer("buffer_as_array", 1, b)
+    check_opts("buffer_as_array", 2, opts)
     if is_table(b) then return b, true end
     local dims = core.buffer_dimensions_core(b)
     local flat
@@ -311,6 +317,7 @@ return function(gm, core, methods)
   end
 
   gm.ensure = dispatch("ensure", function(x, mem_type, opts)
+    check_opts("ensure", 3, opts)
     local b = table_to_buffer(x, opts)
     local r = core.ensure_core(b, mem_type, opts)
     if r:is_owning() then return r end
@@ -342,7 +349,7 @@ return function(gm, core, methods)
     for _, t in ipairs(dispatch_order) do
       if fns[t] and (t == "host" or in_cuda) then return fns[t](gm.ensure(x, t)) end
     end
-    error("memory_type_dispatch: no function for a usable memory type", 2)
+    argcheck.error("memory_type_dispatch: no function for a usable memory type")
   end
 
   -- ---- scoped allocation caches ----

@@ -70,7 +70,7 @@ gml_buffer *gml_checkbuffer(lua_State *L, int idx, const char *fname) {
 
 /* After all arguments are read: the view's memory must still be there. */
 static void check_live(lua_State *L, gml_buffer *b, const char *fname) {
-  if (!b->blk) luaL_error(L, "%s: buffer released", fname);
+  if (!b->blk) gml_error(L, "%s: buffer released", fname);
   GML_TRY(L, gm_block_check(b->blk, NULL), fname);
 }
 
@@ -309,7 +309,7 @@ static void fill_new(lua_State *L, gml_buffer *b, const elt *v, const char *fnam
     return;
   }
   char *tmp = malloc(n * es);
-  if (!tmp) luaL_error(L, "%s: out of host memory", fname);
+  if (!tmp) gml_error(L, "%s: out of host memory", fname);
   for (size_t i = 0; i < n; i++) memcpy(tmp + i * es, v->bytes, es);
   gm_status st = gml_buffer_write(b, 0, n, tmp);
   free(tmp);
@@ -322,7 +322,7 @@ static int make(lua_State *L, const char *fname, gm_space space, const maker_arg
   gm_device *dev = NULL;
   if (space != GM_SPACE_HOST) {
     dev = gm_context_device();
-    if (!dev) return luaL_error(L, "%s: needs an active cuda context (with_cuda)", fname);
+    if (!dev) return gml_error(L, "%s: needs an active cuda context (with_cuda)", fname);
   }
   size_t es = gm_etype_size(a->et), bytes = a->size * es;
   gml_buffer *b = gml_newbuffer(L);
@@ -544,10 +544,10 @@ static int l_buffer_layout(lua_State *L) {
 
 /* Subscripts first..first+rank-1 (1-based) -> 0-based row-major index. */
 static size_t check_subscripts(lua_State *L, gml_buffer *b, int first, int n, const char *fname) {
-  if (n != b->rank) luaL_error(L, "%s: %d subscripts for a buffer of rank %d", fname, n, b->rank);
+  if (n != b->rank) gml_error(L, "%s: %d subscripts for a buffer of rank %d", fname, n, b->rank);
   size_t k = 0;
   for (int a = 0; a < n; a++) {
-    lua_Integer i = luaL_checkinteger(L, first + a);
+    lua_Integer i = gml_check_integer(L, first + a, fname);
     if (i < 1 || (size_t)i > b->dims[a])
       gml_argerror(L, first + a, fname, "index %lld is out of range 1..%zu", (long long)i, b->dims[a]);
     k = k * b->dims[a] + (size_t)(i - 1);
@@ -563,7 +563,7 @@ static int l_buffer_row_major_index(lua_State *L) {
 }
 
 static size_t check_linear(lua_State *L, gml_buffer *b, int idx, const char *fname) {
-  lua_Integer k = luaL_checkinteger(L, idx);
+  lua_Integer k = gml_check_integer(L, idx, fname);
   if (k < 1 || (size_t)k > b->size)
     gml_argerror(L, idx, fname, "index %lld is out of range 1..%zu", (long long)k, b->size);
   return (size_t)(k - 1);
@@ -592,7 +592,7 @@ static int l_bref(lua_State *L) {
 static int l_set_bref(lua_State *L) {
   gml_buffer *b = gml_checkbuffer(L, 1, "set_bref");
   int top = lua_gettop(L);
-  if (top < 2) return luaL_error(L, "set_bref: value expected");
+  if (top < 2) return gml_error(L, "set_bref: value expected");
   elt v;
   check_value(L, top, b->et, "set_bref", &v);
   size_t k = check_subscripts(L, b, 2, top - 2, "set_bref");
@@ -628,9 +628,9 @@ static int l_buffer_fill(lua_State *L) {
   check_live(L, b, fn);
   size_t n = stop + 1 - start, es = esize(b);
   if (n == 0) return 0;
-  if (b->col_major && n != b->size) return luaL_error(L, "%s: a range of a col_major buffer is not supported", fn);
+  if (b->col_major && n != b->size) return gml_error(L, "%s: a range of a col_major buffer is not supported", fn);
   char *tmp = malloc(n * es);
-  if (!tmp) return luaL_error(L, "%s: out of host memory", fn);
+  if (!tmp) return gml_error(L, "%s: out of host memory", fn);
   for (size_t i = 0; i < n; i++) memcpy(tmp + i * es, v.bytes, es);
   gm_status st = gml_buffer_write(b, start - 1, n, tmp);
   free(tmp);
@@ -648,9 +648,9 @@ static gm_status copy_elements(gml_buffer *dst, size_t di, gml_buffer *src, size
 static int l_copy_buffer_data(lua_State *L) {
   const char *fn = "copy_buffer_data";
   gml_buffer *src = gml_checkbuffer(L, 1, fn);
-  lua_Integer si = luaL_checkinteger(L, 2);
+  lua_Integer si = gml_check_integer(L, 2, fn);
   gml_buffer *dst = gml_checkbuffer(L, 3, fn);
-  lua_Integer di = luaL_checkinteger(L, 4);
+  lua_Integer di = gml_check_integer(L, 4, fn);
   if (si < 1 || (size_t)si > src->size + 1)
     gml_argerror(L, 2, fn, "index %lld is out of range 1..%zu", (long long)si, src->size + 1);
   if (di < 1 || (size_t)di > dst->size + 1)
@@ -659,15 +659,15 @@ static int l_copy_buffer_data(lua_State *L) {
   if (lua_isboolean(L, 5) && lua_toboolean(L, 5)) {
     n = room < droom ? room : droom;
   } else {
-    lua_Integer c = luaL_checkinteger(L, 5);
+    lua_Integer c = gml_check_integer(L, 5, fn);
     if (c < 0 || (size_t)c > room || (size_t)c > droom)
       gml_argerror(L, 5, fn, "count %lld does not fit (at most %zu)", (long long)c, room < droom ? room : droom);
     n = (size_t)c;
   }
   if (src->et != dst->et)
-    return luaL_error(L, "%s: element types differ (%s and %s)", fn, gm_etype_name(src->et), gm_etype_name(dst->et));
+    return gml_error(L, "%s: element types differ (%s and %s)", fn, gm_etype_name(src->et), gm_etype_name(dst->et));
   if (src->col_major != dst->col_major)
-    return luaL_error(L, "%s: layouts differ (copy the whole buffer with copy_full_buffer)", fn);
+    return gml_error(L, "%s: layouts differ (copy the whole buffer with copy_full_buffer)", fn);
   check_live(L, src, fn);
   check_live(L, dst, fn);
   GML_TRY(L, copy_elements(dst, (size_t)di - 1, src, (size_t)si - 1, n), fn);
@@ -698,15 +698,15 @@ static int l_copy_full_buffer(lua_State *L) {
   gml_buffer *dst = gml_checkbuffer(L, 2, fn);
   if (src == dst) return 0;
   if (src->et != dst->et)
-    return luaL_error(L, "%s: element types differ (%s and %s)", fn, gm_etype_name(src->et), gm_etype_name(dst->et));
-  if (src->size != dst->size) return luaL_error(L, "%s: sizes differ (%I and %I)", fn, (lua_Integer)src->size,
+    return gml_error(L, "%s: element types differ (%s and %s)", fn, gm_etype_name(src->et), gm_etype_name(dst->et));
+  if (src->size != dst->size) return gml_error(L, "%s: sizes differ (%I and %I)", fn, (lua_Integer)src->size,
                                                 (lua_Integer)dst->size);
   check_live(L, src, fn);
   check_live(L, dst, fn);
   if (src->col_major != dst->col_major) {
     if (src->rank != dst->rank || memcmp(src->dims, dst->dims, sizeof src->dims) != 0)
-      return luaL_error(L, "%s: buffers of different layouts need equal dimensions", fn);
-    if (src->blk == dst->blk) return luaL_error(L, "%s: source and destination areas overlap", fn);
+      return gml_error(L, "%s: buffers of different layouts need equal dimensions", fn);
+    if (src->blk == dst->blk) return gml_error(L, "%s: source and destination areas overlap", fn);
     GML_TRY(L, copy_relayout(dst, src), fn);
     return 0;
   }
@@ -732,9 +732,9 @@ static int l_buffer_set_bytes(lua_State *L) {
   const char *fn = "read_buffer";
   gml_buffer *b = gml_checkbuffer(L, 1, fn);
   size_t len;
-  const char *s = luaL_checklstring(L, 2, &len);
+  const char *s = gml_check_string(L, 2, fn, &len);
   size_t n = b->size * esize(b);
-  if (len != n) return luaL_error(L, "%s: file too short (%I of %I bytes)", fn, (lua_Integer)len, (lua_Integer)n);
+  if (len != n) return gml_error(L, "%s: file too short (%I of %I bytes)", fn, (lua_Integer)len, (lua_Integer)n);
   check_live(L, b, fn);
   GML_TRY(L, gml_buffer_write(b, 0, b->size, s), fn);
   return 0;
@@ -745,7 +745,7 @@ static int l_buffer_to_list(lua_State *L) {
   const char *fn = "buffer_as_array";
   gml_buffer *b = gml_checkbuffer(L, 1, fn);
   size_t n = b->size, es = esize(b);
-  if (n > INT32_MAX) return luaL_error(L, "%s: buffer too large for a Lua table", fn);
+  if (n > INT32_MAX) return gml_error(L, "%s: buffer too large for a Lua table", fn);
   void *tmp = lua_newuserdatauv(L, n * es + 1, 0);
   lua_createtable(L, (int)n, 0);
   check_live(L, b, fn);
@@ -770,7 +770,7 @@ static int l_buffer_displacement(lua_State *L) {
   }
   lua_getiuservalue(L, 1, 1);
   gml_buffer *base = gml_testbuffer(L, -1);
-  if (!base) return luaL_error(L, "buffer_displacement: internal error (no base)");
+  if (!base) return gml_error(L, "buffer_displacement: internal error (no base)");
   size_t delta = b->offset - base->offset, es = gm_etype_size(base->et);
   if (delta % es == 0)
     lua_pushinteger(L, (lua_Integer)(delta / es));
@@ -853,7 +853,7 @@ static int l_buffer_displace(lua_State *L) {
   check_live(L, b, fn);
   gm_block *blk = b->blk;
   if (b->col_major && (has_dims || has_size || et != b->et))
-    return luaL_error(L, "%s: a col_major buffer can only be displaced with its own dims", fn);
+    return gml_error(L, "%s: a col_major buffer can only be displaced with its own dims", fn);
   if (mapping && !(blk->space == GM_SPACE_PINNED && (blk->flags & GM_PINNED_MAPPED)))
     gml_argerror(L, 2, fn, "option 'mapping' needs a page-locked buffer with the \"mapped\" flag");
   size_t off = b->offset + rel;

@@ -95,9 +95,10 @@ static int check_n_states(lua_State *L, int arg, const char *fname, lua_Integer 
  * n_random_states when it was rounded (or nil).  The options are a1 or a2
  * (optarg), so messages carry the module function's argument number. */
 static int l_cuda_context(lua_State *L) {
-  const char *fname = luaL_checkstring(L, 3);
-  int arg = (int)luaL_checkinteger(L, 4);
-  luaL_argcheck(L, arg == 1 || arg == 2, 4, "1 or 2 expected");
+  /* internal: called by gm.with_cuda and friends with these two right */
+  const char *fname = gml_check_string(L, 3, "with_cuda", NULL);
+  int arg = (int)gml_check_integer(L, 4, "with_cuda");
+  if (arg != 1 && arg != 2) gml_argerror(L, 4, "with_cuda", "1 or 2 expected");
   static const char *const allowed[] = {"enabled", "device_id", "random_seed", "n_random_states",
                                         "n_pool_bytes", "backend", NULL};
   gml_check_options(L, arg, fname, allowed);
@@ -117,7 +118,7 @@ static int l_cuda_context(lua_State *L) {
   box->open = false;
   luaL_setmetatable(L, GML_CONTEXT_MT);
   box->c = malloc(sizeof *box->c);
-  if (!box->c) return luaL_error(L, "%s: out of host memory", fname);
+  if (!box->c) return gml_error(L, "%s: out of host memory", fname);
   gm_status st = gm_context_enter(box->c, &o);
   if (st != GM_OK) {
     free(box->c);
@@ -144,8 +145,9 @@ static int l_cuda_context(lua_State *L) {
  * leaves the coroutine (coroutine.resume), so the error is caught here,
  * the scope closed, and the same error value raised again. */
 static int l_cuda_call(lua_State *L) {
-  luaL_checktype(L, 1, LUA_TFUNCTION);
-  luaL_checkany(L, 2);
+  if (lua_type(L, 1) != LUA_TFUNCTION)
+    gml_argerror(L, 1, "with_cuda", "function expected, got %s", luaL_typename(L, 1));
+  if (lua_isnone(L, 2)) gml_argerror(L, 2, "with_cuda", "context expected, got no value");
   lua_settop(L, 2);
   bool main = lua_pushthread(L);
   lua_pop(L, 1);
@@ -170,7 +172,7 @@ static int l_context_close(lua_State *L) {
   if (!box->open) return 0;
   if (gm_context_current() != box->c) {
     /* e.g. a coroutine yielded out of with_cuda: leave the stack alone */
-    if (lua_isnoneornil(L, 2)) return luaL_error(L, "with_cuda: contexts must be exited innermost first");
+    if (lua_isnoneornil(L, 2)) return gml_error(L, "with_cuda: contexts must be exited innermost first");
     return 0;
   }
   gm_status st = gm_context_exit(box->c);

@@ -149,7 +149,7 @@ static int l_syncing_begin(lua_State *L) {
   gm_device *d = gm_current_device();
   if (!d || n1 + n2 == 0) return 1; /* MGL: the body simply runs */
   s->vecs = malloc((n1 + n2) * sizeof *s->vecs);
-  if (!s->vecs) return luaL_error(L, "%s: out of host memory", FNAME);
+  if (!s->vecs) return gml_error(L, "%s: out of host memory", FNAME);
   collect_vecs(L, s, n1, n2);
   s->dev = d;
   size_t n_locked = 0;

@@ -40,7 +40,7 @@ static struct gm_device *facet_device(lua_State *L, gm_facet_name f, const char 
   if (f == GM_FACET_FOREIGN) return NULL;
   struct gm_device *dev = gm_current_device();
   if (!dev)
-    luaL_error(L, "%s: facet '%s' needs an active cuda context (with_cuda)", fn, gm_facet_name_str(f));
+    gml_error(L, "%s: facet '%s' needs an active cuda context (with_cuda)", fn, gm_facet_name_str(f));
   return dev;
 }
 

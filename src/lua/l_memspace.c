@@ -75,10 +75,19 @@ typedef struct ensure_args {
   gm_direction dir;
 } ensure_args;
 
+static mem_type check_mem_type(lua_State *L, int idx, const char *fn) {
+  const char *s = lua_type(L, idx) == LUA_TSTRING ? lua_tostring(L, idx) : NULL;
+  for (int i = 0; s && mem_type_names[i]; i++)
+    if (strcmp(s, mem_type_names[i]) == 0) return (mem_type)i;
+  gml_argerror(L, idx, fn, "memory type must be \"host\", \"pinned\", \"device\" or \"managed\", got %s",
+               s ? s : luaL_typename(L, idx));
+  return (mem_type)0;
+}
+
 static void read_ensure_args(lua_State *L, ensure_args *a) {
   const char *fn = "ensure";
   static const char *const opts[] = {"ctype", "element_type", "layout", "direction", NULL};
-  a->mt = (mem_type)luaL_checkoption(L, 2, NULL, mem_type_names);
+  a->mt = check_mem_type(L, 2, fn);
   gml_check_options(L, 3, fn, opts);
   a->has_et = false;
   const char *keys[] = {"ctype", "element_type"};
@@ -115,7 +124,7 @@ static void read_ensure_args(lua_State *L, ensure_args *a) {
 static gm_device *device_for(lua_State *L, mem_type mt, gm_device *pref) {
   if (mt == MT_HOST) return NULL;
   gm_device *d = pref ? pref : gm_current_device();
-  if (!d) luaL_error(L, "ensure: memory type '%s' needs an active cuda context (with_cuda)", mem_type_names[mt]);
+  if (!d) gml_error(L, "ensure: memory type '%s' needs an active cuda context (with_cuda)", mem_type_names[mt]);
   return d;
 }
 
@@ -136,7 +145,7 @@ static void new_owning(lua_State *L, gml_buffer *nb, mem_type mt, gm_device *dev
 static int ensure_buffer(lua_State *L, const ensure_args *a) {
   gml_buffer *nb = gml_newbuffer(L);
   gml_buffer *b = gml_checkbuffer(L, 1, "ensure");
-  if (!b->blk) return luaL_error(L, "ensure: buffer released");
+  if (!b->blk) return gml_error(L, "ensure: buffer released");
   GML_TRY(L, gm_block_check(b->blk, NULL), "ensure");
   gm_etype et = a->has_et ? a->et : b->et;
   if (accessible(b->blk, a->mt) && et == b->et && a->col_major == b->col_major) {
@@ -206,7 +215,7 @@ static int ensure_mat(lua_State *L, const ensure_args *a) {
   size_t dims[GM_MAX_RANK], size = m->size;
   memcpy(dims, m->dims, sizeof dims);
   double *tmp = malloc(size * sizeof *tmp + 1);
-  if (!tmp) return luaL_error(L, "ensure: out of host memory");
+  if (!tmp) return gml_error(L, "ensure: out of host memory");
   gm_status st = gm_mat_read_doubles(m, tmp);
   gm_block *blk = NULL;
   if (st == GM_OK) st = gm_block_alloc(mem_type_space[a->mt], dev, size * gm_etype_size(et), 0, &blk);
@@ -283,7 +292,7 @@ static int l_mat_from_buffer(lua_State *L) {
   size_t size;
   if (gm_dims_size(rank, dims, &size) != GM_OK || size > SIZE_MAX / 16)
     gml_argerror(L, 2, fn, "dimensions are too large");
-  if (!b->blk) return luaL_error(L, "%s: buffer released", fn);
+  if (!b->blk) return gml_error(L, "%s: buffer released", fn);
   GML_TRY(L, gm_block_check(b->blk, NULL), fn);
   gm_block *blk = b->blk;
   if (b->col_major) return gml_argerror(L, 1, fn, "a col_major buffer cannot be a mat's memory");

@@ -158,7 +158,7 @@ static int l_adjust_(lua_State *L) {
   if (gm_dims_size(rank, dims, &size) != GM_OK) gml_argerror(L, 2, fn, "%s", gm_last_error());
   if (d <= m->vec->max_size && size <= m->vec->max_size - d) return reshape_in_place(L, m, rank, dims, d, fn);
   if (destroy_old && any_facet_watched(m->vec))
-    return luaL_error(L, "%s: cannot destroy the old mat while one of its facets is being accessed", fn);
+    return gml_error(L, "%s: cannot destroy the old mat while one of its facets is being accessed", fn);
   gm_mat *n = new_like(L, m, rank, dims, d, fn);
   if (destroy_old) { /* before the push, whose allocation may free m */
     gm_status st = gm_vec_destroy_all(m->vec);

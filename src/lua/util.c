@@ -180,11 +180,11 @@ void gml_pin(lua_State *L, int idx) {
   for (size_t i = G.n_frames; i-- > 0;) {
     if (G.frames[i].L != L) continue;
     if (!grow((void **)&G.pins, &G.cap_pins, G.n_pins + 1, sizeof *G.pins))
-      luaL_error(L, "not enough memory");
+      gml_error(L, "not enough memory");
     G.pins[G.n_pins++] = (pin){G.frames[i].id, box->m};
     return;
   }
-  luaL_error(L, "gpumat internal error: gml_pin without gml_guard");
+  gml_error(L, "gpumat internal error: gml_pin without gml_guard");
 }
 
 void gml_guard(lua_State *L, int nargs) {
@@ -199,7 +199,7 @@ void gml_guard(lua_State *L, int nargs) {
   lua_setmetatable(L, -2);
   if (!grow((void **)&G.frames, &G.cap_frames, G.n_frames + 1, sizeof *G.frames) ||
       !grow((void **)&G.pins, &G.cap_pins, G.n_pins + (size_t)top, sizeof *G.pins))
-    luaL_error(L, "not enough memory");
+    gml_error(L, "not enough memory");
   g->id = ++G.next_id;
   g->open = true;
   G.frames[G.n_frames++] = (frame){g->id, L};
@@ -209,7 +209,7 @@ void gml_guard(lua_State *L, int nargs) {
 
 gm_mat *gml_checkmat_shapable(lua_State *L, int idx, const char *fname) {
   gm_mat *m = gml_checkmat(L, idx, fname);
-  if (G.hook || is_pinned(m)) luaL_error(L, "%s: mat is in use by a running gpumat call", fname);
+  if (G.hook || is_pinned(m)) gml_error(L, "%s: mat is in use by a running gpumat call", fname);
   return m;
 }
 
@@ -218,13 +218,50 @@ void gml_hook_leave(void) {
   G.hook--;
 }
 
+/* Whether a chunk is one of gpumat's Lua modules: "@.../gpumat/x.lua"
+ * (installed or in the source tree) or "@gpumat/x.lua" (embedded). */
+static bool internal_source(const char *src) {
+  if (src[0] != '@') return false;
+  const char *p = strrchr(src, '/');
+  if (!p || p - src < 7 || strncmp(p - 6, "gpumat", 6) != 0) return false;
+  if (p - 6 != src + 1 && p[-7] != '/') return false;
+  size_t n = strlen(p + 1);
+  return n > 4 && strcmp(p + 1 + n - 4, ".lua") == 0;
+}
+
+/* Pushes "source:line: " of the calling Lua code as luaL_where(L, 1)
+ * does, or "" when the caller is gpumat's own Lua code (whose errors
+ * carry no position either, see argcheck.lua) or not Lua. */
+static void push_where(lua_State *L) {
+  lua_Debug ar;
+  if (lua_getstack(L, 1, &ar)) {
+    lua_getinfo(L, "Sl", &ar);
+    if (ar.currentline > 0 && !internal_source(ar.source)) {
+      lua_pushfstring(L, "%s:%d: ", ar.short_src, ar.currentline);
+      return;
+    }
+  }
+  lua_pushliteral(L, "");
+}
+
+int gml_error(lua_State *L, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  luaL_checkstack(L, 3, "gml_error");
+  push_where(L);
+  lua_pushvfstring(L, fmt, ap);
+  va_end(ap);
+  lua_concat(L, 2);
+  return lua_error(L);
+}
+
 int gml_argerror(lua_State *L, int arg, const char *fname, const char *fmt, ...) {
   char reason[512];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(reason, sizeof reason, fmt, ap);
   va_end(ap);
-  return luaL_error(L, "bad argument #%d to '%s' (%s)", arg, fname, reason);
+  return gml_error(L, "bad argument #%d to '%s' (%s)", arg, fname, reason);
 }
 
 static bool is_resource_status(gm_status st) {
@@ -280,7 +317,7 @@ int gml_raise(lua_State *L, gm_status st, const char *fname) {
     push_error_object(L, st, fname);
     return lua_error(L);
   }
-  return luaL_error(L, "%s: %s", fname, gm_last_error());
+  return gml_error(L, "%s: %s", fname, gm_last_error());
 }
 
 void gml_check_options(lua_State *L, int idx, const char *fname, const char *const *allowed) {

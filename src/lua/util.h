@@ -113,7 +113,13 @@ void gml_hook_leave(void);
 void gml_drain_deferred(void);
 extern _Thread_local size_t gml_n_deferred;
 
-/* Raises "bad argument #arg to 'fname' (formatted reason)". */
+/* Raises the message (lua_pushfstring formats) like luaL_error, except
+ * that a call from gpumat's own Lua modules (lua/gpumat/NAME.lua) gets no
+ * position: a message never points inside the library (use it, not
+ * luaL_error). */
+int gml_error(lua_State *L, const char *fmt, ...);
+/* Raises "bad argument #arg to 'fname' (formatted reason)" (C formats)
+ * like gml_error. */
 int gml_argerror(lua_State *L, int arg, const char *fname, const char *fmt, ...);
 /* Raises the error for a failed core call: a plain message "fname: msg"
  * or, for resource conditions (cuda_out_of_memory, cuda_error,
