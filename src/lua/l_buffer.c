@@ -19,7 +19,7 @@
 
 /* #<BUFFER int32 {2, 3} device> (or "released") */
 static int buffer_tostring(lua_State *L) {
-  gml_buffer *b = luaL_checkudata(L, 1, GML_BUFFER_MT);
+  gml_buffer *b = gml_checkudata(L, 1, GML_BUFFER_MT, "__tostring");
   luaL_Buffer lb;
   luaL_buffinit(L, &lb);
   lua_pushfstring(L, "#<BUFFER %s {", gm_etype_name(b->et));
@@ -36,7 +36,7 @@ static int buffer_tostring(lua_State *L) {
 }
 
 static int buffer_gc(lua_State *L) {
-  gml_buffer *b = luaL_checkudata(L, 1, GML_BUFFER_MT);
+  gml_buffer *b = gml_checkudata(L, 1, GML_BUFFER_MT, "__gc");
   gm_buffer_end(b);
   return 0;
 }
@@ -467,10 +467,10 @@ static int l_buffer_layout(lua_State *L) {
 
 /* Subscripts first..first+rank-1 (1-based) -> 0-based row-major index. */
 static size_t check_subscripts(lua_State *L, gml_buffer *b, int first, int n, const char *fname) {
-  if (n != b->rank) luaL_error(L, "%s: %d subscripts for a buffer of rank %d", fname, n, b->rank);
+  if (n != b->rank) gml_error(L, "%s: %d subscripts for a buffer of rank %d", fname, n, b->rank);
   size_t k = 0;
   for (int a = 0; a < n; a++) {
-    lua_Integer i = luaL_checkinteger(L, first + a);
+    lua_Integer i = gml_check_integer(L, first + a, fname);
     if (i < 1 || (size_t)i > b->dims[a])
       gml_argerror(L, first + a, fname, "index %lld is out of range 1..%zu", (long long)i, b->dims[a]);
     k = k * b->dims[a] + (size_t)(i - 1);
@@ -486,7 +486,7 @@ static int l_buffer_row_major_index(lua_State *L) {
 }
 
 static size_t check_linear(lua_State *L, gml_buffer *b, int idx, const char *fname) {
-  lua_Integer k = luaL_checkinteger(L, idx);
+  lua_Integer k = gml_check_integer(L, idx, fname);
   if (k < 1 || (size_t)k > b->size)
     gml_argerror(L, idx, fname, "index %lld is out of range 1..%zu", (long long)k, b->size);
   return (size_t)(k - 1);
@@ -515,7 +515,7 @@ static int l_bref(lua_State *L) {
 static int l_set_bref(lua_State *L) {
   gml_buffer *b = gml_checkbuffer(L, 1, "set_bref");
   int top = lua_gettop(L);
-  if (top < 2) return luaL_error(L, "set_bref: value expected");
+  if (top < 2) return gml_error(L, "set_bref: value expected");
   elt v;
   check_value(L, top, b->et, "set_bref", &v);
   size_t k = check_subscripts(L, b, 2, top - 2, "set_bref");
@@ -559,9 +559,9 @@ static int l_buffer_fill(lua_State *L) {
 static int l_copy_buffer_data(lua_State *L) {
   const char *fn = "copy_buffer_data";
   gml_buffer *src = gml_checkbuffer(L, 1, fn);
-  lua_Integer si = luaL_checkinteger(L, 2);
+  lua_Integer si = gml_check_integer(L, 2, fn);
   gml_buffer *dst = gml_checkbuffer(L, 3, fn);
-  lua_Integer di = luaL_checkinteger(L, 4);
+  lua_Integer di = gml_check_integer(L, 4, fn);
   if (si < 1 || (size_t)si > src->size + 1)
     gml_argerror(L, 2, fn, "index %lld is out of range 1..%zu", (long long)si, src->size + 1);
   if (di < 1 || (size_t)di > dst->size + 1)
@@ -570,7 +570,7 @@ static int l_copy_buffer_data(lua_State *L) {
   if (lua_isboolean(L, 5) && lua_toboolean(L, 5)) {
     n = room < droom ? room : droom;
   } else {
-    lua_Integer c = luaL_checkinteger(L, 5);
+    lua_Integer c = gml_check_integer(L, 5, fn);
     if (c < 0 || (size_t)c > room || (size_t)c > droom)
       gml_argerror(L, 5, fn, "count %lld does not fit (at most %zu)", (long long)c, room < droom ? room : droom);
     n = (size_t)c;
@@ -606,9 +606,9 @@ static int l_buffer_set_bytes(lua_State *L) {
   const char *fn = "read_buffer";
   gml_buffer *b = gml_checkbuffer(L, 1, fn);
   size_t len;
-  const char *s = luaL_checklstring(L, 2, &len);
+  const char *s = gml_check_string(L, 2, fn, &len);
   size_t n = b->size * esize(b);
-  if (len != n) return luaL_error(L, "%s: file too short (%I of %I bytes)", fn, (lua_Integer)len, (lua_Integer)n);
+  if (len != n) return gml_error(L, "%s: file too short (%I of %I bytes)", fn, (lua_Integer)len, (lua_Integer)n);
   gml_buffer_check_live(L, b, fn);
   GML_TRY(L, gm_buffer_write_at(b, 0, b->size, s), fn);
   return 0;
@@ -619,7 +619,7 @@ static int l_buffer_to_list(lua_State *L) {
   const char *fn = "buffer_as_array";
   gml_buffer *b = gml_checkbuffer(L, 1, fn);
   size_t n = b->size, es = esize(b);
-  if (n > INT32_MAX) return luaL_error(L, "%s: buffer too large for a Lua table", fn);
+  if (n > INT32_MAX) return gml_error(L, "%s: buffer too large for a Lua table", fn);
   void *tmp = lua_newuserdatauv(L, n * es + 1, 0);
   lua_createtable(L, (int)n, 0);
   gml_buffer_check_live(L, b, fn);
@@ -644,7 +644,7 @@ static int l_buffer_displacement(lua_State *L) {
   }
   lua_getiuservalue(L, 1, 1);
   gml_buffer *base = gml_testbuffer(L, -1);
-  if (!base) return luaL_error(L, "buffer_displacement: internal error (no base)");
+  if (!base) return gml_error(L, "buffer_displacement: internal error (no base)");
   size_t delta = b->offset - base->offset, es = gm_etype_size(base->et);
   if (delta % es == 0)
     lua_pushinteger(L, (lua_Integer)(delta / es));
@@ -726,17 +726,19 @@ static int l_buffer_displace(lua_State *L) {
 static int dispatch_call(lua_State *L) {
   int n = lua_gettop(L);
   bool tab = lua_type(L, 1) == LUA_TTABLE && !gml_ismat(L, 1);
-  lua_pushvalue(L, lua_upvalueindex(tab ? 1 : 2));
+  lua_pushvalue(L, gml_upvalueindex(tab ? 1 : 2));
   lua_insert(L, 1);
   lua_call(L, n, LUA_MULTRET);
   return lua_gettop(L);
 }
 
 static int l_buffer_dispatch(lua_State *L) {
-  luaL_checktype(L, 1, LUA_TFUNCTION);
-  luaL_checktype(L, 2, LUA_TFUNCTION);
+  for (int i = 1; i <= 2; i++)
+    if (lua_type(L, i) != LUA_TFUNCTION)
+      gml_argerror(L, i, "buffer_dispatch", "function expected, got %s", luaL_typename(L, i));
   lua_settop(L, 2);
-  lua_pushcclosure(L, dispatch_call, 2);
+  static const gml_reg dispatch = {"buffer_dispatch", dispatch_call, GML_VARARGS, NULL};
+  gml_push_function(L, &dispatch, 2);
   return 1;
 }
 
@@ -746,53 +748,53 @@ static int l_bufferp_core(lua_State *L) {
 }
 
 void gml_open_buffer(lua_State *L, int module_idx) {
-  static const luaL_Reg meta[] = {
-      {"__gc", buffer_gc}, {"__close", buffer_close}, {"__tostring", buffer_tostring}, {NULL, NULL}};
-  static const luaL_Reg methods[] = {{"mem_type", l_buffer_mem_type},
-                                     {"is_owning", l_buffer_is_owning},
-                                     {"layout", l_buffer_layout},
-                                     {NULL, NULL}};
+  static const gml_reg meta[] = {
+      {"__gc", buffer_gc, 1, NULL}, {"__close", buffer_close, 2, NULL}, {"__tostring", buffer_tostring, 1, NULL}, {NULL, NULL, 0, NULL}};
+  static const gml_reg methods[] = {{"mem_type", l_buffer_mem_type, 1, NULL},
+                                     {"is_owning", l_buffer_is_owning, 1, NULL},
+                                     {"layout", l_buffer_layout, 1, NULL},
+                                     {NULL, NULL, 0, NULL}};
   luaL_newmetatable(L, GML_BUFFER_MT);
-  luaL_setfuncs(L, meta, 0);
-  luaL_newlib(L, methods);
+  gml_register(L, -1, meta);
+  gml_newlib(L, methods);
   lua_pushvalue(L, -1);
   lua_setfield(L, -3, "__index");
   lua_setfield(L, module_idx, "buffer_methods_table");
   lua_pop(L, 1);
-  static const luaL_Reg fns[] = {
-      {"is_buffer", l_bufferp_core},
-      {"buffer_dispatch", l_buffer_dispatch},
-      {"make_foreign_array", l_make_foreign_array},
-      {"make_cuda_array", l_make_cuda_array},
-      {"make_cuda_host_array", l_make_cuda_host_array},
-      {"make_managed_array", l_make_managed_array},
-      {"buffer_refcnt_core", l_buffer_refcnt},
-      {"ref_buffer_core", l_ref_buffer},
-      {"deref_buffer", l_deref_buffer},
-      {"buffer_close", buffer_close},
-      {"buffer_element_type_core", l_buffer_element_type},
-      {"buffer_foreign_type_core", l_buffer_foreign_type},
-      {"buffer_rank_core", l_buffer_rank},
-      {"buffer_dimensions_core", l_buffer_dimensions},
-      {"buffer_dimension_core", l_buffer_dimension},
-      {"buffer_size_core", l_buffer_size},
-      {"buffer_pitch", l_buffer_pitch},
-      {"buffer_row_major_index_core", l_buffer_row_major_index},
-      {"bref_core", l_bref},
-      {"set_bref_core", l_set_bref},
-      {"row_major_bref_core", l_row_major_bref},
-      {"set_row_major_bref_core", l_set_row_major_bref},
-      {"buffer_fill_core", l_buffer_fill},
-      {"copy_buffer_data_core", l_copy_buffer_data},
-      {"copy_full_buffer_core", l_copy_full_buffer},
-      {"buffer_bytes", l_buffer_bytes},
-      {"buffer_set_bytes", l_buffer_set_bytes},
-      {"buffer_to_list", l_buffer_to_list},
-      {"buffer_displacement_core", l_buffer_displacement},
-      {"buffer_displace", l_buffer_displace},
-      {"buffer_mem_type", l_buffer_mem_type},
-      {"buffer_is_owning", l_buffer_is_owning},
-      {"buffer_layout", l_buffer_layout},
-      {NULL, NULL}};
+  static const gml_reg fns[] = {
+      {"is_buffer", l_bufferp_core, 1, NULL},
+      {"buffer_dispatch", l_buffer_dispatch, 2, NULL},
+      {"make_foreign_array", l_make_foreign_array, 2, NULL},
+      {"make_cuda_array", l_make_cuda_array, 2, NULL},
+      {"make_cuda_host_array", l_make_cuda_host_array, 2, NULL},
+      {"make_managed_array", l_make_managed_array, 2, NULL},
+      {"buffer_refcnt_core", l_buffer_refcnt, 1, "buffer_refcnt"},
+      {"ref_buffer_core", l_ref_buffer, 1, "ref_buffer"},
+      {"deref_buffer", l_deref_buffer, 1, NULL},
+      {"buffer_close", buffer_close, 2, NULL},
+      {"buffer_element_type_core", l_buffer_element_type, 1, "buffer_element_type"},
+      {"buffer_foreign_type_core", l_buffer_foreign_type, 1, "buffer_foreign_type"},
+      {"buffer_rank_core", l_buffer_rank, 1, "buffer_rank"},
+      {"buffer_dimensions_core", l_buffer_dimensions, 1, "buffer_dimensions"},
+      {"buffer_dimension_core", l_buffer_dimension, 2, "buffer_dimension"},
+      {"buffer_size_core", l_buffer_size, 1, "buffer_size"},
+      {"buffer_pitch", l_buffer_pitch, 1, NULL},
+      {"buffer_row_major_index_core", l_buffer_row_major_index, GML_VARARGS, "buffer_row_major_index"},
+      {"bref_core", l_bref, GML_VARARGS, "bref"},
+      {"set_bref_core", l_set_bref, GML_VARARGS, "set_bref"},
+      {"row_major_bref_core", l_row_major_bref, 2, "row_major_bref"},
+      {"set_row_major_bref_core", l_set_row_major_bref, 3, "set_row_major_bref"},
+      {"buffer_fill_core", l_buffer_fill, 3, "buffer_fill"},
+      {"copy_buffer_data_core", l_copy_buffer_data, 5, "copy_buffer_data"},
+      {"copy_full_buffer_core", l_copy_full_buffer, 2, "copy_full_buffer"},
+      {"buffer_bytes", l_buffer_bytes, 1, "write_buffer"},
+      {"buffer_set_bytes", l_buffer_set_bytes, 2, "read_buffer"},
+      {"buffer_to_list", l_buffer_to_list, 1, "buffer_as_array"},
+      {"buffer_displacement_core", l_buffer_displacement, 1, "buffer_displacement"},
+      {"buffer_displace", l_buffer_displace, 2, NULL},
+      {"buffer_mem_type", l_buffer_mem_type, 1, NULL},
+      {"buffer_is_owning", l_buffer_is_owning, 1, NULL},
+      {"buffer_layout", l_buffer_layout, 1, NULL},
+      {NULL, NULL, 0, NULL}};
   gml_register(L, module_idx, fns);
 }

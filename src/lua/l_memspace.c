@@ -24,10 +24,19 @@ typedef struct ensure_args {
   gm_direction dir;
 } ensure_args;
 
+static gm_mem_type check_mem_type(lua_State *L, int idx, const char *fn) {
+  const char *s = lua_type(L, idx) == LUA_TSTRING ? lua_tostring(L, idx) : NULL;
+  for (int i = 0; s && mem_type_names[i]; i++)
+    if (strcmp(s, mem_type_names[i]) == 0) return (gm_mem_type)i;
+  gml_argerror(L, idx, fn, "memory type must be \"host\", \"pinned\", \"device\" or \"managed\", got %s",
+               s ? s : luaL_typename(L, idx));
+  return GM_MEM_HOST;
+}
+
 static void read_ensure_args(lua_State *L, ensure_args *a) {
   const char *fn = "ensure";
   static const char *const opts[] = {"ctype", "element_type", "layout", "direction", NULL};
-  a->mt = (gm_mem_type)luaL_checkoption(L, 2, NULL, mem_type_names);
+  a->mt = check_mem_type(L, 2, fn);
   gml_check_options(L, 3, fn, opts);
   a->has_et = false;
   const char *keys[] = {"ctype", "element_type"};
@@ -141,7 +150,7 @@ static gml_cache *check_cache(lua_State *L, int idx, const char *fn) {
 }
 
 static int cache_gc(lua_State *L) {
-  gml_cache *c = luaL_checkudata(L, 1, GML_CACHE_MT);
+  gml_cache *c = gml_checkudata(L, 1, GML_CACHE_MT, "__gc");
   gm_alloc_cache_unref(c->c); /* scopes still active keep it until they end */
   c->c = NULL;
   return 0;
@@ -191,7 +200,7 @@ static int l_cache_push(lua_State *L) {
  * is (error(e, 0)).  One C call instead of table.pack/unpack and a Lua
  * loop per scope.  No Lua code runs here (no allocation either). */
 static int l_cache_finish(lua_State *L) {
-  luaL_checktype(L, 1, LUA_TLIGHTUSERDATA);
+  if (lua_type(L, 1) != LUA_TLIGHTUSERDATA) gml_argerror(L, 1, "cached", "scope expected, got %s", luaL_typename(L, 1));
   int ok = lua_toboolean(L, 2), top = lua_gettop(L);
   if (ok)
     for (int i = 3; i <= top; i++) {
@@ -219,20 +228,20 @@ static int l_current_device_p(lua_State *L) {
 }
 
 void gml_open_memspace(lua_State *L, int module_idx) {
-  static const luaL_Reg meta[] = {{"__gc", cache_gc}, {"__close", cache_gc}, {NULL, NULL}};
-  static const luaL_Reg methods[] = {{"stats", l_cache_stats}, {"free", l_cache_free}, {NULL, NULL}};
+  static const gml_reg meta[] = {{"__gc", cache_gc, 1, NULL}, {"__close", cache_gc, 2, NULL}, {NULL, NULL, 0, NULL}};
+  static const gml_reg methods[] = {{"stats", l_cache_stats, 1, NULL}, {"free", l_cache_free, 1, NULL}, {NULL, NULL, 0, NULL}};
   luaL_newmetatable(L, GML_CACHE_MT);
-  luaL_setfuncs(L, meta, 0);
-  luaL_newlib(L, methods);
+  gml_register(L, -1, meta);
+  gml_newlib(L, methods);
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
-  static const luaL_Reg fns[] = {{"ensure_core", l_ensure},
-                                 {"mat_from_buffer", l_mat_from_buffer},
-                                 {"alloc_cache", l_alloc_cache},
-                                 {"cache_push", l_cache_push},
-                                 {"cache_finish", l_cache_finish},
-                                 {"cache_check", l_cache_check},
-                                 {"current_device_p", l_current_device_p},
-                                 {NULL, NULL}};
+  static const gml_reg fns[] = {{"ensure_core", l_ensure, 3, "ensure"},
+                                 {"mat_from_buffer", l_mat_from_buffer, 2, NULL},
+                                 {"alloc_cache", l_alloc_cache, 0, NULL},
+                                 {"cache_push", l_cache_push, 1, "cached"},
+                                 {"cache_finish", l_cache_finish, GML_VARARGS, "cached"},
+                                 {"cache_check", l_cache_check, 1, "cached"},
+                                 {"current_device_p", l_current_device_p, 0, NULL},
+                                 {NULL, NULL, 0, NULL}};
   gml_register(L, module_idx, fns);
 }

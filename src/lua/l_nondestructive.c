@@ -224,14 +224,14 @@ static int l_stack_(lua_State *L) {
 }
 
 void gml_open_nondestructive(lua_State *L, int module_idx) {
-  static const luaL_Reg fns[] = {
-      {"copy_mat", l_copy_mat},   {"copy_row", l_copy_row},     {"copy_column", l_copy_column},
-      {"mat_as_scalar", l_mat_as_scalar}, {"scalar_as_mat", l_scalar_as_mat}, {"m_eq", l_m_eq},
-      {"transpose", l_transpose}, {"m_mul", l_m_mul},           {"m_add", l_m_add},
-      {"m_sub", l_m_sub},         {"invert", l_invert},         {"logdet", l_logdet},
-      {"stack_", l_stack_},       {NULL, NULL},
+  static const gml_reg fns[] = {
+      {"copy_mat", l_copy_mat, 1, NULL},   {"copy_row", l_copy_row, 2, NULL},     {"copy_column", l_copy_column, 2, NULL},
+      {"mat_as_scalar", l_mat_as_scalar, 1, NULL}, {"scalar_as_mat", l_scalar_as_mat, 2, NULL}, {"m_eq", l_m_eq, 2, NULL},
+      {"transpose", l_transpose, 1, NULL}, {"m_mul", l_m_mul, 3, NULL},           {"m_add", l_m_add, 2, NULL},
+      {"m_sub", l_m_sub, 2, NULL},         {"invert", l_invert, 1, NULL},         {"logdet", l_logdet, 1, NULL},
+      {"stack_", l_stack_, 3, NULL},       {NULL, NULL, 0, NULL},
   };
-  static const luaL_Reg methods[] = {{"copy", l_copy_mat}, {"transpose", l_transpose}, {NULL, NULL}};
+  static const gml_reg methods[] = {{"copy", l_copy_mat, 1, NULL}, {"transpose", l_transpose, 1, NULL}, {NULL, NULL, 0, NULL}};
   gml_register(L, module_idx, fns);
   luaL_getmetatable(L, GML_MAT_MT);
   lua_getfield(L, -1, "__methods");
