@@ -296,21 +296,21 @@ static int l_stack_(lua_State *L) {
 }
 
 void gml_open_nondestructive(lua_State *L, int module_idx) {
-  static const luaL_Reg fns[] = {
-      {"copy_mat", l_copy_mat},   {"copy_row", l_copy_row},     {"copy_column", l_copy_column},
-      {"mat_as_scalar", l_mat_as_scalar}, {"scalar_as_mat", l_scalar_as_mat}, {"m_eq", l_m_eq},
-      {"transpose", l_transpose}, {"m_mul", l_m_mul},           {"m_add", l_m_add},
-      {"m_sub", l_m_sub},         {"invert", l_invert},         {"logdet", l_logdet},
-      {"stack_", l_stack_},       {NULL, NULL},
+  static const gml_reg fns[] = {
+      {"copy_mat", l_copy_mat, 1, NULL},   {"copy_row", l_copy_row, 2, NULL},     {"copy_column", l_copy_column, 2, NULL},
+      {"mat_as_scalar", l_mat_as_scalar, 1, NULL}, {"scalar_as_mat", l_scalar_as_mat, 2, NULL}, {"m_eq", l_m_eq, 2, NULL},
+      {"transpose", l_transpose, 1, NULL}, {"m_mul", l_m_mul, 3, NULL},           {"m_add", l_m_add, 2, NULL},
+      {"m_sub", l_m_sub, 2, NULL},         {"invert", l_invert, 1, NULL},         {"logdet", l_logdet, 1, NULL},
+      {"stack_", l_stack_, 3, NULL},       {NULL, NULL, 0, NULL},
   };
-  static const luaL_Reg methods[] = {{"copy", l_copy_mat}, {"transpose", l_transpose}, {NULL, NULL}};
+  static const gml_reg methods[] = {{"copy", l_copy_mat, 1, NULL}, {"transpose", l_transpose, 1, NULL}, {NULL, NULL, 0, NULL}};
   /* module functions and methods of the same name */
-  static const luaL_Reg elementwise[] = {
-#define X(name, E, ...) {#name, l_new_##name},
+  static const gml_reg elementwise[] = {
+#define X(name, E, ...) {#name, l_new_##name, 2, NULL},
       GM_UNARY_OPS(X)
 #undef X
-      {"clamp", l_clamp},
-      {NULL, NULL},
+      {"clamp", l_clamp, 4, NULL},
+      {NULL, NULL, 0, NULL},
   };
   gml_register(L, module_idx, fns);
   gml_register(L, module_idx, elementwise);

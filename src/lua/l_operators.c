@@ -146,8 +146,8 @@ static int op_div(lua_State *L) {
 
 void gml_open_operators(lua_State *L, int module_idx) {
   (void)module_idx;
-  static const luaL_Reg ops[] = {{"__add", op_add}, {"__sub", op_sub}, {"__unm", op_unm},
-                                 {"__mul", op_mul}, {"__div", op_div}, {NULL, NULL}};
+  static const gml_reg ops[] = {{"__add", op_add, 2, NULL}, {"__sub", op_sub, 2, NULL}, {"__unm", op_unm, 2, NULL},
+                                 {"__mul", op_mul, 2, NULL}, {"__div", op_div, 2, NULL}, {NULL, NULL, 0, NULL}};
   luaL_getmetatable(L, GML_MAT_MT);
   gml_register(L, -1, ops);
   lua_pop(L, 1);
