@@ -11,7 +11,9 @@
  *   cuBLAS/cuSOLVER prefix (cublasS..., cusolverDnS...),
  *   buffer element type suffix (GM_E_F32),
  *   C math function suffix (sqrtf, nextafterf),
- *   NumPy .npy dtype descr)
+ *   NumPy .npy dtype descr,
+ *   strto suffix (strtof, strtod),
+ *   significant decimal digits that always round-trip (FLT_DECIMAL_DIG))
  * Every X ends its parameters with `...`, so a column added at the end
  * breaks no use:
  *   #define X(T, E, ...) case GM_##E: ... */
@@ -19,8 +21,8 @@
 
 /* The list itself, passing a through first: X(a, T, E, ...) per row. */
 #define GM_CTYPES_WITH(X, a)                              \
-  X(a, float, FLOAT, "float", ":FLOAT", s, S, F32, f, "<f4")     \
-  X(a, double, DOUBLE, "double", ":DOUBLE", d, D, F64, , "<f8")
+  X(a, float, FLOAT, "float", ":FLOAT", s, S, F32, f, "<f4", f, 9)      \
+  X(a, double, DOUBLE, "double", ":DOUBLE", d, D, F64, , "<f8", d, 17)
 #define GM_CTYPE_CALL_(X, ...) X(__VA_ARGS__)
 
 #endif
