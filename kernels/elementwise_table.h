@@ -9,7 +9,8 @@
  *     Lua side and the specs read (gpumat.core._elementwise_ops).
  * Macros and enums only, so plain C and nvcc both include it.  New rows go
  * at the end: enum numbers follow row order and the public numbers must
- * not move. */
+ * not move.  (The broadcasting binary ops keep their own list next to
+ * their strided kernels.) */
 #ifndef GM_KERNELS_ELEMENTWISE_TABLE_H
 #define GM_KERNELS_ELEMENTWISE_TABLE_H
 
@@ -55,25 +56,6 @@
   X(a, min, MIN, "min_", 1)           \
   X(a, max, MAX, "max_", 1)
 
-/* Binary ops z := f(x, y), element function gm_bin_<name>_<T>(x, y):
- * X(name, ENUM).  Comparisons give 1 or 0 (0 when either side is NaN,
- * except ne, which gives 1); max and min give NaN when either side is. */
-#define GM_BINARY_OPS(X) GM_BINARY_OPS_WITH(GM_EW_TABLE_CALL_, X)
-#define GM_BINARY_OPS_WITH(X, a) \
-  X(a, add, ADD)                 \
-  X(a, sub, SUB)                 \
-  X(a, mul, MUL)                 \
-  X(a, div, DIV)                 \
-  X(a, pow, POW)                 \
-  X(a, max, MAX)                 \
-  X(a, min, MIN)                 \
-  X(a, lt, LT)                   \
-  X(a, le, LE)                   \
-  X(a, gt, GT)                   \
-  X(a, ge, GE)                   \
-  X(a, eq, EQ)                   \
-  X(a, ne, NE)
-
 typedef enum gm_unary_op {
 #define GM_EW_ENUM_(name, E, ...) GM_UN_##E,
   GM_UNARY_OPS(GM_EW_ENUM_)
@@ -87,12 +69,5 @@ typedef enum gm_scalar_op {
 #undef GM_EW_ENUM_
   GM_N_SCALAR
 } gm_scalar_op;
-
-typedef enum gm_binary_op {
-#define GM_EW_ENUM_(name, E, ...) GM_BIN_##E,
-  GM_BINARY_OPS(GM_EW_ENUM_)
-#undef GM_EW_ENUM_
-  GM_N_BINARY
-} gm_binary_op;
 
 #endif

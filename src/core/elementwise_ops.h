@@ -13,7 +13,7 @@
 #include "ctype.h"
 #include "status.h"
 
-/* gm_unary_op, gm_scalar_op, gm_binary_op: the rows of the op table. */
+/* gm_unary_op, gm_scalar_op: the rows of the op table. */
 #include "../../kernels/elementwise_table.h"
 
 /* Lua/MGL name of a unary op ("square", ...). */
