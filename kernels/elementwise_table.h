@@ -6,7 +6,7 @@
  *   - the element-function dispatch of elementwise.h (host and CUDA),
  *   - the host loops (src/host/elementwise.c),
  *   - the Lua registration (src/lua/l_elementwise.c) and the op lists the
- *     Lua side and the specs read (gpumat.core._elementwise_ops).
+ *     Lua side and the specs read (gpumat.core._unary_ops).
  * Macros and enums only, so plain C and nvcc both include it.  New rows go
  * at the end: enum numbers follow row order and the public numbers must
  * not move.  (The broadcasting binary ops keep their own list next to
