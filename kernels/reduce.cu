@@ -7,6 +7,8 @@
 //    independent accumulators, and stores its partial.  No barriers: a
 //    range launch, so on the emulated device a chunk of slots is a plain
 //    loop whose few lines stay in cache;
+//  - more than a block's worth of partials: reduce_pass again on them,
+//    down to 248 (one block);
 //  - reduce_final: one block folds the partials in shared memory,
 //    and the result is copied to the host.
 #include <math.h>
@@ -37,21 +39,30 @@ __device__ static double block_fold(int op, double v) {
   return tile[0];
 }
 
-// A slot with no element contributes the identity of the op.
+// One slot's fold for op OP (a template argument: no branch on the op per
+// element).  A slot with no element contributes the identity of the op.
+template <int OP, typename T>
+__device__ __forceinline__ double slot_fold(size_t t, size_t n, size_t slots, const T *x) {
+  double a0 = identity(OP), a1 = a0, a2 = a0, a3 = a0;
+  size_t i = t;
+  for (; i < n && n - i > 3 * slots; i += 4 * slots) {
+    a0 = combine(OP, a0, (double)x[i]);
+    a1 = combine(OP, a1, (double)x[i + slots]);
+    a2 = combine(OP, a2, (double)x[i + 2 * slots]);
+    a3 = combine(OP, a3, (double)x[i + 3 * slots]);
+  }
+  for (; i < n; i += slots) a0 = combine(OP, a0, (double)x[i]);
+  return combine(OP, combine(OP, a0, a1), combine(OP, a2, a3));
+}
+
 template <typename T>
 __global__ void reduce_pass(int op, size_t n, size_t slots, const T *x, double *part) {
-  GRID_STRIDE(t, slots) {
-    double a0 = identity(op), a1 = a0, a2 = a0, a3 = a0;
-    size_t i = t;
-    for (; i < n && n - i > 3 * slots; i += 4 * slots) {
-      a0 = combine(op, a0, (double)x[i]);
-      a1 = combine(op, a1, (double)x[i + slots]);
-      a2 = combine(op, a2, (double)x[i + 2 * slots]);
-      a3 = combine(op, a3, (double)x[i + 3 * slots]);
-    }
-    for (; i < n; i += slots) a0 = combine(op, a0, (double)x[i]);
-    part[t] = combine(op, combine(op, a0, a1), combine(op, a2, a3));
-  }
+  if (op == 0)
+    GRID_STRIDE(t, slots) part[t] = slot_fold<0>(t, n, slots, x);
+  else if (op == 1)
+    GRID_STRIDE(t, slots) part[t] = slot_fold<1>(t, n, slots, x);
+  else
+    GRID_STRIDE(t, slots) part[t] = slot_fold<2>(t, n, slots, x);
 }
 
 __global__ void reduce_final(int op, int n, double *part) {
@@ -76,17 +87,24 @@ extern "C" int gm_cuda_reduce(int ctype, int op, size_t n, const void *x, double
   // fell into one cache set and evicted each other), while it stays a
   // multiple of 32 bytes, so a warp's loads keep to whole sectors.
   const size_t slots = blocks * REDUCE_THREADS - 8;
+  // Partials beyond one block's worth are first folded to REDUCE_THREADS - 8
+  // by a second pass (one block), so the block fold reads few values.
+  const size_t slots2 = slots > REDUCE_THREADS ? REDUCE_THREADS - 8 : 0, folded = slots2 ? slots2 : slots;
   double *part = NULL;
-  int serr = gm_cuda_scratch_alloc(stream, (slots + 1) * sizeof(double), (void **)&part);
+  int serr = gm_cuda_scratch_alloc(stream, (slots + slots2 + 1) * sizeof(double), (void **)&part);
   if (serr != 0) return serr;
+  double *last = part + (slots2 ? slots : 0); // the partials the block folds
   const double work = (double)n / (double)slots;
   if (ctype == 0)
     GM_LAUNCH_RANGE(reduce_pass<float>, (unsigned)blocks, REDUCE_THREADS, s, slots, work)(op, n, slots, CF(x), part);
   else
     GM_LAUNCH_RANGE(reduce_pass<double>, (unsigned)blocks, REDUCE_THREADS, s, slots, work)(op, n, slots, CD(x), part);
-  GM_LAUNCH_SYNC(reduce_final, 1, REDUCE_THREADS, 0, s)(op, (int)slots, part);
+  if (slots2)
+    GM_LAUNCH_RANGE(reduce_pass<double>, 1, REDUCE_THREADS, s, slots2, (double)slots / (double)slots2)(
+        op, slots, slots2, (const double *)part, last);
+  GM_LAUNCH_SYNC(reduce_final, 1, REDUCE_THREADS, 0, s)(op, (int)folded, last);
   cudaError_t err = cudaGetLastError();
-  if (err == cudaSuccess) err = cudaMemcpyAsync(result, part + slots, sizeof(double), cudaMemcpyDeviceToHost, s);
+  if (err == cudaSuccess) err = cudaMemcpyAsync(result, last + folded, sizeof(double), cudaMemcpyDeviceToHost, s);
   gm_cuda_scratch_free(stream, part);
   cudaError_t sync = cudaStreamSynchronize(s);
   if (err == cudaSuccess) err = sync;

@@ -167,7 +167,8 @@ describe("kernels/*.cu on the emulated device", function()
         local h = table.pack(gm.with_cuda({ enabled = false }, reduce))
         local dv
         local d = count(function() dv = table.pack(gm.with_cuda(EMU, reduce)) end)
-        assert.are.equal(3, d["reduce_pass<" .. ctype .. ">"], ctype)
+        -- a second pass (on double partials) when there are more than 256
+        assert.is_true(d["reduce_pass<" .. ctype .. ">"] >= 3, ctype)
         assert.are.equal(3, d["reduce_final"], ctype)
         for i = 1, 3 do
           assert.is_true(math.abs(h[i] - dv[i]) <= 1e-9 * math.max(1, math.abs(h[i])),

@@ -88,15 +88,26 @@ gm_status gm_cuda_copy_2d(gm_device *d, void *dst, size_t dpitch, const void *sr
  * no GC here: the op's operands are held.  Devices without memory pools:
  * cudaMalloc, and a free that waits for the stream. */
 
-gm_status gm_cuda_scratch_alloc_on(gm_device *d, size_t bytes, void **out) {
+/* cudaMallocAsync takes the stream's device; cudaMalloc the current one. */
+static cudaError_t scratch_try(gm_device *d, size_t bytes, void **out) {
   cuda_impl *impl = d->impl;
-  cudaError_t e = impl->async_pool ? cudaMallocAsync(out, bytes, impl->stream) : cudaMalloc(out, bytes);
+  if (impl->async_pool) return cudaMallocAsync(out, bytes, impl->stream);
+  int prev;
+  cudaError_t e = gm_cuda_use(d, &prev);
+  if (e != cudaSuccess) return e;
+  e = cudaMalloc(out, bytes);
+  gm_cuda_unuse(d, prev);
+  return e;
+}
+
+gm_status gm_cuda_scratch_alloc_on(gm_device *d, size_t bytes, void **out) {
+  cudaError_t e = scratch_try(d, bytes, out);
   if (e == cudaErrorMemoryAllocation) {
     (void)cudaGetLastError();
     gm_pool_trim(&d->pool, d);
-    e = impl->async_pool ? cudaMallocAsync(out, bytes, impl->stream) : cudaMalloc(out, bytes);
+    e = scratch_try(d, bytes, out);
   }
-  if (e != cudaSuccess) return mem_fail(e, impl->async_pool ? "cudaMallocAsync" : "cudaMalloc");
+  if (e != cudaSuccess) return mem_fail(e, ((cuda_impl *)d->impl)->async_pool ? "cudaMallocAsync" : "cudaMalloc");
   return GM_OK;
 }
 
@@ -105,8 +116,11 @@ void gm_cuda_scratch_free_on(gm_device *d, void *p) {
   if (impl->async_pool) {
     (void)cudaFreeAsync(p, impl->stream);
   } else {
+    int prev;
     (void)cudaStreamSynchronize(impl->stream);
+    if (gm_cuda_use(d, &prev) != cudaSuccess) return;
     (void)cudaFree(p);
+    gm_cuda_unuse(d, prev);
   }
 }
 
