@@ -38,6 +38,15 @@ gm_status gm_check_shape(int rank, const size_t *dims, size_t displacement, size
   return GM_OK;
 }
 
+void gm_mat_set_row_major_strides(gm_mat *m) {
+  int64_t s = 1;
+  for (int i = m->rank - 1; i >= 0; i--) {
+    m->strides[i] = s;
+    s *= (int64_t)m->dims[i];
+  }
+  m->contiguous = true;
+}
+
 gm_status gm_mat_new(int rank, const size_t *dims, const gm_mat_options *o, gm_mat **out) {
   gm_mat_options def = {.ctype = GM_DOUBLE, .has_initial_element = 1, .cuda_enabled = 1,
                         .synchronization = GM_SYNC_MAYBE};
@@ -64,6 +73,7 @@ gm_status gm_mat_new(int rank, const size_t *dims, const gm_mat_options *o, gm_m
   for (int i = 0; i < rank; i++) m->dims[i] = dims[i];
   m->displacement = o->displacement;
   m->size = size;
+  gm_mat_set_row_major_strides(m);
   m->cuda_enabled = o->cuda_enabled != 0;
   *out = m;
   return GM_OK;
@@ -78,6 +88,7 @@ gm_status gm_mat_view(const gm_mat *m, int rank, const size_t *dims, size_t disp
   for (int i = 0; i < rank; i++) v->dims[i] = dims[i];
   gm_dims_size(rank, dims, &v->size);
   v->displacement = displacement;
+  gm_mat_set_row_major_strides(v);
   gm_vec_ref(v->vec);
   *out = v;
   return GM_OK;
@@ -112,6 +123,7 @@ gm_status gm_mat_reshape_and_displace_(gm_mat *m, int rank, const size_t *dims, 
   for (int i = 0; i < rank; i++) m->dims[i] = dims[i];
   gm_dims_size(rank, dims, &m->size);
   m->displacement = displacement;
+  gm_mat_set_row_major_strides(m);
   return GM_OK;
 }
 
