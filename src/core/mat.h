@@ -53,6 +53,10 @@ bool gm_mat_covers_all(const gm_mat *m);
 /* Facet access for a view: like gm_vec_watch, but *ptr points at the
  * first visible element (base + displacement). */
 gm_status gm_mat_watch(gm_mat *m, gm_facet_name f, gm_direction dir, struct gm_device *dev, void **ptr);
+/* A non-contiguous view fails (its elements are not one block); the
+ * strided variant gives the first visible element of any view (for the
+ * code that walks its strides: staging, element access). */
+gm_status gm_mat_watch_strided(gm_mat *m, gm_facet_name f, gm_direction dir, struct gm_device *dev, void **ptr);
 void gm_mat_unwatch(gm_mat *m, gm_facet_name f, gm_direction dir);
 
 /* Row-major index of 0-based subscripts; GM_ERANGE when out of bounds. */
