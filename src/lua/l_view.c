@@ -105,6 +105,7 @@ static int check_dims_forms(lua_State *L, int idx, const char *fn, size_t *dims,
   bool list = lua_istable(L, idx) && !gml_ismat(L, idx);
   if (!list && lua_type(L, idx) != LUA_TNUMBER)
     gml_argerror(L, idx, fn, "dimensions must be an integer or a list, got %s", luaL_typename(L, idx));
+  if (list && top > idx) gml_argerror(L, idx + 1, fn, "no value expected");
   lua_Integer len = list ? luaL_len(L, idx) : top - idx + 1;
   if (len > GM_MAX_RANK) gml_argerror(L, idx, fn, "rank %lld exceeds %d", (long long)len, GM_MAX_RANK);
   if (infer) *infer = -1;
@@ -360,11 +361,18 @@ int gml_assign_view(lua_State *L, int n) {
 }
 
 void gml_open_view(lua_State *L, int module_idx) {
-  static const luaL_Reg fns[] = {
-      {"narrow", l_narrow},     {"select", l_select},   {"t", l_t},
-      {"permute", l_permute},   {"view", l_view},       {"expand", l_expand},
-      {"expand_as", l_expand_as}, {"strides", l_strides}, {"is_contiguous", l_is_contiguous},
-      {"contiguous", l_contiguous}, {NULL, NULL},
+  static const gml_reg fns[] = {
+      {"narrow", l_narrow, 4, NULL},
+      {"select", l_select, 3, NULL},
+      {"t", l_t, 1, NULL},
+      {"permute", l_permute, GML_VARARGS, NULL},
+      {"view", l_view, GML_VARARGS, NULL},
+      {"expand", l_expand, GML_VARARGS, NULL},
+      {"expand_as", l_expand_as, 2, NULL},
+      {"strides", l_strides, 1, NULL},
+      {"is_contiguous", l_is_contiguous, 1, NULL},
+      {"contiguous", l_contiguous, 1, NULL},
+      {NULL, NULL, 0, NULL},
   };
   gml_register(L, module_idx, fns);
 }
