@@ -424,6 +424,88 @@ describe("every op family on non-contiguous operands agrees with contiguous ones
   end)
 end)
 
+-- plain-Lua reference product
+local function mm(a, b)
+  local c = {}
+  for i = 1, #a do
+    c[i] = {}
+    for j = 1, #b[1] do
+      local s = 0
+      for k = 1, #b do s = s + a[i][k] * b[k][j] end
+      c[i][j] = s
+    end
+  end
+  return c
+end
+
+local function strided_copies()
+  local n = 0
+  for name, k in pairs(gm.emulated_kernel_launches()) do
+    if name:find("strided_copy", 1, true) then n = n + k.launches end
+  end
+  return n
+end
+
+describe("gemm_ on 2-d views with a unit stride (in place, no staging)", function()
+  local function grid(r, c, f)
+    local t = {}
+    for i = 1, r do
+      t[i] = {}
+      for j = 1, c do t[i][j] = f(i, j) end
+    end
+    return t
+  end
+
+  for _, cfg in ipairs { { enabled = false }, EMU } do
+    it("row blocks and transposed blocks as a, b and c " .. (cfg.backend or "host"), function()
+      gm.with_cuda(cfg, function()
+        local A = gm.array_to_mat(grid(5, 6, function(i, j) return i * 10 + j end))
+        local B = gm.array_to_mat(grid(6, 5, function(i, j) return (i - j) % 4 - 1.5 end))
+        local a = A[{ { 2, 4 }, { 2, 5 } }] -- 3x4, strides {6, 1}
+        local bt = B[{ { 2, 5 }, { 1, 3 } }]:t() -- 3x4 transposed view, strides {1, 5}
+        local C = gm.mat({ 4, 7 }, { initial_element = 9 })
+        local c = C[{ { 1, 3 }, { 2, 4 } }] -- 3x3, strides {7, 1}
+        local before = strided_copies()
+        gm.gemm_(1, a, bt, 0, c, { transpose_b = true }) -- a (3x4) * bt^T (4x3)
+        if cfg.backend then assert.are.equal(before, strided_copies()) end
+        local e = mm(a:to_table(), B[{ { 2, 5 }, { 1, 3 } }]:to_table())
+        local ct = C:to_table()
+        for i = 1, 4 do
+          for j = 1, 7 do
+            local want = (i <= 3 and j >= 2 and j <= 4) and e[i][j - 1] or 9
+            assert.are.equal(want, ct[i][j])
+          end
+        end
+        -- a transposed a, c written with beta
+        local c2 = gm.mat({ 4, 3 }, { initial_element = 1 })
+        gm.gemm_(2, A[{ { 1, 3 }, { 1, 4 } }]:t(), A[{ { 1, 3 }, { 4, 6 } }], 0.5, c2)
+        local e2 = mm(A[{ { 1, 3 }, { 1, 4 } }]:t():to_table(), A[{ { 1, 3 }, { 4, 6 } }]:to_table())
+        assert.are.same(grid(4, 3, function(i, j) return 2 * e2[i][j] + 0.5 end), c2:to_table())
+      end)
+    end)
+
+    it("a view overlapping the written block is staged, giving the product of the old values " .. (cfg.backend or "host"), function()
+      gm.with_cuda(cfg, function()
+        local M = gm.array_to_mat(grid(3, 6, function(i, j) return i + j / 10 end))
+        local old = M:to_table()
+        local c = M[{ {}, { 1, 3 } }] -- 3x3 in place
+        local a = M[{ {}, { 3, 5 } }] -- shares column 3 with c
+        gm.gemm_(1, a, gm.array_to_mat(grid(3, 3, function(i, j) return i == j and 1 or 0 end)), 0, c)
+        for i = 1, 3 do
+          for j = 1, 3 do assert.are.equal(old[i][j + 2], M[{ i, j }]) end
+          for j = 4, 6 do assert.are.equal(old[i][j], M[{ i, j }]) end
+        end
+        local N = gm.array_to_mat(grid(4, 4, function(i, j) return i * j end))
+        local oldn = N:to_table()
+        gm.gemm_(1, N:narrow(1, 1, 2), N[{ {}, { 1, 2 } }], 0, N[{ { 1, 2 }, { 3, 4 } }]) -- c inside a's rows
+        local e = mm({ oldn[1], oldn[2] }, grid(4, 2, function(i, j) return oldn[i][j] end))
+        assert.are.same({ { oldn[1][1], oldn[1][2], e[1][1], e[1][2] }, { oldn[2][1], oldn[2][2], e[2][1], e[2][2] } },
+          { N:to_table()[1], N:to_table()[2] })
+      end)
+    end)
+  end
+end)
+
 describe("facets of strided views", function()
   it("a partial view written on the device keeps the rest (output -> io)", function()
     gm.with_cuda(EMU, function()
