@@ -4,7 +4,7 @@
 -- non-contiguous operands, on the host and on the emulated device;
 -- facet rules for partial strided views; errors.
 local gm = require "gpumat"
-local ops = require "device_ops"
+local strided = require "strided_mats"
 
 local EMU = { backend = "emulated" }
 
@@ -287,83 +287,12 @@ describe("writes through views", function()
   end)
 end)
 
--- gm.mat replaced by a maker of non-contiguous views: each mat is the
--- [..., 1] half of a storage with a trailing axis of 2 whose other half
--- holds a sentinel, which no op may touch.
-local SENTINEL = 4321
-local function with_strided_mats(fn)
-  local orig, storages = gm.mat, {}
-  gm.mat = function(dims, opts)
-    opts = opts or {}
-    local d = type(dims) == "number" and { dims } or dims
-    if opts.displaced_to or #d == 0 then return orig(dims, opts) end
-    local big, o = { table.unpack(d) }, {}
-    big[#big + 1] = 2
-    for k, v in pairs(opts) do o[k] = v end
-    o.initial_contents, o.initial_element = nil, SENTINEL
-    local storage = orig(big, o)
-    local sel = {}
-    for i = 1, #d do sel[i] = {} end
-    sel[#d + 1] = 1
-    local v = storage[sel]
-    if opts.initial_contents then
-      v:replace_(opts.initial_contents)
-    elseif opts.initial_element ~= false then
-      v:fill_(opts.initial_element or 0)
-    end
-    sel[#d + 1] = 2
-    storages[#storages + 1] = storage[sel]
-    return v
-  end
-  local r = table.pack(pcall(fn))
-  gm.mat = orig
-  if not r[1] then error(r[2], 0) end
-  for _, s in ipairs(storages) do
-    for k = 1, #s do assert.are.equal(SENTINEL, s[k], "an op wrote outside its view") end
-  end
-  return table.unpack(r, 2, r.n)
-end
-
-local function close(a, b, ctype)
-  if a == b then return true end
-  return math.abs(a - b) <= ops.TOL[ctype] * math.max(1, math.abs(a), math.abs(b))
-end
-
-local function same_results(f, ctype, h, s, place)
-  assert.are.equal(h.n, s.n)
-  for i = 1, h.n do
-    local what = ("%s %s %s: result %d"):format(f.name, ctype, place, i)
-    if type(h[i]) == "number" then
-      assert.is_true(close(h[i], s[i], ctype), what)
-    else
-      local a, b = flat(h[i]:to_table()), flat(s[i]:to_table())
-      assert.are.equal(#a, #b, what)
-      for k = 1, #a do assert.is_true(close(a[k], b[k], ctype), ("%s: element %d: %s vs %s"):format(what, k, a[k], b[k])) end
-    end
-  end
-end
-
--- families whose displaced_to operands mean storage offsets, which differ
--- once the operands are strided
-local storage_based = { ["m_eq and mat_as_scalar (host facet by design)"] = true, ["displaced views"] = true }
-
 describe("every op family on non-contiguous operands agrees with contiguous ones", function()
-  for _, f in ipairs(ops.families) do
-    if not storage_based[f.name] then
-      it(f.name, function()
-        for _, ctype in ipairs { "float", "double" } do
-          local plain = table.pack(gm.with_cuda({ enabled = false }, function() return f.build(ctype) end))
-          local host = table.pack(gm.with_cuda({ enabled = false }, function()
-            return with_strided_mats(function() return f.build(ctype) end)
-          end))
-          same_results(f, ctype, plain, host, "host")
-          local dev = table.pack(gm.with_cuda(EMU, function()
-            return with_strided_mats(function() return f.build(ctype) end)
-          end))
-          same_results(f, ctype, plain, dev, "emulated")
-        end
-      end)
-    end
+  for _, f in ipairs(strided.families()) do
+    it(f.name, function()
+      strided.agree(f, { enabled = false })
+      strided.agree(f, EMU)
+    end)
   end
 
   it("random fills of a strided view write exactly its elements", function()
