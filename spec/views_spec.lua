@@ -487,23 +487,23 @@ describe("view errors", function()
 
   it("out of range views and bad steps", function()
     local m = gm.array_to_mat({ { 1, 2, 3 }, { 4, 5, 6 } })
-    assert.has_error(function() m:narrow(3, 1, 1) end, "bad argument #2 to 'narrow' (axis 3 is out of range 1..2)")
+    assert.has_error(function() m:narrow(3, 1, 1) end, "bad argument #2 to 'narrow' (axis 3 is out of range 1..2 of a 2x3 mat)")
     assert.has_error(function() m:narrow(2, 2, 3) end,
-      "bad argument #4 to 'narrow' (n 3 is out of range 0..2 (axis 2 has 3 elements from 2))")
-    assert.has_error(function() m:narrow(1, 0, 1) end, "bad argument #3 to 'narrow' (first 0 is out of range 1..2 on axis 1)")
-    assert.has_error(function() m:select(1, 3) end, "bad argument #3 to 'select' (index 3 is out of range 1..2 on axis 1)")
+      "bad argument #4 to 'narrow' (n 3 is out of range 0..2 (from 2 on axis 2 of a 2x3 mat))")
+    assert.has_error(function() m:narrow(1, 0, 1) end, "bad argument #3 to 'narrow' (first 0 is out of range 1..2 on axis 1 of a 2x3 mat)")
+    assert.has_error(function() m:select(1, 3) end, "bad argument #3 to 'select' (index 3 is out of range 1..2 on axis 1 of a 2x3 mat)")
     assert.has_error(function() return m[{ {}, { 1, 3, 0 } }] end,
       "bad argument #2 to 'index' (step must be at least 1, got 0 (axis 2))")
     assert.has_error(function() return m[{ {}, { 1, 3, -1 } }] end,
       "bad argument #2 to 'index' (step must be at least 1, got -1 (axis 2))")
     assert.has_error(function() return m[{ { 1, 3 } }] end,
-      "bad argument #2 to 'index' (range 1..3 is out of range 1..2 on axis 1)")
+      "bad argument #2 to 'index' (range 1..3 is out of range 1..2 on axis 1 of a 2x3 mat)")
     assert.has_error(function() return m[{ 3, {} }] end,
-      "bad argument #2 to 'index' (subscript 3 is out of range 1..2 on axis 1)")
+      "bad argument #2 to 'index' (subscript 3 is out of range 1..2 on axis 1 of a 2x3 mat)")
     assert.has_error(function() return m[{ {}, "x" }] end,
       "bad argument #2 to 'index' (subscript 2 must be an integer or a {first, last, step} table, got string)")
     assert.has_error(function() m[{ {}, { 1, 4 } }] = 0 end,
-      "bad argument #2 to 'set' (range 1..4 is out of range 1..3 on axis 2)")
+      "bad argument #2 to 'set' (range 1..4 is out of range 1..3 on axis 2 of a 2x3 mat)")
     assert.has_error(function() m:permute(1, 1) end,
       "bad argument #2 to 'permute' (axis 1 at position 2: axes must be a permutation of 1..2)")
     assert.has_error(function() m:permute(1) end,
