@@ -138,6 +138,9 @@ describe("views against a plain-Lua reference", function()
     end
     assert.are.equal(234, m[{ 2, 3, 4 }]) -- one element: a number
     assert.are.equal(234, m[{ -1, -1, -1 }])
+    assert.are.equal(134, m[{ 1.0, -1.0, 4 }]) -- integral floats too
+    m[{ -1, -1, -1 }] = 0
+    assert.are.equal(0, m[24])
     assert.are.equal(123, m[{ 1, { 2, 3 }, 3 }][1])
   end)
 

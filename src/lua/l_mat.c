@@ -543,10 +543,11 @@ static bool one_element(lua_State *L, int first, int n) {
   if (!box || !box->m) return true; /* the element path gives the error */
   if (n != box->m->rank) return n > box->m->rank; /* too many: the element path's error */
   for (int i = 0; i < n; i++)
-    if (!lua_isinteger(L, first + i) && lua_type(L, first + i) != LUA_TNUMBER) return false;
+    if (lua_type(L, first + i) != LUA_TNUMBER) return false;
   for (int i = 0; i < n; i++) {
-    lua_Integer s = lua_isinteger(L, first + i) ? lua_tointeger(L, first + i) : 0;
-    if (s < 0 && (size_t)-s <= box->m->dims[i]) {
+    int isint;
+    lua_Integer s = lua_tointegerx(L, first + i, &isint);
+    if (isint && s < 0 && (size_t)-s <= box->m->dims[i]) {
       lua_pushinteger(L, (lua_Integer)box->m->dims[i] + s + 1);
       lua_replace(L, first + i);
     }
