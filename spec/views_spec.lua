@@ -218,6 +218,32 @@ describe("views against a plain-Lua reference", function()
     assert.are.equal(row, row:contiguous())
   end)
 
+  it("views of views compose (narrow of a transposed, stepped view of a permuted one)", function()
+    local t = ref3()
+    local m = m3()
+    local p = m:permute(3, 1, 2) -- 4x2x3
+    local e = build({ 2, 2, 2 }, function(r) return get(t, { r[2], 1 + (r[3] - 1) * 2, 1 + (r[1] - 1) * 3 }) end)
+    check_view(p[{ { 1, 4, 3 }, {}, { 1, 3, 2 } }], e, { 2, 2, 2 })
+    local tt = m:select(1, 2):t() -- 4x3
+    check_view(tt:narrow(2, 2, 2), build({ 4, 2 }, function(r) return get(t, { 2, r[2] + 1, r[1] }) end), { 4, 2 })
+    check_view(tt:narrow(2, 2, 2):t(), build({ 2, 4 }, function(r) return get(t, { 2, r[1] + 1, r[2] }) end), { 2, 4 })
+    local x = gm.array_to_mat({ 5, 6 }):view(2, 1):expand(2, 3):select(2, 3) -- stride-0 axis selected away
+    check_view(x, { 5, 6 }, { 2 })
+  end)
+
+  it("empty views: no elements, every op a no-op", function()
+    local m = m3()
+    local z = m[{ {}, { 2, 1 } }] -- 2x0x4
+    assert.are.same({ 2, 0, 4 }, z:dims())
+    assert.are.equal(0, #z)
+    assert.are.same({ {}, {} }, z:to_table())
+    z:fill_(1)
+    z:exp_()
+    m[{ {}, { 3, 2 } }] = 5
+    assert.are.equal(0, z:sum())
+    assert.are.same(ref3(), m:to_table())
+  end)
+
   it("prints and formats the view's elements", function()
     local a = gm.array_to_mat({ { 1, 2, 3 }, { 4, 5, 6 } })
     assert.are.equal("#<MAT 3x2 double F {{1, 4}, {2, 5}, {3, 6}}>", tostring(a:t()))
