@@ -535,21 +535,22 @@ static int push_subscripts(lua_State *L, int idx, const char *fn) {
   return (int)n;
 }
 
-/* Whether the n subscripts at first name one element of the mat at 1:
- * integers, one per axis (else m[{...}] is a view).  Negative integers
- * count from the end: replaced on the stack by their 1-based position. */
-static bool one_element(lua_State *L, int first, int n) {
-  gml_mat *box = gml_testbox(L, 1);
-  if (!box || !box->m) return true; /* the element path gives the error */
-  if (n != box->m->rank) return n > box->m->rank; /* too many: the element path's error */
-  for (int i = 0; i < n; i++)
-    if (lua_type(L, first + i) != LUA_TNUMBER) return false;
+/* Whether the n subscripts at first name one element of m: integers,
+ * one per axis (else m[{...}] is a view).  Negative integers count from
+ * the end: replaced on the stack by their 1-based position (which a view
+ * reads the same way). */
+static inline bool one_element(lua_State *L, const gm_mat *m, int first, int n) {
+  if (n != m->rank) return n > m->rank; /* too many: the element path's error */
   for (int i = 0; i < n; i++) {
     int isint;
     lua_Integer s = lua_tointegerx(L, first + i, &isint);
-    if (isint && s < 0 && (size_t)-s <= box->m->dims[i]) {
-      lua_pushinteger(L, (lua_Integer)box->m->dims[i] + s + 1);
-      lua_replace(L, first + i);
+    if (isint) {
+      if (s < 0 && (size_t)-s <= m->dims[i]) {
+        lua_pushinteger(L, (lua_Integer)m->dims[i] + s + 1);
+        lua_replace(L, first + i);
+      }
+    } else if (lua_type(L, first + i) != LUA_TNUMBER) {
+      return false;
     }
   }
   return true;
@@ -654,8 +655,8 @@ static int l_index(lua_State *L) {
   if (kt == LUA_TTABLE) {
     lua_settop(L, 2);
     int n = push_subscripts(L, 2, "mref"); /* before taking m: may run Lua */
-    if (!one_element(L, 3, n)) return gml_index_view(L, n);
     gml_mat *box = gml_checkelembox(L, 1, "mref");
+    if (!one_element(L, box->m, 3, n)) return gml_index_view(L, n);
     size_t k;
     check_subscripts_arg(L, box->m, 3, n, "mref", &k, 2);
     return push_element(L, box, k, "mref");
@@ -672,8 +673,8 @@ static int l_newindex(lua_State *L) {
   if (kt == LUA_TTABLE) {
     lua_settop(L, 3);
     int n = push_subscripts(L, 2, "set"); /* before taking m: may run Lua */
-    if (!one_element(L, 4, n)) return gml_assign_view(L, n);
     gml_mat *box = gml_checkelembox(L, 1, "set");
+    if (!one_element(L, box->m, 4, n)) return gml_assign_view(L, n);
     double v = check_value(L, 3, "set");
     check_subscripts_arg(L, box->m, 4, n, "set", &k, 2);
     put_element(L, box, k, v, "set");
