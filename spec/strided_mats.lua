@@ -75,6 +75,7 @@ local function flat(t, out)
 end
 
 local function close(a, b, ctype)
+  if a ~= a then return b ~= b end
   if a == b then return true end
   return math.abs(a - b) <= ops.TOL[ctype] * math.max(1, math.abs(a), math.abs(b))
 end
