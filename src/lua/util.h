@@ -223,6 +223,7 @@ const char *gml_check_string(lua_State *L, int idx, const char *fname, size_t *l
 lua_Integer gml_check_integer(lua_State *L, int idx, const char *fname);
 
 /* Area registration functions, called by luaopen_gpumat_core. */
+void gml_open_util(lua_State *L, int module_idx);
 void gml_open_settings(lua_State *L, int module_idx);
 void gml_open_mat(lua_State *L, int module_idx);
 void gml_open_elementwise(lua_State *L, int module_idx);
