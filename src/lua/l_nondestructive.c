@@ -62,7 +62,7 @@ static int l_copy_row(lua_State *L) {
   check_2d(L, a, 1, fn);
   size_t r = check_index(L, 2, a->dims[0], fn, "row"), cols = a->dims[1];
   gm_mat *b = push_result(L, 1, &cols, a->ctype, a->cuda_enabled, fn);
-  gm_block src = {a, r * cols, cols, false}, dst = {b, 0, cols, false}, none = {NULL, 0, 1, false};
+  gm_submat src = {a, r * cols, cols, false}, dst = {b, 0, cols, false}, none = {NULL, 0, 1, false};
   GML_TRY(L, gm_geam_(1, src, 0, none, dst, 1, cols), fn);
   return 1;
 }
@@ -76,7 +76,7 @@ static int l_copy_column(lua_State *L) {
   check_2d(L, a, 1, fn);
   size_t c = check_index(L, 2, a->dims[1], fn, "column"), rows = a->dims[0];
   gm_mat *b = push_result(L, 1, &rows, a->ctype, a->cuda_enabled, fn);
-  gm_block src = {a, c, a->dims[1], false}, dst = {b, 0, 1, false}, none = {NULL, 0, 1, false};
+  gm_submat src = {a, c, a->dims[1], false}, dst = {b, 0, 1, false}, none = {NULL, 0, 1, false};
   GML_TRY(L, gm_geam_(1, src, 0, none, dst, rows, 1), fn);
   return 1;
 }
@@ -125,7 +125,7 @@ static int l_transpose(lua_State *L) {
   check_2d(L, a, 1, fn);
   size_t dims[2] = {a->dims[1], a->dims[0]};
   gm_mat *t = push_result(L, 2, dims, a->ctype, a->cuda_enabled, fn);
-  gm_block src = {a, 0, a->dims[1], true}, dst = {t, 0, dims[1], false}, none = {NULL, 0, 1, false};
+  gm_submat src = {a, 0, a->dims[1], true}, dst = {t, 0, dims[1], false}, none = {NULL, 0, 1, false};
   GML_TRY(L, gm_geam_(1, src, 0, none, dst, dims[0], dims[1]), fn);
   return 1;
 }
@@ -160,7 +160,7 @@ static int add_like(lua_State *L, const char *fn, int ia, int ib, double alpha, 
   if (a->size != b->size) gml_argerror(L, ib, fn, "sizes differ: %zu vs %zu", a->size, b->size);
   gm_mat *c = push_result(L, a->rank, a->dims, a->ctype, a->cuda_enabled && b->cuda_enabled, fn);
   size_t n = a->size;
-  gm_block ba = {a, 0, n, false}, bb = {b, 0, n, false}, bc = {c, 0, n, false};
+  gm_submat ba = {a, 0, n, false}, bb = {b, 0, n, false}, bc = {c, 0, n, false};
   GML_TRY(L, gm_geam_(alpha, ba, beta, bb, bc, 1, n), fn);
   return 1;
 }

@@ -69,7 +69,7 @@ static int add_mats(lua_State *L, const char *fn, double beta) {
   if (b->ctype != a->ctype || b->size != a->size)
     gml_argerror(L, 2, fn, "the mat was reshaped while the operation ran");
   size_t n = a->size;
-  gm_block ba = {a, 0, n, false}, bb = {b, 0, n, false}, bc = {r, 0, n, false};
+  gm_submat ba = {a, 0, n, false}, bb = {b, 0, n, false}, bc = {r, 0, n, false};
   GML_TRY(L, gm_geam_(1, ba, beta, bb, bc, 1, n), fn);
   return 1;
 }
