@@ -56,6 +56,21 @@ describe("strict arguments", function()
     assert.is_true(checked > 250, "checked " .. checked)
   end)
 
+  it("gpumat.dist's functions count their arguments too (before any MPI call)", function()
+    local ok, dist = pcall(require, "gpumat.dist")
+    if not ok then return end -- built without MPI: require raises its own clear error
+    local checked = 0
+    for key, f in pairs(dist) do
+      if type(f) == "function" then
+        local n, name = arity(f)
+        assert.is_number(n, key)
+        assert.are.equal(extra_error(n, name), message(f, table.unpack({}, 1, n + 1)), key)
+        checked = checked + 1
+      end
+    end
+    assert.is_true(checked >= 13)
+  end)
+
   it("names the function and argument in every binding file", function()
     local m = gm.mat({ 2, 3 }, { initial_element = 1 })
     local sq = gm.mat({ 2, 2 }, { initial_element = 1 })
