@@ -482,6 +482,12 @@ void gml_push_function(lua_State *L, const gml_reg *r, int nup) {
   lua_pushcclosure(L, strict_call, nup + 1);
 }
 
+void gml_push_hot(lua_State *L, const gml_reg *r, int nup) {
+  lua_pushlightuserdata(L, (void *)r);
+  if (nup) lua_insert(L, -nup - 1);
+  lua_pushcclosure(L, r->func, nup + 1);
+}
+
 void gml_register(lua_State *L, int idx, const gml_reg *fns) {
   idx = lua_absindex(L, idx);
   for (; fns->name; fns++) {
@@ -491,12 +497,17 @@ void gml_register(lua_State *L, int idx, const gml_reg *fns) {
 }
 
 /* core._arity(f) -> max_args, name (max_args -1: variadic) of a function
- * registered here (a method's gml_method_at closure too), or nothing: for
- * the specs and the fuzzer, which check every function's count. */
+ * registered here (a method's gml_method_at closure and gml_push_hot's
+ * too), or nothing: for the specs and the fuzzer, which check every
+ * function's count.  A hot function is recognized by its upvalue 1, a
+ * light userdata whose entry names the function (no C closure of Lua's
+ * libraries has a light userdata upvalue). */
 static int l_arity(lua_State *L) {
   lua_CFunction f = lua_tocfunction(L, 1);
-  if ((f != strict_call && f != method_at) || !lua_getupvalue(L, 1, 1)) return 0;
+  if (!f || !lua_getupvalue(L, 1, 1)) return 0;
+  if (lua_type(L, -1) != LUA_TLIGHTUSERDATA) return 0;
   const gml_reg *r = lua_touserdata(L, -1);
+  if (f != strict_call && f != method_at && r->func != f) return 0;
   lua_pushinteger(L, r->max_args);
   lua_pushstring(L, r->public_name ? r->public_name : r->name);
   return 2;
