@@ -63,8 +63,10 @@ do
   for _ = 1, 20 do local _ = hot.size end -- a per-mat method cache (l_mat.c)
   local _ = tostring(gm.mat(1))           -- the guard's metatable is made on first use
   local b, c, rs = gm.make_foreign_array({2, 2}), gm.alloc_cache(), gm.random_state()
-  local kernel = gm.define_cuda_kernel {name = "fuzz_kernel", params = {{"x", "mat", "io"}, {"n", "int"}},
-    body = "for (int64_t i = 0; i < n && i < 1; i++) x[i] = 1;"}
+  -- (none when the C++ compiler of run-time kernels is missing)
+  local _, kernel = pcall(gm.define_cuda_kernel, {name = "fuzz_kernel", params = {{"x", "mat", "io"}, {"n", "int"}},
+    body = "for (int64_t i = 0; i < n && i < 1; i++) x[i] = 1;"})
+  if type(kernel) ~= "table" then kernel = nil end
   instances = {mat = hot, buffer = b, cache = c, random = rs, kernel = kernel}
   for k, mt in pairs(debug.getregistry()) do
     if type(k) == "string" and k:match("^gpumat") and type(mt) == "table" then add_funcs(k .. ".", mt, "any") end
@@ -75,8 +77,10 @@ do
   add_funcs("buffer methods.", getmetatable(b).__index, "any", b)
   add_funcs("alloc cache methods.", getmetatable(c).__index, "any", c)
   add_funcs("module metatable.", getmetatable(gm), "any", gm)
-  add_funcs("kernel metatable.", getmetatable(kernel), "any", kernel)
-  add_funcs("kernel.", kernel, "any", kernel)
+  if kernel then
+    add_funcs("kernel metatable.", getmetatable(kernel), "any", kernel)
+    add_funcs("kernel.", kernel, "any", kernel)
+  end
 end
 table.sort(funcs, function(a, b) return a[1] < b[1] end)
 
@@ -158,7 +162,7 @@ local function other_userdata()
   elseif k == 4 then return scratch_file
   elseif k == 5 then return coroutine.create(print)
   elseif k == 6 then return light
-  elseif k == 7 then return instances.kernel
+  elseif k == 7 and instances.kernel then return instances.kernel
   else local m = gm.mat(R(0, 3)); m:free(); return m end
 end
 
