@@ -322,7 +322,8 @@ local function zero_operands(a, b, ctype)
   return {
     x = z({a, b}), x2 = z({a, b}), xt = z({b, a}), rows = z({a}), cols = z({b}), r1 = z({1, b}),
     c1 = z({a, 1}), aa = z({a, a}), bb = z({b, b}), st1 = z({2 * a, b}), st2 = z({a, 2 * b}),
-    v = z({a * b}), r3 = z({a, b, 2}), e = z({0}),
+    v = z({a * b}), r3 = z({a, b, 2}), r3b = z({a, b, 2}), r3c = z({a, b, 2}), e = z({0}),
+    w = z({2, 2}), w2 = z({2, 2}), w1 = z({1, 1}), col = z({a, 1}), cov = z({a, a}),
   }
 end
 -- {name, argument lists}: strings name operands, other values pass as is
@@ -350,7 +351,12 @@ for _, op in ipairs({
   {"stack_", {{1, {"x", "x2"}, "st1"}, {2, {"x", "x2"}, "st2"}}},
   {"convolve_", {{"x", "x2", "x", {start = {1, 1}, stride = {1, 1}, anchor = {0, 0}}}, {"x", "aa", "x2"}}},
   {"max_pool_", {{"x", "x2", {start = {1, 1}, stride = {1, 1}, anchor = {0, 0}, pool_dimensions = {1, 1}}},
-    {"x", "x2"}}},
+    {"x", "x2"}, {"r3", "r3b", {batched = true, pool_dimensions = {2, 2}}}}},
+  -- batched NN ops: a zero batch (or zero rows) reaches the kernels
+  {"convolve_", {{"r3", "w", "r3b", {batched = true}}, {"r3", "w1", "r3b", {batched = true}}}},
+  {"derive_convolve_", {{"r3", "r3b", "w", "w2", "r3c", {batched = true}}, {"x", "x2", "w", "w2", "x"}}},
+  {"derive_max_pool_", {{"r3", "r3b", "r3c", "r3", {batched = true, pool_dimensions = {2, 2}}}}},
+  {"mv_gaussian_random", {{{means = "col", covariances = "cov"}}}},
   {"replace_", {{"x", {}}, {"e", {}}}}, {"reshape", {{"x", {0}}, {"v", {"__b", "__a"}}}},
   {"array_to_mat", {{{}}, {{{}, {}}}}},
   {"__add", {{"x", "x2"}, {"x", 1}}}, {"__sub", {{"x", "x2"}}}, {"__unm", {{"x", "x"}}}, {"__mul", {{"x", 2}, {"x", "xt"}}},
