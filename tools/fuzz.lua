@@ -328,14 +328,16 @@ local function zero_operands(a, b, ctype)
 end
 -- {name, argument lists}: strings name operands, other values pass as is
 local zero_ops = {}
-for _, u in ipairs({"square_", "sqrt_", "log_", "exp_", "inv_", "logistic_", "sin_", "cos_", "tan_",
-  "sinh_", "cosh_", "tanh_", "uniform_random_", "gaussian_random_", "orthogonal_random_", "copy_mat",
+local unary = {}
+for i, name in ipairs(core._unary_ops or {}) do unary[i] = name .. "_" end -- every unary op of the table
+for _, u in ipairs(unary) do zero_ops[#zero_ops + 1] = {u, {{"x"}, {"r3"}, {"e"}, {"x", {n = 0}}}} end
+for _, u in ipairs({"uniform_random_", "gaussian_random_", "orthogonal_random_", "copy_mat",
   "transpose", "mat_to_array", "asum", "nrm2", "sum", "mean", "min", "max", "invert", "logdet", "facets",
   "tostring"}) do
   zero_ops[#zero_ops + 1] = {u, {{"x"}, {"r3"}, {"e"}, {"aa"}}}
 end
 for _, op in ipairs({
-  {"expt_", {{"x", 2}, {"e", 0.5}}}, {"add_scalar_", {{1, "x"}}}, {"fill_", {{1, "x"}, {1, "x", {n = 0}}}},
+  {"expt_", {{"x", 2}, {"e", 0.5}}}, {"clamp_", {{"x", 0, 1}, {"r3", -1, 1}}}, {"add_scalar_", {{1, "x"}}}, {"fill_", {{1, "x"}, {1, "x", {n = 0}}}},
   {"mul_", {{"x", "x2"}}}, {"lt_", {{"x", "x2"}}}, {"min_", {{0, "x"}}}, {"max_", {{0, "x"}}},
   {"geem_", {{1, "x", "x2", 0, "x"}}}, {"geerv_", {{1, "x", "cols", 0, "x2"}, {1, "x", "r1", 1, "x2"}}},
   {"add_sign_", {{1, "x", 1, "x2"}}},
