@@ -188,6 +188,7 @@ inline gm_emu_range_launcher<P...> gm_emu_launch_range(void (*kernel)(P...), siz
 #include "launch_cuda.cuh"
 #include "nn.h"
 #include "random.h"
+#include "strided.h"
 
 #define gm_cuda_ew_unary gm_emu_ew_unary
 #define gm_cuda_ew_scalar gm_emu_ew_scalar
@@ -207,5 +208,6 @@ inline gm_emu_range_launcher<P...> gm_emu_launch_range(void (*kernel)(P...), siz
 #define gm_cuda_uniform gm_emu_uniform
 #define gm_cuda_gaussian gm_emu_gaussian
 #define gm_cuda_reduce gm_emu_reduce
+#define gm_cuda_strided_copy gm_emu_strided_copy
 
 #endif

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "../core/nn_ops.h"
+#include "../../kernels/strided.h"
 
 #ifndef GM_LAUNCHER
 #error "define GM_LAUNCHER(name) before including kernel_launchers.h"
@@ -19,6 +20,7 @@ int GM_LAUNCHER(scal)(int ctype, size_t n, double alpha, void *x, size_t incx, v
 /* column-major C (m x n, ldc) := alpha op(A) (geam with beta 0, B unread) */
 int GM_LAUNCHER(geam0)(int ctype, int trans, size_t m, size_t n, double alpha, const void *a, size_t lda, void *c,
                        size_t ldc, void *stream);
+int GM_LAUNCHER(strided_copy)(int ctype, const struct gm_strided_geom *g, const void *src, void *dst, void *stream);
 
 int GM_LAUNCHER(ew_unary)(int ctype, int op, size_t n, void *x, void *stream);
 /* kind: 0 expt, 1 add_scalar, 2 min, 3 max */

@@ -7,6 +7,7 @@
 
 #include "../core/context.h"
 #include "../core/direct.h"
+#include "../core/view.h"
 #include "util.h"
 
 gm_sync gml_check_sync(lua_State *L, int idx, const char *fname);
@@ -433,7 +434,7 @@ static inline __attribute__((always_inline)) int push_element(lua_State *L, gml_
                                                               const char *fn) {
   gm_mat *m = box->m;
   double v;
-  if (!gm_vec_direct_get(m->vec, box->gen, m->ctype, m->displacement + k, &v)) {
+  if (!gm_vec_direct_get(m->vec, box->gen, m->ctype, gm_mat_storage_index(m, k), &v)) {
     GML_TRY(L, gm_mat_get(m, k, &v), fn);
     box->gen = gm_vec_direct_open(m->vec, &box->writable);
   }
@@ -458,7 +459,7 @@ static int push_indexed(lua_State *L, gml_mat *box, int arg) {
 static inline __attribute__((always_inline)) void put_element(lua_State *L, gml_mat *box, size_t k, double v,
                                                                const char *fn) {
   gm_mat *m = box->m;
-  if (box->writable && gm_vec_direct_put(m->vec, box->gen, m->ctype, m->displacement + k, v)) return;
+  if (box->writable && m->contiguous && gm_vec_direct_put(m->vec, box->gen, m->ctype, m->displacement + k, v)) return;
   GML_TRY(L, gm_mat_put(m, k, v), fn);
   box->gen = gm_vec_direct_open(m->vec, &box->writable);
 }
@@ -475,6 +476,17 @@ static inline bool fast_subscripts2(lua_State *L, const gm_mat *m, size_t *k) {
   return true;
 }
 
+/* The element access functions check their own counts (gml_push_hot). */
+static int l_mref(lua_State *L);
+static int l_set(lua_State *L);
+static int l_row_major_mref(lua_State *L);
+static int l_set_row_major(lua_State *L);
+static const gml_reg mref_reg = {"mref", l_mref, GML_VARARGS, NULL};
+static const gml_reg set_reg = {"set", l_set, GML_VARARGS, NULL};
+static const gml_reg row_major_mref_reg = {"row_major_mref", l_row_major_mref, 2, NULL};
+static const gml_reg set_row_major_reg = {"set_row_major", l_set_row_major, 3, NULL};
+
+/* variadic: the subscripts are counted against the rank */
 static int l_mref(lua_State *L) {
   gml_mat *box = gml_checkelembox(L, 1, "mref");
   int top = lua_gettop(L);
@@ -496,11 +508,13 @@ static int l_set(lua_State *L) {
 }
 
 static int l_row_major_mref(lua_State *L) {
+  gml_check_arity(L, &row_major_mref_reg);
   gml_mat *box = gml_checkelembox(L, 1, "row_major_mref");
   return push_element(L, box, check_row_major(L, box->m, 2, "row_major_mref"), "row_major_mref");
 }
 
 static int l_set_row_major(lua_State *L) {
+  gml_check_arity(L, &set_row_major_reg);
   gml_mat *box = gml_checkelembox(L, 1, "set_row_major");
   size_t k = check_row_major(L, box->m, 2, "set_row_major");
   double v = check_value(L, 3, "set_row_major");
@@ -534,6 +548,27 @@ static int push_subscripts(lua_State *L, int idx, const char *fn) {
   return (int)n;
 }
 
+/* Whether the n subscripts at first name one element of m: integers,
+ * one per axis (else m[{...}] is a view).  Negative integers count from
+ * the end: replaced on the stack by their 1-based position (which a view
+ * reads the same way). */
+static inline bool one_element(lua_State *L, const gm_mat *m, int first, int n) {
+  if (n != m->rank) return n > m->rank; /* too many: the element path's error */
+  for (int i = 0; i < n; i++) {
+    int isint;
+    lua_Integer s = lua_tointegerx(L, first + i, &isint);
+    if (isint) {
+      if (s < 0 && (size_t)-s <= m->dims[i]) {
+        lua_pushinteger(L, (lua_Integer)m->dims[i] + s + 1);
+        lua_replace(L, first + i);
+      }
+    } else if (lua_type(L, first + i) != LUA_TNUMBER) {
+      return false;
+    }
+  }
+  return true;
+}
+
 /* ---- per-mat method cache ----
  *
  * m:mref(i, j) is two C calls: the lookup of "mref" through __index (a C
@@ -556,7 +591,12 @@ static int push_subscripts(lua_State *L, int idx, const char *fn) {
 
 static int l_index(lua_State *L);
 static int cache_index(lua_State *L);
+static int l_newindex(lua_State *L);
+static int l_len(lua_State *L);
 static const gml_reg cache_index_reg = {"__index", cache_index, 2, NULL};
+static const gml_reg index_reg = {"__index", l_index, 2, NULL};
+static const gml_reg newindex_reg = {"__newindex", l_newindex, 3, NULL};
+static const gml_reg len_reg = {"__len", l_len, 2, NULL};
 
 /* Gives the mat at idx (a box with the shared metatable) its own. */
 static void give_method_cache(lua_State *L, int idx) {
@@ -576,7 +616,7 @@ static void give_method_cache(lua_State *L, int idx) {
   lua_getfield(L, -1, "__methods");
   lua_remove(L, -2);
   lua_pushvalue(L, idx);
-  gml_push_function(L, &cache_index_reg, 2);
+  gml_push_hot(L, &cache_index_reg, 2);
   lua_setfield(L, -2, "__index");
   lua_setmetatable(L, -2);
   lua_setfield(L, -2, "__index");
@@ -587,6 +627,7 @@ static void give_method_cache(lua_State *L, int idx) {
  * A number key is m[k], the hot case: served here without going back
  * through l_index. */
 static int cache_index(lua_State *L) {
+  gml_check_arity(L, &cache_index_reg);
   if (!lua_istable(L, 1)) return gml_argerror(L, 1, "__index", "method cache expected, got %s", luaL_typename(L, 1));
   int kt = lua_type(L, 2);
   if (kt == LUA_TNUMBER) {
@@ -603,12 +644,21 @@ static int cache_index(lua_State *L) {
     }
     return 1;
   }
+  /* a table key is m[{...}], which takes any table: check that argument
+   * 1 is this mat's cache (its metatable's __index), not a stranger */
+  lua_getmetatable(L, gml_upvalueindex(2));
+  lua_pushliteral(L, "__index");
+  lua_rawget(L, -2);
+  bool mine = lua_rawequal(L, -1, 1);
+  lua_pop(L, 2);
+  if (!mine) return gml_argerror(L, 1, "__index", "method cache expected, got a foreign table");
   lua_pushvalue(L, gml_upvalueindex(2)); /* the mat in place of the cache */
   lua_replace(L, 1);
   return l_index(L);
 }
 
 static int l_index(lua_State *L) {
+  gml_check_arity(L, &index_reg);
   int kt = lua_type(L, 2);
   if (kt == LUA_TSTRING) {
     gml_mat *box = gml_testbox(L, 1);
@@ -634,6 +684,7 @@ static int l_index(lua_State *L) {
     lua_settop(L, 2);
     int n = push_subscripts(L, 2, "mref"); /* before taking m: may run Lua */
     gml_mat *box = gml_checkelembox(L, 1, "mref");
+    if (!one_element(L, box->m, 3, n)) return gml_index_view(L, n);
     size_t k;
     check_subscripts_arg(L, box->m, 3, n, "mref", &k, 2);
     return push_element(L, box, k, "mref");
@@ -645,12 +696,14 @@ static int l_index(lua_State *L) {
 }
 
 static int l_newindex(lua_State *L) {
+  gml_check_arity(L, &newindex_reg);
   int kt = lua_type(L, 2);
   size_t k;
   if (kt == LUA_TTABLE) {
     lua_settop(L, 3);
     int n = push_subscripts(L, 2, "set"); /* before taking m: may run Lua */
     gml_mat *box = gml_checkelembox(L, 1, "set");
+    if (!one_element(L, box->m, 4, n)) return gml_assign_view(L, n);
     double v = check_value(L, 3, "set");
     check_subscripts_arg(L, box->m, 4, n, "set", &k, 2);
     put_element(L, box, k, v, "set");
@@ -670,6 +723,7 @@ static int l_newindex(lua_State *L) {
 }
 
 static int l_len(lua_State *L) {
+  gml_check_arity(L, &len_reg);
   lua_pushinteger(L, (lua_Integer)gml_checkmat(L, 1, "size")->size);
   return 1;
 }
@@ -702,6 +756,7 @@ static int l_mat_methods(lua_State *L) {
 }
 
 void gml_open_mat(lua_State *L, int module_idx) {
+  module_idx = lua_absindex(L, module_idx);
   static const gml_reg fns[] = {
       {"mat", l_mat, 2, NULL},
       {"array_to_mat", l_array_to_mat, 2, NULL},
@@ -718,10 +773,6 @@ void gml_open_mat(lua_State *L, int module_idx) {
       {"initial_element", l_initial_element, 1, NULL},
       {"cuda_enabled", l_cuda_enabled, 1, NULL},
       {"set_cuda_enabled", l_set_cuda_enabled, 2, NULL},
-      {"mref", l_mref, GML_VARARGS, NULL},
-      {"set", l_set, GML_VARARGS, NULL},
-      {"row_major_mref", l_row_major_mref, 2, NULL},
-      {"set_row_major", l_set_row_major, 3, NULL},
       {"row_major_index", l_row_major_index, GML_VARARGS, NULL},
       {"coerce_to_ctype", l_coerce_to_ctype, 2, NULL},
       {"mat_methods", l_mat_methods, 0, NULL},
@@ -730,17 +781,24 @@ void gml_open_mat(lua_State *L, int module_idx) {
   /* metamethods get the arguments the VM passes (__len and __unm get
    * the operand twice, __close the error object) */
   static const gml_reg meta[] = {
-      {"__newindex", l_newindex, 3, NULL}, {"__len", l_len, 2, NULL},   {"__gc", l_gc, 1, NULL},
-      {"__close", l_close, 2, NULL},       {"__pairs", l_pairs, 1, NULL}, {NULL, NULL, 0, NULL},
+      {"__gc", l_gc, 1, NULL}, {"__close", l_close, 2, NULL}, {"__pairs", l_pairs, 1, NULL}, {NULL, NULL, 0, NULL},
   };
-  static const gml_reg index = {"__index", l_index, 2, NULL};
+  static const gml_reg *const hot[] = {&mref_reg, &set_reg, &row_major_mref_reg, &set_row_major_reg};
   gml_register(L, module_idx, fns);
+  for (size_t i = 0; i < sizeof hot / sizeof hot[0]; i++) {
+    gml_push_hot(L, hot[i], 0);
+    lua_setfield(L, module_idx, hot[i]->name);
+  }
   luaL_newmetatable(L, GML_MAT_MT);
   lua_newtable(L); /* methods */
   lua_pushvalue(L, -1);
   lua_setfield(L, -3, "__methods");
-  gml_push_function(L, &index, 1);
+  gml_push_hot(L, &index_reg, 1);
   lua_setfield(L, -2, "__index");
+  gml_push_hot(L, &newindex_reg, 0);
+  lua_setfield(L, -2, "__newindex");
+  gml_push_hot(L, &len_reg, 0);
+  lua_setfield(L, -2, "__len");
   gml_register(L, -1, meta);
   lua_pushliteral(L, "gpumat.mat");
   lua_setfield(L, -2, "__name");

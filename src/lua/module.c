@@ -14,6 +14,7 @@ GM_EXPORT int luaopen_gpumat_core(lua_State *L);
 int luaopen_gpumat_core(lua_State *L) {
   lua_newtable(L);
   int mod = lua_gettop(L);
+  gml_open_util(L, mod);
   gml_open_settings(L, mod);
   gml_open_mat(L, mod);
   gml_open_elementwise(L, mod);
@@ -22,6 +23,7 @@ int luaopen_gpumat_core(lua_State *L) {
   gml_open_io(L, mod);
   gml_open_print(L, mod);
   gml_open_shape(L, mod);
+  gml_open_view(L, mod);
   gml_open_facet(L, mod);
   gml_open_matdebug(L, mod);
   gml_open_blas(L, mod);

@@ -202,6 +202,14 @@ void gml_register(lua_State *L, int idx, const gml_reg *fns);
 /* Pushes one registered function; nup values on the stack become its
  * upvalues gml_upvalueindex(1..nup) (popped). */
 void gml_push_function(lua_State *L, const gml_reg *r, int nup);
+/* The element access functions (m[k], m[k] = v, #m, m:mref, m:set, ...)
+ * are the hottest calls: the wrapper's extra C call would cost them ~5 ns
+ * of ~40.  Each checks its own count as its first statement,
+ * gml_check_arity(L, &its_reg) (the count a compile-time constant), and
+ * is pushed without the wrapper, its entry still as upvalue 1 (so
+ * core._arity, and the spec checking every declared count, see it).
+ * Only for those: everything else goes through gml_register. */
+void gml_push_hot(lua_State *L, const gml_reg *r, int nup);
 /* Pushes a new table holding fns (luaL_newlib for gml_reg). */
 void gml_newlib(lua_State *L, const gml_reg *fns);
 /* Raises "bad argument #n to 'name' (no value expected)" when the
@@ -223,6 +231,7 @@ const char *gml_check_string(lua_State *L, int idx, const char *fname, size_t *l
 lua_Integer gml_check_integer(lua_State *L, int idx, const char *fname);
 
 /* Area registration functions, called by luaopen_gpumat_core. */
+void gml_open_util(lua_State *L, int module_idx);
 void gml_open_settings(lua_State *L, int module_idx);
 void gml_open_mat(lua_State *L, int module_idx);
 void gml_open_elementwise(lua_State *L, int module_idx);
@@ -231,6 +240,15 @@ void gml_open_random(lua_State *L, int module_idx);
 void gml_open_io(lua_State *L, int module_idx);
 void gml_open_print(lua_State *L, int module_idx);
 void gml_open_shape(lua_State *L, int module_idx);
+void gml_open_view(lua_State *L, int module_idx);
+/* l_view.c: m[{...}] and m[{...}] = x when the subscripts (at 3.. for a
+ * read, 4.. for a write with the value at 3) are not one element. */
+int gml_index_view(lua_State *L, int n);
+int gml_assign_view(lua_State *L, int n);
+/* l_view.c: reshape's dims forms (a list or integers, one -1) and its
+ * view of a non-contiguous mat (or with -1). */
+int gml_check_reshape_dims(lua_State *L, int idx, const char *fn, size_t *dims, int *infer);
+int gml_reshape_view(lua_State *L, gm_mat *m, int rank, size_t *dims, int infer, const char *fn);
 void gml_open_facet(lua_State *L, int module_idx);
 void gml_open_matdebug(lua_State *L, int module_idx);
 void gml_open_emukern(lua_State *L, int module_idx);

@@ -24,15 +24,62 @@ def view(st, r):
     return st[r["s"]][r["d"]:r["d"] + n].reshape(r["dims"])
 
 
+def strided_view(st, r):
+    return np.lib.stride_tricks.as_strided(st[r["s"]][r["d"]:], shape=r["dims"],
+                                           strides=[8 * x for x in r["strides"]])
+
+
+def stage(p, st):
+    """Strided operands become contiguous temporary storages, as gpumat
+    stages them: gathered before the step, scattered back after it when
+    written.  Returns what unstage needs."""
+    staged = []
+
+    def walk(v):
+        if isinstance(v, dict):
+            if "strides" in v:
+                tid = -1 - len(staged)
+                st[tid] = strided_view(st, v).copy().reshape(-1)
+                staged.append((dict(v), tid, st[tid].copy()))
+                v["s"], v["d"] = tid, 0
+                del v["strides"]
+            else:
+                for x in v.values():
+                    walk(x)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+
+    for k, v in p.items():
+        if k not in ("before", "after"):
+            walk(v)
+    return staged
+
+
+def unstage(staged, st):
+    for r, tid, before in staged:
+        if not np.array_equal(st[tid], before, equal_nan=True):
+            strided_view(st, r)[...] = st[tid].reshape(r["dims"])
+        del st[tid]
+
+
 def logistic(x):
     return 1.0 / (1.0 + np.exp(-x))
+
+
+def round_half_away(x):
+    # C round (gpumat's): halves away from zero; np.round goes to even
+    return np.sign(x) * np.floor(np.abs(x) + 0.5)
 
 
 UNARY = {
     "square": np.square, "sqrt": np.sqrt, "log": np.log, "exp": np.exp,
     "inv": lambda x: 1.0 / x, "logistic": logistic, "sin": np.sin,
     "cos": np.cos, "tan": np.tan, "sinh": np.sinh, "cosh": np.cosh,
-    "tanh": np.tanh,
+    "tanh": np.tanh, "abs": np.abs, "sign": np.sign, "floor": np.floor,
+    "ceil": np.ceil, "round": round_half_away, "neg": np.negative,
+    "log1p": np.log1p, "expm1": np.expm1,
+    "relu": lambda x: np.where(x < 0, 0.0, x),
 }
 
 
@@ -230,7 +277,9 @@ def check_program(prog, report):
         st = {int(k): np.array(v, dtype=np.float64) for k, v in p["before"].items()}
         if ctype == "float":  # inputs are exact floats already; keep them so
             st = {k: v.astype(np.float32).astype(np.float64) for k, v in st.items()}
+        staged = stage(p, st)
         scale, res = run_step(ctype, p, st)
+        unstage(staged, st)
         problems = []
         for k, v in p["after"].items():
             ok, why = close(ctype, v, st[int(k)], scale)

@@ -24,6 +24,7 @@ static gm_blas_ops cuda_blas; /* cuBLAS (blas.c), scal by 0 and geam with beta 0
 static gm_backend cuda_kernels = {
     .name = "cuda",
     .fill = gm_lt_fill,
+    .strided_copy = gm_lt_strided_copy,       /* kernels/strided.cu */
     .blas = &cuda_blas,
     .random = &gm_lt_random_ops,              /* kernels/random.cu */
     .elementwise = &gm_lt_elementwise_ops,    /* kernels/elementwise.cu */
