@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "../core/nn_ops.h"
+#include "../../kernels/strided.h"
 
 #ifndef GM_LAUNCHER
 #error "define GM_LAUNCHER(name) before including kernel_launchers.h"
@@ -45,3 +46,10 @@ int GM_LAUNCHER(gaussian)(int ctype, unsigned long long key, unsigned long long 
 
 /* synchronous: the result is a host number */
 int GM_LAUNCHER(reduce)(int ctype, int op, size_t n, const void *x, double *result, void *stream);
+
+/* the strided engine (kernels/strided.cu): op a gm_bcast_op; NULL inputs
+ * are the numbers of s->scalar */
+int GM_LAUNCHER(strided_binary)(int ctype, int op, const gm_strided *s, void *out, const void *a, const void *b,
+                                void *stream);
+int GM_LAUNCHER(strided_where)(int ctype, const gm_strided *s, void *out, const void *cond, const void *a,
+                               const void *b, void *stream);
