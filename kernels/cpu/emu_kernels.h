@@ -119,6 +119,7 @@ inline dim3 gm_emu_dim3(unsigned n) { return dim3(n); }
 #include "nn.h"
 #include "random.h"
 #include "strided.h"
+#include "strided_ew.h"
 
 #define gm_cuda_ew_unary gm_emu_ew_unary
 #define gm_cuda_ew_scalar gm_emu_ew_scalar
@@ -138,5 +139,6 @@ inline dim3 gm_emu_dim3(unsigned n) { return dim3(n); }
 #define gm_cuda_reduce gm_emu_reduce
 #define gm_cuda_strided_binary gm_emu_strided_binary
 #define gm_cuda_strided_where gm_emu_strided_where
+#define gm_cuda_strided_copy gm_emu_strided_copy
 
 #endif

@@ -49,6 +49,7 @@ gm_status gm_blas_check_vector(const gm_mat *x, size_t n, size_t inc, const char
  * and only for vectors of one storage whose spans intersect. */
 gm_status gm_blas_check_alias(const gm_mat *x, size_t incx, const gm_mat *y, size_t incy, size_t n) {
   if (n == 0 || x->vec != y->vec) return GM_OK;
+  if (!x->contiguous || !y->contiguous) return GM_OK; /* staged through a temporary */
   size_t sx = x->displacement, sy = y->displacement;
   if (sx == sy && (incx == incy || n == 1)) return GM_OK;
   if (incx < incy) {
@@ -101,8 +102,7 @@ static gm_status reduce1(reduce_kind kind, gm_mat *x, size_t n, size_t incx, dou
     *out = kind == R_ASUM ? *out + part : hypot(*out, part);
     done += (size_t)c;
   }
-  gm_release(&e, &op, 1);
-  return st;
+  return gm_finish(&e, &op, 1, st);
 }
 
 gm_status gm_asum(gm_mat *x, size_t n, size_t incx, double *out) { return reduce1(R_ASUM, x, n, incx, out); }
@@ -138,8 +138,7 @@ gm_status gm_dot(gm_mat *x, gm_mat *y, size_t n, size_t incx, size_t incy, doubl
     *out += part;
     done += (size_t)c;
   }
-  gm_release(&e, ops, 2);
-  return st;
+  return gm_finish(&e, ops, 2, st);
 }
 
 gm_status gm_axpy_(double alpha, gm_mat *x, gm_mat *y, size_t n, size_t incx, size_t incy) {
@@ -161,8 +160,7 @@ gm_status gm_axpy_(double alpha, gm_mat *x, gm_mat *y, size_t n, size_t incx, si
                           elem_at(ops[1].ptr, x->ctype, done, incy), (int)incy);
     done += (size_t)c;
   }
-  gm_release(&e, ops, 2);
-  return st;
+  return gm_finish(&e, ops, 2, st);
 }
 
 gm_status gm_copy_(gm_mat *x, gm_mat *y, size_t n, size_t incx, size_t incy) {
@@ -182,8 +180,7 @@ gm_status gm_copy_(gm_mat *x, gm_mat *y, size_t n, size_t incx, size_t incy) {
                           elem_at(ops[1].ptr, x->ctype, done, incy), (int)incy);
     done += (size_t)c;
   }
-  gm_release(&e, ops, 2);
-  return st;
+  return gm_finish(&e, ops, 2, st);
 }
 
 gm_status gm_scal_(double alpha, gm_mat *x, size_t n, size_t incx) {
@@ -199,8 +196,7 @@ gm_status gm_scal_(double alpha, gm_mat *x, size_t n, size_t incx) {
     st = e.be->blas->scal(e.dev, x->ctype, c, alpha, elem_at(op.ptr, x->ctype, done, incx), (int)incx);
     done += (size_t)c;
   }
-  gm_release(&e, &op, 1);
-  return st;
+  return gm_finish(&e, &op, 1, st);
 }
 
 /* ---- overlap of blocks in the same storage ---- */
@@ -227,6 +223,7 @@ typedef struct footprint {
 
 static bool footprints_overlap(footprint a, footprint b) {
   if (a.m->vec != b.m->vec) return false;
+  if (!a.m->contiguous || !b.m->contiguous) return false; /* staged through a temporary */
   return blocks_overlap(a.m->displacement + a.off, a.rows, a.cols, a.ld, b.m->displacement + b.off, b.rows,
                         b.cols, b.ld);
 }
@@ -332,8 +329,7 @@ gm_status gm_gemm_(double alpha, gm_mat *a, gm_mat *b, double beta, gm_mat *c, g
   gm_status st = e.be->blas->gemm(e.dev, c->ctype, g.transpose_b ? GM_BLAS_T : GM_BLAS_N,
                                   g.transpose_a ? GM_BLAS_T : GM_BLAS_N, (int)g.n, (int)g.m, (int)g.k, alpha,
                                   ops[1].ptr, ld1(g.ldb), ops[0].ptr, ld1(g.lda), beta, ops[2].ptr, ld1(g.ldc));
-  gm_release(&e, ops, 3);
-  return st;
+  return gm_finish(&e, ops, 3, st);
 }
 
 /* ---- geam on blocks ---- */
@@ -375,6 +371,5 @@ gm_status gm_geam_(double alpha, gm_block a, double beta, gm_block b, gm_block c
                                   at(ops[0].ptr, a.m, a.off), ld1(a.ld), beta,
                                   b.m ? at(ops[2].ptr, b.m, b.off) : NULL, b.m ? ld1(b.ld) : 1,
                                   at(ops[1].ptr, c.m, c.off), ld1(c.ld));
-  gm_release(&e, ops, n_ops);
-  return st;
+  return gm_finish(&e, ops, n_ops, st);
 }

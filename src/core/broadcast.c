@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "exec.h"
+#include "stage.h"
+#include "view.h"
 
 static const char *const bcast_names[GM_N_BCAST] = {
 #define GM_BCAST_NAME(E, f, name) name,
@@ -24,7 +26,7 @@ gm_status gm_bc_result_dims(const gm_bc_arg *args, int n, int *rank, size_t dims
   return GM_OK;
 }
 
-/* ctypes, out's dims, and out's storage against the inputs'. */
+/* ctypes and out's dims against the inputs'. */
 static gm_status check_operands(const gm_bc_arg *args, int n, const char *const *names, gm_mat *out) {
   int rank;
   size_t dims[GM_MAX_RANK];
@@ -39,9 +41,47 @@ static gm_status check_operands(const gm_bc_arg *args, int n, const char *const 
     gm_format_dims(rank, dims, sr, sizeof sr);
     return gm_fail(GM_EINVAL, "out is %s but the result is %s", so, sr);
   }
-  for (int i = 0; i < n; i++)
-    if (args[i].m && args[i].m != out && gm_mats_overlap(args[i].m, out))
-      return gm_fail(GM_EINVAL, "out shares storage with %s (only out = %s itself is allowed)", names[i], names[i]);
+  return GM_OK;
+}
+
+/* Storage elements m may touch: [lo, hi] (strides are never negative). */
+static void span(const gm_mat *m, size_t *lo, size_t *hi) {
+  size_t h = m->displacement;
+  for (int d = 0; d < m->rank; d++) h += (m->dims[d] - 1) * (size_t)m->strides[d];
+  *lo = m->displacement;
+  *hi = h;
+}
+
+static bool same_view(const gm_mat *a, const gm_mat *b) {
+  if (a->vec != b->vec || a->displacement != b->displacement || a->rank != b->rank) return false;
+  for (int d = 0; d < a->rank; d++)
+    if (a->dims[d] != b->dims[d] || a->strides[d] != b->strides[d]) return false;
+  return true;
+}
+
+/* Whether input m must be copied before out is written: it shares
+ * storage with out without being out's very elements (an element could
+ * be read after another thread wrote it). */
+static bool needs_copy(const gm_mat *m, const gm_mat *out) {
+  if (!m || m == out || m->vec != out->vec || m->size == 0 || same_view(m, out)) return false;
+  size_t alo, ahi, blo, bhi;
+  span(m, &alo, &ahi);
+  span(out, &blo, &bhi);
+  return alo <= bhi && blo <= ahi;
+}
+
+/* Replaces inputs that overlap out by contiguous copies (*tmp[i]). */
+static gm_status copy_overlapping(gm_bc_arg *args, int n, const gm_mat *out, gm_mat **tmp) {
+  for (int i = 0; i < n; i++) {
+    tmp[i] = NULL;
+    if (!needs_copy(args[i].m, out)) continue;
+    gm_status st = gm_mat_contiguous_copy(args[i].m, &tmp[i]);
+    if (st != GM_OK) {
+      for (int j = 0; j < i; j++) gm_mat_free(tmp[j]);
+      return st;
+    }
+    args[i].m = tmp[i];
+  }
   return GM_OK;
 }
 
@@ -58,8 +98,8 @@ static void *ptr_of(const gm_operand *o, int n, const gm_mat *m) {
 }
 
 static gm_status run(const gm_exec *e, const bc_job *j, const gm_strided *s, void *const p[GM_STRIDED_MAX_OPS]) {
-  if (j->op >= 0) return e->be->strided->binary(e->dev, j->t, (gm_bcast_op)j->op, s, p[0], p[1], p[2]);
-  return e->be->strided->where(e->dev, j->t, s, p[0], p[1], p[2], p[3]);
+  if (j->op >= 0) return e->be->strided_ew->binary(e->dev, j->t, (gm_bcast_op)j->op, s, p[0], p[1], p[2]);
+  return e->be->strided_ew->where(e->dev, j->t, s, p[0], p[1], p[2], p[3]);
 }
 
 /* Lists the operands to acquire: the input mats once each (out
@@ -78,11 +118,12 @@ static int list_operands(const gm_bc_arg *args, int n, gm_mat *out, gm_operand o
   return no;
 }
 
-static gm_status dispatch(const gm_bc_arg *args, int n, gm_mat *out, const bc_job *j) {
+static gm_status dispatch_in_place(const gm_bc_arg *args, int n, gm_mat *out, const bc_job *j) {
   gm_mat *all[GM_STRIDED_MAX_OPS] = {out};
   for (int i = 0; i < n; i++) all[i + 1] = args[i].m;
   gm_exec e = gm_exec_choose(all, n + 1);
-  if (!e.be->strided) return gm_fail(GM_EUNSUPPORTED, "not implemented on the %s backend", e.be->name);
+  if (!e.be->strided_ew) return gm_fail(GM_EUNSUPPORTED, "not implemented on the %s backend", e.be->name);
+  GM_TRY(gm_check_writable(NULL, out));
   gm_strided s;
   gm_strided_init(&s, out->rank, out->dims);
   gm_strided_operand(&s, 0, out, 0);
@@ -90,11 +131,19 @@ static gm_status dispatch(const gm_bc_arg *args, int n, gm_mat *out, const bc_jo
   gm_strided_coalesce(&s);
   gm_operand o[GM_STRIDED_MAX_OPS];
   int no = list_operands(args, n, out, o);
-  GM_TRY(gm_acquire(&e, o, no));
+  GM_TRY(gm_acquire_in_place(&e, o, no));
   void *ptrs[GM_STRIDED_MAX_OPS] = {ptr_of(o, no, out)};
   for (int i = 0; i < n; i++) ptrs[i + 1] = ptr_of(o, no, args[i].m);
-  gm_status st = run(&e, j, &s, ptrs);
-  gm_release(&e, o, no);
+  return gm_finish_in_place(&e, o, no, run(&e, j, &s, ptrs));
+}
+
+static gm_status dispatch(const gm_bc_arg *given, int n, gm_mat *out, const bc_job *j) {
+  gm_bc_arg args[GM_STRIDED_MAX_OPS - 1];
+  gm_mat *tmp[GM_STRIDED_MAX_OPS - 1];
+  memcpy(args, given, (size_t)n * sizeof args[0]);
+  GM_TRY(copy_overlapping(args, n, out, tmp));
+  gm_status st = dispatch_in_place(args, n, out, j);
+  for (int i = 0; i < n; i++) gm_mat_free(tmp[i]);
   return st;
 }
 

@@ -4,9 +4,11 @@
  * backends' gm_strided_ops).
  *
  * Operands are mats or numbers; the mats' dims broadcast (NumPy's rule)
- * to exactly out's dims.  out may be one of the input mats; any other
- * sharing of storage with an input is refused (the result would depend
- * on the order threads run in).  Validation comes first: a failing op
+ * to exactly out's dims.  Mats may be strided views: the engine walks
+ * their strides (no staging copy).  out may be one of the input mats (or
+ * a view of exactly its elements); an input that otherwise shares
+ * storage with out is copied first (threads would read elements others
+ * already wrote).  Validation comes first: a failing op
  * changes nothing.  The op runs where the mats live (gm_exec_choose). */
 #ifndef GM_CORE_BROADCAST_H
 #define GM_CORE_BROADCAST_H

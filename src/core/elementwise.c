@@ -65,8 +65,7 @@ static void *ew_ptr(const ew_call *c, const gm_mat *m) {
 }
 
 static gm_status ew_end(ew_call *c, gm_status st) {
-  gm_release(&c->e, c->o, c->n);
-  return st;
+  return gm_finish(&c->e, c->o, c->n, st);
 }
 
 gm_status gm_unary_(gm_unary_op op, gm_mat *x, size_t n) {
@@ -163,8 +162,7 @@ gm_status gm_fill_(double alpha, gm_mat *x, size_t n) {
   gm_operand o = {x, n == x->size ? GM_OUTPUT : GM_IO, NULL};
   GM_TRY(gm_acquire(&e, &o, 1));
   gm_status st = e.be->fill(e.dev, x->ctype, n, alpha, o.ptr, 1);
-  gm_release(&e, &o, 1);
-  return st;
+  return gm_finish(&e, &o, 1, st);
 }
 
 gm_status gm_sum_(gm_mat *x, gm_mat *y, int axis, double alpha, double beta) {

@@ -37,14 +37,6 @@ gm_status gm_broadcast_dims(int rank_a, const size_t *da, int rank_b, const size
   return GM_OK;
 }
 
-void gm_mat_element_strides(const gm_mat *m, int64_t strides[GM_MAX_RANK]) {
-  int64_t step = 1;
-  for (int d = m->rank - 1; d >= 0; d--) {
-    strides[d] = step;
-    step *= (int64_t)m->dims[d];
-  }
-}
-
 void gm_strided_init(gm_strided *s, int rank, const size_t *dims) {
   memset(s, 0, sizeof *s);
   s->ndim = rank;
@@ -58,8 +50,7 @@ void gm_strided_operand(gm_strided *s, int k, const gm_mat *m, double v) {
     s->scalar[k] = v;
     return;
   }
-  int64_t st[GM_MAX_RANK];
-  gm_mat_element_strides(m, st);
+  const int64_t *st = m->strides; /* views' own strides: no staging copy */
   int shift = s->ndim - m->rank; /* missing leading axes stretch */
   for (int d = 0; d < m->rank; d++) s->strides[k][shift + d] = m->dims[d] == 1 ? 0 : st[d];
 }

@@ -1,4 +1,4 @@
-/* Building the strided engine's iteration space (kernels/strided.h) from
+/* Building the strided engine's iteration space (kernels/strided_ew.h) from
  * mats: NumPy's broadcasting rule for the result dims, each operand's
  * element strides aligned at the last axis (0 where it stretches), and
  * coalescing, as NumPy's nditer and PyTorch's TensorIterator do: size-1
@@ -9,7 +9,7 @@
 #define GM_CORE_STRIDED_H
 
 #include "mat.h"
-#include "strided_ops.h"
+#include "strided_ew_ops.h"
 
 /* Result dims of broadcasting (rank_a, da) with (rank_b, db); GM_EINVAL
  * "cannot broadcast 2x3 with 3x2" when they do not. */
@@ -18,9 +18,6 @@ gm_status gm_broadcast_dims(int rank_a, const size_t *da, int rank_b, const size
 
 /* Writes "2x3" (rank 0: "scalar") into buf. */
 void gm_format_dims(int rank, const size_t *dims, char *buf, size_t size);
-
-/* m's element strides (row-major for the contiguous mats of today). */
-void gm_mat_element_strides(const gm_mat *m, int64_t strides[GM_MAX_RANK]);
 
 /* Starts s over the result dims with no operands. */
 void gm_strided_init(gm_strided *s, int rank, const size_t *dims);

@@ -9,12 +9,14 @@
 
 #include "../core/nn_ops.h"
 #include "../../kernels/strided.h"
+#include "../../kernels/strided_ew.h"
 
 #ifndef GM_LAUNCHER
 #error "define GM_LAUNCHER(name) before including kernel_launchers.h"
 #endif
 
 int GM_LAUNCHER(fill)(int ctype, size_t n, double alpha, void *x, size_t incx, void *stream);
+int GM_LAUNCHER(strided_copy)(int ctype, const struct gm_strided_geom *g, const void *src, void *dst, void *stream);
 
 int GM_LAUNCHER(ew_unary)(int ctype, int op, size_t n, void *x, void *stream);
 /* kind: 0 expt, 1 add_scalar, 2 min, 3 max */
@@ -47,7 +49,7 @@ int GM_LAUNCHER(gaussian)(int ctype, unsigned long long key, unsigned long long 
 /* synchronous: the result is a host number */
 int GM_LAUNCHER(reduce)(int ctype, int op, size_t n, const void *x, double *result, void *stream);
 
-/* the strided engine (kernels/strided.cu): op a gm_bcast_op; NULL inputs
+/* the strided elementwise engine (kernels/strided_ew.cu): op a gm_bcast_op; NULL inputs
  * are the numbers of s->scalar */
 int GM_LAUNCHER(strided_binary)(int ctype, int op, const gm_strided *s, void *out, const void *a, const void *b,
                                 void *stream);

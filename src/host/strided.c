@@ -1,168 +1,64 @@
-/* Host loops of the strided elementwise engine (core/strided_ops.h): the
- * element functions of kernels/strided.h over an N-d iteration space.
- *
- * gm_par_for splits the flat row-major index range over the cores; a
- * chunk walks it one run of the innermost (coalesced) axis at a time.
- * Each run calls a counted loop specialised for its inner strides:
- * every operand contiguous (the whole of a contiguous op, after
- * coalescing), one input repeated (stride 0: a row or column stretched,
- * a number), or general strides.  GM_SIMD_CLONES builds AVX-512 and
- * AVX2 versions.  Compiled with the flags of src/host/elementwise.c
- * (CMakeLists.txt) so pow vectorizes as there. */
-#include "../core/strided_ops.h"
+/* Host strided copy: rows of the innermost axis, the outer axes walked
+ * with an odometer from each chunk's first row, chunks over the cores. */
+#include "strided.h"
 
+#include <string.h>
+
+#include "../../kernels/strided.h"
 #include "../core/par.h"
-#include "simd.h"
 
-/* Inner loops: o[i*so] := f(a[i*sa], b[i*sb]) for i < n. */
-#define BC_INNER(T, f)                                                                              \
-  GM_SIMD_CLONES static void bc_##f##_##T##_cc(int64_t n, T *o, const T *a, const T *b, int64_t so, \
-                                              int64_t sa, int64_t sb) {                             \
-    (void)so, (void)sa, (void)sb;                                                                   \
-    for (int64_t i = 0; i < n; i++) o[i] = gm_bc_##f##_##T(a[i], b[i]);                             \
-  }                                                                                                 \
-  GM_SIMD_CLONES static void bc_##f##_##T##_cs(int64_t n, T *o, const T *a, const T *b, int64_t so, \
-                                              int64_t sa, int64_t sb) {                             \
-    (void)so, (void)sa, (void)sb;                                                                   \
-    const T bv = *b;                                                                                \
-    for (int64_t i = 0; i < n; i++) o[i] = gm_bc_##f##_##T(a[i], bv);                               \
-  }                                                                                                 \
-  GM_SIMD_CLONES static void bc_##f##_##T##_sc(int64_t n, T *o, const T *a, const T *b, int64_t so, \
-                                              int64_t sa, int64_t sb) {                             \
-    (void)so, (void)sa, (void)sb;                                                                   \
-    const T av = *a;                                                                                \
-    for (int64_t i = 0; i < n; i++) o[i] = gm_bc_##f##_##T(av, b[i]);                               \
-  }                                                                                                 \
-  static void bc_##f##_##T##_gen(int64_t n, T *o, const T *a, const T *b, int64_t so, int64_t sa,   \
-                                 int64_t sb) {                                                      \
-    for (int64_t i = 0; i < n; i++) o[i * so] = gm_bc_##f##_##T(a[i * sa], b[i * sb]);             \
-  }
+typedef struct copy_job {
+  const gm_strided_geom *g;
+  size_t esize;
+  const char *src;
+  char *dst;
+} copy_job;
 
-typedef enum { V_CC, V_CS, V_SC, V_GEN, N_VARIANTS } variant;
-
-#define BC_INNER_F(E, f, name) BC_INNER(float, f)
-#define BC_INNER_D(E, f, name) BC_INNER(double, f)
-GM_BCAST_OPS(BC_INNER_F)
-GM_BCAST_OPS(BC_INNER_D)
-
-typedef void (*inner_float)(int64_t, float *, const float *, const float *, int64_t, int64_t, int64_t);
-typedef void (*inner_double)(int64_t, double *, const double *, const double *, int64_t, int64_t, int64_t);
-
-#define BC_TABLE_F(E, f, name) {bc_##f##_float_cc, bc_##f##_float_cs, bc_##f##_float_sc, bc_##f##_float_gen},
-#define BC_TABLE_D(E, f, name) {bc_##f##_double_cc, bc_##f##_double_cs, bc_##f##_double_sc, bc_##f##_double_gen},
-static const inner_float table_float[GM_N_BCAST][N_VARIANTS] = {GM_BCAST_OPS(BC_TABLE_F)};
-static const inner_double table_double[GM_N_BCAST][N_VARIANTS] = {GM_BCAST_OPS(BC_TABLE_D)};
-
-/* where: o := c != 0 ? a : b */
-#define WHERE_INNER(T)                                                                               \
-  GM_SIMD_CLONES static void where_##T##_cc(int64_t n, T *o, const T *c, const T *a, const T *b) {  \
-    for (int64_t i = 0; i < n; i++) o[i] = gm_bc_where_##T(c[i], a[i], b[i]);                       \
-  }                                                                                                  \
-  static void where_##T##_gen(int64_t n, T *o, const T *c, const T *a, const T *b, const int64_t *st) { \
-    for (int64_t i = 0; i < n; i++) o[i * st[0]] = gm_bc_where_##T(c[i * st[1]], a[i * st[2]], b[i * st[3]]); \
-  }
-
-WHERE_INNER(float)
-WHERE_INNER(double)
-
-/* Everything one chunk needs; p[k] is operand k's base (a number
- * operand points at its value in `local`). */
-typedef struct st_job {
-  gm_ctype t;
-  int op; /* gm_bcast_op, or -1 for where */
-  const gm_strided *s;
-  char *p[GM_STRIDED_MAX_OPS];
-  union {
-    float f;
-    double d;
-  } local[GM_STRIDED_MAX_OPS];
-} st_job;
-
-static variant classify(const int64_t *inner) {
-  if (inner[0] != 1) return V_GEN;
-  if (inner[1] == 1 && inner[2] == 1) return V_CC;
-  if (inner[1] == 1 && inner[2] == 0) return V_CS;
-  if (inner[1] == 0 && inner[2] == 1) return V_SC;
-  return V_GEN;
-}
-
-/* One run of n elements along the innermost axis from offsets off. */
-static void run_inner(const st_job *j, int64_t n, const int64_t *off, const int64_t *inner) {
-  const gm_strided *s = j->s;
-  size_t es = j->t == GM_FLOAT ? sizeof(float) : sizeof(double);
-  void *q[GM_STRIDED_MAX_OPS];
-  for (int k = 0; k < s->nops; k++) q[k] = j->p[k] + off[k] * (int64_t)es;
-  if (j->op < 0) {
-    int cc = inner[0] == 1 && inner[1] == 1 && inner[2] == 1 && inner[3] == 1;
-    if (j->t == GM_FLOAT) {
-      if (cc) where_float_cc(n, q[0], q[1], q[2], q[3]);
-      else where_float_gen(n, q[0], q[1], q[2], q[3], inner);
-    } else {
-      if (cc) where_double_cc(n, q[0], q[1], q[2], q[3]);
-      else where_double_gen(n, q[0], q[1], q[2], q[3], inner);
-    }
-    return;
-  }
-  variant v = classify(inner);
-  if (j->t == GM_FLOAT)
-    table_float[j->op][v](n, q[0], q[1], q[2], inner[0], inner[1], inner[2]);
-  else
-    table_double[j->op][v](n, q[0], q[1], q[2], inner[0], inner[1], inner[2]);
-}
-
-static void chunk(void *arg, size_t begin, size_t end) {
-  const st_job *j = arg;
-  const gm_strided *s = j->s;
-  int last = s->ndim - 1;
-  int64_t len = s->dims[last], inner[GM_STRIDED_MAX_OPS] = {0};
-  for (int k = 0; k < s->nops; k++) inner[k] = s->strides[k][last];
-  for (int64_t i = (int64_t)begin; i < (int64_t)end;) {
-    int64_t off[GM_STRIDED_MAX_OPS], col = i % len;
-    int64_t n = len - col < (int64_t)end - i ? len - col : (int64_t)end - i;
-    gm_strided_offsets(s, i, off);
-    run_inner(j, n, off, inner);
-    i += n;
-  }
-}
-
-static void set_base(st_job *j, int k, const void *p) {
-  if (p) {
-    j->p[k] = (char *)(uintptr_t)p;
-  } else if (j->t == GM_FLOAT) {
-    j->local[k].f = (float)j->s->scalar[k];
-    j->p[k] = (char *)&j->local[k].f;
+static void copy_row(const copy_job *j, int64_t so, int64_t d) {
+  const gm_strided_geom *g = j->g;
+  int last = g->rank - 1;
+  size_t n = g->dims[last];
+  int64_t ss = g->src_strides[last], ds = g->dst_strides[last];
+  if (j->esize == 8) {
+    const double *s = (const double *)j->src + so;
+    double *t = (double *)j->dst + d;
+    for (size_t i = 0; i < n; i++) t[(int64_t)i * ds] = s[(int64_t)i * ss];
   } else {
-    j->local[k].d = j->s->scalar[k];
-    j->p[k] = (char *)&j->local[k].d;
+    const float *s = (const float *)j->src + so;
+    float *t = (float *)j->dst + d;
+    for (size_t i = 0; i < n; i++) t[(int64_t)i * ds] = s[(int64_t)i * ss];
   }
 }
 
-static void run(st_job *j, double cost) {
-  size_t n = (size_t)gm_strided_count(j->s);
-  gm_par_for(n, 16, cost, chunk, j);
+/* Rows [begin, end) of the outer axes. */
+static void copy_rows(void *arg, size_t begin, size_t end) {
+  const copy_job *j = arg;
+  const gm_strided_geom *g = j->g;
+  int outer = g->rank - 1;
+  size_t idx[GM_STRIDED_MAX_RANK] = {0}, r = begin;
+  for (int a = outer - 1; a >= 0; a--) {
+    idx[a] = r % g->dims[a];
+    r /= g->dims[a];
+  }
+  for (size_t row = begin; row < end; row++) {
+    int64_t so = 0, d = 0;
+    for (int a = 0; a < outer; a++) {
+      so += (int64_t)idx[a] * g->src_strides[a];
+      d += (int64_t)idx[a] * g->dst_strides[a];
+    }
+    copy_row(j, so, d);
+    for (int a = outer - 1; a >= 0; a--) {
+      if (++idx[a] < g->dims[a]) break;
+      idx[a] = 0;
+    }
+  }
 }
 
-static gm_status host_binary(void *ctx, gm_ctype t, gm_bcast_op op, const gm_strided *s, void *out, const void *a,
-                             const void *b) {
+gm_status gm_host_strided_copy(void *ctx, gm_ctype t, const struct gm_strided_geom *g, const void *src, void *dst) {
   (void)ctx;
-  st_job j = {.t = t, .op = (int)op, .s = s};
-  set_base(&j, 0, out);
-  set_base(&j, 1, a);
-  set_base(&j, 2, b);
-  run(&j, op == GM_BC_POW ? 16.0 : 1.0);
+  if (g->n == 0) return GM_OK;
+  copy_job j = {g, gm_ctype_size(t), src, dst};
+  size_t rows = g->n / g->dims[g->rank - 1];
+  gm_par_for(rows, 1, (double)g->dims[g->rank - 1], copy_rows, &j);
   return GM_OK;
 }
-
-static gm_status host_where(void *ctx, gm_ctype t, const gm_strided *s, void *out, const void *cond, const void *a,
-                            const void *b) {
-  (void)ctx;
-  st_job j = {.t = t, .op = -1, .s = s};
-  set_base(&j, 0, out);
-  set_base(&j, 1, cond);
-  set_base(&j, 2, a);
-  set_base(&j, 3, b);
-  run(&j, 1.0);
-  return GM_OK;
-}
-
-const gm_strided_ops gm_host_strided_ops = {.binary = host_binary, .where = host_where};

@@ -7,6 +7,7 @@
 
 #include "../core/context.h"
 #include "../core/direct.h"
+#include "../core/view.h"
 #include "util.h"
 
 gm_sync gml_check_sync(lua_State *L, int idx, const char *fname);
@@ -429,7 +430,7 @@ static inline __attribute__((always_inline)) int push_element(lua_State *L, gml_
                                                               const char *fn) {
   gm_mat *m = box->m;
   double v;
-  if (!gm_vec_direct_get(m->vec, box->gen, m->ctype, m->displacement + k, &v)) {
+  if (!gm_vec_direct_get(m->vec, box->gen, m->ctype, gm_mat_storage_index(m, k), &v)) {
     GML_TRY(L, gm_mat_get(m, k, &v), fn);
     box->gen = gm_vec_direct_open(m->vec, &box->writable);
   }
@@ -440,7 +441,7 @@ static inline __attribute__((always_inline)) int push_element(lua_State *L, gml_
 static inline __attribute__((always_inline)) void put_element(lua_State *L, gml_mat *box, size_t k, double v,
                                                                const char *fn) {
   gm_mat *m = box->m;
-  if (box->writable && gm_vec_direct_put(m->vec, box->gen, m->ctype, m->displacement + k, v)) return;
+  if (box->writable && m->contiguous && gm_vec_direct_put(m->vec, box->gen, m->ctype, m->displacement + k, v)) return;
   GML_TRY(L, gm_mat_put(m, k, v), fn);
   box->gen = gm_vec_direct_open(m->vec, &box->writable);
 }
@@ -514,6 +515,25 @@ static int push_subscripts(lua_State *L, int idx, const char *fn) {
   if (n > GM_MAX_RANK) gml_argerror(L, 2, fn, "too many subscripts (%lld)", (long long)n);
   for (lua_Integer i = 1; i <= n; i++) lua_geti(L, idx, i);
   return (int)n;
+}
+
+/* Whether the n subscripts at first name one element of the mat at 1:
+ * integers, one per axis (else m[{...}] is a view).  Negative integers
+ * count from the end: replaced on the stack by their 1-based position. */
+static bool one_element(lua_State *L, int first, int n) {
+  gml_mat *box = gml_testbox(L, 1);
+  if (!box || !box->m) return true; /* the element path gives the error */
+  if (n != box->m->rank) return n > box->m->rank; /* too many: the element path's error */
+  for (int i = 0; i < n; i++)
+    if (!lua_isinteger(L, first + i) && lua_type(L, first + i) != LUA_TNUMBER) return false;
+  for (int i = 0; i < n; i++) {
+    lua_Integer s = lua_isinteger(L, first + i) ? lua_tointeger(L, first + i) : 0;
+    if (s < 0 && (size_t)-s <= box->m->dims[i]) {
+      lua_pushinteger(L, (lua_Integer)box->m->dims[i] + s + 1);
+      lua_replace(L, first + i);
+    }
+  }
+  return true;
 }
 
 /* ---- per-mat method cache ----
@@ -612,6 +632,7 @@ static int l_index(lua_State *L) {
   if (kt == LUA_TTABLE) {
     lua_settop(L, 2);
     int n = push_subscripts(L, 2, "mref"); /* before taking m: may run Lua */
+    if (!one_element(L, 3, n)) return gml_index_view(L, n);
     gml_mat *box = gml_checkelembox(L, 1, "mref");
     size_t k;
     check_subscripts_arg(L, box->m, 3, n, "mref", &k, 2);
@@ -628,6 +649,7 @@ static int l_newindex(lua_State *L) {
   if (kt == LUA_TTABLE) {
     lua_settop(L, 3);
     int n = push_subscripts(L, 2, "set"); /* before taking m: may run Lua */
+    if (!one_element(L, 4, n)) return gml_assign_view(L, n);
     gml_mat *box = gml_checkelembox(L, 1, "set");
     double v = check_value(L, 3, "set");
     check_subscripts_arg(L, box->m, 4, n, "set", &k, 2);

@@ -176,7 +176,8 @@ static int ensure_mat(lua_State *L, const ensure_args *a) {
   gm_device *dev = a->mt == MT_HOST ? NULL : gm_current_device();
   bool facet_ok = a->mt == MT_HOST || dev;
   GML_TRY(L, gm_vec_check_memory(m->vec), fn);
-  if (facet_ok && et == met && !a->col_major) {
+  /* a strided view's elements are not one block: it gets the owning copy */
+  if (facet_ok && et == met && !a->col_major && m->contiguous) {
     GML_TRY(L, gm_vec_add_facet_reference(m->vec, f, dev), fn);
     void *ptr;
     gm_status st = gm_mat_watch(m, f, a->dir, dev, &ptr);
