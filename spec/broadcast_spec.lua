@@ -291,6 +291,22 @@ describe("broadcasting ops", function()
         same(flat(gm.cmul(t, t)), expect(ref_ops.cmul, { tv, tv }), ct, place .. " transposed .* itself")
         local col = operand(ct, { 4, 1 }, 23)
         same(flat(gm.cmax(col.m:expand({ 4, 3 }), t)), expect(ref_ops.cmax, { col, tv }), ct, place .. " expanded input")
+        -- big enough for the host's tiles of a transposed operand, with partial tiles
+        local big = operand(ct, { 45, 70 }, 24)
+        local bt = { dims = { 70, 45 }, vals = {} }
+        for i = 1, 70 do for j = 1, 45 do bt.vals[(i - 1) * 45 + j] = big.vals[(j - 1) * 70 + i] end end
+        local r45 = operand(ct, { 45 }, 25)
+        same(flat(big.m:t() - r45.m), expect(ref_ops.sub, { bt, r45 }), ct, place .. " 70x45 transposed - row")
+        local cube = operand(ct, { 3, 40, 50 }, 26)
+        local pv = { dims = { 3, 50, 40 }, vals = {} }
+        for a3 = 0, 2 do
+          for i = 0, 49 do
+            for j = 0, 39 do pv.vals[a3 * 2000 + i * 40 + j + 1] = cube.vals[a3 * 2000 + j * 50 + i + 1] end
+          end
+        end
+        local o3 = gm.mat({ 3, 50, 40 }, { ctype = ct })
+        gm.cmul(cube.m:permute(1, 3, 2), 2, { out = o3 })
+        same(flat(o3), expect(ref_ops.cmul, { pv, 2 }), ct, place .. " permuted 3-d into out")
         -- a column of m as out: only those elements change
         local c2 = m.m:select(2, 2)
         gm.sub(c2, 1, { out = c2 })

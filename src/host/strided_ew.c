@@ -6,9 +6,11 @@
  * Each run calls a counted loop specialised for its inner strides:
  * every operand contiguous (the whole of a contiguous op, after
  * coalescing), one input repeated (stride 0: a row or column stretched,
- * a number), or general strides.  GM_SIMD_CLONES builds AVX-512 and
- * AVX2 versions.  Compiled with the flags of src/host/elementwise.c
- * (CMakeLists.txt) so pow vectorizes as there. */
+ * a number), or general strides; an operand that steps far along the
+ * innermost axis (a transposed view) is walked in tiles.
+ * GM_SIMD_CLONES builds AVX-512 and AVX2 versions.  Compiled with the
+ * flags of src/host/elementwise.c (CMakeLists.txt) so pow vectorizes as
+ * there. */
 #include "../core/strided_ew_ops.h"
 
 #include "../core/par.h"
@@ -125,6 +127,47 @@ static void chunk(void *arg, size_t begin, size_t end) {
   }
 }
 
+/* ---- tiles ----
+ * An operand that steps far along the innermost axis but little along
+ * the next (a transposed view) would touch a new cache line and page per
+ * element; walking square tiles of the last two axes keeps both its lines
+ * and the output's in the cache (numpy walks such an operand element by
+ * element). */
+
+#define TILE 32
+
+/* Whether some operand steps further along the innermost axis than
+ * along the next one. */
+static int wants_tiles(const gm_strided *s) {
+  if (s->ndim < 2 || s->dims[s->ndim - 1] < TILE || s->dims[s->ndim - 2] < TILE) return 0;
+  for (int k = 0; k < s->nops; k++) {
+    int64_t in = s->strides[k][s->ndim - 1], out = s->strides[k][s->ndim - 2];
+    in = in < 0 ? -in : in;
+    out = out < 0 ? -out : out;
+    if (in > 1 && out < in) return 1;
+  }
+  return 0;
+}
+
+/* Tiles [begin, end): tile t is (outer index, tile row, tile column). */
+static void tile_chunk(void *arg, size_t begin, size_t end) {
+  const st_job *j = arg;
+  const gm_strided *s = j->s;
+  int last = s->ndim - 1;
+  int64_t rows = s->dims[last - 1], cols = s->dims[last];
+  int64_t tr = (rows + TILE - 1) / TILE, tc = (cols + TILE - 1) / TILE, inner[GM_STRIDED_MAX_OPS] = {0};
+  for (int k = 0; k < s->nops; k++) inner[k] = s->strides[k][last];
+  for (int64_t t = (int64_t)begin; t < (int64_t)end; t++) {
+    int64_t o = t / (tr * tc), i = t / tc % tr * TILE, c = t % tc * TILE;
+    int64_t r_end = i + TILE < rows ? i + TILE : rows, n = c + TILE < cols ? TILE : cols - c;
+    for (int64_t r = i; r < r_end; r++) {
+      int64_t off[GM_STRIDED_MAX_OPS];
+      gm_strided_ew_offsets(s, (o * rows + r) * cols + c, off);
+      run_inner(j, n, off, inner);
+    }
+  }
+}
+
 static void set_base(st_job *j, int k, const void *p) {
   if (p) {
     j->p[k] = (char *)(uintptr_t)p;
@@ -138,8 +181,14 @@ static void set_base(st_job *j, int k, const void *p) {
 }
 
 static void run(st_job *j, double cost) {
-  size_t n = (size_t)gm_strided_count(j->s);
-  gm_par_for(n, 16, cost, chunk, j);
+  const gm_strided *s = j->s;
+  if (wants_tiles(s)) {
+    int64_t rows = s->dims[s->ndim - 2], cols = s->dims[s->ndim - 1];
+    int64_t tiles = gm_strided_count(s) / (rows * cols) * ((rows + TILE - 1) / TILE) * ((cols + TILE - 1) / TILE);
+    gm_par_for((size_t)tiles, 1, cost * TILE * TILE, tile_chunk, j);
+    return;
+  }
+  gm_par_for((size_t)gm_strided_count(s), 16, cost, chunk, j);
 }
 
 static gm_status host_binary(void *ctx, gm_ctype t, gm_bcast_op op, const gm_strided *s, void *out, const void *a,
