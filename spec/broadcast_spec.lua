@@ -250,6 +250,8 @@ describe("broadcasting ops", function()
           end
           same(flat(mv), want, ct, place .. " m * v")
           assert.same({ 2, 1 }, (m.m * gm.mat({ 3, 1 }, { ctype = ct })):dims())
+          local w = gm.mat({ 3, 2 }, { ctype = ct, initial_contents = { { 0, v.vals[1] }, { 0, v.vals[2] }, { 0, v.vals[3] } } })
+          same(flat(m.m * w:select(2, 2)), want, ct, place .. " m * strided v")
           same(flat(m.m), m.vals, ct, place .. " operands untouched")
         end)
       end)

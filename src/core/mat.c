@@ -169,10 +169,17 @@ gm_status gm_mat_row_major_index(const gm_mat *m, int n, const size_t *subs, siz
   return GM_OK;
 }
 
+/* The error for a 0-based element index k >= m->size: the range is
+ * inclusive, 0..size-1, and an empty mat has none. */
+static gm_status index_error(const gm_mat *m, size_t k) {
+  if (m->size == 0) return gm_fail(GM_ERANGE, "index %zu is out of range (the mat is empty)", k);
+  return gm_fail(GM_ERANGE, "index %zu is out of range 0..%zu", k, m->size - 1);
+}
+
 /* k is the row-major index among the visible elements (of a view: in
  * the view's order), mapped through the strides to the storage. */
 gm_status gm_mat_get(gm_mat *m, size_t k, double *out) {
-  if (k >= m->size) return gm_fail(GM_ERANGE, "index %zu is out of range 0..%zu", k, m->size);
+  if (k >= m->size) return index_error(m, k);
   size_t off = gm_mat_storage_index(m, k);
   if (gm_vec_element_quick(m->vec, off, false, out)) return GM_OK;
   void *p;
@@ -183,7 +190,7 @@ gm_status gm_mat_get(gm_mat *m, size_t k, double *out) {
 }
 
 gm_status gm_mat_put(gm_mat *m, size_t k, double value) {
-  if (k >= m->size) return gm_fail(GM_ERANGE, "index %zu is out of range 0..%zu", k, m->size);
+  if (k >= m->size) return index_error(m, k);
   GM_TRY(gm_check_writable(NULL, m));
   size_t off = gm_mat_storage_index(m, k);
   if (gm_vec_element_quick(m->vec, off, true, &value)) return GM_OK;

@@ -80,7 +80,12 @@ static gm_status matmul(gm_mat *a, gm_mat *b, gm_mat *c) {
   size_t bd[2] = {b->dims[0], 1}, cd[2] = {c->dims[0], 1};
   gm_mat *bv = NULL, *cv = NULL;
   gm_status st = gm_mat_view(b, 2, bd, b->displacement, &bv);
-  if (st == GM_OK) st = gm_mat_view(c, 2, cd, c->displacement, &cv);
+  if (st == GM_OK) { /* b may be a strided view: keep its step */
+    bv->strides[0] = b->strides[0];
+    bv->strides[1] = 1;
+    bv->contiguous = b->contiguous;
+    st = gm_mat_view(c, 2, cd, c->displacement, &cv);
+  }
   if (st == GM_OK) st = gm_gemm_(1, a, bv, 0, cv, g);
   gm_mat_free(bv);
   gm_mat_free(cv);
@@ -118,9 +123,9 @@ static int op_mul(lua_State *L) {
 
 void gml_open_operators(lua_State *L, int module_idx) {
   (void)module_idx;
-  static const luaL_Reg ops[] = {{"__add", op_add}, {"__sub", op_sub}, {"__unm", op_unm},
-                                 {"__mul", op_mul}, {"__div", op_div}, {"__pow", op_pow},
-                                 {NULL, NULL}};
+  static const gml_reg ops[] = {{"__add", op_add, 2, NULL}, {"__sub", op_sub, 2, NULL}, {"__unm", op_unm, 2, NULL},
+                                 {"__mul", op_mul, 2, NULL}, {"__div", op_div, 2, NULL}, {"__pow", op_pow, 2, NULL},
+                                 {NULL, NULL, 0, NULL}};
   luaL_getmetatable(L, GML_MAT_MT);
   gml_register(L, -1, ops);
   lua_pop(L, 1);

@@ -31,13 +31,17 @@ static int l_narrow(lua_State *L) {
   lua_Integer axis = check_int(L, 2, fn, "axis"), first = check_int(L, 3, fn, "first");
   lua_Integer n = check_int(L, 4, fn, "n");
   gm_mat *m = gml_checkmat(L, 1, fn);
-  if (axis < 1 || axis > m->rank) gml_argerror(L, 2, fn, "axis %lld is out of range 1..%d", (long long)axis, m->rank);
+  char dt[160];
+  gm_dims_text(m->rank, m->dims, dt, sizeof dt);
+  if (axis < 1 || axis > m->rank)
+    gml_argerror(L, 2, fn, "axis %lld is out of range 1..%d of a %s mat", (long long)axis, m->rank, dt);
   size_t d = m->dims[axis - 1];
   if (first < 1 || (size_t)first > d + 1)
-    gml_argerror(L, 3, fn, "first %lld is out of range 1..%zu on axis %lld", (long long)first, d, (long long)axis);
+    gml_argerror(L, 3, fn, "first %lld is out of range 1..%zu on axis %lld of a %s mat", (long long)first, d,
+                 (long long)axis, dt);
   if (n < 0 || (size_t)n > d - (size_t)(first - 1))
-    gml_argerror(L, 4, fn, "n %lld is out of range 0..%zu (axis %lld has %zu elements from %lld)", (long long)n,
-                 d - (size_t)(first - 1), (long long)axis, d, (long long)first);
+    gml_argerror(L, 4, fn, "n %lld is out of range 0..%zu (from %lld on axis %lld of a %s mat)", (long long)n,
+                 d - (size_t)(first - 1), (long long)first, (long long)axis, dt);
   gm_mat *v = NULL;
   gm_status st = gm_view_narrow(m, (int)axis - 1, (size_t)(first - 1), (size_t)n, &v);
   return push_result(L, st, v, fn);
@@ -48,10 +52,15 @@ static int l_select(lua_State *L) {
   const char *fn = "select";
   lua_Integer axis = check_int(L, 2, fn, "axis"), i = check_int(L, 3, fn, "index");
   gm_mat *m = gml_checkmat(L, 1, fn);
-  if (axis < 1 || axis > m->rank) gml_argerror(L, 2, fn, "axis %lld is out of range 1..%d", (long long)axis, m->rank);
+  char dt[160];
+  gm_dims_text(m->rank, m->dims, dt, sizeof dt);
+  if (axis < 1 || axis > m->rank)
+    gml_argerror(L, 2, fn, "axis %lld is out of range 1..%d of a %s mat", (long long)axis, m->rank, dt);
   lua_Integer d = (lua_Integer)m->dims[axis - 1];
   lua_Integer j = i < 0 ? d + i + 1 : i;
-  if (j < 1 || j > d) gml_argerror(L, 3, fn, "index %lld is out of range 1..%lld on axis %lld", (long long)i, (long long)d, (long long)axis);
+  if (j < 1 || j > d)
+    gml_argerror(L, 3, fn, "index %lld is out of range 1..%lld on axis %lld of a %s mat", (long long)i, (long long)d,
+                 (long long)axis, dt);
   gm_mat *v = NULL;
   gm_status st = gm_view_select(m, (int)axis - 1, (size_t)(j - 1), &v);
   return push_result(L, st, v, fn);
@@ -105,6 +114,7 @@ static int check_dims_forms(lua_State *L, int idx, const char *fn, size_t *dims,
   bool list = lua_istable(L, idx) && !gml_ismat(L, idx);
   if (!list && lua_type(L, idx) != LUA_TNUMBER)
     gml_argerror(L, idx, fn, "dimensions must be an integer or a list, got %s", luaL_typename(L, idx));
+  if (list && top > idx) gml_argerror(L, idx + 1, fn, "no value expected");
   lua_Integer len = list ? luaL_len(L, idx) : top - idx + 1;
   if (len > GM_MAX_RANK) gml_argerror(L, idx, fn, "rank %lld exceeds %d", (long long)len, GM_MAX_RANK);
   if (infer) *infer = -1;
@@ -273,29 +283,32 @@ static void read_subs(lua_State *L, int first, int n, sub_raw *out, const char *
 /* 1-based position of i on an axis of d elements (negative: from the end). */
 static lua_Integer from_end(lua_Integer i, size_t d) { return i < 0 ? (lua_Integer)d + i + 1 : i; }
 
-static gm_view_sub resolve_sub(lua_State *L, const sub_raw *r, size_t d, int axis, const char *fn) {
+static gm_view_sub resolve_sub(lua_State *L, const sub_raw *r, size_t d, int axis, const char *dt, const char *fn) {
   if (r->kind == SUB_ALL) return (gm_view_sub){false, 0, d, 1};
   lua_Integer a = from_end(r->a, d);
   if (r->kind == SUB_SELECT) {
     if (a < 1 || (size_t)a > d)
-      gml_argerror(L, 2, fn, "subscript %lld is out of range 1..%zu on axis %d", (long long)r->a, d, axis + 1);
+      gml_argerror(L, 2, fn, "subscript %lld is out of range 1..%zu on axis %d of a %s mat", (long long)r->a, d, axis + 1,
+                   dt);
     return (gm_view_sub){true, (size_t)(a - 1), 1, 1};
   }
   lua_Integer b = from_end(r->b, d);
   if (r->step < 1) gml_argerror(L, 2, fn, "step must be at least 1, got %lld (axis %d)", (long long)r->step, axis + 1);
   if (b == a - 1 && a >= 1 && (size_t)a <= d + 1) return (gm_view_sub){false, (size_t)(a - 1), 0, (size_t)r->step};
   if (a < 1 || b < a || (size_t)b > d)
-    gml_argerror(L, 2, fn, "range %lld..%lld is out of range 1..%zu on axis %d", (long long)r->a, (long long)r->b, d,
-                 axis + 1);
+    gml_argerror(L, 2, fn, "range %lld..%lld is out of range 1..%zu on axis %d of a %s mat", (long long)r->a,
+                 (long long)r->b, d, axis + 1, dt);
   return (gm_view_sub){false, (size_t)(a - 1), (size_t)((b - a) / r->step + 1), (size_t)r->step};
 }
 
 /* The view of subscripts raw[0..n-1] on the mat at stack index 1. */
 static gm_mat *subs_view(lua_State *L, int n, const sub_raw *raw, const char *fn) {
   gm_mat *m = gml_checkmat(L, 1, fn);
-  if (n > m->rank) gml_argerror(L, 2, fn, "too many subscripts (%d) for a rank %d mat", n, m->rank);
+  char dt[160];
+  gm_dims_text(m->rank, m->dims, dt, sizeof dt);
+  if (n > m->rank) gml_argerror(L, 2, fn, "too many subscripts (%d) for a %s mat", n, dt);
   gm_view_sub subs[GM_MAX_RANK];
-  for (int i = 0; i < n; i++) subs[i] = resolve_sub(L, &raw[i], m->dims[i], i, fn);
+  for (int i = 0; i < n; i++) subs[i] = resolve_sub(L, &raw[i], m->dims[i], i, dt, fn);
   gm_mat *v = NULL;
   GML_TRY(L, gm_view_index(m, n, subs, &v), fn);
   return v;
@@ -360,11 +373,18 @@ int gml_assign_view(lua_State *L, int n) {
 }
 
 void gml_open_view(lua_State *L, int module_idx) {
-  static const luaL_Reg fns[] = {
-      {"narrow", l_narrow},     {"select", l_select},   {"t", l_t},
-      {"permute", l_permute},   {"view", l_view},       {"expand", l_expand},
-      {"expand_as", l_expand_as}, {"strides", l_strides}, {"is_contiguous", l_is_contiguous},
-      {"contiguous", l_contiguous}, {NULL, NULL},
+  static const gml_reg fns[] = {
+      {"narrow", l_narrow, 4, NULL},
+      {"select", l_select, 3, NULL},
+      {"t", l_t, 1, NULL},
+      {"permute", l_permute, GML_VARARGS, NULL},
+      {"view", l_view, GML_VARARGS, NULL},
+      {"expand", l_expand, GML_VARARGS, NULL},
+      {"expand_as", l_expand_as, 2, NULL},
+      {"strides", l_strides, 1, NULL},
+      {"is_contiguous", l_is_contiguous, 1, NULL},
+      {"contiguous", l_contiguous, 1, NULL},
+      {NULL, NULL, 0, NULL},
   };
   gml_register(L, module_idx, fns);
 }
