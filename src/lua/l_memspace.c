@@ -105,9 +105,9 @@ static int l_mat_from_buffer(lua_State *L) {
   gml_buffer *b = gml_checkbuffer(L, 1, fn);
   gml_check_options(L, 2, fn, opts);
   gm_etype et = b->et;
-  if (et != GM_E_F32 && et != GM_E_F64)
+  gm_ctype ct;
+  if (gm_ctype_of_etype(et, &ct) != 0)
     gml_argerror(L, 1, fn, "element type must be float or double, got %s", gm_etype_name(et));
-  gm_ctype ct = et == GM_E_F64 ? GM_DOUBLE : GM_FLOAT;
   if (gml_opt_push(L, 2, "ctype")) {
     gm_ctype want;
     if (lua_type(L, -1) != LUA_TSTRING || gm_ctype_parse(lua_tostring(L, -1), &want) != 0 || want != ct)
