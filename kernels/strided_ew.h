@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "../src/core/ctype_list.h"
 #include "hd.h"
 
 /* At most this many axes (the library's GM_MAX_RANK, checked in
@@ -51,21 +52,24 @@ GM_HD void gm_strided_ew_offsets(const gm_strided *s, int64_t i, int64_t off[GM_
 }
 
 /* The binary ops: X(ENUM suffix, element function suffix, public name).
- * Comparisons give 1 or 0 of the ctype. */
-#define GM_BCAST_OPS(X)   \
-  X(ADD, add, "add")      \
-  X(SUB, sub, "sub")      \
-  X(CMUL, cmul, "cmul")   \
-  X(CDIV, cdiv, "cdiv")   \
-  X(POW, pow, "pow")      \
-  X(CMAX, cmax, "cmax")   \
-  X(CMIN, cmin, "cmin")   \
-  X(GT, gt, "gt")         \
-  X(GE, ge, "ge")         \
-  X(LT, lt, "lt")         \
-  X(LE, le, "le")         \
-  X(EQ, eq, "eq")         \
-  X(NE, ne, "ne")
+ * Comparisons give 1 or 0 of the ctype.  GM_BCAST_OPS_WITH passes `a`
+ * first: X(a, E, f, name). */
+#define GM_BCAST_OPS(X) GM_BCAST_OPS_WITH(GM_BCAST_CALL_, X)
+#define GM_BCAST_OPS_WITH(X, a) \
+  X(a, ADD, add, "add")         \
+  X(a, SUB, sub, "sub")         \
+  X(a, CMUL, cmul, "cmul")      \
+  X(a, CDIV, cdiv, "cdiv")      \
+  X(a, POW, pow, "pow")         \
+  X(a, CMAX, cmax, "cmax")      \
+  X(a, CMIN, cmin, "cmin")      \
+  X(a, GT, gt, "gt")            \
+  X(a, GE, ge, "ge")            \
+  X(a, LT, lt, "lt")            \
+  X(a, LE, le, "le")            \
+  X(a, EQ, eq, "eq")            \
+  X(a, NE, ne, "ne")
+#define GM_BCAST_CALL_(X, ...) X(__VA_ARGS__)
 
 typedef enum gm_bcast_op {
 #define GM_BCAST_ENUM(E, f, name) GM_BC_##E,
@@ -91,7 +95,8 @@ typedef enum gm_bcast_op {
   GM_HD T gm_bc_ne_##T(T a, T b) { return a != b ? (T)1 : (T)0; }                    \
   GM_HD T gm_bc_where_##T(T c, T a, T b) { return c != 0 ? a : b; }
 
-GM_BC_DEFINE(float, f)
-GM_BC_DEFINE(double, )
+/* one row per ctype: (c type, ..., C math suffix as the 8th column) */
+#define GM_BC_DEFINE_ROW_(T, E, name, kw, blas, cublas, etype, S, ...) GM_BC_DEFINE(T, S)
+GM_CTYPES(GM_BC_DEFINE_ROW_)
 
 #endif

@@ -16,68 +16,80 @@
 #include "../core/par.h"
 #include "simd.h"
 
-/* Inner loops: o[i*so] := f(a[i*sa], b[i*sb]) for i < n. */
-#define BC_INNER(T, f)                                                                              \
-  GM_SIMD_CLONES static void bc_##f##_##T##_cc(int64_t n, T *o, const T *a, const T *b, int64_t so, \
-                                              int64_t sa, int64_t sb) {                             \
-    (void)so, (void)sa, (void)sb;                                                                   \
-    for (int64_t i = 0; i < n; i++) o[i] = gm_bc_##f##_##T(a[i], b[i]);                             \
-  }                                                                                                 \
-  GM_SIMD_CLONES static void bc_##f##_##T##_cs(int64_t n, T *o, const T *a, const T *b, int64_t so, \
-                                              int64_t sa, int64_t sb) {                             \
-    (void)so, (void)sa, (void)sb;                                                                   \
-    const T bv = *b;                                                                                \
-    for (int64_t i = 0; i < n; i++) o[i] = gm_bc_##f##_##T(a[i], bv);                               \
-  }                                                                                                 \
-  GM_SIMD_CLONES static void bc_##f##_##T##_sc(int64_t n, T *o, const T *a, const T *b, int64_t so, \
-                                              int64_t sa, int64_t sb) {                             \
-    (void)so, (void)sa, (void)sb;                                                                   \
-    const T av = *a;                                                                                \
-    for (int64_t i = 0; i < n; i++) o[i] = gm_bc_##f##_##T(av, b[i]);                               \
-  }                                                                                                 \
-  static void bc_##f##_##T##_gen(int64_t n, T *o, const T *a, const T *b, int64_t so, int64_t sa,   \
-                                 int64_t sb) {                                                      \
-    for (int64_t i = 0; i < n; i++) o[i * so] = gm_bc_##f##_##T(a[i * sa], b[i * sb]);             \
+/* Inner loops: o[i*so] := f(a[i*sa], b[i*sb]) for i < n, on void
+ * pointers so one table indexed by ctype, op and variant holds them. */
+typedef void (*inner_fn)(int64_t n, void *o, const void *a, const void *b, int64_t so, int64_t sa, int64_t sb);
+
+#define BC_INNER(T, f)                                                                                \
+  GM_SIMD_CLONES static void bc_##f##_##T##_cc(int64_t n, void *ov, const void *av, const void *bv,   \
+                                              int64_t so, int64_t sa, int64_t sb) {                   \
+    T *o = ov;                                                                                        \
+    const T *a = av, *b = bv;                                                                         \
+    (void)so, (void)sa, (void)sb;                                                                     \
+    for (int64_t i = 0; i < n; i++) o[i] = gm_bc_##f##_##T(a[i], b[i]);                               \
+  }                                                                                                   \
+  GM_SIMD_CLONES static void bc_##f##_##T##_cs(int64_t n, void *ov, const void *av, const void *bv,   \
+                                              int64_t so, int64_t sa, int64_t sb) {                   \
+    T *o = ov;                                                                                        \
+    const T *a = av, b = *(const T *)bv;                                                              \
+    (void)so, (void)sa, (void)sb;                                                                     \
+    for (int64_t i = 0; i < n; i++) o[i] = gm_bc_##f##_##T(a[i], b);                                  \
+  }                                                                                                   \
+  GM_SIMD_CLONES static void bc_##f##_##T##_sc(int64_t n, void *ov, const void *av, const void *bv,   \
+                                              int64_t so, int64_t sa, int64_t sb) {                   \
+    T *o = ov;                                                                                        \
+    const T a = *(const T *)av, *b = bv;                                                              \
+    (void)so, (void)sa, (void)sb;                                                                     \
+    for (int64_t i = 0; i < n; i++) o[i] = gm_bc_##f##_##T(a, b[i]);                                  \
+  }                                                                                                   \
+  static void bc_##f##_##T##_gen(int64_t n, void *ov, const void *av, const void *bv, int64_t so,     \
+                                 int64_t sa, int64_t sb) {                                            \
+    T *o = ov;                                                                                        \
+    const T *a = av, *b = bv;                                                                         \
+    for (int64_t i = 0; i < n; i++) o[i * so] = gm_bc_##f##_##T(a[i * sa], b[i * sb]);               \
   }
 
 typedef enum { V_CC, V_CS, V_SC, V_GEN, N_VARIANTS } variant;
 
-#define BC_INNER_F(E, f, name) BC_INNER(float, f)
-#define BC_INNER_D(E, f, name) BC_INNER(double, f)
-GM_BCAST_OPS(BC_INNER_F)
-GM_BCAST_OPS(BC_INNER_D)
+#define BC_OP_INNER_(T, E, f, name) BC_INNER(T, f)
+#define BC_CTYPE_INNER_(T, ...) GM_BCAST_OPS_WITH(BC_OP_INNER_, T)
+GM_CTYPES(BC_CTYPE_INNER_)
 
-typedef void (*inner_float)(int64_t, float *, const float *, const float *, int64_t, int64_t, int64_t);
-typedef void (*inner_double)(int64_t, double *, const double *, const double *, int64_t, int64_t, int64_t);
+#define BC_OP_ROW_(T, E, f, name) [GM_BC_##E] = {bc_##f##_##T##_cc, bc_##f##_##T##_cs, bc_##f##_##T##_sc, bc_##f##_##T##_gen},
+#define BC_CTYPE_ROW_(T, E, ...) [GM_##E] = {GM_BCAST_OPS_WITH(BC_OP_ROW_, T)},
+static const inner_fn inner_table[GM_N_CTYPES][GM_N_BCAST][N_VARIANTS] = {GM_CTYPES(BC_CTYPE_ROW_)};
 
-#define BC_TABLE_F(E, f, name) {bc_##f##_float_cc, bc_##f##_float_cs, bc_##f##_float_sc, bc_##f##_float_gen},
-#define BC_TABLE_D(E, f, name) {bc_##f##_double_cc, bc_##f##_double_cs, bc_##f##_double_sc, bc_##f##_double_gen},
-static const inner_float table_float[GM_N_BCAST][N_VARIANTS] = {GM_BCAST_OPS(BC_TABLE_F)};
-static const inner_double table_double[GM_N_BCAST][N_VARIANTS] = {GM_BCAST_OPS(BC_TABLE_D)};
+/* where: o := c != 0 ? a : b (st: the four inner strides) */
+typedef void (*where_fn)(int64_t n, void *o, const void *c, const void *a, const void *b, const int64_t *st);
 
-/* where: o := c != 0 ? a : b */
-#define WHERE_INNER(T)                                                                               \
-  GM_SIMD_CLONES static void where_##T##_cc(int64_t n, T *o, const T *c, const T *a, const T *b) {  \
-    for (int64_t i = 0; i < n; i++) o[i] = gm_bc_where_##T(c[i], a[i], b[i]);                       \
+#define WHERE_INNER(T, ...)                                                                          \
+  GM_SIMD_CLONES static void where_##T##_cc(int64_t n, void *ov, const void *cv, const void *av,    \
+                                            const void *bv, const int64_t *st) {                     \
+    T *o = ov;                                                                                       \
+    const T *c = cv, *a = av, *b = bv;                                                               \
+    (void)st;                                                                                        \
+    for (int64_t i = 0; i < n; i++) o[i] = gm_bc_where_##T(c[i], a[i], b[i]);                        \
   }                                                                                                  \
-  static void where_##T##_gen(int64_t n, T *o, const T *c, const T *a, const T *b, const int64_t *st) { \
-    for (int64_t i = 0; i < n; i++) o[i * st[0]] = gm_bc_where_##T(c[i * st[1]], a[i * st[2]], b[i * st[3]]); \
+  static void where_##T##_gen(int64_t n, void *ov, const void *cv, const void *av, const void *bv,  \
+                              const int64_t *st) {                                                   \
+    T *o = ov;                                                                                       \
+    const T *c = cv, *a = av, *b = bv;                                                               \
+    for (int64_t i = 0; i < n; i++)                                                                  \
+      o[i * st[0]] = gm_bc_where_##T(c[i * st[1]], a[i * st[2]], b[i * st[3]]);                     \
   }
 
-WHERE_INNER(float)
-WHERE_INNER(double)
+GM_CTYPES(WHERE_INNER)
+#define WHERE_ROW_(T, E, ...) [GM_##E] = {where_##T##_cc, where_##T##_gen},
+static const where_fn where_table[GM_N_CTYPES][2] = {GM_CTYPES(WHERE_ROW_)};
 
 /* Everything one chunk needs; p[k] is operand k's base (a number
- * operand points at its value in `local`). */
+ * operand points at its value, of the ctype, in `local`). */
 typedef struct st_job {
   gm_ctype t;
   int op; /* gm_bcast_op, or -1 for where */
   const gm_strided *s;
   char *p[GM_STRIDED_MAX_OPS];
-  union {
-    float f;
-    double d;
-  } local[GM_STRIDED_MAX_OPS];
+  _Alignas(16) unsigned char local[GM_STRIDED_MAX_OPS][16];
 } st_job;
 
 static variant classify(const int64_t *inner) {
@@ -91,25 +103,15 @@ static variant classify(const int64_t *inner) {
 /* One run of n elements along the innermost axis from offsets off. */
 static void run_inner(const st_job *j, int64_t n, const int64_t *off, const int64_t *inner) {
   const gm_strided *s = j->s;
-  size_t es = j->t == GM_FLOAT ? sizeof(float) : sizeof(double);
+  int64_t es = (int64_t)gm_ctype_size(j->t);
   void *q[GM_STRIDED_MAX_OPS];
-  for (int k = 0; k < s->nops; k++) q[k] = j->p[k] + off[k] * (int64_t)es;
+  for (int k = 0; k < s->nops; k++) q[k] = j->p[k] + off[k] * es;
   if (j->op < 0) {
     int cc = inner[0] == 1 && inner[1] == 1 && inner[2] == 1 && inner[3] == 1;
-    if (j->t == GM_FLOAT) {
-      if (cc) where_float_cc(n, q[0], q[1], q[2], q[3]);
-      else where_float_gen(n, q[0], q[1], q[2], q[3], inner);
-    } else {
-      if (cc) where_double_cc(n, q[0], q[1], q[2], q[3]);
-      else where_double_gen(n, q[0], q[1], q[2], q[3], inner);
-    }
+    where_table[j->t][cc ? 0 : 1](n, q[0], q[1], q[2], q[3], inner);
     return;
   }
-  variant v = classify(inner);
-  if (j->t == GM_FLOAT)
-    table_float[j->op][v](n, q[0], q[1], q[2], inner[0], inner[1], inner[2]);
-  else
-    table_double[j->op][v](n, q[0], q[1], q[2], inner[0], inner[1], inner[2]);
+  inner_table[j->t][j->op][classify(inner)](n, q[0], q[1], q[2], inner[0], inner[1], inner[2]);
 }
 
 static void chunk(void *arg, size_t begin, size_t end) {
@@ -171,12 +173,9 @@ static void tile_chunk(void *arg, size_t begin, size_t end) {
 static void set_base(st_job *j, int k, const void *p) {
   if (p) {
     j->p[k] = (char *)(uintptr_t)p;
-  } else if (j->t == GM_FLOAT) {
-    j->local[k].f = (float)j->s->scalar[k];
-    j->p[k] = (char *)&j->local[k].f;
-  } else {
-    j->local[k].d = j->s->scalar[k];
-    j->p[k] = (char *)&j->local[k].d;
+  } else { /* a number: its value in the ctype, repeated by stride 0 */
+    gm_ctype_set(j->t, j->local[k], 0, j->s->scalar[k]);
+    j->p[k] = (char *)j->local[k];
   }
 }
 
