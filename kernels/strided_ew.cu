@@ -1,11 +1,11 @@
 // CUDA kernels of the strided elementwise engine and their extern "C"
 // launchers (called through src/device/kernel_tables.h; the emulated
 // device runs this file on the CPU model).  The iteration space
-// (kernels/strided.h, already coalesced) is walked as rows of its
-// innermost axis: rows on grid.y, the elements of a row on grid.x with
-// adjacent threads on adjacent elements (coalesced when the inner stride
-// is 1), so the per-operand offsets of a row are computed once per row,
-// not per element.  A NULL input is a number operand (its value in
+// (kernels/strided_ew.h, already coalesced) is walked as rows of its
+// innermost axis: rows on y (grid and block), the elements of a row on x
+// with adjacent threads on adjacent elements (coalesced when the inner
+// stride is 1), so the per-operand offsets of a row are computed once per
+// row and thread, not per element.  A NULL input is a number operand (its value in
 // s.scalar), read through a register with stride 0.
 #include <cuda_runtime.h>
 
@@ -31,7 +31,7 @@ GM_BCAST_OPS(GM_BC_FN)
 #define STRIDED_ROWS(r, c, s, last, rows, len)                              \
   const int last = (s).ndim - 1;                                            \
   const int64_t len = (s).dims[last], rows = gm_strided_count(&(s)) / len; \
-  for (int64_t r = blockIdx.y; r < rows; r += gridDim.y)                    \
+  for (int64_t r = blockIdx.y * (int64_t)blockDim.y + threadIdx.y; r < rows; r += (int64_t)gridDim.y * blockDim.y) \
     for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c < len; c += (int64_t)blockDim.x * gridDim.x)
 
 // Fn: a bc_fn (one template argument, so launch sites need no comma)
@@ -73,13 +73,18 @@ __global__ void where_kernel(const gm_strided s, T *o, const T *cond, const T *a
   }
 }
 
-// Rows of the innermost axis on grid.y, about 1024 blocks in all.
+// Rows of the innermost axis on y, about 1024 blocks in all.  A short
+// innermost axis gets whole warps of x (not 256 threads for 3 elements)
+// and several rows per block on y.
 struct strided_geometry {
   dim3 grid, block;
-  strided_geometry(const gm_strided *s) : block(GM_MAX_BLOCK) {
+  strided_geometry(const gm_strided *s) {
     const size_t len = (size_t)s->dims[s->ndim - 1], rows = (size_t)gm_strided_count(s) / len;
-    const size_t bx = (len + GM_MAX_BLOCK - 1) / GM_MAX_BLOCK;
-    grid.y = gm_spread(rows, 1, rows);
+    const size_t tx = len >= GM_MAX_BLOCK ? GM_MAX_BLOCK : (len + GM_WARP_SIZE - 1) / GM_WARP_SIZE * GM_WARP_SIZE;
+    const size_t ty = GM_MAX_BLOCK / tx;
+    block = dim3((unsigned)tx, (unsigned)ty);
+    const size_t by = (rows + ty - 1) / ty, bx = (len + tx - 1) / tx;
+    grid.y = gm_spread(by, 1, by);
     grid.x = gm_spread(1024, grid.y, bx);
   }
 };
