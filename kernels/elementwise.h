@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../src/core/ctype_list.h"
 #include "elementwise_table.h"
 #include "hd.h"
 
@@ -133,21 +134,27 @@ GM_HD float gm_tanhf(float x) {
 }
 
 /* ---- per-type element functions ----
- * GM_EW_DEFINE(T, suffix of the C math functions, exp, log, tanh) */
+ * GM_EW_DEFINE(T, E, ..., S the C math suffix, ...) per GM_CTYPES row;
+ * exp, log and tanh are gm_exp<S>, gm_log<S>, gm_tanh<S> (the polynomials
+ * above for float, the C library for double). */
 
-#define GM_EW_DEFINE(T, S, EXP, LOG, TANH)                                           \
+GM_HD double gm_exp(double x) { return exp(x); }
+GM_HD double gm_log(double x) { return log(x); }
+GM_HD double gm_tanh(double x) { return tanh(x); }
+
+#define GM_EW_DEFINE(T, E, name, kw, p, P, ET, S, ...)                               \
   GM_HD T gm_square_##T(T x) { return x * x; }                                       \
   GM_HD T gm_sqrt_##T(T x) { return sqrt##S(x); }                                    \
-  GM_HD T gm_log_##T(T x) { return LOG(x); }                                         \
-  GM_HD T gm_exp_##T(T x) { return EXP(x); }                                         \
+  GM_HD T gm_log_##T(T x) { return gm_log##S(x); }                                         \
+  GM_HD T gm_exp_##T(T x) { return gm_exp##S(x); }                                         \
   GM_HD T gm_inv_##T(T x) { return (T)1 / x; }                                       \
-  GM_HD T gm_logistic_##T(T x) { return (T)1 / ((T)1 + EXP(-x)); }                   \
+  GM_HD T gm_logistic_##T(T x) { return (T)1 / ((T)1 + gm_exp##S(-x)); }                   \
   GM_HD T gm_sin_##T(T x) { return sin##S(x); }                                      \
   GM_HD T gm_cos_##T(T x) { return cos##S(x); }                                      \
   GM_HD T gm_tan_##T(T x) { return tan##S(x); }                                      \
   GM_HD T gm_sinh_##T(T x) { return sinh##S(x); }                                    \
   GM_HD T gm_cosh_##T(T x) { return cosh##S(x); }                                    \
-  GM_HD T gm_tanh_##T(T x) { return TANH(x); }                                       \
+  GM_HD T gm_tanh_##T(T x) { return gm_tanh##S(x); }                                       \
   GM_HD T gm_abs_##T(T x) { return fabs##S(x); }                                     \
   GM_HD T gm_floor_##T(T x) { return floor##S(x); }                                  \
   GM_HD T gm_ceil_##T(T x) { return ceil##S(x); }                                    \
@@ -199,7 +206,6 @@ GM_HD float gm_tanhf(float x) {
     }                                                      \
   }
 
-GM_EW_DEFINE(float, f, gm_expf, gm_logf, gm_tanhf)
-GM_EW_DEFINE(double, , exp, log, tanh)
+GM_CTYPES(GM_EW_DEFINE)
 
 #endif

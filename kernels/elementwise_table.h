@@ -16,7 +16,8 @@
 
 /* Each list is written once in its _WITH form, X(a, row...), passing a
  * through (so a per-type macro body can expand it with its type);
- * LIST(X) calls X(row...). */
+ * LIST(X) calls X(row...).  Every X ends its parameters with `...`, so a
+ * column added at the end breaks no use. */
 #define GM_EW_TABLE_CALL_(X, ...) X(__VA_ARGS__)
 
 /* Unary ops x := f(x), element function gm_<name>_<T>(x):

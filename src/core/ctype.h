@@ -6,8 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* GM_CTYPES and GM_CTYPES_WITH: the list itself (ctype_list.h, which the
- * element functions of kernels/ include too). */
+/* GM_CTYPES, GM_CTYPES_WITH and the gm_ctype enum: the list itself
+ * (ctype_list.h, which kernels/ include too). */
 #include "ctype_list.h"
 
 /* The initializer of an array indexed by ctype whose entries are
@@ -25,13 +25,6 @@
     default:                              \
       DEFAULT;                            \
   }
-
-typedef enum gm_ctype {
-#define GM_CTYPE_ENUM(t, E, ...) GM_##E,
-  GM_CTYPES(GM_CTYPE_ENUM)
-#undef GM_CTYPE_ENUM
-  GM_N_CTYPES
-} gm_ctype;
 
 /* Size in bytes of one element. */
 size_t gm_ctype_size(gm_ctype t);

@@ -1,8 +1,8 @@
 /* Element types of mats: the single source of truth (X-macro).  Every
  * switch, name table and per-type instantiation is generated from
- * GM_CTYPES, so adding a type is one line here.  Macros only: ctype.h
- * (the core) and the element functions of kernels/ (plain C, nvcc, and
- * the emulated device's C++) include it. */
+ * GM_CTYPES, so adding a type is one line here.  Macros and the enum
+ * only: ctype.h (the core) and kernels/ (plain C, nvcc, and the emulated
+ * device's C++) include it. */
 #ifndef GM_CORE_CTYPE_LIST_H
 #define GM_CORE_CTYPE_LIST_H
 
@@ -24,5 +24,12 @@
   X(a, float, FLOAT, "float", ":FLOAT", s, S, F32, f, "<f4", f, 9)      \
   X(a, double, DOUBLE, "double", ":DOUBLE", d, D, F64, , "<f8", d, 17)
 #define GM_CTYPE_CALL_(X, ...) X(__VA_ARGS__)
+
+typedef enum gm_ctype {
+#define GM_CTYPE_ENUM(t, E, ...) GM_##E,
+  GM_CTYPES(GM_CTYPE_ENUM)
+#undef GM_CTYPE_ENUM
+  GM_N_CTYPES
+} gm_ctype;
 
 #endif

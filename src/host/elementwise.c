@@ -64,7 +64,7 @@ CHUNK_BY_CTYPE(un_chunk)
 static gm_status host_unary(void *ctx, gm_ctype t, gm_unary_op op, size_t n, void *x) {
   (void)ctx;
   static const double cost[GM_N_UNARY] = {
-#define X(name, E, c) [GM_UN_##E] = c,
+#define X(name, E, c, ...) [GM_UN_##E] = c,
       GM_UNARY_OPS(X)
 #undef X
   };
@@ -94,7 +94,7 @@ CHUNK_BY_CTYPE(scalar_chunk)
 static gm_status host_scalar(void *ctx, gm_ctype t, gm_scalar_op op, size_t n, double alpha, void *x) {
   (void)ctx;
   static const double cost[GM_N_SCALAR] = {
-#define X(name, E, lua_name, c) [GM_SC_##E] = c,
+#define X(name, E, lua_name, c, ...) [GM_SC_##E] = c,
       GM_SCALAR_OPS(X)
 #undef X
   };
