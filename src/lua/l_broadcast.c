@@ -81,11 +81,10 @@ static int opt_out(lua_State *L, int idx, const char *fn) {
   return out;
 }
 
-/* gm.OP(a, b, {out = m}) */
+/* gm.OP(a, b, {out = m}); the op is upvalue 1 */
 static int l_binary(lua_State *L) {
-  int op = (int)lua_tointeger(L, lua_upvalueindex(1));
+  int op = (int)lua_tointeger(L, gml_upvalueindex(1));
   const char *fn = gm_bcast_name((gm_bcast_op)op);
-  if (lua_gettop(L) > 3) gml_argerror(L, 4, fn, "no value expected");
   gml_guard(L, 3);
   static const int idx[2] = {1, 2};
   check_arg(L, 1, fn);
@@ -97,7 +96,6 @@ static int l_binary(lua_State *L) {
 /* gm.where(cond, a, b, {out = m}) */
 static int l_where(lua_State *L) {
   const char *fn = "where";
-  if (lua_gettop(L) > 4) gml_argerror(L, 5, fn, "no value expected");
   gml_guard(L, 4);
   static const int idx[3] = {1, 2, 3};
   for (int i = 1; i <= 3; i++) check_arg(L, i, fn);
@@ -105,21 +103,24 @@ static int l_where(lua_State *L) {
   return gml_broadcast(L, -1, idx, 3, out, fn);
 }
 
+/* One registration per op (the arity check names it), static storage. */
+static gml_reg binary_regs[GM_N_BCAST];
+
 void gml_open_broadcast(lua_State *L, int module_idx) {
+  static const gml_reg where_reg[] = {{"where", l_where, 4, NULL}, {NULL, NULL, 0, NULL}};
   module_idx = lua_absindex(L, module_idx);
+  luaL_getmetatable(L, GML_MAT_MT);
+  lua_getfield(L, -1, "__methods");
+  int methods = lua_gettop(L);
   for (int op = 0; op < GM_N_BCAST; op++) {
-    const char *name = gm_bcast_name((gm_bcast_op)op);
+    binary_regs[op] = (gml_reg){gm_bcast_name((gm_bcast_op)op), l_binary, 3, NULL};
     lua_pushinteger(L, op);
-    lua_pushcclosure(L, l_binary, 1);
+    gml_push_function(L, &binary_regs[op], 1);
     lua_pushvalue(L, -1);
-    lua_setfield(L, module_idx, name);
+    lua_setfield(L, module_idx, binary_regs[op].name);
     /* the method m:OP(b, opts) is the function itself (self is a) */
-    luaL_getmetatable(L, GML_MAT_MT);
-    lua_getfield(L, -1, "__methods");
-    lua_pushvalue(L, -3);
-    lua_setfield(L, -2, name);
-    lua_pop(L, 3);
+    lua_setfield(L, methods, binary_regs[op].name);
   }
-  lua_pushcfunction(L, l_where);
-  lua_setfield(L, module_idx, "where");
+  lua_pop(L, 2);
+  gml_register(L, module_idx, where_reg);
 }
