@@ -75,7 +75,8 @@ local function flat(t, out)
 end
 
 local function close(a, b, ctype)
-  if a == b or (a ~= a and b ~= b) then return true end -- NaN matches NaN
+  if a ~= a then return b ~= b end
+  if a == b then return true end
   return math.abs(a - b) <= ops.TOL[ctype] * math.max(1, math.abs(a), math.abs(b))
 end
 

@@ -242,6 +242,16 @@ describe("views against a plain-Lua reference", function()
     m[{ {}, { 3, 2 } }] = 5
     assert.are.equal(0, z:sum())
     assert.are.same(ref3(), m:to_table())
+    for _, cfg in ipairs { { enabled = false }, EMU } do
+      gm.with_cuda(cfg, function() -- row sums of a 2x0 view: zeros (beta scales y)
+        local y = gm.mat(2, { initial_element = 3 })
+        gm.sum_(gm.mat({ 2, 3 })[{ {}, { 2, 1 } }], y, { axis = 2 })
+        assert.are.same({ 0, 0 }, y:to_table())
+        gm.fill_(3, y)
+        gm.sum_(gm.mat({ 2, 0 }), y, { axis = 2, beta = 0.5 })
+        assert.are.same({ 1.5, 1.5 }, y:to_table())
+      end)
+    end
   end)
 
   it("prints and formats the view's elements", function()

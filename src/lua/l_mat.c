@@ -644,6 +644,14 @@ static int cache_index(lua_State *L) {
     }
     return 1;
   }
+  /* a table key is m[{...}], which takes any table: check that argument
+   * 1 is this mat's cache (its metatable's __index), not a stranger */
+  lua_getmetatable(L, gml_upvalueindex(2));
+  lua_pushliteral(L, "__index");
+  lua_rawget(L, -2);
+  bool mine = lua_rawequal(L, -1, 1);
+  lua_pop(L, 2);
+  if (!mine) return gml_argerror(L, 1, "__index", "method cache expected, got a foreign table");
   lua_pushvalue(L, gml_upvalueindex(2)); /* the mat in place of the cache */
   lua_replace(L, 1);
   return l_index(L);

@@ -203,7 +203,7 @@ void gml_open_shape(lua_State *L, int module_idx) {
       {"reshape_and_displace", l_reshape_and_displace, 3, NULL},
       {"reshape_and_displace_", l_reshape_and_displace_, 3, NULL},
       {"reshape", l_reshape, GML_VARARGS, NULL}, /* m:reshape(d1, d2, ...) */
-      {"reshape_", l_reshape_, GML_VARARGS, NULL},
+      {"reshape_", l_reshape_, 2, NULL},
       {"displace", l_displace, 2, NULL},
       {"displace_", l_displace_, 2, NULL},
       {"reshape_to_row_matrix_", l_reshape_to_row_matrix_, 2, NULL},
