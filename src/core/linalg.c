@@ -51,7 +51,7 @@ gm_status gm_stack_(int axis, gm_mat *const *mats, int n, gm_mat *dst, int *bad)
     /* one rows x cols block per input; each call acquires dst as IO
      * unless the block covers it (the common single-input case) */
     size_t cols = mats[i]->dims[axis] * trailing;
-    gm_block a = {mats[i], 0, cols, false}, c = {dst, pos, width, false}, none = {NULL, 0, 1, false};
+    gm_submat a = {mats[i], 0, cols, false}, c = {dst, pos, width, false}, none = {NULL, 0, 1, false};
     GM_TRY(gm_geam_(1.0, a, 0.0, none, c, outer, cols));
     pos += cols;
   }
@@ -68,13 +68,14 @@ gm_status gm_m_eq(gm_mat *a, gm_mat *b, bool *out) {
   GM_TRY(gm_acquire(&e, ops, 2));
   bool eq = true;
   size_t n = a->size;
-  if (a->ctype == GM_FLOAT) {
-    const float *x = ops[0].ptr, *y = ops[1].ptr;
-    for (size_t i = 0; i < n && eq; i++) eq = x[i] == y[i];
-  } else {
-    const double *x = ops[0].ptr, *y = ops[1].ptr;
-    for (size_t i = 0; i < n && eq; i++) eq = x[i] == y[i];
+#define X(T, E, ...)                                                \
+  case GM_##E: {                                                    \
+    const T *x = ops[0].ptr, *y = ops[1].ptr;                       \
+    for (size_t i = 0; i < n && eq; i++) eq = x[i] == y[i];         \
+    break;                                                          \
   }
+  GM_CTYPE_SWITCH(a->ctype, X, break)
+#undef X
   gm_release(&e, ops, 2);
   *out = eq;
   return GM_OK;
