@@ -117,6 +117,8 @@ return {
     text = "gm.counters() → {n_memcpy_host_to_device, n_memcpy_device_to_host, device_bytes_in_use, device_bytes_pooled, n_device_arrays, host_bytes_in_use, n_host_arrays, n_ooms, n_host_registrations, pinned_host_bytes}. Device figures are summed over devices and count pool blocks (size classes: multiples of 512 bytes up to 1 MiB, of 2 MiB above). The copy counters count once per copy and are bound to zero in an outermost with_cuda (restored at its exit)." },
   ["ctype"] = { sigs = { "m:ctype()" }, section = "Mats",
     text = "Readers: m:ctype() m:displacement() m:dims() m:dim(axis) m:size() m:max_size() m:initial_element() (false when none), #m, m:cuda_enabled(), m:set_cuda_enabled(b)." },
+  ["cubin"] = { sigs = { "k:cubin(ctype, major, minor)" }, section = "Run-time kernels",
+    text = "k:cubin(ctype, major, minor) → the machine code (CUBIN, an ELF image) NVRTC makes of the body for sm_XY, what a launch on such a device loads (needs no device; same cache and errors as k:ptx)." },
   ["cuda_available"] = { sigs = { "gm.cuda_available({device_id})" }, section = "CUDA",
     text = "gm.cuda_available({device_id}) → true, or false, reason (the CUDA driver's message, e.g. \"no CUDA-capable device is detected\"). The emulated device does not count." },
   ["cuda_enabled"] = { sigs = { "m:cuda_enabled()" }, section = "Mats",

@@ -102,8 +102,8 @@ typedef struct gm_device_ops {
   gm_status (*copy_2d)(gm_device *d, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                        size_t height);
   /* Run-time kernels compiled by NVRTC (gm_nvrtc_compile); NULL where they
-   * run on the CPU model instead (emulated).  rtk_load loads PTX on d and
-   * returns a kernel handle valid for the life of the process; rtk_launch
+   * run on the CPU model instead (emulated).  rtk_load loads PTX or CUBIN
+   * on d and returns a kernel handle valid for the life of the process; rtk_launch
    * launches it on the compute stream, args as cudaLaunchKernel takes
    * them (one pointer to each argument's value), geom = grid then block. */
   gm_status (*rtk_load)(gm_device *d, const char *ptx, const char *name, void **kernel);
@@ -117,11 +117,14 @@ enum { GM_PINNED_PORTABLE = 1, GM_PINNED_MAPPED = 2, GM_PINNED_WRITE_COMBINE = 4
 bool gm_cuda_runtime_available(int device_id, char *reason, size_t n);
 int gm_cuda_device_count(void);
 /* NVRTC (needs no device): compiles src (a translation unit defining the
- * extern "C" __global__ function `name`) to PTX for compute capability
- * major.minor.  On success *ptx is a malloc'd string; *log (malloc'd or
- * NULL) is the compiler's log either way; a compile error is GM_EINVAL.
- * Without the CUDA toolkit: GM_EUNSUPPORTED. */
-gm_status gm_nvrtc_compile(const char *src, const char *name, int major, int minor, char **ptx, char **log);
+ * extern "C" __global__ function `name`) for compute capability
+ * major.minor: CUBIN for sm_XY when cubin, else PTX for compute_XY.  On
+ * success *image (malloc'd, *size bytes, NUL-ended) is the code; *log
+ * (malloc'd or NULL) is the compiler's log either way; a compile error is
+ * GM_EINVAL; an architecture NVRTC cannot make CUBIN for, or a build
+ * without the CUDA toolkit, GM_EUNSUPPORTED. */
+gm_status gm_nvrtc_compile(const char *src, const char *name, int major, int minor, bool cubin, char **image,
+                           size_t *size, char **log);
 bool gm_nvrtc_version(int *major, int *minor);
 /* Properties of CUDA device id without opening a context on it. */
 gm_status gm_cuda_device_info(int device_id, gm_device_info *out);
