@@ -105,6 +105,13 @@ gm_status gm_kernel_run(gm_ctype ctype, const gm_kernel_code *code, gm_kernel_ar
     else
       ptrs[i] = &args[i].i;
   }
+  /* The CPU code runs here, on the host thread inside the device call:
+   * the device's queued work on these mats (emulated device) lands first. */
+  gm_status st = e.dev ? e.dev->ops->stream_sync(e.dev, NULL) : GM_OK;
+  if (st != GM_OK) {
+    gm_release(&e, ops, nm);
+    return st;
+  }
   code->cpu(ptrs, g);
   gm_release(&e, ops, nm);
   atomic_fetch_add(&n_launches[e.dev ? GM_KPLACE_EMULATED : GM_KPLACE_HOST], 1);

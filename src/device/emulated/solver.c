@@ -9,6 +9,7 @@
 #include "../../core/blas_ops.h"
 #include "../../core/mem/backends.h"
 #include "emulated.h"
+#include "launchers.h"
 #include "../solver.h"
 
 _Static_assert(sizeof(lapack_int) == sizeof(int), "cuSOLVER's pivots are int");
@@ -26,24 +27,51 @@ static gm_status emu_getrf_buffer_size(void *ctx, gm_ctype t, int n, void *a, in
 }
 
 /* LAPACKE's NaN check is the host's business: solver.c checks first, so
- * call the plain LAPACK routine through LAPACKE_*_work (no NaN scan). */
-static gm_status emu_getrf(void *ctx, gm_ctype t, int n, void *a, int lda, void *work, int *ipiv, int *info) {
-  (void)ctx;
-  if (!work) return gm_fail(GM_EINVAL, "getrf: workspace is NULL");
-  lapack_int r = t == GM_FLOAT ? LAPACKE_sgetrf_work(LAPACK_COL_MAJOR, n, n, a, lda, ipiv)
-                               : LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, a, lda, ipiv);
-  *info = (int)r;
+ * call the plain LAPACK routine through LAPACKE_*_work (no NaN scan).
+ * Both run queued on the compute stream (closures below), as cuSOLVER's
+ * kernels do; the caller reads info and the pivots with a synchronous
+ * copy, which waits. */
+typedef struct lu_task {
+  bool solve; /* getrs, else getrf */
+  gm_ctype t;
+  int n, nrhs, lda, ldb;
+  void *a, *b;
+  int *ipiv, *info;
+} lu_task;
+
+static int run_lu(void *arg) {
+  lu_task *k = arg;
+  lapack_int r;
+  if (k->solve)
+    r = k->t == GM_FLOAT ? LAPACKE_sgetrs_work(LAPACK_COL_MAJOR, 'N', k->n, k->nrhs, k->a, k->lda, k->ipiv, k->b,
+                                                k->ldb)
+                         : LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', k->n, k->nrhs, k->a, k->lda, k->ipiv, k->b,
+                                                k->ldb);
+  else
+    r = k->t == GM_FLOAT ? LAPACKE_sgetrf_work(LAPACK_COL_MAJOR, k->n, k->n, k->a, k->lda, k->ipiv)
+                         : LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, k->n, k->n, k->a, k->lda, k->ipiv);
+  *k->info = (int)r;
+  free(k);
+  return 0;
+}
+
+static gm_status queue_lu(void *ctx, const lu_task *proto) {
+  lu_task *k = malloc(sizeof *k);
+  if (!k) return gm_fail(GM_ENOMEM, "out of host memory");
+  *k = *proto;
+  gm_emu_enqueue(ctx, run_lu, k);
   return GM_OK;
+}
+
+static gm_status emu_getrf(void *ctx, gm_ctype t, int n, void *a, int lda, void *work, int *ipiv, int *info) {
+  if (!work) return gm_fail(GM_EINVAL, "getrf: workspace is NULL");
+  return queue_lu(ctx, &(lu_task){.solve = false, .t = t, .n = n, .a = a, .lda = lda, .ipiv = ipiv, .info = info});
 }
 
 static gm_status emu_getrs(void *ctx, gm_ctype t, int n, int nrhs, const void *a, int lda, const int *ipiv,
                            void *b, int ldb, int *info) {
-  (void)ctx;
-  lapack_int r = t == GM_FLOAT
-                     ? LAPACKE_sgetrs_work(LAPACK_COL_MAJOR, 'N', n, nrhs, a, lda, ipiv, b, ldb)
-                     : LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, nrhs, a, lda, ipiv, b, ldb);
-  *info = (int)r;
-  return GM_OK;
+  return queue_lu(ctx, &(lu_task){.solve = true, .t = t, .n = n, .nrhs = nrhs, .a = (void *)a, .lda = lda,
+                                  .b = b, .ldb = ldb, .ipiv = (int *)ipiv, .info = info});
 }
 
 /* Scratch is emulated device memory (raw allocations, protected outside
@@ -84,6 +112,7 @@ static gm_status emu_logdet(void *ctx, gm_ctype t, int n, void *a, int lda, doub
 const gm_blas_ops *gm_emulated_blas_ops(const gm_blas_ops *host) {
   static gm_blas_ops ops;
   ops = *host;
+  gm_emulated_blas_queued(&ops);
   ops.invert = emu_invert;
   ops.logdet = emu_logdet;
   return &ops;
