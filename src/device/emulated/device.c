@@ -313,7 +313,7 @@ gm_status gm_emulated_control(gm_device *d, const gm_emulated_control_in *in, gm
   }
   out->mode = (int)emu_queue_mode(e->compute);
   out->queued = emu_queue_pending(e->compute);
-  out->copies_in_flight = d->copy_stream ? emu_queue_pending(d->copy_stream->q) : 0;
+  out->copies_in_flight = atomic_load(&e->copies_in_flight);
   pthread_mutex_lock(&e->lock);
   if (in && in->set_capacity) e->capacity = in->capacity;
   if (in && in->set_sticky) atomic_store(&e->sticky, in->sticky);

@@ -78,11 +78,13 @@ typedef struct copy_task {
   void *dst;
   const void *src;
   size_t bytes;
+  _Atomic size_t *in_flight; /* emu_impl's count of copy-stream copies, or NULL */
 } copy_task;
 
 static int run_copy(void *arg) {
   copy_task *t = arg;
   memcpy(t->dst, t->src, t->bytes);
+  if (t->in_flight) atomic_fetch_sub(t->in_flight, 1);
   free(t);
   return 0;
 }
@@ -93,10 +95,12 @@ static gm_status check_copy(gm_device *d) {
   return GM_OK;
 }
 
-static gm_status queue_copy(emu_queue *q, void *dst, const void *src, size_t bytes) {
+static gm_status queue_copy(gm_device *d, emu_queue *q, void *dst, const void *src, size_t bytes) {
+  emu_impl *e = d->impl;
   copy_task *t = malloc(sizeof *t);
   if (!t) return gm_fail(GM_ENOMEM, "out of host memory");
-  *t = (copy_task){dst, src, bytes};
+  *t = (copy_task){dst, src, bytes, q == e->compute ? NULL : &e->copies_in_flight};
+  if (t->in_flight) atomic_fetch_add(t->in_flight, 1);
   (void)emu_queue_push(q, run_copy, t);
   return GM_OK;
 }
@@ -115,18 +119,18 @@ static gm_status host_copy(gm_device *d, void *dst, const void *src, size_t byte
 
 gm_status emu_h2d(gm_device *d, void *dst, const void *src, size_t bytes, gm_stream *s) {
   GM_TRY(check_copy(d));
-  return s ? queue_copy(s->q, dst, src, bytes) : host_copy(d, dst, src, bytes);
+  return s ? queue_copy(d, s->q, dst, src, bytes) : host_copy(d, dst, src, bytes);
 }
 
 gm_status emu_d2h(gm_device *d, void *dst, const void *src, size_t bytes, gm_stream *s) {
   GM_TRY(check_copy(d));
-  return s ? queue_copy(s->q, dst, src, bytes) : host_copy(d, dst, src, bytes);
+  return s ? queue_copy(d, s->q, dst, src, bytes) : host_copy(d, dst, src, bytes);
 }
 
 /* Device to device: queued on its stream; the host does not wait. */
 gm_status emu_d2d(gm_device *d, void *dst, const void *src, size_t bytes, gm_stream *s) {
   GM_TRY(check_copy(d));
-  return queue_copy(queue_of(d, s), dst, src, bytes);
+  return queue_copy(d, queue_of(d, s), dst, src, bytes);
 }
 
 /* Rows between any two spaces: synchronous, after the compute stream. */
