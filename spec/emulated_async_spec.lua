@@ -132,15 +132,20 @@ describe("review C2: the copy stream waits for the compute stream", function()
       gm.fill_(1, a)
       local y = gm.mat(n, { ctype = "double", initial_element = 0 })
       gm.fill_(0, y)
+      local z = gm.mat(n, { ctype = "double", initial_element = 0 })
+      gm.fill_(0, z)
       gm.axpy_(1, a, y)   -- queued: reads a's block
       a:free()            -- the block goes back to the pool
       local b = gm.mat(n, { ctype = "double", initial_element = 0 })
       gm.with_facet(b, "cuda_host", "output", function() end)
       b[1] = 50
-      gm.with_facet(b, "cuda", "input", function() end) -- H2D of b queued on the copy stream
-      b[2] = 7            -- a host write waits for that copy (only)
+      gm.axpy_(1, b, z)   -- H2D of b into the reused block, queued on the copy stream
+      b[2] = 7            -- a host write waits for that copy (only): it must not land before the first axpy
+      -- without the wait the copy lands first, and the queued fill of a
+      -- (or the first axpy's read) meets b's data in the shared block
       assert.are.equal(1, y[1]) -- the axpy read a's values, not b's
       assert.are.equal(1, y[n])
+      assert.are.equal(50, z[1])
     end)
     gm.foreign_array_strategy = old
     assert(ok, err)
