@@ -71,6 +71,12 @@ inline void gm_emu_note_thread(const void **first, bool *multi) {
     __atomic_store_n(multi, true, __ATOMIC_RELAXED);
 }
 
+// A queued launch's arguments as the worker sees them: pointers into
+// device blocks become their read-write aliases (src/device/emulated/alias.h),
+// everything else passes unchanged.
+template <class T> inline T *gm_emu_worker_arg(T *p) { return (T *)gm_emu_alias(p); }
+template <class T> inline const T &gm_emu_worker_arg(const T &x) { return x; }
+
 template <class... P> struct gm_emu_launcher {
   void (*kernel)(P...);
   dim3 grid, block;
@@ -90,7 +96,7 @@ template <class... P> struct gm_emu_launcher {
       std::tuple<A...> args;
       static int go(void *p) {
         task *t = (task *)p;
-        std::apply([t](const A &...x) { t->l.run(x...); }, t->args);
+        std::apply([t](const A &...x) { t->l.run(gm_emu_worker_arg(x)...); }, t->args);
         delete t;
         return 0;
       }

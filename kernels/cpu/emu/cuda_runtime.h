@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../cuda_cpu.h"
+#include "../../../src/device/emulated/alias.h"
 
 enum cudaError { cudaSuccess = 0, cudaErrorMemoryAllocation = 2, cudaErrorNotSupported = 801 };
 typedef enum cudaError cudaError_t;
@@ -62,7 +63,7 @@ struct gm_emu_memcpy_task {
   size_t bytes;
   static int run(void *p) {
     gm_emu_memcpy_task *t = (gm_emu_memcpy_task *)p;
-    memcpy(t->dst, t->src, t->bytes);
+    memcpy(gm_emu_alias(t->dst), gm_emu_alias(t->src), t->bytes);
     delete t;
     return 0;
   }

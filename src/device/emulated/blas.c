@@ -8,6 +8,7 @@
 
 #include "../../core/blas_ops.h"
 #include "../../core/mem/backends.h"
+#include "alias.h"
 #include "emulated.h"
 #include "launchers.h"
 
@@ -26,6 +27,9 @@ typedef struct blas_task {
 
 static int run_blas(void *arg) {
   blas_task *b = arg;
+  b->a = gm_emu_alias(b->a); /* the worker's addresses (alias.h) */
+  b->b = gm_emu_alias(b->b);
+  b->c = gm_emu_alias(b->c);
   const gm_blas_ops *h = &gm_host_blas_ops;
   gm_status st = GM_OK;
   switch (b->kind) {

@@ -18,6 +18,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "alias.h"
 #include "emulated.h"
 #include "impl.h"
 #include "launchers.h"
@@ -140,6 +141,22 @@ static bool emu_commit(void *p, size_t len) {
   return errno == EINVAL; /* an older kernel: left to fault in */
 }
 
+/* A block's host view (PROT_NONE, opened below when a device call is
+ * active) and, with the arena, its worker alias (alias.h). */
+static void *map_block(emu_impl *e, size_t len) {
+  if (!e->arena) return mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void *p;
+  int err = gm_emu_arena_map(len, false, &p);
+  return err ? MAP_FAILED : p;
+}
+
+static void unmap(emu_impl *e, void *p, size_t len) {
+  if (e->arena)
+    gm_emu_arena_unmap(p, len);
+  else
+    munmap(p, len);
+}
+
 static gm_status emu_raw_alloc(gm_device *d, size_t bytes, void **out) {
   emu_impl *e = d->impl;
   GM_TRY(emu_sticky(e)); /* cudaMalloc fails too once the context is broken */
@@ -152,9 +169,9 @@ static gm_status emu_raw_alloc(gm_device *d, size_t bytes, void **out) {
   bool full = e->capacity && (len > e->capacity || e->allocated > e->capacity - len);
   pthread_mutex_unlock(&e->lock);
   emu_block *b = full ? NULL : malloc(sizeof *b);
-  void *p = b ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : MAP_FAILED;
-  if (p != MAP_FAILED && e->commit && !emu_commit(p, len)) {
-    munmap(p, len);
+  void *p = b ? map_block(e, len) : MAP_FAILED;
+  if (p != MAP_FAILED && e->commit && !emu_commit(gm_emu_alias(p), len)) {
+    unmap(e, p, len);
     p = MAP_FAILED;
   }
   if (p == MAP_FAILED) {
@@ -164,7 +181,7 @@ static gm_status emu_raw_alloc(gm_device *d, size_t bytes, void **out) {
   }
   pthread_mutex_lock(&e->lock);
   e->allocated += len;
-  if (protect && e->depth == 0) mprotect(p, len, PROT_NONE);
+  if (protect) mprotect(p, len, e->depth == 0 ? PROT_NONE : PROT_READ | PROT_WRITE);
   b->ptr = p;
   b->bytes = len;
   b->next = e->blocks;
@@ -184,7 +201,7 @@ static void unmap_block(emu_impl *e, void *p) {
     if (b->ptr != p) continue;
     *link = b->next;
     e->allocated -= b->bytes;
-    munmap(b->ptr, b->bytes);
+    unmap(e, b->ptr, b->bytes);
     free(b);
     break;
   }
@@ -411,6 +428,7 @@ gm_status gm_emulated_device_init(gm_device *d) {
   if (!e) return gm_fail(GM_ENOMEM, "out of host memory");
   pthread_mutex_init(&e->lock, NULL);
   emu_fault_init(e);
+  e->arena = protect && gm_emu_arena_ready();
   const char *commit = getenv("GPUMAT_EMULATED_COMMIT");
   e->commit = !(commit && strcmp(commit, "0") == 0);
   emu_ops.kernels = gm_emulated_kernels();

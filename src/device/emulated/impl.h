@@ -34,6 +34,9 @@ typedef struct emu_impl {
   unsigned long long fail_every, fail_count, fail_max, n_failed;
   unsigned fail_kinds; /* EMU_FAULT_* bits */
   bool commit;         /* populate raw allocations at once (emu_commit) */
+  /* blocks are doubly mapped (alias.h): workers and copies use the
+   * aliases and never open the host views */
+  bool arena;
 } emu_impl;
 
 /* A stream other than the compute stream (the copy stream). */

@@ -8,6 +8,7 @@
 
 #include "../../core/blas_ops.h"
 #include "../../core/mem/backends.h"
+#include "alias.h"
 #include "emulated.h"
 #include "launchers.h"
 #include "../solver.h"
@@ -41,6 +42,10 @@ typedef struct lu_task {
 
 static int run_lu(void *arg) {
   lu_task *k = arg;
+  k->a = gm_emu_alias(k->a); /* the worker's addresses (alias.h) */
+  k->b = gm_emu_alias(k->b);
+  k->ipiv = gm_emu_alias(k->ipiv);
+  k->info = gm_emu_alias(k->info);
   lapack_int r;
   if (k->solve)
     r = k->t == GM_FLOAT ? LAPACKE_sgetrs_work(LAPACK_COL_MAJOR, 'N', k->n, k->nrhs, k->a, k->lda, k->ipiv, k->b,

@@ -17,10 +17,20 @@
 #include <string.h>
 #include <strings.h>
 
+#include "alias.h"
 #include "impl.h"
 
-static void hook_begin(void *ctx) { emu_open(ctx); }
-static void hook_end(void *ctx) { emu_close(ctx); }
+/* Without the arena (no protection, or no address space for it) a worker
+ * needs the host views opened while it runs. */
+static void hook_begin(void *ctx) {
+  emu_impl *e = ctx;
+  if (!e->arena) emu_open(e);
+}
+
+static void hook_end(void *ctx) {
+  emu_impl *e = ctx;
+  if (!e->arena) emu_close(e);
+}
 
 static void hook_failed(void *ctx, int status, const char *message) {
   emu_impl *e = ctx;
@@ -83,7 +93,7 @@ typedef struct copy_task {
 
 static int run_copy(void *arg) {
   copy_task *t = arg;
-  memcpy(t->dst, t->src, t->bytes);
+  memcpy(gm_emu_alias(t->dst), gm_emu_alias(t->src), t->bytes);
   if (t->in_flight) atomic_fetch_sub(t->in_flight, 1);
   free(t);
   return 0;
@@ -111,9 +121,9 @@ static gm_status host_copy(gm_device *d, void *dst, const void *src, size_t byte
   emu_impl *e = d->impl;
   emu_queue_drain(e->compute);
   GM_TRY(emu_take_async_error(e));
-  emu_open(e);
-  memcpy(dst, src, bytes);
-  emu_close(e);
+  if (!e->arena) emu_open(e);
+  memcpy(gm_emu_alias(dst), gm_emu_alias(src), bytes);
+  if (!e->arena) emu_close(e);
   return GM_OK;
 }
 
@@ -140,9 +150,11 @@ gm_status emu_copy_2d(gm_device *d, void *dst, size_t dpitch, const void *src, s
   GM_TRY(check_copy(d));
   emu_queue_drain(e->compute);
   GM_TRY(emu_take_async_error(e));
-  emu_open(e);
-  for (size_t r = 0; r < height; r++) memcpy((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
-  emu_close(e);
+  char *to = gm_emu_alias(dst);
+  const char *from = gm_emu_alias(src);
+  if (!e->arena) emu_open(e);
+  for (size_t r = 0; r < height; r++) memcpy(to + r * dpitch, from + r * spitch, width);
+  if (!e->arena) emu_close(e);
   return GM_OK;
 }
 
