@@ -159,9 +159,9 @@ static int l_peek_grid(lua_State *L) {
 }
 
 void gml_open_convenience(lua_State *L, int module_idx) {
-  static const luaL_Reg fns[] = {{"_peek_grid", l_peek_grid}, {NULL, NULL}};
-  static const luaL_Reg methods[] = {
-      {"sum", l_sum}, {"mean", l_mean}, {"min", l_min}, {"max", l_max}, {NULL, NULL}};
+  static const gml_reg fns[] = {{"_peek_grid", l_peek_grid, 4, NULL}, {NULL, NULL, 0, NULL}};
+  static const gml_reg methods[] = {
+      {"sum", l_sum, 1, NULL}, {"mean", l_mean, 1, NULL}, {"min", l_min, 1, NULL}, {"max", l_max, 1, NULL}, {NULL, NULL, 0, NULL}};
   gml_register(L, module_idx, fns);
   luaL_getmetatable(L, GML_MAT_MT);
   lua_getfield(L, -1, "__methods");
