@@ -122,6 +122,19 @@ describe("review A1, C8: mats over mapped or managed memory wait for device work
   end)
 end)
 
+describe("review A1: buffers the device uses in place wait for it", function()
+  it("bref of a mapped or managed buffer after a queued op on a mat over it #outermost", function()
+    lazy(function()
+      local p = gm.make_cuda_host_array(100, { flags = { "mapped" }, element_type = "double", initial_element = 1 })
+      gm.scal_(5, gm.mat_from_buffer(p))
+      assert.are.equal(5, gm.bref(p, 7))
+      local g = gm.make_managed_array(100, { element_type = "double", initial_element = 2 })
+      gm.scal_(3, gm.mat_from_buffer(g))
+      assert.are.equal(6, gm.bref(g, 50))
+    end)
+  end)
+end)
+
 describe("review C2: the copy stream waits for the compute stream", function()
   it("a reused pool block is not overwritten before queued kernels read it #outermost", function()
     local old = gm.foreign_array_strategy
