@@ -26,7 +26,8 @@ enum cudaMemcpyKind {
   cudaMemcpyDefault = 4
 };
 
-// Launches are synchronous and cannot fail to start: no pending error.
+// Launches are queued and cannot fail to start: no pending error (a
+// failure of queued work is the device's, reported at its next sync).
 inline cudaError_t cudaGetLastError() { return cudaSuccess; }
 
 // Stream-ordered scratch arrays (the sums' and reductions' partials) are

@@ -16,7 +16,11 @@
  *    gm_device_defer_free() only queues the block and is safe from a Lua
  *    finalizer (no device call, no Lua call).  The queue is drained at the
  *    next allocation on the device, by gm_device_collect() and at teardown.
- *  - copies with stream == NULL are synchronous. */
+ *  - copies with stream == NULL are synchronous (H2D/D2H: the host waits,
+ *    ordered after the compute stream); with a stream they are queued.
+ *  - ops on device memory return once queued on the compute stream (CUDA,
+ *    and the emulated device, whose streams are worker threads): host code
+ *    waits (stream_sync) before touching memory queued work uses. */
 #ifndef GM_DEVICE_DEVICE_H
 #define GM_DEVICE_DEVICE_H
 
