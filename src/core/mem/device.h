@@ -70,6 +70,10 @@ typedef struct gm_device_ops {
    * backend counts them. */
   void (*enter)(gm_device *d);
   void (*leave)(gm_device *d);
+  /* Where host code running inside a device call (after a stream_sync)
+   * may touch device memory p: the emulated device's worker alias; NULL
+   * (p itself) on CUDA, whose memory the host never touches. */
+  void *(*host_address)(gm_device *d, void *p);
   gm_status (*get_info)(gm_device *d, gm_device_info *out);
   /* cudart's per-thread last-error slot (review #1): a failed cudaMalloc
    * or cudaHostRegister leaves its error there, and every launcher returns

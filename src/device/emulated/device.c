@@ -408,6 +408,7 @@ static gm_device_ops emu_ops = {
     .host_free = emu_host_free,
     .enter = emu_enter,
     .leave = emu_leave,
+    .host_address = emu_host_address,
     .get_info = emu_get_info,
     .clear_error = emu_clear_error,
     .check_error = emu_check_error,

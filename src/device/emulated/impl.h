@@ -64,6 +64,7 @@ emu_mode emu_mode_from_env(void);
 /* The stream entries of the device table (streams.c). */
 void emu_enter(gm_device *d);
 void emu_leave(gm_device *d);
+void *emu_host_address(gm_device *d, void *p);
 gm_status emu_h2d(gm_device *d, void *dst, const void *src, size_t bytes, gm_stream *s);
 gm_status emu_d2h(gm_device *d, void *dst, const void *src, size_t bytes, gm_stream *s);
 gm_status emu_d2d(gm_device *d, void *dst, const void *src, size_t bytes, gm_stream *s);

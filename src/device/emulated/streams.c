@@ -68,8 +68,25 @@ gm_status emu_take_async_error(emu_impl *e) {
   return st ? gm_fail((gm_status)st, "%s", msg) : GM_OK;
 }
 
-void emu_enter(gm_device *d) { emu_open(d->impl); }
-void emu_leave(gm_device *d) { emu_close(d->impl); }
+/* With the arena nothing on the host thread touches device memory at its
+ * host address: launches, BLAS and copies are queued or use the alias,
+ * and host code that runs inside a device call (a CPU run-time kernel)
+ * asks for the alias (host_address).  So the host views stay closed even
+ * inside device calls, and any other host access crashes. */
+void emu_enter(gm_device *d) {
+  emu_impl *e = d->impl;
+  if (!e->arena) emu_open(e);
+}
+
+void emu_leave(gm_device *d) {
+  emu_impl *e = d->impl;
+  if (!e->arena) emu_close(e);
+}
+
+void *emu_host_address(gm_device *d, void *p) {
+  (void)d;
+  return gm_emu_alias(p);
+}
 
 static emu_queue *queue_of(gm_device *d, gm_stream *s) {
   emu_impl *e = d->impl;
