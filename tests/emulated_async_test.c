@@ -6,11 +6,14 @@
  *    a queued op (no wait) sees the old value, every time, in lazy mode;
  *  - a deliberately wrong host read of device memory outside device work
  *    crashes even while a worker runs (the host view stays PROT_NONE; the
- *    worker uses its alias), checked in a forked child.
+ *    worker uses its alias), checked in a forked child;
+ *  - a failure of queued work is reported by the next sync, once (as CUDA
+ *    reports an asynchronous error).
  * Exits 0 when every check passes and prints each failure. */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,6 +23,7 @@
 #include "core/mat.h"
 #include "core/vec.h"
 #include "device/emulated/emulated.h"
+#include "device/emulated/launchers.h"
 
 #include "check.h"
 #include "emulated_context.h"
@@ -114,6 +118,20 @@ static void device_read_crashes(void) {
 #endif
 }
 
+static int failing_task(void *arg) {
+  (void)arg;
+  return (int)gm_fail(GM_ECUDA, "a queued task failed on purpose");
+}
+
+static void queued_failure_reported_at_sync(int mode) {
+  gm_device *d = gm_current_device();
+  set_mode(mode);
+  gm_emu_enqueue(d, failing_task, NULL);
+  CHECK(d->ops->stream_sync(d, NULL) == GM_ECUDA);
+  CHECK(strstr(gm_last_error(), "a queued task failed on purpose") != NULL);
+  CHECK(d->ops->stream_sync(d, NULL) == GM_OK);
+}
+
 int main(void) {
   gm_context c;
   gm_context_options o = gm_test_emulated_options(0);
@@ -122,6 +140,9 @@ int main(void) {
   lazy_ordering();
   lazy_missing_wait_reads_stale();
   device_read_crashes();
+  queued_failure_reported_at_sync(GM_EMU_LAZY);
+  queued_failure_reported_at_sync(GM_EMU_ASYNC);
+  queued_failure_reported_at_sync(GM_EMU_INLINE);
   CHECK(gm_context_exit(&c) == GM_OK);
   if (gm_test_failed) return 1;
   printf("emulated_async_test: ok\n");
