@@ -107,6 +107,21 @@ describe("review A1, C8: mats over mapped or managed memory wait for device work
     end)
   end)
 
+  it("the host waits for the op on the mat (an event), not for later work #outermost", function()
+    lazy(function()
+      local x = gm.mat(1000, { mapped = true, initial_element = 2 })
+      local y = gm.mat(1000, { initial_element = 0 })
+      gm.fill_(1, y)
+      gm.synchronize()
+      gm.scal_(3, x)
+      gm.fill_(7, y)                   -- queued after: not needed to read x
+      assert.are.equal(6, x[10])
+      assert.are.equal(1, gm.emulated_device().queued)
+      assert.are.equal(7, y[10])
+      assert.are.equal(0, gm.emulated_device().queued)
+    end)
+  end)
+
   it("a managed mat read after scal_ sees the scaled values; a host write after a queued read waits #outermost", function()
     lazy(function()
       local x = gm.mat(1000, { initial_element = 2 })

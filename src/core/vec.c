@@ -160,9 +160,28 @@ static gm_status settle_copies(gm_vec *v, gm_device *except) {
 static gm_status settle_device(gm_vec *v) {
   gm_device *d = v->device_pending;
   if (!d) return GM_OK;
-  GM_TRY(d->ops->stream_sync(d, NULL));
+  if (v->pending_has_event) {
+    GM_TRY(d->ops->event_sync(d, v->pending_event));
+    d->ops->event_free(d, v->pending_event);
+  } else {
+    GM_TRY(d->ops->stream_sync(d, NULL));
+  }
   v->device_pending = NULL;
+  v->pending_has_event = false;
   return GM_OK;
+}
+
+/* Device work just queued on d uses the host storage in place: an event
+ * after it (or, without events, the whole stream) is what the host will
+ * wait for.  An older event goes: the stream runs in order, so the new
+ * one covers it. */
+static void note_device_work(gm_vec *v, gm_device *d) {
+  if (v->device_pending && v->pending_has_event)
+    v->device_pending->ops->event_free(v->device_pending, v->pending_event);
+  void *ev = NULL;
+  v->pending_has_event = d->ops->event_record && d->ops->event_record(d, &ev) == GM_OK;
+  v->pending_event = ev;
+  v->device_pending = d;
 }
 
 static void release_host(gm_vec *v) {
@@ -601,7 +620,7 @@ void gm_vec_unwatch(gm_vec *v, gm_facet_name f, gm_direction dir) {
   /* OUTPUT may have been promoted to IO; both count as writers */
   if (dir != GM_INPUT && F->n_writers > 0) F->n_writers--;
   /* a device op on storage the host shares is queued, not done */
-  if (f == GM_FACET_CUDA && shares_host(v, f) && F->device) v->device_pending = F->device;
+  if (f == GM_FACET_CUDA && shares_host(v, f) && F->device) note_device_work(v, F->device);
   vunlock(v, taken);
 }
 

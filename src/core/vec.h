@@ -78,6 +78,8 @@ typedef struct gm_vec {
    * host storage in place (a mapped or managed cuda facet): host watches,
    * element access and releases wait for that stream first */
   struct gm_device *device_pending;
+  void *pending_event;    /* device_pending's event after that work */
+  bool pending_has_event; /* else the host syncs the compute stream */
   struct gm_vec_weak *weak; /* weak handle (barriers), created on demand */
   /* Direct element access (core/direct.h): gen changes (to a process-wide
    * unique value) whenever facet metadata is touched. */

@@ -60,6 +60,14 @@ typedef struct gm_device_ops {
    * cudaStreamWaitEvent); the host does not wait (review #3) */
   gm_status (*stream_wait)(gm_device *d, gm_stream *waiter, gm_stream *s);
   gm_status (*synchronize)(gm_device *d);
+  /* An event recorded on the compute stream after the work queued so far
+   * (*ev: an opaque handle, NULL when nothing needs waiting for);
+   * event_sync blocks the host until it has passed (reporting the
+   * stream's errors as stream_sync does); event_free releases it.  May
+   * be NULL: the core then synchronizes the compute stream instead. */
+  gm_status (*event_record)(gm_device *d, void **ev);
+  gm_status (*event_sync)(gm_device *d, void *ev);
+  void (*event_free)(gm_device *d, void *ev);
   /* page-locked host memory */
   gm_status (*host_register)(gm_device *d, void *p, size_t bytes);
   void (*host_unregister)(gm_device *d, void *p);

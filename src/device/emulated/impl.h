@@ -75,5 +75,8 @@ void emu_stream_free(gm_device *d, gm_stream *s);
 gm_status emu_stream_sync(gm_device *d, gm_stream *s);
 gm_status emu_stream_wait(gm_device *d, gm_stream *waiter, gm_stream *s);
 gm_status emu_synchronize(gm_device *d);
+gm_status emu_event_record(gm_device *d, void **ev);
+gm_status emu_event_sync(gm_device *d, void *ev);
+void emu_event_free(gm_device *d, void *ev);
 
 #endif

@@ -239,3 +239,27 @@ gm_status emu_synchronize(gm_device *d) {
   GM_TRY(emu_take_async_error(d->impl));
   return emu_sticky(d->impl);
 }
+
+/* ---- events: a ticket of the compute stream ---- */
+
+_Static_assert(sizeof(uintptr_t) >= sizeof(uint64_t), "a ticket fits in the event handle");
+
+gm_status emu_event_record(gm_device *d, void **ev) {
+  emu_impl *e = d->impl;
+  *ev = (void *)(uintptr_t)emu_queue_tail(e->compute);
+  return GM_OK;
+}
+
+/* Lazy mode runs the queue up to the ticket only: later work stays
+ * queued, so a wait that should have covered it still fails. */
+gm_status emu_event_sync(gm_device *d, void *ev) {
+  emu_impl *e = d->impl;
+  emu_queue_wait(e->compute, (uint64_t)(uintptr_t)ev);
+  GM_TRY(emu_take_async_error(e));
+  return emu_sticky(e);
+}
+
+void emu_event_free(gm_device *d, void *ev) {
+  (void)d;
+  (void)ev;
+}
