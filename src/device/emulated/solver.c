@@ -46,18 +46,19 @@ static int run_lu(void *arg) {
   k->b = gm_emu_alias(k->b);
   k->ipiv = gm_emu_alias(k->ipiv);
   k->info = gm_emu_alias(k->info);
-  lapack_int r;
-  if (k->solve)
-    r = k->t == GM_FLOAT ? LAPACKE_sgetrs_work(LAPACK_COL_MAJOR, 'N', k->n, k->nrhs, k->a, k->lda, k->ipiv, k->b,
-                                                k->ldb)
-                         : LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', k->n, k->nrhs, k->a, k->lda, k->ipiv, k->b,
-                                                k->ldb);
-  else
-    r = k->t == GM_FLOAT ? LAPACKE_sgetrf_work(LAPACK_COL_MAJOR, k->n, k->n, k->a, k->lda, k->ipiv)
-                         : LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, k->n, k->n, k->a, k->lda, k->ipiv);
-  *k->info = (int)r;
+  lapack_int r = 0;
+  int st = 0;
+#define X(T, E, name, kw, p, ...)                                                                             \
+  case GM_##E:                                                                                                \
+    r = k->solve ? LAPACKE_##p##getrs_work(LAPACK_COL_MAJOR, 'N', k->n, k->nrhs, k->a, k->lda, k->ipiv, k->b, \
+                                           k->ldb)                                                            \
+                 : LAPACKE_##p##getrf_work(LAPACK_COL_MAJOR, k->n, k->n, k->a, k->lda, k->ipiv);              \
+    break;
+  GM_CTYPE_SWITCH(k->t, X, st = (int)gm_fail(GM_EINVAL, "%s: unsupported ctype", k->solve ? "getrs" : "getrf"))
+#undef X
+  if (st == 0) *k->info = (int)r;
   free(k);
-  return 0;
+  return st;
 }
 
 static gm_status queue_lu(void *ctx, const lu_task *proto) {
