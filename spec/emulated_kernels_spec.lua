@@ -397,10 +397,11 @@ describe("kernels/*.cu on the emulated device", function()
       assert.is_true(math.abs(hs - ds) <= rel * math.max(1, math.abs(hs)), ("%s sum %s vs %s"):format(ctype, hs, ds))
       assert.are.equal(hx, dx, ctype)
       -- Whether the other cores take a chunk before the calling thread
-      -- has done them all depends on the schedule (the launches are vector
-      -- loops of a few milliseconds): up to 50 tries each.
+      -- has done them all depends on the schedule (gm_par_for starts its
+      -- threads per call; the launches are vector loops of a few
+      -- milliseconds): 4M elements, up to 50 tries each.
       gm.with_cuda(EMU, function()
-        local m = gm.mat(1 << 20, { ctype = ctype, initial_element = 0.5 })
+        local m = gm.mat(1 << 22, { ctype = ctype, initial_element = 0.5 })
         for k, op in pairs {
           ["unary_kernel<" .. ctype .. ">"] = function() gm.tanh_(m) end,
           ["reduce_pass<" .. ctype .. ">"] = function() return m:sum() end,
@@ -409,6 +410,7 @@ describe("kernels/*.cu on the emulated device", function()
           local before = par()[k] or 0
           for _ = 1, 50 do
             op()
+            gm.synchronize() -- the launch is queued on the compute stream
             if (par()[k] or 0) > before then break end
           end
           assert.is_true((par()[k] or 0) > before, ("%s: no launch ran its blocks in parallel"):format(k))

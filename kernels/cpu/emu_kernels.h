@@ -80,12 +80,39 @@ inline void gm_emu_note_thread(const void **first, bool *multi) {
     __atomic_store_n(multi, true, __ATOMIC_RELAXED);
 }
 
+// A queued launch's arguments as the worker sees them: pointers into
+// device blocks become their read-write aliases (src/device/emulated/alias.h),
+// everything else passes unchanged.
+template <class T> inline T *gm_emu_worker_arg(T *p) { return (T *)gm_emu_alias(p); }
+template <class T> inline const T &gm_emu_worker_arg(const T &x) { return x; }
+
 template <class... P> struct gm_emu_launcher {
   void (*kernel)(P...);
   dim3 grid, block;
   gm_emu_site *site;
+  void *stream; // the emulated device (its compute stream), or null
+  // Queued on the stream like a CUDA launch: the arguments are copied
+  // into the closure (as cudaLaunchKernel copies them) and the grid runs
+  // later on the stream's worker thread.
   template <class... A> void operator()(const A &...a) const {
-    __atomic_fetch_add(&site->c.launches, 1ull, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&site->c.launches, 1ull, __ATOMIC_RELAXED); // counted when launched
+    if (!stream) {
+      run(a...);
+      return;
+    }
+    struct task {
+      gm_emu_launcher l;
+      std::tuple<A...> args;
+      static int go(void *p) {
+        task *t = (task *)p;
+        std::apply([t](const A &...x) { t->l.run(gm_emu_worker_arg(x)...); }, t->args);
+        delete t;
+        return 0;
+      }
+    };
+    gm_emu_enqueue(stream, task::go, new task{*this, std::tuple<A...>(a...)});
+  }
+  template <class... A> void run(const A &...a) const {
     void (*k)(P...) = kernel;
     const void *first = nullptr;
     bool multi = false;
@@ -101,8 +128,9 @@ template <class... P> struct gm_emu_launcher {
 };
 
 template <class... P>
-inline gm_emu_launcher<P...> gm_emu_launch(void (*kernel)(P...), dim3 grid, dim3 block, gm_emu_site &site) {
-  return gm_emu_launcher<P...>{kernel, grid, block, &site};
+inline gm_emu_launcher<P...> gm_emu_launch(void (*kernel)(P...), dim3 grid, dim3 block, gm_emu_site &site,
+                                           void *stream) {
+  return gm_emu_launcher<P...>{kernel, grid, block, &site, stream};
 }
 
 inline dim3 gm_emu_dim3(dim3 d) { return d; }
@@ -114,12 +142,14 @@ inline dim3 gm_emu_dim3(unsigned n) { return dim3(n); }
     static gm_emu_site site_(#k, __FILE__, sync);                              \
     return site_;                                                              \
   }())
-// (no dynamic shared memory in our kernels; launches are synchronous, so
-// the stream orders nothing)
-#define GM_LAUNCH(k, grid, block, shmem, stream) \
-  ((void)(shmem), (void)(stream), gm_emu_launch(k, gm_emu_dim3(grid), gm_emu_dim3(block), GM_EMU_SITE(k, false)))
-#define GM_LAUNCH_SYNC(k, grid, block, shmem, stream) \
-  ((void)(shmem), (void)(stream), gm_emu_launch(k, gm_emu_dim3(grid), gm_emu_dim3(block), GM_EMU_SITE(k, true)))
+// (no dynamic shared memory in our kernels; the stream is the emulated
+// device, whose compute stream the launch is queued on)
+#define GM_LAUNCH(k, grid, block, shmem, stream)                                                            \
+  ((void)(shmem), gm_emu_launch(k, gm_emu_dim3(grid), gm_emu_dim3(block), GM_EMU_SITE(k, false), \
+                                (void *)(stream)))
+#define GM_LAUNCH_SYNC(k, grid, block, shmem, stream)                                                      \
+  ((void)(shmem), gm_emu_launch(k, gm_emu_dim3(grid), gm_emu_dim3(block), GM_EMU_SITE(k, true), \
+                                (void *)(stream)))
 
 // Range launches (GM_LAUNCH_RANGE, launch_cuda.cuh): kernels whose body
 // is one GRID_STRIDE or ROWS_2D loop over independent items run once per
@@ -144,8 +174,28 @@ template <class... P> struct gm_emu_range_launcher {
   size_t count;
   double work;
   gm_emu_site *site;
+  void *stream; // the emulated device (its compute stream), or null
+  // Queued on the stream like every launch (gm_emu_launcher): arguments
+  // copied into the closure, device pointers aliased for the worker.
   template <class... A> void operator()(const A &...a) const {
-    __atomic_fetch_add(&site->c.launches, 1ull, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&site->c.launches, 1ull, __ATOMIC_RELAXED); // counted when launched
+    if (!stream) {
+      run(a...);
+      return;
+    }
+    struct task {
+      gm_emu_range_launcher l;
+      std::tuple<A...> args;
+      static int go(void *p) {
+        task *t = (task *)p;
+        std::apply([t](const A &...x) { t->l.run(gm_emu_worker_arg(x)...); }, t->args);
+        delete t;
+        return 0;
+      }
+    };
+    gm_emu_enqueue(stream, task::go, new task{*this, std::tuple<A...>(a...)});
+  }
+  template <class... A> void run(const A &...a) const {
     struct job {
       void (*k)(P...);
       std::tuple<const A &...> args;
@@ -153,27 +203,27 @@ template <class... P> struct gm_emu_range_launcher {
       bool multi;
     } j{kernel, std::tuple<const A &...>(a...), nullptr, false};
     gmcpu::gm_par_for(count, 1, work > 1 ? work : 1.0,
-               [](void *arg, size_t lo, size_t hi) {
-                 job &jb = *(job *)arg;
-                 gm_emu_note_thread(&jb.first, &jb.multi);
-                 gm_emu_range = gm_emu_span{lo, hi};
-                 std::apply(jb.k, jb.args);
-                 gm_emu_range = gm_emu_span{0, 0};
-               },
-               &j);
+                      [](void *arg, size_t lo, size_t hi) {
+                        job &jb = *(job *)arg;
+                        gm_emu_note_thread(&jb.first, &jb.multi);
+                        gm_emu_range = gm_emu_span{lo, hi};
+                        std::apply(jb.k, jb.args);
+                        gm_emu_range = gm_emu_span{0, 0};
+                      },
+                      &j);
     if (j.multi) __atomic_fetch_add(&site->c.parallel_launches, 1ull, __ATOMIC_RELAXED);
   }
 };
 
 template <class... P>
 inline gm_emu_range_launcher<P...> gm_emu_launch_range(void (*kernel)(P...), size_t count, double work,
-                                                       gm_emu_site &site) {
-  return gm_emu_range_launcher<P...>{kernel, count, work, &site};
+                                                       gm_emu_site &site, void *stream) {
+  return gm_emu_range_launcher<P...>{kernel, count, work, &site, stream};
 }
 
 #define GM_LAUNCH_RANGE(k, grid, block, stream, count, work)                                            \
-  ((void)(grid), (void)(block), (void)(stream),                                                        \
-   gm_emu_launch_range(k, (size_t)(count), (double)(work), GM_EMU_SITE(k, false)))
+  ((void)(grid), (void)(block),                                                                        \
+   gm_emu_launch_range(k, (size_t)(count), (double)(work), GM_EMU_SITE(k, false), (void *)(stream)))
 
 // The launchers' scratch hooks (launch_cuda.cuh) are the emulated
 // device's (src/device/emulated/device.c, declared in emu/cuda_runtime.h).
@@ -189,6 +239,7 @@ inline gm_emu_range_launcher<P...> gm_emu_launch_range(void (*kernel)(P...), siz
 #include "nn.h"
 #include "random.h"
 #include "strided.h"
+#include "strided_ew.h"
 
 #define gm_cuda_ew_unary gm_emu_ew_unary
 #define gm_cuda_ew_scalar gm_emu_ew_scalar
@@ -208,6 +259,8 @@ inline gm_emu_range_launcher<P...> gm_emu_launch_range(void (*kernel)(P...), siz
 #define gm_cuda_uniform gm_emu_uniform
 #define gm_cuda_gaussian gm_emu_gaussian
 #define gm_cuda_reduce gm_emu_reduce
+#define gm_cuda_strided_binary gm_emu_strided_binary
+#define gm_cuda_strided_where gm_emu_strided_where
 #define gm_cuda_strided_copy gm_emu_strided_copy
 
 #endif

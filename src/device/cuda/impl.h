@@ -58,6 +58,11 @@ void gm_cuda_scratch_free_on(gm_device *d, void *p);
 int gm_cuda_scratch_alloc(void *stream, size_t bytes, void **out);
 void gm_cuda_scratch_free(void *stream, void *p);
 
+/* Events on the compute stream (events.c). */
+gm_status gm_cuda_event_record(gm_device *d, void **ev);
+gm_status gm_cuda_event_sync(gm_device *d, void *ev);
+void gm_cuda_event_free(gm_device *d, void *ev);
+
 /* Run-time kernels (rtk.c): load NVRTC's PTX on d, launch on its stream. */
 gm_status gm_cuda_rtk_load(gm_device *d, const char *ptx, const char *name, void **kernel);
 gm_status gm_cuda_rtk_launch(gm_device *d, void *kernel, void **args, const unsigned *geom);
