@@ -8,11 +8,12 @@
  *   GM_LT_STREAM(ctx)         the launchers' stream argument for device ctx,
  *   GM_LT_STATUS(ctx, err, k) the gm_status of launcher code err for the
  *                             kernel named k (clearing cudart's slot),
- * and gets static gm_lt_fill and gm_lt_{elementwise,nn,random,reduce}_ops. */
+ * and gets static gm_lt_fill and gm_lt_{elementwise,nn,random,reduce,reduce_axis}_ops. */
 #include "../core/elementwise_ops.h"
 #include "../core/nn_ops.h"
 #include "../core/random_ops.h"
 #include "../core/reduce_ops.h"
+#include "../core/reduce_axis_ops.h"
 #include "kernel_launchers.h"
 
 #if !defined(GM_LT_STREAM) || !defined(GM_LT_STATUS)
@@ -144,5 +145,14 @@ static gm_status gm_lt_reduce(void *ctx, gm_ctype t, gm_reduce_op op, size_t n, 
 }
 
 static const gm_reduce_ops gm_lt_reduce_ops = {.reduce = gm_lt_reduce};
+
+/* ---- reductions along an axis (kernels/reduce_axis.cu) ---- */
+
+static gm_status gm_lt_reduce_axis(void *ctx, gm_ctype t, int op, int ddof, size_t outer, size_t len, size_t inner,
+                                   const void *x, void *y) {
+  return GM_LT_RUN(reduce_axis, ((int)t, op, ddof, outer, len, inner, x, y, GM_LT_STREAM(ctx)), "reduce_axis kernel");
+}
+
+static const gm_reduce_axis_ops gm_lt_reduce_axis_ops = {.axis = gm_lt_reduce_axis};
 
 #undef GM_LT_RUN

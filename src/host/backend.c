@@ -6,6 +6,7 @@
 #include "../core/blas_ops.h"
 #include "../core/random_ops.h"
 #include "../core/reduce_ops.h"
+#include "../core/reduce_axis_ops.h"
 #include "../../kernels/fill.h"
 
 static gm_status host_fill(void *ctx, gm_ctype t, size_t n, double alpha, void *x, size_t incx) {
@@ -27,4 +28,5 @@ const gm_backend gm_host_backend = {
     .nn = &gm_host_nn_ops,
     .random = &gm_host_random_ops,
     .reduce = &gm_host_reduce_ops,
+    .reduce_axis = &gm_host_reduce_axis_ops,
 };

@@ -27,6 +27,7 @@ static const gm_backend cuda_kernels = {
     .elementwise = &gm_lt_elementwise_ops,    /* kernels/elementwise.cu */
     .nn = &gm_lt_nn_ops,                      /* kernels/nn.cu */
     .reduce = &gm_lt_reduce_ops,              /* kernels/reduce.cu */
+    .reduce_axis = &gm_lt_reduce_axis_ops,    /* kernels/reduce_axis.cu */
 };
 
 const gm_backend *gm_cuda_kernels(void) { return &cuda_kernels; }

@@ -1,0 +1,93 @@
+// Reductions along an axis (m:sum(axis), m:argmax(axis), gm.softmax, ...)
+// on the device: one kernel for every axis and op, on the array seen as
+// (outer, len, inner) and reduced over the middle index (kernels/
+// reduce_axis.h has the accumulators, shared with the host loops).
+//
+// A block of AX_THREADS threads handles `cols` columns (outputs) at a
+// time with `lanes` threads per column (cols * lanes = AX_THREADS); lane l
+// folds elements l, l + lanes, ... of its column and the lanes are merged
+// in shared memory (no warp shuffles, so the CPU model of the emulated
+// device runs the same code).  Two mappings keep the loads coalesced:
+//  rows (inner == 1): the lanes of a column are adjacent threads reading
+//    adjacent elements of one row; up to 32 lanes (a warp per row), so a
+//    block covers several short rows;
+//  columns (inner > 1): adjacent threads take adjacent columns (adjacent
+//    elements of a row of the (len, inner) slab), 32 of them, and the 8
+//    lanes split the axis.
+// Softmax writes every element of its column after the merge.
+#include <cuda_runtime.h>
+
+#include "launch_cuda.cuh"
+#include "reduce_axis.h"
+
+namespace {
+
+#define AX_THREADS 256
+
+template <typename T, typename Y>
+__global__ void reduce_axis_kernel(int op, int ddof, size_t outer, size_t len, size_t inner, unsigned lanes,
+                                   const T *x, Y *y) {
+  __shared__ gm_axacc sh[AX_THREADS];
+  const bool rows = inner == 1;
+  const unsigned cols = blockDim.x / lanes, t = threadIdx.x;
+  const unsigned lane = rows ? t % lanes : t / cols, col = rows ? t / lanes : t % cols;
+  const size_t tiles = ((rows ? outer : inner) + cols - 1) / cols;
+  const size_t n_groups = rows ? tiles : outer * tiles;
+  for (size_t g = blockIdx.x; g < n_groups; g += gridDim.x) {
+    const size_t o = rows ? g * cols + col : g / tiles, j = rows ? 0 : (g % tiles) * cols + col;
+    const bool live = rows ? o < outer : j < inner;
+    const size_t base = o * len * inner + j; // element k of the column: base + k * inner
+    gm_axacc c = gm_ax_init(op);
+    if (live)
+      for (size_t k = lane; k < len; k += lanes) gm_ax_step(op, &c, (double)x[base + k * inner], (long long)k);
+    sh[lane * cols + col] = c;
+    __syncthreads();
+    for (unsigned s = lanes / 2; s > 0; s /= 2) {
+      if (lane < s) gm_ax_merge(op, &sh[lane * cols + col], sh[(lane + s) * cols + col]);
+      __syncthreads();
+    }
+    c = sh[col];
+    __syncthreads(); // sh is reused by the next group
+    if (!live) continue;
+    if (op == GM_AX_SOFTMAX) {
+      for (size_t k = lane; k < len; k += lanes) y[base + k * inner] = (Y)gm_ax_softmax(c, (double)x[base + k * inner]);
+    } else if (lane == 0) {
+      y[o * inner + j] = (Y)gm_ax_result(op, c, (long long)len, ddof);
+    }
+  }
+}
+
+template <typename T, typename Y>
+void launch_axis(int op, int ddof, size_t outer, size_t len, size_t inner, const void *x, void *y,
+                 cudaStream_t s) {
+  unsigned lanes = 1;
+  if (inner == 1)
+    while (lanes < 32 && lanes < len) lanes *= 2;
+  else
+    lanes = AX_THREADS / 32;
+  const unsigned cols = AX_THREADS / lanes;
+  const size_t tiles = ((inner == 1 ? outer : inner) + cols - 1) / cols;
+  const size_t n_groups = inner == 1 ? tiles : outer * tiles;
+  const unsigned grid = n_groups < GM_MAX_GRID ? (unsigned)n_groups : GM_MAX_GRID;
+  // a name without a comma for the launch macro
+  void (*reduce_axis)(int, int, size_t, size_t, size_t, unsigned, const T *, Y *) = reduce_axis_kernel<T, Y>;
+  GM_LAUNCH_SYNC(reduce_axis, grid, AX_THREADS, 0, s)(op, ddof, outer, len, inner, lanes, (const T *)x, (Y *)y);
+}
+
+}  // namespace
+
+// y := the reduction op of x (outer, len, inner) over len: outer * inner
+// elements (softmax: x's shape), of ctype `ctype`, or double for
+// argmax/argmin.  outer * inner > 0.
+extern "C" int gm_cuda_reduce_axis(int ctype, int op, int ddof, size_t outer, size_t len, size_t inner,
+                                   const void *x, void *y, void *stream) {
+  cudaStream_t s = (cudaStream_t)stream;
+  const bool arg = gm_ax_is_arg(op);
+  if (ctype == 0) {
+    if (arg) launch_axis<float, double>(op, ddof, outer, len, inner, x, y, s);
+    else launch_axis<float, float>(op, ddof, outer, len, inner, x, y, s);
+  } else {
+    launch_axis<double, double>(op, ddof, outer, len, inner, x, y, s);
+  }
+  return (int)cudaGetLastError();
+}
