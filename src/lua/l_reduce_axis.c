@@ -11,6 +11,7 @@
  *     into m itself.
  * All run where the mat lives (core/reduce_axis.h, core/reduce.h). */
 #include "../core/reduce.h"
+#include "../core/exec.h"
 #include "../core/reduce_axis.h"
 #include "util.h"
 
@@ -80,6 +81,8 @@ static gm_mat *result_mat(lua_State *L, gm_mat *x, const ax_args *a, int op, con
     if (!same) gml_argerror(L, 3, fn, "out has dims %s, the result has %s", got, want);
     if (out->ctype != t)
       gml_argerror(L, 3, fn, "out has ctype %s, the result is %s", gm_ctype_name(out->ctype), gm_ctype_name(t));
+    bool in_place = op == GM_AX_SOFTMAX && out->vec == x->vec && out->displacement == x->displacement;
+    if (!in_place && gm_mats_overlap(x, out)) gml_argerror(L, 3, fn, "out shares storage with the input");
     lua_pushvalue(L, a->out_idx);
     return out;
   }
