@@ -2,50 +2,65 @@
  * on the accumulators of kernels/reduce_axis.h that the device kernels
  * use too.
  *
- * x is (outer, len, inner), reduced over len.  Work is split over the
- * cores (gm_par_for) into tasks that each own whole outputs, so results do
- * not depend on the thread count:
- *   rows (inner == 1): a task is a row, folded front to back;
- *   columns (inner > 1): a task is a tile of up to TILE adjacent columns
- *     of one outer index; the rows of the (len, inner) slab are streamed
- *     through the tile's accumulators, so reads stay sequential.
- * Sums (sum, mean) take vectorized paths: double lanes along a row,
- * a double accumulator per column of a tile.  The other ops are the
- * accumulator's step, specialized per op (always_inline + a constant op)
- * so the op switch leaves the inner loop. */
-#include "../core/reduce_axis_ops.h"
+ * x is (outer, len, inner), reduced over len.  Each column (one output)
+ * is cut into fixed segments along the axis — CHUNK elements in rows mode
+ * (inner == 1), about CHUNK / TILE rows of a tile of up to TILE adjacent
+ * columns otherwise — so big reductions spread over the cores
+ * (gm_par_for over segments) whatever their shape, and results do not
+ * depend on the thread count.  A segment leaves a gm_axacc per column;
+ * when a column has several segments they are merged in order by a second
+ * pass (gm_ax_merge), which for softmax is followed by the writing pass.
+ *
+ * Segments are folded by vectorizable loops where the op allows:
+ *   sum/mean: double lanes along a row, a double per column of a tile;
+ *   max/min/argmax/argmin: a best value and its index per lane/column,
+ *     updated by selects (NaN first, then strictly better: the first of
+ *     ties stays);
+ *   var/std: two passes over the segment (sum, then squared deviations
+ *     from the segment's mean), merged with Chan's formula;
+ *   logsumexp/softmax rows: the max, then the sum of exp(x - max).
+ * prod and the column logsumexp fold by gm_ax_step, specialized per op. */
+#include <math.h>
+#include <stdlib.h>
 
 #include "../core/par.h"
+#include "../core/reduce_axis_ops.h"
 #include "simd.h"
 
-#define TILE 256
-#define SUM_LANES 16
+#define TILE 1024
+#define CHUNK ((size_t)1 << 18)
+#define LANES 16
 #define AX_INLINE static inline __attribute__((always_inline))
 
 typedef struct ax_job {
   gm_ctype t;
   int op, ddof;
-  size_t outer, len, inner, tiles;
+  size_t outer, len, inner;
+  size_t tiles, seg, parts; /* column tiles; axis elements per segment; segments per column */
   const void *x;
   void *y;
+  gm_axacc *part; /* parts x outputs partial accumulators (NULL when parts == 1) */
 } ax_job;
 
 static int is_sum(int op) { return op == GM_AX_SUM || op == GM_AX_MEAN; }
+static int is_var(int op) { return op == GM_AX_VAR || op == GM_AX_STD; }
 
-/* f(OP, args...) with OP a constant for each op that folds by steps. */
-#define AX_SPECIALIZE(f, ...)                                      \
-  switch (op) {                                                    \
-    case GM_AX_SUM: f(GM_AX_SUM, __VA_ARGS__); break;              \
-    case GM_AX_MEAN: f(GM_AX_MEAN, __VA_ARGS__); break;            \
-    case GM_AX_PROD: f(GM_AX_PROD, __VA_ARGS__); break;            \
-    case GM_AX_VAR: f(GM_AX_VAR, __VA_ARGS__); break;              \
-    case GM_AX_STD: f(GM_AX_STD, __VA_ARGS__); break;              \
-    case GM_AX_MAX: f(GM_AX_MAX, __VA_ARGS__); break;              \
-    case GM_AX_MIN: f(GM_AX_MIN, __VA_ARGS__); break;              \
-    case GM_AX_ARGMAX: f(GM_AX_ARGMAX, __VA_ARGS__); break;        \
-    case GM_AX_ARGMIN: f(GM_AX_ARGMIN, __VA_ARGS__); break;        \
-    default: f(GM_AX_LOGSUMEXP, __VA_ARGS__); break; /* softmax */ \
-  }
+/* A segment: outer index o, columns c0 .. c0 + w, axis elements k0 .. k0 + n. */
+typedef struct ax_seg {
+  size_t o, c0, w, k0, n, p;
+} ax_seg;
+
+static ax_seg segment(const ax_job *j, size_t task) {
+  ax_seg s;
+  s.p = task % j->parts;
+  size_t rest = task / j->parts;
+  s.c0 = rest % j->tiles * TILE;
+  s.o = rest / j->tiles;
+  s.w = j->inner - s.c0 < TILE ? j->inner - s.c0 : TILE;
+  s.k0 = s.p * j->seg;
+  s.n = j->len - s.k0 < j->seg ? j->len - s.k0 : j->seg;
+  return s;
+}
 
 /* Output k := v (double for argmax/argmin, else x's ctype). */
 static void put(const ax_job *j, size_t k, double v) {
@@ -55,85 +70,63 @@ static void put(const ax_job *j, size_t k, double v) {
     ((float *)j->y)[k] = (float)v;
 }
 
-#define AX_LOOPS(T)                                                                        \
-  GM_SIMD_CLONES static double row_sum_##T(const T *x, size_t n) {                         \
-    double acc[SUM_LANES] = {0};                                                           \
-    size_t i = 0;                                                                          \
-    for (; i + SUM_LANES <= n; i += SUM_LANES)                                             \
-      for (size_t k = 0; k < SUM_LANES; k++) acc[k] += (double)x[i + k];                   \
-    for (; i < n; i++) acc[0] += (double)x[i];                                             \
-    double s = 0;                                                                          \
-    for (size_t k = 0; k < SUM_LANES; k++) s += acc[k];                                    \
-    return s;                                                                              \
-  }                                                                                        \
-  /* s[c] += x[k * inner + c] for k < len, c < w */                                        \
-  GM_SIMD_CLONES static void col_sum_##T(const T *x, size_t len, size_t inner, size_t w,    \
-                                         double *s) {                                      \
-    for (size_t k = 0; k < len; k++) {                                                     \
-      const T *r = x + k * inner;                                                          \
-      for (size_t c = 0; c < w; c++) s[c] += (double)r[c];                                 \
-    }                                                                                      \
-  }                                                                                        \
-  AX_INLINE void row_steps_##T(int op, const T *x, size_t n, gm_axacc *c) {                \
-    for (size_t k = 0; k < n; k++) gm_ax_step(op, c, (double)x[k], (long long)k);          \
-  }                                                                                        \
-  AX_INLINE void col_steps_##T(int op, const T *x, size_t len, size_t inner, size_t w,     \
-                               gm_axacc *acc) {                                            \
-    for (size_t k = 0; k < len; k++) {                                                     \
-      const T *r = x + k * inner;                                                          \
-      for (size_t c = 0; c < w; c++) gm_ax_step(op, &acc[c], (double)r[c], (long long)k);  \
-    }                                                                                      \
-  }                                                                                        \
-  static void row_##T(const ax_job *j, size_t row) {                                       \
-    const int op = j->op;                                                                  \
-    const T *x = (const T *)j->x + row * j->len;                                           \
-    gm_axacc c = gm_ax_init(op);                                                           \
-    if (is_sum(op))                                                                        \
-      c.a = row_sum_##T(x, j->len);                                                        \
-    else                                                                                   \
-      AX_SPECIALIZE(row_steps_##T, x, j->len, &c)                                          \
-    if (op != GM_AX_SOFTMAX) {                                                             \
-      put(j, row, gm_ax_result(op, c, (long long)j->len, j->ddof));                        \
-      return;                                                                              \
-    }                                                                                      \
-    T *y = (T *)j->y + row * j->len;                                                       \
-    for (size_t k = 0; k < j->len; k++) y[k] = (T)gm_ax_softmax(c, (double)x[k]);          \
-  }                                                                                        \
-  static void tile_##T(const ax_job *j, size_t task) {                                     \
-    const int op = j->op;                                                                  \
-    const size_t o = task / j->tiles, c0 = task % j->tiles * TILE;                         \
-    const size_t w = j->inner - c0 < TILE ? j->inner - c0 : TILE;                          \
-    const T *x = (const T *)j->x + o * j->len * j->inner + c0;                             \
-    gm_axacc acc[TILE];                                                                    \
-    for (size_t c = 0; c < w; c++) acc[c] = gm_ax_init(op);                                \
-    if (is_sum(op)) {                                                                      \
-      double s[TILE] = {0};                                                                \
-      col_sum_##T(x, j->len, j->inner, w, s);                                              \
-      for (size_t c = 0; c < w; c++) acc[c].a = s[c];                                      \
-    } else {                                                                               \
-      AX_SPECIALIZE(col_steps_##T, x, j->len, j->inner, w, acc)                            \
-    }                                                                                      \
-    if (op != GM_AX_SOFTMAX) {                                                             \
-      for (size_t c = 0; c < w; c++)                                                       \
-        put(j, o * j->inner + c0 + c, gm_ax_result(op, acc[c], (long long)j->len, j->ddof)); \
-      return;                                                                              \
-    }                                                                                      \
-    T *y = (T *)j->y + o * j->len * j->inner + c0;                                         \
-    for (size_t k = 0; k < j->len; k++)                                                    \
-      for (size_t c = 0; c < w; c++)                                                       \
-        y[k * j->inner + c] = (T)gm_ax_softmax(acc[c], (double)x[k * j->inner + c]);      \
+/* f(OP, args...) with OP a constant, for the ops folded by steps. */
+#define AX_SPECIALIZE(f, ...)                               \
+  switch (op) {                                             \
+    case GM_AX_PROD: f(GM_AX_PROD, __VA_ARGS__); break;     \
+    case GM_AX_SOFTMAX: f(GM_AX_SOFTMAX, __VA_ARGS__); break; \
+    default: f(GM_AX_LOGSUMEXP, __VA_ARGS__); break;        \
   }
 
-AX_LOOPS(float)
-AX_LOOPS(double)
+#define T float
+#include "reduce_axis_loops.h"
+#undef T
+#define T double
+#include "reduce_axis_loops.h"
+#undef T
 
-static void run_tasks(void *arg, size_t b, size_t e) {
+/* Folds segment `task` into its accumulators; with one segment per
+ * column also writes the results (softmax: the elements). */
+static void fold_tasks(void *arg, size_t b, size_t e) {
   const ax_job *j = arg;
-  for (size_t k = b; k < e; k++) {
-    if (j->inner == 1)
-      j->t == GM_FLOAT ? row_float(j, k) : row_double(j, k);
+  gm_axacc acc[TILE];
+  for (size_t task = b; task < e; task++) {
+    ax_seg s = segment(j, task);
+    if (j->t == GM_FLOAT)
+      fold_seg_float(j, &s, acc);
     else
-      j->t == GM_FLOAT ? tile_float(j, k) : tile_double(j, k);
+      fold_seg_double(j, &s, acc);
+    size_t q0 = s.o * j->inner + s.c0;
+    if (j->parts > 1) {
+      for (size_t c = 0; c < s.w; c++) j->part[s.p * j->outer * j->inner + q0 + c] = acc[c];
+    } else if (j->op == GM_AX_SOFTMAX) {
+      j->t == GM_FLOAT ? softmax_seg_float(j, &s, acc) : softmax_seg_double(j, &s, acc);
+    } else {
+      for (size_t c = 0; c < s.w; c++) put(j, q0 + c, gm_ax_result(j->op, acc[c], (long long)j->len, j->ddof));
+    }
+  }
+}
+
+/* Merges the segments of outputs b..e in order (into part 0 for softmax). */
+static void merge_outputs(void *arg, size_t b, size_t e) {
+  const ax_job *j = arg;
+  size_t n_out = j->outer * j->inner;
+  for (size_t q = b; q < e; q++) {
+    gm_axacc c = j->part[q];
+    for (size_t p = 1; p < j->parts; p++) gm_ax_merge(j->op, &c, j->part[p * n_out + q]);
+    if (j->op == GM_AX_SOFTMAX)
+      j->part[q] = c;
+    else
+      put(j, q, gm_ax_result(j->op, c, (long long)j->len, j->ddof));
+  }
+}
+
+static void softmax_tasks(void *arg, size_t b, size_t e) {
+  const ax_job *j = arg;
+  for (size_t task = b; task < e; task++) {
+    ax_seg s = segment(j, task);
+    const gm_axacc *acc = j->part + s.o * j->inner + s.c0;
+    j->t == GM_FLOAT ? softmax_seg_float(j, &s, acc) : softmax_seg_double(j, &s, acc);
   }
 }
 
@@ -141,10 +134,24 @@ static gm_status host_axis(void *ctx, gm_ctype t, int op, int ddof, size_t outer
                            const void *x, void *y) {
   (void)ctx;
   if (t != GM_FLOAT && t != GM_DOUBLE) return gm_fail(GM_EINVAL, "reduce_axis: bad ctype");
-  ax_job j = {t, op, ddof, outer, len, inner, (inner + TILE - 1) / TILE, x, y};
-  size_t tasks = inner == 1 ? outer : outer * j.tiles;
-  double cost = (double)len * (double)(inner == 1 ? 1 : inner < TILE ? inner : TILE);
-  gm_par_for(tasks, 1, is_sum(op) ? cost : 4 * cost, run_tasks, &j);
+  size_t width = inner < TILE ? inner : TILE;
+  ax_job j = {.t = t, .op = op, .ddof = ddof, .outer = outer, .len = len, .inner = inner, .x = x, .y = y};
+  j.tiles = (inner + TILE - 1) / TILE;
+  j.seg = CHUNK / width > 0 ? CHUNK / width : 1;
+  j.parts = (len + j.seg - 1) / j.seg;
+  size_t n_out = outer * inner, tasks = outer * j.tiles * j.parts;
+  if (j.parts > 1) {
+    j.part = malloc(j.parts * n_out * sizeof *j.part);
+    if (!j.part)
+      return gm_fail(GM_ENOMEM, "%s: out of host memory for %zu partial results", "reduce_axis", j.parts * n_out);
+  }
+  double cost = (double)(j.seg < len ? j.seg : len) * (double)width * (is_sum(op) ? 1 : 4);
+  gm_par_for(tasks, 1, cost, fold_tasks, &j);
+  if (j.parts > 1) {
+    gm_par_for(n_out, 1, (double)j.parts * 4, merge_outputs, &j);
+    if (op == GM_AX_SOFTMAX) gm_par_for(tasks, 1, cost * 4, softmax_tasks, &j);
+    free(j.part);
+  }
   return GM_OK;
 }
 

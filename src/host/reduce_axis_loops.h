@@ -1,0 +1,189 @@
+/* The segment loops of src/host/reduce_axis.c for one element type:
+ * included there once per T (float, double) with T defined, after ax_job,
+ * ax_seg, put, AX_SPECIALIZE, LANES and TILE.  No include guard. */
+#define AX_CAT3(a, b) a##_##b
+#define AX_CAT(a, b) AX_CAT3(a, b)
+#define AXN(name) AX_CAT(name, T)
+
+/* ---- rows mode (inner == 1): n contiguous elements ---- */
+
+GM_SIMD_CLONES static double AXN(row_sum)(const T *restrict x, size_t n) {
+  double acc[LANES] = {0};
+  size_t i = 0;
+  for (; i + LANES <= n; i += LANES)
+    for (size_t l = 0; l < LANES; l++) acc[l] += (double)x[i + l];
+  for (; i < n; i++) acc[0] += (double)x[i];
+  double s = 0;
+  for (size_t l = 0; l < LANES; l++) s += acc[l];
+  return s;
+}
+
+/* Sum of (x - m)^2. */
+GM_SIMD_CLONES static double AXN(row_sqdev)(const T *restrict x, size_t n, double m) {
+  double acc[LANES] = {0};
+  size_t i = 0;
+  for (; i + LANES <= n; i += LANES)
+    for (size_t l = 0; l < LANES; l++) {
+      double d = (double)x[i + l] - m;
+      acc[l] += d * d;
+    }
+  for (; i < n; i++) acc[0] += ((double)x[i] - m) * ((double)x[i] - m);
+  double s = 0;
+  for (size_t l = 0; l < LANES; l++) s += acc[l];
+  return s;
+}
+
+/* Best of n >= LANES elements per lane (value, 0-based index): NaN first,
+ * then strictly better, so each lane keeps its first of ties. */
+GM_SIMD_CLONES static void AXN(row_best)(const T *restrict x, size_t n, int want_max, double *restrict best,
+                                         long long *restrict idx) {
+  for (size_t l = 0; l < LANES; l++) {
+    best[l] = (double)x[l];
+    idx[l] = (long long)l;
+  }
+  size_t i = LANES;
+  for (; i + LANES <= n; i += LANES)
+    for (size_t l = 0; l < LANES; l++) {
+      double v = (double)x[i + l];
+      int better = want_max ? v > best[l] : v < best[l];
+      int take = better | ((v != v) & (best[l] == best[l]));
+      best[l] = take ? v : best[l];
+      idx[l] = take ? (long long)(i + l) : idx[l];
+    }
+}
+
+/* Sum of exp(x - m) (m finite). */
+static double AXN(row_expsum)(const T *x, size_t n, double m) {
+  double acc[4] = {0};
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    for (size_t l = 0; l < 4; l++) acc[l] += exp((double)x[i + l] - m);
+  for (; i < n; i++) acc[0] += exp((double)x[i] - m);
+  return acc[0] + acc[1] + acc[2] + acc[3];
+}
+
+AX_INLINE void AXN(row_steps)(int op, const T *x, size_t n, gm_axacc *c) {
+  for (size_t k = 0; k < n; k++) gm_ax_step(op, c, (double)x[k], (long long)k);
+}
+
+/* Accumulator of n >= 1 contiguous elements (indices relative to x). */
+static gm_axacc AXN(fold_row)(int op, const T *x, size_t n) {
+  gm_axacc c = gm_ax_init(op);
+  if (is_sum(op)) {
+    c.a = AXN(row_sum)(x, n);
+  } else if (is_var(op)) {
+    c.n = (long long)n;
+    c.a = AXN(row_sum)(x, n) / (double)n;
+    c.b = AXN(row_sqdev)(x, n, c.a);
+  } else if ((gm_ax_is_extreme(op) || gm_ax_is_lse(op)) && n >= LANES) {
+    double best[LANES];
+    long long idx[LANES];
+    int want_max = gm_ax_is_lse(op) || gm_ax_wants_max(op);
+    AXN(row_best)(x, n, want_max, best, idx);
+    int xop = gm_ax_is_lse(op) ? GM_AX_MAX : op;
+    gm_axacc e = gm_ax_init(xop);
+    for (size_t l = 0; l < LANES; l++) gm_ax_merge(xop, &e, (gm_axacc){best[l], 0, idx[l]});
+    for (size_t k = n / LANES * LANES; k < n; k++) gm_ax_step(xop, &e, (double)x[k], (long long)k);
+    if (!gm_ax_is_lse(op)) return e;
+    if (isfinite(e.a)) return (gm_axacc){e.a, AXN(row_expsum)(x, n, e.a), 0};
+    AX_SPECIALIZE(AXN(row_steps), x, n, &c) /* NaN or infinite max: the careful steps */
+  } else if (gm_ax_is_extreme(op)) {
+    for (size_t k = 0; k < n; k++) gm_ax_step(op, &c, (double)x[k], (long long)k);
+  } else {
+    AX_SPECIALIZE(AXN(row_steps), x, n, &c)
+  }
+  return c;
+}
+
+/* ---- columns mode: n rows of w columns, `inner` apart ---- */
+
+GM_SIMD_CLONES static void AXN(col_sum)(const T *restrict x, size_t n, size_t inner, size_t w, double *restrict s) {
+  for (size_t c = 0; c < w; c++) s[c] = 0;
+  for (size_t k = 0; k < n; k++) {
+    const T *r = x + k * inner;
+    for (size_t c = 0; c < w; c++) s[c] += (double)r[c];
+  }
+}
+
+GM_SIMD_CLONES static void AXN(col_sqdev)(const T *restrict x, size_t n, size_t inner, size_t w,
+                                          const double *restrict m, double *restrict q) {
+  for (size_t c = 0; c < w; c++) q[c] = 0;
+  for (size_t k = 0; k < n; k++) {
+    const T *r = x + k * inner;
+    for (size_t c = 0; c < w; c++) {
+      double d = (double)r[c] - m[c];
+      q[c] += d * d;
+    }
+  }
+}
+
+GM_SIMD_CLONES static void AXN(col_best)(const T *restrict x, size_t n, size_t inner, size_t w, int want_max,
+                                         double *restrict best, long long *restrict idx) {
+  for (size_t c = 0; c < w; c++) {
+    best[c] = (double)x[c];
+    idx[c] = 0;
+  }
+  for (size_t k = 1; k < n; k++) {
+    const T *r = x + k * inner;
+    for (size_t c = 0; c < w; c++) {
+      double v = (double)r[c];
+      int better = want_max ? v > best[c] : v < best[c];
+      int take = better | ((v != v) & (best[c] == best[c]));
+      best[c] = take ? v : best[c];
+      idx[c] = take ? (long long)k : idx[c];
+    }
+  }
+}
+
+AX_INLINE void AXN(col_steps)(int op, const T *x, size_t n, size_t inner, size_t w, gm_axacc *acc) {
+  for (size_t k = 0; k < n; k++) {
+    const T *r = x + k * inner;
+    for (size_t c = 0; c < w; c++) gm_ax_step(op, &acc[c], (double)r[c], (long long)k);
+  }
+}
+
+/* Accumulators of the w columns of n >= 1 rows (indices relative to x). */
+static void AXN(fold_cols)(int op, const T *x, size_t n, size_t inner, size_t w, gm_axacc *acc) {
+  double s[TILE], q[TILE];
+  long long idx[TILE];
+  if (is_sum(op) || is_var(op)) {
+    AXN(col_sum)(x, n, inner, w, s);
+    for (size_t c = 0; c < w; c++) acc[c] = (gm_axacc){s[c], 0, 0};
+    if (!is_var(op)) return;
+    for (size_t c = 0; c < w; c++) s[c] /= (double)n;
+    AXN(col_sqdev)(x, n, inner, w, s, q);
+    for (size_t c = 0; c < w; c++) acc[c] = (gm_axacc){s[c], q[c], (long long)n};
+  } else if (gm_ax_is_extreme(op)) {
+    AXN(col_best)(x, n, inner, w, gm_ax_wants_max(op), s, idx);
+    for (size_t c = 0; c < w; c++) acc[c] = (gm_axacc){s[c], 0, idx[c]};
+  } else {
+    for (size_t c = 0; c < w; c++) acc[c] = gm_ax_init(op);
+    AX_SPECIALIZE(AXN(col_steps), x, n, inner, w, acc)
+  }
+}
+
+/* ---- segments ---- */
+
+static void AXN(fold_seg)(const ax_job *j, const ax_seg *s, gm_axacc *acc) {
+  const T *x = (const T *)j->x + (s->o * j->len + s->k0) * j->inner + s->c0;
+  if (j->inner == 1)
+    acc[0] = AXN(fold_row)(j->op, x, s->n);
+  else
+    AXN(fold_cols)(j->op, x, s->n, j->inner, s->w, acc);
+  if (gm_ax_is_extreme(j->op))
+    for (size_t c = 0; c < s->w; c++) acc[c].n += (long long)s->k0;
+}
+
+/* The segment's softmax elements from its columns' merged accumulators. */
+static void AXN(softmax_seg)(const ax_job *j, const ax_seg *s, const gm_axacc *acc) {
+  size_t off = (s->o * j->len + s->k0) * j->inner + s->c0;
+  const T *x = (const T *)j->x + off;
+  T *y = (T *)j->y + off;
+  for (size_t k = 0; k < s->n; k++)
+    for (size_t c = 0; c < s->w; c++)
+      y[k * j->inner + c] = (T)gm_ax_softmax(acc[c], (double)x[k * j->inner + c]);
+}
+
+#undef AXN
+#undef AX_CAT
+#undef AX_CAT3
