@@ -4,8 +4,9 @@
  *
  * x is (outer, len, inner), reduced over len.  Each column (one output)
  * is cut into fixed segments along the axis — CHUNK elements in rows mode
- * (inner == 1), about CHUNK / TILE rows of a tile of up to TILE adjacent
- * columns otherwise — so big reductions spread over the cores
+ * (inner == 1), CHUNK / w rows of a tile of w <= TILE adjacent columns
+ * otherwise (whole rows of up to TILE elements, so reads run on past the
+ * hardware prefetchers' 4 KiB page limit) — so big reductions spread over the cores
  * (gm_par_for over segments) whatever their shape, and results do not
  * depend on the thread count.  A segment leaves a gm_axacc per column;
  * when a column has several segments they are merged in order by a second
@@ -21,14 +22,15 @@
  *   logsumexp/softmax rows: the max, then the sum of exp(x - max).
  * prod and the column logsumexp fold by gm_ax_step, specialized per op. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "../core/par.h"
 #include "../core/reduce_axis_ops.h"
 #include "simd.h"
 
-#define TILE 1024
-#define CHUNK ((size_t)1 << 18)
+#define TILE 4096 /* about 230 KiB of stack for a segment's accumulators */
+#define CHUNK ((size_t)1 << 20)
 #define LANES 16
 #define AX_INLINE static inline __attribute__((always_inline))
 
@@ -79,11 +81,15 @@ static void put(const ax_job *j, size_t k, double v) {
   }
 
 #define T float
+#define IT int32_t
 #include "reduce_axis_loops.h"
 #undef T
+#undef IT
 #define T double
+#define IT int64_t
 #include "reduce_axis_loops.h"
 #undef T
+#undef IT
 
 /* Folds segment `task` into its accumulators; with one segment per
  * column also writes the results (softmax: the elements). */

@@ -1,6 +1,8 @@
 /* The segment loops of src/host/reduce_axis.c for one element type:
  * included there once per T (float, double) with T defined, after ax_job,
- * ax_seg, put, AX_SPECIALIZE, LANES and TILE.  No include guard. */
+ * ax_seg, put, AX_SPECIALIZE, LANES and TILE, and IT an integer type of
+ * T's width for indices within a segment (segments are shorter than
+ * 2^31).  No include guard. */
 #define AX_CAT3(a, b) a##_##b
 #define AX_CAT(a, b) AX_CAT3(a, b)
 #define AXN(name) AX_CAT(name, T)
@@ -34,22 +36,29 @@ GM_SIMD_CLONES static double AXN(row_sqdev)(const T *restrict x, size_t n, doubl
 }
 
 /* Best of n >= LANES elements per lane (value, 0-based index): NaN first,
- * then strictly better, so each lane keeps its first of ties. */
-GM_SIMD_CLONES static void AXN(row_best)(const T *restrict x, size_t n, int want_max, double *restrict best,
-                                         long long *restrict idx) {
+ * then strictly better, so each lane keeps its first of ties.  In T with
+ * an index of T's width (IT), so the selects vectorize. */
+GM_SIMD_CLONES static void AXN(row_best)(const T *restrict x, size_t n, int want_max, T *restrict best,
+                                         IT *restrict idx) {
   for (size_t l = 0; l < LANES; l++) {
-    best[l] = (double)x[l];
-    idx[l] = (long long)l;
+    best[l] = x[l];
+    idx[l] = (IT)l;
   }
-  size_t i = LANES;
-  for (; i + LANES <= n; i += LANES)
-    for (size_t l = 0; l < LANES; l++) {
-      double v = (double)x[i + l];
-      int better = want_max ? v > best[l] : v < best[l];
-      int take = better | ((v != v) & (best[l] == best[l]));
-      best[l] = take ? v : best[l];
-      idx[l] = take ? (long long)(i + l) : idx[l];
+  /* one loop per direction: a select inside the lane loop vectorizes */
+#define AX_ROW_BEST(BETTER)                                    \
+  for (size_t i = LANES; i + LANES <= n; i += LANES)           \
+    for (size_t l = 0; l < LANES; l++) {                       \
+      T v = x[i + l], b = best[l];                             \
+      int take = (BETTER) | ((v != v) & (b == b));             \
+      best[l] = take ? v : b;                                  \
+      idx[l] = take ? (IT)(i + l) : idx[l];                    \
     }
+  if (want_max) {
+    AX_ROW_BEST(v > b)
+  } else {
+    AX_ROW_BEST(v < b)
+  }
+#undef AX_ROW_BEST
 }
 
 /* Sum of exp(x - m) (m finite). */
@@ -76,13 +85,13 @@ static gm_axacc AXN(fold_row)(int op, const T *x, size_t n) {
     c.a = AXN(row_sum)(x, n) / (double)n;
     c.b = AXN(row_sqdev)(x, n, c.a);
   } else if ((gm_ax_is_extreme(op) || gm_ax_is_lse(op)) && n >= LANES) {
-    double best[LANES];
-    long long idx[LANES];
+    T best[LANES];
+    IT idx[LANES];
     int want_max = gm_ax_is_lse(op) || gm_ax_wants_max(op);
     AXN(row_best)(x, n, want_max, best, idx);
     int xop = gm_ax_is_lse(op) ? GM_AX_MAX : op;
     gm_axacc e = gm_ax_init(xop);
-    for (size_t l = 0; l < LANES; l++) gm_ax_merge(xop, &e, (gm_axacc){best[l], 0, idx[l]});
+    for (size_t l = 0; l < LANES; l++) gm_ax_merge(xop, &e, (gm_axacc){(double)best[l], 0, (long long)idx[l]});
     for (size_t k = n / LANES * LANES; k < n; k++) gm_ax_step(xop, &e, (double)x[k], (long long)k);
     if (!gm_ax_is_lse(op)) return e;
     if (isfinite(e.a)) return (gm_axacc){e.a, AXN(row_expsum)(x, n, e.a), 0};
@@ -118,19 +127,19 @@ GM_SIMD_CLONES static void AXN(col_sqdev)(const T *restrict x, size_t n, size_t 
 }
 
 GM_SIMD_CLONES static void AXN(col_best)(const T *restrict x, size_t n, size_t inner, size_t w, int want_max,
-                                         double *restrict best, long long *restrict idx) {
+                                         T *restrict best, IT *restrict idx) {
   for (size_t c = 0; c < w; c++) {
-    best[c] = (double)x[c];
+    best[c] = x[c];
     idx[c] = 0;
   }
   for (size_t k = 1; k < n; k++) {
     const T *r = x + k * inner;
     for (size_t c = 0; c < w; c++) {
-      double v = (double)r[c];
+      T v = r[c];
       int better = want_max ? v > best[c] : v < best[c];
       int take = better | ((v != v) & (best[c] == best[c]));
       best[c] = take ? v : best[c];
-      idx[c] = take ? (long long)k : idx[c];
+      idx[c] = take ? (IT)k : idx[c];
     }
   }
 }
@@ -145,7 +154,8 @@ AX_INLINE void AXN(col_steps)(int op, const T *x, size_t n, size_t inner, size_t
 /* Accumulators of the w columns of n >= 1 rows (indices relative to x). */
 static void AXN(fold_cols)(int op, const T *x, size_t n, size_t inner, size_t w, gm_axacc *acc) {
   double s[TILE], q[TILE];
-  long long idx[TILE];
+  T best[TILE];
+  IT idx[TILE];
   if (is_sum(op) || is_var(op)) {
     AXN(col_sum)(x, n, inner, w, s);
     for (size_t c = 0; c < w; c++) acc[c] = (gm_axacc){s[c], 0, 0};
@@ -154,8 +164,8 @@ static void AXN(fold_cols)(int op, const T *x, size_t n, size_t inner, size_t w,
     AXN(col_sqdev)(x, n, inner, w, s, q);
     for (size_t c = 0; c < w; c++) acc[c] = (gm_axacc){s[c], q[c], (long long)n};
   } else if (gm_ax_is_extreme(op)) {
-    AXN(col_best)(x, n, inner, w, gm_ax_wants_max(op), s, idx);
-    for (size_t c = 0; c < w; c++) acc[c] = (gm_axacc){s[c], 0, idx[c]};
+    AXN(col_best)(x, n, inner, w, gm_ax_wants_max(op), best, idx);
+    for (size_t c = 0; c < w; c++) acc[c] = (gm_axacc){(double)best[c], 0, (long long)idx[c]};
   } else {
     for (size_t c = 0; c < w; c++) acc[c] = gm_ax_init(op);
     AX_SPECIALIZE(AXN(col_steps), x, n, inner, w, acc)
