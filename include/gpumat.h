@@ -153,6 +153,69 @@ GM_API gm_status gm_cuda_end(void);
 /* Whether the calling thread's operations currently run on a device. */
 GM_API int gm_cuda_active(void);
 
+/* ---- Buffers: typed views of reference-counted memory in one space ----
+ * A buffer is a view (element type, dims, byte offset, layout) of one
+ * block of memory in one space; views share the block.  Handles from
+ * gm_buffer_new/displace/ensure are owned by the caller and ended with
+ * gm_buffer_free (the memory goes when the last view and, for owning
+ * buffers, the last reference are gone).  Element types are named as in
+ * Lua: "int8" "uint8" "int16" "uint16" "int32" "uint32" "int64" "float"
+ * "double".  Spaces other than host need an active context (gm_cuda_begin
+ * on a device, or the emulated device). */
+typedef struct gm_buffer gm_buffer;
+typedef enum gm_mem_type { GM_MEM_HOST = 0, GM_MEM_PINNED, GM_MEM_DEVICE, GM_MEM_MANAGED } gm_mem_type;
+
+/* A new owning row-major buffer of rank dims (refcount 1, uninitialised). */
+GM_API gm_status gm_buffer_new(gm_mem_type space, const char *element_type, int rank, const size_t *dims,
+                               gm_buffer **out);
+/* Ends this handle's view (NULL is fine). */
+GM_API void gm_buffer_free(gm_buffer *b);
+/* The user-visible reference count of an owning buffer's memory: +1, or
+ * -1 returning the new count (the memory is released at 0 even while
+ * views remain: they then fail with "buffer released"). */
+GM_API gm_status gm_buffer_ref(gm_buffer *b);
+GM_API long gm_buffer_deref(gm_buffer *b);
+/* A view of b's memory byte_offset bytes past b's start, of element_type
+ * (NULL: b's) and rank dims (rank 0: b's dims, or b's bytes as one
+ * dimension when the element size differs). */
+GM_API gm_status gm_buffer_displace(const gm_buffer *b, size_t byte_offset, const char *element_type, int rank,
+                                    const size_t *dims, gm_buffer **out);
+/* n elements (0-based row-major indices) from src to dst: same element
+ * type; any two spaces. */
+GM_API gm_status gm_buffer_copy(gm_buffer *dst, size_t dst_index, gm_buffer *src, size_t src_index, size_t n);
+/* b's elements as memory type mt: a view of b when that needs no copy,
+ * else an owning copy (element_type NULL: b's; converted otherwise). */
+GM_API gm_status gm_buffer_ensure(const gm_buffer *b, gm_mem_type mt, const char *element_type, gm_buffer **out);
+/* A mat's elements as memory type mt: a view of its facet (up to date,
+ * kept while the view lives) or, for another element_type, an owning
+ * converted copy. */
+GM_API gm_status gm_mat_ensure(gm_mat *m, gm_mem_type mt, const char *element_type, gm_buffer **out);
+/* n elements from index first (row-major) to / from host memory. */
+GM_API gm_status gm_buffer_read(gm_buffer *b, size_t first, size_t n, void *out);
+GM_API gm_status gm_buffer_write(gm_buffer *b, size_t first, size_t n, const void *in);
+GM_API int gm_buffer_rank(const gm_buffer *b);
+GM_API size_t gm_buffer_dim(const gm_buffer *b, int axis);
+GM_API size_t gm_buffer_size(const gm_buffer *b);
+GM_API const char *gm_buffer_element_type(const gm_buffer *b);
+/* "host", "pinned", "device", "managed", as seen through this view. */
+GM_API const char *gm_buffer_mem_type(const gm_buffer *b);
+
+/* Scoped allocation caches: between gm_alloc_cache_begin and
+ * gm_alloc_cache_end on one thread, buffers and mat storage come from
+ * (and go back to) the cache; memory still allocated when the scope ends
+ * returns to the cache unless kept (gm_buffer_keep), and a view of it
+ * then fails with "memory returned to an alloc cache". */
+typedef struct gm_alloc_cache gm_alloc_cache;
+typedef struct gm_cache_scope gm_cache_scope;
+GM_API gm_status gm_alloc_cache_new(gm_alloc_cache **out);
+/* Drops the creator's reference; the cached memory goes when no scope uses it. */
+GM_API void gm_alloc_cache_unref(gm_alloc_cache *c);
+GM_API gm_status gm_alloc_cache_begin(gm_alloc_cache *c, gm_cache_scope **scope);
+/* Ends scope, which must be this thread's innermost. */
+GM_API gm_status gm_alloc_cache_end(gm_cache_scope *scope);
+/* b's memory outlives the scope it was allocated in. */
+GM_API void gm_buffer_keep(gm_buffer *b);
+
 /* ---- Operations (where: the device inside an active context when all
  * operands are cuda-enabled, else the host).  Operands must have the same
  * ctype; sizes are those of the visible parts. ---- */

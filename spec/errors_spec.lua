@@ -84,7 +84,8 @@ describe("mat errors", function()
       "bad argument #2 to 'row_major_mref' (index 7 is out of range 1..6)")
     assert.has_error(function() m:set_row_major(0, 1) end,
       "bad argument #2 to 'set_row_major' (index 0 is out of range 1..6)")
-    assert.has_error(function() return m[7] end, "bad argument #2 to 'mref' (index 7 is out of range 1..6)")
+    assert.is_nil(m[7]) -- m[k] past the end is nil, as for a Lua sequence; writing raises
+    assert.has_error(function() m[7] = 0 end, "bad argument #2 to 'set' (index 7 is out of range 1..6)")
     assert.has_error(function() return m[{1, 4}] end,
       "bad argument #2 to 'mref' (subscript 4 is out of range 1..3 on axis 2)")
     assert.has_error(function() m[{3, 1}] = 0 end,
@@ -95,7 +96,8 @@ describe("mat errors", function()
       "bad argument #3 to 'row_major_index' (subscript 5 is out of range 1..3 on axis 2)")
     -- a displaced view is bounds-checked against its visible dims
     local v = m:reshape_and_displace(2, 4)
-    assert.has_error(function() return v[3] end, "bad argument #2 to 'mref' (index 3 is out of range 1..2)")
+    assert.is_nil(v[3])
+    assert.has_error(function() v[3] = 0 end, "bad argument #2 to 'set' (index 3 is out of range 1..2)")
     assert.are.same({{1, 2, 3}, {4, 5, 6}}, m:to_table())
   end)
 
@@ -204,7 +206,7 @@ describe("mat errors by message", function()
 
   it("prints out-of-range integers exactly (no truncation to int)", function()
     local m = gm.mat(2)
-    assert.has_error(function() return m[2 ^ 40] end, "bad argument #2 to 'mref' (index 1099511627776 is out of range 1..2)")
+    assert.has_error(function() m[2 ^ 40] = 0 end, "bad argument #2 to 'set' (index 1099511627776 is out of range 1..2)")
     assert.has_error(function() return m:mref(-(2 ^ 33)) end,
       "bad argument #2 to 'mref' (subscript -8589934592 is out of range 1..2 on axis 1)")
     assert.has_error(function() gm.mat(2, {displacement = -(2 ^ 40)}) end,

@@ -7,7 +7,7 @@
  *      script transforms in place (on a device inside with_cuda when one
  *      is there; the data comes back into our buffer when it ends);
  *   4. we read the mat the script left in the global `result` with
- *      gpumat_checkmat.
+ *      gpumat_testmat, through a host buffer of doubles (gm_mat_ensure).
  * Build: cc main.c $(pkg-config --cflags --libs gpumat) -o embed
  * Run:   ./embed transform.lua */
 #include <lauxlib.h>
@@ -68,15 +68,22 @@ int main(int argc, char **argv) {
     lua_close(L);
     return 1;
   }
-  printf("result from the script (%zu):", gm_mat_size(r));
-  for (size_t k = 0; k < gm_mat_size(r); k++) {
-    double v = 0;
-    if (gm_mat_get(r, k, &v) != GM_OK) {
-      fprintf(stderr, "embed: gm_mat_get: %s\n", gm_last_error());
-      return 1;
-    }
-    printf(" %g", v);
+  /* its elements as a host buffer of doubles: a view of the mat's host
+   * facet when nothing needs converting, a converted copy otherwise */
+  gm_buffer *b = NULL;
+  if (gm_mat_ensure(r, GM_MEM_HOST, "double", &b) != GM_OK) {
+    fprintf(stderr, "embed: gm_mat_ensure: %s\n", gm_last_error());
+    return 1;
   }
+  size_t n = gm_buffer_size(b);
+  double sums[16];
+  if (n > 16 || gm_buffer_read(b, 0, n, sums) != GM_OK) {
+    fprintf(stderr, "embed: gm_buffer_read: %s\n", gm_last_error());
+    return 1;
+  }
+  gm_buffer_free(b);
+  printf("result from the script (%zu):", n);
+  for (size_t k = 0; k < n; k++) printf(" %g", sums[k]);
   printf("\n");
   lua_pop(L, 1);
 

@@ -7,13 +7,21 @@ return function(gm, core, methods)
   local argcheck = require "gpumat.argcheck"
   local function argerror(fname, n, fmt, ...) argcheck.argerror(n, fname, fmt, ...) end
   local function check_callable(fname, n, f) return argcheck.check_callable(f, n, fname) end
-  local dispatch = core.buffer_dispatch
+  -- gm.name = dispatch(name, lua_impl, c_impl): lua_impl serves Lua tables
+  -- (checked for its argument count like every Lua-side function)
+  local function dispatch(name, lua_impl, c_impl)
+    return core.buffer_dispatch(argcheck.strict(name, lua_impl), c_impl)
+  end
   local is_buffer = core.is_buffer
 
   local function is_mat(x) return getmetatable(x) == getmetatable(core.mat(0)) end
   local mat_mt = getmetatable(core.mat(0))
 
   local function is_table(x) return type(x) == "table" and getmetatable(x) ~= mat_mt end
+
+  local function check_opts(fname, arg, opts)
+    if opts ~= nil and not is_table(opts) then argerror(fname, arg, "options table expected, got %s", type(opts)) end
+  end
 
   -- ---- Lua tables as buffers ----
 
@@ -55,10 +63,10 @@ return function(gm, core, methods)
     return nil
   end
 
-  gm.buffer_refcnt = dispatch(function(b) return true
+  gm.buffer_refcnt = dispatch("buffer_refcnt", function(b) return true
   end, core.buffer_refcnt_core)
 
-  gm.ref_buffer = dispatch(function(b) return b
+  gm.ref_buffer = dispatch("ref_buffer", function(b) return b
   end, core.ref_buffer_core)
 
   -- true for a Lua table, else the C deref (no Lua frame on the hot path)
@@ -90,19 +98,19 @@ return function(gm, core, methods)
     return finish(list, pcall(fn, table.unpack(list)))
   end
 
-  gm.buffer_element_type = dispatch(function(b) return "double"
+  gm.buffer_element_type = dispatch("buffer_element_type", function(b) return "double"
   end, core.buffer_element_type_core)
 
-  gm.buffer_foreign_type = dispatch(function(b) return "double"
+  gm.buffer_foreign_type = dispatch("buffer_foreign_type", function(b) return "double"
   end, core.buffer_foreign_type_core)
 
-  gm.buffer_rank = dispatch(function(b) return #table_dims(b)
+  gm.buffer_rank = dispatch("buffer_rank", function(b) return #table_dims(b)
   end, core.buffer_rank_core)
 
-  gm.buffer_dimensions = dispatch(function(b) return table_dims(b)
+  gm.buffer_dimensions = dispatch("buffer_dimensions", function(b) return table_dims(b)
   end, core.buffer_dimensions_core)
 
-  gm.buffer_dimension = dispatch(function(b, axis)
+  gm.buffer_dimension = dispatch("buffer_dimension", function(b, axis)
       local dims = table_dims(b)
       if math.type(axis) ~= "integer" or axis < 1 or axis > #dims then
         argerror("buffer_dimension", 2, "axis must be an integer in 1..%d", #dims)
@@ -110,12 +118,12 @@ return function(gm, core, methods)
       return dims[axis]
   end, core.buffer_dimension_core)
 
-  gm.buffer_size = dispatch(function(b) return table_size(b)
+  gm.buffer_size = dispatch("buffer_size", function(b) return table_size(b)
   end, core.buffer_size_core)
 
   local function table_index(fname, b, ...)
     local dims, subs = table_dims(b), table.pack(...)
-    if subs.n ~= #dims then error(string.format("%s: %d subscripts for a buffer of rank %d", fname, subs.n, #dims), 0) end
+    if subs.n ~= #dims then argcheck.error("%s: %d subscripts for a buffer of rank %d", fname, subs.n, #dims) end
     local k = 0
     for a = 1, #dims do
       local i = subs[a]
@@ -127,16 +135,16 @@ return function(gm, core, methods)
     return k, dims
   end
 
-  gm.buffer_row_major_index = dispatch(function(b, ...) return (table_index("buffer_row_major_index", b, ...)) + 1
+  gm.buffer_row_major_index = dispatch("buffer_row_major_index", function(b, ...) return (table_index("buffer_row_major_index", b, ...)) + 1
   end, core.buffer_row_major_index_core)
 
-  gm.bref = dispatch(function(b, ...)
+  gm.bref = dispatch("bref", function(b, ...)
       local k, dims = table_index("bref", b, ...)
       local t, key = table_slot(b, dims, k)
       return t[key]
   end, core.bref_core)
 
-  gm.set_bref = dispatch(function(b, ...)
+  gm.set_bref = dispatch("set_bref", function(b, ...)
       local args = table.pack(...)
       local v = args[args.n]
       if type(v) ~= "number" then argerror("set_bref", args.n + 1, "number expected, got %s", type(v)) end
@@ -151,13 +159,13 @@ return function(gm, core, methods)
     if math.type(k) ~= "integer" or k < 1 or k > n then argerror(fname, 2, "index %s is out of range 1..%d", tostring(k), n) end
   end
 
-  gm.row_major_bref = dispatch(function(b, k)
+  gm.row_major_bref = dispatch("row_major_bref", function(b, k)
       check_linear("row_major_bref", b, k)
       local t, key = table_slot(b, table_dims(b), k - 1)
       return t[key]
   end, core.row_major_bref_core)
 
-  gm.set_row_major_bref = dispatch(function(b, k, v)
+  gm.set_row_major_bref = dispatch("set_row_major_bref", function(b, k, v)
       check_linear("set_row_major_bref", b, k)
       if type(v) ~= "number" then argerror("set_row_major_bref", 3, "number expected, got %s", type(v)) end
       local t, key = table_slot(b, table_dims(b), k - 1)
@@ -165,8 +173,9 @@ return function(gm, core, methods)
       return
   end, core.set_row_major_bref_core)
 
-  gm.buffer_fill = dispatch(function(b, v, opts)
+  gm.buffer_fill = dispatch("buffer_fill", function(b, v, opts)
       if type(v) ~= "number" then argerror("buffer_fill", 2, "number expected, got %s", type(v)) end
+      check_opts("buffer_fill", 3, opts)
       local n = table_size(b)
       local start, stop = opts and opts.start or 1, opts and opts.stop or n
       if math.type(start) ~= "integer" or start < 1 or start > n + 1 then argerror("buffer_fill", 3, "start %s is out of range 1..%d", tostring(start), n + 1) end
@@ -198,7 +207,7 @@ return function(gm, core, methods)
       elseif math.type(count) ~= "integer" or count < 0 or count > room then
         argerror("copy_buffer_data", 5, "count %s does not fit (at most %d)", tostring(count), room)
       end
-      if src == dst and n > 0 and si < di + n and di < si + n then error("copy_buffer_data: source and destination areas overlap", 2) end
+      if src == dst and n > 0 and si < di + n and di < si + n then argcheck.error("copy_buffer_data: source and destination areas overlap") end
       slow_copy(src, si, dst, di, n)
       return n
     end
@@ -211,7 +220,7 @@ return function(gm, core, methods)
     if src == dst then return end
     if is_table(src) or is_table(dst) then
       local n = gm.buffer_size(src)
-      if n ~= gm.buffer_size(dst) then error(string.format("copy_full_buffer: sizes differ (%d and %d)", n, gm.buffer_size(dst)), 2) end
+      if n ~= gm.buffer_size(dst) then argcheck.error("copy_full_buffer: sizes differ (%d and %d)", n, gm.buffer_size(dst)) end
       slow_copy(src, 1, dst, 1, n)
       return
     end
@@ -234,7 +243,7 @@ return function(gm, core, methods)
       s = core.buffer_bytes(b)
     end
     local ok, err = f:write(s)
-    if not ok then error("write_buffer: " .. tostring(err), 2) end
+    if not ok then argcheck.error("write_buffer: %s", tostring(err)) end
   end
 
   function gm.read_buffer(b, f)
@@ -245,7 +254,7 @@ return function(gm, core, methods)
       float = "f", double = "d" })[gm.buffer_element_type(b)], 0)
     local s = n == 0 and "" or f:read(n)
     if s == nil or #s ~= n then
-      error(string.format("read_buffer: file too short (%d of %d bytes)", s and #s or 0, n), 2)
+      argcheck.error("read_buffer: file too short (%d of %d bytes)", s and #s or 0, n)
     end
     if is_table(b) then
       for k = 1, n // 8 do gm.set_row_major_bref(b, k, (string.unpack("<d", s, (k - 1) * 8 + 1))) end
@@ -273,6 +282,7 @@ return function(gm, core, methods)
 
   function gm.buffer_as_array(b, opts)
     check_buffer("buffer_as_array", 1, b)
+    check_opts("buffer_as_array", 2, opts)
     if is_table(b) then return b, true end
     local dims = core.buffer_dimensions_core(b)
     local flat
@@ -306,7 +316,8 @@ return function(gm, core, methods)
     return b
   end
 
-  gm.ensure = dispatch(function(x, mem_type, opts)
+  gm.ensure = dispatch("ensure", function(x, mem_type, opts)
+    check_opts("ensure", 3, opts)
     local b = table_to_buffer(x, opts)
     local r = core.ensure_core(b, mem_type, opts)
     if r:is_owning() then return r end
@@ -338,7 +349,7 @@ return function(gm, core, methods)
     for _, t in ipairs(dispatch_order) do
       if fns[t] and (t == "host" or in_cuda) then return fns[t](gm.ensure(x, t)) end
     end
-    error("memory_type_dispatch: no function for a usable memory type", 2)
+    argcheck.error("memory_type_dispatch: no function for a usable memory type")
   end
 
   -- ---- scoped allocation caches ----

@@ -9,10 +9,11 @@
 return function(gm, core, methods)
   for _, k in ipairs { "cuda_context", "syncing_cuda_facets", "cuda_call" } do gm[k] = nil end
   local call = core.cuda_call
+  local argerror = require("gpumat.argcheck").argerror
 
   local function check_fn(fn, argn, fname)
     if type(fn) ~= "function" then
-      error(("bad argument #%d to '%s' (function expected, got %s)"):format(argn, fname, type(fn)), 0)
+      argerror(argn, fname, "function expected, got %s", type(fn))
     end
   end
 
@@ -59,28 +60,27 @@ return function(gm, core, methods)
   -- a * b of non-negative integers, or an error naming fname on overflow
   local function mul(a, b, fname)
     if b ~= 0 and a > math.maxinteger // b then
-      error(("bad argument #1 to '%s' (dimensions too large: %d * %d overflows)"):format(fname, a, b), 0)
+      argerror(1, fname, "dimensions too large: %d * %d overflows", a, b)
     end
     return a * b
   end
 
   local function check_count(x, argn, fname, what)
     if math.type(x) ~= "integer" or x < 0 then
-      error(("bad argument #%d to '%s' (%s must be a non-negative integer, got %s)"):format(
-        argn, fname, what, math.type(x) and tostring(x) or type(x)), 0)
+      argerror(argn, fname, "%s must be a non-negative integer, got %s", what,
+        math.type(x) and tostring(x) or type(x))
     end
   end
 
   local function check_warps(w, fname)
     if math.type(w) ~= "integer" or w < 1 then
-      error(("bad argument #2 to '%s' (max_warps must be a positive integer, got %s)"):format(
-        fname, math.type(w) and tostring(w) or type(w)), 0)
+      argerror(2, fname, "max_warps must be a positive integer, got %s", math.type(w) and tostring(w) or type(w))
     end
   end
 
   local function check_dims(dims, rank, fname)
     if type(dims) ~= "table" or #dims ~= rank then
-      error(("bad argument #1 to '%s' (list of %d dimensions expected)"):format(fname, rank), 0)
+      argerror(1, fname, "list of %d dimensions expected", rank)
     end
     for i = 1, rank do check_count(dims[i], 1, fname, "dimension " .. i) end
   end

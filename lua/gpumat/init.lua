@@ -34,12 +34,18 @@ for _, area in ipairs(areas) do
   require("gpumat." .. area)(gm, core, methods)
 end
 
+-- One argument count rule for the Lua-side functions (argcheck.lua).
+local argcheck = require "gpumat.argcheck"
+argcheck.strict_table(gm)
+argcheck.strict_table(methods)
+
 return setmetatable(gm, {
-  __index = function(_, k)
+  __index = argcheck.strict("__index", function(_, k)
     local v = core.get_setting(k)
     return v
-  end,
-  __newindex = function(t, k, v)
+  end),
+  __newindex = argcheck.strict("__newindex", function(t, k, v)
+    if t ~= gm then argcheck.argerror(1, "__newindex", "the gpumat module expected, got %s", type(t)) end
     if not core.set_setting(k, v) then rawset(t, k, v) end
-  end,
+  end),
 })

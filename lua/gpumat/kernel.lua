@@ -23,7 +23,8 @@ return function(gm, core)
   local mat_mt = getmetatable(core.mat(0))
   local function is_mat(x) return getmetatable(x) == mat_mt end
 
-  local function argerr(argn, fn, msg) error(("bad argument #%d to '%s' (%s)"):format(argn, fn, msg), 3) end
+  local argcheck = require "gpumat.argcheck"
+  local function argerr(argn, fn, msg) argcheck.argerror(argn, fn, "%s", msg) end
 
   -- 64-bit FNV-1a (cache key; collisions are checked against the stored source)
   local function fnv1a(s)
@@ -46,7 +47,7 @@ return function(gm, core)
       local f = io.open(d .. "/cuda_cpu.h")
       if f then f:close(); header_dir = d; return d end
     end
-    error("define_cuda_kernel: cuda_cpu.h (the CPU model of CUDA) not found next to gpumat/core.so", 3)
+    argcheck.error("define_cuda_kernel: cuda_cpu.h (the CPU model of CUDA) not found next to gpumat/core.so")
   end
 
   local cxx = os.getenv("GPUMAT_CXX") or "c++"
@@ -58,7 +59,7 @@ return function(gm, core)
     local v = p and p:read("a") or ""
     if p then p:close() end
     if v == "" then
-      error(("define_cuda_kernel: the C++ compiler '%s' (GPUMAT_CXX) does not run"):format(cxx), 3)
+      argcheck.error("define_cuda_kernel: the C++ compiler '%s' (GPUMAT_CXX) does not run", cxx)
     end
     -- the CPU model's header is part of every kernel: a changed header
     -- must not reuse objects compiled with the old one
@@ -90,7 +91,7 @@ return function(gm, core)
         return cand
       end
     end
-    error("define_cuda_kernel: no writable kernel cache directory (set GPUMAT_CACHE_DIR)", 3)
+    argcheck.error("define_cuda_kernel: no writable kernel cache directory (set GPUMAT_CACHE_DIR)")
   end
 
 
@@ -187,7 +188,11 @@ return function(gm, core)
   end
 
   -- error objects of failed compiles: tostring gives the message
-  local error_mt = { __tostring = function(t) return t.message end }
+  local error_mt = {}
+  error_mt.__tostring = argcheck.strict("__tostring", function(t)
+    if getmetatable(t) ~= error_mt then argerr(1, "__tostring", "kernel error object expected, got " .. type(t)) end
+    return t.message
+  end)
 
   local function compile_error(name, ctype, log)
     return setmetatable({
@@ -320,8 +325,8 @@ return function(gm, core)
       local x = v[i]
       if x == nil and i > 1 then x = 1 end
       if math.type(x) ~= "integer" or x < 1 or x > 0x7fffffff then
-        error(("bad argument to '%s' (%s[%d] must be a positive integer, got %s)"):format(fn, what, i,
-          tostring(x)), 3)
+        argcheck.error("bad argument to '%s' (%s[%d] must be a positive integer, got %s)", fn, what, i,
+          tostring(x))
       end
       r[i] = x
     end
@@ -383,7 +388,9 @@ return function(gm, core)
     local cuda_sources, cuda_handles = {}, {} -- NVRTC: per ctype, per ctype@device
     local last_size, last_geom -- default geometry of the last size (launch overhead)
 
-    local function call(_, ...)
+    local kernel -- the object, set below
+    local function call(self, ...)
+      if self ~= kernel then argerr(1, "__call", "kernel " .. name .. " expected, got " .. type(self)) end
       local n = select("#", ...)
       local opts
       if n == np + 1 then
@@ -415,7 +422,7 @@ return function(gm, core)
       end
       ctype = ctype or gm.default_ctype
       if not allowed[ctype] then
-        error(("%s: not defined for ctype %s (ctypes of the definition)"):format(name, ctype), 2)
+        argcheck.error("%s: not defined for ctype %s (ctypes of the definition)", name, ctype)
       end
       local geom
       if opts then
@@ -493,10 +500,16 @@ return function(gm, core)
       cuda_sources[ctype] = cuda_sources[ctype] or generate_cuda(name, ps, body, ctype)
       return (nvrtc_ptx(name, cuda_sources[ctype], major, minor))
     end
-    return setmetatable({ name = name, ptx = ptx }, {
+    -- its metatable's functions check their arguments like every function
+    local function tostring_kernel(self)
+      if self ~= kernel then argerr(1, "__tostring", "kernel " .. name .. " expected, got " .. type(self)) end
+      return "gpumat kernel " .. name
+    end
+    kernel = setmetatable({ name = name, ptx = argcheck.strict("ptx", ptx) }, {
       __call = call,
-      __tostring = function() return "gpumat kernel " .. name end,
+      __tostring = argcheck.strict("__tostring", tostring_kernel),
     })
+    return kernel
   end
 
   -- gm.kernel_cache_info() -> {compiles, disk_hits, memory_hits,

@@ -1,6 +1,7 @@
 -- Debugging aids for mats (MGL-MAT §17): with_mat_counters and mat_room.
 return function(gm, core, methods)
   gm.mat_counters = nil -- internal
+  local argerror = require("gpumat.argcheck").argerror
 
   local function counted(c0, b0, ...)
     local c1, b1 = core.mat_counters()
@@ -14,7 +15,7 @@ return function(gm, core, methods)
   -- count includes the inner ones.
   function gm.with_mat_counters(fn)
     if type(fn) ~= "function" then
-      error(("bad argument #1 to 'with_mat_counters' (function expected, got %s)"):format(type(fn)), 2)
+      argerror(1, "with_mat_counters", "function expected, got %s", type(fn))
     end
     local c0, b0 = core.mat_counters()
     return counted(c0, b0, fn())
@@ -24,15 +25,15 @@ return function(gm, core, methods)
   -- the device area provides it, cuda_room.
   function gm.mat_room(opts)
     if opts ~= nil and type(opts) ~= "table" then
-      error(("bad argument #1 to 'mat_room' (options table expected, got %s)"):format(type(opts)), 2)
+      argerror(1, "mat_room", "options table expected, got %s", type(opts))
     end
     for k in pairs(opts or {}) do
       if k ~= "verbose" then
-        error(("bad argument #1 to 'mat_room' (unknown option '%s')"):format(tostring(k)), 2)
+        argerror(1, "mat_room", "unknown option '%s'", tostring(k))
       end
     end
     if opts and opts.verbose ~= nil and type(opts.verbose) ~= "boolean" then
-      error(("bad argument #1 to 'mat_room' (option 'verbose' must be a boolean, got %s)"):format(type(opts.verbose)), 2)
+      argerror(1, "mat_room", "option 'verbose' must be a boolean, got %s", type(opts.verbose))
     end
     local sub = { verbose = opts == nil or opts.verbose == nil or opts.verbose }
     local text = gm.foreign_room(sub)

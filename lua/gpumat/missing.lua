@@ -8,9 +8,9 @@ local missing = {
 return function(gm)
   for _, name in ipairs(missing) do
     if rawget(gm, name) == nil then
-      gm[name] = function()
-        error(string.format("%s: not implemented in gpumat %s (see README, \"Not yet\")",
-          name, gm.version), 2)
+      gm[name] = function(...)
+        require("gpumat.argcheck").error("%s: not implemented in gpumat %s (see README, \"Not yet\")",
+          name, gm.version)
       end
     end
   end

@@ -338,11 +338,11 @@ gm_status gm_gemm_(double alpha, gm_mat *a, gm_mat *b, double beta, gm_mat *c, g
 
 /* ---- geam on blocks ---- */
 
-static footprint block_fp(gm_block b, size_t rows, size_t cols) {
+static footprint block_fp(gm_submat b, size_t rows, size_t cols) {
   return b.trans ? (footprint){b.m, b.off, cols, rows, b.ld} : (footprint){b.m, b.off, rows, cols, b.ld};
 }
 
-static gm_status geam_check(double beta, gm_block a, gm_block b, gm_block c, size_t rows, size_t cols) {
+static gm_status geam_check(double beta, gm_submat a, gm_submat b, gm_submat c, size_t rows, size_t cols) {
   GM_TRY(gm_check_same_ctype("geam", a.m, c.m));
   GM_TRY(check_block("a", block_fp(a, rows, cols)));
   GM_TRY(check_block("c", block_fp(c, rows, cols)));
@@ -359,7 +359,7 @@ static gm_status geam_check(double beta, gm_block a, gm_block b, gm_block c, siz
 
 static void *at(void *p, const gm_mat *m, size_t off) { return (char *)p + off * gm_ctype_size(m->ctype); }
 
-gm_status gm_geam_(double alpha, gm_block a, double beta, gm_block b, gm_block c, size_t rows, size_t cols) {
+gm_status gm_geam_(double alpha, gm_submat a, double beta, gm_submat b, gm_submat c, size_t rows, size_t cols) {
   if (beta == 0) b.m = NULL;
   GM_TRY(geam_check(beta, a, b, c, rows, cols));
   if (rows == 0 || cols == 0) return GM_OK;

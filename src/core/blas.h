@@ -75,16 +75,16 @@ gm_status gm_gemm_(double alpha, gm_mat *a, gm_mat *b, double beta, gm_mat *c, g
 
 /* A rows x cols block of a mat: element (i, j) is at offset
  * off + i*ld + j from the mat's displacement. */
-typedef struct gm_block {
+typedef struct gm_submat {
   gm_mat *m;
   size_t off, ld;
   bool trans; /* the block is op(M): rows x cols of the transposed view */
-} gm_block;
+} gm_submat;
 
 /* C := alpha * op(A) + beta * op(B) on rows x cols blocks (B unused when
  * beta == 0, may have m == NULL).  Written elements of C get OUTPUT when
  * the block covers C's visible part, else IO. */
-gm_status gm_geam_(double alpha, gm_block a, double beta, gm_block b, gm_block c, size_t rows,
+gm_status gm_geam_(double alpha, gm_submat a, double beta, gm_submat b, gm_submat c, size_t rows,
                    size_t cols);
 
 /* stack_: places mats[0..n) along axis (0-based) into dst (MGL-MAT §9).

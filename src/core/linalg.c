@@ -51,7 +51,7 @@ gm_status gm_stack_(int axis, gm_mat *const *mats, int n, gm_mat *dst, int *bad)
     /* one rows x cols block per input; each call acquires dst as IO
      * unless the block covers it (the common single-input case) */
     size_t cols = mats[i]->dims[axis] * trailing;
-    gm_block a = {mats[i], 0, cols, false}, c = {dst, pos, width, false}, none = {NULL, 0, 1, false};
+    gm_submat a = {mats[i], 0, cols, false}, c = {dst, pos, width, false}, none = {NULL, 0, 1, false};
     GM_TRY(gm_geam_(1.0, a, 0.0, none, c, outer, cols));
     pos += cols;
   }

@@ -142,8 +142,15 @@ gm_status gm_mat_row_major_index(const gm_mat *m, int n, const size_t *subs, siz
   return GM_OK;
 }
 
+/* The error for a 0-based element index k >= m->size: the range is
+ * inclusive, 0..size-1, and an empty mat has none. */
+static gm_status index_error(const gm_mat *m, size_t k) {
+  if (m->size == 0) return gm_fail(GM_ERANGE, "index %zu is out of range (the mat is empty)", k);
+  return gm_fail(GM_ERANGE, "index %zu is out of range 0..%zu", k, m->size - 1);
+}
+
 gm_status gm_mat_get(gm_mat *m, size_t k, double *out) {
-  if (k >= m->size) return gm_fail(GM_ERANGE, "index %zu is out of range 0..%zu", k, m->size);
+  if (k >= m->size) return index_error(m, k);
   if (gm_vec_element_quick(m->vec, m->displacement + k, false, out)) return GM_OK;
   void *p;
   GM_TRY(gm_mat_watch(m, GM_FACET_FOREIGN, GM_INPUT, NULL, &p));
@@ -153,7 +160,7 @@ gm_status gm_mat_get(gm_mat *m, size_t k, double *out) {
 }
 
 gm_status gm_mat_put(gm_mat *m, size_t k, double value) {
-  if (k >= m->size) return gm_fail(GM_ERANGE, "index %zu is out of range 0..%zu", k, m->size);
+  if (k >= m->size) return index_error(m, k);
   if (gm_vec_element_quick(m->vec, m->displacement + k, true, &value)) return GM_OK;
   void *p;
   GM_TRY(gm_mat_watch(m, GM_FACET_FOREIGN, GM_IO, NULL, &p));

@@ -82,8 +82,6 @@ typedef struct gm_vec {
   struct gm_direct_slot *_Atomic direct_slot;
 } gm_vec;
 
-enum { GM_HOST_MALLOC = 0, GM_HOST_PINNED = 1 };
-
 /* Lua names: "foreign", "cuda_host", "cuda", "managed". */
 const char *gm_facet_name_str(gm_facet_name f);
 int gm_facet_parse(const char *s, gm_facet_name *out);

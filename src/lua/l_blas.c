@@ -217,29 +217,18 @@ static int m_gemm_(lua_State *L) {
   return do_gemm(L, idx);
 }
 
-/* Sets fns into the table at t with the value on top as upvalue (popped). */
-static void set_funcs_into(lua_State *L, int t, const luaL_Reg *fns) {
-  lua_pushvalue(L, t);
-  lua_insert(L, -2);
-  luaL_setfuncs(L, fns, 1);
-  lua_pop(L, 1);
-}
-
 void gml_open_blas(lua_State *L, int module_idx) {
-  static const luaL_Reg fns[] = {
-      {"asum", l_asum}, {"nrm2", l_nrm2}, {"dot", l_dot},       {"axpy_", l_axpy_},
-      {"copy_", l_copy_}, {"scal_", l_scal_}, {"gemm_", l_gemm_}, {NULL, NULL},
+  static const gml_reg fns[] = {
+      {"asum", l_asum, 2, NULL}, {"nrm2", l_nrm2, 2, NULL}, {"dot", l_dot, 3, NULL},       {"axpy_", l_axpy_, 4, NULL},
+      {"copy_", l_copy_, 3, NULL}, {"scal_", l_scal_, 3, NULL}, {"gemm_", l_gemm_, 6, NULL}, {NULL, NULL, 0, NULL},
   };
-  static const luaL_Reg methods[] = {
-      {"asum", l_asum},     {"nrm2", l_nrm2},     {"dot", l_dot},       {"axpy_", m_axpy_},
-      {"copy_", m_copy_},   {"scal_", m_scal_},   {"gemm_", m_gemm_},   {NULL, NULL},
+  static const gml_reg methods[] = {
+      {"asum", l_asum, 2, NULL},     {"nrm2", l_nrm2, 2, NULL},     {"dot", l_dot, 3, NULL},       {"axpy_", m_axpy_, 4, NULL},
+      {"copy_", m_copy_, 3, NULL},   {"scal_", m_scal_, 3, NULL},   {"gemm_", m_gemm_, 6, NULL},   {NULL, NULL, 0, NULL},
   };
-  module_idx = lua_absindex(L, module_idx);
+  gml_register(L, module_idx, fns);
   luaL_getmetatable(L, GML_MAT_MT);
-  lua_pushvalue(L, -1);
-  set_funcs_into(L, module_idx, fns);
   lua_getfield(L, -1, "__methods");
-  lua_pushvalue(L, -2);
-  luaL_setfuncs(L, methods, 1); /* upvalue: the metatable */
+  gml_register(L, -1, methods);
   lua_pop(L, 2);
 }

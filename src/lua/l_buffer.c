@@ -1,11 +1,11 @@
-/* Buffers (seed 000): views of reference-counted blocks in one memory
- * space; makers for each space, refcounts, displacement, element access,
- * bulk copies across spaces, raw bytes for write_buffer/read_buffer.
- * Lua tables as buffers and the with_* helpers are in lua/gpumat/buffer.lua.
+/* Buffers in Lua: the makers, refcounts, displacement, element access,
+ * bulk copies and raw bytes of the buffer model (core/mem/buffer.h); this
+ * file reads arguments and pushes results.  Lua tables as buffers and the
+ * with_* helpers are in lua/gpumat/buffer.lua.
  *
  * Binding rule: every function reads all its Lua arguments first; only
- * then does it check the block (gm_block_check) and touch memory, with no
- * Lua call until the last use. */
+ * then does it check the buffer (gm_buffer_check) and touch memory, with
+ * no Lua call until the last use. */
 #include "l_buffer.h"
 
 #include <stdint.h>
@@ -17,20 +17,9 @@
 
 /* ---- the userdata ---- */
 
-static void end_view(gml_buffer *b) {
-  if (!b->blk) return;
-  if (b->vec) {
-    gm_vec_remove_facet_reference(b->vec, b->facet); /* fails only if already gone */
-    gm_vec_unref(b->vec);
-    b->vec = NULL;
-  }
-  gm_block_drop(b->blk);
-  b->blk = NULL;
-}
-
 /* #<BUFFER int32 {2, 3} device> (or "released") */
 static int buffer_tostring(lua_State *L) {
-  gml_buffer *b = luaL_checkudata(L, 1, GML_BUFFER_MT);
+  gml_buffer *b = gml_checkudata(L, 1, GML_BUFFER_MT, "__tostring");
   luaL_Buffer lb;
   luaL_buffinit(L, &lb);
   lua_pushfstring(L, "#<BUFFER %s {", gm_etype_name(b->et));
@@ -40,15 +29,15 @@ static int buffer_tostring(lua_State *L) {
     luaL_addvalue(&lb);
   }
   bool live = b->blk && gm_block_live(b->blk);
-  lua_pushfstring(L, "} %s>", live ? gml_buffer_mem_type(b) : "released");
+  lua_pushfstring(L, "} %s>", live ? gm_buffer_mem_type_name(b) : "released");
   luaL_addvalue(&lb);
   luaL_pushresult(&lb);
   return 1;
 }
 
 static int buffer_gc(lua_State *L) {
-  gml_buffer *b = luaL_checkudata(L, 1, GML_BUFFER_MT);
-  end_view(b);
+  gml_buffer *b = gml_checkudata(L, 1, GML_BUFFER_MT, "__gc");
+  gm_buffer_end(b);
   return 0;
 }
 
@@ -68,41 +57,11 @@ gml_buffer *gml_checkbuffer(lua_State *L, int idx, const char *fname) {
   return b;
 }
 
-/* After all arguments are read: the view's memory must still be there. */
-static void check_live(lua_State *L, gml_buffer *b, const char *fname) {
-  if (!b->blk) luaL_error(L, "%s: buffer released", fname);
-  GML_TRY(L, gm_block_check(b->blk, NULL), fname);
-}
-
-const char *gml_buffer_mem_type(const gml_buffer *b) {
-  if (b->blk->space == GM_SPACE_PINNED && b->device_view) return "device";
-  if (b->blk->space == GM_SPACE_HOST && b->blk->registered_on) return "pinned"; /* a cuda_host facet */
-  return gm_space_name(b->blk->space);
+void gml_buffer_check_live(lua_State *L, gml_buffer *b, const char *fname) {
+  GML_TRY(L, gm_buffer_check(b), fname);
 }
 
 static size_t esize(const gml_buffer *b) { return gm_etype_size(b->et); }
-
-size_t gml_buffer_phys_index(const gml_buffer *b, size_t k) {
-  if (!b->col_major || b->rank < 2) return k;
-  size_t subs[GM_MAX_RANK];
-  for (int a = b->rank - 1; a >= 0; a--) {
-    subs[a] = k % b->dims[a];
-    k /= b->dims[a];
-  }
-  size_t p = 0;
-  for (int a = b->rank - 1; a >= 0; a--) p = p * b->dims[a] + subs[a];
-  return p;
-}
-
-static gm_copy_end end_of(gml_buffer *b, size_t p) { return (gm_copy_end){b->blk, b->offset + p * esize(b), NULL}; }
-
-gm_status gml_buffer_read(gml_buffer *b, size_t p, size_t n, void *out) {
-  return gm_block_copy((gm_copy_end){NULL, 0, out}, end_of(b, p), n * esize(b));
-}
-
-gm_status gml_buffer_write(gml_buffer *b, size_t p, size_t n, const void *in) {
-  return gm_block_copy(end_of(b, p), (gm_copy_end){NULL, 0, (void *)in}, n * esize(b));
-}
 
 bool gml_opt_etype(lua_State *L, int idx, const char *fname, gm_etype *out) {
   bool e = gml_opt_push(L, idx, "element_type");
@@ -299,51 +258,15 @@ static void read_maker_args(lua_State *L, const char *fname, const char *const *
   }
 }
 
-static void fill_new(lua_State *L, gml_buffer *b, const elt *v, const char *fname) {
-  size_t es = esize(b), n = b->size;
-  if (n == 0) return;
-  if (gm_block_host_accessible(b->blk) && !b->blk->pitch) {
-    GML_TRY(L, gm_block_host_sync(b->blk), fname);
-    char *p = (char *)b->blk->ptr + b->offset;
-    for (size_t i = 0; i < n; i++) memcpy(p + i * es, v->bytes, es);
-    return;
-  }
-  char *tmp = malloc(n * es);
-  if (!tmp) luaL_error(L, "%s: out of host memory", fname);
-  for (size_t i = 0; i < n; i++) memcpy(tmp + i * es, v->bytes, es);
-  gm_status st = gml_buffer_write(b, 0, n, tmp);
-  free(tmp);
-  GML_TRY(L, st, fname);
-}
-
-/* Allocates the block (nothing raises between allocation and the
- * userdata taking it: the userdata exists first). */
+/* Makes the buffer into a userdata pushed first (nothing raises between
+ * the allocation and the userdata taking it). */
 static int make(lua_State *L, const char *fname, gm_space space, const maker_args *a) {
-  gm_device *dev = NULL;
-  if (space != GM_SPACE_HOST) {
-    dev = gm_context_device();
-    if (!dev) return luaL_error(L, "%s: needs an active cuda context (with_cuda)", fname);
-  }
-  size_t es = gm_etype_size(a->et), bytes = a->size * es;
+  gm_device *dev = space == GM_SPACE_HOST ? NULL : gm_context_device();
+  gm_buffer_spec s = {.et = a->et, .rank = a->rank, .flags = a->flags, .pitch_elt_size = a->pitch_elt_size,
+                      .pitch_level = a->pitch_level, .init = a->has_init ? a->init.bytes : NULL};
+  memcpy(s.dims, a->dims, sizeof s.dims);
   gml_buffer *b = gml_newbuffer(L);
-  gm_block *blk = NULL;
-  gm_status st;
-  if (a->pitch_elt_size) {
-    size_t row = 1;
-    for (int i = a->rank - a->pitch_level; i < a->rank; i++) row *= a->dims[i];
-    st = row * es == 0 ? gm_block_alloc(space, dev, 0, 0, &blk)
-                       : gm_block_alloc_pitched(dev, row * es, bytes / (row * es), &blk);
-  } else {
-    st = gm_block_alloc(space, dev, bytes, a->flags, &blk);
-  }
-  GML_TRY(L, st, fname);
-  b->blk = blk;
-  b->et = a->et;
-  b->rank = a->rank;
-  memcpy(b->dims, a->dims, sizeof b->dims);
-  b->size = a->size;
-  b->owning = true;
-  if (a->has_init) fill_new(L, b, &a->init, fname);
+  GML_TRY(L, gm_buffer_make(space, dev, &s, b), fname);
   return 1;
 }
 
@@ -428,7 +351,7 @@ static int l_buffer_refcnt(lua_State *L) {
 
 static int l_ref_buffer(lua_State *L) {
   gml_buffer *b = gml_checkbuffer(L, 1, "ref_buffer");
-  check_live(L, b, "ref_buffer");
+  gml_buffer_check_live(L, b, "ref_buffer");
   GML_TRY(L, gm_block_ref(b->blk), "ref_buffer");
   lua_settop(L, 1);
   return 1;
@@ -456,7 +379,7 @@ static int l_deref_buffer(lua_State *L) {
   gml_buffer *b = gml_checkbuffer(L, 1, "deref_buffer");
   if (!b->blk || !gm_block_live(b->blk)) return 0;
   if (!b->owning) {
-    end_view(b);
+    gm_buffer_end(b);
     return 0;
   }
   long n = gm_block_deref(b->blk);
@@ -517,7 +440,7 @@ static int l_buffer_size(lua_State *L) {
 
 static int l_buffer_pitch(lua_State *L) {
   gml_buffer *b = gml_checkbuffer(L, 1, "buffer_pitch");
-  check_live(L, b, "buffer_pitch");
+  gml_buffer_check_live(L, b, "buffer_pitch");
   if (b->blk->pitch)
     lua_pushinteger(L, (lua_Integer)b->blk->pitch);
   else
@@ -527,8 +450,8 @@ static int l_buffer_pitch(lua_State *L) {
 
 static int l_buffer_mem_type(lua_State *L) {
   gml_buffer *b = gml_checkbuffer(L, 1, "mem_type");
-  check_live(L, b, "mem_type");
-  lua_pushstring(L, gml_buffer_mem_type(b));
+  gml_buffer_check_live(L, b, "mem_type");
+  lua_pushstring(L, gm_buffer_mem_type_name(b));
   return 1;
 }
 
@@ -544,10 +467,10 @@ static int l_buffer_layout(lua_State *L) {
 
 /* Subscripts first..first+rank-1 (1-based) -> 0-based row-major index. */
 static size_t check_subscripts(lua_State *L, gml_buffer *b, int first, int n, const char *fname) {
-  if (n != b->rank) luaL_error(L, "%s: %d subscripts for a buffer of rank %d", fname, n, b->rank);
+  if (n != b->rank) gml_error(L, "%s: %d subscripts for a buffer of rank %d", fname, n, b->rank);
   size_t k = 0;
   for (int a = 0; a < n; a++) {
-    lua_Integer i = luaL_checkinteger(L, first + a);
+    lua_Integer i = gml_check_integer(L, first + a, fname);
     if (i < 1 || (size_t)i > b->dims[a])
       gml_argerror(L, first + a, fname, "index %lld is out of range 1..%zu", (long long)i, b->dims[a]);
     k = k * b->dims[a] + (size_t)(i - 1);
@@ -563,23 +486,23 @@ static int l_buffer_row_major_index(lua_State *L) {
 }
 
 static size_t check_linear(lua_State *L, gml_buffer *b, int idx, const char *fname) {
-  lua_Integer k = luaL_checkinteger(L, idx);
+  lua_Integer k = gml_check_integer(L, idx, fname);
   if (k < 1 || (size_t)k > b->size)
     gml_argerror(L, idx, fname, "index %lld is out of range 1..%zu", (long long)k, b->size);
   return (size_t)(k - 1);
 }
 
 static int get_at(lua_State *L, gml_buffer *b, size_t k, const char *fname) {
-  check_live(L, b, fname);
+  gml_buffer_check_live(L, b, fname);
   elt v;
-  GML_TRY(L, gml_buffer_read(b, gml_buffer_phys_index(b, k), 1, v.bytes), fname);
+  GML_TRY(L, gm_buffer_read_at(b, gm_buffer_phys_index(b, k), 1, v.bytes), fname);
   push_value(L, b->et, v.bytes);
   return 1;
 }
 
 static int set_at(lua_State *L, gml_buffer *b, size_t k, const elt *v, const char *fname) {
-  check_live(L, b, fname);
-  GML_TRY(L, gml_buffer_write(b, gml_buffer_phys_index(b, k), 1, v->bytes), fname);
+  gml_buffer_check_live(L, b, fname);
+  GML_TRY(L, gm_buffer_write_at(b, gm_buffer_phys_index(b, k), 1, v->bytes), fname);
   return 0;
 }
 
@@ -592,7 +515,7 @@ static int l_bref(lua_State *L) {
 static int l_set_bref(lua_State *L) {
   gml_buffer *b = gml_checkbuffer(L, 1, "set_bref");
   int top = lua_gettop(L);
-  if (top < 2) return luaL_error(L, "set_bref: value expected");
+  if (top < 2) return gml_error(L, "set_bref: value expected");
   elt v;
   check_value(L, top, b->et, "set_bref", &v);
   size_t k = check_subscripts(L, b, 2, top - 2, "set_bref");
@@ -625,32 +548,20 @@ static int l_buffer_fill(lua_State *L) {
   if (start < 1 || start > b->size + 1) gml_argerror(L, 3, fn, "start %zu is out of range 1..%zu", start, b->size + 1);
   if (stop > b->size || stop + 1 < start)
     gml_argerror(L, 3, fn, "stop %zu is out of range %zu..%zu", stop, start - 1, b->size);
-  check_live(L, b, fn);
-  size_t n = stop + 1 - start, es = esize(b);
-  if (n == 0) return 0;
-  if (b->col_major && n != b->size) return luaL_error(L, "%s: a range of a col_major buffer is not supported", fn);
-  char *tmp = malloc(n * es);
-  if (!tmp) return luaL_error(L, "%s: out of host memory", fn);
-  for (size_t i = 0; i < n; i++) memcpy(tmp + i * es, v.bytes, es);
-  gm_status st = gml_buffer_write(b, start - 1, n, tmp);
-  free(tmp);
-  GML_TRY(L, st, fn);
+  gml_buffer_check_live(L, b, fn);
+  GML_TRY(L, gm_buffer_fill_range(b, start - 1, stop + 1 - start, v.bytes), fn);
   return 0;
 }
 
 /* ---- bulk copies ---- */
 
-static gm_status copy_elements(gml_buffer *dst, size_t di, gml_buffer *src, size_t si, size_t n) {
-  return gm_block_copy(end_of(dst, di), end_of(src, si), n * esize(src));
-}
-
 /* gm.copy_buffer_data(src, si, dst, di, count | true) -> count (1-based) */
 static int l_copy_buffer_data(lua_State *L) {
   const char *fn = "copy_buffer_data";
   gml_buffer *src = gml_checkbuffer(L, 1, fn);
-  lua_Integer si = luaL_checkinteger(L, 2);
+  lua_Integer si = gml_check_integer(L, 2, fn);
   gml_buffer *dst = gml_checkbuffer(L, 3, fn);
-  lua_Integer di = luaL_checkinteger(L, 4);
+  lua_Integer di = gml_check_integer(L, 4, fn);
   if (si < 1 || (size_t)si > src->size + 1)
     gml_argerror(L, 2, fn, "index %lld is out of range 1..%zu", (long long)si, src->size + 1);
   if (di < 1 || (size_t)di > dst->size + 1)
@@ -659,58 +570,21 @@ static int l_copy_buffer_data(lua_State *L) {
   if (lua_isboolean(L, 5) && lua_toboolean(L, 5)) {
     n = room < droom ? room : droom;
   } else {
-    lua_Integer c = luaL_checkinteger(L, 5);
+    lua_Integer c = gml_check_integer(L, 5, fn);
     if (c < 0 || (size_t)c > room || (size_t)c > droom)
       gml_argerror(L, 5, fn, "count %lld does not fit (at most %zu)", (long long)c, room < droom ? room : droom);
     n = (size_t)c;
   }
-  if (src->et != dst->et)
-    return luaL_error(L, "%s: element types differ (%s and %s)", fn, gm_etype_name(src->et), gm_etype_name(dst->et));
-  if (src->col_major != dst->col_major)
-    return luaL_error(L, "%s: layouts differ (copy the whole buffer with copy_full_buffer)", fn);
-  check_live(L, src, fn);
-  check_live(L, dst, fn);
-  GML_TRY(L, copy_elements(dst, (size_t)di - 1, src, (size_t)si - 1, n), fn);
+  GML_TRY(L, gm_buffer_copy_elements(dst, (size_t)di - 1, src, (size_t)si - 1, n), fn);
   lua_pushinteger(L, (lua_Integer)n);
   return 1;
-}
-
-/* Copies a whole buffer into one of the other layout through host
- * memory (element by element reorder). */
-static gm_status copy_relayout(gml_buffer *dst, gml_buffer *src) {
-  size_t n = src->size, es = esize(src);
-  char *a = malloc(n * es + 1), *b = malloc(n * es + 1);
-  gm_status st = a && b ? GM_OK : gm_fail(GM_ENOMEM, "out of host memory");
-  if (st == GM_OK) st = gml_buffer_read(src, 0, n, a);
-  if (st == GM_OK) {
-    for (size_t k = 0; k < n; k++)
-      memcpy(b + gml_buffer_phys_index(dst, k) * es, a + gml_buffer_phys_index(src, k) * es, es);
-    st = gml_buffer_write(dst, 0, n, b);
-  }
-  free(a);
-  free(b);
-  return st;
 }
 
 static int l_copy_full_buffer(lua_State *L) {
   const char *fn = "copy_full_buffer";
   gml_buffer *src = gml_checkbuffer(L, 1, fn);
   gml_buffer *dst = gml_checkbuffer(L, 2, fn);
-  if (src == dst) return 0;
-  if (src->et != dst->et)
-    return luaL_error(L, "%s: element types differ (%s and %s)", fn, gm_etype_name(src->et), gm_etype_name(dst->et));
-  if (src->size != dst->size) return luaL_error(L, "%s: sizes differ (%I and %I)", fn, (lua_Integer)src->size,
-                                                (lua_Integer)dst->size);
-  check_live(L, src, fn);
-  check_live(L, dst, fn);
-  if (src->col_major != dst->col_major) {
-    if (src->rank != dst->rank || memcmp(src->dims, dst->dims, sizeof src->dims) != 0)
-      return luaL_error(L, "%s: buffers of different layouts need equal dimensions", fn);
-    if (src->blk == dst->blk) return luaL_error(L, "%s: source and destination areas overlap", fn);
-    GML_TRY(L, copy_relayout(dst, src), fn);
-    return 0;
-  }
-  GML_TRY(L, copy_elements(dst, 0, src, 0, src->size), fn);
+  GML_TRY(L, gm_buffer_copy_whole(dst, src), fn);
   return 0;
 }
 
@@ -721,8 +595,8 @@ static int l_buffer_bytes(lua_State *L) {
   size_t n = b->size * esize(b);
   luaL_Buffer lb;
   char *p = luaL_buffinitsize(L, &lb, n + 1); /* allocates: before the block is checked */
-  check_live(L, b, fn);
-  GML_TRY(L, gml_buffer_read(b, 0, b->size, p), fn);
+  gml_buffer_check_live(L, b, fn);
+  GML_TRY(L, gm_buffer_read_at(b, 0, b->size, p), fn);
   luaL_pushresultsize(&lb, n);
   return 1;
 }
@@ -732,11 +606,11 @@ static int l_buffer_set_bytes(lua_State *L) {
   const char *fn = "read_buffer";
   gml_buffer *b = gml_checkbuffer(L, 1, fn);
   size_t len;
-  const char *s = luaL_checklstring(L, 2, &len);
+  const char *s = gml_check_string(L, 2, fn, &len);
   size_t n = b->size * esize(b);
-  if (len != n) return luaL_error(L, "%s: file too short (%I of %I bytes)", fn, (lua_Integer)len, (lua_Integer)n);
-  check_live(L, b, fn);
-  GML_TRY(L, gml_buffer_write(b, 0, b->size, s), fn);
+  if (len != n) return gml_error(L, "%s: file too short (%I of %I bytes)", fn, (lua_Integer)len, (lua_Integer)n);
+  gml_buffer_check_live(L, b, fn);
+  GML_TRY(L, gm_buffer_write_at(b, 0, b->size, s), fn);
   return 0;
 }
 
@@ -745,16 +619,16 @@ static int l_buffer_to_list(lua_State *L) {
   const char *fn = "buffer_as_array";
   gml_buffer *b = gml_checkbuffer(L, 1, fn);
   size_t n = b->size, es = esize(b);
-  if (n > INT32_MAX) return luaL_error(L, "%s: buffer too large for a Lua table", fn);
+  if (n > INT32_MAX) return gml_error(L, "%s: buffer too large for a Lua table", fn);
   void *tmp = lua_newuserdatauv(L, n * es + 1, 0);
   lua_createtable(L, (int)n, 0);
-  check_live(L, b, fn);
-  GML_TRY(L, gml_buffer_read(b, 0, n, tmp), fn);
+  gml_buffer_check_live(L, b, fn);
+  GML_TRY(L, gm_buffer_read_at(b, 0, n, tmp), fn);
   gm_etype et = b->et;
   bool col = b->col_major;
   gml_buffer copy = *b; /* for phys_index after Lua calls */
   for (size_t k = 0; k < n; k++) {
-    push_value(L, et, (char *)tmp + (col ? gml_buffer_phys_index(&copy, k) : k) * es);
+    push_value(L, et, (char *)tmp + (col ? gm_buffer_phys_index(&copy, k) : k) * es);
     lua_rawseti(L, -2, (lua_Integer)k + 1);
   }
   return 1;
@@ -770,29 +644,13 @@ static int l_buffer_displacement(lua_State *L) {
   }
   lua_getiuservalue(L, 1, 1);
   gml_buffer *base = gml_testbuffer(L, -1);
-  if (!base) return luaL_error(L, "buffer_displacement: internal error (no base)");
+  if (!base) return gml_error(L, "buffer_displacement: internal error (no base)");
   size_t delta = b->offset - base->offset, es = gm_etype_size(base->et);
   if (delta % es == 0)
     lua_pushinteger(L, (lua_Integer)(delta / es));
   else
     lua_pushnumber(L, (double)delta / (double)es);
   return 2;
-}
-
-/* A pitched view must fit in one row or cover whole rows that its
- * innermost dims split evenly. */
-static bool fits_pitch(const gm_block *blk, size_t off, size_t bytes, int rank, const size_t *dims, size_t es) {
-  if (!blk->pitch || bytes == 0) return true;
-  size_t w = blk->width;
-  if (off / w == (off + bytes - 1) / w) return true;
-  if (off % w || bytes % w) return false;
-  size_t inner = es;
-  for (int a = rank - 1; a >= 0; a--) {
-    inner *= dims[a];
-    if (inner == w) return true;
-    if (inner > w) return false;
-  }
-  return false;
 }
 
 /* gm.buffer_displace(b, {offset | byte_offset, element_type | foreign_type,
@@ -815,7 +673,7 @@ static int l_buffer_displace(lua_State *L) {
   if (has_size && has_dims) gml_argerror(L, 2, fn, "options 'size' and 'dimensions' are mutually exclusive");
   gm_etype et = b->et;
   gml_opt_etype(L, 2, fn, &et);
-  size_t es = gm_etype_size(et), old_es = esize(b);
+  size_t old_es = esize(b);
   size_t rel = has_boff ? gml_opt_size(L, 2, "byte_offset", 0, fn) : gml_opt_size(L, 2, "offset", 0, fn);
   if (has_off && rel > SIZE_MAX / 16) gml_argerror(L, 2, fn, "offset %zu is too large", rel);
   if (has_off) rel *= old_es;
@@ -850,57 +708,12 @@ static int l_buffer_displace(lua_State *L) {
   }
   /* every argument is read: now the view */
   gml_buffer *nb = gml_newbuffer(L); /* allocates before b's block is checked */
-  check_live(L, b, fn);
-  gm_block *blk = b->blk;
-  if (b->col_major && (has_dims || has_size || et != b->et))
-    return luaL_error(L, "%s: a col_major buffer can only be displaced with its own dims", fn);
-  if (mapping && !(blk->space == GM_SPACE_PINNED && (blk->flags & GM_PINNED_MAPPED)))
-    gml_argerror(L, 2, fn, "option 'mapping' needs a page-locked buffer with the \"mapped\" flag");
-  size_t off = b->offset + rel;
-  if (off < b->offset || off > blk->bytes)
-    gml_argerror(L, 2, fn, "offset %zu bytes is past the end of the block (%zu bytes)", off, blk->bytes);
-  if (off % es)
-    gml_argerror(L, 2, fn, "byte offset %zu is not a multiple of the element size %zu", off, es);
-  size_t size;
-  if (fill_rest) {
-    dims[0] = (blk->bytes - off) / es;
-    size = dims[0];
-  } else if (!has_dims && !has_size) {
-    if (es == old_es) {
-      rank = b->rank;
-      memcpy(dims, b->dims, sizeof dims);
-      size = b->size;
-    } else {
-      if ((b->size * old_es) % es)
-        gml_argerror(L, 2, fn, "%zu bytes are not a whole number of %s elements", b->size * old_es,
-                     gm_etype_name(et));
-      dims[0] = b->size * old_es / es;
-      size = dims[0];
-    }
-  } else if (gm_dims_size(rank, dims, &size) != GM_OK || size > SIZE_MAX / 16) {
-    return gml_argerror(L, 2, fn, "dimensions are too large");
-  }
-  if (size * es > blk->bytes - off)
-    gml_argerror(L, 2, fn, "the view (%zu bytes at byte %zu) goes past the end of the block (%zu bytes)",
-                 size * es, off, blk->bytes);
-  if (blk->pitch && (blk->width % es || !fits_pitch(blk, off, size * es, rank, dims, es)))
-    gml_argerror(L, 2, fn, "a view of a pitched buffer must fit in one row or split evenly at rows of %zu bytes",
-                 blk->width);
-  *nb = *b;
-  nb->et = et;
-  nb->rank = rank;
-  memcpy(nb->dims, dims, sizeof dims);
-  nb->size = size;
-  nb->offset = off;
-  nb->displaced = true;
-  nb->vec = NULL;
-  if (mapping) nb->device_view = mapping == 1;
-  if (b->vec) { /* a view of a mat's facet: the new view holds its own facet reference */
-    GML_TRY(L, gm_vec_add_facet_reference(b->vec, b->facet, b->blk->device), fn);
-    gm_vec_ref(b->vec);
-    nb->vec = b->vec;
-  }
-  gm_block_hold(blk);
+  gm_displace_args da = {.rel_bytes = rel, .et = et, .rank = has_dims || (has_size && !fill_rest) ? rank : 0,
+                         .rest = fill_rest, .mapping = mapping};
+  memcpy(da.dims, dims, sizeof da.dims);
+  gm_status st = gm_buffer_displace_view(b, &da, nb);
+  if (st == GM_EINVAL) return gml_argerror(L, 2, fn, "%s", gm_last_error());
+  GML_TRY(L, st, fn);
   lua_pushvalue(L, 1);
   lua_setiuservalue(L, -2, 1);
   return 1;
@@ -913,17 +726,19 @@ static int l_buffer_displace(lua_State *L) {
 static int dispatch_call(lua_State *L) {
   int n = lua_gettop(L);
   bool tab = lua_type(L, 1) == LUA_TTABLE && !gml_ismat(L, 1);
-  lua_pushvalue(L, lua_upvalueindex(tab ? 1 : 2));
+  lua_pushvalue(L, gml_upvalueindex(tab ? 1 : 2));
   lua_insert(L, 1);
   lua_call(L, n, LUA_MULTRET);
   return lua_gettop(L);
 }
 
 static int l_buffer_dispatch(lua_State *L) {
-  luaL_checktype(L, 1, LUA_TFUNCTION);
-  luaL_checktype(L, 2, LUA_TFUNCTION);
+  for (int i = 1; i <= 2; i++)
+    if (lua_type(L, i) != LUA_TFUNCTION)
+      gml_argerror(L, i, "buffer_dispatch", "function expected, got %s", luaL_typename(L, i));
   lua_settop(L, 2);
-  lua_pushcclosure(L, dispatch_call, 2);
+  static const gml_reg dispatch = {"buffer_dispatch", dispatch_call, GML_VARARGS, NULL};
+  gml_push_function(L, &dispatch, 2);
   return 1;
 }
 
@@ -933,53 +748,53 @@ static int l_bufferp_core(lua_State *L) {
 }
 
 void gml_open_buffer(lua_State *L, int module_idx) {
-  static const luaL_Reg meta[] = {
-      {"__gc", buffer_gc}, {"__close", buffer_close}, {"__tostring", buffer_tostring}, {NULL, NULL}};
-  static const luaL_Reg methods[] = {{"mem_type", l_buffer_mem_type},
-                                     {"is_owning", l_buffer_is_owning},
-                                     {"layout", l_buffer_layout},
-                                     {NULL, NULL}};
+  static const gml_reg meta[] = {
+      {"__gc", buffer_gc, 1, NULL}, {"__close", buffer_close, 2, NULL}, {"__tostring", buffer_tostring, 1, NULL}, {NULL, NULL, 0, NULL}};
+  static const gml_reg methods[] = {{"mem_type", l_buffer_mem_type, 1, NULL},
+                                     {"is_owning", l_buffer_is_owning, 1, NULL},
+                                     {"layout", l_buffer_layout, 1, NULL},
+                                     {NULL, NULL, 0, NULL}};
   luaL_newmetatable(L, GML_BUFFER_MT);
-  luaL_setfuncs(L, meta, 0);
-  luaL_newlib(L, methods);
+  gml_register(L, -1, meta);
+  gml_newlib(L, methods);
   lua_pushvalue(L, -1);
   lua_setfield(L, -3, "__index");
   lua_setfield(L, module_idx, "buffer_methods_table");
   lua_pop(L, 1);
-  static const luaL_Reg fns[] = {
-      {"is_buffer", l_bufferp_core},
-      {"buffer_dispatch", l_buffer_dispatch},
-      {"make_foreign_array", l_make_foreign_array},
-      {"make_cuda_array", l_make_cuda_array},
-      {"make_cuda_host_array", l_make_cuda_host_array},
-      {"make_managed_array", l_make_managed_array},
-      {"buffer_refcnt_core", l_buffer_refcnt},
-      {"ref_buffer_core", l_ref_buffer},
-      {"deref_buffer", l_deref_buffer},
-      {"buffer_close", buffer_close},
-      {"buffer_element_type_core", l_buffer_element_type},
-      {"buffer_foreign_type_core", l_buffer_foreign_type},
-      {"buffer_rank_core", l_buffer_rank},
-      {"buffer_dimensions_core", l_buffer_dimensions},
-      {"buffer_dimension_core", l_buffer_dimension},
-      {"buffer_size_core", l_buffer_size},
-      {"buffer_pitch", l_buffer_pitch},
-      {"buffer_row_major_index_core", l_buffer_row_major_index},
-      {"bref_core", l_bref},
-      {"set_bref_core", l_set_bref},
-      {"row_major_bref_core", l_row_major_bref},
-      {"set_row_major_bref_core", l_set_row_major_bref},
-      {"buffer_fill_core", l_buffer_fill},
-      {"copy_buffer_data_core", l_copy_buffer_data},
-      {"copy_full_buffer_core", l_copy_full_buffer},
-      {"buffer_bytes", l_buffer_bytes},
-      {"buffer_set_bytes", l_buffer_set_bytes},
-      {"buffer_to_list", l_buffer_to_list},
-      {"buffer_displacement_core", l_buffer_displacement},
-      {"buffer_displace", l_buffer_displace},
-      {"buffer_mem_type", l_buffer_mem_type},
-      {"buffer_is_owning", l_buffer_is_owning},
-      {"buffer_layout", l_buffer_layout},
-      {NULL, NULL}};
+  static const gml_reg fns[] = {
+      {"is_buffer", l_bufferp_core, 1, NULL},
+      {"buffer_dispatch", l_buffer_dispatch, 2, NULL},
+      {"make_foreign_array", l_make_foreign_array, 2, NULL},
+      {"make_cuda_array", l_make_cuda_array, 2, NULL},
+      {"make_cuda_host_array", l_make_cuda_host_array, 2, NULL},
+      {"make_managed_array", l_make_managed_array, 2, NULL},
+      {"buffer_refcnt_core", l_buffer_refcnt, 1, "buffer_refcnt"},
+      {"ref_buffer_core", l_ref_buffer, 1, "ref_buffer"},
+      {"deref_buffer", l_deref_buffer, 1, NULL},
+      {"buffer_close", buffer_close, 2, NULL},
+      {"buffer_element_type_core", l_buffer_element_type, 1, "buffer_element_type"},
+      {"buffer_foreign_type_core", l_buffer_foreign_type, 1, "buffer_foreign_type"},
+      {"buffer_rank_core", l_buffer_rank, 1, "buffer_rank"},
+      {"buffer_dimensions_core", l_buffer_dimensions, 1, "buffer_dimensions"},
+      {"buffer_dimension_core", l_buffer_dimension, 2, "buffer_dimension"},
+      {"buffer_size_core", l_buffer_size, 1, "buffer_size"},
+      {"buffer_pitch", l_buffer_pitch, 1, NULL},
+      {"buffer_row_major_index_core", l_buffer_row_major_index, GML_VARARGS, "buffer_row_major_index"},
+      {"bref_core", l_bref, GML_VARARGS, "bref"},
+      {"set_bref_core", l_set_bref, GML_VARARGS, "set_bref"},
+      {"row_major_bref_core", l_row_major_bref, 2, "row_major_bref"},
+      {"set_row_major_bref_core", l_set_row_major_bref, 3, "set_row_major_bref"},
+      {"buffer_fill_core", l_buffer_fill, 3, "buffer_fill"},
+      {"copy_buffer_data_core", l_copy_buffer_data, 5, "copy_buffer_data"},
+      {"copy_full_buffer_core", l_copy_full_buffer, 2, "copy_full_buffer"},
+      {"buffer_bytes", l_buffer_bytes, 1, "write_buffer"},
+      {"buffer_set_bytes", l_buffer_set_bytes, 2, "read_buffer"},
+      {"buffer_to_list", l_buffer_to_list, 1, "buffer_as_array"},
+      {"buffer_displacement_core", l_buffer_displacement, 1, "buffer_displacement"},
+      {"buffer_displace", l_buffer_displace, 2, NULL},
+      {"buffer_mem_type", l_buffer_mem_type, 1, NULL},
+      {"buffer_is_owning", l_buffer_is_owning, 1, NULL},
+      {"buffer_layout", l_buffer_layout, 1, NULL},
+      {NULL, NULL, 0, NULL}};
   gml_register(L, module_idx, fns);
 }

@@ -32,6 +32,6 @@ static int l_fill_sequence(lua_State *L) {
 }
 
 void gml_open_constructors(lua_State *L, int module_idx) {
-  static const luaL_Reg fns[] = {{"_fill_sequence", l_fill_sequence}, {NULL, NULL}};
+  static const gml_reg fns[] = {{"_fill_sequence", l_fill_sequence, 5, NULL}, {NULL, NULL, 0, NULL}};
   gml_register(L, module_idx, fns);
 }

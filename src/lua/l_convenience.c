@@ -133,6 +133,6 @@ static int l_peek_grid(lua_State *L) {
 }
 
 void gml_open_convenience(lua_State *L, int module_idx) {
-  static const luaL_Reg fns[] = {{"_peek_grid", l_peek_grid}, {NULL, NULL}};
+  static const gml_reg fns[] = {{"_peek_grid", l_peek_grid, 4, NULL}, {NULL, NULL, 0, NULL}};
   gml_register(L, module_idx, fns);
 }

@@ -95,9 +95,10 @@ static int check_n_states(lua_State *L, int arg, const char *fname, lua_Integer 
  * n_random_states when it was rounded (or nil).  The options are a1 or a2
  * (optarg), so messages carry the module function's argument number. */
 static int l_cuda_context(lua_State *L) {
-  const char *fname = luaL_checkstring(L, 3);
-  int arg = (int)luaL_checkinteger(L, 4);
-  luaL_argcheck(L, arg == 1 || arg == 2, 4, "1 or 2 expected");
+  /* internal: called by gm.with_cuda and friends with these two right */
+  const char *fname = gml_check_string(L, 3, "with_cuda", NULL);
+  int arg = (int)gml_check_integer(L, 4, "with_cuda");
+  if (arg != 1 && arg != 2) gml_argerror(L, 4, "with_cuda", "1 or 2 expected");
   static const char *const allowed[] = {"enabled", "device_id", "random_seed", "n_random_states",
                                         "n_pool_bytes", "backend", NULL};
   gml_check_options(L, arg, fname, allowed);
@@ -117,7 +118,7 @@ static int l_cuda_context(lua_State *L) {
   box->open = false;
   luaL_setmetatable(L, GML_CONTEXT_MT);
   box->c = malloc(sizeof *box->c);
-  if (!box->c) return luaL_error(L, "%s: out of host memory", fname);
+  if (!box->c) return gml_error(L, "%s: out of host memory", fname);
   gm_status st = gm_context_enter(box->c, &o);
   if (st != GM_OK) {
     free(box->c);
@@ -144,8 +145,9 @@ static int l_cuda_context(lua_State *L) {
  * leaves the coroutine (coroutine.resume), so the error is caught here,
  * the scope closed, and the same error value raised again. */
 static int l_cuda_call(lua_State *L) {
-  luaL_checktype(L, 1, LUA_TFUNCTION);
-  luaL_checkany(L, 2);
+  if (lua_type(L, 1) != LUA_TFUNCTION)
+    gml_argerror(L, 1, "with_cuda", "function expected, got %s", luaL_typename(L, 1));
+  if (lua_isnone(L, 2)) gml_argerror(L, 2, "with_cuda", "context expected, got no value");
   lua_settop(L, 2);
   bool main = lua_pushthread(L);
   lua_pop(L, 1);
@@ -166,11 +168,11 @@ static int l_cuda_call(lua_State *L) {
 /* __close(ctx, err): exit; an exit failure is raised only when the body
  * did not fail already (the body's error wins). */
 static int l_context_close(lua_State *L) {
-  gml_context *box = luaL_checkudata(L, 1, GML_CONTEXT_MT);
+  gml_context *box = gml_checkudata(L, 1, GML_CONTEXT_MT, "__close");
   if (!box->open) return 0;
   if (gm_context_current() != box->c) {
     /* e.g. a coroutine yielded out of with_cuda: leave the stack alone */
-    if (lua_isnoneornil(L, 2)) return luaL_error(L, "with_cuda: contexts must be exited innermost first");
+    if (lua_isnoneornil(L, 2)) return gml_error(L, "with_cuda: contexts must be exited innermost first");
     return 0;
   }
   gm_status st = gm_context_exit(box->c);
@@ -184,7 +186,7 @@ static int l_context_close(lua_State *L) {
 /* __gc: a context still open here belongs to an abandoned coroutine; its
  * storage stays allocated (it is linked from the thread's stack). */
 static int l_context_gc(lua_State *L) {
-  gml_context *box = luaL_checkudata(L, 1, GML_CONTEXT_MT);
+  gml_context *box = gml_checkudata(L, 1, GML_CONTEXT_MT, "__gc");
   if (!box->open) free(box->c);
   box->c = NULL;
   return 0;
@@ -438,20 +440,17 @@ static int l_cuda_room(lua_State *L) {
 }
 
 void gml_open_cuda(lua_State *L, int module_idx) {
-  static const luaL_Reg fns[] = {
-      {"cuda_context", l_cuda_context}, {"cuda_available", l_cuda_available},
-      {"use_cuda_p", l_use_cuda_p},     {"device_count", l_device_count},
-      {"device_info", l_device_info},   {"synchronize", l_synchronize},
-      {"collect", l_collect},           {"counters", l_counters},
-      {"cuda_room", l_cuda_room},       {"cuda_call", l_cuda_call},
-      {"emulated_device", l_emulated_device}, {"cuda_stream", l_cuda_stream},
-      {NULL, NULL}};
-  if (luaL_newmetatable(L, GML_CONTEXT_MT)) {
-    lua_pushcfunction(L, l_context_close);
-    lua_setfield(L, -2, "__close");
-    lua_pushcfunction(L, l_context_gc);
-    lua_setfield(L, -2, "__gc");
-  }
+  static const gml_reg fns[] = {
+      {"cuda_context", l_cuda_context, 4, NULL}, {"cuda_available", l_cuda_available, 1, NULL},
+      {"use_cuda_p", l_use_cuda_p, GML_VARARGS, NULL},     {"device_count", l_device_count, 0, NULL},
+      {"device_info", l_device_info, 2, NULL},   {"synchronize", l_synchronize, 0, NULL},
+      {"collect", l_collect, 0, NULL},           {"counters", l_counters, 0, NULL},
+      {"cuda_room", l_cuda_room, 1, NULL},       {"cuda_call", l_cuda_call, 2, NULL},
+      {"emulated_device", l_emulated_device, 1, NULL}, {"cuda_stream", l_cuda_stream, 0, NULL},
+      {NULL, NULL, 0, NULL}};
+  static const gml_reg meta[] = {{"__close", l_context_close, 2, NULL}, {"__gc", l_context_gc, 1, NULL},
+                                 {NULL, NULL, 0, NULL}};
+  if (luaL_newmetatable(L, GML_CONTEXT_MT)) gml_register(L, -1, meta);
   lua_pop(L, 1);
   gml_register(L, module_idx, fns);
   gml_open_cuda_sync(L, module_idx);

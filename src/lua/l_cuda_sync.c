@@ -149,7 +149,7 @@ static int l_syncing_begin(lua_State *L) {
   gm_device *d = gm_current_device();
   if (!d || n1 + n2 == 0) return 1; /* MGL: the body simply runs */
   s->vecs = malloc((n1 + n2) * sizeof *s->vecs);
-  if (!s->vecs) return luaL_error(L, "%s: out of host memory", FNAME);
+  if (!s->vecs) return gml_error(L, "%s: out of host memory", FNAME);
   collect_vecs(L, s, n1, n2);
   s->dev = d;
   size_t n_locked = 0;
@@ -162,7 +162,7 @@ static int l_syncing_begin(lua_State *L) {
 }
 
 static int l_syncing_close(lua_State *L) {
-  gml_sync *s = luaL_checkudata(L, 1, GML_SYNC_MT);
+  gml_sync *s = gml_checkudata(L, 1, GML_SYNC_MT, "__close");
   if (!s->dev) return 0;
   gm_status st = finish(s, s->n_ensure + s->n_destroy, true);
   if (st != GM_OK && lua_isnoneornil(L, 2)) return gml_raise(L, st, FNAME);
@@ -173,7 +173,7 @@ static int l_syncing_close(lua_State *L) {
  * stream sync, no Lua; review #11: releasing first could free or reuse
  * buffers a DMA still uses), then unlock and release. */
 static int l_syncing_gc(lua_State *L) {
-  gml_sync *s = luaL_checkudata(L, 1, GML_SYNC_MT);
+  gml_sync *s = gml_checkudata(L, 1, GML_SYNC_MT, "__gc");
   if (!s->dev) { /* never started (e.g. a list entry raised): no references yet */
     free(s->vecs);
     s->vecs = NULL;
@@ -192,13 +192,10 @@ static int l_syncing_gc(lua_State *L) {
 }
 
 void gml_open_cuda_sync(lua_State *L, int module_idx) {
-  static const luaL_Reg fns[] = {{"syncing_cuda_facets", l_syncing_begin}, {NULL, NULL}};
-  if (luaL_newmetatable(L, GML_SYNC_MT)) {
-    lua_pushcfunction(L, l_syncing_close);
-    lua_setfield(L, -2, "__close");
-    lua_pushcfunction(L, l_syncing_gc);
-    lua_setfield(L, -2, "__gc");
-  }
+  static const gml_reg fns[] = {{"syncing_cuda_facets", l_syncing_begin, 3, NULL}, {NULL, NULL, 0, NULL}};
+  static const gml_reg meta[] = {{"__close", l_syncing_close, 2, NULL}, {"__gc", l_syncing_gc, 1, NULL},
+                                 {NULL, NULL, 0, NULL}};
+  if (luaL_newmetatable(L, GML_SYNC_MT)) gml_register(L, -1, meta);
   lua_pop(L, 1);
   gml_register(L, module_idx, fns);
 }

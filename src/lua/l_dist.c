@@ -324,13 +324,13 @@ static int l_recv(lua_State *L) {
 }
 
 int luaopen_gpumat_dist(lua_State *L) {
-  static const luaL_Reg fns[] = {
-      {"init", l_init},         {"finalize", l_finalize},   {"rank", l_rank},
-      {"size", l_size},         {"barrier", l_barrier},     {"allreduce_", l_allreduce},
-      {"broadcast_", l_broadcast}, {"allgather", l_allgather}, {"reduce_scatter_", l_reduce_scatter},
-      {"send", l_send},         {"recv_", l_recv},          {"initialized", l_initialized},
-      {"uses_mpi", l_uses_mpi}, {NULL, NULL}};
-  luaL_newlib(L, fns);
+  static const gml_reg fns[] = {
+      {"init", l_init, 1, NULL},         {"finalize", l_finalize, 0, NULL},   {"rank", l_rank, 0, NULL},
+      {"size", l_size, 0, NULL},         {"barrier", l_barrier, 0, NULL},     {"allreduce_", l_allreduce, 2, NULL},
+      {"broadcast_", l_broadcast, 2, NULL}, {"allgather", l_allgather, 1, NULL}, {"reduce_scatter_", l_reduce_scatter, 3, NULL},
+      {"send", l_send, 3, NULL},         {"recv_", l_recv, 3, NULL},          {"initialized", l_initialized, 0, NULL},
+      {"uses_mpi", l_uses_mpi, 0, NULL}, {NULL, NULL, 0, NULL}};
+  gml_newlib(L, fns);
   return 1;
 }
 

@@ -234,53 +234,25 @@ static int scale(lua_State *L, const char *fn, bool rows) {
 static int l_scale_rows_(lua_State *L) { return scale(L, "scale_rows_", true); }
 static int l_scale_columns_(lua_State *L) { return scale(L, "scale_columns_", false); }
 
-/* ---- methods ---- */
-
-/* A method m:f(...) of a module function whose written mat is argument
- * k: moves self to position k and calls the C function directly, so the
- * error messages carry the module function's argument numbers. */
-static int method_at(lua_State *L) {
-  lua_CFunction f = lua_tocfunction(L, lua_upvalueindex(1));
-  int k = (int)lua_tointeger(L, lua_upvalueindex(2));
-  if (lua_gettop(L) < k) lua_settop(L, k);
-  lua_pushvalue(L, 1);
-  lua_remove(L, 1);
-  lua_insert(L, k);
-  return f(L);
-}
-
-void gml_ew_method(lua_State *L, const char *name, lua_CFunction f, int k) {
-  luaL_getmetatable(L, GML_MAT_MT);
-  lua_getfield(L, -1, "__methods");
-  lua_pushcfunction(L, f);
-  if (k > 1) {
-    lua_pushinteger(L, k);
-    lua_pushcclosure(L, method_at, 2);
-  }
-  lua_setfield(L, -2, name);
-  lua_pop(L, 2);
-}
-
 void gml_open_elementwise(lua_State *L, int module_idx) {
   static const struct {
-    const char *name;
-    lua_CFunction f;
+    gml_reg r;
     int k; /* position of the written mat (the method's self) */
   } fns[] = {
-      {"square_", l_square_, 1}, {"sqrt_", l_sqrt_, 1}, {"log_", l_log_, 1},
-      {"exp_", l_exp_, 1},       {"inv_", l_inv_, 1},   {"logistic_", l_logistic_, 1},
-      {"sin_", l_sin_, 1},       {"cos_", l_cos_, 1},   {"tan_", l_tan_, 1},
-      {"sinh_", l_sinh_, 1},     {"cosh_", l_cosh_, 1}, {"tanh_", l_tanh_, 1},
-      {"expt_", l_expt_, 1},     {"add_scalar_", l_add_scalar_, 2},
-      {"mul_", l_mul_, 2},       {"geem_", l_geem_, 5}, {"geerv_", l_geerv_, 5},
-      {"lt_", l_lt_, 2},         {"min_", l_min_, 2},   {"max_", l_max_, 2},
-      {"add_sign_", l_add_sign_, 4}, {"fill_", l_fill_, 2}, {"sum_", l_sum_, 2},
-      {"scale_rows_", l_scale_rows_, 2}, {"scale_columns_", l_scale_columns_, 2},
+      {{"square_", l_square_, 2, NULL}, 1}, {{"sqrt_", l_sqrt_, 2, NULL}, 1}, {{"log_", l_log_, 2, NULL}, 1},
+      {{"exp_", l_exp_, 2, NULL}, 1},       {{"inv_", l_inv_, 2, NULL}, 1},   {{"logistic_", l_logistic_, 2, NULL}, 1},
+      {{"sin_", l_sin_, 2, NULL}, 1},       {{"cos_", l_cos_, 2, NULL}, 1},   {{"tan_", l_tan_, 2, NULL}, 1},
+      {{"sinh_", l_sinh_, 2, NULL}, 1},     {{"cosh_", l_cosh_, 2, NULL}, 1}, {{"tanh_", l_tanh_, 2, NULL}, 1},
+      {{"expt_", l_expt_, 2, NULL}, 1},     {{"add_scalar_", l_add_scalar_, 2, NULL}, 2},
+      {{"mul_", l_mul_, 2, NULL}, 2},       {{"geem_", l_geem_, 5, NULL}, 5}, {{"geerv_", l_geerv_, 5, NULL}, 5},
+      {{"lt_", l_lt_, 2, NULL}, 2},         {{"min_", l_min_, 2, NULL}, 2},   {{"max_", l_max_, 2, NULL}, 2},
+      {{"add_sign_", l_add_sign_, 4, NULL}, 4}, {{"fill_", l_fill_, 3, NULL}, 2}, {{"sum_", l_sum_, 3, NULL}, 2},
+      {{"scale_rows_", l_scale_rows_, 3, NULL}, 2}, {{"scale_columns_", l_scale_columns_, 3, NULL}, 2},
   };
   module_idx = lua_absindex(L, module_idx);
   for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
-    lua_pushcfunction(L, fns[i].f);
-    lua_setfield(L, module_idx, fns[i].name);
-    gml_ew_method(L, fns[i].name, fns[i].f, fns[i].k);
+    gml_push_function(L, &fns[i].r, 0);
+    lua_setfield(L, module_idx, fns[i].r.name);
+    gml_ew_method(L, &fns[i].r, fns[i].k);
   }
 }

@@ -49,9 +49,9 @@ static int l_emulated_kernel_launches(lua_State *L) {
 }
 
 void gml_open_emukern(lua_State *L, int module_idx) {
-  static const luaL_Reg fns[] = {
-      {"emulated_kernel_launches", l_emulated_kernel_launches},
-      {NULL, NULL},
+  static const gml_reg fns[] = {
+      {"emulated_kernel_launches", l_emulated_kernel_launches, 1, NULL},
+      {NULL, NULL, 0, NULL},
   };
   gml_register(L, module_idx, fns);
 }

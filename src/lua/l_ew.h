@@ -11,8 +11,8 @@ double gml_ew_number(lua_State *L, int idx, const char *fname, const char *what)
 /* Raises "bad argument #arg to 'fname' (mixed ctypes: an is T, bn is U)". */
 void gml_ew_same_ctype(lua_State *L, int arg, const char *fname, const char *an, const gm_mat *a,
                        const char *bn, const gm_mat *b);
-/* Registers f as method `name` of mats; the method's self becomes
- * argument k of f (k = 1: f itself). */
-void gml_ew_method(lua_State *L, const char *name, lua_CFunction f, int k);
+/* Registers r as method r->name of mats; the method's self becomes
+ * argument k of r->func (k = 1: the function itself). */
+#define gml_ew_method gml_method_at
 
 #endif

@@ -40,7 +40,7 @@ static struct gm_device *facet_device(lua_State *L, gm_facet_name f, const char 
   if (f == GM_FACET_FOREIGN) return NULL;
   struct gm_device *dev = gm_current_device();
   if (!dev)
-    luaL_error(L, "%s: facet '%s' needs an active cuda context (with_cuda)", fn, gm_facet_name_str(f));
+    gml_error(L, "%s: facet '%s' needs an active cuda context (with_cuda)", fn, gm_facet_name_str(f));
   return dev;
 }
 
@@ -107,7 +107,7 @@ static void release_access(facet_access *a) {
 }
 
 static int l_access_close(lua_State *L) {
-  release_access(luaL_checkudata(L, 1, ACCESS_MT));
+  release_access(gml_checkudata(L, 1, ACCESS_MT, "__close"));
   return 0;
 }
 
@@ -314,7 +314,7 @@ static int l_push_facet_barrier(lua_State *L) {
 /* __close(b, err): pops (ensures, then destroys).  A failing pop raises
  * only when fn did not already raise, so fn's error is never replaced. */
 static int l_barrier_close(lua_State *L) {
-  facet_barrier *fb = luaL_checkudata(L, 1, BARRIER_MT);
+  facet_barrier *fb = gml_checkudata(L, 1, BARRIER_MT, "__close");
   if (!fb->pushed) return 0;
   fb->pushed = false;
   gm_status st = gm_barrier_pop(&fb->b);
@@ -325,7 +325,7 @@ static int l_barrier_close(lua_State *L) {
 /* __gc: a barrier never closed (e.g. an abandoned coroutine) is unlinked
  * without device work, as finalizers must not call into the device. */
 static int l_barrier_gc(lua_State *L) {
-  facet_barrier *fb = luaL_checkudata(L, 1, BARRIER_MT);
+  facet_barrier *fb = gml_checkudata(L, 1, BARRIER_MT, "__gc");
   if (fb->pushed) gm_barrier_abandon(&fb->b);
   fb->pushed = false;
   return 0;
@@ -337,31 +337,32 @@ static int l_count_barred_facets(lua_State *L) {
   return 1;
 }
 
-static void new_metatable(lua_State *L, const char *name, lua_CFunction close, lua_CFunction gc) {
+static void new_metatable(lua_State *L, const char *name, const gml_reg *meta) {
   luaL_newmetatable(L, name);
-  lua_pushcfunction(L, close);
-  lua_setfield(L, -2, "__close");
-  lua_pushcfunction(L, gc);
-  lua_setfield(L, -2, "__gc");
+  gml_register(L, -1, meta);
   lua_pop(L, 1);
 }
 
 void gml_open_facet(lua_State *L, int module_idx) {
-  static const luaL_Reg fns[] = {
-      {"watch_facet", l_watch_facet},
-      {"watch_facets", l_watch_facets},
-      {"facets", l_facets},
-      {"find_facet", l_find_facet},
-      {"synchronization", l_synchronization},
-      {"destroy_facet", l_destroy_facet},
-      {"destroy", l_destroy},
-      {"add_facet_reference", l_add_facet_reference},
-      {"remove_facet_reference", l_remove_facet_reference},
-      {"push_facet_barrier", l_push_facet_barrier},
-      {"count_barred_facets", l_count_barred_facets},
-      {NULL, NULL},
+  static const gml_reg fns[] = {
+      {"watch_facet", l_watch_facet, 4, NULL},
+      {"watch_facets", l_watch_facets, 2, NULL},
+      {"facets", l_facets, 1, NULL},
+      {"find_facet", l_find_facet, 2, NULL},
+      {"synchronization", l_synchronization, 1, NULL},
+      {"destroy_facet", l_destroy_facet, 2, NULL},
+      {"destroy", l_destroy, 1, NULL},
+      {"add_facet_reference", l_add_facet_reference, 2, NULL},
+      {"remove_facet_reference", l_remove_facet_reference, 2, NULL},
+      {"push_facet_barrier", l_push_facet_barrier, 2, NULL},
+      {"count_barred_facets", l_count_barred_facets, 1, NULL},
+      {NULL, NULL, 0, NULL},
   };
   gml_register(L, module_idx, fns);
-  new_metatable(L, ACCESS_MT, l_access_close, l_access_close);
-  new_metatable(L, BARRIER_MT, l_barrier_close, l_barrier_gc);
+  static const gml_reg access_meta[] = {{"__close", l_access_close, 2, NULL}, {"__gc", l_access_close, 1, NULL},
+                                        {NULL, NULL, 0, NULL}};
+  static const gml_reg barrier_meta[] = {{"__close", l_barrier_close, 2, NULL}, {"__gc", l_barrier_gc, 1, NULL},
+                                         {NULL, NULL, 0, NULL}};
+  new_metatable(L, ACCESS_MT, access_meta);
+  new_metatable(L, BARRIER_MT, barrier_meta);
 }

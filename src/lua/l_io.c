@@ -65,8 +65,8 @@ static int l_load_npy(lua_State *L) {
 }
 
 void gml_open_io(lua_State *L, int module_idx) {
-  static const luaL_Reg fns[] = {{"write_mat", l_write_mat}, {"read_mat", l_read_mat},
-                                 {"save_npy", l_save_npy},   {"load_npy", l_load_npy},
-                                 {NULL, NULL}};
+  static const gml_reg fns[] = {{"write_mat", l_write_mat, 2, NULL}, {"read_mat", l_read_mat, 2, NULL},
+                                 {"save_npy", l_save_npy, 2, NULL},   {"load_npy", l_load_npy, 2, NULL},
+                                 {NULL, NULL, 0, NULL}};
   gml_register(L, module_idx, fns);
 }

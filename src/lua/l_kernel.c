@@ -22,7 +22,7 @@ typedef struct kernel_so {
 } kernel_so;
 
 static int so_gc(lua_State *L) {
-  kernel_so *k = luaL_checkudata(L, 1, KERNEL_SO);
+  kernel_so *k = gml_checkudata(L, 1, KERNEL_SO, "__gc");
   /* code of a loaded kernel is never unloaded while a launch could run:
    * launches are synchronous, and the userdata is unreachable here */
   if (k->handle) dlclose(k->handle);
@@ -33,7 +33,7 @@ static int so_gc(lua_State *L) {
 
 /* core.kernel_load(path) -> handle, or nil and dlerror's message */
 static int l_kernel_load(lua_State *L) {
-  const char *path = luaL_checkstring(L, 1);
+  const char *path = gml_check_string(L, 1, "define_cuda_kernel", NULL);
   kernel_so *k = lua_newuserdatauv(L, sizeof *k, 0);
   memset(k, 0, sizeof *k);
   luaL_setmetatable(L, KERNEL_SO);
@@ -57,9 +57,10 @@ static int l_kernel_load(lua_State *L) {
 /* core.nvrtc_compile(src, name, major, minor) -> ptx, log; or nil, log,
  * message (the Lua side raises nvrtc_error with the log) */
 static int l_nvrtc_compile(lua_State *L) {
-  const char *src = luaL_checkstring(L, 1);
-  const char *name = luaL_checkstring(L, 2);
-  int major = (int)luaL_checkinteger(L, 3), minor = (int)luaL_checkinteger(L, 4);
+  const char *fn = "define_cuda_kernel";
+  const char *src = gml_check_string(L, 1, fn, NULL);
+  const char *name = gml_check_string(L, 2, fn, NULL);
+  int major = (int)gml_check_integer(L, 3, fn), minor = (int)gml_check_integer(L, 4, fn);
   char *ptx = NULL, *log = NULL;
   gm_status st = gm_nvrtc_compile(src, name, major, minor, &ptx, &log);
   /* (a memory error while pushing would leak the two strings: bounded, rare) */
@@ -90,13 +91,13 @@ static int l_nvrtc_version(lua_State *L) {
 /* core.kernel_load_ptx(ptx, name) -> handle of the kernel loaded on the
  * current context's device (a CUDA device) */
 static int l_kernel_load_ptx(lua_State *L) {
-  const char *ptx = luaL_checkstring(L, 1);
-  const char *name = luaL_checkstring(L, 2);
+  const char *ptx = gml_check_string(L, 1, "define_cuda_kernel", NULL);
+  const char *name = gml_check_string(L, 2, "define_cuda_kernel", NULL);
   kernel_so *k = lua_newuserdatauv(L, sizeof *k, 0);
   memset(k, 0, sizeof *k);
   luaL_setmetatable(L, KERNEL_SO);
   gm_device *dev = gm_current_device();
-  if (!dev || !dev->ops->rtk_load) return luaL_error(L, "%s: no CUDA device in the current context", name);
+  if (!dev || !dev->ops->rtk_load) return gml_error(L, "%s: no CUDA device in the current context", name);
   GML_TRY(L, dev->ops->rtk_load(dev, ptx, name, &k->code.dev_kernel), name);
   k->code.dev = dev;
   return 1;
@@ -109,29 +110,30 @@ static int l_kernel_load_ptx(lua_State *L) {
  * checked the user's arguments and names them in its messages; this
  * re-checks what the core relies on. */
 static int l_kernel_launch(lua_State *L) {
-  kernel_so *k = luaL_checkudata(L, 1, KERNEL_SO);
-  const char *name = luaL_checkstring(L, 2);
-  const char *ct = luaL_checkstring(L, 3);
+  const char *fn = "kernel_launch"; /* internal: the kernel object's __call */
+  kernel_so *k = gml_checkudata(L, 1, KERNEL_SO, fn);
+  const char *name = gml_check_string(L, 2, fn, NULL);
+  const char *ct = gml_check_string(L, 3, fn, NULL);
   size_t n;
-  const char *spec = luaL_checklstring(L, 4, &n);
-  luaL_checktype(L, 5, LUA_TTABLE);
+  const char *spec = gml_check_string(L, 4, fn, &n);
+  if (!lua_istable(L, 5)) gml_argerror(L, 5, fn, "table expected, got %s", luaL_typename(L, 5));
   gm_ctype ctype;
-  if (gm_ctype_parse(ct, &ctype) != 0) return luaL_error(L, "%s: bad ctype %s", name, ct);
-  if (n > GM_KERNEL_MAX_ARGS) return luaL_error(L, "%s: at most %d parameters", name, GM_KERNEL_MAX_ARGS);
+  if (gm_ctype_parse(ct, &ctype) != 0) return gml_error(L, "%s: bad ctype %s", name, ct);
+  if (n > GM_KERNEL_MAX_ARGS) return gml_error(L, "%s: at most %d parameters", name, GM_KERNEL_MAX_ARGS);
   /* the Lua side passes its call's arguments through, launch options included */
   int top = lua_gettop(L);
   if (top != 5 + (int)n && top != 6 + (int)n)
-    return luaL_error(L, "%s: %d arguments expected, got %d", name, (int)n, lua_gettop(L) - 5);
+    return gml_error(L, "%s: %d arguments expected, got %d", name, (int)n, lua_gettop(L) - 5);
   unsigned geom[6];
   for (int i = 0; i < 6; i++) {
     /* our own plain table of integers: no metamethods run */
     lua_rawgeti(L, 5, i + 1);
     lua_Integer v = lua_tointeger(L, -1);
     lua_pop(L, 1);
-    if (v < 1 || v > 0x7fffffff) return luaL_error(L, "%s: bad launch geometry", name);
+    if (v < 1 || v > 0x7fffffff) return gml_error(L, "%s: bad launch geometry", name);
     geom[i] = (unsigned)v;
   }
-  if (!k->code.cpu && !k->code.dev_kernel) return luaL_error(L, "%s: kernel not loaded", name);
+  if (!k->code.cpu && !k->code.dev_kernel) return gml_error(L, "%s: kernel not loaded", name);
   gm_kernel_arg args[GM_KERNEL_MAX_ARGS];
   /* numbers first, mats last (binding rule) */
   for (size_t i = 0; i < n; i++) {
@@ -149,7 +151,7 @@ static int l_kernel_launch(lua_State *L) {
       args[i].kind = GM_KARG_MAT;
       args[i].dir = spec[i] == 'i' ? GM_INPUT : spec[i] == 'o' ? GM_OUTPUT : GM_IO;
     } else {
-      return luaL_error(L, "%s: bad parameter spec", name);
+      return gml_error(L, "%s: bad parameter spec", name);
     }
   }
   for (size_t i = 0; i < n; i++) {
@@ -168,7 +170,7 @@ static int l_kernel_launch(lua_State *L) {
  * arguments runs (spec as for kernel_launch; only mats are looked at) */
 static int l_kernel_place(lua_State *L) {
   size_t n;
-  const char *spec = luaL_checklstring(L, 1, &n);
+  const char *spec = gml_check_string(L, 1, "kernel_place", &n);
   if (n > GM_KERNEL_MAX_ARGS) n = GM_KERNEL_MAX_ARGS;
   gm_kernel_arg args[GM_KERNEL_MAX_ARGS];
   int na = 0;
@@ -205,20 +207,18 @@ static int l_kernel_launch_counts(lua_State *L) {
 }
 
 void gml_open_kernel(lua_State *L, int module_idx) {
-  if (luaL_newmetatable(L, KERNEL_SO)) {
-    lua_pushcfunction(L, so_gc);
-    lua_setfield(L, -2, "__gc");
-  }
+  static const gml_reg meta[] = {{"__gc", so_gc, 1, NULL}, {NULL, NULL, 0, NULL}};
+  if (luaL_newmetatable(L, KERNEL_SO)) gml_register(L, -1, meta);
   lua_pop(L, 1);
-  static const luaL_Reg fns[] = {
-      {"kernel_load", l_kernel_load},
-      {"kernel_launch", l_kernel_launch},
-      {"kernel_launch_counts", l_kernel_launch_counts},
-      {"kernel_place", l_kernel_place},
-      {"kernel_load_ptx", l_kernel_load_ptx},
-      {"nvrtc_compile", l_nvrtc_compile},
-      {"nvrtc_version", l_nvrtc_version},
-      {NULL, NULL},
+  static const gml_reg fns[] = {
+      {"kernel_load", l_kernel_load, 1, NULL},
+      {"kernel_launch", l_kernel_launch, GML_VARARGS, NULL},
+      {"kernel_launch_counts", l_kernel_launch_counts, 0, NULL},
+      {"kernel_place", l_kernel_place, GML_VARARGS, NULL},
+      {"kernel_load_ptx", l_kernel_load_ptx, 2, NULL},
+      {"nvrtc_compile", l_nvrtc_compile, 4, NULL},
+      {"nvrtc_version", l_nvrtc_version, 0, NULL},
+      {NULL, NULL, 0, NULL},
   };
   gml_register(L, module_idx, fns);
 }

@@ -298,20 +298,24 @@ static int l_mat_to_array(lua_State *L) {
 
 /* ---- lifetime ---- */
 
-/* __close and m:free(): idempotent */
-static int l_free(lua_State *L) {
+/* m:free() and __close: idempotent */
+static int release(lua_State *L, const char *fn) {
   gml_mat *box = gml_testbox(L, 1);
-  if (!box) return gml_argerror(L, 1, "free", "gpumat.mat expected, got %s", luaL_typename(L, 1));
+  if (!box) return gml_argerror(L, 1, fn, "gpumat.mat expected, got %s", luaL_typename(L, 1));
   gml_release_box(box, false); /* deferred while a running call holds the mat */
   return 0;
 }
+static int l_free(lua_State *L) { return release(L, "free"); }
+static int l_close(lua_State *L) { return release(L, "__close"); }
 
 /* Live mats with their own method cache, in any Lua state (atomic; see
  * "per-mat method cache" below). */
 static unsigned n_method_caches;
 
+/* Reachable from Lua as getmetatable(m).__gc: checked like any function. */
 static int l_gc(lua_State *L) {
-  gml_mat *box = lua_touserdata(L, 1);
+  gml_mat *box = gml_testbox(L, 1);
+  if (!box) return gml_argerror(L, 1, "__gc", "gpumat.mat expected, got %s", luaL_typename(L, 1));
   if (box->method_cache) {
     box->method_cache = false;
     __atomic_sub_fetch(&n_method_caches, 1, __ATOMIC_RELAXED);
@@ -437,6 +441,20 @@ static inline __attribute__((always_inline)) int push_element(lua_State *L, gml_
   return 1;
 }
 
+/* m[k] for a number key: the element, or nil past either end as for a Lua
+ * sequence (so ipairs(m) and `for i = 1, #m` work); a non-integer key
+ * still raises. */
+static int push_indexed(lua_State *L, gml_mat *box, int arg) {
+  int isint;
+  lua_Integer k = lua_tointegerx(L, arg, &isint);
+  if (!isint) gml_argerror(L, arg, "mref", "index must be an integer, got number");
+  if (k < 1 || (size_t)k > box->m->size) {
+    lua_pushnil(L);
+    return 1;
+  }
+  return push_element(L, box, (size_t)(k - 1), "mref");
+}
+
 static inline __attribute__((always_inline)) void put_element(lua_State *L, gml_mat *box, size_t k, double v,
                                                                const char *fn) {
   gm_mat *m = box->m;
@@ -538,6 +556,7 @@ static int push_subscripts(lua_State *L, int idx, const char *fn) {
 
 static int l_index(lua_State *L);
 static int cache_index(lua_State *L);
+static const gml_reg cache_index_reg = {"__index", cache_index, 2, NULL};
 
 /* Gives the mat at idx (a box with the shared metatable) its own. */
 static void give_method_cache(lua_State *L, int idx) {
@@ -557,7 +576,7 @@ static void give_method_cache(lua_State *L, int idx) {
   lua_getfield(L, -1, "__methods");
   lua_remove(L, -2);
   lua_pushvalue(L, idx);
-  lua_pushcclosure(L, cache_index, 2);
+  gml_push_function(L, &cache_index_reg, 2);
   lua_setfield(L, -2, "__index");
   lua_setmetatable(L, -2);
   lua_setfield(L, -2, "__index");
@@ -568,22 +587,23 @@ static void give_method_cache(lua_State *L, int idx) {
  * A number key is m[k], the hot case: served here without going back
  * through l_index. */
 static int cache_index(lua_State *L) {
+  if (!lua_istable(L, 1)) return gml_argerror(L, 1, "__index", "method cache expected, got %s", luaL_typename(L, 1));
   int kt = lua_type(L, 2);
   if (kt == LUA_TNUMBER) {
-    gml_mat *box = lua_touserdata(L, lua_upvalueindex(2));
+    gml_mat *box = lua_touserdata(L, gml_upvalueindex(2));
     if (!box->m) gml_argerror(L, 1, "mref", "attempt to use a freed mat");
-    return push_element(L, box, number_row_major(L, box->m, 2, "mref"), "mref");
+    return push_indexed(L, box, 2);
   }
   if (kt == LUA_TSTRING) {
     lua_pushvalue(L, 2);
-    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) { /* a method: cache it */
+    if (lua_rawget(L, gml_upvalueindex(1)) != LUA_TNIL) { /* a method: cache it */
       lua_pushvalue(L, 2);
       lua_pushvalue(L, -2);
       lua_rawset(L, 1);
     }
     return 1;
   }
-  lua_pushvalue(L, lua_upvalueindex(2)); /* the mat in place of the cache */
+  lua_pushvalue(L, gml_upvalueindex(2)); /* the mat in place of the cache */
   lua_replace(L, 1);
   return l_index(L);
 }
@@ -592,7 +612,8 @@ static int l_index(lua_State *L) {
   int kt = lua_type(L, 2);
   if (kt == LUA_TSTRING) {
     gml_mat *box = gml_testbox(L, 1);
-    if (box && ++box->lookups == HOT_LOOKUPS && !box->method_cache) {
+    if (!box) return gml_argerror(L, 1, "__index", "gpumat.mat expected, got %s", luaL_typename(L, 1));
+    if (++box->lookups == HOT_LOOKUPS && !box->method_cache) {
       if (__atomic_add_fetch(&n_method_caches, 1, __ATOMIC_RELAXED) <= MAX_METHOD_CACHES) {
         box->method_cache = true; /* first: after an allocation error __gc still counts it down */
         lua_pushvalue(L, 1);
@@ -602,12 +623,12 @@ static int l_index(lua_State *L) {
         __atomic_sub_fetch(&n_method_caches, 1, __ATOMIC_RELAXED);
       }
     }
-    lua_rawget(L, lua_upvalueindex(1));
+    lua_rawget(L, gml_upvalueindex(1));
     return 1;
   }
   if (kt == LUA_TNUMBER) {
     gml_mat *box = gml_checkelembox(L, 1, "mref");
-    return push_element(L, box, number_row_major(L, box->m, 2, "mref"), "mref");
+    return push_indexed(L, box, 2);
   }
   if (kt == LUA_TTABLE) {
     lua_settop(L, 2);
@@ -617,8 +638,9 @@ static int l_index(lua_State *L) {
     check_subscripts_arg(L, box->m, 3, n, "mref", &k, 2);
     return push_element(L, box, k, "mref");
   }
+  if (!gml_testbox(L, 1)) return gml_argerror(L, 1, "__index", "gpumat.mat expected, got %s", luaL_typename(L, 1));
   lua_pushvalue(L, 2);
-  lua_rawget(L, lua_upvalueindex(1));
+  lua_rawget(L, gml_upvalueindex(1));
   return 1;
 }
 
@@ -652,6 +674,26 @@ static int l_len(lua_State *L) {
   return 1;
 }
 
+/* The iterator of pairs(m): (m, k) -> k + 1, m[k + 1], as ipairs(m). */
+static int pairs_next(lua_State *L) {
+  gml_mat *box = gml_checkelembox(L, 1, "__pairs");
+  lua_Integer k = lua_type(L, 2) == LUA_TNIL ? 0 : gml_check_integer(L, 2, "__pairs");
+  if (k < 0 || (size_t)k >= box->m->size) return 0;
+  lua_pushinteger(L, k + 1);
+  push_element(L, box, (size_t)k, "__pairs");
+  return 2;
+}
+static const gml_reg pairs_next_reg = {"__pairs", pairs_next, 2, NULL};
+
+/* pairs(m): the (k, m[k]) pairs of ipairs(m) */
+static int l_pairs(lua_State *L) {
+  gml_checkmat(L, 1, "__pairs");
+  gml_push_function(L, &pairs_next_reg, 0);
+  lua_pushvalue(L, 1);
+  lua_pushinteger(L, 0);
+  return 3;
+}
+
 /* core.mat_methods(): the table consulted by m.name (filled by init.lua) */
 static int l_mat_methods(lua_State *L) {
   luaL_getmetatable(L, GML_MAT_MT);
@@ -660,46 +702,46 @@ static int l_mat_methods(lua_State *L) {
 }
 
 void gml_open_mat(lua_State *L, int module_idx) {
-  static const luaL_Reg fns[] = {
-      {"mat", l_mat},
-      {"array_to_mat", l_array_to_mat},
-      {"mat_to_array", l_mat_to_array},
-      {"replace_", l_replace_},
-      {"free", l_free},
-      {"is_freed", l_is_freed},
-      {"ctype", l_ctype},
-      {"displacement", l_displacement},
-      {"dims", l_dims},
-      {"dim", l_dim},
-      {"size", l_size},
-      {"max_size", l_max_size},
-      {"initial_element", l_initial_element},
-      {"cuda_enabled", l_cuda_enabled},
-      {"set_cuda_enabled", l_set_cuda_enabled},
-      {"mref", l_mref},
-      {"set", l_set},
-      {"row_major_mref", l_row_major_mref},
-      {"set_row_major", l_set_row_major},
-      {"row_major_index", l_row_major_index},
-      {"coerce_to_ctype", l_coerce_to_ctype},
-      {"mat_methods", l_mat_methods},
-      {NULL, NULL},
+  static const gml_reg fns[] = {
+      {"mat", l_mat, 2, NULL},
+      {"array_to_mat", l_array_to_mat, 2, NULL},
+      {"mat_to_array", l_mat_to_array, 1, NULL},
+      {"replace_", l_replace_, 2, NULL},
+      {"free", l_free, 1, NULL},
+      {"is_freed", l_is_freed, 1, NULL},
+      {"ctype", l_ctype, 1, NULL},
+      {"displacement", l_displacement, 1, NULL},
+      {"dims", l_dims, 1, NULL},
+      {"dim", l_dim, 2, NULL},
+      {"size", l_size, 1, NULL},
+      {"max_size", l_max_size, 1, NULL},
+      {"initial_element", l_initial_element, 1, NULL},
+      {"cuda_enabled", l_cuda_enabled, 1, NULL},
+      {"set_cuda_enabled", l_set_cuda_enabled, 2, NULL},
+      {"mref", l_mref, GML_VARARGS, NULL},
+      {"set", l_set, GML_VARARGS, NULL},
+      {"row_major_mref", l_row_major_mref, 2, NULL},
+      {"set_row_major", l_set_row_major, 3, NULL},
+      {"row_major_index", l_row_major_index, GML_VARARGS, NULL},
+      {"coerce_to_ctype", l_coerce_to_ctype, 2, NULL},
+      {"mat_methods", l_mat_methods, 0, NULL},
+      {NULL, NULL, 0, NULL},
   };
+  /* metamethods get the arguments the VM passes (__len and __unm get
+   * the operand twice, __close the error object) */
+  static const gml_reg meta[] = {
+      {"__newindex", l_newindex, 3, NULL}, {"__len", l_len, 2, NULL},   {"__gc", l_gc, 1, NULL},
+      {"__close", l_close, 2, NULL},       {"__pairs", l_pairs, 1, NULL}, {NULL, NULL, 0, NULL},
+  };
+  static const gml_reg index = {"__index", l_index, 2, NULL};
   gml_register(L, module_idx, fns);
   luaL_newmetatable(L, GML_MAT_MT);
   lua_newtable(L); /* methods */
   lua_pushvalue(L, -1);
   lua_setfield(L, -3, "__methods");
-  lua_pushcclosure(L, l_index, 1);
+  gml_push_function(L, &index, 1);
   lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, l_newindex);
-  lua_setfield(L, -2, "__newindex");
-  lua_pushcfunction(L, l_len);
-  lua_setfield(L, -2, "__len");
-  lua_pushcfunction(L, l_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_pushcfunction(L, l_free);
-  lua_setfield(L, -2, "__close");
+  gml_register(L, -1, meta);
   lua_pushliteral(L, "gpumat.mat");
   lua_setfield(L, -2, "__name");
   lua_pop(L, 1);

@@ -44,10 +44,10 @@ static int l_foreign_room(lua_State *L) {
 }
 
 void gml_open_matdebug(lua_State *L, int module_idx) {
-  static const luaL_Reg fns[] = {
-      {"mat_counters", l_mat_counters},
-      {"foreign_room", l_foreign_room},
-      {NULL, NULL},
+  static const gml_reg fns[] = {
+      {"mat_counters", l_mat_counters, 0, NULL},
+      {"foreign_room", l_foreign_room, 1, NULL},
+      {NULL, NULL, 0, NULL},
   };
   gml_register(L, module_idx, fns);
 }

@@ -136,18 +136,18 @@ static int l_derive_max_pool_(lua_State *L) {
 }
 
 void gml_open_nn(lua_State *L, int module_idx) {
-  static const luaL_Reg fns[] = {
-      {"convolve_", l_convolve_},
-      {"derive_convolve_", l_derive_convolve_},
-      {"max_pool_", l_max_pool_},
-      {"derive_max_pool_", l_derive_max_pool_},
-      {NULL, NULL},
+  static const gml_reg fns[] = {
+      {"convolve_", l_convolve_, 4, NULL},
+      {"derive_convolve_", l_derive_convolve_, 6, NULL},
+      {"max_pool_", l_max_pool_, 3, NULL},
+      {"derive_max_pool_", l_derive_max_pool_, 5, NULL},
+      {NULL, NULL, 0, NULL},
   };
   gml_register(L, module_idx, fns);
   /* Methods on the written mat: y:convolve_(x, w, opts), y:max_pool_(x,
    * opts), xd:derive_max_pool_(x, y, yd, opts).  derive_convolve_ writes
    * two mats and has no method. */
-  gml_ew_method(L, "convolve_", l_convolve_, 3);
-  gml_ew_method(L, "max_pool_", l_max_pool_, 2);
-  gml_ew_method(L, "derive_max_pool_", l_derive_max_pool_, 2);
+  gml_ew_method(L, &fns[0], 3);
+  gml_ew_method(L, &fns[2], 2);
+  gml_ew_method(L, &fns[3], 2);
 }

@@ -62,7 +62,7 @@ static int l_copy_row(lua_State *L) {
   check_2d(L, a, 1, fn);
   size_t r = check_index(L, 2, a->dims[0], fn, "row"), cols = a->dims[1];
   gm_mat *b = push_result(L, 1, &cols, a->ctype, a->cuda_enabled, fn);
-  gm_block src = {a, r * cols, cols, false}, dst = {b, 0, cols, false}, none = {NULL, 0, 1, false};
+  gm_submat src = {a, r * cols, cols, false}, dst = {b, 0, cols, false}, none = {NULL, 0, 1, false};
   GML_TRY(L, gm_geam_(1, src, 0, none, dst, 1, cols), fn);
   return 1;
 }
@@ -76,7 +76,7 @@ static int l_copy_column(lua_State *L) {
   check_2d(L, a, 1, fn);
   size_t c = check_index(L, 2, a->dims[1], fn, "column"), rows = a->dims[0];
   gm_mat *b = push_result(L, 1, &rows, a->ctype, a->cuda_enabled, fn);
-  gm_block src = {a, c, a->dims[1], false}, dst = {b, 0, 1, false}, none = {NULL, 0, 1, false};
+  gm_submat src = {a, c, a->dims[1], false}, dst = {b, 0, 1, false}, none = {NULL, 0, 1, false};
   GML_TRY(L, gm_geam_(1, src, 0, none, dst, rows, 1), fn);
   return 1;
 }
@@ -125,7 +125,7 @@ static int l_transpose(lua_State *L) {
   check_2d(L, a, 1, fn);
   size_t dims[2] = {a->dims[1], a->dims[0]};
   gm_mat *t = push_result(L, 2, dims, a->ctype, a->cuda_enabled, fn);
-  gm_block src = {a, 0, a->dims[1], true}, dst = {t, 0, dims[1], false}, none = {NULL, 0, 1, false};
+  gm_submat src = {a, 0, a->dims[1], true}, dst = {t, 0, dims[1], false}, none = {NULL, 0, 1, false};
   GML_TRY(L, gm_geam_(1, src, 0, none, dst, dims[0], dims[1]), fn);
   return 1;
 }
@@ -160,7 +160,7 @@ static int add_like(lua_State *L, const char *fn, int ia, int ib, double alpha, 
   if (a->size != b->size) gml_argerror(L, ib, fn, "sizes differ: %zu vs %zu", a->size, b->size);
   gm_mat *c = push_result(L, a->rank, a->dims, a->ctype, a->cuda_enabled && b->cuda_enabled, fn);
   size_t n = a->size;
-  gm_block ba = {a, 0, n, false}, bb = {b, 0, n, false}, bc = {c, 0, n, false};
+  gm_submat ba = {a, 0, n, false}, bb = {b, 0, n, false}, bc = {c, 0, n, false};
   GML_TRY(L, gm_geam_(alpha, ba, beta, bb, bc, 1, n), fn);
   return 1;
 }
@@ -224,14 +224,14 @@ static int l_stack_(lua_State *L) {
 }
 
 void gml_open_nondestructive(lua_State *L, int module_idx) {
-  static const luaL_Reg fns[] = {
-      {"copy_mat", l_copy_mat},   {"copy_row", l_copy_row},     {"copy_column", l_copy_column},
-      {"mat_as_scalar", l_mat_as_scalar}, {"scalar_as_mat", l_scalar_as_mat}, {"m_eq", l_m_eq},
-      {"transpose", l_transpose}, {"m_mul", l_m_mul},           {"m_add", l_m_add},
-      {"m_sub", l_m_sub},         {"invert", l_invert},         {"logdet", l_logdet},
-      {"stack_", l_stack_},       {NULL, NULL},
+  static const gml_reg fns[] = {
+      {"copy_mat", l_copy_mat, 1, NULL},   {"copy_row", l_copy_row, 2, NULL},     {"copy_column", l_copy_column, 2, NULL},
+      {"mat_as_scalar", l_mat_as_scalar, 1, NULL}, {"scalar_as_mat", l_scalar_as_mat, 2, NULL}, {"m_eq", l_m_eq, 2, NULL},
+      {"transpose", l_transpose, 1, NULL}, {"m_mul", l_m_mul, 3, NULL},           {"m_add", l_m_add, 2, NULL},
+      {"m_sub", l_m_sub, 2, NULL},         {"invert", l_invert, 1, NULL},         {"logdet", l_logdet, 1, NULL},
+      {"stack_", l_stack_, 3, NULL},       {NULL, NULL, 0, NULL},
   };
-  static const luaL_Reg methods[] = {{"copy", l_copy_mat}, {"transpose", l_transpose}, {NULL, NULL}};
+  static const gml_reg methods[] = {{"copy", l_copy_mat, 1, NULL}, {"transpose", l_transpose, 1, NULL}, {NULL, NULL, 0, NULL}};
   gml_register(L, module_idx, fns);
   luaL_getmetatable(L, GML_MAT_MT);
   lua_getfield(L, -1, "__methods");

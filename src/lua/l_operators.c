@@ -69,7 +69,7 @@ static int add_mats(lua_State *L, const char *fn, double beta) {
   if (b->ctype != a->ctype || b->size != a->size)
     gml_argerror(L, 2, fn, "the mat was reshaped while the operation ran");
   size_t n = a->size;
-  gm_block ba = {a, 0, n, false}, bb = {b, 0, n, false}, bc = {r, 0, n, false};
+  gm_submat ba = {a, 0, n, false}, bb = {b, 0, n, false}, bc = {r, 0, n, false};
   GML_TRY(L, gm_geam_(1, ba, beta, bb, bc, 1, n), fn);
   return 1;
 }
@@ -146,8 +146,8 @@ static int op_div(lua_State *L) {
 
 void gml_open_operators(lua_State *L, int module_idx) {
   (void)module_idx;
-  static const luaL_Reg ops[] = {{"__add", op_add}, {"__sub", op_sub}, {"__unm", op_unm},
-                                 {"__mul", op_mul}, {"__div", op_div}, {NULL, NULL}};
+  static const gml_reg ops[] = {{"__add", op_add, 2, NULL}, {"__sub", op_sub, 2, NULL}, {"__unm", op_unm, 2, NULL},
+                                 {"__mul", op_mul, 2, NULL}, {"__div", op_div, 2, NULL}, {NULL, NULL, 0, NULL}};
   luaL_getmetatable(L, GML_MAT_MT);
   gml_register(L, -1, ops);
   lua_pop(L, 1);

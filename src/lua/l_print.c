@@ -121,7 +121,7 @@ static void put_contents(lua_State *L, luaL_Buffer *b, gm_mat *m, gm_peek_source
 
 static int l_tostring(lua_State *L) {
   gml_mat *box = gml_testbox(L, 1);
-  if (!box) luaL_typeerror(L, 1, GML_MAT_MT);
+  if (!box) gml_argerror(L, 1, "__tostring", "gpumat.mat expected, got %s", luaL_typename(L, 1));
   gml_guard(L, 1); /* the buffer's growth runs the GC (finalizers) */
   if (!box->m) {
     lua_pushliteral(L, "#<MAT freed>");
@@ -158,7 +158,7 @@ static int l_tostring(lua_State *L) {
 void gml_open_print(lua_State *L, int module_idx) {
   (void)module_idx;
   luaL_newmetatable(L, GML_MAT_MT); /* existing one if gml_open_mat ran */
-  lua_pushcfunction(L, l_tostring);
-  lua_setfield(L, -2, "__tostring");
+  static const gml_reg meta[] = {{"__tostring", l_tostring, 1, NULL}, {NULL, NULL, 0, NULL}};
+  gml_register(L, -1, meta);
   lua_pop(L, 1);
 }

@@ -160,17 +160,16 @@ static int state_eq(lua_State *L) {
 }
 
 void gml_open_random(lua_State *L, int module_idx) {
-  static const luaL_Reg fns[] = {
-      {"uniform_random_", l_uniform_random_}, {"gaussian_random_", l_gaussian_random_},
-      {"mv_gaussian_random", l_mv_gaussian_random}, {"orthogonal_random_", l_orthogonal_random_},
-      {"seed", l_seed}, {"random_state", l_random_state},
-      {"set_random_state", l_set_random_state}, {"copy_random_state", l_copy_random_state},
-      {NULL, NULL}};
+  static const gml_reg fns[] = {
+      {"uniform_random_", l_uniform_random_, 2, NULL}, {"gaussian_random_", l_gaussian_random_, 2, NULL},
+      {"mv_gaussian_random", l_mv_gaussian_random, 1, NULL}, {"orthogonal_random_", l_orthogonal_random_, 2, NULL},
+      {"seed", l_seed, 1, NULL}, {"random_state", l_random_state, 0, NULL},
+      {"set_random_state", l_set_random_state, 1, NULL}, {"copy_random_state", l_copy_random_state, 1, NULL},
+      {NULL, NULL, 0, NULL}};
   if (luaL_newmetatable(L, GML_RANDOM_STATE_MT)) {
-    lua_pushcfunction(L, state_tostring);
-    lua_setfield(L, -2, "__tostring");
-    lua_pushcfunction(L, state_eq);
-    lua_setfield(L, -2, "__eq");
+    static const gml_reg meta[] = {{"__tostring", state_tostring, 1, NULL}, {"__eq", state_eq, 2, NULL},
+                                   {NULL, NULL, 0, NULL}};
+    gml_register(L, -1, meta);
   }
   lua_pop(L, 1);
   gml_register(L, module_idx, fns);

@@ -37,7 +37,6 @@ static ax_args read_args(lua_State *L, int op, const char *fn) {
   static const char *const value_opts[] = {"keepdims", "out", NULL};
   static const char *const var_opts[] = {"keepdims", "out", "unbiased", NULL};
   static const char *const soft_opts[] = {"out", NULL};
-  if (lua_gettop(L) > 3 && !lua_isnone(L, 4)) gml_argerror(L, 4, fn, "no value expected");
   gml_guard(L, 3);
   gm_mat *m = gml_checkmat(L, 1, fn);
   int rank = m->rank;
@@ -139,18 +138,20 @@ static int l_logsumexp(lua_State *L) { return reduce(L, GM_AX_LOGSUMEXP); }
 static int l_softmax(lua_State *L) { return reduce(L, GM_AX_SOFTMAX); }
 
 void gml_open_reduce_axis(lua_State *L, int module_idx) {
-  static const luaL_Reg fns[] = {{"sum", l_sum},
-                                 {"mean", l_mean},
-                                 {"prod", l_prod},
-                                 {"max", l_max},
-                                 {"min", l_min},
-                                 {"var", l_var},
-                                 {"std", l_std},
-                                 {"argmax", l_argmax},
-                                 {"argmin", l_argmin},
-                                 {"logsumexp", l_logsumexp},
-                                 {"softmax", l_softmax},
-                                 {NULL, NULL}};
+  /* (m, axis, opts): three arguments, self first for the methods */
+  static const gml_reg fns[] = {
+      {"sum", l_sum, 3, NULL},
+      {"mean", l_mean, 3, NULL},
+      {"prod", l_prod, 3, NULL},
+      {"max", l_max, 3, NULL},
+      {"min", l_min, 3, NULL},
+      {"var", l_var, 3, NULL},
+      {"std", l_std, 3, NULL},
+      {"argmax", l_argmax, 3, NULL},
+      {"argmin", l_argmin, 3, NULL},
+      {"logsumexp", l_logsumexp, 3, NULL},
+      {"softmax", l_softmax, 3, NULL},
+      {NULL, NULL, 0, NULL}};
   gml_register(L, module_idx, fns);
   luaL_getmetatable(L, GML_MAT_MT);
   lua_getfield(L, -1, "__methods");

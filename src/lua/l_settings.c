@@ -77,7 +77,8 @@ static const struct {
 
 /* core.get_setting(name) -> value, true; or nil, false if not a setting */
 static int l_get_setting(lua_State *L) {
-  const char *k = luaL_checkstring(L, 1);
+  if (lua_type(L, 1) != LUA_TSTRING) return 0; /* gm[1], gm[{}]: nil, as for any table */
+  const char *k = lua_tostring(L, 1);
   for (size_t i = 0; i < N_OF(atomic_flags); i++)
     if (strcmp(k, atomic_flags[i].name) == 0) return lua_pushboolean(L, *atomic_flags[i].flag), 1;
   for (size_t i = 0; i < N_OF(bool_settings); i++)
@@ -104,7 +105,8 @@ static int l_get_setting(lua_State *L) {
 
 /* core.set_setting(name, value) -> true if name is a setting (validated) */
 static int l_set_setting(lua_State *L) {
-  const char *k = luaL_checkstring(L, 1);
+  if (lua_type(L, 1) != LUA_TSTRING) return lua_pushboolean(L, 0), 1; /* not a setting: a plain field */
+  const char *k = lua_tostring(L, 1);
   const char *fn = "gpumat settings";
   for (size_t i = 0; i < N_OF(atomic_flags); i++)
     if (strcmp(k, atomic_flags[i].name) == 0) {
@@ -162,6 +164,6 @@ static int l_set_setting(lua_State *L) {
 }
 
 void gml_open_settings(lua_State *L, int module_idx) {
-  static const luaL_Reg fns[] = {{"get_setting", l_get_setting}, {"set_setting", l_set_setting}, {NULL, NULL}};
+  static const gml_reg fns[] = {{"get_setting", l_get_setting, 1, NULL}, {"set_setting", l_set_setting, 2, NULL}, {NULL, NULL, 0, NULL}};
   gml_register(L, module_idx, fns);
 }

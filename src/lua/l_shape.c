@@ -158,7 +158,7 @@ static int l_adjust_(lua_State *L) {
   if (gm_dims_size(rank, dims, &size) != GM_OK) gml_argerror(L, 2, fn, "%s", gm_last_error());
   if (d <= m->vec->max_size && size <= m->vec->max_size - d) return reshape_in_place(L, m, rank, dims, d, fn);
   if (destroy_old && any_facet_watched(m->vec))
-    return luaL_error(L, "%s: cannot destroy the old mat while one of its facets is being accessed", fn);
+    return gml_error(L, "%s: cannot destroy the old mat while one of its facets is being accessed", fn);
   gm_mat *n = new_like(L, m, rank, dims, d, fn);
   if (destroy_old) { /* before the push, whose allocation may free m */
     gm_status st = gm_vec_destroy_all(m->vec);
@@ -172,17 +172,17 @@ static int l_adjust_(lua_State *L) {
 }
 
 void gml_open_shape(lua_State *L, int module_idx) {
-  static const luaL_Reg fns[] = {
-      {"reshape_and_displace", l_reshape_and_displace},
-      {"reshape_and_displace_", l_reshape_and_displace_},
-      {"reshape", l_reshape},
-      {"reshape_", l_reshape_},
-      {"displace", l_displace},
-      {"displace_", l_displace_},
-      {"reshape_to_row_matrix_", l_reshape_to_row_matrix_},
-      {"adjust_", l_adjust_},
-      {"with_shape_apply", l_with_shape_apply},
-      {NULL, NULL},
+  static const gml_reg fns[] = {
+      {"reshape_and_displace", l_reshape_and_displace, 3, NULL},
+      {"reshape_and_displace_", l_reshape_and_displace_, 3, NULL},
+      {"reshape", l_reshape, 2, NULL},
+      {"reshape_", l_reshape_, 2, NULL},
+      {"displace", l_displace, 2, NULL},
+      {"displace_", l_displace_, 2, NULL},
+      {"reshape_to_row_matrix_", l_reshape_to_row_matrix_, 2, NULL},
+      {"adjust_", l_adjust_, 4, NULL},
+      {"with_shape_apply", l_with_shape_apply, 4, "with_shape_and_displacement"},
+      {NULL, NULL, 0, NULL},
   };
   gml_register(L, module_idx, fns);
 }

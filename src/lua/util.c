@@ -170,7 +170,7 @@ static void close_frame(guard_obj *g) {
 }
 
 static int guard_close(lua_State *L) {
-  close_frame(lua_touserdata(L, 1));
+  close_frame(gml_checkudata(L, 1, GUARD_MT, "__close"));
   return 0;
 }
 
@@ -180,29 +180,26 @@ void gml_pin(lua_State *L, int idx) {
   for (size_t i = G.n_frames; i-- > 0;) {
     if (G.frames[i].L != L) continue;
     if (!grow((void **)&G.pins, &G.cap_pins, G.n_pins + 1, sizeof *G.pins))
-      luaL_error(L, "not enough memory");
+      gml_error(L, "not enough memory");
     G.pins[G.n_pins++] = (pin){G.frames[i].id, box->m};
     return;
   }
-  luaL_error(L, "gpumat internal error: gml_pin without gml_guard");
+  gml_error(L, "gpumat internal error: gml_pin without gml_guard");
 }
 
 void gml_guard(lua_State *L, int nargs) {
   if (lua_gettop(L) < nargs) lua_settop(L, nargs);
   int top = lua_gettop(L);
-  luaL_checkstack(L, 2, "gml_guard");
+  luaL_checkstack(L, 4, "gml_guard");
   guard_obj *g = lua_newuserdatauv(L, sizeof *g, 0);
   g->open = false;
-  if (luaL_newmetatable(L, GUARD_MT)) {
-    lua_pushcfunction(L, guard_close);
-    lua_setfield(L, -2, "__close");
-    lua_pushcfunction(L, guard_close);
-    lua_setfield(L, -2, "__gc");
-  }
+  static const gml_reg meta[] = {{"__close", guard_close, 2, NULL}, {"__gc", guard_close, 1, NULL},
+                                 {NULL, NULL, 0, NULL}};
+  if (luaL_newmetatable(L, GUARD_MT)) gml_register(L, -1, meta);
   lua_setmetatable(L, -2);
   if (!grow((void **)&G.frames, &G.cap_frames, G.n_frames + 1, sizeof *G.frames) ||
       !grow((void **)&G.pins, &G.cap_pins, G.n_pins + (size_t)top, sizeof *G.pins))
-    luaL_error(L, "not enough memory");
+    gml_error(L, "not enough memory");
   g->id = ++G.next_id;
   g->open = true;
   G.frames[G.n_frames++] = (frame){g->id, L};
@@ -212,7 +209,7 @@ void gml_guard(lua_State *L, int nargs) {
 
 gm_mat *gml_checkmat_shapable(lua_State *L, int idx, const char *fname) {
   gm_mat *m = gml_checkmat(L, idx, fname);
-  if (G.hook || is_pinned(m)) luaL_error(L, "%s: mat is in use by a running gpumat call", fname);
+  if (G.hook || is_pinned(m)) gml_error(L, "%s: mat is in use by a running gpumat call", fname);
   return m;
 }
 
@@ -221,13 +218,50 @@ void gml_hook_leave(void) {
   G.hook--;
 }
 
+/* Whether a chunk is one of gpumat's Lua modules: "@.../gpumat/x.lua"
+ * (installed or in the source tree) or "@gpumat/x.lua" (embedded). */
+static bool internal_source(const char *src) {
+  if (src[0] != '@') return false;
+  const char *p = strrchr(src, '/');
+  if (!p || p - src < 7 || strncmp(p - 6, "gpumat", 6) != 0) return false;
+  if (p - 6 != src + 1 && p[-7] != '/') return false;
+  size_t n = strlen(p + 1);
+  return n > 4 && strcmp(p + 1 + n - 4, ".lua") == 0;
+}
+
+/* Pushes "source:line: " of the calling Lua code as luaL_where(L, 1)
+ * does, or "" when the caller is gpumat's own Lua code (whose errors
+ * carry no position either, see argcheck.lua) or not Lua. */
+static void push_where(lua_State *L) {
+  lua_Debug ar;
+  if (lua_getstack(L, 1, &ar)) {
+    lua_getinfo(L, "Sl", &ar);
+    if (ar.currentline > 0 && !internal_source(ar.source)) {
+      lua_pushfstring(L, "%s:%d: ", ar.short_src, ar.currentline);
+      return;
+    }
+  }
+  lua_pushliteral(L, "");
+}
+
+int gml_error(lua_State *L, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  luaL_checkstack(L, 3, "gml_error");
+  push_where(L);
+  lua_pushvfstring(L, fmt, ap);
+  va_end(ap);
+  lua_concat(L, 2);
+  return lua_error(L);
+}
+
 int gml_argerror(lua_State *L, int arg, const char *fname, const char *fmt, ...) {
   char reason[512];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(reason, sizeof reason, fmt, ap);
   va_end(ap);
-  return luaL_error(L, "bad argument #%d to '%s' (%s)", arg, fname, reason);
+  return gml_error(L, "bad argument #%d to '%s' (%s)", arg, fname, reason);
 }
 
 static bool is_resource_status(gm_status st) {
@@ -235,7 +269,17 @@ static bool is_resource_status(gm_status st) {
          st == GM_EMPI || st == GM_ENCCL;
 }
 
+static bool is_error_object(lua_State *L, int idx) {
+  if (!lua_istable(L, idx) || !lua_getmetatable(L, idx)) return false;
+  luaL_getmetatable(L, "gpumat.error");
+  bool is = lua_rawequal(L, -1, -2);
+  lua_pop(L, 2);
+  return is;
+}
+
 static int error_tostring(lua_State *L) {
+  if (!is_error_object(L, 1))
+    gml_argerror(L, 1, "__tostring", "gpumat error object expected, got %s", luaL_typename(L, 1));
   lua_getfield(L, 1, "message");
   return 1;
 }
@@ -263,10 +307,8 @@ static void push_error_object(lua_State *L, gm_status st, const char *fname) {
     lua_pushinteger(L, e.status);
     lua_setfield(L, -2, "status");
   }
-  if (luaL_newmetatable(L, "gpumat.error")) {
-    lua_pushcfunction(L, error_tostring);
-    lua_setfield(L, -2, "__tostring");
-  }
+  static const gml_reg meta[] = {{"__tostring", error_tostring, 1, NULL}, {NULL, NULL, 0, NULL}};
+  if (luaL_newmetatable(L, "gpumat.error")) gml_register(L, -1, meta);
   lua_setmetatable(L, -2);
 }
 
@@ -275,7 +317,7 @@ int gml_raise(lua_State *L, gm_status st, const char *fname) {
     push_error_object(L, st, fname);
     return lua_error(L);
   }
-  return luaL_error(L, "%s: %s", fname, gm_last_error());
+  return gml_error(L, "%s: %s", fname, gm_last_error());
 }
 
 void gml_check_options(lua_State *L, int idx, const char *fname, const char *const *allowed) {
@@ -416,10 +458,81 @@ int gml_check_axis(lua_State *L, int idx, const char *fname, int rank) {
   return (int)a - 1;
 }
 
-void gml_register(lua_State *L, int module_idx, const luaL_Reg *fns) {
-  module_idx = lua_absindex(L, module_idx);
+/* ---- registration: the argument count rule (see util.h) ---- */
+
+int gml_arity_error(lua_State *L, const gml_reg *r) {
+  return gml_argerror(L, r->max_args + 1, r->public_name ? r->public_name : r->name, "no value expected");
+}
+
+static int strict_call(lua_State *L) {
+  const gml_reg *r = lua_touserdata(L, lua_upvalueindex(1));
+  gml_check_arity(L, r);
+  return r->func(L);
+}
+
+void gml_push_function(lua_State *L, const gml_reg *r, int nup) {
+  lua_pushlightuserdata(L, (void *)r);
+  if (nup) lua_insert(L, -nup - 1);
+  lua_pushcclosure(L, strict_call, nup + 1);
+}
+
+void gml_register(lua_State *L, int idx, const gml_reg *fns) {
+  idx = lua_absindex(L, idx);
   for (; fns->name; fns++) {
-    lua_pushcfunction(L, fns->func);
-    lua_setfield(L, module_idx, fns->name);
+    gml_push_function(L, fns, 0);
+    lua_setfield(L, idx, fns->name);
   }
+}
+
+void gml_newlib(lua_State *L, const gml_reg *fns) {
+  lua_newtable(L);
+  gml_register(L, -1, fns);
+}
+
+/* m:f(...) for a function whose self is argument k: checks the count,
+ * moves self to position k and calls the function, so its messages carry
+ * the module function's argument numbers. */
+static int method_at(lua_State *L) {
+  const gml_reg *r = lua_touserdata(L, lua_upvalueindex(1));
+  int k = (int)lua_tointeger(L, lua_upvalueindex(2));
+  gml_check_arity(L, r);
+  if (lua_gettop(L) < k) lua_settop(L, k);
+  lua_pushvalue(L, 1);
+  lua_remove(L, 1);
+  lua_insert(L, k);
+  return r->func(L);
+}
+
+void gml_method_at(lua_State *L, const gml_reg *r, int k) {
+  luaL_getmetatable(L, GML_MAT_MT);
+  lua_getfield(L, -1, "__methods");
+  lua_pushlightuserdata(L, (void *)r);
+  if (k > 1) {
+    lua_pushinteger(L, k);
+    lua_pushcclosure(L, method_at, 2);
+  } else {
+    lua_pushcclosure(L, strict_call, 1);
+  }
+  lua_setfield(L, -2, r->name);
+  lua_pop(L, 2);
+}
+
+void *gml_checkudata(lua_State *L, int idx, const char *tname, const char *fname) {
+  void *p = luaL_testudata(L, idx, tname);
+  if (!p) gml_argerror(L, idx, fname, "%s expected, got %s", tname, luaL_typename(L, idx));
+  return p;
+}
+
+const char *gml_check_string(lua_State *L, int idx, const char *fname, size_t *len) {
+  if (lua_type(L, idx) != LUA_TSTRING)
+    gml_argerror(L, idx, fname, "string expected, got %s", luaL_typename(L, idx));
+  return lua_tolstring(L, idx, len);
+}
+
+lua_Integer gml_check_integer(lua_State *L, int idx, const char *fname) {
+  int isint;
+  lua_Integer v = lua_tointegerx(L, idx, &isint);
+  if (!isint || lua_type(L, idx) != LUA_TNUMBER)
+    gml_argerror(L, idx, fname, "integer expected, got %s", luaL_typename(L, idx));
+  return v;
 }

@@ -113,7 +113,13 @@ void gml_hook_leave(void);
 void gml_drain_deferred(void);
 extern _Thread_local size_t gml_n_deferred;
 
-/* Raises "bad argument #arg to 'fname' (formatted reason)". */
+/* Raises the message (lua_pushfstring formats) like luaL_error, except
+ * that a call from gpumat's own Lua modules (lua/gpumat/NAME.lua) gets no
+ * position: a message never points inside the library (use it, not
+ * luaL_error). */
+int gml_error(lua_State *L, const char *fmt, ...);
+/* Raises "bad argument #arg to 'fname' (formatted reason)" (C formats)
+ * like gml_error. */
 int gml_argerror(lua_State *L, int arg, const char *fname, const char *fmt, ...);
 /* Raises the error for a failed core call: a plain message "fname: msg"
  * or, for resource conditions (cuda_out_of_memory, cuda_error,
@@ -166,8 +172,55 @@ typedef struct gml_settings {
 } gml_settings;
 extern gml_settings gml_setting;
 
-/* Each area registers its functions into the module table at idx. */
-void gml_register(lua_State *L, int module_idx, const luaL_Reg *fns);
+/* ---- Binding rule: arguments (docs/ARCHITECTURE.md "Binding rule") ----
+ *
+ * Every Lua-facing C function (module functions, methods, metamethods,
+ * the functions of every userdata type's metatable) is registered from a
+ * table of gml_reg that declares the most arguments it takes; the one
+ * registration routine below enforces it, so a call with more raises
+ * "bad argument #N to 'name' (no value expected)" before the function
+ * runs.  Methods called with ':' count self as #1.  Optional trailing
+ * arguments (an options table) count: a function f(x, opts) declares 2.
+ * GML_VARARGS declares a variadic function (subscripts, pass-through).
+ * public_name, when set, names the function in that message (for C
+ * functions that Lua code wraps, e.g. "ensure_core" behind gm.ensure).
+ *
+ * Registered functions are C closures whose upvalue 1 is the gml_reg
+ * (static storage); a function with its own upvalues reads them at
+ * gml_upvalueindex(i). */
+#define GML_VARARGS (-1)
+typedef struct gml_reg {
+  const char *name;
+  lua_CFunction func;
+  int max_args;
+  const char *public_name;
+} gml_reg;
+#define gml_upvalueindex(i) lua_upvalueindex((i) + 1)
+
+/* Sets the functions of fns (ending with {NULL}) into the table at idx. */
+void gml_register(lua_State *L, int idx, const gml_reg *fns);
+/* Pushes one registered function; nup values on the stack become its
+ * upvalues gml_upvalueindex(1..nup) (popped). */
+void gml_push_function(lua_State *L, const gml_reg *r, int nup);
+/* Pushes a new table holding fns (luaL_newlib for gml_reg). */
+void gml_newlib(lua_State *L, const gml_reg *fns);
+/* Raises "bad argument #n to 'name' (no value expected)" when the
+ * running function got more arguments than r declares. */
+int gml_arity_error(lua_State *L, const gml_reg *r);
+static inline void gml_check_arity(lua_State *L, const gml_reg *r) {
+  if (r->max_args >= 0 && lua_gettop(L) > r->max_args) gml_arity_error(L, r);
+}
+/* The method m:f(...) of a module function whose self goes to argument
+ * position k (k > 1: the written mat is not the first argument); the
+ * arity is r's.  Sets it into the shared method table. */
+void gml_method_at(lua_State *L, const gml_reg *r, int k);
+/* The userdata at idx when it has metatable tname, else raises "bad
+ * argument #idx to 'fname' (tname expected, got T)" (luaL_checkudata with
+ * the module's own function name). */
+void *gml_checkudata(lua_State *L, int idx, const char *tname, const char *fname);
+/* A string / integer argument, or that error naming fname. */
+const char *gml_check_string(lua_State *L, int idx, const char *fname, size_t *len);
+lua_Integer gml_check_integer(lua_State *L, int idx, const char *fname);
 
 /* Area registration functions, called by luaopen_gpumat_core. */
 void gml_open_settings(lua_State *L, int module_idx);

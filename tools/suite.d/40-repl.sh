@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The REPL launcher bin/gpumat, driven through tmux as a user would: the
-# banner says where mats live, `m = gm.mat({2,2},{initial_element=1}); m + 1`
-# prints the mat, m:show() and gm.help work, Ctrl-D ends the session; on the
+# The REPL launcher bin/gpumat, driven through tmux as a user would: it is
+# lua5.4's own REPL, the banner says where mats live, a mat at the prompt
+# shows as gm.format_mat does and m:dims() as {2, 2}, gm.help works, an error
+# keeps the session, Ctrl-C interrupts a running loop and the session goes
+# on, the Up arrow recalls the last line, Ctrl-D ends the session; on the
 # host and with GPUMAT_DEVICE=emulated.  Then the launcher installed by
 # `cmake --install` (into a scratch prefix) runs a piped session.
 set -uo pipefail
@@ -32,37 +34,55 @@ wait_grep() {
   return 1
 }
 
-session() { # mode banner-text mat-text
-  local mode=$1 banner=$2 mat=$3
+session() { # mode banner-text
+  local mode=$1 banner=$2
   t new-session -d -s repl -x 160 -y 40 \
-    "env GPUMAT_BUILD_DIR=$BUILD GPUMAT_DEVICE=$([ "$mode" = emulated ] && echo emulated) bin/gpumat; echo gpumat-exited \$?; sleep 30"
+    "env GPUMAT_BUILD_DIR=$BUILD GPUMAT_DEVICE=$([ "$mode" = emulated ] && echo emulated) HOME=$home bin/gpumat; echo gpumat-exited \$?; sleep 30"
   if wait_for "$banner"; then ok "$mode: banner '$banner'"; else bad "$mode: banner"; screen; fi
-  t send-keys -t repl 'm = gm.mat({2,2},{initial_element=1}); m + 1' Enter
-  if wait_for "$mat"; then ok "$mode: m + 1 shows $mat"; else bad "$mode: m + 1"; screen; fi
-  t send-keys -t repl '(m * 3 - 0.5):show()' Enter
-  if wait_for "2.5  2.5" && screen | grep -qF "#<MAT 2x2 double>"; then
-    ok "$mode: m:show() aligned"
-  else bad "$mode: m:show()"; screen; fi
+  if screen | grep -qF "Lua 5.4"; then ok "$mode: lua5.4's own REPL"; else bad "$mode: lua5.4 banner"; screen; fi
+  t send-keys -t repl 'm = gm.mat({2,2},{initial_element=1})' Enter
+  t send-keys -t repl 'm + 1' Enter
+  # a mat at the prompt shows as gm.format_mat does
+  if wait_re '^  2    2$' && screen | grep -qF "#<MAT 2x2 double>"; then ok "$mode: m + 1 shown by format_mat"
+  else bad "$mode: m + 1"; screen; fi
+  t send-keys -t repl 'm:dims()' Enter
+  if wait_re '^\{2, 2\}$'; then ok "$mode: a table of numbers shows as {2, 2}"; else bad "$mode: dims"; screen; fi
   t send-keys -t repl 'm:sum(), m:max()' Enter
   if wait_re "^4\.0\s+1\.0\s*$"; then ok "$mode: m:sum(), m:max()"; else bad "$mode: sum/max"; screen; fi
   t send-keys -t repl 'gm.help("sum")' Enter
   if wait_for '(docs/API.md, "REPL and script conveniences")'; then ok "$mode: gm.help"; else bad "$mode: help"; screen; fi
   t send-keys -t repl 'error("boom")' Enter
   if wait_for "stdin:1: boom"; then ok "$mode: an error keeps the session"; else bad "$mode: error"; screen; fi
+  # Ctrl-C interrupts a running computation and returns to the prompt
+  t send-keys -t repl 'k = 0; while true do k = k + 1; m = m * 1 end' Enter
+  sleep 1
+  t send-keys -t repl C-c
+  if wait_for "interrupted!"; then ok "$mode: Ctrl-C interrupts a computation"; else bad "$mode: Ctrl-C"; screen; fi
+  t send-keys -t repl '"alive " .. tostring(k > 0)' Enter
+  if wait_for '"alive true"' || wait_re '^alive true$'; then ok "$mode: the session goes on after Ctrl-C"
+  else bad "$mode: after Ctrl-C"; screen; fi
+  # readline: the Up arrow recalls the previous line
+  t send-keys -t repl '21 * 2' Enter
+  wait_re '^42$' >/dev/null
+  t send-keys -t repl Up Enter
+  if wait_grep -cE '^42$' >/dev/null && [ "$(screen | grep -cE '^42$')" -ge 2 ]; then ok "$mode: history (Up arrow)"
+  else bad "$mode: history"; screen; fi
   t send-keys -t repl C-d
   if wait_for "gpumat-exited 0"; then ok "$mode: Ctrl-D ends the session"; else bad "$mode: Ctrl-D"; screen; fi
   t kill-server 2>/dev/null
 }
 
-session host "mats live on the host" "#<MAT 2x2 double F {{2, 2}, {2, 2}}>"
-session emulated "mats live on the emulated device" "#<MAT 2x2 double C {{2, 2}, {2, 2}}>"
+home=$(mktemp -d)
+session host "mats live on the host"
+session emulated "mats live on the emulated device"
+rm -rf "$home"
 
 # the installed launcher (cmake --install of the existing build)
 prefix=$(mktemp -d)
 if cmake --install "$BUILD" --prefix "$prefix" >"$prefix.log" 2>&1 && [ -x "$prefix/bin/gpumat" ]; then
-  out=$(cd / && printf 'm = gm.mat({2,2},{initial_element=1}); m + 1\nprint(package.searchpath("gpumat", package.path))\n' |
+  out=$(cd / && printf 'm = gm.mat({2,2},{initial_element=1})\nm + 1\nprint(package.searchpath("gpumat", package.path))\n' |
         env -u LUA_PATH -u LUA_CPATH "$prefix/bin/gpumat" 2>&1)
-  if echo "$out" | grep -qF "#<MAT 2x2 double F {{2, 2}, {2, 2}}>" && echo "$out" | grep -qF "$prefix/share/lua/5.4/gpumat/init.lua"; then
+  if echo "$out" | grep -qF "#<MAT 2x2 double>" && echo "$out" | grep -qF "$prefix/share/lua/5.4/gpumat/init.lua"; then
     ok "installed bin/gpumat finds the installed module"
   else bad "installed bin/gpumat"; echo "$out"; fi
 else

@@ -9,7 +9,6 @@
 #include <sys/mman.h>
 
 #include "../counters.h"
-#include "../vec.h"
 #include "runtime.h"
 
 static const char *const space_names[GM_N_SPACES] = {"host", "pinned", "device", "managed"};

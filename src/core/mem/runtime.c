@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "../counters.h"
-#include "../vec.h"
 #include "backends.h"
 
 typedef struct gm_deferred {

@@ -83,6 +83,8 @@ void gm_device_defer_free(gm_device *d, void *p);
 /* Queues a pitched block for raw_free / a managed block for managed_free. */
 void gm_device_defer_raw_free(gm_device *d, void *p);
 void gm_device_defer_managed_free(gm_device *d, void *p);
+/* How host memory that a device knows of is released. */
+enum { GM_HOST_MALLOC = 0, GM_HOST_PINNED = 1 };
 /* Queues release of host memory that d registered (GM_HOST_MALLOC: it is
  * unregistered, then free()d) or allocated (GM_HOST_PINNED). */
 void gm_device_defer_host_release(gm_device *d, void *p, int host_kind, size_t bytes);
