@@ -29,9 +29,11 @@
 #include "../core/reduce_axis_ops.h"
 #include "simd.h"
 
-#define TILE 4096 /* about 230 KiB of stack for a segment's accumulators */
+#define TILE 4096 /* about 260 KiB of stack for a segment's accumulators */
 #define CHUNK ((size_t)1 << 20)
 #define LANES 16
+#define ROW_BLOCK 4096 /* elements per block of a row sum (a multiple of LANES) */
+#define COL_BLOCK 64   /* rows per block of a column sum */
 #define AX_INLINE static inline __attribute__((always_inline))
 
 typedef struct ax_job {

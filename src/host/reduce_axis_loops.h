@@ -9,30 +9,38 @@
 
 /* ---- rows mode (inner == 1): n contiguous elements ---- */
 
+/* Sums are blocked (lanes restart every ROW_BLOCK elements, columns every
+ * COL_BLOCK rows, and the block sums are added up), so the rounding error
+ * grows with the block length plus the number of blocks instead of the
+ * axis length. */
 GM_SIMD_CLONES static double AXN(row_sum)(const T *restrict x, size_t n) {
-  double acc[LANES] = {0};
-  size_t i = 0;
-  for (; i + LANES <= n; i += LANES)
-    for (size_t l = 0; l < LANES; l++) acc[l] += (double)x[i + l];
-  for (; i < n; i++) acc[0] += (double)x[i];
-  double s = 0;
-  for (size_t l = 0; l < LANES; l++) s += acc[l];
-  return s;
+  double total = 0;
+  for (size_t b = 0; b < n; b += ROW_BLOCK) {
+    size_t e = n - b < ROW_BLOCK ? n : b + ROW_BLOCK, i = b;
+    double acc[LANES] = {0};
+    for (; i + LANES <= e; i += LANES)
+      for (size_t l = 0; l < LANES; l++) acc[l] += (double)x[i + l];
+    for (; i < e; i++) acc[0] += (double)x[i];
+    for (size_t l = 0; l < LANES; l++) total += acc[l];
+  }
+  return total;
 }
 
 /* Sum of (x - m)^2. */
 GM_SIMD_CLONES static double AXN(row_sqdev)(const T *restrict x, size_t n, double m) {
-  double acc[LANES] = {0};
-  size_t i = 0;
-  for (; i + LANES <= n; i += LANES)
-    for (size_t l = 0; l < LANES; l++) {
-      double d = (double)x[i + l] - m;
-      acc[l] += d * d;
-    }
-  for (; i < n; i++) acc[0] += ((double)x[i] - m) * ((double)x[i] - m);
-  double s = 0;
-  for (size_t l = 0; l < LANES; l++) s += acc[l];
-  return s;
+  double total = 0;
+  for (size_t b = 0; b < n; b += ROW_BLOCK) {
+    size_t e = n - b < ROW_BLOCK ? n : b + ROW_BLOCK, i = b;
+    double acc[LANES] = {0};
+    for (; i + LANES <= e; i += LANES)
+      for (size_t l = 0; l < LANES; l++) {
+        double d = (double)x[i + l] - m;
+        acc[l] += d * d;
+      }
+    for (; i < e; i++) acc[0] += ((double)x[i] - m) * ((double)x[i] - m);
+    for (size_t l = 0; l < LANES; l++) total += acc[l];
+  }
+  return total;
 }
 
 /* Best of n >= LANES elements per lane (value, 0-based index): NaN first,
@@ -106,23 +114,34 @@ static gm_axacc AXN(fold_row)(int op, const T *x, size_t n) {
 
 /* ---- columns mode: n rows of w columns, `inner` apart ---- */
 
-GM_SIMD_CLONES static void AXN(col_sum)(const T *restrict x, size_t n, size_t inner, size_t w, double *restrict s) {
+GM_SIMD_CLONES static void AXN(col_sum)(const T *restrict x, size_t n, size_t inner, size_t w, double *restrict s,
+                                        double *restrict blk) {
   for (size_t c = 0; c < w; c++) s[c] = 0;
-  for (size_t k = 0; k < n; k++) {
-    const T *r = x + k * inner;
-    for (size_t c = 0; c < w; c++) s[c] += (double)r[c];
+  for (size_t k0 = 0; k0 < n; k0 += COL_BLOCK) {
+    size_t k1 = n - k0 < COL_BLOCK ? n : k0 + COL_BLOCK;
+    for (size_t c = 0; c < w; c++) blk[c] = 0;
+    for (size_t k = k0; k < k1; k++) {
+      const T *r = x + k * inner;
+      for (size_t c = 0; c < w; c++) blk[c] += (double)r[c];
+    }
+    for (size_t c = 0; c < w; c++) s[c] += blk[c];
   }
 }
 
 GM_SIMD_CLONES static void AXN(col_sqdev)(const T *restrict x, size_t n, size_t inner, size_t w,
-                                          const double *restrict m, double *restrict q) {
+                                          const double *restrict m, double *restrict q, double *restrict blk) {
   for (size_t c = 0; c < w; c++) q[c] = 0;
-  for (size_t k = 0; k < n; k++) {
-    const T *r = x + k * inner;
-    for (size_t c = 0; c < w; c++) {
-      double d = (double)r[c] - m[c];
-      q[c] += d * d;
+  for (size_t k0 = 0; k0 < n; k0 += COL_BLOCK) {
+    size_t k1 = n - k0 < COL_BLOCK ? n : k0 + COL_BLOCK;
+    for (size_t c = 0; c < w; c++) blk[c] = 0;
+    for (size_t k = k0; k < k1; k++) {
+      const T *r = x + k * inner;
+      for (size_t c = 0; c < w; c++) {
+        double d = (double)r[c] - m[c];
+        blk[c] += d * d;
+      }
     }
+    for (size_t c = 0; c < w; c++) q[c] += blk[c];
   }
 }
 
@@ -153,15 +172,15 @@ AX_INLINE void AXN(col_steps)(int op, const T *x, size_t n, size_t inner, size_t
 
 /* Accumulators of the w columns of n >= 1 rows (indices relative to x). */
 static void AXN(fold_cols)(int op, const T *x, size_t n, size_t inner, size_t w, gm_axacc *acc) {
-  double s[TILE], q[TILE];
+  double s[TILE], q[TILE], blk[TILE];
   T best[TILE];
   IT idx[TILE];
   if (is_sum(op) || is_var(op)) {
-    AXN(col_sum)(x, n, inner, w, s);
+    AXN(col_sum)(x, n, inner, w, s, blk);
     for (size_t c = 0; c < w; c++) acc[c] = (gm_axacc){s[c], 0, 0};
     if (!is_var(op)) return;
     for (size_t c = 0; c < w; c++) s[c] /= (double)n;
-    AXN(col_sqdev)(x, n, inner, w, s, q);
+    AXN(col_sqdev)(x, n, inner, w, s, q, blk);
     for (size_t c = 0; c < w; c++) acc[c] = (gm_axacc){s[c], q[c], (long long)n};
   } else if (gm_ax_is_extreme(op)) {
     AXN(col_best)(x, n, inner, w, gm_ax_wants_max(op), best, idx);
