@@ -13,33 +13,44 @@
  * COL_BLOCK rows, and the block sums are added up), so the rounding error
  * grows with the block length plus the number of blocks instead of the
  * axis length. */
-GM_SIMD_CLONES static double AXN(row_sum)(const T *restrict x, size_t n) {
+/* n <= ROW_BLOCK elements in LANES double lanes (vectorizes without
+ * reassociating). */
+GM_SIMD_CLONES static double AXN(block_sum)(const T *restrict x, size_t n) {
+  double acc[LANES] = {0};
+  size_t i = 0;
+  for (; i + LANES <= n; i += LANES)
+    for (size_t l = 0; l < LANES; l++) acc[l] += (double)x[i + l];
+  for (; i < n; i++) acc[0] += (double)x[i];
+  double s = 0;
+  for (size_t l = 0; l < LANES; l++) s += acc[l];
+  return s;
+}
+
+GM_SIMD_CLONES static double AXN(block_sqdev)(const T *restrict x, size_t n, double m) {
+  double acc[LANES] = {0};
+  size_t i = 0;
+  for (; i + LANES <= n; i += LANES)
+    for (size_t l = 0; l < LANES; l++) {
+      double d = (double)x[i + l] - m;
+      acc[l] += d * d;
+    }
+  for (; i < n; i++) acc[0] += ((double)x[i] - m) * ((double)x[i] - m);
+  double s = 0;
+  for (size_t l = 0; l < LANES; l++) s += acc[l];
+  return s;
+}
+
+static double AXN(row_sum)(const T *x, size_t n) {
   double total = 0;
-  for (size_t b = 0; b < n; b += ROW_BLOCK) {
-    size_t e = n - b < ROW_BLOCK ? n : b + ROW_BLOCK, i = b;
-    double acc[LANES] = {0};
-    for (; i + LANES <= e; i += LANES)
-      for (size_t l = 0; l < LANES; l++) acc[l] += (double)x[i + l];
-    for (; i < e; i++) acc[0] += (double)x[i];
-    for (size_t l = 0; l < LANES; l++) total += acc[l];
-  }
+  for (size_t b = 0; b < n; b += ROW_BLOCK) total += AXN(block_sum)(x + b, n - b < ROW_BLOCK ? n - b : ROW_BLOCK);
   return total;
 }
 
 /* Sum of (x - m)^2. */
-GM_SIMD_CLONES static double AXN(row_sqdev)(const T *restrict x, size_t n, double m) {
+static double AXN(row_sqdev)(const T *x, size_t n, double m) {
   double total = 0;
-  for (size_t b = 0; b < n; b += ROW_BLOCK) {
-    size_t e = n - b < ROW_BLOCK ? n : b + ROW_BLOCK, i = b;
-    double acc[LANES] = {0};
-    for (; i + LANES <= e; i += LANES)
-      for (size_t l = 0; l < LANES; l++) {
-        double d = (double)x[i + l] - m;
-        acc[l] += d * d;
-      }
-    for (; i < e; i++) acc[0] += ((double)x[i] - m) * ((double)x[i] - m);
-    for (size_t l = 0; l < LANES; l++) total += acc[l];
-  }
+  for (size_t b = 0; b < n; b += ROW_BLOCK)
+    total += AXN(block_sqdev)(x + b, n - b < ROW_BLOCK ? n - b : ROW_BLOCK, m);
   return total;
 }
 
@@ -120,7 +131,12 @@ GM_SIMD_CLONES static void AXN(col_sum)(const T *restrict x, size_t n, size_t in
   for (size_t k0 = 0; k0 < n; k0 += COL_BLOCK) {
     size_t k1 = n - k0 < COL_BLOCK ? n : k0 + COL_BLOCK;
     for (size_t c = 0; c < w; c++) blk[c] = 0;
-    for (size_t k = k0; k < k1; k++) {
+    size_t k = k0;
+    for (; k + 4 <= k1; k += 4) { /* four rows per pass over blk */
+      const T *r0 = x + k * inner, *r1 = r0 + inner, *r2 = r1 + inner, *r3 = r2 + inner;
+      for (size_t c = 0; c < w; c++) blk[c] += ((double)r0[c] + (double)r1[c]) + ((double)r2[c] + (double)r3[c]);
+    }
+    for (; k < k1; k++) {
       const T *r = x + k * inner;
       for (size_t c = 0; c < w; c++) blk[c] += (double)r[c];
     }
@@ -146,21 +162,45 @@ GM_SIMD_CLONES static void AXN(col_sqdev)(const T *restrict x, size_t n, size_t 
 }
 
 GM_SIMD_CLONES static void AXN(col_best)(const T *restrict x, size_t n, size_t inner, size_t w, int want_max,
-                                         T *restrict best, IT *restrict idx) {
+                                         int want_idx, T *restrict best, IT *restrict idx) {
   for (size_t c = 0; c < w; c++) {
     best[c] = x[c];
     idx[c] = 0;
   }
-  for (size_t k = 1; k < n; k++) {
-    const T *r = x + k * inner;
-    for (size_t c = 0; c < w; c++) {
-      T v = r[c];
-      int better = want_max ? v > best[c] : v < best[c];
-      int take = better | ((v != v) & (best[c] == best[c]));
-      best[c] = take ? v : best[c];
-      idx[c] = take ? (IT)k : idx[c];
-    }
+#define AX_COL_BEST(BETTER)                                    \
+  for (size_t k = 1; k < n; k++) {                             \
+    const T *r = x + k * inner;                                \
+    for (size_t c = 0; c < w; c++) {                           \
+      T v = r[c], b = best[c];                                 \
+      int take = (BETTER) | ((v != v) & (b == b));             \
+      best[c] = take ? v : b;                                  \
+      idx[c] = take ? (IT)k : idx[c];                          \
+    }                                                          \
   }
+#define AX_COL_EXT(BETTER)                                     \
+  for (size_t c = 0; c < w; c++) idx[c] = best[c] != best[c];  \
+  for (size_t k = 1; k < n; k++) {                             \
+    const T *r = x + k * inner;                                \
+    for (size_t c = 0; c < w; c++) {                           \
+      T v = r[c], b = best[c];                                 \
+      best[c] = (BETTER) ? v : b;                              \
+      idx[c] += v != v;                                        \
+    }                                                          \
+  }                                                            \
+  for (size_t c = 0; c < w; c++) best[c] = idx[c] ? (T)NAN : best[c];
+  if (want_idx) {
+    if (want_max) {
+      AX_COL_BEST(v > b)
+    } else {
+      AX_COL_BEST(v < b)
+    }
+  } else if (want_max) {
+    AX_COL_EXT(v > b)
+  } else {
+    AX_COL_EXT(v < b)
+  }
+#undef AX_COL_BEST
+#undef AX_COL_EXT
 }
 
 AX_INLINE void AXN(col_steps)(int op, const T *x, size_t n, size_t inner, size_t w, gm_axacc *acc) {
@@ -183,7 +223,7 @@ static void AXN(fold_cols)(int op, const T *x, size_t n, size_t inner, size_t w,
     AXN(col_sqdev)(x, n, inner, w, s, q, blk);
     for (size_t c = 0; c < w; c++) acc[c] = (gm_axacc){s[c], q[c], (long long)n};
   } else if (gm_ax_is_extreme(op)) {
-    AXN(col_best)(x, n, inner, w, gm_ax_wants_max(op), best, idx);
+    AXN(col_best)(x, n, inner, w, gm_ax_wants_max(op), gm_ax_is_arg(op), best, idx);
     for (size_t c = 0; c < w; c++) acc[c] = (gm_axacc){(double)best[c], 0, (long long)idx[c]};
   } else {
     for (size_t c = 0; c < w; c++) acc[c] = gm_ax_init(op);
