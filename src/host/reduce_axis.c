@@ -19,7 +19,9 @@
  *     ties stays);
  *   var/std: two passes over the segment (sum, then squared deviations
  *     from the segment's mean), merged with Chan's formula;
- *   logsumexp/softmax rows: the max, then the sum of exp(x - max).
+ *   logsumexp/softmax rows: the max, then the sum of exp(x - max) (float
+ *     with the float exp of the elementwise ops, so it vectorizes; the
+ *     device computes exp in double, within float's tolerance of this).
  * prod and the column logsumexp fold by gm_ax_step, specialized per op. */
 #include <math.h>
 #include <stdint.h>
@@ -27,6 +29,7 @@
 
 #include "../core/par.h"
 #include "../core/reduce_axis_ops.h"
+#include "../../kernels/elementwise.h"
 #include "simd.h"
 
 #define TILE 4096 /* about 260 KiB of stack for a segment's accumulators */
@@ -81,6 +84,11 @@ static void put(const ax_job *j, size_t k, double v) {
     case GM_AX_SOFTMAX: f(GM_AX_SOFTMAX, __VA_ARGS__); break; \
     default: f(GM_AX_LOGSUMEXP, __VA_ARGS__); break;        \
   }
+
+/* exp of the element type: float rows use the branch-free float exp of
+ * the elementwise ops (about 1 ulp; vectorizes), double the C library's */
+#define AX_EXP_float(v) gm_expf((float)(v))
+#define AX_EXP_double(v) exp(v)
 
 #define T float
 #define IT int32_t

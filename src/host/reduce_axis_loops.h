@@ -80,14 +80,21 @@ GM_SIMD_CLONES static void AXN(row_best)(const T *restrict x, size_t n, int want
 #undef AX_ROW_BEST
 }
 
-/* Sum of exp(x - m) (m finite). */
-static double AXN(row_expsum)(const T *x, size_t n, double m) {
-  double acc[4] = {0};
+/* Sum of exp(x - m) (m finite), with the element type's exp (AX_EXP_T). */
+GM_SIMD_CLONES static double AXN(row_expsum)(const T *restrict x, size_t n, double m) {
+  double acc[LANES] = {0};
   size_t i = 0;
-  for (; i + 4 <= n; i += 4)
-    for (size_t l = 0; l < 4; l++) acc[l] += exp((double)x[i + l] - m);
-  for (; i < n; i++) acc[0] += exp((double)x[i] - m);
-  return acc[0] + acc[1] + acc[2] + acc[3];
+  for (; i + LANES <= n; i += LANES)
+    for (size_t l = 0; l < LANES; l++) acc[l] += (double)AX_CAT(AX_EXP, T)((double)x[i + l] - m);
+  for (; i < n; i++) acc[0] += (double)AX_CAT(AX_EXP, T)((double)x[i] - m);
+  double s = 0;
+  for (size_t l = 0; l < LANES; l++) s += acc[l];
+  return s;
+}
+
+/* y[k] := exp(x[k] - m) / sum */
+GM_SIMD_CLONES static void AXN(row_softmax)(const T *restrict x, size_t n, double m, double sum, T *restrict y) {
+  for (size_t k = 0; k < n; k++) y[k] = (T)((double)AX_CAT(AX_EXP, T)((double)x[k] - m) / sum);
 }
 
 AX_INLINE void AXN(row_steps)(int op, const T *x, size_t n, gm_axacc *c) {
@@ -248,6 +255,10 @@ static void AXN(softmax_seg)(const ax_job *j, const ax_seg *s, const gm_axacc *a
   size_t off = (s->o * j->len + s->k0) * j->inner + s->c0;
   const T *x = (const T *)j->x + off;
   T *y = (T *)j->y + off;
+  if (j->inner == 1 && isfinite(acc[0].a) && acc[0].b == acc[0].b) {
+    AXN(row_softmax)(x, s->n, acc[0].a, acc[0].b, y);
+    return;
+  }
   for (size_t k = 0; k < s->n; k++)
     for (size_t c = 0; c < s->w; c++)
       y[k * j->inner + c] = (T)gm_ax_softmax(acc[c], (double)x[k * j->inner + c]);
