@@ -24,9 +24,18 @@ namespace {
 
 #define AX_THREADS 256
 
-template <typename T, typename Y>
+// y holds doubles for argmax/argmin (1-based indices), else T.
+template <typename T>
+__device__ inline void put(int op, void *y, size_t i, double v) {
+  if (gm_ax_is_arg(op))
+    ((double *)y)[i] = v;
+  else
+    ((T *)y)[i] = (T)v;
+}
+
+template <typename T>
 __global__ void reduce_axis_kernel(int op, int ddof, size_t outer, size_t len, size_t inner, unsigned lanes,
-                                   const T *x, Y *y) {
+                                   const T *x, void *y) {
   __shared__ gm_axacc sh[AX_THREADS];
   const bool rows = inner == 1;
   const unsigned cols = blockDim.x / lanes, t = threadIdx.x;
@@ -50,28 +59,27 @@ __global__ void reduce_axis_kernel(int op, int ddof, size_t outer, size_t len, s
     __syncthreads(); // sh is reused by the next group
     if (!live) continue;
     if (op == GM_AX_SOFTMAX) {
-      for (size_t k = lane; k < len; k += lanes) y[base + k * inner] = (Y)gm_ax_softmax(c, (double)x[base + k * inner]);
+      for (size_t k = lane; k < len; k += lanes) ((T *)y)[base + k * inner] = (T)gm_ax_softmax(c, (double)x[base + k * inner]);
     } else if (lane == 0) {
-      y[o * inner + j] = (Y)gm_ax_result(op, c, (long long)len, ddof);
+      put<T>(op, y, o * inner + j, gm_ax_result(op, c, (long long)len, ddof));
     }
   }
 }
 
-template <typename T, typename Y>
-void launch_axis(int op, int ddof, size_t outer, size_t len, size_t inner, const void *x, void *y,
-                 cudaStream_t s) {
+// Lanes per column: up to a warp along a row (inner == 1), else 8 (the
+// 32 adjacent columns of a block take the rest of its threads).
+unsigned lanes_for(size_t len, size_t inner) {
   unsigned lanes = 1;
-  if (inner == 1)
-    while (lanes < 32 && lanes < len) lanes *= 2;
-  else
-    lanes = AX_THREADS / 32;
+  if (inner != 1) return AX_THREADS / 32;
+  while (lanes < 32 && lanes < len) lanes *= 2;
+  return lanes;
+}
+
+unsigned grid_for(size_t outer, size_t inner, unsigned lanes) {
   const unsigned cols = AX_THREADS / lanes;
   const size_t tiles = ((inner == 1 ? outer : inner) + cols - 1) / cols;
   const size_t n_groups = inner == 1 ? tiles : outer * tiles;
-  const unsigned grid = n_groups < GM_MAX_GRID ? (unsigned)n_groups : GM_MAX_GRID;
-  // a name without a comma for the launch macro
-  void (*reduce_axis)(int, int, size_t, size_t, size_t, unsigned, const T *, Y *) = reduce_axis_kernel<T, Y>;
-  GM_LAUNCH_SYNC(reduce_axis, grid, AX_THREADS, 0, s)(op, ddof, outer, len, inner, lanes, (const T *)x, (Y *)y);
+  return n_groups < GM_MAX_GRID ? (unsigned)n_groups : GM_MAX_GRID;
 }
 
 }  // namespace
@@ -82,12 +90,10 @@ void launch_axis(int op, int ddof, size_t outer, size_t len, size_t inner, const
 extern "C" int gm_cuda_reduce_axis(int ctype, int op, int ddof, size_t outer, size_t len, size_t inner,
                                    const void *x, void *y, void *stream) {
   cudaStream_t s = (cudaStream_t)stream;
-  const bool arg = gm_ax_is_arg(op);
-  if (ctype == 0) {
-    if (arg) launch_axis<float, double>(op, ddof, outer, len, inner, x, y, s);
-    else launch_axis<float, float>(op, ddof, outer, len, inner, x, y, s);
-  } else {
-    launch_axis<double, double>(op, ddof, outer, len, inner, x, y, s);
-  }
+  const unsigned lanes = lanes_for(len, inner), grid = grid_for(outer, inner, lanes);
+  if (ctype == 0)
+    GM_LAUNCH_SYNC(reduce_axis_kernel<float>, grid, AX_THREADS, 0, s)(op, ddof, outer, len, inner, lanes, CF(x), y);
+  else
+    GM_LAUNCH_SYNC(reduce_axis_kernel<double>, grid, AX_THREADS, 0, s)(op, ddof, outer, len, inner, lanes, CD(x), y);
   return (int)cudaGetLastError();
 }
