@@ -239,10 +239,15 @@ GM_API gm_status gm_sum(gm_mat *x, double *out);
  * row) + beta * y */
 GM_API gm_status gm_sum_axis(gm_mat *x, gm_mat *y, int axis, double alpha, double beta);
 
-/* Elementwise functions, x := f(x), in MGL-MAT's order. */
+/* Elementwise functions, x := f(x): MGL-MAT's twelve in its order, then
+ * abs .. relu (round: halves away from zero; relu: max(x, 0)).  The
+ * library's op table fixes these numbers; new ones only ever go at the
+ * end. */
 typedef enum gm_function {
   GM_FN_SQUARE = 0, GM_FN_SQRT, GM_FN_LOG, GM_FN_EXP, GM_FN_INV, GM_FN_LOGISTIC,
   GM_FN_SIN, GM_FN_COS, GM_FN_TAN, GM_FN_SINH, GM_FN_COSH, GM_FN_TANH,
+  GM_FN_ABS, GM_FN_SIGN, GM_FN_FLOOR, GM_FN_CEIL, GM_FN_ROUND, GM_FN_NEG,
+  GM_FN_LOG1P, GM_FN_EXPM1, GM_FN_RELU,
   GM_N_FUNCTIONS
 } gm_function;
 GM_API gm_status gm_apply(gm_mat *x, gm_function fn);

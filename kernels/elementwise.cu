@@ -9,28 +9,12 @@
 
 namespace {
 
-#define GM_CU_UNARY(T)                                           \
-  __device__ T unary_op(int op, T x) {                           \
-    switch (op) {                                                \
-      case 0: return gm_square_##T(x);                           \
-      case 1: return gm_sqrt_##T(x);                             \
-      case 2: return gm_log_##T(x);                              \
-      case 3: return gm_exp_##T(x);                              \
-      case 4: return gm_inv_##T(x);                              \
-      case 5: return gm_logistic_##T(x);                         \
-      case 6: return gm_sin_##T(x);                              \
-      case 7: return gm_cos_##T(x);                              \
-      case 8: return gm_tan_##T(x);                              \
-      case 9: return gm_sinh_##T(x);                             \
-      case 10: return gm_cosh_##T(x);                            \
-      default: return gm_tanh_##T(x);                            \
-    }                                                            \
-  }                                                              \
-  __device__ T expt_op(T x, T p) { return gm_expt_##T(x, p); }   \
-  __device__ T lt_op(T x, T y) { return gm_lt_##T(x, y); }       \
-  __device__ T min_op(T a, T x) { return gm_min_##T(a, x); }     \
-  __device__ T max_op(T a, T x) { return gm_max_##T(a, x); }     \
-  __device__ T sign_op(T x) { return gm_sign_##T(x); }           \
+// The element functions by op number (rows of elementwise_table.h).
+#define GM_CU_UNARY(T)                                                           \
+  __device__ T unary_op(int op, T x) { return gm_unary_##T(op, x); }            \
+  __device__ T scalar_op(int op, T x, T alpha) { return gm_scalar_##T(op, x, alpha); } \
+  __device__ T lt_op(T x, T y) { return gm_lt_##T(x, y); }                      \
+  __device__ T sign_op(T x) { return gm_sign_##T(x); }                          \
   __device__ T axpby_op(T a, T v, T b, T y) { return gm_axpby_##T(a, v, b, y); }
 
 GM_CU_UNARY(float)
@@ -44,13 +28,10 @@ __global__ void unary_kernel(int op, size_t n, T *x) {
   GRID_STRIDE(i, n) x[i] = unary_op(op, x[i]);
 }
 
-// kind: 0 expt, 1 add_scalar, 2 min, 3 max
+// op: a GM_SCALAR_OPS row (expt, add, min, max)
 template <typename T>
-__global__ void scalar_kernel(int kind, size_t n, T alpha, T *x) {
-  GRID_STRIDE(i, n) {
-    T e = x[i];
-    x[i] = kind == 0 ? expt_op(e, alpha) : kind == 1 ? e + alpha : kind == 2 ? min_op(alpha, e) : max_op(alpha, e);
-  }
+__global__ void scalar_kernel(int op, size_t n, T alpha, T *x) {
+  GRID_STRIDE(i, n) x[i] = scalar_op(op, x[i], alpha);
 }
 
 template <typename T>

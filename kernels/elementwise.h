@@ -1,13 +1,14 @@
-/* Element functions of the destructive elementwise ops (MGL-MAT §12),
- * shared by the host loops (src/host/elementwise.c) and the CUDA kernels
- * (kernels/elementwise.cu), so the host specs test the arithmetic the GPU
- * runs.
+/* Element functions of the elementwise ops (one per row of
+ * elementwise_table.h), shared by the host loops
+ * (src/host/elementwise.c) and the CUDA kernels (kernels/elementwise.cu),
+ * so the host specs test the arithmetic the GPU runs.
  *
  * NaN rules (the same on every backend): NaN inputs give NaN outputs for
  * the arithmetic functions; sqrt and log of negatives give NaN; log(0) is
  * -inf; expt of a negative base with a non-integer power is NaN (C and
  * CUDA pow); lt_ gives 0 when either side is NaN; min_/max_ keep a NaN
- * element (the comparison with alpha is false); sign(NaN) is NaN.
+ * element (the comparison with alpha is false); sign(NaN) is NaN;
+ * log1p(-1) is -inf and below -1 NaN; relu(NaN) is NaN.
  *
  * Float exp/log/tanh are branch-free polynomials (Cephes coefficients,
  * about 1 ulp) so the host loops vectorize; special values are handled by
@@ -19,6 +20,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../src/core/ctype_list.h"
+#include "elementwise_table.h"
 #include "hd.h"
 
 /* ---- bit casts (memcpy is the portable, vectorizable idiom) ---- */
@@ -131,21 +134,37 @@ GM_HD float gm_tanhf(float x) {
 }
 
 /* ---- per-type element functions ----
- * GM_EW_DEFINE(T, suffix of the C math functions, exp, log, tanh) */
+ * GM_EW_DEFINE(T, E, ..., S the C math suffix, ...) per GM_CTYPES row;
+ * exp, log and tanh are gm_exp<S>, gm_log<S>, gm_tanh<S> (the polynomials
+ * above for float, the C library for double). */
 
-#define GM_EW_DEFINE(T, S, EXP, LOG, TANH)                                           \
+GM_HD double gm_exp(double x) { return exp(x); }
+GM_HD double gm_log(double x) { return log(x); }
+GM_HD double gm_tanh(double x) { return tanh(x); }
+
+#define GM_EW_DEFINE(T, E, name, kw, p, P, ET, S, ...)                               \
   GM_HD T gm_square_##T(T x) { return x * x; }                                       \
   GM_HD T gm_sqrt_##T(T x) { return sqrt##S(x); }                                    \
-  GM_HD T gm_log_##T(T x) { return LOG(x); }                                         \
-  GM_HD T gm_exp_##T(T x) { return EXP(x); }                                         \
+  GM_HD T gm_log_##T(T x) { return gm_log##S(x); }                                         \
+  GM_HD T gm_exp_##T(T x) { return gm_exp##S(x); }                                         \
   GM_HD T gm_inv_##T(T x) { return (T)1 / x; }                                       \
-  GM_HD T gm_logistic_##T(T x) { return (T)1 / ((T)1 + EXP(-x)); }                   \
+  GM_HD T gm_logistic_##T(T x) { return (T)1 / ((T)1 + gm_exp##S(-x)); }                   \
   GM_HD T gm_sin_##T(T x) { return sin##S(x); }                                      \
   GM_HD T gm_cos_##T(T x) { return cos##S(x); }                                      \
   GM_HD T gm_tan_##T(T x) { return tan##S(x); }                                      \
   GM_HD T gm_sinh_##T(T x) { return sinh##S(x); }                                    \
   GM_HD T gm_cosh_##T(T x) { return cosh##S(x); }                                    \
-  GM_HD T gm_tanh_##T(T x) { return TANH(x); }                                       \
+  GM_HD T gm_tanh_##T(T x) { return gm_tanh##S(x); }                                       \
+  GM_HD T gm_abs_##T(T x) { return fabs##S(x); }                                     \
+  GM_HD T gm_floor_##T(T x) { return floor##S(x); }                                  \
+  GM_HD T gm_ceil_##T(T x) { return ceil##S(x); }                                    \
+  /* halves round away from zero (C round), not to even */                           \
+  GM_HD T gm_round_##T(T x) { return round##S(x); }                                  \
+  GM_HD T gm_neg_##T(T x) { return -x; }                                             \
+  GM_HD T gm_log1p_##T(T x) { return log1p##S(x); }                                  \
+  GM_HD T gm_expm1_##T(T x) { return expm1##S(x); }                                  \
+  /* NaN fails the comparison and stays NaN */                                       \
+  GM_HD T gm_relu_##T(T x) { return x < 0 ? (T)0 : x; }                              \
   GM_HD T gm_expt_##T(T x, T power) { return pow##S(x, power); }                     \
   GM_HD T gm_lt_##T(T x, T y) { return x < y ? (T)1 : (T)0; }                        \
   GM_HD T gm_min_##T(T alpha, T x) { return alpha < x ? alpha : x; }                 \
@@ -154,9 +173,39 @@ GM_HD float gm_tanhf(float x) {
   /* beta == 0 means the old value is not read (BLAS rule: NaN there does not leak) */ \
   GM_HD T gm_axpby_##T(T alpha, T v, T beta, T y) {                                   \
     return beta == 0 ? alpha * v : alpha * v + beta * y;                             \
+  }                                                                                  \
+  /* the GM_SCALAR_OPS rows: x := f(x, alpha) */                                     \
+  GM_HD T gm_scalar_expt_##T(T x, T a) { return gm_expt_##T(x, a); }                 \
+  GM_HD T gm_scalar_add_##T(T x, T a) { return x + a; }                              \
+  GM_HD T gm_scalar_min_##T(T x, T a) { return gm_min_##T(a, x); }                   \
+  GM_HD T gm_scalar_max_##T(T x, T a) { return gm_max_##T(a, x); }                   \
+  GM_EW_DISPATCH(T)
+
+/* gm_unary_<T>(op, x) and gm_scalar_<T>(op, x, alpha): the element
+ * function of a table row chosen at run time (the CUDA kernels; the host
+ * loops instantiate one loop per row instead). */
+#define GM_EW_UNARY_CASE_(T, name, E, ...) \
+  case GM_UN_##E:                          \
+    return gm_##name##_##T(x);
+#define GM_EW_SCALAR_CASE_(T, name, E, ...) \
+  case GM_SC_##E:                           \
+    return gm_scalar_##name##_##T(x, a);
+#define GM_EW_DISPATCH(T)                                  \
+  GM_HD T gm_unary_##T(int op, T x) {                      \
+    switch (op) {                                          \
+      GM_UNARY_OPS_WITH(GM_EW_UNARY_CASE_, T)              \
+      default:                                             \
+        return x;                                          \
+    }                                                      \
+  }                                                        \
+  GM_HD T gm_scalar_##T(int op, T x, T a) {                \
+    switch (op) {                                          \
+      GM_SCALAR_OPS_WITH(GM_EW_SCALAR_CASE_, T)            \
+      default:                                             \
+        return x;                                          \
+    }                                                      \
   }
 
-GM_EW_DEFINE(float, f, gm_expf, gm_logf, gm_tanhf)
-GM_EW_DEFINE(double, , exp, log, tanh)
+GM_CTYPES(GM_EW_DEFINE)
 
 #endif

@@ -4,9 +4,10 @@
 
 #include <stddef.h>
 
+#include "../src/core/ctype_list.h"
 #include "hd.h"
 
-#define GM_DEFINE_FILL(T)                                                     \
+#define GM_DEFINE_FILL(T, ...)                                                \
   GM_HD void gm_fill_##T(T *x, size_t n, size_t incx, T alpha) {              \
     if (incx == 1) {                                                          \
       for (size_t i = 0; i < n; i++) x[i] = alpha;                            \
@@ -15,7 +16,6 @@
     }                                                                         \
   }
 
-GM_DEFINE_FILL(float)
-GM_DEFINE_FILL(double)
+GM_CTYPES(GM_DEFINE_FILL)
 
 #endif

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../src/core/ctype_list.h"
 #include "hd.h"
 
 typedef struct gm_nn_geom {
@@ -62,7 +63,7 @@ GM_HD void gm_nn_cover(int64_t i, int64_t start, int64_t stride, int64_t anchor,
   gm_nn_span(i + anchor - (kdim - 1) - start, i + anchor - start, stride, n, lo, hi);
 }
 
-#define GM_NN_DEFINE(T)                                                                          \
+#define GM_NN_DEFINE(T, ...)                                                                     \
   /* conv(x, w) at output (b, oy, ox) */                                                         \
   GM_HD T gm_conv2d_at_##T(const T *x, const T *w, const gm_nn_geom *g, int64_t b, int64_t oy,   \
                            int64_t ox) {                                                         \
@@ -151,7 +152,6 @@ GM_HD void gm_nn_cover(int64_t i, int64_t start, int64_t stride, int64_t anchor,
     return s;                                                                                    \
   }
 
-GM_NN_DEFINE(float)
-GM_NN_DEFINE(double)
+GM_CTYPES(GM_NN_DEFINE)
 
 #endif

@@ -44,27 +44,38 @@ __global__ void gm_gaussian_kernel(uint64_t key, uint64_t counter, size_t n, dou
   }
 }
 
+// One case per ctype (GM_CTYPES); ctype is the launcher's gm_ctype number.
 extern "C" int gm_cuda_uniform(int ctype, unsigned long long key, unsigned long long counter, size_t n,
                                double limit, void *x, void *stream) {
-  if (ctype == 0) {
-    const float lim = (float)limit;
-    gm_launch g((n + GM_RANDOM_PER_BLOCK_FLOAT - 1) / GM_RANDOM_PER_BLOCK_FLOAT, stream);
-    GM_LAUNCH(gm_uniform_kernel<float>, g.grid, g.block, 0, g.s)(key, counter, n, lim, nextafterf(lim, 0.0f), F(x));
-  } else {
-    gm_launch g((n + GM_RANDOM_PER_BLOCK_DOUBLE - 1) / GM_RANDOM_PER_BLOCK_DOUBLE, stream);
-    GM_LAUNCH(gm_uniform_kernel<double>, g.grid, g.block, 0, g.s)(key, counter, n, limit, nextafter(limit, 0.0), D(x));
+  switch (ctype) {
+#define X(T, E, name, kw, p, P, ET, m, ...)                                                             \
+  case GM_##E: {                                                                                      \
+    const T lim = (T)limit;                                                                           \
+    gm_launch g((n + GM_RANDOM_PER_BLOCK_##E - 1) / GM_RANDOM_PER_BLOCK_##E, stream);                 \
+    GM_LAUNCH(gm_uniform_kernel<T>, g.grid, g.block, 0, g.s)(key, counter, n, lim, nextafter##m(lim, (T)0), (T *)x); \
+    break;                                                                                            \
+  }
+    GM_CTYPES(X)
+#undef X
+    default:
+      return (int)cudaErrorInvalidValue;
   }
   return (int)cudaGetLastError();
 }
 
 extern "C" int gm_cuda_gaussian(int ctype, unsigned long long key, unsigned long long counter, size_t n,
                                 double mean, double stddev, void *x, void *stream) {
-  if (ctype == 0) {
-    gm_launch g((n + GM_RANDOM_PER_BLOCK_FLOAT - 1) / GM_RANDOM_PER_BLOCK_FLOAT, stream);
-    GM_LAUNCH(gm_gaussian_kernel<float>, g.grid, g.block, 0, g.s)(key, counter, n, mean, stddev, F(x));
-  } else {
-    gm_launch g((n + GM_RANDOM_PER_BLOCK_DOUBLE - 1) / GM_RANDOM_PER_BLOCK_DOUBLE, stream);
-    GM_LAUNCH(gm_gaussian_kernel<double>, g.grid, g.block, 0, g.s)(key, counter, n, mean, stddev, D(x));
+  switch (ctype) {
+#define X(T, E, ...)                                                                                  \
+  case GM_##E: {                                                                                      \
+    gm_launch g((n + GM_RANDOM_PER_BLOCK_##E - 1) / GM_RANDOM_PER_BLOCK_##E, stream);                 \
+    GM_LAUNCH(gm_gaussian_kernel<T>, g.grid, g.block, 0, g.s)(key, counter, n, mean, stddev, (T *)x); \
+    break;                                                                                            \
+  }
+    GM_CTYPES(X)
+#undef X
+    default:
+      return (int)cudaErrorInvalidValue;
   }
   return (int)cudaGetLastError();
 }

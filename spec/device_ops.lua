@@ -29,7 +29,8 @@ local A34 = { { 1, 2, 3, 4 }, { 5, 6, 7, 8 }, { 9, 1, 2, 3 } }
 local B42 = { { 1, 0 }, { 2, 1 }, { 0, 3 }, { 1, 1 } }
 local X44 = { { 1, 2, 3, 4 }, { 5, 6, 7, 8 }, { 9, 1, 2, 3 }, { 4, 5, 6, 7 } }
 
-M.unary = { "square", "sqrt", "log", "exp", "inv", "logistic", "sin", "cos", "tan", "sinh", "cosh", "tanh" }
+-- every unary op of the op table (kernels/elementwise_table.h), in its order
+M.unary = require("gpumat.core")._unary_ops
 
 M.families = {
   { name = "fill_", build = function(ct)
@@ -77,6 +78,23 @@ M.families = {
     local part = mat(ct, { 0.5, 1, 1.5 })
     gm.exp_(part, { n = 2 })
     out[#out + 1] = part
+    return table.unpack(out)
+  end },
+
+  { name = "elementwise functions out of place, clamp", build = function(ct)
+    local out = {}
+    local x = mat(ct, { -2.5, -1.5, -0.5, 0.25, 0.5, 1.75, 2.5 })
+    for _, f in ipairs(M.unary) do
+      if f ~= "sqrt" and f ~= "log" then out[#out + 1] = gm[f](x) end
+    end
+    local into = gm.mat(7, { ctype = ct, initial_element = 9 })
+    gm.relu(x, { out = into })
+    out[#out + 1] = into
+    out[#out + 1] = x:clamp(-1, 1)
+    local c = x:copy()
+    c:clamp_(-0.5, 2)
+    out[#out + 1] = c
+    out[#out + 1] = x
     return table.unpack(out)
   end },
 

@@ -310,3 +310,85 @@ describe("load_npy against its file", function()
     assert.matches("Is a directory", e)
   end)
 end)
+
+-- Zero-size operands for every op family: a zero extent on either axis is
+-- a no-op (or the neutral value), never a division by zero in a launcher
+-- or an empty grid.  Run on the host and, in the emulated pass, on the
+-- emulated device's kernels (tools/fuzz.lua sweeps the same families).
+describe("zero-size operands", function()
+  local shapes = { { 0, 5 }, { 5, 0 }, { 0, 0 } }
+  local function z(dims, v, ctype) return gm.mat(dims, { ctype = ctype, initial_element = v or 0 }) end
+
+  for _, ctype in ipairs({ "float", "double" }) do
+    it("elementwise, BLAS reductions, fills and copies (" .. ctype .. ")", function()
+      for _, s in ipairs(shapes) do
+        local x, y = z(s, 0, ctype), z(s, 0, ctype)
+        for _, f in ipairs({ "square_", "sqrt_", "exp_", "log_", "tanh_", "logistic_" }) do gm[f](x) end
+        gm.expt_(x, 2)
+        gm.add_scalar_(1, x)
+        gm.fill_(3, x)
+        gm.mul_(x, y)
+        gm.lt_(x, y)
+        gm.min_(0, x)
+        gm.max_(0, x)
+        gm.geem_(1, x, y, 0, x)
+        gm.add_sign_(1, x, 1, y)
+        gm.axpy_(2, x, y)
+        gm.copy_(x, y)
+        gm.scal_(2, x)
+        gm.uniform_random_(x)
+        gm.gaussian_random_(x)
+        assert.are.equal(0, gm.asum(x))
+        assert.are.equal(0, gm.nrm2(x))
+        assert.are.equal(0, gm.dot(x, y))
+        assert.are.equal(0, x:sum())
+        assert.has_error(function() x:mean() end, "bad argument #1 to 'mean' (the mat is empty)")
+        assert.are.same(s, (x + y):dims())
+        assert.are.same(s, (2 * x - y / 2):dims())
+        assert.are.same({ s[2], s[1] }, x:transpose():dims())
+        assert.are.same(s, x:copy():dims())
+        assert.is_true(gm.m_eq(x, y))
+        assert.are.equal(0, #x)
+        local n = 0
+        for _ in ipairs(x) do n = n + 1 end
+        assert.are.equal(0, n)
+      end
+    end)
+
+    it("gemm_ with a zero inner dimension scales c by beta (" .. ctype .. ")", function()
+      local a, b = z({ 2, 0 }, 0, ctype), z({ 0, 3 }, 0, ctype)
+      local c = z({ 2, 3 }, 1, ctype)
+      gm.gemm_(1, a, b, 2, c)
+      assert.are.same({ { 2, 2, 2 }, { 2, 2, 2 } }, c:to_table())
+      local p = gm.m_mul(a, b)
+      assert.are.same({ { 0, 0, 0 }, { 0, 0, 0 } }, p:to_table())
+      assert.are.same({ 2, 2 }, gm.m_mul(z({ 2, 0 }, 0, ctype), z({ 2, 0 }, 0, ctype), { transpose_b = true }):dims())
+      -- a zero outer dimension leaves an empty product
+      assert.are.same({ 0, 3 }, gm.m_mul(z({ 0, 4 }, 0, ctype), z({ 4, 3 }, 1, ctype)):dims())
+    end)
+
+    it("scale_rows_, scale_columns_, stack_, geerv_ on empty mats (" .. ctype .. ")", function()
+      local x = z({ 0, 3 }, 0, ctype)
+      gm.scale_rows_(z({ 0 }, 0, ctype), x)
+      gm.scale_columns_(z({ 3 }, 2, ctype), x)
+      gm.geerv_(1, x, z({ 3 }, 1, ctype), 0, z({ 0, 3 }, 0, ctype))
+      local dst = z({ 0, 6 }, 0, ctype)
+      gm.stack_(2, { x, x }, dst)
+      local tall = z({ 4, 0 }, 0, ctype)
+      gm.stack_(1, { z({ 2, 0 }, 0, ctype), z({ 2, 0 }, 0, ctype) }, tall)
+      assert.are.same({ 4, 0 }, tall:dims())
+      assert.are.same({ {}, {}, {}, {} }, tall:to_table())
+    end)
+
+    it("sum_ along an axis of an empty mat gives zeros (" .. ctype .. ") #host", function()
+      -- host only for now: the emulated device's sum_ launcher divides by
+      -- the zero extent (SIGFPE), fixed in kernels/elementwise.cu
+      local y = z({ 5 }, 7, ctype)
+      gm.sum_(z({ 0, 5 }, 0, ctype), y, { axis = 1 })
+      assert.are.same({ 0, 0, 0, 0, 0 }, y:to_table())
+      local r = z({ 5 }, 7, ctype)
+      gm.sum_(z({ 5, 0 }, 0, ctype), r, { axis = 2 })
+      assert.are.same({ 0, 0, 0, 0, 0 }, r:to_table())
+    end)
+  end
+end)

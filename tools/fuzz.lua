@@ -1,20 +1,30 @@
 -- Hostile-input fuzzer (issue 7 item 3).
 --   lua5.4 tools/fuzz.lua SEED CALLS
--- Calls every module function and every mat method (enumerated from the
--- module table and the method table, so new functions are covered
--- without editing this file) with random arguments: numbers at the edges,
--- strings, mats (displaced views, freed mats, both ctypes), option and
--- dims tables, and hostile values: tables whose __index/__len/__tostring/
--- __call/__eq/__concat free or reshape mats or run collectgarbage(),
--- functions doing the same, and finalizer objects that do it whenever the
--- collector runs.  With GPUMAT_DEVICE set, calls run in chunks inside
--- gm.with_cuda.  Run it in a scratch directory: paths it writes are
--- relative.
--- Invariant checked: a call that raises leaves every mat argument that no
--- hostile callback touched with the same dims and contents.  Exits 1 on a
--- violation; a crash or hang is the caller's to notice.
+-- Calls every function reachable from Lua, enumerated so new functions
+-- are covered without editing this file: the module table and its
+-- sub-tables, the C core table (internal helpers included), the mat
+-- method table, and every function of every metatable of the module's
+-- types (found in the registry, plus the per-mat method cache's, the
+-- module table's and kernel objects'; metamethods called directly).
+-- Arguments are random, up to two more than the function declares:
+-- numbers at the edges, strings, mats (displaced views, freed mats, both
+-- ctypes), other userdata types (buffers, alloc caches, random states,
+-- files, coroutines, light userdata), option and dims tables, and hostile
+-- values: tables whose __index/__len/__tostring/__call/__eq/__concat free
+-- or reshape mats or run collectgarbage(), functions doing the same, and
+-- finalizer objects that do it whenever the collector runs.  Each chunk
+-- also runs every op family on zero-size operands ({0, n}, {n, 0}, ...;
+-- see zero_size below).  With GPUMAT_DEVICE set, calls run in chunks
+-- inside gm.with_cuda.  Run it in a scratch directory: paths it writes
+-- are relative.
+-- Invariants checked: a call that raises leaves every mat argument that no
+-- hostile callback touched with the same dims and contents; a raising
+-- call's message is a string or an error object; zero-size reductions
+-- give their neutral value.  Exits 1 on a violation; a crash or hang is
+-- the caller's to notice.
 local gm = require "gpumat"
 local core = require "gpumat.core"
+local argcheck = require "gpumat.argcheck"
 
 local seed, ncalls = tonumber(arg[1]) or 1, tonumber(arg[2]) or 2000
 math.randomseed(seed)
@@ -23,10 +33,54 @@ local function pick(t) return t[R(#t)] end
 
 -- Functions to call.  Excluded: none of the API on purpose; only those
 -- whose effect is global and would end the run (none today).
-local funcs = {}
-for k, v in pairs(gm) do if type(v) == "function" then funcs[#funcs + 1] = {"gm." .. k, v, false} end end
-for k, v in pairs(core.mat_methods()) do
-  if type(v) == "function" then funcs[#funcs + 1] = {"m:" .. k, v, true} end
+-- {name, f, self_kind, max_args}: self_kind "mat" puts a mat first most
+-- of the time, "any" a value of the metatable's own type.
+local funcs, seen_funcs = {}, {}
+local function arity(f)
+  local n = core._arity(f)
+  if n == nil then n = argcheck.arity(f) end
+  if n == nil or n < 0 then return nil end
+  return n
+end
+local function add_funcs(prefix, t, self_kind, self_value)
+  for k, v in pairs(t) do
+    if type(v) == "function" and not seen_funcs[prefix .. tostring(k)] then
+      seen_funcs[prefix .. tostring(k)] = true
+      funcs[#funcs + 1] = {prefix .. tostring(k), v, self_kind, arity(v), self_value}
+    end
+  end
+end
+add_funcs("gm.", gm, false)
+for k, v in pairs(gm) do
+  if type(v) == "table" then add_funcs("gm." .. k .. ".", v, false) end
+end
+add_funcs("core.", core, false)
+add_funcs("m:", core.mat_methods(), "mat")
+-- metatables: instances of each type, made once
+local instances = {}
+do
+  local hot = gm.mat(3, {initial_element = 1})
+  for _ = 1, 20 do local _ = hot.size end -- a per-mat method cache (l_mat.c)
+  local _ = tostring(gm.mat(1))           -- the guard's metatable is made on first use
+  local b, c, rs = gm.make_foreign_array({2, 2}), gm.alloc_cache(), gm.random_state()
+  -- (none when the C++ compiler of run-time kernels is missing)
+  local _, kernel = pcall(gm.define_cuda_kernel, {name = "fuzz_kernel", params = {{"x", "mat", "io"}, {"n", "int"}},
+    body = "for (int64_t i = 0; i < n && i < 1; i++) x[i] = 1;"})
+  if type(kernel) ~= "table" then kernel = nil end
+  instances = {mat = hot, buffer = b, cache = c, random = rs, kernel = kernel}
+  for k, mt in pairs(debug.getregistry()) do
+    if type(k) == "string" and k:match("^gpumat") and type(mt) == "table" then add_funcs(k .. ".", mt, "any") end
+  end
+  local pmt = debug.getmetatable(hot)
+  add_funcs("per-mat metatable.", pmt, "mat")
+  add_funcs("method cache metatable.", getmetatable(pmt.__index), "any", pmt.__index)
+  add_funcs("buffer methods.", getmetatable(b).__index, "any", b)
+  add_funcs("alloc cache methods.", getmetatable(c).__index, "any", c)
+  add_funcs("module metatable.", getmetatable(gm), "any", gm)
+  if kernel then
+    add_funcs("kernel metatable.", getmetatable(kernel), "any", kernel)
+    add_funcs("kernel.", kernel, "any", kernel)
+  end
 end
 table.sort(funcs, function(a, b) return a[1] < b[1] end)
 
@@ -94,6 +148,24 @@ local optkeys = {"n", "incx", "incy", "ctype", "displacement", "max_size", "init
   "pass_raw", "displacement_start", "displacement_step", "place", "destroy_old", "means",
   "covariances", "transpose", "random_seed", "n_random_states", "pinned", "mapped", "kinds"}
 
+-- values of the other userdata types (and types Lua code rarely passes)
+local light -- a light userdata: a facet pointer
+pcall(gm.with_facet, gm.mat(1), "foreign", "input", function(p) light = p end)
+local scratch_file = io.tmpfile()
+local function other_userdata()
+  local k = R(1, 8)
+  if k == 1 then
+    local ok, b = pcall(gm.make_foreign_array, {R(0, 3), R(0, 3)}, {element_type = pick({"float", "double", "int32"})})
+    return ok and b or instances.buffer
+  elseif k == 2 then return instances.cache
+  elseif k == 3 then return instances.random
+  elseif k == 4 then return scratch_file
+  elseif k == 5 then return coroutine.create(print)
+  elseif k == 6 then return light
+  elseif k == 7 and instances.kernel then return instances.kernel
+  else local m = gm.mat(R(0, 3)); m:free(); return m end
+end
+
 local function hostile_table(base)
   local t = base or {}
   return setmetatable(t, {
@@ -131,13 +203,13 @@ function gen_value(depth)
       t[i] = depth > 0 and (R() < 0.5 and pool[R(#pool)] or gen_value(depth - 1)) or R()
     end
     return t
-  elseif k == 14 then return hostile_table()
+  elseif k == 14 then return R() < 0.5 and hostile_table() or other_userdata()
   elseif k == 15 then
     return function(...) if R() < 0.5 then hostile_action() end; return gen_value(0) end
   else return finalizer_object() end
 end
 
-local stats = {calls = 0, ok = 0, errors = 0, hostile = 0, checked = 0}
+local stats = {calls = 0, ok = 0, errors = 0, hostile = 0, checked = 0, zero = 0}
 local by_kind = {}
 
 local function snapshot(m)
@@ -161,13 +233,31 @@ local function same(a, b)
 end
 
 local violations = 0
+local function violation(fmt, ...)
+  violations = violations + 1
+  io.write("VIOLATION: ", string.format(fmt, ...), "\n")
+end
+
+-- a value of the type whose metatable holds the function
+local function self_of(entry)
+  if entry[5] ~= nil then return entry[5] end
+  local t = entry[1]:match("^gpumat%.([%w_]+)")
+  if t == "mat" then return pool[R(#pool)] end
+  if t == "buffer" then return instances.buffer end
+  if t == "alloc_cache" then return instances.cache end
+  if t == "random_state" then return instances.random end
+  return gen_value(1)
+end
+
 local function one_call()
   local entry = pick(funcs)
-  local name, f, method = entry[1], entry[2], entry[3]
-  local nargs = R(0, 6)
+  local name, f, self_kind, max = entry[1], entry[2], entry[3], entry[4]
+  -- up to two arguments more than declared (the extra ones must raise)
+  local nargs = max and (R() < 0.15 and max + R(1, 2) or R(0, max)) or R(0, 6)
   local args = {}
   for i = 1, nargs do args[i] = R() < 0.35 and pool[R(#pool)] or gen_value(2) end
-  if method and R() < 0.9 then args[1] = pool[R(#pool)] end
+  if self_kind == "mat" and R() < 0.9 then args[1] = pool[R(#pool)] end
+  if self_kind == "any" and nargs > 0 and R() < 0.7 then args[1] = self_of(entry) end
   -- no finalizer may run while the snapshots are taken (it would change
   -- the mats outside the call under test)
   collectgarbage("stop")
@@ -188,6 +278,7 @@ local function one_call()
   if hostile_ran then stats.hostile = stats.hostile + 1 end
   if ok then
     stats.ok = stats.ok + 1
+    if max and nargs > max then violation("%s accepted %d arguments (declares %d)", name, nargs, max) end
     -- keep some results as new operands
     for _, v in ipairs({err}) do
       if type(v) == "userdata" and R() < 0.2 and pcall(gm.size, v) and gm.size(v) <= 4096 then
@@ -198,19 +289,119 @@ local function one_call()
     stats.errors = stats.errors + 1
     local kind = type(err) == "table" and tostring(err.kind) or type(err)
     by_kind[kind] = (by_kind[kind] or 0) + 1
+    if max and nargs > max and not hostile_ran and not has_fn then
+      -- the count is checked before anything else
+      local want = ("bad argument #%d to '"):format(max + 1)
+      if type(err) ~= "string" or not err:find(want, 1, true) or not err:find("(no value expected)", 1, true) then
+        violation("%s with %d arguments (declares %d) raised %s", name, nargs, max, tostring(err))
+      end
+    end
     if not hostile_ran and not has_fn then
       for i, s in pairs(snaps) do
         stats.checked = stats.checked + 1
         local now = snapshot(args[i])
         if now and (now.d ~= s.d or not same(now.t, s.t)) then
-          violations = violations + 1
-          io.write(string.format("VIOLATION: %s raised (%s) but changed argument #%d\n", name,
-            tostring(err), i))
+          violation("%s raised (%s) but changed argument #%d", name, tostring(err), i)
         end
       end
     end
   end
   collectgarbage("restart")
+end
+
+-- ---- zero-size operands ----
+-- Every op family on mats with a zero extent: shape {a, b} with a or b
+-- zero and its relatives (transposed, rows, columns, squares, stacked), so
+-- each family gets operands that fit (a launch over zero elements must be
+-- a no-op: no division by a zero extent, no zero-size grid).  Each call
+-- may raise cleanly (a shape the op refuses); none may crash.  Zero-size
+-- reductions must give their neutral value.
+local zero_shapes = {{0, 5}, {5, 0}, {0, 0}, {0, 1}, {1, 0}, {3, 0}}
+local function zero_operands(a, b, ctype)
+  local function z(dims) return gm.mat(dims, {ctype = ctype, initial_element = 0}) end
+  return {
+    x = z({a, b}), x2 = z({a, b}), xt = z({b, a}), rows = z({a}), cols = z({b}), r1 = z({1, b}),
+    c1 = z({a, 1}), aa = z({a, a}), bb = z({b, b}), st1 = z({2 * a, b}), st2 = z({a, 2 * b}),
+    v = z({a * b}), r3 = z({a, b, 2}), r3b = z({a, b, 2}), r3c = z({a, b, 2}), e = z({0}),
+    w = z({2, 2}), w2 = z({2, 2}), w1 = z({1, 1}), col = z({a, 1}), cov = z({a, a}),
+  }
+end
+-- {name, argument lists}: strings name operands, other values pass as is
+local zero_ops = {}
+local unary = {}
+for i, name in ipairs(core._unary_ops or {}) do unary[i] = name .. "_" end -- every unary op of the table
+for _, u in ipairs(unary) do zero_ops[#zero_ops + 1] = {u, {{"x"}, {"r3"}, {"e"}, {"x", {n = 0}}}} end
+for _, u in ipairs({"uniform_random_", "gaussian_random_", "orthogonal_random_", "copy_mat",
+  "transpose", "mat_to_array", "asum", "nrm2", "sum", "mean", "min", "max", "invert", "logdet", "facets",
+  "tostring"}) do
+  zero_ops[#zero_ops + 1] = {u, {{"x"}, {"r3"}, {"e"}, {"aa"}}}
+end
+for _, op in ipairs({
+  {"expt_", {{"x", 2}, {"e", 0.5}}}, {"clamp_", {{"x", 0, 1}, {"r3", -1, 1}}}, {"add_scalar_", {{1, "x"}}}, {"fill_", {{1, "x"}, {1, "x", {n = 0}}}},
+  {"mul_", {{"x", "x2"}}}, {"lt_", {{"x", "x2"}}}, {"min_", {{0, "x"}}}, {"max_", {{0, "x"}}},
+  {"geem_", {{1, "x", "x2", 0, "x"}}}, {"geerv_", {{1, "x", "cols", 0, "x2"}, {1, "x", "r1", 1, "x2"}}},
+  {"add_sign_", {{1, "x", 1, "x2"}}},
+  {"sum_", {{"x", "cols", {axis = 1}}, {"x", "rows", {axis = 2}}, {"x", "r1", {axis = 1}}, {"x", "c1", {axis = 2}},
+    {"x", "cols", {axis = 1, alpha = 2, beta = 1}}, {"x", "e"}, {"r3", "x", {axis = 3}}}},
+  {"scale_rows_", {{"rows", "x"}, {"rows", "x", {result = "x2"}}}},
+  {"scale_columns_", {{"cols", "x"}, {"cols", "x", {result = "x2"}}}},
+  {"dot", {{"x", "x2"}}}, {"axpy_", {{1, "x", "x2"}}}, {"copy_", {{"x", "x2"}}}, {"scal_", {{2, "x"}}},
+  {"gemm_", {{1, "x", "xt", 0, "aa"}, {1, "xt", "x", 1, "bb"}, {1, "x", "x2", 0, "aa", {transpose_b = true}},
+    {1, "x", "x2", 0, "bb", {transpose_a = true}}}},
+  {"m_mul", {{"x", "xt"}, {"xt", "x"}}}, {"m_add", {{"x", "x2"}}}, {"m_sub", {{"x", "x2"}}}, {"m_eq", {{"x", "x2"}}},
+  {"copy_row", {{"x", 1}}}, {"copy_column", {{"x", 1}}},
+  {"stack_", {{1, {"x", "x2"}, "st1"}, {2, {"x", "x2"}, "st2"}}},
+  {"convolve_", {{"x", "x2", "x", {start = {1, 1}, stride = {1, 1}, anchor = {0, 0}}}, {"x", "aa", "x2"}}},
+  {"max_pool_", {{"x", "x2", {start = {1, 1}, stride = {1, 1}, anchor = {0, 0}, pool_dimensions = {1, 1}}},
+    {"x", "x2"}, {"r3", "r3b", {batched = true, pool_dimensions = {2, 2}}}}},
+  -- batched NN ops: a zero batch (or zero rows) reaches the kernels
+  {"convolve_", {{"r3", "w", "r3b", {batched = true}}, {"r3", "w1", "r3b", {batched = true}}}},
+  {"derive_convolve_", {{"r3", "r3b", "w", "w2", "r3c", {batched = true}}, {"x", "x2", "w", "w2", "x"}}},
+  {"derive_max_pool_", {{"r3", "r3b", "r3c", "r3", {batched = true, pool_dimensions = {2, 2}}}}},
+  {"mv_gaussian_random", {{{means = "col", covariances = "cov"}}}},
+  {"replace_", {{"x", {}}, {"e", {}}}}, {"reshape", {{"x", {0}}, {"v", {"__b", "__a"}}}},
+  {"array_to_mat", {{{}}, {{{}, {}}}}},
+  {"__add", {{"x", "x2"}, {"x", 1}}}, {"__sub", {{"x", "x2"}}}, {"__unm", {{"x", "x"}}}, {"__mul", {{"x", 2}, {"x", "xt"}}},
+  {"__div", {{"x", 2}, {2, "x"}}},
+}) do zero_ops[#zero_ops + 1] = op end
+local mat_mt = getmetatable(gm.mat(1))
+local neutral = {asum = 0, nrm2 = 0, sum = 0, dot = 0}
+
+local function zero_call(op, ops, a, b)
+  local name, f = op[1], nil
+  if name == "tostring" then f = tostring
+  elseif name:sub(1, 2) == "__" then f = mat_mt[name]
+  else f = gm[name] or (core.mat_methods())[name] end
+  if not f then violation("zero-size op %s does not exist", name); return end
+  for _, list in ipairs(op[2]) do
+    local args = {}
+    for i, v in ipairs(list) do
+      if type(v) == "string" and ops[v] then v = ops[v] end
+      if type(v) == "table" and getmetatable(v) == nil then -- a list of operands or an options table
+        local t = {}
+        for k, x in pairs(v) do
+          if x == "__a" then x = a elseif x == "__b" then x = b end
+          t[k] = type(x) == "string" and ops[x] or x
+        end
+        v = t
+      end
+      args[i] = v
+    end
+    stats.zero = stats.zero + 1
+    local ok, r = pcall(f, table.unpack(args, 1, #list))
+    if ok and neutral[name] and r ~= neutral[name] and (ops.x:size() == 0) and args[1] == ops.x then
+      violation("%s of a %dx%d mat gave %s, expected %s", name, a, b, tostring(r), tostring(neutral[name]))
+    end
+    if not ok and type(r) ~= "string" and type(r) ~= "table" then
+      violation("%s on zero-size operands raised a %s", name, type(r))
+    end
+  end
+end
+
+local function zero_size_round()
+  local shape = pick(zero_shapes)
+  local ops = zero_operands(shape[1], shape[2], pick({"float", "double"}))
+  for _, op in ipairs(zero_ops) do zero_call(op, ops, shape[1], shape[2]) end
 end
 
 local device = os.getenv("GPUMAT_DEVICE")
@@ -219,7 +410,10 @@ local done = 0
 while done < ncalls do
   refill()
   local n = math.min(chunk, ncalls - done)
-  local function body() for _ = 1, n do one_call() end end
+  local function body()
+    zero_size_round()
+    for _ = 1, n do one_call() end
+  end
   if device and device ~= "" then
     local ok, err = pcall(gm.with_cuda, {}, body)
     if not ok then by_kind["with_cuda"] = (by_kind["with_cuda"] or 0) + 1; local _ = err end
@@ -237,7 +431,7 @@ local kinds = {}
 for k, v in pairs(by_kind) do kinds[#kinds + 1] = k .. "=" .. v end
 table.sort(kinds)
 io.write(string.format("fuzz seed %d (%s): %d functions, %d calls, %d returned, %d raised "
-  .. "(%s), %d with hostile callbacks, %d unchanged-on-error checks, %d violations\n",
+  .. "(%s), %d with hostile callbacks, %d unchanged-on-error checks, %d zero-size calls, %d violations\n",
   seed, device or "host", #funcs, stats.calls, stats.ok, stats.errors, table.concat(kinds, " "),
-  stats.hostile, stats.checked, violations))
+  stats.hostile, stats.checked, stats.zero, violations))
 os.exit(violations == 0 and 0 or 1)

@@ -12,7 +12,7 @@
 -- (a bullet's text up to the first ": " outside code spans that follows a
 -- code span, or a table row's first two cells); otherwise it only
 -- mentions it.  Each topic gets its first defining block, else its first
--- mention.  "`gm.F_(x)` for F in `a b c`" expands F.  Functions listed in
+-- mention.  "`gm.F_(x)` for F in `a b c`" expands F (`gm.F(x)` too).  Functions listed in
 -- missing.lua get a "not implemented" entry.
 local root = arg[0]:match("^(.*)/tools/[^/]*$") or "."
 local function slurp(path)
@@ -141,17 +141,17 @@ for _, b in ipairs(blocks) do
     local raw = b.kind == "row" and table.concat(b.cells, " ") or join(b.lines)
     local head_spans = {}
     for _, s in ipairs(spans(head)) do head_spans[s] = true end
+    -- the placeholder as a whole word (`gm.F_(x)`, `gm.F(x)`, `x:F()`)
+    local word = var and "%f[%w_]" .. var .. "%f[^%w]"
     for _, s in ipairs(spans(raw)) do
       local prio = head_spans[s] and 1 or 2
-      for _, c in ipairs(calls(s)) do
-        local name, sig = c[1], c[2]
-        if var and name:match("^" .. var .. "_") then
-          for w in list:gmatch("[%w_]+") do
-            note(w .. name:sub(2), (sig:gsub(var .. "_", w .. "_", 1)), prio, text, b.section)
-          end
-        else
-          note(name, sig, prio, text, b.section)
-        end
+      local variants = { s }
+      if word and s:find(word) then
+        variants = {}
+        for w in list:gmatch("[%w_]+") do variants[#variants + 1] = (s:gsub(word, w)) end
+      end
+      for _, v in ipairs(variants) do
+        for _, c in ipairs(calls(v)) do note(c[1], c[2], prio, text, b.section) end
       end
     end
   end

@@ -34,10 +34,10 @@ end
 -- to 'fname' (no value expected)"; a function declared with `...` is
 -- variadic and returned as is, as are C functions (checked by their
 -- registration) and functions already wrapped.
-local wrapped = setmetatable({}, { __mode = "k" })
+local declared = setmetatable({}, { __mode = "k" }) -- wrapper -> {max, name}
 
 function M.strict(fname, f)
-  if type(f) ~= "function" or wrapped[f] then return f end
+  if type(f) ~= "function" or declared[f] then return f end
   local info = debug.getinfo(f, "Su")
   if info.what ~= "Lua" or info.isvararg then return f end
   local max = info.nparams
@@ -45,8 +45,15 @@ function M.strict(fname, f)
     if select("#", ...) > max then M.argerror(max + 1, fname, "no value expected") end
     return f(...)
   end
-  wrapped[g] = true
+  declared[g] = { max, fname }
   return g
+end
+
+-- The count and name strict declared for f, or nothing (for the specs
+-- and the fuzzer; core._arity answers for C functions).
+function M.arity(f)
+  local d = declared[f]
+  if d then return d[1], d[2] end
 end
 
 -- strict for every function field of t, named by its key.

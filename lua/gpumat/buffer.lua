@@ -380,7 +380,7 @@ return function(gm, core, methods)
   for _, name in ipairs({ "bref", "set_bref", "row_major_bref", "set_row_major_bref", "buffer_fill",
     "buffer_size", "buffer_rank", "buffer_dimensions", "buffer_dimension", "buffer_element_type",
     "buffer_refcnt", "ref_buffer", "deref_buffer", "buffer_pitch", "buffer_displace", "buffer_displacement" }) do
-    bm[(name:gsub("^buffer_", ""))] = gm[name]
+    bm[(name:gsub("^buffer_", ""))] = argcheck.strict(name, gm[name])
   end
   gm.buffer_methods_table = nil
   for _, name in ipairs({ "buffer_refcnt_core", "ref_buffer_core", "buffer_element_type_core",

@@ -40,7 +40,8 @@ argcheck.strict_table(gm)
 argcheck.strict_table(methods)
 
 return setmetatable(gm, {
-  __index = argcheck.strict("__index", function(_, k)
+  __index = argcheck.strict("__index", function(t, k)
+    if t ~= gm then argcheck.argerror(1, "__index", "the gpumat module expected, got %s", type(t)) end
     local v = core.get_setting(k)
     return v
   end),

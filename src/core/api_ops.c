@@ -9,9 +9,12 @@
 #include "mem/runtime.h"
 
 _Static_assert((int)GM_CTYPE_FLOAT == (int)GM_FLOAT && (int)GM_CTYPE_DOUBLE == (int)GM_DOUBLE, "public ctype numbers");
-_Static_assert((int)GM_FN_SQUARE == (int)GM_UN_SQUARE && (int)GM_FN_TANH == (int)GM_UN_TANH &&
-                   (int)GM_N_FUNCTIONS == (int)GM_N_UNARY,
-               "gm_function follows gm_unary_op");
+/* Every row of the op table has its public number (a row without one
+ * does not compile). */
+#define X(name, E, ...) _Static_assert((int)GM_FN_##E == (int)GM_UN_##E, "gm_function of " #name);
+GM_UNARY_OPS(X)
+#undef X
+_Static_assert((int)GM_N_FUNCTIONS == (int)GM_N_UNARY, "gm_function follows gm_unary_op");
 
 #define NEED(x, op)                                                      \
   do {                                                                   \

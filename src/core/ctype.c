@@ -5,7 +5,7 @@
 
 size_t gm_ctype_size(gm_ctype t) {
   switch (t) {
-#define X(ct, E, name, kw) \
+#define X(ct, E, name, kw, ...) \
   case GM_##E:             \
     return sizeof(ct);
     GM_CTYPES(X)
@@ -17,7 +17,7 @@ size_t gm_ctype_size(gm_ctype t) {
 
 const char *gm_ctype_name(gm_ctype t) {
   switch (t) {
-#define X(ct, E, name, kw) \
+#define X(ct, E, name, kw, ...) \
   case GM_##E:             \
     return name;
     GM_CTYPES(X)
@@ -29,7 +29,7 @@ const char *gm_ctype_name(gm_ctype t) {
 
 const char *gm_ctype_keyword(gm_ctype t) {
   switch (t) {
-#define X(ct, E, name, kw) \
+#define X(ct, E, name, kw, ...) \
   case GM_##E:             \
     return kw;
     GM_CTYPES(X)
@@ -40,7 +40,7 @@ const char *gm_ctype_keyword(gm_ctype t) {
 }
 
 int gm_ctype_parse(const char *s, gm_ctype *out) {
-#define X(ct, E, name, kw)   \
+#define X(ct, E, name, kw, ...)   \
   if (strcmp(s, name) == 0) { \
     *out = GM_##E;           \
     return 0;                \
@@ -52,7 +52,7 @@ int gm_ctype_parse(const char *s, gm_ctype *out) {
 
 double gm_ctype_coerce(gm_ctype t, double x) {
   switch (t) {
-#define X(ct, E, name, kw) \
+#define X(ct, E, name, kw, ...) \
   case GM_##E:             \
     return (double)(ct)x;
     GM_CTYPES(X)
@@ -64,7 +64,7 @@ double gm_ctype_coerce(gm_ctype t, double x) {
 
 double gm_ctype_get(gm_ctype t, const void *base, size_t i) {
   switch (t) {
-#define X(ct, E, name, kw) \
+#define X(ct, E, name, kw, ...) \
   case GM_##E:             \
     return (double)((const ct *)base)[i];
     GM_CTYPES(X)
@@ -76,7 +76,7 @@ double gm_ctype_get(gm_ctype t, const void *base, size_t i) {
 
 void gm_ctype_set(gm_ctype t, void *base, size_t i, double v) {
   switch (t) {
-#define X(ct, E, name, kw)   \
+#define X(ct, E, name, kw, ...)   \
   case GM_##E:               \
     ((ct *)base)[i] = (ct)v; \
     break;
@@ -148,7 +148,28 @@ int gm_etype_parse(const char *s, gm_etype *out) {
   return -1;
 }
 
-gm_etype gm_etype_of_ctype(gm_ctype t) { return t == GM_DOUBLE ? GM_E_F64 : GM_E_F32; }
+gm_etype gm_etype_of_ctype(gm_ctype t) {
+  switch (t) {
+#define X(ct, E, name, kw, p, P, ET, ...) \
+  case GM_##E:                       \
+    return GM_E_##ET;
+    GM_CTYPES(X)
+#undef X
+    default:
+      return GM_E_F64;
+  }
+}
+
+int gm_ctype_of_etype(gm_etype e, gm_ctype *out) {
+#define X(ct, E, name, kw, p, P, ET, ...) \
+  if (e == GM_E_##ET) {              \
+    *out = GM_##E;                   \
+    return 0;                        \
+  }
+  GM_CTYPES(X)
+#undef X
+  return -1;
+}
 
 long long gm_etype_get_int(gm_etype t, const void *base, size_t i) {
   switch (t) {

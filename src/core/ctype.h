@@ -1,23 +1,30 @@
-/* Element types of mats: the single source of truth (X-macro).
- * Every switch, name table and per-type instantiation is generated from
- * GM_CTYPES so adding a type is one line here. */
+/* Element types of mats: the enum, its helpers and the generators of
+ * per-ctype switches and tables, all from the list in ctype_list.h. */
 #ifndef GM_CORE_CTYPE_H
 #define GM_CORE_CTYPE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-/* X(c type, enum suffix, Lua name, MGL header keyword) */
-#define GM_CTYPES(X)                         \
-  X(float, FLOAT, "float", ":FLOAT")         \
-  X(double, DOUBLE, "double", ":DOUBLE")
+/* GM_CTYPES, GM_CTYPES_WITH and the gm_ctype enum: the list itself
+ * (ctype_list.h, which kernels/ include too). */
+#include "ctype_list.h"
 
-typedef enum gm_ctype {
-#define GM_CTYPE_ENUM(t, E, name, kw) GM_##E,
-  GM_CTYPES(GM_CTYPE_ENUM)
-#undef GM_CTYPE_ENUM
-  GM_N_CTYPES
-} gm_ctype;
+/* The initializer of an array indexed by ctype whose entries are
+ * NAME_<c type> (functions instantiated per ctype):
+ *   static void (*const f[GM_N_CTYPES])(...) = {GM_CTYPE_TABLE(f)}; */
+#define GM_CTYPE_TABLE(NAME) GM_CTYPES_WITH(GM_CTYPE_ENTRY_, NAME)
+#define GM_CTYPE_ENTRY_(NAME, T, E, ...) [GM_##E] = NAME##_##T,
+
+/* A switch on ctype t with one case per GM_CTYPES row: CASE(T, E, ...)
+ * writes `case GM_##E:` and its statements (ending in break or return);
+ * DEFAULT is the statement for a value outside the list. */
+#define GM_CTYPE_SWITCH(t, CASE, DEFAULT) \
+  switch (t) {                            \
+    GM_CTYPES(CASE)                       \
+    default:                              \
+      DEFAULT;                            \
+  }
 
 /* Size in bytes of one element. */
 size_t gm_ctype_size(gm_ctype t);
@@ -63,6 +70,9 @@ bool gm_etype_is_integer(gm_etype t);
 int gm_etype_parse(const char *name, gm_etype *out);
 /* The buffer element type of a mat ctype. */
 gm_etype gm_etype_of_ctype(gm_ctype t);
+/* The mat ctype of a buffer element type; 0 and *out set, or -1 when no
+ * mat has that element type. */
+int gm_ctype_of_etype(gm_etype e, gm_ctype *out);
 /* Element i of a typed array: integers as int64 (exact), reals as double. */
 long long gm_etype_get_int(gm_etype t, const void *base, size_t i);
 double gm_etype_get_real(gm_etype t, const void *base, size_t i);

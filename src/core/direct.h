@@ -62,7 +62,7 @@ static inline bool gm_vec_direct_get(gm_vec *v, unsigned long long gen, gm_ctype
   gm_direct_slot *s = gm_direct_enter(v, gen);
   if (!s) return false;
   switch (t) {
-#define X(ct, E, name, kw) \
+#define X(ct, E, ...) \
   case GM_##E:             \
     *out = (double)((const ct *)v->host)[i]; \
     break;
@@ -79,7 +79,7 @@ static inline bool gm_vec_direct_put(gm_vec *v, unsigned long long gen, gm_ctype
   gm_direct_slot *s = gm_direct_enter(v, gen);
   if (!s) return false;
   switch (t) {
-#define X(ct, E, name, kw) \
+#define X(ct, E, ...) \
   case GM_##E:             \
     ((ct *)v->host)[i] = (ct)x; \
     break;

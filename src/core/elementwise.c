@@ -1,13 +1,27 @@
 /* Validation and dispatch of the destructive elementwise ops. */
 #include "elementwise.h"
 
+#include "blas.h"
 #include "exec.h"
 
 static const char *const unary_names[GM_N_UNARY] = {
-    "square", "sqrt", "log", "exp", "inv", "logistic", "sin", "cos", "tan", "sinh", "cosh", "tanh"};
+#define X(name, E, ...) [GM_UN_##E] = #name,
+    GM_UNARY_OPS(X)
+#undef X
+};
+
+static const char *const scalar_names[GM_N_SCALAR] = {
+#define X(name, E, lua_name, ...) [GM_SC_##E] = lua_name,
+    GM_SCALAR_OPS(X)
+#undef X
+};
 
 const char *gm_unary_name(gm_unary_op op) {
   return (unsigned)op < GM_N_UNARY ? unary_names[op] : "unknown";
+}
+
+const char *gm_scalar_name(gm_scalar_op op) {
+  return (unsigned)op < GM_N_SCALAR ? scalar_names[op] : "unknown";
 }
 
 /* The place's elementwise table, or GM_EUNSUPPORTED naming the op. */
@@ -79,19 +93,46 @@ gm_status gm_unary_(gm_unary_op op, gm_mat *x, size_t n) {
   return ew_end(&c, c.ops->unary(c.e.dev, x->ctype, op, n, ew_ptr(&c, x)));
 }
 
-gm_status gm_expt_(gm_mat *x, double power) {
-  if (x->size == 0) return GM_OK;
-  ew_call c;
-  GM_TRY(ew_begin(&c, "expt_", x, GM_IO, NULL, NULL));
-  return ew_end(&c, c.ops->expt(c.e.dev, x->ctype, x->size, power, ew_ptr(&c, x)));
+/* Checks an out-of-place result y of x and copies x into it (the op then
+ * runs in place on y). */
+static gm_status copy_to_result(const char *fn, gm_mat *x, gm_mat *y) {
+  GM_TRY(gm_check_same_ctype(fn, x, y));
+  bool same_dims = x->rank == y->rank;
+  for (int i = 0; same_dims && i < x->rank; i++) same_dims = x->dims[i] == y->dims[i];
+  if (!same_dims) return gm_fail(GM_EINVAL, "%s: out must have the dims of x", fn);
+  if (y == x || x->size == 0) return GM_OK;
+  if (gm_mats_overlap(x, y)) return gm_fail(GM_EINVAL, "%s: out shares storage with x", fn);
+  return gm_copy_(x, y, x->size, 1, 1);
 }
 
-gm_status gm_add_scalar_(double alpha, gm_mat *x) {
+gm_status gm_unary(const char *fn, gm_unary_op op, gm_mat *x, gm_mat *y) {
+  if ((unsigned)op >= GM_N_UNARY) return gm_fail(GM_EINVAL, "unary op %d is unknown", (int)op);
+  GM_TRY(copy_to_result(fn, x, y));
+  return gm_unary_(op, y, y->size);
+}
+
+gm_status gm_clamp_(gm_mat *x, double lo, double hi) {
+  if (lo != lo || hi != hi) return gm_fail(GM_EINVAL, "clamp_: the bounds must not be NaN");
+  GM_TRY(gm_scalar_(GM_SC_MAX, lo, x));
+  return gm_scalar_(GM_SC_MIN, hi, x);
+}
+
+gm_status gm_clamp(const char *fn, gm_mat *x, double lo, double hi, gm_mat *y) {
+  if (lo != lo || hi != hi) return gm_fail(GM_EINVAL, "%s: the bounds must not be NaN", fn);
+  GM_TRY(copy_to_result(fn, x, y));
+  return gm_clamp_(y, lo, hi);
+}
+
+gm_status gm_scalar_(gm_scalar_op op, double alpha, gm_mat *x) {
+  if ((unsigned)op >= GM_N_SCALAR) return gm_fail(GM_EINVAL, "scalar op %d is unknown", (int)op);
   if (x->size == 0) return GM_OK;
   ew_call c;
-  GM_TRY(ew_begin(&c, "add_scalar_", x, GM_IO, NULL, NULL));
-  return ew_end(&c, c.ops->add_scalar(c.e.dev, x->ctype, x->size, alpha, ew_ptr(&c, x)));
+  GM_TRY(ew_begin(&c, gm_scalar_name(op), x, GM_IO, NULL, NULL));
+  return ew_end(&c, c.ops->scalar(c.e.dev, x->ctype, op, x->size, alpha, ew_ptr(&c, x)));
 }
+
+gm_status gm_expt_(gm_mat *x, double power) { return gm_scalar_(GM_SC_EXPT, power, x); }
+gm_status gm_add_scalar_(double alpha, gm_mat *x) { return gm_scalar_(GM_SC_ADD, alpha, x); }
 
 static gm_status geem_named(const char *op, double alpha, gm_mat *a, gm_mat *b, double beta, gm_mat *c) {
   GM_TRY(same_size(op, "a", a, "b", b));
@@ -134,15 +175,8 @@ gm_status gm_lt_(gm_mat *x, gm_mat *y) {
   return ew_end(&k, k.ops->lt(k.e.dev, y->ctype, y->size, ew_ptr(&k, x), ew_ptr(&k, y)));
 }
 
-static gm_status clamp(const char *op, gm_clamp_kind kind, double alpha, gm_mat *x) {
-  if (x->size == 0) return GM_OK;
-  ew_call k;
-  GM_TRY(ew_begin(&k, op, x, GM_IO, NULL, NULL));
-  return ew_end(&k, k.ops->clamp(k.e.dev, x->ctype, kind, x->size, alpha, ew_ptr(&k, x)));
-}
-
-gm_status gm_min_(double alpha, gm_mat *x) { return clamp("min_", GM_CLAMP_MIN, alpha, x); }
-gm_status gm_max_(double alpha, gm_mat *x) { return clamp("max_", GM_CLAMP_MAX, alpha, x); }
+gm_status gm_min_(double alpha, gm_mat *x) { return gm_scalar_(GM_SC_MIN, alpha, x); }
+gm_status gm_max_(double alpha, gm_mat *x) { return gm_scalar_(GM_SC_MAX, alpha, x); }
 
 gm_status gm_add_sign_(double alpha, gm_mat *a, double beta, gm_mat *b) {
   GM_TRY(same_size("add_sign_", "a", a, "b", b));

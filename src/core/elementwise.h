@@ -14,6 +14,17 @@
 
 /* x[i] := op(x[i]) for the first n visible elements (n <= size). */
 gm_status gm_unary_(gm_unary_op op, gm_mat *x, size_t n);
+/* y := op(x) elementwise, a new result in y (y == x works in place).
+ * fn names the caller in messages.  x and y: one ctype and equal dims; y
+ * must not share storage with x unless it is x. */
+gm_status gm_unary(const char *fn, gm_unary_op op, gm_mat *x, gm_mat *y);
+/* x := min(max(x, lo), hi) (NaN elements stay NaN; lo > hi gives hi);
+ * lo and hi must not be NaN.  gm_clamp writes the result to y as
+ * gm_unary does. */
+gm_status gm_clamp_(gm_mat *x, double lo, double hi);
+gm_status gm_clamp(const char *fn, gm_mat *x, double lo, double hi, gm_mat *y);
+/* x[i] := f(x[i], alpha) for every visible element (GM_SCALAR_OPS). */
+gm_status gm_scalar_(gm_scalar_op op, double alpha, gm_mat *x);
 gm_status gm_expt_(gm_mat *x, double power);
 gm_status gm_add_scalar_(double alpha, gm_mat *x);
 /* y := x .* y */

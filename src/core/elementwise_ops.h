@@ -13,28 +13,14 @@
 #include "ctype.h"
 #include "status.h"
 
-/* Unary ops x[i] := f(x[i]), in MGL-MAT's manual order. */
-typedef enum gm_unary_op {
-  GM_UN_SQUARE = 0,
-  GM_UN_SQRT,
-  GM_UN_LOG,
-  GM_UN_EXP,
-  GM_UN_INV,
-  GM_UN_LOGISTIC,
-  GM_UN_SIN,
-  GM_UN_COS,
-  GM_UN_TAN,
-  GM_UN_SINH,
-  GM_UN_COSH,
-  GM_UN_TANH,
-  GM_N_UNARY
-} gm_unary_op;
+/* gm_unary_op, gm_scalar_op: the rows of the op table. */
+#include "../../kernels/elementwise_table.h"
 
 /* Lua/MGL name of a unary op ("square", ...). */
 const char *gm_unary_name(gm_unary_op op);
+/* Lua function of a scalar op ("expt_", "add_scalar_", ...). */
+const char *gm_scalar_name(gm_scalar_op op);
 
-/* Which of min_/max_, lt_ etc. share an entry. */
-typedef enum gm_clamp_kind { GM_CLAMP_MIN = 0, GM_CLAMP_MAX } gm_clamp_kind;
 typedef enum gm_scale_kind { GM_SCALE_ROWS = 0, GM_SCALE_COLUMNS } gm_scale_kind;
 
 /* In every entry, "beta == 0" means the written array is not read (the
@@ -42,10 +28,8 @@ typedef enum gm_scale_kind { GM_SCALE_ROWS = 0, GM_SCALE_COLUMNS } gm_scale_kind
 typedef struct gm_elementwise_ops {
   /* x[i] := op(x[i]) for i < n */
   gm_status (*unary)(void *ctx, gm_ctype t, gm_unary_op op, size_t n, void *x);
-  /* x[i] := pow(x[i], power) */
-  gm_status (*expt)(void *ctx, gm_ctype t, size_t n, double power, void *x);
-  /* x[i] := x[i] + alpha */
-  gm_status (*add_scalar)(void *ctx, gm_ctype t, size_t n, double alpha, void *x);
+  /* x[i] := f(x[i], alpha), f the GM_SCALAR_OPS row op (pow, +, min, max) */
+  gm_status (*scalar)(void *ctx, gm_ctype t, gm_scalar_op op, size_t n, double alpha, void *x);
   /* c[i] := alpha * a[i] * b[i] + beta * c[i]  (b or a may alias c) */
   gm_status (*geem)(void *ctx, gm_ctype t, size_t n, double alpha, const void *a, const void *b,
                     double beta, void *c);
@@ -54,8 +38,6 @@ typedef struct gm_elementwise_ops {
                      const void *x, double beta, void *b);
   /* y[i] := x[i] < y[i] ? 1 : 0 */
   gm_status (*lt)(void *ctx, gm_ctype t, size_t n, const void *x, void *y);
-  /* MIN: x[i] := alpha < x[i] ? alpha : x[i]; MAX: x[i] := x[i] < alpha ? alpha : x[i] */
-  gm_status (*clamp)(void *ctx, gm_ctype t, gm_clamp_kind kind, size_t n, double alpha, void *x);
   /* b[i] := alpha * sign(a[i]) + beta * b[i] */
   gm_status (*add_sign)(void *ctx, gm_ctype t, size_t n, double alpha, const void *a, double beta,
                         void *b);

@@ -15,16 +15,15 @@ enum { CHUNK = 4096, MAX_HEADER = 256 };
 /* ---- element encoding (explicit little-endian, any host order) ---- */
 
 static void encode(gm_ctype t, const void *src, size_t i, unsigned char *dst) {
-  uint64_t bits;
-  size_t nb;
-  if (t == GM_FLOAT) {
+  size_t nb = gm_ctype_size(t);
+  uint64_t bits = 0;
+  /* the element's bits as an integer of its width (4 or 8 bytes) */
+  if (nb == 4) {
     uint32_t b32;
-    memcpy(&b32, (const float *)src + i, 4);
+    memcpy(&b32, (const unsigned char *)src + i * nb, 4);
     bits = b32;
-    nb = 4;
   } else {
-    memcpy(&bits, (const double *)src + i, 8);
-    nb = 8;
+    memcpy(&bits, (const unsigned char *)src + i * nb, 8);
   }
   for (size_t k = 0; k < nb; k++) dst[k] = (unsigned char)(bits >> (8 * k));
 }
@@ -33,11 +32,11 @@ static void decode(gm_ctype t, const unsigned char *src, void *dst, size_t i) {
   size_t nb = gm_ctype_size(t);
   uint64_t bits = 0;
   for (size_t k = 0; k < nb; k++) bits |= (uint64_t)src[k] << (8 * k);
-  if (t == GM_FLOAT) {
+  if (nb == 4) {
     uint32_t b32 = (uint32_t)bits;
-    memcpy((float *)dst + i, &b32, 4);
+    memcpy((unsigned char *)dst + i * nb, &b32, 4);
   } else {
-    memcpy((double *)dst + i, &bits, 8);
+    memcpy((unsigned char *)dst + i * nb, &bits, 8);
   }
 }
 

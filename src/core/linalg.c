@@ -68,13 +68,14 @@ gm_status gm_m_eq(gm_mat *a, gm_mat *b, bool *out) {
   GM_TRY(gm_acquire(&e, ops, 2));
   bool eq = true;
   size_t n = a->size;
-  if (a->ctype == GM_FLOAT) {
-    const float *x = ops[0].ptr, *y = ops[1].ptr;
-    for (size_t i = 0; i < n && eq; i++) eq = x[i] == y[i];
-  } else {
-    const double *x = ops[0].ptr, *y = ops[1].ptr;
-    for (size_t i = 0; i < n && eq; i++) eq = x[i] == y[i];
+#define X(T, E, ...)                                                \
+  case GM_##E: {                                                    \
+    const T *x = ops[0].ptr, *y = ops[1].ptr;                       \
+    for (size_t i = 0; i < n && eq; i++) eq = x[i] == y[i];         \
+    break;                                                          \
   }
+  GM_CTYPE_SWITCH(a->ctype, X, break)
+#undef X
   gm_release(&e, ops, 2);
   *out = eq;
   return GM_OK;

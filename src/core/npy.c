@@ -22,11 +22,20 @@ static size_t shape_repr(char *s, size_t n, int rank, const size_t *dims) {
   return len;
 }
 
+/* The .npy dtype of ctype t (GM_CTYPES). */
+static const char *npy_descr(gm_ctype t) {
+#define X(T, E, name, kw, p, P, ET, m, descr, ...) \
+  case GM_##E:                                \
+    return descr;
+  GM_CTYPE_SWITCH(t, X, return "?")
+#undef X
+}
+
 long gm_npy_header(char *buf, size_t n, int rank, const size_t *dims, gm_ctype t) {
   char shape[GM_MAX_RANK * 24 + 8], dict[GM_MAX_RANK * 24 + 128];
   shape_repr(shape, sizeof shape, rank, dims);
   int len = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': %s, }",
-                     t == GM_FLOAT ? "<f4" : "<f8", shape);
+                     npy_descr(t), shape);
   if (rank > 0) { /* numpy leaves room to grow the first axis in place */
     char first[24];
     int digits = snprintf(first, sizeof first, "%zu", dims[0]);
@@ -93,11 +102,15 @@ static gm_status parse_str(const char **pp, char *out, size_t n) {
 static gm_status parse_descr(const char **pp, npy_info *info) {
   char d[32];
   GM_TRY(parse_str(pp, d, sizeof d));
-  if (strcmp(d, "<f4") == 0) info->t = GM_FLOAT;
-  else if (strcmp(d, "<f8") == 0) info->t = GM_DOUBLE;
-  else return gm_fail(GM_EIO, "unsupported .npy dtype '%s' (only '<f4' and '<f8')", d);
-  info->have_descr = true;
-  return GM_OK;
+#define X(T, E, name, kw, p, P, ET, m, descr, ...) \
+  if (strcmp(d, descr) == 0) {                \
+    info->t = GM_##E;                         \
+    info->have_descr = true;                  \
+    return GM_OK;                             \
+  }
+  GM_CTYPES(X)
+#undef X
+  return gm_fail(GM_EIO, "unsupported .npy dtype '%s' (only '<f4' and '<f8')", d);
 }
 
 static gm_status parse_order(const char **pp, npy_info *info) {

@@ -32,7 +32,11 @@ void gm_random_set(const gm_random_state *s) {
 }
 
 size_t gm_random_per_block(gm_ctype t) {
-  return t == GM_FLOAT ? GM_RANDOM_PER_BLOCK_FLOAT : GM_RANDOM_PER_BLOCK_DOUBLE;
+#define X(T, E, ...) \
+  case GM_##E:       \
+    return GM_RANDOM_PER_BLOCK_##E;
+  GM_CTYPE_SWITCH(t, X, return 1)
+#undef X
 }
 
 uint64_t gm_random_n_blocks_for(gm_ctype t, size_t n) {

@@ -33,17 +33,8 @@ static gm_status gm_lt_unary(void *ctx, gm_ctype t, gm_unary_op op, size_t n, vo
   return GM_LT_RUN(ew_unary, ((int)t, (int)op, n, x, GM_LT_STREAM(ctx)), "unary kernel");
 }
 
-static gm_status gm_lt_expt(void *ctx, gm_ctype t, size_t n, double power, void *x) {
-  return GM_LT_RUN(ew_scalar, ((int)t, 0, n, power, x, GM_LT_STREAM(ctx)), "expt kernel");
-}
-
-static gm_status gm_lt_add_scalar(void *ctx, gm_ctype t, size_t n, double alpha, void *x) {
-  return GM_LT_RUN(ew_scalar, ((int)t, 1, n, alpha, x, GM_LT_STREAM(ctx)), "add_scalar kernel");
-}
-
-static gm_status gm_lt_clamp(void *ctx, gm_ctype t, gm_clamp_kind kind, size_t n, double alpha, void *x) {
-  int k = kind == GM_CLAMP_MIN ? 2 : 3;
-  return GM_LT_RUN(ew_scalar, ((int)t, k, n, alpha, x, GM_LT_STREAM(ctx)), "clamp kernel");
+static gm_status gm_lt_scalar(void *ctx, gm_ctype t, gm_scalar_op op, size_t n, double alpha, void *x) {
+  return GM_LT_RUN(ew_scalar, ((int)t, (int)op, n, alpha, x, GM_LT_STREAM(ctx)), "scalar kernel");
 }
 
 static gm_status gm_lt_geem(void *ctx, gm_ctype t, size_t n, double alpha, const void *a, const void *b,
@@ -78,12 +69,10 @@ static gm_status gm_lt_scale(void *ctx, gm_ctype t, gm_scale_kind kind, size_t r
 
 static const gm_elementwise_ops gm_lt_elementwise_ops = {
     .unary = gm_lt_unary,
-    .expt = gm_lt_expt,
-    .add_scalar = gm_lt_add_scalar,
+    .scalar = gm_lt_scalar,
     .geem = gm_lt_geem,
     .geerv = gm_lt_geerv,
     .lt = gm_lt_lt,
-    .clamp = gm_lt_clamp,
     .add_sign = gm_lt_add_sign,
     .sum = gm_lt_sum,
     .scale = gm_lt_scale,

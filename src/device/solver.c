@@ -113,7 +113,7 @@ static gm_status logdet(const gm_solver_ops *s, const gm_backend *k, void *ctx, 
   if (st == GM_OK) {
     /* det = prod(u_ii) * (-1)^swaps, as on the host */
     for (int i = 0; i < n; i++) {
-      double u = t == GM_FLOAT ? (double)((float *)diag)[i] : ((double *)diag)[i];
+      double u = gm_ctype_get(t, diag, (size_t)i);
       if (u < 0) *sign = -*sign;
       if (ipiv[i] != i + 1) *sign = -*sign;
       *logabs += log(fabs(u));

@@ -12,12 +12,12 @@
 static gm_status host_fill(void *ctx, gm_ctype t, size_t n, double alpha, void *x, size_t incx) {
   (void)ctx;
   if (incx == 1) return gm_host_fill_contiguous(t, n, alpha, x);
-  switch (t) {
-    case GM_FLOAT: gm_fill_float((float *)x, n, incx, (float)alpha); break;
-    case GM_DOUBLE: gm_fill_double((double *)x, n, incx, alpha); break;
-    default: return gm_fail(GM_EINVAL, "fill: bad ctype");
-  }
-  return GM_OK;
+#define X(T, E, ...)                               \
+  case GM_##E:                                     \
+    gm_fill_##T((T *)x, n, incx, (T)alpha);        \
+    return GM_OK;
+  GM_CTYPE_SWITCH(t, X, return gm_fail(GM_EINVAL, "fill: bad ctype"))
+#undef X
 }
 
 const gm_backend gm_host_backend = {

@@ -13,29 +13,38 @@ static enum CBLAS_TRANSPOSE cb(gm_blas_trans t) { return t == GM_BLAS_T ? CblasT
 
 static gm_status bad_ctype(const char *op) { return gm_fail(GM_EINVAL, "%s: unsupported ctype", op); }
 
+/* A switch on t (GM_CTYPE_SWITCH) whose default is the ctype error of op. */
+#define CTYPE_SWITCH(t, CASE, op) GM_CTYPE_SWITCH(t, CASE, return bad_ctype(op))
+
 static gm_status h_asum(void *ctx, gm_ctype t, int n, const void *x, int incx, double *out) {
   (void)ctx;
-  if (t == GM_FLOAT) *out = cblas_sasum(n, x, incx);
-  else if (t == GM_DOUBLE) *out = cblas_dasum(n, x, incx);
-  else return bad_ctype("asum");
-  return GM_OK;
+#define X(T, E, name, kw, p, ...) \
+  case GM_##E:                    \
+    *out = cblas_##p##asum(n, x, incx); \
+    return GM_OK;
+  CTYPE_SWITCH(t, X, "asum")
+#undef X
 }
 
 static gm_status h_nrm2(void *ctx, gm_ctype t, int n, const void *x, int incx, double *out) {
   (void)ctx;
-  if (t == GM_FLOAT) *out = cblas_snrm2(n, x, incx);
-  else if (t == GM_DOUBLE) *out = cblas_dnrm2(n, x, incx);
-  else return bad_ctype("nrm2");
-  return GM_OK;
+#define X(T, E, name, kw, p, ...) \
+  case GM_##E:                    \
+    *out = cblas_##p##nrm2(n, x, incx); \
+    return GM_OK;
+  CTYPE_SWITCH(t, X, "nrm2")
+#undef X
 }
 
 static gm_status h_dot(void *ctx, gm_ctype t, int n, const void *x, int incx, const void *y, int incy,
                        double *out) {
   (void)ctx;
-  if (t == GM_FLOAT) *out = cblas_sdot(n, x, incx, y, incy);
-  else if (t == GM_DOUBLE) *out = cblas_ddot(n, x, incx, y, incy);
-  else return bad_ctype("dot");
-  return GM_OK;
+#define X(T, E, name, kw, p, ...) \
+  case GM_##E:                    \
+    *out = cblas_##p##dot(n, x, incx, y, incy); \
+    return GM_OK;
+  CTYPE_SWITCH(t, X, "dot")
+#undef X
 }
 
 /* Small contiguous vectors: a plain loop beats the library call's fixed
@@ -54,73 +63,64 @@ enum { SMALL_N = 32 };
 static gm_status h_axpy(void *ctx, gm_ctype t, int n, double alpha, const void *x, int incx, void *y,
                         int incy) {
   (void)ctx;
-  if (t == GM_FLOAT) {
-    if (n <= SMALL_N && incx == 1 && incy == 1) {
-      float a = (float)alpha, *yy = y;
-      const float *xx = x;
-      for (int i = 0; i < n; i++) yy[i] += a * xx[i];
-    } else {
-      cblas_saxpy(n, (float)alpha, x, incx, y, incy);
-    }
-  } else if (t == GM_DOUBLE) {
-    if (n <= SMALL_N && incx == 1 && incy == 1) {
-      double *yy = y;
-      const double *xx = x;
-      for (int i = 0; i < n; i++) yy[i] += alpha * xx[i];
-    } else {
-      cblas_daxpy(n, alpha, x, incx, y, incy);
-    }
-  } else {
-    return bad_ctype("axpy");
-  }
-  return GM_OK;
+  bool loop = n <= SMALL_N && incx == 1 && incy == 1;
+#define X(T, E, name, kw, p, ...)                               \
+  case GM_##E:                                                  \
+    if (loop) {                                                 \
+      T a = (T)alpha, *yy = y;                                  \
+      const T *xx = x;                                          \
+      for (int i = 0; i < n; i++) yy[i] += a * xx[i];           \
+    } else {                                                    \
+      cblas_##p##axpy(n, (T)alpha, x, incx, y, incy);           \
+    }                                                           \
+    return GM_OK;
+  CTYPE_SWITCH(t, X, "axpy")
+#undef X
 }
 
 static gm_status h_copy(void *ctx, gm_ctype t, int n, const void *x, int incx, void *y, int incy) {
   (void)ctx;
-  if (t == GM_FLOAT) cblas_scopy(n, x, incx, y, incy);
-  else if (t == GM_DOUBLE) cblas_dcopy(n, x, incx, y, incy);
-  else return bad_ctype("copy");
-  return GM_OK;
+#define X(T, E, name, kw, p, ...) \
+  case GM_##E:                    \
+    cblas_##p##copy(n, x, incx, y, incy); \
+    return GM_OK;
+  CTYPE_SWITCH(t, X, "copy")
+#undef X
 }
 
 static gm_status h_scal(void *ctx, gm_ctype t, int n, double alpha, void *x, int incx) {
   (void)ctx;
   bool loop = alpha == 0 || (n <= SMALL_N && incx == 1);
-  if (t == GM_FLOAT) {
-    if (loop) GM_SCAL_LOOP(float, n, alpha, (float *)x, incx);
-    else cblas_sscal(n, (float)alpha, x, incx);
-  } else if (t == GM_DOUBLE) {
-    if (loop) GM_SCAL_LOOP(double, n, alpha, (double *)x, incx);
-    else cblas_dscal(n, alpha, x, incx);
-  } else {
-    return bad_ctype("scal");
-  }
-  return GM_OK;
+#define X(T, E, name, kw, p, ...)                          \
+  case GM_##E:                                             \
+    if (loop) GM_SCAL_LOOP(T, n, alpha, (T *)x, incx);     \
+    else cblas_##p##scal(n, (T)alpha, x, incx);            \
+    return GM_OK;
+  CTYPE_SWITCH(t, X, "scal")
+#undef X
 }
 
 static gm_status h_gemm(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans tb, int m, int n, int k,
                         double alpha, const void *a, int lda, const void *b, int ldb, double beta, void *c,
                         int ldc) {
   (void)ctx;
-  if (t == GM_FLOAT)
-    cblas_sgemm(CblasColMajor, cb(ta), cb(tb), m, n, k, (float)alpha, a, lda, b, ldb, (float)beta, c, ldc);
-  else if (t == GM_DOUBLE)
-    cblas_dgemm(CblasColMajor, cb(ta), cb(tb), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  else
-    return bad_ctype("gemm");
-  return GM_OK;
+#define X(T, E, name, kw, p, ...)                                                                     \
+  case GM_##E:                                                                                        \
+    cblas_##p##gemm(CblasColMajor, cb(ta), cb(tb), m, n, k, (T)alpha, a, lda, b, ldb, (T)beta, c, ldc); \
+    return GM_OK;
+  CTYPE_SWITCH(t, X, "gemm")
+#undef X
 }
 
 /* geam: column j of C from column j of op(A) and op(B).  A transposed
  * operand is read with stride ld; the untransposed inner loops are
  * contiguous and vectorize.  A pure transpose (beta == 0) goes to
  * ?omatcopy, which is blocked for cache. */
-#define GM_DEFINE_GEAM(T, OMATCOPY)                                                              \
+#define GM_DEFINE_GEAM(T, E, name, kw, p, ...)                                                   \
   static void geam_##T(gm_blas_trans ta, gm_blas_trans tb, int m, int n, T alpha, const T *a,     \
                        int lda, T beta, const T *b, int ldb, T *c, int ldc) {                     \
     if (beta == 0 && ta == GM_BLAS_T) {                                                           \
-      OMATCOPY(CblasColMajor, CblasTrans, n, m, alpha, a, lda, c, ldc);                           \
+      cblas_##p##omatcopy(CblasColMajor, CblasTrans, n, m, alpha, a, lda, c, ldc);                \
       return;                                                                                     \
     }                                                                                             \
     size_t sa_i = ta == GM_BLAS_T ? (size_t)lda : 1, sa_j = ta == GM_BLAS_T ? 1 : (size_t)lda;    \
@@ -143,20 +143,18 @@ static gm_status h_gemm(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans t
     }                                                                                             \
   }
 
-GM_DEFINE_GEAM(float, cblas_somatcopy)
-GM_DEFINE_GEAM(double, cblas_domatcopy)
+GM_CTYPES(GM_DEFINE_GEAM)
 
 static gm_status h_geam(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans tb, int m, int n,
                         double alpha, const void *a, int lda, double beta, const void *b, int ldb, void *c,
                         int ldc) {
   (void)ctx;
-  if (t == GM_FLOAT)
-    geam_float(ta, tb, m, n, (float)alpha, a, lda, (float)beta, b, ldb, c, ldc);
-  else if (t == GM_DOUBLE)
-    geam_double(ta, tb, m, n, alpha, a, lda, beta, b, ldb, c, ldc);
-  else
-    return bad_ctype("geam");
-  return GM_OK;
+#define X(T, E, ...)                                                       \
+  case GM_##E:                                                             \
+    geam_##T(ta, tb, m, n, (T)alpha, a, lda, (T)beta, b, ldb, c, ldc);     \
+    return GM_OK;
+  CTYPE_SWITCH(t, X, "geam")
+#undef X
 }
 
 /* LAPACKE checks its matrix argument for NaN first and reports it as an
@@ -174,9 +172,19 @@ static gm_status lapack_fail(const char *fn, lapack_int info, int a_arg) {
 static gm_status lu_factor(gm_ctype t, int n, void *a, int lda, lapack_int **ipiv, int *singular) {
   *ipiv = malloc((size_t)n * sizeof **ipiv);
   if (!*ipiv) return gm_fail(GM_ENOMEM, "out of host memory");
-  lapack_int info;
-  if (t == GM_FLOAT) info = LAPACKE_sgetrf(LAPACK_COL_MAJOR, n, n, a, lda, *ipiv);
-  else info = LAPACKE_dgetrf(LAPACK_COL_MAJOR, n, n, a, lda, *ipiv);
+  lapack_int info = 0;
+  switch (t) {
+#define X(T, E, name, kw, p, ...) \
+  case GM_##E:                    \
+    info = LAPACKE_##p##getrf(LAPACK_COL_MAJOR, n, n, a, lda, *ipiv); \
+    break;
+    GM_CTYPES(X)
+#undef X
+    default:
+      free(*ipiv);
+      *ipiv = NULL;
+      return bad_ctype("getrf");
+  }
   if (info < 0) {
     free(*ipiv);
     *ipiv = NULL;
@@ -196,9 +204,18 @@ static gm_status h_invert(void *ctx, gm_ctype t, int n, void *a, int lda) {
   if (singular) {
     st = gm_fail(GM_ELAPACK, "matrix is singular (zero pivot in row %d)", singular);
   } else {
-    lapack_int info;
-    if (t == GM_FLOAT) info = LAPACKE_sgetri(LAPACK_COL_MAJOR, n, a, lda, ipiv);
-    else info = LAPACKE_dgetri(LAPACK_COL_MAJOR, n, a, lda, ipiv);
+    lapack_int info = 0;
+    switch (t) {
+#define X(T, E, name, kw, p, ...) \
+  case GM_##E:                    \
+    info = LAPACKE_##p##getri(LAPACK_COL_MAJOR, n, a, lda, ipiv); \
+    break;
+      GM_CTYPES(X)
+#undef X
+      default:
+        st = bad_ctype("getri");
+        break;
+    }
     if (info > 0) st = gm_fail(GM_ELAPACK, "matrix is singular (zero pivot in row %d)", (int)info);
     else if (info < 0) st = lapack_fail("getri", info, 3);
   }
@@ -221,7 +238,7 @@ static gm_status h_logdet(void *ctx, gm_ctype t, int n, void *a, int lda, double
   } else {
     for (int i = 0; i < n; i++) {
       size_t k = (size_t)i * (size_t)lda + (size_t)i;
-      double u = t == GM_FLOAT ? (double)((float *)a)[k] : ((double *)a)[k];
+      double u = gm_ctype_get(t, a, k);
       if (u < 0) *sign = -*sign;
       if (ipiv[i] != i + 1) *sign = -*sign;
       *logabs += log(fabs(u));

@@ -33,100 +33,74 @@ static int overlap(const void *p, const void *q, size_t bytes) {
   return a < b + bytes && b < a + bytes;
 }
 
-/* ---- unary ---- */
+/* Per-ctype chunk functions: NAME(arg, b, e) runs NAME_<T>(job, b, e)
+ * for the job's ctype (instantiated with GM_CTYPES). */
+#define CHUNK_BY_CTYPE(NAME)                                                           \
+  static void NAME(void *arg, size_t b, size_t e) {                                   \
+    static void (*const of[GM_N_CTYPES])(const ew_job *, size_t, size_t) = {          \
+        GM_CTYPE_TABLE(NAME)};                                                        \
+    const ew_job *j = arg;                                                            \
+    of[j->t](j, b, e);                                                                \
+  }
 
-#define UN_LOOP(T, NAME)                                                      \
+/* ---- unary: one loop per GM_UNARY_OPS row and ctype ---- */
+
+#define UN_LOOP(T, NAME, E, ...)                                              \
   GM_SIMD_CLONES static void un_##NAME##_##T(T *x, size_t n) {               \
     for (size_t i = 0; i < n; i++) x[i] = gm_##NAME##_##T(x[i]);             \
   }
+#define UN_ENTRY(T, NAME, E, ...) [GM_UN_##E] = un_##NAME##_##T,
 
-#define UN_LOOPS(T)                                                                              \
-  UN_LOOP(T, square) UN_LOOP(T, sqrt) UN_LOOP(T, log) UN_LOOP(T, exp) UN_LOOP(T, inv)            \
-  UN_LOOP(T, logistic) UN_LOOP(T, sin) UN_LOOP(T, cos) UN_LOOP(T, tan) UN_LOOP(T, sinh)          \
-  UN_LOOP(T, cosh) UN_LOOP(T, tanh)                                                               \
-  static void (*const un_table_##T[GM_N_UNARY])(T *, size_t) = {                                 \
-      un_square_##T, un_sqrt_##T, un_log_##T,  un_exp_##T,  un_inv_##T,  un_logistic_##T,        \
-      un_sin_##T,    un_cos_##T,  un_tan_##T,  un_sinh_##T, un_cosh_##T, un_tanh_##T};
+#define UN_LOOPS(T, ...)                                                            \
+  GM_UNARY_OPS_WITH(UN_LOOP, T)                                                     \
+  static void un_chunk_##T(const ew_job *j, size_t b, size_t e) {                   \
+    static void (*const loop[GM_N_UNARY])(T *, size_t) = {GM_UNARY_OPS_WITH(UN_ENTRY, T)}; \
+    loop[j->op]((T *)j->c + b, e - b);                                              \
+  }
 
-UN_LOOPS(float)
-UN_LOOPS(double)
-
-static void un_chunk(void *arg, size_t b, size_t e) {
-  const ew_job *j = arg;
-  if (j->t == GM_FLOAT)
-    un_table_float[j->op]((float *)j->c + b, e - b);
-  else
-    un_table_double[j->op]((double *)j->c + b, e - b);
-}
-
-/* Rough cost per element relative to a copy (for the parallel threshold). */
-static double un_cost(gm_unary_op op) {
-  return op == GM_UN_SQUARE || op == GM_UN_INV ? 1.0 : 16.0;
-}
+GM_CTYPES(UN_LOOPS)
+CHUNK_BY_CTYPE(un_chunk)
 
 static gm_status host_unary(void *ctx, gm_ctype t, gm_unary_op op, size_t n, void *x) {
   (void)ctx;
+  static const double cost[GM_N_UNARY] = {
+#define X(name, E, c, ...) [GM_UN_##E] = c,
+      GM_UNARY_OPS(X)
+#undef X
+  };
   ew_job j = {.t = t, .op = (int)op, .c = x};
-  gm_par_for(n, 16, un_cost(op), un_chunk, &j);
+  gm_par_for(n, 16, cost[op], un_chunk, &j);
   return GM_OK;
 }
 
-/* ---- scalar-parameter loops: expt, add_scalar, clamp ---- */
+/* ---- scalar-parameter loops: one per GM_SCALAR_OPS row and ctype ---- */
 
-#define SCALAR_LOOPS(T)                                                                         \
-  static void expt_##T(T *x, size_t n, T p) {                                                   \
-    for (size_t i = 0; i < n; i++) x[i] = gm_expt_##T(x[i], p);                                 \
-  }                                                                                             \
-  GM_SIMD_CLONES static void add_scalar_##T(T *x, size_t n, T alpha) {                          \
-    for (size_t i = 0; i < n; i++) x[i] = x[i] + alpha;                                         \
-  }                                                                                             \
-  GM_SIMD_CLONES static void min_##T(T *x, size_t n, T alpha) {                                 \
-    for (size_t i = 0; i < n; i++) x[i] = gm_min_##T(alpha, x[i]);                              \
-  }                                                                                             \
-  GM_SIMD_CLONES static void max_##T(T *x, size_t n, T alpha) {                                 \
-    for (size_t i = 0; i < n; i++) x[i] = gm_max_##T(alpha, x[i]);                              \
-  }                                                                                             \
-  static void scalar_chunk_##T(const ew_job *j, size_t b, size_t e) {                          \
-    T *x = (T *)j->c + b;                                                                       \
-    T alpha = (T)j->alpha;                                                                      \
-    switch (j->op) {                                                                            \
-      case 0: expt_##T(x, e - b, alpha); break;                                                 \
-      case 1: add_scalar_##T(x, e - b, alpha); break;                                           \
-      case 2: min_##T(x, e - b, alpha); break;                                                  \
-      default: max_##T(x, e - b, alpha); break;                                                 \
-    }                                                                                           \
+#define SC_LOOP(T, NAME, E, ...)                                                  \
+  GM_SIMD_CLONES static void sc_##NAME##_##T(T *x, size_t n, T alpha) {          \
+    for (size_t i = 0; i < n; i++) x[i] = gm_scalar_##NAME##_##T(x[i], alpha);   \
+  }
+#define SC_ENTRY(T, NAME, E, ...) [GM_SC_##E] = sc_##NAME##_##T,
+
+#define SCALAR_LOOPS(T, ...)                                                          \
+  GM_SCALAR_OPS_WITH(SC_LOOP, T)                                                      \
+  static void scalar_chunk_##T(const ew_job *j, size_t b, size_t e) {                 \
+    static void (*const loop[GM_N_SCALAR])(T *, size_t, T) = {GM_SCALAR_OPS_WITH(SC_ENTRY, T)}; \
+    loop[j->op]((T *)j->c + b, e - b, (T)j->alpha);                                   \
   }
 
-SCALAR_LOOPS(float)
-SCALAR_LOOPS(double)
+GM_CTYPES(SCALAR_LOOPS)
+CHUNK_BY_CTYPE(scalar_chunk)
 
-static void scalar_chunk(void *arg, size_t b, size_t e) {
-  const ew_job *j = arg;
-  if (j->t == GM_FLOAT)
-    scalar_chunk_float(j, b, e);
-  else
-    scalar_chunk_double(j, b, e);
-}
-
-static gm_status scalar_op(gm_ctype t, int op, size_t n, double alpha, void *x) {
-  ew_job j = {.t = t, .op = op, .alpha = alpha, .c = x};
-  gm_par_for(n, 16, op == 0 ? 16.0 : 1.0, scalar_chunk, &j);
+static gm_status host_scalar(void *ctx, gm_ctype t, gm_scalar_op op, size_t n, double alpha, void *x) {
+  (void)ctx;
+  static const double cost[GM_N_SCALAR] = {
+#define X(name, E, lua_name, c, ...) [GM_SC_##E] = c,
+      GM_SCALAR_OPS(X)
+#undef X
+  };
+  ew_job j = {.t = t, .op = (int)op, .alpha = alpha, .c = x};
+  gm_par_for(n, 16, cost[op], scalar_chunk, &j);
   return GM_OK;
-}
-
-static gm_status host_expt(void *ctx, gm_ctype t, size_t n, double power, void *x) {
-  (void)ctx;
-  return scalar_op(t, 0, n, power, x);
-}
-
-static gm_status host_add_scalar(void *ctx, gm_ctype t, size_t n, double alpha, void *x) {
-  (void)ctx;
-  return scalar_op(t, 1, n, alpha, x);
-}
-
-static gm_status host_clamp(void *ctx, gm_ctype t, gm_clamp_kind kind, size_t n, double alpha, void *x) {
-  (void)ctx;
-  return scalar_op(t, kind == GM_CLAMP_MIN ? 2 : 3, n, alpha, x);
 }
 
 /* ---- binary loops: geem, lt, add_sign ----
@@ -135,7 +109,7 @@ static gm_status host_clamp(void *ctx, gm_ctype t, gm_clamp_kind kind, size_t n,
  * being an input (mul_ is geem_ with b = c), and a generic one for
  * partial overlaps of views on one storage. */
 
-#define BINARY_LOOPS(T)                                                                         \
+#define BINARY_LOOPS(T, ...)                                                                    \
   GM_SIMD_CLONES static void geem_rs_##T(size_t n, T alpha, const T *restrict a,                \
                                          const T *restrict b, T beta, T *restrict c) {          \
     for (size_t i = 0; i < n; i++) c[i] = gm_axpby_##T(alpha, a[i] * b[i], beta, c[i]);         \
@@ -197,16 +171,8 @@ static gm_status host_clamp(void *ctx, gm_ctype t, gm_clamp_kind kind, size_t n,
     }                                                                                           \
   }
 
-BINARY_LOOPS(float)
-BINARY_LOOPS(double)
-
-static void binary_chunk(void *arg, size_t b, size_t e) {
-  const ew_job *j = arg;
-  if (j->t == GM_FLOAT)
-    binary_chunk_float(j, b, e);
-  else
-    binary_chunk_double(j, b, e);
-}
+GM_CTYPES(BINARY_LOOPS)
+CHUNK_BY_CTYPE(binary_chunk)
 
 static gm_status host_geem(void *ctx, gm_ctype t, size_t n, double alpha, const void *a, const void *b,
                            double beta, void *c) {
@@ -233,7 +199,7 @@ static gm_status host_add_sign(void *ctx, gm_ctype t, size_t n, double alpha, co
 
 /* ---- row-structured loops: geerv, scale (chunks are row ranges) ---- */
 
-#define ROW_LOOPS(T)                                                                            \
+#define ROW_LOOPS(T, ...)                                                                       \
   GM_SIMD_CLONES static void geerv_row_##T(size_t cols, T alpha, const T *a, const T *x, T beta, \
                                            T *b) {                                              \
     for (size_t c = 0; c < cols; c++) b[c] = gm_axpby_##T(alpha, a[c] * x[c], beta, b[c]);      \
@@ -259,16 +225,8 @@ static gm_status host_add_sign(void *ctx, gm_ctype t, size_t n, double alpha, co
     }                                                                                           \
   }
 
-ROW_LOOPS(float)
-ROW_LOOPS(double)
-
-static void row_chunk(void *arg, size_t b, size_t e) {
-  const ew_job *j = arg;
-  if (j->t == GM_FLOAT)
-    row_chunk_float(j, b, e);
-  else
-    row_chunk_double(j, b, e);
-}
+GM_CTYPES(ROW_LOOPS)
+CHUNK_BY_CTYPE(row_chunk)
 
 static gm_status host_geerv(void *ctx, gm_ctype t, size_t rows, size_t cols, double alpha, const void *a,
                             const void *x, double beta, void *b) {
@@ -301,7 +259,7 @@ typedef struct colsum_job {
   size_t parts;
 } colsum_job;
 
-#define SUM_LOOPS(T)                                                                            \
+#define SUM_LOOPS(T, ...)                                                                       \
   GM_SIMD_CLONES static void colsum_rows_##T(const T *x, size_t r0, size_t r1, size_t cols,     \
                                              T *acc) {                                          \
     for (size_t c = 0; c < cols; c++) acc[c] = 0;                                               \
@@ -337,16 +295,8 @@ typedef struct colsum_job {
     }                                                                                           \
   }
 
-SUM_LOOPS(float)
-SUM_LOOPS(double)
-
-static void rowsum_chunk(void *arg, size_t b, size_t e) {
-  const ew_job *j = arg;
-  if (j->t == GM_FLOAT)
-    rowsum_chunk_float(j, b, e);
-  else
-    rowsum_chunk_double(j, b, e);
-}
+GM_CTYPES(SUM_LOOPS)
+CHUNK_BY_CTYPE(rowsum_chunk)
 
 /* Part p of the rows into accumulator row p. */
 static void colsum_part(void *arg, size_t b, size_t e) {
@@ -354,10 +304,12 @@ static void colsum_part(void *arg, size_t b, size_t e) {
   const ew_job *j = cj->j;
   for (size_t p = b; p < e; p++) {
     size_t r0 = j->rows * p / cj->parts, r1 = j->rows * (p + 1) / cj->parts;
-    if (j->t == GM_FLOAT)
-      colsum_rows_float(j->a, r0, r1, j->cols, (float *)cj->acc + p * j->cols);
-    else
-      colsum_rows_double(j->a, r0, r1, j->cols, (double *)cj->acc + p * j->cols);
+#define X(T, E, ...)                                                        \
+  case GM_##E:                                                              \
+    colsum_rows_##T(j->a, r0, r1, j->cols, (T *)cj->acc + p * j->cols);     \
+    break;
+    GM_CTYPE_SWITCH(j->t, X, break)
+#undef X
   }
 }
 
@@ -369,10 +321,8 @@ static gm_status host_colsum(const ew_job *j) {
   colsum_job cj = {j, acc, parts};
   /* One task per part; the cost makes gm_par_for run them in parallel. */
   gm_par_for(parts, 1, parts > 1 ? (double)(1u << 30) : 0, colsum_part, &cj);
-  if (j->t == GM_FLOAT)
-    colsum_finish_float(j, acc, parts);
-  else
-    colsum_finish_double(j, acc, parts);
+  static void (*const finish[GM_N_CTYPES])(const ew_job *, const void *, size_t) = {GM_CTYPE_TABLE(colsum_finish)};
+  finish[j->t](j, acc, parts);
   free(acc);
   return GM_OK;
 }
@@ -410,34 +360,28 @@ static gm_status host_sum(void *ctx, gm_ctype t, size_t rows, size_t cols, int a
 #include <emmintrin.h>
 FILL_LOOPS(float, __m128, _mm_set1_ps, _mm_stream_ps)
 FILL_LOOPS(double, __m128d, _mm_set1_pd, _mm_stream_pd)
-#define HAVE_FILL_STREAM 1
 #else
-GM_SIMD_CLONES static void fill_plain_float(float *x, size_t n, float alpha) {
-  for (size_t i = 0; i < n; i++) x[i] = alpha;
-}
-GM_SIMD_CLONES static void fill_plain_double(double *x, size_t n, double alpha) {
-  for (size_t i = 0; i < n; i++) x[i] = alpha;
-}
-#define HAVE_FILL_STREAM 0
+/* no streaming stores: the plain loop for every size */
+#define PLAIN_FILL_LOOPS(T, ...)                                           \
+  GM_SIMD_CLONES static void fill_plain_##T(T *x, size_t n, T alpha) {    \
+    for (size_t i = 0; i < n; i++) x[i] = alpha;                           \
+  }                                                                        \
+  static void fill_stream_##T(T *x, size_t n, T alpha) { fill_plain_##T(x, n, alpha); }
+GM_CTYPES(PLAIN_FILL_LOOPS)
 #endif
 
+/* j->op: streaming stores (the fill is bigger than the caches) */
 static void fill_chunk(void *arg, size_t b, size_t e) {
   const ew_job *j = arg;
-  int stream = HAVE_FILL_STREAM && j->op;
-#if HAVE_FILL_STREAM
-  if (stream) {
-    if (j->t == GM_FLOAT)
-      fill_stream_float((float *)j->c + b, e - b, (float)j->alpha);
-    else
-      fill_stream_double((double *)j->c + b, e - b, j->alpha);
-    return;
-  }
-#endif
-  (void)stream;
-  if (j->t == GM_FLOAT)
-    fill_plain_float((float *)j->c + b, e - b, (float)j->alpha);
-  else
-    fill_plain_double((double *)j->c + b, e - b, j->alpha);
+#define X(T, E, ...)                                                   \
+  case GM_##E:                                                         \
+    if (j->op)                                                         \
+      fill_stream_##T((T *)j->c + b, e - b, (T)j->alpha);              \
+    else                                                               \
+      fill_plain_##T((T *)j->c + b, e - b, (T)j->alpha);               \
+    break;
+  GM_CTYPE_SWITCH(j->t, X, break)
+#undef X
 }
 
 gm_status gm_host_fill_contiguous(gm_ctype t, size_t n, double alpha, void *x) {
@@ -448,12 +392,10 @@ gm_status gm_host_fill_contiguous(gm_ctype t, size_t n, double alpha, void *x) {
 
 const gm_elementwise_ops gm_host_elementwise_ops = {
     .unary = host_unary,
-    .expt = host_expt,
-    .add_scalar = host_add_scalar,
+    .scalar = host_scalar,
     .geem = host_geem,
     .geerv = host_geerv,
     .lt = host_lt,
-    .clamp = host_clamp,
     .add_sign = host_add_sign,
     .sum = host_sum,
     .scale = host_scale,

@@ -12,7 +12,7 @@ typedef struct nn_job {
   void *out;
 } nn_job;
 
-#define NN_LOOPS(T)                                                                             \
+#define NN_LOOPS(T, ...)                                                                        \
   /* rows r = b * yh + oy of y */                                                               \
   static void conv_rows_##T(void *arg, size_t r0, size_t r1) {                                  \
     const nn_job *j = arg;                                                                      \
@@ -64,8 +64,15 @@ typedef struct nn_job {
     }                                                                                           \
   }
 
-NN_LOOPS(float)
-NN_LOOPS(double)
+GM_CTYPES(NN_LOOPS)
+
+/* The loops by ctype. */
+typedef void (*nn_loop)(void *, size_t, size_t);
+static const nn_loop conv_rows[GM_N_CTYPES] = {GM_CTYPE_TABLE(conv_rows)};
+static const nn_loop conv_dx_rows[GM_N_CTYPES] = {GM_CTYPE_TABLE(conv_dx_rows)};
+static const nn_loop conv_dw_elems[GM_N_CTYPES] = {GM_CTYPE_TABLE(conv_dw_elems)};
+static const nn_loop pool_rows[GM_N_CTYPES] = {GM_CTYPE_TABLE(pool_rows)};
+static const nn_loop pool_dx_rows[GM_N_CTYPES] = {GM_CTYPE_TABLE(pool_dx_rows)};
 
 /* Work estimates for the parallel threshold: kernel elements per output. */
 static double kcost(const gm_nn_geom *g, double per_row) { return per_row * (double)(g->kh * g->kw); }
@@ -74,7 +81,7 @@ static gm_status host_convolve(void *ctx, gm_ctype t, const gm_nn_geom *g, const
                                void *y) {
   (void)ctx;
   nn_job j = {.g = g, .x = x, .w = w, .out = y};
-  gm_par_for((size_t)(g->batch * g->yh), 1, kcost(g, (double)g->yw), t == GM_FLOAT ? conv_rows_float : conv_rows_double, &j);
+  gm_par_for((size_t)(g->batch * g->yh), 1, kcost(g, (double)g->yw), conv_rows[t], &j);
   return GM_OK;
 }
 
@@ -83,17 +90,17 @@ static gm_status host_derive_convolve(void *ctx, gm_ctype t, const gm_nn_geom *g
   (void)ctx;
   nn_job j = {.g = g, .x = x, .w = w, .yd = yd, .out = xd};
   gm_par_for((size_t)(g->batch * g->xh), 1, kcost(g, (double)g->xw),
-             t == GM_FLOAT ? conv_dx_rows_float : conv_dx_rows_double, &j);
+             conv_dx_rows[t], &j);
   j.out = wd;
   gm_par_for((size_t)(g->kh * g->kw), 1, (double)(g->batch * g->yh * g->yw),
-             t == GM_FLOAT ? conv_dw_elems_float : conv_dw_elems_double, &j);
+             conv_dw_elems[t], &j);
   return GM_OK;
 }
 
 static gm_status host_max_pool(void *ctx, gm_ctype t, const gm_nn_geom *g, const void *x, void *y) {
   (void)ctx;
   nn_job j = {.g = g, .x = x, .out = y};
-  gm_par_for((size_t)(g->batch * g->yh), 1, kcost(g, (double)g->yw), t == GM_FLOAT ? pool_rows_float : pool_rows_double, &j);
+  gm_par_for((size_t)(g->batch * g->yh), 1, kcost(g, (double)g->yw), pool_rows[t], &j);
   return GM_OK;
 }
 
@@ -102,7 +109,7 @@ static gm_status host_derive_max_pool(void *ctx, gm_ctype t, const gm_nn_geom *g
   (void)ctx;
   nn_job j = {.g = g, .x = x, .y = y, .yd = yd, .out = xd};
   gm_par_for((size_t)(g->batch * g->xh), 1, kcost(g, (double)g->xw),
-             t == GM_FLOAT ? pool_dx_rows_float : pool_dx_rows_double, &j);
+             pool_dx_rows[t], &j);
   return GM_OK;
 }
 

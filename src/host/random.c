@@ -5,54 +5,35 @@
 #include "../../kernels/random.h"
 #include "../core/random_ops.h"
 
+/* Samples in the Philox block that starts at element i of n. */
+static size_t block_count(size_t n, size_t i, size_t per_block) { return n - i < per_block ? n - i : per_block; }
+
 static gm_status host_uniform(void *ctx, const gm_random_state *start, gm_ctype t, size_t n,
                               double limit, void *x) {
   (void)ctx;
-  if (t == GM_FLOAT) {
-    const float lim = (float)limit, below = nextafterf(lim, 0.0f);
-    float *p = x;
-    for (size_t i = 0; i < n; i += GM_RANDOM_PER_BLOCK_FLOAT) {
-      size_t count = n - i < GM_RANDOM_PER_BLOCK_FLOAT ? n - i : GM_RANDOM_PER_BLOCK_FLOAT;
-      gm_uniform_block_float(start->key, start->counter + i / GM_RANDOM_PER_BLOCK_FLOAT, lim, below,
-                             p + i, count);
-    }
-    return GM_OK;
+#define X(T, E, name, kw, p, P, ET, m, ...)                                                                \
+  case GM_##E: {                                                                                        \
+    const T lim = (T)limit, below = nextafter##m(lim, (T)0);                                            \
+    for (size_t i = 0; i < n; i += GM_RANDOM_PER_BLOCK_##E)                                             \
+      gm_uniform_block_##T(start->key, start->counter + i / GM_RANDOM_PER_BLOCK_##E, lim, below,         \
+                           (T *)x + i, block_count(n, i, GM_RANDOM_PER_BLOCK_##E));                     \
+    return GM_OK;                                                                                       \
   }
-  if (t == GM_DOUBLE) {
-    const double below = nextafter(limit, 0.0);
-    double *p = x;
-    for (size_t i = 0; i < n; i += GM_RANDOM_PER_BLOCK_DOUBLE) {
-      size_t count = n - i < GM_RANDOM_PER_BLOCK_DOUBLE ? n - i : GM_RANDOM_PER_BLOCK_DOUBLE;
-      gm_uniform_block_double(start->key, start->counter + i / GM_RANDOM_PER_BLOCK_DOUBLE, limit,
-                              below, p + i, count);
-    }
-    return GM_OK;
-  }
-  return gm_fail(GM_EINVAL, "uniform_random_: bad ctype");
+  GM_CTYPE_SWITCH(t, X, return gm_fail(GM_EINVAL, "uniform_random_: bad ctype"))
+#undef X
 }
 
 static gm_status host_gaussian(void *ctx, const gm_random_state *start, gm_ctype t, size_t n,
                                double mean, double stddev, void *x) {
   (void)ctx;
-  if (t == GM_FLOAT) {
-    float *p = x;
-    for (size_t i = 0; i < n; i += GM_RANDOM_PER_BLOCK_FLOAT) {
-      size_t count = n - i < GM_RANDOM_PER_BLOCK_FLOAT ? n - i : GM_RANDOM_PER_BLOCK_FLOAT;
-      gm_gaussian_block_float(start->key, start->counter + i / GM_RANDOM_PER_BLOCK_FLOAT, mean,
-                              stddev, p + i, count);
-    }
+#define X(T, E, ...)                                                                                    \
+  case GM_##E:                                                                                          \
+    for (size_t i = 0; i < n; i += GM_RANDOM_PER_BLOCK_##E)                                             \
+      gm_gaussian_block_##T(start->key, start->counter + i / GM_RANDOM_PER_BLOCK_##E, mean, stddev,      \
+                            (T *)x + i, block_count(n, i, GM_RANDOM_PER_BLOCK_##E));                    \
     return GM_OK;
-  }
-  if (t == GM_DOUBLE) {
-    double *p = x;
-    for (size_t i = 0; i < n; i += GM_RANDOM_PER_BLOCK_DOUBLE) {
-      size_t count = n - i < GM_RANDOM_PER_BLOCK_DOUBLE ? n - i : GM_RANDOM_PER_BLOCK_DOUBLE;
-      gm_gaussian_block_double(start->key, start->counter + i / GM_RANDOM_PER_BLOCK_DOUBLE, mean,
-                               stddev, p + i, count);
-    }
-    return GM_OK;
-  }
-  return gm_fail(GM_EINVAL, "gaussian_random_: bad ctype");
+  GM_CTYPE_SWITCH(t, X, return gm_fail(GM_EINVAL, "gaussian_random_: bad ctype"))
+#undef X
 }
 
 const gm_random_ops gm_host_random_ops = {

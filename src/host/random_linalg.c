@@ -16,20 +16,31 @@ static gm_status oom(void) { return gm_fail(GM_ENOMEM, "out of host memory"); }
 /* Lower Cholesky factor in place (row-major n x n); info > 0: not PD. */
 static lapack_int potrf(gm_ctype t, size_t n, void *a) {
   lapack_int ln = (lapack_int)n;
-  if (t == GM_FLOAT) return LAPACKE_spotrf(LAPACK_ROW_MAJOR, 'L', ln, a, ln);
-  return LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', ln, a, ln);
+#define X(T, E, name, kw, p, ...) \
+  case GM_##E:                    \
+    return LAPACKE_##p##potrf(LAPACK_ROW_MAJOR, 'L', ln, a, ln);
+  GM_CTYPE_SWITCH(t, X, return -1)
+#undef X
+}
+
+/* LAPACKE geqrf (f == 0) or orgqr (f == 1) on the row-major p x q a. */
+static lapack_int qr_step(gm_ctype t, int f, lapack_int lp, lapack_int lq, void *a, void *tau) {
+#define X(T, E, name, kw, p, ...)                                                  \
+  case GM_##E:                                                                     \
+    return f == 0 ? LAPACKE_##p##geqrf(LAPACK_ROW_MAJOR, lp, lq, a, lq, tau)       \
+                  : LAPACKE_##p##orgqr(LAPACK_ROW_MAJOR, lp, lq, lq, a, lq, tau);
+  GM_CTYPE_SWITCH(t, X, return -1)
+#undef X
 }
 
 /* Q of the thin QR of the row-major p x q matrix a (p >= q), in place;
  * sign[j] = sign of R[j][j], so Q diag(sign) is Haar distributed. */
 static lapack_int thin_q(gm_ctype t, size_t p, size_t q, void *a, void *tau, double *sign) {
   lapack_int lp = (lapack_int)p, lq = (lapack_int)q, info;
-  info = t == GM_FLOAT ? LAPACKE_sgeqrf(LAPACK_ROW_MAJOR, lp, lq, a, lq, tau)
-                       : LAPACKE_dgeqrf(LAPACK_ROW_MAJOR, lp, lq, a, lq, tau);
+  info = qr_step(t, 0, lp, lq, a, tau);
   if (info != 0) return info;
   for (size_t j = 0; j < q; j++) sign[j] = gm_ctype_get(t, a, j * q + j) < 0 ? -1.0 : 1.0;
-  return t == GM_FLOAT ? LAPACKE_sorgqr(LAPACK_ROW_MAJOR, lp, lq, lq, a, lq, tau)
-                       : LAPACKE_dorgqr(LAPACK_ROW_MAJOR, lp, lq, lq, a, lq, tau);
+  return qr_step(t, 1, lp, lq, a, tau);
 }
 
 static gm_status check_mv_args(const gm_mat *means, const gm_mat *cov) {

@@ -24,7 +24,7 @@ typedef struct reduce_job {
   double *part; /* one result per block */
 } reduce_job;
 
-#define REDUCE_LOOPS(T)                                                          \
+#define REDUCE_LOOPS(T, ...)                                                     \
   GM_SIMD_CLONES static double sum_##T(const T *x, size_t n) {                   \
     double acc[SUM_LANES] = {0};                                                 \
     size_t i = 0;                                                                \
@@ -59,12 +59,13 @@ typedef struct reduce_job {
     return extreme_##T(x, n, j->op == GM_REDUCE_MIN);                            \
   }
 
-REDUCE_LOOPS(float)
-REDUCE_LOOPS(double)
+GM_CTYPES(REDUCE_LOOPS)
+
+static double (*const block_of[GM_N_CTYPES])(const reduce_job *, size_t) = {GM_CTYPE_TABLE(block)};
 
 static void reduce_blocks(void *arg, size_t b, size_t e) {
   const reduce_job *j = arg;
-  for (size_t k = b; k < e; k++) j->part[k] = j->t == GM_FLOAT ? block_float(j, k) : block_double(j, k);
+  for (size_t k = b; k < e; k++) j->part[k] = block_of[j->t](j, k);
 }
 
 /* Partial results combined in block order. */
@@ -84,7 +85,7 @@ static double combine(gm_reduce_op op, const double *part, size_t n) {
 
 static gm_status host_reduce(void *ctx, gm_ctype t, gm_reduce_op op, size_t n, const void *x, double *result) {
   (void)ctx;
-  if (t != GM_FLOAT && t != GM_DOUBLE) return gm_fail(GM_EINVAL, "reduce: bad ctype");
+  if ((unsigned)t >= GM_N_CTYPES) return gm_fail(GM_EINVAL, "reduce: bad ctype");
   size_t blocks = (n + BLOCK - 1) / BLOCK;
   double one;
   double *part = blocks == 1 ? &one : malloc(blocks * sizeof *part);

@@ -392,6 +392,7 @@ static int l_deref_buffer(lua_State *L) {
 
 /* __close: deref once */
 static int buffer_close(lua_State *L) {
+  if (!gml_testbuffer(L, 1)) gml_argerror(L, 1, "__close", "gpumat buffer expected, got %s", luaL_typename(L, 1));
   lua_settop(L, 1);
   return l_deref_buffer(L);
 }

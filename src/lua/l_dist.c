@@ -100,13 +100,14 @@ static gm_status check_same(const char *fn, long long a, long long b, long long 
 
 /* x /= size on the host facet (average) */
 static void divide(void *p, size_t n, gm_ctype t, int size) {
-  if (t == GM_DOUBLE) {
-    double *x = p;
-    for (size_t i = 0; i < n; i++) x[i] /= (double)size;
-  } else {
-    float *x = p;
-    for (size_t i = 0; i < n; i++) x[i] /= (float)size;
+#define X(T, E, ...)                                     \
+  case GM_##E: {                                         \
+    T *x = p;                                            \
+    for (size_t i = 0; i < n; i++) x[i] /= (T)size;      \
+    break;                                               \
   }
+  GM_CTYPE_SWITCH(t, X, break)
+#undef X
 }
 
 static int l_init(lua_State *L) {

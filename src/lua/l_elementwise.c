@@ -15,6 +15,12 @@ double gml_ew_number(lua_State *L, int idx, const char *fname, const char *what)
   return lua_tonumber(L, idx);
 }
 
+double gml_ew_bound(lua_State *L, int idx, const char *fname, const char *what) {
+  double v = gml_ew_number(L, idx, fname, what);
+  if (v != v) gml_argerror(L, idx, fname, "%s must not be NaN", what);
+  return v;
+}
+
 void gml_ew_same_ctype(lua_State *L, int arg, const char *fname, const char *an, const gm_mat *a,
                        const char *bn, const gm_mat *b) {
   if (a->ctype != b->ctype)
@@ -42,34 +48,39 @@ static size_t opt_n(lua_State *L, int idx, const char *fname, const gm_mat *x) {
   return n;
 }
 
-/* ---- unary ---- */
+/* ---- unary: one function per row of GM_UNARY_OPS ---- */
 
 static const char *const unary_fnames[GM_N_UNARY] = {
-    "square_", "sqrt_", "log_", "exp_", "inv_", "logistic_", "sin_", "cos_", "tan_", "sinh_", "cosh_", "tanh_"};
+#define X(name, E, ...) [GM_UN_##E] = #name "_",
+    GM_UNARY_OPS(X)
+#undef X
+};
 
-#define UNARY_FN(NAME, OP)                                      \
-  static int l_##NAME##_(lua_State *L) {                        \
-    const char *fn = unary_fnames[OP];                          \
-    if (!lua_isnoneornil(L, 2)) gml_guard(L, 2);                   \
-    gm_mat *x = gml_checkmat(L, 1, fn);                         \
-    size_t n = opt_n(L, 2, fn, x);                              \
-    GML_TRY(L, gm_unary_(OP, x, n), fn);                        \
-    lua_settop(L, 1);                                           \
-    return 1;                                                   \
-  }
+/* gm.F_(x, {n}) */
+static int unary_(lua_State *L, gm_unary_op op) {
+  const char *fn = unary_fnames[op];
+  if (!lua_isnoneornil(L, 2)) gml_guard(L, 2);
+  gm_mat *x = gml_checkmat(L, 1, fn);
+  size_t n = opt_n(L, 2, fn, x);
+  GML_TRY(L, gm_unary_(op, x, n), fn);
+  lua_settop(L, 1);
+  return 1;
+}
 
-UNARY_FN(square, GM_UN_SQUARE)
-UNARY_FN(sqrt, GM_UN_SQRT)
-UNARY_FN(log, GM_UN_LOG)
-UNARY_FN(exp, GM_UN_EXP)
-UNARY_FN(inv, GM_UN_INV)
-UNARY_FN(logistic, GM_UN_LOGISTIC)
-UNARY_FN(sin, GM_UN_SIN)
-UNARY_FN(cos, GM_UN_COS)
-UNARY_FN(tan, GM_UN_TAN)
-UNARY_FN(sinh, GM_UN_SINH)
-UNARY_FN(cosh, GM_UN_COSH)
-UNARY_FN(tanh, GM_UN_TANH)
+#define X(name, E, ...) \
+  static int l_##name##_(lua_State *L) { return unary_(L, GM_UN_##E); }
+GM_UNARY_OPS(X)
+#undef X
+
+/* gm.clamp_(x, lo, hi): x := min(max(x, lo), hi) */
+static int l_clamp_(lua_State *L) {
+  const char *fn = "clamp_";
+  gm_mat *x = gml_checkmat(L, 1, fn);
+  double lo = gml_ew_bound(L, 2, fn, "lo"), hi = gml_ew_bound(L, 3, fn, "hi");
+  GML_TRY(L, gm_clamp_(x, lo, hi), fn);
+  lua_settop(L, 1);
+  return 1;
+}
 
 /* gm.expt_(x, power) */
 static int l_expt_(lua_State *L) {
@@ -239,10 +250,10 @@ void gml_open_elementwise(lua_State *L, int module_idx) {
     gml_reg r;
     int k; /* position of the written mat (the method's self) */
   } fns[] = {
-      {{"square_", l_square_, 2, NULL}, 1}, {{"sqrt_", l_sqrt_, 2, NULL}, 1}, {{"log_", l_log_, 2, NULL}, 1},
-      {{"exp_", l_exp_, 2, NULL}, 1},       {{"inv_", l_inv_, 2, NULL}, 1},   {{"logistic_", l_logistic_, 2, NULL}, 1},
-      {{"sin_", l_sin_, 2, NULL}, 1},       {{"cos_", l_cos_, 2, NULL}, 1},   {{"tan_", l_tan_, 2, NULL}, 1},
-      {{"sinh_", l_sinh_, 2, NULL}, 1},     {{"cosh_", l_cosh_, 2, NULL}, 1}, {{"tanh_", l_tanh_, 2, NULL}, 1},
+#define X(name, E, ...) {{#name "_", l_##name##_, 2, NULL}, 1},
+      GM_UNARY_OPS(X)
+#undef X
+      {{"clamp_", l_clamp_, 3, NULL}, 1},
       {{"expt_", l_expt_, 2, NULL}, 1},     {{"add_scalar_", l_add_scalar_, 2, NULL}, 2},
       {{"mul_", l_mul_, 2, NULL}, 2},       {{"geem_", l_geem_, 5, NULL}, 5}, {{"geerv_", l_geerv_, 5, NULL}, 5},
       {{"lt_", l_lt_, 2, NULL}, 2},         {{"min_", l_min_, 2, NULL}, 2},   {{"max_", l_max_, 2, NULL}, 2},
@@ -255,4 +266,11 @@ void gml_open_elementwise(lua_State *L, int module_idx) {
     lua_setfield(L, module_idx, fns[i].r.name);
     gml_ew_method(L, &fns[i].r, fns[i].k);
   }
+  /* the unary ops' names in table order, for the Lua side and the specs */
+  lua_createtable(L, GM_N_UNARY, 0);
+  for (int op = 0; op < GM_N_UNARY; op++) {
+    lua_pushstring(L, gm_unary_name((gm_unary_op)op));
+    lua_rawseti(L, -2, op + 1);
+  }
+  lua_setfield(L, module_idx, "_unary_ops");
 }

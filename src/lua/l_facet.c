@@ -110,6 +110,10 @@ static int l_access_close(lua_State *L) {
   release_access(gml_checkudata(L, 1, ACCESS_MT, "__close"));
   return 0;
 }
+static int l_access_gc(lua_State *L) {
+  release_access(gml_checkudata(L, 1, ACCESS_MT, "__gc"));
+  return 0;
+}
 
 /* Watches every entry (all or none) and pushes their pointers. */
 static int watch_all(lua_State *L, facet_access *a, const char *fn) {
@@ -359,7 +363,7 @@ void gml_open_facet(lua_State *L, int module_idx) {
       {NULL, NULL, 0, NULL},
   };
   gml_register(L, module_idx, fns);
-  static const gml_reg access_meta[] = {{"__close", l_access_close, 2, NULL}, {"__gc", l_access_close, 1, NULL},
+  static const gml_reg access_meta[] = {{"__close", l_access_close, 2, NULL}, {"__gc", l_access_gc, 1, NULL},
                                         {NULL, NULL, 0, NULL}};
   static const gml_reg barrier_meta[] = {{"__close", l_barrier_close, 2, NULL}, {"__gc", l_barrier_gc, 1, NULL},
                                          {NULL, NULL, 0, NULL}};

@@ -475,6 +475,17 @@ static inline bool fast_subscripts2(lua_State *L, const gm_mat *m, size_t *k) {
   return true;
 }
 
+/* The element access functions check their own counts (gml_push_hot). */
+static int l_mref(lua_State *L);
+static int l_set(lua_State *L);
+static int l_row_major_mref(lua_State *L);
+static int l_set_row_major(lua_State *L);
+static const gml_reg mref_reg = {"mref", l_mref, GML_VARARGS, NULL};
+static const gml_reg set_reg = {"set", l_set, GML_VARARGS, NULL};
+static const gml_reg row_major_mref_reg = {"row_major_mref", l_row_major_mref, 2, NULL};
+static const gml_reg set_row_major_reg = {"set_row_major", l_set_row_major, 3, NULL};
+
+/* variadic: the subscripts are counted against the rank */
 static int l_mref(lua_State *L) {
   gml_mat *box = gml_checkelembox(L, 1, "mref");
   int top = lua_gettop(L);
@@ -496,11 +507,13 @@ static int l_set(lua_State *L) {
 }
 
 static int l_row_major_mref(lua_State *L) {
+  gml_check_arity(L, &row_major_mref_reg);
   gml_mat *box = gml_checkelembox(L, 1, "row_major_mref");
   return push_element(L, box, check_row_major(L, box->m, 2, "row_major_mref"), "row_major_mref");
 }
 
 static int l_set_row_major(lua_State *L) {
+  gml_check_arity(L, &set_row_major_reg);
   gml_mat *box = gml_checkelembox(L, 1, "set_row_major");
   size_t k = check_row_major(L, box->m, 2, "set_row_major");
   double v = check_value(L, 3, "set_row_major");
@@ -556,7 +569,12 @@ static int push_subscripts(lua_State *L, int idx, const char *fn) {
 
 static int l_index(lua_State *L);
 static int cache_index(lua_State *L);
+static int l_newindex(lua_State *L);
+static int l_len(lua_State *L);
 static const gml_reg cache_index_reg = {"__index", cache_index, 2, NULL};
+static const gml_reg index_reg = {"__index", l_index, 2, NULL};
+static const gml_reg newindex_reg = {"__newindex", l_newindex, 3, NULL};
+static const gml_reg len_reg = {"__len", l_len, 2, NULL};
 
 /* Gives the mat at idx (a box with the shared metatable) its own. */
 static void give_method_cache(lua_State *L, int idx) {
@@ -576,7 +594,7 @@ static void give_method_cache(lua_State *L, int idx) {
   lua_getfield(L, -1, "__methods");
   lua_remove(L, -2);
   lua_pushvalue(L, idx);
-  gml_push_function(L, &cache_index_reg, 2);
+  gml_push_hot(L, &cache_index_reg, 2);
   lua_setfield(L, -2, "__index");
   lua_setmetatable(L, -2);
   lua_setfield(L, -2, "__index");
@@ -587,6 +605,7 @@ static void give_method_cache(lua_State *L, int idx) {
  * A number key is m[k], the hot case: served here without going back
  * through l_index. */
 static int cache_index(lua_State *L) {
+  gml_check_arity(L, &cache_index_reg);
   if (!lua_istable(L, 1)) return gml_argerror(L, 1, "__index", "method cache expected, got %s", luaL_typename(L, 1));
   int kt = lua_type(L, 2);
   if (kt == LUA_TNUMBER) {
@@ -609,6 +628,7 @@ static int cache_index(lua_State *L) {
 }
 
 static int l_index(lua_State *L) {
+  gml_check_arity(L, &index_reg);
   int kt = lua_type(L, 2);
   if (kt == LUA_TSTRING) {
     gml_mat *box = gml_testbox(L, 1);
@@ -645,6 +665,7 @@ static int l_index(lua_State *L) {
 }
 
 static int l_newindex(lua_State *L) {
+  gml_check_arity(L, &newindex_reg);
   int kt = lua_type(L, 2);
   size_t k;
   if (kt == LUA_TTABLE) {
@@ -670,6 +691,7 @@ static int l_newindex(lua_State *L) {
 }
 
 static int l_len(lua_State *L) {
+  gml_check_arity(L, &len_reg);
   lua_pushinteger(L, (lua_Integer)gml_checkmat(L, 1, "size")->size);
   return 1;
 }
@@ -702,6 +724,7 @@ static int l_mat_methods(lua_State *L) {
 }
 
 void gml_open_mat(lua_State *L, int module_idx) {
+  module_idx = lua_absindex(L, module_idx);
   static const gml_reg fns[] = {
       {"mat", l_mat, 2, NULL},
       {"array_to_mat", l_array_to_mat, 2, NULL},
@@ -718,10 +741,6 @@ void gml_open_mat(lua_State *L, int module_idx) {
       {"initial_element", l_initial_element, 1, NULL},
       {"cuda_enabled", l_cuda_enabled, 1, NULL},
       {"set_cuda_enabled", l_set_cuda_enabled, 2, NULL},
-      {"mref", l_mref, GML_VARARGS, NULL},
-      {"set", l_set, GML_VARARGS, NULL},
-      {"row_major_mref", l_row_major_mref, 2, NULL},
-      {"set_row_major", l_set_row_major, 3, NULL},
       {"row_major_index", l_row_major_index, GML_VARARGS, NULL},
       {"coerce_to_ctype", l_coerce_to_ctype, 2, NULL},
       {"mat_methods", l_mat_methods, 0, NULL},
@@ -730,17 +749,24 @@ void gml_open_mat(lua_State *L, int module_idx) {
   /* metamethods get the arguments the VM passes (__len and __unm get
    * the operand twice, __close the error object) */
   static const gml_reg meta[] = {
-      {"__newindex", l_newindex, 3, NULL}, {"__len", l_len, 2, NULL},   {"__gc", l_gc, 1, NULL},
-      {"__close", l_close, 2, NULL},       {"__pairs", l_pairs, 1, NULL}, {NULL, NULL, 0, NULL},
+      {"__gc", l_gc, 1, NULL}, {"__close", l_close, 2, NULL}, {"__pairs", l_pairs, 1, NULL}, {NULL, NULL, 0, NULL},
   };
-  static const gml_reg index = {"__index", l_index, 2, NULL};
+  static const gml_reg *const hot[] = {&mref_reg, &set_reg, &row_major_mref_reg, &set_row_major_reg};
   gml_register(L, module_idx, fns);
+  for (size_t i = 0; i < sizeof hot / sizeof hot[0]; i++) {
+    gml_push_hot(L, hot[i], 0);
+    lua_setfield(L, module_idx, hot[i]->name);
+  }
   luaL_newmetatable(L, GML_MAT_MT);
   lua_newtable(L); /* methods */
   lua_pushvalue(L, -1);
   lua_setfield(L, -3, "__methods");
-  gml_push_function(L, &index, 1);
+  gml_push_hot(L, &index_reg, 1);
   lua_setfield(L, -2, "__index");
+  gml_push_hot(L, &newindex_reg, 0);
+  lua_setfield(L, -2, "__newindex");
+  gml_push_hot(L, &len_reg, 0);
+  lua_setfield(L, -2, "__len");
   gml_register(L, -1, meta);
   lua_pushliteral(L, "gpumat.mat");
   lua_setfield(L, -2, "__name");

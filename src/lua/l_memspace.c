@@ -105,9 +105,9 @@ static int l_mat_from_buffer(lua_State *L) {
   gml_buffer *b = gml_checkbuffer(L, 1, fn);
   gml_check_options(L, 2, fn, opts);
   gm_etype et = b->et;
-  if (et != GM_E_F32 && et != GM_E_F64)
+  gm_ctype ct;
+  if (gm_ctype_of_etype(et, &ct) != 0)
     gml_argerror(L, 1, fn, "element type must be float or double, got %s", gm_etype_name(et));
-  gm_ctype ct = et == GM_E_F64 ? GM_DOUBLE : GM_FLOAT;
   if (gml_opt_push(L, 2, "ctype")) {
     gm_ctype want;
     if (lua_type(L, -1) != LUA_TSTRING || gm_ctype_parse(lua_tostring(L, -1), &want) != 0 || want != ct)
@@ -149,12 +149,14 @@ static gml_cache *check_cache(lua_State *L, int idx, const char *fn) {
   return c;
 }
 
-static int cache_gc(lua_State *L) {
-  gml_cache *c = gml_checkudata(L, 1, GML_CACHE_MT, "__gc");
+static int release_cache(lua_State *L, const char *fn) {
+  gml_cache *c = gml_checkudata(L, 1, GML_CACHE_MT, fn);
   gm_alloc_cache_unref(c->c); /* scopes still active keep it until they end */
   c->c = NULL;
   return 0;
 }
+static int cache_gc(lua_State *L) { return release_cache(L, "__gc"); }
+static int cache_close(lua_State *L) { return release_cache(L, "__close"); }
 
 static int l_alloc_cache(lua_State *L) {
   gml_cache *c = lua_newuserdatauv(L, sizeof *c, 0);
@@ -228,7 +230,7 @@ static int l_current_device_p(lua_State *L) {
 }
 
 void gml_open_memspace(lua_State *L, int module_idx) {
-  static const gml_reg meta[] = {{"__gc", cache_gc, 1, NULL}, {"__close", cache_gc, 2, NULL}, {NULL, NULL, 0, NULL}};
+  static const gml_reg meta[] = {{"__gc", cache_gc, 1, NULL}, {"__close", cache_close, 2, NULL}, {NULL, NULL, 0, NULL}};
   static const gml_reg methods[] = {{"stats", l_cache_stats, 1, NULL}, {"free", l_cache_free, 1, NULL}, {NULL, NULL, 0, NULL}};
   luaL_newmetatable(L, GML_CACHE_MT);
   gml_register(L, -1, meta);

@@ -1,11 +1,16 @@
-/* Non-destructive API (MGL-MAT §13) and stack_ (§9); the arithmetic
+/* Non-destructive API (MGL-MAT §13), stack_ (§9) and the out-of-place
+ * elementwise functions (gm.exp(x), gm.clamp(x, lo, hi)); the arithmetic
  * operators are in l_operators.c.  Results are new mats with the input's ctype and
  * cuda_enabled flag, computed on the inputs' place with the BLAS table
  * (core/blas.h), so they work on the device too. */
 #include <math.h>
 
+#include <stdio.h>
+
 #include "../core/blas.h"
-#include "util.h"
+#include "../core/elementwise.h"
+#include "../core/exec.h"
+#include "l_ew.h"
 
 /* Pushes a new mat (initial element 0, never filled when fully written). */
 static gm_mat *push_result(lua_State *L, int rank, const size_t *dims, gm_ctype t, bool cuda_enabled,
@@ -195,6 +200,73 @@ static int l_logdet(lua_State *L) {
   return 2;
 }
 
+/* ---- elementwise functions, out of place (one per GM_UNARY_OPS row) ---- */
+
+/* "2x3" (rank 0: "scalar") */
+static const char *dims_str(const gm_mat *m, char *buf, size_t n) {
+  size_t len = 0;
+  buf[0] = '\0';
+  if (m->rank == 0) return "scalar";
+  for (int i = 0; i < m->rank && len < n; i++)
+    len += (size_t)snprintf(buf + len, n - len, i ? "x%zu" : "%zu", m->dims[i]);
+  return buf;
+}
+
+/* The `out` option at idx: the stack index of that mat (pinned; checked
+ * against x), or a new mat like x pushed on the stack. */
+static int result_for(lua_State *L, int idx, const char *fn, gm_mat *x) {
+  static const char *const allowed[] = {"out", NULL};
+  gml_check_options(L, idx, fn, allowed);
+  if (!gml_opt_push(L, idx, "out")) {
+    push_like(L, x, fn);
+    return lua_gettop(L);
+  }
+  if (!gml_ismat(L, -1)) gml_argerror(L, idx, fn, "option 'out' must be a mat, got %s", luaL_typename(L, -1));
+  int out = lua_gettop(L);
+  gml_pin(L, out);
+  gm_mat *y = ((gml_mat *)lua_touserdata(L, out))->m;
+  if (!y) gml_argerror(L, idx, fn, "option 'out' is a freed mat");
+  if (y->ctype != x->ctype)
+    gml_argerror(L, idx, fn, "option 'out' is %s but x is %s", gm_ctype_name(y->ctype), gm_ctype_name(x->ctype));
+  bool same = y->rank == x->rank;
+  for (int i = 0; same && i < x->rank; i++) same = y->dims[i] == x->dims[i];
+  char xd[GM_MAX_RANK * 24], yd[GM_MAX_RANK * 24];
+  if (!same)
+    gml_argerror(L, idx, fn, "option 'out' has dims %s but x has %s", dims_str(y, yd, sizeof yd),
+                 dims_str(x, xd, sizeof xd));
+  if (y != x && gm_mats_overlap(x, y)) gml_argerror(L, idx, fn, "option 'out' shares storage with x");
+  return out;
+}
+
+/* gm.F(x, {out}) / x:F({out}): F(x) as a new mat (or into out) */
+static int unary_new(lua_State *L, gm_unary_op op) {
+  const char *fn = gm_unary_name(op);
+  gml_guard(L, 2); /* the result box is allocated while the operands are held */
+  gm_mat *x = gml_checkmat(L, 1, fn);
+  int out = result_for(L, 2, fn, x);
+  GML_TRY(L, gm_unary(fn, op, x, ((gml_mat *)lua_touserdata(L, out))->m), fn);
+  lua_pushvalue(L, out);
+  return 1;
+}
+
+/* l_new_NAME: l_floor is a macro of luaconf.h */
+#define X(name, E, ...) \
+  static int l_new_##name(lua_State *L) { return unary_new(L, GM_UN_##E); }
+GM_UNARY_OPS(X)
+#undef X
+
+/* gm.clamp(x, lo, hi, {out}) / x:clamp(lo, hi, {out}) */
+static int l_clamp(lua_State *L) {
+  const char *fn = "clamp";
+  double lo = gml_ew_bound(L, 2, fn, "lo"), hi = gml_ew_bound(L, 3, fn, "hi");
+  gml_guard(L, 4); /* read first: the guard extends the stack with nils */
+  gm_mat *x = gml_checkmat(L, 1, fn);
+  int out = result_for(L, 4, fn, x);
+  GML_TRY(L, gm_clamp(fn, x, lo, hi, ((gml_mat *)lua_touserdata(L, out))->m), fn);
+  lua_pushvalue(L, out);
+  return 1;
+}
+
 /* gm.stack_(axis, mats, mat): axis is 1-based */
 static int l_stack_(lua_State *L) {
   gml_guard(L, 3); /* the result box is allocated while the operands are held */
@@ -232,9 +304,19 @@ void gml_open_nondestructive(lua_State *L, int module_idx) {
       {"stack_", l_stack_, 3, NULL},       {NULL, NULL, 0, NULL},
   };
   static const gml_reg methods[] = {{"copy", l_copy_mat, 1, NULL}, {"transpose", l_transpose, 1, NULL}, {NULL, NULL, 0, NULL}};
+  /* module functions and methods of the same name */
+  static const gml_reg elementwise[] = {
+#define X(name, E, ...) {#name, l_new_##name, 2, NULL},
+      GM_UNARY_OPS(X)
+#undef X
+      {"clamp", l_clamp, 4, NULL},
+      {NULL, NULL, 0, NULL},
+  };
   gml_register(L, module_idx, fns);
+  gml_register(L, module_idx, elementwise);
   luaL_getmetatable(L, GML_MAT_MT);
   lua_getfield(L, -1, "__methods");
   gml_register(L, -1, methods);
+  gml_register(L, -1, elementwise);
   lua_pop(L, 2);
 }

@@ -30,12 +30,16 @@ static void format_number(gm_ctype t, double x, char *buf, size_t n) {
     snprintf(buf, n, "%.0f", x);
     return;
   }
-  int max_prec = t == GM_FLOAT ? 9 : 17;
-  for (int p = 1; p <= max_prec; p++) {
-    snprintf(buf, n, "%.*g", p, x);
-    bool same = t == GM_FLOAT ? strtof(buf, NULL) == (float)x : strtod(buf, NULL) == x;
-    if (same) return;
-  }
+  /* the fewest digits that read back as the same element of ctype t */
+#define X(T, E, name, kw, p, P, ET, m, descr, sx, digits, ...) \
+  case GM_##E:                                                    \
+    for (int prec = 1; prec <= digits; prec++) {                  \
+      snprintf(buf, n, "%.*g", prec, x);                          \
+      if (strto##sx(buf, NULL) == (T)x) return;                   \
+    }                                                             \
+    return;
+  GM_CTYPE_SWITCH(t, X, return)
+#undef X
 }
 
 typedef struct printer {

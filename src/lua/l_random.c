@@ -155,6 +155,8 @@ static int state_tostring(lua_State *L) {
 static int state_eq(lua_State *L) {
   gm_random_state *a = luaL_testudata(L, 1, GML_RANDOM_STATE_MT);
   gm_random_state *b = luaL_testudata(L, 2, GML_RANDOM_STATE_MT);
+  /* the VM calls __eq with one state at least; a direct call may not */
+  if (!a && !b) gml_argerror(L, 1, "__eq", "%s expected, got %s", GML_RANDOM_STATE_MT, luaL_typename(L, 1));
   lua_pushboolean(L, a && b && a->key == b->key && a->counter == b->counter);
   return 1;
 }

@@ -14,6 +14,7 @@ GM_EXPORT int luaopen_gpumat_core(lua_State *L);
 int luaopen_gpumat_core(lua_State *L) {
   lua_newtable(L);
   int mod = lua_gettop(L);
+  gml_open_util(L, mod);
   gml_open_settings(L, mod);
   gml_open_mat(L, mod);
   gml_open_elementwise(L, mod);

@@ -202,6 +202,14 @@ void gml_register(lua_State *L, int idx, const gml_reg *fns);
 /* Pushes one registered function; nup values on the stack become its
  * upvalues gml_upvalueindex(1..nup) (popped). */
 void gml_push_function(lua_State *L, const gml_reg *r, int nup);
+/* The element access functions (m[k], m[k] = v, #m, m:mref, m:set, ...)
+ * are the hottest calls: the wrapper's extra C call would cost them ~5 ns
+ * of ~40.  Each checks its own count as its first statement,
+ * gml_check_arity(L, &its_reg) (the count a compile-time constant), and
+ * is pushed without the wrapper, its entry still as upvalue 1 (so
+ * core._arity, and the spec checking every declared count, see it).
+ * Only for those: everything else goes through gml_register. */
+void gml_push_hot(lua_State *L, const gml_reg *r, int nup);
 /* Pushes a new table holding fns (luaL_newlib for gml_reg). */
 void gml_newlib(lua_State *L, const gml_reg *fns);
 /* Raises "bad argument #n to 'name' (no value expected)" when the
@@ -223,6 +231,7 @@ const char *gml_check_string(lua_State *L, int idx, const char *fname, size_t *l
 lua_Integer gml_check_integer(lua_State *L, int idx, const char *fname);
 
 /* Area registration functions, called by luaopen_gpumat_core. */
+void gml_open_util(lua_State *L, int module_idx);
 void gml_open_settings(lua_State *L, int module_idx);
 void gml_open_mat(lua_State *L, int module_idx);
 void gml_open_elementwise(lua_State *L, int module_idx);

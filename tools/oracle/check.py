@@ -28,11 +28,19 @@ def logistic(x):
     return 1.0 / (1.0 + np.exp(-x))
 
 
+def round_half_away(x):
+    # C round (gpumat's): halves away from zero; np.round goes to even
+    return np.sign(x) * np.floor(np.abs(x) + 0.5)
+
+
 UNARY = {
     "square": np.square, "sqrt": np.sqrt, "log": np.log, "exp": np.exp,
     "inv": lambda x: 1.0 / x, "logistic": logistic, "sin": np.sin,
     "cos": np.cos, "tan": np.tan, "sinh": np.sinh, "cosh": np.cosh,
-    "tanh": np.tanh,
+    "tanh": np.tanh, "abs": np.abs, "sign": np.sign, "floor": np.floor,
+    "ceil": np.ceil, "round": round_half_away, "neg": np.negative,
+    "log1p": np.log1p, "expm1": np.expm1,
+    "relu": lambda x: np.where(x < 0, 0.0, x),
 }
 
 

@@ -90,8 +90,8 @@ local function maybe_last(dims, lo, hi)
   return operand(dims, lo, hi)
 end
 
-local unary = {"square", "sqrt", "log", "exp", "inv", "logistic", "sin", "cos", "tan",
-  "sinh", "cosh", "tanh"}
+-- every unary op of the op table (kernels/elementwise_table.h)
+local unary = require("gpumat.core")._unary_ops
 
 -- Each generator returns (step table without snapshots, operands list, run fn).
 local gens = {}

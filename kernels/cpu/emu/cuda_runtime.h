@@ -12,7 +12,7 @@
 
 #include "../cuda_cpu.h"
 
-enum cudaError { cudaSuccess = 0, cudaErrorMemoryAllocation = 2, cudaErrorNotSupported = 801 };
+enum cudaError { cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2, cudaErrorNotSupported = 801 };
 typedef enum cudaError cudaError_t;
 typedef struct gm_emu_stream_tag *cudaStream_t;
 enum cudaMemcpyKind {

@@ -15,72 +15,85 @@ static gm_status cublas_status(cublasStatus_t st, const char *fn) {
 static cublasHandle_t handle(void *ctx) { return gm_cuda_impl(ctx)->cublas; }
 static cublasOperation_t op(gm_blas_trans t) { return t == GM_BLAS_T ? CUBLAS_OP_T : CUBLAS_OP_N; }
 
-static gm_status cu_asum(void *ctx, gm_ctype t, int n, const void *x, int incx, double *out) {
-  if (t == GM_FLOAT) {
-    float r = 0;
-    GM_TRY(cublas_status(cublasSasum(handle(ctx), n, x, incx, &r), "cublasSasum"));
-    *out = r;
-    return GM_OK;
+/* A switch on t (GM_CTYPE_SWITCH) whose default is the ctype error of op. */
+#define CTYPE_SWITCH(t, CASE, op) \
+  GM_CTYPE_SWITCH(t, CASE, return gm_fail(GM_EINVAL, "%s: unsupported ctype", op))
+
+/* cuBLAS function cublas<P><NAME>(handle, args...) as a gm_status. */
+#define CUBLAS_CALL(P, NAME, ...) cublas_status(cublas##P##NAME(handle(ctx), __VA_ARGS__), "cublas" #P #NAME)
+
+/* Reductions: the result of the ctype in host memory, returned as double. */
+#define CU_REDUCE(T, E, P, NAME, ...)                 \
+  case GM_##E: {                                      \
+    T r = 0;                                          \
+    GM_TRY(CUBLAS_CALL(P, NAME, __VA_ARGS__, &r));    \
+    *out = r;                                         \
+    return GM_OK;                                     \
   }
-  return cublas_status(cublasDasum(handle(ctx), n, x, incx, out), "cublasDasum");
+
+static gm_status cu_asum(void *ctx, gm_ctype t, int n, const void *x, int incx, double *out) {
+#define X(T, E, name, kw, p, P, ...) CU_REDUCE(T, E, P, asum, n, x, incx)
+  CTYPE_SWITCH(t, X, "asum")
+#undef X
 }
 
 static gm_status cu_nrm2(void *ctx, gm_ctype t, int n, const void *x, int incx, double *out) {
-  if (t == GM_FLOAT) {
-    float r = 0;
-    GM_TRY(cublas_status(cublasSnrm2(handle(ctx), n, x, incx, &r), "cublasSnrm2"));
-    *out = r;
-    return GM_OK;
-  }
-  return cublas_status(cublasDnrm2(handle(ctx), n, x, incx, out), "cublasDnrm2");
+#define X(T, E, name, kw, p, P, ...) CU_REDUCE(T, E, P, nrm2, n, x, incx)
+  CTYPE_SWITCH(t, X, "nrm2")
+#undef X
 }
 
 static gm_status cu_dot(void *ctx, gm_ctype t, int n, const void *x, int incx, const void *y, int incy,
                         double *out) {
-  if (t == GM_FLOAT) {
-    float r = 0;
-    GM_TRY(cublas_status(cublasSdot(handle(ctx), n, x, incx, y, incy, &r), "cublasSdot"));
-    *out = r;
-    return GM_OK;
-  }
-  return cublas_status(cublasDdot(handle(ctx), n, x, incx, y, incy, out), "cublasDdot");
+#define X(T, E, name, kw, p, P, ...) CU_REDUCE(T, E, P, dot, n, x, incx, y, incy)
+  CTYPE_SWITCH(t, X, "dot")
+#undef X
 }
 
 static gm_status cu_axpy(void *ctx, gm_ctype t, int n, double alpha, const void *x, int incx, void *y,
                          int incy) {
-  if (t == GM_FLOAT) {
-    float a = (float)alpha;
-    return cublas_status(cublasSaxpy(handle(ctx), n, &a, x, incx, y, incy), "cublasSaxpy");
+#define X(T, E, name, kw, p, P, ...) \
+  case GM_##E: {                     \
+    T a = (T)alpha;                  \
+    return CUBLAS_CALL(P, axpy, n, &a, x, incx, y, incy); \
   }
-  return cublas_status(cublasDaxpy(handle(ctx), n, &alpha, x, incx, y, incy), "cublasDaxpy");
+  CTYPE_SWITCH(t, X, "axpy")
+#undef X
 }
 
 static gm_status cu_copy(void *ctx, gm_ctype t, int n, const void *x, int incx, void *y, int incy) {
-  if (t == GM_FLOAT) return cublas_status(cublasScopy(handle(ctx), n, x, incx, y, incy), "cublasScopy");
-  return cublas_status(cublasDcopy(handle(ctx), n, x, incx, y, incy), "cublasDcopy");
+#define X(T, E, name, kw, p, P, ...) \
+  case GM_##E:                       \
+    return CUBLAS_CALL(P, copy, n, x, incx, y, incy);
+  CTYPE_SWITCH(t, X, "copy")
+#undef X
 }
 
 static gm_status cu_scal(void *ctx, gm_ctype t, int n, double alpha, void *x, int incx) {
-  if (t == GM_FLOAT) {
-    float a = (float)alpha;
-    return cublas_status(cublasSscal(handle(ctx), n, &a, x, incx), "cublasSscal");
+#define X(T, E, name, kw, p, P, ...) \
+  case GM_##E: {                     \
+    T a = (T)alpha;                  \
+    return CUBLAS_CALL(P, scal, n, &a, x, incx); \
   }
-  return cublas_status(cublasDscal(handle(ctx), n, &alpha, x, incx), "cublasDscal");
+  CTYPE_SWITCH(t, X, "scal")
+#undef X
 }
 
 static gm_status cu_gemm(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans tb, int m, int n, int k,
                          double alpha, const void *a, int lda, const void *b, int ldb, double beta, void *c,
                          int ldc) {
   if (t == GM_FLOAT) {
-    float al = (float)alpha, be = (float)beta;
-    /* TF32 only when asked for (gm.cuda_allow_tf32, review #17) */
+    /* TF32 (a float-only tensor-core mode) only when asked for (gm.cuda_allow_tf32) */
     cublasMath_t mode = atomic_load(&gm_cuda_allow_tf32) ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH;
     GM_TRY(cublas_status(cublasSetMathMode(handle(ctx), mode), "cublasSetMathMode"));
-    return cublas_status(
-        cublasSgemm(handle(ctx), op(ta), op(tb), m, n, k, &al, a, lda, b, ldb, &be, c, ldc), "cublasSgemm");
   }
-  return cublas_status(
-      cublasDgemm(handle(ctx), op(ta), op(tb), m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc), "cublasDgemm");
+#define X(T, E, name, kw, p, P, ...)                                                      \
+  case GM_##E: {                                                                          \
+    T al = (T)alpha, be = (T)beta;                                                        \
+    return CUBLAS_CALL(P, gemm, op(ta), op(tb), m, n, k, &al, a, lda, b, ldb, &be, c, ldc); \
+  }
+  CTYPE_SWITCH(t, X, "gemm")
+#undef X
 }
 
 /* beta == 0: B is not read; cuBLAS still wants a valid pointer. */
@@ -92,13 +105,13 @@ static gm_status cu_geam(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans 
     ldb = lda;
     tb = ta;
   }
-  if (t == GM_FLOAT) {
-    float al = (float)alpha, be = (float)beta;
-    return cublas_status(
-        cublasSgeam(handle(ctx), op(ta), op(tb), m, n, &al, a, lda, &be, b, ldb, c, ldc), "cublasSgeam");
+#define X(T, E, name, kw, p, P, ...)                                                     \
+  case GM_##E: {                                                                         \
+    T al = (T)alpha, be = (T)beta;                                                       \
+    return CUBLAS_CALL(P, geam, op(ta), op(tb), m, n, &al, a, lda, &be, b, ldb, c, ldc); \
   }
-  return cublas_status(
-      cublasDgeam(handle(ctx), op(ta), op(tb), m, n, &alpha, a, lda, &beta, b, ldb, c, ldc), "cublasDgeam");
+  CTYPE_SWITCH(t, X, "geam")
+#undef X
 }
 
 /* invert and logdet: cuSOLVER (solver.c); the result stays on the device. */

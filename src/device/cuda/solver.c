@@ -25,27 +25,37 @@ static gm_status cuda_status(cudaError_t e, const char *fn) {
 
 static cusolverDnHandle_t solver(void *ctx) { return gm_cuda_impl(ctx)->cusolver; }
 
+/* A switch on t (GM_CTYPE_SWITCH) whose default is the ctype error of op. */
+#define CTYPE_SWITCH(t, CASE, op) \
+  GM_CTYPE_SWITCH(t, CASE, return gm_fail(GM_EINVAL, "%s: unsupported ctype", op))
+
+/* cusolverDn<P><NAME>(handle, args...) as a gm_status. */
+#define CUSOLVER_CALL(P, NAME, ...) \
+  cusolver_status(cusolverDn##P##NAME(solver(ctx), __VA_ARGS__), "cusolverDn" #P #NAME)
+
 static gm_status cu_getrf_buffer_size(void *ctx, gm_ctype t, int n, void *a, int lda, int *lwork) {
-  if (t == GM_FLOAT)
-    return cusolver_status(cusolverDnSgetrf_bufferSize(solver(ctx), n, n, a, lda, lwork),
-                           "cusolverDnSgetrf_bufferSize");
-  return cusolver_status(cusolverDnDgetrf_bufferSize(solver(ctx), n, n, a, lda, lwork),
-                         "cusolverDnDgetrf_bufferSize");
+#define X(T, E, name, kw, p, P, ...) \
+  case GM_##E:                       \
+    return CUSOLVER_CALL(P, getrf_bufferSize, n, n, (T *)a, lda, lwork);
+  CTYPE_SWITCH(t, X, "getrf")
+#undef X
 }
 
 static gm_status cu_getrf(void *ctx, gm_ctype t, int n, void *a, int lda, void *work, int *ipiv, int *info) {
-  if (t == GM_FLOAT)
-    return cusolver_status(cusolverDnSgetrf(solver(ctx), n, n, a, lda, work, ipiv, info), "cusolverDnSgetrf");
-  return cusolver_status(cusolverDnDgetrf(solver(ctx), n, n, a, lda, work, ipiv, info), "cusolverDnDgetrf");
+#define X(T, E, name, kw, p, P, ...) \
+  case GM_##E:                       \
+    return CUSOLVER_CALL(P, getrf, n, n, (T *)a, lda, (T *)work, ipiv, info);
+  CTYPE_SWITCH(t, X, "getrf")
+#undef X
 }
 
 static gm_status cu_getrs(void *ctx, gm_ctype t, int n, int nrhs, const void *a, int lda, const int *ipiv,
                           void *b, int ldb, int *info) {
-  if (t == GM_FLOAT)
-    return cusolver_status(cusolverDnSgetrs(solver(ctx), CUBLAS_OP_N, n, nrhs, a, lda, ipiv, b, ldb, info),
-                           "cusolverDnSgetrs");
-  return cusolver_status(cusolverDnDgetrs(solver(ctx), CUBLAS_OP_N, n, nrhs, a, lda, ipiv, b, ldb, info),
-                         "cusolverDnDgetrs");
+#define X(T, E, name, kw, p, P, ...) \
+  case GM_##E:                       \
+    return CUSOLVER_CALL(P, getrs, CUBLAS_OP_N, n, nrhs, (const T *)a, lda, ipiv, (T *)b, ldb, info);
+  CTYPE_SWITCH(t, X, "getrs")
+#undef X
 }
 
 static gm_status cu_scratch_alloc(void *ctx, size_t bytes, void **out) {

@@ -30,20 +30,23 @@ static gm_status emu_getrf_buffer_size(void *ctx, gm_ctype t, int n, void *a, in
 static gm_status emu_getrf(void *ctx, gm_ctype t, int n, void *a, int lda, void *work, int *ipiv, int *info) {
   (void)ctx;
   if (!work) return gm_fail(GM_EINVAL, "getrf: workspace is NULL");
-  lapack_int r = t == GM_FLOAT ? LAPACKE_sgetrf_work(LAPACK_COL_MAJOR, n, n, a, lda, ipiv)
-                               : LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, a, lda, ipiv);
-  *info = (int)r;
-  return GM_OK;
+#define X(T, E, name, kw, p, ...)                                                 \
+  case GM_##E:                                                                    \
+    *info = (int)LAPACKE_##p##getrf_work(LAPACK_COL_MAJOR, n, n, a, lda, ipiv);   \
+    return GM_OK;
+  GM_CTYPE_SWITCH(t, X, return gm_fail(GM_EINVAL, "getrf: unsupported ctype"))
+#undef X
 }
 
 static gm_status emu_getrs(void *ctx, gm_ctype t, int n, int nrhs, const void *a, int lda, const int *ipiv,
                            void *b, int ldb, int *info) {
   (void)ctx;
-  lapack_int r = t == GM_FLOAT
-                     ? LAPACKE_sgetrs_work(LAPACK_COL_MAJOR, 'N', n, nrhs, a, lda, ipiv, b, ldb)
-                     : LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, nrhs, a, lda, ipiv, b, ldb);
-  *info = (int)r;
-  return GM_OK;
+#define X(T, E, name, kw, p, ...)                                                                \
+  case GM_##E:                                                                                   \
+    *info = (int)LAPACKE_##p##getrs_work(LAPACK_COL_MAJOR, 'N', n, nrhs, a, lda, ipiv, b, ldb);  \
+    return GM_OK;
+  GM_CTYPE_SWITCH(t, X, return gm_fail(GM_EINVAL, "getrs: unsupported ctype"))
+#undef X
 }
 
 /* Scratch is emulated device memory (raw allocations, protected outside
