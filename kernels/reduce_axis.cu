@@ -156,18 +156,17 @@ int launch_split(int ctype, int op, int ddof, size_t outer, size_t len, size_t i
   cudaError_t err = scratch_alloc((void **)&part, (size_t)grid.y * n_out * sizeof *part, s, &async);
   if (err != cudaSuccess) return (int)err;
   gm_launch m(n_out, s), w(n, s);
-  if (ctype == 0) {
-    GM_LAUNCH_SYNC(reduce_axis_kernel<float>, grid, AX_THREADS, 0, s)
-    (op, ddof, outer, len, inner, lanes, chunk, CF(x), y, part);
-    GM_LAUNCH(reduce_axis_merge<float>, m.grid, m.block, 0, s)(op, ddof, n_out, len, (size_t)grid.y, part, y);
-    if (op == GM_AX_SOFTMAX)
-      GM_LAUNCH(reduce_axis_softmax<float>, w.grid, w.block, 0, s)(n, len, inner, part, CF(x), F(y));
-  } else {
-    GM_LAUNCH_SYNC(reduce_axis_kernel<double>, grid, AX_THREADS, 0, s)
-    (op, ddof, outer, len, inner, lanes, chunk, CD(x), y, part);
-    GM_LAUNCH(reduce_axis_merge<double>, m.grid, m.block, 0, s)(op, ddof, n_out, len, (size_t)grid.y, part, y);
-    if (op == GM_AX_SOFTMAX)
-      GM_LAUNCH(reduce_axis_softmax<double>, w.grid, w.block, 0, s)(n, len, inner, part, CD(x), D(y));
+  switch (ctype) { // one case per ctype (GM_CTYPES)
+#define X(T, E, ...)                                                                                      \
+  case GM_##E:                                                                                            \
+    GM_LAUNCH_SYNC(reduce_axis_kernel<T>, grid, AX_THREADS, 0, s)                                         \
+    (op, ddof, outer, len, inner, lanes, chunk, (const T *)x, y, part);                                   \
+    GM_LAUNCH(reduce_axis_merge<T>, m.grid, m.block, 0, s)(op, ddof, n_out, len, (size_t)grid.y, part, y); \
+    if (op == GM_AX_SOFTMAX)                                                                              \
+      GM_LAUNCH(reduce_axis_softmax<T>, w.grid, w.block, 0, s)(n, len, inner, part, (const T *)x, (T *)y); \
+    break;
+    GM_CTYPES(X)
+#undef X
   }
   err = cudaGetLastError();
   cudaError_t ferr = async ? cudaFreeAsync(part, s) : cudaFree(part);
@@ -185,11 +184,16 @@ extern "C" int gm_cuda_reduce_axis(int ctype, int op, int ddof, size_t outer, si
   const unsigned lanes = lanes_for(outer, len, inner);
   const dim3 grid = grid_for(outer, len, inner, lanes);
   if (grid.y > 1) return launch_split(ctype, op, ddof, outer, len, inner, lanes, grid, x, y, s);
-  if (ctype == 0)
-    GM_LAUNCH_SYNC(reduce_axis_kernel<float>, grid, AX_THREADS, 0, s)
-    (op, ddof, outer, len, inner, lanes, len, CF(x), y, (gm_axacc *)NULL);
-  else
-    GM_LAUNCH_SYNC(reduce_axis_kernel<double>, grid, AX_THREADS, 0, s)
-    (op, ddof, outer, len, inner, lanes, len, CD(x), y, (gm_axacc *)NULL);
+  switch (ctype) { // one case per ctype (GM_CTYPES)
+#define X(T, E, ...)                                                \
+  case GM_##E:                                                      \
+    GM_LAUNCH_SYNC(reduce_axis_kernel<T>, grid, AX_THREADS, 0, s)   \
+    (op, ddof, outer, len, inner, lanes, len, (const T *)x, y, (gm_axacc *)NULL); \
+    break;
+    GM_CTYPES(X)
+#undef X
+    default:
+      return (int)cudaErrorInvalidValue;
+  }
   return (int)cudaGetLastError();
 }

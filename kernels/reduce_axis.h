@@ -21,6 +21,7 @@
 
 #include <math.h>
 
+#include "../src/core/ctype_list.h"
 #include "hd.h"
 
 /* Ops (core/reduce_axis_ops.h names them for the core). */

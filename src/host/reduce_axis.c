@@ -71,10 +71,13 @@ static ax_seg segment(const ax_job *j, size_t task) {
 
 /* Output k := v (double for argmax/argmin, else x's ctype). */
 static void put(const ax_job *j, size_t k, double v) {
-  if (gm_ax_is_arg(j->op) || j->t == GM_DOUBLE)
-    ((double *)j->y)[k] = v;
-  else
-    ((float *)j->y)[k] = (float)v;
+  gm_ctype t = gm_ax_is_arg(j->op) ? GM_DOUBLE : j->t;
+#define PUT_CASE(T, E, ...)      \
+  case GM_##E:                   \
+    ((T *)j->y)[k] = (T)v;       \
+    break;
+  GM_CTYPE_SWITCH(t, PUT_CASE, break)
+#undef PUT_CASE
 }
 
 /* f(OP, args...) with OP a constant, for the ops folded by steps. */
@@ -85,7 +88,9 @@ static void put(const ax_job *j, size_t k, double v) {
     default: f(GM_AX_LOGSUMEXP, __VA_ARGS__); break;        \
   }
 
-/* exp of the element type: float rows use the branch-free float exp of
+/* The loops for each ctype of GM_CTYPES (an include per type: IT and the
+ * exp differ by type).
+ * exp of the element type: float rows use the branch-free float exp of
  * the elementwise ops (about 1 ulp; vectorizes), double the C library's */
 #define AX_EXP_float(v) gm_expf((float)(v))
 #define AX_EXP_double(v) exp(v)
@@ -101,6 +106,12 @@ static void put(const ax_job *j, size_t k, double v) {
 #undef T
 #undef IT
 
+/* The per-ctype instances, indexed by ctype (GM_CTYPES). */
+typedef void (*fold_fn)(const ax_job *j, const ax_seg *s, gm_axacc *acc);
+typedef void (*softmax_fn)(const ax_job *j, const ax_seg *s, const gm_axacc *acc);
+static const fold_fn fold_seg[GM_N_CTYPES] = {GM_CTYPE_TABLE(fold_seg)};
+static const softmax_fn softmax_seg[GM_N_CTYPES] = {GM_CTYPE_TABLE(softmax_seg)};
+
 /* Folds segment `task` into its accumulators; with one segment per
  * column also writes the results (softmax: the elements). */
 static void fold_tasks(void *arg, size_t b, size_t e) {
@@ -108,15 +119,12 @@ static void fold_tasks(void *arg, size_t b, size_t e) {
   gm_axacc acc[TILE];
   for (size_t task = b; task < e; task++) {
     ax_seg s = segment(j, task);
-    if (j->t == GM_FLOAT)
-      fold_seg_float(j, &s, acc);
-    else
-      fold_seg_double(j, &s, acc);
+    fold_seg[j->t](j, &s, acc);
     size_t q0 = s.o * j->inner + s.c0;
     if (j->parts > 1) {
       for (size_t c = 0; c < s.w; c++) j->part[s.p * j->outer * j->inner + q0 + c] = acc[c];
     } else if (j->op == GM_AX_SOFTMAX) {
-      j->t == GM_FLOAT ? softmax_seg_float(j, &s, acc) : softmax_seg_double(j, &s, acc);
+      softmax_seg[j->t](j, &s, acc);
     } else {
       for (size_t c = 0; c < s.w; c++) put(j, q0 + c, gm_ax_result(j->op, acc[c], (long long)j->len, j->ddof));
     }
@@ -142,14 +150,14 @@ static void softmax_tasks(void *arg, size_t b, size_t e) {
   for (size_t task = b; task < e; task++) {
     ax_seg s = segment(j, task);
     const gm_axacc *acc = j->part + s.o * j->inner + s.c0;
-    j->t == GM_FLOAT ? softmax_seg_float(j, &s, acc) : softmax_seg_double(j, &s, acc);
+    softmax_seg[j->t](j, &s, acc);
   }
 }
 
 static gm_status host_axis(void *ctx, gm_ctype t, int op, int ddof, size_t outer, size_t len, size_t inner,
                            const void *x, void *y) {
   (void)ctx;
-  if (t != GM_FLOAT && t != GM_DOUBLE) return gm_fail(GM_EINVAL, "reduce_axis: bad ctype");
+  if ((unsigned)t >= GM_N_CTYPES) return gm_fail(GM_EINVAL, "reduce_axis: bad ctype");
   size_t width = inner < TILE ? inner : TILE;
   ax_job j = {.t = t, .op = op, .ddof = ddof, .outer = outer, .len = len, .inner = inner, .x = x, .y = y};
   j.tiles = (inner + TILE - 1) / TILE;
