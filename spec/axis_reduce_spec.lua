@@ -170,6 +170,16 @@ describe("reductions along an axis", function()
     end
   end)
 
+  it("keepdims results broadcast back: m / m:sum(2, {keepdims = true})", function()
+    for _, ct in ipairs(CTYPES) do
+      local m = gm.mat({ 2, 3 }, { ctype = ct, initial_contents = { { 1, 2, 3 }, { 4, 5, 6 } } })
+      local r = m / m:sum(2, { keepdims = true })
+      assert_values({ 1 / 6, 2 / 6, 3 / 6, 4 / 15, 5 / 15, 6 / 15 }, r, ct, "rows normalized")
+      local c = m - m:mean(1, { keepdims = true })
+      assert_values({ -1.5, -1.5, -1.5, 1.5, 1.5, 1.5 }, c, ct, "columns centred")
+    end
+  end)
+
   it("var and std are the population ones unless unbiased", function()
     for _, ct in ipairs(CTYPES) do
       for _, op in ipairs { "var", "std" } do
@@ -345,6 +355,51 @@ describe("reductions along an axis", function()
       assert.are.equal(1, m:argmin())
       assert.are.equal(21, m:sum())
       assert.are.equal(3.5, m:mean())
+    end
+  end)
+end)
+
+describe("reductions of strided views", function()
+  local function same(a, b, ct, what)
+    assert.are.same(a:dims(), b:dims(), what)
+    assert_values(flatten(a:to_table()), b, ct, what)
+  end
+
+  it("reduce a transposed or narrowed view as its contiguous copy", function()
+    for _, ct in ipairs(CTYPES) do
+      local m = make(ct, { 4, 6 })
+      for _, v in ipairs { m:t(), m:narrow(2, 2, 3), m:select(1, 2) } do
+        local c = v:contiguous()
+        for _, op in ipairs(OPS) do
+          for axis = 1, #v:dims() do
+            local arg = op == "argmax" or op == "argmin"
+            same(call(op, c, axis), call(op, v, axis), arg and "double" or ct, op .. " of a view")
+          end
+          if op ~= "logsumexp" then
+            local a, b = c[op](c), v[op](v)
+            assert.is_true(close(a, b, ct), op .. " of a whole view")
+          end
+        end
+        same(gm.softmax(c, 1), gm.softmax(v, 1), ct, "softmax of a view")
+      end
+    end
+  end)
+
+  it("write into a strided out, and softmax in place on a view", function()
+    for _, ct in ipairs(CTYPES) do
+      local m = make(ct, { 4, 6 })
+      local big = gm.zeros(6, 2, { ctype = ct })
+      local col = big:select(2, 1) -- 6 elements, stride 2
+      assert.are.equal(col, m:sum(1, { out = col }))
+      same(m:sum(1), col, ct, "sum into a column view")
+      assert.are.same({ 0, 0, 0, 0, 0, 0 }, big:select(2, 2):to_table()) -- the other column untouched
+      local s = gm.zeros(6, 4, { ctype = ct }):t()
+      gm.softmax(m, 2, { out = s })
+      same(gm.softmax(m, 2), s, ct, "softmax into a transposed out")
+      local w = m:copy():t()
+      local expected = gm.softmax(w:contiguous(), 1)
+      assert.are.equal(w, gm.softmax(w, 1, { out = w }))
+      same(expected, w, ct, "softmax in place on a view")
     end
   end)
 end)

@@ -38,7 +38,9 @@ describe("strict arguments", function()
     local variadic = { mref = true, set = true, row_major_index = true, use_cuda_p = true, cached = true,
       uncached = true, map_mats_into = true, mm_mul = true, kernel_launch = true, kernel_place = true,
       cache_finish = true, buffer_row_major_index_core = true, bref_core = true, set_bref_core = true,
-      -- dims as several integers (gm.zeros(2, 3, opts)): they check their own count
+      -- dims as several integers (the strided views contract; gm.zeros(2, 3,
+      -- opts)): they check their own count
+      reshape = true, view = true, permute = true, expand = true,
       zeros = true, ones = true, rand = true, randn = true }
     local checked = 0
     for tname, t in pairs(tables) do
@@ -80,8 +82,10 @@ describe("strict arguments", function()
       -- l_reduce_axis.c: m:sum(1) is the sum along axis 1 now (it used to
       -- return the total); (axis, opts) is all it takes
       { "bad argument #4 to 'sum' (no value expected)", function() return m:sum(1, {}, 1) end },
-      -- l_shape.c: m:reshape(2, 3) used to make a 2-element view
-      { "bad argument #3 to 'reshape' (no value expected)", function() return m:reshape(2, 3) end },
+      -- l_shape.c: m:reshape(2, 3) used to make a 2-element view; it is the
+      -- dims {2, 3} now (the strided views contract), a list takes nothing after
+      { "bad argument #3 to 'reshape' (no value expected)", function() return m:reshape({ 2, 3 }, 1) end },
+      { "bad argument #3 to 'reshape_' (no value expected)", function() return m:reshape_(2, 3) end },
       -- l_nondestructive.c
       { "bad argument #2 to 'transpose' (no value expected)", function() return m:transpose({}) end },
       -- a nil counts: the first argument past the declared ones is named

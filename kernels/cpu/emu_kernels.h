@@ -119,6 +119,8 @@ inline dim3 gm_emu_dim3(unsigned n) { return dim3(n); }
 #include "nn.h"
 #include "random.h"
 #include "reduce_axis.h"
+#include "strided.h"
+#include "strided_ew.h"
 
 #define gm_cuda_ew_unary gm_emu_ew_unary
 #define gm_cuda_ew_scalar gm_emu_ew_scalar
@@ -137,5 +139,8 @@ inline dim3 gm_emu_dim3(unsigned n) { return dim3(n); }
 #define gm_cuda_gaussian gm_emu_gaussian
 #define gm_cuda_reduce gm_emu_reduce
 #define gm_cuda_reduce_axis gm_emu_reduce_axis
+#define gm_cuda_strided_binary gm_emu_strided_binary
+#define gm_cuda_strided_where gm_emu_strided_where
+#define gm_cuda_strided_copy gm_emu_strided_copy
 
 #endif

@@ -2,6 +2,7 @@
 #include "reduce_axis.h"
 
 #include "exec.h"
+#include "stage.h"
 
 static const char *const names[GM_AX_N_OPS] = {"sum", "prod",   "mean",   "max",       "min",    "var",
                                               "std", "argmax", "argmin", "logsumexp", "softmax"};
@@ -20,6 +21,14 @@ int gm_reduce_axis_dims(const gm_mat *x, int axis, int op, bool keepdims, size_t
 }
 
 gm_ctype gm_reduce_axis_ctype(const gm_mat *x, int op) { return gm_ax_is_arg(op) ? GM_DOUBLE : x->ctype; }
+
+bool gm_reduce_axis_same_view(const gm_mat *a, const gm_mat *b) {
+  if (a == b) return true;
+  if (a->vec != b->vec || a->displacement != b->displacement || a->rank != b->rank) return false;
+  for (int k = 0; k < a->rank; k++)
+    if (a->dims[k] != b->dims[k] || a->strides[k] != b->strides[k]) return false;
+  return true;
+}
 
 /* The value every output of an empty axis gets. */
 static double empty_value(int op, int ddof) { return gm_ax_result(op, gm_ax_init(op), 0, ddof); }
@@ -41,7 +50,7 @@ static gm_status check_call(const gm_mat *x, int axis, int op, const gm_mat *y) 
     for (int a = 0; a < x->rank; a++) n *= a == axis ? 1 : x->dims[a];
   }
   if (y->size != n) return gm_fail(GM_EINVAL, "%s: out has %zu elements, the result has %zu", name, y->size, n);
-  bool in_place = op == GM_AX_SOFTMAX && y->vec == x->vec && y->displacement == x->displacement;
+  bool in_place = op == GM_AX_SOFTMAX && gm_reduce_axis_same_view(x, y);
   if (!in_place && gm_mats_overlap(x, y)) return gm_fail(GM_EINVAL, "%s: out shares storage with the input", name);
   return GM_OK;
 }
@@ -59,8 +68,7 @@ static gm_status fill_empty(gm_mat *y, int op, int ddof) {
   gm_operand o = {y, GM_OUTPUT, NULL};
   GM_TRY(gm_acquire(&e, &o, 1));
   gm_status st = e.be->fill(e.dev, y->ctype, y->size, empty_value(op, ddof), o.ptr, 1);
-  gm_release(&e, &o, 1);
-  return st;
+  return gm_finish(&e, &o, 1, st);
 }
 
 gm_status gm_reduce_axis(gm_mat *x, int axis, int op, int ddof, gm_mat *y) {
@@ -77,14 +85,13 @@ gm_status gm_reduce_axis(gm_mat *x, int axis, int op, int ddof, gm_mat *y) {
   GM_TRY(st);
   gm_operand o[2] = {{x, GM_INPUT, NULL}, {y, GM_OUTPUT, NULL}};
   int n = 2;
-  if (y == x || (y->vec == x->vec && y->displacement == x->displacement)) { /* softmax in place */
+  if (gm_reduce_axis_same_view(x, y)) { /* softmax in place */
     o[0].dir = GM_IO;
     n = 1;
   }
   GM_TRY(gm_acquire(&e, o, n));
   st = ops->axis(e.dev, x->ctype, op, ddof, outer, len, inner, o[0].ptr, n == 1 ? o[0].ptr : o[1].ptr);
-  gm_release(&e, o, n);
-  return st;
+  return gm_finish(&e, o, n, st);
 }
 
 gm_status gm_reduce_whole(gm_mat *x, int op, int ddof, double *out) {
@@ -96,11 +103,19 @@ gm_status gm_reduce_whole(gm_mat *x, int op, int ddof, double *out) {
     *out = empty_value(op, ddof);
     return GM_OK;
   }
-  /* x seen as one axis of all its elements, into a one-element mat on
-   * the same place */
+  /* x seen as one axis of all its elements (a non-contiguous view through
+   * a contiguous copy), into a one-element mat on the same place */
   gm_mat_options mo = {.ctype = (int)gm_reduce_axis_ctype(x, op), .cuda_enabled = x->cuda_enabled};
-  gm_mat *flat, *y;
-  GM_TRY(gm_mat_view(x, 1, &x->size, x->displacement, &flat));
+  gm_mat *flat, *y, *copy = NULL;
+  if (!gm_mat_is_contiguous(x)) {
+    GM_TRY(gm_mat_contiguous_copy(x, &copy));
+    x = copy;
+  }
+  gm_status vst = gm_mat_view(x, 1, &x->size, x->displacement, &flat);
+  if (vst != GM_OK) {
+    gm_mat_free(copy);
+    return vst;
+  }
   size_t one = 1;
   gm_status st = gm_mat_new(1, &one, &mo, &y);
   if (st == GM_OK) {
@@ -109,5 +124,6 @@ gm_status gm_reduce_whole(gm_mat *x, int op, int ddof, double *out) {
     gm_mat_free(y);
   }
   gm_mat_free(flat);
+  gm_mat_free(copy);
   return st;
 }

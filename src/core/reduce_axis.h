@@ -4,7 +4,8 @@
  * x is acquired as input, the result as output, and the place's
  * gm_reduce_axis_ops runs the kernel family of kernels/reduce_axis.h.
  *
- * Operands are contiguous (every mat is a row-major view today).
+ * Non-contiguous operands (strided views) are staged through contiguous
+ * temporaries by gm_acquire (core/stage.h).
  * Empty axes: sum 0, prod 1, mean/var/std NaN, logsumexp -inf; max, min,
  * argmax and argmin of an empty axis are a GM_EINVAL error naming the
  * function. */
@@ -21,6 +22,9 @@ const char *gm_reduce_axis_name(int op);
 int gm_reduce_axis_dims(const gm_mat *x, int axis, int op, bool keepdims, size_t *dims);
 /* ctype of the result: double for argmax/argmin, else x's. */
 gm_ctype gm_reduce_axis_ctype(const gm_mat *x, int op);
+/* Whether a and b are the same view (storage, displacement, dims,
+ * strides): softmax may write into its input only so. */
+bool gm_reduce_axis_same_view(const gm_mat *a, const gm_mat *b);
 /* y := op of x along 0-based axis.  y has the result's ctype and size
  * (the caller checks its dims); it must not share storage with x, except
  * that softmax may write into x itself.  ddof: 1 for the unbiased var/std. */

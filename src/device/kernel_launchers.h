@@ -8,12 +8,15 @@
 #include <stddef.h>
 
 #include "../core/nn_ops.h"
+#include "../../kernels/strided.h"
+#include "../../kernels/strided_ew.h"
 
 #ifndef GM_LAUNCHER
 #error "define GM_LAUNCHER(name) before including kernel_launchers.h"
 #endif
 
 int GM_LAUNCHER(fill)(int ctype, size_t n, double alpha, void *x, size_t incx, void *stream);
+int GM_LAUNCHER(strided_copy)(int ctype, const struct gm_strided_geom *g, const void *src, void *dst, void *stream);
 
 int GM_LAUNCHER(ew_unary)(int ctype, int op, size_t n, void *x, void *stream);
 /* kind: 0 expt, 1 add_scalar, 2 min, 3 max */
@@ -48,3 +51,10 @@ int GM_LAUNCHER(reduce)(int ctype, int op, size_t n, const void *x, double *resu
 /* x (outer, len, inner) reduced over len into y (kernels/reduce_axis.h ops) */
 int GM_LAUNCHER(reduce_axis)(int ctype, int op, int ddof, size_t outer, size_t len, size_t inner, const void *x,
                              void *y, void *stream);
+
+/* the strided elementwise engine (kernels/strided_ew.cu): op a gm_bcast_op; NULL inputs
+ * are the numbers of s->scalar */
+int GM_LAUNCHER(strided_binary)(int ctype, int op, const gm_strided *s, void *out, const void *a, const void *b,
+                                void *stream);
+int GM_LAUNCHER(strided_where)(int ctype, const gm_strided *s, void *out, const void *cond, const void *a,
+                               const void *b, void *stream);

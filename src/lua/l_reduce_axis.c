@@ -80,7 +80,7 @@ static gm_mat *result_mat(lua_State *L, gm_mat *x, const ax_args *a, int op, con
     if (!same) gml_argerror(L, 3, fn, "out has dims %s, the result has %s", got, want);
     if (out->ctype != t)
       gml_argerror(L, 3, fn, "out has ctype %s, the result is %s", gm_ctype_name(out->ctype), gm_ctype_name(t));
-    bool in_place = op == GM_AX_SOFTMAX && out->vec == x->vec && out->displacement == x->displacement;
+    bool in_place = op == GM_AX_SOFTMAX && gm_reduce_axis_same_view(x, out);
     if (!in_place && gm_mats_overlap(x, out)) gml_argerror(L, 3, fn, "out shares storage with the input");
     lua_pushvalue(L, a->out_idx);
     return out;

@@ -22,12 +22,14 @@ static gm_status launch_status(int err, const char *kernel) {
 static const gm_backend cuda_kernels = {
     .name = "cuda",
     .fill = gm_lt_fill,
+    .strided_copy = gm_lt_strided_copy,       /* kernels/strided.cu */
     .blas = &gm_cuda_blas_ops,                /* cuBLAS, blas.c */
     .random = &gm_lt_random_ops,              /* kernels/random.cu */
     .elementwise = &gm_lt_elementwise_ops,    /* kernels/elementwise.cu */
     .nn = &gm_lt_nn_ops,                      /* kernels/nn.cu */
     .reduce = &gm_lt_reduce_ops,              /* kernels/reduce.cu */
     .reduce_axis = &gm_lt_reduce_axis_ops,    /* kernels/reduce_axis.cu */
+    .strided_ew = &gm_lt_strided_ew_ops,        /* kernels/strided_ew.cu */
 };
 
 const gm_backend *gm_cuda_kernels(void) { return &cuda_kernels; }

@@ -38,11 +38,13 @@ const gm_backend *gm_emulated_kernels(void) {
   emulated_kernels = gm_host_backend;
   emulated_kernels.name = "emulated";
   emulated_kernels.fill = gm_lt_fill;
+  emulated_kernels.strided_copy = gm_lt_strided_copy;
   emulated_kernels.blas = gm_emulated_blas_ops(gm_host_backend.blas);
   emulated_kernels.elementwise = &gm_lt_elementwise_ops;
   emulated_kernels.nn = &gm_lt_nn_ops;
   emulated_kernels.random = &gm_lt_random_ops;
   emulated_kernels.reduce = &gm_lt_reduce_ops;
   emulated_kernels.reduce_axis = &gm_lt_reduce_axis_ops;
+  emulated_kernels.strided_ew = &gm_lt_strided_ew_ops;
   return &emulated_kernels;
 }
