@@ -13,7 +13,7 @@ local CTYPES = { "float", "double" }
 
 -- kernels whose blocks synchronize (gm_block_sum, block_fold): the launch
 -- sites say GM_LAUNCH_SYNC, so they run as fibers with a real barrier
-local SYNC = { conv_dw_kernel = true, reduce_final = true }
+local SYNC = { conv_dw_kernel = true, reduce_final = true, reduce_axis_kernel = true }
 
 local function launches()
   local t = {}
@@ -110,6 +110,8 @@ local FAMILIES = {
   { "NN (convolve_, derive_convolve_, max_pool_, derive_max_pool_)", {
     ["convolve_kernel<T>"] = "nn", ["conv_dx_kernel<T>"] = "nn", ["conv_dw_kernel<T>"] = "nn",
     ["max_pool_kernel<T>"] = "nn", ["pool_dx_kernel<T>"] = "nn" } },
+  { "reductions along an axis (rows, column tiles, middle axes, whole mats)", {
+    ["reduce_axis_kernel<T>"] = "reduce_axis" } },
 }
 
 describe("kernels/*.cu on the emulated device", function()

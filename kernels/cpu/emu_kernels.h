@@ -238,6 +238,7 @@ inline gm_emu_range_launcher<P...> gm_emu_launch_range(void (*kernel)(P...), siz
 #include "launch_cuda.cuh"
 #include "nn.h"
 #include "random.h"
+#include "reduce_axis.h"
 #include "strided.h"
 #include "strided_ew.h"
 
@@ -259,6 +260,7 @@ inline gm_emu_range_launcher<P...> gm_emu_launch_range(void (*kernel)(P...), siz
 #define gm_cuda_uniform gm_emu_uniform
 #define gm_cuda_gaussian gm_emu_gaussian
 #define gm_cuda_reduce gm_emu_reduce
+#define gm_cuda_reduce_axis gm_emu_reduce_axis
 #define gm_cuda_strided_binary gm_emu_strided_binary
 #define gm_cuda_strided_where gm_emu_strided_where
 #define gm_cuda_strided_copy gm_emu_strided_copy

@@ -53,6 +53,9 @@ int GM_LAUNCHER(gaussian)(int ctype, unsigned long long key, unsigned long long 
 
 /* synchronous: the result is a host number */
 int GM_LAUNCHER(reduce)(int ctype, int op, size_t n, const void *x, double *result, void *stream);
+/* x (outer, len, inner) reduced over len into y (kernels/reduce_axis.h ops) */
+int GM_LAUNCHER(reduce_axis)(int ctype, int op, int ddof, size_t outer, size_t len, size_t inner, const void *x,
+                             void *y, void *stream);
 
 /* the strided elementwise engine (kernels/strided_ew.cu): op a gm_bcast_op; NULL inputs
  * are the numbers of s->scalar */

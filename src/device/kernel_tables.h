@@ -9,7 +9,7 @@
  *   GM_LT_STATUS(ctx, err, k) the gm_status of launcher code err for the
  *                             kernel named k (clearing cudart's slot),
  * and gets static gm_lt_fill, gm_lt_strided_copy,
- * gm_lt_{elementwise,nn,random,reduce,strided_ew}_ops and
+ * gm_lt_{elementwise,nn,random,reduce,reduce_axis,strided_ew}_ops and
  * gm_lt_blas_ops(library), the device's BLAS library table with the two
  * cases that do not depend on the library's conventions. */
 #include "../core/blas_ops.h"
@@ -17,6 +17,7 @@
 #include "../core/nn_ops.h"
 #include "../core/random_ops.h"
 #include "../core/reduce_ops.h"
+#include "../core/reduce_axis_ops.h"
 #include "../core/strided_ew_ops.h"
 #include "kernel_launchers.h"
 
@@ -176,6 +177,15 @@ static gm_status gm_lt_reduce(void *ctx, gm_ctype t, gm_reduce_op op, size_t n, 
 }
 
 static const gm_reduce_ops gm_lt_reduce_ops = {.reduce = gm_lt_reduce};
+
+/* ---- reductions along an axis (kernels/reduce_axis.cu) ---- */
+
+static gm_status gm_lt_reduce_axis(void *ctx, gm_ctype t, int op, int ddof, size_t outer, size_t len, size_t inner,
+                                   const void *x, void *y) {
+  return GM_LT_RUN(reduce_axis, ((int)t, op, ddof, outer, len, inner, x, y, GM_LT_STREAM(ctx)), "reduce_axis kernel");
+}
+
+static const gm_reduce_axis_ops gm_lt_reduce_axis_ops = {.axis = gm_lt_reduce_axis};
 
 /* ---- the strided elementwise engine (kernels/strided_ew.cu) ---- */
 

@@ -30,6 +30,7 @@ static gm_backend cuda_kernels = {
     .elementwise = &gm_lt_elementwise_ops,    /* kernels/elementwise.cu */
     .nn = &gm_lt_nn_ops,                      /* kernels/nn.cu */
     .reduce = &gm_lt_reduce_ops,              /* kernels/reduce.cu */
+    .reduce_axis = &gm_lt_reduce_axis_ops,    /* kernels/reduce_axis.cu */
     .strided_ew = &gm_lt_strided_ew_ops,        /* kernels/strided_ew.cu */
 };
 

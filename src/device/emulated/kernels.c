@@ -1,7 +1,7 @@
 /* The emulated device's op table: the library's own CUDA kernels
  * (kernels/NAME.cu, compiled at build time for the CPU model of CUDA by
  * cmake/EmulatedKernels.cmake) for fill, elementwise, NN, random and
- * reduce, with the CUDA backend's launch geometry and the same adapters
+ * reductions (whole and along an axis), with the CUDA backend's launch geometry and the same adapters
  * (../kernel_tables.h), run on the emulated device's memory inside the
  * core's device call (enter..leave).  BLAS is the host's (cuBLAS is a
  * library, not our kernels) with invert/logdet through cuSOLVER's
@@ -47,6 +47,7 @@ const gm_backend *gm_emulated_kernels(void) {
   emulated_kernels.nn = &gm_lt_nn_ops;
   emulated_kernels.random = &gm_lt_random_ops;
   emulated_kernels.reduce = &gm_lt_reduce_ops;
+  emulated_kernels.reduce_axis = &gm_lt_reduce_axis_ops;
   emulated_kernels.strided_ew = &gm_lt_strided_ew_ops;
   return &emulated_kernels;
 }
