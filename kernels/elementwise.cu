@@ -112,36 +112,38 @@ __global__ void scale_kernel(int kind, size_t rows, size_t cols, const T *s, con
 //          writes y directly, with no second pass.
 #define GM_ROW_CHUNK 32
 
-// A thread's columns in colsum: GM_COL_GROUP adjacent ones (wide loads
-// on the GPU, independent accumulators, vector code on the CPU).
-#define GM_COL_GROUP 4
+// A thread's columns in colsum: GM_COL_GROUP bytes of adjacent ones, a
+// cache line (wide loads on the GPU, independent accumulators, vector
+// code on the CPU, and every line a thread reads it reads whole).
+#define GM_COL_GROUP 64
 
 template <typename T>
 __global__ void colsum_part_kernel(size_t rows, size_t cols, size_t chunk, size_t n_chunks, const T *x,
-                                   double *part) {
-  const size_t n_groups = (cols + GM_COL_GROUP - 1) / GM_COL_GROUP;
-  ROWS_2D(ch, g, n_chunks, n_groups) {
-    const size_t r0 = ch * chunk, r1 = rows - r0 < chunk ? rows : r0 + chunk, c0 = g * GM_COL_GROUP;
-    double *out = part + ch * cols + c0;
-    if (cols - c0 >= GM_COL_GROUP) {
-      double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+                                   double *part, double alpha, double beta, T *y) {
+  constexpr size_t G = GM_COL_GROUP / sizeof(T);
+  const size_t n_groups = (cols + G - 1) / G;
+  GRID_STRIDE(i, n_chunks * n_groups) {
+    const size_t ch = i / n_groups, c0 = i % n_groups * G;
+    const size_t r0 = ch * chunk, r1 = rows - r0 < chunk ? rows : r0 + chunk;
+    double a[G];
+#pragma unroll
+    for (size_t j = 0; j < G; j++) a[j] = 0.0;
+    if (cols - c0 >= G) {
       for (size_t r = r0; r < r1; r++) {
         const T *xr = x + r * cols + c0;
-        s0 += (double)xr[0];
-        s1 += (double)xr[1];
-        s2 += (double)xr[2];
-        s3 += (double)xr[3];
+#pragma unroll
+        for (size_t j = 0; j < G; j++) a[j] += (double)xr[j];
       }
-      out[0] = s0;
-      out[1] = s1;
-      out[2] = s2;
-      out[3] = s3;
+    } else { // the last, narrower group
+      const size_t w = cols - c0;
+      for (size_t r = r0; r < r1; r++)
+        for (size_t j = 0; j < w; j++) a[j] += (double)x[r * cols + c0 + j];
+    }
+    if (y) { // one chunk: the sums themselves
+      for (size_t j = 0; j < G && c0 + j < cols; j++)
+        y[c0 + j] = (T)gm_axpby_double(alpha, a[j], beta, (double)y[c0 + j]);
     } else {
-      for (size_t c = c0; c < cols; c++) {
-        double s = 0;
-        for (size_t r = r0; r < r1; r++) s += (double)x[r * cols + c];
-        out[c - c0] = s;
-      }
+      for (size_t j = 0; j < G && c0 + j < cols; j++) part[ch * cols + c0 + j] = a[j];
     }
   }
 }
@@ -162,12 +164,35 @@ __device__ __forceinline__ double row_sum(const T *xr, size_t n) {
   return (s0 + s1) + (s2 + s3);
 }
 
+// Long rows: items (row r, slot t), `slots` per row; slot t sums pieces
+// t, t + slots, ... of GM_ROW_PIECE adjacent elements of its row with an
+// accumulator per position in the piece (a warp reads adjacent pieces;
+// vector adds on the CPU, where a chunk of items streams along rows).
+// One slot per row writes y itself.
+#define GM_ROW_PIECE 16
 template <typename T>
-__global__ void rowsum_part_kernel(size_t rows, size_t cols, size_t chunk, size_t n_chunks, const T *x,
-                                   double *part) {
-  ROWS_2D(r, ch, rows, n_chunks) {
-    const size_t c0 = ch * chunk, len = cols - c0 < chunk ? cols - c0 : chunk;
-    part[ch * rows + r] = row_sum(x + r * cols + c0, len);
+__global__ void rowsum_slots_kernel(size_t rows, size_t cols, size_t slots, const T *x, double *part,
+                                    double alpha, double beta, T *y) {
+  const size_t whole = cols / GM_ROW_PIECE * GM_ROW_PIECE; // the elements of whole pieces
+  GRID_STRIDE(i, rows * slots) {
+    const size_t r = i / slots, t = i % slots;
+    const T *xr = x + r * cols;
+    double a[GM_ROW_PIECE], tail = 0.0;
+#pragma unroll
+    for (int j = 0; j < GM_ROW_PIECE; j++) a[j] = 0.0;
+    size_t c = t * GM_ROW_PIECE;
+    for (; c < whole; c += slots * GM_ROW_PIECE)
+#pragma unroll
+      for (int j = 0; j < GM_ROW_PIECE; j++) a[j] += (double)xr[c + j];
+    for (; c < cols; c++) tail += (double)xr[c]; // the last, partial piece
+#pragma unroll
+    for (int w = GM_ROW_PIECE / 2; w > 0; w /= 2)
+#pragma unroll
+      for (int j = 0; j < w; j++) a[j] += a[j + w];
+    if (y)
+      y[r] = (T)gm_axpby_double(alpha, a[0] + tail, beta, (double)y[r]);
+    else
+      part[t * rows + r] = a[0] + tail;
   }
 }
 
@@ -278,46 +303,75 @@ static int rowsum_direct(int ctype, size_t rows, size_t cols, double alpha, cons
   return (int)cudaGetLastError();
 }
 
-// Chunk length along the summed dimension: column chunks of at least
-// GM_ROW_CHUNK elements; row chunks so that about 1024 x 256 threads work
-// (at least 64 rows each); at most 4096 chunks either way.
-static size_t sum_chunk(int axis, size_t len, size_t n_out) {
-  size_t chunk = axis == 0 ? 64 : GM_ROW_CHUNK;
-  if (axis == 0 && n_out < 262144) {
+// Pass 1 of the column sums: chunks of `chunk` rows, into part, or with
+// one chunk (part null) into y.
+static void colsum_launch(int ctype, size_t rows, size_t cols, size_t chunk, const void *x, double *part,
+                          double alpha, double beta, void *y, void *stream) {
+  const size_t g = GM_COL_GROUP / (ctype == 0 ? sizeof(float) : sizeof(double));
+  const size_t n_chunks = (rows + chunk - 1) / chunk, items = n_chunks * ((cols + g - 1) / g);
+  gm_launch l(items, stream);
+  if (ctype == 0)
+    GM_LAUNCH_RANGE(colsum_part_kernel<float>, l.grid, l.block, l.s, items, g * chunk)(
+        rows, cols, chunk, n_chunks, CF(x), part, alpha, beta, part ? (float *)nullptr : F(y));
+  else
+    GM_LAUNCH_RANGE(colsum_part_kernel<double>, l.grid, l.block, l.s, items, g * chunk)(
+        rows, cols, chunk, n_chunks, CD(x), part, alpha, beta, part ? (double *)nullptr : D(y));
+}
+
+// Pass 1 of the row sums: `slots` per row, into part, or with one slot
+// (part null) into y.
+static void rowsum_launch(int ctype, size_t rows, size_t cols, size_t slots, const void *x, double *part,
+                          double alpha, double beta, void *y, void *stream) {
+  gm_launch l(rows * slots, stream);
+  const double work = (double)cols / (double)slots;
+  if (ctype == 0)
+    GM_LAUNCH_RANGE(rowsum_slots_kernel<float>, l.grid, l.block, l.s, rows * slots, work)(
+        rows, cols, slots, CF(x), part, alpha, beta, part ? (float *)nullptr : F(y));
+  else
+    GM_LAUNCH_RANGE(rowsum_slots_kernel<double>, l.grid, l.block, l.s, rows * slots, work)(
+        rows, cols, slots, CD(x), part, alpha, beta, part ? (double *)nullptr : D(y));
+}
+
+// Chunks along the summed dimension.  Columns: chunks of at least 128
+// rows (a CPU thread's walk down a column group stays long enough for its
+// prefetcher), fewer rows when there are few columns, so that about 1024
+// x 256 threads work; at most 4096 chunks.  Rows: slots of about 8
+// pieces each, at most 4096 per row (the finish pass adds them serially).
+static size_t sum_chunks(int axis, size_t len, size_t n_out) {
+  if (axis != 0) {
+    const size_t slots = (len + 8 * GM_ROW_PIECE - 1) / (8 * GM_ROW_PIECE);
+    return slots > 4096 ? 4096 : slots;
+  }
+  size_t chunk = 128;
+  if (n_out < 262144) {
     const size_t want = 262144 / (n_out ? n_out : 1); // chunks for enough threads
     const size_t c = (len + want - 1) / want;
     if (c > chunk) chunk = c;
   }
   if ((len + chunk - 1) / chunk > 4096) chunk = (len + 4095) / 4096;
-  return chunk;
+  return (len + chunk - 1) / chunk;
 }
 
 extern "C" int gm_cuda_ew_sum(int ctype, int axis, size_t rows, size_t cols, double alpha, const void *x,
                               double beta, void *y, void *stream) {
-  cudaStream_t st = (cudaStream_t)stream;
   const size_t n_out = axis == 0 ? cols : rows, len = axis == 0 ? rows : cols;
   if (n_out == 0) return 0;
   if (len == 0) return sum_finish(ctype, n_out, 0, nullptr, alpha, beta, y, stream); // no chunk of 0 to divide by
   if (axis != 0 && len <= GM_ROW_CHUNK) return rowsum_direct(ctype, rows, cols, alpha, x, beta, y, stream);
-  const size_t chunk = sum_chunk(axis, len, n_out), n_chunks = (len + chunk - 1) / chunk;
+  const size_t n_chunks = sum_chunks(axis, len, n_out), chunk = (len + n_chunks - 1) / n_chunks;
   double *part = NULL;
-  int err = gm_cuda_scratch_alloc(stream, n_chunks * n_out * sizeof(double), (void **)&part);
-  if (err != 0) return err;
-  if (axis == 0) {
-    gm_launch_rows l(n_chunks, (cols + GM_COL_GROUP - 1) / GM_COL_GROUP, stream);
-    if (ctype == 0)
-      GM_LAUNCH_RANGE(colsum_part_kernel<float>, l.grid, l.block, st, n_chunks, cols * chunk)(rows, cols, chunk, n_chunks, CF(x), part);
-    else
-      GM_LAUNCH_RANGE(colsum_part_kernel<double>, l.grid, l.block, st, n_chunks, cols * chunk)(rows, cols, chunk, n_chunks, CD(x), part);
-  } else {
-    gm_launch_rows l(rows, n_chunks, stream);
-    if (ctype == 0)
-      GM_LAUNCH_RANGE(rowsum_part_kernel<float>, l.grid, l.block, st, rows, cols)(rows, cols, chunk, n_chunks, CF(x), part);
-    else
-      GM_LAUNCH_RANGE(rowsum_part_kernel<double>, l.grid, l.block, st, rows, cols)(rows, cols, chunk, n_chunks, CD(x), part);
+  if (n_chunks > 1) {
+    int err = gm_cuda_scratch_alloc(stream, n_chunks * n_out * sizeof(double), (void **)&part);
+    if (err != 0) return err;
   }
-  err = (int)cudaGetLastError();
-  if (err == 0) err = sum_finish(ctype, n_out, n_chunks, part, alpha, beta, y, stream);
-  gm_cuda_scratch_free(stream, part);
+  if (axis == 0)
+    colsum_launch(ctype, rows, cols, chunk, x, part, alpha, beta, y, stream);
+  else
+    rowsum_launch(ctype, rows, cols, n_chunks, x, part, alpha, beta, y, stream);
+  int err = (int)cudaGetLastError();
+  if (part) {
+    if (err == 0) err = sum_finish(ctype, n_out, n_chunks, part, alpha, beta, y, stream);
+    gm_cuda_scratch_free(stream, part);
+  }
   return err;
 }

@@ -1,23 +1,23 @@
 // Whole-array reductions (core/reduce_ops.h) on the device: sum in double,
 // min and max with NaN propagation (any NaN element gives NaN, as on the
-// host).  Two launches and a scratch array (gm_cuda_scratch_alloc,
-// launch_cuda.cuh) of one partial per slot:
-//  - reduce_pass: slot t (a thread: up to 1024 blocks of 256) folds
-//    x[t], x[t + slots], ... (coalesced across the threads) with four
-//    independent accumulators, and stores its partial.  No barriers: a
-//    range launch, so on the emulated device a chunk of slots is a plain
-//    loop whose few lines stay in cache;
-//  - more than a block's worth of partials: reduce_pass again on them,
-//    down to 248 (one block);
-//  - reduce_final: one block folds the partials in shared memory,
-//    and the result is copied to the host.
+// host).  Range launches only (no barriers, no shared memory) and one
+// scratch array (gm_cuda_scratch_alloc, launch_cuda.cuh) of partials:
+//  - reduce_pass: slot t folds pieces t, t + slots, ... of REDUCE_PIECE
+//    adjacent elements (a warp reads adjacent pieces: whole sectors; a
+//    chunk of slots on the emulated device streams through a few
+//    contiguous runs) and stores its partial.  The sum keeps an
+//    accumulator per position in the piece (independent adds, vector adds
+//    on a CPU), min and max four;
+//  - reduce_pass again on the partials (double), each pass dividing
+//    their count by about REDUCE_PIECE * REDUCE_SLOT_PIECES, down to one
+//    value, which is copied to the host.
 #include <math.h>
 
 #include "launch_cuda.cuh"
 
-#define REDUCE_THREADS 256
-#define REDUCE_MAX_BLOCKS 1024
-#define REDUCE_MIN_PER_SLOT 16 // elements per slot before more slots are used
+#define REDUCE_PIECE 16      // adjacent elements a slot folds at a time
+#define REDUCE_SLOT_PIECES 8 // pieces per slot before more slots are used
+#define REDUCE_MAX_SLOTS ((size_t)1024 * 256)
 
 // op: 0 sum, 1 min, 2 max.  NaN is carried explicitly: a < b is false for NaN.
 __device__ static inline double combine(int op, double a, double b) {
@@ -28,48 +28,69 @@ __device__ static inline double combine(int op, double a, double b) {
 
 __device__ static inline double identity(int op) { return op == 0 ? 0.0 : (op == 1 ? INFINITY : -INFINITY); }
 
-__device__ static double block_fold(int op, double v) {
-  __shared__ double tile[REDUCE_THREADS];
-  tile[threadIdx.x] = v;
-  __syncthreads();
-  for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
-    if (threadIdx.x < s) tile[threadIdx.x] = combine(op, tile[threadIdx.x], tile[threadIdx.x + s]);
-    __syncthreads();
-  }
-  return tile[0];
+// Slot t's fold for op OP (a template argument: no branch on the op per
+// element) of pieces t, t + slots, ... of REDUCE_PIECE elements, with
+// four independent accumulators (no chain of dependent adds).  A slot
+// with no element gives the identity of the op.
+// The sum's fold: an accumulator per position of a piece (whole pieces
+// become a few vector adds on a CPU, registers on a GPU).
+template <typename T>
+__device__ __forceinline__ double slot_sum(size_t t, size_t n, size_t slots, const T *x) {
+  double a[REDUCE_PIECE], tail = 0.0;
+#pragma unroll
+  for (int j = 0; j < REDUCE_PIECE; j++) a[j] = 0.0;
+  const size_t whole = n / REDUCE_PIECE * REDUCE_PIECE; // the elements of whole pieces
+  size_t i = t * REDUCE_PIECE;
+  for (; i < whole; i += slots * REDUCE_PIECE)
+#pragma unroll
+    for (int j = 0; j < REDUCE_PIECE; j++) a[j] += (double)x[i + j];
+  for (; i < n; i++) tail += (double)x[i]; // the last, partial piece
+#pragma unroll
+  for (int w = REDUCE_PIECE / 2; w > 0; w /= 2)
+#pragma unroll
+    for (int j = 0; j < w; j++) a[j] += a[j + w];
+  return a[0] + tail;
 }
 
-// One slot's fold for op OP (a template argument: no branch on the op per
-// element).  A slot with no element contributes the identity of the op.
 template <int OP, typename T>
 __device__ __forceinline__ double slot_fold(size_t t, size_t n, size_t slots, const T *x) {
   double a0 = identity(OP), a1 = a0, a2 = a0, a3 = a0;
-  size_t i = t;
-  for (; i < n && n - i > 3 * slots; i += 4 * slots) {
-    a0 = combine(OP, a0, (double)x[i]);
-    a1 = combine(OP, a1, (double)x[i + slots]);
-    a2 = combine(OP, a2, (double)x[i + 2 * slots]);
-    a3 = combine(OP, a3, (double)x[i + 3 * slots]);
+  for (size_t i = t * REDUCE_PIECE; i < n; i += slots * REDUCE_PIECE) {
+    const size_t end = n - i < REDUCE_PIECE ? n : i + REDUCE_PIECE;
+    size_t k = i;
+    for (; end - k >= 4; k += 4) {
+      a0 = combine(OP, a0, (double)x[k]);
+      a1 = combine(OP, a1, (double)x[k + 1]);
+      a2 = combine(OP, a2, (double)x[k + 2]);
+      a3 = combine(OP, a3, (double)x[k + 3]);
+    }
+    for (; k < end; k++) a0 = combine(OP, a0, (double)x[k]);
   }
-  for (; i < n; i += slots) a0 = combine(OP, a0, (double)x[i]);
   return combine(OP, combine(OP, a0, a1), combine(OP, a2, a3));
 }
 
 template <typename T>
 __global__ void reduce_pass(int op, size_t n, size_t slots, const T *x, double *part) {
   if (op == 0)
-    GRID_STRIDE(t, slots) part[t] = slot_fold<0>(t, n, slots, x);
+    GRID_STRIDE(t, slots) part[t] = slot_sum(t, n, slots, x);
   else if (op == 1)
     GRID_STRIDE(t, slots) part[t] = slot_fold<1>(t, n, slots, x);
   else
     GRID_STRIDE(t, slots) part[t] = slot_fold<2>(t, n, slots, x);
 }
 
-__global__ void reduce_final(int op, int n, double *part) {
-  double acc = identity(op);
-  for (int i = threadIdx.x; i < n; i += blockDim.x) acc = combine(op, acc, part[i]);
-  double r = block_fold(op, acc);
-  if (threadIdx.x == 0) part[n] = r;
+// Slots for n elements: about REDUCE_SLOT_PIECES pieces each, at most
+// REDUCE_MAX_SLOTS (then a slot folds more pieces).
+static size_t slots_for(size_t n) {
+  size_t slots = (n + REDUCE_PIECE * REDUCE_SLOT_PIECES - 1) / (REDUCE_PIECE * REDUCE_SLOT_PIECES);
+  return slots > REDUCE_MAX_SLOTS ? REDUCE_MAX_SLOTS : slots;
+}
+
+// Partials of every pass after the first, summed: the scratch size.
+static size_t scratch_for(size_t slots) {
+  size_t total = slots + 1;
+  for (size_t n = slots; n > 1; n = slots_for(n)) total += slots_for(n);
+  return total;
 }
 
 extern "C" int gm_cuda_reduce(int ctype, int op, size_t n, const void *x, double *result, void *stream) {
@@ -78,33 +99,27 @@ extern "C" int gm_cuda_reduce(int ctype, int op, size_t n, const void *x, double
     *result = op == 0 ? 0.0 : (op == 1 ? INFINITY : -INFINITY);
     return 0;
   }
-  // whole blocks of slots, each slot REDUCE_MIN_PER_SLOT elements or more
-  size_t blocks = n / ((size_t)REDUCE_THREADS * REDUCE_MIN_PER_SLOT);
-  if (blocks < 1) blocks = 1;
-  if (blocks > REDUCE_MAX_BLOCKS) blocks = REDUCE_MAX_BLOCKS;
-  // 8 slots fewer than threads: the distance between a slot's elements is
-  // then no power of two (on a CPU, a slot's 4 accumulators' elements
-  // fell into one cache set and evicted each other), while it stays a
-  // multiple of 32 bytes, so a warp's loads keep to whole sectors.
-  const size_t slots = blocks * REDUCE_THREADS - 8;
-  // Partials beyond one block's worth are first folded to REDUCE_THREADS - 8
-  // by a second pass (one block), so the block fold reads few values.
-  const size_t slots2 = slots > REDUCE_THREADS ? REDUCE_THREADS - 8 : 0, folded = slots2 ? slots2 : slots;
+  size_t slots = slots_for(n);
   double *part = NULL;
-  int serr = gm_cuda_scratch_alloc(stream, (slots + slots2 + 1) * sizeof(double), (void **)&part);
+  int serr = gm_cuda_scratch_alloc(stream, scratch_for(slots) * sizeof(double), (void **)&part);
   if (serr != 0) return serr;
-  double *last = part + (slots2 ? slots : 0); // the partials the block folds
+  gm_launch l(slots, stream);
   const double work = (double)n / (double)slots;
   if (ctype == 0)
-    GM_LAUNCH_RANGE(reduce_pass<float>, (unsigned)blocks, REDUCE_THREADS, s, slots, work)(op, n, slots, CF(x), part);
+    GM_LAUNCH_RANGE(reduce_pass<float>, l.grid, l.block, s, slots, work)(op, n, slots, CF(x), part);
   else
-    GM_LAUNCH_RANGE(reduce_pass<double>, (unsigned)blocks, REDUCE_THREADS, s, slots, work)(op, n, slots, CD(x), part);
-  if (slots2)
-    GM_LAUNCH_RANGE(reduce_pass<double>, 1, REDUCE_THREADS, s, slots2, (double)slots / (double)slots2)(
-        op, slots, slots2, (const double *)part, last);
-  GM_LAUNCH_SYNC(reduce_final, 1, REDUCE_THREADS, 0, s)(op, (int)folded, last);
+    GM_LAUNCH_RANGE(reduce_pass<double>, l.grid, l.block, s, slots, work)(op, n, slots, CD(x), part);
+  double *in = part; // the partials of the last pass
+  while (slots > 1) { // passes over the partials down to one value
+    const size_t next = slots_for(slots);
+    gm_launch m(next, stream);
+    GM_LAUNCH_RANGE(reduce_pass<double>, m.grid, m.block, s, next, (double)slots / (double)next)(
+        op, slots, next, (const double *)in, in + slots);
+    in += slots;
+    slots = next;
+  }
   cudaError_t err = cudaGetLastError();
-  if (err == cudaSuccess) err = cudaMemcpyAsync(result, last + folded, sizeof(double), cudaMemcpyDeviceToHost, s);
+  if (err == cudaSuccess) err = cudaMemcpyAsync(result, in, sizeof(double), cudaMemcpyDeviceToHost, s);
   gm_cuda_scratch_free(stream, part);
   cudaError_t sync = cudaStreamSynchronize(s);
   if (err == cudaSuccess) err = sync;

@@ -102,6 +102,56 @@ __global__ void reduce_axis_softmax(size_t n, size_t len, size_t inner, const gm
   }
 }
 
+// Rows (inner == 1) with few outputs and a long axis, barrier-free (a
+// range launch): items (row o, slot t), `slots` slots per row; slot t
+// folds pieces t, t + slots, ... of AX_PIECE adjacent elements, so a
+// warp's threads read adjacent pieces (a few wide loads each) and, on the
+// CPU model, a chunk of slots streams through a few contiguous runs.
+// Sums fold a piece with four accumulators (no chain of dependent adds).
+#define AX_PIECE 16
+template <typename T>
+__device__ inline void fold_piece(int op, gm_axacc *c, const T *xr, size_t k0, size_t k1) {
+  if (op == GM_AX_SUM || op == GM_AX_MEAN) {
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    size_t k = k0;
+    for (; k1 - k >= 4; k += 4) {
+      s0 += (double)xr[k];
+      s1 += (double)xr[k + 1];
+      s2 += (double)xr[k + 2];
+      s3 += (double)xr[k + 3];
+    }
+    for (; k < k1; k++) s0 += (double)xr[k];
+    c->a += (s0 + s1) + (s2 + s3);
+  } else {
+    for (size_t k = k0; k < k1; k++) gm_ax_step(op, c, (double)xr[k], (long long)k);
+  }
+}
+
+template <typename T>
+__global__ void reduce_axis_slots(int op, size_t outer, size_t len, size_t slots, const T *x, gm_axacc *part) {
+  GRID_STRIDE(i, outer * slots) {
+    const size_t o = i / slots, t = i % slots;
+    const T *xr = x + o * len;
+    gm_axacc c = gm_ax_init(op);
+    for (size_t k = t * AX_PIECE; k < len; k += slots * AX_PIECE)
+      fold_piece(op, &c, xr, k, len - k < AX_PIECE ? len : k + AX_PIECE);
+    part[t * outer + o] = c;
+  }
+}
+
+// One merge level of the slot partials: group g of output q merges
+// partials g * AX_GROUP .. of q in order (n_in of them per output).
+#define AX_GROUP 32
+__global__ void reduce_axis_regroup(int op, size_t n_out, size_t n_in, const gm_axacc *in, gm_axacc *out) {
+  const size_t n_groups = (n_in + AX_GROUP - 1) / AX_GROUP;
+  GRID_STRIDE(i, n_out * n_groups) {
+    const size_t g = i / n_out, q = i % n_out, end = n_in - g * AX_GROUP < AX_GROUP ? n_in : (g + 1) * AX_GROUP;
+    gm_axacc c = in[g * AX_GROUP * n_out + q];
+    for (size_t p = g * AX_GROUP + 1; p < end; p++) gm_ax_merge(op, &c, in[p * n_out + q]);
+    out[g * n_out + q] = c;
+  }
+}
+
 // Lanes per column: up to a warp along a row (inner == 1; the whole block
 // for fewer than 8 rows), else 8 (the 32 adjacent columns of a block take
 // the rest of its threads).
@@ -173,6 +223,53 @@ int launch_split(int ctype, int op, int ddof, size_t outer, size_t len, size_t i
   return (int)(err != cudaSuccess ? err : ferr);
 }
 
+// Slots per row: about AX_SLOT_PIECES pieces each, at most AX_MAX_SLOTS
+// items in all (beyond that a slot folds more pieces).
+#define AX_SLOT_PIECES 8
+#define AX_MAX_SLOTS (1024 * 256)
+size_t slots_for(size_t outer, size_t len) {
+  size_t slots = (len + AX_PIECE * AX_SLOT_PIECES - 1) / (AX_PIECE * AX_SLOT_PIECES), most = AX_MAX_SLOTS / outer;
+  if (slots > most) slots = most;
+  return slots ? slots : 1;
+}
+
+// Slot partials per output at each merge level, summed: the scratch size.
+size_t slot_scratch(size_t slots) {
+  size_t total = slots;
+  for (size_t n = slots; n > AX_GROUP; n = (n + AX_GROUP - 1) / AX_GROUP) total += (n + AX_GROUP - 1) / AX_GROUP;
+  return total;
+}
+
+// The barrier-free form for rows: slot partials, merge levels down to at
+// most AX_GROUP per output, the last merge in order (and for softmax the
+// elements written from the merged accumulators).
+template <typename T>
+int launch_slots(int op, int ddof, size_t outer, size_t len, const T *x, void *y, cudaStream_t s) {
+  size_t slots = slots_for(outer, len);
+  gm_axacc *part = NULL;
+  bool async;
+  cudaError_t err = scratch_alloc((void **)&part, slot_scratch(slots) * outer * sizeof *part, s, &async);
+  if (err != cudaSuccess) return (int)err;
+  gm_launch l(outer * slots, s);
+  GM_LAUNCH_RANGE(reduce_axis_slots<T>, l.grid, l.block, s, outer * slots, (double)len / (double)slots)
+  (op, outer, len, slots, x, part);
+  gm_axacc *in = part;
+  for (; slots > AX_GROUP; slots = (slots + AX_GROUP - 1) / AX_GROUP) {
+    gm_axacc *out = in + slots * outer;
+    const size_t items = outer * ((slots + AX_GROUP - 1) / AX_GROUP);
+    gm_launch g(items, s);
+    GM_LAUNCH_RANGE(reduce_axis_regroup, g.grid, g.block, s, items, AX_GROUP)(op, outer, slots, in, out);
+    in = out;
+  }
+  gm_launch m(outer, s), w(outer * len, s);
+  GM_LAUNCH(reduce_axis_merge<T>, m.grid, m.block, 0, s)(op, ddof, outer, len, slots, in, y);
+  if (op == GM_AX_SOFTMAX)
+    GM_LAUNCH(reduce_axis_softmax<T>, w.grid, w.block, 0, s)(outer * len, len, (size_t)1, in, x, (T *)y);
+  err = cudaGetLastError();
+  cudaError_t ferr = async ? cudaFreeAsync(part, s) : cudaFree(part);
+  return (int)(err != cudaSuccess ? err : ferr);
+}
+
 }  // namespace
 
 // y := the reduction op of x (outer, len, inner) over len: outer * inner
@@ -183,6 +280,17 @@ extern "C" int gm_cuda_reduce_axis(int ctype, int op, int ddof, size_t outer, si
   cudaStream_t s = (cudaStream_t)stream;
   const unsigned lanes = lanes_for(outer, len, inner);
   const dim3 grid = grid_for(outer, len, inner, lanes);
+  if (grid.y > 1 && inner == 1) { // rows: the barrier-free slot form
+    switch (ctype) { // one case per ctype (GM_CTYPES)
+#define X(T, E, ...) \
+  case GM_##E:       \
+    return launch_slots<T>(op, ddof, outer, len, (const T *)x, y, s);
+      GM_CTYPES(X)
+#undef X
+      default:
+        return (int)cudaErrorInvalidValue;
+    }
+  }
   if (grid.y > 1) return launch_split(ctype, op, ddof, outer, len, inner, lanes, grid, x, y, s);
   switch (ctype) { // one case per ctype (GM_CTYPES)
 #define X(T, E, ...)                                                \

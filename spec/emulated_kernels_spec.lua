@@ -11,9 +11,9 @@ local ops = require "device_ops"
 local EMU = { backend = "emulated" }
 local CTYPES = { "float", "double" }
 
--- kernels whose blocks synchronize (gm_block_sum, block_fold): the launch
+-- kernels whose blocks synchronize (gm_block_sum, shared-memory merges): the launch
 -- sites say GM_LAUNCH_SYNC, so they run as fibers with a real barrier
-local SYNC = { conv_dw_kernel = true, reduce_final = true, reduce_axis_kernel = true }
+local SYNC = { conv_dw_kernel = true, reduce_axis_kernel = true }
 
 local function launches()
   local t = {}
@@ -106,7 +106,7 @@ local FAMILIES = {
     ["add_sign_kernel<T>"] = "elementwise", ["geerv_kernel<T>"] = "elementwise" } },
   { "sum_, scale_rows_, scale_columns_", {
     ["colsum_part_kernel<T>"] = "elementwise", ["rowsum_kernel<T>"] = "elementwise",
-    ["sum_finish_kernel<T>"] = "elementwise", ["scale_kernel<T>"] = "elementwise" } },
+    ["scale_kernel<T>"] = "elementwise" } },
   { "NN (convolve_, derive_convolve_, max_pool_, derive_max_pool_)", {
     ["convolve_kernel<T>"] = "nn", ["conv_dx_kernel<T>"] = "nn", ["conv_dw_kernel<T>"] = "nn",
     ["max_pool_kernel<T>"] = "nn", ["pool_dx_kernel<T>"] = "nn" } },
@@ -156,9 +156,21 @@ describe("kernels/*.cu on the emulated device", function()
     end
   end)
 
-  it("sum, min and max launch reduce.cu (both passes) and agree with the host", function()
+  -- Passes of reduce.cu over n values: slots of 8 pieces of 16 values,
+  -- at most 1024 x 256 of them, down to one value.
+  local function reduce_passes(n)
+    local passes = 1
+    while n > 1 do
+      n = math.min(math.ceil(n / 128), 1024 * 256)
+      if n > 1 then passes = passes + 1 end
+    end
+    return passes
+  end
+  assert(reduce_passes(1) == 1 and reduce_passes(128) == 1 and reduce_passes(129) == 2)
+
+  it("sum, min and max launch reduce.cu (every pass) and agree with the host", function()
     for _, ctype in ipairs(CTYPES) do
-      for _, n in ipairs { 1, 255, 70001, 4194307 } do -- 17 blocks of slots; the cap (1024) and a ragged tail
+      for _, n in ipairs { 1, 255, 70001, 4194307 } do -- one to four passes, ragged pieces and slots
         local function reduce()
           local m = gm.mat(n, { ctype = ctype })
           gm.seed(n)
@@ -169,15 +181,20 @@ describe("kernels/*.cu on the emulated device", function()
         local h = table.pack(gm.with_cuda({ enabled = false }, reduce))
         local dv
         local d = count(function() dv = table.pack(gm.with_cuda(EMU, reduce)) end)
-        -- a second pass (on double partials) when there are more than 256
-        assert.is_true(d["reduce_pass<" .. ctype .. ">"] >= 3, ctype)
-        assert.are.equal(3, d["reduce_final"], ctype)
+        -- one pass over the mat, then passes over the (double) partials
+        local later = 3 * (reduce_passes(n) - 1)
+        if ctype == "float" then
+          assert.are.equal(3, d["reduce_pass<float>"], ctype)
+          assert.are.equal(later, d["reduce_pass<double>"] or 0, ctype)
+        else
+          assert.are.equal(3 + later, d["reduce_pass<double>"], ctype)
+        end
         for i = 1, 3 do
           assert.is_true(math.abs(h[i] - dv[i]) <= 1e-9 * math.max(1, math.abs(h[i])),
             ("%s n=%d result %d: %s vs %s"):format(ctype, n, i, h[i], dv[i]))
         end
       end
-      -- NaN anywhere gives NaN for min and max, in the block fold too
+      -- NaN anywhere gives NaN for min and max, through the partial passes too
       local t = {}
       for i = 1, 3000 do t[i] = i end
       t[2999] = 0 / 0
@@ -212,11 +229,17 @@ describe("kernels/*.cu on the emulated device", function()
         return rs, cs, tcs, b
       end
       local h = table.pack(gm.with_cuda({ enabled = false }, run))
-      local dv = table.pack(gm.with_cuda(EMU, run))
+      local dv
+      local k = count(function() dv = table.pack(gm.with_cuda(EMU, run)) end)
       for i = 1, h.n do
         local e = maxdiff(h[i], dv[i])
         assert.is_true(e <= ops.TOL[ctype], ("%s result %d: relative difference %s"):format(ctype, i, e))
       end
+      -- 5000-wide rows in 40 slots each and 3000 rows in 24 chunks: partials
+      -- and a finish pass; 37 rows in one chunk: no partials
+      assert.are.equal(1, k["rowsum_slots_kernel<" .. ctype .. ">"], ctype)
+      assert.are.equal(2, k["colsum_part_kernel<" .. ctype .. ">"], ctype)
+      assert.are.equal(2, k["sum_finish_kernel<" .. ctype .. ">"], ctype)
     end
   end)
 
@@ -257,10 +280,10 @@ describe("kernels/*.cu on the emulated device", function()
           assert.is_true(e <= ops.TOL[ctype], ("%s %dx%d result %d: relative difference %s"):format(
             ctype, d[1], d[2], i, e))
         end
-        -- rows of up to 32 elements are summed in one pass, longer ones in chunks
+        -- rows of up to 32 elements are summed in one pass (a thread a row), longer ones by slots
         local one = d[2] <= 32
         assert.are.equal(one, (k["rowsum_kernel<" .. ctype .. ">"] or 0) == 1, ("%dx%d one pass"):format(d[1], d[2]))
-        assert.are.equal(not one, (k["rowsum_part_kernel<" .. ctype .. ">"] or 0) == 1, ("%dx%d chunks"):format(
+        assert.are.equal(not one, (k["rowsum_slots_kernel<" .. ctype .. ">"] or 0) == 1, ("%dx%d slots"):format(
           d[1], d[2]))
       end
     end
@@ -466,7 +489,6 @@ describe("kernels/*.cu on the emulated device", function()
     assert.are.equal("random", seen.gm_uniform_kernel)
     assert.are.equal("random", seen.gm_gaussian_kernel)
     assert.are.equal("reduce", seen.reduce_pass)
-    assert.are.equal("reduce", seen.reduce_final)
   end)
 
   it("scratch arrays are emulated device memory: their failure is the launcher's error path #outermost", function()
