@@ -2,11 +2,11 @@
 // through src/device/kernel_tables.h).  One thread per output or gradient element, each
 // calling the gather-style element function of nn.h that the host loops
 // also use, so every element has exactly one writer: convolve_, max_pool_
-// and the x gradients are race-free by ownership.  dF/dw (review #7) is a
-// reduction over every output for each w element: blocks on grid.y take w
-// elements, blocks on grid.x split the output rows of the whole batch, the
-// threads of a block stride along a row (coalesced), the block sums in
-// shared memory (in double) and adds once per w element with atomicAdd.
+// and the x gradients are race-free by ownership.  dF/dw is a reduction
+// over every output for each w element, in two range launches without
+// barriers or atomics: a thread per (part of the output rows, w element)
+// sums its part in double into scratch, then a thread per w element adds
+// its parts in order and updates wd once.
 // Launchers return the cudaError_t of the launch.
 #include <cuda_runtime.h>
 
@@ -56,27 +56,47 @@ __global__ void conv_dx_kernel(gm_nn_geom g, const T *w, const T *yd, T *xd) {
   NN_ROWS(b, i, j, g.batch * g.xh, g.xh, g.xw) xd[(b * g.xh + i) * g.xw + j] += conv_dx_at(w, yd, &g, b, i, j);
 }
 
+// dF/dw pass 1: items (part p, w element k), the w elements of a part
+// adjacent (they read the same rows of x and yd, which stay in cache);
+// part p covers `chunk` consecutive output rows of the whole batch and
+// leaves its partial sum for w[k] in part[p * nk + k].  No barriers and
+// no atomics: a range launch, plain loops on the emulated device.
 template <typename T>
-__global__ void conv_dw_kernel(gm_nn_geom g, const T *x, const T *yd, T *wd) {
-  __shared__ double sh[GM_MAX_BLOCK];
+__global__ void conv_dw_part_kernel(gm_nn_geom g, int64_t chunk, size_t n_parts, const T *x, const T *yd,
+                                    double *part) {
   const int64_t nk = g.kh * g.kw, rows = g.batch * g.yh;
-  for (int64_t k = blockIdx.y; k < nk; k += gridDim.y) {
-    const int64_t k0 = k / g.kw, k1 = k % g.kw;
+  GRID_STRIDE(i, n_parts * (size_t)nk) {
+    const int64_t p = (int64_t)(i / (size_t)nk), k = (int64_t)(i % (size_t)nk), k0 = k / g.kw, k1 = k % g.kw;
     int64_t o0lo, o0hi, o1lo, o1hi; // the outputs whose window puts w[k] inside x (as gm_conv2d_dw_at)
     gm_nn_span(g.anchor0 - k0 - g.start0, g.xh - 1 + g.anchor0 - k0 - g.start0, g.stride0, g.yh, &o0lo, &o0hi);
     gm_nn_span(g.anchor1 - k1 - g.start1, g.xw - 1 + g.anchor1 - k1 - g.start1, g.stride1, g.yw, &o1lo, &o1hi);
-    double s = 0;
-    for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const int64_t r1 = rows - p * chunk < chunk ? rows : (p + 1) * chunk;
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0; // independent accumulators along a row
+    for (int64_t r = p * chunk; r < r1; r++) {
       const int64_t b = r / g.yh, o0 = r % g.yh;
-      if (o0 < o0lo || o0 >= o0hi) continue; // uniform across the block
+      if (o0 < o0lo || o0 >= o0hi) continue;
       const T *ydr = yd + (b * g.yh + o0) * g.yw;
-      const int64_t xrow = (b * g.xh + g.start0 + o0 * g.stride0 + k0 - g.anchor0) * g.xw;
-      const int64_t xcol = g.start1 + k1 - g.anchor1; // + o1 * stride1 stays inside the row
-      for (int64_t o1 = o1lo + threadIdx.x; o1 < o1hi; o1 += blockDim.x)
-        s += (double)ydr[o1] * (double)x[xrow + xcol + o1 * g.stride1];
+      const T *xr = x + (b * g.xh + g.start0 + o0 * g.stride0 + k0 - g.anchor0) * g.xw + g.start1 + k1 - g.anchor1;
+      int64_t o1 = o1lo;
+      for (; o1hi - o1 >= 4; o1 += 4) {
+        s0 += (double)ydr[o1] * (double)xr[o1 * g.stride1];
+        s1 += (double)ydr[o1 + 1] * (double)xr[(o1 + 1) * g.stride1];
+        s2 += (double)ydr[o1 + 2] * (double)xr[(o1 + 2) * g.stride1];
+        s3 += (double)ydr[o1 + 3] * (double)xr[(o1 + 3) * g.stride1];
+      }
+      for (; o1 < o1hi; o1++) s0 += (double)ydr[o1] * (double)xr[o1 * g.stride1];
     }
-    s = gm_block_sum(s, sh);
-    if (threadIdx.x == 0) atomicAdd(&wd[k], (T)s);
+    part[i] = (s0 + s1) + (s2 + s3);
+  }
+}
+
+// dF/dw pass 2: w[k]'s partials in part order, added to wd[k] once.
+template <typename T>
+__global__ void conv_dw_finish_kernel(size_t nk, size_t n_parts, const double *part, T *wd) {
+  GRID_STRIDE(k, nk) {
+    double s = 0;
+    for (size_t p = 0; p < n_parts; p++) s += part[p * nk + k];
+    wd[k] += (T)s;
   }
 }
 
@@ -105,21 +125,44 @@ extern "C" int gm_cuda_nn_convolve(int ctype, const gm_nn_geom *g, const void *x
   return (int)cudaGetLastError();
 }
 
+// Parts of the output rows for dF/dw: about NN_DW_ITEMS items (parts x w
+// elements) in all, so that the GPU has threads and the finish pass few
+// partials per w element.
+#define NN_DW_ITEMS 16384
+
+static int conv_dw(int ctype, const gm_nn_geom *g, const void *x, const void *yd, void *wd, void *stream) {
+  const size_t nk = (size_t)(g->kh * g->kw), rows = (size_t)(g->batch * g->yh);
+  if (nk == 0 || rows == 0) return 0;
+  size_t n_parts = (NN_DW_ITEMS + nk - 1) / nk;
+  if (n_parts > rows) n_parts = rows;
+  const size_t chunk = (rows + n_parts - 1) / n_parts;
+  n_parts = (rows + chunk - 1) / chunk;
+  double *part = NULL;
+  int err = gm_cuda_scratch_alloc(stream, n_parts * nk * sizeof(double), (void **)&part);
+  if (err != 0) return err;
+  gm_launch l(n_parts * nk, stream), f(nk, stream);
+  if (ctype == 0) {
+    GM_LAUNCH_RANGE(conv_dw_part_kernel<float>, l.grid, l.block, l.s, n_parts * nk, (double)(chunk * (size_t)g->yw))(*g, (int64_t)chunk, n_parts, CF(x), CF(yd), part);
+    GM_LAUNCH_RANGE(conv_dw_finish_kernel<float>, f.grid, f.block, f.s, nk, (double)n_parts)(nk, n_parts, part, F(wd));
+  } else {
+    GM_LAUNCH_RANGE(conv_dw_part_kernel<double>, l.grid, l.block, l.s, n_parts * nk, (double)(chunk * (size_t)g->yw))(*g, (int64_t)chunk, n_parts, CD(x), CD(yd), part);
+    GM_LAUNCH_RANGE(conv_dw_finish_kernel<double>, f.grid, f.block, f.s, nk, (double)n_parts)(nk, n_parts, part, D(wd));
+  }
+  err = (int)cudaGetLastError();
+  gm_cuda_scratch_free(stream, part);
+  return err;
+}
+
 extern "C" int gm_cuda_nn_derive_convolve(int ctype, const gm_nn_geom *g, const void *x, void *xd, const void *w,
                                           void *wd, const void *yd, void *stream) {
   nn_rows_launch lx(g->batch * g->xh, g->xw, stream);
-  // dw: w elements on grid.y, about 1024 blocks in all over the output rows
-  const size_t nk = (size_t)(g->kh * g->kw), rows = (size_t)(g->batch * g->yh);
-  const unsigned gy = gm_spread(nk, 1, nk), gx = gm_spread(1024, gy, rows);
-  const dim3 wgrid(gx, gy);
-  if (ctype == 0) {
+  if (ctype == 0)
     GM_LAUNCH_RANGE(conv_dx_kernel<float>, lx.grid, lx.block, lx.s, lx.rows, lx.width)(*g, CF(w), CF(yd), F(xd));
-    GM_LAUNCH_SYNC(conv_dw_kernel<float>, wgrid, GM_MAX_BLOCK, 0, lx.s)(*g, CF(x), CF(yd), F(wd));
-  } else {
+  else
     GM_LAUNCH_RANGE(conv_dx_kernel<double>, lx.grid, lx.block, lx.s, lx.rows, lx.width)(*g, CD(w), CD(yd), D(xd));
-    GM_LAUNCH_SYNC(conv_dw_kernel<double>, wgrid, GM_MAX_BLOCK, 0, lx.s)(*g, CD(x), CD(yd), D(wd));
-  }
-  return (int)cudaGetLastError();
+  int err = (int)cudaGetLastError();
+  if (err != 0) return err;
+  return conv_dw(ctype, g, x, yd, wd, stream);
 }
 
 extern "C" int gm_cuda_nn_max_pool(int ctype, const gm_nn_geom *g, const void *x, void *y, void *stream) {

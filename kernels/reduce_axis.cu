@@ -243,16 +243,22 @@ size_t slot_scratch(size_t slots) {
 // The barrier-free form for rows: slot partials, merge levels down to at
 // most AX_GROUP per output, the last merge in order (and for softmax the
 // elements written from the merged accumulators).
-template <typename T>
-int launch_slots(int op, int ddof, size_t outer, size_t len, const T *x, void *y, cudaStream_t s) {
+int launch_slots(int ctype, int op, int ddof, size_t outer, size_t len, const void *x, void *y, cudaStream_t s) {
   size_t slots = slots_for(outer, len);
   gm_axacc *part = NULL;
   bool async;
   cudaError_t err = scratch_alloc((void **)&part, slot_scratch(slots) * outer * sizeof *part, s, &async);
   if (err != cudaSuccess) return (int)err;
   gm_launch l(outer * slots, s);
-  GM_LAUNCH_RANGE(reduce_axis_slots<T>, l.grid, l.block, s, outer * slots, (double)len / (double)slots)
-  (op, outer, len, slots, x, part);
+  switch (ctype) { // one case per ctype (GM_CTYPES)
+#define X(T, E, ...)                                                                          \
+  case GM_##E:                                                                                \
+    GM_LAUNCH_RANGE(reduce_axis_slots<T>, l.grid, l.block, s, outer * slots, (double)len / (double)slots)            \
+    (op, outer, len, slots, (const T *)x, part);                                              \
+    break;
+    GM_CTYPES(X)
+#undef X
+  }
   gm_axacc *in = part;
   for (; slots > AX_GROUP; slots = (slots + AX_GROUP - 1) / AX_GROUP) {
     gm_axacc *out = in + slots * outer;
@@ -262,9 +268,16 @@ int launch_slots(int op, int ddof, size_t outer, size_t len, const T *x, void *y
     in = out;
   }
   gm_launch m(outer, s), w(outer * len, s);
-  GM_LAUNCH(reduce_axis_merge<T>, m.grid, m.block, 0, s)(op, ddof, outer, len, slots, in, y);
-  if (op == GM_AX_SOFTMAX)
-    GM_LAUNCH(reduce_axis_softmax<T>, w.grid, w.block, 0, s)(outer * len, len, (size_t)1, in, x, (T *)y);
+  switch (ctype) { // one case per ctype (GM_CTYPES)
+#define X(T, E, ...)                                                                                            \
+  case GM_##E:                                                                                                  \
+    GM_LAUNCH(reduce_axis_merge<T>, m.grid, m.block, 0, s)(op, ddof, outer, len, slots, in, y);                 \
+    if (op == GM_AX_SOFTMAX)                                                                                    \
+      GM_LAUNCH(reduce_axis_softmax<T>, w.grid, w.block, 0, s)(outer * len, len, (size_t)1, in, (const T *)x, (T *)y); \
+    break;
+    GM_CTYPES(X)
+#undef X
+  }
   err = cudaGetLastError();
   cudaError_t ferr = async ? cudaFreeAsync(part, s) : cudaFree(part);
   return (int)(err != cudaSuccess ? err : ferr);
@@ -280,17 +293,8 @@ extern "C" int gm_cuda_reduce_axis(int ctype, int op, int ddof, size_t outer, si
   cudaStream_t s = (cudaStream_t)stream;
   const unsigned lanes = lanes_for(outer, len, inner);
   const dim3 grid = grid_for(outer, len, inner, lanes);
-  if (grid.y > 1 && inner == 1) { // rows: the barrier-free slot form
-    switch (ctype) { // one case per ctype (GM_CTYPES)
-#define X(T, E, ...) \
-  case GM_##E:       \
-    return launch_slots<T>(op, ddof, outer, len, (const T *)x, y, s);
-      GM_CTYPES(X)
-#undef X
-      default:
-        return (int)cudaErrorInvalidValue;
-    }
-  }
+  if (grid.y > 1 && inner == 1) // rows: the barrier-free slot form
+    return launch_slots(ctype, op, ddof, outer, len, x, y, s);
   if (grid.y > 1) return launch_split(ctype, op, ddof, outer, len, inner, lanes, grid, x, y, s);
   switch (ctype) { // one case per ctype (GM_CTYPES)
 #define X(T, E, ...)                                                \

@@ -13,7 +13,7 @@ local CTYPES = { "float", "double" }
 
 -- kernels whose blocks synchronize (gm_block_sum, shared-memory merges): the launch
 -- sites say GM_LAUNCH_SYNC, so they run as fibers with a real barrier
-local SYNC = { conv_dw_kernel = true, reduce_axis_kernel = true }
+local SYNC = { reduce_axis_kernel = true }
 
 local function launches()
   local t = {}
@@ -108,7 +108,8 @@ local FAMILIES = {
     ["colsum_part_kernel<T>"] = "elementwise", ["rowsum_kernel<T>"] = "elementwise",
     ["scale_kernel<T>"] = "elementwise" } },
   { "NN (convolve_, derive_convolve_, max_pool_, derive_max_pool_)", {
-    ["convolve_kernel<T>"] = "nn", ["conv_dx_kernel<T>"] = "nn", ["conv_dw_kernel<T>"] = "nn",
+    ["convolve_kernel<T>"] = "nn", ["conv_dx_kernel<T>"] = "nn", ["conv_dw_part_kernel<T>"] = "nn",
+    ["conv_dw_finish_kernel<T>"] = "nn",
     ["max_pool_kernel<T>"] = "nn", ["pool_dx_kernel<T>"] = "nn" } },
   { "reductions along an axis (rows, column tiles, middle axes, whole mats)", {
     ["reduce_axis_kernel<T>"] = "reduce_axis" } },
@@ -385,7 +386,8 @@ describe("kernels/*.cu on the emulated device", function()
   end)
 
   -- Blocks over the cores (cuda_cpu.h with GMCPU_PAR_FOR: gm_par_for):
-  -- big grids, plain and with barriers (reduce_pass: fibers), must run on
+  -- big grids, range launches and with barriers (reduce_axis_kernel:
+  -- fibers), must run on
   -- more than one OS thread and still give the host's values.
   local function cores()
     local env = tonumber(os.getenv("GPUMAT_NUM_THREADS") or "")
@@ -431,6 +433,7 @@ describe("kernels/*.cu on the emulated device", function()
           ["unary_kernel<" .. ctype .. ">"] = function() gm.tanh_(m) end,
           ["reduce_pass<" .. ctype .. ">"] = function() return m:sum() end,
           ["gm_uniform_kernel<" .. ctype .. ">"] = function() gm.uniform_random_(m) end,
+          ["reduce_axis_kernel<" .. ctype .. ">"] = function() return m:reshape({ 64, 65536 }):sum(1) end,
         } do
           local before = par()[k] or 0
           for _ = 1, 50 do
