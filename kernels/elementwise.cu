@@ -100,16 +100,17 @@ __global__ void scale_kernel(int kind, size_t rows, size_t cols, const T *s, con
 }
 
 // Sums along an axis, in double for both ctypes as on the host, without
-// barriers.  Pass 1 splits the long dimension into chunks so that short
-// dimensions still give many threads: part[chunk * n_out + o] holds
+// barriers.  Pass 1 splits the long dimension into chunks (slots) so that
+// short dimensions still give many threads: part[chunk * n_out + o] holds
 // chunk's partial sum of output o.  Pass 2 adds the chunks of each output
-// and applies y := alpha * s + beta * y in double (as the host does).
-//  colsum: items (chunk of rows, group of 4 columns): adjacent threads
-//          take adjacent groups (coalesced), each walks down its chunk;
-//  rowsum: items (row, chunk of GM_ROW_CHUNK or more columns): a thread
-//          sums a contiguous piece of a row (a warp covers whole rows of
-//          narrow mats); one chunk per row (rows of up to 32 elements)
-//          writes y directly, with no second pass.
+// and applies y := alpha * s + beta * y in double (as the host does); with
+// one chunk per output pass 1 writes y itself and there is no scratch.
+//  colsum: items (chunk of rows, group of a cache line of columns):
+//          adjacent threads take adjacent groups (coalesced), each walks
+//          down its chunk;
+//  rowsum: rows of up to GM_ROW_CHUNK elements: a thread per row, one
+//          pass (rowsum_kernel); longer rows: items (row, slot), slot t
+//          sums pieces t, t + slots, ... of its row (rowsum_slots_kernel).
 #define GM_ROW_CHUNK 32
 
 // A thread's columns in colsum: GM_COL_GROUP bytes of adjacent ones, a
