@@ -141,7 +141,7 @@ static int l_syncing_begin(lua_State *L) {
   size_t n1 = check_list(L, 1), n2 = check_list(L, 2);
   static const char *const allowed[] = {"safe", NULL};
   gml_check_options(L, 3, FNAME, allowed);
-  bool safe = gml_opt_boolean(L, 3, "safe", gml_setting.syncing_cuda_facets_safe, FNAME);
+  bool safe = gml_opt_boolean(L, 3, "safe", gml_settings_of(L)->syncing_cuda_facets_safe, FNAME);
   check_disjoint(L, n1, n2);
   gml_sync *s = lua_newuserdatauv(L, sizeof *s, 0);
   *s = (gml_sync){NULL, safe, 0, 0, NULL};

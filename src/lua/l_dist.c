@@ -220,7 +220,7 @@ static int l_allgather(lua_State *L) {
     gm_mat_options o = {0};
     o.ctype = m->ctype;
     o.cuda_enabled = m->cuda_enabled;
-    o.synchronization = gml_setting.default_synchronization;
+    o.synchronization = gml_settings_of(L)->default_synchronization;
     st = gm_mat_new(m->rank + 1, dims, &o, &out);
   }
   if (st == GM_OK) {

@@ -157,7 +157,10 @@ void gml_push_dims(lua_State *L, const gm_mat *m);
 /* 1-based Lua axis argument -> 0-based axis, checked against rank. */
 int gml_check_axis(lua_State *L, int idx, const char *fname, int rank);
 
-/* Module settings (gm.default_ctype etc.), kept in C so the core sees them. */
+/* The binding's settings (gm.default_ctype etc.), one set per Lua state:
+ * two lua_States of one application configure gpumat independently, and
+ * a coroutine shares its state's settings (one registry).  Process-wide
+ * flags of the core (gm_cuda_enabled ...) are not here: l_settings.c. */
 typedef struct gml_settings {
   gm_ctype default_ctype;
   bool print_mat, print_mat_facets;
@@ -170,7 +173,10 @@ typedef struct gml_settings {
   lua_Integer cuda_default_n_random_states;
   bool syncing_cuda_facets_safe;
 } gml_settings;
-extern gml_settings gml_setting;
+/* L's settings: a userdata in the registry, made by luaopen_gpumat_core
+ * (gml_open_settings) with the defaults; a registry lookup, so callers on
+ * a hot path fetch it once. */
+gml_settings *gml_settings_of(lua_State *L);
 
 /* ---- Binding rule: arguments (docs/ARCHITECTURE.md "Binding rule") ----
  *
