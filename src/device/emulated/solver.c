@@ -89,5 +89,8 @@ const gm_blas_ops *gm_emulated_blas_ops(const gm_blas_ops *host) {
   ops = *host;
   ops.invert = emu_invert;
   ops.logdet = emu_logdet;
+  ops.potrf = NULL; /* host-facet only, as on CUDA */
+  ops.geqrf = NULL;
+  ops.orgqr = NULL;
   return &ops;
 }
