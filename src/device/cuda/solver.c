@@ -80,9 +80,9 @@ static const gm_solver_ops cu_solver = {
 };
 
 gm_status gm_cuda_invert(void *ctx, gm_ctype t, int n, void *a, int lda) {
-  return gm_solver_invert(&cu_solver, gm_cuda_kernels(), ctx, t, n, a, lda);
+  return gm_solver_invert(&cu_solver, ctx, t, n, a, lda);
 }
 
 gm_status gm_cuda_logdet(void *ctx, gm_ctype t, int n, void *a, int lda, double *logabs, int *sign) {
-  return gm_solver_logdet(&cu_solver, gm_cuda_kernels(), ctx, t, n, a, lda, logabs, sign);
+  return gm_solver_logdet(&cu_solver, ctx, t, n, a, lda, logabs, sign);
 }

@@ -76,11 +76,11 @@ static const gm_solver_ops emu_solver = {
 };
 
 static gm_status emu_invert(void *ctx, gm_ctype t, int n, void *a, int lda) {
-  return gm_solver_invert(&emu_solver, gm_emulated_kernels(), ctx, t, n, a, lda);
+  return gm_solver_invert(&emu_solver, ctx, t, n, a, lda);
 }
 
 static gm_status emu_logdet(void *ctx, gm_ctype t, int n, void *a, int lda, double *logabs, int *sign) {
-  return gm_solver_logdet(&emu_solver, gm_emulated_kernels(), ctx, t, n, a, lda, logabs, sign);
+  return gm_solver_logdet(&emu_solver, ctx, t, n, a, lda, logabs, sign);
 }
 
 /* The host's BLAS table with cuSOLVER-shaped invert/logdet. */
