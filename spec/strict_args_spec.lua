@@ -37,6 +37,8 @@ describe("strict arguments", function()
     -- the buffer functions (whose C and Lua halves declare their counts)
     local variadic = { mref = true, set = true, row_major_index = true, use_cuda_p = true, cached = true,
       uncached = true, map_mats_into = true, mm_mul = true, kernel_launch = true, kernel_place = true,
+      -- dims as several integers (the strided views contract)
+      reshape = true, view = true, permute = true, expand = true,
       cache_finish = true, buffer_row_major_index_core = true, bref_core = true, set_bref_core = true }
     local checked = 0
     for tname, t in pairs(tables) do
@@ -77,8 +79,10 @@ describe("strict arguments", function()
     local cases = {
       -- l_convenience.c: m:sum(1) used to return the total
       { "bad argument #2 to 'sum' (no value expected)", function() return m:sum(1) end },
-      -- l_shape.c: m:reshape(2, 3) used to make a 2-element view
-      { "bad argument #3 to 'reshape' (no value expected)", function() return m:reshape(2, 3) end },
+      -- l_shape.c: m:reshape(2, 3) used to make a 2-element view; it is the
+      -- dims {2, 3} now (the strided views contract), a list takes nothing after
+      { "bad argument #3 to 'reshape' (no value expected)", function() return m:reshape({ 2, 3 }, 1) end },
+      { "bad argument #3 to 'reshape_' (no value expected)", function() return m:reshape_(2, 3) end },
       -- l_nondestructive.c
       { "bad argument #2 to 'transpose' (no value expected)", function() return m:transpose({}) end },
       -- a nil counts: the first argument past the declared ones is named

@@ -90,6 +90,10 @@ local script = {
   {"with_facet", function(e) gm.with_facet(e.b, "cuda", "input", function() end) end},
   {"destroy_facet", function(e) e.c:destroy_facet("cuda") end},
   {"exp_", function(e) gm.exp_(e.c) end},
+  -- strided views: staged through device temporaries (gather, scatter)
+  {"strided scal_", function(e) gm.scal_(2, e.a:t()) end},
+  {"strided set", function(e) e.c[{{}, {1, 4, 2}}] = e.b[{{}, {2, 3}}] end},
+  {"strided exp_", function(e) gm.exp_(e.g[{{1, 4, 2}}]) end},
 }
 
 local start_bytes = gm.counters().device_bytes_in_use

@@ -109,6 +109,16 @@ local function new_mat()
     local ok2, v = pcall(gm.reshape_and_displace, m, dims, m:max_size() - size)
     if ok2 then m = v end
   end
+  -- strided views: axes reversed, or the first row stretched (read-only)
+  if R() < 0.25 and #dims >= 2 then
+    local perm = {}
+    for i = 1, #dims do perm[i] = #dims + 1 - i end
+    local ok3, v = pcall(gm.permute, m, perm)
+    if ok3 then m = v end
+  elseif R() < 0.1 and #dims >= 1 and dims[1] > 0 then
+    local ok3, v = pcall(function() return m:narrow(1, 1, 1):expand(dims) end)
+    if ok3 then m = v end
+  end
   return m
 end
 local function refill()

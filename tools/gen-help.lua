@@ -102,8 +102,9 @@ local function calls(span)
       j = j + 1
     end
     local dot = span:sub(s + #recv, s + #recv)
-    -- one-letter names are placeholders of the prose (`gm.f(a, b)`)
-    if (dot == ":" or recv == "gm") and #name > 1 then out[#out + 1] = { name, span:sub(s, j) } end
+    -- one-letter names are placeholders of the prose (`gm.f(a, b)`), but
+    -- for m:t() (the transpose view)
+    if (dot == ":" or recv == "gm") and (#name > 1 or name == "t") then out[#out + 1] = { name, span:sub(s, j) } end
     i = e + 1
   end
   return out

@@ -118,6 +118,7 @@ inline dim3 gm_emu_dim3(unsigned n) { return dim3(n); }
 #include "launch_cuda.cuh"
 #include "nn.h"
 #include "random.h"
+#include "strided.h"
 
 #define gm_cuda_ew_unary gm_emu_ew_unary
 #define gm_cuda_ew_scalar gm_emu_ew_scalar
@@ -135,5 +136,6 @@ inline dim3 gm_emu_dim3(unsigned n) { return dim3(n); }
 #define gm_cuda_uniform gm_emu_uniform
 #define gm_cuda_gaussian gm_emu_gaussian
 #define gm_cuda_reduce gm_emu_reduce
+#define gm_cuda_strided_copy gm_emu_strided_copy
 
 #endif

@@ -4,6 +4,9 @@ return function(gm, core, methods)
   for _, name in ipairs {
     "reshape_and_displace", "reshape", "displace", "reshape_and_displace_", "reshape_",
     "displace_", "reshape_to_row_matrix_", "adjust_",
+    -- strided views (src/lua/l_view.c)
+    "narrow", "select", "t", "permute", "view", "expand", "expand_as", "strides",
+    "is_contiguous", "contiguous",
   } do
     methods[name] = core[name]
   end

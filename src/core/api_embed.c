@@ -29,6 +29,7 @@ gm_status gm_mat_wrap(void *data, int ctype, int rank, const size_t *dims, gm_re
   m->rank = rank;
   for (int i = 0; i < rank; i++) m->dims[i] = dims[i];
   m->size = size;
+  gm_mat_set_row_major_strides(m);
   m->cuda_enabled = true;
   *out = m;
   return GM_OK;

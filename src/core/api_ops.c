@@ -6,6 +6,7 @@
 #include "blas.h"
 #include "counters.h"
 #include "elementwise.h"
+#include "stage.h"
 #include "mem/runtime.h"
 
 _Static_assert((int)GM_CTYPE_FLOAT == (int)GM_FLOAT && (int)GM_CTYPE_DOUBLE == (int)GM_DOUBLE, "public ctype numbers");
@@ -70,7 +71,9 @@ gm_status gm_sum(gm_mat *x, double *out) {
   o.ctype = (int)x->ctype;
   o.cuda_enabled = x->cuda_enabled;
   o.synchronization = GM_SYNC_MAYBE;
-  gm_status st = gm_mat_view(x, 2, row, x->displacement, &v);
+  /* a strided view is summed from a contiguous copy */
+  gm_status st = x->contiguous ? gm_mat_view(x, 2, row, x->displacement, &v) : gm_mat_contiguous_copy(x, &v);
+  if (st == GM_OK && !x->contiguous) st = gm_mat_reshape_and_displace_(v, 2, row, 0);
   if (st == GM_OK) st = gm_mat_new(1, &one, &o, &s);
   if (st == GM_OK) st = gm_sum_(v, s, 1, 1, 0);
   double r = 0;

@@ -27,11 +27,15 @@ struct gm_elementwise_ops; /* core/elementwise_ops.h */
 struct gm_nn_ops;          /* core/nn_ops.h */
 struct gm_random_ops;      /* core/random_ops.h */
 struct gm_reduce_ops;      /* core/reduce_ops.h */
+struct gm_strided_geom;    /* kernels/strided.h */
 
 typedef struct gm_backend {
   const char *name;
   /* x[i*incx] = alpha for i < n */
   gm_status (*fill)(void *ctx, gm_ctype t, size_t n, double alpha, void *x, size_t incx);
+  /* dst[k] = src[k] along g's walk, each side with its own strides: the
+   * gather and scatter of non-contiguous operands (core/stage.c) */
+  gm_status (*strided_copy)(void *ctx, gm_ctype t, const struct gm_strided_geom *g, const void *src, void *dst);
   const struct gm_blas_ops *blas;
   const struct gm_elementwise_ops *elementwise;
   const struct gm_nn_ops *nn;

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "blas_views.h"
 #include "exec.h"
 
 static gm_status unsupported(const gm_exec *e, const char *op) {
@@ -49,6 +50,7 @@ gm_status gm_blas_check_vector(const gm_mat *x, size_t n, size_t inc, const char
  * and only for vectors of one storage whose spans intersect. */
 gm_status gm_blas_check_alias(const gm_mat *x, size_t incx, const gm_mat *y, size_t incy, size_t n) {
   if (n == 0 || x->vec != y->vec) return GM_OK;
+  if (!x->contiguous || !y->contiguous) return GM_OK; /* staged through a temporary */
   size_t sx = x->displacement, sy = y->displacement;
   if (sx == sy && (incx == incy || n == 1)) return GM_OK;
   if (incx < incy) {
@@ -101,8 +103,7 @@ static gm_status reduce1(reduce_kind kind, gm_mat *x, size_t n, size_t incx, dou
     *out = kind == R_ASUM ? *out + part : hypot(*out, part);
     done += (size_t)c;
   }
-  gm_release(&e, &op, 1);
-  return st;
+  return gm_finish(&e, &op, 1, st);
 }
 
 gm_status gm_asum(gm_mat *x, size_t n, size_t incx, double *out) { return reduce1(R_ASUM, x, n, incx, out); }
@@ -138,8 +139,7 @@ gm_status gm_dot(gm_mat *x, gm_mat *y, size_t n, size_t incx, size_t incy, doubl
     *out += part;
     done += (size_t)c;
   }
-  gm_release(&e, ops, 2);
-  return st;
+  return gm_finish(&e, ops, 2, st);
 }
 
 gm_status gm_axpy_(double alpha, gm_mat *x, gm_mat *y, size_t n, size_t incx, size_t incy) {
@@ -161,8 +161,7 @@ gm_status gm_axpy_(double alpha, gm_mat *x, gm_mat *y, size_t n, size_t incx, si
                           elem_at(ops[1].ptr, x->ctype, done, incy), (int)incy);
     done += (size_t)c;
   }
-  gm_release(&e, ops, 2);
-  return st;
+  return gm_finish(&e, ops, 2, st);
 }
 
 gm_status gm_copy_(gm_mat *x, gm_mat *y, size_t n, size_t incx, size_t incy) {
@@ -182,8 +181,7 @@ gm_status gm_copy_(gm_mat *x, gm_mat *y, size_t n, size_t incx, size_t incy) {
                           elem_at(ops[1].ptr, x->ctype, done, incy), (int)incy);
     done += (size_t)c;
   }
-  gm_release(&e, ops, 2);
-  return st;
+  return gm_finish(&e, ops, 2, st);
 }
 
 gm_status gm_scal_(double alpha, gm_mat *x, size_t n, size_t incx) {
@@ -199,8 +197,7 @@ gm_status gm_scal_(double alpha, gm_mat *x, size_t n, size_t incx) {
     st = e.be->blas->scal(e.dev, x->ctype, c, alpha, elem_at(op.ptr, x->ctype, done, incx), (int)incx);
     done += (size_t)c;
   }
-  gm_release(&e, &op, 1);
-  return st;
+  return gm_finish(&e, &op, 1, st);
 }
 
 /* ---- overlap of blocks in the same storage ---- */
@@ -227,6 +224,7 @@ typedef struct footprint {
 
 static bool footprints_overlap(footprint a, footprint b) {
   if (a.m->vec != b.m->vec) return false;
+  if (!a.m->contiguous || !b.m->contiguous) return false; /* staged through a temporary */
   return blocks_overlap(a.m->displacement + a.off, a.rows, a.cols, a.ld, b.m->displacement + b.off, b.rows,
                         b.cols, b.ld);
 }
@@ -319,6 +317,51 @@ gm_status gm_gemm_resolve(const gm_mat *a, const gm_mat *b, const gm_mat *c, gm_
 
 static int ld1(size_t ld) { return ld ? (int)ld : 1; }
 
+/* Operands read or written in place by gemm: contiguous mats, and
+ * strided 2-d views that are one row-major block with a leading
+ * dimension (blas_views.h).  Only when the sizes are the whole views'
+ * (MGL's defaults): other m, n, k and ld count the view's elements in
+ * row-major order, which staging gives. */
+typedef struct gemm_operand {
+  gm_mat *m;
+  bool native;
+  gm_gemm_view v;
+} gemm_operand;
+
+static bool whole_views(const gm_mat *a, const gm_mat *b, const gm_mat *c, const gm_gemm_args *g) {
+  if (a->rank != 2 || b->rank != 2 || c->rank != 2) return false;
+  return g->m == c->dims[0] && g->n == c->dims[1] && g->ldc == c->dims[1] && g->lda == a->dims[1] &&
+         g->ldb == b->dims[1] && g->k == (g->transpose_a ? a->dims[0] : a->dims[1]);
+}
+
+/* The stored block of an operand used in place (false: staged). */
+static bool in_place_block(const gemm_operand *o, gm_gemm_view *out) {
+  if (o->native) {
+    *out = o->v;
+    return true;
+  }
+  if (!o->m->contiguous || o->m->rank != 2 || o->m->size == 0) return false;
+  out->alias = *o->m;
+  out->rows = o->m->dims[0], out->cols = o->m->dims[1], out->ld = o->m->dims[1];
+  return true;
+}
+
+/* A native input overlapping the in-place c is staged instead; a native c
+ * overlapping an in-place input is staged: gemm must not read what it
+ * writes. */
+static void plan_natives(gemm_operand *a, gemm_operand *b, gemm_operand *c) {
+  gm_gemm_view cb, ib;
+  gemm_operand *ins[2] = {a, b};
+  for (int i = 0; i < 2; i++)
+    if (ins[i]->native && in_place_block(c, &cb) && gm_gemm_views_overlap(&cb, &ins[i]->v)) ins[i]->native = false;
+  for (int i = 0; i < 2; i++)
+    if (c->native && in_place_block(ins[i], &ib) && gm_gemm_views_overlap(&c->v, &ib)) c->native = false;
+}
+
+static gm_mat *gemm_mat(gemm_operand *o) { return o->native ? &o->v.alias : o->m; }
+static size_t gemm_ld(const gemm_operand *o, size_t ld) { return o->native ? o->v.ld : ld; }
+static bool gemm_trans(const gemm_operand *o, bool t) { return o->native && o->v.trans ? !t : t; }
+
 gm_status gm_gemm_(double alpha, gm_mat *a, gm_mat *b, double beta, gm_mat *c, gm_gemm_args g) {
   int bad;
   GM_TRY(gm_gemm_resolve(a, b, c, &g, &bad));
@@ -326,14 +369,22 @@ gm_status gm_gemm_(double alpha, gm_mat *a, gm_mat *b, double beta, gm_mat *c, g
   gm_mat *ms[3] = {a, b, c};
   gm_exec e = gm_exec_choose(ms, 3);
   if (!GM_BLAS_ENTRY(e, gemm)) return unsupported(&e, "gemm");
+  gemm_operand oa = {.m = a}, ob = {.m = b}, oc = {.m = c};
+  if (whole_views(a, b, c, &g)) {
+    oa.native = gm_gemm_view_of(a, true, &oa.v);
+    ob.native = gm_gemm_view_of(b, true, &ob.v);
+    oc.native = gm_gemm_view_of(c, false, &oc.v);
+    plan_natives(&oa, &ob, &oc);
+  }
   bool covers = g.n == g.ldc && g.m * g.n == c->size;
-  gm_operand ops[3] = {{a, GM_INPUT, NULL}, {b, GM_INPUT, NULL}, {c, beta == 0 && covers ? GM_OUTPUT : GM_IO, NULL}};
+  gm_operand ops[3] = {{gemm_mat(&oa), GM_INPUT, NULL}, {gemm_mat(&ob), GM_INPUT, NULL},
+                       {gemm_mat(&oc), beta == 0 && covers ? GM_OUTPUT : GM_IO, NULL}};
   GM_TRY(gm_acquire(&e, ops, 3));
-  gm_status st = e.be->blas->gemm(e.dev, c->ctype, g.transpose_b ? GM_BLAS_T : GM_BLAS_N,
-                                  g.transpose_a ? GM_BLAS_T : GM_BLAS_N, (int)g.n, (int)g.m, (int)g.k, alpha,
-                                  ops[1].ptr, ld1(g.ldb), ops[0].ptr, ld1(g.lda), beta, ops[2].ptr, ld1(g.ldc));
-  gm_release(&e, ops, 3);
-  return st;
+  bool ta = gemm_trans(&oa, g.transpose_a), tb = gemm_trans(&ob, g.transpose_b);
+  gm_status st = e.be->blas->gemm(e.dev, c->ctype, tb ? GM_BLAS_T : GM_BLAS_N, ta ? GM_BLAS_T : GM_BLAS_N, (int)g.n,
+                                  (int)g.m, (int)g.k, alpha, ops[1].ptr, ld1(gemm_ld(&ob, g.ldb)), ops[0].ptr,
+                                  ld1(gemm_ld(&oa, g.lda)), beta, ops[2].ptr, ld1(gemm_ld(&oc, g.ldc)));
+  return gm_finish(&e, ops, 3, st);
 }
 
 /* ---- geam on blocks ---- */
@@ -375,6 +426,5 @@ gm_status gm_geam_(double alpha, gm_submat a, double beta, gm_submat b, gm_subma
                                   at(ops[0].ptr, a.m, a.off), ld1(a.ld), beta,
                                   b.m ? at(ops[2].ptr, b.m, b.off) : NULL, b.m ? ld1(b.ld) : 1,
                                   at(ops[1].ptr, c.m, c.off), ld1(c.ld));
-  gm_release(&e, ops, n_ops);
-  return st;
+  return gm_finish(&e, ops, n_ops, st);
 }

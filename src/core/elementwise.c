@@ -79,8 +79,7 @@ static void *ew_ptr(const ew_call *c, const gm_mat *m) {
 }
 
 static gm_status ew_end(ew_call *c, gm_status st) {
-  gm_release(&c->e, c->o, c->n);
-  return st;
+  return gm_finish(&c->e, c->o, c->n, st);
 }
 
 gm_status gm_unary_(gm_unary_op op, gm_mat *x, size_t n) {
@@ -197,8 +196,7 @@ gm_status gm_fill_(double alpha, gm_mat *x, size_t n) {
   gm_operand o = {x, n == x->size ? GM_OUTPUT : GM_IO, NULL};
   GM_TRY(gm_acquire(&e, &o, 1));
   gm_status st = e.be->fill(e.dev, x->ctype, n, alpha, o.ptr, 1);
-  gm_release(&e, &o, 1);
-  return st;
+  return gm_finish(&e, &o, 1, st);
 }
 
 gm_status gm_sum_(gm_mat *x, gm_mat *y, int axis, double alpha, double beta) {
@@ -212,6 +210,9 @@ gm_status gm_sum_(gm_mat *x, gm_mat *y, int axis, double alpha, double beta) {
                    axis + 1, want);
   if (y->size == 0) return GM_OK;
   if (gm_mats_overlap(x, y)) return gm_fail(GM_EINVAL, "y shares storage with x");
+  /* sums of no elements are 0: y := beta * y (the kernels split the
+   * summed axis into chunks and cannot split an empty one) */
+  if (x->size == 0) return beta == 0 ? gm_fill_(0, y, y->size) : gm_scal_(beta, y, y->size, 1);
   ew_call k;
   GM_TRY(ew_begin(&k, op, y, write_dir(beta, y, x, NULL), x, NULL));
   gm_status st = k.ops->sum(k.e.dev, y->ctype, x->dims[0], x->dims[1], axis, alpha, ew_ptr(&k, x), beta,

@@ -2,6 +2,8 @@
 
 #include "mem/runtime.h"
 #include "context.h"
+#include "stage.h"
+#include "view.h"
 
 gm_exec gm_exec_host(void) { return (gm_exec){GM_FACET_FOREIGN, NULL, &gm_host_backend}; }
 
@@ -13,18 +15,40 @@ gm_exec gm_exec_choose(gm_mat *const *mats, int n) {
   return (gm_exec){GM_FACET_CUDA, dev, dev->ops->kernels};
 }
 
-static void unwatch_all(const gm_exec *e, gm_operand *ops, int n) {
-  for (int i = n - 1; i >= 0; i--) gm_mat_unwatch(ops[i].m, e->facet, ops[i].dir);
+/* scatter: write staged outputs back to their views (release) or not
+ * (a failed acquire) */
+static gm_status unwatch_all(const gm_exec *e, gm_operand *ops, int n, bool scatter) {
+  gm_status st = GM_OK;
+  for (int i = n - 1; i >= 0; i--) {
+    if (gm_mat_is_contiguous(ops[i].m)) {
+      gm_mat_unwatch(ops[i].m, e->facet, ops[i].dir);
+      continue;
+    }
+    gm_status s = gm_stage_out(e, &ops[i], scatter);
+    if (st == GM_OK) st = s;
+  }
+  return st;
+}
+
+/* Before any watch: a written view whose elements overlap is refused
+ * while nothing has changed yet. */
+static gm_status check_operands(gm_operand *ops, int n) {
+  for (int i = 0; i < n; i++) {
+    if (ops[i].dir != GM_INPUT) GM_TRY(gm_check_writable(NULL, ops[i].m));
+  }
+  return GM_OK;
 }
 
 /* The device call starts before the watches: creating a facet may run a
  * fill kernel on the new memory (the backend counts nested enters). */
 gm_status gm_acquire(const gm_exec *e, gm_operand *ops, int n) {
+  GM_TRY(check_operands(ops, n));
   gm_device_enter(e->dev);
   for (int i = 0; i < n; i++) {
-    gm_status st = gm_mat_watch(ops[i].m, e->facet, ops[i].dir, e->dev, &ops[i].ptr);
+    gm_status st = gm_mat_is_contiguous(ops[i].m) ? gm_mat_watch(ops[i].m, e->facet, ops[i].dir, e->dev, &ops[i].ptr)
+                                                  : gm_stage_in(e, &ops[i]);
     if (st != GM_OK) {
-      unwatch_all(e, ops, i);
+      unwatch_all(e, ops, i, false);
       gm_device_leave(e->dev);
       return st;
     }
@@ -35,7 +59,7 @@ gm_status gm_acquire(const gm_exec *e, gm_operand *ops, int n) {
   if (e->dev && e->dev->ops->check_error) {
     gm_status st = e->dev->ops->check_error(e->dev);
     if (st != GM_OK) {
-      unwatch_all(e, ops, n);
+      unwatch_all(e, ops, n, false);
       gm_device_leave(e->dev);
       return st;
     }
@@ -43,13 +67,20 @@ gm_status gm_acquire(const gm_exec *e, gm_operand *ops, int n) {
   return GM_OK;
 }
 
-void gm_release(const gm_exec *e, gm_operand *ops, int n) {
-  unwatch_all(e, ops, n);
+gm_status gm_release(const gm_exec *e, gm_operand *ops, int n) {
+  gm_status st = unwatch_all(e, ops, n, true);
   gm_device_leave(e->dev);
+  return st;
+}
+
+gm_status gm_finish(const gm_exec *e, gm_operand *ops, int n, gm_status st) {
+  gm_status rs = gm_release(e, ops, n);
+  return st != GM_OK ? st : rs;
 }
 
 bool gm_mats_overlap(const gm_mat *a, const gm_mat *b) {
   if (!a || !b || a->vec != b->vec || a->size == 0 || b->size == 0) return false;
+  if (!a->contiguous || !b->contiguous) return false;
   return a->displacement < b->displacement + b->size && b->displacement < a->displacement + a->size;
 }
 

@@ -24,7 +24,10 @@ gm_exec gm_exec_host(void);
 typedef struct gm_operand {
   gm_mat *m;
   gm_direction dir;
-  void *ptr; /* set by gm_acquire: first visible element in the facet */
+  /* set by gm_acquire: first visible element in the facet; for a
+   * non-contiguous m, a contiguous temporary standing in for the view
+   * until gm_release (core/stage.h) */
+  void *ptr;
 } gm_operand;
 
 /* Acquires all operands (all or none).  On a device, the span between
@@ -32,9 +35,14 @@ typedef struct gm_operand {
  * its memory accessible only then (ops->enter/leave), so host code that
  * touches device memory elsewhere crashes in tests as it would on a GPU. */
 gm_status gm_acquire(const gm_exec *e, gm_operand *ops, int n);
-void gm_release(const gm_exec *e, gm_operand *ops, int n);
+/* Fails only when writing a staged operand back fails (then the op's
+ * result did not reach that view). */
+gm_status gm_release(const gm_exec *e, gm_operand *ops, int n);
+/* gm_release, then st, or the release's failure when st is GM_OK. */
+gm_status gm_finish(const gm_exec *e, gm_operand *ops, int n, gm_status st);
 
-/* True when a and b (contiguous views) share storage elements.  An op
+/* True when a and b (contiguous views) share storage elements; false when
+ * either is a non-contiguous view, which ops stage through a temporary.  An op
  * whose output may overlap an input gives different results on a GPU,
  * where threads read inputs while others write (review #12). */
 bool gm_mats_overlap(const gm_mat *a, const gm_mat *b);

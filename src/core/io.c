@@ -62,8 +62,7 @@ gm_status gm_io_write_payload(gm_mat *m, FILE *f) {
   gm_operand op = {m, GM_INPUT, NULL};
   GM_TRY(gm_acquire(&e, &op, 1));
   gm_status st = write_elements(m->ctype, op.ptr, m->size, f);
-  gm_release(&e, &op, 1);
-  return st;
+  return gm_finish(&e, &op, 1, st);
 }
 
 gm_status gm_io_read_payload(FILE *f, gm_ctype t, size_t n_elems, unsigned char **out) {
@@ -90,8 +89,7 @@ gm_status gm_io_store_payload(gm_mat *m, const unsigned char *bytes) {
   GM_TRY(gm_acquire(&e, &op, 1));
   size_t esz = gm_ctype_size(m->ctype);
   for (size_t i = 0; i < m->size; i++) decode(m->ctype, bytes + i * esz, op.ptr, i);
-  gm_release(&e, &op, 1);
-  return GM_OK;
+  return gm_finish(&e, &op, 1, GM_OK);
 }
 
 /* ---- header ---- */

@@ -13,6 +13,7 @@
 
 static bool ranges_overlap(const gm_mat *a, const gm_mat *b) {
   if (a->vec != b->vec || a->size == 0 || b->size == 0) return false;
+  if (!a->contiguous || !b->contiguous) return false; /* staged through a temporary */
   return a->displacement < b->displacement + b->size && b->displacement < a->displacement + a->size;
 }
 
@@ -116,8 +117,7 @@ gm_status gm_invert(gm_mat *a, gm_mat *out) {
    * in-place column-major inverse read back row-major is inv(A) */
   gm_status st = e.be->blas->copy(e.dev, a->ctype, n * n, ops[0].ptr, 1, ops[1].ptr, 1);
   if (st == GM_OK) st = e.be->blas->invert(e.dev, a->ctype, n, ops[1].ptr, n);
-  gm_release(&e, ops, 2);
-  return st;
+  return gm_finish(&e, ops, 2, st);
 }
 
 gm_status gm_logdet(gm_mat *a, double *logabs, int *sign) {

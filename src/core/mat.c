@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "exec.h"
+#include "view.h"
 
 /* The product of the non-zero dimensions is bounded too: a zero-element
  * mat with a huge other dimension ({2^59, 0}) would otherwise make every
@@ -38,6 +39,15 @@ gm_status gm_check_shape(int rank, const size_t *dims, size_t displacement, size
   return GM_OK;
 }
 
+void gm_mat_set_row_major_strides(gm_mat *m) {
+  int64_t s = 1;
+  for (int i = m->rank - 1; i >= 0; i--) {
+    m->strides[i] = s;
+    s *= (int64_t)m->dims[i];
+  }
+  m->contiguous = true;
+}
+
 gm_status gm_mat_new(int rank, const size_t *dims, const gm_mat_options *o, gm_mat **out) {
   gm_mat_options def = {.ctype = GM_DOUBLE, .has_initial_element = 1, .cuda_enabled = 1,
                         .synchronization = GM_SYNC_MAYBE};
@@ -64,6 +74,7 @@ gm_status gm_mat_new(int rank, const size_t *dims, const gm_mat_options *o, gm_m
   for (int i = 0; i < rank; i++) m->dims[i] = dims[i];
   m->displacement = o->displacement;
   m->size = size;
+  gm_mat_set_row_major_strides(m);
   m->cuda_enabled = o->cuda_enabled != 0;
   *out = m;
   return GM_OK;
@@ -78,6 +89,7 @@ gm_status gm_mat_view(const gm_mat *m, int rank, const size_t *dims, size_t disp
   for (int i = 0; i < rank; i++) v->dims[i] = dims[i];
   gm_dims_size(rank, dims, &v->size);
   v->displacement = displacement;
+  gm_mat_set_row_major_strides(v);
   gm_vec_ref(v->vec);
   *out = v;
   return GM_OK;
@@ -112,14 +124,29 @@ gm_status gm_mat_reshape_and_displace_(gm_mat *m, int rank, const size_t *dims, 
   for (int i = 0; i < rank; i++) m->dims[i] = dims[i];
   gm_dims_size(rank, dims, &m->size);
   m->displacement = displacement;
+  gm_mat_set_row_major_strides(m);
   return GM_OK;
 }
 
+/* A non-contiguous view sees all storage when its elements are a
+ * permutation of it (m:t() of a whole mat). */
 bool gm_mat_covers_all(const gm_mat *m) {
-  return m->displacement == 0 && m->size == m->vec->max_size;
+  if (m->displacement != 0 || m->size != m->vec->max_size) return false;
+  return m->contiguous || (gm_mat_extent(m) == m->size && !gm_mat_self_overlaps(m));
 }
 
 gm_status gm_mat_watch(gm_mat *m, gm_facet_name f, gm_direction dir, struct gm_device *dev, void **ptr) {
+  if (!m->contiguous) {
+    char d[160], s[160];
+    gm_dims_text(m->rank, m->dims, d, sizeof d);
+    gm_strides_text(m, s, sizeof s);
+    return gm_fail(GM_EINVAL, "the elements of a non-contiguous %s view (strides %s) are not one block of memory; use m:contiguous()",
+                   d, s);
+  }
+  return gm_mat_watch_strided(m, f, dir, dev, ptr);
+}
+
+gm_status gm_mat_watch_strided(gm_mat *m, gm_facet_name f, gm_direction dir, struct gm_device *dev, void **ptr) {
   void *base;
   GM_TRY(gm_vec_watch(m->vec, f, dir, gm_mat_covers_all(m), dev, &base));
   *ptr = (char *)base + m->displacement * gm_ctype_size(m->ctype);
@@ -149,38 +176,44 @@ static gm_status index_error(const gm_mat *m, size_t k) {
   return gm_fail(GM_ERANGE, "index %zu is out of range 0..%zu", k, m->size - 1);
 }
 
+/* k is the row-major index among the visible elements (of a view: in
+ * the view's order), mapped through the strides to the storage. */
 gm_status gm_mat_get(gm_mat *m, size_t k, double *out) {
   if (k >= m->size) return index_error(m, k);
-  if (gm_vec_element_quick(m->vec, m->displacement + k, false, out)) return GM_OK;
+  size_t off = gm_mat_storage_index(m, k);
+  if (gm_vec_element_quick(m->vec, off, false, out)) return GM_OK;
   void *p;
-  GM_TRY(gm_mat_watch(m, GM_FACET_FOREIGN, GM_INPUT, NULL, &p));
-  *out = gm_ctype_get(m->ctype, p, k);
+  GM_TRY(gm_mat_watch_strided(m, GM_FACET_FOREIGN, GM_INPUT, NULL, &p));
+  *out = gm_ctype_get(m->ctype, p, off - m->displacement);
   gm_mat_unwatch(m, GM_FACET_FOREIGN, GM_INPUT);
   return GM_OK;
 }
 
 gm_status gm_mat_put(gm_mat *m, size_t k, double value) {
   if (k >= m->size) return index_error(m, k);
-  if (gm_vec_element_quick(m->vec, m->displacement + k, true, &value)) return GM_OK;
+  GM_TRY(gm_check_writable(NULL, m));
+  size_t off = gm_mat_storage_index(m, k);
+  if (gm_vec_element_quick(m->vec, off, true, &value)) return GM_OK;
   void *p;
-  GM_TRY(gm_mat_watch(m, GM_FACET_FOREIGN, GM_IO, NULL, &p));
-  gm_ctype_set(m->ctype, p, k, value);
+  GM_TRY(gm_mat_watch_strided(m, GM_FACET_FOREIGN, GM_IO, NULL, &p));
+  gm_ctype_set(m->ctype, p, off - m->displacement, value);
   gm_mat_unwatch(m, GM_FACET_FOREIGN, GM_IO);
   return GM_OK;
 }
 
+/* Through the host's operand acquisition, which stages a view. */
 gm_status gm_mat_read_doubles(gm_mat *m, double *out) {
-  void *p;
-  GM_TRY(gm_mat_watch(m, GM_FACET_FOREIGN, GM_INPUT, NULL, &p));
-  for (size_t i = 0; i < m->size; i++) out[i] = gm_ctype_get(m->ctype, p, i);
-  gm_mat_unwatch(m, GM_FACET_FOREIGN, GM_INPUT);
-  return GM_OK;
+  gm_exec e = gm_exec_host();
+  gm_operand op = {m, GM_INPUT, NULL};
+  GM_TRY(gm_acquire(&e, &op, 1));
+  for (size_t i = 0; i < m->size; i++) out[i] = gm_ctype_get(m->ctype, op.ptr, i);
+  return gm_release(&e, &op, 1);
 }
 
 gm_status gm_mat_write_doubles(gm_mat *m, const double *in) {
-  void *p;
-  GM_TRY(gm_mat_watch(m, GM_FACET_FOREIGN, GM_OUTPUT, NULL, &p));
-  for (size_t i = 0; i < m->size; i++) gm_ctype_set(m->ctype, p, i, in[i]);
-  gm_mat_unwatch(m, GM_FACET_FOREIGN, GM_OUTPUT);
-  return GM_OK;
+  gm_exec e = gm_exec_host();
+  gm_operand op = {m, GM_OUTPUT, NULL};
+  GM_TRY(gm_acquire(&e, &op, 1));
+  for (size_t i = 0; i < m->size; i++) gm_ctype_set(m->ctype, op.ptr, i, in[i]);
+  return gm_release(&e, &op, 1);
 }

@@ -107,7 +107,8 @@ gm_status gm_mat_ensure_view(gm_mat *m, gm_mem_type mt, struct gm_device *dev, g
     static const char *const names[] = {"host", "pinned", "device", "managed"};
     return gm_fail(GM_ESTATE, "memory type '%s' needs an active cuda context (with_cuda)", names[mt]);
   }
-  if (et == gm_etype_of_ctype(m->ctype) && !col) return facet_view(m, mt, dev, dir, out);
+  /* a strided view's elements are not one block: it gets the owning copy */
+  if (et == gm_etype_of_ctype(m->ctype) && !col && m->contiguous) return facet_view(m, mt, dev, dir, out);
   return owning_copy(m, mt, dev, et, col, out);
 }
 

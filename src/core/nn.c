@@ -159,8 +159,7 @@ gm_status gm_convolve_(gm_mat *x, gm_mat *w, gm_mat *y, const gm_nn_params *p, g
   nn_call c;
   GM_TRY(nn_begin(&c, op, o, 3));
   gm_status st = c.t->convolve(c.e.dev, x->ctype, &g, o[0].ptr, o[1].ptr, o[2].ptr);
-  gm_release(&c.e, o, 3);
-  return st;
+  return gm_finish(&c.e, o, 3, st);
 }
 
 gm_status gm_derive_convolve_(gm_mat *x, gm_mat *xd, gm_mat *w, gm_mat *wd, gm_mat *yd,
@@ -184,8 +183,7 @@ gm_status gm_derive_convolve_(gm_mat *x, gm_mat *xd, gm_mat *w, gm_mat *wd, gm_m
   nn_call c;
   GM_TRY(nn_begin(&c, op, o, 5));
   gm_status st = c.t->derive_convolve(c.e.dev, x->ctype, &g, o[0].ptr, o[3].ptr, o[1].ptr, o[4].ptr, o[2].ptr);
-  gm_release(&c.e, o, 5);
-  return st;
+  return gm_finish(&c.e, o, 5, st);
 }
 
 static gm_status pool_dims(const char *op, const int64_t pool[2], gm_nn_arg *bad) {
@@ -211,8 +209,7 @@ gm_status gm_max_pool_(gm_mat *x, gm_mat *y, const int64_t pool[2], const gm_nn_
   nn_call c;
   GM_TRY(nn_begin(&c, op, o, 2));
   gm_status st = c.t->max_pool(c.e.dev, x->ctype, &g, o[0].ptr, o[1].ptr);
-  gm_release(&c.e, o, 2);
-  return st;
+  return gm_finish(&c.e, o, 2, st);
 }
 
 gm_status gm_derive_max_pool_(gm_mat *x, gm_mat *xd, gm_mat *y, gm_mat *yd, const int64_t pool[2],
@@ -232,6 +229,5 @@ gm_status gm_derive_max_pool_(gm_mat *x, gm_mat *xd, gm_mat *y, gm_mat *yd, cons
   nn_call c;
   GM_TRY(nn_begin(&c, op, o, 4));
   gm_status st = c.t->derive_max_pool(c.e.dev, x->ctype, &g, o[0].ptr, o[3].ptr, o[1].ptr, o[2].ptr);
-  gm_release(&c.e, o, 4);
-  return st;
+  return gm_finish(&c.e, o, 4, st);
 }

@@ -1,6 +1,7 @@
 #include "peek.h"
 
 #include "mem/runtime.h"
+#include "view.h"
 
 gm_peek_source gm_mat_peek_source(gm_mat *m) {
   gm_facet info;
@@ -33,5 +34,5 @@ gm_status gm_mat_peek_device(gm_mat *m, void *buf) {
   size_t esize = gm_ctype_size(m->ctype);
   if (m->size == 0) return GM_OK;
   const char *src = (const char *)info.ptr + m->displacement * esize;
-  return gm_device_copy_d2h(info.device, buf, src, m->size * esize);
+  return gm_device_copy_d2h(info.device, buf, src, gm_mat_extent(m) * esize);
 }

@@ -20,9 +20,11 @@ typedef enum gm_peek_source {
 } gm_peek_source;
 
 gm_peek_source gm_mat_peek_source(gm_mat *m);
-/* First visible element in host memory (source GM_PEEK_HOST). */
+/* First visible element in host memory (source GM_PEEK_HOST); the others
+ * at m->strides from it. */
 const void *gm_mat_peek_host(gm_mat *m);
-/* Copies the visible elements (m->size * element size bytes) from the
+/* Copies the storage the visible elements span (gm_mat_extent elements
+ * from the first; a strided view's elements keep their strides) from the
  * device facet into buf (source GM_PEEK_DEVICE). */
 gm_status gm_mat_peek_device(gm_mat *m, void *buf);
 

@@ -90,8 +90,7 @@ static gm_status random_fill(gm_mat *m, gm_random_state *s, bool uniform, double
   gm_random_state start = gm_random_reserve(s, gm_random_n_blocks_for(m->ctype, m->size));
   gm_status st = uniform ? r->uniform(e.dev, &start, m->ctype, m->size, a, opd.ptr)
                          : r->gaussian(e.dev, &start, m->ctype, m->size, a, b, opd.ptr);
-  gm_release(&e, &opd, 1);
-  return st;
+  return gm_finish(&e, &opd, 1, st);
 }
 
 gm_status gm_uniform_random(gm_mat *m, double limit, gm_random_state *s) {

@@ -29,6 +29,5 @@ gm_status gm_reduce(gm_mat *x, gm_reduce_op op, double *out) {
   gm_operand o = {x, GM_INPUT, NULL};
   GM_TRY(gm_acquire(&e, &o, 1));
   gm_status st = ops->reduce(e.dev, x->ctype, op, x->size, o.ptr, out);
-  gm_release(&e, &o, 1);
-  return st;
+  return gm_finish(&e, &o, 1, st);
 }

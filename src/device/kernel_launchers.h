@@ -8,12 +8,14 @@
 #include <stddef.h>
 
 #include "../core/nn_ops.h"
+#include "../../kernels/strided.h"
 
 #ifndef GM_LAUNCHER
 #error "define GM_LAUNCHER(name) before including kernel_launchers.h"
 #endif
 
 int GM_LAUNCHER(fill)(int ctype, size_t n, double alpha, void *x, size_t incx, void *stream);
+int GM_LAUNCHER(strided_copy)(int ctype, const struct gm_strided_geom *g, const void *src, void *dst, void *stream);
 
 int GM_LAUNCHER(ew_unary)(int ctype, int op, size_t n, void *x, void *stream);
 /* kind: 0 expt, 1 add_scalar, 2 min, 3 max */

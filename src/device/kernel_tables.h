@@ -8,7 +8,8 @@
  *   GM_LT_STREAM(ctx)         the launchers' stream argument for device ctx,
  *   GM_LT_STATUS(ctx, err, k) the gm_status of launcher code err for the
  *                             kernel named k (clearing cudart's slot),
- * and gets static gm_lt_fill and gm_lt_{elementwise,nn,random,reduce}_ops. */
+ * and gets static gm_lt_fill, gm_lt_strided_copy and
+ * gm_lt_{elementwise,nn,random,reduce}_ops. */
 #include "../core/elementwise_ops.h"
 #include "../core/nn_ops.h"
 #include "../core/random_ops.h"
@@ -24,6 +25,11 @@
 
 static gm_status gm_lt_fill(void *ctx, gm_ctype t, size_t n, double alpha, void *x, size_t incx) {
   return GM_LT_RUN(fill, ((int)t, n, alpha, x, incx, GM_LT_STREAM(ctx)), "fill kernel");
+}
+
+/* kernels/strided.cu */
+static gm_status gm_lt_strided_copy(void *ctx, gm_ctype t, const gm_strided_geom *g, const void *src, void *dst) {
+  return GM_LT_RUN(strided_copy, ((int)t, g, src, dst, GM_LT_STREAM(ctx)), "strided copy kernel");
 }
 
 /* ---- elementwise (kernels/elementwise.cu) ---- */

@@ -7,6 +7,7 @@
 #include "../core/random_ops.h"
 #include "../core/reduce_ops.h"
 #include "../../kernels/fill.h"
+#include "strided.h"
 
 static gm_status host_fill(void *ctx, gm_ctype t, size_t n, double alpha, void *x, size_t incx) {
   (void)ctx;
@@ -22,6 +23,7 @@ static gm_status host_fill(void *ctx, gm_ctype t, size_t n, double alpha, void *
 const gm_backend gm_host_backend = {
     .name = "host",
     .fill = host_fill,
+    .strided_copy = gm_host_strided_copy, /* strided.c */
     .blas = &gm_host_blas_ops,
     .elementwise = &gm_host_elementwise_ops,
     .nn = &gm_host_nn_ops,

@@ -10,6 +10,7 @@
 
 #include "../core/peek.h"
 #include "../core/reduce.h"
+#include "../core/view.h"
 #include "util.h"
 
 static int reduce(lua_State *L, gm_reduce_op op, const char *fn) {
@@ -67,11 +68,8 @@ static bool same_shape(const gm_mat *m, const grid *g) {
 
 /* Copies the shown elements (row-major over the grid) into out. */
 static void gather(gm_mat *m, const grid *g, gm_peek_source src, const void *data, double *out) {
-  size_t strides[GM_MAX_RANK], idx[GM_MAX_RANK] = {0}, s = 1;
-  for (int a = g->rank - 1; a >= 0; a--) {
-    strides[a] = s;
-    s *= g->dims[a];
-  }
+  size_t strides[GM_MAX_RANK], idx[GM_MAX_RANK] = {0};
+  for (int a = 0; a < g->rank; a++) strides[a] = (size_t)m->strides[a];
   for (size_t c = 0; c < g->cells; c++) {
     size_t off = 0;
     for (int a = 0; a < g->rank; a++) off += shown_index(g, a, idx[a]) * strides[a];
@@ -104,12 +102,14 @@ static int l_peek_grid(lua_State *L) {
   }
   gm_peek_source src = gm_mat_peek_source(m);
   bool device = src == GM_PEEK_DEVICE;
-  size_t scratch_bytes = device ? m->size * gm_ctype_size(m->ctype) : 0;
+  size_t scratch_bytes = device ? gm_mat_extent(m) * gm_ctype_size(m->ctype) : 0;
+  int64_t strides0[GM_MAX_RANK];
+  memcpy(strides0, m->strides, sizeof strides0);
   /* allocations (may run finalizers) before the mat is looked at again */
   double *out = lua_newuserdatauv(L, g.cells * sizeof(double) + 1, 0);
   void *scratch = lua_newuserdatauv(L, scratch_bytes + 1, 0);
   m = gml_checkmat(L, 1, "format_mat");
-  if (!same_shape(m, &g)) gml_argerror(L, 1, "format_mat", "the mat was reshaped while being formatted");
+  if (!same_shape(m, &g) || memcmp(strides0, m->strides, sizeof strides0) != 0) gml_argerror(L, 1, "format_mat", "the mat was reshaped while being formatted");
   src = gm_mat_peek_source(m);
   if (src == GM_PEEK_DEVICE && !device)
     gml_argerror(L, 1, "format_mat", "the mat moved to the device while being formatted");

@@ -7,6 +7,7 @@
 
 #include "../core/context.h"
 #include "../core/direct.h"
+#include "../core/view.h"
 #include "util.h"
 
 gm_sync gml_check_sync(lua_State *L, int idx, const char *fname);
@@ -433,7 +434,7 @@ static inline __attribute__((always_inline)) int push_element(lua_State *L, gml_
                                                               const char *fn) {
   gm_mat *m = box->m;
   double v;
-  if (!gm_vec_direct_get(m->vec, box->gen, m->ctype, m->displacement + k, &v)) {
+  if (!gm_vec_direct_get(m->vec, box->gen, m->ctype, gm_mat_storage_index(m, k), &v)) {
     GML_TRY(L, gm_mat_get(m, k, &v), fn);
     box->gen = gm_vec_direct_open(m->vec, &box->writable);
   }
@@ -458,7 +459,7 @@ static int push_indexed(lua_State *L, gml_mat *box, int arg) {
 static inline __attribute__((always_inline)) void put_element(lua_State *L, gml_mat *box, size_t k, double v,
                                                                const char *fn) {
   gm_mat *m = box->m;
-  if (box->writable && gm_vec_direct_put(m->vec, box->gen, m->ctype, m->displacement + k, v)) return;
+  if (box->writable && m->contiguous && gm_vec_direct_put(m->vec, box->gen, m->ctype, m->displacement + k, v)) return;
   GML_TRY(L, gm_mat_put(m, k, v), fn);
   box->gen = gm_vec_direct_open(m->vec, &box->writable);
 }
@@ -547,6 +548,27 @@ static int push_subscripts(lua_State *L, int idx, const char *fn) {
   return (int)n;
 }
 
+/* Whether the n subscripts at first name one element of m: integers,
+ * one per axis (else m[{...}] is a view).  Negative integers count from
+ * the end: replaced on the stack by their 1-based position (which a view
+ * reads the same way). */
+static inline bool one_element(lua_State *L, const gm_mat *m, int first, int n) {
+  if (n != m->rank) return n > m->rank; /* too many: the element path's error */
+  for (int i = 0; i < n; i++) {
+    int isint;
+    lua_Integer s = lua_tointegerx(L, first + i, &isint);
+    if (isint) {
+      if (s < 0 && (size_t)-s <= m->dims[i]) {
+        lua_pushinteger(L, (lua_Integer)m->dims[i] + s + 1);
+        lua_replace(L, first + i);
+      }
+    } else if (lua_type(L, first + i) != LUA_TNUMBER) {
+      return false;
+    }
+  }
+  return true;
+}
+
 /* ---- per-mat method cache ----
  *
  * m:mref(i, j) is two C calls: the lookup of "mref" through __index (a C
@@ -622,6 +644,14 @@ static int cache_index(lua_State *L) {
     }
     return 1;
   }
+  /* a table key is m[{...}], which takes any table: check that argument
+   * 1 is this mat's cache (its metatable's __index), not a stranger */
+  lua_getmetatable(L, gml_upvalueindex(2));
+  lua_pushliteral(L, "__index");
+  lua_rawget(L, -2);
+  bool mine = lua_rawequal(L, -1, 1);
+  lua_pop(L, 2);
+  if (!mine) return gml_argerror(L, 1, "__index", "method cache expected, got a foreign table");
   lua_pushvalue(L, gml_upvalueindex(2)); /* the mat in place of the cache */
   lua_replace(L, 1);
   return l_index(L);
@@ -654,6 +684,7 @@ static int l_index(lua_State *L) {
     lua_settop(L, 2);
     int n = push_subscripts(L, 2, "mref"); /* before taking m: may run Lua */
     gml_mat *box = gml_checkelembox(L, 1, "mref");
+    if (!one_element(L, box->m, 3, n)) return gml_index_view(L, n);
     size_t k;
     check_subscripts_arg(L, box->m, 3, n, "mref", &k, 2);
     return push_element(L, box, k, "mref");
@@ -672,6 +703,7 @@ static int l_newindex(lua_State *L) {
     lua_settop(L, 3);
     int n = push_subscripts(L, 2, "set"); /* before taking m: may run Lua */
     gml_mat *box = gml_checkelembox(L, 1, "set");
+    if (!one_element(L, box->m, 4, n)) return gml_assign_view(L, n);
     double v = check_value(L, 3, "set");
     check_subscripts_arg(L, box->m, 4, n, "set", &k, 2);
     put_element(L, box, k, v, "set");

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../core/peek.h"
+#include "../core/view.h"
 #include "util.h"
 
 /* Leading and trailing entries kept per axis when a mat is summarized. */
@@ -82,8 +83,8 @@ static void put_axis(printer *p, int axis, size_t offset) {
 /* "2x3", or "D+2x3+S" when some of the storage is invisible (MGL's
  * displacement+dims+slack); rank 0 shows as "scalar". */
 static void put_shape(luaL_Buffer *b, const gm_mat *m) {
-  size_t max_size = m->vec->max_size;
-  bool partial = m->displacement != 0 || m->displacement + m->size != max_size;
+  size_t max_size = m->vec->max_size, extent = gm_mat_extent(m);
+  bool partial = m->displacement != 0 || m->displacement + extent != max_size;
   if (partial) {
     lua_pushfstring(b->L, "%I+", (lua_Integer)m->displacement);
     luaL_addvalue(b);
@@ -94,7 +95,7 @@ static void put_shape(luaL_Buffer *b, const gm_mat *m) {
     luaL_addvalue(b);
   }
   if (partial) {
-    lua_pushfstring(b->L, "+%I", (lua_Integer)(max_size - m->displacement - m->size));
+    lua_pushfstring(b->L, "+%I", (lua_Integer)(max_size - m->displacement - extent));
     luaL_addvalue(b);
   }
 }
@@ -115,11 +116,7 @@ static void put_contents(lua_State *L, luaL_Buffer *b, gm_mat *m, gm_peek_source
   }
   lua_Integer max_elements = gml_settings_of(L)->print_max_elements;
   p.summarize = max_elements >= 0 && m->size > (size_t)max_elements;
-  size_t s = 1;
-  for (int i = m->rank - 1; i >= 0; i--) {
-    p.strides[i] = s;
-    s *= m->dims[i];
-  }
+  for (int i = 0; i < m->rank; i++) p.strides[i] = (size_t)m->strides[i];
   put_axis(&p, 0, 0);
 }
 
@@ -138,7 +135,7 @@ static int l_tostring(lua_State *L) {
   /* scratch for a device copy, allocated before the buffer is opened */
   gm_peek_source source = gm_mat_peek_source(m);
   bool device = contents && source == GM_PEEK_DEVICE;
-  lua_newuserdatauv(L, device ? m->size * gm_ctype_size(m->ctype) : 0, 0);
+  lua_newuserdatauv(L, device ? gm_mat_extent(m) * gm_ctype_size(m->ctype) : 0, 0);
   int scratch = lua_gettop(L);
   luaL_Buffer b;
   luaL_buffinit(L, &b);

@@ -2,6 +2,7 @@
  * storage, destructive shaping changes the view.  Displacements are
  * absolute offsets into the storage (not indices); the row of
  * reshape_to_row_matrix_ is a 1-based index. */
+#include "../core/view.h"
 #include "util.h"
 
 /* Checks that dims at arg dims_arg with displacement d fit m's storage;
@@ -32,10 +33,22 @@ static int reshape_in_place(lua_State *L, gm_mat *m, int rank, const size_t *dim
   return 1;
 }
 
+/* MGL's shaping places a row-major block at a displacement: a strided
+ * view has no such block. */
+static void check_contiguous(lua_State *L, const gm_mat *m, const char *fn) {
+  if (m->contiguous) return;
+  char d[160], s[160];
+  gm_dims_text(m->rank, m->dims, d, sizeof d);
+  gm_strides_text(m, s, sizeof s);
+  gml_argerror(L, 1, fn, "a non-contiguous %s view (strides %s) cannot be reshaped or displaced; use m:contiguous() first", d, s);
+}
+
 /* The mat argument; destructive shaping is refused while a running call
  * holds the mat (util.h, "Binding rule"). */
 static gm_mat *take(lua_State *L, const char *fn, bool destructive) {
-  return destructive ? gml_checkmat_shapable(L, 1, fn) : gml_checkmat(L, 1, fn);
+  gm_mat *m = destructive ? gml_checkmat_shapable(L, 1, fn) : gml_checkmat(L, 1, fn);
+  check_contiguous(L, m, fn);
+  return m;
 }
 
 /* gm.reshape_and_displace(m, dims, d) and the destructive variant */
@@ -55,11 +68,22 @@ static int l_reshape_and_displace_(lua_State *L) {
   return reshape_and_displace(L, "reshape_and_displace_", true);
 }
 
-/* gm.reshape(m, dims): keeps the displacement */
+/* gm.reshape(m, dims): keeps the displacement.  dims: a list or
+ * integers, one of them -1 (inferred from m's size).  A non-contiguous
+ * mat gets a view of its elements as view() would make. */
 static int reshape(lua_State *L, const char *fn, bool destructive) {
   size_t dims[GM_MAX_RANK];
-  int rank = gml_check_dims(L, 2, fn, dims);
-  gm_mat *m = take(L, fn, destructive);
+  int infer, rank = gml_check_reshape_dims(L, 2, fn, dims, &infer);
+  gm_mat *m = destructive ? gml_checkmat_shapable(L, 1, fn) : gml_checkmat(L, 1, fn);
+  if (!destructive && (!m->contiguous || infer >= 0)) return gml_reshape_view(L, m, rank, dims, infer, fn);
+  check_contiguous(L, m, fn);
+  if (infer >= 0) { /* reshape_ with -1: the dims of m's elements */
+    size_t p = 1;
+    for (int i = 0; i < rank; i++) p = i == infer ? p : p * dims[i];
+    if (p == 0 || m->size % p != 0)
+      gml_argerror(L, 2, fn, "cannot infer dimension %d: %zu elements do not divide into %zu", infer + 1, m->size, p);
+    dims[infer] = m->size / p;
+  }
   check_fits(L, m, rank, dims, m->displacement, 2, fn);
   return destructive ? reshape_in_place(L, m, rank, dims, m->displacement, fn)
                      : push_view(L, m, rank, dims, m->displacement, fn);
@@ -84,6 +108,7 @@ static int l_displace_(lua_State *L) { return displace(L, "displace_", true); }
 static int l_reshape_to_row_matrix_(lua_State *L) {
   const char *fn = "reshape_to_row_matrix_";
   gm_mat *m = gml_checkmat_shapable(L, 1, fn);
+  check_contiguous(L, m, fn);
   if (m->rank != 2) gml_argerror(L, 1, fn, "mat must be 2d, got rank %d", m->rank);
   int isnum;
   lua_Integer row = lua_tointegerx(L, 2, &isnum);
@@ -107,6 +132,7 @@ static int l_with_shape_apply(lua_State *L) {
   size_t d = lua_isnil(L, 3) ? 0 : check_displacement(L, 3, fn);
   if (lua_type(L, 4) != LUA_TFUNCTION) gml_argerror(L, 4, fn, "function expected, got %s", luaL_typename(L, 4));
   gm_mat *m = gml_checkmat_shapable(L, 1, fn);
+  check_contiguous(L, m, fn);
   if (lua_isnil(L, 2)) {
     rank = m->rank;
     for (int i = 0; i < rank; i++) dims[i] = m->dims[i];
@@ -154,6 +180,7 @@ static int l_adjust_(lua_State *L) {
   gml_check_options(L, 4, fn, opts);
   bool destroy_old = gml_opt_boolean(L, 4, "destroy_old", true, fn);
   gm_mat *m = gml_checkmat_shapable(L, 1, fn);
+  check_contiguous(L, m, fn);
   size_t size;
   if (gm_dims_size(rank, dims, &size) != GM_OK) gml_argerror(L, 2, fn, "%s", gm_last_error());
   if (d <= m->vec->max_size && size <= m->vec->max_size - d) return reshape_in_place(L, m, rank, dims, d, fn);
@@ -175,7 +202,7 @@ void gml_open_shape(lua_State *L, int module_idx) {
   static const gml_reg fns[] = {
       {"reshape_and_displace", l_reshape_and_displace, 3, NULL},
       {"reshape_and_displace_", l_reshape_and_displace_, 3, NULL},
-      {"reshape", l_reshape, 2, NULL},
+      {"reshape", l_reshape, GML_VARARGS, NULL}, /* m:reshape(d1, d2, ...) */
       {"reshape_", l_reshape_, 2, NULL},
       {"displace", l_displace, 2, NULL},
       {"displace_", l_displace_, 2, NULL},

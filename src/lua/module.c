@@ -23,6 +23,7 @@ int luaopen_gpumat_core(lua_State *L) {
   gml_open_io(L, mod);
   gml_open_print(L, mod);
   gml_open_shape(L, mod);
+  gml_open_view(L, mod);
   gml_open_facet(L, mod);
   gml_open_matdebug(L, mod);
   gml_open_blas(L, mod);

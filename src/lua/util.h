@@ -246,6 +246,15 @@ void gml_open_random(lua_State *L, int module_idx);
 void gml_open_io(lua_State *L, int module_idx);
 void gml_open_print(lua_State *L, int module_idx);
 void gml_open_shape(lua_State *L, int module_idx);
+void gml_open_view(lua_State *L, int module_idx);
+/* l_view.c: m[{...}] and m[{...}] = x when the subscripts (at 3.. for a
+ * read, 4.. for a write with the value at 3) are not one element. */
+int gml_index_view(lua_State *L, int n);
+int gml_assign_view(lua_State *L, int n);
+/* l_view.c: reshape's dims forms (a list or integers, one -1) and its
+ * view of a non-contiguous mat (or with -1). */
+int gml_check_reshape_dims(lua_State *L, int idx, const char *fn, size_t *dims, int *infer);
+int gml_reshape_view(lua_State *L, gm_mat *m, int rank, size_t *dims, int infer, const char *fn);
 void gml_open_facet(lua_State *L, int module_idx);
 void gml_open_matdebug(lua_State *L, int module_idx);
 void gml_open_emukern(lua_State *L, int module_idx);

@@ -24,6 +24,45 @@ def view(st, r):
     return st[r["s"]][r["d"]:r["d"] + n].reshape(r["dims"])
 
 
+def strided_view(st, r):
+    return np.lib.stride_tricks.as_strided(st[r["s"]][r["d"]:], shape=r["dims"],
+                                           strides=[8 * x for x in r["strides"]])
+
+
+def stage(p, st):
+    """Strided operands become contiguous temporary storages, as gpumat
+    stages them: gathered before the step, scattered back after it when
+    written.  Returns what unstage needs."""
+    staged = []
+
+    def walk(v):
+        if isinstance(v, dict):
+            if "strides" in v:
+                tid = -1 - len(staged)
+                st[tid] = strided_view(st, v).copy().reshape(-1)
+                staged.append((dict(v), tid, st[tid].copy()))
+                v["s"], v["d"] = tid, 0
+                del v["strides"]
+            else:
+                for x in v.values():
+                    walk(x)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+
+    for k, v in p.items():
+        if k not in ("before", "after"):
+            walk(v)
+    return staged
+
+
+def unstage(staged, st):
+    for r, tid, before in staged:
+        if not np.array_equal(st[tid], before, equal_nan=True):
+            strided_view(st, r)[...] = st[tid].reshape(r["dims"])
+        del st[tid]
+
+
 def logistic(x):
     return 1.0 / (1.0 + np.exp(-x))
 
@@ -238,7 +277,9 @@ def check_program(prog, report):
         st = {int(k): np.array(v, dtype=np.float64) for k, v in p["before"].items()}
         if ctype == "float":  # inputs are exact floats already; keep them so
             st = {k: v.astype(np.float32).astype(np.float64) for k, v in st.items()}
+        staged = stage(p, st)
         scale, res = run_step(ctype, p, st)
+        unstage(staged, st)
         problems = []
         for k, v in p["after"].items():
             ok, why = close(ctype, v, st[int(k)], scale)

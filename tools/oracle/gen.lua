@@ -50,7 +50,8 @@ local function enc(v, buf)
 end
 
 -- Storages and views.  Every operand is a view of a base mat (dims
--- {max_size}, displacement 0) so the whole storage can be read back.
+-- {max_size}, displacement 0) so the whole storage can be read back;
+-- strided views carry their strides (check.py stages them as gpumat does).
 local storages, ctype
 local function new_storage(n, lo, hi)
   lo, hi = lo or -2, hi or 2
@@ -63,8 +64,27 @@ end
 
 local function size_of(dims) local s = 1 for _, d in ipairs(dims) do s = s * d end return s end
 
--- A mat of the given dims: fresh, or a displaced view with slack.
+-- A non-contiguous view of the given dims: the axes of a padded parent
+-- in a random order, every other element along some of them.
+local function strided_operand(dims, lo, hi)
+  local k = #dims
+  local perm, step, pdims, inv, subs = {}, {}, {}, {}, {}
+  for i = 1, k do perm[i], step[i] = i, R(1, 2) end
+  for i = k, 2, -1 do local j = R(1, i); perm[i], perm[j] = perm[j], perm[i] end
+  for j = 1, k do pdims[j], inv[perm[j]] = dims[perm[j]] * step[perm[j]], j end
+  local d = R(0, 2)
+  local id, base = new_storage(d + size_of(pdims) + R(0, 2), lo, hi)
+  local v = base:reshape_and_displace(pdims, d)
+  if k > 1 then v = v:permute(inv) end
+  for i = 1, k do subs[i] = {1, -1, step[i]} end
+  v = v[subs]
+  return {m = v, s = id, dims = dims, d = v:displacement(), strides = v:strides()}
+end
+
+-- A mat of the given dims: fresh, a displaced view with slack, or (a
+-- quarter of them) a strided view.
 local function operand(dims, lo, hi)
+  if #dims >= 1 and R() < 0.25 then return strided_operand(dims, lo, hi) end
   local size = size_of(dims)
   local d, slack = 0, 0
   if R() < 0.4 then d, slack = R(0, 3), R(0, 3) end
@@ -75,7 +95,7 @@ local function operand(dims, lo, hi)
   return {m = m, s = id, dims = dims, d = d}
 end
 
-local function ref(o) return {s = o.s, dims = o.dims, d = o.d} end
+local function ref(o) return {s = o.s, dims = o.dims, d = o.d, strides = o.strides} end
 local function rdims(rank, maxd) local t = {} for i = 1, rank do t[i] = R(1, maxd or 5) end return t end
 local function scalar() return pick({-2, -1.5, -1, -0.5, 0, 0.25, 0.5, 1, 2, 3}) end
 

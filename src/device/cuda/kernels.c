@@ -22,6 +22,7 @@ static gm_status launch_status(int err, const char *kernel) {
 static const gm_backend cuda_kernels = {
     .name = "cuda",
     .fill = gm_lt_fill,
+    .strided_copy = gm_lt_strided_copy,       /* kernels/strided.cu */
     .blas = &gm_cuda_blas_ops,                /* cuBLAS, blas.c */
     .random = &gm_lt_random_ops,              /* kernels/random.cu */
     .elementwise = &gm_lt_elementwise_ops,    /* kernels/elementwise.cu */

@@ -38,6 +38,7 @@ const gm_backend *gm_emulated_kernels(void) {
   emulated_kernels = gm_host_backend;
   emulated_kernels.name = "emulated";
   emulated_kernels.fill = gm_lt_fill;
+  emulated_kernels.strided_copy = gm_lt_strided_copy;
   emulated_kernels.blas = gm_emulated_blas_ops(gm_host_backend.blas);
   emulated_kernels.elementwise = &gm_lt_elementwise_ops;
   emulated_kernels.nn = &gm_lt_nn_ops;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../../../include/gpumat_lua.h"
+#include "../../core/view.h"
 #include "../util.h"
 #include "embedded_lua.h"
 
@@ -52,7 +53,7 @@ void gpumat_pushmat(lua_State *L, const gm_mat *m) {
   lua_pop(L, 1);
   if (!m) luaL_error(L, "gpumat_pushmat: mat is NULL");
   gm_mat *v = NULL;
-  gm_status st = gm_mat_view(m, m->rank, m->dims, m->displacement, &v);
+  gm_status st = gm_view_clone(m, &v); /* keeps a view's strides */
   if (st != GM_OK) gml_raise(L, st, "gpumat_pushmat");
   gml_pushmat(L, v); /* frees v if the userdata cannot be made */
 }

@@ -1,0 +1,55 @@
+/* Strided views: new mats on the same storage whose elements are not one
+ * row-major block (narrow, select, subscripts with steps, permute, expand,
+ * view/reshape with new dims).  Axes and indices here are 0-based; the
+ * Lua binding converts.  Every function checks its arguments, names the
+ * op and the shapes in its message and changes nothing on failure. */
+#ifndef GM_CORE_VIEW_H
+#define GM_CORE_VIEW_H
+
+#include "mat.h"
+
+/* Storage elements from the first visible element to one past the last
+ * (0 for an empty mat; m->size for a contiguous one). */
+size_t gm_mat_extent(const gm_mat *m);
+/* Whether two visible elements of m share a storage element (a size-1
+ * stretched axis of an expanded view); such a mat cannot be written. */
+bool gm_mat_self_overlaps(const gm_mat *m);
+/* Recomputes m->contiguous from dims and strides. */
+void gm_mat_update_contiguous(gm_mat *m);
+/* Storage index of the k-th visible element in row-major order. */
+size_t gm_mat_storage_index_slow(const gm_mat *m, size_t k);
+static inline size_t gm_mat_storage_index(const gm_mat *m, size_t k) {
+  return m->contiguous ? m->displacement + k : gm_mat_storage_index_slow(m, k);
+}
+/* "2x3" into buf (rank 0: "scalar"); strides as "{3, 1}". */
+void gm_dims_text(int rank, const size_t *dims, char *buf, size_t n);
+void gm_strides_text(const gm_mat *m, char *buf, size_t n);
+
+/* GM_EINVAL naming op when m's elements overlap (writing is refused). */
+gm_status gm_check_writable(const char *op, const gm_mat *m);
+
+/* One subscript of gm_view_index: either one index (select, the axis
+ * goes away) or count elements first, first+step, ... */
+typedef struct gm_view_sub {
+  bool select;
+  size_t first, count, step;
+} gm_view_sub;
+
+/* A copy of m's view (same dims, strides, displacement) as a new mat. */
+gm_status gm_view_clone(const gm_mat *m, gm_mat **out);
+/* subs[0..n-1] for the leading axes, the others whole. */
+gm_status gm_view_index(const gm_mat *m, int n, const gm_view_sub *subs, gm_mat **out);
+gm_status gm_view_narrow(const gm_mat *m, int axis, size_t first, size_t count, gm_mat **out);
+gm_status gm_view_select(const gm_mat *m, int axis, size_t i, gm_mat **out);
+/* perm[i] is the old axis that becomes axis i (a permutation of 0..rank-1). */
+gm_status gm_view_permute(const gm_mat *m, int rank, const int *perm, gm_mat **out);
+/* Size-1 axes (and missing leading ones) stretched with stride 0. */
+gm_status gm_view_expand(const gm_mat *m, int rank, const size_t *dims, gm_mat **out);
+/* New dims on the same elements (same count): contiguous mats always,
+ * others when the dims split or merge axes whose strides allow it
+ * (GM_ESTATE otherwise). */
+gm_status gm_view_dims(const gm_mat *m, int rank, const size_t *dims, gm_mat **out);
+/* The strides dims would have on m's elements; false when not viewable. */
+bool gm_view_strides_for(const gm_mat *m, int rank, const size_t *dims, int64_t *strides);
+
+#endif

@@ -1,0 +1,64 @@
+/* Host strided copy: rows of the innermost axis, the outer axes walked
+ * with an odometer from each chunk's first row, chunks over the cores. */
+#include "strided.h"
+
+#include <string.h>
+
+#include "../../kernels/strided.h"
+#include "../core/par.h"
+
+typedef struct copy_job {
+  const gm_strided_geom *g;
+  size_t esize;
+  const char *src;
+  char *dst;
+} copy_job;
+
+static void copy_row(const copy_job *j, int64_t so, int64_t d) {
+  const gm_strided_geom *g = j->g;
+  int last = g->rank - 1;
+  size_t n = g->dims[last];
+  int64_t ss = g->src_strides[last], ds = g->dst_strides[last];
+  if (j->esize == 8) {
+    const double *s = (const double *)j->src + so;
+    double *t = (double *)j->dst + d;
+    for (size_t i = 0; i < n; i++) t[(int64_t)i * ds] = s[(int64_t)i * ss];
+  } else {
+    const float *s = (const float *)j->src + so;
+    float *t = (float *)j->dst + d;
+    for (size_t i = 0; i < n; i++) t[(int64_t)i * ds] = s[(int64_t)i * ss];
+  }
+}
+
+/* Rows [begin, end) of the outer axes. */
+static void copy_rows(void *arg, size_t begin, size_t end) {
+  const copy_job *j = arg;
+  const gm_strided_geom *g = j->g;
+  int outer = g->rank - 1;
+  size_t idx[GM_STRIDED_MAX_RANK] = {0}, r = begin;
+  for (int a = outer - 1; a >= 0; a--) {
+    idx[a] = r % g->dims[a];
+    r /= g->dims[a];
+  }
+  for (size_t row = begin; row < end; row++) {
+    int64_t so = 0, d = 0;
+    for (int a = 0; a < outer; a++) {
+      so += (int64_t)idx[a] * g->src_strides[a];
+      d += (int64_t)idx[a] * g->dst_strides[a];
+    }
+    copy_row(j, so, d);
+    for (int a = outer - 1; a >= 0; a--) {
+      if (++idx[a] < g->dims[a]) break;
+      idx[a] = 0;
+    }
+  }
+}
+
+gm_status gm_host_strided_copy(void *ctx, gm_ctype t, const struct gm_strided_geom *g, const void *src, void *dst) {
+  (void)ctx;
+  if (g->n == 0) return GM_OK;
+  copy_job j = {g, gm_ctype_size(t), src, dst};
+  size_t rows = g->n / g->dims[g->rank - 1];
+  gm_par_for(rows, 1, (double)g->dims[g->rank - 1], copy_rows, &j);
+  return GM_OK;
+}
