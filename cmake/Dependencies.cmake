@@ -19,3 +19,17 @@ include_directories(SYSTEM ${CBLAS_INCLUDE_DIR} ${LAPACKE_INCLUDE_DIR})
 if(GPUMAT_CUDA)
   find_package(CUDAToolkit QUIET)
 endif()
+
+# NCCL (gpumat.dist's device collectives): NCCL_ROOT (CMake variable or
+# environment) first, then the CUDA toolkit and the usual system places.
+# Without it device collectives would silently go through the host, so
+# the configure step says which NCCL it found, or why none.
+function(gpumat_find_nccl)
+  set(roots ${NCCL_ROOT} $ENV{NCCL_ROOT} $ENV{NCCL_HOME} ${CUDAToolkit_LIBRARY_ROOT} /usr/local/cuda /usr)
+  find_path(NCCL_INCLUDE_DIR nccl.h HINTS ${roots} ${CUDAToolkit_INCLUDE_DIRS} PATH_SUFFIXES include)
+  find_library(NCCL_LIB nccl HINTS ${roots} ${CUDAToolkit_LIBRARY_DIR}
+    PATH_SUFFIXES lib lib64 lib/x86_64-linux-gnu)
+  if(NOT NCCL_INCLUDE_DIR OR NOT NCCL_LIB)
+    message(STATUS "gpumat: NCCL not found (set NCCL_ROOT): device collectives will run through MPI on the host")
+  endif()
+endfunction()

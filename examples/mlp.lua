@@ -58,7 +58,6 @@ local function train()
   local noise = gm.mat({ N, 2 }, { ctype = ctype }):gaussian_random_({ stddev = 0.05 })
   local X, Y = spirals(noise)
   local function zeros(dims) return gm.mat(dims, { ctype = ctype, initial_element = 0 }) end
-  local ones = gm.mat({ N, 1 }, { ctype = ctype, initial_element = 1 })
 
   -- Parameters W1 (2 x H), b1 (1 x H), W2 (H x 1), b2 (1 x 1) are views into
   -- one flat mat, and so are their gradients: Adam then updates all of
@@ -91,7 +90,6 @@ local function train()
   local D = zeros({ N, hidden })   -- 1 - H^2
   local P = zeros({ N, 1 })        -- logistic(H W2 + b2)
   local dZ = zeros({ N, 1 })
-  local half = gm.mat({ N, 1 }, { ctype = ctype, initial_element = 0.5 })
   local notY = 1 - Y               -- a scalar operand: a new mat
   local Q1, Q2 = zeros({ N, 1 }), zeros({ N, 1 })
   local tiny = 1e-6
@@ -99,13 +97,11 @@ local function train()
   -- new mat per step would cost an allocation each time).
 
   local function forward()
-    -- H := X W1 + 1 b1 (the bias broadcast is a rank-1 gemm), then tanh
+    -- H := tanh(X W1 + b1): the 1 x H bias row is broadcast over the N rows
     H:gemm_(1, X, W1, 0)
-    H:gemm_(1, ones, b1, 1)
-    H:tanh_()
+    gm.add(H, b1, { out = H }):tanh_()
     P:gemm_(1, H, W2, 0)
-    P:gemm_(1, ones, b2, 1)
-    P:logistic_()
+    gm.add(P, b2, { out = P }):logistic_()
   end
 
   -- binary cross-entropy, mean over the points
@@ -117,9 +113,8 @@ local function train()
   end
 
   local function accuracy()
-    Q1:copy_(P)
-    gm.lt_(half, Q1) -- Q1 := 0.5 < P, the predicted class
-    return 1 - Q1:axpy_(-1, Y):asum() / N
+    -- the predicted class is P > 0.5; the share of points where it is Y
+    return gm.eq(P:gt(0.5), Y):mean()
   end
 
   local function backward()

@@ -140,8 +140,8 @@ describe("review #10: H2D from page-locked memory waits for the copy, not the co
         assert.is_truthy(x:facets():find("H", 1, true), x:facets())
         local y = gm.mat(1000, { ctype = "double", initial_element = 0 })
         gm.axpy_(2, x, y)                  -- the copy of x is queued, the kernel waits for it
+        assert.are.equal(2, y[1])          -- reading y waits for the kernel, hence the copy
         assert.are.equal(0, in_flight())
-        assert.are.equal(2, y[1])
         assert.are.equal(2000, y[1000])
         x[5] = -1                          -- the device copy of x is stale now
         gm.fill_(0, y)

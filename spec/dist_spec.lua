@@ -111,8 +111,70 @@ describe("dist", function()
         end
         same(base:to_table(), { -1, -1, from, from + 1, from + 2 })
       end)
+
+      it("sendrecv_ exchanges around a ring with every rank sending first", function()
+        if n == 1 then
+          assert.error_matches(function() dist.sendrecv_(gm.mat(1), 0, gm.mat(1), 0) end,
+            "bad argument #2 to 'sendrecv_' %(cannot send to the calling rank 0%)")
+          return
+        end
+        -- 2^20 elements: far above MPI's eager limit, where a send-first
+        -- ring of blocking sends would deadlock
+        local k = 1 << 20
+        local m = gm.mat(k, { ctype = ct, initial_element = r + 1 })
+        local base = gm.mat(k + 2, { ctype = ct, initial_element = -1 })
+        local into = base:reshape_and_displace({ k }, 1)
+        local to, from = (r + 1) % n, (r - 1) % n
+        assert.are.equal(into, dist.sendrecv_(m, to, into, from, 3))
+        local t = base:to_table()
+        same({ t[1], t[2], t[k + 1], t[k + 2] }, { -1, from + 1, from + 1, -1 })
+        assert.are.equal(k * (from + 1), gm.asum(into))
+      end)
     end)
   end
+
+  it("local_rank and local_size: the ranks of this node (one node here)", function()
+    assert.are.equal(r, dist.local_rank())
+    assert.are.equal(n, dist.local_size())
+  end)
+
+  it("init leaves the default device alone without CUDA devices #host", function()
+    -- with k CUDA devices it sets gm.cuda_default_device_id = local_rank % k
+    -- (spec/gpu/dist_nccl_spec.lua); here there are none
+    if gm.device_count() > 0 then pending("this machine has CUDA devices") return end
+    assert.are.equal(0, gm.cuda_default_device_id)
+  end)
+
+  it("the GPU NCCL spec goes pending in a build without MPI #host", function()
+    -- the busted running this file, under lua5.4; gpumat.dist made to
+    -- raise at require as a build without MPI does
+    local lua, busted = "lua5.4", arg and arg[0]
+    if not (lua and busted) or not io.open("spec/gpu/dist_nccl_spec.lua") then
+      pending("needs busted's command line and the repository root") return
+    end
+    local pre = [[package.preload["gpumat.dist"] = function() error("gpumat.dist: this gpumat was built without MPI") end]]
+    local cmd = ("%q -e %q %q -o TAP --no-auto-insulate spec/gpu/dist_nccl_spec.lua 2>&1"):format(lua, pre, busted)
+    local p = assert(io.popen(cmd))
+    local out = p:read("a")
+    p:close()
+    assert.is_nil(out:find("not ok", 1, true), out)
+    assert.truthy(out:find("# SKIP", 1, true), out) -- TAP's mark of a pending test
+  end)
+
+  it("the binding leaves facets and transports to one core function #host", function()
+    -- src/lua/l_dist.c reads arguments and pushes results; gm_dist_mats
+    -- (src/dist/collective.c) places, acquires, runs NCCL or MPI, releases
+    local f = io.open("src/lua/l_dist.c")
+    if not f then pending("run from the repository root") return end
+    local src = f:read("a")
+    f:close()
+    for _, call in ipairs { "gm_acquire", "gm_release", "gm_exec_choose", "gm_nccl_allreduce", "gm_dist_allreduce",
+      "gm_dist_send(", "gm_nccl_send" } do
+      assert.is_nil(src:find(call, 1, true), call .. " in l_dist.c")
+    end
+    local calls = select(2, src:gsub("gm_dist_mats%(", ""))
+    assert.are.equal(2, calls) -- run() and allgather (which frees its new mat on failure)
+  end)
 
   describe("errors", function()
     it("name the function and the argument", function()
@@ -129,6 +191,9 @@ describe("dist", function()
         "bad argument #2 to 'reduce_scatter_' %(ctype differs")
       assert.error_matches(function() dist.send(m, 0, -1) end, "bad argument #")
       assert.error_matches(function() dist.init({ chek = true }) end, "bad argument #1 to 'init' %(unknown option 'chek'%)")
+      assert.error_matches(function() dist.init({ set_device = 1 }) end, "bad argument #1 to 'init'")
+      assert.error_matches(function() dist.sendrecv_(m, 0, {}, 0) end, "bad argument #")
+      assert.error_matches(function() dist.sendrecv_(m, (r + 1) % n, m, (r + 1) % n) end, "bad argument #")
     end)
 
     it("mismatched sizes across ranks are detected in check mode", function()

@@ -311,11 +311,14 @@ describe("define_cuda_kernel", function()
     end, "bad argument #1 to 'define_cuda_kernel' (ctypes[1] must be float or double)")
   end)
 
-  it("a body that does not compile raises an error object with the compiler's log", function()
-    local ok, e = pcall(gm.define_cuda_kernel, {
+  it("a body that does not compile raises an error object with the compiler's log at its first CPU launch", function()
+    local k = gm.define_cuda_kernel {
       name = "spec_broken", ctypes = { "float" }, params = { { "x", "mat", "io" } },
       body = "x[0] = undefined_variable_xyz;",
-    })
+    }
+    local x = gm.mat(2, { ctype = "float", initial_element = 3 })
+    local ok, e = pcall(k, x)
+    assert.are.same({ 3, 3 }, x:to_table())
     assert.is_false(ok)
     assert.are.equal("table", type(e))
     assert.are.equal("compile_error", e.kind)
@@ -325,17 +328,44 @@ describe("define_cuda_kernel", function()
 
   it("the second definition of the same source is a cache hit", function()
     local def = { name = "spec_cached", ctypes = { "double" }, params = axpy_params, body = axpy_body .. "\n" }
-    gm.define_cuda_kernel(def)
+    local x = gm.mat(3, { ctype = "double", initial_element = 2 })
+    local y = gm.mat(3, { ctype = "double", initial_element = 1 })
+    gm.define_cuda_kernel(def)(0.5, x, y, 3)
     local i0 = gm.kernel_cache_info()
     local k = gm.define_cuda_kernel(def)
+    k(0.5, x, y, 3)
     local i1 = gm.kernel_cache_info()
     assert.are.equal(i0.compiles, i1.compiles)
     assert.are.equal(i0.disk_hits, i1.disk_hits)
     assert.are.equal(i0.memory_hits + 1, i1.memory_hits)
-    local x = gm.mat(3, { ctype = "double", initial_element = 2 })
-    local y = gm.mat(3, { ctype = "double", initial_element = 1 })
-    k(0.5, x, y, 3)
-    assert.are.same({ 2, 2, 2 }, y:to_table())
+    assert.are.same({ 3, 3, 3 }, y:to_table())
+  end)
+
+  it("is defined without a C++ compiler, which only its first CPU launch needs", function()
+    -- GPUMAT_CXX is read when gpumat loads: a fresh process
+    local build = os.getenv("GPUMAT_BUILD_DIR") or "build"
+    local lua = "lua5.4"
+    local script = os.tmpname()
+    local f = assert(io.open(script, "w"))
+    f:write([[
+      package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
+      package.cpath = ]] .. ("%q"):format(build .. "/?.so") .. [[ .. ";" .. package.cpath
+      local gm = require "gpumat"
+      local k = gm.define_cuda_kernel { name = "spec_nocxx", ctypes = { "float", "double" },
+        params = { { "x", "mat", "io" } }, body = "x[threadIdx.x] *= 2;" }
+      io.write("defined ", tostring(gm.kernel_cache_info().compiles), "\n")
+      local x = gm.mat(2, { ctype = "float", initial_element = 3 })
+      local ok, e = pcall(k, x)
+      io.write(tostring(ok), " ", tostring(e), "\n", table.concat(x:to_table(), ","), "\n")
+    ]])
+    f:close()
+    local p = assert(io.popen(("GPUMAT_CXX=/nonexistent/c++ GPUMAT_CACHE_DIR=%q %q %q 2>&1"):format(
+      os.tmpname() .. ".d", lua, script)))
+    local out = p:read("a")
+    p:close()
+    os.remove(script)
+    assert.are.equal("defined 0\nfalse spec_nocxx: running a kernel on the CPU (host or emulated device) needs a " ..
+      "C++ compiler, and '/nonexistent/c++' (GPUMAT_CXX) does not run\n3.0,3.0\n", out)
   end)
 
   it("a kernel with no mat argument needs explicit geometry", function()
@@ -370,6 +400,25 @@ describe("define_cuda_kernel with NVRTC (compile only)", function()
       assert.are.same({ c[2], ".u64", ".u64", ".u64" }, params) -- alpha, x, y, n
       assert.are.equal(("sm_%d%d"):format(c[3], c[4]), ptx:match("%.target ([%w_]+)"))
     end
+  end)
+
+  it("compiles the body to machine code (CUBIN) for a device's architecture, what a launch loads", function()
+    if not need_nvrtc() then return end
+    local k = gm.define_cuda_kernel { name = "spec_nv_cubin", params = axpy_params, body = axpy_body }
+    local a = k:cubin("float", 8, 0)
+    assert.are.equal("\127ELF", a:sub(1, 4))
+    assert.are.equal(190, string.unpack("<I2", a, 19)) -- e_machine: EM_CUDA
+    assert.truthy(a:find("spec_nv_cubin", 1, true), "no kernel symbol in the CUBIN")
+    local i0 = gm.kernel_cache_info()
+    assert.are.equal(a, k:cubin("float", 8, 0))
+    assert.are.equal(i0.disk_hits + 1, gm.kernel_cache_info().disk_hits)
+    assert.are_not.equal(a, k:cubin("float", 9, 0))
+    assert.are_not.equal(k:cubin("double", 8, 0), a)
+    assert.has_error(function() k:cubin("half", 8, 0) end,
+      "bad argument #2 to 'cubin' (ctype must be one of the definition's ctypes, got half)")
+    local ok, e = pcall(k.cubin, k, "float", 1, 0)
+    assert.is_false(ok)
+    assert.truthy(tostring(e):find("compute capability 1.0 is not one NVRTC knows", 1, true))
   end)
 
   it("a second definition of the same source is served from the disk cache", function()

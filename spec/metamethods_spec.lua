@@ -44,7 +44,9 @@ local function metatables()
   local k = gm.define_cuda_kernel { name = "spec_mm_kernel", params = { { "x", "mat", "io" } },
     body = "x[0] = 1;" }
   add("kernel metatable", getmetatable(k))
-  local ok, e = pcall(gm.define_cuda_kernel, { name = "spec_mm_bad", params = {}, body = "not C" })
+  -- (a body that does not compile raises at its first CPU launch)
+  local bad = gm.define_cuda_kernel { name = "spec_mm_bad", params = { { "x", "mat", "io" } }, body = "not C" }
+  local ok, e = pcall(bad, gm.mat(1))
   assert(not ok and type(e) == "table")
   add("kernel error metatable", getmetatable(e))
   return list

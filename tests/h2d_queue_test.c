@@ -2,9 +2,10 @@
  * device's copy stream, with the compute stream made to wait for it,
  * instead of synchronizing the whole compute stream; host code waits for
  * the copy alone, and only when it touches the storage (or releases it).
- * Checked on the emulated device, whose copy stream runs behind the host:
- * a queued copy lands at a sync of that stream or at the next device call
- * after the compute stream waited (gm_emulated_control's
+ * Checked on the emulated device in its lazy mode, whose copy stream runs
+ * behind the host until something waits for it: a host access of the
+ * storage, or the compute stream once it was made to wait for the copy
+ * and something waits for the compute stream (gm_emulated_control's
  * copies_in_flight).  A pageable source is still copied at once.
  *
  * Exits 0 when every check passes and prints each failure. */
@@ -67,6 +68,11 @@ int main(void) {
   gm_context_options o = gm_test_emulated_options(0);
   CHECK(gm_context_enter(&c, &o) == GM_OK);
   CHECK(gm_current_device() != NULL);
+  /* lazy streams: queued work runs only when waited for, so what is in
+   * flight at each step is deterministic */
+  gm_emulated_control_in lazy = {.set_mode = true, .mode = GM_EMU_LAZY};
+  gm_emulated_state st;
+  CHECK(gm_emulated_control(gm_current_device(), &lazy, &st) == GM_OK);
 
   /* page-locked host storage (foreign_array_strategy = "cuda_host") */
   atomic_store(&gm_cuda_host_strategy, true);
@@ -87,8 +93,9 @@ int main(void) {
   write_host(y, GM_FACET_CUDA_HOST, 0);
   CHECK(gm_scal_(0, y, N, 1) == GM_OK);
   CHECK(gm_axpy_(2, x, y, N, 1, 1) == GM_OK);
-  CHECK(in_flight() == 0);
+  CHECK(in_flight() == 2); /* the copies of x and y; the ops queued behind them: nothing waited yet */
   CHECK(host_at(y, 0) == 20);
+  CHECK(in_flight() == 0); /* reading y ran the compute stream, which waited for the copy */
   CHECK(host_at(y, N - 1) == 2 * (10 + N - 1));
 
   /* a host write after the refresh waits for the copy first, so the

@@ -80,6 +80,14 @@ def make(op, dtype, dims):
         y = np.empty(shape[1 - axis], dtype)
         return (alternating(lambda i: np.sum(a, axis=axis, out=y)), None,
                 "np.sum(a, axis=%d, out=y)" % axis)
+    if op in ("add_same", "add_row", "add_col", "mul_t"):
+        bshape = {"add_row": shape[1:], "add_col": (shape[0], 1)}.get(op, shape)
+        b, c = pattern(bshape, dtype), np.empty(shape, dtype)
+        if op == "mul_t":
+            at = a.T
+            return (alternating(lambda i: np.multiply(at, b, out=c)), None,
+                    "np.multiply(a.T, b, out=c)")
+        return alternating(lambda i: np.add(a, b, out=c)), None, "np.add(a, b, out=c)"
     if op == "matmul":
         b, c = pattern(shape, dtype), np.empty(shape, dtype)
         return alternating(lambda i: np.matmul(a, b, out=c)), None, "np.matmul(a, b, out=c)"

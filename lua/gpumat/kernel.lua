@@ -53,13 +53,14 @@ return function(gm, core)
   local cxx = os.getenv("GPUMAT_CXX") or "c++"
   local cxxflags = "-std=c++17 -O3 -march=native -fPIC -shared -fopenmp -fno-math-errno -w"
   local compiler_id
-  local function get_compiler_id()
+  local function get_compiler_id(kernel_name)
     if compiler_id then return compiler_id end
     local p = io.popen(cxx .. " --version 2>/dev/null")
     local v = p and p:read("a") or ""
     if p then p:close() end
     if v == "" then
-      argcheck.error("define_cuda_kernel: the C++ compiler '%s' (GPUMAT_CXX) does not run", cxx)
+      argcheck.error("%s: running a kernel on the CPU (host or emulated device) needs a C++ compiler, and '%s' " ..
+        "(GPUMAT_CXX) does not run", kernel_name or "define_cuda_kernel", cxx)
     end
     -- the CPU model's header is part of every kernel: a changed header
     -- must not reuse objects compiled with the old one
@@ -205,7 +206,7 @@ return function(gm, core)
 
   -- Shared object for (source, ctype): memory cache, disk cache, compile.
   local function load_kernel(name, src, ctype)
-    local key = fnv1a(get_compiler_id() .. "\0" .. src)
+    local key = fnv1a(get_compiler_id(name) .. "\0" .. src)
     local so = loaded[key]
     if so then stats.memory_hits = stats.memory_hits + 1; return so end
     local dir = get_cache_dir()
@@ -280,31 +281,36 @@ return function(gm, core)
     }, error_mt)
   end
 
-  -- PTX of src for compute capability major.minor: disk cache, compile.
-  local function nvrtc_ptx(name, src, major, minor)
+  -- Code of src for compute capability major.minor: CUBIN (sm_XY,
+  -- machine code) when cubin, else PTX (compute_XY); disk cache, compile.
+  -- Returns the code and the architecture, or (CUBIN only) nil when this
+  -- NVRTC cannot make machine code for that architecture.
+  local function nvrtc_code(name, src, major, minor, cubin)
     local vmaj, vmin = core.nvrtc_version()
     if not vmaj then
       error(("%s: NVRTC is not available: gpumat was built without the CUDA toolkit"):format(name), 0)
     end
-    local arch = ("compute_%d%d"):format(major, minor)
+    local arch = (cubin and "sm_%d%d" or "compute_%d%d"):format(major, minor)
+    local ext = cubin and ".cubin" or ".ptx"
     local key = fnv1a(("nvrtc %d.%d %s\0%s"):format(vmaj, vmin, arch, src))
     local base = get_cache_dir() .. "/" .. key
     if read_file(base .. ".cu") == src then
-      local ptx = read_file(base .. ".ptx")
-      if ptx then
+      local code = read_file(base .. ext)
+      if code then
         stats.disk_hits = stats.disk_hits + 1
-        return ptx, arch
+        return code, arch
       end
     end
-    local ptx, log, msg = core.nvrtc_compile(src, name, major, minor)
+    local code, log, msg, unsupported = core.nvrtc_compile(src, name, major, minor, cubin)
     stats.compiles = stats.compiles + 1
-    if not ptx then error(nvrtc_error(name, arch, log, msg), 0) end
+    if not code and cubin and unsupported then return nil, arch end
+    if not code then error(nvrtc_error(name, arch, log, msg), 0) end
     local tmp = ("%s.%s.%d"):format(base, tostring({}):match("0x(%x+)") or "t", os.time())
-    local f = io.open(tmp .. ".ptx", "wb")
+    local f = io.open(tmp .. ext, "wb")
     if f then -- an unwritable cache only costs the next process a compile
-      f:write(ptx)
+      f:write(code)
       f:close()
-      os.rename(tmp .. ".ptx", base .. ".ptx")
+      os.rename(tmp .. ext, base .. ext)
       f = io.open(tmp .. ".cu", "wb")
       if f then
         f:write(src)
@@ -312,7 +318,16 @@ return function(gm, core)
         os.rename(tmp .. ".cu", base .. ".cu")
       end
     end
-    return ptx, arch
+    return code, arch
+  end
+
+  -- What a CUDA device loads: machine code for its architecture (no JIT in
+  -- the driver, so a driver older than NVRTC still loads it), PTX when
+  -- NVRTC cannot make machine code for that architecture.
+  local function nvrtc_image(name, src, major, minor)
+    local code = nvrtc_code(name, src, major, minor, true)
+    if code then return code end
+    return (nvrtc_code(name, src, major, minor, false))
   end
 
   local kinds = { mat = true, scalar = true, int = true }
@@ -466,7 +481,7 @@ return function(gm, core)
           stats.memory_hits = stats.memory_hits + 1
         else
           cuda_sources[ctype] = cuda_sources[ctype] or generate_cuda(name, ps, body, ctype)
-          h = core.kernel_load_ptx(nvrtc_ptx(name, cuda_sources[ctype], major, minor), name)
+          h = core.kernel_load_ptx(nvrtc_image(name, cuda_sources[ctype], major, minor), name)
           cuda_handles[key] = h
         end
       else
@@ -482,30 +497,39 @@ return function(gm, core)
       end
       core.kernel_launch(h, name, ctype, spec_codes, geom, ...)
     end
-    -- loads eagerly for every listed ctype, so a body that does not
-    -- compile fails at definition like MGL's define-cuda-kernel
+    -- The CPU version (host and emulated device) is generated now but
+    -- compiled at its first launch on the CPU: a GPU machine without a
+    -- host C++ compiler (or libgomp) still defines kernels and runs them
+    -- through NVRTC.  A body that does not compile raises compile_error
+    -- at that first CPU launch (and nvrtc_error at the first CUDA one).
     for _, c in ipairs(ctypes) do
       sources[c] = generate(name, ps, body, c, sync, range)
-      handles[c] = load_kernel(name, sources[c], c)
     end
-    -- k:ptx(ctype, major, minor): the PTX NVRTC makes of the body for a
-    -- CUDA device of that compute capability (no device needed)
-    local function ptx(self, ctype, major, minor)
-      if type(self) ~= "table" then argerr(1, "ptx", "kernel expected") end
-      if not allowed[ctype] then
-        argerr(2, "ptx", ("ctype must be one of the definition's ctypes, got %s"):format(tostring(ctype)))
+    -- k:ptx(ctype, major, minor) / k:cubin(ctype, major, minor): the PTX
+    -- (compute_XY) or the machine code (sm_XY, what a launch loads) NVRTC
+    -- makes of the body for a CUDA device of that compute capability (no
+    -- device needed)
+    local function code_method(fname, cubin)
+      return function(self, ctype, major, minor)
+        if type(self) ~= "table" then argerr(1, fname, "kernel expected") end
+        if not allowed[ctype] then
+          argerr(2, fname, ("ctype must be one of the definition's ctypes, got %s"):format(tostring(ctype)))
+        end
+        if math.type(major) ~= "integer" then argerr(3, fname, "integer compute capability major expected") end
+        if math.type(minor) ~= "integer" then argerr(4, fname, "integer compute capability minor expected") end
+        cuda_sources[ctype] = cuda_sources[ctype] or generate_cuda(name, ps, body, ctype)
+        local code, arch = nvrtc_code(name, cuda_sources[ctype], major, minor, cubin)
+        if not code then argcheck.error("%s: this NVRTC makes no machine code for %s", name, arch) end
+        return code
       end
-      if math.type(major) ~= "integer" then argerr(3, "ptx", "integer compute capability major expected") end
-      if math.type(minor) ~= "integer" then argerr(4, "ptx", "integer compute capability minor expected") end
-      cuda_sources[ctype] = cuda_sources[ctype] or generate_cuda(name, ps, body, ctype)
-      return (nvrtc_ptx(name, cuda_sources[ctype], major, minor))
     end
+    local ptx, cubin = code_method("ptx", false), code_method("cubin", true)
     -- its metatable's functions check their arguments like every function
     local function tostring_kernel(self)
       if self ~= kernel then argerr(1, "__tostring", "kernel " .. name .. " expected, got " .. type(self)) end
       return "gpumat kernel " .. name
     end
-    kernel = setmetatable({ name = name, ptx = argcheck.strict("ptx", ptx) }, {
+    kernel = setmetatable({ name = name, ptx = argcheck.strict("ptx", ptx), cubin = argcheck.strict("cubin", cubin) }, {
       __call = call,
       __tostring = argcheck.strict("__tostring", tostring_kernel),
     })

@@ -1,4 +1,5 @@
--- Run-time kernels on a real GPU (pending without one): NVRTC's PTX loaded
+-- Run-time kernels on a real GPU (pending without one): NVRTC's CUBIN (PTX
+-- when NVRTC makes no machine code for the device) loaded
 -- with the runtime's library API and launched on the context's stream
 -- (docs/GPU.md).  The compile step is checked without a GPU in
 -- spec/kernel_spec.lua.  #outermost: not wrapped by spec/helper.lua.
@@ -95,5 +96,31 @@ describe("run-time kernels on a real GPU", function()
       assert.are.equal(256 * 257 / 2, out[1])
       assert.are.equal(512 * 513 / 2 - 256 * 257 / 2, out[2])
     end)
+  end)
+
+  it("runs on the device in a process without a C++ compiler #outermost", function()
+    if not need_gpu() then return end
+    local build = os.getenv("GPUMAT_BUILD_DIR") or "build"
+    local script = os.tmpname()
+    local f = assert(io.open(script, "w"))
+    f:write([[
+      package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
+      package.cpath = ]] .. ("%q"):format(build .. "/?.so") .. [[ .. ";" .. package.cpath
+      local gm = require "gpumat"
+      local k = gm.define_cuda_kernel { name = "gpu_nocxx", ctypes = { "float" },
+        params = { { "x", "mat", "io" }, { "n", "int" } },
+        body = "int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; if (i < n) x[i] *= 2;" }
+      gm.with_cuda({ backend = "cuda" }, function()
+        local x = gm.mat(1000, { ctype = "float", initial_element = 3 })
+        k(x, 1000)
+        io.write(x[1], " ", x[1000], " ", gm.kernel_cache_info().cuda_launches, "\n")
+      end)
+    ]])
+    f:close()
+    local p = assert(io.popen(("GPUMAT_CXX=/nonexistent/c++ %q %q 2>&1"):format("lua5.4", script)))
+    local out = p:read("a")
+    p:close()
+    os.remove(script)
+    assert.are.equal("6.0 6.0 1\n", out)
   end)
 end)

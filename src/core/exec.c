@@ -17,10 +17,10 @@ gm_exec gm_exec_choose(gm_mat *const *mats, int n) {
 
 /* scatter: write staged outputs back to their views (release) or not
  * (a failed acquire) */
-static gm_status unwatch_all(const gm_exec *e, gm_operand *ops, int n, bool scatter) {
+static gm_status unwatch_all(const gm_exec *e, gm_operand *ops, int n, bool scatter, bool in_place) {
   gm_status st = GM_OK;
   for (int i = n - 1; i >= 0; i--) {
-    if (gm_mat_is_contiguous(ops[i].m)) {
+    if (gm_mat_is_contiguous(ops[i].m) || in_place) {
       gm_mat_unwatch(ops[i].m, e->facet, ops[i].dir);
       continue;
     }
@@ -41,14 +41,15 @@ static gm_status check_operands(gm_operand *ops, int n) {
 
 /* The device call starts before the watches: creating a facet may run a
  * fill kernel on the new memory (the backend counts nested enters). */
-gm_status gm_acquire(const gm_exec *e, gm_operand *ops, int n) {
+static gm_status acquire(const gm_exec *e, gm_operand *ops, int n, bool in_place) {
   GM_TRY(check_operands(ops, n));
   gm_device_enter(e->dev);
   for (int i = 0; i < n; i++) {
-    gm_status st = gm_mat_is_contiguous(ops[i].m) ? gm_mat_watch(ops[i].m, e->facet, ops[i].dir, e->dev, &ops[i].ptr)
-                                                  : gm_stage_in(e, &ops[i]);
+    gm_status st = gm_mat_is_contiguous(ops[i].m) || in_place
+                       ? gm_mat_watch_strided(ops[i].m, e->facet, ops[i].dir, e->dev, &ops[i].ptr)
+                       : gm_stage_in(e, &ops[i]);
     if (st != GM_OK) {
-      unwatch_all(e, ops, i, false);
+      unwatch_all(e, ops, i, false, in_place);
       gm_device_leave(e->dev);
       return st;
     }
@@ -59,7 +60,7 @@ gm_status gm_acquire(const gm_exec *e, gm_operand *ops, int n) {
   if (e->dev && e->dev->ops->check_error) {
     gm_status st = e->dev->ops->check_error(e->dev);
     if (st != GM_OK) {
-      unwatch_all(e, ops, n, false);
+      unwatch_all(e, ops, n, false, in_place);
       gm_device_leave(e->dev);
       return st;
     }
@@ -67,8 +68,12 @@ gm_status gm_acquire(const gm_exec *e, gm_operand *ops, int n) {
   return GM_OK;
 }
 
+gm_status gm_acquire(const gm_exec *e, gm_operand *ops, int n) { return acquire(e, ops, n, false); }
+
+gm_status gm_acquire_in_place(const gm_exec *e, gm_operand *ops, int n) { return acquire(e, ops, n, true); }
+
 gm_status gm_release(const gm_exec *e, gm_operand *ops, int n) {
-  gm_status st = unwatch_all(e, ops, n, true);
+  gm_status st = unwatch_all(e, ops, n, true, false);
   gm_device_leave(e->dev);
   return st;
 }
@@ -76,6 +81,12 @@ gm_status gm_release(const gm_exec *e, gm_operand *ops, int n) {
 gm_status gm_finish(const gm_exec *e, gm_operand *ops, int n, gm_status st) {
   gm_status rs = gm_release(e, ops, n);
   return st != GM_OK ? st : rs;
+}
+
+gm_status gm_finish_in_place(const gm_exec *e, gm_operand *ops, int n, gm_status st) {
+  unwatch_all(e, ops, n, false, true); /* nothing staged: cannot fail */
+  gm_device_leave(e->dev);
+  return st;
 }
 
 bool gm_mats_overlap(const gm_mat *a, const gm_mat *b) {

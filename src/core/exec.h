@@ -40,6 +40,11 @@ gm_status gm_acquire(const gm_exec *e, gm_operand *ops, int n);
 gm_status gm_release(const gm_exec *e, gm_operand *ops, int n);
 /* gm_release, then st, or the release's failure when st is GM_OK. */
 gm_status gm_finish(const gm_exec *e, gm_operand *ops, int n, gm_status st);
+/* gm_acquire and gm_finish for ops that walk strides themselves (the
+ * strided elementwise engine): a non-contiguous operand is watched in
+ * place, ptr at its first element, never staged. */
+gm_status gm_acquire_in_place(const gm_exec *e, gm_operand *ops, int n);
+gm_status gm_finish_in_place(const gm_exec *e, gm_operand *ops, int n, gm_status st);
 
 /* True when a and b (contiguous views) share storage elements; false when
  * either is a non-contiguous view, which ops stage through a temporary.  An op

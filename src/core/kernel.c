@@ -121,11 +121,18 @@ gm_status gm_kernel_run(gm_ctype ctype, const gm_kernel_code *code, gm_kernel_ar
   void *ptrs[GM_KERNEL_MAX_ARGS];
   for (int i = 0, k = 0; i < n; i++) {
     if (args[i].kind == GM_KARG_MAT)
-      ptrs[i] = ops[k++].ptr;
+      ptrs[i] = e.dev && e.dev->ops->host_address ? e.dev->ops->host_address(e.dev, ops[k++].ptr) : ops[k++].ptr;
     else if (args[i].kind == GM_KARG_SCALAR)
       ptrs[i] = &args[i].d;
     else
       ptrs[i] = &args[i].i;
+  }
+  /* The CPU code runs here, on the host thread inside the device call:
+   * the device's queued work on these mats (emulated device) lands first. */
+  gm_status st = e.dev ? e.dev->ops->stream_sync(e.dev, NULL) : GM_OK;
+  if (st != GM_OK) {
+    gm_release(&e, ops, nm);
+    return st;
   }
   code->cpu(ptrs, g);
   gm_release(&e, ops, nm);

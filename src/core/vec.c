@@ -154,9 +154,40 @@ static gm_status settle_copies(gm_vec *v, gm_device *except) {
   return GM_OK;
 }
 
+/* Waits for device work that used the host storage in place (mapped or
+ * managed memory): an op returns once queued, so the host must not read
+ * or write that memory before the compute stream has run it. */
+static gm_status settle_device(gm_vec *v) {
+  gm_device *d = v->device_pending;
+  if (!d) return GM_OK;
+  if (v->pending_has_event) {
+    GM_TRY(d->ops->event_sync(d, v->pending_event));
+    d->ops->event_free(d, v->pending_event);
+  } else {
+    GM_TRY(d->ops->stream_sync(d, NULL));
+  }
+  v->device_pending = NULL;
+  v->pending_has_event = false;
+  return GM_OK;
+}
+
+/* Device work just queued on d uses the host storage in place: an event
+ * after it (or, without events, the whole stream) is what the host will
+ * wait for.  An older event goes: the stream runs in order, so the new
+ * one covers it. */
+static void note_device_work(gm_vec *v, gm_device *d) {
+  if (v->device_pending && v->pending_has_event)
+    v->device_pending->ops->event_free(v->device_pending, v->pending_event);
+  void *ev = NULL;
+  v->pending_has_event = d->ops->event_record && d->ops->event_record(d, &ev) == GM_OK;
+  v->pending_event = ev;
+  v->device_pending = d;
+}
+
 static void release_host(gm_vec *v) {
   if (!v->host_blk) return;
   (void)settle_copies(v, NULL); /* a failure is sticky: the next call reports it */
+  (void)settle_device(v);
   atomic_fetch_sub(&gm_counter.host_bytes_in_use, (long)vec_bytes(v));
   atomic_fetch_sub(&gm_counter.n_host_arrays, 1);
   if (v->host_blk->registered_on) atomic_fetch_sub(&gm_counter.n_host_registrations, 1);
@@ -483,6 +514,7 @@ static gm_status check_access(gm_vec *v, gm_facet_name f, gm_direction dir, gm_d
 static gm_status watch_locked(gm_vec *v, gm_facet_name f, gm_direction dir, gm_device *dev, gm_block **block) {
   GM_TRY(check_access(v, f, dir, dev));
   GM_TRY(wait_copies(v, f));
+  if (f != GM_FACET_CUDA) GM_TRY(settle_device(v)); /* a host access of shared storage */
   gm_facet *F = &v->facets[f];
   if (!F->exists) GM_TRY(create_facet(v, f, dir, dev, block));
   if (dir != GM_OUTPUT && !facet_up_to_date(v, f)) GM_TRY(refresh(v, f));
@@ -546,11 +578,11 @@ gm_status gm_vec_watch(gm_vec *v, gm_facet_name f, gm_direction dir, bool covers
 
 /* Conditions under which an element access needs none of watch's work:
  * the host storage exists, is live and up to date (so no copy), nothing
- * is being accessed (no conflict, no nesting to count), no copy is
- * pending and no syncing lock is held. */
+ * is being accessed (no conflict, no nesting to count), no copy or
+ * device work on shared storage is pending and no syncing lock is held. */
 static bool element_quick_ok(const gm_vec *v) {
   if (!v->host || !v->host_up_to_date || !v->facets[GM_FACET_FOREIGN].exists) return false;
-  if (v->n_sync_locks > 0 || v->copy_pending) return false;
+  if (v->n_sync_locks > 0 || v->copy_pending || v->device_pending) return false;
   if (v->scope && v->scope->closed) return false;
   if (!gm_block_live(v->host_blk) || (v->dev_blk && !gm_block_live(v->dev_blk))) return false;
   for (int g = 0; g < GM_N_FACETS; g++)
@@ -587,6 +619,8 @@ void gm_vec_unwatch(gm_vec *v, gm_facet_name f, gm_direction dir) {
   if (is_owner(F)) F->n_owner_watchers--;
   /* OUTPUT may have been promoted to IO; both count as writers */
   if (dir != GM_INPUT && F->n_writers > 0) F->n_writers--;
+  /* a device op on storage the host shares is queued, not done */
+  if (f == GM_FACET_CUDA && shares_host(v, f) && F->device) note_device_work(v, F->device);
   vunlock(v, taken);
 }
 

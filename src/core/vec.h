@@ -74,6 +74,12 @@ typedef struct gm_vec {
                                      (with_syncing_cuda_facets, review #3;
                                      H2D from page-locked memory, #10):
                                      host watches and releases wait */
+  /* device work queued on the compute stream of this device used the vec's
+   * host storage in place (a mapped or managed cuda facet): host watches,
+   * element access and releases wait for that stream first */
+  struct gm_device *device_pending;
+  void *pending_event;    /* device_pending's event after that work */
+  bool pending_has_event; /* else the host syncs the compute stream */
   struct gm_vec_weak *weak; /* weak handle (barriers), created on demand */
   /* Direct element access (core/direct.h): gen changes (to a process-wide
    * unique value) whenever facet metadata is touched. */

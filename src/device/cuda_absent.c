@@ -23,9 +23,11 @@ gm_status gm_cuda_device_info(int device_id, gm_device_info *out) {
   return gm_fail(GM_EUNSUPPORTED, "cuda is not available: gpumat was built without the CUDA toolkit");
 }
 
-gm_status gm_nvrtc_compile(const char *src, const char *name, int major, int minor, char **ptx, char **log) {
-  (void)src, (void)name, (void)major, (void)minor;
-  *ptx = *log = NULL;
+gm_status gm_nvrtc_compile(const char *src, const char *name, int major, int minor, bool cubin, char **image,
+                           size_t *size, char **log) {
+  (void)src, (void)name, (void)major, (void)minor, (void)cubin;
+  *image = *log = NULL;
+  *size = 0;
   return gm_fail(GM_EUNSUPPORTED, "NVRTC is not available: gpumat was built without the CUDA toolkit");
 }
 

@@ -9,6 +9,7 @@
 
 #include "../core/nn_ops.h"
 #include "../../kernels/strided.h"
+#include "../../kernels/strided_ew.h"
 
 #ifndef GM_LAUNCHER
 #error "define GM_LAUNCHER(name) before including kernel_launchers.h"
@@ -47,3 +48,10 @@ int GM_LAUNCHER(gaussian)(int ctype, unsigned long long key, unsigned long long 
 
 /* synchronous: the result is a host number */
 int GM_LAUNCHER(reduce)(int ctype, int op, size_t n, const void *x, double *result, void *stream);
+
+/* the strided elementwise engine (kernels/strided_ew.cu): op a gm_bcast_op; NULL inputs
+ * are the numbers of s->scalar */
+int GM_LAUNCHER(strided_binary)(int ctype, int op, const gm_strided *s, void *out, const void *a, const void *b,
+                                void *stream);
+int GM_LAUNCHER(strided_where)(int ctype, const gm_strided *s, void *out, const void *cond, const void *a,
+                               const void *b, void *stream);

@@ -9,11 +9,12 @@
  *   GM_LT_STATUS(ctx, err, k) the gm_status of launcher code err for the
  *                             kernel named k (clearing cudart's slot),
  * and gets static gm_lt_fill, gm_lt_strided_copy and
- * gm_lt_{elementwise,nn,random,reduce}_ops. */
+ * gm_lt_{elementwise,nn,random,reduce,strided_ew}_ops. */
 #include "../core/elementwise_ops.h"
 #include "../core/nn_ops.h"
 #include "../core/random_ops.h"
 #include "../core/reduce_ops.h"
+#include "../core/strided_ew_ops.h"
 #include "kernel_launchers.h"
 
 #if !defined(GM_LT_STREAM) || !defined(GM_LT_STATUS)
@@ -139,5 +140,19 @@ static gm_status gm_lt_reduce(void *ctx, gm_ctype t, gm_reduce_op op, size_t n, 
 }
 
 static const gm_reduce_ops gm_lt_reduce_ops = {.reduce = gm_lt_reduce};
+
+/* ---- the strided elementwise engine (kernels/strided_ew.cu) ---- */
+
+static gm_status gm_lt_strided_binary(void *ctx, gm_ctype t, gm_bcast_op op, const gm_strided *s, void *out,
+                                      const void *a, const void *b) {
+  return GM_LT_RUN(strided_binary, ((int)t, (int)op, s, out, a, b, GM_LT_STREAM(ctx)), "strided binary kernel");
+}
+
+static gm_status gm_lt_strided_where(void *ctx, gm_ctype t, const gm_strided *s, void *out, const void *cond,
+                                     const void *a, const void *b) {
+  return GM_LT_RUN(strided_where, ((int)t, s, out, cond, a, b, GM_LT_STREAM(ctx)), "strided where kernel");
+}
+
+static const gm_strided_ew_ops gm_lt_strided_ew_ops = {.binary = gm_lt_strided_binary, .where = gm_lt_strided_where};
 
 #undef GM_LT_RUN

@@ -13,11 +13,13 @@
 static gm_dist_state state = GM_DIST_UNINIT;
 static bool use_mpi, we_initialized;
 static MPI_Comm comm = MPI_COMM_NULL;
-static int my_rank, world_size = 1, tag_ub = 32767;
+static int my_rank, world_size = 1, tag_ub = 32767, local_rank, local_size = 1;
 
 gm_dist_state gm_dist_get_state(void) { return state; }
 int gm_dist_rank(void) { return my_rank; }
 int gm_dist_size(void) { return world_size; }
+int gm_dist_local_rank(void) { return local_rank; }
+int gm_dist_local_size(void) { return local_size; }
 bool gm_dist_uses_mpi(void) { return use_mpi; }
 int gm_dist_tag_ub(void) { return tag_ub; }
 
@@ -44,6 +46,18 @@ static bool launched(void) {
   return false;
 }
 
+/* The processes sharing this node's memory: the local rank picks the GPU
+ * (one per rank), whatever the launcher's environment variables say. */
+static gm_status split_node(void) {
+  MPI_Comm node;
+  MPI_TRY(MPI_Comm_split_type, (comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  int rc = MPI_Comm_rank(node, &local_rank);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_size(node, &local_size);
+  MPI_Comm_free(&node);
+  if (rc != MPI_SUCCESS) return mpi_fail("MPI_Comm_rank", rc);
+  return GM_OK;
+}
+
 static void finalize_at_exit(void) {
   if (state == GM_DIST_ACTIVE) (void)gm_dist_finalize();
 }
@@ -64,13 +78,14 @@ gm_status gm_dist_init(void) {
     MPI_TRY(MPI_Comm_set_errhandler, (comm, MPI_ERRORS_RETURN));
     MPI_TRY(MPI_Comm_rank, (comm, &my_rank));
     MPI_TRY(MPI_Comm_size, (comm, &world_size));
+    GM_TRY(split_node());
     int *ub = NULL, flag = 0;
     if (MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag) == MPI_SUCCESS && flag && ub) tag_ub = *ub;
     static bool registered;
     if (!registered) registered = atexit(finalize_at_exit) == 0;
   } else {
-    my_rank = 0;
-    world_size = 1;
+    my_rank = local_rank = 0;
+    world_size = local_size = 1;
   }
   state = GM_DIST_ACTIVE;
   return GM_OK;
@@ -194,5 +209,18 @@ gm_status gm_dist_recv(void *buf, size_t n, gm_ctype t, int src, int tag) {
   int got = 0;
   MPI_TRY(MPI_Get_count, (&st, dtype(t), &got));
   if ((size_t)got != n) return gm_fail(GM_EINVAL, "received %d elements, expected %zu", got, n);
+  return GM_OK;
+}
+
+gm_status gm_dist_sendrecv(const void *send, size_t n, int dest, void *recv, size_t rn, int src, gm_ctype t,
+                           int tag) {
+  if (!use_mpi) return gm_fail(GM_EINVAL, "no peer to exchange with in a world of one process");
+  GM_TRY(check_count(n));
+  GM_TRY(check_count(rn));
+  MPI_Status st;
+  MPI_TRY(MPI_Sendrecv, (send, (int)n, dtype(t), dest, tag, recv, (int)rn, dtype(t), src, tag, comm, &st));
+  int got = 0;
+  MPI_TRY(MPI_Get_count, (&st, dtype(t), &got));
+  if ((size_t)got != rn) return gm_fail(GM_EINVAL, "received %d elements, expected %zu", got, rn);
   return GM_OK;
 }

@@ -27,6 +27,10 @@ gm_status gm_dist_init(void);
 gm_status gm_dist_finalize(void);
 int gm_dist_rank(void);
 int gm_dist_size(void);
+/* rank among the processes on this node, and their number (MPI's shared
+ * memory split; 0 and 1 in the world of one) */
+int gm_dist_local_rank(void);
+int gm_dist_local_size(void);
 /* true when MPI carries the world (false: the internal world of one) */
 bool gm_dist_uses_mpi(void);
 gm_status gm_dist_barrier(void);
@@ -42,6 +46,10 @@ gm_status gm_dist_allgather(const void *send, void *recv, size_t n, gm_ctype t);
 /* send holds size() * n elements, recv n */
 gm_status gm_dist_reduce_scatter(const void *send, void *recv, size_t n, gm_ctype t, gm_dist_op op);
 gm_status gm_dist_send(const void *buf, size_t n, gm_ctype t, int dest, int tag);
+/* send n elements to dest and receive rn from src as one exchange
+ * (MPI_Sendrecv: no deadlock when every rank sends first) */
+gm_status gm_dist_sendrecv(const void *send, size_t n, int dest, void *recv, size_t rn, int src, gm_ctype t,
+                           int tag);
 gm_status gm_dist_recv(void *buf, size_t n, gm_ctype t, int src, int tag);
 /* bytes broadcast from root (e.g. an ncclUniqueId) */
 gm_status gm_dist_bcast_bytes(void *buf, size_t n, int root);

@@ -1,10 +1,21 @@
 /* NCCL collectives for gpumat.dist (see nccl.h).  Compiled only with the
- * CUDA backend and NCCL; like src/device/cuda it includes CUDA headers. */
+ * CUDA backend and NCCL; like src/device/cuda it includes CUDA headers.
+ *
+ * Communicators are non-blocking (ncclConfig_t.blocking = 0): every call
+ * returns at once, possibly with ncclInProgress, and wait_comm polls
+ * ncclCommGetAsyncError until the call is through, an asynchronous error
+ * shows (a peer that failed, a network error), or GPUMAT_NCCL_TIMEOUT
+ * seconds (default 300) pass.  A blocking communicator would wait forever
+ * in ncclCommInitRank for a rank that never comes, and its asynchronous
+ * errors would go unseen.  On an error or a timeout the communicator is
+ * aborted and dropped: the next device collective makes a new one. */
 #include "nccl.h"
 
 #include <cuda_runtime.h>
 #include <nccl.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../core/mem/runtime.h"
 
@@ -16,29 +27,76 @@ static gm_status nccl_fail(const char *fn, ncclResult_t r) {
   gm_set_lib_error_info(fn, (int)r);
   return gm_fail(GM_ENCCL, "%s failed: %s", fn, ncclGetErrorString(r));
 }
-#define NCCL_TRY(fn, args)                                  \
-  do {                                                      \
-    ncclResult_t r_ = fn args;                              \
-    if (r_ != ncclSuccess) return nccl_fail(#fn, r_);       \
-  } while (0)
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double timeout_s(void) {
+  const char *e = getenv("GPUMAT_NCCL_TIMEOUT");
+  double t = e && *e ? strtod(e, NULL) : 300.0;
+  return t > 0 ? t : 300.0;
+}
+
+static void drop(int id) {
+  if (comms[id]) (void)ncclCommAbort(comms[id]);
+  comms[id] = NULL;
+}
+
+/* Waits until the last call on comms[id] (which returned r) is through. */
+static gm_status wait_comm(int id, const char *fn, ncclResult_t r) {
+  double deadline = now() + timeout_s();
+  while (r == ncclInProgress) {
+    if (now() > deadline) {
+      drop(id);
+      gm_set_lib_error_info(fn, (int)ncclInProgress);
+      return gm_fail(GM_ENCCL, "%s did not complete within %g s (GPUMAT_NCCL_TIMEOUT): a rank did not take part",
+                     fn, timeout_s());
+    }
+    struct timespec pause = {0, 100000}; /* 0.1 ms */
+    nanosleep(&pause, NULL);
+    ncclResult_t q = ncclCommGetAsyncError(comms[id], &r);
+    if (q != ncclSuccess) r = q;
+  }
+  if (r == ncclSuccess) (void)ncclCommGetAsyncError(comms[id], &r);
+  if (r != ncclSuccess) {
+    drop(id);
+    return nccl_fail(fn, r);
+  }
+  return GM_OK;
+}
+#define NCCL_WAIT(id, fn, args) GM_TRY(wait_comm(id, #fn, fn args))
 
 bool gm_nccl_usable(const gm_device *d) { return d && strcmp(d->ops->name, "cuda") == 0; }
 
 static gm_status get_comm(gm_device *d, ncclComm_t *out) {
-  if (d->id < 0 || d->id >= MAX_DEVICES) return gm_fail(GM_ERANGE, "device id %d out of range", d->id);
-  if (!comms[d->id]) {
-    ncclUniqueId id;
-    memset(&id, 0, sizeof id);
-    if (gm_dist_rank() == 0) NCCL_TRY(ncclGetUniqueId, (&id));
-    GM_TRY(gm_dist_bcast_bytes(&id, sizeof id, 0));
-    cudaError_t ce = cudaSetDevice(d->id);
+  int id = d->id;
+  if (id < 0 || id >= MAX_DEVICES) return gm_fail(GM_ERANGE, "device id %d out of range", id);
+  if (!comms[id]) {
+    ncclUniqueId uid;
+    memset(&uid, 0, sizeof uid);
+    if (gm_dist_rank() == 0) {
+      ncclResult_t r = ncclGetUniqueId(&uid);
+      if (r != ncclSuccess) return nccl_fail("ncclGetUniqueId", r);
+    }
+    GM_TRY(gm_dist_bcast_bytes(&uid, sizeof uid, 0));
+    cudaError_t ce = cudaSetDevice(id);
     if (ce != cudaSuccess) {
       gm_set_lib_error_info("cudaSetDevice", (int)ce);
       return gm_fail(GM_ECUDA, "cudaSetDevice failed: %s", cudaGetErrorString(ce));
     }
-    NCCL_TRY(ncclCommInitRank, (&comms[d->id], gm_dist_size(), id, gm_dist_rank()));
+    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+    config.blocking = 0;
+    ncclResult_t r = ncclCommInitRankConfig(&comms[id], gm_dist_size(), uid, gm_dist_rank(), &config);
+    if (r != ncclSuccess && r != ncclInProgress) {
+      comms[id] = NULL;
+      return nccl_fail("ncclCommInitRankConfig", r);
+    }
+    GM_TRY(wait_comm(id, "ncclCommInitRankConfig", r));
   }
-  *out = comms[d->id];
+  *out = comms[id];
   return GM_OK;
 }
 
@@ -59,21 +117,21 @@ static ncclRedOp_t red(gm_dist_op op, bool average) {
 gm_status gm_nccl_allreduce(gm_device *d, void *buf, size_t n, gm_ctype t, gm_dist_op op, bool average) {
   ncclComm_t c;
   GM_TRY(get_comm(d, &c));
-  if (n) NCCL_TRY(ncclAllReduce, (buf, buf, n, dtype(t), red(op, average), c, stream_of(d)));
+  if (n) NCCL_WAIT(d->id, ncclAllReduce, (buf, buf, n, dtype(t), red(op, average), c, stream_of(d)));
   return GM_OK;
 }
 
 gm_status gm_nccl_bcast(gm_device *d, void *buf, size_t n, gm_ctype t, int root) {
   ncclComm_t c;
   GM_TRY(get_comm(d, &c));
-  if (n) NCCL_TRY(ncclBroadcast, (buf, buf, n, dtype(t), root, c, stream_of(d)));
+  if (n) NCCL_WAIT(d->id, ncclBroadcast, (buf, buf, n, dtype(t), root, c, stream_of(d)));
   return GM_OK;
 }
 
 gm_status gm_nccl_allgather(gm_device *d, const void *send, void *recv, size_t n, gm_ctype t) {
   ncclComm_t c;
   GM_TRY(get_comm(d, &c));
-  if (n) NCCL_TRY(ncclAllGather, (send, recv, n, dtype(t), c, stream_of(d)));
+  if (n) NCCL_WAIT(d->id, ncclAllGather, (send, recv, n, dtype(t), c, stream_of(d)));
   return GM_OK;
 }
 
@@ -81,28 +139,47 @@ gm_status gm_nccl_reduce_scatter(gm_device *d, const void *send, void *recv, siz
                                  gm_dist_op op) {
   ncclComm_t c;
   GM_TRY(get_comm(d, &c));
-  if (n) NCCL_TRY(ncclReduceScatter, (send, recv, n, dtype(t), red(op, false), c, stream_of(d)));
+  if (n) NCCL_WAIT(d->id, ncclReduceScatter, (send, recv, n, dtype(t), red(op, false), c, stream_of(d)));
   return GM_OK;
 }
 
 gm_status gm_nccl_send(gm_device *d, const void *buf, size_t n, gm_ctype t, int dest) {
   ncclComm_t c;
   GM_TRY(get_comm(d, &c));
-  if (n) NCCL_TRY(ncclSend, (buf, n, dtype(t), dest, c, stream_of(d)));
+  if (n) NCCL_WAIT(d->id, ncclSend, (buf, n, dtype(t), dest, c, stream_of(d)));
   return GM_OK;
 }
 
 gm_status gm_nccl_recv(gm_device *d, void *buf, size_t n, gm_ctype t, int src) {
   ncclComm_t c;
   GM_TRY(get_comm(d, &c));
-  if (n) NCCL_TRY(ncclRecv, (buf, n, dtype(t), src, c, stream_of(d)));
+  if (n) NCCL_WAIT(d->id, ncclRecv, (buf, n, dtype(t), src, c, stream_of(d)));
   return GM_OK;
+}
+
+/* One group: NCCL then progresses the send and the receive together, so
+ * an exchange where every rank sends first does not deadlock. */
+gm_status gm_nccl_sendrecv(gm_device *d, const void *send, size_t n, int dest, void *recv, size_t rn, int src,
+                           gm_ctype t) {
+  ncclComm_t c;
+  GM_TRY(get_comm(d, &c));
+  ncclResult_t r = ncclGroupStart();
+  if (r != ncclSuccess) return nccl_fail("ncclGroupStart", r);
+  ncclResult_t rs = n ? ncclSend(send, n, dtype(t), dest, c, stream_of(d)) : ncclSuccess;
+  ncclResult_t rr = rn ? ncclRecv(recv, rn, dtype(t), src, c, stream_of(d)) : ncclSuccess;
+  r = ncclGroupEnd(); /* always closes the group, even after a failed call inside it */
+  if (rs != ncclSuccess && rs != ncclInProgress) r = rs;
+  else if (rr != ncclSuccess && rr != ncclInProgress) r = rr;
+  return wait_comm(d->id, "ncclGroupEnd", r);
 }
 
 void gm_nccl_finalize(void) {
   for (int i = 0; i < MAX_DEVICES; i++)
     if (comms[i]) {
-      ncclCommDestroy(comms[i]);
+      /* finalize flushes pending work; bounded like every other wait */
+      ncclResult_t r = ncclCommFinalize(comms[i]);
+      if (r == ncclSuccess || r == ncclInProgress) (void)wait_comm(i, "ncclCommFinalize", r);
+      if (comms[i]) (void)ncclCommDestroy(comms[i]);
       comms[i] = NULL;
     }
 }

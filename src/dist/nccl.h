@@ -4,7 +4,9 @@
  * over MPI (comm.h), so every rank must reach its first device collective
  * together, as for any collective.  Operations are enqueued on the
  * device's compute stream (no host copy, no synchronisation: later ops
- * and copies on that stream are ordered after them).  No CUDA types
+ * and copies on that stream are ordered after them).  Each call waits
+ * (bounded, GPUMAT_NCCL_TIMEOUT) for NCCL to accept it and checks the
+ * communicator's asynchronous error.  No CUDA types
  * here: the binding includes this header. */
 #ifndef GM_DIST_NCCL_H
 #define GM_DIST_NCCL_H
@@ -24,6 +26,9 @@ gm_status gm_nccl_reduce_scatter(gm_device *d, const void *send, void *recv, siz
                                  gm_dist_op op);
 gm_status gm_nccl_send(gm_device *d, const void *buf, size_t n, gm_ctype t, int dest);
 gm_status gm_nccl_recv(gm_device *d, void *buf, size_t n, gm_ctype t, int src);
+/* send n elements to dest and receive rn from src in one NCCL group */
+gm_status gm_nccl_sendrecv(gm_device *d, const void *send, size_t n, int dest, void *recv, size_t rn, int src,
+                           gm_ctype t);
 /* Destroys the communicators (before MPI_Finalize). */
 void gm_nccl_finalize(void);
 

@@ -278,16 +278,40 @@ static int l_device_info(lua_State *L) {
   return 1;
 }
 
-/* gm.emulated_device({device_id, memory, sticky_error, last_error}) ->
- * {memory, allocated, copies_in_flight, sticky_error, last_error}: test controls of the
+/* gm.emulated_device({device_id, memory, sticky_error, last_error, async}) ->
+ * {memory, allocated, copies_in_flight, queued, sticky_error, last_error, async}: test controls of the
  * emulated device (review #1).  memory: simulated device memory in bytes
  * (0: the host's), beyond which raw allocations fail like cudaMalloc and
  * leave "out_of_memory" in this thread's last-error slot; sticky_error:
  * put the device into (true) or out of (false) a sticky error state;
- * last_error: "none" or "out_of_memory" (sets this thread's slot). */
+ * last_error: "none" or "out_of_memory" (sets this thread's slot);
+ * async: true (streams run on worker threads), false (inline) or "lazy"
+ * (queued work runs only when something waits for it). */
+static bool check_async_mode(lua_State *L, const char *fname, gm_emulated_control_in *in) {
+  if (!gml_opt_push(L, 1, "async")) return false;
+  if (lua_type(L, -1) == LUA_TBOOLEAN) {
+    in->mode = lua_toboolean(L, -1) ? GM_EMU_ASYNC : GM_EMU_INLINE;
+  } else if (lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), "lazy") == 0) {
+    in->mode = GM_EMU_LAZY;
+  } else {
+    const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1);
+    gml_argerror(L, 1, fname, "option 'async' must be true, false or \"lazy\", got %s", v);
+  }
+  lua_pop(L, 1);
+  return true;
+}
+
+static void push_async_mode(lua_State *L, int mode) {
+  if (mode == GM_EMU_LAZY)
+    lua_pushliteral(L, "lazy");
+  else
+    lua_pushboolean(L, mode == GM_EMU_ASYNC);
+  lua_setfield(L, -2, "async");
+}
+
 static int l_emulated_device(lua_State *L) {
   const char *fname = "emulated_device";
-  static const char *const allowed[] = {"device_id", "memory", "sticky_error", "last_error", NULL};
+  static const char *const allowed[] = {"device_id", "memory", "sticky_error", "last_error", "async", NULL};
   gml_check_options(L, 1, fname, allowed);
   int id = check_device_id(L, 1, fname);
   gm_emulated_control_in in = {0};
@@ -310,17 +334,21 @@ static int l_emulated_device(lua_State *L) {
     in.last_error = strcmp(v, "none") == 0 ? GM_EMU_ERR_NONE : GM_EMU_ERR_OOM;
     lua_pop(L, 1);
   }
+  in.set_mode = check_async_mode(L, fname, &in);
   gm_device *d;
   GML_TRY(L, gm_device_get("emulated", id, &d), fname);
   gm_emulated_state out;
   GML_TRY(L, gm_emulated_control(d, &in, &out), fname);
-  lua_createtable(L, 0, 5);
+  lua_createtable(L, 0, 7);
   lua_pushinteger(L, (lua_Integer)out.capacity);
   lua_setfield(L, -2, "memory");
   lua_pushinteger(L, (lua_Integer)out.allocated);
   lua_setfield(L, -2, "allocated");
   lua_pushinteger(L, (lua_Integer)out.copies_in_flight);
   lua_setfield(L, -2, "copies_in_flight");
+  lua_pushinteger(L, (lua_Integer)out.queued);
+  lua_setfield(L, -2, "queued");
+  push_async_mode(L, out.mode);
   lua_pushboolean(L, out.sticky);
   lua_setfield(L, -2, "sticky_error");
   lua_pushstring(L, out.last_error == GM_EMU_ERR_OOM ? "out_of_memory" : "none");

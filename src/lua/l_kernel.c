@@ -3,6 +3,7 @@
  * it through the core (gm_kernel_run).  Source generation, compilation
  * and caching are in lua/gpumat/kernel.lua. */
 #include <dlfcn.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,29 +55,33 @@ static int l_kernel_load(lua_State *L) {
   return 1;
 }
 
-/* core.nvrtc_compile(src, name, major, minor) -> ptx, log; or nil, log,
- * message (the Lua side raises nvrtc_error with the log) */
+/* core.nvrtc_compile(src, name, major, minor, cubin) -> image, log; or
+ * nil, log, message, unsupported (the Lua side raises nvrtc_error with
+ * the log, or falls back to PTX when CUBIN is unsupported) */
 static int l_nvrtc_compile(lua_State *L) {
   const char *fn = "define_cuda_kernel";
   const char *src = gml_check_string(L, 1, fn, NULL);
   const char *name = gml_check_string(L, 2, fn, NULL);
   int major = (int)gml_check_integer(L, 3, fn), minor = (int)gml_check_integer(L, 4, fn);
-  char *ptx = NULL, *log = NULL;
-  gm_status st = gm_nvrtc_compile(src, name, major, minor, &ptx, &log);
+  bool cubin = lua_toboolean(L, 5);
+  char *image = NULL, *log = NULL;
+  size_t size = 0;
+  gm_status st = gm_nvrtc_compile(src, name, major, minor, cubin, &image, &size, &log);
   /* (a memory error while pushing would leak the two strings: bounded, rare) */
   if (st == GM_OK) {
-    lua_pushstring(L, ptx);
+    lua_pushlstring(L, image, size);
     lua_pushstring(L, log ? log : "");
-    free(ptx);
+    free(image);
     free(log);
     return 2;
   }
   lua_pushnil(L);
   lua_pushstring(L, log ? log : "");
   lua_pushstring(L, gm_last_error());
-  free(ptx);
+  lua_pushboolean(L, st == GM_EUNSUPPORTED);
+  free(image);
   free(log);
-  return 3;
+  return 4;
 }
 
 /* core.nvrtc_version() -> major, minor (nil without NVRTC) */
@@ -88,8 +93,8 @@ static int l_nvrtc_version(lua_State *L) {
   return 2;
 }
 
-/* core.kernel_load_ptx(ptx, name) -> handle of the kernel loaded on the
- * current context's device (a CUDA device) */
+/* core.kernel_load_ptx(image, name) -> handle of the kernel loaded on the
+ * current context's device (a CUDA device); image is CUBIN or PTX */
 static int l_kernel_load_ptx(lua_State *L) {
   const char *ptx = gml_check_string(L, 1, "define_cuda_kernel", NULL);
   const char *name = gml_check_string(L, 2, "define_cuda_kernel", NULL);
@@ -165,6 +170,27 @@ static int l_kernel_launch(lua_State *L) {
   return 0;
 }
 
+/* The compute capability of a CUDA device, asked once per device id: a
+ * device's properties do not change while the process runs, and asking
+ * the driver on every launch costs more than the launch. */
+static gm_status compute_capability(gm_device *dev, int *major, int *minor) {
+  enum { CACHED = 64 };
+  /* major * 100 + minor + 1; 0: not asked yet (atomic: Lua states on
+   * several threads may launch at once) */
+  static _Atomic int cc[CACHED];
+  bool cacheable = dev->id >= 0 && dev->id < CACHED;
+  int v = cacheable ? atomic_load_explicit(&cc[dev->id], memory_order_relaxed) : 0;
+  if (v == 0) {
+    gm_device_info info;
+    GM_TRY(dev->ops->get_info(dev, &info));
+    v = info.compute_major * 100 + info.compute_minor + 1;
+    if (cacheable) atomic_store_explicit(&cc[dev->id], v, memory_order_relaxed);
+  }
+  *major = (v - 1) / 100;
+  *minor = (v - 1) % 100;
+  return GM_OK;
+}
+
 /* core.kernel_place(spec, args...) -> "host" | "emulated" | "cuda" [,
  * device id, compute major, compute minor]: where a launch with these
  * arguments runs (spec as for kernel_launch; only mats are looked at) */
@@ -189,12 +215,12 @@ static int l_kernel_place(lua_State *L) {
     lua_pushstring(L, dev ? "emulated" : "host");
     return 1;
   }
-  gm_device_info info;
-  GML_TRY(L, dev->ops->get_info(dev, &info), "define_cuda_kernel");
+  int major = 0, minor = 0;
+  GML_TRY(L, compute_capability(dev, &major, &minor), "define_cuda_kernel");
   lua_pushstring(L, "cuda");
   lua_pushinteger(L, dev->id);
-  lua_pushinteger(L, info.compute_major);
-  lua_pushinteger(L, info.compute_minor);
+  lua_pushinteger(L, major);
+  lua_pushinteger(L, minor);
   return 4;
 }
 
@@ -216,7 +242,7 @@ void gml_open_kernel(lua_State *L, int module_idx) {
       {"kernel_launch_counts", l_kernel_launch_counts, 0, NULL},
       {"kernel_place", l_kernel_place, GML_VARARGS, NULL},
       {"kernel_load_ptx", l_kernel_load_ptx, 2, NULL},
-      {"nvrtc_compile", l_nvrtc_compile, 4, NULL},
+      {"nvrtc_compile", l_nvrtc_compile, 5, NULL},
       {"nvrtc_version", l_nvrtc_version, 0, NULL},
       {NULL, NULL, 0, NULL},
   };

@@ -1,12 +1,14 @@
 /* The arithmetic operators of mats (REPL and script conveniences):
- *   a + b, a - b      m_add / m_sub (same ctype and size)
- *   a * b             m_mul, the matrix product (2-d)
- *   m + s, s + m, m - s, s - m, m * s, s * m, m / s, s / m, -m
- * Every result is a new mat with the mat operand's dims, ctype and
- * cuda_enabled flag, computed where the operand lives (host or device)
- * with the BLAS and elementwise tables; the operands are not changed.
- * Scalars are rounded to the mat's ctype.  Errors name the metamethod:
- * "bad argument #2 to '__add' (mat or number expected, got string)".
+ *   a + b, a - b, a / b, a ^ b   gm.add, gm.sub, gm.cdiv, gm.pow: mats
+ *                                (broadcast) and numbers (l_broadcast.c)
+ *   a * b             m_mul, the matrix product (2-d); a 1-d right
+ *                     operand is a vector (1-d result)
+ *   m * s, s * m, -m  scaled copies
+ * Every result is a new mat, computed where the operands live (host or
+ * device); the operands are not changed.  Scalars are rounded to the
+ * mat's ctype.  Argument errors name the metamethod: "bad argument #2 to
+ * '__add' (mat or number expected, got string)"; shape errors the op:
+ * "add: cannot broadcast 2x3 with 3x2".
  *
  * Binding rule: the scalar is read first; the mat's shape is copied out,
  * the result allocated (which may run finalizers), and only then is the
@@ -15,6 +17,7 @@
 
 #include "../core/blas.h"
 #include "../core/elementwise.h"
+#include "l_broadcast.h"
 #include "util.h"
 
 static int is_number(lua_State *L, int idx) { return lua_type(L, idx) == LUA_TNUMBER; }
@@ -56,98 +59,73 @@ static int affine(lua_State *L, int idx, double scale, double shift, const char 
   return 1;
 }
 
-/* alpha * a + beta * b as a new mat with a's dims (same ctype and size) */
-static int add_mats(lua_State *L, const char *fn, double beta) {
-  gm_mat *a = gml_checkmat(L, 1, fn), *b = gml_checkmat(L, 2, fn);
-  if (a->ctype != b->ctype)
-    gml_argerror(L, 2, fn, "mixed ctypes %s and %s", gm_ctype_name(a->ctype), gm_ctype_name(b->ctype));
-  if (a->size != b->size) gml_argerror(L, 2, fn, "sizes differ: %zu vs %zu", a->size, b->size);
-  bool cuda = a->cuda_enabled && b->cuda_enabled;
-  gm_mat *r = new_like(L, 1, fn, &a);
-  r->cuda_enabled = cuda;
-  b = gml_checkmat(L, 2, fn);
-  if (b->ctype != a->ctype || b->size != a->size)
-    gml_argerror(L, 2, fn, "the mat was reshaped while the operation ran");
-  size_t n = a->size;
-  gm_submat ba = {a, 0, n, false}, bb = {b, 0, n, false}, bc = {r, 0, n, false};
-  GML_TRY(L, gm_geam_(1, ba, beta, bb, bc, 1, n), fn);
-  return 1;
+/* a OP b with broadcasting (mats and numbers) */
+static int broadcast_op(lua_State *L, gm_bcast_op op, const char *fn) {
+  gml_guard(L, 2); /* the result is allocated while the operands are held */
+  static const int idx[2] = {1, 2};
+  return gml_broadcast(L, (int)op, idx, 2, 0, fn);
 }
 
-static int op_add(lua_State *L) {
-  const char *fn = "__add";
-  check_operand(L, 1, fn);
-  check_operand(L, 2, fn);
-  if (is_number(L, 1)) return affine(L, 2, 1, lua_tonumber(L, 1), fn);
-  if (is_number(L, 2)) return affine(L, 1, 1, lua_tonumber(L, 2), fn);
-  return add_mats(L, fn, 1);
-}
-
-static int op_sub(lua_State *L) {
-  const char *fn = "__sub";
-  check_operand(L, 1, fn);
-  check_operand(L, 2, fn);
-  if (is_number(L, 1)) return affine(L, 2, -1, lua_tonumber(L, 1), fn);
-  if (is_number(L, 2)) return affine(L, 1, 1, -lua_tonumber(L, 2), fn);
-  return add_mats(L, fn, -1);
-}
+static int op_add(lua_State *L) { return broadcast_op(L, GM_BC_ADD, "__add"); }
+static int op_sub(lua_State *L) { return broadcast_op(L, GM_BC_SUB, "__sub"); }
+static int op_div(lua_State *L) { return broadcast_op(L, GM_BC_CDIV, "__div"); }
+static int op_pow(lua_State *L) { return broadcast_op(L, GM_BC_POW, "__pow"); }
 
 static int op_unm(lua_State *L) { return affine(L, 1, -1, 0, "__unm"); }
 
-/* a * b (matrix product, as m_mul), s * m, m * s */
+/* c := a b; a vector b (1-d) and c are taken as one-column matrices. */
+static gm_status matmul(gm_mat *a, gm_mat *b, gm_mat *c) {
+  gm_gemm_args g = {false, false, GM_UNSET, GM_UNSET, GM_UNSET, GM_UNSET, GM_UNSET, GM_UNSET};
+  if (b->rank == 2) return gm_gemm_(1, a, b, 0, c, g);
+  size_t bd[2] = {b->dims[0], 1}, cd[2] = {c->dims[0], 1};
+  gm_mat *bv = NULL, *cv = NULL;
+  gm_status st = gm_mat_view(b, 2, bd, b->displacement, &bv);
+  if (st == GM_OK) { /* b may be a strided view: keep its step */
+    bv->strides[0] = b->strides[0];
+    bv->strides[1] = 1;
+    bv->contiguous = b->contiguous;
+    st = gm_mat_view(c, 2, cd, c->displacement, &cv);
+  }
+  if (st == GM_OK) st = gm_gemm_(1, a, bv, 0, cv, g);
+  gm_mat_free(bv);
+  gm_mat_free(cv);
+  return st;
+}
+
+/* a * b: the matrix product (a 2-d; b 2-d, or 1-d for matrix x vector
+ * with a 1-d result); s * m, m * s scale. */
 static int op_mul(lua_State *L) {
   const char *fn = "__mul";
+  gml_guard(L, 2); /* the result is allocated while the operands are held */
   check_operand(L, 1, fn);
   check_operand(L, 2, fn);
   if (is_number(L, 1)) return affine(L, 2, lua_tonumber(L, 1), 0, fn);
   if (is_number(L, 2)) return affine(L, 1, lua_tonumber(L, 2), 0, fn);
   gm_mat *a = gml_checkmat(L, 1, fn), *b = gml_checkmat(L, 2, fn);
   if (a->rank != 2) gml_argerror(L, 1, fn, "matrix must be 2-dimensional, has rank %d", a->rank);
-  if (b->rank != 2) gml_argerror(L, 2, fn, "matrix must be 2-dimensional, has rank %d", b->rank);
+  if (b->rank != 2 && b->rank != 1) gml_argerror(L, 2, fn, "matrix must be 2-dimensional, has rank %d", b->rank);
   if (a->ctype != b->ctype)
     gml_argerror(L, 2, fn, "mixed ctypes %s and %s", gm_ctype_name(a->ctype), gm_ctype_name(b->ctype));
   if (a->dims[1] != b->dims[0])
     gml_argerror(L, 2, fn, "inner dimensions differ: %zu vs %zu", a->dims[1], b->dims[0]);
-  size_t dims[2] = {a->dims[0], b->dims[1]};
-  gm_ctype t = a->ctype;
+  size_t dims[2] = {a->dims[0], b->rank == 2 ? b->dims[1] : 1};
   gm_mat_options o = {0};
-  o.ctype = (int)t;
+  o.ctype = (int)a->ctype;
   o.has_initial_element = 1;
   o.cuda_enabled = a->cuda_enabled && b->cuda_enabled;
   o.synchronization = gml_settings_of(L)->default_synchronization;
   gm_mat *c;
-  GML_TRY(L, gm_mat_new(2, dims, &o, &c), fn);
+  GML_TRY(L, gm_mat_new(b->rank, dims, &o, &c), fn);
   gml_pushmat(L, c);
-  a = gml_checkmat(L, 1, fn);
-  b = gml_checkmat(L, 2, fn);
-  if (a->rank != 2 || b->rank != 2 || a->dims[0] != dims[0] || b->dims[1] != dims[1] || a->dims[1] != b->dims[0])
-    gml_argerror(L, 1, fn, "the mat was reshaped while the operation ran");
-  gm_gemm_args g = {false, false, GM_UNSET, GM_UNSET, GM_UNSET, GM_UNSET, GM_UNSET, GM_UNSET};
-  GML_TRY(L, gm_gemm_(1, a, b, 0, c, g), fn);
-  return 1;
-}
-
-/* m / s multiplies by 1/s (for float mats one rounding more than a true
- * division); s / m is s * (1/m) elementwise; mat / mat is an error. */
-static int op_div(lua_State *L) {
-  const char *fn = "__div";
-  check_operand(L, 1, fn);
-  check_operand(L, 2, fn);
-  if (is_number(L, 2)) return affine(L, 1, 1.0 / lua_tonumber(L, 2), 0, fn);
-  if (!is_number(L, 1))
-    gml_argerror(L, 2, fn, "mat / mat is not defined (number expected; use gm.invert for the matrix inverse)");
-  double s = lua_tonumber(L, 1);
-  gm_mat *a, *r = new_like(L, 2, fn, &a);
-  GML_TRY(L, gm_copy_(a, r, a->size, 1, 1), fn);
-  GML_TRY(L, gm_unary_(GM_UN_INV, r, r->size), fn);
-  if (s != 1) GML_TRY(L, gm_scal_(s, r, r->size, 1), fn);
+  GML_TRY(L, matmul(a, b, c), fn);
   return 1;
 }
 
 void gml_open_operators(lua_State *L, int module_idx) {
   (void)module_idx;
   static const gml_reg ops[] = {{"__add", op_add, 2, NULL}, {"__sub", op_sub, 2, NULL}, {"__unm", op_unm, 2, NULL},
-                                 {"__mul", op_mul, 2, NULL}, {"__div", op_div, 2, NULL}, {NULL, NULL, 0, NULL}};
+                                 {"__mul", op_mul, 2, NULL}, {"__div", op_div, 2, NULL}, {"__pow", op_pow, 2, NULL},
+                                 {NULL, NULL, 0, NULL}};
   luaL_getmetatable(L, GML_MAT_MT);
   gml_register(L, -1, ops);
   lua_pop(L, 1);

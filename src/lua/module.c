@@ -32,6 +32,7 @@ int luaopen_gpumat_core(lua_State *L) {
   gml_open_buffer(L, mod);
   gml_open_memspace(L, mod);
   gml_open_operators(L, mod);
+  gml_open_broadcast(L, mod);
   gml_open_convenience(L, mod);
   gml_open_kernel(L, mod);
   gml_open_emukern(L, mod);

@@ -2,8 +2,10 @@
 // build-time compilation for the emulated device (kernels/cpu/emu_kernels.h;
 // this directory is on the include path of those objects only, so
 // `#include <cuda_runtime.h>` in a .cu finds this file there).  Device
-// memory is host memory: scratch allocations are malloc, copies memcpy,
-// launches synchronous, so streams have nothing to order.
+// memory is host memory; a launch or copy on a stream (the emulated
+// device: src/device/emulated/kernels.c passes it as the stream) is queued
+// on that device's compute stream and run by its worker thread; a null
+// stream runs at once.
 #ifndef GPUMAT_EMU_CUDA_RUNTIME_H
 #define GPUMAT_EMU_CUDA_RUNTIME_H
 
@@ -11,6 +13,7 @@
 #include <string.h>
 
 #include "../cuda_cpu.h"
+#include "../../../src/device/emulated/alias.h"
 
 enum cudaError { cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2, cudaErrorNotSupported = 801 };
 typedef enum cudaError cudaError_t;
@@ -23,7 +26,8 @@ enum cudaMemcpyKind {
   cudaMemcpyDefault = 4
 };
 
-// Launches are synchronous and cannot fail to start: no pending error.
+// Launches are queued and cannot fail to start: no pending error (a
+// failure of queued work is the device's, reported at its next sync).
 inline cudaError_t cudaGetLastError() { return cudaSuccess; }
 
 // Stream-ordered scratch arrays (the sums' and reductions' partials) are
@@ -34,6 +38,8 @@ inline cudaError_t cudaGetLastError() { return cudaSuccess; }
 // as to any device allocation.  A null stream: plain malloc.
 extern "C" int gm_emu_scratch_alloc(void *device, size_t bytes, void **out);
 extern "C" void gm_emu_scratch_free(void *device, void *p);
+extern "C" void gm_emu_enqueue(void *device, int (*fn)(void *), void *arg);
+extern "C" void gm_emu_wait(void *device);
 
 inline cudaError_t cudaMalloc(void **p, size_t bytes) {
   *p = malloc(bytes ? bytes : 1);
@@ -52,10 +58,24 @@ inline cudaError_t cudaFreeAsync(void *p, cudaStream_t s) {
   gm_emu_scratch_free((void *)s, p);
   return cudaSuccess;
 }
-inline cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpyKind, cudaStream_t) {
-  memcpy(dst, src, bytes);
+struct gm_emu_memcpy_task {
+  void *dst;
+  const void *src;
+  size_t bytes;
+  static int run(void *p) {
+    gm_emu_memcpy_task *t = (gm_emu_memcpy_task *)p;
+    memcpy(gm_emu_alias(t->dst), gm_emu_alias(t->src), t->bytes);
+    delete t;
+    return 0;
+  }
+};
+inline cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpyKind, cudaStream_t s) {
+  gm_emu_enqueue((void *)s, gm_emu_memcpy_task::run, new gm_emu_memcpy_task{dst, src, bytes});
   return cudaSuccess;
 }
-inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+inline cudaError_t cudaStreamSynchronize(cudaStream_t s) {
+  if (s) gm_emu_wait((void *)s);
+  return cudaSuccess;
+}
 
 #endif

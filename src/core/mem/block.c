@@ -327,9 +327,12 @@ size_t gm_block_phys(const gm_block *b, size_t off) {
 
 bool gm_block_host_accessible(const gm_block *b) { return b->space != GM_SPACE_DEVICE; }
 
+/* Memory the device uses in place (managed, mapped page-locked): queued
+ * kernels may still read or write it, so the host waits for the device. */
 gm_status gm_block_host_sync(const gm_block *b) {
-  if (b->space != GM_SPACE_MANAGED) return GM_OK;
-  return b->device->ops->synchronize(b->device); /* kernels may still write it */
+  bool in_place = b->space == GM_SPACE_MANAGED || (b->space == GM_SPACE_PINNED && (b->flags & GM_PINNED_MAPPED));
+  if (!in_place || !b->device) return GM_OK;
+  return b->device->ops->synchronize(b->device);
 }
 
 /* ---- copies ---- */

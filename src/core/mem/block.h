@@ -114,8 +114,8 @@ typedef struct gm_copy_end {
  * gm.counters().  Overlapping ranges of one block are an error. */
 gm_status gm_block_copy(gm_copy_end dst, gm_copy_end src, size_t n);
 /* Whether the host may dereference b->ptr directly (all but device
- * memory); managed memory after gm_block_host_sync (waits for the
- * device). */
+ * memory); managed and mapped page-locked memory after gm_block_host_sync
+ * (waits for the device, whose queued work uses them in place). */
 bool gm_block_host_accessible(const gm_block *b);
 gm_status gm_block_host_sync(const gm_block *b);
 

@@ -16,7 +16,11 @@
  *    gm_device_defer_free() only queues the block and is safe from a Lua
  *    finalizer (no device call, no Lua call).  The queue is drained at the
  *    next allocation on the device, by gm_device_collect() and at teardown.
- *  - copies with stream == NULL are synchronous. */
+ *  - copies with stream == NULL are synchronous (H2D/D2H: the host waits,
+ *    ordered after the compute stream); with a stream they are queued.
+ *  - ops on device memory return once queued on the compute stream (CUDA,
+ *    and the emulated device, whose streams are worker threads): host code
+ *    waits (stream_sync) before touching memory queued work uses. */
 #ifndef GM_DEVICE_DEVICE_H
 #define GM_DEVICE_DEVICE_H
 
@@ -56,6 +60,14 @@ typedef struct gm_device_ops {
    * cudaStreamWaitEvent); the host does not wait (review #3) */
   gm_status (*stream_wait)(gm_device *d, gm_stream *waiter, gm_stream *s);
   gm_status (*synchronize)(gm_device *d);
+  /* An event recorded on the compute stream after the work queued so far
+   * (*ev: an opaque handle, NULL when nothing needs waiting for);
+   * event_sync blocks the host until it has passed (reporting the
+   * stream's errors as stream_sync does); event_free releases it.  May
+   * be NULL: the core then synchronizes the compute stream instead. */
+  gm_status (*event_record)(gm_device *d, void **ev);
+  gm_status (*event_sync)(gm_device *d, void *ev);
+  void (*event_free)(gm_device *d, void *ev);
   /* page-locked host memory */
   gm_status (*host_register)(gm_device *d, void *p, size_t bytes);
   void (*host_unregister)(gm_device *d, void *p);
@@ -66,6 +78,10 @@ typedef struct gm_device_ops {
    * backend counts them. */
   void (*enter)(gm_device *d);
   void (*leave)(gm_device *d);
+  /* Where host code running inside a device call (after a stream_sync)
+   * may touch device memory p: the emulated device's worker alias; NULL
+   * (p itself) on CUDA, whose memory the host never touches. */
+  void *(*host_address)(gm_device *d, void *p);
   gm_status (*get_info)(gm_device *d, gm_device_info *out);
   /* cudart's per-thread last-error slot (review #1): a failed cudaMalloc
    * or cudaHostRegister leaves its error there, and every launcher returns
@@ -102,8 +118,8 @@ typedef struct gm_device_ops {
   gm_status (*copy_2d)(gm_device *d, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                        size_t height);
   /* Run-time kernels compiled by NVRTC (gm_nvrtc_compile); NULL where they
-   * run on the CPU model instead (emulated).  rtk_load loads PTX on d and
-   * returns a kernel handle valid for the life of the process; rtk_launch
+   * run on the CPU model instead (emulated).  rtk_load loads PTX or CUBIN
+   * on d and returns a kernel handle valid for the life of the process; rtk_launch
    * launches it on the compute stream, args as cudaLaunchKernel takes
    * them (one pointer to each argument's value), geom = grid then block. */
   gm_status (*rtk_load)(gm_device *d, const char *ptx, const char *name, void **kernel);
@@ -117,11 +133,14 @@ enum { GM_PINNED_PORTABLE = 1, GM_PINNED_MAPPED = 2, GM_PINNED_WRITE_COMBINE = 4
 bool gm_cuda_runtime_available(int device_id, char *reason, size_t n);
 int gm_cuda_device_count(void);
 /* NVRTC (needs no device): compiles src (a translation unit defining the
- * extern "C" __global__ function `name`) to PTX for compute capability
- * major.minor.  On success *ptx is a malloc'd string; *log (malloc'd or
- * NULL) is the compiler's log either way; a compile error is GM_EINVAL.
- * Without the CUDA toolkit: GM_EUNSUPPORTED. */
-gm_status gm_nvrtc_compile(const char *src, const char *name, int major, int minor, char **ptx, char **log);
+ * extern "C" __global__ function `name`) for compute capability
+ * major.minor: CUBIN for sm_XY when cubin, else PTX for compute_XY.  On
+ * success *image (malloc'd, *size bytes, NUL-ended) is the code; *log
+ * (malloc'd or NULL) is the compiler's log either way; a compile error is
+ * GM_EINVAL; an architecture NVRTC cannot make CUBIN for, or a build
+ * without the CUDA toolkit, GM_EUNSUPPORTED. */
+gm_status gm_nvrtc_compile(const char *src, const char *name, int major, int minor, bool cubin, char **image,
+                           size_t *size, char **log);
 bool gm_nvrtc_version(int *major, int *minor);
 /* Properties of CUDA device id without opening a context on it. */
 gm_status gm_cuda_device_info(int device_id, gm_device_info *out);

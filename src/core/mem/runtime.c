@@ -247,15 +247,28 @@ bool gm_device_async_copies_active(void) { return async_copies > 0; }
 
 static gm_stream *copy_stream_of(gm_device *d) { return async_copies > 0 ? d->copy_stream : NULL; }
 
+/* An H2D copy on the copy stream writes device memory that kernels queued
+ * earlier on the compute stream may still read: a pool block freed by a
+ * dropped mat and reused at once, or the destination's own old contents.
+ * So the copy stream waits for an event of the compute stream first
+ * (write after read); the host does not wait. */
+static gm_status copy_after_compute(gm_device *d, gm_stream *s) {
+  if (!s || !d->ops->stream_wait) return GM_OK;
+  return d->ops->stream_wait(d, s, NULL);
+}
+
 gm_status gm_device_copy_h2d(gm_device *d, void *dst, const void *src, size_t bytes) {
   atomic_fetch_add(&gm_counter.n_memcpy_host_to_device, 1);
-  return d->ops->copy_h2d(d, dst, src, bytes, copy_stream_of(d));
+  gm_stream *s = copy_stream_of(d);
+  GM_TRY(copy_after_compute(d, s));
+  return d->ops->copy_h2d(d, dst, src, bytes, s);
 }
 
 gm_status gm_device_copy_h2d_queued(gm_device *d, void *dst, const void *src, size_t bytes, bool *queued) {
   *queued = false;
   if (!d->copy_stream || !d->ops->stream_wait) return gm_device_copy_h2d(d, dst, src, bytes);
   atomic_fetch_add(&gm_counter.n_memcpy_host_to_device, 1);
+  GM_TRY(copy_after_compute(d, d->copy_stream));
   GM_TRY(d->ops->copy_h2d(d, dst, src, bytes, d->copy_stream));
   *queued = true; /* even if the wait below fails, the copy is in flight */
   return d->ops->stream_wait(d, NULL, d->copy_stream);

@@ -33,6 +33,11 @@ void gm_cuda_managed_free(gm_device *d, void *p);
 gm_status gm_cuda_copy_2d(gm_device *d, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                           size_t height);
 
+/* Events on the compute stream (events.c). */
+gm_status gm_cuda_event_record(gm_device *d, void **ev);
+gm_status gm_cuda_event_sync(gm_device *d, void *ev);
+void gm_cuda_event_free(gm_device *d, void *ev);
+
 /* Run-time kernels (rtk.c): load NVRTC's PTX on d, launch on its stream. */
 gm_status gm_cuda_rtk_load(gm_device *d, const char *ptx, const char *name, void **kernel);
 gm_status gm_cuda_rtk_launch(gm_device *d, void *kernel, void **args, const unsigned *geom);

@@ -28,6 +28,7 @@ static const gm_backend cuda_kernels = {
     .elementwise = &gm_lt_elementwise_ops,    /* kernels/elementwise.cu */
     .nn = &gm_lt_nn_ops,                      /* kernels/nn.cu */
     .reduce = &gm_lt_reduce_ops,              /* kernels/reduce.cu */
+    .strided_ew = &gm_lt_strided_ew_ops,        /* kernels/strided_ew.cu */
 };
 
 const gm_backend *gm_cuda_kernels(void) { return &cuda_kernels; }

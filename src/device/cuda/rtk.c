@@ -1,7 +1,8 @@
 /* Run-time kernels on a CUDA device (gm.define_cuda_kernel): NVRTC
- * compiles the generated CUDA C to PTX for a compute capability (needs no
- * device, so it is tested on machines without a GPU), the runtime's
- * library API loads the PTX on a device (cudaLibraryLoadData, CUDA 12+)
+ * compiles the generated CUDA C to CUBIN for the device's architecture, or
+ * to PTX (needs no device, so it is tested on machines without a GPU), the
+ * runtime's library API loads the image on a device (cudaLibraryLoadData
+ * takes CUBIN and PTX alike, CUDA 12+)
  * and cudaLaunchKernel launches it on the compute stream.  Loaded
  * libraries stay for the life of the process, like the devices. */
 #include <nvrtc.h>
@@ -24,40 +25,56 @@ static char *take_log(nvrtcProgram prog) {
   return log;
 }
 
-gm_status gm_nvrtc_compile(const char *src, const char *name, int major, int minor, char **ptx, char **log) {
-  *ptx = NULL;
+/* The compiled image of prog: CUBIN (machine code) or PTX (NUL-ended). */
+static nvrtcResult take_image(nvrtcProgram prog, bool cubin, char **image, size_t *size) {
+  nvrtcResult r = cubin ? nvrtcGetCUBINSize(prog, size) : nvrtcGetPTXSize(prog, size);
+  if (r != NVRTC_SUCCESS) return r;
+  if ((*image = malloc(*size + 1)) == NULL) return NVRTC_ERROR_OUT_OF_MEMORY;
+  r = cubin ? nvrtcGetCUBIN(prog, *image) : nvrtcGetPTX(prog, *image);
+  (*image)[*size] = '\0';
+  if (!cubin && r == NVRTC_SUCCESS) *size = strlen(*image);
+  return r;
+}
+
+static gm_status compile_fail(nvrtcResult r, const char *name, const char *arch) {
+  if (r == NVRTC_ERROR_COMPILATION) return gm_fail(GM_EINVAL, "%s does not compile for %s", name, arch);
+  /* an architecture this NVRTC does not know (-arch=sm_XY): PTX may still do */
+  if (r == NVRTC_ERROR_INVALID_OPTION) return gm_fail(GM_EUNSUPPORTED, "NVRTC does not compile for %s", arch);
+  return gm_fail(GM_ECUDA, "nvrtcCompileProgram: %s", nvrtcGetErrorString(r));
+}
+
+/* CUBIN (-arch=sm_XY) is machine code the driver loads as it is; PTX
+ * (compute_XY) is JIT-compiled by the driver at load, which fails with
+ * cudaErrorUnsupportedPtxVersion when NVRTC is newer than the driver. */
+gm_status gm_nvrtc_compile(const char *src, const char *name, int major, int minor, bool cubin, char **image,
+                           size_t *size, char **log) {
+  *image = NULL;
   *log = NULL;
+  *size = 0;
   if (major < 3 || major > 99 || minor < 0 || minor > 9)
     return gm_fail(GM_EINVAL, "compute capability %d.%d is not one NVRTC knows", major, minor);
   nvrtcProgram prog;
   nvrtcResult r = nvrtcCreateProgram(&prog, src, name, 0, NULL, NULL);
   if (r != NVRTC_SUCCESS) return gm_fail(GM_ECUDA, "nvrtcCreateProgram: %s", nvrtcGetErrorString(r));
-  char arch[48];
-  snprintf(arch, sizeof arch, "--gpu-architecture=compute_%d%d", major, minor);
-  const char *opts[] = {arch, "--std=c++17"};
+  char arch[32], opt[64];
+  snprintf(arch, sizeof arch, "%s_%d%d", cubin ? "sm" : "compute", major, minor);
+  snprintf(opt, sizeof opt, "--gpu-architecture=%s", arch);
+  const char *opts[] = {opt, "--std=c++17"};
   r = nvrtcCompileProgram(prog, 2, opts);
   *log = take_log(prog);
   if (r != NVRTC_SUCCESS) {
-    gm_status st = r == NVRTC_ERROR_COMPILATION
-                       ? gm_fail(GM_EINVAL, "%s does not compile for compute_%d%d", name, major, minor)
-                       : gm_fail(GM_ECUDA, "nvrtcCompileProgram: %s", nvrtcGetErrorString(r));
+    gm_status st = compile_fail(r, name, arch);
     (void)nvrtcDestroyProgram(&prog);
     return st;
   }
-  size_t n = 0;
-  r = nvrtcGetPTXSize(prog, &n);
-  if (r == NVRTC_SUCCESS && (*ptx = malloc(n + 1)) == NULL) {
-    (void)nvrtcDestroyProgram(&prog);
-    return gm_fail(GM_ENOMEM, "out of host memory for the PTX of %s", name);
-  }
-  if (r == NVRTC_SUCCESS) r = nvrtcGetPTX(prog, *ptx);
+  r = take_image(prog, cubin, image, size);
   (void)nvrtcDestroyProgram(&prog);
   if (r != NVRTC_SUCCESS) {
-    free(*ptx);
-    *ptx = NULL;
-    return gm_fail(GM_ECUDA, "nvrtcGetPTX: %s", nvrtcGetErrorString(r));
+    free(*image);
+    *image = NULL;
+    if (r == NVRTC_ERROR_OUT_OF_MEMORY) return gm_fail(GM_ENOMEM, "out of host memory for the code of %s", name);
+    return gm_fail(GM_ECUDA, "%s: %s", cubin ? "nvrtcGetCUBIN" : "nvrtcGetPTX", nvrtcGetErrorString(r));
   }
-  (*ptx)[n] = '\0';
   return GM_OK;
 }
 
@@ -68,11 +85,12 @@ static gm_status rtk_fail(cudaError_t e, const char *what) {
   return gm_fail(GM_ECUDA, "%s: %s", what, cudaGetErrorString(e));
 }
 
-gm_status gm_cuda_rtk_load(gm_device *d, const char *ptx, const char *name, void **kernel) {
+/* image: CUBIN or PTX (cudaLibraryLoadData tells them apart) */
+gm_status gm_cuda_rtk_load(gm_device *d, const char *image, const char *name, void **kernel) {
   cudaError_t e = cudaSetDevice(d->id);
   if (e != cudaSuccess) return rtk_fail(e, "cudaSetDevice");
   cudaLibrary_t lib;
-  e = cudaLibraryLoadData(&lib, ptx, NULL, NULL, 0, NULL, NULL, 0);
+  e = cudaLibraryLoadData(&lib, image, NULL, NULL, 0, NULL, NULL, 0);
   if (e != cudaSuccess) return rtk_fail(e, "cudaLibraryLoadData");
   cudaKernel_t k;
   e = cudaLibraryGetKernel(&k, lib, name);

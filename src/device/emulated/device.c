@@ -7,42 +7,25 @@
  *
  * With GPUMAT_EMULATED_PROTECT (test builds), device memory is mapped
  * page-aligned and kept PROT_NONE except while a device call is active
- * (enter..leave, counted so calls may nest) or inside this file's copy
- * functions: host code that touches device memory crashes in tests as it
- * would on a GPU. */
+ * (enter..leave, counted so calls may nest), a copy runs or a stream's
+ * worker runs queued work (streams.c): host code that touches device
+ * memory crashes in tests as it would on a GPU.  Streams, copies and the
+ * asynchronous model are in streams.c and queue.c. */
 #include <errno.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../../core/mem/backends.h"
+#include "alias.h"
 #include "emulated.h"
+#include "impl.h"
 #include "launchers.h"
 
-typedef struct emu_block {
-  void *ptr;
-  size_t bytes; /* mapped length */
-  struct emu_block *next;
-} emu_block;
-
-typedef struct emu_impl {
-  pthread_mutex_t lock;
-  int depth;         /* active device calls */
-  emu_block *blocks; /* live raw allocations */
-  size_t capacity;   /* simulated device memory (0: the host's) */
-  size_t allocated;  /* mapped bytes of live raw allocations */
-  _Atomic int sticky; /* cudart's sticky error: set, every call fails */
-  gm_stream *compute_waits_on; /* stream_wait: flushed at the next device call */
-  /* fault injection (GPUMAT_EMULATED_FAIL_EVERY, see emu_fault) */
-  unsigned long long fail_every, fail_count, fail_max, n_failed;
-  unsigned fail_kinds; /* EMU_FAULT_* bits */
-  bool commit;         /* populate raw allocations at once (emu_commit) */
-} emu_impl;
-
-enum { EMU_FAULT_ALLOC = 1, EMU_FAULT_COPY = 2 };
+_Static_assert(GM_EMU_INLINE == (int)EMU_MODE_INLINE && GM_EMU_ASYNC == (int)EMU_MODE_ASYNC &&
+                   GM_EMU_LAZY == (int)EMU_MODE_LAZY,
+               "gm.emulated_device's modes are the queue's");
 
 /* Fault injection for testing the callers' error paths: with the
  * environment variable GPUMAT_EMULATED_FAIL_EVERY=N (read when the device
@@ -52,7 +35,7 @@ enum { EMU_FAULT_ALLOC = 1, EMU_FAULT_COPY = 2 };
  * default) limits which calls count; GPUMAT_EMULATED_FAIL_MAX=M stops
  * after M injected faults (so a test can check that the device works
  * again afterwards). */
-static bool emu_fault(emu_impl *e, unsigned kind) {
+bool emu_fault(emu_impl *e, unsigned kind) {
   if (!e->fail_every || !(e->fail_kinds & kind)) return false;
   pthread_mutex_lock(&e->lock);
   bool fail = (!e->fail_max || e->n_failed < e->fail_max) && ++e->fail_count % e->fail_every == 0;
@@ -86,23 +69,6 @@ static void emu_fault_init(emu_impl *e) {
  * returns and clears it, clear_error clears it. */
 static _Thread_local int last_error;
 
-/* A copy stream: copies queued on it land only when the stream is
- * synchronized, or at the next device call once the compute stream was
- * made to wait for it (stream_wait), as on a GPU where the copy engine
- * runs behind the host (review #3): host code that reads a buffer before
- * waiting, or a kernel not ordered after the copy, sees stale data in the
- * tests.  The compute stream (stream NULL) is synchronous. */
-typedef struct emu_copy_op {
-  void *dst;
-  const void *src;
-  size_t bytes;
-  struct emu_copy_op *next;
-} emu_copy_op;
-
-struct gm_stream {
-  emu_copy_op *head, **tail; /* queued copies, in order */
-};
-
 #ifdef GPUMAT_EMULATED_PROTECT
 static const bool protect = true;
 #else
@@ -121,36 +87,23 @@ static void set_access(emu_impl *e, bool on) {
     mprotect(b->ptr, b->bytes, on ? PROT_READ | PROT_WRITE : PROT_NONE);
 }
 
-/* Runs the queued copies of s (lock held, memory accessible). */
-static void flush_locked(gm_stream *s) {
-  emu_copy_op *op = s->head;
-  s->head = NULL;
-  s->tail = &s->head;
-  while (op) {
-    emu_copy_op *next = op->next;
-    memcpy(op->dst, op->src, op->bytes);
-    free(op);
-    op = next;
-  }
-}
-
-static void emu_enter(gm_device *d) {
-  emu_impl *e = d->impl;
+void emu_open(emu_impl *e) {
   pthread_mutex_lock(&e->lock);
   if (e->depth++ == 0) set_access(e, true);
-  /* work on the compute stream starts after what it was made to wait for */
-  if (e->compute_waits_on) {
-    flush_locked(e->compute_waits_on);
-    e->compute_waits_on = NULL;
-  }
   pthread_mutex_unlock(&e->lock);
 }
 
-static void emu_leave(gm_device *d) {
-  emu_impl *e = d->impl;
+void emu_close(emu_impl *e) {
   pthread_mutex_lock(&e->lock);
   if (e->depth > 0 && --e->depth == 0) set_access(e, false);
   pthread_mutex_unlock(&e->lock);
+}
+
+gm_status emu_sticky(emu_impl *e) {
+  if (atomic_load(&e->sticky))
+    return gm_fail(GM_ECUDA, "emulated device: sticky error (an illegal address was simulated); the device "
+                             "is unusable until reset");
+  return GM_OK;
 }
 
 /* Committing at allocation (a modeling choice, default on): cudaMalloc
@@ -188,8 +141,25 @@ static bool emu_commit(void *p, size_t len) {
   return errno == EINVAL; /* an older kernel: left to fault in */
 }
 
+/* A block's host view (PROT_NONE, opened below when a device call is
+ * active) and, with the arena, its worker alias (alias.h). */
+static void *map_block(emu_impl *e, size_t len) {
+  if (!e->arena) return mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void *p;
+  int err = gm_emu_arena_map(len, false, &p);
+  return err ? MAP_FAILED : p;
+}
+
+static void unmap(emu_impl *e, void *p, size_t len) {
+  if (e->arena)
+    gm_emu_arena_unmap(p, len);
+  else
+    munmap(p, len);
+}
+
 static gm_status emu_raw_alloc(gm_device *d, size_t bytes, void **out) {
   emu_impl *e = d->impl;
+  GM_TRY(emu_sticky(e)); /* cudaMalloc fails too once the context is broken */
   if (emu_fault(e, EMU_FAULT_ALLOC)) {
     last_error = GM_EMU_ERR_OOM; /* as a failed cudaMalloc leaves it */
     return gm_fail(GM_ECUDA_OOM, "emulated device out of memory (%zu bytes, injected fault)", bytes);
@@ -199,9 +169,9 @@ static gm_status emu_raw_alloc(gm_device *d, size_t bytes, void **out) {
   bool full = e->capacity && (len > e->capacity || e->allocated > e->capacity - len);
   pthread_mutex_unlock(&e->lock);
   emu_block *b = full ? NULL : malloc(sizeof *b);
-  void *p = b ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : MAP_FAILED;
-  if (p != MAP_FAILED && e->commit && !emu_commit(p, len)) {
-    munmap(p, len);
+  void *p = b ? map_block(e, len) : MAP_FAILED;
+  if (p != MAP_FAILED && e->commit && !emu_commit(gm_emu_alias(p), len)) {
+    unmap(e, p, len);
     p = MAP_FAILED;
   }
   if (p == MAP_FAILED) {
@@ -211,7 +181,7 @@ static gm_status emu_raw_alloc(gm_device *d, size_t bytes, void **out) {
   }
   pthread_mutex_lock(&e->lock);
   e->allocated += len;
-  if (protect && e->depth == 0) mprotect(p, len, PROT_NONE);
+  if (protect) mprotect(p, len, e->depth == 0 ? PROT_NONE : PROT_READ | PROT_WRITE);
   b->ptr = p;
   b->bytes = len;
   b->next = e->blocks;
@@ -221,103 +191,77 @@ static gm_status emu_raw_alloc(gm_device *d, size_t bytes, void **out) {
   return GM_OK;
 }
 
-static void emu_raw_free(gm_device *d, void *p) {
-  emu_impl *e = d->impl;
+/* Unmaps at once: on a worker (a queued scratch free) the stream has
+ * reached it; elsewhere it first waits for both streams, as cudaFree
+ * synchronizes the device (queued work may still use the block). */
+static void unmap_block(emu_impl *e, void *p) {
   pthread_mutex_lock(&e->lock);
   for (emu_block **link = &e->blocks; *link; link = &(*link)->next) {
     emu_block *b = *link;
     if (b->ptr != p) continue;
     *link = b->next;
     e->allocated -= b->bytes;
-    munmap(b->ptr, b->bytes);
+    unmap(e, b->ptr, b->bytes);
     free(b);
     break;
   }
   pthread_mutex_unlock(&e->lock);
 }
 
+static void emu_raw_free(gm_device *d, void *p) {
+  if (!emu_queue_on_worker()) emu_drain(d);
+  unmap_block(d->impl, p);
+}
+
 /* Scratch arrays of the .cu launchers (launchers.h): raw device blocks,
- * allocated inside the op's device call (so accessible until it ends). */
+ * allocated when the launch is queued and freed in stream order (a task
+ * queued after the kernels that use them). */
 int gm_emu_scratch_alloc(void *device, size_t bytes, void **out) {
   gm_status st = emu_raw_alloc(device, bytes, out);
   return st == GM_OK ? 0 : GM_EMU_ERR_OOM;
 }
 
-void gm_emu_scratch_free(void *device, void *p) { emu_raw_free(device, p); }
+typedef struct scratch_free_task {
+  emu_impl *e;
+  void *p;
+} scratch_free_task;
 
-/* A copy is a device call of its own: memory is accessible only here.
- * On a copy stream it is only queued (see struct gm_stream). */
-static gm_status emu_copy(gm_device *d, void *dst, const void *src, size_t bytes, gm_stream *s) {
-  if (emu_fault(d->impl, EMU_FAULT_COPY)) return gm_fail(GM_ECUDA, "emulated device copy failed (injected fault)");
-  if (s) {
-    emu_impl *e = d->impl;
-    emu_copy_op *op = malloc(sizeof *op);
-    if (!op) return gm_fail(GM_ENOMEM, "out of host memory");
-    *op = (emu_copy_op){dst, src, bytes, NULL};
-    pthread_mutex_lock(&e->lock);
-    *s->tail = op;
-    s->tail = &op->next;
-    pthread_mutex_unlock(&e->lock);
-    return GM_OK;
+static int run_scratch_free(void *arg) {
+  scratch_free_task *t = arg;
+  unmap_block(t->e, t->p);
+  free(t);
+  return 0;
+}
+
+void gm_emu_scratch_free(void *device, void *p) {
+  gm_device *d = device;
+  emu_impl *e = d->impl;
+  scratch_free_task *t = malloc(sizeof *t);
+  if (!t) {
+    emu_raw_free(d, p);
+    return;
   }
-  emu_enter(d);
-  memcpy(dst, src, bytes);
-  emu_leave(d);
-  return GM_OK;
+  *t = (scratch_free_task){e, p};
+  (void)emu_queue_push(e->compute, run_scratch_free, t);
 }
 
-static gm_status emu_stream_new(gm_device *d, gm_stream **out) {
-  (void)d;
-  *out = calloc(1, sizeof **out);
-  if (!*out) return gm_fail(GM_ENOMEM, "out of host memory");
-  (*out)->tail = &(*out)->head;
-  return GM_OK;
-}
-
-static gm_status emu_stream_sync(gm_device *d, gm_stream *s) {
-  if (!s) return GM_OK; /* the compute stream is synchronous */
-  emu_impl *e = d->impl;
-  pthread_mutex_lock(&e->lock);
-  if (e->depth++ == 0) set_access(e, true);
-  flush_locked(s);
-  if (e->compute_waits_on == s) e->compute_waits_on = NULL;
-  if (--e->depth == 0) set_access(e, false);
-  pthread_mutex_unlock(&e->lock);
-  return GM_OK;
-}
-
-static void emu_stream_free(gm_device *d, gm_stream *s) {
-  (void)emu_stream_sync(d, s);
-  free(s);
-}
-
-/* The compute stream waits for the copies queued on s so far: they land
- * before the next device call, or at once inside one (one pending stream
- * at a time; a second wait flushes the first now, which is still a
- * correct order). */
-static gm_status emu_stream_wait(gm_device *d, gm_stream *waiter, gm_stream *s) {
-  emu_impl *e = d->impl;
-  if (waiter) return gm_fail(GM_EUNSUPPORTED, "emulated device: only the compute stream can wait");
-  if (e->compute_waits_on && e->compute_waits_on != s) GM_TRY(emu_stream_sync(d, e->compute_waits_on));
-  pthread_mutex_lock(&e->lock);
-  if (e->depth > 0) {
-    /* inside a device call (a copy made while acquiring an op's
-     * operands): the op's own work on the compute stream comes next, so
-     * the copies land now (review #10) */
-    flush_locked(s);
-    if (e->compute_waits_on == s) e->compute_waits_on = NULL;
-  } else {
-    e->compute_waits_on = s;
+/* A closure of a launcher (kernels/cpu/emu_kernels.h) or of a BLAS or
+ * solver entry (blas.c), queued on the compute stream of device; without
+ * a device it runs at once. */
+void gm_emu_enqueue(void *device, int (*fn)(void *), void *arg) {
+  if (!device) {
+    (void)fn(arg);
+    return;
   }
-  pthread_mutex_unlock(&e->lock);
-  return GM_OK;
+  gm_device *d = device;
+  emu_impl *e = d->impl;
+  (void)emu_queue_push(e->compute, fn, arg);
 }
 
-/* cudaDeviceSynchronize: every stream of the device. */
-static gm_status emu_synchronize(gm_device *d) {
+void gm_emu_wait(void *device) {
+  gm_device *d = device;
   emu_impl *e = d->impl;
-  if (e->compute_waits_on) GM_TRY(emu_stream_sync(d, e->compute_waits_on));
-  return d->copy_stream ? emu_stream_sync(d, d->copy_stream) : GM_OK;
+  if (d && !emu_queue_on_worker()) emu_queue_drain(e->compute);
 }
 
 /* Page-locking has no meaning in host memory: registration is recorded by
@@ -329,9 +273,11 @@ static gm_status emu_host_register(gm_device *d, void *p, size_t bytes) {
   return GM_OK;
 }
 
+/* cudaHostUnregister and cudaFreeHost wait for the device: queued
+ * copies may still read or write the memory. */
 static void emu_host_unregister(gm_device *d, void *p) {
-  (void)d;
   (void)p;
+  emu_drain(d);
 }
 
 static gm_status emu_host_alloc(gm_device *d, size_t bytes, void **out) {
@@ -343,7 +289,7 @@ static gm_status emu_host_alloc(gm_device *d, size_t bytes, void **out) {
 }
 
 static void emu_host_free(gm_device *d, void *p) {
-  (void)d;
+  emu_drain(d);
   free(p);
 }
 
@@ -366,9 +312,8 @@ static void emu_clear_error(gm_device *d) {
 
 static gm_status emu_check_error(gm_device *d) {
   emu_impl *e = d->impl;
-  if (atomic_load(&e->sticky))
-    return gm_fail(GM_ECUDA, "emulated device: sticky error (an illegal address was simulated); the device "
-                             "is unusable until reset");
+  GM_TRY(emu_sticky(e));
+  GM_TRY(emu_take_async_error(e));
   int err = last_error;
   last_error = 0;
   if (err == GM_EMU_ERR_OOM)
@@ -379,15 +324,19 @@ static gm_status emu_check_error(gm_device *d) {
 
 gm_status gm_emulated_control(gm_device *d, const gm_emulated_control_in *in, gm_emulated_state *out) {
   emu_impl *e = d->impl;
+  if (in && in->set_mode) {
+    emu_queue_set_mode(e->compute, (emu_mode)in->mode);
+    if (d->copy_stream) emu_queue_set_mode(d->copy_stream->q, (emu_mode)in->mode);
+  }
+  out->mode = (int)emu_queue_mode(e->compute);
+  out->queued = emu_queue_pending(e->compute);
+  out->copies_in_flight = atomic_load(&e->copies_in_flight);
   pthread_mutex_lock(&e->lock);
   if (in && in->set_capacity) e->capacity = in->capacity;
   if (in && in->set_sticky) atomic_store(&e->sticky, in->sticky);
   if (in && in->set_last_error) last_error = in->last_error;
   out->capacity = e->capacity;
   out->allocated = e->allocated;
-  out->copies_in_flight = 0;
-  if (d->copy_stream)
-    for (emu_copy_op *op = d->copy_stream->head; op; op = op->next) out->copies_in_flight++;
   out->last_error = last_error;
   out->sticky = atomic_load(&e->sticky);
   pthread_mutex_unlock(&e->lock);
@@ -397,6 +346,12 @@ gm_status gm_emulated_control(gm_device *d, const gm_emulated_control_in *in, gm
 static void emu_destroy(gm_device *d) {
   emu_impl *e = d->impl;
   if (!e) return;
+  if (d->copy_stream) {
+    emu_stream_free(d, d->copy_stream);
+    d->copy_stream = NULL;
+  }
+  emu_queue_free(e->compute);
+  e->compute = NULL;
   while (e->blocks) emu_raw_free(d, e->blocks->ptr);
   pthread_mutex_destroy(&e->lock);
   free(e);
@@ -431,38 +386,32 @@ static gm_status emu_host_device_pointer(gm_device *d, void *host, void **dev) {
 }
 
 static void emu_managed_free(gm_device *d, void *p) {
-  (void)d;
+  emu_drain(d);
   free(p);
-}
-
-/* Rows between any two spaces; a device call of its own, as emu_copy. */
-static gm_status emu_copy_2d(gm_device *d, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
-                             size_t height) {
-  if (emu_fault(d->impl, EMU_FAULT_COPY)) return gm_fail(GM_ECUDA, "emulated device copy failed (injected fault)");
-  emu_enter(d);
-  for (size_t r = 0; r < height; r++) memcpy((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
-  emu_leave(d);
-  return GM_OK;
 }
 
 static gm_device_ops emu_ops = {
     .name = "emulated",
     .raw_alloc = emu_raw_alloc,
     .raw_free = emu_raw_free,
-    .copy_h2d = emu_copy,
-    .copy_d2h = emu_copy,
-    .copy_d2d = emu_copy,
+    .copy_h2d = emu_h2d,
+    .copy_d2h = emu_d2h,
+    .copy_d2d = emu_d2d,
     .stream_new = emu_stream_new,
     .stream_free = emu_stream_free,
     .stream_sync = emu_stream_sync,
     .stream_wait = emu_stream_wait,
     .synchronize = emu_synchronize,
+    .event_record = emu_event_record,
+    .event_sync = emu_event_sync,
+    .event_free = emu_event_free,
     .host_register = emu_host_register,
     .host_unregister = emu_host_unregister,
     .host_alloc = emu_host_alloc,
     .host_free = emu_host_free,
     .enter = emu_enter,
     .leave = emu_leave,
+    .host_address = emu_host_address,
     .get_info = emu_get_info,
     .clear_error = emu_clear_error,
     .check_error = emu_check_error,
@@ -483,10 +432,17 @@ gm_status gm_emulated_device_init(gm_device *d) {
   if (!e) return gm_fail(GM_ENOMEM, "out of host memory");
   pthread_mutex_init(&e->lock, NULL);
   emu_fault_init(e);
+  e->arena = protect && gm_emu_arena_ready();
   const char *commit = getenv("GPUMAT_EMULATED_COMMIT");
   e->commit = !(commit && strcmp(commit, "0") == 0);
   emu_ops.kernels = gm_emulated_kernels();
   d->impl = e;
   d->ops = &emu_ops;
-  return GM_OK;
+  gm_status st = emu_streams_init(d, emu_mode_from_env());
+  if (st != GM_OK) {
+    pthread_mutex_destroy(&e->lock);
+    free(e);
+    d->impl = NULL;
+  }
+  return st;
 }

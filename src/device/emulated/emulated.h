@@ -12,8 +12,13 @@
 
 enum { GM_EMU_ERR_NONE = 0, GM_EMU_ERR_OOM = 2 /* cudaErrorMemoryAllocation */ };
 
+/* How the streams run their queued work (queue.h): at once on the
+ * calling thread, on worker threads, or only when somebody waits. */
+enum { GM_EMU_INLINE = 0, GM_EMU_ASYNC = 1, GM_EMU_LAZY = 2 };
+
 typedef struct gm_emulated_control_in {
-  bool set_capacity, set_sticky, set_last_error;
+  bool set_capacity, set_sticky, set_last_error, set_mode;
+  int mode; /* GM_EMU_INLINE, GM_EMU_ASYNC or GM_EMU_LAZY */
   size_t capacity; /* bytes of simulated device memory; 0: the host's */
   bool sticky;
   int last_error;
@@ -22,6 +27,8 @@ typedef struct gm_emulated_control_in {
 typedef struct gm_emulated_state {
   size_t capacity, allocated;
   size_t copies_in_flight; /* queued on the copy stream, not landed yet */
+  size_t queued; /* tasks queued on the compute stream, not finished */
+  int mode;
   int last_error; /* this thread's slot */
   bool sticky;
 } gm_emulated_state;
@@ -30,6 +37,9 @@ typedef struct gm_emulated_state {
  * mapping (solver.c). */
 struct gm_blas_ops;
 const struct gm_blas_ops *gm_emulated_blas_ops(const struct gm_blas_ops *host);
+/* Replaces the BLAS-1/3 entries of ops by closures queued on the compute
+ * stream (blas.c). */
+void gm_emulated_blas_queued(struct gm_blas_ops *ops);
 
 /* d must be an emulated device; in may be NULL (query only). */
 gm_status gm_emulated_control(gm_device *d, const gm_emulated_control_in *in, gm_emulated_state *out);

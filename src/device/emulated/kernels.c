@@ -44,5 +44,6 @@ const gm_backend *gm_emulated_kernels(void) {
   emulated_kernels.nn = &gm_lt_nn_ops;
   emulated_kernels.random = &gm_lt_random_ops;
   emulated_kernels.reduce = &gm_lt_reduce_ops;
+  emulated_kernels.strided_ew = &gm_lt_strided_ew_ops;
   return &emulated_kernels;
 }

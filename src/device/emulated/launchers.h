@@ -12,6 +12,12 @@
  * GM_EMU_ERR_OOM, which also stays in the thread's last-error slot as
  * cudaMallocAsync leaves cudaErrorMemoryAllocation). */
 int gm_emu_scratch_alloc(void *device, size_t bytes, void **out);
+/* queued on the compute stream after the kernels that use p */
 void gm_emu_scratch_free(void *device, void *p);
+/* fn(arg) queued on the compute stream of device (NULL: run now); fn
+ * returns a gm_status (0: ok), owns arg and never calls Lua */
+void gm_emu_enqueue(void *device, int (*fn)(void *), void *arg);
+/* the host waits for device's compute stream (cudaStreamSynchronize) */
+void gm_emu_wait(void *device);
 
 #endif

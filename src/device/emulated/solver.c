@@ -8,7 +8,9 @@
 
 #include "../../core/blas_ops.h"
 #include "../../core/mem/backends.h"
+#include "alias.h"
 #include "emulated.h"
+#include "launchers.h"
 #include "../solver.h"
 
 _Static_assert(sizeof(lapack_int) == sizeof(int), "cuSOLVER's pivots are int");
@@ -26,27 +28,56 @@ static gm_status emu_getrf_buffer_size(void *ctx, gm_ctype t, int n, void *a, in
 }
 
 /* LAPACKE's NaN check is the host's business: solver.c checks first, so
- * call the plain LAPACK routine through LAPACKE_*_work (no NaN scan). */
-static gm_status emu_getrf(void *ctx, gm_ctype t, int n, void *a, int lda, void *work, int *ipiv, int *info) {
-  (void)ctx;
-  if (!work) return gm_fail(GM_EINVAL, "getrf: workspace is NULL");
-#define X(T, E, name, kw, p, ...)                                                 \
-  case GM_##E:                                                                    \
-    *info = (int)LAPACKE_##p##getrf_work(LAPACK_COL_MAJOR, n, n, a, lda, ipiv);   \
-    return GM_OK;
-  GM_CTYPE_SWITCH(t, X, return gm_fail(GM_EINVAL, "getrf: unsupported ctype"))
+ * call the plain LAPACK routine through LAPACKE_*_work (no NaN scan).
+ * Both run queued on the compute stream (closures below), as cuSOLVER's
+ * kernels do; the caller reads info and the pivots with a synchronous
+ * copy, which waits. */
+typedef struct lu_task {
+  bool solve; /* getrs, else getrf */
+  gm_ctype t;
+  int n, nrhs, lda, ldb;
+  void *a, *b;
+  int *ipiv, *info;
+} lu_task;
+
+static int run_lu(void *arg) {
+  lu_task *k = arg;
+  k->a = gm_emu_alias(k->a); /* the worker's addresses (alias.h) */
+  k->b = gm_emu_alias(k->b);
+  k->ipiv = gm_emu_alias(k->ipiv);
+  k->info = gm_emu_alias(k->info);
+  lapack_int r = 0;
+  int st = 0;
+#define X(T, E, name, kw, p, ...)                                                                             \
+  case GM_##E:                                                                                                \
+    r = k->solve ? LAPACKE_##p##getrs_work(LAPACK_COL_MAJOR, 'N', k->n, k->nrhs, k->a, k->lda, k->ipiv, k->b, \
+                                           k->ldb)                                                            \
+                 : LAPACKE_##p##getrf_work(LAPACK_COL_MAJOR, k->n, k->n, k->a, k->lda, k->ipiv);              \
+    break;
+  GM_CTYPE_SWITCH(k->t, X, st = (int)gm_fail(GM_EINVAL, "%s: unsupported ctype", k->solve ? "getrs" : "getrf"))
 #undef X
+  if (st == 0) *k->info = (int)r;
+  free(k);
+  return st;
+}
+
+static gm_status queue_lu(void *ctx, const lu_task *proto) {
+  lu_task *k = malloc(sizeof *k);
+  if (!k) return gm_fail(GM_ENOMEM, "out of host memory");
+  *k = *proto;
+  gm_emu_enqueue(ctx, run_lu, k);
+  return GM_OK;
+}
+
+static gm_status emu_getrf(void *ctx, gm_ctype t, int n, void *a, int lda, void *work, int *ipiv, int *info) {
+  if (!work) return gm_fail(GM_EINVAL, "getrf: workspace is NULL");
+  return queue_lu(ctx, &(lu_task){.solve = false, .t = t, .n = n, .a = a, .lda = lda, .ipiv = ipiv, .info = info});
 }
 
 static gm_status emu_getrs(void *ctx, gm_ctype t, int n, int nrhs, const void *a, int lda, const int *ipiv,
                            void *b, int ldb, int *info) {
-  (void)ctx;
-#define X(T, E, name, kw, p, ...)                                                                \
-  case GM_##E:                                                                                   \
-    *info = (int)LAPACKE_##p##getrs_work(LAPACK_COL_MAJOR, 'N', n, nrhs, a, lda, ipiv, b, ldb);  \
-    return GM_OK;
-  GM_CTYPE_SWITCH(t, X, return gm_fail(GM_EINVAL, "getrs: unsupported ctype"))
-#undef X
+  return queue_lu(ctx, &(lu_task){.solve = true, .t = t, .n = n, .nrhs = nrhs, .a = (void *)a, .lda = lda,
+                                  .b = b, .ldb = ldb, .ipiv = (int *)ipiv, .info = info});
 }
 
 /* Scratch is emulated device memory (raw allocations, protected outside
@@ -87,6 +118,7 @@ static gm_status emu_logdet(void *ctx, gm_ctype t, int n, void *a, int lda, doub
 const gm_blas_ops *gm_emulated_blas_ops(const gm_blas_ops *host) {
   static gm_blas_ops ops;
   ops = *host;
+  gm_emulated_blas_queued(&ops);
   ops.invert = emu_invert;
   ops.logdet = emu_logdet;
   ops.potrf = NULL; /* host-facet only, as on CUDA */

@@ -1,0 +1,102 @@
+/* The strided N-d elementwise engine's shared part: the operand
+ * description (dims, per-operand element strides, 0 on broadcast axes),
+ * its index math, and the element functions of the broadcasting binary
+ * ops.  The host loops (src/host/strided_ew.c) and the CUDA kernels
+ * (kernels/strided_ew.cu, also run by the emulated device) use these same
+ * functions, so the host specs test the arithmetic the GPU runs.
+ *
+ * NaN rules (the same on every backend): arithmetic propagates NaN;
+ * cmax/cmin propagate a NaN from either side (NumPy's maximum/minimum);
+ * comparisons with a NaN are false (ne true), as in C. */
+#ifndef GM_KERNELS_STRIDED_EW_H
+#define GM_KERNELS_STRIDED_EW_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "../src/core/ctype_list.h"
+#include "hd.h"
+
+/* At most this many axes (the library's GM_MAX_RANK, checked in
+ * src/core/strided.c) and operands (the output first, then up to three
+ * inputs: where's cond, a, b). */
+#define GM_STRIDED_MAX_DIMS 8
+#define GM_STRIDED_MAX_OPS 4
+
+/* Operands over one iteration space of ndim axes (row-major: the last
+ * axis varies fastest).  strides[k][d] is operand k's step in elements
+ * along axis d; 0 repeats the element (broadcast).  An input whose
+ * pointer is NULL is the number scalar[k] (a Lua number operand). */
+typedef struct gm_strided {
+  int ndim, nops;
+  int64_t dims[GM_STRIDED_MAX_DIMS];
+  int64_t strides[GM_STRIDED_MAX_OPS][GM_STRIDED_MAX_DIMS];
+  double scalar[GM_STRIDED_MAX_OPS];
+} gm_strided;
+
+/* Element count of the iteration space. */
+GM_HD int64_t gm_strided_count(const gm_strided *s) {
+  int64_t n = 1;
+  for (int d = 0; d < s->ndim; d++) n *= s->dims[d];
+  return n;
+}
+
+/* Element offsets of every operand at row-major position i. */
+GM_HD void gm_strided_ew_offsets(const gm_strided *s, int64_t i, int64_t off[GM_STRIDED_MAX_OPS]) {
+  for (int k = 0; k < GM_STRIDED_MAX_OPS; k++) off[k] = 0;
+  for (int d = s->ndim - 1; d >= 0; d--) {
+    int64_t n = s->dims[d], q = i / n, r = i - q * n;
+    for (int k = 0; k < s->nops; k++) off[k] += r * s->strides[k][d];
+    i = q;
+  }
+}
+
+/* The binary ops: X(ENUM suffix, element function suffix, public name).
+ * Comparisons give 1 or 0 of the ctype.  GM_BCAST_OPS_WITH passes `a`
+ * first: X(a, E, f, name). */
+#define GM_BCAST_OPS(X) GM_BCAST_OPS_WITH(GM_BCAST_CALL_, X)
+#define GM_BCAST_OPS_WITH(X, a) \
+  X(a, ADD, add, "add")         \
+  X(a, SUB, sub, "sub")         \
+  X(a, CMUL, cmul, "cmul")      \
+  X(a, CDIV, cdiv, "cdiv")      \
+  X(a, POW, pow, "pow")         \
+  X(a, CMAX, cmax, "cmax")      \
+  X(a, CMIN, cmin, "cmin")      \
+  X(a, GT, gt, "gt")            \
+  X(a, GE, ge, "ge")            \
+  X(a, LT, lt, "lt")            \
+  X(a, LE, le, "le")            \
+  X(a, EQ, eq, "eq")            \
+  X(a, NE, ne, "ne")
+#define GM_BCAST_CALL_(X, ...) X(__VA_ARGS__)
+
+typedef enum gm_bcast_op {
+#define GM_BCAST_ENUM(E, f, name) GM_BC_##E,
+  GM_BCAST_OPS(GM_BCAST_ENUM)
+#undef GM_BCAST_ENUM
+  GM_N_BCAST
+} gm_bcast_op;
+
+/* GM_BC_DEFINE(T, suffix of the C math functions) */
+#define GM_BC_DEFINE(T, S)                                                           \
+  GM_HD T gm_bc_add_##T(T a, T b) { return a + b; }                                  \
+  GM_HD T gm_bc_sub_##T(T a, T b) { return a - b; }                                  \
+  GM_HD T gm_bc_cmul_##T(T a, T b) { return a * b; }                                 \
+  GM_HD T gm_bc_cdiv_##T(T a, T b) { return a / b; }                                 \
+  GM_HD T gm_bc_pow_##T(T a, T b) { return pow##S(a, b); }                           \
+  GM_HD T gm_bc_cmax_##T(T a, T b) { return (a != a || a > b) ? a : b; }            \
+  GM_HD T gm_bc_cmin_##T(T a, T b) { return (a != a || a < b) ? a : b; }            \
+  GM_HD T gm_bc_gt_##T(T a, T b) { return a > b ? (T)1 : (T)0; }                     \
+  GM_HD T gm_bc_ge_##T(T a, T b) { return a >= b ? (T)1 : (T)0; }                    \
+  GM_HD T gm_bc_lt_##T(T a, T b) { return a < b ? (T)1 : (T)0; }                     \
+  GM_HD T gm_bc_le_##T(T a, T b) { return a <= b ? (T)1 : (T)0; }                    \
+  GM_HD T gm_bc_eq_##T(T a, T b) { return a == b ? (T)1 : (T)0; }                    \
+  GM_HD T gm_bc_ne_##T(T a, T b) { return a != b ? (T)1 : (T)0; }                    \
+  GM_HD T gm_bc_where_##T(T c, T a, T b) { return c != 0 ? a : b; }
+
+/* one row per ctype: (c type, ..., C math suffix as the 8th column) */
+#define GM_BC_DEFINE_ROW_(T, E, name, kw, blas, cublas, etype, S, ...) GM_BC_DEFINE(T, S)
+GM_CTYPES(GM_BC_DEFINE_ROW_)
+
+#endif

@@ -1,0 +1,167 @@
+/* Validation and dispatch of the broadcasting elementwise ops. */
+#include "broadcast.h"
+
+#include <string.h>
+
+#include "exec.h"
+#include "stage.h"
+#include "view.h"
+
+static const char *const bcast_names[GM_N_BCAST] = {
+#define GM_BCAST_NAME(E, f, name) name,
+    GM_BCAST_OPS(GM_BCAST_NAME)
+#undef GM_BCAST_NAME
+};
+
+const char *gm_bcast_name(gm_bcast_op op) { return (unsigned)op < GM_N_BCAST ? bcast_names[op] : "unknown"; }
+
+gm_status gm_bc_result_dims(const gm_bc_arg *args, int n, int *rank, size_t dims[GM_MAX_RANK]) {
+  *rank = 0;
+  for (int i = 0; i < n; i++) {
+    if (!args[i].m) continue;
+    size_t cur[GM_MAX_RANK];
+    memcpy(cur, dims, sizeof cur);
+    GM_TRY(gm_broadcast_dims(*rank, cur, args[i].m->rank, args[i].m->dims, rank, dims));
+  }
+  return GM_OK;
+}
+
+/* ctypes and out's dims against the inputs'. */
+static gm_status check_operands(const gm_bc_arg *args, int n, const char *const *names, gm_mat *out) {
+  int rank;
+  size_t dims[GM_MAX_RANK];
+  GM_TRY(gm_bc_result_dims(args, n, &rank, dims));
+  for (int i = 0; i < n; i++)
+    if (args[i].m && args[i].m->ctype != out->ctype)
+      return gm_fail(GM_EINVAL, "mixed ctypes: %s is %s, out is %s", names[i], gm_ctype_name(args[i].m->ctype),
+                     gm_ctype_name(out->ctype));
+  if (rank != out->rank || memcmp(dims, out->dims, (size_t)rank * sizeof dims[0]) != 0) {
+    char so[160], sr[160];
+    gm_format_dims(out->rank, out->dims, so, sizeof so);
+    gm_format_dims(rank, dims, sr, sizeof sr);
+    return gm_fail(GM_EINVAL, "out is %s but the result is %s", so, sr);
+  }
+  return GM_OK;
+}
+
+/* Storage elements m may touch: [lo, hi] (strides are never negative). */
+static void span(const gm_mat *m, size_t *lo, size_t *hi) {
+  size_t h = m->displacement;
+  for (int d = 0; d < m->rank; d++) h += (m->dims[d] - 1) * (size_t)m->strides[d];
+  *lo = m->displacement;
+  *hi = h;
+}
+
+static bool same_view(const gm_mat *a, const gm_mat *b) {
+  if (a->vec != b->vec || a->displacement != b->displacement || a->rank != b->rank) return false;
+  for (int d = 0; d < a->rank; d++)
+    if (a->dims[d] != b->dims[d] || a->strides[d] != b->strides[d]) return false;
+  return true;
+}
+
+/* Whether input m must be copied before out is written: it shares
+ * storage with out without being out's very elements (an element could
+ * be read after another thread wrote it). */
+static bool needs_copy(const gm_mat *m, const gm_mat *out) {
+  if (!m || m == out || m->vec != out->vec || m->size == 0 || same_view(m, out)) return false;
+  size_t alo, ahi, blo, bhi;
+  span(m, &alo, &ahi);
+  span(out, &blo, &bhi);
+  return alo <= bhi && blo <= ahi;
+}
+
+/* Replaces inputs that overlap out by contiguous copies (*tmp[i]). */
+static gm_status copy_overlapping(gm_bc_arg *args, int n, const gm_mat *out, gm_mat **tmp) {
+  for (int i = 0; i < n; i++) {
+    tmp[i] = NULL;
+    if (!needs_copy(args[i].m, out)) continue;
+    gm_status st = gm_mat_contiguous_copy(args[i].m, &tmp[i]);
+    if (st != GM_OK) {
+      for (int j = 0; j < i; j++) gm_mat_free(tmp[j]);
+      return st;
+    }
+    args[i].m = tmp[i];
+  }
+  return GM_OK;
+}
+
+/* One op's backend call: binary (op >= 0) or where (op < 0). */
+typedef struct bc_job {
+  int op;
+  gm_ctype t;
+} bc_job;
+
+static void *ptr_of(const gm_operand *o, int n, const gm_mat *m) {
+  for (int i = 0; m && i < n; i++)
+    if (o[i].m == m) return o[i].ptr;
+  return NULL;
+}
+
+static gm_status run(const gm_exec *e, const bc_job *j, const gm_strided *s, void *const p[GM_STRIDED_MAX_OPS]) {
+  if (j->op >= 0) return e->be->strided_ew->binary(e->dev, j->t, (gm_bcast_op)j->op, s, p[0], p[1], p[2]);
+  return e->be->strided_ew->where(e->dev, j->t, s, p[0], p[1], p[2], p[3]);
+}
+
+/* Lists the operands to acquire: the input mats once each (out
+ * excluded), then out, read too when it is an input.  Returns the count. */
+static int list_operands(const gm_bc_arg *args, int n, gm_mat *out, gm_operand o[GM_STRIDED_MAX_OPS]) {
+  int no = 0;
+  bool out_read = false;
+  for (int i = 0; i < n; i++) {
+    gm_mat *m = args[i].m;
+    bool seen = m == out;
+    for (int j = 0; j < no && !seen; j++) seen = o[j].m == m;
+    out_read = out_read || m == out;
+    if (m && !seen) o[no++] = (gm_operand){m, GM_INPUT, NULL};
+  }
+  o[no++] = (gm_operand){out, out_read ? GM_IO : GM_OUTPUT, NULL};
+  return no;
+}
+
+static gm_status dispatch_in_place(const gm_bc_arg *args, int n, gm_mat *out, const bc_job *j) {
+  gm_mat *all[GM_STRIDED_MAX_OPS] = {out};
+  for (int i = 0; i < n; i++) all[i + 1] = args[i].m;
+  gm_exec e = gm_exec_choose(all, n + 1);
+  if (!e.be->strided_ew) return gm_fail(GM_EUNSUPPORTED, "not implemented on the %s backend", e.be->name);
+  GM_TRY(gm_check_writable(NULL, out));
+  gm_strided s;
+  gm_strided_init(&s, out->rank, out->dims);
+  gm_strided_operand(&s, 0, out, 0);
+  for (int i = 0; i < n; i++) gm_strided_operand(&s, i + 1, args[i].m, args[i].v);
+  gm_strided_coalesce(&s);
+  gm_operand o[GM_STRIDED_MAX_OPS];
+  int no = list_operands(args, n, out, o);
+  GM_TRY(gm_acquire_in_place(&e, o, no));
+  void *ptrs[GM_STRIDED_MAX_OPS] = {ptr_of(o, no, out)};
+  for (int i = 0; i < n; i++) ptrs[i + 1] = ptr_of(o, no, args[i].m);
+  return gm_finish_in_place(&e, o, no, run(&e, j, &s, ptrs));
+}
+
+static gm_status dispatch(const gm_bc_arg *given, int n, gm_mat *out, const bc_job *j) {
+  gm_bc_arg args[GM_STRIDED_MAX_OPS - 1];
+  gm_mat *tmp[GM_STRIDED_MAX_OPS - 1];
+  memcpy(args, given, (size_t)n * sizeof args[0]);
+  GM_TRY(copy_overlapping(args, n, out, tmp));
+  gm_status st = dispatch_in_place(args, n, out, j);
+  for (int i = 0; i < n; i++) gm_mat_free(tmp[i]);
+  return st;
+}
+
+gm_status gm_broadcast_binary(gm_bcast_op op, gm_bc_arg a, gm_bc_arg b, gm_mat *out) {
+  static const char *const names[] = {"a", "b"};
+  if ((unsigned)op >= GM_N_BCAST) return gm_fail(GM_EINVAL, "binary op %d is unknown", (int)op);
+  gm_bc_arg args[2] = {a, b};
+  GM_TRY(check_operands(args, 2, names, out));
+  if (out->size == 0) return GM_OK;
+  bc_job j = {(int)op, out->ctype};
+  return dispatch(args, 2, out, &j);
+}
+
+gm_status gm_broadcast_where(gm_bc_arg cond, gm_bc_arg a, gm_bc_arg b, gm_mat *out) {
+  static const char *const names[] = {"cond", "a", "b"};
+  gm_bc_arg args[3] = {cond, a, b};
+  GM_TRY(check_operands(args, 3, names, out));
+  if (out->size == 0) return GM_OK;
+  bc_job j = {-1, out->ctype};
+  return dispatch(args, 3, out, &j);
+}

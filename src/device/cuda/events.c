@@ -1,0 +1,38 @@
+/* Events on the compute stream for host waits on one op (the core's
+ * pending device work on mapped and managed vecs, vec.c): recorded after
+ * the op, synchronized before the host touches the memory, so the host
+ * waits for that op and what came before it, not for later work. */
+#include <cuda_runtime.h>
+
+#include "impl.h"
+
+static gm_status event_fail(cudaError_t e, const char *what) {
+  (void)cudaGetLastError(); /* no stale error for the next launch */
+  gm_set_lib_error_info(what, (int)e);
+  return gm_fail(GM_ECUDA, "%s: %s", what, cudaGetErrorString(e));
+}
+
+gm_status gm_cuda_event_record(gm_device *d, void **ev) {
+  cuda_impl *impl = d->impl;
+  cudaEvent_t e;
+  cudaError_t err = cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
+  if (err != cudaSuccess) return event_fail(err, "cudaEventCreate");
+  err = cudaEventRecord(e, impl->stream);
+  if (err != cudaSuccess) {
+    (void)cudaEventDestroy(e);
+    return event_fail(err, "cudaEventRecord");
+  }
+  *ev = e;
+  return GM_OK;
+}
+
+gm_status gm_cuda_event_sync(gm_device *d, void *ev) {
+  (void)d;
+  cudaError_t err = cudaEventSynchronize((cudaEvent_t)ev);
+  return err == cudaSuccess ? GM_OK : event_fail(err, "cudaEventSynchronize");
+}
+
+void gm_cuda_event_free(gm_device *d, void *ev) {
+  (void)d;
+  (void)cudaEventDestroy((cudaEvent_t)ev);
+}

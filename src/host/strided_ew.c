@@ -1,0 +1,216 @@
+/* Host loops of the strided elementwise engine (core/strided_ew_ops.h): the
+ * element functions of kernels/strided_ew.h over an N-d iteration space.
+ *
+ * gm_par_for splits the flat row-major index range over the cores; a
+ * chunk walks it one run of the innermost (coalesced) axis at a time.
+ * Each run calls a counted loop specialised for its inner strides:
+ * every operand contiguous (the whole of a contiguous op, after
+ * coalescing), one input repeated (stride 0: a row or column stretched,
+ * a number), or general strides; an operand that steps far along the
+ * innermost axis (a transposed view) is walked in tiles.
+ * GM_SIMD_CLONES builds AVX-512 and AVX2 versions.  Compiled with the
+ * flags of src/host/elementwise.c (CMakeLists.txt) so pow vectorizes as
+ * there. */
+#include "../core/strided_ew_ops.h"
+
+#include "../core/par.h"
+#include "simd.h"
+
+/* Inner loops: o[i*so] := f(a[i*sa], b[i*sb]) for i < n, on void
+ * pointers so one table indexed by ctype, op and variant holds them. */
+typedef void (*inner_fn)(int64_t n, void *o, const void *a, const void *b, int64_t so, int64_t sa, int64_t sb);
+
+#define BC_INNER(T, f)                                                                                \
+  GM_SIMD_CLONES static void bc_##f##_##T##_cc(int64_t n, void *ov, const void *av, const void *bv,   \
+                                              int64_t so, int64_t sa, int64_t sb) {                   \
+    T *o = ov;                                                                                        \
+    const T *a = av, *b = bv;                                                                         \
+    (void)so, (void)sa, (void)sb;                                                                     \
+    for (int64_t i = 0; i < n; i++) o[i] = gm_bc_##f##_##T(a[i], b[i]);                               \
+  }                                                                                                   \
+  GM_SIMD_CLONES static void bc_##f##_##T##_cs(int64_t n, void *ov, const void *av, const void *bv,   \
+                                              int64_t so, int64_t sa, int64_t sb) {                   \
+    T *o = ov;                                                                                        \
+    const T *a = av, b = *(const T *)bv;                                                              \
+    (void)so, (void)sa, (void)sb;                                                                     \
+    for (int64_t i = 0; i < n; i++) o[i] = gm_bc_##f##_##T(a[i], b);                                  \
+  }                                                                                                   \
+  GM_SIMD_CLONES static void bc_##f##_##T##_sc(int64_t n, void *ov, const void *av, const void *bv,   \
+                                              int64_t so, int64_t sa, int64_t sb) {                   \
+    T *o = ov;                                                                                        \
+    const T a = *(const T *)av, *b = bv;                                                              \
+    (void)so, (void)sa, (void)sb;                                                                     \
+    for (int64_t i = 0; i < n; i++) o[i] = gm_bc_##f##_##T(a, b[i]);                                  \
+  }                                                                                                   \
+  static void bc_##f##_##T##_gen(int64_t n, void *ov, const void *av, const void *bv, int64_t so,     \
+                                 int64_t sa, int64_t sb) {                                            \
+    T *o = ov;                                                                                        \
+    const T *a = av, *b = bv;                                                                         \
+    for (int64_t i = 0; i < n; i++) o[i * so] = gm_bc_##f##_##T(a[i * sa], b[i * sb]);               \
+  }
+
+typedef enum { V_CC, V_CS, V_SC, V_GEN, N_VARIANTS } variant;
+
+#define BC_OP_INNER_(T, E, f, name) BC_INNER(T, f)
+#define BC_CTYPE_INNER_(T, ...) GM_BCAST_OPS_WITH(BC_OP_INNER_, T)
+GM_CTYPES(BC_CTYPE_INNER_)
+
+#define BC_OP_ROW_(T, E, f, name) [GM_BC_##E] = {bc_##f##_##T##_cc, bc_##f##_##T##_cs, bc_##f##_##T##_sc, bc_##f##_##T##_gen},
+#define BC_CTYPE_ROW_(T, E, ...) [GM_##E] = {GM_BCAST_OPS_WITH(BC_OP_ROW_, T)},
+static const inner_fn inner_table[GM_N_CTYPES][GM_N_BCAST][N_VARIANTS] = {GM_CTYPES(BC_CTYPE_ROW_)};
+
+/* where: o := c != 0 ? a : b (st: the four inner strides) */
+typedef void (*where_fn)(int64_t n, void *o, const void *c, const void *a, const void *b, const int64_t *st);
+
+#define WHERE_INNER(T, ...)                                                                          \
+  GM_SIMD_CLONES static void where_##T##_cc(int64_t n, void *ov, const void *cv, const void *av,    \
+                                            const void *bv, const int64_t *st) {                     \
+    T *o = ov;                                                                                       \
+    const T *c = cv, *a = av, *b = bv;                                                               \
+    (void)st;                                                                                        \
+    for (int64_t i = 0; i < n; i++) o[i] = gm_bc_where_##T(c[i], a[i], b[i]);                        \
+  }                                                                                                  \
+  static void where_##T##_gen(int64_t n, void *ov, const void *cv, const void *av, const void *bv,  \
+                              const int64_t *st) {                                                   \
+    T *o = ov;                                                                                       \
+    const T *c = cv, *a = av, *b = bv;                                                               \
+    for (int64_t i = 0; i < n; i++)                                                                  \
+      o[i * st[0]] = gm_bc_where_##T(c[i * st[1]], a[i * st[2]], b[i * st[3]]);                     \
+  }
+
+GM_CTYPES(WHERE_INNER)
+#define WHERE_ROW_(T, E, ...) [GM_##E] = {where_##T##_cc, where_##T##_gen},
+static const where_fn where_table[GM_N_CTYPES][2] = {GM_CTYPES(WHERE_ROW_)};
+
+/* Everything one chunk needs; p[k] is operand k's base (a number
+ * operand points at its value, of the ctype, in `local`). */
+typedef struct st_job {
+  gm_ctype t;
+  int op; /* gm_bcast_op, or -1 for where */
+  const gm_strided *s;
+  char *p[GM_STRIDED_MAX_OPS];
+  _Alignas(16) unsigned char local[GM_STRIDED_MAX_OPS][16];
+} st_job;
+
+static variant classify(const int64_t *inner) {
+  if (inner[0] != 1) return V_GEN;
+  if (inner[1] == 1 && inner[2] == 1) return V_CC;
+  if (inner[1] == 1 && inner[2] == 0) return V_CS;
+  if (inner[1] == 0 && inner[2] == 1) return V_SC;
+  return V_GEN;
+}
+
+/* One run of n elements along the innermost axis from offsets off. */
+static void run_inner(const st_job *j, int64_t n, const int64_t *off, const int64_t *inner) {
+  const gm_strided *s = j->s;
+  int64_t es = (int64_t)gm_ctype_size(j->t);
+  void *q[GM_STRIDED_MAX_OPS];
+  for (int k = 0; k < s->nops; k++) q[k] = j->p[k] + off[k] * es;
+  if (j->op < 0) {
+    int cc = inner[0] == 1 && inner[1] == 1 && inner[2] == 1 && inner[3] == 1;
+    where_table[j->t][cc ? 0 : 1](n, q[0], q[1], q[2], q[3], inner);
+    return;
+  }
+  inner_table[j->t][j->op][classify(inner)](n, q[0], q[1], q[2], inner[0], inner[1], inner[2]);
+}
+
+static void chunk(void *arg, size_t begin, size_t end) {
+  const st_job *j = arg;
+  const gm_strided *s = j->s;
+  int last = s->ndim - 1;
+  int64_t len = s->dims[last], inner[GM_STRIDED_MAX_OPS] = {0};
+  for (int k = 0; k < s->nops; k++) inner[k] = s->strides[k][last];
+  for (int64_t i = (int64_t)begin; i < (int64_t)end;) {
+    int64_t off[GM_STRIDED_MAX_OPS], col = i % len;
+    int64_t n = len - col < (int64_t)end - i ? len - col : (int64_t)end - i;
+    gm_strided_ew_offsets(s, i, off);
+    run_inner(j, n, off, inner);
+    i += n;
+  }
+}
+
+/* ---- tiles ----
+ * An operand that steps far along the innermost axis but little along
+ * the next (a transposed view) would touch a new cache line and page per
+ * element; walking square tiles of the last two axes keeps both its lines
+ * and the output's in the cache (numpy walks such an operand element by
+ * element). */
+
+#define TILE 32
+
+/* Whether some operand steps further along the innermost axis than
+ * along the next one. */
+static int wants_tiles(const gm_strided *s) {
+  if (s->ndim < 2 || s->dims[s->ndim - 1] < TILE || s->dims[s->ndim - 2] < TILE) return 0;
+  for (int k = 0; k < s->nops; k++) {
+    int64_t in = s->strides[k][s->ndim - 1], out = s->strides[k][s->ndim - 2];
+    in = in < 0 ? -in : in;
+    out = out < 0 ? -out : out;
+    if (in > 1 && out < in) return 1;
+  }
+  return 0;
+}
+
+/* Tiles [begin, end): tile t is (outer index, tile row, tile column). */
+static void tile_chunk(void *arg, size_t begin, size_t end) {
+  const st_job *j = arg;
+  const gm_strided *s = j->s;
+  int last = s->ndim - 1;
+  int64_t rows = s->dims[last - 1], cols = s->dims[last];
+  int64_t tr = (rows + TILE - 1) / TILE, tc = (cols + TILE - 1) / TILE, inner[GM_STRIDED_MAX_OPS] = {0};
+  for (int k = 0; k < s->nops; k++) inner[k] = s->strides[k][last];
+  for (int64_t t = (int64_t)begin; t < (int64_t)end; t++) {
+    int64_t o = t / (tr * tc), i = t / tc % tr * TILE, c = t % tc * TILE;
+    int64_t r_end = i + TILE < rows ? i + TILE : rows, n = c + TILE < cols ? TILE : cols - c;
+    for (int64_t r = i; r < r_end; r++) {
+      int64_t off[GM_STRIDED_MAX_OPS];
+      gm_strided_ew_offsets(s, (o * rows + r) * cols + c, off);
+      run_inner(j, n, off, inner);
+    }
+  }
+}
+
+static void set_base(st_job *j, int k, const void *p) {
+  if (p) {
+    j->p[k] = (char *)(uintptr_t)p;
+  } else { /* a number: its value in the ctype, repeated by stride 0 */
+    gm_ctype_set(j->t, j->local[k], 0, j->s->scalar[k]);
+    j->p[k] = (char *)j->local[k];
+  }
+}
+
+static void run(st_job *j, double cost) {
+  const gm_strided *s = j->s;
+  if (wants_tiles(s)) {
+    int64_t rows = s->dims[s->ndim - 2], cols = s->dims[s->ndim - 1];
+    int64_t tiles = gm_strided_count(s) / (rows * cols) * ((rows + TILE - 1) / TILE) * ((cols + TILE - 1) / TILE);
+    gm_par_for((size_t)tiles, 1, cost * TILE * TILE, tile_chunk, j);
+    return;
+  }
+  gm_par_for((size_t)gm_strided_count(s), 16, cost, chunk, j);
+}
+
+static gm_status host_binary(void *ctx, gm_ctype t, gm_bcast_op op, const gm_strided *s, void *out, const void *a,
+                             const void *b) {
+  (void)ctx;
+  st_job j = {.t = t, .op = (int)op, .s = s};
+  set_base(&j, 0, out);
+  set_base(&j, 1, a);
+  set_base(&j, 2, b);
+  run(&j, op == GM_BC_POW ? 16.0 : 1.0);
+  return GM_OK;
+}
+
+static gm_status host_where(void *ctx, gm_ctype t, const gm_strided *s, void *out, const void *cond, const void *a,
+                            const void *b) {
+  (void)ctx;
+  st_job j = {.t = t, .op = -1, .s = s};
+  set_base(&j, 0, out);
+  set_base(&j, 1, cond);
+  set_base(&j, 2, a);
+  set_base(&j, 3, b);
+  run(&j, 1.0);
+  return GM_OK;
+}
+
+const gm_strided_ew_ops gm_host_strided_ew_ops = {.binary = host_binary, .where = host_where};

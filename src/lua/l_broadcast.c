@@ -1,0 +1,126 @@
+/* Broadcasting elementwise ops in Lua: gm.add(a, b, {out = m}), gm.sub,
+ * gm.cmul, gm.cdiv, gm.pow, gm.cmax, gm.cmin, the comparisons gm.gt, ge,
+ * lt, le, eq, ne, and gm.where(cond, a, b, {out = m}); the binary ops
+ * are also methods (m:add(b), m:gt(0)).  Operands are mats or numbers;
+ * every argument is read and checked here before the core touches
+ * memory. */
+#include "l_broadcast.h"
+
+#include "l_ew.h"
+
+/* The operand at idx: a mat, or a number (m NULL). */
+static gm_bc_arg check_arg(lua_State *L, int idx, const char *fn) {
+  if (lua_type(L, idx) == LUA_TNUMBER) return (gm_bc_arg){NULL, lua_tonumber(L, idx)};
+  if (!gml_ismat(L, idx)) gml_argerror(L, idx, fn, "mat or number expected, got %s", luaL_typename(L, idx));
+  return (gm_bc_arg){gml_checkmat(L, idx, fn), 0};
+}
+
+/* The mats' common ctype and whether they are all cuda-enabled. */
+static gm_ctype common_ctype(lua_State *L, const gm_bc_arg *a, const int *idx, int n, const char *fn,
+                             bool *cuda) {
+  const gm_mat *first = NULL;
+  *cuda = true;
+  for (int i = 0; i < n; i++) {
+    if (!a[i].m) continue;
+    *cuda = *cuda && a[i].m->cuda_enabled;
+    if (!first) first = a[i].m;
+    else if (a[i].m->ctype != first->ctype)
+      gml_argerror(L, idx[i], fn, "mixed ctypes %s and %s", gm_ctype_name(first->ctype),
+                   gm_ctype_name(a[i].m->ctype));
+  }
+  if (!first) gml_argerror(L, idx[n - 1], fn, "mat expected, got number (one operand must be a mat)");
+  return first->ctype;
+}
+
+/* A new mat of the given dims (pushed). */
+static gm_mat *push_result(lua_State *L, int rank, const size_t *dims, gm_ctype t, bool cuda, const char *fn) {
+  gm_mat_options o = {0};
+  o.ctype = (int)t;
+  o.has_initial_element = 1;
+  o.cuda_enabled = cuda;
+  o.synchronization = gml_settings_of(L)->default_synchronization;
+  gm_mat *r;
+  GML_TRY(L, gm_mat_new(rank, dims, &o, &r), fn);
+  gml_pushmat(L, r);
+  return r;
+}
+
+int gml_broadcast(lua_State *L, int op, const int *idx, int n, int out_idx, const char *argfn) {
+  const char *name = op >= 0 ? gm_bcast_name((gm_bcast_op)op) : "where";
+  gm_bc_arg a[3];
+  for (int i = 0; i < n; i++) check_arg(L, idx[i], argfn); /* types first, in order */
+  for (int i = 0; i < n; i++) a[i] = check_arg(L, idx[i], argfn);
+  bool cuda;
+  gm_ctype t = common_ctype(L, a, idx, n, argfn, &cuda);
+  int rank;
+  size_t dims[GM_MAX_RANK];
+  GML_TRY(L, gm_bc_result_dims(a, n, &rank, dims), name);
+  gm_mat *out;
+  if (out_idx) {
+    out = gml_checkmat(L, out_idx, argfn);
+    lua_pushvalue(L, out_idx);
+  } else {
+    out = push_result(L, rank, dims, t, cuda, argfn);
+  }
+  if (op >= 0)
+    GML_TRY(L, gm_broadcast_binary((gm_bcast_op)op, a[0], a[1], out), name);
+  else
+    GML_TRY(L, gm_broadcast_where(a[0], a[1], a[2], out), name);
+  return 1;
+}
+
+/* The {out = m} option at idx: the stack index of m (pinned), or 0. */
+static int opt_out(lua_State *L, int idx, const char *fn) {
+  static const char *const allowed[] = {"out", NULL};
+  gml_check_options(L, idx, fn, allowed);
+  if (!gml_opt_push(L, idx, "out")) return 0;
+  if (!gml_ismat(L, -1)) gml_argerror(L, idx, fn, "option 'out' must be a mat, got %s", luaL_typename(L, -1));
+  int out = lua_gettop(L);
+  gml_pin(L, out);
+  gml_checkmat(L, out, fn); /* a freed mat raises here */
+  return out;
+}
+
+/* gm.OP(a, b, {out = m}); the op is upvalue 1 */
+static int l_binary(lua_State *L) {
+  int op = (int)lua_tointeger(L, gml_upvalueindex(1));
+  const char *fn = gm_bcast_name((gm_bcast_op)op);
+  gml_guard(L, 3);
+  static const int idx[2] = {1, 2};
+  check_arg(L, 1, fn);
+  check_arg(L, 2, fn);
+  int out = opt_out(L, 3, fn);
+  return gml_broadcast(L, op, idx, 2, out, fn);
+}
+
+/* gm.where(cond, a, b, {out = m}) */
+static int l_where(lua_State *L) {
+  const char *fn = "where";
+  gml_guard(L, 4);
+  static const int idx[3] = {1, 2, 3};
+  for (int i = 1; i <= 3; i++) check_arg(L, i, fn);
+  int out = opt_out(L, 4, fn);
+  return gml_broadcast(L, -1, idx, 3, out, fn);
+}
+
+/* One registration per op (the arity check names it), static storage. */
+static gml_reg binary_regs[GM_N_BCAST];
+
+void gml_open_broadcast(lua_State *L, int module_idx) {
+  static const gml_reg where_reg[] = {{"where", l_where, 4, NULL}, {NULL, NULL, 0, NULL}};
+  module_idx = lua_absindex(L, module_idx);
+  luaL_getmetatable(L, GML_MAT_MT);
+  lua_getfield(L, -1, "__methods");
+  int methods = lua_gettop(L);
+  for (int op = 0; op < GM_N_BCAST; op++) {
+    binary_regs[op] = (gml_reg){gm_bcast_name((gm_bcast_op)op), l_binary, 3, NULL};
+    lua_pushinteger(L, op);
+    gml_push_function(L, &binary_regs[op], 1);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, module_idx, binary_regs[op].name);
+    /* the method m:OP(b, opts) is the function itself (self is a) */
+    lua_setfield(L, methods, binary_regs[op].name);
+  }
+  lua_pop(L, 2);
+  gml_register(L, module_idx, where_reg);
+}
