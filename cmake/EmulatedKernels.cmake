@@ -34,13 +34,17 @@ set_target_properties(gpumat_emu_kernels PROPERTIES POSITION_INDEPENDENT_CODE ON
   CXX_STANDARD_REQUIRED ON CXX_EXTENSIONS OFF CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
 # kernels/cpu/emu first: its cuda_runtime.h, not the toolkit's
 target_include_directories(gpumat_emu_kernels BEFORE PRIVATE kernels/cpu/emu kernels/cpu kernels)
-# -O2: the kernels are the emulated suite's hot loops.  No OpenMP (no
+# -O3, no errno, no trapping math (as the host loops, CMakeLists.txt): the
+# kernels are the emulated suite's hot loops, and range launches
+# (emu_kernels.h) must vectorize.  No FMA contraction (g++ contracts by
+# default, and the AVX2/AVX-512 clones of emu_kernels.h have FMA): the
+# kernels' results stay the host loops' bit for bit (Philox gaussians).  No OpenMP (no
 # libgomp for embedders to link): GMCPU_PAR_FOR sends the blocks of a big
 # launch over gm_par_for (src/core/par.c), the host loops' parallel-for,
 # which GPUMAT_NUM_THREADS bounds like them.
 # -fno-exceptions/-fno-rtti: plain C++ runtime needs (static guards only).
 target_compile_definitions(gpumat_emu_kernels PRIVATE GMCPU_PAR_FOR)
-target_compile_options(gpumat_emu_kernels PRIVATE -O2 -fno-exceptions -fno-rtti
+target_compile_options(gpumat_emu_kernels PRIVATE -O3 -fno-math-errno -fno-trapping-math -ffp-contract=off -fno-exceptions -fno-rtti
   -Wall -Wextra -Wno-unknown-pragmas -Wno-unused-parameter)
 if(GPUMAT_WERROR)
   target_compile_options(gpumat_emu_kernels PRIVATE -Werror)

@@ -20,18 +20,49 @@ namespace {
 GM_CU_UNARY(float)
 GM_CU_UNARY(double)
 
-#define GRID_STRIDE(i, n) \
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < (n); i += (size_t)blockDim.x * gridDim.x)
+// The op is a template argument inside the loop (the dispatch picks the
+// instance once per thread), so the loop body is one element function:
+// no switch per element, and the emulated device's loop vectorizes.  An
+// op number outside the table takes the switch (which leaves x as it is).
+template <typename T, int OP>
+__device__ __forceinline__ void unary_each(size_t n, T *x) {
+  GRID_STRIDE(i, n) x[i] = unary_op(OP, x[i]);
+}
+
+template <typename T, int OP = 0>
+__device__ __forceinline__ void unary_dispatch(int op, size_t n, T *x) {
+  if constexpr (OP < GM_N_UNARY) {
+    if (op == OP) unary_each<T, OP>(n, x);
+    else unary_dispatch<T, OP + 1>(op, n, x);
+  } else {
+    GRID_STRIDE(i, n) x[i] = unary_op(op, x[i]);
+  }
+}
 
 template <typename T>
 __global__ void unary_kernel(int op, size_t n, T *x) {
-  GRID_STRIDE(i, n) x[i] = unary_op(op, x[i]);
+  unary_dispatch<T>(op, n, x);
+}
+
+template <typename T, int OP>
+__device__ __forceinline__ void scalar_each(size_t n, T alpha, T *x) {
+  GRID_STRIDE(i, n) x[i] = scalar_op(OP, x[i], alpha);
+}
+
+template <typename T, int OP = 0>
+__device__ __forceinline__ void scalar_dispatch(int op, size_t n, T alpha, T *x) {
+  if constexpr (OP < GM_N_SCALAR) {
+    if (op == OP) scalar_each<T, OP>(n, alpha, x);
+    else scalar_dispatch<T, OP + 1>(op, n, alpha, x);
+  } else {
+    GRID_STRIDE(i, n) x[i] = scalar_op(op, x[i], alpha);
+  }
 }
 
 // op: a GM_SCALAR_OPS row (expt, add, min, max)
 template <typename T>
 __global__ void scalar_kernel(int op, size_t n, T alpha, T *x) {
-  GRID_STRIDE(i, n) x[i] = scalar_op(op, x[i], alpha);
+  scalar_dispatch<T>(op, n, alpha, x);
 }
 
 template <typename T>
@@ -49,13 +80,8 @@ __global__ void add_sign_kernel(size_t n, T alpha, const T *a, T beta, T *b) {
   GRID_STRIDE(i, n) b[i] = axpby_op(alpha, sign_op(a[i]), beta, b[i]);
 }
 
-// Row-broadcast kernels on a 2-d grid (review #14): rows on grid.y, the
-// columns of a row on grid.x, so no per-element 64-bit division.
-#define ROWS_2D(r, c, rows, cols)                                            \
-  for (size_t r = blockIdx.y; r < (rows); r += gridDim.y)                    \
-    for (size_t c = blockIdx.x * (size_t)blockDim.x + threadIdx.x; c < (cols); \
-         c += (size_t)blockDim.x * gridDim.x)
-
+// Row-broadcast kernels: ROWS_2D (launch_cuda.cuh), several rows per
+// block for narrow rows, no per-element 64-bit division.
 template <typename T>
 __global__ void geerv_kernel(size_t rows, size_t cols, T alpha, const T *a, const T *x, T beta, T *b) {
   ROWS_2D(r, c, rows, cols) {
@@ -67,47 +93,87 @@ __global__ void geerv_kernel(size_t rows, size_t cols, T alpha, const T *a, cons
 // kind 0: rows (scales[r]), 1: columns (scales[c])
 template <typename T>
 __global__ void scale_kernel(int kind, size_t rows, size_t cols, const T *s, const T *a, T *r_) {
-  ROWS_2D(r, c, rows, cols) {
-    const size_t i = r * cols + c;
-    r_[i] = (kind == 0 ? s[r] : s[c]) * a[i];
-  }
+  if (kind == 0)
+    ROWS_2D(r, c, rows, cols) r_[r * cols + c] = s[r] * a[r * cols + c];
+  else
+    ROWS_2D(r, c, rows, cols) r_[r * cols + c] = s[c] * a[r * cols + c];
 }
 
-// Sums along an axis (review #8), in double for both ctypes as on the
-// host.  Pass 1 splits the long dimension into chunks so that short
-// dimensions still give about 1024 blocks: part[chunk * n_out + o] holds
+// Sums along an axis, in double for both ctypes as on the host, without
+// barriers.  Pass 1 splits the long dimension into chunks so that short
+// dimensions still give many threads: part[chunk * n_out + o] holds
 // chunk's partial sum of output o.  Pass 2 adds the chunks of each output
 // and applies y := alpha * s + beta * y in double (as the host does).
-//  colsum: threads of a block take adjacent columns (coalesced), grid.y
-//          the row chunks;
-//  rowsum: a block takes a chunk of a row (threads stride along it,
-//          coalesced) and sums it in shared memory; grid.y the rows.
+//  colsum: items (chunk of rows, group of 4 columns): adjacent threads
+//          take adjacent groups (coalesced), each walks down its chunk;
+//  rowsum: items (row, chunk of GM_ROW_CHUNK or more columns): a thread
+//          sums a contiguous piece of a row (a warp covers whole rows of
+//          narrow mats); one chunk per row (rows of up to 32 elements)
+//          writes y directly, with no second pass.
+#define GM_ROW_CHUNK 32
+
+// A thread's columns in colsum: GM_COL_GROUP adjacent ones (wide loads
+// on the GPU, independent accumulators, vector code on the CPU).
+#define GM_COL_GROUP 4
+
 template <typename T>
-__global__ void colsum_part_kernel(size_t rows, size_t cols, size_t chunk, const T *x, double *part) {
-  const size_t n_chunks = (rows + chunk - 1) / chunk;
-  for (size_t ch = blockIdx.y; ch < n_chunks; ch += gridDim.y) {
-    const size_t r0 = ch * chunk, r1 = rows - r0 < chunk ? rows : r0 + chunk;
-    GRID_STRIDE(c, cols) {
-      double s = 0;
-      for (size_t r = r0; r < r1; r++) s += (double)x[r * cols + c];
-      part[ch * cols + c] = s;
+__global__ void colsum_part_kernel(size_t rows, size_t cols, size_t chunk, size_t n_chunks, const T *x,
+                                   double *part) {
+  const size_t n_groups = (cols + GM_COL_GROUP - 1) / GM_COL_GROUP;
+  ROWS_2D(ch, g, n_chunks, n_groups) {
+    const size_t r0 = ch * chunk, r1 = rows - r0 < chunk ? rows : r0 + chunk, c0 = g * GM_COL_GROUP;
+    double *out = part + ch * cols + c0;
+    if (cols - c0 >= GM_COL_GROUP) {
+      double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      for (size_t r = r0; r < r1; r++) {
+        const T *xr = x + r * cols + c0;
+        s0 += (double)xr[0];
+        s1 += (double)xr[1];
+        s2 += (double)xr[2];
+        s3 += (double)xr[3];
+      }
+      out[0] = s0;
+      out[1] = s1;
+      out[2] = s2;
+      out[3] = s3;
+    } else {
+      for (size_t c = c0; c < cols; c++) {
+        double s = 0;
+        for (size_t r = r0; r < r1; r++) s += (double)x[r * cols + c];
+        out[c - c0] = s;
+      }
     }
   }
 }
 
+// The sum of xr[0..n) in double with 4 independent accumulators
+// (instruction-level parallelism on the GPU, vector lanes on the CPU).
 template <typename T>
-__global__ void rowsum_part_kernel(size_t rows, size_t cols, size_t chunk, const T *x, double *part) {
-  __shared__ double sh[GM_MAX_BLOCK];
-  const size_t n_chunks = (cols + chunk - 1) / chunk;
-  for (size_t r = blockIdx.y; r < rows; r += gridDim.y)
-    for (size_t ch = blockIdx.x; ch < n_chunks; ch += gridDim.x) {
-      const size_t c0 = ch * chunk, c1 = cols - c0 < chunk ? cols : c0 + chunk;
-      const T *xr = x + r * cols;
-      double s = 0;
-      for (size_t c = c0 + threadIdx.x; c < c1; c += blockDim.x) s += (double)xr[c];
-      s = gm_block_sum(s, sh);
-      if (threadIdx.x == 0) part[ch * rows + r] = s;
-    }
+__device__ __forceinline__ double row_sum(const T *xr, size_t n) {
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  size_t c = 0;
+  for (; c + 4 <= n; c += 4) {
+    s0 += (double)xr[c];
+    s1 += (double)xr[c + 1];
+    s2 += (double)xr[c + 2];
+    s3 += (double)xr[c + 3];
+  }
+  for (; c < n; c++) s0 += (double)xr[c];
+  return (s0 + s1) + (s2 + s3);
+}
+
+template <typename T>
+__global__ void rowsum_part_kernel(size_t rows, size_t cols, size_t chunk, size_t n_chunks, const T *x,
+                                   double *part) {
+  ROWS_2D(r, ch, rows, n_chunks) {
+    const size_t c0 = ch * chunk, len = cols - c0 < chunk ? cols - c0 : chunk;
+    part[ch * rows + r] = row_sum(x + r * cols + c0, len);
+  }
+}
+
+template <typename T>
+__global__ void rowsum_kernel(size_t rows, size_t cols, const T *x, double alpha, double beta, T *y) {
+  GRID_STRIDE(r, rows) y[r] = (T)gm_axpby_double(alpha, row_sum(x + r * cols, cols), beta, (double)y[r]);
 }
 
 template <typename T>
@@ -126,18 +192,18 @@ __global__ void sum_finish_kernel(size_t n_out, size_t n_chunks, const double *p
 extern "C" int gm_cuda_ew_unary(int ctype, int op, size_t n, void *x, void *stream) {
   gm_launch l(n, stream);
   if (ctype == 0)
-    GM_LAUNCH(unary_kernel<float>, l.grid, l.block, 0, l.s)(op, n, F(x));
+    GM_LAUNCH_RANGE(unary_kernel<float>, l.grid, l.block, l.s, n, 1)(op, n, F(x));
   else
-    GM_LAUNCH(unary_kernel<double>, l.grid, l.block, 0, l.s)(op, n, D(x));
+    GM_LAUNCH_RANGE(unary_kernel<double>, l.grid, l.block, l.s, n, 1)(op, n, D(x));
   return (int)cudaGetLastError();
 }
 
 extern "C" int gm_cuda_ew_scalar(int ctype, int kind, size_t n, double alpha, void *x, void *stream) {
   gm_launch l(n, stream);
   if (ctype == 0)
-    GM_LAUNCH(scalar_kernel<float>, l.grid, l.block, 0, l.s)(kind, n, (float)alpha, F(x));
+    GM_LAUNCH_RANGE(scalar_kernel<float>, l.grid, l.block, l.s, n, 1)(kind, n, (float)alpha, F(x));
   else
-    GM_LAUNCH(scalar_kernel<double>, l.grid, l.block, 0, l.s)(kind, n, alpha, D(x));
+    GM_LAUNCH_RANGE(scalar_kernel<double>, l.grid, l.block, l.s, n, 1)(kind, n, alpha, D(x));
   return (int)cudaGetLastError();
 }
 
@@ -145,18 +211,18 @@ extern "C" int gm_cuda_ew_geem(int ctype, size_t n, double alpha, const void *a,
                                void *c, void *stream) {
   gm_launch l(n, stream);
   if (ctype == 0)
-    GM_LAUNCH(geem_kernel<float>, l.grid, l.block, 0, l.s)(n, (float)alpha, CF(a), CF(b), (float)beta, F(c));
+    GM_LAUNCH_RANGE(geem_kernel<float>, l.grid, l.block, l.s, n, 1)(n, (float)alpha, CF(a), CF(b), (float)beta, F(c));
   else
-    GM_LAUNCH(geem_kernel<double>, l.grid, l.block, 0, l.s)(n, alpha, CD(a), CD(b), beta, D(c));
+    GM_LAUNCH_RANGE(geem_kernel<double>, l.grid, l.block, l.s, n, 1)(n, alpha, CD(a), CD(b), beta, D(c));
   return (int)cudaGetLastError();
 }
 
 extern "C" int gm_cuda_ew_lt(int ctype, size_t n, const void *x, void *y, void *stream) {
   gm_launch l(n, stream);
   if (ctype == 0)
-    GM_LAUNCH(lt_kernel<float>, l.grid, l.block, 0, l.s)(n, CF(x), F(y));
+    GM_LAUNCH_RANGE(lt_kernel<float>, l.grid, l.block, l.s, n, 1)(n, CF(x), F(y));
   else
-    GM_LAUNCH(lt_kernel<double>, l.grid, l.block, 0, l.s)(n, CD(x), D(y));
+    GM_LAUNCH_RANGE(lt_kernel<double>, l.grid, l.block, l.s, n, 1)(n, CD(x), D(y));
   return (int)cudaGetLastError();
 }
 
@@ -164,30 +230,19 @@ extern "C" int gm_cuda_ew_add_sign(int ctype, size_t n, double alpha, const void
                                    void *stream) {
   gm_launch l(n, stream);
   if (ctype == 0)
-    GM_LAUNCH(add_sign_kernel<float>, l.grid, l.block, 0, l.s)(n, (float)alpha, CF(a), (float)beta, F(b));
+    GM_LAUNCH_RANGE(add_sign_kernel<float>, l.grid, l.block, l.s, n, 1)(n, (float)alpha, CF(a), (float)beta, F(b));
   else
-    GM_LAUNCH(add_sign_kernel<double>, l.grid, l.block, 0, l.s)(n, alpha, CD(a), beta, D(b));
+    GM_LAUNCH_RANGE(add_sign_kernel<double>, l.grid, l.block, l.s, n, 1)(n, alpha, CD(a), beta, D(b));
   return (int)cudaGetLastError();
 }
-
-// The 2-d geometry of ROWS_2D: about 1024 blocks over rows x columns.
-struct gm_launch_rows {
-  dim3 grid, block;
-  cudaStream_t s;
-  gm_launch_rows(size_t rows, size_t cols, void *stream) : block(GM_MAX_BLOCK), s((cudaStream_t)stream) {
-    const size_t bx = (cols + GM_MAX_BLOCK - 1) / GM_MAX_BLOCK;
-    grid.y = gm_spread(rows, 1, rows);
-    grid.x = gm_spread(1024, grid.y, bx);
-  }
-};
 
 extern "C" int gm_cuda_ew_geerv(int ctype, size_t rows, size_t cols, double alpha, const void *a, const void *x,
                                 double beta, void *b, void *stream) {
   gm_launch_rows l(rows, cols, stream);
   if (ctype == 0)
-    GM_LAUNCH(geerv_kernel<float>, l.grid, l.block, 0, l.s)(rows, cols, (float)alpha, CF(a), CF(x), (float)beta, F(b));
+    GM_LAUNCH_RANGE(geerv_kernel<float>, l.grid, l.block, l.s, rows, cols)(rows, cols, (float)alpha, CF(a), CF(x), (float)beta, F(b));
   else
-    GM_LAUNCH(geerv_kernel<double>, l.grid, l.block, 0, l.s)(rows, cols, alpha, CD(a), CD(x), beta, D(b));
+    GM_LAUNCH_RANGE(geerv_kernel<double>, l.grid, l.block, l.s, rows, cols)(rows, cols, alpha, CD(a), CD(x), beta, D(b));
   return (int)cudaGetLastError();
 }
 
@@ -195,42 +250,74 @@ extern "C" int gm_cuda_ew_scale(int ctype, int kind, size_t rows, size_t cols, c
                                 void *r, void *stream) {
   gm_launch_rows l(rows, cols, stream);
   if (ctype == 0)
-    GM_LAUNCH(scale_kernel<float>, l.grid, l.block, 0, l.s)(kind, rows, cols, CF(s), CF(a), F(r));
+    GM_LAUNCH_RANGE(scale_kernel<float>, l.grid, l.block, l.s, rows, cols)(kind, rows, cols, CF(s), CF(a), F(r));
   else
-    GM_LAUNCH(scale_kernel<double>, l.grid, l.block, 0, l.s)(kind, rows, cols, CD(s), CD(a), D(r));
+    GM_LAUNCH_RANGE(scale_kernel<double>, l.grid, l.block, l.s, rows, cols)(kind, rows, cols, CD(s), CD(a), D(r));
   return (int)cudaGetLastError();
+}
+
+// Pass 2 (or the whole of an empty sum, len == 0: y := beta * y).
+static int sum_finish(int ctype, size_t n_out, size_t n_chunks, const double *part, double alpha, double beta,
+                      void *y, void *stream) {
+  gm_launch l(n_out, stream);
+  if (ctype == 0)
+    GM_LAUNCH_RANGE(sum_finish_kernel<float>, l.grid, l.block, l.s, n_out, 1)(n_out, n_chunks, part, alpha, beta, F(y));
+  else
+    GM_LAUNCH_RANGE(sum_finish_kernel<double>, l.grid, l.block, l.s, n_out, 1)(n_out, n_chunks, part, alpha, beta, D(y));
+  return (int)cudaGetLastError();
+}
+
+// Row sums of rows short enough for one chunk: one pass, a thread per row.
+static int rowsum_direct(int ctype, size_t rows, size_t cols, double alpha, const void *x, double beta, void *y,
+                         void *stream) {
+  gm_launch l(rows, stream);
+  if (ctype == 0)
+    GM_LAUNCH_RANGE(rowsum_kernel<float>, l.grid, l.block, l.s, rows, cols)(rows, cols, CF(x), alpha, beta, F(y));
+  else
+    GM_LAUNCH_RANGE(rowsum_kernel<double>, l.grid, l.block, l.s, rows, cols)(rows, cols, CD(x), alpha, beta, D(y));
+  return (int)cudaGetLastError();
+}
+
+// Chunk length along the summed dimension: column chunks of at least
+// GM_ROW_CHUNK elements; row chunks so that about 1024 x 256 threads work
+// (at least 64 rows each); at most 4096 chunks either way.
+static size_t sum_chunk(int axis, size_t len, size_t n_out) {
+  size_t chunk = axis == 0 ? 64 : GM_ROW_CHUNK;
+  if (axis == 0 && n_out < 262144) {
+    const size_t want = 262144 / (n_out ? n_out : 1); // chunks for enough threads
+    const size_t c = (len + want - 1) / want;
+    if (c > chunk) chunk = c;
+  }
+  if ((len + chunk - 1) / chunk > 4096) chunk = (len + 4095) / 4096;
+  return chunk;
 }
 
 extern "C" int gm_cuda_ew_sum(int ctype, int axis, size_t rows, size_t cols, double alpha, const void *x,
                               double beta, void *y, void *stream) {
   cudaStream_t st = (cudaStream_t)stream;
   const size_t n_out = axis == 0 ? cols : rows, len = axis == 0 ? rows : cols;
-  dim3 grid, block(GM_MAX_BLOCK);
-  size_t chunk;
-  if (axis == 0) { // columns on grid.x, row chunks (of at least 64 rows) on grid.y
-    grid.x = gm_spread((cols + GM_MAX_BLOCK - 1) / GM_MAX_BLOCK, 1, (cols + GM_MAX_BLOCK - 1) / GM_MAX_BLOCK);
-    grid.y = gm_spread(1024, grid.x, (len + 63) / 64);
-  } else { // rows on grid.y, column chunks (of at least 1024 columns) on grid.x
-    grid.y = gm_spread(rows, 1, rows);
-    grid.x = gm_spread(1024, grid.y, (len + 1023) / 1024);
-  }
-  const size_t n_split = axis == 0 ? grid.y : grid.x;
-  chunk = (len + n_split - 1) / n_split;
-  const size_t n_chunks = (len + chunk - 1) / chunk;
+  if (n_out == 0) return 0;
+  if (len == 0) return sum_finish(ctype, n_out, 0, nullptr, alpha, beta, y, stream); // no chunk of 0 to divide by
+  if (axis != 0 && len <= GM_ROW_CHUNK) return rowsum_direct(ctype, rows, cols, alpha, x, beta, y, stream);
+  const size_t chunk = sum_chunk(axis, len, n_out), n_chunks = (len + chunk - 1) / chunk;
   double *part = NULL;
-  cudaError_t e = cudaMallocAsync((void **)&part, n_chunks * n_out * sizeof(double), st);
-  if (e != cudaSuccess) return (int)e;
+  int err = gm_cuda_scratch_alloc(stream, n_chunks * n_out * sizeof(double), (void **)&part);
+  if (err != 0) return err;
   if (axis == 0) {
-    if (ctype == 0) GM_LAUNCH(colsum_part_kernel<float>, grid, block, 0, st)(rows, cols, chunk, CF(x), part);
-    else GM_LAUNCH(colsum_part_kernel<double>, grid, block, 0, st)(rows, cols, chunk, CD(x), part);
+    gm_launch_rows l(n_chunks, (cols + GM_COL_GROUP - 1) / GM_COL_GROUP, stream);
+    if (ctype == 0)
+      GM_LAUNCH_RANGE(colsum_part_kernel<float>, l.grid, l.block, st, n_chunks, cols * chunk)(rows, cols, chunk, n_chunks, CF(x), part);
+    else
+      GM_LAUNCH_RANGE(colsum_part_kernel<double>, l.grid, l.block, st, n_chunks, cols * chunk)(rows, cols, chunk, n_chunks, CD(x), part);
   } else {
-    if (ctype == 0) GM_LAUNCH_SYNC(rowsum_part_kernel<float>, grid, block, 0, st)(rows, cols, chunk, CF(x), part);
-    else GM_LAUNCH_SYNC(rowsum_part_kernel<double>, grid, block, 0, st)(rows, cols, chunk, CD(x), part);
+    gm_launch_rows l(rows, n_chunks, stream);
+    if (ctype == 0)
+      GM_LAUNCH_RANGE(rowsum_part_kernel<float>, l.grid, l.block, st, rows, cols)(rows, cols, chunk, n_chunks, CF(x), part);
+    else
+      GM_LAUNCH_RANGE(rowsum_part_kernel<double>, l.grid, l.block, st, rows, cols)(rows, cols, chunk, n_chunks, CD(x), part);
   }
-  gm_launch l(n_out, stream);
-  if (ctype == 0) GM_LAUNCH(sum_finish_kernel<float>, l.grid, l.block, 0, l.s)(n_out, n_chunks, part, alpha, beta, F(y));
-  else GM_LAUNCH(sum_finish_kernel<double>, l.grid, l.block, 0, l.s)(n_out, n_chunks, part, alpha, beta, D(y));
-  e = cudaGetLastError();
-  (void)cudaFreeAsync(part, st);
-  return (int)e;
+  err = (int)cudaGetLastError();
+  if (err == 0) err = sum_finish(ctype, n_out, n_chunks, part, alpha, beta, y, stream);
+  gm_cuda_scratch_free(stream, part);
+  return err;
 }

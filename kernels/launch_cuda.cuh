@@ -18,6 +18,43 @@
 #define GM_LAUNCH_SYNC(k, grid, block, shmem, stream) k<<<grid, block, shmem, stream>>>
 #endif
 
+// Kernels whose whole body is one GRID_STRIDE or ROWS_2D loop over
+// independent items (no threadIdx elsewhere, no barriers, no item that
+// reads another's result) are launched with GM_LAUNCH_RANGE(k, grid,
+// block, stream, count, work)(args...), count being the items of the
+// loop's outer index (elements, or rows) and work the rough cost of one
+// (1 for an element, the row length for a row: the emulated device runs
+// small launches on one core).  Under nvcc it is GM_LAUNCH and the
+// loops are the grid-stride loops below.  The emulated device's build
+// (kernels/cpu/emu_kernels.h) defines these first: it runs such a kernel
+// once per chunk of [0, count), the chunks spread over the cores, and the
+// loops become plain counted loops over the chunk, which the compiler
+// vectorizes (thread by thread, each CUDA thread was a function call).
+#ifndef GM_LAUNCH_RANGE
+#define GM_LAUNCH_RANGE(k, grid, block, stream, count, work) k<<<grid, block, 0, stream>>>
+
+// i over [0, n) in a 1-d grid-stride loop.
+#define GRID_STRIDE(i, n) \
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < (n); i += (size_t)blockDim.x * gridDim.x)
+
+// Row-structured items on a 2-d grid (gm_launch_rows): a block holds
+// blockDim.y rows of blockDim.x threads each, so narrow rows still fill
+// whole warps (3 columns: 8 rows per warp, 24 adjacent elements), rows
+// stride over grid.y, a row's columns over grid.x; no division per item.
+#define ROWS_2D(r, c, rows, cols)                                                                   \
+  for (size_t r = blockIdx.y * (size_t)blockDim.y + threadIdx.y; r < (rows); r += (size_t)blockDim.y * gridDim.y) \
+    for (size_t c = blockIdx.x * (size_t)blockDim.x + threadIdx.x; c < (cols); c += (size_t)blockDim.x * gridDim.x)
+#endif
+
+// Scratch arrays of the launchers (partial sums), stream-ordered on the
+// compute stream `stream`: 0 or a cudaError_t.  The device implements
+// them (src/device/cuda/memory.c: cudaMallocAsync with the out-of-memory
+// trim and retry; the emulated device's are emulated device memory).
+#ifndef gm_cuda_scratch_alloc
+extern "C" int gm_cuda_scratch_alloc(void *stream, size_t bytes, void **out);
+extern "C" void gm_cuda_scratch_free(void *stream, void *p);
+#endif
+
 // Geometry and stream of a 1-d grid-stride launch over n items.
 struct gm_launch {
   int block, grid;
@@ -50,6 +87,22 @@ static inline unsigned gm_spread(size_t target, size_t other, size_t cap) {
   if (g > GM_MAX_GRID) g = GM_MAX_GRID;
   return g ? (unsigned)g : 1u;
 }
+
+// The geometry of ROWS_2D: blocks of GM_MAX_BLOCK threads, blockDim.x the
+// power of two covering a row (at most GM_MAX_BLOCK), blockDim.y the rows
+// per block; about 1024 blocks or more over rows x columns.
+struct gm_launch_rows {
+  dim3 grid, block;
+  cudaStream_t s;
+  gm_launch_rows(size_t rows, size_t cols, void *stream) : s((cudaStream_t)stream) {
+    unsigned bx = 1;
+    while (bx < GM_MAX_BLOCK && bx < cols) bx *= 2;
+    block = dim3(bx, GM_MAX_BLOCK / bx);
+    const size_t gx = (cols + bx - 1) / bx, gy = (rows + block.y - 1) / block.y;
+    grid.y = gm_spread(gy, 1, gy);
+    grid.x = gm_spread(1024, grid.y, gx);
+  }
+};
 
 // Casts of the launchers' void pointers to the kernel element types.
 #define F(p) ((float *)(p))

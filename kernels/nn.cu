@@ -33,12 +33,13 @@ namespace {
 GM_CU_NN(float)
 GM_CU_NN(double)
 
-// Per-element kernels on a 2-d grid (review #14): image rows (batch item
-// and row: one division per row) on grid.y, the row's elements on grid.x.
-#define NN_ROWS(b, i, j, n_rows, height, width)                                            \
-  for (int64_t row_ = blockIdx.y; row_ < (n_rows); row_ += gridDim.y)                      \
-    for (int64_t b = row_ / (height), i = row_ % (height), j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; \
-         j < (width); j += (int64_t)blockDim.x * gridDim.x)
+// Per-element kernels over image rows (batch item and row: one division
+// per row) x the row's elements: ROWS_2D's geometry (launch_cuda.cuh),
+// several image rows per block for narrow images (28 wide: 8 rows of 32
+// threads), launched as range kernels.
+#define NN_ROWS(b, i, j, n_rows, height, width)                                        \
+  ROWS_2D(row_, j, (size_t)(n_rows), (size_t)(width))                                  \
+    for (int64_t b = (int64_t)row_ / (height), i = (int64_t)row_ % (height), once_ = 1; once_; once_ = 0)
 
 template <typename T>
 __global__ void convolve_kernel(gm_nn_geom g, const T *x, const T *w, T *y) {
@@ -84,15 +85,11 @@ __global__ void pool_dx_kernel(gm_nn_geom g, const T *x, const T *y, const T *yd
   NN_ROWS(b, i, j, g.batch * g.xh, g.xh, g.xw) xd[(b * g.xh + i) * g.xw + j] += pool_dx_at(x, y, yd, &g, b, i, j);
 }
 
-// The geometry of NN_ROWS: about 1024 blocks over rows x width.
-struct nn_rows_launch {
-  dim3 grid, block;
-  cudaStream_t s;
-  nn_rows_launch(int64_t rows, int64_t width, void *stream) : block(GM_MAX_BLOCK), s((cudaStream_t)stream) {
-    const size_t bx = ((size_t)width + GM_MAX_BLOCK - 1) / GM_MAX_BLOCK;
-    grid.y = gm_spread((size_t)rows, 1, (size_t)rows);
-    grid.x = gm_spread(1024, grid.y, bx);
-  }
+// The geometry of NN_ROWS: gm_launch_rows over image rows x width.
+struct nn_rows_launch : gm_launch_rows {
+  size_t rows, width;
+  nn_rows_launch(int64_t rows_, int64_t width_, void *stream)
+      : gm_launch_rows((size_t)rows_, (size_t)width_, stream), rows((size_t)rows_), width((size_t)width_) {}
 };
 
 }  // namespace
@@ -102,9 +99,9 @@ extern "C" int gm_cuda_nn_convolve(int ctype, const gm_nn_geom *g, const void *x
                                    void *stream) {
   nn_rows_launch l(g->batch * g->yh, g->yw, stream);
   if (ctype == 0)
-    GM_LAUNCH(convolve_kernel<float>, l.grid, l.block, 0, l.s)(*g, CF(x), CF(w), F(y));
+    GM_LAUNCH_RANGE(convolve_kernel<float>, l.grid, l.block, l.s, l.rows, l.width)(*g, CF(x), CF(w), F(y));
   else
-    GM_LAUNCH(convolve_kernel<double>, l.grid, l.block, 0, l.s)(*g, CD(x), CD(w), D(y));
+    GM_LAUNCH_RANGE(convolve_kernel<double>, l.grid, l.block, l.s, l.rows, l.width)(*g, CD(x), CD(w), D(y));
   return (int)cudaGetLastError();
 }
 
@@ -116,10 +113,10 @@ extern "C" int gm_cuda_nn_derive_convolve(int ctype, const gm_nn_geom *g, const 
   const unsigned gy = gm_spread(nk, 1, nk), gx = gm_spread(1024, gy, rows);
   const dim3 wgrid(gx, gy);
   if (ctype == 0) {
-    GM_LAUNCH(conv_dx_kernel<float>, lx.grid, lx.block, 0, lx.s)(*g, CF(w), CF(yd), F(xd));
+    GM_LAUNCH_RANGE(conv_dx_kernel<float>, lx.grid, lx.block, lx.s, lx.rows, lx.width)(*g, CF(w), CF(yd), F(xd));
     GM_LAUNCH_SYNC(conv_dw_kernel<float>, wgrid, GM_MAX_BLOCK, 0, lx.s)(*g, CF(x), CF(yd), F(wd));
   } else {
-    GM_LAUNCH(conv_dx_kernel<double>, lx.grid, lx.block, 0, lx.s)(*g, CD(w), CD(yd), D(xd));
+    GM_LAUNCH_RANGE(conv_dx_kernel<double>, lx.grid, lx.block, lx.s, lx.rows, lx.width)(*g, CD(w), CD(yd), D(xd));
     GM_LAUNCH_SYNC(conv_dw_kernel<double>, wgrid, GM_MAX_BLOCK, 0, lx.s)(*g, CD(x), CD(yd), D(wd));
   }
   return (int)cudaGetLastError();
@@ -128,9 +125,9 @@ extern "C" int gm_cuda_nn_derive_convolve(int ctype, const gm_nn_geom *g, const 
 extern "C" int gm_cuda_nn_max_pool(int ctype, const gm_nn_geom *g, const void *x, void *y, void *stream) {
   nn_rows_launch l(g->batch * g->yh, g->yw, stream);
   if (ctype == 0)
-    GM_LAUNCH(max_pool_kernel<float>, l.grid, l.block, 0, l.s)(*g, CF(x), F(y));
+    GM_LAUNCH_RANGE(max_pool_kernel<float>, l.grid, l.block, l.s, l.rows, l.width)(*g, CF(x), F(y));
   else
-    GM_LAUNCH(max_pool_kernel<double>, l.grid, l.block, 0, l.s)(*g, CD(x), D(y));
+    GM_LAUNCH_RANGE(max_pool_kernel<double>, l.grid, l.block, l.s, l.rows, l.width)(*g, CD(x), D(y));
   return (int)cudaGetLastError();
 }
 
@@ -138,8 +135,8 @@ extern "C" int gm_cuda_nn_derive_max_pool(int ctype, const gm_nn_geom *g, const 
                                           const void *yd, void *stream) {
   nn_rows_launch l(g->batch * g->xh, g->xw, stream);
   if (ctype == 0)
-    GM_LAUNCH(pool_dx_kernel<float>, l.grid, l.block, 0, l.s)(*g, CF(x), CF(y), CF(yd), F(xd));
+    GM_LAUNCH_RANGE(pool_dx_kernel<float>, l.grid, l.block, l.s, l.rows, l.width)(*g, CF(x), CF(y), CF(yd), F(xd));
   else
-    GM_LAUNCH(pool_dx_kernel<double>, l.grid, l.block, 0, l.s)(*g, CD(x), CD(y), CD(yd), D(xd));
+    GM_LAUNCH_RANGE(pool_dx_kernel<double>, l.grid, l.block, l.s, l.rows, l.width)(*g, CD(x), CD(y), CD(yd), D(xd));
   return (int)cudaGetLastError();
 }

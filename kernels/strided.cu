@@ -1,6 +1,6 @@
 // CUDA strided copy kernel and its extern "C" launcher: the gather and
 // scatter of non-contiguous operands (kernels/strided.h).  One thread per
-// element in a grid-stride loop; the innermost axis is the fastest so that
+// element in a grid-stride loop (a range launch, launch_cuda.cuh); the innermost axis is the fastest so that
 // neighbouring threads touch neighbouring elements of the contiguous side.
 #include <cuda_runtime.h>
 
@@ -9,7 +9,7 @@
 
 template <typename T>
 __global__ void gm_strided_copy_kernel(gm_strided_geom g, const T *src, T *dst) {
-  for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < g.n; k += (size_t)blockDim.x * gridDim.x) {
+  GRID_STRIDE(k, g.n) {
     int64_t so, d;
     gm_strided_offsets(&g, k, &so, &d);
     dst[d] = src[so];
@@ -19,8 +19,8 @@ __global__ void gm_strided_copy_kernel(gm_strided_geom g, const T *src, T *dst) 
 extern "C" int gm_cuda_strided_copy(int ctype, const gm_strided_geom *g, const void *src, void *dst, void *stream) {
   gm_launch l(g->n, stream);
   if (ctype == 0)
-    GM_LAUNCH(gm_strided_copy_kernel<float>, l.grid, l.block, 0, l.s)(*g, CF(src), F(dst));
+    GM_LAUNCH_RANGE(gm_strided_copy_kernel<float>, l.grid, l.block, l.s, g->n, 1)(*g, CF(src), F(dst));
   else
-    GM_LAUNCH(gm_strided_copy_kernel<double>, l.grid, l.block, 0, l.s)(*g, CD(src), D(dst));
+    GM_LAUNCH_RANGE(gm_strided_copy_kernel<double>, l.grid, l.block, l.s, g->n, 1)(*g, CD(src), D(dst));
   return (int)cudaGetLastError();
 }

@@ -191,6 +191,59 @@ M.families = {
     gm.fill_(-1, gm.mat(1, { displaced_to = base, displacement = 0 }))
     return base
   end },
+
+  { name = "reductions along an axis (rows, column tiles, middle axes, whole mats)", build = function(ct)
+    local function gen(dims, scale)
+      local n = 1
+      for _, d in ipairs(dims) do n = n * d end
+      local t = {}
+      for k = 1, n do t[k] = ((k * 37) % 23 - 11) / 8 * (scale or 1) end
+      return gm.mat(dims, { ctype = ct, initial_contents = t })
+    end
+    local rows, cube, wide = gen({ 5, 70 }), gen({ 3, 40, 37 }), gen({ 2, 3 }, 0.5)
+    local out = {}
+    for _, f in ipairs { "sum", "mean", "max", "min", "var", "std", "argmax", "argmin" } do
+      out[#out + 1] = rows[f](rows, 2)
+      out[#out + 1] = rows[f](rows, 1)
+      out[#out + 1] = cube[f](cube, 2)
+      out[#out + 1] = cube[f](cube, -1, { keepdims = true })
+      out[#out + 1] = cube[f](cube, 1)
+    end
+    out[#out + 1] = gen({ 3, 6, 5 }, 0.5):prod(2)
+    out[#out + 1] = wide:prod(1)
+    out[#out + 1] = rows:std(2, { unbiased = true })
+    out[#out + 1] = gm.logsumexp(rows, 2)
+    out[#out + 1] = gm.logsumexp(cube, 2)
+    out[#out + 1] = gm.softmax(rows, 2)
+    out[#out + 1] = gm.softmax(cube, 3)
+    out[#out + 1] = gm.softmax(cube, 1)
+    out[#out + 1] = gm.mat({ 0, 4 }, { ctype = ct }):prod(1)
+    out[#out + 1] = rows:argmax()
+    out[#out + 1] = cube:argmin()
+    out[#out + 1] = rows:var()
+    out[#out + 1] = wide:prod()
+    return table.unpack(out)
+  end },
+
+  { name = "argmax/argmin ties and NaN along an axis", build = function(ct)
+    local nan = 0 / 0
+    local m = gm.mat({ 3, 40 }, { ctype = ct, initial_element = 1 })
+    m:set(1, 17, 2); m:set(1, 33, 2); m:set(2, 9, nan); m:set(2, 30, nan); m:set(3, 40, 0)
+    local c = gm.mat({ 40, 3 }, { ctype = ct, initial_element = 1 })
+    c:set(17, 1, 2); c:set(33, 1, 2); c:set(9, 2, nan); c:set(30, 2, nan); c:set(40, 3, 0)
+    return m:argmax(2), m:argmin(2), m:max(2), c:argmax(1), c:argmin(1), c:min(1), m:argmax(), c:argmin()
+  end },
+
+  { name = "constructors that fill on the device (rand, randn)", build = function(ct)
+    gm.seed(11)
+    return gm.rand(3, 5, { ctype = ct }), gm.randn({ 4, 2 }, { ctype = ct }), gm.rand(7, { ctype = ct })
+  end },
+
+  { name = "constructors (values written on the host)", device_result = false, build = function(ct)
+    local o = { ctype = ct }
+    return gm.zeros(2, 3, o), gm.ones({ 4 }, o), gm.full(3, 2.5, o), gm.eye(3, 4, o), gm.range(1, 2, 0.25, o),
+      gm.linspace(-1, 1, 7, o), gm.range(10, 1, -3, o), gm.array_to_mat({ 1.1, 2 }):as(ct)
+  end },
 }
 
 local function close(a, b, ctype)

@@ -71,7 +71,7 @@ describe("gm.help", function()
     assert.are.equal(0, n)
     assert.are.equal(gm.help_text("format_mat"), printed[1])
     assert.matches("^gpumat %S+ help topics", printed[2])
-    assert.matches(" format_mat ", printed[2])
+    assert.matches("%sformat_mat%s", printed[2]) -- a space or the end of a wrapped line
   end)
 
   it("raises clear errors for unknown topics and bad arguments", function()

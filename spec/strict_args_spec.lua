@@ -37,9 +37,11 @@ describe("strict arguments", function()
     -- the buffer functions (whose C and Lua halves declare their counts)
     local variadic = { mref = true, set = true, row_major_index = true, use_cuda_p = true, cached = true,
       uncached = true, map_mats_into = true, mm_mul = true, kernel_launch = true, kernel_place = true,
-      -- dims as several integers (the strided views contract)
+      cache_finish = true, buffer_row_major_index_core = true, bref_core = true, set_bref_core = true,
+      -- dims as several integers (the strided views contract; gm.zeros(2, 3,
+      -- opts)): they check their own count
       reshape = true, view = true, permute = true, expand = true,
-      cache_finish = true, buffer_row_major_index_core = true, bref_core = true, set_bref_core = true }
+      zeros = true, ones = true, rand = true, randn = true }
     local checked = 0
     for tname, t in pairs(tables) do
       for key, f in pairs(t) do
@@ -77,8 +79,9 @@ describe("strict arguments", function()
     local m = gm.mat({ 2, 3 }, { initial_element = 1 })
     local sq = gm.mat({ 2, 2 }, { initial_element = 1 })
     local cases = {
-      -- l_convenience.c: m:sum(1) used to return the total
-      { "bad argument #2 to 'sum' (no value expected)", function() return m:sum(1) end },
+      -- l_reduce_axis.c: m:sum(1) is the sum along axis 1 now (it used to
+      -- return the total); (axis, opts) is all it takes
+      { "bad argument #4 to 'sum' (no value expected)", function() return m:sum(1, {}, 1) end },
       -- l_shape.c: m:reshape(2, 3) used to make a 2-element view; it is the
       -- dims {2, 3} now (the strided views contract), a list takes nothing after
       { "bad argument #3 to 'reshape' (no value expected)", function() return m:reshape({ 2, 3 }, 1) end },

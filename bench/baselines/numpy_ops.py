@@ -80,6 +80,24 @@ def make(op, dtype, dims):
         y = np.empty(shape[1 - axis], dtype)
         return (alternating(lambda i: np.sum(a, axis=axis, out=y)), None,
                 "np.sum(a, axis=%d, out=y)" % axis)
+    # m:max(axis), m:argmax(axis), m:mean(axis), m:var(axis) (bench/axis_reduce_bench.lua)
+    for fn in ("max", "argmax", "mean", "var"):
+        if op in (fn + "_axis1", fn + "_axis2"):
+            axis = 0 if op.endswith("1") else 1
+            y = np.empty(shape[1 - axis], np.int64 if fn == "argmax" else dtype)
+            f = getattr(np, fn)
+            return (alternating(lambda i: f(a, axis=axis, out=y)), None,
+                    "np.%s(a, axis=%d, out=y)" % (fn, axis))
+    if op == "softmax_axis2":  # the stable idiom: max subtracted, then normalized
+        m, e, s = np.empty((shape[0], 1), dtype), np.empty(shape, dtype), np.empty((shape[0], 1), dtype)
+        def softmax(i):
+            np.max(a, axis=1, keepdims=True, out=m)
+            np.subtract(a, m, out=e)
+            np.exp(e, out=e)
+            np.sum(e, axis=1, keepdims=True, out=s)
+            np.divide(e, s, out=e)
+        return (alternating(softmax), None,
+                "max, subtract, exp, sum, divide along axis 1 (into preallocated arrays)")
     if op in ("add_same", "add_row", "add_col", "mul_t"):
         bshape = {"add_row": shape[1:], "add_col": (shape[0], 1)}.get(op, shape)
         b, c = pattern(bshape, dtype), np.empty(shape, dtype)

@@ -32,6 +32,15 @@
 #include "emu/cuda_runtime.h"
 #include "emu_kernel_stats.h"
 
+// Kernels are compiled for AVX-512 and AVX2+FMA besides the baseline and
+// picked at load time (target_clones, as the host loops: src/host/simd.h),
+// so a range launch's loop vectorizes as wide as the host's.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && \
+    !defined(GPUMAT_SANITIZE) && !defined(__SANITIZE_ADDRESS__)
+#undef __global__
+#define __global__ __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#endif
+
 inline thread_local const gmcpu::index *gm_emu_ix = nullptr;
 
 inline void gm_emu_syncthreads() {
@@ -142,6 +151,85 @@ inline dim3 gm_emu_dim3(unsigned n) { return dim3(n); }
   ((void)(shmem), gm_emu_launch(k, gm_emu_dim3(grid), gm_emu_dim3(block), GM_EMU_SITE(k, true), \
                                 (void *)(stream)))
 
+// Range launches (GM_LAUNCH_RANGE, launch_cuda.cuh): kernels whose body
+// is one GRID_STRIDE or ROWS_2D loop over independent items run once per
+// chunk of the outer index's [0, count), the chunks spread over the cores
+// by gm_par_for (cost `work` per item); the loops are counted loops over
+// the chunk (gm_emu_range, this OS thread's), inner ROWS_2D index over the
+// whole row.  No thread index exists there: such a kernel must not read
+// threadIdx/blockIdx (they are null here, so it would crash in the tests).
+struct gm_emu_span {
+  size_t lo, hi;
+};
+inline thread_local gm_emu_span gm_emu_range = {0, 0};
+inline size_t gm_emu_end(size_t n) { return gm_emu_range.hi < n ? gm_emu_range.hi : n; }
+
+#define GRID_STRIDE(i, n) for (size_t i = gm_emu_range.lo, i##_end_ = gm_emu_end(n); i < i##_end_; i++)
+#define ROWS_2D(r, c, rows, cols)                                                    \
+  for (size_t r = gm_emu_range.lo, r##_end_ = gm_emu_end(rows); r < r##_end_; r++) \
+    for (size_t c = 0, c##_end_ = (cols); c < c##_end_; c++)
+
+template <class... P> struct gm_emu_range_launcher {
+  void (*kernel)(P...);
+  size_t count;
+  double work;
+  gm_emu_site *site;
+  void *stream; // the emulated device (its compute stream), or null
+  // Queued on the stream like every launch (gm_emu_launcher): arguments
+  // copied into the closure, device pointers aliased for the worker.
+  template <class... A> void operator()(const A &...a) const {
+    __atomic_fetch_add(&site->c.launches, 1ull, __ATOMIC_RELAXED); // counted when launched
+    if (!stream) {
+      run(a...);
+      return;
+    }
+    struct task {
+      gm_emu_range_launcher l;
+      std::tuple<A...> args;
+      static int go(void *p) {
+        task *t = (task *)p;
+        std::apply([t](const A &...x) { t->l.run(gm_emu_worker_arg(x)...); }, t->args);
+        delete t;
+        return 0;
+      }
+    };
+    gm_emu_enqueue(stream, task::go, new task{*this, std::tuple<A...>(a...)});
+  }
+  template <class... A> void run(const A &...a) const {
+    struct job {
+      void (*k)(P...);
+      std::tuple<const A &...> args;
+      const void *first;
+      bool multi;
+    } j{kernel, std::tuple<const A &...>(a...), nullptr, false};
+    gmcpu::gm_par_for(count, 1, work > 1 ? work : 1.0,
+                      [](void *arg, size_t lo, size_t hi) {
+                        job &jb = *(job *)arg;
+                        gm_emu_note_thread(&jb.first, &jb.multi);
+                        gm_emu_range = gm_emu_span{lo, hi};
+                        std::apply(jb.k, jb.args);
+                        gm_emu_range = gm_emu_span{0, 0};
+                      },
+                      &j);
+    if (j.multi) __atomic_fetch_add(&site->c.parallel_launches, 1ull, __ATOMIC_RELAXED);
+  }
+};
+
+template <class... P>
+inline gm_emu_range_launcher<P...> gm_emu_launch_range(void (*kernel)(P...), size_t count, double work,
+                                                       gm_emu_site &site, void *stream) {
+  return gm_emu_range_launcher<P...>{kernel, count, work, &site, stream};
+}
+
+#define GM_LAUNCH_RANGE(k, grid, block, stream, count, work)                                            \
+  ((void)(grid), (void)(block),                                                                        \
+   gm_emu_launch_range(k, (size_t)(count), (double)(work), GM_EMU_SITE(k, false), (void *)(stream)))
+
+// The launchers' scratch hooks (launch_cuda.cuh) are the emulated
+// device's (src/device/emulated/device.c, declared in emu/cuda_runtime.h).
+#define gm_cuda_scratch_alloc gm_emu_scratch_alloc
+#define gm_cuda_scratch_free gm_emu_scratch_free
+
 // The .cu files' own includes, here outside the namespace they are
 // compiled in (include guards keep them from opening again inside).
 #include "elementwise.h"
@@ -150,6 +238,7 @@ inline dim3 gm_emu_dim3(unsigned n) { return dim3(n); }
 #include "launch_cuda.cuh"
 #include "nn.h"
 #include "random.h"
+#include "reduce_axis.h"
 #include "strided.h"
 #include "strided_ew.h"
 
@@ -166,9 +255,12 @@ inline dim3 gm_emu_dim3(unsigned n) { return dim3(n); }
 #define gm_cuda_nn_max_pool gm_emu_nn_max_pool
 #define gm_cuda_nn_derive_max_pool gm_emu_nn_derive_max_pool
 #define gm_cuda_fill gm_emu_fill
+#define gm_cuda_scal gm_emu_scal
+#define gm_cuda_geam0 gm_emu_geam0
 #define gm_cuda_uniform gm_emu_uniform
 #define gm_cuda_gaussian gm_emu_gaussian
 #define gm_cuda_reduce gm_emu_reduce
+#define gm_cuda_reduce_axis gm_emu_reduce_axis
 #define gm_cuda_strided_binary gm_emu_strided_binary
 #define gm_cuda_strided_where gm_emu_strided_where
 #define gm_cuda_strided_copy gm_emu_strided_copy

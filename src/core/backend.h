@@ -27,6 +27,7 @@ struct gm_elementwise_ops; /* core/elementwise_ops.h */
 struct gm_nn_ops;          /* core/nn_ops.h */
 struct gm_random_ops;      /* core/random_ops.h */
 struct gm_reduce_ops;      /* core/reduce_ops.h */
+struct gm_reduce_axis_ops; /* core/reduce_axis_ops.h */
 struct gm_strided_ew_ops;  /* core/strided_ew_ops.h */
 struct gm_strided_geom;    /* kernels/strided.h */
 
@@ -42,6 +43,7 @@ typedef struct gm_backend {
   const struct gm_nn_ops *nn;
   const struct gm_random_ops *random;
   const struct gm_reduce_ops *reduce;
+  const struct gm_reduce_axis_ops *reduce_axis;
   const struct gm_strided_ew_ops *strided_ew; /* the strided elementwise engine */
 } gm_backend;
 

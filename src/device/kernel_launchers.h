@@ -16,6 +16,11 @@
 #endif
 
 int GM_LAUNCHER(fill)(int ctype, size_t n, double alpha, void *x, size_t incx, void *stream);
+/* x[i*incx] *= alpha (the devices' scal by 0: an IEEE product) */
+int GM_LAUNCHER(scal)(int ctype, size_t n, double alpha, void *x, size_t incx, void *stream);
+/* column-major C (m x n, ldc) := alpha op(A) (geam with beta 0, B unread) */
+int GM_LAUNCHER(geam0)(int ctype, int trans, size_t m, size_t n, double alpha, const void *a, size_t lda, void *c,
+                       size_t ldc, void *stream);
 int GM_LAUNCHER(strided_copy)(int ctype, const struct gm_strided_geom *g, const void *src, void *dst, void *stream);
 
 int GM_LAUNCHER(ew_unary)(int ctype, int op, size_t n, void *x, void *stream);
@@ -48,6 +53,9 @@ int GM_LAUNCHER(gaussian)(int ctype, unsigned long long key, unsigned long long 
 
 /* synchronous: the result is a host number */
 int GM_LAUNCHER(reduce)(int ctype, int op, size_t n, const void *x, double *result, void *stream);
+/* x (outer, len, inner) reduced over len into y (kernels/reduce_axis.h ops) */
+int GM_LAUNCHER(reduce_axis)(int ctype, int op, int ddof, size_t outer, size_t len, size_t inner, const void *x,
+                             void *y, void *stream);
 
 /* the strided elementwise engine (kernels/strided_ew.cu): op a gm_bcast_op; NULL inputs
  * are the numbers of s->scalar */

@@ -8,12 +8,16 @@
  *   GM_LT_STREAM(ctx)         the launchers' stream argument for device ctx,
  *   GM_LT_STATUS(ctx, err, k) the gm_status of launcher code err for the
  *                             kernel named k (clearing cudart's slot),
- * and gets static gm_lt_fill, gm_lt_strided_copy and
- * gm_lt_{elementwise,nn,random,reduce,strided_ew}_ops. */
+ * and gets static gm_lt_fill, gm_lt_strided_copy,
+ * gm_lt_{elementwise,nn,random,reduce,reduce_axis,strided_ew}_ops and
+ * gm_lt_blas_ops(library), the device's BLAS library table with the two
+ * cases that do not depend on the library's conventions. */
+#include "../core/blas_ops.h"
 #include "../core/elementwise_ops.h"
 #include "../core/nn_ops.h"
 #include "../core/random_ops.h"
 #include "../core/reduce_ops.h"
+#include "../core/reduce_axis_ops.h"
 #include "../core/strided_ew_ops.h"
 #include "kernel_launchers.h"
 
@@ -31,6 +35,39 @@ static gm_status gm_lt_fill(void *ctx, gm_ctype t, size_t n, double alpha, void 
 /* kernels/strided.cu */
 static gm_status gm_lt_strided_copy(void *ctx, gm_ctype t, const gm_strided_geom *g, const void *src, void *dst) {
   return GM_LT_RUN(strided_copy, ((int)t, g, src, dst, GM_LT_STREAM(ctx)), "strided copy kernel");
+}
+
+/* ---- BLAS cases run as kernels (kernels/fill.cu) ----
+ * scal by 0 must give NaN for NaN and Inf (0 * x, as on the host), and
+ * geam with beta 0 must not read B (0 * Inf would be NaN) nor depend on
+ * how the library treats beta == 0: neither is left to cuBLAS (or to the
+ * emulated device's host BLAS, which stands in for it), so both devices
+ * run the same kernels for them. */
+
+static const gm_blas_ops *gm_lt_blas_library;
+
+static gm_status gm_lt_scal(void *ctx, gm_ctype t, int n, double alpha, void *x, int incx) {
+  if (alpha != 0) return gm_lt_blas_library->scal(ctx, t, n, alpha, x, incx);
+  if (n <= 0 || incx <= 0) return GM_OK;
+  return GM_LT_RUN(scal, ((int)t, (size_t)n, alpha, x, (size_t)incx, GM_LT_STREAM(ctx)), "scal kernel");
+}
+
+static gm_status gm_lt_geam(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans tb, int m, int n, double alpha,
+                            const void *a, int lda, double beta, const void *b, int ldb, void *c, int ldc) {
+  if (beta != 0) return gm_lt_blas_library->geam(ctx, t, ta, tb, m, n, alpha, a, lda, beta, b, ldb, c, ldc);
+  if (m <= 0 || n <= 0) return GM_OK;
+  return GM_LT_RUN(geam0, ((int)t, ta == GM_BLAS_T, (size_t)m, (size_t)n, alpha, a, (size_t)lda, c, (size_t)ldc,
+                           GM_LT_STREAM(ctx)), "geam kernel");
+}
+
+/* The library's table (kept for every other entry) with scal and geam
+ * going through the kernels above when alpha (scal) or beta (geam) is 0. */
+static gm_blas_ops gm_lt_blas_ops(const gm_blas_ops *library) {
+  gm_lt_blas_library = library;
+  gm_blas_ops o = *library;
+  o.scal = gm_lt_scal;
+  o.geam = gm_lt_geam;
+  return o;
 }
 
 /* ---- elementwise (kernels/elementwise.cu) ---- */
@@ -140,6 +177,15 @@ static gm_status gm_lt_reduce(void *ctx, gm_ctype t, gm_reduce_op op, size_t n, 
 }
 
 static const gm_reduce_ops gm_lt_reduce_ops = {.reduce = gm_lt_reduce};
+
+/* ---- reductions along an axis (kernels/reduce_axis.cu) ---- */
+
+static gm_status gm_lt_reduce_axis(void *ctx, gm_ctype t, int op, int ddof, size_t outer, size_t len, size_t inner,
+                                   const void *x, void *y) {
+  return GM_LT_RUN(reduce_axis, ((int)t, op, ddof, outer, len, inner, x, y, GM_LT_STREAM(ctx)), "reduce_axis kernel");
+}
+
+static const gm_reduce_axis_ops gm_lt_reduce_axis_ops = {.axis = gm_lt_reduce_axis};
 
 /* ---- the strided elementwise engine (kernels/strided_ew.cu) ---- */
 

@@ -6,6 +6,7 @@
 #include "../core/blas_ops.h"
 #include "../core/random_ops.h"
 #include "../core/reduce_ops.h"
+#include "../core/reduce_axis_ops.h"
 #include "../core/strided_ew_ops.h"
 #include "../../kernels/fill.h"
 #include "strided.h"
@@ -30,5 +31,6 @@ const gm_backend gm_host_backend = {
     .nn = &gm_host_nn_ops,
     .random = &gm_host_random_ops,
     .reduce = &gm_host_reduce_ops,
+    .reduce_axis = &gm_host_reduce_axis_ops,
     .strided_ew = &gm_host_strided_ew_ops,
 };

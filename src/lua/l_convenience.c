@@ -1,7 +1,5 @@
-/* REPL and script conveniences on the C side:
- *   m:sum(), m:mean(), m:min(), m:max()  whole-mat reductions to a Lua
- *       number, run where the mat lives (core/reduce.h: the device inside
- *       with_cuda); mean is the double sum divided by the size.
+/* REPL and script conveniences on the C side (the reductions, m:sum()
+ * and friends, are in l_reduce_axis.c):
  *   core._peek_grid(m, max_lead, max_rows, max_cols)  the elements that
  *       gm.format_mat shows (lua/gpumat/format.lua), read through
  *       core/peek.h like tostring: no facet created, no up-to-date bit or
@@ -9,32 +7,8 @@
 #include <string.h>
 
 #include "../core/peek.h"
-#include "../core/reduce.h"
 #include "../core/view.h"
 #include "util.h"
-
-static int reduce(lua_State *L, gm_reduce_op op, const char *fn) {
-  gm_mat *m = gml_checkmat(L, 1, fn);
-  if (m->size == 0 && op != GM_REDUCE_SUM) gml_argerror(L, 1, fn, "the mat is empty");
-  double v;
-  GML_TRY(L, gm_reduce(m, op, &v), fn);
-  lua_pushnumber(L, v);
-  return 1;
-}
-
-static int l_sum(lua_State *L) { return reduce(L, GM_REDUCE_SUM, "sum"); }
-static int l_min(lua_State *L) { return reduce(L, GM_REDUCE_MIN, "min"); }
-static int l_max(lua_State *L) { return reduce(L, GM_REDUCE_MAX, "max"); }
-
-static int l_mean(lua_State *L) {
-  gm_mat *m = gml_checkmat(L, 1, "mean");
-  if (m->size == 0) gml_argerror(L, 1, "mean", "the mat is empty");
-  size_t n = m->size;
-  double v;
-  GML_TRY(L, gm_reduce(m, GM_REDUCE_SUM, &v), "mean");
-  lua_pushnumber(L, v / (double)n);
-  return 1;
-}
 
 /* ---- the grid of shown elements ---- */
 
@@ -160,11 +134,5 @@ static int l_peek_grid(lua_State *L) {
 
 void gml_open_convenience(lua_State *L, int module_idx) {
   static const gml_reg fns[] = {{"_peek_grid", l_peek_grid, 4, NULL}, {NULL, NULL, 0, NULL}};
-  static const gml_reg methods[] = {
-      {"sum", l_sum, 1, NULL}, {"mean", l_mean, 1, NULL}, {"min", l_min, 1, NULL}, {"max", l_max, 1, NULL}, {NULL, NULL, 0, NULL}};
   gml_register(L, module_idx, fns);
-  luaL_getmetatable(L, GML_MAT_MT);
-  lua_getfield(L, -1, "__methods");
-  gml_register(L, -1, methods);
-  lua_pop(L, 2);
 }

@@ -34,6 +34,8 @@ int luaopen_gpumat_core(lua_State *L) {
   gml_open_operators(L, mod);
   gml_open_broadcast(L, mod);
   gml_open_convenience(L, mod);
+  gml_open_reduce_axis(L, mod);
+  gml_open_constructors(L, mod);
   gml_open_kernel(L, mod);
   gml_open_emukern(L, mod);
   lua_pushstring(L, GPUMAT_VERSION);

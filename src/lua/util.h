@@ -265,6 +265,8 @@ void gml_open_cuda_sync(lua_State *L, int module_idx);
 void gml_open_operators(lua_State *L, int module_idx);
 void gml_open_broadcast(lua_State *L, int module_idx);
 void gml_open_convenience(lua_State *L, int module_idx);
+void gml_open_reduce_axis(lua_State *L, int module_idx);
+void gml_open_constructors(lua_State *L, int module_idx);
 void gml_open_kernel(lua_State *L, int module_idx);
 
 #endif

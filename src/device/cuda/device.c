@@ -2,6 +2,7 @@
  * place (with kernels/NAME.cu) that includes CUDA headers. */
 #include <cuda_runtime.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,9 +31,44 @@ static gm_status cuda_fail(cudaError_t e, const char *what) {
     if (e_ != cudaSuccess) return cuda_fail(e_, what); \
   } while (0)
 
+/* The scratch pool keeps up to this much after a synchronization (the
+ * default, 0, gives scratch back to the driver at every sync), and gives
+ * it back when a cudaMalloc runs out of memory. */
+#define SCRATCH_KEEP_BYTES (64ull << 20)
+
+static void scratch_pool_init(cuda_impl *impl, int id) {
+  int ok = 0;
+  if (cudaDeviceGetAttribute(&ok, cudaDevAttrMemoryPoolsSupported, id) != cudaSuccess) ok = 0;
+  impl->async_pool = ok != 0;
+  cudaMemPool_t pool;
+  if (ok && cudaDeviceGetDefaultMemPool(&pool, id) == cudaSuccess) {
+    uint64_t keep = SCRATCH_KEEP_BYTES; /* the attribute is a cuuint64_t */
+    (void)cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+  }
+  (void)cudaGetLastError(); /* an unsupported attribute leaves the default */
+}
+
+/* Memory the scratch pool keeps (freed, not in use) back to the driver. */
+static void scratch_pool_release(gm_device *d) {
+  cuda_impl *impl = d->impl;
+  cudaMemPool_t pool;
+  if (!impl->async_pool || cudaDeviceGetDefaultMemPool(&pool, d->id) != cudaSuccess) return;
+  (void)cudaStreamSynchronize(impl->stream); /* frees queued on the stream complete */
+  (void)cudaMemPoolTrimTo(pool, 0);
+  (void)cudaGetLastError();
+}
+
 static gm_status cu_raw_alloc(gm_device *d, size_t bytes, void **out) {
-  CU_TRY(cudaSetDevice(d->id), "cudaSetDevice");
-  CU_TRY(cudaMalloc(out, bytes), "cudaMalloc");
+  int prev;
+  CU_TRY(gm_cuda_use(d, &prev), "cudaSetDevice");
+  cudaError_t e = cudaMalloc(out, bytes);
+  if (e == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError();
+    scratch_pool_release(d);
+    e = cudaMalloc(out, bytes);
+  }
+  gm_cuda_unuse(d, prev);
+  if (e != cudaSuccess) return cuda_fail(e, "cudaMalloc");
   return GM_OK;
 }
 
@@ -42,8 +78,10 @@ static gm_status cu_raw_alloc(gm_device *d, size_t bytes, void **out) {
  * is already broken, and CUDA errors are sticky, so the next checked call
  * (a copy, a launch, synchronize) reports it. */
 static void cu_raw_free(gm_device *d, void *p) {
-  (void)cudaSetDevice(d->id);
+  int prev;
+  if (gm_cuda_use(d, &prev) != cudaSuccess) return; /* sticky: reported by the next checked call */
   (void)cudaFree(p);
+  gm_cuda_unuse(d, prev);
 }
 
 static cudaStream_t stream_of(gm_device *d, gm_stream *s) {
@@ -58,11 +96,33 @@ static gm_status cu_copy(gm_device *d, void *dst, const void *src, size_t bytes,
   return GM_OK;
 }
 
-/* A synchronous H2D copy from pageable memory needs no stream sync
- * (review #10): cudaMemcpyAsync returns once the source is staged, so the
- * host may reuse it, and later work on the stream is ordered after the
- * copy.  From page-locked memory the DMA reads the source after the call
- * returns, so that case still waits. */
+/* A synchronous H2D copy from pageable memory needs no stream sync: a
+ * batch copy whose source access order is "during the API call" has read
+ * the source (staged it) before it returns, so the host may reuse it, and
+ * the copy itself is ordered on the stream before later work.  (A plain
+ * cudaMemcpyAsync from pageable memory usually stages too, but CUDA does
+ * not promise it.)  From page-locked memory the DMA reads the source after
+ * the call returns, so that case still waits. */
+static gm_status h2d_staged(gm_device *d, void *dst, const void *src, size_t n) {
+  cudaStream_t st = stream_of(d, NULL);
+#if CUDART_VERSION >= 13000
+  void *dsts[1] = {dst};
+  const void *srcs[1] = {src};
+  size_t sizes[1] = {n}, attr_idx[1] = {0};
+  struct cudaMemcpyAttributes attr;
+  memset(&attr, 0, sizeof attr);
+  attr.srcAccessOrder = cudaMemcpySrcAccessOrderDuringApiCall;
+  attr.srcLocHint.type = cudaMemLocationTypeHost;
+  attr.dstLocHint.type = cudaMemLocationTypeDevice;
+  attr.dstLocHint.id = d->id;
+  cudaError_t e = cudaMemcpyBatchAsync(dsts, srcs, sizes, 1, &attr, attr_idx, 1, st);
+  if (e == cudaSuccess) return GM_OK;
+  if (e != cudaErrorNotSupported && e != cudaErrorInvalidValue) return cuda_fail(e, "cudaMemcpyBatchAsync");
+  (void)cudaGetLastError(); /* not available here: copy, then wait */
+#endif
+  return cu_copy(d, dst, src, n, NULL, cudaMemcpyHostToDevice);
+}
+
 static gm_status cu_h2d(gm_device *d, void *dst, const void *src, size_t n, gm_stream *s) {
   if (s) return cu_copy(d, dst, src, n, s, cudaMemcpyHostToDevice);
   struct cudaPointerAttributes at;
@@ -70,8 +130,7 @@ static gm_status cu_h2d(gm_device *d, void *dst, const void *src, size_t n, gm_s
   if (e != cudaSuccess) (void)cudaGetLastError(); /* older runtimes: unknown = pageable */
   bool pageable = e != cudaSuccess || at.type == cudaMemoryTypeUnregistered;
   if (!pageable) return cu_copy(d, dst, src, n, NULL, cudaMemcpyHostToDevice);
-  CU_TRY(cudaMemcpyAsync(dst, src, n, cudaMemcpyHostToDevice, stream_of(d, NULL)), "cudaMemcpyAsync");
-  return GM_OK;
+  return h2d_staged(d, dst, src, n);
 }
 static gm_status cu_d2h(gm_device *d, void *dst, const void *src, size_t n, gm_stream *s) {
   return cu_copy(d, dst, src, n, s, cudaMemcpyDeviceToHost);
@@ -111,8 +170,11 @@ static gm_status cu_stream_wait(gm_device *d, gm_stream *waiter, gm_stream *s) {
 }
 
 static gm_status cu_synchronize(gm_device *d) {
-  CU_TRY(cudaSetDevice(d->id), "cudaSetDevice");
-  CU_TRY(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  int prev;
+  CU_TRY(gm_cuda_use(d, &prev), "cudaSetDevice");
+  cudaError_t e = cudaDeviceSynchronize();
+  gm_cuda_unuse(d, prev);
+  if (e != cudaSuccess) return cuda_fail(e, "cudaDeviceSynchronize");
   return GM_OK;
 }
 
@@ -253,6 +315,7 @@ gm_status gm_cuda_device_init(gm_device *d) {
     free(impl);
     return cuda_fail(e, "cuda device init");
   }
+  scratch_pool_init(impl, d->id);
   cublasStatus_t bs = cublasCreate(&impl->cublas);
   if (bs == CUBLAS_STATUS_SUCCESS) bs = cublasSetStream(impl->cublas, impl->stream);
   /* alpha/beta and reduction results are host pointers (blas.c) */

@@ -5,6 +5,7 @@
 #include <cublas_v2.h>
 #include <cusolverDn.h>
 #include <cuda_runtime.h>
+#include <stdbool.h>
 
 #include "../../core/blas_ops.h"
 #include "../../core/mem/runtime.h"
@@ -13,9 +14,25 @@ typedef struct cuda_impl {
   cudaStream_t stream; /* the compute stream (ops and synchronous copies) */
   cublasHandle_t cublas; /* bound to stream */
   cusolverDnHandle_t cusolver; /* bound to stream (solver.c) */
+  bool async_pool; /* cudaMallocAsync available (cudaDevAttrMemoryPoolsSupported) */
 } cuda_impl;
 
 static inline cuda_impl *gm_cuda_impl(void *ctx) { return ((gm_device *)ctx)->impl; }
+
+/* Calls that need device d current (allocations, frees, device sync) make
+ * it current for themselves only: the pool frees cached blocks of every
+ * device (gm.collect, the reclaim cascade), and the thread's current
+ * device must stay the one its context launches on.  gm_cuda_use saves
+ * the current device in *prev; gm_cuda_unuse restores it. */
+static inline cudaError_t gm_cuda_use(const gm_device *d, int *prev) {
+  cudaError_t e = cudaGetDevice(prev);
+  if (e != cudaSuccess) return e;
+  return *prev == d->id ? cudaSuccess : cudaSetDevice(d->id);
+}
+
+static inline void gm_cuda_unuse(const gm_device *d, int prev) {
+  if (prev != d->id) (void)cudaSetDevice(prev);
+}
 
 /* cuBLAS op table (blas.c). */
 extern const gm_blas_ops gm_cuda_blas_ops;
@@ -32,6 +49,14 @@ gm_status gm_cuda_managed_alloc(gm_device *d, size_t bytes, void **out);
 void gm_cuda_managed_free(gm_device *d, void *p);
 gm_status gm_cuda_copy_2d(gm_device *d, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                           size_t height);
+/* Stream-ordered scratch on d's compute stream, with one trim of the
+ * pool's cache and a retry when the device is full (memory.c). */
+gm_status gm_cuda_scratch_alloc_on(gm_device *d, size_t bytes, void **out);
+void gm_cuda_scratch_free_on(gm_device *d, void *p);
+/* The same for the launchers of kernels/NAME.cu, which know the compute
+ * stream only (kernels/launch_cuda.cuh): 0 or a cudaError_t. */
+int gm_cuda_scratch_alloc(void *stream, size_t bytes, void **out);
+void gm_cuda_scratch_free(void *stream, void *p);
 
 /* Events on the compute stream (events.c). */
 gm_status gm_cuda_event_record(gm_device *d, void **ev);

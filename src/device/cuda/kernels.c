@@ -19,16 +19,24 @@ static gm_status launch_status(int err, const char *kernel) {
 #define GM_LT_STATUS(ctx, err, kernel) launch_status(err, kernel)
 #include "../kernel_tables.h"
 
-static const gm_backend cuda_kernels = {
+static gm_blas_ops cuda_blas; /* cuBLAS (blas.c), scal by 0 and geam with beta 0 as kernels */
+
+static gm_backend cuda_kernels = {
     .name = "cuda",
     .fill = gm_lt_fill,
     .strided_copy = gm_lt_strided_copy,       /* kernels/strided.cu */
-    .blas = &gm_cuda_blas_ops,                /* cuBLAS, blas.c */
+    .blas = &cuda_blas,
     .random = &gm_lt_random_ops,              /* kernels/random.cu */
     .elementwise = &gm_lt_elementwise_ops,    /* kernels/elementwise.cu */
     .nn = &gm_lt_nn_ops,                      /* kernels/nn.cu */
     .reduce = &gm_lt_reduce_ops,              /* kernels/reduce.cu */
+    .reduce_axis = &gm_lt_reduce_axis_ops,    /* kernels/reduce_axis.cu */
     .strided_ew = &gm_lt_strided_ew_ops,        /* kernels/strided_ew.cu */
 };
 
-const gm_backend *gm_cuda_kernels(void) { return &cuda_kernels; }
+/* Filled at the first call (device init), before any op runs; later
+ * calls write the same values. */
+const gm_backend *gm_cuda_kernels(void) {
+  if (!cuda_blas.scal) cuda_blas = gm_lt_blas_ops(&gm_cuda_blas_ops);
+  return &cuda_kernels;
+}

@@ -1,6 +1,6 @@
 /* cuSOLVER (dense LU) for invert and logdet on the CUDA device: the
  * shared ../solver.c on cusolverDn<t>getrf/getrs, on the compute stream,
- * with stream-ordered scratch (cudaMallocAsync).  The result stays in
+ * with stream-ordered scratch (memory.c: cudaMallocAsync, trim and retry).  The result stays in
  * device memory; only info (and logdet's diagonal and pivots) are read. */
 #include <cusolverDn.h>
 
@@ -58,11 +58,9 @@ static gm_status cu_getrs(void *ctx, gm_ctype t, int n, int nrhs, const void *a,
 #undef X
 }
 
-static gm_status cu_scratch_alloc(void *ctx, size_t bytes, void **out) {
-  return cuda_status(cudaMallocAsync(out, bytes, gm_cuda_impl(ctx)->stream), "cudaMallocAsync");
-}
+static gm_status cu_scratch_alloc(void *ctx, size_t bytes, void **out) { return gm_cuda_scratch_alloc_on(ctx, bytes, out); }
 
-static void cu_scratch_free(void *ctx, void *p) { (void)cudaFreeAsync(p, gm_cuda_impl(ctx)->stream); }
+static void cu_scratch_free(void *ctx, void *p) { gm_cuda_scratch_free_on(ctx, p); }
 
 static gm_status cu_read(void *ctx, void *dst, const void *src, size_t bytes) {
   cudaStream_t s = gm_cuda_impl(ctx)->stream;

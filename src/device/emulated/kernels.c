@@ -1,11 +1,12 @@
 /* The emulated device's op table: the library's own CUDA kernels
  * (kernels/NAME.cu, compiled at build time for the CPU model of CUDA by
  * cmake/EmulatedKernels.cmake) for fill, elementwise, NN, random and
- * reduce, with the CUDA backend's launch geometry and the same adapters
+ * reductions (whole and along an axis), with the CUDA backend's launch geometry and the same adapters
  * (../kernel_tables.h), run on the emulated device's memory inside the
  * core's device call (enter..leave).  BLAS is the host's (cuBLAS is a
  * library, not our kernels) with invert/logdet through cuSOLVER's
- * argument mapping (solver.c). */
+ * argument mapping (solver.c), and scal by 0 and geam with beta 0 as
+ * kernels/fill.cu kernels, as on the CUDA backend (kernel_tables.h). */
 #include "../../core/blas_ops.h"
 #include "../../core/mem/backends.h"
 #include "emulated.h"
@@ -32,6 +33,7 @@ static gm_status launch_status_of(void *ctx, int err, const char *kernel) {
 #include "../kernel_tables.h"
 
 static gm_backend emulated_kernels;
+static gm_blas_ops emulated_blas; /* host BLAS in cuBLAS's place, scal by 0 and geam with beta 0 as kernels */
 
 const gm_backend *gm_emulated_kernels(void) {
   if (emulated_kernels.name) return &emulated_kernels;
@@ -39,11 +41,13 @@ const gm_backend *gm_emulated_kernels(void) {
   emulated_kernels.name = "emulated";
   emulated_kernels.fill = gm_lt_fill;
   emulated_kernels.strided_copy = gm_lt_strided_copy;
-  emulated_kernels.blas = gm_emulated_blas_ops(gm_host_backend.blas);
+  emulated_blas = gm_lt_blas_ops(gm_emulated_blas_ops(gm_host_backend.blas));
+  emulated_kernels.blas = &emulated_blas;
   emulated_kernels.elementwise = &gm_lt_elementwise_ops;
   emulated_kernels.nn = &gm_lt_nn_ops;
   emulated_kernels.random = &gm_lt_random_ops;
   emulated_kernels.reduce = &gm_lt_reduce_ops;
+  emulated_kernels.reduce_axis = &gm_lt_reduce_axis_ops;
   emulated_kernels.strided_ew = &gm_lt_strided_ew_ops;
   return &emulated_kernels;
 }

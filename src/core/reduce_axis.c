@@ -1,0 +1,129 @@
+/* Validation and dispatch of the reductions along an axis. */
+#include "reduce_axis.h"
+
+#include "exec.h"
+#include "stage.h"
+
+static const char *const names[GM_AX_N_OPS] = {"sum", "prod",   "mean",   "max",       "min",    "var",
+                                              "std", "argmax", "argmin", "logsumexp", "softmax"};
+
+const char *gm_reduce_axis_name(int op) { return op >= 0 && op < GM_AX_N_OPS ? names[op] : "unknown"; }
+
+int gm_reduce_axis_dims(const gm_mat *x, int axis, int op, bool keepdims, size_t *dims) {
+  int rank = 0;
+  for (int a = 0; a < x->rank; a++) {
+    if (a != axis || op == GM_AX_SOFTMAX)
+      dims[rank++] = x->dims[a];
+    else if (keepdims)
+      dims[rank++] = 1;
+  }
+  return rank;
+}
+
+gm_ctype gm_reduce_axis_ctype(const gm_mat *x, int op) { return gm_ax_is_arg(op) ? GM_DOUBLE : x->ctype; }
+
+bool gm_reduce_axis_same_view(const gm_mat *a, const gm_mat *b) {
+  if (a == b) return true;
+  if (a->vec != b->vec || a->displacement != b->displacement || a->rank != b->rank) return false;
+  for (int k = 0; k < a->rank; k++)
+    if (a->dims[k] != b->dims[k] || a->strides[k] != b->strides[k]) return false;
+  return true;
+}
+
+/* The value every output of an empty axis gets. */
+static double empty_value(int op, int ddof) { return gm_ax_result(op, gm_ax_init(op), 0, ddof); }
+
+static gm_status check_call(const gm_mat *x, int axis, int op, const gm_mat *y) {
+  const char *name = gm_reduce_axis_name(op);
+  if (op < 0 || op >= GM_AX_N_OPS) return gm_fail(GM_EINVAL, "reduce_axis: unknown op %d", op);
+  if (axis < 0 || axis >= x->rank)
+    return gm_fail(GM_EINVAL, "%s: axis %d is out of range 1..%d", name, axis + 1, x->rank);
+  if (x->dims[axis] == 0 && gm_ax_is_extreme(op))
+    return gm_fail(GM_EINVAL, "%s: axis %d is empty", name, axis + 1);
+  gm_ctype want = gm_reduce_axis_ctype(x, op);
+  if (y->ctype != want)
+    return gm_fail(GM_EINVAL, "%s: out has ctype %s, the result is %s", name, gm_ctype_name(y->ctype),
+                   gm_ctype_name(want));
+  size_t n = op == GM_AX_SOFTMAX ? x->size : x->size / (x->dims[axis] ? x->dims[axis] : 1);
+  if (x->dims[axis] == 0) {
+    n = 1;
+    for (int a = 0; a < x->rank; a++) n *= a == axis ? 1 : x->dims[a];
+  }
+  if (y->size != n) return gm_fail(GM_EINVAL, "%s: out has %zu elements, the result has %zu", name, y->size, n);
+  bool in_place = op == GM_AX_SOFTMAX && gm_reduce_axis_same_view(x, y);
+  if (!in_place && gm_mats_overlap(x, y)) return gm_fail(GM_EINVAL, "%s: out shares storage with the input", name);
+  return GM_OK;
+}
+
+static const gm_reduce_axis_ops *axis_ops(const gm_exec *e, const char *name, gm_status *st) {
+  const gm_reduce_axis_ops *ops = e->be->reduce_axis;
+  *st = ops && ops->axis ? GM_OK : gm_fail(GM_EUNSUPPORTED, "%s: not implemented on the %s backend", name, e->be->name);
+  return ops;
+}
+
+/* Every output of an empty axis gets the op's empty value. */
+static gm_status fill_empty(gm_mat *y, int op, int ddof) {
+  gm_mat *all[1] = {y};
+  gm_exec e = gm_exec_choose(all, 1);
+  gm_operand o = {y, GM_OUTPUT, NULL};
+  GM_TRY(gm_acquire(&e, &o, 1));
+  gm_status st = e.be->fill(e.dev, y->ctype, y->size, empty_value(op, ddof), o.ptr, 1);
+  return gm_finish(&e, &o, 1, st);
+}
+
+gm_status gm_reduce_axis(gm_mat *x, int axis, int op, int ddof, gm_mat *y) {
+  GM_TRY(check_call(x, axis, op, y));
+  if (y->size == 0) return GM_OK;
+  size_t outer = 1, inner = 1, len = x->dims[axis];
+  for (int a = 0; a < axis; a++) outer *= x->dims[a];
+  for (int a = axis + 1; a < x->rank; a++) inner *= x->dims[a];
+  if (len == 0) return fill_empty(y, op, ddof);
+  gm_mat *all[2] = {x, y};
+  gm_exec e = gm_exec_choose(all, 2);
+  gm_status st;
+  const gm_reduce_axis_ops *ops = axis_ops(&e, gm_reduce_axis_name(op), &st);
+  GM_TRY(st);
+  gm_operand o[2] = {{x, GM_INPUT, NULL}, {y, GM_OUTPUT, NULL}};
+  int n = 2;
+  if (gm_reduce_axis_same_view(x, y)) { /* softmax in place */
+    o[0].dir = GM_IO;
+    n = 1;
+  }
+  GM_TRY(gm_acquire(&e, o, n));
+  st = ops->axis(e.dev, x->ctype, op, ddof, outer, len, inner, o[0].ptr, n == 1 ? o[0].ptr : o[1].ptr);
+  return gm_finish(&e, o, n, st);
+}
+
+gm_status gm_reduce_whole(gm_mat *x, int op, int ddof, double *out) {
+  const char *name = gm_reduce_axis_name(op);
+  if (op < 0 || op >= GM_AX_N_OPS || op == GM_AX_SOFTMAX)
+    return gm_fail(GM_EINVAL, "reduce_whole: unknown op %d", op);
+  if (x->size == 0) {
+    if (gm_ax_is_extreme(op)) return gm_fail(GM_EINVAL, "%s: the mat is empty", name);
+    *out = empty_value(op, ddof);
+    return GM_OK;
+  }
+  /* x seen as one axis of all its elements (a non-contiguous view through
+   * a contiguous copy), into a one-element mat on the same place */
+  gm_mat_options mo = {.ctype = (int)gm_reduce_axis_ctype(x, op), .cuda_enabled = x->cuda_enabled};
+  gm_mat *flat, *y, *copy = NULL;
+  if (!gm_mat_is_contiguous(x)) {
+    GM_TRY(gm_mat_contiguous_copy(x, &copy));
+    x = copy;
+  }
+  gm_status vst = gm_mat_view(x, 1, &x->size, x->displacement, &flat);
+  if (vst != GM_OK) {
+    gm_mat_free(copy);
+    return vst;
+  }
+  size_t one = 1;
+  gm_status st = gm_mat_new(1, &one, &mo, &y);
+  if (st == GM_OK) {
+    st = gm_reduce_axis(flat, 0, op, ddof, y);
+    if (st == GM_OK) st = gm_mat_read_doubles(y, out);
+    gm_mat_free(y);
+  }
+  gm_mat_free(flat);
+  gm_mat_free(copy);
+  return st;
+}

@@ -1,0 +1,36 @@
+/* Reductions along an axis and their whole-mat forms (m:sum(axis),
+ * m:argmax(), gm.softmax(m, axis), ...): validation and dispatch.  The
+ * place is chosen like any op's (gm_exec_choose over x and the result),
+ * x is acquired as input, the result as output, and the place's
+ * gm_reduce_axis_ops runs the kernel family of kernels/reduce_axis.h.
+ *
+ * Non-contiguous operands (strided views) are staged through contiguous
+ * temporaries by gm_acquire (core/stage.h).
+ * Empty axes: sum 0, prod 1, mean/var/std NaN, logsumexp -inf; max, min,
+ * argmax and argmin of an empty axis are a GM_EINVAL error naming the
+ * function. */
+#ifndef GM_CORE_REDUCE_AXIS_H
+#define GM_CORE_REDUCE_AXIS_H
+
+#include "mat.h"
+#include "reduce_axis_ops.h"
+
+/* Lua/API name of an op ("sum", "argmax", "softmax", ...). */
+const char *gm_reduce_axis_name(int op);
+/* Dims of the result of op along 0-based axis of x: the axis dropped, or
+ * kept with length 1 when keepdims (softmax: x's dims).  Returns the rank. */
+int gm_reduce_axis_dims(const gm_mat *x, int axis, int op, bool keepdims, size_t *dims);
+/* ctype of the result: double for argmax/argmin, else x's. */
+gm_ctype gm_reduce_axis_ctype(const gm_mat *x, int op);
+/* Whether a and b are the same view (storage, displacement, dims,
+ * strides): softmax may write into its input only so. */
+bool gm_reduce_axis_same_view(const gm_mat *a, const gm_mat *b);
+/* y := op of x along 0-based axis.  y has the result's ctype and size
+ * (the caller checks its dims); it must not share storage with x, except
+ * that softmax may write into x itself.  ddof: 1 for the unbiased var/std. */
+gm_status gm_reduce_axis(gm_mat *x, int axis, int op, int ddof, gm_mat *y);
+/* *out := op over all of x's elements (argmax/argmin: the 0-based
+ * row-major index + 1); not for softmax. */
+gm_status gm_reduce_whole(gm_mat *x, int op, int ddof, double *out);
+
+#endif

@@ -1,0 +1,182 @@
+/* Host loops of the reductions along an axis (core/reduce_axis_ops.h),
+ * on the accumulators of kernels/reduce_axis.h that the device kernels
+ * use too.
+ *
+ * x is (outer, len, inner), reduced over len.  Each column (one output)
+ * is cut into fixed segments along the axis — CHUNK elements in rows mode
+ * (inner == 1), CHUNK / w rows of a tile of w <= TILE adjacent columns
+ * otherwise (whole rows of up to TILE elements, so reads run on past the
+ * hardware prefetchers' 4 KiB page limit) — so big reductions spread over the cores
+ * (gm_par_for over segments) whatever their shape, and results do not
+ * depend on the thread count.  A segment leaves a gm_axacc per column;
+ * when a column has several segments they are merged in order by a second
+ * pass (gm_ax_merge), which for softmax is followed by the writing pass.
+ *
+ * Segments are folded by vectorizable loops where the op allows:
+ *   sum/mean: double lanes along a row, a double per column of a tile;
+ *   max/min/argmax/argmin: a best value and its index per lane/column,
+ *     updated by selects (NaN first, then strictly better: the first of
+ *     ties stays);
+ *   var/std: two passes over the segment (sum, then squared deviations
+ *     from the segment's mean), merged with Chan's formula;
+ *   logsumexp/softmax rows: the max, then the sum of exp(x - max) (float
+ *     with the float exp of the elementwise ops, so it vectorizes; the
+ *     device computes exp in double, within float's tolerance of this).
+ * prod and the column logsumexp fold by gm_ax_step, specialized per op. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "../core/par.h"
+#include "../core/reduce_axis_ops.h"
+#include "../../kernels/elementwise.h"
+#include "simd.h"
+
+#define TILE 4096 /* about 260 KiB of stack for a segment's accumulators */
+#define CHUNK ((size_t)1 << 20)
+#define LANES 16
+#define ROW_BLOCK 4096 /* elements per block of a row sum (a multiple of LANES) */
+#define COL_BLOCK 64   /* rows per block of a column sum */
+#define AX_INLINE static inline __attribute__((always_inline))
+
+typedef struct ax_job {
+  gm_ctype t;
+  int op, ddof;
+  size_t outer, len, inner;
+  size_t tiles, seg, parts; /* column tiles; axis elements per segment; segments per column */
+  const void *x;
+  void *y;
+  gm_axacc *part; /* parts x outputs partial accumulators (NULL when parts == 1) */
+} ax_job;
+
+static int is_sum(int op) { return op == GM_AX_SUM || op == GM_AX_MEAN; }
+static int is_var(int op) { return op == GM_AX_VAR || op == GM_AX_STD; }
+
+/* A segment: outer index o, columns c0 .. c0 + w, axis elements k0 .. k0 + n. */
+typedef struct ax_seg {
+  size_t o, c0, w, k0, n, p;
+} ax_seg;
+
+static ax_seg segment(const ax_job *j, size_t task) {
+  ax_seg s;
+  s.p = task % j->parts;
+  size_t rest = task / j->parts;
+  s.c0 = rest % j->tiles * TILE;
+  s.o = rest / j->tiles;
+  s.w = j->inner - s.c0 < TILE ? j->inner - s.c0 : TILE;
+  s.k0 = s.p * j->seg;
+  s.n = j->len - s.k0 < j->seg ? j->len - s.k0 : j->seg;
+  return s;
+}
+
+/* Output k := v (double for argmax/argmin, else x's ctype). */
+static void put(const ax_job *j, size_t k, double v) {
+  gm_ctype t = gm_ax_is_arg(j->op) ? GM_DOUBLE : j->t;
+#define PUT_CASE(T, E, ...)      \
+  case GM_##E:                   \
+    ((T *)j->y)[k] = (T)v;       \
+    break;
+  GM_CTYPE_SWITCH(t, PUT_CASE, break)
+#undef PUT_CASE
+}
+
+/* f(OP, args...) with OP a constant, for the ops folded by steps. */
+#define AX_SPECIALIZE(f, ...)                               \
+  switch (op) {                                             \
+    case GM_AX_PROD: f(GM_AX_PROD, __VA_ARGS__); break;     \
+    case GM_AX_SOFTMAX: f(GM_AX_SOFTMAX, __VA_ARGS__); break; \
+    default: f(GM_AX_LOGSUMEXP, __VA_ARGS__); break;        \
+  }
+
+/* The loops for each ctype of GM_CTYPES (an include per type: IT and the
+ * exp differ by type).
+ * exp of the element type: float rows use the branch-free float exp of
+ * the elementwise ops (about 1 ulp; vectorizes), double the C library's */
+#define AX_EXP_float(v) gm_expf((float)(v))
+#define AX_EXP_double(v) exp(v)
+
+#define T float
+#define IT int32_t
+#include "reduce_axis_loops.h"
+#undef T
+#undef IT
+#define T double
+#define IT int64_t
+#include "reduce_axis_loops.h"
+#undef T
+#undef IT
+
+/* The per-ctype instances, indexed by ctype (GM_CTYPES). */
+typedef void (*fold_fn)(const ax_job *j, const ax_seg *s, gm_axacc *acc);
+typedef void (*softmax_fn)(const ax_job *j, const ax_seg *s, const gm_axacc *acc);
+static const fold_fn fold_seg[GM_N_CTYPES] = {GM_CTYPE_TABLE(fold_seg)};
+static const softmax_fn softmax_seg[GM_N_CTYPES] = {GM_CTYPE_TABLE(softmax_seg)};
+
+/* Folds segment `task` into its accumulators; with one segment per
+ * column also writes the results (softmax: the elements). */
+static void fold_tasks(void *arg, size_t b, size_t e) {
+  const ax_job *j = arg;
+  gm_axacc acc[TILE];
+  for (size_t task = b; task < e; task++) {
+    ax_seg s = segment(j, task);
+    fold_seg[j->t](j, &s, acc);
+    size_t q0 = s.o * j->inner + s.c0;
+    if (j->parts > 1) {
+      for (size_t c = 0; c < s.w; c++) j->part[s.p * j->outer * j->inner + q0 + c] = acc[c];
+    } else if (j->op == GM_AX_SOFTMAX) {
+      softmax_seg[j->t](j, &s, acc);
+    } else {
+      for (size_t c = 0; c < s.w; c++) put(j, q0 + c, gm_ax_result(j->op, acc[c], (long long)j->len, j->ddof));
+    }
+  }
+}
+
+/* Merges the segments of outputs b..e in order (into part 0 for softmax). */
+static void merge_outputs(void *arg, size_t b, size_t e) {
+  const ax_job *j = arg;
+  size_t n_out = j->outer * j->inner;
+  for (size_t q = b; q < e; q++) {
+    gm_axacc c = j->part[q];
+    for (size_t p = 1; p < j->parts; p++) gm_ax_merge(j->op, &c, j->part[p * n_out + q]);
+    if (j->op == GM_AX_SOFTMAX)
+      j->part[q] = c;
+    else
+      put(j, q, gm_ax_result(j->op, c, (long long)j->len, j->ddof));
+  }
+}
+
+static void softmax_tasks(void *arg, size_t b, size_t e) {
+  const ax_job *j = arg;
+  for (size_t task = b; task < e; task++) {
+    ax_seg s = segment(j, task);
+    const gm_axacc *acc = j->part + s.o * j->inner + s.c0;
+    softmax_seg[j->t](j, &s, acc);
+  }
+}
+
+static gm_status host_axis(void *ctx, gm_ctype t, int op, int ddof, size_t outer, size_t len, size_t inner,
+                           const void *x, void *y) {
+  (void)ctx;
+  if ((unsigned)t >= GM_N_CTYPES) return gm_fail(GM_EINVAL, "reduce_axis: bad ctype");
+  size_t width = inner < TILE ? inner : TILE;
+  ax_job j = {.t = t, .op = op, .ddof = ddof, .outer = outer, .len = len, .inner = inner, .x = x, .y = y};
+  j.tiles = (inner + TILE - 1) / TILE;
+  j.seg = CHUNK / width > 0 ? CHUNK / width : 1;
+  j.parts = (len + j.seg - 1) / j.seg;
+  size_t n_out = outer * inner, tasks = outer * j.tiles * j.parts;
+  if (j.parts > 1) {
+    j.part = malloc(j.parts * n_out * sizeof *j.part);
+    if (!j.part)
+      return gm_fail(GM_ENOMEM, "%s: out of host memory for %zu partial results", "reduce_axis", j.parts * n_out);
+  }
+  double cost = (double)(j.seg < len ? j.seg : len) * (double)width * (is_sum(op) ? 1 : 4);
+  gm_par_for(tasks, 1, cost, fold_tasks, &j);
+  if (j.parts > 1) {
+    gm_par_for(n_out, 1, (double)j.parts * 4, merge_outputs, &j);
+    if (op == GM_AX_SOFTMAX) gm_par_for(tasks, 1, cost * 4, softmax_tasks, &j);
+    free(j.part);
+  }
+  return GM_OK;
+}
+
+const gm_reduce_axis_ops gm_host_reduce_axis_ops = {.axis = host_axis};

@@ -1,0 +1,269 @@
+/* The segment loops of src/host/reduce_axis.c for one element type:
+ * included there once per T (float, double) with T defined, after ax_job,
+ * ax_seg, put, AX_SPECIALIZE, LANES and TILE, and IT an integer type of
+ * T's width for indices within a segment (segments are shorter than
+ * 2^31).  No include guard. */
+#define AX_CAT3(a, b) a##_##b
+#define AX_CAT(a, b) AX_CAT3(a, b)
+#define AXN(name) AX_CAT(name, T)
+
+/* ---- rows mode (inner == 1): n contiguous elements ---- */
+
+/* Sums are blocked (lanes restart every ROW_BLOCK elements, columns every
+ * COL_BLOCK rows, and the block sums are added up), so the rounding error
+ * grows with the block length plus the number of blocks instead of the
+ * axis length. */
+/* n <= ROW_BLOCK elements in LANES double lanes (vectorizes without
+ * reassociating). */
+GM_SIMD_CLONES static double AXN(block_sum)(const T *restrict x, size_t n) {
+  double acc[LANES] = {0};
+  size_t i = 0;
+  for (; i + LANES <= n; i += LANES)
+    for (size_t l = 0; l < LANES; l++) acc[l] += (double)x[i + l];
+  for (; i < n; i++) acc[0] += (double)x[i];
+  double s = 0;
+  for (size_t l = 0; l < LANES; l++) s += acc[l];
+  return s;
+}
+
+GM_SIMD_CLONES static double AXN(block_sqdev)(const T *restrict x, size_t n, double m) {
+  double acc[LANES] = {0};
+  size_t i = 0;
+  for (; i + LANES <= n; i += LANES)
+    for (size_t l = 0; l < LANES; l++) {
+      double d = (double)x[i + l] - m;
+      acc[l] += d * d;
+    }
+  for (; i < n; i++) acc[0] += ((double)x[i] - m) * ((double)x[i] - m);
+  double s = 0;
+  for (size_t l = 0; l < LANES; l++) s += acc[l];
+  return s;
+}
+
+static double AXN(row_sum)(const T *x, size_t n) {
+  double total = 0;
+  for (size_t b = 0; b < n; b += ROW_BLOCK) total += AXN(block_sum)(x + b, n - b < ROW_BLOCK ? n - b : ROW_BLOCK);
+  return total;
+}
+
+/* Sum of (x - m)^2. */
+static double AXN(row_sqdev)(const T *x, size_t n, double m) {
+  double total = 0;
+  for (size_t b = 0; b < n; b += ROW_BLOCK)
+    total += AXN(block_sqdev)(x + b, n - b < ROW_BLOCK ? n - b : ROW_BLOCK, m);
+  return total;
+}
+
+/* Best of n >= LANES elements per lane (value, 0-based index): NaN first,
+ * then strictly better, so each lane keeps its first of ties.  In T with
+ * an index of T's width (IT), so the selects vectorize. */
+GM_SIMD_CLONES static void AXN(row_best)(const T *restrict x, size_t n, int want_max, T *restrict best,
+                                         IT *restrict idx) {
+  for (size_t l = 0; l < LANES; l++) {
+    best[l] = x[l];
+    idx[l] = (IT)l;
+  }
+  /* one loop per direction: a select inside the lane loop vectorizes */
+#define AX_ROW_BEST(BETTER)                                    \
+  for (size_t i = LANES; i + LANES <= n; i += LANES)           \
+    for (size_t l = 0; l < LANES; l++) {                       \
+      T v = x[i + l], b = best[l];                             \
+      int take = (BETTER) | ((v != v) & (b == b));             \
+      best[l] = take ? v : b;                                  \
+      idx[l] = take ? (IT)(i + l) : idx[l];                    \
+    }
+  if (want_max) {
+    AX_ROW_BEST(v > b)
+  } else {
+    AX_ROW_BEST(v < b)
+  }
+#undef AX_ROW_BEST
+}
+
+/* Sum of exp(x - m) (m finite), with the element type's exp (AX_EXP_T). */
+GM_SIMD_CLONES static double AXN(row_expsum)(const T *restrict x, size_t n, double m) {
+  double acc[LANES] = {0};
+  size_t i = 0;
+  for (; i + LANES <= n; i += LANES)
+    for (size_t l = 0; l < LANES; l++) acc[l] += (double)AX_CAT(AX_EXP, T)((double)x[i + l] - m);
+  for (; i < n; i++) acc[0] += (double)AX_CAT(AX_EXP, T)((double)x[i] - m);
+  double s = 0;
+  for (size_t l = 0; l < LANES; l++) s += acc[l];
+  return s;
+}
+
+/* y[k] := exp(x[k] - m) / sum */
+GM_SIMD_CLONES static void AXN(row_softmax)(const T *restrict x, size_t n, double m, double sum, T *restrict y) {
+  for (size_t k = 0; k < n; k++) y[k] = (T)((double)AX_CAT(AX_EXP, T)((double)x[k] - m) / sum);
+}
+
+AX_INLINE void AXN(row_steps)(int op, const T *x, size_t n, gm_axacc *c) {
+  for (size_t k = 0; k < n; k++) gm_ax_step(op, c, (double)x[k], (long long)k);
+}
+
+/* Accumulator of n >= 1 contiguous elements (indices relative to x). */
+static gm_axacc AXN(fold_row)(int op, const T *x, size_t n) {
+  gm_axacc c = gm_ax_init(op);
+  if (is_sum(op)) {
+    c.a = AXN(row_sum)(x, n);
+  } else if (is_var(op)) {
+    c.n = (long long)n;
+    c.a = AXN(row_sum)(x, n) / (double)n;
+    c.b = AXN(row_sqdev)(x, n, c.a);
+  } else if ((gm_ax_is_extreme(op) || gm_ax_is_lse(op)) && n >= LANES) {
+    T best[LANES];
+    IT idx[LANES];
+    int want_max = gm_ax_is_lse(op) || gm_ax_wants_max(op);
+    AXN(row_best)(x, n, want_max, best, idx);
+    int xop = gm_ax_is_lse(op) ? GM_AX_MAX : op;
+    gm_axacc e = gm_ax_init(xop);
+    for (size_t l = 0; l < LANES; l++) gm_ax_merge(xop, &e, (gm_axacc){(double)best[l], 0, (long long)idx[l]});
+    for (size_t k = n / LANES * LANES; k < n; k++) gm_ax_step(xop, &e, (double)x[k], (long long)k);
+    if (!gm_ax_is_lse(op)) return e;
+    if (isfinite(e.a)) return (gm_axacc){e.a, AXN(row_expsum)(x, n, e.a), 0};
+    AX_SPECIALIZE(AXN(row_steps), x, n, &c) /* NaN or infinite max: the careful steps */
+  } else if (gm_ax_is_extreme(op)) {
+    for (size_t k = 0; k < n; k++) gm_ax_step(op, &c, (double)x[k], (long long)k);
+  } else {
+    AX_SPECIALIZE(AXN(row_steps), x, n, &c)
+  }
+  return c;
+}
+
+/* ---- columns mode: n rows of w columns, `inner` apart ---- */
+
+GM_SIMD_CLONES static void AXN(col_sum)(const T *restrict x, size_t n, size_t inner, size_t w, double *restrict s,
+                                        double *restrict blk) {
+  for (size_t c = 0; c < w; c++) s[c] = 0;
+  for (size_t k0 = 0; k0 < n; k0 += COL_BLOCK) {
+    size_t k1 = n - k0 < COL_BLOCK ? n : k0 + COL_BLOCK;
+    for (size_t c = 0; c < w; c++) blk[c] = 0;
+    size_t k = k0;
+    for (; k + 4 <= k1; k += 4) { /* four rows per pass over blk */
+      const T *r0 = x + k * inner, *r1 = r0 + inner, *r2 = r1 + inner, *r3 = r2 + inner;
+      for (size_t c = 0; c < w; c++) blk[c] += ((double)r0[c] + (double)r1[c]) + ((double)r2[c] + (double)r3[c]);
+    }
+    for (; k < k1; k++) {
+      const T *r = x + k * inner;
+      for (size_t c = 0; c < w; c++) blk[c] += (double)r[c];
+    }
+    for (size_t c = 0; c < w; c++) s[c] += blk[c];
+  }
+}
+
+GM_SIMD_CLONES static void AXN(col_sqdev)(const T *restrict x, size_t n, size_t inner, size_t w,
+                                          const double *restrict m, double *restrict q, double *restrict blk) {
+  for (size_t c = 0; c < w; c++) q[c] = 0;
+  for (size_t k0 = 0; k0 < n; k0 += COL_BLOCK) {
+    size_t k1 = n - k0 < COL_BLOCK ? n : k0 + COL_BLOCK;
+    for (size_t c = 0; c < w; c++) blk[c] = 0;
+    for (size_t k = k0; k < k1; k++) {
+      const T *r = x + k * inner;
+      for (size_t c = 0; c < w; c++) {
+        double d = (double)r[c] - m[c];
+        blk[c] += d * d;
+      }
+    }
+    for (size_t c = 0; c < w; c++) q[c] += blk[c];
+  }
+}
+
+GM_SIMD_CLONES static void AXN(col_best)(const T *restrict x, size_t n, size_t inner, size_t w, int want_max,
+                                         int want_idx, T *restrict best, IT *restrict idx) {
+  for (size_t c = 0; c < w; c++) {
+    best[c] = x[c];
+    idx[c] = 0;
+  }
+#define AX_COL_BEST(BETTER)                                    \
+  for (size_t k = 1; k < n; k++) {                             \
+    const T *r = x + k * inner;                                \
+    for (size_t c = 0; c < w; c++) {                           \
+      T v = r[c], b = best[c];                                 \
+      int take = (BETTER) | ((v != v) & (b == b));             \
+      best[c] = take ? v : b;                                  \
+      idx[c] = take ? (IT)k : idx[c];                          \
+    }                                                          \
+  }
+#define AX_COL_EXT(BETTER)                                     \
+  for (size_t c = 0; c < w; c++) idx[c] = best[c] != best[c];  \
+  for (size_t k = 1; k < n; k++) {                             \
+    const T *r = x + k * inner;                                \
+    for (size_t c = 0; c < w; c++) {                           \
+      T v = r[c], b = best[c];                                 \
+      best[c] = (BETTER) ? v : b;                              \
+      idx[c] += v != v;                                        \
+    }                                                          \
+  }                                                            \
+  for (size_t c = 0; c < w; c++) best[c] = idx[c] ? (T)NAN : best[c];
+  if (want_idx) {
+    if (want_max) {
+      AX_COL_BEST(v > b)
+    } else {
+      AX_COL_BEST(v < b)
+    }
+  } else if (want_max) {
+    AX_COL_EXT(v > b)
+  } else {
+    AX_COL_EXT(v < b)
+  }
+#undef AX_COL_BEST
+#undef AX_COL_EXT
+}
+
+AX_INLINE void AXN(col_steps)(int op, const T *x, size_t n, size_t inner, size_t w, gm_axacc *acc) {
+  for (size_t k = 0; k < n; k++) {
+    const T *r = x + k * inner;
+    for (size_t c = 0; c < w; c++) gm_ax_step(op, &acc[c], (double)r[c], (long long)k);
+  }
+}
+
+/* Accumulators of the w columns of n >= 1 rows (indices relative to x). */
+static void AXN(fold_cols)(int op, const T *x, size_t n, size_t inner, size_t w, gm_axacc *acc) {
+  double s[TILE], q[TILE], blk[TILE];
+  T best[TILE];
+  IT idx[TILE];
+  if (is_sum(op) || is_var(op)) {
+    AXN(col_sum)(x, n, inner, w, s, blk);
+    for (size_t c = 0; c < w; c++) acc[c] = (gm_axacc){s[c], 0, 0};
+    if (!is_var(op)) return;
+    for (size_t c = 0; c < w; c++) s[c] /= (double)n;
+    AXN(col_sqdev)(x, n, inner, w, s, q, blk);
+    for (size_t c = 0; c < w; c++) acc[c] = (gm_axacc){s[c], q[c], (long long)n};
+  } else if (gm_ax_is_extreme(op)) {
+    AXN(col_best)(x, n, inner, w, gm_ax_wants_max(op), gm_ax_is_arg(op), best, idx);
+    for (size_t c = 0; c < w; c++) acc[c] = (gm_axacc){(double)best[c], 0, (long long)idx[c]};
+  } else {
+    for (size_t c = 0; c < w; c++) acc[c] = gm_ax_init(op);
+    AX_SPECIALIZE(AXN(col_steps), x, n, inner, w, acc)
+  }
+}
+
+/* ---- segments ---- */
+
+static void AXN(fold_seg)(const ax_job *j, const ax_seg *s, gm_axacc *acc) {
+  const T *x = (const T *)j->x + (s->o * j->len + s->k0) * j->inner + s->c0;
+  if (j->inner == 1)
+    acc[0] = AXN(fold_row)(j->op, x, s->n);
+  else
+    AXN(fold_cols)(j->op, x, s->n, j->inner, s->w, acc);
+  if (gm_ax_is_extreme(j->op))
+    for (size_t c = 0; c < s->w; c++) acc[c].n += (long long)s->k0;
+}
+
+/* The segment's softmax elements from its columns' merged accumulators. */
+static void AXN(softmax_seg)(const ax_job *j, const ax_seg *s, const gm_axacc *acc) {
+  size_t off = (s->o * j->len + s->k0) * j->inner + s->c0;
+  const T *x = (const T *)j->x + off;
+  T *y = (T *)j->y + off;
+  if (j->inner == 1 && isfinite(acc[0].a) && acc[0].b == acc[0].b) {
+    AXN(row_softmax)(x, s->n, acc[0].a, acc[0].b, y);
+    return;
+  }
+  for (size_t k = 0; k < s->n; k++)
+    for (size_t c = 0; c < s->w; c++)
+      y[k * j->inner + c] = (T)gm_ax_softmax(acc[c], (double)x[k * j->inner + c]);
+}
+
+#undef AXN
+#undef AX_CAT
+#undef AX_CAT3
