@@ -2,7 +2,7 @@
 // through src/device/kernel_tables.h).  One thread per output or gradient element, each
 // calling the gather-style element function of nn.h that the host loops
 // also use, so every element has exactly one writer: convolve_, max_pool_
-// and the x gradients are race-free by ownership.  dF/dw (review #7) is a
+// and the x gradients are race-free by ownership.  dF/dw is a
 // reduction over every output for each w element: blocks on grid.y take w
 // elements, blocks on grid.x split the output rows of the whole batch, the
 // threads of a block stride along a row (coalesced), the block sums in

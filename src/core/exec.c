@@ -55,7 +55,7 @@ static gm_status acquire(const gm_exec *e, gm_operand *ops, int n, bool in_place
     }
   }
   /* the emulated device's model of the launch's cudaGetLastError: a
-   * stale error left by a recovered allocation failure (review #1) fails
+   * stale error left by a recovered allocation failure fails
    * here as it would fail the launch on a GPU */
   if (e->dev && e->dev->ops->check_error) {
     gm_status st = e->dev->ops->check_error(e->dev);

@@ -52,7 +52,7 @@ typedef struct gml_context {
 
 /* *named (may be NULL) tells whether the backend was asked for by name
  * (the option or GPUMAT_DEVICE): an explicit "cuda" raises when CUDA is
- * not usable, the default falls back to the host quietly (review #2). */
+ * not usable, the default falls back to the host quietly. */
 static const char *default_backend(lua_State *L, int arg, const char *fname, bool *named) {
   const char *env = getenv("GPUMAT_DEVICE");
   if (named) *named = env && *env;
@@ -280,7 +280,7 @@ static int l_device_info(lua_State *L) {
 
 /* gm.emulated_device({device_id, memory, sticky_error, last_error, async}) ->
  * {memory, allocated, copies_in_flight, queued, sticky_error, last_error, async}: test controls of the
- * emulated device (review #1).  memory: simulated device memory in bytes
+ * emulated device, for the CUDA error paths.  memory: simulated device memory in bytes
  * (0: the host's), beyond which raw allocations fail like cudaMalloc and
  * leave "out_of_memory" in this thread's last-error slot; sticky_error:
  * put the device into (true) or out of (false) a sticky error state;
@@ -358,7 +358,7 @@ static int l_emulated_device(lua_State *L) {
 
 /* gm.cuda_stream() -> light userdata (cudaStream_t) or nil: the compute
  * stream of the current context's CUDA device, for C code that launches on
- * gpumat's mats in order with gpumat's own work (review #4). */
+ * gpumat's mats in order with gpumat's own work. */
 static int l_cuda_stream(lua_State *L) {
   gm_device *d = gm_context_device();
   void *s = d && d->ops->native_stream ? d->ops->native_stream(d) : NULL;

@@ -131,7 +131,7 @@ static gm_mat *new_displaced(lua_State *L, int bi, int rank, const size_t *dims,
   return m;
 }
 
-/* Staging mats (seed 003): host memory page-locked from birth (and with
+/* Staging mats: host memory page-locked from birth (and with
  * mapped, the device's memory too) when a device is active; plain host
  * memory otherwise.  The memory is made now so the facets tell. */
 static void stage(lua_State *L, gm_mat *m, bool mapped, const char *fn) {

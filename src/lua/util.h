@@ -1,7 +1,7 @@
 /* Shared helpers of the Lua binding: the mat userdata, argument and
  * option checking, and turning a core status into one Lua error.
  *
- * Rules (DESIGN.md §6): every Lua-facing function checks all arguments
+ * Rules: every Lua-facing function checks all arguments
  * before touching memory; messages are lowercase and name the function
  * and the argument: "bad argument #2 to 'gemm_' (inner dimensions
  * differ: 3 vs 4)".  Argument numbers are those of the module function

@@ -13,7 +13,7 @@
 
 
 /* Every CUDA failure turned into a status also clears cudart's per-thread
- * last-error slot (review #1, as PyTorch's caching allocator does): a
+ * last-error slot (as PyTorch's caching allocator does): a
  * failed cudaMalloc the reclaim cascade recovers from must not make the
  * next launcher's cudaGetLastError() report it.  (A sticky error cannot
  * be cleared; the next call reports it again, which is right.) */

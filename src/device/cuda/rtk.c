@@ -81,7 +81,7 @@ gm_status gm_nvrtc_compile(const char *src, const char *name, int major, int min
 bool gm_nvrtc_version(int *major, int *minor) { return nvrtcVersion(major, minor) == NVRTC_SUCCESS; }
 
 static gm_status rtk_fail(cudaError_t e, const char *what) {
-  (void)cudaGetLastError(); /* leave no stale error for the next launch (review #1) */
+  (void)cudaGetLastError(); /* leave no stale error for the next launch */
   return gm_fail(GM_ECUDA, "%s: %s", what, cudaGetErrorString(e));
 }
 

@@ -10,7 +10,7 @@
 
 static gm_status cusolver_status(cusolverStatus_t st, const char *fn) {
   if (st == CUSOLVER_STATUS_SUCCESS) return GM_OK;
-  (void)cudaGetLastError(); /* handled: no stale error for the next launch (review #1) */
+  (void)cudaGetLastError(); /* handled: no stale error for the next launch */
   gm_set_lib_error_info(fn, (int)st);
   return gm_fail(GM_ECUDA, "%s failed (cusolver status %d)", fn, (int)st);
 }

@@ -63,7 +63,7 @@ static void emu_fault_init(emu_impl *e) {
 }
 
 
-/* cudart's per-thread last-error slot (review #1): a failed raw
+/* cudart's per-thread last-error slot: a failed raw
  * allocation leaves GM_EMU_ERR_OOM here, as a failed cudaMalloc leaves
  * cudaErrorMemoryAllocation; check_error (the launch's cudaGetLastError)
  * returns and clears it, clear_error clears it. */

@@ -1,6 +1,6 @@
 /* Test controls of the emulated device (gm.emulated_device): a simulated
  * device memory size, so raw allocations fail as cudaMalloc does, and
- * cudart's error slots (review #1): the per-thread last error a failed
+ * cudart's error slots: the per-thread last error a failed
  * allocation leaves behind and the sticky error of a broken context. */
 #ifndef GM_DEVICE_EMULATED_H
 #define GM_DEVICE_EMULATED_H
