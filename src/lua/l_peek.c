@@ -1,9 +1,7 @@
-/* REPL and script conveniences on the C side (the reductions, m:sum()
- * and friends, are in l_reduce_axis.c):
+/* The binding of core/peek.c for gm.format_mat (lua/gpumat/format.lua):
  *   core._peek_grid(m, max_lead, max_rows, max_cols)  the elements that
- *       gm.format_mat shows (lua/gpumat/format.lua), read through
- *       core/peek.h like tostring: no facet created, no up-to-date bit or
- *       watcher changed. */
+ *       format_mat shows, read through core/peek.h like tostring: no
+ *       facet created, no up-to-date bit or watcher changed. */
 #include <string.h>
 
 #include "../core/peek.h"
@@ -145,7 +143,7 @@ static int l_peek_grid(lua_State *L) {
   return 4;
 }
 
-void gml_open_convenience(lua_State *L, int module_idx) {
+void gml_open_peek(lua_State *L, int module_idx) {
   static const gml_reg fns[] = {{"_peek_grid", l_peek_grid, 4, NULL}, {NULL, NULL, 0, NULL}};
   gml_register(L, module_idx, fns);
 }
