@@ -279,7 +279,7 @@ static int l_device_info(lua_State *L) {
 }
 
 /* gm.emulated_device({device_id, memory, sticky_error, last_error, async}) ->
- * {memory, allocated, copies_in_flight, queued, sticky_error, last_error, async}: test controls of the
+ * {memory, allocated, copies_in_flight, queued, prefetches, sticky_error, last_error, async}: test controls of the
  * emulated device, for the CUDA error paths.  memory: simulated device memory in bytes
  * (0: the host's), beyond which raw allocations fail like cudaMalloc and
  * leave "out_of_memory" in this thread's last-error slot; sticky_error:
@@ -348,6 +348,8 @@ static int l_emulated_device(lua_State *L) {
   lua_setfield(L, -2, "copies_in_flight");
   lua_pushinteger(L, (lua_Integer)out.queued);
   lua_setfield(L, -2, "queued");
+  lua_pushinteger(L, (lua_Integer)out.prefetches);
+  lua_setfield(L, -2, "prefetches");
   push_async_mode(L, out.mode);
   lua_pushboolean(L, out.sticky);
   lua_setfield(L, -2, "sticky_error");

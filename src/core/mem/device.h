@@ -68,6 +68,10 @@ typedef struct gm_device_ops {
   gm_status (*event_record)(gm_device *d, void **ev);
   gm_status (*event_sync)(gm_device *d, void *ev);
   void (*event_free)(gm_device *d, void *ev);
+  /* Advisory, may be NULL: migrates managed memory [p, p + bytes) to d
+   * ahead of the work queued next on the compute stream (without it the
+   * pages move on first touch, one fault at a time). */
+  void (*prefetch)(gm_device *d, const void *p, size_t bytes);
   /* page-locked host memory */
   gm_status (*host_register)(gm_device *d, void *p, size_t bytes);
   void (*host_unregister)(gm_device *d, void *p);

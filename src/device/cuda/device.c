@@ -257,6 +257,7 @@ static gm_device_ops cuda_ops = {
     .stream_wait = cu_stream_wait,
     .synchronize = cu_synchronize,
     .event_record = gm_cuda_event_record,
+    .prefetch = gm_cuda_prefetch,
     .event_sync = gm_cuda_event_sync,
     .event_free = gm_cuda_event_free,
     .host_register = cu_host_register,

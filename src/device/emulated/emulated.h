@@ -28,6 +28,7 @@ typedef struct gm_emulated_state {
   size_t capacity, allocated;
   size_t copies_in_flight; /* queued on the copy stream, not landed yet */
   size_t queued; /* tasks queued on the compute stream, not finished */
+  size_t prefetches; /* managed ranges prefetched to the device so far */
   int mode;
   int last_error; /* this thread's slot */
   bool sticky;
