@@ -273,6 +273,13 @@ void gm_emu_wait(void *device) {
   if (d && !emu_queue_on_worker()) emu_queue_drain(e->compute);
 }
 
+const gm_emu_hooks gm_emu_device_hooks = {
+    .scratch_alloc = gm_emu_scratch_alloc,
+    .scratch_free = gm_emu_scratch_free,
+    .enqueue = gm_emu_enqueue,
+    .wait = gm_emu_wait,
+};
+
 /* Page-locking has no meaning in host memory: registration is recorded by
  * the vec and the runtime (and counted) but needs no work here. */
 static gm_status emu_host_register(gm_device *d, void *p, size_t bytes) {
