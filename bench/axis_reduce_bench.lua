@@ -54,7 +54,7 @@ cases[#cases + 1] = {
 
 return {
   order = 51,
-  title = "Reductions along an axis (issue 18)",
+  title = "Reductions along an axis",
   description = "4096×4096 input, result of 4096 elements into a preallocated `out` (softmax: 4096×4096). " ..
     "Sums carry the goal of at least numpy's speed; the other rows are for information.",
   cases = cases,

@@ -1,4 +1,4 @@
--- Issue 3: gemm_ 2048x2048 against a direct cblas_?gemm call on the same
+-- gemm_ 2048x2048 against a direct cblas_?gemm call on the same
 -- OpenBLAS (and numpy's matmul for information).  C := A B, beta 0.
 local gm = require "gpumat"
 local U = require "bench_util"
@@ -25,7 +25,7 @@ end
 
 return {
   order = 40,
-  title = "gemm (issue 3)",
+  title = "gemm",
   description = "One 2048×2048×2048 product per repeat (17.2 GFLOP), 5 repeats; " ..
     "OpenBLAS threads as configured for the process.",
   cases = { gemm_case("float"), gemm_case("double") },

@@ -1,4 +1,4 @@
--- Issue 18: the strided elementwise engine.  Broadcasting binary ops on a
+-- The strided elementwise engine.  Broadcasting binary ops on a
 -- 4096x4096 mat (a row vector of 4096, a 4096x1 column) and ops on a
 -- transposed (strided) view, each written into a preallocated result
 -- ({out = c}), against numpy's np.add(a, b, out=c) on the same shapes and
@@ -50,7 +50,7 @@ end
 
 return {
   order = 35,
-  title = "Broadcasting and strided elementwise ops (issue 18)",
+  title = "Broadcasting and strided elementwise ops",
   description = "4096×4096 results written into a preallocated mat; inputs as named.",
   notes = {
     "numpy: np.add(a, b, out=c) with b of shape (4096,) or (4096, 1), and " ..

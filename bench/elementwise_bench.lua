@@ -1,4 +1,4 @@
--- Issue 3, 16M-element ops: memory-bound ones (fill_, scal_, axpy_,
+-- 16M-element ops: memory-bound ones (fill_, scal_, axpy_,
 -- add_scalar_, mul_) against numpy and against a plain memcpy of the same
 -- bytes, and transcendental ones (exp_, log_, tanh_, logistic_, sqrt_) on
 -- floats against numpy.  Ops that would drift out of range over many calls
@@ -90,7 +90,7 @@ end
 
 return {
   order = 30,
-  title = "16M-element elementwise ops (issue 3)",
+  title = "16M-element elementwise ops",
   description = "16,777,216 elements per call (64 MiB float, 128 MiB double), in place.",
   notes = {
     "numpy has no axpy: its baseline is np.multiply(x, alpha, out=t); np.add(y, t, out=y) " ..

@@ -1,4 +1,4 @@
--- Foundation item 10: per-call cost of element access and of creating small
+-- Per-call cost of element access and of creating small
 -- mats, against the same loops over plain Lua tables in the same process.
 local gm = require "gpumat"
 local U = require "bench_util"
@@ -22,7 +22,7 @@ local function table1d(v)
 end
 
 local lua_baseline = "lua table (same loop)"
--- Issue 9: element access in <= 40 ns.  The goal is absolute, so its
+-- The goal: element access in <= 40 ns.  The goal is absolute, so its
 -- baseline is a budget: a loop that spins 40 ns per access on the clock the
 -- harness times with; the plain-table loop stays as the reference.
 local access_budget = {
@@ -229,10 +229,10 @@ local cases = {
 
 return {
   order = 10,
-  title = "Element access and small mats (Foundation item 10)",
+  title = "Element access and small mats",
   description = "Per-call cost; the baseline is the same loop over plain Lua tables in the " ..
     "same process, so the time ratio is the price of a mat over a table. Element access " ..
-    "has the issue 9 goal of at most 40 ns per access (the 40 ns budget rows); creation has no goal.",
+    "has the goal of at most 40 ns per access (the 40 ns budget rows); creation has no goal.",
   notes = {
     "Element access sweeps all 64 elements per iteration; the time is per access. " ..
     "Creation cases include the garbage collection they cause (both sides).",

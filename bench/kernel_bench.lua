@@ -1,4 +1,4 @@
--- Issue 11: run-time kernels (gm.define_cuda_kernel) on the CPU model of
+-- Run-time kernels (gm.define_cuda_kernel) on the CPU model of
 -- CUDA against the built-in ops on the host.
 --   * a user-defined grid-stride axpy on 16M floats vs the built-in axpy_
 --     (goal: at most 2x its time);
@@ -65,7 +65,7 @@ end
 
 return {
   order = 70,
-  title = "Run-time kernels on the CPU model (issue 11)",
+  title = "Run-time kernels on the CPU model",
   description = "gm.define_cuda_kernel compiled by the system C++ compiler with kernels/cpu/cuda_cpu.h, " ..
     "default 1-d launch (choose_1d_block_and_grid), blocks over the host cores.",
   notes = notes,

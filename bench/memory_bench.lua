@@ -1,4 +1,4 @@
--- Issue 8, the memory layer, on the emulated device.
+-- The memory layer, on the emulated device.
 --
 -- As a file of bench/run.lua (dofile): timed cases, allocation of a 64 MiB
 -- device block from the pool or from an alloc cache (hits) against a
@@ -108,7 +108,7 @@ local script = arg and arg[0] and arg[0]:match("memory_bench%.lua$")
 if not script then
   return {
     order = 80,
-    title = "Memory layer (issue 8)",
+    title = "Memory layer",
     description = "Device allocation on the emulated device: pool and alloc-cache hits against fresh allocations.",
     cases = cases,
   }

@@ -1,4 +1,4 @@
--- Issue 3, small op overhead: x:scal_(2) on a 10-element mat against numpy's
+-- Small op overhead: x:scal_(2) on a 10-element mat against numpy's
 -- np.multiply(a, 2, out=a).  Each iteration scales by 2 then by 0.5 (two
 -- calls, on both sides) so the values stay put.
 local gm = require "gpumat"
@@ -26,7 +26,7 @@ end
 
 return {
   order = 20,
-  title = "Small op overhead (issue 3)",
+  title = "Small op overhead",
   description = "Per-call cost of a destructive op on a tiny mat: almost all of it is " ..
     "argument checking, facet handling and dispatch.",
   cases = { scal_case("float"), scal_case("double") },

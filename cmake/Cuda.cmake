@@ -14,7 +14,7 @@ file(GLOB GPUMAT_CU_SOURCES CONFIGURE_DEPENDS kernels/*.cu)
 file(GLOB GPUMAT_CUDA_C_SOURCES CONFIGURE_DEPENDS src/device/cuda/*.c)
 add_library(gpumat_kernels OBJECT ${GPUMAT_CU_SOURCES})
 # hidden: the launchers are internal to the module and libgpumat
-# Shared cudart (review #13): one runtime and one last-error slot, never
+# Shared cudart: one runtime and one last-error slot, never
 # libcudart_static.a next to libcudart.so.
 set_target_properties(gpumat_kernels PROPERTIES POSITION_INDEPENDENT_CODE ON CUDA_STANDARD 17
   CUDA_VISIBILITY_PRESET hidden CUDA_RUNTIME_LIBRARY Shared)
@@ -35,7 +35,7 @@ list(APPEND GPUMAT_LINK_OBJECTS $<TARGET_OBJECTS:gpumat_kernels>)
 # (stdc++: nvcc's objects use the C++ runtime, and C links without it)
 list(APPEND GPUMAT_LINK_LIBS CUDA::cudart CUDA::cublas CUDA::cusolver CUDA::nvrtc stdc++ "-Wl,--enable-new-dtags")
 # Linked targets find the toolkit's libraries where CMake found them
-# (review #2: without a RUNPATH `require "gpumat"` failed on a machine whose
+# (without a RUNPATH `require "gpumat"` failed on a machine whose
 # loader path holds only another toolkit's libcudart).  RUNPATH (new dtags),
 # so LD_LIBRARY_PATH still wins.  gpumat_core exists already; later targets
 # (libgpumat) take the CMAKE_* defaults.

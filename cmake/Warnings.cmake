@@ -1,4 +1,4 @@
-# Strict warnings for C (DESIGN.md §6); -Werror with GPUMAT_WERROR (CI).
+# Strict warnings for C; -Werror with GPUMAT_WERROR (CI).
 function(gpumat_warnings target)
   target_compile_options(${target} PRIVATE
     $<$<COMPILE_LANGUAGE:C>:-Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes

@@ -121,12 +121,12 @@ local function train()
     -- dZ = (P - Y) / N
     dZ:copy_(P):axpy_(-1, Y):scal_(1 / N)
     grads[3]:gemm_(1, H, dZ, 0, { transpose_a = true })          -- dW2 = H' dZ
-    grads[4]:sum_(dZ, { axis = 1 })                                -- db2
+    dZ:sum(1, { keepdims = true, out = grads[4] })                 -- db2: column sums
     dH:gemm_(1, dZ, W2, 0, { transpose_b = true })               -- dH = dZ W2'
     D:copy_(H):square_():scal_(-1):add_scalar_(1)                  -- 1 - H^2
     dH:mul_(D)                                                     -- through tanh
     grads[1]:gemm_(1, X, dH, 0, { transpose_a = true })            -- dW1 = X' dH
-    grads[2]:sum_(dH, { axis = 1 })                                -- db1
+    dH:sum(1, { keepdims = true, out = grads[2] })                 -- db1
   end
 
   local function adam(t)

@@ -1,5 +1,5 @@
 // Random fills on the device: the counter-based Philox block functions of
-// random.h on a full grid (review #6: the cuRAND XORWOW states gave only
+// random.h on a full grid (the cuRAND XORWOW states gave only
 // n_random_states threads and a curand_init per context).  Thread t takes
 // blocks t, t + stride, ... of the fill's reservation, so the values are
 // the host's and the emulated device's for the same state.

@@ -1,4 +1,4 @@
--- Scoped allocation caches (seed 004): gm.cached(cache, fn, ...) takes every
+-- Scoped allocation caches: gm.cached(cache, fn, ...) takes every
 -- facet block (host and device) from the cache when it holds one of that
 -- size and gives every block of the scope back when fn ends; mats and
 -- buffers fn returns survive, any other raises "memory returned to an

@@ -49,3 +49,65 @@ describe("docs/ARCHITECTURE.md", function()
     if #gone > 0 then error("File index entries without a file: " .. table.concat(gone, ", "), 0) end
   end)
 end)
+
+-- Source files state their reasons instead of pointing at documents outside
+-- the repository (review findings, seed and issue numbers, the design
+-- notes, the contract's copy): a reader of the tree cannot follow those.
+-- MGL-MAT and MGL-CUBE section numbers name the behavioural model gpumat
+-- follows and are allowed.
+local citation_patterns = {
+  "review #?%d", "seeds? 0%d%d", "design%.md", "issue #?%d", "foundation item %d",
+  "%(#%d+%)", "cuda%-review", "shared/api%.md", "trials/[%w%-]+%.md",
+}
+local SECTION = "\194\167" -- the section sign, UTF-8
+
+local function cited(line)
+  local l = line:lower()
+  for _, p in ipairs(citation_patterns) do
+    if l:find(p) then return true end
+  end
+  -- a section sign is allowed after the model's name on the same line
+  -- ("MGL-MAT §18.3, §19.2")
+  local i = l:find(SECTION, 1, true)
+  if not i then return false end
+  local before = l:sub(1, i - 1)
+  return not (before:find("mgl%-mat $") or before:find("mgl%-cube $"))
+end
+
+local function cited_files()
+  local p = assert(io.popen("find src kernels include lua cmake tools spec tests bench CMakeLists.txt " ..
+    "-type f -not -name '*.md' | sort", "r"))
+  local files = {}
+  for line in p:lines() do files[#files + 1] = line end
+  p:close()
+  return files
+end
+
+describe("source files", function()
+  it("cite no document outside the repository #host", function()
+    local found, n = {}, 0
+    for _, f in ipairs(cited_files()) do
+      n = n + 1
+      local lineno = 0
+      for line in io.lines(f) do
+        lineno = lineno + 1
+        if cited(line) then found[#found + 1] = ("%s:%d: %s"):format(f, lineno, line) end
+      end
+    end
+    assert.is_true(n > 200)
+    if #found > 0 then error("citations of outside documents (state the reason instead):\n" ..
+      table.concat(found, "\n"), 0) end
+  end)
+
+  it("the citation check recognises each form #host", function()
+    -- built by concatenation, so this file does not match its own check
+    local R, S, D, I, F = "rev" .. "iew #3", "se" .. "ed 004", "DES" .. "IGN.md", "iss" .. "ue 7", "Found" .. "ation item 10"
+    for _, s in ipairs({"x (" .. R .. ")", "(" .. S .. ")", D, I, "(" .. "#4)", "a " .. SECTION .. "6", F}) do
+      assert.is_true(cited(s), s)
+    end
+    for _, s in ipairs({"MGL-MAT " .. SECTION .. "15", "MGL-CUBE " .. SECTION .. "8.1", "docs/API.md",
+                        "seed 1234", "with a random seed"}) do
+      assert.is_false(cited(s), s)
+    end
+  end)
+end)

@@ -323,7 +323,7 @@ describe("blas", function()
       assert.has_error(function() gm.asum(x, { incx = -1 }) end,
                        "bad argument #2 to 'asum' (option 'incx' must be non-negative, got -1)")
       assert.has_error(function() gm.dot(x, x, { incy = 0 }) end, "bad argument #2 to 'dot' (incy must be positive, got 0)")
-      -- counts beyond BLAS's int are split into several calls (docs/GPU.md, review #18): a huge n
+      -- counts beyond BLAS's int are split into several calls (docs/GPU.md): a huge n
       -- is refused only because x is too small
       assert.has_error(function() gm.asum(x, { n = math.maxinteger }) end,
                        "bad argument #1 to 'asum' (n 9223372036854775807 with incx 1 needs 9223372036854775807 elements, x has 5)")

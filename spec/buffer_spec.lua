@@ -1,4 +1,4 @@
--- Buffers (seed 000): makers in every memory space, element types,
+-- Buffers: makers in every memory space, element types,
 -- refcounts shared by displaced views, displacement rules, pitched device
 -- arrays, pinned flags and mappings, managed arrays, bulk copies across
 -- every pair of memory spaces (counted), write/read on Lua files,

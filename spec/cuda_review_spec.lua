@@ -9,7 +9,7 @@ local gm = require "gpumat"
 local EMU = { backend = "emulated" }
 local MiB = 1 << 20
 
-describe("review #1: cudart's last-error slot on the emulated device", function()
+describe("cudart's last-error slot on the emulated device", function()
   after_each(function() gm.emulated_device({ memory = 0, sticky_error = false, last_error = "none" }) end)
 
   it("a stale error fails the next device call once, as a launch's cudaGetLastError would #outermost", function()
@@ -83,7 +83,7 @@ describe("review #1: cudart's last-error slot on the emulated device", function(
   end)
 end)
 
-describe("review #3: copy-stream ordering (the emulated copy stream runs behind the host)", function()
+describe("copy-stream ordering (the emulated copy stream runs behind the host)", function()
   it("device work in the body sees to_cuda copies, host reads see to_cuda_host copies (safe = false) #outermost", function()
     gm.with_cuda(EMU, function()
       local x = gm.mat(1000, { ctype = "double", initial_element = 1 })
@@ -117,7 +117,7 @@ describe("review #3: copy-stream ordering (the emulated copy stream runs behind 
   end)
 end)
 
-describe("review #10: H2D from page-locked memory waits for the copy, not the compute stream", function()
+describe("H2D from page-locked memory waits for the copy, not the compute stream", function()
   -- the emulated copy stream runs behind the host: copies_in_flight counts
   -- what is queued on it and not landed
   local function in_flight() return gm.emulated_device().copies_in_flight end
@@ -166,7 +166,7 @@ describe("review #10: H2D from page-locked memory waits for the copy, not the co
   end)
 end)
 
-describe("review #4: gm.cuda_stream", function()
+describe("gm.cuda_stream", function()
   it("is nil outside a CUDA context and on the emulated device #outermost", function()
     assert.is_nil(gm.cuda_stream())
     gm.with_cuda(EMU, function() assert.is_nil(gm.cuda_stream()) end)
@@ -177,7 +177,7 @@ describe("cuSOLVER's argument mapping for invert and logdet (emulated device)", 
   require("solver_cases")(it, EMU, function() return true end)
 end)
 
-describe("review #9: the pool with many live blocks", function()
+describe("the pool with many live blocks", function()
   it("finds every block on free (hash) and returns to the baseline #outermost", function()
     gm.with_cuda(EMU, function()
       collectgarbage()
@@ -203,7 +203,7 @@ describe("review #9: the pool with many live blocks", function()
   end)
 end)
 
-describe("review #6: device random fills are the host's Philox values", function()
+describe("device random fills are the host's Philox values", function()
   it("the emulated device draws exactly the host's samples for the same seed #outermost", function()
     local function draw(opts, ctype)
       return gm.with_cuda(opts, function()
@@ -229,7 +229,7 @@ describe("review #6: device random fills are the host's Philox values", function
   end)
 end)
 
-describe("review #12: outputs that share storage with inputs", function()
+describe("outputs that share storage with inputs", function()
   it("sum_ refuses a y inside x", function()
     local base = gm.mat(12, { initial_element = 1 })
     local x = gm.mat({ 3, 4 }, { displaced_to = base })
@@ -258,7 +258,7 @@ describe("review #12: outputs that share storage with inputs", function()
   end)
 end)
 
-describe("review #17: gm.cuda_allow_tf32", function()
+describe("gm.cuda_allow_tf32", function()
   it("defaults to false, takes booleans only, and leaves host/emulated gemm exact", function()
     assert.is_false(gm.cuda_allow_tf32)
     assert.has_error(function() gm.cuda_allow_tf32 = 1 end, "gpumat.cuda_allow_tf32 must be a boolean, got number")

@@ -145,7 +145,7 @@ describe("the device pool", function()
     collectgarbage()
     local c = gm.counters()
     assert.are.equal(0, c.device_bytes_in_use)
-    assert.is_true(c.device_bytes_pooled >= 40448) -- review #9: no cudaMalloc churn per context
+    assert.is_true(c.device_bytes_pooled >= 40448) -- no cudaMalloc churn per context
     gm.with_cuda(EMU, function()
       local before = gm.counters().device_bytes_pooled
       gm.fill_(1, gm.mat(5000)) -- served from the cache

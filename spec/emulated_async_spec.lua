@@ -137,6 +137,23 @@ describe("review A1, C8: mats over mapped or managed memory wait for device work
   end)
 end)
 
+describe("review C8: managed memory is prefetched to the device before device work", function()
+  it("each device op on a managed mat asks for a prefetch; an ordinary mat does not #outermost", function()
+    lazy(function()
+      local x = gm.mat(1000, { initial_element = 2 })
+      gm.with_facet(x, "managed", "io", function() end)
+      local plain = gm.mat(1000, { initial_element = 1 })
+      gm.scal_(1, plain)
+      local before = gm.emulated_device().prefetches
+      gm.scal_(3, x)
+      gm.axpy_(1, x, plain)
+      local after = gm.emulated_device().prefetches
+      assert.are.equal(before + 2, after) -- scal_ (x) and axpy_ (x); plain is not managed
+      assert.are.equal(7, plain[5])
+    end)
+  end)
+end)
+
 describe("review A1: buffers the device uses in place wait for it", function()
   it("bref of a mapped or managed buffer after a queued op on a mat over it #outermost", function()
     lazy(function()

@@ -426,7 +426,8 @@ describe("kernels/*.cu on the emulated device", function()
       -- Whether the other cores take a chunk before the calling thread
       -- has done them all depends on the schedule (gm_par_for starts its
       -- threads per call; the launches are vector loops of a few
-      -- milliseconds): 4M elements, up to 50 tries each.
+      -- milliseconds): 4M elements, up to 300 tries each (a loaded machine
+      -- starts the helper threads late).
       gm.with_cuda(EMU, function()
         local m = gm.mat(1 << 22, { ctype = ctype, initial_element = 0.5 })
         for k, op in pairs {
@@ -436,7 +437,7 @@ describe("kernels/*.cu on the emulated device", function()
           ["reduce_axis_kernel<" .. ctype .. ">"] = function() return m:reshape({ 64, 65536 }):sum(1) end,
         } do
           local before = par()[k] or 0
-          for _ = 1, 50 do
+          for _ = 1, 300 do
             op()
             gm.synchronize() -- the launch is queued on the compute stream
             if (par()[k] or 0) > before then break end

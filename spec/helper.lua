@@ -22,7 +22,7 @@ if device and device ~= "" then
   local busted = require "busted"
   local gm = require "gpumat"
   -- GPUMAT_DEVICE=cuda names CUDA explicitly: without a usable device every
-  -- with_cuda raises (docs/GPU.md, review #2); say so once, up front
+  -- with_cuda raises (docs/GPU.md); say so once, up front
   if device == "cuda" then
     local ok, why = gm.cuda_available()
     if not ok then error("GPUMAT_DEVICE=cuda but cuda is not usable: " .. tostring(why), 0) end

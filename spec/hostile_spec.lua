@@ -1,4 +1,4 @@
--- Hostile input (issue 7): Lua code run in the middle of a gpumat call
+-- Hostile input: Lua code run in the middle of a gpumat call
 -- (metamethods of argument tables, finalizers at allocations and in the
 -- reclaim cascade) must never make gpumat touch freed or resized memory.
 -- Every case ends in a clean result or a clean Lua error; the ASan+UBSan

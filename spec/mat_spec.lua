@@ -191,6 +191,28 @@ describe("module defaults", function()
     assert(ok, err)
   end)
 
+  -- settings belong to the Lua state; a coroutine is the same state
+  it("a coroutine shares its state's settings both ways", function()
+    local co = coroutine.wrap(function()
+      assert.are.equal("double", gm.mat(1):ctype())
+      gm.default_ctype = "float"
+      gm.print_max_elements = 3
+      coroutine.yield(gm.mat(1):ctype())
+      assert.are.equal("double", gm.default_ctype) -- the main code's write
+      return gm.mat(1):ctype()
+    end)
+    local ok, err = pcall(function()
+      assert.are.equal("float", co())
+      assert.are.equal("float", gm.mat(1):ctype())
+      assert.are.equal(3, gm.print_max_elements)
+      gm.default_ctype = "double"
+      assert.are.equal("double", co())
+    end)
+    gm.default_ctype = "double"
+    gm.print_max_elements = 1000
+    assert(ok, err)
+  end)
+
   it("coerce_to_ctype rounds through float", function()
     assert.are.equal(0.1, gm.coerce_to_ctype(0.1, "double"))
     assert.are.equal(0.10000000149011612, gm.coerce_to_ctype(0.1, "float"))

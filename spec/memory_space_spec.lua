@@ -1,4 +1,4 @@
--- Memory spaces (seed 001): gm.ensure gives a non-owning view when x is
+-- Memory spaces: gm.ensure gives a non-owning view when x is
 -- already in the requested memory type, ctype and layout, an owning copy
 -- otherwise; for mats it goes through the facet machinery (a stale facet
 -- costs one counted copy, an up-to-date one none; a facet reference is

@@ -1,4 +1,4 @@
--- Staging arrays (seed 003): gm.mat(dims, {pinned = true}) has page-locked
+-- Staging arrays: gm.mat(dims, {pinned = true}) has page-locked
 -- host memory from birth (foreign and cuda_host facets are one block), so
 -- host<->device copies need no staging copy; {mapped = true} lets device
 -- ops work in place on that memory (no cuda facet memory, zero copies);

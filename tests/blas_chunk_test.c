@@ -1,5 +1,5 @@
 /* Level-1 BLAS calls over more elements than BLAS's int are split into
- * several calls (review #18, src/core/blas.c gm_blas_chunk).  Mats over
+ * several calls (src/core/blas.c gm_blas_chunk).  Mats over
  * 2^31 elements do not fit this machine's tests, so the chunk size is
  * lowered to 7 and every split op is compared with the unsplit call, on
  * the host and on the emulated device, for strides 1 and 3.

@@ -1,4 +1,4 @@
-/* One host thread per device at a time (docs/GPU.md, review #5 and #16):
+/* One host thread per device at a time (docs/GPU.md):
  * while one thread has an outermost context on a device, another
  * thread's outermost context on the same device is refused with a clear
  * error, and succeeds once the first has exited; another device (id 1)

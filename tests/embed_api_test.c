@@ -3,7 +3,8 @@
  * callback (exactly once, whoever drops the last view: C, Lua, a Lua
  * view), facet access, contexts from C, every operation on the host and
  * on the emulated device with values checked against plain C, counters,
- * and the Lua entry points (embedded Lua parts, no package.path).
+ * and the Lua entry points (embedded Lua parts, no package.path), with
+ * settings per Lua state.
  * Every error path returns its status and leaves the arguments unchanged.
  * Exits 0 when every check passes; prints each failure. */
 #include <lauxlib.h>
@@ -490,6 +491,44 @@ static void test_lua(void) {
   CHECK(n_released == 1 && last_ud == buf);
 }
 
+static lua_State *open_gpumat_state(void) {
+  lua_State *L = luaL_newstate();
+  luaL_openlibs(L);
+  luaL_requiref(L, "gpumat", luaopen_gpumat, 1);
+  lua_setglobal(L, "gm");
+  return L;
+}
+
+/* The binding's settings are per Lua state: two states of one application
+ * configure gpumat independently; the core's flags (cuda_enabled) are
+ * process-wide, seen by both. */
+static void test_two_states(void) {
+  lua_State *a = open_gpumat_state(), *b = open_gpumat_state();
+  CHECK(run(a, "gm.default_ctype = 'float'; gm.print_max_elements = 2; gm.mat_headers = false"));
+  CHECK(run(a, "assert(gm.mat(1):ctype() == 'float' and gm.default_ctype == 'float')"));
+  CHECK(run(b, "assert(gm.mat(1):ctype() == 'double' and gm.default_ctype == 'double')"
+               "; assert(gm.print_max_elements == 1000 and gm.mat_headers == true)"
+               "; assert(gm.array_to_mat({1}):ctype() == 'double')"));
+  /* the other way round: b's writes leave a alone */
+  CHECK(run(b, "gm.default_ctype = 'float'; gm.default_synchronization = true"));
+  CHECK(run(a, "gm.default_ctype = 'double'"));
+  CHECK(run(b, "assert(gm.mat(1):ctype() == 'float' and gm.default_synchronization == true)"));
+  CHECK(run(a, "assert(gm.mat(1):ctype() == 'double' and gm.default_synchronization == 'maybe')"));
+  /* opening the module again keeps the state's settings */
+  lua_pushcfunction(b, luaopen_gpumat);
+  lua_call(b, 0, 1);
+  lua_pop(b, 1);
+  CHECK(run(b, "assert(gm.default_ctype == 'float' and gm.print_max_elements == 1000)"));
+  CHECK(run(a, "assert(gm.print_max_elements == 2)"));
+  /* a process-wide core flag is one for both */
+  CHECK(run(a, "gm.cuda_enabled = false"));
+  CHECK(run(b, "assert(gm.cuda_enabled == false); gm.cuda_enabled = true"));
+  CHECK(run(a, "assert(gm.cuda_enabled == true)"));
+  lua_close(a);
+  CHECK(run(b, "assert(gm.mat(2):ctype() == 'float')")); /* b outlives a */
+  lua_close(b);
+}
+
 int main(void) {
   test_wrap();
   test_wrap_thread();
@@ -505,6 +544,7 @@ int main(void) {
   }
   test_counters();
   test_lua();
+  test_two_states();
   if (gm_test_failed) {
     fprintf(stderr, "embed_api_test: %d check(s) failed\n", atomic_load(&gm_test_failed));
     return 1;

@@ -1,4 +1,4 @@
-/* Review #10: an H2D copy from page-locked host memory is queued on the
+/* An H2D copy from page-locked host memory is queued on the
  * device's copy stream, with the compute stream made to wait for it,
  * instead of synchronizing the whole compute stream; host code waits for
  * the copy alone, and only when it touches the storage (or releases it).

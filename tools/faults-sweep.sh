@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fault-injection sweep (issue 7 item 5): runs tools/faults.lua once per N
+# Fault-injection sweep: runs tools/faults.lua once per N
 # with GPUMAT_EMULATED_FAIL_EVERY=N (every Nth emulated device allocation
 # or copy fails, at most MAX faults per run), for N = 1..K and each kind
 # set.  Ends with "N passed, N failed" (one per run).

@@ -1,4 +1,4 @@
--- Fault-injection driver (issue 7 item 5), run by tools/faults-sweep.sh
+-- Fault-injection driver, run by tools/faults-sweep.sh
 -- once per N with GPUMAT_EMULATED_FAIL_EVERY=N (every Nth emulated device
 -- allocation or copy fails; GPUMAT_EMULATED_FAIL_MAX caps the faults).
 -- Runs a fixed script of operations on cuda-enabled mats inside

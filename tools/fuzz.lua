@@ -1,4 +1,4 @@
--- Hostile-input fuzzer (issue 7 item 3).
+-- Hostile-input fuzzer.
 --   lua5.4 tools/fuzz.lua SEED CALLS
 -- Calls every function reachable from Lua, enumerated so new functions
 -- are covered without editing this file: the module table and its

@@ -2,7 +2,9 @@
 # The whole test suite (README's test command, run by .ci/run):
 #  1. release build with warnings as errors (CUDA backend compiled when the
 #     toolkit is present), suite on the host;
-#  2. the suite again with GPUMAT_DEVICE=emulated (device path of every op);
+#  2. the suite again with GPUMAT_DEVICE=emulated (device path of every op,
+#     streams on worker threads), and once more with its queues run only
+#     when something waits (GPUMAT_EMULATED_ASYNC=lazy);
 #  3. the suite again under an aggressive garbage collector;
 #  4. ASan+UBSan build, suite again;
 #  5. the area steps in tools/suite.d/*.sh (see below);
@@ -50,6 +52,10 @@ if build build; then
   fi
   tools/run-specs.sh build >"$log/host.log"; count host "$log/host.log"
   tools/run-specs.sh build GPUMAT_DEVICE=emulated >"$log/emu.log"; count emulated "$log/emu.log"
+  # the most adversarial legal order: queued device work runs only when
+  # something waits for it, so a missing wait reads stale data every time
+  tools/run-specs.sh build GPUMAT_DEVICE=emulated GPUMAT_EMULATED_ASYNC=lazy >"$log/lazy.log"
+  count emulated-lazy "$log/lazy.log"
   tools/run-specs.sh build GPUMAT_TEST_GC=aggressive >"$log/gc.log"; count gc-aggressive "$log/gc.log"
 fi
 

@@ -110,7 +110,7 @@ template <class... P> struct gm_emu_launcher {
         return 0;
       }
     };
-    gm_emu_enqueue(stream, task::go, new task{*this, std::tuple<A...>(a...)});
+    gm_emu_device_hooks.enqueue(stream, task::go, new task{*this, std::tuple<A...>(a...)});
   }
   template <class... A> void run(const A &...a) const {
     void (*k)(P...) = kernel;
@@ -193,7 +193,7 @@ template <class... P> struct gm_emu_range_launcher {
         return 0;
       }
     };
-    gm_emu_enqueue(stream, task::go, new task{*this, std::tuple<A...>(a...)});
+    gm_emu_device_hooks.enqueue(stream, task::go, new task{*this, std::tuple<A...>(a...)});
   }
   template <class... A> void run(const A &...a) const {
     struct job {
@@ -226,9 +226,9 @@ inline gm_emu_range_launcher<P...> gm_emu_launch_range(void (*kernel)(P...), siz
    gm_emu_launch_range(k, (size_t)(count), (double)(work), GM_EMU_SITE(k, false), (void *)(stream)))
 
 // The launchers' scratch hooks (launch_cuda.cuh) are the emulated
-// device's (src/device/emulated/device.c, declared in emu/cuda_runtime.h).
-#define gm_cuda_scratch_alloc gm_emu_scratch_alloc
-#define gm_cuda_scratch_free gm_emu_scratch_free
+// device's, through the shim's hook table (emu/emu_hooks.h).
+#define gm_cuda_scratch_alloc gm_emu_device_hooks.scratch_alloc
+#define gm_cuda_scratch_free gm_emu_device_hooks.scratch_free
 
 // The .cu files' own includes, here outside the namespace they are
 // compiled in (include guards keep them from opening again inside).

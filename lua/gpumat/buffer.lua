@@ -1,5 +1,5 @@
--- Buffers (seed 000), memory spaces (seed 001) and scoped allocation
--- caches (seed 004), Lua side: Lua sequences as buffers ("lua" kind,
+-- Buffers, memory spaces and scoped allocation
+-- caches, Lua side: Lua sequences as buffers ("lua" kind,
 -- nested for rank > 1, GC-managed), the with_deref helpers, write/read on
 -- Lua files, ensure of tables, memory_type_dispatch, cached/uncached.
 -- gpumat buffers are the C userdata of src/lua/l_buffer.c.

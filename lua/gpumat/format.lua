@@ -1,6 +1,6 @@
 -- gm.format_mat(m, opts) and m:show(opts): a mat as aligned rows and
 -- columns, large ones summarized with "..." as NumPy does.  The elements
--- come from core._peek_grid (src/lua/l_convenience.c), which reads them
+-- come from core._peek_grid (src/lua/l_peek.c), which reads them
 -- through the same path as tostring (core/peek.h): formatting never
 -- creates a facet or changes up-to-date bits.
 local argcheck = require "gpumat.argcheck"

@@ -1,4 +1,4 @@
--- Functions of the API contract (shared/API.md) that this version does not
+-- Functions of the API contract that this version does not
 -- implement yet.  Each raises a clear error instead of being a nil field
 -- ("attempt to call a nil value") or, worse, a silent no-op.  README lists
 -- them under "Not yet".

@@ -39,7 +39,7 @@ describe("on a real GPU", function()
     end)
   end
 
-  it("draws the host's Philox values for the same seed (review #6) #outermost", function()
+  it("draws the host's Philox values for the same seed #outermost", function()
     if not need_gpu() then return end
     local function draw(on_device, ctype)
       local function body()

@@ -17,7 +17,7 @@ describe("cuSOLVER on a real GPU", function()
 end)
 
 describe("review checks on a real GPU", function()
-  it("a failed cudaMalloc leaves no stale error for the next launch (#1) #outermost", function()
+  it("a failed cudaMalloc leaves no stale error for the next launch #outermost", function()
     if not need_gpu() then return end
     gm.with_cuda(CUDA, function()
       local total = gm.device_info().total_memory
@@ -30,13 +30,13 @@ describe("review checks on a real GPU", function()
     end)
   end)
 
-  it("exposes the compute stream (#4) #outermost", function()
+  it("exposes the compute stream #outermost", function()
     if not need_gpu() then return end
     gm.with_cuda(CUDA, function() assert.are.equal("userdata", type(gm.cuda_stream())) end)
   end)
 end)
 
-describe("review #15 on a real GPU: geam with beta 0 and scal by 0 agree with the host", function()
+describe("on a real GPU: geam with beta 0 and scal by 0 agree with the host", function()
   local function run(on_device)
     local function body()
       local a = gm.mat({ 2, 2 }, { initial_contents = { { math.huge, 1 }, { -math.huge, 0 / 0 } } })

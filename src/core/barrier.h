@@ -1,4 +1,4 @@
-/* Facet barriers (cube manual §8.1): facets created inside a barrier whose
+/* Facet barriers (MGL-CUBE §8.1): facets created inside a barrier whose
  * `destroys` set names them are destroyed when the barrier exits, after
  * the facets named in `ensures` were brought up to date.  Barriers form a
  * per-thread stack; the innermost matching barrier records the facet. */

@@ -18,7 +18,8 @@
  * a failure status set with gm_fail() (e.g. GM_ECUBLAS with
  * gm_set_lib_error_info for a library error).  A NULL entry means the
  * backend lacks the op: the core then reports GM_EUNSUPPORTED, except for
- * invert/logdet, which fall back to the host facet. */
+ * invert/logdet, which fall back to the host facet, and potrf/geqrf/orgqr,
+ * which only the host facet runs. */
 #ifndef GM_CORE_BLAS_OPS_H
 #define GM_CORE_BLAS_OPS_H
 
@@ -61,6 +62,23 @@ typedef struct gm_blas_ops {
    * singular); A is overwritten (by its LU factors). */
   gm_status (*invert)(void *ctx, gm_ctype t, int n, void *a, int lda);
   gm_status (*logdet)(void *ctx, gm_ctype t, int n, void *a, int lda, double *logabs, int *sign);
+  /* Optional LAPACK factorisations for mv_gaussian_random and
+   * orthogonal_random_ (core/random_linalg.c), which run on the host
+   * facet: the host table has them, device tables leave them NULL.  *info
+   * is LAPACK's (0: done; > 0: a numerical failure the caller names;
+   * < 0: a bad argument, NaN included); the status fails only when the
+   * backend cannot run the ctype.
+   * potrf: the lower Cholesky factor of A (n x n) in place (A = L L^T,
+   * only the lower triangle read and written); *info > 0 is the order of
+   * the leading minor that is not positive definite. */
+  gm_status (*potrf)(void *ctx, gm_ctype t, int n, void *a, int lda, int *info);
+  /* geqrf: QR of A (m x n, m >= n) in place: R in the upper triangle, the
+   * Householder reflectors below it and their scalars in tau (n elements
+   * of the ctype). */
+  gm_status (*geqrf)(void *ctx, gm_ctype t, int m, int n, void *a, int lda, void *tau, int *info);
+  /* orgqr: A (m x n) := the first n columns of Q from geqrf's output in A
+   * and tau (k = n reflectors). */
+  gm_status (*orgqr)(void *ctx, gm_ctype t, int m, int n, void *a, int lda, const void *tau, int *info);
 } gm_blas_ops;
 
 /* The host table (src/host/blas.c): CBLAS (OpenBLAS) and LAPACKE. */

@@ -40,7 +40,7 @@ static void push_barrier(gm_context *c) {
  * on the host because CUDA is not usable here and was not asked for by
  * name.  A named "cuda" that is not usable (no device, a driver older
  * than the toolkit needs, no toolkit in the build) fails with the reason
- * instead of running on the CPU silently (review #2). */
+ * instead of running on the CPU silently. */
 static gm_status open_device(const gm_context_options *o, gm_device **out) {
   *out = NULL;
   if (strcmp(o->backend, "cuda") == 0) {
@@ -53,7 +53,7 @@ static gm_status open_device(const gm_context_options *o, gm_device **out) {
   return gm_device_get(o->backend, o->device_id, out);
 }
 
-/* Claims d for this thread (review #5, #16): its per-device state (pool
+/* Claims d for this thread: its per-device state (pool
  * limit, GC hook, cuBLAS handle, compute stream) must not be shared by
  * two host threads' contexts. */
 static gm_status claim(gm_device *d) {

@@ -29,7 +29,7 @@ typedef struct gm_context_options {
   int device_id;
   const char *backend; /* "cuda" or "emulated" */
   bool backend_named;  /* asked for by name: an unusable "cuda" is an error,
-                          not a quiet fallback to the host (review #2) */
+                          not a quiet fallback to the host */
   unsigned long long random_seed;
   int n_random_states;
   size_t n_pool_bytes; /* 0: no limit */
@@ -52,7 +52,7 @@ typedef struct gm_context {
 
 /* Global switch gm.cuda_enabled (bound by contexts). */
 extern _Atomic bool gm_cuda_enabled;
-/* gm.cuda_allow_tf32 (review #17): float gemm on the CUDA backend may use
+/* gm.cuda_allow_tf32: float gemm on the CUDA backend may use
  * TF32 tensor cores (10-bit mantissa inputs); default false. */
 extern _Atomic bool gm_cuda_allow_tf32;
 

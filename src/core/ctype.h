@@ -40,7 +40,7 @@ double gm_ctype_coerce(gm_ctype t, double x);
 double gm_ctype_get(gm_ctype t, const void *base, size_t i);
 void gm_ctype_set(gm_ctype t, void *base, size_t i, double v);
 
-/* Element types of buffers (seed 000): a separate list, mats stay
+/* Element types of buffers: a separate list, mats stay
  * float/double.  X(c type, enum suffix, Lua name, C type name, is integer,
  * is signed) */
 #define GM_BUFFER_ETYPES(X)                            \

@@ -1,5 +1,6 @@
 #include "exec.h"
 
+#include "mem/block.h"
 #include "mem/runtime.h"
 #include "context.h"
 #include "stage.h"
@@ -41,6 +42,15 @@ static gm_status check_operands(gm_operand *ops, int n) {
 
 /* The device call starts before the watches: creating a facet may run a
  * fill kernel on the new memory (the backend counts nested enters). */
+/* Managed storage that device work is about to use moves to the device
+ * first (advisory: the device's prefetch, when it has one). */
+static void prefetch_managed(const gm_exec *e, const gm_operand *op) {
+  const gm_mat *m = op->m;
+  const gm_block *b = m->vec->host_blk;
+  if (!e->dev || !e->dev->ops->prefetch || !b || b->space != GM_SPACE_MANAGED || !m->contiguous || !op->ptr) return;
+  e->dev->ops->prefetch(e->dev, op->ptr, m->size * gm_ctype_size(m->ctype));
+}
+
 static gm_status acquire(const gm_exec *e, gm_operand *ops, int n, bool in_place) {
   GM_TRY(check_operands(ops, n));
   gm_device_enter(e->dev);
@@ -53,9 +63,10 @@ static gm_status acquire(const gm_exec *e, gm_operand *ops, int n, bool in_place
       gm_device_leave(e->dev);
       return st;
     }
+    prefetch_managed(e, &ops[i]);
   }
   /* the emulated device's model of the launch's cudaGetLastError: a
-   * stale error left by a recovered allocation failure (review #1) fails
+   * stale error left by a recovered allocation failure fails
    * here as it would fail the launch on a GPU */
   if (e->dev && e->dev->ops->check_error) {
     gm_status st = e->dev->ops->check_error(e->dev);

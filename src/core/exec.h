@@ -49,7 +49,7 @@ gm_status gm_finish_in_place(const gm_exec *e, gm_operand *ops, int n, gm_status
 /* True when a and b (contiguous views) share storage elements; false when
  * either is a non-contiguous view, which ops stage through a temporary.  An op
  * whose output may overlap an input gives different results on a GPU,
- * where threads read inputs while others write (review #12). */
+ * where threads read inputs while others write. */
 bool gm_mats_overlap(const gm_mat *a, const gm_mat *b);
 
 /* Errors for common precondition failures, naming the op. */

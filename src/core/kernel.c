@@ -34,27 +34,32 @@ typedef union {
   int64_t i;
 } karg_value;
 
-gm_status gm_kernel_run(gm_ctype ctype, const gm_kernel_code *code, gm_kernel_arg *args, int n,
-                        const unsigned *geom) {
-  if (n < 0 || n > GM_KERNEL_MAX_ARGS) return gm_fail(GM_EINVAL, "too many parameters");
-  gm_mat *mats[GM_KERNEL_MAX_ARGS];
-  gm_operand ops[GM_KERNEL_MAX_ARGS];
-  int nm = 0;
+/* The mat arguments of args, in order, into mats and ops (*nm of them):
+ * all of the kernel's ctype, none written while sharing storage with
+ * another. */
+static gm_status check_mat_args(gm_ctype ctype, const gm_kernel_arg *args, int n, gm_mat **mats, gm_operand *ops,
+                                int *nm) {
+  *nm = 0;
   for (int i = 0; i < n; i++) {
     if (args[i].kind != GM_KARG_MAT) continue;
     gm_mat *m = args[i].m;
     if (m->ctype != ctype)
       return gm_fail(GM_EINVAL, "argument %d is a %s mat, the kernel's mats are %s", i + 1,
                      gm_ctype_name(m->ctype), gm_ctype_name(ctype));
-    for (int j = 0; j < nm; j++)
+    for (int j = 0; j < *nm; j++)
       if (mats[j]->vec == m->vec && (args[i].dir != GM_INPUT || ops[j].dir != GM_INPUT))
         return gm_fail(GM_EINVAL, "argument %d shares its storage with another mat argument that is written",
                        i + 1);
-    mats[nm] = m;
-    ops[nm] = (gm_operand){m, args[i].dir, NULL};
-    nm++;
+    mats[*nm] = m;
+    ops[*nm] = (gm_operand){m, args[i].dir, NULL};
+    (*nm)++;
   }
-  unsigned g[6];
+  return GM_OK;
+}
+
+/* g = grid then block dimensions: geom checked, or (geom NULL) a 1-d
+ * launch sized by first (NULL: no mat argument, an error). */
+static gm_status launch_geometry(const unsigned *geom, const gm_mat *first, unsigned g[6]) {
   if (geom) {
     for (int i = 0; i < 6; i++) {
       if (geom[i] == 0) return gm_fail(GM_EINVAL, "grid and block dimensions must be positive");
@@ -62,40 +67,57 @@ gm_status gm_kernel_run(gm_ctype ctype, const gm_kernel_code *code, gm_kernel_ar
     }
     if ((unsigned long long)g[3] * g[4] * g[5] > 1024)
       return gm_fail(GM_EINVAL, "a block has at most 1024 threads, got %u", g[3] * g[4] * g[5]);
-  } else {
-    if (nm == 0)
-      return gm_fail(GM_EINVAL, "the default launch is sized by the first mat argument; "
-                     "with no mat argument give grid_dim and block_dim");
-    int block, grid;
-    gm_launch_1d(mats[0]->size, &block, &grid);
-    g[0] = (unsigned)grid, g[1] = g[2] = 1;
-    g[3] = (unsigned)block, g[4] = g[5] = 1;
+    return GM_OK;
   }
+  if (!first)
+    return gm_fail(GM_EINVAL, "the default launch is sized by the first mat argument; "
+                   "with no mat argument give grid_dim and block_dim");
+  int block, grid;
+  gm_launch_1d(first->size, &block, &grid);
+  g[0] = (unsigned)grid, g[1] = g[2] = 1;
+  g[3] = (unsigned)block, g[4] = g[5] = 1;
+  return GM_OK;
+}
+
+/* The NVRTC launch on e's device: arguments as cudaLaunchKernel takes
+ * them (scalars in the kernel's ctype), then the operands released. */
+static gm_status run_nvrtc(gm_exec *e, gm_ctype ctype, const gm_kernel_code *code, const gm_kernel_arg *args,
+                           int n, gm_operand *ops, int nm, const unsigned *g) {
+  karg_value vals[GM_KERNEL_MAX_ARGS];
+  void *argv[GM_KERNEL_MAX_ARGS];
+  for (int i = 0, k = 0; i < n; i++) {
+    if (args[i].kind == GM_KARG_MAT)
+      vals[i].p = ops[k++].ptr;
+    else if (args[i].kind == GM_KARG_SCALAR && ctype == GM_FLOAT)
+      vals[i].f = (float)args[i].d;
+    else if (args[i].kind == GM_KARG_SCALAR)
+      vals[i].d = args[i].d;
+    else
+      vals[i].i = args[i].i;
+    argv[i] = &vals[i];
+  }
+  gm_status st = e->dev->ops->rtk_launch(e->dev, code->dev_kernel, argv, g);
+  gm_release(e, ops, nm);
+  if (st == GM_OK) atomic_fetch_add(&n_launches[GM_KPLACE_CUDA], 1);
+  return st;
+}
+
+gm_status gm_kernel_run(gm_ctype ctype, const gm_kernel_code *code, gm_kernel_arg *args, int n,
+                        const unsigned *geom) {
+  if (n < 0 || n > GM_KERNEL_MAX_ARGS) return gm_fail(GM_EINVAL, "too many parameters");
+  gm_mat *mats[GM_KERNEL_MAX_ARGS];
+  gm_operand ops[GM_KERNEL_MAX_ARGS];
+  int nm = 0;
+  GM_TRY(check_mat_args(ctype, args, n, mats, ops, &nm));
+  unsigned g[6];
+  GM_TRY(launch_geometry(geom, nm ? mats[0] : NULL, g));
   gm_exec e = gm_exec_choose(mats, nm);
   bool nvrtc = e.dev && e.dev->ops->rtk_launch;
   if (nvrtc && (code->dev != e.dev || !code->dev_kernel))
     return gm_fail(GM_ESTATE, "the kernel is not compiled for device %d (internal error)", e.dev->id);
   if (!nvrtc && !code->cpu) return gm_fail(GM_ESTATE, "the kernel has no CPU code (internal error)");
   GM_TRY(gm_acquire(&e, ops, nm));
-  if (nvrtc) {
-    karg_value vals[GM_KERNEL_MAX_ARGS];
-    void *argv[GM_KERNEL_MAX_ARGS];
-    for (int i = 0, k = 0; i < n; i++) {
-      if (args[i].kind == GM_KARG_MAT)
-        vals[i].p = ops[k++].ptr;
-      else if (args[i].kind == GM_KARG_SCALAR && ctype == GM_FLOAT)
-        vals[i].f = (float)args[i].d;
-      else if (args[i].kind == GM_KARG_SCALAR)
-        vals[i].d = args[i].d;
-      else
-        vals[i].i = args[i].i;
-      argv[i] = &vals[i];
-    }
-    gm_status st = e.dev->ops->rtk_launch(e.dev, code->dev_kernel, argv, g);
-    gm_release(&e, ops, nm);
-    if (st == GM_OK) atomic_fetch_add(&n_launches[GM_KPLACE_CUDA], 1);
-    return st;
-  }
+  if (nvrtc) return run_nvrtc(&e, ctype, code, args, n, ops, nm, g);
   void *ptrs[GM_KERNEL_MAX_ARGS];
   for (int i = 0, k = 0; i < n; i++) {
     if (args[i].kind == GM_KARG_MAT)

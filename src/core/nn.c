@@ -124,7 +124,7 @@ static gm_status nn_begin(nn_call *c, const char *op, gm_operand *o, int n) {
   return gm_acquire(&c->e, o, n);
 }
 
-/* Outputs must not share storage with any other operand (review #12):
+/* Outputs must not share storage with any other operand:
  * the GPU kernels read inputs while other threads write outputs. */
 typedef struct nn_operand_name {
   gm_mat *m;

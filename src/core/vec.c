@@ -301,7 +301,7 @@ static gm_status refresh(gm_vec *v, gm_facet_name to) {
     if (!host_ok) return GM_OK;
     bool page_locked = v->host_blk && (v->host_blk->space == GM_SPACE_PINNED || v->host_blk->registered_on);
     if (page_locked && !gm_device_async_copies_active()) {
-      /* review #10: the DMA reads page-locked memory after the call
+      /* the DMA reads page-locked memory after the call
        * returns, which used to mean a sync of the whole compute stream
        * (every kernel queued before).  Queued on the copy stream instead,
        * the compute stream waiting for it; the host waits for the copy
@@ -316,7 +316,7 @@ static gm_status refresh(gm_vec *v, gm_facet_name to) {
     }
     GM_TRY(gm_device_copy_h2d(D->device, D->ptr, v->host, bytes));
   }
-  /* queued on the copy stream: host code must wait for it (review #3) */
+  /* queued on the copy stream: host code must wait for it */
   if (gm_device_async_copies_active()) v->copy_pending = D->device;
   set_up_to_date(v, to, true);
   return GM_OK;

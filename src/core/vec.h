@@ -60,7 +60,7 @@ typedef struct gm_vec {
   void *host;              /* host_blk->ptr (NULL without host storage) */
   bool host_up_to_date;
   struct gm_block *dev_blk; /* the CUDA facet's memory (unless mapped) */
-  /* Staging (seed 003): host memory page-locked from birth on
+  /* Staging: host memory page-locked from birth on
    * staging_dev; mapped also lets the CUDA facet use that memory in
    * place (no device block, no copies; it shares host_up_to_date). */
   bool staging_pinned, staging_mapped;
@@ -71,7 +71,7 @@ typedef struct gm_vec {
   gm_facet facets[GM_N_FACETS];
   int n_sync_locks; /* with_syncing_cuda_facets (safe): any access is an error */
   struct gm_device *copy_pending; /* copies queued on its copy stream
-                                     (with_syncing_cuda_facets, review #3;
+                                     (with_syncing_cuda_facets;
                                      H2D from page-locked memory, #10):
                                      host watches and releases wait */
   /* device work queued on the compute stream of this device used the vec's
@@ -95,7 +95,7 @@ const char *gm_direction_str(gm_direction d);
 int gm_direction_parse(const char *s, gm_direction *out);
 
 /* Host storage page-locked from birth (foreign and cuda_host facets one
- * block) on dev, and with mapped, also the device's memory (seed 003).
+ * block) on dev, and with mapped, also the device's memory.
  * Call before any facet exists.  dev NULL: ordinary host memory. */
 void gm_vec_set_staging(gm_vec *v, struct gm_device *dev, bool mapped);
 /* A new facet f of v whose memory is b (mat_from_buffer): FOREIGN for a

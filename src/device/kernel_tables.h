@@ -152,7 +152,7 @@ static const gm_nn_ops gm_lt_nn_ops = {
  * The core's Philox reservation (`start`) expanded on the device with the
  * host's block functions (kernels/random.h) on a full grid: device samples
  * equal the host's for the same state, and there is no per-context
- * generator state to create, seed or free (review #6). */
+ * generator state to create, seed or free. */
 
 static gm_status gm_lt_uniform(void *ctx, const gm_random_state *start, gm_ctype t, size_t n, double limit,
                                void *x) {

@@ -5,6 +5,11 @@
 #include <stdlib.h>
 
 #include "../core/blas_ops.h"
+#include "../core/mem/runtime.h"
+
+/* The op tables of the device the call runs on: ctx is that gm_device
+ * (blas_ops.h), whose ops->kernels hold its fill and BLAS entries. */
+static const gm_backend *kernels_of(void *ctx) { return ((const gm_device *)ctx)->ops->kernels; }
 
 typedef struct scratch {
   void *work, *b, *diag;
@@ -82,11 +87,10 @@ static gm_status invert(const gm_solver_ops *s, const gm_backend *k, void *ctx, 
   return GM_OK;
 }
 
-gm_status gm_solver_invert(const gm_solver_ops *s, const gm_backend *k, void *ctx, gm_ctype t, int n, void *a,
-                           int lda) {
+gm_status gm_solver_invert(const gm_solver_ops *s, void *ctx, gm_ctype t, int n, void *a, int lda) {
   if (n == 0) return GM_OK;
   scratch w = {0};
-  gm_status st = invert(s, k, ctx, t, n, a, lda, &w);
+  gm_status st = invert(s, kernels_of(ctx), ctx, t, n, a, lda, &w);
   release(s, ctx, &w);
   return st;
 }
@@ -124,13 +128,13 @@ static gm_status logdet(const gm_solver_ops *s, const gm_backend *k, void *ctx, 
   return st;
 }
 
-gm_status gm_solver_logdet(const gm_solver_ops *s, const gm_backend *k, void *ctx, gm_ctype t, int n, void *a,
-                           int lda, double *logabs, int *sign) {
+gm_status gm_solver_logdet(const gm_solver_ops *s, void *ctx, gm_ctype t, int n, void *a, int lda,
+                           double *logabs, int *sign) {
   *logabs = 0;
   *sign = 1;
   if (n == 0) return GM_OK;
   scratch w = {0};
-  gm_status st = logdet(s, k, ctx, t, n, a, lda, logabs, sign, &w);
+  gm_status st = logdet(s, kernels_of(ctx), ctx, t, n, a, lda, logabs, sign, &w);
   release(s, ctx, &w);
   return st;
 }

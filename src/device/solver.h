@@ -27,10 +27,10 @@ typedef struct gm_solver_ops {
 } gm_solver_ops;
 
 /* blas_ops.h's invert and logdet (column-major a, in place for invert)
- * through s; k is the device's kernel table (fill, blas dot and copy). */
-gm_status gm_solver_invert(const gm_solver_ops *s, const gm_backend *k, void *ctx, gm_ctype t, int n, void *a,
-                           int lda);
-gm_status gm_solver_logdet(const gm_solver_ops *s, const gm_backend *k, void *ctx, gm_ctype t, int n, void *a,
-                           int lda, double *logabs, int *sign);
+ * through s; ctx is the gm_device, whose kernel table (ops->kernels:
+ * fill, blas dot and copy) does the rest. */
+gm_status gm_solver_invert(const gm_solver_ops *s, void *ctx, gm_ctype t, int n, void *a, int lda);
+gm_status gm_solver_logdet(const gm_solver_ops *s, void *ctx, gm_ctype t, int n, void *a, int lda,
+                           double *logabs, int *sign);
 
 #endif

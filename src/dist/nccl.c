@@ -17,7 +17,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../device/cuda/impl.h"
+#include "../core/mem/runtime.h"
 
 /* One communicator per device id (devices live until the process ends). */
 #define MAX_DEVICES 64
@@ -100,7 +100,9 @@ static gm_status get_comm(gm_device *d, ncclComm_t *out) {
   return GM_OK;
 }
 
-static cudaStream_t stream_of(gm_device *d) { return gm_cuda_impl(d)->stream; }
+/* The device's compute stream, through the device interface (only CUDA
+ * devices get here: gm_nccl_usable). */
+static cudaStream_t stream_of(gm_device *d) { return (cudaStream_t)d->ops->native_stream(d); }
 static ncclDataType_t dtype(gm_ctype t) { return t == GM_DOUBLE ? ncclDouble : ncclFloat; }
 static ncclRedOp_t red(gm_dist_op op, bool average) {
   if (average) return ncclAvg;

@@ -1,5 +1,5 @@
 /* The host BLAS table: CBLAS (OpenBLAS) with CblasColMajor, LAPACKE for
- * invert/logdet, loops for geam.  Arguments are column-major as documented
+ * invert/logdet/potrf/geqrf/orgqr, loops for geam.  Arguments are column-major as documented
  * in core/blas_ops.h; the row-major mapping is done by core/blas.c. */
 #include <cblas.h>
 #include <lapacke.h>
@@ -248,6 +248,36 @@ static gm_status h_logdet(void *ctx, gm_ctype t, int n, void *a, int lda, double
   return GM_OK;
 }
 
+static gm_status h_potrf(void *ctx, gm_ctype t, int n, void *a, int lda, int *info) {
+  (void)ctx;
+#define X(T, E, name, kw, p, ...) \
+  case GM_##E:                    \
+    *info = (int)LAPACKE_##p##potrf(LAPACK_COL_MAJOR, 'L', n, a, lda); \
+    return GM_OK;
+  CTYPE_SWITCH(t, X, "potrf")
+#undef X
+}
+
+static gm_status h_geqrf(void *ctx, gm_ctype t, int m, int n, void *a, int lda, void *tau, int *info) {
+  (void)ctx;
+#define X(T, E, name, kw, p, ...) \
+  case GM_##E:                    \
+    *info = (int)LAPACKE_##p##geqrf(LAPACK_COL_MAJOR, m, n, a, lda, tau); \
+    return GM_OK;
+  CTYPE_SWITCH(t, X, "geqrf")
+#undef X
+}
+
+static gm_status h_orgqr(void *ctx, gm_ctype t, int m, int n, void *a, int lda, const void *tau, int *info) {
+  (void)ctx;
+#define X(T, E, name, kw, p, ...) \
+  case GM_##E:                    \
+    *info = (int)LAPACKE_##p##orgqr(LAPACK_COL_MAJOR, m, n, n, a, lda, tau); \
+    return GM_OK;
+  CTYPE_SWITCH(t, X, "orgqr")
+#undef X
+}
+
 const gm_blas_ops gm_host_blas_ops = {
     .asum = h_asum,
     .nrm2 = h_nrm2,
@@ -259,4 +289,7 @@ const gm_blas_ops gm_host_blas_ops = {
     .geam = h_geam,
     .invert = h_invert,
     .logdet = h_logdet,
+    .potrf = h_potrf,
+    .geqrf = h_geqrf,
+    .orgqr = h_orgqr,
 };

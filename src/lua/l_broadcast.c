@@ -38,7 +38,7 @@ static gm_mat *push_result(lua_State *L, int rank, const size_t *dims, gm_ctype 
   o.ctype = (int)t;
   o.has_initial_element = 1;
   o.cuda_enabled = cuda;
-  o.synchronization = gml_setting.default_synchronization;
+  o.synchronization = gml_settings_of(L)->default_synchronization;
   gm_mat *r;
   GML_TRY(L, gm_mat_new(rank, dims, &o, &r), fn);
   gml_pushmat(L, r);

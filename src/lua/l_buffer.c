@@ -154,6 +154,52 @@ static unsigned option_bit(const char *k, size_t len) {
   }
 }
 
+/* The values read so far by read_options_fast. */
+typedef struct fast_values {
+  unsigned seen;
+  bool init_int;
+  lua_Integer init_i, pitch, level;
+  lua_Number init_d;
+  gm_etype et;
+} fast_values;
+
+/* Checks the value at -1 for the option of `bit` (0: not a fast option:
+ * false) and records it in v. */
+static bool fast_value(lua_State *L, unsigned bit, fast_values *v) {
+  if (bit & (OPT_ETYPE | OPT_FTYPE))
+    return lua_type(L, -1) == LUA_TSTRING && gm_etype_parse(lua_tostring(L, -1), &v->et) == 0;
+  if (bit & OPT_INIT) {
+    v->init_int = lua_isinteger(L, -1);
+    if (v->init_int)
+      v->init_i = lua_tointeger(L, -1);
+    else
+      v->init_d = lua_tonumber(L, -1);
+    return lua_type(L, -1) == LUA_TNUMBER;
+  }
+  if (bit & (OPT_PITCH | OPT_LEVEL)) {
+    int isnum = 0;
+    lua_Integer n = lua_tointegerx(L, -1, &isnum);
+    *(bit & OPT_PITCH ? &v->pitch : &v->level) = n;
+    return isnum && lua_type(L, -1) == LUA_TNUMBER && n >= 0;
+  }
+  return bit != 0;
+}
+
+/* Stores the fast read's values in a; pushes initial_element if given. */
+static void fast_apply(lua_State *L, const fast_values *v, maker_args *a, bool *init_pushed) {
+  a->et = v->et;
+  a->pitch_elt_size = (size_t)v->pitch;
+  a->has_level = v->seen & OPT_LEVEL;
+  a->level = (size_t)v->level;
+  if (v->seen & OPT_INIT) {
+    if (v->init_int)
+      lua_pushinteger(L, v->init_i);
+    else
+      lua_pushnumber(L, v->init_d);
+    *init_pushed = true;
+  }
+}
+
 /* Fast read of the common call (the hit path of an allocation cache or
  * the pool is mostly this parsing): no options, or a plain table (no
  * metatable, so a raw read sees what lua_getfield sees) whose keys are
@@ -170,12 +216,7 @@ static bool read_options_fast(lua_State *L, unsigned fast, maker_args *a, bool *
     lua_pop(L, 1);
     return false;
   }
-  unsigned seen = 0;
-  bool init_int = false;
-  lua_Integer init_i = 0;
-  lua_Number init_d = 0;
-  lua_Integer pitch = 0, level = 1;
-  gm_etype et = GM_E_F32;
+  fast_values v = {.seen = 0, .level = 1, .et = GM_E_F32};
   lua_pushnil(L);
   while (lua_next(L, 2)) {
     /* the key's type first: lua_tolstring on a number key would convert it
@@ -186,44 +227,15 @@ static bool read_options_fast(lua_State *L, unsigned fast, maker_args *a, bool *
       const char *k = lua_tolstring(L, -2, &len);
       bit = option_bit(k, len) & fast;
     }
-    bool ok = bit != 0;
-    int isnum = 0;
-    lua_Integer v = 0;
-    if (bit & (OPT_ETYPE | OPT_FTYPE))
-      ok = lua_type(L, -1) == LUA_TSTRING && gm_etype_parse(lua_tostring(L, -1), &et) == 0;
-    else if (bit & OPT_INIT) {
-      ok = lua_type(L, -1) == LUA_TNUMBER;
-      init_int = lua_isinteger(L, -1);
-      if (init_int)
-        init_i = lua_tointeger(L, -1);
-      else
-        init_d = lua_tonumber(L, -1);
-    } else if (bit & (OPT_PITCH | OPT_LEVEL)) {
-      v = lua_tointegerx(L, -1, &isnum);
-      ok = isnum && lua_type(L, -1) == LUA_TNUMBER && v >= 0;
-      if (bit & OPT_PITCH)
-        pitch = v;
-      else
-        level = v;
-    }
+    bool ok = fast_value(L, bit, &v);
     lua_pop(L, 1);
-    if (!ok || ((seen | bit) & (OPT_ETYPE | OPT_FTYPE)) == (OPT_ETYPE | OPT_FTYPE)) {
+    if (!ok || ((v.seen | bit) & (OPT_ETYPE | OPT_FTYPE)) == (OPT_ETYPE | OPT_FTYPE)) {
       lua_pop(L, 1); /* the key */
       return false;
     }
-    seen |= bit;
+    v.seen |= bit;
   }
-  a->et = et;
-  a->pitch_elt_size = (size_t)pitch;
-  a->has_level = seen & OPT_LEVEL;
-  a->level = (size_t)level;
-  if (seen & OPT_INIT) {
-    if (init_int)
-      lua_pushinteger(L, init_i);
-    else
-      lua_pushnumber(L, init_d);
-    *init_pushed = true;
-  }
+  fast_apply(L, &v, a, init_pushed);
   return true;
 }
 
@@ -654,33 +666,18 @@ static int l_buffer_displacement(lua_State *L) {
   return 2;
 }
 
-/* gm.buffer_displace(b, {offset | byte_offset, element_type | foreign_type,
- * size | dimensions, mapping}) */
-static int l_buffer_displace(lua_State *L) {
-  const char *fn = "buffer_displace";
-  static const char *const opts[] = {"offset", "byte_offset", "element_type", "foreign_type", "size", "dimensions",
-                                     "mapping", NULL};
-  gml_buffer *b = gml_checkbuffer(L, 1, fn);
-  gml_check_options(L, 2, fn, opts);
-  bool has_off = gml_opt_push(L, 2, "offset");
-  if (has_off) lua_pop(L, 1);
-  bool has_boff = gml_opt_push(L, 2, "byte_offset");
-  if (has_boff) lua_pop(L, 1);
-  if (has_off && has_boff) gml_argerror(L, 2, fn, "options 'offset' and 'byte_offset' are mutually exclusive");
-  bool has_size = gml_opt_push(L, 2, "size");
-  if (has_size) lua_pop(L, 1);
-  bool has_dims = gml_opt_push(L, 2, "dimensions");
-  if (has_dims) lua_pop(L, 1);
-  if (has_size && has_dims) gml_argerror(L, 2, fn, "options 'size' and 'dimensions' are mutually exclusive");
-  gm_etype et = b->et;
-  gml_opt_etype(L, 2, fn, &et);
-  size_t old_es = esize(b);
-  size_t rel = has_boff ? gml_opt_size(L, 2, "byte_offset", 0, fn) : gml_opt_size(L, 2, "offset", 0, fn);
-  if (has_off && rel > SIZE_MAX / 16) gml_argerror(L, 2, fn, "offset %zu is too large", rel);
-  if (has_off) rel *= old_es;
+/* Whether options table 2 has key (a non-nil value). */
+static bool has_option(lua_State *L, const char *key) {
+  bool has = gml_opt_push(L, 2, key);
+  if (has) lua_pop(L, 1);
+  return has;
+}
+
+/* buffer_displace's 'dimensions' or 'size' (true: to the end of the
+ * block, *fill_rest); returns the rank. */
+static int read_displace_shape(lua_State *L, const char *fn, bool has_size, bool has_dims, size_t *dims,
+                               bool *fill_rest) {
   int rank = 1;
-  size_t dims[GM_MAX_RANK] = {0};
-  bool fill_rest = false;
   if (has_dims) {
     lua_getfield(L, 2, "dimensions");
     rank = gml_check_dims(L, lua_gettop(L), fn, dims);
@@ -688,14 +685,19 @@ static int l_buffer_displace(lua_State *L) {
   } else if (has_size) {
     lua_getfield(L, 2, "size");
     if (lua_isboolean(L, -1) && lua_toboolean(L, -1))
-      fill_rest = true;
+      *fill_rest = true;
     else if (lua_type(L, -1) == LUA_TNUMBER && lua_isinteger(L, -1) && lua_tointeger(L, -1) >= 0)
       dims[0] = (size_t)lua_tointeger(L, -1);
     else
       gml_argerror(L, 2, fn, "option 'size' must be a non-negative integer or true, got %s", luaL_typename(L, -1));
     lua_pop(L, 1);
   }
-  int mapping = 0; /* 1 device, 2 host */
+  return rank;
+}
+
+/* buffer_displace's 'mapping': 0 none, 1 device, 2 host. */
+static int read_mapping(lua_State *L, const char *fn) {
+  int mapping = 0;
   if (gml_opt_push(L, 2, "mapping")) {
     const char *m = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
     if (m && (strcmp(m, "device") == 0 || strcmp(m, "gpu") == 0))
@@ -707,6 +709,31 @@ static int l_buffer_displace(lua_State *L) {
                    m ? m : luaL_typename(L, -1));
     lua_pop(L, 1);
   }
+  return mapping;
+}
+
+/* gm.buffer_displace(b, {offset | byte_offset, element_type | foreign_type,
+ * size | dimensions, mapping}) */
+static int l_buffer_displace(lua_State *L) {
+  const char *fn = "buffer_displace";
+  static const char *const opts[] = {"offset", "byte_offset", "element_type", "foreign_type", "size", "dimensions",
+                                     "mapping", NULL};
+  gml_buffer *b = gml_checkbuffer(L, 1, fn);
+  gml_check_options(L, 2, fn, opts);
+  bool has_off = has_option(L, "offset"), has_boff = has_option(L, "byte_offset");
+  if (has_off && has_boff) gml_argerror(L, 2, fn, "options 'offset' and 'byte_offset' are mutually exclusive");
+  bool has_size = has_option(L, "size"), has_dims = has_option(L, "dimensions");
+  if (has_size && has_dims) gml_argerror(L, 2, fn, "options 'size' and 'dimensions' are mutually exclusive");
+  gm_etype et = b->et;
+  gml_opt_etype(L, 2, fn, &et);
+  size_t old_es = esize(b);
+  size_t rel = has_boff ? gml_opt_size(L, 2, "byte_offset", 0, fn) : gml_opt_size(L, 2, "offset", 0, fn);
+  if (has_off && rel > SIZE_MAX / 16) gml_argerror(L, 2, fn, "offset %zu is too large", rel);
+  if (has_off) rel *= old_es;
+  size_t dims[GM_MAX_RANK] = {0};
+  bool fill_rest = false;
+  int rank = read_displace_shape(L, fn, has_size, has_dims, dims, &fill_rest);
+  int mapping = read_mapping(L, fn);
   /* every argument is read: now the view */
   gml_buffer *nb = gml_newbuffer(L); /* allocates before b's block is checked */
   gm_displace_args da = {.rel_bytes = rel, .et = et, .rank = has_dims || (has_size && !fill_rest) ? rank : 0,

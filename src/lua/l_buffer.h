@@ -1,4 +1,4 @@
-/* The buffer userdata (seed 000), shared by l_buffer.c (buffers, makers,
+/* The buffer userdata, shared by l_buffer.c (buffers, makers,
  * copies) and l_memspace.c (ensure, mat_from_buffer, alloc caches). */
 #ifndef GM_LUA_L_BUFFER_H
 #define GM_LUA_L_BUFFER_H

@@ -52,7 +52,7 @@ typedef struct gml_context {
 
 /* *named (may be NULL) tells whether the backend was asked for by name
  * (the option or GPUMAT_DEVICE): an explicit "cuda" raises when CUDA is
- * not usable, the default falls back to the host quietly (review #2). */
+ * not usable, the default falls back to the host quietly. */
 static const char *default_backend(lua_State *L, int arg, const char *fname, bool *named) {
   const char *env = getenv("GPUMAT_DEVICE");
   if (named) *named = env && *env;
@@ -76,7 +76,7 @@ static const char *check_backend(lua_State *L, int arg, const char *fname, bool 
 }
 
 static int check_device_id(lua_State *L, int arg, const char *fname) {
-  size_t id = gml_opt_size(L, arg, "device_id", (size_t)gml_setting.cuda_default_device_id, fname);
+  size_t id = gml_opt_size(L, arg, "device_id", (size_t)gml_settings_of(L)->cuda_default_device_id, fname);
   if (id > 63) gml_argerror(L, arg, fname, "option 'device_id' must be at most 63, got %zu", id);
   return (int)id;
 }
@@ -84,7 +84,7 @@ static int check_device_id(lua_State *L, int arg, const char *fname) {
 /* Rounds n_random_states up to a multiple of 32 (a warp of generators);
  * returns the requested value via *asked. */
 static int check_n_states(lua_State *L, int arg, const char *fname, lua_Integer *asked) {
-  lua_Integer n = gml_opt_integer(L, arg, "n_random_states", gml_setting.cuda_default_n_random_states, fname);
+  lua_Integer n = gml_opt_integer(L, arg, "n_random_states", gml_settings_of(L)->cuda_default_n_random_states, fname);
   if (n < 1 || n > (1 << 24))
     gml_argerror(L, arg, fname, "option 'n_random_states' must be in 1..16777216, got %d", (int)n);
   *asked = n;
@@ -107,7 +107,7 @@ static int l_cuda_context(lua_State *L) {
   o.device_id = check_device_id(L, arg, fname);
   o.backend = check_backend(L, arg, fname, &o.backend_named);
   o.random_seed = (unsigned long long)gml_opt_size(L, arg, "random_seed",
-                                                   (size_t)gml_setting.cuda_default_random_seed, fname);
+                                                   (size_t)gml_settings_of(L)->cuda_default_random_seed, fname);
   lua_Integer asked;
   o.n_random_states = check_n_states(L, arg, fname, &asked);
   o.n_pool_bytes = gml_opt_size(L, arg, "n_pool_bytes", 0, fname);
@@ -253,7 +253,7 @@ static void push_info(lua_State *L, const gm_device_info *in, const char *backen
 /* gm.device_info(id, {backend}) -> table */
 static int l_device_info(lua_State *L) {
   const char *fname = "device_info";
-  size_t id = lua_isnoneornil(L, 1) ? (size_t)gml_setting.cuda_default_device_id
+  size_t id = lua_isnoneornil(L, 1) ? (size_t)gml_settings_of(L)->cuda_default_device_id
                                     : gml_check_size(L, 1, fname, "device id");
   static const char *const allowed[] = {"backend", NULL};
   gml_check_options(L, 2, fname, allowed);
@@ -279,8 +279,8 @@ static int l_device_info(lua_State *L) {
 }
 
 /* gm.emulated_device({device_id, memory, sticky_error, last_error, async}) ->
- * {memory, allocated, copies_in_flight, queued, sticky_error, last_error, async}: test controls of the
- * emulated device (review #1).  memory: simulated device memory in bytes
+ * {memory, allocated, copies_in_flight, queued, prefetches, sticky_error, last_error, async}: test controls of the
+ * emulated device, for the CUDA error paths.  memory: simulated device memory in bytes
  * (0: the host's), beyond which raw allocations fail like cudaMalloc and
  * leave "out_of_memory" in this thread's last-error slot; sticky_error:
  * put the device into (true) or out of (false) a sticky error state;
@@ -348,6 +348,8 @@ static int l_emulated_device(lua_State *L) {
   lua_setfield(L, -2, "copies_in_flight");
   lua_pushinteger(L, (lua_Integer)out.queued);
   lua_setfield(L, -2, "queued");
+  lua_pushinteger(L, (lua_Integer)out.prefetches);
+  lua_setfield(L, -2, "prefetches");
   push_async_mode(L, out.mode);
   lua_pushboolean(L, out.sticky);
   lua_setfield(L, -2, "sticky_error");
@@ -358,7 +360,7 @@ static int l_emulated_device(lua_State *L) {
 
 /* gm.cuda_stream() -> light userdata (cudaStream_t) or nil: the compute
  * stream of the current context's CUDA device, for C code that launches on
- * gpumat's mats in order with gpumat's own work (review #4). */
+ * gpumat's mats in order with gpumat's own work. */
 static int l_cuda_stream(lua_State *L) {
   gm_device *d = gm_context_device();
   void *s = d && d->ops->native_stream ? d->ops->native_stream(d) : NULL;

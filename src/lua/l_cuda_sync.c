@@ -108,7 +108,7 @@ static gm_status start(gml_sync *s, size_t *n_locked) {
   }
   gm_device_end_async_copies();
   gm_cuda_host_strategy = strategy;
-  /* kernels in fn run after the copies (review #3); host reads wait in
+  /* kernels in fn run after the copies, which run behind the host; host reads wait in
    * the vec (gm_vec_watch) */
   if (st == GM_OK && s->dev->ops->stream_wait)
     st = s->dev->ops->stream_wait(s->dev, NULL, s->dev->copy_stream);
@@ -141,7 +141,7 @@ static int l_syncing_begin(lua_State *L) {
   size_t n1 = check_list(L, 1), n2 = check_list(L, 2);
   static const char *const allowed[] = {"safe", NULL};
   gml_check_options(L, 3, FNAME, allowed);
-  bool safe = gml_opt_boolean(L, 3, "safe", gml_setting.syncing_cuda_facets_safe, FNAME);
+  bool safe = gml_opt_boolean(L, 3, "safe", gml_settings_of(L)->syncing_cuda_facets_safe, FNAME);
   check_disjoint(L, n1, n2);
   gml_sync *s = lua_newuserdatauv(L, sizeof *s, 0);
   *s = (gml_sync){NULL, safe, 0, 0, NULL};
@@ -170,7 +170,7 @@ static int l_syncing_close(lua_State *L) {
 }
 
 /* __gc without close (abandoned coroutine): wait for the copies (a plain
- * stream sync, no Lua; review #11: releasing first could free or reuse
+ * stream sync, no Lua: releasing first could free or reuse
  * buffers a DMA still uses), then unlock and release. */
 static int l_syncing_gc(lua_State *L) {
   gml_sync *s = gml_checkudata(L, 1, GML_SYNC_MT, "__gc");

@@ -71,10 +71,11 @@ static int check_tag(lua_State *L, int idx, const char *fn) {
 
 /* One GPU per process on a node: the local rank picks among the node's
  * CUDA devices (mpirun -np K on one node would otherwise put every rank
- * on device 0, which NCCL refuses as a duplicate GPU). */
-static void default_device(void) {
+ * on device 0, which NCCL refuses as a duplicate GPU).  A setting of the
+ * Lua state that initialises dist. */
+static void default_device(lua_State *L) {
   int count = gm_cuda_device_count();
-  if (count > 0) gml_setting.cuda_default_device_id = gm_dist_local_rank() % count;
+  if (count > 0) gml_settings_of(L)->cuda_default_device_id = gm_dist_local_rank() % count;
 }
 
 static int l_init(lua_State *L) {
@@ -87,7 +88,7 @@ static int l_init(lua_State *L) {
   bool was_active = gm_dist_get_state() == GM_DIST_ACTIVE;
   GML_TRY(L, gm_dist_init(), "init");
   gm_dist_set_checking(chk);
-  if (set_device && !was_active) default_device();
+  if (set_device && !was_active) default_device(L);
   return 0;
 }
 
@@ -176,7 +177,7 @@ static gm_mat *gathered_mat(lua_State *L, const gm_mat *m, const char *fn) {
   gm_mat_options o = {0};
   o.ctype = m->ctype;
   o.cuda_enabled = m->cuda_enabled;
-  o.synchronization = gml_setting.default_synchronization;
+  o.synchronization = gml_settings_of(L)->default_synchronization;
   gm_mat *out = NULL;
   GML_TRY(L, gm_mat_new(m->rank + 1, dims, &o, &out), fn);
   return out;

@@ -84,7 +84,7 @@ static void add_entry(facet_access *a, const gm_mat *m, gm_facet_name f, gm_dire
   e->dev = dev;
 }
 
-/* A cuda pointer handed to C code (review #4): gpumat's compute stream is
+/* A cuda pointer handed to C code: gpumat's compute stream is
  * non-blocking, so it does not order itself against kernels the caller
  * launches on the legacy default stream.  Watching waits for gpumat's
  * queued work on the buffer (compute stream sync); releasing waits for the

@@ -18,7 +18,7 @@ static int l_write_mat(lua_State *L) {
   const char *fn = "write_mat";
   gm_mat *m = gml_checkmat(L, 1, fn);
   FILE *f = check_file(L, 2, fn);
-  GML_TRY(L, gm_write_mat(m, f, gml_setting.mat_headers), fn);
+  GML_TRY(L, gm_write_mat(m, f, gml_settings_of(L)->mat_headers), fn);
   lua_settop(L, 1);
   return 1;
 }
@@ -28,7 +28,7 @@ static int l_read_mat(lua_State *L) {
   const char *fn = "read_mat";
   gm_mat *m = gml_checkmat(L, 1, fn);
   FILE *f = check_file(L, 2, fn);
-  GML_TRY(L, gm_read_mat(m, f, gml_setting.mat_headers), fn);
+  GML_TRY(L, gm_read_mat(m, f, gml_settings_of(L)->mat_headers), fn);
   lua_settop(L, 1);
   return 1;
 }
@@ -56,8 +56,8 @@ static int l_load_npy(lua_State *L) {
   const char *path = check_path(L, 1, fn);
   gml_check_options(L, 2, fn, opts);
   gm_mat_options o = {0};
-  o.cuda_enabled = gml_opt_boolean(L, 2, "cuda_enabled", gml_setting.default_mat_cuda_enabled, fn);
-  o.synchronization = gml_setting.default_synchronization;
+  o.cuda_enabled = gml_opt_boolean(L, 2, "cuda_enabled", gml_settings_of(L)->default_mat_cuda_enabled, fn);
+  o.synchronization = gml_settings_of(L)->default_synchronization;
   gm_mat *m;
   GML_TRY(L, gm_npy_load(path, &o, &m), fn);
   gml_pushmat(L, m);

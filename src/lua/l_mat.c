@@ -14,7 +14,7 @@ gm_sync gml_check_sync(lua_State *L, int idx, const char *fname);
 
 /* opts.synchronization (options are argument 2 of mat and array_to_mat) */
 static gm_sync opt_sync(lua_State *L, const char *fn) {
-  if (!gml_opt_push(L, 2, "synchronization")) return gml_setting.default_synchronization;
+  if (!gml_opt_push(L, 2, "synchronization")) return gml_settings_of(L)->default_synchronization;
   if (lua_isboolean(L, -1) || (lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), "maybe") == 0)) {
     gm_sync s = gml_check_sync(L, -1, fn);
     lua_pop(L, 1);
@@ -131,7 +131,7 @@ static gm_mat *new_displaced(lua_State *L, int bi, int rank, const size_t *dims,
   return m;
 }
 
-/* Staging mats (seed 003): host memory page-locked from birth (and with
+/* Staging mats: host memory page-locked from birth (and with
  * mapped, the device's memory too) when a device is active; plain host
  * memory otherwise.  The memory is made now so the facets tell. */
 static void stage(lua_State *L, gm_mat *m, bool mapped, const char *fn) {
@@ -171,7 +171,7 @@ static int l_mat(lua_State *L) {
       gml_argerror(L, 2, fn, "option 'initial_element' must be a number or false, got %s", luaL_typename(L, -1));
     lua_pop(L, 1);
   }
-  o.cuda_enabled = gml_opt_boolean(L, 2, "cuda_enabled", gml_setting.default_mat_cuda_enabled, fn);
+  o.cuda_enabled = gml_opt_boolean(L, 2, "cuda_enabled", gml_settings_of(L)->default_mat_cuda_enabled, fn);
   o.synchronization = opt_sync(L, fn);
   size_t size;
   if (gm_dims_size(rank, dims, &size) != GM_OK) gml_argerror(L, 1, fn, "%s", gm_last_error());
@@ -250,7 +250,7 @@ static int l_array_to_mat(lua_State *L) {
   check_rectangular(L, 1, dims, rank, 0, fn);
   gm_mat_options o = {0};
   o.ctype = (int)gml_opt_ctype(L, 2, "ctype", fn);
-  o.cuda_enabled = gml_setting.default_mat_cuda_enabled;
+  o.cuda_enabled = gml_settings_of(L)->default_mat_cuda_enabled;
   o.synchronization = opt_sync(L, fn);
   gm_mat *m;
   GML_TRY(L, gm_mat_new(rank, dims, &o, &m), fn);
@@ -533,7 +533,7 @@ static int l_row_major_index(lua_State *L) {
 
 static int l_coerce_to_ctype(lua_State *L) {
   double x = check_value(L, 1, "coerce_to_ctype");
-  gm_ctype t = lua_isnoneornil(L, 2) ? gml_setting.default_ctype : gml_check_ctype(L, 2, "coerce_to_ctype");
+  gm_ctype t = lua_isnoneornil(L, 2) ? gml_settings_of(L)->default_ctype : gml_check_ctype(L, 2, "coerce_to_ctype");
   lua_pushnumber(L, gm_ctype_coerce(t, x));
   return 1;
 }

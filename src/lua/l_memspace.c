@@ -123,10 +123,10 @@ static int l_mat_from_buffer(lua_State *L) {
     lua_pop(L, 1);
   }
   size_t disp = gml_opt_size(L, 2, "displacement", b->offset / es, fn);
-  bool cuda_enabled = gml_opt_boolean(L, 2, "cuda_enabled", gml_setting.default_mat_cuda_enabled, fn);
+  bool cuda_enabled = gml_opt_boolean(L, 2, "cuda_enabled", gml_settings_of(L)->default_mat_cuda_enabled, fn);
   gm_mat_options o = {0};
   o.cuda_enabled = cuda_enabled;
-  o.synchronization = gml_setting.default_synchronization;
+  o.synchronization = gml_settings_of(L)->default_synchronization;
   gm_mat *m;
   int bad;
   gm_status st = gm_mat_over_buffer(b, rank, dims, disp, &o, &m, &bad);

@@ -19,7 +19,7 @@ static gm_mat *push_result(lua_State *L, int rank, const size_t *dims, gm_ctype 
   o.ctype = (int)t;
   o.has_initial_element = 1;
   o.cuda_enabled = cuda_enabled;
-  o.synchronization = gml_setting.default_synchronization;
+  o.synchronization = gml_settings_of(L)->default_synchronization;
   gm_mat *m;
   GML_TRY(L, gm_mat_new(rank, dims, &o, &m), fn);
   gml_pushmat(L, m);
@@ -105,7 +105,7 @@ static int l_scalar_as_mat(lua_State *L) {
   gml_check_options(L, 2, fn, opts);
   gm_ctype t = gml_opt_ctype(L, 2, "ctype", fn);
   size_t one = 1;
-  gm_mat *m = push_result(L, 1, &one, t, gml_setting.default_mat_cuda_enabled, fn);
+  gm_mat *m = push_result(L, 1, &one, t, gml_settings_of(L)->default_mat_cuda_enabled, fn);
   GML_TRY(L, gm_mat_put(m, 0, lua_tonumber(L, 1)), fn);
   return 1;
 }

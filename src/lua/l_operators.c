@@ -40,7 +40,7 @@ static gm_mat *new_like(lua_State *L, int idx, const char *fn, gm_mat **a) {
   o.ctype = (int)t;
   o.has_initial_element = 1;
   o.cuda_enabled = m->cuda_enabled;
-  o.synchronization = gml_setting.default_synchronization;
+  o.synchronization = gml_settings_of(L)->default_synchronization;
   gm_mat *r;
   GML_TRY(L, gm_mat_new(rank, dims, &o, &r), fn);
   gml_pushmat(L, r); /* may run finalizers: m is not used from here on */
@@ -113,7 +113,7 @@ static int op_mul(lua_State *L) {
   o.ctype = (int)a->ctype;
   o.has_initial_element = 1;
   o.cuda_enabled = a->cuda_enabled && b->cuda_enabled;
-  o.synchronization = gml_setting.default_synchronization;
+  o.synchronization = gml_settings_of(L)->default_synchronization;
   gm_mat *c;
   GML_TRY(L, gm_mat_new(b->rank, dims, &o, &c), fn);
   gml_pushmat(L, c);

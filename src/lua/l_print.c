@@ -114,8 +114,8 @@ static void put_contents(lua_State *L, luaL_Buffer *b, gm_mat *m, gm_peek_source
     p.data = lua_touserdata(L, scratch_idx);
     GML_TRY(L, gm_mat_peek_device(m, (void *)p.data), "tostring");
   }
-  p.summarize = gml_setting.print_max_elements >= 0 &&
-                m->size > (size_t)gml_setting.print_max_elements;
+  lua_Integer max_elements = gml_settings_of(L)->print_max_elements;
+  p.summarize = max_elements >= 0 && m->size > (size_t)max_elements;
   for (int i = 0; i < m->rank; i++) p.strides[i] = (size_t)m->strides[i];
   put_axis(&p, 0, 0);
 }
@@ -131,7 +131,7 @@ static int l_tostring(lua_State *L) {
   gm_mat *m = box->m;
   char letters[8];
   gm_vec_facet_letters(m->vec, letters, sizeof letters);
-  bool contents = gml_setting.print_mat;
+  bool contents = gml_settings_of(L)->print_mat;
   /* scratch for a device copy, allocated before the buffer is opened */
   gm_peek_source source = gm_mat_peek_source(m);
   bool device = contents && source == GM_PEEK_DEVICE;
@@ -143,7 +143,7 @@ static int l_tostring(lua_State *L) {
   put_shape(&b, m);
   luaL_addchar(&b, ' ');
   luaL_addstring(&b, gm_ctype_name(m->ctype));
-  if (gml_setting.print_mat_facets) {
+  if (gml_settings_of(L)->print_mat_facets) {
     luaL_addchar(&b, ' ');
     luaL_addstring(&b, letters);
   }

@@ -91,8 +91,8 @@ static int l_mv_gaussian_random(lua_State *L) {
                  gm_ctype_name(means->ctype), gm_ctype_name(cov->ctype));
   gm_mat_options o = {0};
   o.has_initial_element = 1;
-  o.cuda_enabled = gml_setting.default_mat_cuda_enabled;
-  o.synchronization = gml_setting.default_synchronization;
+  o.cuda_enabled = gml_settings_of(L)->default_mat_cuda_enabled;
+  o.synchronization = gml_settings_of(L)->default_synchronization;
   gm_mat *out;
   GML_TRY(L, gm_mv_gaussian_random(means, cov, s, &o, &out), fn);
   gml_pushmat(L, out);

@@ -86,7 +86,7 @@ static gm_mat *result_mat(lua_State *L, gm_mat *x, const ax_args *a, int op, con
     return out;
   }
   gm_mat_options o = {.ctype = (int)t, .has_initial_element = 1, .cuda_enabled = x->cuda_enabled,
-                      .synchronization = gml_setting.default_synchronization};
+                      .synchronization = gml_settings_of(L)->default_synchronization};
   gm_mat *m;
   GML_TRY(L, gm_mat_new(rank, dims, &o, &m), fn);
   gml_pushmat(L, m);

@@ -77,6 +77,13 @@ static int l_t(lua_State *L) {
 }
 
 /* gm.permute(m, p1, p2, ...) or gm.permute(m, {p1, ...}) */
+/* A permutation entry as a 0-based axis; -1 for any value that cannot be
+ * one (checked against the rank once the mat is taken). */
+static int perm_axis(lua_State *L, int idx, const char *fn) {
+  lua_Integer a = check_int(L, idx, fn, "axis");
+  return a < 1 || a > GM_MAX_RANK ? -1 : (int)(a - 1);
+}
+
 static int l_permute(lua_State *L) {
   const char *fn = "permute";
   int perm[GM_MAX_RANK], n = 0;
@@ -85,19 +92,22 @@ static int l_permute(lua_State *L) {
     if (len > GM_MAX_RANK) gml_argerror(L, 2, fn, "too many axes (%lld)", (long long)len);
     for (lua_Integer i = 1; i <= len; i++) {
       lua_geti(L, 2, i);
-      perm[n++] = (int)check_int(L, -1, fn, "axis") - 1;
+      perm[n++] = perm_axis(L, -1, fn);
       lua_pop(L, 1);
     }
   } else {
     int top = lua_gettop(L);
     if (top - 1 > GM_MAX_RANK) gml_argerror(L, 2, fn, "too many axes (%d)", top - 1);
-    for (int i = 2; i <= top; i++) perm[n++] = (int)(check_int(L, i, fn, "axis") - 1);
+    for (int i = 2; i <= top; i++) perm[n++] = perm_axis(L, i, fn);
   }
   gm_mat *m = gml_checkmat(L, 1, fn);
   if (n != m->rank) gml_argerror(L, 2, fn, "expected %d axes (a permutation of 1..%d), got %d", m->rank, m->rank, n);
   bool seen[GM_MAX_RANK] = {false};
   for (int i = 0; i < n; i++) {
-    if (perm[i] < 0 || perm[i] >= m->rank || seen[perm[i]])
+    if (perm[i] < 0)
+      gml_argerror(L, 2, fn, "the axis at position %d is out of range: axes must be a permutation of 1..%d", i + 1,
+                   m->rank);
+    if (perm[i] >= m->rank || seen[perm[i]])
       gml_argerror(L, 2, fn, "axis %d at position %d: axes must be a permutation of 1..%d", perm[i] + 1, i + 1, m->rank);
     seen[perm[i]] = true;
   }

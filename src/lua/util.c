@@ -7,19 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-gml_settings gml_setting = {
-    .default_ctype = GM_DOUBLE,
-    .print_mat = true,
-    .print_mat_facets = true,
-    .print_max_elements = 1000,
-    .mat_headers = true,
-    .default_mat_cuda_enabled = true,
-    .default_synchronization = GM_SYNC_MAYBE,
-    .cuda_default_device_id = 0,
-    .cuda_default_random_seed = 1234,
-    .cuda_default_n_random_states = 4096,
-    .syncing_cuda_facets_safe = true,
-};
 
 static int new_box(lua_State *L) {
   gml_mat *box = lua_newuserdatauv(L, sizeof *box, 1);
@@ -393,7 +380,7 @@ size_t gml_opt_size(lua_State *L, int idx, const char *key, size_t def, const ch
 }
 
 gm_ctype gml_opt_ctype(lua_State *L, int idx, const char *key, const char *fname) {
-  if (!gml_opt_push(L, idx, key)) return gml_setting.default_ctype;
+  if (!gml_opt_push(L, idx, key)) return gml_settings_of(L)->default_ctype;
   gm_ctype t;
   if (lua_type(L, -1) != LUA_TSTRING || gm_ctype_parse(lua_tostring(L, -1), &t) != 0)
     gml_argerror(L, idx, fname, "option '%s' must be \"float\" or \"double\", got %s", key,

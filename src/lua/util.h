@@ -1,7 +1,7 @@
 /* Shared helpers of the Lua binding: the mat userdata, argument and
  * option checking, and turning a core status into one Lua error.
  *
- * Rules (DESIGN.md §6): every Lua-facing function checks all arguments
+ * Rules: every Lua-facing function checks all arguments
  * before touching memory; messages are lowercase and name the function
  * and the argument: "bad argument #2 to 'gemm_' (inner dimensions
  * differ: 3 vs 4)".  Argument numbers are those of the module function
@@ -157,7 +157,10 @@ void gml_push_dims(lua_State *L, const gm_mat *m);
 /* 1-based Lua axis argument -> 0-based axis, checked against rank. */
 int gml_check_axis(lua_State *L, int idx, const char *fname, int rank);
 
-/* Module settings (gm.default_ctype etc.), kept in C so the core sees them. */
+/* The binding's settings (gm.default_ctype etc.), one set per Lua state:
+ * two lua_States of one application configure gpumat independently, and
+ * a coroutine shares its state's settings (one registry).  Process-wide
+ * flags of the core (gm_cuda_enabled ...) are not here: l_settings.c. */
 typedef struct gml_settings {
   gm_ctype default_ctype;
   bool print_mat, print_mat_facets;
@@ -170,7 +173,10 @@ typedef struct gml_settings {
   lua_Integer cuda_default_n_random_states;
   bool syncing_cuda_facets_safe;
 } gml_settings;
-extern gml_settings gml_setting;
+/* L's settings: a userdata in the registry, made by luaopen_gpumat_core
+ * (gml_open_settings) with the defaults; a registry lookup, so callers on
+ * a hot path fetch it once. */
+gml_settings *gml_settings_of(lua_State *L);
 
 /* ---- Binding rule: arguments (docs/ARCHITECTURE.md "Binding rule") ----
  *
@@ -258,7 +264,7 @@ void gml_open_cuda(lua_State *L, int module_idx);
 void gml_open_cuda_sync(lua_State *L, int module_idx);
 void gml_open_operators(lua_State *L, int module_idx);
 void gml_open_broadcast(lua_State *L, int module_idx);
-void gml_open_convenience(lua_State *L, int module_idx);
+void gml_open_peek(lua_State *L, int module_idx);
 void gml_open_reduce_axis(lua_State *L, int module_idx);
 void gml_open_constructors(lua_State *L, int module_idx);
 void gml_open_kernel(lua_State *L, int module_idx);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Hostile-input fuzzer (issue 7 item 3), bounded campaign: 3 fixed seeds x
+# Hostile-input fuzzer, bounded campaign: 3 fixed seeds x
 # 3000 calls, on the host and on the emulated device, under ASan+UBSan
 # (allocations beyond ASan's limit return NULL, as malloc would).
 # `make fuzz` runs the long campaign.

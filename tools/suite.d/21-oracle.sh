@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# NumPy differential oracle (issue 7 item 4): 2 seeds x 150 random
+# NumPy differential oracle: 2 seeds x 150 random
 # programs, each on the host and on the emulated device (600 runs), checked
 # against numpy in float64.  `make oracle` runs the long campaign.
 cd "$(dirname "$0")/../.."

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fault injection on the emulated device (issue 7 item 5): tools/faults.lua
+# Fault injection on the emulated device: tools/faults.lua
 # for every N = 1..30 (every Nth allocation or copy fails, at most 3 faults
 # per run), for allocations and copies together and each alone.
 cd "$(dirname "$0")/../.."

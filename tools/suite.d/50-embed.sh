@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install and embed (issue 9): `cmake --install` of the suite's build into
+# Install and embed: `cmake --install` of the suite's build into
 # a scratch prefix, then examples/embed built against the INSTALLED tree
 # twice (pkg-config + Makefile, and a find_package(gpumat) CMake
 # consumer), run on the host and with GPUMAT_DEVICE=emulated, and its

@@ -35,11 +35,9 @@ inline cudaError_t cudaGetLastError() { return cudaSuccess; }
 // as the launchers' `stream`, and these hooks (src/device/emulated/device.c)
 // allocate through it, so the simulated memory limit, fault injection
 // (GPUMAT_EMULATED_FAIL_EVERY) and the PROT_NONE protection apply to them
-// as to any device allocation.  A null stream: plain malloc.
-extern "C" int gm_emu_scratch_alloc(void *device, size_t bytes, void **out);
-extern "C" void gm_emu_scratch_free(void *device, void *p);
-extern "C" void gm_emu_enqueue(void *device, int (*fn)(void *), void *arg);
-extern "C" void gm_emu_wait(void *device);
+// as to any device allocation.  A null stream: plain malloc.  The device
+// is reached through the hook table this shim declares (emu_hooks.h).
+#include "emu_hooks.h"
 
 inline cudaError_t cudaMalloc(void **p, size_t bytes) {
   *p = malloc(bytes ? bytes : 1);
@@ -47,7 +45,7 @@ inline cudaError_t cudaMalloc(void **p, size_t bytes) {
 }
 inline cudaError_t cudaMallocAsync(void **p, size_t bytes, cudaStream_t s) {
   if (!s) return cudaMalloc(p, bytes);
-  return gm_emu_scratch_alloc((void *)s, bytes, p) == 0 ? cudaSuccess : cudaErrorMemoryAllocation;
+  return gm_emu_device_hooks.scratch_alloc((void *)s, bytes, p) == 0 ? cudaSuccess : cudaErrorMemoryAllocation;
 }
 inline cudaError_t cudaFree(void *p) {
   free(p);
@@ -55,7 +53,7 @@ inline cudaError_t cudaFree(void *p) {
 }
 inline cudaError_t cudaFreeAsync(void *p, cudaStream_t s) {
   if (!s) return cudaFree(p);
-  gm_emu_scratch_free((void *)s, p);
+  gm_emu_device_hooks.scratch_free((void *)s, p);
   return cudaSuccess;
 }
 struct gm_emu_memcpy_task {
@@ -70,11 +68,11 @@ struct gm_emu_memcpy_task {
   }
 };
 inline cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpyKind, cudaStream_t s) {
-  gm_emu_enqueue((void *)s, gm_emu_memcpy_task::run, new gm_emu_memcpy_task{dst, src, bytes});
+  gm_emu_device_hooks.enqueue((void *)s, gm_emu_memcpy_task::run, new gm_emu_memcpy_task{dst, src, bytes});
   return cudaSuccess;
 }
 inline cudaError_t cudaStreamSynchronize(cudaStream_t s) {
-  if (s) gm_emu_wait((void *)s);
+  if (s) gm_emu_device_hooks.wait((void *)s);
   return cudaSuccess;
 }
 

@@ -81,7 +81,7 @@ static gm_status alloc_memory_of(gm_block *b, size_t height) {
 
 /* A failed backend allocation is handled here (an error status, maybe a
  * retry by the caller): clear cudart's last error so the next launch does
- * not report it (review #1). */
+ * not report it. */
 static gm_status alloc_memory(gm_block *b, size_t height) {
   gm_status st = alloc_memory_of(b, height);
   if (st != GM_OK && b->device && b->device->ops->clear_error) b->device->ops->clear_error(b->device);
@@ -119,7 +119,7 @@ void gm_block_free_memory(gm_space space, struct gm_device *d, void *ptr, size_t
 
 /* Block structs are recycled through a small per-thread list: an
  * allocation that hits the pool or a cache then makes no malloc/free for
- * the struct (issue 8's hit path).  A struct freed on another thread goes
+ * the struct (the allocation hit path).  A struct freed on another thread goes
  * to that thread's list; each thread's list is freed at its exit.  Off
  * under AddressSanitizer, so a use of a dropped block is still reported. */
 #if defined(__SANITIZE_ADDRESS__)

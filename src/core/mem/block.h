@@ -1,10 +1,10 @@
 /* Blocks: the reference-counted unit of memory under vec facets and
- * buffers (seed 000).  A vec's host storage and its cuda facet are each one
+ * buffers.  A vec's host storage and its cuda facet are each one
  * block; a buffer is a view (element type, dims, offset) of a block; so a
  * buffer and a mat facet can be the same memory (mat_from_buffer, ensure).
  *
  * Two counts:
- *  - refcnt, the user-visible count of seed 000 (buffer_refcnt): the memory
+ *  - refcnt, the user-visible count (buffer_refcnt): the memory
  *    is released as soon as it reaches 0, whoever still points at it;
  *  - holds, the C holders of the struct (buffer userdata, vecs): the
  *    struct is freed at 0, and its memory released if it was still live
@@ -17,7 +17,7 @@
  * page-locked and managed memory go through the device's deferred-free
  * queue, so releasing is safe from a Lua finalizer.
  *
- * Scoped allocation caches (seed 004, cache.c): while a scope with a cache
+ * Scoped allocation caches (cache.c): while a scope with a cache
  * is active on this thread, gm_block_alloc takes blocks from the cache and
  * records them in the scope; a block released inside the scope, and every
  * block of the scope still live when it ends (unless kept), returns its

@@ -1,4 +1,4 @@
-/* Scoped allocation caches (seed 004, GPUArrays' @cached): free blocks
+/* Scoped allocation caches (GPUArrays' @cached): free blocks
  * kept by size and memory space, and the per-thread stack of scopes whose
  * allocations come from and return to them.  One process-wide lock guards
  * every cache and scope list: these are short list operations. */

@@ -57,7 +57,7 @@ typedef struct gm_device_ops {
   gm_status (*stream_sync)(gm_device *d, gm_stream *s);
   /* work queued later on `waiter` (NULL: the compute stream) starts only
    * after everything queued on s so far (an event recorded on s and
-   * cudaStreamWaitEvent); the host does not wait (review #3) */
+   * cudaStreamWaitEvent); the host does not wait */
   gm_status (*stream_wait)(gm_device *d, gm_stream *waiter, gm_stream *s);
   gm_status (*synchronize)(gm_device *d);
   /* An event recorded on the compute stream after the work queued so far
@@ -68,6 +68,10 @@ typedef struct gm_device_ops {
   gm_status (*event_record)(gm_device *d, void **ev);
   gm_status (*event_sync)(gm_device *d, void *ev);
   void (*event_free)(gm_device *d, void *ev);
+  /* Advisory, may be NULL: migrates managed memory [p, p + bytes) to d
+   * ahead of the work queued next on the compute stream (without it the
+   * pages move on first touch, one fault at a time). */
+  void (*prefetch)(gm_device *d, const void *p, size_t bytes);
   /* page-locked host memory */
   gm_status (*host_register)(gm_device *d, void *p, size_t bytes);
   void (*host_unregister)(gm_device *d, void *p);
@@ -83,7 +87,7 @@ typedef struct gm_device_ops {
    * (p itself) on CUDA, whose memory the host never touches. */
   void *(*host_address)(gm_device *d, void *p);
   gm_status (*get_info)(gm_device *d, gm_device_info *out);
-  /* cudart's per-thread last-error slot (review #1): a failed cudaMalloc
+  /* cudart's per-thread last-error slot: a failed cudaMalloc
    * or cudaHostRegister leaves its error there, and every launcher returns
    * cudaGetLastError(), so a failure the runtime recovers from (reclaim
    * cascade) must be cleared or the next launch reports it.  clear_error

@@ -1,4 +1,4 @@
-/* Caching allocator for one device (seed 004, DESIGN.md §4).
+/* Caching allocator for one device.
  *
  * Requests are rounded to a size class: multiples of GM_POOL_SMALL_GRANULE
  * (512 bytes) up to GM_POOL_SMALL_MAX, multiples of GM_POOL_LARGE_GRANULE
@@ -38,7 +38,7 @@ typedef struct gm_pool {
   size_t n_in_use;    /* blocks handed out */
   size_t n_cached;    /* blocks cached */
   struct gm_pool_block **buckets; /* blocks handed out: hash on the pointer
-                                    (review #9: frees were a linear search) */
+                                    (a list would make each free a linear search) */
   size_t n_buckets;               /* power of two, or 0 before first use */
   struct gm_pool_block *cached;   /* cached blocks, sorted by size */
 } gm_pool;

@@ -143,7 +143,7 @@ static void release_one(gm_device *d, gm_deferred *q) {
 }
 
 /* Frees the queued device blocks, and the host releases too when `host`
- * is set.  The allocation path leaves host releases queued (review #9):
+ * is set.  The allocation path leaves host releases queued:
  * cudaFreeHost and cudaHostUnregister may synchronize the device. */
 static void drain(gm_device *d, bool host) {
   /* the hit path: nothing queued, no lock (a free racing with this check
@@ -205,7 +205,7 @@ static void run_gc_hook(gm_device *d, bool full, size_t bytes) {
   if (!d->gc_hook || in_gc_hook || !pthread_equal(d->gc_hook_thread, pthread_self())) return;
   in_gc_hook = true;
   /* finalizers run here: their copies are synchronous even when this
-   * allocation serves with_syncing_cuda_facets' async copies (review #3) */
+   * allocation serves with_syncing_cuda_facets' async copies */
   int async = async_copies;
   async_copies = 0;
   d->gc_hook(d->gc_hook_arg, full, bytes);

@@ -5,8 +5,8 @@
  * Lifetime: a device is opened on first use (gm_device_get) and lives
  * until the process ends, like CUDA's primary context.  Contexts
  * (with_cuda) only borrow it: at context exit its deferred queue is
- * drained; its cached blocks stay cached for the next context (review #9:
- * every context used to cudaMalloc everything again) and are given back
+ * drained; its cached blocks stay cached for the next context (else
+ * every context would cudaMalloc everything again) and are given back
  * only by the reclaim cascade (out of memory) and gm.collect().
  * Consequently gm_device_unref, called by a Lua finalizer, never tears
  * anything down and never calls into the backend.
@@ -52,7 +52,7 @@ struct gm_device {
   pthread_t gc_hook_thread; /* the hook's Lua state belongs to this thread */
   size_t gc_step_budget;   /* bytes allocated between GC nudges */
   size_t bytes_since_step;
-  /* One host thread per device at a time (review #5, #16): the pool
+  /* One host thread per device at a time: the pool
    * limit, the GC hook, the cuBLAS/cuSOLVER handles and the compute stream
    * are per device, so a second thread's outermost context on a device in
    * use is refused (under queue_lock). */
@@ -70,7 +70,7 @@ void gm_device_unref(gm_device *d);
 /* Calls fn for every device opened so far. */
 void gm_device_foreach(void (*fn)(gm_device *d, void *arg), void *arg);
 
-/* Allocation through the pool with the reclaim cascade of DESIGN.md §4:
+/* Allocation through the pool with the reclaim cascade:
  * drain queue, release cached blocks, one full GC through gc_hook, drain,
  * retry; then GM_ECUDA_OOM with gm_set_oom_info() (and n_ooms counted).
  * A successful allocation may nudge the GC (gc_hook with full = false).
@@ -100,7 +100,7 @@ void gm_device_collect_all(void);
 gm_status gm_device_copy_h2d(gm_device *d, void *dst, const void *src, size_t bytes);
 gm_status gm_device_copy_d2h(gm_device *d, void *dst, const void *src, size_t bytes);
 /* An H2D copy from page-locked memory that does not wait for the compute
- * stream (review #10): queued on d->copy_stream, with the compute stream
+ * stream: queued on d->copy_stream, with the compute stream
  * made to wait for it, so later device work sees the data.  *queued says
  * whether the copy went to the copy stream (then the caller must wait
  * for that stream before the host touches src again, and before src is

@@ -13,7 +13,7 @@
 
 
 /* Every CUDA failure turned into a status also clears cudart's per-thread
- * last-error slot (review #1, as PyTorch's caching allocator does): a
+ * last-error slot (as PyTorch's caching allocator does): a
  * failed cudaMalloc the reclaim cascade recovers from must not make the
  * next launcher's cudaGetLastError() report it.  (A sticky error cannot
  * be cleared; the next call reports it again, which is right.) */
@@ -257,6 +257,7 @@ static gm_device_ops cuda_ops = {
     .stream_wait = cu_stream_wait,
     .synchronize = cu_synchronize,
     .event_record = gm_cuda_event_record,
+    .prefetch = gm_cuda_prefetch,
     .event_sync = gm_cuda_event_sync,
     .event_free = gm_cuda_event_free,
     .host_register = cu_host_register,

@@ -62,6 +62,7 @@ void gm_cuda_scratch_free(void *stream, void *p);
 gm_status gm_cuda_event_record(gm_device *d, void **ev);
 gm_status gm_cuda_event_sync(gm_device *d, void *ev);
 void gm_cuda_event_free(gm_device *d, void *ev);
+void gm_cuda_prefetch(gm_device *d, const void *p, size_t bytes);
 
 /* Run-time kernels (rtk.c): load NVRTC's PTX on d, launch on its stream. */
 gm_status gm_cuda_rtk_load(gm_device *d, const char *ptx, const char *name, void **kernel);

@@ -9,7 +9,7 @@
 /* Status of a launch: GM_ECUDA with the CUDA message, naming the kernel. */
 static gm_status launch_status(int err, const char *kernel) {
   if (err == 0) return GM_OK;
-  (void)cudaGetLastError(); /* handled: no stale error for the next launch (review #1) */
+  (void)cudaGetLastError(); /* handled: no stale error for the next launch */
   gm_set_lib_error_info(kernel, err);
   return gm_fail(GM_ECUDA, "%s: %s", kernel, cudaGetErrorString((cudaError_t)err));
 }

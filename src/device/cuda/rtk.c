@@ -81,16 +81,16 @@ gm_status gm_nvrtc_compile(const char *src, const char *name, int major, int min
 bool gm_nvrtc_version(int *major, int *minor) { return nvrtcVersion(major, minor) == NVRTC_SUCCESS; }
 
 static gm_status rtk_fail(cudaError_t e, const char *what) {
-  (void)cudaGetLastError(); /* leave no stale error for the next launch (review #1) */
+  (void)cudaGetLastError(); /* leave no stale error for the next launch */
   return gm_fail(GM_ECUDA, "%s: %s", what, cudaGetErrorString(e));
 }
 
-/* image: CUBIN or PTX (cudaLibraryLoadData tells them apart) */
-gm_status gm_cuda_rtk_load(gm_device *d, const char *image, const char *name, void **kernel) {
-  cudaError_t e = cudaSetDevice(d->id);
-  if (e != cudaSuccess) return rtk_fail(e, "cudaSetDevice");
+/* image: CUBIN or PTX (cudaLibraryLoadData tells them apart); loaded
+ * with d current for the call only, so a load for another device leaves
+ * the thread on its context's device. */
+static gm_status load_library(const char *image, const char *name, void **kernel) {
   cudaLibrary_t lib;
-  e = cudaLibraryLoadData(&lib, image, NULL, NULL, 0, NULL, NULL, 0);
+  cudaError_t e = cudaLibraryLoadData(&lib, image, NULL, NULL, 0, NULL, NULL, 0);
   if (e != cudaSuccess) return rtk_fail(e, "cudaLibraryLoadData");
   cudaKernel_t k;
   e = cudaLibraryGetKernel(&k, lib, name);
@@ -100,6 +100,15 @@ gm_status gm_cuda_rtk_load(gm_device *d, const char *image, const char *name, vo
   }
   *kernel = (void *)k;
   return GM_OK;
+}
+
+gm_status gm_cuda_rtk_load(gm_device *d, const char *image, const char *name, void **kernel) {
+  int prev;
+  cudaError_t e = gm_cuda_use(d, &prev);
+  if (e != cudaSuccess) return rtk_fail(e, "cudaSetDevice");
+  gm_status st = load_library(image, name, kernel);
+  gm_cuda_unuse(d, prev);
+  return st;
 }
 
 gm_status gm_cuda_rtk_launch(gm_device *d, void *kernel, void **args, const unsigned *geom) {

@@ -10,7 +10,7 @@
 
 static gm_status cusolver_status(cusolverStatus_t st, const char *fn) {
   if (st == CUSOLVER_STATUS_SUCCESS) return GM_OK;
-  (void)cudaGetLastError(); /* handled: no stale error for the next launch (review #1) */
+  (void)cudaGetLastError(); /* handled: no stale error for the next launch */
   gm_set_lib_error_info(fn, (int)st);
   return gm_fail(GM_ECUDA, "%s failed (cusolver status %d)", fn, (int)st);
 }
@@ -78,9 +78,9 @@ static const gm_solver_ops cu_solver = {
 };
 
 gm_status gm_cuda_invert(void *ctx, gm_ctype t, int n, void *a, int lda) {
-  return gm_solver_invert(&cu_solver, gm_cuda_kernels(), ctx, t, n, a, lda);
+  return gm_solver_invert(&cu_solver, ctx, t, n, a, lda);
 }
 
 gm_status gm_cuda_logdet(void *ctx, gm_ctype t, int n, void *a, int lda, double *logabs, int *sign) {
-  return gm_solver_logdet(&cu_solver, gm_cuda_kernels(), ctx, t, n, a, lda, logabs, sign);
+  return gm_solver_logdet(&cu_solver, ctx, t, n, a, lda, logabs, sign);
 }

@@ -63,7 +63,7 @@ static void emu_fault_init(emu_impl *e) {
 }
 
 
-/* cudart's per-thread last-error slot (review #1): a failed raw
+/* cudart's per-thread last-error slot: a failed raw
  * allocation leaves GM_EMU_ERR_OOM here, as a failed cudaMalloc leaves
  * cudaErrorMemoryAllocation; check_error (the launch's cudaGetLastError)
  * returns and clears it, clear_error clears it. */
@@ -273,6 +273,13 @@ void gm_emu_wait(void *device) {
   if (d && !emu_queue_on_worker()) emu_queue_drain(e->compute);
 }
 
+const gm_emu_hooks gm_emu_device_hooks = {
+    .scratch_alloc = gm_emu_scratch_alloc,
+    .scratch_free = gm_emu_scratch_free,
+    .enqueue = gm_emu_enqueue,
+    .wait = gm_emu_wait,
+};
+
 /* Page-locking has no meaning in host memory: registration is recorded by
  * the vec and the runtime (and counted) but needs no work here. */
 static gm_status emu_host_register(gm_device *d, void *p, size_t bytes) {
@@ -331,6 +338,14 @@ static gm_status emu_check_error(gm_device *d) {
   return GM_OK;
 }
 
+/* Managed memory is host memory here: a prefetch is only counted, so the
+ * specs can see the core ask for one before device work. */
+static void emu_prefetch(gm_device *d, const void *p, size_t bytes) {
+  (void)p;
+  (void)bytes;
+  atomic_fetch_add(&((emu_impl *)d->impl)->prefetches, 1);
+}
+
 gm_status gm_emulated_control(gm_device *d, const gm_emulated_control_in *in, gm_emulated_state *out) {
   emu_impl *e = d->impl;
   if (in && in->set_mode) {
@@ -340,6 +355,7 @@ gm_status gm_emulated_control(gm_device *d, const gm_emulated_control_in *in, gm
   out->mode = (int)emu_queue_mode(e->compute);
   out->queued = emu_queue_pending(e->compute);
   out->copies_in_flight = atomic_load(&e->copies_in_flight);
+  out->prefetches = atomic_load(&e->prefetches);
   pthread_mutex_lock(&e->lock);
   if (in && in->set_capacity) e->capacity = in->capacity;
   if (in && in->set_sticky) atomic_store(&e->sticky, in->sticky);
@@ -414,6 +430,7 @@ static gm_device_ops emu_ops = {
     .event_record = emu_event_record,
     .event_sync = emu_event_sync,
     .event_free = emu_event_free,
+    .prefetch = emu_prefetch,
     .host_register = emu_host_register,
     .host_unregister = emu_host_unregister,
     .host_alloc = emu_host_alloc,

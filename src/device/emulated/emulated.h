@@ -1,6 +1,6 @@
 /* Test controls of the emulated device (gm.emulated_device): a simulated
  * device memory size, so raw allocations fail as cudaMalloc does, and
- * cudart's error slots (review #1): the per-thread last error a failed
+ * cudart's error slots: the per-thread last error a failed
  * allocation leaves behind and the sticky error of a broken context. */
 #ifndef GM_DEVICE_EMULATED_H
 #define GM_DEVICE_EMULATED_H
@@ -28,6 +28,7 @@ typedef struct gm_emulated_state {
   size_t capacity, allocated;
   size_t copies_in_flight; /* queued on the copy stream, not landed yet */
   size_t queued; /* tasks queued on the compute stream, not finished */
+  size_t prefetches; /* managed ranges prefetched to the device so far */
   int mode;
   int last_error; /* this thread's slot */
   bool sticky;

@@ -26,6 +26,7 @@ typedef struct emu_impl {
   _Atomic int sticky; /* cudart's sticky error: set, every call fails */
   emu_queue *compute; /* the compute stream */
   _Atomic size_t copies_in_flight; /* queued on other streams, not landed */
+  _Atomic size_t prefetches;       /* managed ranges prefetched (the memory is the host's: nothing moves) */
   /* the first failure of queued work, reported by the next sync or
    * launch check (as CUDA reports an asynchronous error) */
   int async_status;

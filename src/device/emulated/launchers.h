@@ -7,10 +7,12 @@
 
 #include <stddef.h>
 
-/* The launchers' `stream` is the emulated gm_device (or NULL): scratch
- * arrays come from it through these hooks (device.c; 0 or
- * GM_EMU_ERR_OOM, which also stays in the thread's last-error slot as
- * cudaMallocAsync leaves cudaErrorMemoryAllocation). */
+#include "../../../kernels/cpu/emu/emu_hooks.h"
+
+/* The launchers' `stream` is the emulated gm_device (or NULL); they reach
+ * it through gm_emu_device_hooks (the CPU-model shim's table, filled in by
+ * device.c from these functions, which the device's own files call
+ * directly). */
 int gm_emu_scratch_alloc(void *device, size_t bytes, void **out);
 /* queued on the compute stream after the kernels that use p */
 void gm_emu_scratch_free(void *device, void *p);

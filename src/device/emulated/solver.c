@@ -107,11 +107,11 @@ static const gm_solver_ops emu_solver = {
 };
 
 static gm_status emu_invert(void *ctx, gm_ctype t, int n, void *a, int lda) {
-  return gm_solver_invert(&emu_solver, gm_emulated_kernels(), ctx, t, n, a, lda);
+  return gm_solver_invert(&emu_solver, ctx, t, n, a, lda);
 }
 
 static gm_status emu_logdet(void *ctx, gm_ctype t, int n, void *a, int lda, double *logabs, int *sign) {
-  return gm_solver_logdet(&emu_solver, gm_emulated_kernels(), ctx, t, n, a, lda, logabs, sign);
+  return gm_solver_logdet(&emu_solver, ctx, t, n, a, lda, logabs, sign);
 }
 
 /* The host's BLAS table with cuSOLVER-shaped invert/logdet. */
@@ -121,5 +121,8 @@ const gm_blas_ops *gm_emulated_blas_ops(const gm_blas_ops *host) {
   gm_emulated_blas_queued(&ops);
   ops.invert = emu_invert;
   ops.logdet = emu_logdet;
+  ops.potrf = NULL; /* host-facet only, as on CUDA */
+  ops.geqrf = NULL;
+  ops.orgqr = NULL;
   return &ops;
 }

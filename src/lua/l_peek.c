@@ -1,9 +1,7 @@
-/* REPL and script conveniences on the C side (the reductions, m:sum()
- * and friends, are in l_reduce_axis.c):
+/* The binding of core/peek.c for gm.format_mat (lua/gpumat/format.lua):
  *   core._peek_grid(m, max_lead, max_rows, max_cols)  the elements that
- *       gm.format_mat shows (lua/gpumat/format.lua), read through
- *       core/peek.h like tostring: no facet created, no up-to-date bit or
- *       watcher changed. */
+ *       format_mat shows, read through core/peek.h like tostring: no
+ *       facet created, no up-to-date bit or watcher changed. */
 #include <string.h>
 
 #include "../core/peek.h"
@@ -55,14 +53,9 @@ static void gather(gm_mat *m, const grid *g, gm_peek_source src, const void *dat
   }
 }
 
-/* core._peek_grid(m, max_lead, max_rows, max_cols) -> values, kept, dims,
- * ctype.  values: the shown elements in row-major order over the grid (nil
- * when the mat is uninitialised); kept[axis]: the shown 1-based indices,
- * with 0 where the "..." gap goes.  An axis longer than its limit shows
- * ceil(limit/2) leading and floor(limit/2) trailing entries. */
-static int l_peek_grid(lua_State *L) {
-  lua_Integer lim[3] = {check_limit(L, 2), check_limit(L, 3), check_limit(L, 4)};
-  gm_mat *m = gml_checkmat(L, 1, "format_mat");
+/* The grid of m's shown entries under the limits (leading axes, rows,
+ * columns); raises when it has too many cells. */
+static grid plan_grid(lua_State *L, const gm_mat *m, const lua_Integer lim[3]) {
   grid g = {.rank = m->rank, .ctype = m->ctype, .cells = 1};
   memcpy(g.dims, m->dims, sizeof g.dims);
   for (int a = 0; a < g.rank; a++) {
@@ -74,6 +67,57 @@ static int l_peek_grid(lua_State *L) {
       gml_argerror(L, 2, "format_mat", "too many elements to show; lower max_rows, max_cols or max_slices");
     g.cells *= g.kept[a];
   }
+  return g;
+}
+
+/* Pushes the values (nil when uninitialised), then per axis the shown
+ * 1-based indices with 0 at the gap, then the dims, then the ctype. */
+static void push_grid(lua_State *L, const grid *g, bool initialised, const double *out) {
+  if (!initialised) {
+    lua_pushnil(L);
+  } else {
+    lua_createtable(L, (int)g->cells, 0);
+    for (size_t c = 0; c < g->cells; c++) {
+      lua_pushnumber(L, out[c]);
+      lua_rawseti(L, -2, (lua_Integer)c + 1);
+    }
+  }
+  lua_createtable(L, g->rank, 0);
+  for (int a = 0; a < g->rank; a++) {
+    bool cut = g->kept[a] < g->dims[a];
+    lua_createtable(L, (int)g->kept[a] + cut, 0);
+    lua_Integer j = 1;
+    for (size_t k = 0; k < g->kept[a]; k++) {
+      if (cut && k == g->head[a]) {
+        lua_pushinteger(L, 0);
+        lua_rawseti(L, -2, j++);
+      }
+      lua_pushinteger(L, (lua_Integer)shown_index(g, a, k) + 1);
+      lua_rawseti(L, -2, j++);
+    }
+    if (cut && g->head[a] == g->kept[a]) { /* no trailing entries: gap last */
+      lua_pushinteger(L, 0);
+      lua_rawseti(L, -2, j++);
+    }
+    lua_rawseti(L, -2, a + 1);
+  }
+  lua_createtable(L, g->rank, 0);
+  for (int a = 0; a < g->rank; a++) {
+    lua_pushinteger(L, (lua_Integer)g->dims[a]);
+    lua_rawseti(L, -2, a + 1);
+  }
+  lua_pushstring(L, gm_ctype_name(g->ctype));
+}
+
+/* core._peek_grid(m, max_lead, max_rows, max_cols) -> values, kept, dims,
+ * ctype.  values: the shown elements in row-major order over the grid (nil
+ * when the mat is uninitialised); kept[axis]: the shown 1-based indices,
+ * with 0 where the "..." gap goes.  An axis longer than its limit shows
+ * ceil(limit/2) leading and floor(limit/2) trailing entries. */
+static int l_peek_grid(lua_State *L) {
+  lua_Integer lim[3] = {check_limit(L, 2), check_limit(L, 3), check_limit(L, 4)};
+  gm_mat *m = gml_checkmat(L, 1, "format_mat");
+  grid g = plan_grid(L, m, lim);
   gm_peek_source src = gm_mat_peek_source(m);
   bool device = src == GM_PEEK_DEVICE;
   size_t scratch_bytes = device ? gm_mat_extent(m) * gm_ctype_size(m->ctype) : 0;
@@ -95,44 +139,11 @@ static int l_peek_grid(lua_State *L) {
   }
   if (src != GM_PEEK_NONE && g.cells) gather(m, &g, src, data, out);
   /* m is not used from here on */
-  if (src == GM_PEEK_NONE) {
-    lua_pushnil(L);
-  } else {
-    lua_createtable(L, (int)g.cells, 0);
-    for (size_t c = 0; c < g.cells; c++) {
-      lua_pushnumber(L, out[c]);
-      lua_rawseti(L, -2, (lua_Integer)c + 1);
-    }
-  }
-  lua_createtable(L, g.rank, 0);
-  for (int a = 0; a < g.rank; a++) {
-    bool cut = g.kept[a] < g.dims[a];
-    lua_createtable(L, (int)g.kept[a] + cut, 0);
-    lua_Integer j = 1;
-    for (size_t k = 0; k < g.kept[a]; k++) {
-      if (cut && k == g.head[a]) {
-        lua_pushinteger(L, 0);
-        lua_rawseti(L, -2, j++);
-      }
-      lua_pushinteger(L, (lua_Integer)shown_index(&g, a, k) + 1);
-      lua_rawseti(L, -2, j++);
-    }
-    if (cut && g.head[a] == g.kept[a]) { /* no trailing entries: gap last */
-      lua_pushinteger(L, 0);
-      lua_rawseti(L, -2, j++);
-    }
-    lua_rawseti(L, -2, a + 1);
-  }
-  lua_createtable(L, g.rank, 0);
-  for (int a = 0; a < g.rank; a++) {
-    lua_pushinteger(L, (lua_Integer)g.dims[a]);
-    lua_rawseti(L, -2, a + 1);
-  }
-  lua_pushstring(L, gm_ctype_name(g.ctype));
+  push_grid(L, &g, src != GM_PEEK_NONE, out);
   return 4;
 }
 
-void gml_open_convenience(lua_State *L, int module_idx) {
+void gml_open_peek(lua_State *L, int module_idx) {
   static const gml_reg fns[] = {{"_peek_grid", l_peek_grid, 4, NULL}, {NULL, NULL, 0, NULL}};
   gml_register(L, module_idx, fns);
 }
