@@ -130,11 +130,15 @@ __global__ void colsum_part_kernel(size_t rows, size_t cols, size_t chunk, size_
 #pragma unroll
     for (size_t j = 0; j < G; j++) a[j] = 0.0;
     if (cols - c0 >= G) {
-      for (size_t r = r0; r < r1; r++) {
-        const T *xr = x + r * cols + c0;
+      size_t r = r0;
+      for (; r1 - r >= 2; r += 2) { // two rows a step: two loads in flight, half the dependent adds
+        const T *xr = x + r * cols + c0, *xn = xr + cols;
 #pragma unroll
-        for (size_t j = 0; j < G; j++) a[j] += (double)xr[j];
+        for (size_t j = 0; j < G; j++) a[j] += (double)xr[j] + (double)xn[j];
       }
+      if (r < r1)
+#pragma unroll
+        for (size_t j = 0; j < G; j++) a[j] += (double)x[r * cols + c0 + j];
     } else { // the last, narrower group
       const size_t w = cols - c0;
       for (size_t r = r0; r < r1; r++)
