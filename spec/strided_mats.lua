@@ -59,7 +59,11 @@ function M.with_strided_mats(mode, fn)
   gm.mat = orig
   if not r[1] then error(r[2], 0) end
   for _, s in ipairs(sentinels) do
-    for k = 1, #s do assert.are.equal(SENTINEL, s[k], "an op wrote outside its view") end
+    -- luassert only on a mismatch: one assertion per element costs
+    -- minutes under the aggressive collector
+    for k = 1, #s do
+      if s[k] ~= SENTINEL then assert.are.equal(SENTINEL, s[k], "an op wrote outside its view") end
+    end
   end
   return table.unpack(r, 2, r.n)
 end
@@ -90,7 +94,9 @@ local function same_results(f, ctype, h, s, where)
       local a, b = flat(h[i]:to_table()), flat(s[i]:to_table())
       assert.are.equal(#a, #b, what)
       for k = 1, #a do
-        assert.is_true(close(a[k], b[k], ctype), ("%s: element %d: %s vs %s"):format(what, k, a[k], b[k]))
+        if not close(a[k], b[k], ctype) then
+          assert.is_true(false, ("%s: element %d: %s vs %s"):format(what, k, a[k], b[k]))
+        end
       end
     end
   end
