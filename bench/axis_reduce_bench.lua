@@ -35,6 +35,26 @@ end
 for _, fn in ipairs({ "mean", "max", "argmax", "var" }) do
   for axis = 1, 2 do cases[#cases + 1] = reduce_case(fn, "float", axis, false) end
 end
+-- reductions of a strided view: a transposed 4096x4096 mat
+for axis = 1, 2 do
+  cases[#cases + 1] = {
+    name = string.format("m:t():sum(%d, {out = y}), transposed view, 4096x4096 float", axis),
+    requires = { "sum" },
+    prepare = function()
+      local x = U.pattern_mat(gm, { N, N }, "float")
+      local xt, y = x:t(), gm.mat(N, { ctype = "float" })
+      local opts = { out = y }
+      return function(n)
+        for _ = 1, n do gm.sum(xt, axis, opts) end
+      end, nil, function() U.free(x, y) end
+    end,
+    against = { {
+      label = string.format("numpy np.sum(a.T, axis=%d, out=y)", axis - 1),
+      numpy = { op = "sum_t_axis" .. axis, dtype = "float", dims = { N, N } },
+      goal = U.speed_at_least(1.0, "numpy"),
+    } },
+  }
+end
 cases[#cases + 1] = {
   name = "gm.softmax(m, 2, {out = s}), 4096x4096 float",
   requires = { "softmax" },

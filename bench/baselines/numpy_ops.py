@@ -75,6 +75,11 @@ def make(op, dtype, dims):
             np.reciprocal(a, out=a)
         return (alternating(logistic), lambda: np.copyto(a, src),
                 "negative, exp, add 1, reciprocal (in place)")
+    if op in ("sum_t_axis1", "sum_t_axis2"):  # a transposed (strided) view
+        axis, at = (0 if op == "sum_t_axis1" else 1), a.T
+        y = np.empty(at.shape[1 - axis], dtype)
+        return (alternating(lambda i: np.sum(at, axis=axis, out=y)), None,
+                "np.sum(a.T, axis=%d, out=y)" % axis)
     if op in ("sum_axis1", "sum_axis2"):
         axis = 0 if op == "sum_axis1" else 1
         y = np.empty(shape[1 - axis], dtype)

@@ -1,5 +1,6 @@
 /* Validation and dispatch of the whole-mat reductions. */
 #include "reduce.h"
+#include "view.h"
 
 #include "exec.h"
 
@@ -20,6 +21,14 @@ gm_status gm_reduce(gm_mat *x, gm_reduce_op op, double *out) {
     if (op != GM_REDUCE_SUM) return gm_fail(GM_EINVAL, "%s: the mat is empty", name);
     *out = 0;
     return GM_OK;
+  }
+  gm_mat *base;
+  int base_axis;
+  if (!gm_mat_is_contiguous(x) && gm_view_permuted_block(x, 0, true, &base, &base_axis)) {
+    /* the same elements in storage order: no staging copy */
+    gm_status st = gm_reduce(base, op, out);
+    gm_mat_free(base);
+    return st;
   }
   gm_mat *all[1] = {x};
   gm_exec e = gm_exec_choose(all, 1);

@@ -1,5 +1,6 @@
 /* Validation and dispatch of the reductions along an axis. */
 #include "reduce_axis.h"
+#include "view.h"
 
 #include "exec.h"
 #include "stage.h"
@@ -73,6 +74,13 @@ static gm_status fill_empty(gm_mat *y, int op, int ddof) {
 
 gm_status gm_reduce_axis(gm_mat *x, int axis, int op, int ddof, gm_mat *y) {
   GM_TRY(check_call(x, axis, op, y));
+  gm_mat *base;
+  int base_axis;
+  if (!gm_mat_is_contiguous(x) && op != GM_AX_SOFTMAX && x->size && gm_view_permuted_block(x, axis, false, &base, &base_axis)) {
+    gm_status st = gm_reduce_axis(base, base_axis, op, ddof, y);
+    gm_mat_free(base);
+    return st;
+  }
   if (y->size == 0) return GM_OK;
   size_t outer = 1, inner = 1, len = x->dims[axis];
   for (int a = 0; a < axis; a++) outer *= x->dims[a];
@@ -106,7 +114,12 @@ gm_status gm_reduce_whole(gm_mat *x, int op, int ddof, double *out) {
   /* x seen as one axis of all its elements (a non-contiguous view through
    * a contiguous copy), into a one-element mat on the same place */
   gm_mat_options mo = {.ctype = (int)gm_reduce_axis_ctype(x, op), .cuda_enabled = x->cuda_enabled};
-  gm_mat *flat, *y, *copy = NULL;
+  gm_mat *flat, *y, *copy = NULL, *base = NULL;
+  int base_axis;
+  /* the elements of a permuted contiguous block in storage order: the
+   * same multiset, so every op but the arg ones (row-major positions of
+   * the view) reduces the block as it lies */
+  if (!gm_mat_is_contiguous(x) && !gm_ax_is_arg(op) && gm_view_permuted_block(x, 0, true, &base, &base_axis)) x = base;
   if (!gm_mat_is_contiguous(x)) {
     GM_TRY(gm_mat_contiguous_copy(x, &copy));
     x = copy;
@@ -114,6 +127,7 @@ gm_status gm_reduce_whole(gm_mat *x, int op, int ddof, double *out) {
   gm_status vst = gm_mat_view(x, 1, &x->size, x->displacement, &flat);
   if (vst != GM_OK) {
     gm_mat_free(copy);
+    gm_mat_free(base);
     return vst;
   }
   size_t one = 1;
@@ -125,5 +139,6 @@ gm_status gm_reduce_whole(gm_mat *x, int op, int ddof, double *out) {
   }
   gm_mat_free(flat);
   gm_mat_free(copy);
+  gm_mat_free(base);
   return st;
 }

@@ -227,3 +227,37 @@ gm_status gm_view_dims(const gm_mat *m, int rank, const size_t *dims, gm_mat **o
   gm_mat_update_contiguous(&v);
   return gm_view_clone(&v, out);
 }
+
+/* A view whose axes are a permutation of a contiguous block (a:t(),
+ * m:permute(...)) reduces in place on that block: *base gets the block in
+ * its own order and *base_axis the reduced axis there.  Only when the
+ * axes that remain keep their order, so the result's layout is the
+ * view's; otherwise (and for every other view) false: the operand is
+ * staged. */
+bool gm_view_permuted_block(const gm_mat *x, int axis, bool any_order, gm_mat **base, int *base_axis) {
+  int p[GM_MAX_RANK], r = x->rank;
+  for (int i = 0; i < r; i++) p[i] = i;
+  for (int i = 1; i < r; i++) /* axes by decreasing stride (insertion sort) */
+    for (int j = i; j > 0 && x->strides[p[j]] > x->strides[p[j - 1]]; j--) {
+      int t = p[j];
+      p[j] = p[j - 1];
+      p[j - 1] = t;
+    }
+  size_t dims[GM_MAX_RANK];
+  int64_t want = 1;
+  for (int i = r - 1; i >= 0; i--) {
+    if (x->dims[p[i]] > 1 && x->strides[p[i]] != want) return false;
+    dims[i] = x->dims[p[i]];
+    want *= (int64_t)dims[i];
+  }
+  int prev = -1;
+  for (int i = 0; i < r; i++) {
+    if (p[i] == axis) {
+      *base_axis = i;
+      continue;
+    }
+    if (p[i] < prev && !any_order) return false;
+    prev = p[i];
+  }
+  return gm_mat_view(x, r, dims, x->displacement, base) == GM_OK;
+}

@@ -52,4 +52,11 @@ gm_status gm_view_dims(const gm_mat *m, int rank, const size_t *dims, gm_mat **o
 /* The strides dims would have on m's elements; false when not viewable. */
 bool gm_view_strides_for(const gm_mat *m, int rank, const size_t *dims, int64_t *strides);
 
+/* x's axes as a permutation of a contiguous block (a:t(), permute): *base
+ * is that block in storage order (a new contiguous view) and *base_axis
+ * where x's `axis` lies in it.  Unless any_order, the axes other than
+ * `axis` must keep their order (so a reduction's result has x's layout).
+ * False for every other view (gaps, steps, expanded axes). */
+bool gm_view_permuted_block(const gm_mat *x, int axis, bool any_order, gm_mat **base, int *base_axis);
+
 #endif
