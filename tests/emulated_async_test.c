@@ -22,6 +22,7 @@
 #include "core/elementwise.h"
 #include "core/mat.h"
 #include "core/vec.h"
+#include "device/emulated/alias.h"
 #include "device/emulated/emulated.h"
 #include "device/emulated/launchers.h"
 
@@ -92,9 +93,16 @@ static void lazy_missing_wait_reads_stale(void) {
 }
 
 /* Wrong on purpose: device memory read on the host, outside device work,
- * while the async worker may be running: the child must die. */
+ * while the async worker may be running: the child must die.  Only with
+ * the double-mapped arena: without it (a sanitizer's address space can
+ * leave no room for the reservation) the single mapping is open while
+ * the worker runs, so the read may or may not fault. */
 static void device_read_crashes(void) {
 #ifdef GPUMAT_EMULATED_PROTECT
+  if (!gm_emu_arena_ready()) {
+    fprintf(stderr, "device_read_crashes: no arena (single mapping): skipped\n");
+    return;
+  }
   set_mode(GM_EMU_ASYNC);
   gm_mat *x = new_mat(1);
   CHECK(gm_fill_(4, x, N) == GM_OK);
@@ -111,8 +119,10 @@ static void device_read_crashes(void) {
   }
   int status = 0;
   CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
-  /* killed by SIGSEGV, or ASan's report and non-zero exit */
-  CHECK((WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV) || (WIFEXITED(status) && WEXITSTATUS(status) != 0));
+  /* killed by SIGSEGV, or ASan's report of it: a non-zero exit, or
+   * SIGABRT with abort_on_error=1 */
+  CHECK((WIFSIGNALED(status) && (WTERMSIG(status) == SIGSEGV || WTERMSIG(status) == SIGABRT)) ||
+        (WIFEXITED(status) && WEXITSTATUS(status) != 0));
   CHECK(at(x, 1) == 4);
   gm_mat_free(x);
 #endif

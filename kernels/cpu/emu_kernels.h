@@ -36,7 +36,7 @@
 // picked at load time (target_clones, as the host loops: src/host/simd.h),
 // so a range launch's loop vectorizes as wide as the host's.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && \
-    !defined(GPUMAT_SANITIZE) && !defined(__SANITIZE_ADDRESS__)
+    !defined(GPUMAT_SANITIZE) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 #undef __global__
 #define __global__ __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #endif

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/../.."
 dir=build-tsan
 pass=0 fail=0
 if ! cmake -S . -B "$dir" -DGPUMAT_CUDA=OFF -DGPUMAT_BUILD_TESTS=ON -DGPUMAT_WERROR=OFF \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS="-fsanitize=thread -DGPUMAT_SANITIZE" -DCMAKE_CXX_FLAGS="-fsanitize=thread" \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS="-fsanitize=thread -DGPUMAT_SANITIZE" -DCMAKE_CXX_FLAGS="-fsanitize=thread -DGPUMAT_SANITIZE" \
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" >"$dir.log" 2>&1 ||
    ! nice cmake --build "$dir" -j2 --target gpumat_facet_thread_test gpumat_c_api_thread_test \
       gpumat_emulated_async_test gpumat_h2d_queue_test >>"$dir.log" 2>&1; then
