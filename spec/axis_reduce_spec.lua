@@ -491,19 +491,8 @@ end)
 
 describe("reductions of permuted views", function()
   local EMU = { backend = "emulated" }
-  local function staged()
-    local n = 0
-    for name, k in pairs(gm.emulated_kernel_launches()) do
-      if name:find("strided_copy", 1, true) then n = n + k.launches end
-    end
-    return n
-  end
-  local function flat(t, out)
-    out = out or {}
-    if type(t) ~= "table" then out[#out + 1] = t return out end
-    for _, v in ipairs(t) do flat(v, out) end
-    return out
-  end
+  local strided = require "strided_mats"
+  local staged, flat = strided.staged_copies, strided.flat
   local function same(a, b, what)
     local x, y = flat(a:to_table()), flat(b:to_table())
     assert.are.equal(#x, #y, what)

@@ -68,6 +68,7 @@ function M.with_strided_mats(mode, fn)
   return table.unpack(r, 2, r.n)
 end
 
+-- the numbers of a nested table in row-major order
 local function flat(t, out)
   out = out or {}
   if type(t) ~= "table" then
@@ -76,6 +77,16 @@ local function flat(t, out)
   end
   for _, v in ipairs(t) do flat(v, out) end
   return out
+end
+M.flat = flat
+
+-- launches of the strided gather/scatter copy (staged operands) so far
+function M.staged_copies()
+  local n = 0
+  for name, k in pairs(gm.emulated_kernel_launches()) do
+    if name:find("strided_copy", 1, true) then n = n + k.launches end
+  end
+  return n
 end
 
 local function close(a, b, ctype)

@@ -46,15 +46,7 @@ end
 
 local function copy_idx(idx) return { table.unpack(idx) } end
 
-local function flat(t, out)
-  out = out or {}
-  if type(t) ~= "table" then
-    out[#out + 1] = t
-    return out
-  end
-  for _, v in ipairs(t) do flat(v, out) end
-  return out
-end
+local flat = strided.flat
 
 -- reference of m[{subs...}] (subs: integer, {a, b, step}, {}) on t of dims
 local function ref_index(t, dims, subs)
@@ -406,13 +398,7 @@ local function mm(a, b)
   return c
 end
 
-local function strided_copies()
-  local n = 0
-  for name, k in pairs(gm.emulated_kernel_launches()) do
-    if name:find("strided_copy", 1, true) then n = n + k.launches end
-  end
-  return n
-end
+local strided_copies = strided.staged_copies
 
 describe("gemm_ on 2-d views with a unit stride (in place, no staging)", function()
   local function grid(r, c, f)
