@@ -174,30 +174,17 @@ __device__ __forceinline__ double row_sum(const T *xr, size_t n) {
 // accumulator per position in the piece (a warp reads adjacent pieces;
 // vector adds on the CPU, where a chunk of items streams along rows).
 // One slot per row writes y itself.
-#define GM_ROW_PIECE 16
+#define GM_ROW_PIECE GM_SLOT_PIECE
 template <typename T>
 __global__ void rowsum_slots_kernel(size_t rows, size_t cols, size_t slots, const T *x, double *part,
                                     double alpha, double beta, T *y) {
-  const size_t whole = cols / GM_ROW_PIECE * GM_ROW_PIECE; // the elements of whole pieces
   GRID_STRIDE(i, rows * slots) {
     const size_t r = i / slots, t = i % slots;
-    const T *xr = x + r * cols;
-    double a[GM_ROW_PIECE], tail = 0.0;
-#pragma unroll
-    for (int j = 0; j < GM_ROW_PIECE; j++) a[j] = 0.0;
-    size_t c = t * GM_ROW_PIECE;
-    for (; c < whole; c += slots * GM_ROW_PIECE)
-#pragma unroll
-      for (int j = 0; j < GM_ROW_PIECE; j++) a[j] += (double)xr[c + j];
-    for (; c < cols; c++) tail += (double)xr[c]; // the last, partial piece
-#pragma unroll
-    for (int w = GM_ROW_PIECE / 2; w > 0; w /= 2)
-#pragma unroll
-      for (int j = 0; j < w; j++) a[j] += a[j + w];
+    const double sum = gm_slot_sum(t, cols, slots, x + r * cols);
     if (y)
-      y[r] = (T)gm_axpby_double(alpha, a[0] + tail, beta, (double)y[r]);
+      y[r] = (T)gm_axpby_double(alpha, sum, beta, (double)y[r]);
     else
-      part[t * rows + r] = a[0] + tail;
+      part[t * rows + r] = sum;
   }
 }
 

@@ -110,4 +110,28 @@ struct gm_launch_rows {
 #define CF(p) ((const float *)(p))
 #define CD(p) ((const double *)(p))
 
+// Slot t's sum, in double, of pieces t, t + slots, ... of GM_SLOT_PIECE
+// adjacent elements of x[0..n): an accumulator per position of a piece
+// (whole pieces become a few vector adds on a CPU, registers on a GPU),
+// the last partial piece added alone.  Whole-mat sums (reduce.cu) and
+// long row sums (elementwise.cu) share it.
+#define GM_SLOT_PIECE 16
+template <typename T>
+__device__ __forceinline__ double gm_slot_sum(size_t t, size_t n, size_t slots, const T *x) {
+  double a[GM_SLOT_PIECE], tail = 0.0;
+#pragma unroll
+  for (int j = 0; j < GM_SLOT_PIECE; j++) a[j] = 0.0;
+  const size_t whole = n / GM_SLOT_PIECE * GM_SLOT_PIECE; // the elements of whole pieces
+  size_t i = t * GM_SLOT_PIECE;
+  for (; i < whole; i += slots * GM_SLOT_PIECE)
+#pragma unroll
+    for (int j = 0; j < GM_SLOT_PIECE; j++) a[j] += (double)x[i + j];
+  for (; i < n; i++) tail += (double)x[i]; // the last, partial piece
+#pragma unroll
+  for (int w = GM_SLOT_PIECE / 2; w > 0; w /= 2)
+#pragma unroll
+    for (int j = 0; j < w; j++) a[j] += a[j + w];
+  return a[0] + tail;
+}
+
 #endif

@@ -15,7 +15,7 @@
 
 #include "launch_cuda.cuh"
 
-#define REDUCE_PIECE 16      // adjacent elements a slot folds at a time
+#define REDUCE_PIECE GM_SLOT_PIECE // adjacent elements a slot folds at a time
 #define REDUCE_SLOT_PIECES 8 // pieces per slot before more slots are used
 #define REDUCE_MAX_SLOTS ((size_t)1024 * 256)
 
@@ -32,26 +32,6 @@ __device__ static inline double identity(int op) { return op == 0 ? 0.0 : (op ==
 // element) of pieces t, t + slots, ... of REDUCE_PIECE elements, with
 // four independent accumulators (no chain of dependent adds).  A slot
 // with no element gives the identity of the op.
-// The sum's fold: an accumulator per position of a piece (whole pieces
-// become a few vector adds on a CPU, registers on a GPU).
-template <typename T>
-__device__ __forceinline__ double slot_sum(size_t t, size_t n, size_t slots, const T *x) {
-  double a[REDUCE_PIECE], tail = 0.0;
-#pragma unroll
-  for (int j = 0; j < REDUCE_PIECE; j++) a[j] = 0.0;
-  const size_t whole = n / REDUCE_PIECE * REDUCE_PIECE; // the elements of whole pieces
-  size_t i = t * REDUCE_PIECE;
-  for (; i < whole; i += slots * REDUCE_PIECE)
-#pragma unroll
-    for (int j = 0; j < REDUCE_PIECE; j++) a[j] += (double)x[i + j];
-  for (; i < n; i++) tail += (double)x[i]; // the last, partial piece
-#pragma unroll
-  for (int w = REDUCE_PIECE / 2; w > 0; w /= 2)
-#pragma unroll
-    for (int j = 0; j < w; j++) a[j] += a[j + w];
-  return a[0] + tail;
-}
-
 template <int OP, typename T>
 __device__ __forceinline__ double slot_fold(size_t t, size_t n, size_t slots, const T *x) {
   double a0 = identity(OP), a1 = a0, a2 = a0, a3 = a0;
@@ -72,7 +52,7 @@ __device__ __forceinline__ double slot_fold(size_t t, size_t n, size_t slots, co
 template <typename T>
 __global__ void reduce_pass(int op, size_t n, size_t slots, const T *x, double *part) {
   if (op == 0)
-    GRID_STRIDE(t, slots) part[t] = slot_sum(t, n, slots, x);
+    GRID_STRIDE(t, slots) part[t] = gm_slot_sum(t, n, slots, x);
   else if (op == 1)
     GRID_STRIDE(t, slots) part[t] = slot_fold<1>(t, n, slots, x);
   else
