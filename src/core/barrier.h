@@ -24,7 +24,10 @@ typedef struct gm_barrier {
 
 #define GM_FACET_BIT(f) (1u << (unsigned)(f))
 
-/* b is caller-owned storage (e.g. a Lua userdata or a C local). */
+/* b is caller-owned storage (e.g. a Lua userdata or a C local).  Once
+ * popped or abandoned (or zero-initialised and never pushed), popping or
+ * abandoning b again does nothing, so a scope's close and its finalizer
+ * may both run. */
 void gm_barrier_push(gm_barrier *b, unsigned ensures, unsigned destroys);
 /* Pops b (must be innermost): ensures, then destroys, its records.  Every
  * record is processed even if one fails; the first failure is returned. */

@@ -25,12 +25,12 @@ static void gc_hook(void *arg, bool full, size_t bytes) {
    * against re-entering from a finalizer that allocates. */
   /* finalizers run here cannot free or reshape any mat: an op in
    * progress holds its operands (util.h, "Binding rule") */
-  gml_hook_enter();
+  gm_deferred_hook_enter();
   if (full)
     lua_gc(L, LUA_GCCOLLECT);
   else
     lua_gc(L, LUA_GCSTEP, (int)(bytes >> 10 > 1 << 20 ? 1 << 20 : bytes >> 10));
-  gml_hook_leave();
+  gm_deferred_hook_leave();
 }
 
 /* The main thread: always alive, unlike the coroutine that opened a
@@ -382,7 +382,7 @@ static int l_synchronize(lua_State *L) {
 /* gm.collect(): drains every device's deferred-free queue. */
 static int l_collect(lua_State *L) {
   lua_settop(L, 0);
-  gml_drain_deferred(); /* mats whose free waited for a pin to drop */
+  gm_deferred_drain(); /* mats whose free waited for a pin to drop */
   gm_device_collect_all();
   return 0;
 }

@@ -9,6 +9,7 @@
  * lua_pcall from C this also lets fn yield. */
 #include <string.h>
 
+#include "../core/access.h"
 #include "../core/barrier.h"
 #include "../core/context.h"
 #include "util.h"
@@ -34,106 +35,35 @@ static gm_direction check_direction(lua_State *L, int idx, int arg, const char *
   return d;
 }
 
-/* The device a facet needs: the current context's for cuda/cuda_host, none
- * for foreign.  Raises before any facet is touched. */
-static struct gm_device *facet_device(lua_State *L, gm_facet_name f, const char *fn) {
-  if (f == GM_FACET_FOREIGN) return NULL;
-  struct gm_device *dev = gm_current_device();
-  if (!dev)
-    gml_error(L, "%s: facet '%s' needs an active cuda context (with_cuda)", fn, gm_facet_name_str(f));
-  return dev;
-}
-
 static void check_function(lua_State *L, int idx, const char *fn) {
   if (lua_type(L, idx) != LUA_TFUNCTION)
     gml_argerror(L, idx, fn, "function expected, got %s", luaL_typename(L, idx));
 }
 
-/* ---- scoped access ---- */
+/* ---- scoped access: a userdata holding a gm_access (core/access.h) ---- */
 
-typedef struct access_entry {
-  gm_mat view; /* copy of the view at watch time; view.vec referenced */
-  gm_facet_name facet;
-  gm_direction dir;
-  struct gm_device *dev;
-} access_entry;
-
-typedef struct facet_access {
-  int n;         /* entries (each holds a vec reference until released) */
-  int n_watched; /* entries 0..n_watched-1 are being watched */
-  bool released;
-  access_entry e[];
-} facet_access;
-
-static facet_access *new_access(lua_State *L, int n) {
-  facet_access *a = lua_newuserdatauv(L, sizeof *a + (size_t)n * sizeof(access_entry), 0);
-  a->n = 0;
-  a->n_watched = 0;
-  a->released = false;
+static gm_access *new_access(lua_State *L, int n) {
+  gm_access *a = lua_newuserdatauv(L, gm_access_size(n), 0);
+  gm_access_init(a, n);
   luaL_setmetatable(L, ACCESS_MT);
   return a;
 }
 
-static void add_entry(facet_access *a, const gm_mat *m, gm_facet_name f, gm_direction dir,
-                      struct gm_device *dev) {
-  access_entry *e = &a->e[a->n++];
-  e->view = *m;
-  gm_vec_ref(e->view.vec);
-  e->facet = f;
-  e->dir = dir;
-  e->dev = dev;
-}
-
-/* A cuda pointer handed to C code: gpumat's compute stream is
- * non-blocking, so it does not order itself against kernels the caller
- * launches on the legacy default stream.  Watching waits for gpumat's
- * queued work on the buffer (compute stream sync); releasing waits for the
- * caller's work (device sync), so gpumat's next kernels see its results.
- * Callers that launch on gm.cuda_stream() get the ordering for free; the
- * syncs are then cheap. */
-static void release_access(facet_access *a) {
-  if (a->released) return;
-  a->released = true;
-  struct gm_device *synced = NULL;
-  while (a->n_watched > 0) {
-    access_entry *e = &a->e[--a->n_watched];
-    gm_mat_unwatch(&e->view, e->facet, e->dir);
-    if (e->facet == GM_FACET_CUDA && e->dev && e->dev != synced) {
-      (void)e->dev->ops->synchronize(e->dev); /* release path: a failure is sticky, reported next */
-      synced = e->dev;
-    }
-  }
-  for (int i = 0; i < a->n; i++) gm_vec_unref(a->e[i].view.vec);
-}
-
 static int l_access_close(lua_State *L) {
-  release_access(gml_checkudata(L, 1, ACCESS_MT, "__close"));
+  gm_access_release(gml_checkudata(L, 1, ACCESS_MT, "__close"));
   return 0;
 }
 static int l_access_gc(lua_State *L) {
-  release_access(gml_checkudata(L, 1, ACCESS_MT, "__gc"));
+  gm_access_release(gml_checkudata(L, 1, ACCESS_MT, "__gc"));
   return 0;
 }
 
 /* Watches every entry (all or none) and pushes their pointers. */
-static int watch_all(lua_State *L, facet_access *a, const char *fn) {
+static int watch_all(lua_State *L, gm_access *a, const char *fn) {
+  void *ptrs[GM_ACCESS_MAX];
   luaL_checkstack(L, a->n + 2, fn);
-  for (int i = 0; i < a->n; i++) {
-    void *p;
-    access_entry *e = &a->e[i];
-    gm_status st = gm_mat_watch(&e->view, e->facet, e->dir, e->dev, &p);
-    if (st != GM_OK) {
-      release_access(a);
-      return gml_raise(L, st, fn);
-    }
-    a->n_watched++;
-    if (e->facet == GM_FACET_CUDA && e->dev) st = e->dev->ops->stream_sync(e->dev, NULL);
-    if (st != GM_OK) {
-      release_access(a);
-      return gml_raise(L, st, fn);
-    }
-    lua_pushlightuserdata(L, p);
-  }
+  GML_TRY(L, gm_access_watch_all(a, ptrs), fn);
+  for (int i = 0; i < a->n; i++) lua_pushlightuserdata(L, ptrs[i]);
   return a->n + 1;
 }
 
@@ -143,9 +73,10 @@ static int l_watch_facet(lua_State *L) {
   gm_facet_name f = check_facet_name(L, 2, 2, fn);
   gm_direction dir = check_direction(L, 3, 3, fn);
   check_function(L, 4, fn);
-  struct gm_device *dev = facet_device(L, f, fn);
-  facet_access *a = new_access(L, 1); /* allocated before m is taken */
-  add_entry(a, gml_checkmat(L, 1, fn), f, dir, dev);
+  struct gm_device *dev; /* raises before any facet is touched */
+  GML_TRY(L, gm_access_device(f, &dev), fn);
+  gm_access *a = new_access(L, 1); /* allocated before m is taken */
+  GML_TRY(L, gm_access_add(a, gml_checkmat(L, 1, fn), f, dir, dev), fn);
   return watch_all(L, a, fn);
 }
 
@@ -161,7 +92,7 @@ static const char *spec_text(lua_State *L, int idx) {
 }
 
 /* Checks spec i of with_facets (pushed at the top) and adds it to a. */
-static void add_spec(lua_State *L, facet_access *a, int i, const char *fn) {
+static void add_spec(lua_State *L, gm_access *a, int i, const char *fn) {
   int s = lua_gettop(L);
   if (!lua_istable(L, s)) gml_argerror(L, 1, fn, "spec %d must be a table {mat, name, direction}", i);
   /* every entry is read (metamethods may run) before the mat is taken */
@@ -174,11 +105,12 @@ static void add_spec(lua_State *L, facet_access *a, int i, const char *fn) {
   gm_direction dir = GM_IO;
   if (!lua_isnil(L, s + 3) && (lua_type(L, s + 3) != LUA_TSTRING || gm_direction_parse(lua_tostring(L, s + 3), &dir) != 0))
     gml_argerror(L, 1, fn, "spec %d: bad direction %s", i, spec_text(L, s + 3));
-  struct gm_device *dev = facet_device(L, f, fn);
+  struct gm_device *dev; /* raises before any facet is touched */
+  GML_TRY(L, gm_access_device(f, &dev), fn);
   gml_mat *box = gml_testbox(L, s + 1);
   if (!box) gml_argerror(L, 1, fn, "spec %d: gpumat.mat expected, got %s", i, luaL_typename(L, s + 1));
   if (!box->m) gml_argerror(L, 1, fn, "spec %d: attempt to use a freed mat", i);
-  add_entry(a, box->m, f, dir, dev); /* copies the view, references the vec */
+  GML_TRY(L, gm_access_add(a, box->m, f, dir, dev), fn); /* copies the view, references the vec */
   lua_settop(L, s - 1);
 }
 
@@ -188,8 +120,8 @@ static int l_watch_facets(lua_State *L) {
   if (!lua_istable(L, 1)) gml_argerror(L, 1, fn, "table of specs expected, got %s", luaL_typename(L, 1));
   check_function(L, 2, fn);
   lua_Integer n = luaL_len(L, 1);
-  if (n > 64) gml_argerror(L, 1, fn, "too many specs (%lld)", (long long)n);
-  facet_access *a = new_access(L, (int)n);
+  if (n > GM_ACCESS_MAX) gml_argerror(L, 1, fn, "too many specs (%lld)", (long long)n);
+  gm_access *a = new_access(L, (int)n);
   int ai = lua_gettop(L);
   for (int i = 1; i <= (int)n; i++) {
     lua_geti(L, 1, i);
@@ -261,7 +193,8 @@ static int l_add_facet_reference(lua_State *L) {
   const char *fn = "add_facet_reference";
   gm_mat *m = gml_checkmat(L, 1, fn);
   gm_facet_name f = check_facet_name(L, 2, 2, fn);
-  struct gm_device *dev = facet_device(L, f, fn);
+  struct gm_device *dev; /* raises before any facet is touched */
+  GML_TRY(L, gm_access_device(f, &dev), fn);
   GML_TRY(L, gm_vec_add_facet_reference(m->vec, f, dev), fn);
   return 0;
 }
@@ -275,11 +208,6 @@ static int l_remove_facet_reference(lua_State *L) {
 }
 
 /* ---- barriers ---- */
-
-typedef struct facet_barrier {
-  gm_barrier b;
-  bool pushed;
-} facet_barrier;
 
 /* Facet-name list option at opts[key] as a bit mask. */
 static unsigned facet_mask(lua_State *L, const char *key, const char *fn) {
@@ -307,21 +235,18 @@ static int l_push_facet_barrier(lua_State *L) {
   unsigned ensures = facet_mask(L, "ensures", fn);
   unsigned destroys = facet_mask(L, "destroys", fn);
   check_function(L, 2, fn);
-  facet_barrier *fb = lua_newuserdatauv(L, sizeof *fb, 0);
-  fb->pushed = false;
+  gm_barrier *b = lua_newuserdatauv(L, sizeof *b, 0);
+  *b = (gm_barrier){0}; /* a barrier never pushed pops and abandons as a no-op */
   luaL_setmetatable(L, BARRIER_MT);
-  gm_barrier_push(&fb->b, ensures, destroys);
-  fb->pushed = true;
+  gm_barrier_push(b, ensures, destroys);
   return 1;
 }
 
-/* __close(b, err): pops (ensures, then destroys).  A failing pop raises
- * only when fn did not already raise, so fn's error is never replaced. */
+/* __close(b, err): pops (ensures, then destroys; once).  A failing pop
+ * raises only when fn did not already raise, so fn's error is never
+ * replaced. */
 static int l_barrier_close(lua_State *L) {
-  facet_barrier *fb = gml_checkudata(L, 1, BARRIER_MT, "__close");
-  if (!fb->pushed) return 0;
-  fb->pushed = false;
-  gm_status st = gm_barrier_pop(&fb->b);
+  gm_status st = gm_barrier_pop(gml_checkudata(L, 1, BARRIER_MT, "__close"));
   if (st != GM_OK && lua_isnoneornil(L, 2)) return gml_raise(L, st, "with_facet_barrier");
   return 0;
 }
@@ -329,9 +254,7 @@ static int l_barrier_close(lua_State *L) {
 /* __gc: a barrier never closed (e.g. an abandoned coroutine) is unlinked
  * without device work, as finalizers must not call into the device. */
 static int l_barrier_gc(lua_State *L) {
-  facet_barrier *fb = gml_checkudata(L, 1, BARRIER_MT, "__gc");
-  if (fb->pushed) gm_barrier_abandon(&fb->b);
-  fb->pushed = false;
+  gm_barrier_abandon(gml_checkudata(L, 1, BARRIER_MT, "__gc"));
   return 0;
 }
 

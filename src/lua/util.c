@@ -53,7 +53,7 @@ gml_mat *gml_elembox_error(lua_State *L, int idx, const char *fname) {
 
 gml_mat *gml_checkbox(lua_State *L, int idx, const char *fname) {
   gml_mat *box = gml_checkelembox(L, idx, fname);
-  if (gml_n_deferred) gml_drain_deferred();
+  if (gm_n_deferred) gm_deferred_drain();
   return box;
 }
 
@@ -61,99 +61,29 @@ gm_mat *gml_checkmat(lua_State *L, int idx, const char *fname) { return gml_chec
 
 /* ---- guards and pins (see util.h) ----
  *
- * Per OS thread (a Lua state runs on one thread at a time, and a guard
- * is open only during one C call): the open guard frames (a stack; a
- * frame left open by a coroutine that died with an error is removed by
- * the frame object's __gc), the pins (frame, mat) and the deferred
- * frees.  The lists are tiny; linear scans are cheaper than anything
- * cleverer. */
+ * The frames, pins and deferred frees are the core's (core/deferred.c,
+ * per OS thread); a guard is the to-be-closed object that closes its
+ * frame.  A frame left open by a coroutine that died with an error is
+ * closed by the guard's __gc.  The frame's owner is the lua_State: pins
+ * go to the innermost guard of the calling coroutine. */
 
 #define GUARD_MT "gpumat.guard"
 
-typedef struct frame {
-  uint64_t id;
-  lua_State *L; /* compared only, never dereferenced */
-} frame;
-typedef struct pin {
-  uint64_t frame;
-  gm_mat *m;
-} pin;
 typedef struct guard_obj {
   uint64_t id;
   bool open;
 } guard_obj;
 
-static _Thread_local struct {
-  frame *frames;
-  size_t n_frames, cap_frames;
-  pin *pins;
-  size_t n_pins, cap_pins;
-  gm_mat **deferred;
-  size_t cap_deferred;
-  uint64_t next_id;
-  int hook;
-} G;
-_Thread_local size_t gml_n_deferred;
-
-static bool grow(void **p, size_t *cap, size_t need, size_t elt) {
-  if (need <= *cap) return true;
-  size_t c = *cap ? 2 * *cap : 16;
-  while (c < need) c *= 2;
-  void *q = realloc(*p, c * elt);
-  if (!q) return false;
-  *p = q;
-  *cap = c;
-  return true;
-}
-
-static bool is_pinned(const gm_mat *m) {
-  for (size_t i = 0; i < G.n_pins; i++)
-    if (G.pins[i].m == m) return true;
-  return false;
-}
-
-void gml_drain_deferred(void) {
-  if (G.hook) return;
-  size_t k = 0;
-  for (size_t i = 0; i < gml_n_deferred; i++) {
-    gm_mat *m = G.deferred[i];
-    if (is_pinned(m))
-      G.deferred[k++] = m;
-    else
-      gm_mat_free(m);
-  }
-  gml_n_deferred = k;
-}
-
 void gml_release_box(gml_mat *box, bool collected) {
   gm_mat *m = box->m;
   box->m = NULL;
-  if (!m) return;
-  /* A collected box is unreachable, so no running call holds its mat
-   * unless a guard pinned it (a mat taken from a table that was then
-   * emptied): the reclaim cascade frees it at once, which is its point.
-   * An explicit free() or __close during the GC hook is deferred. */
-  if ((G.hook && !collected) || is_pinned(m)) {
-    /* out of memory for the list: leaking the mat is the safe choice */
-    if (grow((void **)&G.deferred, &G.cap_deferred, gml_n_deferred + 1, sizeof *G.deferred))
-      G.deferred[gml_n_deferred++] = m;
-    return;
-  }
-  gm_mat_free(m);
+  gm_deferred_release(m, collected);
 }
 
 static void close_frame(guard_obj *g) {
   if (!g->open) return;
   g->open = false;
-  size_t k = 0;
-  for (size_t i = 0; i < G.n_pins; i++)
-    if (G.pins[i].frame != g->id) G.pins[k++] = G.pins[i];
-  G.n_pins = k;
-  k = 0;
-  for (size_t i = 0; i < G.n_frames; i++)
-    if (G.frames[i].id != g->id) G.frames[k++] = G.frames[i];
-  G.n_frames = k;
-  if (gml_n_deferred) gml_drain_deferred();
+  gm_deferred_frame_close(g->id);
 }
 
 static int guard_close(lua_State *L) {
@@ -168,14 +98,9 @@ static int guard_gc(lua_State *L) {
 void gml_pin(lua_State *L, int idx) {
   gml_mat *box = testbox(L, idx);
   if (!box || !box->m) return;
-  for (size_t i = G.n_frames; i-- > 0;) {
-    if (G.frames[i].L != L) continue;
-    if (!grow((void **)&G.pins, &G.cap_pins, G.n_pins + 1, sizeof *G.pins))
-      gml_error(L, "not enough memory");
-    G.pins[G.n_pins++] = (pin){G.frames[i].id, box->m};
-    return;
-  }
-  gml_error(L, "gpumat internal error: gml_pin without gml_guard");
+  gm_status st = gm_deferred_pin(L, box->m);
+  if (st == GM_ENOMEM) gml_error(L, "not enough memory");
+  if (st != GM_OK) gml_error(L, "gpumat internal error: gml_pin without gml_guard");
 }
 
 void gml_guard(lua_State *L, int nargs) {
@@ -188,25 +113,16 @@ void gml_guard(lua_State *L, int nargs) {
                                  {NULL, NULL, 0, NULL}};
   if (luaL_newmetatable(L, GUARD_MT)) gml_register(L, -1, meta);
   lua_setmetatable(L, -2);
-  if (!grow((void **)&G.frames, &G.cap_frames, G.n_frames + 1, sizeof *G.frames) ||
-      !grow((void **)&G.pins, &G.cap_pins, G.n_pins + (size_t)top, sizeof *G.pins))
-    gml_error(L, "not enough memory");
-  g->id = ++G.next_id;
+  if (gm_deferred_frame_open(L, (size_t)top, &g->id) != GM_OK) gml_error(L, "not enough memory");
   g->open = true;
-  G.frames[G.n_frames++] = (frame){g->id, L};
   lua_toclose(L, -1);
   for (int i = 1; i <= top; i++) gml_pin(L, i);
 }
 
 gm_mat *gml_checkmat_shapable(lua_State *L, int idx, const char *fname) {
   gm_mat *m = gml_checkmat(L, idx, fname);
-  if (G.hook || is_pinned(m)) gml_error(L, "%s: mat is in use by a running gpumat call", fname);
+  if (gm_deferred_in_use(m)) gml_error(L, "%s: mat is in use by a running gpumat call", fname);
   return m;
-}
-
-void gml_hook_enter(void) { G.hook++; }
-void gml_hook_leave(void) {
-  G.hook--;
 }
 
 /* Whether a chunk is one of gpumat's Lua modules: "@.../gpumat/x.lua"

@@ -13,6 +13,7 @@
 #include <lua.h>
 #include <stdbool.h>
 
+#include "../core/deferred.h"
 #include "../core/mat.h"
 
 #define GML_MAT_MT "gpumat.mat"
@@ -95,23 +96,20 @@ bool gml_ismat(lua_State *L, int idx);
  * shaping (reshape_, displace_, adjust_, destroy, ...; they take their mat
  * with gml_checkmat_shapable) raises "<fn>: mat is in use by a running
  * gpumat call".  The same holds for every mat while the GC hook of the
- * reclaim cascade / GC nudge runs finalizers (gml_hook_enter/leave). */
+ * reclaim cascade / GC nudge runs finalizers (gm_deferred_hook_enter/leave).
+ * The frames, pins and the queue are the core's: core/deferred.h. */
 void gml_guard(lua_State *L, int nargs);
 /* Pins the mat at idx (if it is a live mat) into the innermost guard of L. */
 void gml_pin(lua_State *L, int idx);
 /* gml_checkmat for destructive shaping or facet destruction: also raises
  * "<fname>: mat is in use by a running gpumat call" when pinned. */
 gm_mat *gml_checkmat_shapable(lua_State *L, int idx, const char *fname);
-/* Frees the box's mat now, or marks the box freed and defers the free
- * while the mat is pinned or (unless collected: __gc) the GC hook runs. */
+/* Marks the box freed and frees its mat now, or defers the free while the
+ * mat is pinned or (unless collected: __gc) the GC hook runs
+ * (gm_deferred_release).  The GC hook brackets its lua_gc calls with
+ * gm_deferred_hook_enter/leave; gm.collect, a guard's close and the next
+ * gml_checkmat drain the queue (gm_deferred_drain). */
 void gml_release_box(gml_mat *box, bool collected);
-/* Around the lua_gc calls of the GC hook. */
-void gml_hook_enter(void);
-void gml_hook_leave(void);
-/* Frees deferred mats that are no longer pinned (gm.collect, guard close,
- * next gml_checkmat). */
-void gml_drain_deferred(void);
-extern _Thread_local size_t gml_n_deferred;
 
 /* Raises the message (lua_pushfstring formats) like luaL_error, except
  * that a call from gpumat's own Lua modules (lua/gpumat/NAME.lua) gets no
