@@ -139,3 +139,54 @@ gm_status gm_kernel_run(gm_ctype ctype, const gm_kernel_code *code, gm_kernel_ar
   atomic_fetch_add(&n_launches[e.dev ? GM_KPLACE_EMULATED : GM_KPLACE_HOST], 1);
   return GM_OK;
 }
+
+/* ---- launch parameters ---- */
+
+bool gm_kernel_spec_is_mat(char c) { return c == 'i' || c == 'o' || c == 'x'; }
+
+gm_status gm_kernel_parse_spec(const char *spec, size_t n, gm_kernel_arg *args) {
+  if (n > GM_KERNEL_MAX_ARGS) return gm_fail(GM_EINVAL, "at most %d parameters", GM_KERNEL_MAX_ARGS);
+  for (size_t i = 0; i < n; i++) {
+    memset(&args[i], 0, sizeof args[i]);
+    if (spec[i] == 's') {
+      args[i].kind = GM_KARG_SCALAR;
+    } else if (spec[i] == 'n') {
+      args[i].kind = GM_KARG_INT;
+    } else if (gm_kernel_spec_is_mat(spec[i])) {
+      args[i].kind = GM_KARG_MAT;
+      args[i].dir = spec[i] == 'i' ? GM_INPUT : spec[i] == 'o' ? GM_OUTPUT : GM_IO;
+    } else {
+      return gm_fail(GM_EINVAL, "bad parameter spec");
+    }
+  }
+  return GM_OK;
+}
+
+gm_status gm_kernel_check_geometry(const long long in[6], unsigned geom[6]) {
+  for (int i = 0; i < 6; i++) {
+    if (in[i] < 1 || in[i] > 0x7fffffff) return gm_fail(GM_EINVAL, "bad launch geometry");
+    geom[i] = (unsigned)in[i];
+  }
+  return GM_OK;
+}
+
+/* A device's properties do not change while the process runs, and asking
+ * the driver on every launch costs more than the launch: the answer is
+ * cached per device id. */
+gm_status gm_kernel_compute_capability(gm_device *dev, int *major, int *minor) {
+  enum { CACHED = 64 };
+  /* major * 100 + minor + 1; 0: not asked yet (atomic: threads may
+   * launch at once) */
+  static _Atomic int cc[CACHED];
+  bool cacheable = dev->id >= 0 && dev->id < CACHED;
+  int v = cacheable ? atomic_load_explicit(&cc[dev->id], memory_order_relaxed) : 0;
+  if (v == 0) {
+    gm_device_info info;
+    GM_TRY(dev->ops->get_info(dev, &info));
+    v = info.compute_major * 100 + info.compute_minor + 1;
+    if (cacheable) atomic_store_explicit(&cc[dev->id], v, memory_order_relaxed);
+  }
+  *major = (v - 1) / 100;
+  *minor = (v - 1) % 100;
+  return GM_OK;
+}

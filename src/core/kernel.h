@@ -49,6 +49,21 @@ void gm_kernel_place(gm_kernel_arg *args, int n, struct gm_device **dev, bool *n
 gm_status gm_kernel_run(gm_ctype ctype, const gm_kernel_code *code, gm_kernel_arg *args, int n,
                         const unsigned *geom);
 
+/* A launch's parameter spec: one character per parameter, 'i', 'o' or
+ * 'x' a mat (input, output, both), 's' a scalar (a double), 'n' an
+ * integer.  Sets kind (and dir for mats) of args[0..n), the rest zero;
+ * GM_EINVAL "at most 32 parameters" or "bad parameter spec". */
+gm_status gm_kernel_parse_spec(const char *spec, size_t n, gm_kernel_arg *args);
+/* Whether spec character c is a mat parameter. */
+bool gm_kernel_spec_is_mat(char c);
+/* An explicit launch geometry (grid x, y, z, block x, y, z): every entry
+ * in 1..2^31-1 (what cudaLaunchKernel takes), or GM_EINVAL "bad launch
+ * geometry". */
+gm_status gm_kernel_check_geometry(const long long in[6], unsigned geom[6]);
+/* The compute capability of a CUDA device (NVRTC compiles for it), asked
+ * of the device once per device id. */
+gm_status gm_kernel_compute_capability(struct gm_device *dev, int *major, int *minor);
+
 /* Launches of run-time kernels on the host, the emulated device and
  * CUDA devices. */
 typedef enum { GM_KPLACE_HOST, GM_KPLACE_EMULATED, GM_KPLACE_CUDA } gm_kernel_place_kind;
