@@ -1,9 +1,11 @@
 #include "kernel.h"
 
+#include <dlfcn.h>
 #include <stdatomic.h>
 #include <string.h>
 
 #include "../../kernels/launch.h"
+#include "context.h"
 #include "exec.h"
 #include "mem/runtime.h"
 #include "status.h"
@@ -188,5 +190,30 @@ gm_status gm_kernel_compute_capability(gm_device *dev, int *major, int *minor) {
   }
   *major = (v - 1) / 100;
   *minor = (v - 1) % 100;
+  return GM_OK;
+}
+
+/* ---- loading ---- */
+
+gm_status gm_kernel_open(const char *path, void **handle, gm_kernel_code *code) {
+  *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!*handle) return gm_fail(GM_EINVAL, "%s", dlerror());
+  void *sym = dlsym(*handle, "gpumat_kernel_launch");
+  if (!sym) return gm_fail(GM_EINVAL, "%s: no gpumat_kernel_launch", path);
+  /* a data pointer to a function pointer: POSIX guarantees dlsym's result
+   * converts, ISO C has no cast for it */
+  memcpy(&code->cpu, &sym, sizeof sym);
+  return GM_OK;
+}
+
+void gm_kernel_close(void *handle) {
+  if (handle) dlclose(handle);
+}
+
+gm_status gm_kernel_load_image(const char *image, const char *name, gm_kernel_code *code) {
+  gm_device *dev = gm_current_device();
+  if (!dev || !dev->ops->rtk_load) return gm_fail(GM_ESTATE, "no CUDA device in the current context");
+  GM_TRY(dev->ops->rtk_load(dev, image, name, &code->dev_kernel));
+  code->dev = dev;
   return GM_OK;
 }

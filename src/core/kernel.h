@@ -38,6 +38,19 @@ typedef struct gm_kernel_code {
   void *dev_kernel;
 } gm_kernel_code;
 
+/* Opens a kernel compiled for the CPU model: the shared object at path,
+ * exporting gpumat_kernel_launch.  Sets *handle (for gm_kernel_close;
+ * NULL when dlopen failed) and code->cpu; GM_EINVAL with dlopen's message
+ * or "<path>: no gpumat_kernel_launch". */
+gm_status gm_kernel_open(const char *path, void **handle, gm_kernel_code *code);
+/* Closes a handle of gm_kernel_open (NULL: nothing).  Only when no launch
+ * of its code can run any more. */
+void gm_kernel_close(void *handle);
+/* Loads an NVRTC image (CUBIN or PTX) of kernel name on the current
+ * context's device into code; GM_ESTATE "no CUDA device in the current
+ * context" when that device cannot load one. */
+gm_status gm_kernel_load_image(const char *image, const char *name, gm_kernel_code *code);
+
 /* Where a launch with these mat arguments runs (the exec rules of every
  * op): *dev NULL on the host; else the device, and *nvrtc tells whether
  * it needs NVRTC code (a CUDA device) rather than the CPU model. */

@@ -1,8 +1,8 @@
-/* Run-time kernels (gm.define_cuda_kernel), C side: loading a compiled
- * kernel (a shared object exporting gpumat_kernel_launch) and launching
- * it through the core (gm_kernel_run).  Source generation, compilation
- * and caching are in lua/gpumat/kernel.lua. */
-#include <dlfcn.h>
+/* Run-time kernels (gm.define_cuda_kernel), C side: the kernel userdata
+ * and the conversion of a launch's Lua arguments.  Loading, the launch
+ * parameter rules and the launch itself are the core's (kernel.c);
+ * source generation, compilation and caching are in
+ * lua/gpumat/kernel.lua. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,33 +25,28 @@ static int so_gc(lua_State *L) {
   kernel_so *k = gml_checkudata(L, 1, KERNEL_SO, "__gc");
   /* code of a loaded kernel is never unloaded while a launch could run:
    * launches are synchronous, and the userdata is unreachable here */
-  if (k->handle) dlclose(k->handle);
+  gm_kernel_close(k->handle);
   k->handle = NULL;
   k->code.cpu = NULL;
   return 0;
 }
 
-/* core.kernel_load(path) -> handle, or nil and dlerror's message */
-static int l_kernel_load(lua_State *L) {
-  const char *path = gml_check_string(L, 1, "define_cuda_kernel", NULL);
+/* A new kernel userdata, nothing loaded yet (collected: closed). */
+static kernel_so *new_kernel(lua_State *L) {
   kernel_so *k = lua_newuserdatauv(L, sizeof *k, 0);
   memset(k, 0, sizeof *k);
   luaL_setmetatable(L, KERNEL_SO);
-  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (!h) {
-    lua_pushnil(L);
-    lua_pushstring(L, dlerror());
-    return 2;
-  }
-  k->handle = h;
-  void *sym = dlsym(h, "gpumat_kernel_launch");
-  if (!sym) {
-    lua_pushnil(L);
-    lua_pushfstring(L, "%s: no gpumat_kernel_launch", path);
-    return 2;
-  }
-  memcpy(&k->code.cpu, &sym, sizeof sym);
-  return 1;
+  return k;
+}
+
+/* core.kernel_load(path) -> handle, or nil and dlerror's message */
+static int l_kernel_load(lua_State *L) {
+  const char *path = gml_check_string(L, 1, "define_cuda_kernel", NULL);
+  kernel_so *k = new_kernel(L);
+  if (gm_kernel_open(path, &k->handle, &k->code) == GM_OK) return 1;
+  lua_pushnil(L);
+  lua_pushstring(L, gm_last_error());
+  return 2;
 }
 
 /* core.nvrtc_compile(src, name, major, minor, cubin) -> image, log; or
@@ -97,13 +92,8 @@ static int l_nvrtc_version(lua_State *L) {
 static int l_kernel_load_ptx(lua_State *L) {
   const char *ptx = gml_check_string(L, 1, "define_cuda_kernel", NULL);
   const char *name = gml_check_string(L, 2, "define_cuda_kernel", NULL);
-  kernel_so *k = lua_newuserdatauv(L, sizeof *k, 0);
-  memset(k, 0, sizeof *k);
-  luaL_setmetatable(L, KERNEL_SO);
-  gm_device *dev = gm_current_device();
-  if (!dev || !dev->ops->rtk_load) return gml_error(L, "%s: no CUDA device in the current context", name);
-  GML_TRY(L, dev->ops->rtk_load(dev, ptx, name, &k->code.dev_kernel), name);
-  k->code.dev = dev;
+  kernel_so *k = new_kernel(L);
+  GML_TRY(L, gm_kernel_load_image(ptx, name, &k->code), name);
   return 1;
 }
 
