@@ -223,3 +223,19 @@ gm_status gm_context_device_info(const char *backend, int id, gm_device_info *in
   GM_TRY(gm_device_get(backend, id, &d));
   return d->ops->get_info(d, info);
 }
+
+bool gm_context_cuda_usable(int id, char *reason, size_t n) {
+  gm_device *d = gm_context_device();
+  if (d && strcmp(d->ops->name, "cuda") == 0) return true;
+  return gm_cuda_runtime_available(id, reason, n);
+}
+
+void *gm_context_native_stream(void) {
+  gm_device *d = gm_context_device();
+  return d && d->ops->native_stream ? d->ops->native_stream(d) : NULL;
+}
+
+gm_status gm_context_synchronize(void) {
+  gm_device *d = gm_context_device();
+  return d ? d->ops->synchronize(d) : GM_OK;
+}

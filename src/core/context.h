@@ -91,6 +91,16 @@ gm_status gm_context_random_states(long long asked, int *rounded);
  * rather than of the device). */
 gm_status gm_context_device_info(const char *backend, int id, gm_device_info *info, bool *unusable);
 
+/* Whether CUDA device id can be used here: true inside a context on a
+ * CUDA device, else the runtime's answer with its reason (n bytes). */
+bool gm_context_cuda_usable(int id, char *reason, size_t n);
+/* The compute stream (a cudaStream_t) of the current context's CUDA
+ * device, or NULL: for C code that launches in order with gpumat's own
+ * work. */
+void *gm_context_native_stream(void);
+/* Waits for the current context's device (none: nothing to wait for). */
+gm_status gm_context_synchronize(void);
+
 /* Enters c (caller-owned storage that must stay put until exit).  On
  * failure nothing is pushed and nothing changed. */
 gm_status gm_context_enter(gm_context *c, const gm_context_options *o);

@@ -186,10 +186,8 @@ static int l_cuda_available(lua_State *L) {
   static const char *const allowed[] = {"device_id", NULL};
   gml_check_options(L, 1, fname, allowed);
   int id = check_device_id(L, 1, fname);
-  gm_device *d = gm_context_device();
-  if (d && strcmp(d->ops->name, "cuda") == 0) return lua_pushboolean(L, 1), 1;
   char reason[256];
-  if (gm_cuda_runtime_available(id, reason, sizeof reason)) return lua_pushboolean(L, 1), 1;
+  if (gm_context_cuda_usable(id, reason, sizeof reason)) return lua_pushboolean(L, 1), 1;
   lua_pushboolean(L, 0);
   lua_pushstring(L, reason);
   return 2;
@@ -343,8 +341,7 @@ static int l_emulated_device(lua_State *L) {
  * stream of the current context's CUDA device, for C code that launches on
  * gpumat's mats in order with gpumat's own work. */
 static int l_cuda_stream(lua_State *L) {
-  gm_device *d = gm_context_device();
-  void *s = d && d->ops->native_stream ? d->ops->native_stream(d) : NULL;
+  void *s = gm_context_native_stream();
   if (s)
     lua_pushlightuserdata(L, s);
   else
@@ -355,8 +352,7 @@ static int l_cuda_stream(lua_State *L) {
 /* gm.synchronize(): waits for the current context's device. */
 static int l_synchronize(lua_State *L) {
   lua_settop(L, 0);
-  gm_device *d = gm_context_device();
-  if (d) GML_TRY(L, d->ops->synchronize(d), "synchronize");
+  GML_TRY(L, gm_context_synchronize(), "synchronize");
   return 0;
 }
 
