@@ -55,6 +55,12 @@ static void check_option(lua_State *L, gm_status st, int arg, const char *fname)
   if (st != GM_OK) gml_argerror(L, arg, fname, "%s", gm_last_error());
 }
 
+/* The string at idx, or the name of its type when it is not one (the
+ * core's parsers put it in their messages). */
+static const char *string_or_type(lua_State *L, int idx) {
+  return lua_type(L, idx) == LUA_TSTRING ? lua_tostring(L, idx) : luaL_typename(L, idx);
+}
+
 /* The backend option, or the default (GPUMAT_DEVICE); *named (may be
  * NULL) tells whether either named it. */
 static const char *check_backend(lua_State *L, int arg, const char *fname, bool *named) {
@@ -64,8 +70,7 @@ static const char *check_backend(lua_State *L, int arg, const char *fname, bool 
     return b;
   }
   if (named) *named = true;
-  const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1);
-  check_option(L, gm_context_parse_backend(v, &b), arg, fname);
+  check_option(L, gm_context_parse_backend(string_or_type(L, -1), &b), arg, fname);
   lua_pop(L, 1);
   return b;
 }
@@ -268,14 +273,10 @@ static int l_device_info(lua_State *L) {
  * (queued work runs only when something waits for it). */
 static bool check_async_mode(lua_State *L, const char *fname, gm_emulated_control_in *in) {
   if (!gml_opt_push(L, 1, "async")) return false;
-  if (lua_type(L, -1) == LUA_TBOOLEAN) {
+  if (lua_type(L, -1) == LUA_TBOOLEAN)
     in->mode = lua_toboolean(L, -1) ? GM_EMU_ASYNC : GM_EMU_INLINE;
-  } else if (lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), "lazy") == 0) {
-    in->mode = GM_EMU_LAZY;
-  } else {
-    const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1);
-    gml_argerror(L, 1, fname, "option 'async' must be true, false or \"lazy\", got %s", v);
-  }
+  else
+    check_option(L, gm_emulated_parse_lazy(string_or_type(L, -1), &in->mode), 1, fname);
   lua_pop(L, 1);
   return true;
 }
@@ -305,12 +306,8 @@ static int l_emulated_device(lua_State *L) {
     in.sticky = gml_opt_boolean(L, 1, "sticky_error", false, fname);
   }
   if (gml_opt_push(L, 1, "last_error")) {
-    const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-    if (!v || (strcmp(v, "none") != 0 && strcmp(v, "out_of_memory") != 0))
-      gml_argerror(L, 1, fname, "option 'last_error' must be \"none\" or \"out_of_memory\", got %s",
-                   v ? v : luaL_typename(L, -1));
+    check_option(L, gm_emulated_parse_last_error(string_or_type(L, -1), &in.last_error), 1, fname);
     in.set_last_error = true;
-    in.last_error = strcmp(v, "none") == 0 ? GM_EMU_ERR_NONE : GM_EMU_ERR_OOM;
     lua_pop(L, 1);
   }
   in.set_mode = check_async_mode(L, fname, &in);
@@ -332,7 +329,7 @@ static int l_emulated_device(lua_State *L) {
   push_async_mode(L, out.mode);
   lua_pushboolean(L, out.sticky);
   lua_setfield(L, -2, "sticky_error");
-  lua_pushstring(L, out.last_error == GM_EMU_ERR_OOM ? "out_of_memory" : "none");
+  lua_pushstring(L, gm_emulated_last_error_name(out.last_error));
   lua_setfield(L, -2, "last_error");
   return 1;
 }

@@ -62,19 +62,16 @@ static int l_nvrtc_compile(lua_State *L) {
   size_t size = 0;
   gm_status st = gm_nvrtc_compile(src, name, major, minor, cubin, &image, &size, &log);
   /* (a memory error while pushing would leak the two strings: bounded, rare) */
-  if (st == GM_OK) {
+  if (st == GM_OK)
     lua_pushlstring(L, image, size);
-    lua_pushstring(L, log ? log : "");
-    free(image);
-    free(log);
-    return 2;
-  }
-  lua_pushnil(L);
+  else
+    lua_pushnil(L);
   lua_pushstring(L, log ? log : "");
-  lua_pushstring(L, gm_last_error());
-  lua_pushboolean(L, st == GM_EUNSUPPORTED);
   free(image);
   free(log);
+  if (st == GM_OK) return 2;
+  lua_pushstring(L, gm_last_error());
+  lua_pushboolean(L, st == GM_EUNSUPPORTED);
   return 4;
 }
 
