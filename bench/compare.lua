@@ -18,7 +18,7 @@ end
 local function cells(line)
   local out = {}
   line = line:gsub("\\|", "\0") -- an escaped bar inside a case name
-  for c in line:gmatch("|([^|]*)") do out[#out + 1] = (c:match("^%s*(.-)%s*$"):gsub("%z", "\\|")) end
+  for c in line:gmatch("|([^|]*)") do out[#out + 1] = (c:match("^%s*(.-)%s*$"):gsub("\0", "\\|")) end
   out[#out] = nil -- the text after the last bar
   return out
 end
