@@ -1,8 +1,8 @@
 /* Test of the core's text forms without Lua: gm_mat_to_string (tostring
  * for C: shapes, shortest round-trip numbers, NaN and infinities,
  * summarizing, displaced views, rank 0, options, the device path on the
- * emulated device), the digit grouping of the memory reports, and the
- * grid format_mat shows (core/peek_grid.h).  Exits 0 when every check
+ * emulated device), the digit grouping of the memory reports, the grid
+ * format_mat shows (core/peek_grid.h) and its text (core/format_grid.h).  Exits 0 when every check
  * passes. */
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +12,7 @@
 
 #include "check.h"
 #include "core/format.h"
+#include "core/format_grid.h"
 #include "core/peek_grid.h"
 
 /* gm_mat_to_string of m equals want (options o, NULL: defaults). */
@@ -138,6 +139,52 @@ static void test_grid(void) {
   gm_mat_free(m);
 }
 
+/* gm_mat_format_grid of m equals want. */
+static void check_grid_text(gm_mat *m, gm_grid_format_options o, const char *want) {
+  gm_strbuf b = {0};
+  CHECK(gm_mat_format_grid(m, &o, &b) == GM_OK);
+  if (!b.s || strcmp(b.s, want) != 0) {
+    fprintf(stderr, "got\n%s\nwant\n%s\n", b.s ? b.s : "(null)", want);
+    gm_test_failed++;
+  }
+  gm_strbuf_free(&b);
+}
+
+static void test_grid_text(void) {
+  gm_grid_format_options dflt = {.max_slices = 6, .max_rows = 20, .max_cols = 10, .precision = 4};
+  size_t d23[2] = {2, 3}, d2[1] = {2}, d522[3] = {5, 1, 2};
+  gm_mat *ints = mat_of(GM_CTYPE_DOUBLE, 2, d23, (double[]){1, 20, 3, -4, 5, 600}, 6);
+  check_grid_text(ints, dflt, "#<MAT 2x3 double>\n  1   20    3\n -4    5  600");
+  gm_mat *odd = mat_of(GM_CTYPE_DOUBLE, 2, d23, (double[]){1.5, -2.25, 3, NAN, INFINITY, -INFINITY}, 6);
+  check_grid_text(odd, dflt, "#<MAT 2x3 double>\n 1.50  -2.25   3.00\n  nan    inf   -inf");
+  gm_mat *sci = mat_of(GM_CTYPE_DOUBLE, 1, d2, (double[]){1.25e-5, 0.5}, 2);
+  check_grid_text(sci, dflt, "#<MAT 2 double>\n1.25e-05  5.00e-01");
+  double v[10];
+  for (int i = 0; i < 10; i++) v[i] = i + 1;
+  gm_mat *r3 = mat_of(GM_CTYPE_DOUBLE, 3, d522, v, 10);
+  gm_grid_format_options two = dflt;
+  two.max_slices = 2;
+  check_grid_text(r3, two, "#<MAT 5x1x2 double>\n[1, :, :]\n  1    2\n...\n\n[5, :, :]\n  9   10");
+  double hundred[100];
+  for (int i = 0; i < 100; i++) hundred[i] = i + 1;
+  size_t d10[2] = {10, 10};
+  gm_mat *big = mat_of(GM_CTYPE_DOUBLE, 2, d10, hundred, 100);
+  gm_grid_format_options small = {.max_slices = 6, .max_rows = 3, .max_cols = 4, .precision = 4};
+  check_grid_text(big, small,
+                  "#<MAT 10x10 double>\n  1    2  ...    9   10\n 11   12  ...   19   20\n"
+                  "...  ...  ...  ...  ...\n 91   92  ...   99  100");
+  gm_strbuf b = {0};
+  gm_grid_format_options bad = dflt;
+  bad.precision = 18;
+  CHECK(gm_mat_format_grid(ints, &bad, &b) == GM_EINVAL && b.len == 0);
+  gm_strbuf_free(&b);
+  gm_mat_free(ints);
+  gm_mat_free(odd);
+  gm_mat_free(sci);
+  gm_mat_free(r3);
+  gm_mat_free(big);
+}
+
 /* On the emulated device: only the device copy is current; printing reads
  * it through a temporary copy and changes no facet. */
 static void test_device(void) {
@@ -156,6 +203,9 @@ static void test_device(void) {
   bool initialised = false;
   CHECK(gm_peek_grid_plan(m, 1, 1, 3, &g) == GM_OK);
   CHECK(gm_peek_grid_read(m, &g, out, &initialised) == GM_OK && out[2] == 6);
+  gm_grid_format_options dflt = {.max_slices = 6, .max_rows = 20, .max_cols = 10, .precision = 4};
+  check_grid_text(m, dflt, "#<MAT 3 double>\n  2    4    6");
+  check_text(m, NULL, "#<MAT 3 double Cf {2, 4, 6}>"); /* still only the device copy is current */
   gm_mat_free(m);
   CHECK(gm_cuda_end() == GM_OK);
 }
@@ -165,6 +215,7 @@ int main(void) {
   test_shapes();
   test_grouped();
   test_grid();
+  test_grid_text();
   test_device();
   if (gm_test_failed) fprintf(stderr, "%d checks failed\n", (int)gm_test_failed);
   return gm_test_failed ? 1 : 0;
