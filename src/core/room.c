@@ -5,17 +5,8 @@
 #include <string.h>
 
 #include "counters.h"
+#include "format.h"
 #include "mem/runtime.h"
-
-void gm_format_grouped(unsigned long long v, char *out) {
-  char digits[24];
-  int n = snprintf(digits, sizeof digits, "%llu", v), k = 0;
-  for (int i = 0; i < n; i++) {
-    if (i > 0 && (n - i) % 3 == 0) out[k++] = ',';
-    out[k++] = digits[i];
-  }
-  out[k] = '\0';
-}
 
 void gm_room_report(struct gm_device *d, bool verbose, char *buf, size_t n) {
   gm_pool_stats s = gm_pool_get_stats(&d->pool);
@@ -39,7 +30,7 @@ void gm_room_report(struct gm_device *d, bool verbose, char *buf, size_t n) {
     if (i == 0 || i == 3)
       snprintf(num, sizeof num, "%d", (int)v[i]);
     else if (i < 7)
-      gm_format_grouped(v[i], num);
+      gm_format_grouped((long long)v[i], num, sizeof num);
     int w = snprintf(buf + k, n - k, "%s%s", parts[i], num);
     k += w > 0 ? (size_t)w : 0;
   }

@@ -10,10 +10,7 @@ struct gm_device;
 
 /* Writes the report of d into buf (n bytes, truncated if shorter; 512
  * always suffice); verbose is MGL's long form, else the one-line-each
- * short form. */
+ * short form; numbers grouped as gm_format_grouped does (format.h). */
 void gm_room_report(struct gm_device *d, bool verbose, char *buf, size_t n);
-/* v with commas between groups of three digits: "1,234,567" (Lisp's
- * ~:D).  out holds at least 32 bytes. */
-void gm_format_grouped(unsigned long long v, char *out);
 
 #endif
