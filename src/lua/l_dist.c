@@ -3,9 +3,11 @@
  * the facet machinery; lua/gpumat/dist.lua opens it with package.loadlib
  * on core.so's entry point luaopen_gpumat_dist.
  *
- * The functions here check their arguments and push results; the
- * collectives on mats (place, facets, NCCL or MPI) are one core function,
- * gm_dist_mats (src/dist/collective.c). */
+ * The functions here read their arguments and push results; the rules
+ * the arguments must follow (state, op names, rank, peer and tag ranges,
+ * operand rules) are src/dist/rules.c's, and the collectives on mats
+ * (place, facets, NCCL or MPI) are one core function, gm_dist_mats
+ * (src/dist/collective.c). */
 #include <lauxlib.h>
 #include <lua.h>
 #include <string.h>
@@ -22,7 +24,6 @@ int luaopen_gpumat_dist(lua_State *L) {
 
 #else
 
-#include "../core/mem/device.h"
 #include "../dist/collective.h"
 #include "../dist/nccl.h"
 #include "../dist/rules.h"
