@@ -2,18 +2,15 @@
  * storage, destructive shaping changes the view.  Displacements are
  * absolute offsets into the storage (not indices); the row of
  * reshape_to_row_matrix_ is a 1-based index. */
-#include "../core/view.h"
+#include "../core/shaping.h"
+#include "../core/view_args.h"
 #include "util.h"
 
 /* Checks that dims at arg dims_arg with displacement d fit m's storage;
  * the error names the argument that made it not fit. */
 static void check_fits(lua_State *L, const gm_mat *m, int rank, const size_t *dims, size_t d, int arg,
                        const char *fn) {
-  size_t size;
-  if (gm_dims_size(rank, dims, &size) != GM_OK) gml_argerror(L, arg, fn, "%s", gm_last_error());
-  size_t max_size = m->vec->max_size;
-  if (d > max_size || size > max_size - d)
-    gml_argerror(L, arg, fn, "displacement %zu + size %zu exceeds max_size %zu", d, size, max_size);
+  if (gm_shape_fits(m, rank, dims, d) != GM_OK) gml_argerror(L, arg, fn, "%s", gm_last_error());
 }
 
 static size_t check_displacement(lua_State *L, int arg, const char *fn) {
@@ -33,14 +30,9 @@ static int reshape_in_place(lua_State *L, gm_mat *m, int rank, const size_t *dim
   return 1;
 }
 
-/* MGL's shaping places a row-major block at a displacement: a strided
- * view has no such block. */
+/* A strided view cannot be shaped (core/shaping.h). */
 static void check_contiguous(lua_State *L, const gm_mat *m, const char *fn) {
-  if (m->contiguous) return;
-  char d[160], s[160];
-  gm_dims_text(m->rank, m->dims, d, sizeof d);
-  gm_strides_text(m, s, sizeof s);
-  gml_argerror(L, 1, fn, "a non-contiguous %s view (strides %s) cannot be reshaped or displaced; use m:contiguous() first", d, s);
+  if (gm_check_shapable(m) != GM_OK) gml_argerror(L, 1, fn, "%s", gm_last_error());
 }
 
 /* The mat argument; destructive shaping is refused while a running call
@@ -77,13 +69,8 @@ static int reshape(lua_State *L, const char *fn, bool destructive) {
   gm_mat *m = destructive ? gml_checkmat_shapable(L, 1, fn) : gml_checkmat(L, 1, fn);
   if (!destructive && (!m->contiguous || infer >= 0)) return gml_reshape_view(L, m, rank, dims, infer, fn);
   check_contiguous(L, m, fn);
-  if (infer >= 0) { /* reshape_ with -1: the dims of m's elements */
-    size_t p = 1;
-    for (int i = 0; i < rank; i++) p = i == infer ? p : p * dims[i];
-    if (p == 0 || m->size % p != 0)
-      gml_argerror(L, 2, fn, "cannot infer dimension %d: %zu elements do not divide into %zu", infer + 1, m->size, p);
-    dims[infer] = m->size / p;
-  }
+  /* reshape_ with -1: the dims of m's elements */
+  if (gm_dims_infer(rank, dims, infer, m->size) != GM_OK) gml_argerror(L, 2, fn, "%s", gm_last_error());
   check_fits(L, m, rank, dims, m->displacement, 2, fn);
   return destructive ? reshape_in_place(L, m, rank, dims, m->displacement, fn)
                      : push_view(L, m, rank, dims, m->displacement, fn);
@@ -108,16 +95,15 @@ static int l_displace_(lua_State *L) { return displace(L, "displace_", true); }
 static int l_reshape_to_row_matrix_(lua_State *L) {
   const char *fn = "reshape_to_row_matrix_";
   gm_mat *m = gml_checkmat_shapable(L, 1, fn);
-  check_contiguous(L, m, fn);
-  if (m->rank != 2) gml_argerror(L, 1, fn, "mat must be 2d, got rank %d", m->rank);
-  int isnum;
+  size_t dims[2], d;
+  int isnum, bad;
   lua_Integer row = lua_tointegerx(L, 2, &isnum);
-  if (!isnum || lua_type(L, 2) != LUA_TNUMBER)
-    gml_argerror(L, 2, fn, "row must be an integer, got %s", luaL_typename(L, 2));
-  if (row < 1 || (size_t)row > m->dims[0])
-    gml_argerror(L, 2, fn, "row %lld is out of range 1..%zu", (long long)row, m->dims[0]);
-  size_t dims[2] = {1, m->dims[1]};
-  size_t d = m->displacement + (size_t)(row - 1) * m->dims[1];
+  bool is_int = isnum && lua_type(L, 2) == LUA_TNUMBER;
+  /* the mat's errors come before the row's (its range needs the mat) */
+  gm_status st = gm_row_matrix_args(m, is_int ? row : 1, dims, &d, &bad);
+  if (st != GM_OK && bad == 1) gml_argerror(L, 1, fn, "%s", gm_last_error());
+  if (!is_int) gml_argerror(L, 2, fn, "row must be an integer, got %s", luaL_typename(L, 2));
+  if (st != GM_OK) gml_argerror(L, 2, fn, "%s", gm_last_error());
   return reshape_in_place(L, m, 2, dims, d, fn);
 }
 
@@ -146,28 +132,6 @@ static int l_with_shape_apply(lua_State *L) {
   return 2;
 }
 
-static bool any_facet_watched(gm_vec *v) {
-  for (int f = 0; f < GM_N_FACETS; f++) {
-    gm_facet info;
-    if (gm_vec_facet_info(v, (gm_facet_name)f, &info) && info.n_watchers > 0) return true;
-  }
-  return false;
-}
-
-/* A fresh mat like m (ctype, initial element, flags) with the new shape. */
-static gm_mat *new_like(lua_State *L, const gm_mat *m, int rank, const size_t *dims, size_t d, const char *fn) {
-  gm_mat_options o = {0};
-  o.ctype = (int)m->ctype;
-  o.displacement = d;
-  o.has_initial_element = m->vec->has_initial_element;
-  o.initial_element = m->vec->initial_element;
-  o.cuda_enabled = m->cuda_enabled;
-  o.synchronization = m->vec->synchronization;
-  gm_mat *n;
-  GML_TRY(L, gm_mat_new(rank, dims, &o, &n), fn);
-  return n;
-}
-
 /* gm.adjust_(m, dims, d, {destroy_old = true}): reshapes m in place when
  * its storage is large enough, else returns a new mat (contents not
  * copied) and destroys m's facets (destroy-cube) when destroy_old. */
@@ -179,22 +143,15 @@ static int l_adjust_(lua_State *L) {
   size_t d = check_displacement(L, 3, fn);
   gml_check_options(L, 4, fn, opts);
   bool destroy_old = gml_opt_boolean(L, 4, "destroy_old", true, fn);
-  gm_mat *m = gml_checkmat_shapable(L, 1, fn);
+  gm_mat *m = gml_checkmat_shapable(L, 1, fn), *fresh;
   check_contiguous(L, m, fn);
-  size_t size;
-  if (gm_dims_size(rank, dims, &size) != GM_OK) gml_argerror(L, 2, fn, "%s", gm_last_error());
-  if (d <= m->vec->max_size && size <= m->vec->max_size - d) return reshape_in_place(L, m, rank, dims, d, fn);
-  if (destroy_old && any_facet_watched(m->vec))
-    return gml_error(L, "%s: cannot destroy the old mat while one of its facets is being accessed", fn);
-  gm_mat *n = new_like(L, m, rank, dims, d, fn);
-  if (destroy_old) { /* before the push, whose allocation may free m */
-    gm_status st = gm_vec_destroy_all(m->vec);
-    if (st != GM_OK) {
-      gm_mat_free(n);
-      gml_raise(L, st, fn);
-    }
-  }
-  gml_pushmat(L, n);
+  int bad = 0;
+  /* m's facets go before the push, whose allocation may free m */
+  gm_status st = gm_mat_adjust_(m, rank, dims, d, destroy_old, &fresh, &bad);
+  if (st != GM_OK && bad) gml_argerror(L, bad, fn, "%s", gm_last_error());
+  GML_TRY(L, st, fn);
+  if (!fresh) lua_settop(L, 1);
+  else gml_pushmat(L, fresh);
   return 1;
 }
 
