@@ -225,6 +225,12 @@ static void test_shaping(void) {
   CHECK(gm_view_permute(m, 2, perm, &t) == GM_OK);
   CHECK_FAIL(gm_check_shapable(t),
              "a non-contiguous 4x3 view (strides {1, 4}) cannot be reshaped or displaced; use m:contiguous() first");
+  gm_mat *v = NULL;
+  CHECK(gm_shape_apply(m, 1, d12, 0, false, &v, &bad) == GM_OK && v->rank == 1 && get(v, 7) == 7);
+  gm_mat_free(v);
+  CHECK(gm_shape_apply(t, 1, d12, 0, false, &v, &bad) == GM_EINVAL && bad == GM_SHAPE_BAD_MAT);
+  CHECK_FAIL(gm_shape_apply(m, 1, d13, 0, true, NULL, &bad), "displacement 0 + size 13 exceeds max_size 12");
+  CHECK(bad == GM_SHAPE_BAD_SHAPE && m->rank == 2); /* unchanged */
   CHECK(gm_row_matrix_args(m, 2, dims, &d, &bad) == GM_OK && dims[0] == 1 && dims[1] == 4 && d == 4);
   CHECK_FAIL(gm_row_matrix_args(m, 4, dims, &d, &bad), "row 4 is out of range 1..3");
   CHECK(bad == 2);

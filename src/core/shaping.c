@@ -20,6 +20,20 @@ gm_status gm_check_shapable(const gm_mat *m) {
                  d, s);
 }
 
+gm_status gm_shape_apply(gm_mat *m, int rank, const size_t *dims, size_t d, bool in_place, gm_mat **view, int *bad) {
+  gm_status st = gm_check_shapable(m);
+  if (st != GM_OK) {
+    *bad = GM_SHAPE_BAD_MAT;
+    return st;
+  }
+  st = gm_shape_fits(m, rank, dims, d);
+  if (st != GM_OK) {
+    *bad = GM_SHAPE_BAD_SHAPE;
+    return st;
+  }
+  return in_place ? gm_mat_reshape_and_displace_(m, rank, dims, d) : gm_mat_view(m, rank, dims, d, view);
+}
+
 gm_status gm_row_matrix_args(const gm_mat *m, int64_t row, size_t dims[2], size_t *d, int *bad) {
   *bad = 1;
   GM_TRY(gm_check_shapable(m));

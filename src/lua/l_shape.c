@@ -6,27 +6,26 @@
 #include "../core/view_args.h"
 #include "util.h"
 
-/* Checks that dims at arg dims_arg with displacement d fit m's storage;
- * the error names the argument that made it not fit. */
-static void check_fits(lua_State *L, const gm_mat *m, int rank, const size_t *dims, size_t d, int arg,
-                       const char *fn) {
-  if (gm_shape_fits(m, rank, dims, d) != GM_OK) gml_argerror(L, arg, fn, "%s", gm_last_error());
-}
-
 static size_t check_displacement(lua_State *L, int arg, const char *fn) {
   return gml_check_size(L, arg, fn, "displacement");
 }
 
-static int push_view(lua_State *L, gm_mat *m, int rank, const size_t *dims, size_t d, const char *fn) {
-  gm_mat *v;
-  GML_TRY(L, gm_mat_view(m, rank, dims, d, &v), fn);
-  gml_pushmat(L, v);
-  return 1;
+/* Raises a failed gm_shape_apply: a strided mat names argument 1, a shape
+ * that does not fit names fit_arg (the dims or the displacement). */
+static void check_shaped(lua_State *L, gm_status st, int bad, int fit_arg, const char *fn) {
+  if (st != GM_OK && bad) gml_argerror(L, bad == GM_SHAPE_BAD_MAT ? 1 : fit_arg, fn, "%s", gm_last_error());
+  GML_TRY(L, st, fn);
 }
 
-static int reshape_in_place(lua_State *L, gm_mat *m, int rank, const size_t *dims, size_t d, const char *fn) {
-  GML_TRY(L, gm_mat_reshape_and_displace_(m, rank, dims, d), fn);
-  lua_settop(L, 1);
+/* m shaped (core/shaping.h) and pushed: a new view, or m itself in place. */
+static int shape(lua_State *L, gm_mat *m, int rank, const size_t *dims, size_t d, bool in_place, int fit_arg,
+                 const char *fn) {
+  gm_mat *v = NULL;
+  int bad = 0;
+  gm_status st = gm_shape_apply(m, rank, dims, d, in_place, &v, &bad);
+  check_shaped(L, st, bad, fit_arg, fn);
+  if (in_place) lua_settop(L, 1);
+  else gml_pushmat(L, v);
   return 1;
 }
 
@@ -38,9 +37,7 @@ static void check_contiguous(lua_State *L, const gm_mat *m, const char *fn) {
 /* The mat argument; destructive shaping is refused while a running call
  * holds the mat (util.h, "Binding rule"). */
 static gm_mat *take(lua_State *L, const char *fn, bool destructive) {
-  gm_mat *m = destructive ? gml_checkmat_shapable(L, 1, fn) : gml_checkmat(L, 1, fn);
-  check_contiguous(L, m, fn);
-  return m;
+  return destructive ? gml_checkmat_shapable(L, 1, fn) : gml_checkmat(L, 1, fn);
 }
 
 /* gm.reshape_and_displace(m, dims, d) and the destructive variant */
@@ -48,9 +45,7 @@ static int reshape_and_displace(lua_State *L, const char *fn, bool destructive) 
   size_t dims[GM_MAX_RANK]; /* read first: a dims list's metamethods run Lua */
   int rank = gml_check_dims(L, 2, fn, dims);
   size_t d = check_displacement(L, 3, fn);
-  gm_mat *m = take(L, fn, destructive);
-  check_fits(L, m, rank, dims, d, 3, fn);
-  return destructive ? reshape_in_place(L, m, rank, dims, d, fn) : push_view(L, m, rank, dims, d, fn);
+  return shape(L, take(L, fn, destructive), rank, dims, d, destructive, 3, fn);
 }
 
 static int l_reshape_and_displace(lua_State *L) {
@@ -66,14 +61,12 @@ static int l_reshape_and_displace_(lua_State *L) {
 static int reshape(lua_State *L, const char *fn, bool destructive) {
   size_t dims[GM_MAX_RANK];
   int infer, rank = gml_check_reshape_dims(L, 2, fn, dims, &infer);
-  gm_mat *m = destructive ? gml_checkmat_shapable(L, 1, fn) : gml_checkmat(L, 1, fn);
+  gm_mat *m = take(L, fn, destructive);
   if (!destructive && (!m->contiguous || infer >= 0)) return gml_reshape_view(L, m, rank, dims, infer, fn);
-  check_contiguous(L, m, fn);
+  check_contiguous(L, m, fn); /* before the -1: a strided mat's error first */
   /* reshape_ with -1: the dims of m's elements */
   if (gm_dims_infer(rank, dims, infer, m->size) != GM_OK) gml_argerror(L, 2, fn, "%s", gm_last_error());
-  check_fits(L, m, rank, dims, m->displacement, 2, fn);
-  return destructive ? reshape_in_place(L, m, rank, dims, m->displacement, fn)
-                     : push_view(L, m, rank, dims, m->displacement, fn);
+  return shape(L, m, rank, dims, m->displacement, destructive, 2, fn);
 }
 
 static int l_reshape(lua_State *L) { return reshape(L, "reshape", false); }
@@ -83,8 +76,7 @@ static int l_reshape_(lua_State *L) { return reshape(L, "reshape_", true); }
 static int displace(lua_State *L, const char *fn, bool destructive) {
   size_t d = check_displacement(L, 2, fn);
   gm_mat *m = take(L, fn, destructive);
-  check_fits(L, m, m->rank, m->dims, d, 2, fn);
-  return destructive ? reshape_in_place(L, m, m->rank, m->dims, d, fn) : push_view(L, m, m->rank, m->dims, d, fn);
+  return shape(L, m, m->rank, m->dims, d, destructive, 2, fn);
 }
 
 static int l_displace(lua_State *L) { return displace(L, "displace", false); }
@@ -104,7 +96,7 @@ static int l_reshape_to_row_matrix_(lua_State *L) {
   if (st != GM_OK && bad == 1) gml_argerror(L, 1, fn, "%s", gm_last_error());
   if (!is_int) gml_argerror(L, 2, fn, "row must be an integer, got %s", luaL_typename(L, 2));
   if (st != GM_OK) gml_argerror(L, 2, fn, "%s", gm_last_error());
-  return reshape_in_place(L, m, 2, dims, d, fn);
+  return shape(L, m, 2, dims, d, true, 2, fn);
 }
 
 /* core.with_shape_apply(m, dims, d, fn) -> old dims, old displacement:
@@ -118,15 +110,15 @@ static int l_with_shape_apply(lua_State *L) {
   size_t d = lua_isnil(L, 3) ? 0 : check_displacement(L, 3, fn);
   if (lua_type(L, 4) != LUA_TFUNCTION) gml_argerror(L, 4, fn, "function expected, got %s", luaL_typename(L, 4));
   gm_mat *m = gml_checkmat_shapable(L, 1, fn);
-  check_contiguous(L, m, fn);
   if (lua_isnil(L, 2)) {
     rank = m->rank;
     for (int i = 0; i < rank; i++) dims[i] = m->dims[i];
   }
   if (lua_isnil(L, 3)) d = m->displacement;
-  check_fits(L, m, rank, dims, d, lua_isnil(L, 3) ? 2 : 3, fn);
   gm_mat old = *m; /* the old shape, pushed after m's last use */
-  GML_TRY(L, gm_mat_reshape_and_displace_(m, rank, dims, d), fn);
+  int bad = 0;
+  gm_status st = gm_shape_apply(m, rank, dims, d, true, NULL, &bad);
+  check_shaped(L, st, bad, lua_isnil(L, 3) ? 2 : 3, fn);
   gml_push_dims(L, &old);
   lua_pushinteger(L, (lua_Integer)old.displacement);
   return 2;
