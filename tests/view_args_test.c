@@ -162,6 +162,15 @@ static void test_operands(void) {
   CHECK(gm_result_new(1, dims, GM_DOUBLE, false, GM_SYNC_MAYBE, &c) == GM_OK);
   CHECK(gm_matmul(a, v3, c) == GM_OK && get(c, 0) == 0 + 1 + 4 && get(c, 1) == 0 + 4 + 10); /* [0 1 2; 3 4 5] [0 1 2]' */
   CHECK(gm_copy_line(a, 2, true, c) == GM_OK && get(c, 0) == 2 && get(c, 1) == 5); /* column 3 */
+  size_t d32[2] = {3, 2};
+  gm_mat *t = NULL, *r = NULL;
+  CHECK(gm_result_new(2, d32, GM_DOUBLE, false, GM_SYNC_MAYBE, &t) == GM_OK);
+  CHECK(gm_transpose_into(a, t) == GM_OK && get(t, 1) == 3 && get(t, 4) == 2 && get(t, 5) == 5);
+  CHECK(gm_result_new(2, d23, GM_DOUBLE, false, GM_SYNC_MAYBE, &r) == GM_OK);
+  CHECK(gm_add_into(2, a, 1, a, r) == GM_OK && get(r, 4) == 12 && get(r, 5) == 15);
+  CHECK(gm_affine_into(a, -1, 0.5, r) == GM_OK && get(r, 0) == 0.5 && get(r, 4) == -3.5);
+  gm_mat_free(t);
+  gm_mat_free(r);
   size_t k = 9;
   CHECK(gm_index_arg(3, 3, "row", &k) == GM_OK && k == 2);
   CHECK_FAIL(gm_index_arg(0, 3, "row", &k), "row 0 is out of range 1..3");

@@ -1,6 +1,7 @@
 #include "operands.h"
 
 #include "blas.h"
+#include "elementwise.h"
 #include "exec.h"
 #include "view.h"
 
@@ -113,4 +114,25 @@ gm_status gm_copy_line(gm_mat *a, size_t i, bool column, gm_mat *b) {
   }
   gm_submat src = {a, i, cols, false}, dst = {b, 0, 1, false};
   return gm_geam_(1, src, 0, none, dst, a->dims[0], 1);
+}
+
+/* geam reads a as its transpose: a's rows are t's columns. */
+gm_status gm_transpose_into(gm_mat *a, gm_mat *t) {
+  gm_submat src = {a, 0, a->dims[1], true}, dst = {t, 0, t->dims[1], false}, none = {NULL, 0, 1, false};
+  return gm_geam_(1, src, 0, none, dst, t->dims[0], t->dims[1]);
+}
+
+/* Every operand as one row of its n elements. */
+gm_status gm_add_into(double alpha, gm_mat *a, double beta, gm_mat *b, gm_mat *c) {
+  size_t n = a->size;
+  gm_submat ba = {a, 0, n, false}, bb = {b, 0, n, false}, bc = {c, 0, n, false};
+  return gm_geam_(alpha, ba, beta, bb, bc, 1, n);
+}
+
+/* The scaling and the shift are skipped when they change nothing. */
+gm_status gm_affine_into(gm_mat *a, double scale, double shift, gm_mat *r) {
+  GM_TRY(gm_copy_(a, r, a->size, 1, 1));
+  if (scale != 1) GM_TRY(gm_scal_(scale, r, r->size, 1));
+  if (shift != 0) GM_TRY(gm_add_scalar_(shift, r));
+  return GM_OK;
 }

@@ -104,8 +104,7 @@ static int l_transpose(lua_State *L) {
   check(L, gm_check_2d(a), 1, fn);
   size_t dims[2] = {a->dims[1], a->dims[0]};
   gm_mat *t = push_result(L, 2, dims, a->ctype, a->cuda_enabled, fn);
-  gm_submat src = {a, 0, a->dims[1], true}, dst = {t, 0, dims[1], false}, none = {NULL, 0, 1, false};
-  GML_TRY(L, gm_geam_(1, src, 0, none, dst, dims[0], dims[1]), fn);
+  GML_TRY(L, gm_transpose_into(a, t), fn);
   return 1;
 }
 
@@ -135,9 +134,7 @@ static int add_like(lua_State *L, const char *fn, int ia, int ib, double alpha, 
   gm_mat *b = gml_checkmat(L, ib, fn);
   check(L, gm_check_same_size(a, b), ib, fn);
   gm_mat *c = push_result(L, a->rank, a->dims, a->ctype, a->cuda_enabled && b->cuda_enabled, fn);
-  size_t n = a->size;
-  gm_submat ba = {a, 0, n, false}, bb = {b, 0, n, false}, bc = {c, 0, n, false};
-  GML_TRY(L, gm_geam_(alpha, ba, beta, bb, bc, 1, n), fn);
+  GML_TRY(L, gm_add_into(alpha, a, beta, b, c), fn);
   return 1;
 }
 

@@ -15,8 +15,6 @@
  * operand re-taken and checked to still have that shape. */
 #include <string.h>
 
-#include "../core/blas.h"
-#include "../core/elementwise.h"
 #include "../core/operands.h"
 #include "l_broadcast.h"
 #include "util.h"
@@ -49,9 +47,7 @@ static gm_mat *new_like(lua_State *L, int idx, const char *fn, gm_mat **a) {
 /* New mat := scale * a + shift (elementwise), a the mat at idx. */
 static int affine(lua_State *L, int idx, double scale, double shift, const char *fn) {
   gm_mat *a, *r = new_like(L, idx, fn, &a);
-  GML_TRY(L, gm_copy_(a, r, a->size, 1, 1), fn);
-  if (scale != 1) GML_TRY(L, gm_scal_(scale, r, r->size, 1), fn);
-  if (shift != 0) GML_TRY(L, gm_add_scalar_(shift, r), fn);
+  GML_TRY(L, gm_affine_into(a, scale, shift, r), fn);
   return 1;
 }
 
