@@ -3,7 +3,8 @@
  * reduce_axis.c and broadcast.c): the resolved values for concrete
  * inputs (1-based and negative indices, ranges with steps, -1 dims,
  * permutations, result dims), and for bad input the status, the message
- * Lua shows after "bad argument #N to 'f' (" and the argument N. */
+ * Lua shows after "bad argument #N to 'f' (" and the argument N.  Also
+ * the constructors' arithmetic sequences (sequence.c). */
 #include <stdint.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@
 #include "core/elementwise_args.h"
 #include "core/operands.h"
 #include "core/reduce_axis.h"
+#include "core/sequence.h"
 #include "core/shaping.h"
 #include "core/view_args.h"
 #include "gpumat.h"
@@ -280,6 +282,19 @@ static void test_elementwise_args(void) {
   gm_mat_free(f);
 }
 
+/* A numeric for's running sum drifts where k * step does not. */
+static void test_sequence(void) {
+  size_t d[1] = {11};
+  gm_mat *m = iota(1, d, false);
+  double acc = 0;
+  for (int k = 0; k < 10; k++) acc += 0.1;
+  CHECK(acc != 1.0);
+  CHECK(gm_mat_fill_sequence(m, 0, 0.1, true, false, 0) == GM_OK && get(m, 10) == acc && get(m, 1) == 0.1);
+  CHECK(gm_mat_fill_sequence(m, 0, 0.1, false, false, 0) == GM_OK && get(m, 10) == 1.0 && get(m, 3) == 3 * 0.1);
+  CHECK(gm_mat_fill_sequence(m, 0, 0.1, true, true, 1.0) == GM_OK && get(m, 10) == 1.0 && get(m, 9) != 0.9);
+  gm_mat_free(m);
+}
+
 int main(void) {
   test_narrow_select();
   test_permute();
@@ -291,5 +306,6 @@ int main(void) {
   test_broadcast_common();
   test_shaping();
   test_elementwise_args();
+  test_sequence();
   return gm_test_failed ? 1 : 0;
 }
