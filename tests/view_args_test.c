@@ -66,6 +66,14 @@ static void test_narrow_select(void) {
   gm_mat_free(v);
   CHECK_FAIL(gm_view_select_args(m, 1, -3, &v, &bad), "index -3 is out of range 1..2 on axis 1 of a 2x3 mat");
   CHECK(bad == 3);
+  bad = 0;
+  CHECK(gm_view_t_args(m, &v, &bad) == GM_OK && v->dims[0] == 3 && v->strides[0] == 1 && get(v, 1) == 3);
+  gm_mat_free(v);
+  gm_mat *row = NULL;
+  CHECK(gm_view_select_args(m, 1, 1, &row, &bad) == GM_OK);
+  CHECK_FAIL(gm_view_t_args(row, &v, &bad), "mat must be 2-dimensional, got rank 1");
+  CHECK(bad == 1);
+  gm_mat_free(row);
   gm_mat_free(m);
 }
 

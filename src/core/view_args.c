@@ -38,6 +38,12 @@ gm_status gm_view_select_args(const gm_mat *m, int64_t axis, int64_t i, gm_mat *
   return gm_view_select(m, (int)axis - 1, (size_t)(j - 1), out);
 }
 
+gm_status gm_view_t_args(const gm_mat *m, gm_mat **out, int *bad) {
+  if (m->rank != 2) return bad_at(bad, 1, gm_fail(GM_EINVAL, "mat must be 2-dimensional, got rank %d", m->rank));
+  int perm[2] = {1, 0};
+  return gm_view_permute(m, 2, perm, out);
+}
+
 /* Entries outside 1..GM_MAX_RANK are refused before any arithmetic on
  * them (mininteger - 1 would overflow). */
 gm_status gm_view_permute_args(int rank, int n, const int64_t *axes, int *perm) {

@@ -19,6 +19,8 @@
 gm_status gm_view_narrow_args(const gm_mat *m, int64_t axis, int64_t first, int64_t n, gm_mat **out, int *bad);
 /* gm.select(m, axis, i): index i on axis (negative: from the end). */
 gm_status gm_view_select_args(const gm_mat *m, int64_t axis, int64_t i, gm_mat **out, int *bad);
+/* gm.t(m): the transpose of the 2-d m as a view. */
+gm_status gm_view_t_args(const gm_mat *m, gm_mat **out, int *bad);
 /* The 0-based permutation perm[0..n-1] of gm.permute's n 1-based axes;
  * they must be a permutation of 1..rank. */
 gm_status gm_view_permute_args(int rank, int n, const int64_t *axes, int *perm);

@@ -1,8 +1,9 @@
 /* Strided views in Lua (core/view.h): narrow, select, t, permute, expand,
  * expand_as, view, strides, is_contiguous, contiguous, and the subscript
  * views of m[{...}] and slice assignment m[{...}] = x (l_mat.c hands
- * table subscripts that are not one element here).  1-based in, 0-based
- * to the core.  Every Lua argument is read before a mat is taken. */
+ * table subscripts that are not one element here).  The 1-based values
+ * as written go to core/view_args.h, which resolves and checks them.
+ * Every Lua argument is read before a mat is taken. */
 #include <string.h>
 
 #include "../core/stage.h"
@@ -49,12 +50,10 @@ static int l_select(lua_State *L) {
 
 /* gm.t(m): the 2-d transpose as a view */
 static int l_t(lua_State *L) {
-  gm_mat *m = gml_checkmat(L, 1, "t");
-  if (m->rank != 2) gml_argerror(L, 1, "t", "mat must be 2-dimensional, got rank %d", m->rank);
-  int perm[2] = {1, 0};
-  gm_mat *v = NULL;
-  gm_status st = gm_view_permute(m, 2, perm, &v);
-  return push_result(L, st, v, "t", 0);
+  gm_mat *m = gml_checkmat(L, 1, "t"), *v = NULL;
+  int bad = 0;
+  gm_status st = gm_view_t_args(m, &v, &bad);
+  return push_result(L, st, v, "t", bad);
 }
 
 /* gm.permute(m, p1, p2, ...) or gm.permute(m, {p1, ...}); the axes are
