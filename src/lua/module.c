@@ -33,7 +33,6 @@ int luaopen_gpumat_core(lua_State *L) {
   gml_open_memspace(L, mod);
   gml_open_operators(L, mod);
   gml_open_broadcast(L, mod);
-  gml_open_peek(L, mod);
   gml_open_reduce_axis(L, mod);
   gml_open_constructors(L, mod);
   gml_open_kernel(L, mod);

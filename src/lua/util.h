@@ -264,7 +264,6 @@ void gml_open_cuda(lua_State *L, int module_idx);
 void gml_open_cuda_sync(lua_State *L, int module_idx);
 void gml_open_operators(lua_State *L, int module_idx);
 void gml_open_broadcast(lua_State *L, int module_idx);
-void gml_open_peek(lua_State *L, int module_idx);
 void gml_open_reduce_axis(lua_State *L, int module_idx);
 void gml_open_constructors(lua_State *L, int module_idx);
 void gml_open_kernel(lua_State *L, int module_idx);
