@@ -1,6 +1,11 @@
 -- Measured targets of the code's shape, held by the suite so they stay
--- true: no function in src/ or kernels/ is longer than 60 lines.
+-- true: no function in src/ or kernels/ is longer than 60 lines, and the
+-- Lua binding (src/lua) stays thin: at most 0.6 times the lines of the
+-- core (src/core), because model logic that a C application also needs
+-- belongs in the core and the binding only reads arguments and pushes
+-- results.
 local MAX_FUNCTION_LINES = 60
+local MAX_BINDING_TO_CORE = 0.6
 
 local function read(path)
   local f = assert(io.open(path, "rb"))
@@ -101,6 +106,13 @@ local function functions(src)
   return found
 end
 
+-- Lines (newlines, as wc -l counts them) of every file under dir.
+local function lines_under(dir)
+  local n = 0
+  for _, path in ipairs(list("find " .. dir .. " -type f")) do n = n + select(2, read(path):gsub("\n", "")) end
+  return n
+end
+
 describe("code shape", function()
   it("the function finder sees one-line and multi-line heads and skips types and tables #host", function()
     local f = functions(table.concat({
@@ -136,5 +148,12 @@ describe("code shape", function()
     end
     assert.is_true(n_fns > 1000, "the finder found only " .. n_fns .. " functions")
     assert.same({}, long)
+  end)
+
+  it(("src/lua has at most %.1f times the lines of src/core #host"):format(MAX_BINDING_TO_CORE), function()
+    local binding, core = lines_under("src/lua"), lines_under("src/core")
+    assert.is_true(core > 5000 and binding > 1000, ("counted %d and %d lines"):format(binding, core))
+    assert.is_true(binding <= MAX_BINDING_TO_CORE * core,
+      ("src/lua has %d lines, src/core %d: ratio %.3f"):format(binding, core, binding / core))
   end)
 end)
