@@ -102,7 +102,8 @@ gm_status gm_mat_ensure(gm_mat *m, gm_mem_type mt, const char *element_type, gm_
 static gm_status check_range(const gm_buffer *b, size_t first, size_t n) {
   GM_TRY(gm_buffer_check(b));
   if (first > b->size || n > b->size - first)
-    return gm_fail(GM_ERANGE, "elements %zu..%zu are out of range 0..%zu", first, first + n, b->size);
+    /* half-open ranges: n may be 0, and a C caller thinks in [first, first + n) */
+    return gm_fail(GM_ERANGE, "elements [%zu, %zu) are out of range [0, %zu)", first, first + n, b->size);
   if (b->col_major && n != b->size) return gm_fail(GM_EUNSUPPORTED, "a range of a col_major buffer is not supported");
   return GM_OK;
 }
