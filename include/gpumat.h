@@ -106,6 +106,21 @@ GM_API int gm_mat_ctype(const gm_mat *m);
 GM_API gm_status gm_mat_get(gm_mat *m, size_t row_major_index, double *out);
 GM_API gm_status gm_mat_put(gm_mat *m, size_t row_major_index, double value);
 
+/* What gm_mat_to_string shows; pass NULL for the Lua defaults (contents,
+ * facets, max_elements 1000) or set every field. */
+typedef struct gm_print_options {
+  int contents;      /* nonzero: the elements (gm.print_mat) */
+  int facets;        /* nonzero: the facet letters (gm.print_mat_facets) */
+  long max_elements; /* larger mats print summarized (gm.print_max_elements); negative: never */
+} gm_print_options;
+/* tostring(m) for C, "#<MAT 2x3 double CF {{1, 2, 3}, {4, 5, 6}}>", as a
+ * new NUL-terminated string *out released with gm_string_free.  Like
+ * printing in Lua it never creates a facet nor changes up-to-date state
+ * (a current device copy is read into a temporary host buffer). */
+GM_API gm_status gm_mat_to_string(gm_mat *m, const gm_print_options *opts, char **out);
+/* Frees a string from gm_mat_to_string (NULL is fine). */
+GM_API void gm_string_free(char *s);
+
 /* ---- Embedding: application memory, facet access, contexts ---- */
 
 /* Called exactly once with the ud given to gm_mat_wrap, when the last
