@@ -97,6 +97,9 @@ GM_API size_t gm_mat_dim(const gm_mat *m, int axis);
 GM_API size_t gm_mat_size(const gm_mat *m);
 GM_API size_t gm_mat_displacement(const gm_mat *m);
 GM_API size_t gm_mat_max_size(const gm_mat *m);
+/* 1 and *out the value the storage starts with, or 0 when it is left
+ * uninitialised (gm_mat_options.has_initial_element). */
+GM_API int gm_mat_initial_element(const gm_mat *m, double *out);
 GM_API int gm_mat_ctype(const gm_mat *m);
 
 /* Element access through the host ("foreign") facet, 0-based row-major index. */
@@ -214,6 +217,18 @@ GM_API size_t gm_buffer_size(const gm_buffer *b);
 GM_API const char *gm_buffer_element_type(const gm_buffer *b);
 /* "host", "pinned", "device", "managed", as seen through this view. */
 GM_API const char *gm_buffer_mem_type(const gm_buffer *b);
+/* The C name of the element type ("int32_t", "float", ...). */
+GM_API const char *gm_buffer_foreign_type(const gm_buffer *b);
+/* "row_major" or "col_major". */
+GM_API const char *gm_buffer_layout(const gm_buffer *b);
+/* Whether the view carries a reference count (makers and displace: 1;
+ * views made by ensure: 0). */
+GM_API int gm_buffer_is_owning(const gm_buffer *b);
+/* The padded row of a pitched device buffer in bytes (0: not pitched);
+ * fails when the memory is released. */
+GM_API gm_status gm_buffer_pitch(const gm_buffer *b, size_t *pitch);
+/* The user-visible reference count, or -1 once the memory is released. */
+GM_API long gm_buffer_refcnt(const gm_buffer *b);
 
 /* Scoped allocation caches: between gm_alloc_cache_begin and
  * gm_alloc_cache_end on one thread, buffers and mat storage come from
