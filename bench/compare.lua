@@ -8,6 +8,9 @@
 -- time ratio in each (the ratio is what the goals are judged on, and it
 -- suffers less from load that affects both sides of a run).  Cases in
 -- only one report are listed at the end.
+package.path = "bench/lib/?.lua;" .. package.path
+local report = require "bench_report"
+
 local function parse_time(s)
   local v, unit = s:match("^([%d.]+) (%S+)$")
   if not v then return nil end
@@ -44,13 +47,7 @@ end
 
 local function fmt(x, f) return x and string.format(f, x) or "-" end
 
-local function fmt_t(t)
-  if not t then return "-" end
-  if t < 1e-6 then return string.format("%.1f ns", t * 1e9) end
-  if t < 1e-3 then return string.format("%.2f µs", t * 1e6) end
-  if t < 1 then return string.format("%.2f ms", t * 1e3) end
-  return string.format("%.3f s", t)
-end
+local fmt_t = report.fmt_time
 
 local before_path, after_path, out_path = arg[1], arg[2], nil
 for i = 3, #arg do

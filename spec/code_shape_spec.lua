@@ -7,20 +7,8 @@
 local MAX_FUNCTION_LINES = 60
 local MAX_BINDING_TO_CORE = 0.6
 
-local function read(path)
-  local f = assert(io.open(path, "rb"))
-  local s = f:read("a")
-  f:close()
-  return s
-end
-
-local function list(cmd)
-  local p = assert(io.popen(cmd, "r"))
-  local out = {}
-  for line in p:lines() do out[#out + 1] = line end
-  p:close()
-  return out
-end
+local tree = require "source_tree"
+local read = tree.read
 
 -- The text with comments, string and character literals and preprocessor
 -- lines blanked out (newlines kept, so line numbers stay right).
@@ -109,7 +97,7 @@ end
 -- Lines (newlines, as wc -l counts them) of every file under dir.
 local function lines_under(dir)
   local n = 0
-  for _, path in ipairs(list("find " .. dir .. " -type f")) do n = n + select(2, read(path):gsub("\n", "")) end
+  for _, path in ipairs(tree.find(dir .. " -type f")) do n = n + select(2, read(path):gsub("\n", "")) end
   return n
 end
 
@@ -136,8 +124,8 @@ describe("code shape", function()
   end)
 
   it(("no function in src/ or kernels/ is longer than %d lines #host"):format(MAX_FUNCTION_LINES), function()
-    local files = list("find src kernels \\( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' " ..
-      "-o -name '*.cpp' \\) | sort")
+    local files = tree.find("src kernels \\( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' " ..
+      "-o -name '*.cpp' \\)")
     assert.is_true(#files > 50)
     local long, n_fns = {}, 0
     for _, path in ipairs(files) do
