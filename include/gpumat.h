@@ -97,11 +97,29 @@ GM_API size_t gm_mat_dim(const gm_mat *m, int axis);
 GM_API size_t gm_mat_size(const gm_mat *m);
 GM_API size_t gm_mat_displacement(const gm_mat *m);
 GM_API size_t gm_mat_max_size(const gm_mat *m);
+/* 1 and *out the value the storage starts with, or 0 when it is left
+ * uninitialised (gm_mat_options.has_initial_element). */
+GM_API int gm_mat_initial_element(const gm_mat *m, double *out);
 GM_API int gm_mat_ctype(const gm_mat *m);
 
 /* Element access through the host ("foreign") facet, 0-based row-major index. */
 GM_API gm_status gm_mat_get(gm_mat *m, size_t row_major_index, double *out);
 GM_API gm_status gm_mat_put(gm_mat *m, size_t row_major_index, double value);
+
+/* What gm_mat_to_string shows; pass NULL for the Lua defaults (contents,
+ * facets, max_elements 1000) or set every field. */
+typedef struct gm_print_options {
+  int contents;      /* nonzero: the elements (gm.print_mat) */
+  int facets;        /* nonzero: the facet letters (gm.print_mat_facets) */
+  long max_elements; /* larger mats print summarized (gm.print_max_elements); negative: never */
+} gm_print_options;
+/* tostring(m) for C, "#<MAT 2x3 double CF {{1, 2, 3}, {4, 5, 6}}>", as a
+ * new NUL-terminated string *out released with gm_string_free.  Like
+ * printing in Lua it never creates a facet nor changes up-to-date state
+ * (a current device copy is read into a temporary host buffer). */
+GM_API gm_status gm_mat_to_string(gm_mat *m, const gm_print_options *opts, char **out);
+/* Frees a string from gm_mat_to_string (NULL is fine). */
+GM_API void gm_string_free(char *s);
 
 /* ---- Embedding: application memory, facet access, contexts ---- */
 
@@ -199,6 +217,18 @@ GM_API size_t gm_buffer_size(const gm_buffer *b);
 GM_API const char *gm_buffer_element_type(const gm_buffer *b);
 /* "host", "pinned", "device", "managed", as seen through this view. */
 GM_API const char *gm_buffer_mem_type(const gm_buffer *b);
+/* The C name of the element type ("int32_t", "float", ...). */
+GM_API const char *gm_buffer_foreign_type(const gm_buffer *b);
+/* "row_major" or "col_major". */
+GM_API const char *gm_buffer_layout(const gm_buffer *b);
+/* Whether the view carries a reference count (makers and displace: 1;
+ * views made by ensure: 0). */
+GM_API int gm_buffer_is_owning(const gm_buffer *b);
+/* The padded row of a pitched device buffer in bytes (0: not pitched);
+ * fails when the memory is released. */
+GM_API gm_status gm_buffer_pitch(const gm_buffer *b, size_t *pitch);
+/* The user-visible reference count, or -1 once the memory is released. */
+GM_API long gm_buffer_refcnt(const gm_buffer *b);
 
 /* Scoped allocation caches: between gm_alloc_cache_begin and
  * gm_alloc_cache_end on one thread, buffers and mat storage come from

@@ -208,106 +208,88 @@ __global__ void sum_finish_kernel(size_t n_out, size_t n_chunks, const double *p
 
 extern "C" int gm_cuda_ew_unary(int ctype, int op, size_t n, void *x, void *stream) {
   gm_launch l(n, stream);
-  if (ctype == 0)
-    GM_LAUNCH_RANGE(unary_kernel<float>, l.grid, l.block, l.s, n, 1)(op, n, F(x));
-  else
-    GM_LAUNCH_RANGE(unary_kernel<double>, l.grid, l.block, l.s, n, 1)(op, n, D(x));
-  return (int)cudaGetLastError();
+#define LAUNCH(T) GM_LAUNCH_RANGE(unary_kernel<T>, l.grid, l.block, l.s, n, 1)(op, n, (T *)(x))
+  GM_CTYPE_LAUNCH(ctype, LAUNCH);
+#undef LAUNCH
 }
 
 extern "C" int gm_cuda_ew_scalar(int ctype, int kind, size_t n, double alpha, void *x, void *stream) {
   gm_launch l(n, stream);
-  if (ctype == 0)
-    GM_LAUNCH_RANGE(scalar_kernel<float>, l.grid, l.block, l.s, n, 1)(kind, n, (float)alpha, F(x));
-  else
-    GM_LAUNCH_RANGE(scalar_kernel<double>, l.grid, l.block, l.s, n, 1)(kind, n, alpha, D(x));
-  return (int)cudaGetLastError();
+#define LAUNCH(T) GM_LAUNCH_RANGE(scalar_kernel<T>, l.grid, l.block, l.s, n, 1)(kind, n, (T)alpha, (T *)(x))
+  GM_CTYPE_LAUNCH(ctype, LAUNCH);
+#undef LAUNCH
 }
 
 extern "C" int gm_cuda_ew_geem(int ctype, size_t n, double alpha, const void *a, const void *b, double beta,
                                void *c, void *stream) {
   gm_launch l(n, stream);
-  if (ctype == 0)
-    GM_LAUNCH_RANGE(geem_kernel<float>, l.grid, l.block, l.s, n, 1)(n, (float)alpha, CF(a), CF(b), (float)beta, F(c));
-  else
-    GM_LAUNCH_RANGE(geem_kernel<double>, l.grid, l.block, l.s, n, 1)(n, alpha, CD(a), CD(b), beta, D(c));
-  return (int)cudaGetLastError();
+#define LAUNCH(T) GM_LAUNCH_RANGE(geem_kernel<T>, l.grid, l.block, l.s, n, 1)(n, (T)alpha, (const T *)(a), (const T *)(b), (T)beta, (T *)(c))
+  GM_CTYPE_LAUNCH(ctype, LAUNCH);
+#undef LAUNCH
 }
 
 extern "C" int gm_cuda_ew_lt(int ctype, size_t n, const void *x, void *y, void *stream) {
   gm_launch l(n, stream);
-  if (ctype == 0)
-    GM_LAUNCH_RANGE(lt_kernel<float>, l.grid, l.block, l.s, n, 1)(n, CF(x), F(y));
-  else
-    GM_LAUNCH_RANGE(lt_kernel<double>, l.grid, l.block, l.s, n, 1)(n, CD(x), D(y));
-  return (int)cudaGetLastError();
+#define LAUNCH(T) GM_LAUNCH_RANGE(lt_kernel<T>, l.grid, l.block, l.s, n, 1)(n, (const T *)(x), (T *)(y))
+  GM_CTYPE_LAUNCH(ctype, LAUNCH);
+#undef LAUNCH
 }
 
 extern "C" int gm_cuda_ew_add_sign(int ctype, size_t n, double alpha, const void *a, double beta, void *b,
                                    void *stream) {
   gm_launch l(n, stream);
-  if (ctype == 0)
-    GM_LAUNCH_RANGE(add_sign_kernel<float>, l.grid, l.block, l.s, n, 1)(n, (float)alpha, CF(a), (float)beta, F(b));
-  else
-    GM_LAUNCH_RANGE(add_sign_kernel<double>, l.grid, l.block, l.s, n, 1)(n, alpha, CD(a), beta, D(b));
-  return (int)cudaGetLastError();
+#define LAUNCH(T) GM_LAUNCH_RANGE(add_sign_kernel<T>, l.grid, l.block, l.s, n, 1)(n, (T)alpha, (const T *)(a), (T)beta, (T *)(b))
+  GM_CTYPE_LAUNCH(ctype, LAUNCH);
+#undef LAUNCH
 }
 
 extern "C" int gm_cuda_ew_geerv(int ctype, size_t rows, size_t cols, double alpha, const void *a, const void *x,
                                 double beta, void *b, void *stream) {
   gm_launch_rows l(rows, cols, stream);
-  if (ctype == 0)
-    GM_LAUNCH_RANGE(geerv_kernel<float>, l.grid, l.block, l.s, rows, cols)(rows, cols, (float)alpha, CF(a), CF(x), (float)beta, F(b));
-  else
-    GM_LAUNCH_RANGE(geerv_kernel<double>, l.grid, l.block, l.s, rows, cols)(rows, cols, alpha, CD(a), CD(x), beta, D(b));
-  return (int)cudaGetLastError();
+#define LAUNCH(T) GM_LAUNCH_RANGE(geerv_kernel<T>, l.grid, l.block, l.s, rows, cols)(rows, cols, (T)alpha, (const T *)(a), (const T *)(x), (T)beta, (T *)(b))
+  GM_CTYPE_LAUNCH(ctype, LAUNCH);
+#undef LAUNCH
 }
 
 extern "C" int gm_cuda_ew_scale(int ctype, int kind, size_t rows, size_t cols, const void *s, const void *a,
                                 void *r, void *stream) {
   gm_launch_rows l(rows, cols, stream);
-  if (ctype == 0)
-    GM_LAUNCH_RANGE(scale_kernel<float>, l.grid, l.block, l.s, rows, cols)(kind, rows, cols, CF(s), CF(a), F(r));
-  else
-    GM_LAUNCH_RANGE(scale_kernel<double>, l.grid, l.block, l.s, rows, cols)(kind, rows, cols, CD(s), CD(a), D(r));
-  return (int)cudaGetLastError();
+#define LAUNCH(T) GM_LAUNCH_RANGE(scale_kernel<T>, l.grid, l.block, l.s, rows, cols)(kind, rows, cols, (const T *)(s), (const T *)(a), (T *)(r))
+  GM_CTYPE_LAUNCH(ctype, LAUNCH);
+#undef LAUNCH
 }
 
 // Pass 2 (or the whole of an empty sum, len == 0: y := beta * y).
 static int sum_finish(int ctype, size_t n_out, size_t n_chunks, const double *part, double alpha, double beta,
                       void *y, void *stream) {
   gm_launch l(n_out, stream);
-  if (ctype == 0)
-    GM_LAUNCH_RANGE(sum_finish_kernel<float>, l.grid, l.block, l.s, n_out, 1)(n_out, n_chunks, part, alpha, beta, F(y));
-  else
-    GM_LAUNCH_RANGE(sum_finish_kernel<double>, l.grid, l.block, l.s, n_out, 1)(n_out, n_chunks, part, alpha, beta, D(y));
-  return (int)cudaGetLastError();
+#define LAUNCH(T) GM_LAUNCH_RANGE(sum_finish_kernel<T>, l.grid, l.block, l.s, n_out, 1)(n_out, n_chunks, part, alpha, beta, (T *)(y))
+  GM_CTYPE_LAUNCH(ctype, LAUNCH);
+#undef LAUNCH
 }
 
 // Row sums of rows short enough for one chunk: one pass, a thread per row.
 static int rowsum_direct(int ctype, size_t rows, size_t cols, double alpha, const void *x, double beta, void *y,
                          void *stream) {
   gm_launch l(rows, stream);
-  if (ctype == 0)
-    GM_LAUNCH_RANGE(rowsum_kernel<float>, l.grid, l.block, l.s, rows, cols)(rows, cols, CF(x), alpha, beta, F(y));
-  else
-    GM_LAUNCH_RANGE(rowsum_kernel<double>, l.grid, l.block, l.s, rows, cols)(rows, cols, CD(x), alpha, beta, D(y));
-  return (int)cudaGetLastError();
+#define LAUNCH(T) GM_LAUNCH_RANGE(rowsum_kernel<T>, l.grid, l.block, l.s, rows, cols)(rows, cols, (const T *)(x), alpha, beta, (T *)(y))
+  GM_CTYPE_LAUNCH(ctype, LAUNCH);
+#undef LAUNCH
 }
 
 // Pass 1 of the column sums: chunks of `chunk` rows, into part, or with
 // one chunk (part null) into y.
 static void colsum_launch(int ctype, size_t rows, size_t cols, size_t chunk, const void *x, double *part,
                           double alpha, double beta, void *y, void *stream) {
-  const size_t g = GM_COL_GROUP / (ctype == 0 ? sizeof(float) : sizeof(double));
+  const size_t bytes = gm_ctype_bytes(ctype);
+  if (bytes == 0) return;
+  const size_t g = GM_COL_GROUP / bytes;
   const size_t n_chunks = (rows + chunk - 1) / chunk, items = n_chunks * ((cols + g - 1) / g);
   gm_launch l(items, stream);
-  if (ctype == 0)
-    GM_LAUNCH_RANGE(colsum_part_kernel<float>, l.grid, l.block, l.s, items, g * chunk)(
-        rows, cols, chunk, n_chunks, CF(x), part, alpha, beta, part ? (float *)nullptr : F(y));
-  else
-    GM_LAUNCH_RANGE(colsum_part_kernel<double>, l.grid, l.block, l.s, items, g * chunk)(
-        rows, cols, chunk, n_chunks, CD(x), part, alpha, beta, part ? (double *)nullptr : D(y));
+#define LAUNCH(T) GM_LAUNCH_RANGE(colsum_part_kernel<T>, l.grid, l.block, l.s, items, g * chunk)( \
+    rows, cols, chunk, n_chunks, (const T *)(x), part, alpha, beta, part ? (T *)nullptr : (T *)(y))
+  GM_CTYPE_DO(ctype, LAUNCH)
+#undef LAUNCH
 }
 
 // Pass 1 of the row sums: `slots` per row, into part, or with one slot
@@ -316,12 +298,10 @@ static void rowsum_launch(int ctype, size_t rows, size_t cols, size_t slots, con
                           double alpha, double beta, void *y, void *stream) {
   gm_launch l(rows * slots, stream);
   const double work = (double)cols / (double)slots;
-  if (ctype == 0)
-    GM_LAUNCH_RANGE(rowsum_slots_kernel<float>, l.grid, l.block, l.s, rows * slots, work)(
-        rows, cols, slots, CF(x), part, alpha, beta, part ? (float *)nullptr : F(y));
-  else
-    GM_LAUNCH_RANGE(rowsum_slots_kernel<double>, l.grid, l.block, l.s, rows * slots, work)(
-        rows, cols, slots, CD(x), part, alpha, beta, part ? (double *)nullptr : D(y));
+#define LAUNCH(T) GM_LAUNCH_RANGE(rowsum_slots_kernel<T>, l.grid, l.block, l.s, rows * slots, work)( \
+    rows, cols, slots, (const T *)(x), part, alpha, beta, part ? (T *)nullptr : (T *)(y))
+  GM_CTYPE_DO(ctype, LAUNCH)
+#undef LAUNCH
 }
 
 // Chunks along the summed dimension.  Columns: chunks of at least 128

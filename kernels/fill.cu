@@ -28,29 +28,23 @@ __global__ void gm_geam0_kernel(int trans, size_t m, size_t n, T alpha, const T 
 
 extern "C" int gm_cuda_fill(int ctype, size_t n, double alpha, void *x, size_t incx, void *stream) {
   gm_launch l(n, stream);
-  if (ctype == 0)
-    GM_LAUNCH_RANGE(gm_fill_kernel<float>, l.grid, l.block, l.s, n, 1)(F(x), n, incx, (float)alpha);
-  else
-    GM_LAUNCH_RANGE(gm_fill_kernel<double>, l.grid, l.block, l.s, n, 1)(D(x), n, incx, alpha);
-  return (int)cudaGetLastError();
+#define LAUNCH(T) GM_LAUNCH_RANGE(gm_fill_kernel<T>, l.grid, l.block, l.s, n, 1)((T *)(x), n, incx, (T)alpha)
+  GM_CTYPE_LAUNCH(ctype, LAUNCH);
+#undef LAUNCH
 }
 
 extern "C" int gm_cuda_scal(int ctype, size_t n, double alpha, void *x, size_t incx, void *stream) {
   gm_launch l(n, stream);
-  if (ctype == 0)
-    GM_LAUNCH_RANGE(gm_scal_kernel<float>, l.grid, l.block, l.s, n, 1)(F(x), n, incx, (float)alpha);
-  else
-    GM_LAUNCH_RANGE(gm_scal_kernel<double>, l.grid, l.block, l.s, n, 1)(D(x), n, incx, alpha);
-  return (int)cudaGetLastError();
+#define LAUNCH(T) GM_LAUNCH_RANGE(gm_scal_kernel<T>, l.grid, l.block, l.s, n, 1)((T *)(x), n, incx, (T)alpha)
+  GM_CTYPE_LAUNCH(ctype, LAUNCH);
+#undef LAUNCH
 }
 
 extern "C" int gm_cuda_geam0(int ctype, int trans, size_t m, size_t n, double alpha, const void *a, size_t lda,
                              void *c, size_t ldc, void *stream) {
   if (m == 0 || n == 0) return 0;
   gm_launch_rows l(n, m, stream);
-  if (ctype == 0)
-    GM_LAUNCH_RANGE(gm_geam0_kernel<float>, l.grid, l.block, l.s, n, m)(trans, m, n, (float)alpha, CF(a), lda, F(c), ldc);
-  else
-    GM_LAUNCH_RANGE(gm_geam0_kernel<double>, l.grid, l.block, l.s, n, m)(trans, m, n, alpha, CD(a), lda, D(c), ldc);
-  return (int)cudaGetLastError();
+#define LAUNCH(T) GM_LAUNCH_RANGE(gm_geam0_kernel<T>, l.grid, l.block, l.s, n, m)(trans, m, n, (T)alpha, (const T *)(a), lda, (T *)(c), ldc)
+  GM_CTYPE_LAUNCH(ctype, LAUNCH);
+#undef LAUNCH
 }

@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include "../src/core/ctype_list.h"
 #include "launch.h"
 
 // Launch sites: GM_LAUNCH(kernel, grid, block, shmem, stream)(args...), and
@@ -104,11 +105,43 @@ struct gm_launch_rows {
   }
 };
 
-// Casts of the launchers' void pointers to the kernel element types.
-#define F(p) ((float *)(p))
-#define D(p) ((double *)(p))
-#define CF(p) ((const float *)(p))
-#define CD(p) ((const double *)(p))
+// One launch text for every ctype: GM_CTYPE_DO(ctype, L) runs L(T) with
+// T the ctype's C type, in a switch generated from GM_CTYPES, so a new
+// ctype needs no edit here.  L is a function-like macro: T is substituted
+// textually, and the emulated device counts each instantiation under its
+// own name ("unary_kernel<float>").  GM_CTYPE_LAUNCH does the same as the
+// whole body of an extern "C" launcher: it returns the launch's error, or
+// cudaErrorInvalidValue for an unknown ctype.
+#define GM_CTYPE_DO_CASE_(L, T, E, ...) \
+  case GM_##E:                           \
+    L(T);                                \
+    break;
+#define GM_CTYPE_DO(ctype, L)                   \
+  switch (ctype) {                              \
+    GM_CTYPES_WITH(GM_CTYPE_DO_CASE_, L)        \
+    default:                                    \
+      break;                                    \
+  }
+#define GM_CTYPE_LAUNCH(ctype, L)                 \
+  switch (ctype) {                                \
+    GM_CTYPES_WITH(GM_CTYPE_DO_CASE_, L)          \
+    default:                                      \
+      return (int)cudaErrorInvalidValue;          \
+  }                                               \
+  return (int)cudaGetLastError()
+
+// Bytes of one element of ctype (0 for an unknown one).
+#define GM_CTYPE_BYTES_CASE_(T, E, ...) \
+  case GM_##E:                          \
+    return sizeof(T);
+inline size_t gm_ctype_bytes(int ctype) {
+  switch (ctype) {
+    GM_CTYPES(GM_CTYPE_BYTES_CASE_)
+    default:
+      return 0;
+  }
+}
+#undef GM_CTYPE_BYTES_CASE_
 
 // Slot t's sum, in double, of pieces t, t + slots, ... of GM_SLOT_PIECE
 // adjacent elements of x[0..n): an accumulator per position of a piece

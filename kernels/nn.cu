@@ -118,11 +118,9 @@ struct nn_rows_launch : gm_launch_rows {
 extern "C" int gm_cuda_nn_convolve(int ctype, const gm_nn_geom *g, const void *x, const void *w, void *y,
                                    void *stream) {
   nn_rows_launch l(g->batch * g->yh, g->yw, stream);
-  if (ctype == 0)
-    GM_LAUNCH_RANGE(convolve_kernel<float>, l.grid, l.block, l.s, l.rows, l.width)(*g, CF(x), CF(w), F(y));
-  else
-    GM_LAUNCH_RANGE(convolve_kernel<double>, l.grid, l.block, l.s, l.rows, l.width)(*g, CD(x), CD(w), D(y));
-  return (int)cudaGetLastError();
+#define LAUNCH(T) GM_LAUNCH_RANGE(convolve_kernel<T>, l.grid, l.block, l.s, l.rows, l.width)(*g, (const T *)(x), (const T *)(w), (T *)(y))
+  GM_CTYPE_LAUNCH(ctype, LAUNCH);
+#undef LAUNCH
 }
 
 // Parts of the output rows for dF/dw: about NN_DW_ITEMS items (parts x w
@@ -141,14 +139,13 @@ static int conv_dw(int ctype, const gm_nn_geom *g, const void *x, const void *yd
   int err = gm_cuda_scratch_alloc(stream, n_parts * nk * sizeof(double), (void **)&part);
   if (err != 0) return err;
   gm_launch l(n_parts * nk, stream), f(nk, stream);
-  if (ctype == 0) {
-    GM_LAUNCH_RANGE(conv_dw_part_kernel<float>, l.grid, l.block, l.s, n_parts * nk, (double)(chunk * (size_t)g->yw))(*g, (int64_t)chunk, n_parts, CF(x), CF(yd), part);
-    GM_LAUNCH_RANGE(conv_dw_finish_kernel<float>, f.grid, f.block, f.s, nk, (double)n_parts)(nk, n_parts, part, F(wd));
-  } else {
-    GM_LAUNCH_RANGE(conv_dw_part_kernel<double>, l.grid, l.block, l.s, n_parts * nk, (double)(chunk * (size_t)g->yw))(*g, (int64_t)chunk, n_parts, CD(x), CD(yd), part);
-    GM_LAUNCH_RANGE(conv_dw_finish_kernel<double>, f.grid, f.block, f.s, nk, (double)n_parts)(nk, n_parts, part, D(wd));
-  }
-  err = (int)cudaGetLastError();
+#define LAUNCH(T)                                                                                   \
+  GM_LAUNCH_RANGE(conv_dw_part_kernel<T>, l.grid, l.block, l.s, n_parts * nk, (double)(chunk * (size_t)g->yw))( \
+      *g, (int64_t)chunk, n_parts, (const T *)(x), (const T *)(yd), part);                         \
+  GM_LAUNCH_RANGE(conv_dw_finish_kernel<T>, f.grid, f.block, f.s, nk, (double)n_parts)(nk, n_parts, part, (T *)(wd))
+  GM_CTYPE_DO(ctype, LAUNCH)
+#undef LAUNCH
+  err = gm_ctype_bytes(ctype) ? (int)cudaGetLastError() : (int)cudaErrorInvalidValue;
   gm_cuda_scratch_free(stream, part);
   return err;
 }
@@ -156,10 +153,9 @@ static int conv_dw(int ctype, const gm_nn_geom *g, const void *x, const void *yd
 extern "C" int gm_cuda_nn_derive_convolve(int ctype, const gm_nn_geom *g, const void *x, void *xd, const void *w,
                                           void *wd, const void *yd, void *stream) {
   nn_rows_launch lx(g->batch * g->xh, g->xw, stream);
-  if (ctype == 0)
-    GM_LAUNCH_RANGE(conv_dx_kernel<float>, lx.grid, lx.block, lx.s, lx.rows, lx.width)(*g, CF(w), CF(yd), F(xd));
-  else
-    GM_LAUNCH_RANGE(conv_dx_kernel<double>, lx.grid, lx.block, lx.s, lx.rows, lx.width)(*g, CD(w), CD(yd), D(xd));
+#define LAUNCH(T) GM_LAUNCH_RANGE(conv_dx_kernel<T>, lx.grid, lx.block, lx.s, lx.rows, lx.width)(*g, (const T *)(w), (const T *)(yd), (T *)(xd))
+  GM_CTYPE_DO(ctype, LAUNCH)
+#undef LAUNCH
   int err = (int)cudaGetLastError();
   if (err != 0) return err;
   return conv_dw(ctype, g, x, yd, wd, stream);
@@ -167,19 +163,15 @@ extern "C" int gm_cuda_nn_derive_convolve(int ctype, const gm_nn_geom *g, const 
 
 extern "C" int gm_cuda_nn_max_pool(int ctype, const gm_nn_geom *g, const void *x, void *y, void *stream) {
   nn_rows_launch l(g->batch * g->yh, g->yw, stream);
-  if (ctype == 0)
-    GM_LAUNCH_RANGE(max_pool_kernel<float>, l.grid, l.block, l.s, l.rows, l.width)(*g, CF(x), F(y));
-  else
-    GM_LAUNCH_RANGE(max_pool_kernel<double>, l.grid, l.block, l.s, l.rows, l.width)(*g, CD(x), D(y));
-  return (int)cudaGetLastError();
+#define LAUNCH(T) GM_LAUNCH_RANGE(max_pool_kernel<T>, l.grid, l.block, l.s, l.rows, l.width)(*g, (const T *)(x), (T *)(y))
+  GM_CTYPE_LAUNCH(ctype, LAUNCH);
+#undef LAUNCH
 }
 
 extern "C" int gm_cuda_nn_derive_max_pool(int ctype, const gm_nn_geom *g, const void *x, void *xd, const void *y,
                                           const void *yd, void *stream) {
   nn_rows_launch l(g->batch * g->xh, g->xw, stream);
-  if (ctype == 0)
-    GM_LAUNCH_RANGE(pool_dx_kernel<float>, l.grid, l.block, l.s, l.rows, l.width)(*g, CF(x), CF(y), CF(yd), F(xd));
-  else
-    GM_LAUNCH_RANGE(pool_dx_kernel<double>, l.grid, l.block, l.s, l.rows, l.width)(*g, CD(x), CD(y), CD(yd), D(xd));
-  return (int)cudaGetLastError();
+#define LAUNCH(T) GM_LAUNCH_RANGE(pool_dx_kernel<T>, l.grid, l.block, l.s, l.rows, l.width)(*g, (const T *)(x), (const T *)(y), (const T *)(yd), (T *)(xd))
+  GM_CTYPE_LAUNCH(ctype, LAUNCH);
+#undef LAUNCH
 }

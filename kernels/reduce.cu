@@ -84,10 +84,9 @@ extern "C" int gm_cuda_reduce(int ctype, int op, size_t n, const void *x, double
   int serr = gm_cuda_scratch_alloc(stream, scratch_for(slots) * sizeof(double), (void **)&part);
   if (serr != 0) return serr;
   gm_launch l(slots, stream);
-  if (ctype == 0)
-    GM_LAUNCH_RANGE(reduce_pass<float>, l.grid, l.block, s, slots, (double)n / (double)slots)(op, n, slots, CF(x), part);
-  else
-    GM_LAUNCH_RANGE(reduce_pass<double>, l.grid, l.block, s, slots, (double)n / (double)slots)(op, n, slots, CD(x), part);
+#define LAUNCH(T) GM_LAUNCH_RANGE(reduce_pass<T>, l.grid, l.block, s, slots, (double)n / (double)slots)(op, n, slots, (const T *)(x), part)
+  GM_CTYPE_DO(ctype, LAUNCH)
+#undef LAUNCH
   double *in = part; // the partials of the last pass
   while (slots > 1) { // passes over the partials down to one value
     const size_t next = slots_for(slots);

@@ -18,9 +18,7 @@ __global__ void gm_strided_copy_kernel(gm_strided_geom g, const T *src, T *dst) 
 
 extern "C" int gm_cuda_strided_copy(int ctype, const gm_strided_geom *g, const void *src, void *dst, void *stream) {
   gm_launch l(g->n, stream);
-  if (ctype == 0)
-    GM_LAUNCH_RANGE(gm_strided_copy_kernel<float>, l.grid, l.block, l.s, g->n, 1)(*g, CF(src), F(dst));
-  else
-    GM_LAUNCH_RANGE(gm_strided_copy_kernel<double>, l.grid, l.block, l.s, g->n, 1)(*g, CD(src), D(dst));
-  return (int)cudaGetLastError();
+#define LAUNCH(T) GM_LAUNCH_RANGE(gm_strided_copy_kernel<T>, l.grid, l.block, l.s, g->n, 1)(*g, (const T *)(src), (T *)(dst))
+  GM_CTYPE_LAUNCH(ctype, LAUNCH);
+#undef LAUNCH
 }

@@ -113,16 +113,17 @@ int launch_binary(int op, const gm_strided *s, void *out, const void *a, const v
 extern "C" int gm_cuda_strided_binary(int ctype, int op, const gm_strided *s, void *out, const void *a,
                                       const void *b, void *stream) {
   cudaStream_t st = (cudaStream_t)stream;
-  return ctype == 0 ? launch_binary<float>(op, s, out, a, b, st) : launch_binary<double>(op, s, out, a, b, st);
+#define LAUNCH(T) return launch_binary<T>(op, s, out, a, b, st)
+  GM_CTYPE_DO(ctype, LAUNCH)
+#undef LAUNCH
+  return (int)cudaErrorInvalidValue;
 }
 
 extern "C" int gm_cuda_strided_where(int ctype, const gm_strided *s, void *out, const void *cond, const void *a,
                                      const void *b, void *stream) {
   strided_geometry g(s);
   cudaStream_t st = (cudaStream_t)stream;
-  if (ctype == 0)
-    GM_LAUNCH(where_kernel<float>, g.grid, g.block, 0, st)(*s, F(out), CF(cond), CF(a), CF(b));
-  else
-    GM_LAUNCH(where_kernel<double>, g.grid, g.block, 0, st)(*s, D(out), CD(cond), CD(a), CD(b));
-  return (int)cudaGetLastError();
+#define LAUNCH(T) GM_LAUNCH(where_kernel<T>, g.grid, g.block, 0, st)(*s, (T *)(out), (const T *)(cond), (const T *)(a), (const T *)(b))
+  GM_CTYPE_LAUNCH(ctype, LAUNCH);
+#undef LAUNCH
 }

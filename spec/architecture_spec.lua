@@ -1,19 +1,11 @@
 -- docs/ARCHITECTURE.md stays true: its "File index" names every source file
 -- under src/, kernels/, include/ and lua/, and names no file that is gone.
-local function read(path)
-  local f = assert(io.open(path, "rb"))
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local tree = require "source_tree"
+local read = tree.read
 
 local function source_files()
-  local p = assert(io.popen("find src kernels include lua -type f \\( -name '*.c' -o -name '*.h' " ..
-    "-o -name '*.cu' -o -name '*.cuh' -o -name '*.cpp' -o -name '*.lua' \\) | sort", "r"))
-  local files = {}
-  for line in p:lines() do files[#files + 1] = line end
-  p:close()
-  return files
+  return tree.find("src kernels include lua -type f \\( -name '*.c' -o -name '*.h' " ..
+    "-o -name '*.cu' -o -name '*.cuh' -o -name '*.cpp' -o -name '*.lua' \\)")
 end
 
 local function index_entries(doc)

@@ -39,6 +39,7 @@ static void test_host(void) {
   CHECK(gm_buffer_displace(b, 3 * sizeof(float), NULL, 1, big, &bad) == GM_EINVAL && bad == NULL);
   CHECK(strstr(gm_last_error(), "goes past the end of the block") != NULL);
   CHECK(gm_buffer_read(v, 2, 2, got) == GM_ERANGE);
+  CHECK(strstr(gm_last_error(), "elements [2, 4) are out of range [0, 3)") != NULL);
   CHECK(gm_buffer_new(GM_MEM_HOST, "complex", 1, row, &bad) == GM_EINVAL && bad == NULL);
   CHECK(gm_buffer_new(GM_MEM_DEVICE, "float", 1, row, &bad) != GM_OK && bad == NULL); /* no context */
   /* reference counts: deref to 0 releases the memory under every view */

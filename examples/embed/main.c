@@ -7,7 +7,8 @@
  *      script transforms in place (on a device inside with_cuda when one
  *      is there; the data comes back into our buffer when it ends);
  *   4. we read the mat the script left in the global `result` with
- *      gpumat_testmat, through a host buffer of doubles (gm_mat_ensure).
+ *      gpumat_testmat: print it (gm_mat_to_string) and read it through
+ *      a host buffer of doubles (gm_mat_ensure).
  * Build: cc main.c $(pkg-config --cflags --libs gpumat) -o embed
  * Run:   ./embed transform.lua */
 #include <lauxlib.h>
@@ -68,6 +69,9 @@ int main(int argc, char **argv) {
     lua_close(L);
     return 1;
   }
+  char *text = NULL; /* the mat as Lua's tostring shows it */
+  if (gm_mat_to_string(r, NULL, &text) == GM_OK) printf("result: %s\n", text);
+  gm_string_free(text);
   /* its elements as a host buffer of doubles: a view of the mat's host
    * facet when nothing needs converting, a converted copy otherwise */
   gm_buffer *b = NULL;

@@ -86,32 +86,37 @@ inline void gm_emu_note_thread(const void **first, bool *multi) {
 template <class T> inline T *gm_emu_worker_arg(T *p) { return (T *)gm_emu_alias(p); }
 template <class T> inline const T &gm_emu_worker_arg(const T &x) { return x; }
 
+// Queues a launch on its stream like a CUDA launch: the arguments are
+// copied into the closure (as cudaLaunchKernel copies them), device
+// pointers aliased for the worker, and the grid runs later on the
+// stream's worker thread; without a stream it runs at once.  Shared by
+// both launchers (L: gm_emu_launcher or gm_emu_range_launcher).
+template <class L, class... A> inline void gm_emu_submit(const L &l, const A &...a) {
+  __atomic_fetch_add(&l.site->c.launches, 1ull, __ATOMIC_RELAXED); // counted when launched
+  if (!l.stream) {
+    l.run(a...);
+    return;
+  }
+  struct task {
+    L l;
+    std::tuple<A...> args;
+    static int go(void *p) {
+      task *t = (task *)p;
+      std::apply([t](const A &...x) { t->l.run(gm_emu_worker_arg(x)...); }, t->args);
+      delete t;
+      return 0;
+    }
+  };
+  gm_emu_device_hooks.enqueue(l.stream, task::go, new task{l, std::tuple<A...>(a...)});
+}
+
 template <class... P> struct gm_emu_launcher {
   void (*kernel)(P...);
   dim3 grid, block;
   gm_emu_site *site;
   void *stream; // the emulated device (its compute stream), or null
-  // Queued on the stream like a CUDA launch: the arguments are copied
-  // into the closure (as cudaLaunchKernel copies them) and the grid runs
-  // later on the stream's worker thread.
-  template <class... A> void operator()(const A &...a) const {
-    __atomic_fetch_add(&site->c.launches, 1ull, __ATOMIC_RELAXED); // counted when launched
-    if (!stream) {
-      run(a...);
-      return;
-    }
-    struct task {
-      gm_emu_launcher l;
-      std::tuple<A...> args;
-      static int go(void *p) {
-        task *t = (task *)p;
-        std::apply([t](const A &...x) { t->l.run(gm_emu_worker_arg(x)...); }, t->args);
-        delete t;
-        return 0;
-      }
-    };
-    gm_emu_device_hooks.enqueue(stream, task::go, new task{*this, std::tuple<A...>(a...)});
-  }
+  // queued on the stream like a CUDA launch (gm_emu_submit)
+  template <class... A> void operator()(const A &...a) const { gm_emu_submit(*this, a...); }
   template <class... A> void run(const A &...a) const {
     void (*k)(P...) = kernel;
     const void *first = nullptr;
@@ -175,26 +180,8 @@ template <class... P> struct gm_emu_range_launcher {
   double work;
   gm_emu_site *site;
   void *stream; // the emulated device (its compute stream), or null
-  // Queued on the stream like every launch (gm_emu_launcher): arguments
-  // copied into the closure, device pointers aliased for the worker.
-  template <class... A> void operator()(const A &...a) const {
-    __atomic_fetch_add(&site->c.launches, 1ull, __ATOMIC_RELAXED); // counted when launched
-    if (!stream) {
-      run(a...);
-      return;
-    }
-    struct task {
-      gm_emu_range_launcher l;
-      std::tuple<A...> args;
-      static int go(void *p) {
-        task *t = (task *)p;
-        std::apply([t](const A &...x) { t->l.run(gm_emu_worker_arg(x)...); }, t->args);
-        delete t;
-        return 0;
-      }
-    };
-    gm_emu_device_hooks.enqueue(stream, task::go, new task{*this, std::tuple<A...>(a...)});
-  }
+  // queued on the stream like every launch (gm_emu_submit)
+  template <class... A> void operator()(const A &...a) const { gm_emu_submit(*this, a...); }
   template <class... A> void run(const A &...a) const {
     struct job {
       void (*k)(P...);

@@ -5,16 +5,10 @@
 -- the kernels' row loop.  Pending when gm.cuda_available() is false.
 -- #outermost: not wrapped by spec/helper.lua's GPUMAT_DEVICE context.
 local gm = require "gpumat"
+local need_gpu, CUDA = require("gpu_case")(_ENV)
 
-local CUDA = { backend = "cuda" }
 local TOL = { float = 1e-5, double = 1e-12 }
 local OPS = { "add", "sub", "cmul", "cdiv", "pow", "cmax", "cmin", "gt", "ge", "lt", "le", "eq", "ne" }
-
-local function need_gpu()
-  local ok, why = gm.cuda_available()
-  if not ok then pending("no CUDA device: " .. tostring(why)) end
-  return ok
-end
 
 -- a mat of dims with values in [0.25, 4.25], multiples of 1/4
 local function mat(ct, dims, seed)

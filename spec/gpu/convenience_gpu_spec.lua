@@ -2,14 +2,7 @@
 -- (kernels/reduce.cu) and the scalar operators, against the host.  Pending
 -- without a device (#outermost: they open the real device themselves).
 local gm = require "gpumat"
-
-local CUDA = { backend = "cuda" }
-
-local function need_gpu()
-  local ok, why = gm.cuda_available()
-  if not ok then pending("no CUDA device: " .. tostring(why)) end
-  return ok
-end
+local need_gpu, CUDA = require("gpu_case")(_ENV)
 
 local function isnan(x) return x ~= x end
 

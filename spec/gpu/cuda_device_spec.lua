@@ -3,15 +3,8 @@
 -- project is developed on.  #outermost: spec/helper.lua does not wrap
 -- them in the GPUMAT_DEVICE context, so they open the real device.
 local gm = require "gpumat"
+local need_gpu, CUDA = require("gpu_case")(_ENV)
 local ops = require "device_ops"
-
-local CUDA = { backend = "cuda" }
-
-local function need_gpu()
-  local ok, why = gm.cuda_available()
-  if not ok then pending("no CUDA device: " .. tostring(why)) end
-  return ok
-end
 
 describe("on a real GPU", function()
   it("runs ops on the device and copies only when stale #outermost", function()

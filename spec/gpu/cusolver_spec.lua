@@ -3,14 +3,7 @@
 -- real runtime (docs/GPU.md, "Review findings").  #outermost: not wrapped
 -- by spec/helper.lua.
 local gm = require "gpumat"
-
-local CUDA = { backend = "cuda" }
-
-local function need_gpu()
-  local ok, why = gm.cuda_available()
-  if not ok then pending("no CUDA device: " .. tostring(why)) end
-  return ok
-end
+local need_gpu, CUDA = require("gpu_case")(_ENV)
 
 describe("cuSOLVER on a real GPU", function()
   require("solver_cases")(it, CUDA, need_gpu)

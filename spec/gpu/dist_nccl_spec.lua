@@ -11,9 +11,7 @@ local have_dist, dist = pcall(require, "gpumat.dist")
 
 local function need_gpu()
   if not have_dist then pending("gpumat.dist unavailable: " .. tostring(dist)) return false end
-  local ok, why = gm.cuda_available()
-  if not ok then pending("no CUDA device: " .. tostring(why)) return false end
-  return true
+  return require("gpu_case")(_ENV)()
 end
 
 describe("dist on a real GPU", function()

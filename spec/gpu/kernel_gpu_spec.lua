@@ -4,14 +4,7 @@
 -- (docs/GPU.md).  The compile step is checked without a GPU in
 -- spec/kernel_spec.lua.  #outermost: not wrapped by spec/helper.lua.
 local gm = require "gpumat"
-
-local CUDA = { backend = "cuda" }
-
-local function need_gpu()
-  local ok, why = gm.cuda_available()
-  if not ok then pending("no CUDA device: " .. tostring(why)) end
-  return ok
-end
+local need_gpu, CUDA = require("gpu_case")(_ENV)
 
 describe("run-time kernels on a real GPU", function()
   it("a grid-stride axpy compiled by NVRTC agrees with the host #outermost", function()

@@ -5,14 +5,7 @@
 -- cuda_device_spec.lua; the same behaviour runs on the emulated device in
 -- spec/buffer_spec.lua, memory_space_spec.lua and staging_spec.lua.
 local gm = require "gpumat"
-
-local CUDA = { backend = "cuda" }
-
-local function need_gpu()
-  local ok, why = gm.cuda_available()
-  if not ok then pending("no CUDA device: " .. tostring(why)) end
-  return ok
-end
+local need_gpu, CUDA = require("gpu_case")(_ENV)
 
 local function flat(b)
   local t = {}

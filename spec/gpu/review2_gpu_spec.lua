@@ -3,14 +3,7 @@
 -- emulated device can show is checked in spec/emulated_kernels_spec.lua.
 -- #outermost: each test opens its own context.
 local gm = require "gpumat"
-
-local CUDA = { backend = "cuda" }
-
-local function need_gpu()
-  local ok, why = gm.cuda_available()
-  if not ok then pending("no CUDA device: " .. tostring(why)) end
-  return ok
-end
+local need_gpu, CUDA = require("gpu_case")(_ENV)
 
 describe("second review round on a real GPU", function()
   it("C1: sum_ over an empty dimension gives beta * y #outermost", function()

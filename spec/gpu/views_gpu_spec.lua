@@ -5,15 +5,8 @@
 -- gm.cuda_available() is false.  #outermost: not wrapped by
 -- spec/helper.lua's GPUMAT_DEVICE context.
 local gm = require "gpumat"
+local need_gpu, CUDA = require("gpu_case")(_ENV)
 local strided = require "strided_mats"
-
-local CUDA = { backend = "cuda" }
-
-local function need_gpu()
-  local ok, why = gm.cuda_available()
-  if not ok then pending("no CUDA device: " .. tostring(why)) end
-  return ok
-end
 
 describe("strided views on a real GPU", function()
   for _, f in ipairs(strided.families()) do

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buffer_args.h"
 #include "context.h"
 #include "memspace.h"
 
@@ -40,7 +41,7 @@ gm_status gm_buffer_new(gm_mem_type space, const char *element_type, int rank, c
   if (rank < 0 || rank > GM_MAX_RANK || (rank && !dims))
     return gm_fail(GM_EINVAL, "rank must be 0..%d with dims, got %d", GM_MAX_RANK, rank);
   gm_buffer_spec s = {.rank = rank};
-  GM_TRY(parse_etype(element_type, GM_E_F32, &s.et));
+  GM_TRY(parse_etype(element_type, GM_DEFAULT_ETYPE, &s.et));
   if (rank) memcpy(s.dims, dims, (size_t)rank * sizeof *dims);
   gm_buffer v;
   GM_TRY(gm_buffer_make(gm_mem_type_space(space), space == GM_MEM_HOST ? NULL : gm_context_device(), &s, &v));
@@ -101,7 +102,8 @@ gm_status gm_mat_ensure(gm_mat *m, gm_mem_type mt, const char *element_type, gm_
 static gm_status check_range(const gm_buffer *b, size_t first, size_t n) {
   GM_TRY(gm_buffer_check(b));
   if (first > b->size || n > b->size - first)
-    return gm_fail(GM_ERANGE, "elements %zu..%zu are out of range 0..%zu", first, first + n, b->size);
+    /* half-open ranges: n may be 0, and a C caller thinks in [first, first + n) */
+    return gm_fail(GM_ERANGE, "elements [%zu, %zu) are out of range [0, %zu)", first, first + n, b->size);
   if (b->col_major && n != b->size) return gm_fail(GM_EUNSUPPORTED, "a range of a col_major buffer is not supported");
   return GM_OK;
 }
@@ -121,6 +123,20 @@ size_t gm_buffer_dim(const gm_buffer *b, int axis) { return axis >= 0 && axis < 
 size_t gm_buffer_size(const gm_buffer *b) { return b->size; }
 const char *gm_buffer_element_type(const gm_buffer *b) { return gm_etype_name(b->et); }
 const char *gm_buffer_mem_type(const gm_buffer *b) { return b->blk ? gm_buffer_mem_type_name(b) : "released"; }
+const char *gm_buffer_foreign_type(const gm_buffer *b) { return gm_etype_cname(b->et); }
+const char *gm_buffer_layout(const gm_buffer *b) { return b->col_major ? "col_major" : "row_major"; }
+int gm_buffer_is_owning(const gm_buffer *b) { return b->owning; }
+
+gm_status gm_buffer_pitch(const gm_buffer *b, size_t *pitch) {
+  GM_TRY(gm_buffer_check(b));
+  *pitch = b->blk->pitch;
+  return GM_OK;
+}
+
+long gm_buffer_refcnt(const gm_buffer *b) {
+  if (!b->blk || !gm_block_live(b->blk)) return -1;
+  return (long)atomic_load(&b->blk->refcnt);
+}
 
 gm_status gm_alloc_cache_begin(gm_alloc_cache *c, gm_cache_scope **scope) {
   if (!c) return gm_fail(GM_EINVAL, "gm_alloc_cache_begin: no cache");

@@ -66,6 +66,20 @@ gm_status gm_blas_check_alias(const gm_mat *x, size_t incx, const gm_mat *y, siz
   return GM_OK;
 }
 
+gm_status gm_blas_check_level1(const gm_mat *x, const gm_mat *y, size_t n, size_t incx, size_t incy, bool alias,
+                               int *bad) {
+  *bad = 2;
+  if (y && x->ctype != y->ctype)
+    return gm_fail(GM_EINVAL, "mixed ctypes %s and %s", gm_ctype_name(x->ctype), gm_ctype_name(y->ctype));
+  *bad = 1;
+  GM_TRY(gm_blas_check_vector(x, n, incx, "x", "incx"));
+  if (!y) return GM_OK;
+  *bad = 2;
+  GM_TRY(gm_blas_check_vector(y, n, incy, "y", "incy"));
+  if (alias) GM_TRY(gm_blas_check_alias(x, incx, y, incy, n));
+  return GM_OK;
+}
+
 /* ---- level 1 ---- */
 
 size_t gm_blas_chunk = INT_MAX;

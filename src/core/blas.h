@@ -31,6 +31,14 @@ gm_status gm_blas_check_vector(const gm_mat *x, size_t n, size_t inc, const char
  * Identical vectors are fine for copy_ (a no-op) and axpy_. */
 gm_status gm_blas_check_alias(const gm_mat *x, size_t incx, const gm_mat *y, size_t incy, size_t n);
 
+/* The operand rules of a level-1 call on x and (NULL for one-vector
+ * calls) y, in this order: one ctype, n elements with their strides
+ * inside each (gm_blas_check_vector), and when alias is set no partial
+ * overlap (gm_blas_check_alias).  *bad names the operand at fault: 1 x,
+ * 2 y. */
+gm_status gm_blas_check_level1(const gm_mat *x, const gm_mat *y, size_t n, size_t incx, size_t incy, bool alias,
+                               int *bad);
+
 /* Level-1 calls (asum, nrm2, dot, axpy_, copy_, scal_) over more than
  * this many elements are split into calls of at most this many (review
  * #18: BLAS and cuBLAS counts are int).  INT_MAX; tests lower it. */

@@ -165,3 +165,24 @@ gm_status gm_broadcast_where(gm_bc_arg cond, gm_bc_arg a, gm_bc_arg b, gm_mat *o
   bc_job j = {-1, out->ctype};
   return dispatch(args, 3, out, &j);
 }
+
+gm_status gm_bc_common(const gm_bc_arg *args, int n, gm_ctype *t, bool *cuda, int *bad) {
+  const gm_mat *first = NULL;
+  *cuda = true;
+  for (int i = 0; i < n; i++) {
+    if (!args[i].m) continue;
+    *cuda = *cuda && args[i].m->cuda_enabled;
+    if (!first) {
+      first = args[i].m;
+    } else if (args[i].m->ctype != first->ctype) {
+      *bad = i;
+      return gm_fail(GM_EINVAL, "mixed ctypes %s and %s", gm_ctype_name(first->ctype), gm_ctype_name(args[i].m->ctype));
+    }
+  }
+  if (!first) {
+    *bad = n - 1;
+    return gm_fail(GM_EINVAL, "mat expected, got number (one operand must be a mat)");
+  }
+  *t = first->ctype;
+  return GM_OK;
+}

@@ -28,6 +28,12 @@ const char *gm_bcast_name(gm_bcast_op op);
  * broadcast AxB with CxD". */
 gm_status gm_bc_result_dims(const gm_bc_arg *args, int n, int *rank, size_t dims[GM_MAX_RANK]);
 
+/* The mats' common ctype *t and whether they are all cuda-enabled; the
+ * numbers take the mats' ctype.  GM_EINVAL "mixed ctypes T and U" (*bad:
+ * the 0-based operand) or, without a mat, "mat expected, got number (one
+ * operand must be a mat)" (*bad: the last operand). */
+gm_status gm_bc_common(const gm_bc_arg *args, int n, gm_ctype *t, bool *cuda, int *bad);
+
 /* out := op(a, b) elementwise with broadcasting. */
 gm_status gm_broadcast_binary(gm_bcast_op op, gm_bc_arg a, gm_bc_arg b, gm_mat *out);
 /* out := cond != 0 ? a : b elementwise with broadcasting. */

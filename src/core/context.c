@@ -1,9 +1,11 @@
 #include "context.h"
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "counters.h"
+#include "settings.h"
 #include "vec.h"
 
 _Atomic bool gm_cuda_enabled = true;
@@ -158,4 +160,82 @@ gm_status gm_context_exit(gm_context *c) {
   current = c->outer;
   gm_cuda_enabled = c->saved_enabled;
   return st;
+}
+
+/* ---- options ---- */
+
+void gm_context_options_default(gm_context_options *o, const struct gm_settings *s) {
+  memset(o, 0, sizeof *o);
+  o->enabled = gm_cuda_enabled;
+  o->device_id = (int)s->cuda_default_device_id;
+  o->random_seed = (unsigned long long)s->cuda_default_random_seed;
+  o->n_random_states = (int)s->cuda_default_n_random_states;
+}
+
+gm_status gm_context_default_backend(const char **backend, bool *named) {
+  const char *env = getenv("GPUMAT_DEVICE");
+  if (named) *named = env && *env;
+  if (!env || !*env || strcmp(env, "cuda") == 0) {
+    *backend = "cuda";
+    return GM_OK;
+  }
+  if (strcmp(env, "emulated") == 0) {
+    *backend = "emulated";
+    return GM_OK;
+  }
+  return gm_fail(GM_EINVAL, "environment variable GPUMAT_DEVICE must be \"cuda\" or \"emulated\", got '%s'", env);
+}
+
+gm_status gm_context_parse_backend(const char *value, const char **backend) {
+  if (strcmp(value, "cuda") == 0)
+    *backend = "cuda";
+  else if (strcmp(value, "emulated") == 0)
+    *backend = "emulated";
+  else
+    return gm_fail(GM_EINVAL, "option 'backend' must be \"cuda\" or \"emulated\", got %s", value);
+  return GM_OK;
+}
+
+gm_status gm_context_check_device_id(unsigned long long id) {
+  if (id > GM_CONTEXT_MAX_DEVICE_ID)
+    return gm_fail(GM_EINVAL, "option 'device_id' must be at most %d, got %llu", GM_CONTEXT_MAX_DEVICE_ID, id);
+  return GM_OK;
+}
+
+gm_status gm_context_random_states(long long asked, int *rounded) {
+  if (asked < 1 || asked > GM_CONTEXT_MAX_RANDOM_STATES)
+    return gm_fail(GM_EINVAL, "option 'n_random_states' must be in 1..%d, got %lld", GM_CONTEXT_MAX_RANDOM_STATES,
+                   asked);
+  *rounded = (int)((asked + 31) / 32 * 32);
+  return GM_OK;
+}
+
+gm_status gm_context_device_info(const char *backend, int id, gm_device_info *info, bool *unusable) {
+  *unusable = false;
+  if (strcmp(backend, "cuda") == 0) {
+    char reason[256];
+    *unusable = !gm_cuda_runtime_available(id, reason, sizeof reason);
+    if (*unusable)
+      return gm_fail(GM_EINVAL, "no usable cuda device %d: %s", id, reason);
+    return gm_cuda_device_info(id, info);
+  }
+  gm_device *d;
+  GM_TRY(gm_device_get(backend, id, &d));
+  return d->ops->get_info(d, info);
+}
+
+bool gm_context_cuda_usable(int id, char *reason, size_t n) {
+  gm_device *d = gm_context_device();
+  if (d && strcmp(d->ops->name, "cuda") == 0) return true;
+  return gm_cuda_runtime_available(id, reason, n);
+}
+
+void *gm_context_native_stream(void) {
+  gm_device *d = gm_context_device();
+  return d && d->ops->native_stream ? d->ops->native_stream(d) : NULL;
+}
+
+gm_status gm_context_synchronize(void) {
+  gm_device *d = gm_context_device();
+  return d ? d->ops->synchronize(d) : GM_OK;
 }

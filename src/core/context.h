@@ -56,6 +56,51 @@ extern _Atomic bool gm_cuda_enabled;
  * TF32 tensor cores (10-bit mantissa inputs); default false. */
 extern _Atomic bool gm_cuda_allow_tf32;
 
+/* Device ids a context may name: the CUDA runtime numbers devices from 0,
+ * and the per-device tables of the core hold 64. */
+#define GM_CONTEXT_MAX_DEVICE_ID 63
+/* n_random_states: the generator array of a context, at most 2^24
+ * generators. */
+#define GM_CONTEXT_MAX_RANDOM_STATES (1 << 24)
+
+struct gm_settings;
+/* o with an embedding's defaults: enabled is gm.cuda_enabled, the device
+ * id, seed and random states are s's (cuda_default_*; the states not yet
+ * checked or rounded, and cut to an int: an embedding that accepts more
+ * passes s's value to gm_context_random_states itself), the backend is NULL (none named:
+ * gm_context_default_backend) and there is no pool limit or GC hook. */
+void gm_context_options_default(gm_context_options *o, const struct gm_settings *s);
+/* The backend when the options name none: $GPUMAT_DEVICE ("cuda" or
+ * "emulated"), else "cuda"; *named (may be NULL) tells whether the
+ * variable named one (an unusable named "cuda" is an error, not a quiet
+ * fallback to the host).  GM_EINVAL for another value of the variable. */
+gm_status gm_context_default_backend(const char **backend, bool *named);
+/* The backend an option names: value is the option's string, or the
+ * embedding's name of its type when it is not one (for the message;
+ * such a name never names a backend). */
+gm_status gm_context_parse_backend(const char *value, const char **backend);
+/* GM_EINVAL unless id is a device id a context may name (0..63). */
+gm_status gm_context_check_device_id(unsigned long long id);
+/* The generator count for asked (1..2^24): rounded up to a multiple of
+ * 32, a warp of generators. */
+gm_status gm_context_random_states(long long asked, int *rounded);
+
+/* The properties of device id of backend ("cuda": asked of the CUDA
+ * runtime without opening the device; GM_EINVAL "no usable cuda device
+ * ..." and *unusable when it is not usable, a fault of the caller's id
+ * rather than of the device). */
+gm_status gm_context_device_info(const char *backend, int id, gm_device_info *info, bool *unusable);
+
+/* Whether CUDA device id can be used here: true inside a context on a
+ * CUDA device, else the runtime's answer with its reason (n bytes). */
+bool gm_context_cuda_usable(int id, char *reason, size_t n);
+/* The compute stream (a cudaStream_t) of the current context's CUDA
+ * device, or NULL: for C code that launches in order with gpumat's own
+ * work. */
+void *gm_context_native_stream(void);
+/* Waits for the current context's device (none: nothing to wait for). */
+gm_status gm_context_synchronize(void);
+
 /* Enters c (caller-owned storage that must stay put until exit).  On
  * failure nothing is pushed and nothing changed. */
 gm_status gm_context_enter(gm_context *c, const gm_context_options *o);

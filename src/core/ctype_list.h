@@ -13,7 +13,9 @@
  *   C math function suffix (sqrtf, nextafterf),
  *   NumPy .npy dtype descr,
  *   strto suffix (strtof, strtod),
- *   significant decimal digits that always round-trip (FLT_DECIMAL_DIG))
+ *   significant decimal digits that always round-trip (FLT_DECIMAL_DIG),
+ *   MPI datatype, NCCL datatype (tokens: only src/dist, which includes
+ *   mpi.h and nccl.h, expands these columns))
  * Every X ends its parameters with `...`, so a column added at the end
  * breaks no use:
  *   #define X(T, E, ...) case GM_##E: ... */
@@ -21,8 +23,8 @@
 
 /* The list itself, passing a through first: X(a, T, E, ...) per row. */
 #define GM_CTYPES_WITH(X, a)                              \
-  X(a, float, FLOAT, "float", ":FLOAT", s, S, F32, f, "<f4", f, 9)      \
-  X(a, double, DOUBLE, "double", ":DOUBLE", d, D, F64, , "<f8", d, 17)
+  X(a, float, FLOAT, "float", ":FLOAT", s, S, F32, f, "<f4", f, 9, MPI_FLOAT, ncclFloat)         \
+  X(a, double, DOUBLE, "double", ":DOUBLE", d, D, F64, , "<f8", d, 17, MPI_DOUBLE, ncclDouble)
 #define GM_CTYPE_CALL_(X, ...) X(__VA_ARGS__)
 
 typedef enum gm_ctype {

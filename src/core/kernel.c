@@ -1,9 +1,11 @@
 #include "kernel.h"
 
+#include <dlfcn.h>
 #include <stdatomic.h>
 #include <string.h>
 
 #include "../../kernels/launch.h"
+#include "context.h"
 #include "exec.h"
 #include "mem/runtime.h"
 #include "status.h"
@@ -137,5 +139,81 @@ gm_status gm_kernel_run(gm_ctype ctype, const gm_kernel_code *code, gm_kernel_ar
   code->cpu(ptrs, g);
   gm_release(&e, ops, nm);
   atomic_fetch_add(&n_launches[e.dev ? GM_KPLACE_EMULATED : GM_KPLACE_HOST], 1);
+  return GM_OK;
+}
+
+/* ---- launch parameters ---- */
+
+bool gm_kernel_spec_is_mat(char c) { return c == 'i' || c == 'o' || c == 'x'; }
+
+gm_status gm_kernel_parse_spec(const char *spec, size_t n, gm_kernel_arg *args) {
+  if (n > GM_KERNEL_MAX_ARGS) return gm_fail(GM_EINVAL, "at most %d parameters", GM_KERNEL_MAX_ARGS);
+  for (size_t i = 0; i < n; i++) {
+    memset(&args[i], 0, sizeof args[i]);
+    if (spec[i] == 's') {
+      args[i].kind = GM_KARG_SCALAR;
+    } else if (spec[i] == 'n') {
+      args[i].kind = GM_KARG_INT;
+    } else if (gm_kernel_spec_is_mat(spec[i])) {
+      args[i].kind = GM_KARG_MAT;
+      args[i].dir = spec[i] == 'i' ? GM_INPUT : spec[i] == 'o' ? GM_OUTPUT : GM_IO;
+    } else {
+      return gm_fail(GM_EINVAL, "bad parameter spec");
+    }
+  }
+  return GM_OK;
+}
+
+gm_status gm_kernel_check_geometry(const long long in[6], unsigned geom[6]) {
+  for (int i = 0; i < 6; i++) {
+    if (in[i] < 1 || in[i] > 0x7fffffff) return gm_fail(GM_EINVAL, "bad launch geometry");
+    geom[i] = (unsigned)in[i];
+  }
+  return GM_OK;
+}
+
+/* A device's properties do not change while the process runs, and asking
+ * the driver on every launch costs more than the launch: the answer is
+ * cached per device id. */
+gm_status gm_kernel_compute_capability(gm_device *dev, int *major, int *minor) {
+  enum { CACHED = 64 };
+  /* major * 100 + minor + 1; 0: not asked yet (atomic: threads may
+   * launch at once) */
+  static _Atomic int cc[CACHED];
+  bool cacheable = dev->id >= 0 && dev->id < CACHED;
+  int v = cacheable ? atomic_load_explicit(&cc[dev->id], memory_order_relaxed) : 0;
+  if (v == 0) {
+    gm_device_info info;
+    GM_TRY(dev->ops->get_info(dev, &info));
+    v = info.compute_major * 100 + info.compute_minor + 1;
+    if (cacheable) atomic_store_explicit(&cc[dev->id], v, memory_order_relaxed);
+  }
+  *major = (v - 1) / 100;
+  *minor = (v - 1) % 100;
+  return GM_OK;
+}
+
+/* ---- loading ---- */
+
+gm_status gm_kernel_open(const char *path, void **handle, gm_kernel_code *code) {
+  *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!*handle) return gm_fail(GM_EINVAL, "%s", dlerror());
+  void *sym = dlsym(*handle, "gpumat_kernel_launch");
+  if (!sym) return gm_fail(GM_EINVAL, "%s: no gpumat_kernel_launch", path);
+  /* a data pointer to a function pointer: POSIX guarantees dlsym's result
+   * converts, ISO C has no cast for it */
+  memcpy(&code->cpu, &sym, sizeof sym);
+  return GM_OK;
+}
+
+void gm_kernel_close(void *handle) {
+  if (handle) dlclose(handle);
+}
+
+gm_status gm_kernel_load_image(const char *image, const char *name, gm_kernel_code *code) {
+  gm_device *dev = gm_current_device();
+  if (!dev || !dev->ops->rtk_load) return gm_fail(GM_ESTATE, "no CUDA device in the current context");
+  GM_TRY(dev->ops->rtk_load(dev, image, name, &code->dev_kernel));
+  code->dev = dev;
   return GM_OK;
 }

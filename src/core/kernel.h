@@ -38,6 +38,19 @@ typedef struct gm_kernel_code {
   void *dev_kernel;
 } gm_kernel_code;
 
+/* Opens a kernel compiled for the CPU model: the shared object at path,
+ * exporting gpumat_kernel_launch.  Sets *handle (for gm_kernel_close;
+ * NULL when dlopen failed) and code->cpu; GM_EINVAL with dlopen's message
+ * or "<path>: no gpumat_kernel_launch". */
+gm_status gm_kernel_open(const char *path, void **handle, gm_kernel_code *code);
+/* Closes a handle of gm_kernel_open (NULL: nothing).  Only when no launch
+ * of its code can run any more. */
+void gm_kernel_close(void *handle);
+/* Loads an NVRTC image (CUBIN or PTX) of kernel name on the current
+ * context's device into code; GM_ESTATE "no CUDA device in the current
+ * context" when that device cannot load one. */
+gm_status gm_kernel_load_image(const char *image, const char *name, gm_kernel_code *code);
+
 /* Where a launch with these mat arguments runs (the exec rules of every
  * op): *dev NULL on the host; else the device, and *nvrtc tells whether
  * it needs NVRTC code (a CUDA device) rather than the CPU model. */
@@ -48,6 +61,21 @@ void gm_kernel_place(gm_kernel_arg *args, int n, struct gm_device **dev, bool *n
  * must have ctype `ctype`; the place must have its code (GM_ESTATE). */
 gm_status gm_kernel_run(gm_ctype ctype, const gm_kernel_code *code, gm_kernel_arg *args, int n,
                         const unsigned *geom);
+
+/* A launch's parameter spec: one character per parameter, 'i', 'o' or
+ * 'x' a mat (input, output, both), 's' a scalar (a double), 'n' an
+ * integer.  Sets kind (and dir for mats) of args[0..n), the rest zero;
+ * GM_EINVAL "at most 32 parameters" or "bad parameter spec". */
+gm_status gm_kernel_parse_spec(const char *spec, size_t n, gm_kernel_arg *args);
+/* Whether spec character c is a mat parameter. */
+bool gm_kernel_spec_is_mat(char c);
+/* An explicit launch geometry (grid x, y, z, block x, y, z): every entry
+ * in 1..2^31-1 (what cudaLaunchKernel takes), or GM_EINVAL "bad launch
+ * geometry". */
+gm_status gm_kernel_check_geometry(const long long in[6], unsigned geom[6]);
+/* The compute capability of a CUDA device (NVRTC compiles for it), asked
+ * of the device once per device id. */
+gm_status gm_kernel_compute_capability(struct gm_device *dev, int *major, int *minor);
 
 /* Launches of run-time kernels on the host, the emulated device and
  * CUDA devices. */

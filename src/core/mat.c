@@ -106,6 +106,10 @@ size_t gm_mat_dim(const gm_mat *m, int axis) { return axis >= 0 && axis < m->ran
 size_t gm_mat_size(const gm_mat *m) { return m->size; }
 size_t gm_mat_displacement(const gm_mat *m) { return m->displacement; }
 size_t gm_mat_max_size(const gm_mat *m) { return m->vec->max_size; }
+int gm_mat_initial_element(const gm_mat *m, double *out) {
+  if (m->vec->has_initial_element) *out = m->vec->initial_element;
+  return m->vec->has_initial_element;
+}
 int gm_mat_ctype(const gm_mat *m) { return (int)m->ctype; }
 
 static bool any_watched(gm_vec *v) {

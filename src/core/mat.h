@@ -66,4 +66,34 @@ gm_status gm_mat_row_major_index(const gm_mat *m, int n, const size_t *subs, siz
 gm_status gm_mat_read_doubles(gm_mat *m, double *out);
 gm_status gm_mat_write_doubles(gm_mat *m, const double *in);
 
+/* ---- construction rules of the makers (mat_make.c) ----
+ * On GM_EINVAL *bad says what is at fault: 1 the dims, 2 an option. */
+
+/* Options given with displaced_to that a displaced mat cannot take (the
+ * storage, its contents and synchronization are displaced_to's). */
+enum { GM_MAKE_INITIAL = 1u, GM_MAKE_STORAGE = 2u, GM_MAKE_SYNC = 4u };
+gm_status gm_mat_displaced_conflicts(unsigned given);
+/* A mat of dims on base's storage at displacement rel (negative allowed)
+ * from base's own; the whole mat must lie inside the storage. */
+gm_status gm_mat_new_displaced(const gm_mat *base, int rank, const size_t *dims, long long rel, gm_mat **out,
+                               int *bad);
+/* gm_mat_new with the sizes checked first (displacement and max_size
+ * within the storage limit, max_size >= displacement + size); pinned or
+ * mapped: a staging mat, its host memory page-locked (mapped: also seen
+ * by the device) and made now when a device is active. */
+gm_status gm_mat_make(int rank, const size_t *dims, const gm_mat_options *o, bool pinned, bool mapped, gm_mat **out,
+                      int *bad);
+/* n 1-based subscripts -> 0-based row-major index; on failure *bad is the
+ * subscript at fault (0-based), -1 for a wrong count. */
+gm_status gm_mat_subscripts_index(const gm_mat *m, int n, const long long *subs, size_t *k, int *bad);
+
+/* One entry of nested contents (lists of lists of numbers or mats) that
+ * must be rectangular with dims (rank levels), at depth (0-based): a
+ * list of len entries (is_list), a leaf (a number or a mat), or another
+ * value whose type is named type.  Lists are expected above depth rank,
+ * leaves at it (ragged input would otherwise pass when its element count
+ * happens to match). */
+gm_status gm_nested_entry_check(int depth, int rank, const size_t *dims, bool is_list, bool is_leaf, const char *type,
+                                long long len);
+
 #endif

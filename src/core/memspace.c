@@ -144,3 +144,44 @@ gm_status gm_mat_over_buffer(const gm_buffer *b, int rank, const size_t *dims, s
   *out = m;
   return GM_OK;
 }
+
+static gm_status parse_ensure_etype(const char *const given[GM_N_ENSURE_OPTIONS], gm_ensure_options *o) {
+  static const char *const keys[] = {"ctype", "element_type"};
+  for (int i = GM_ENSURE_CTYPE; i <= GM_ENSURE_ELEMENT_TYPE; i++) {
+    if (!given[i]) continue;
+    if (o->has_et) return gm_fail(GM_EINVAL, "options 'ctype' and 'element_type' are mutually exclusive");
+    if (gm_etype_parse(given[i], &o->et) != 0)
+      return gm_fail(GM_EINVAL, "option '%s' must be an element type, got %s", keys[i], given[i]);
+    o->has_et = true;
+  }
+  return GM_OK;
+}
+
+gm_status gm_ensure_options_parse(const char *const given[GM_N_ENSURE_OPTIONS], gm_ensure_options *out) {
+  gm_ensure_options o = {.has_et = false, .col_major = false, .dir = GM_INPUT};
+  GM_TRY(parse_ensure_etype(given, &o));
+  const char *layout = given[GM_ENSURE_LAYOUT], *dir = given[GM_ENSURE_DIRECTION];
+  if (layout && strcmp(layout, "col_major") == 0)
+    o.col_major = true;
+  else if (layout && strcmp(layout, "row_major") != 0)
+    return gm_fail(GM_EINVAL, "option 'layout' must be \"row_major\" or \"col_major\"");
+  if (dir && strcmp(dir, "io") == 0)
+    o.dir = GM_IO;
+  else if (dir && strcmp(dir, "input") != 0)
+    return gm_fail(GM_EINVAL, "option 'direction' must be \"input\" or \"io\"");
+  *out = o;
+  return GM_OK;
+}
+
+gm_status gm_mat_buffer_ctype(const gm_buffer *b, const char *want, gm_ctype *out, int *bad) {
+  gm_ctype ct, w;
+  *bad = 1;
+  if (gm_ctype_of_etype(b->et, &ct) != 0)
+    return gm_fail(GM_EINVAL, "element type must be float or double, got %s", gm_etype_name(b->et));
+  *bad = 2;
+  if (want && (gm_ctype_parse(want, &w) != 0 || w != ct))
+    return gm_fail(GM_EINVAL, "option 'ctype' must be the buffer's element type %s", gm_etype_name(b->et));
+  *bad = 0;
+  *out = ct;
+  return GM_OK;
+}

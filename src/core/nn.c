@@ -231,3 +231,20 @@ gm_status gm_derive_max_pool_(gm_mat *x, gm_mat *xd, gm_mat *y, gm_mat *yd, cons
   gm_status st = c.t->derive_max_pool(c.e.dev, x->ctype, &g, o[0].ptr, o[3].ptr, o[1].ptr, o[2].ptr);
   return gm_finish(&c.e, o, 4, st);
 }
+
+gm_status gm_nn_run(gm_nn_kind k, gm_mat *const ops[GM_NN_OPTS], const int64_t pool[2], const gm_nn_params *p,
+                    gm_nn_arg *bad) {
+  gm_mat *x = ops[GM_NN_X], *xd = ops[GM_NN_XD], *w = ops[GM_NN_W], *wd = ops[GM_NN_WD];
+  gm_mat *y = ops[GM_NN_Y], *yd = ops[GM_NN_YD];
+  switch (k) {
+    case GM_NN_CONVOLVE:
+      return gm_convolve_(x, w, y, p, bad);
+    case GM_NN_DERIVE_CONVOLVE:
+      return gm_derive_convolve_(x, xd, w, wd, yd, p, bad);
+    case GM_NN_MAX_POOL:
+      return gm_max_pool_(x, y, pool, p, bad);
+    case GM_NN_DERIVE_MAX_POOL:
+      return gm_derive_max_pool_(x, xd, y, yd, pool, p, bad);
+  }
+  return gm_fail(GM_EINVAL, "gm_nn_run: unknown op %d", (int)k);
+}

@@ -35,4 +35,11 @@ gm_status gm_max_pool_(gm_mat *x, gm_mat *y, const int64_t pool[2], const gm_nn_
 gm_status gm_derive_max_pool_(gm_mat *x, gm_mat *xd, gm_mat *y, gm_mat *yd, const int64_t pool[2],
                               const gm_nn_params *p, gm_nn_arg *bad);
 
+/* The four ops by kind, their operands indexed by gm_nn_arg (those an op
+ * does not take are ignored) and pool used by the pooling ops: one entry
+ * for an embedding that reads every op's operands alike. */
+typedef enum gm_nn_kind { GM_NN_CONVOLVE, GM_NN_DERIVE_CONVOLVE, GM_NN_MAX_POOL, GM_NN_DERIVE_MAX_POOL } gm_nn_kind;
+gm_status gm_nn_run(gm_nn_kind k, gm_mat *const ops[GM_NN_OPTS], const int64_t pool[2], const gm_nn_params *p,
+                    gm_nn_arg *bad);
+
 #endif

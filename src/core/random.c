@@ -108,3 +108,29 @@ gm_status gm_random_gaussian_host(gm_ctype t, size_t n, void *buf, gm_random_sta
   gm_random_state start = gm_random_reserve(s, gm_random_n_blocks_for(t, n));
   return gm_host_random_ops.gaussian(NULL, &start, t, n, 0.0, 1.0, buf);
 }
+
+gm_status gm_random_fill_check(gm_random_fill_kind k, const gm_mat *m, const double *p, bool *bad_m) {
+  *bad_m = k == GM_FILL_ORTHOGONAL;
+  switch (k) {
+    case GM_FILL_UNIFORM:
+      return gm_random_check_limit(m->ctype, p[0]);
+    case GM_FILL_GAUSSIAN:
+      return gm_random_check_gaussian(m->ctype, p[0], p[1]);
+    case GM_FILL_ORTHOGONAL:
+      break;
+  }
+  if (m->rank != 2) return gm_fail(GM_EINVAL, "matrix (rank 2) expected, got rank %d", m->rank);
+  return GM_OK;
+}
+
+gm_status gm_random_fill(gm_random_fill_kind k, gm_mat *m, const double *p, gm_random_state *s) {
+  switch (k) {
+    case GM_FILL_UNIFORM:
+      return gm_uniform_random(m, p[0], s);
+    case GM_FILL_GAUSSIAN:
+      return gm_gaussian_random(m, p[0], p[1], s);
+    case GM_FILL_ORTHOGONAL:
+      break;
+  }
+  return gm_orthogonal_random(m, p[0], s);
+}

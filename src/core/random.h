@@ -55,4 +55,14 @@ gm_status gm_mv_gaussian_random(gm_mat *means, gm_mat *covariances, gm_random_st
  * facet (other facets become stale). */
 gm_status gm_orthogonal_random(gm_mat *m, double scale, gm_random_state *s);
 
+/* The three destructive fills by kind, their parameters in p (limit;
+ * mean, stddev; scale): one entry for an embedding that reads every
+ * fill's options alike. */
+typedef enum gm_random_fill_kind { GM_FILL_UNIFORM, GM_FILL_GAUSSIAN, GM_FILL_ORTHOGONAL } gm_random_fill_kind;
+/* The argument rules of a fill before it runs: the parameters'
+ * (gm_random_check_limit / _gaussian), and for orthogonal fills that m
+ * is a matrix; *bad_m tells that m, not a parameter, is at fault. */
+gm_status gm_random_fill_check(gm_random_fill_kind k, const gm_mat *m, const double *p, bool *bad_m);
+gm_status gm_random_fill(gm_random_fill_kind k, gm_mat *m, const double *p, gm_random_state *s);
+
 #endif

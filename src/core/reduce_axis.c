@@ -3,6 +3,7 @@
 #include "view.h"
 
 #include "exec.h"
+#include "reduce.h"
 #include "stage.h"
 
 static const char *const names[GM_AX_N_OPS] = {"sum", "prod",   "mean",   "max",       "min",    "var",
@@ -141,4 +142,58 @@ gm_status gm_reduce_whole(gm_mat *x, int op, int ddof, double *out) {
   gm_mat_free(copy);
   gm_mat_free(base);
   return st;
+}
+
+gm_status gm_reduce_axis_arg(int64_t a, int rank, int *axis) {
+  int64_t r = a < 0 ? a + rank + 1 : a;
+  if (r < 1 || r > rank)
+    return gm_fail(GM_EINVAL, "axis %lld is out of range 1..%d (or -%d..-1)", (long long)a, rank, rank);
+  *axis = (int)r - 1;
+  return GM_OK;
+}
+
+/* out as the result of op: dims, ctype, and no storage shared with x
+ * (softmax may write into x itself). */
+static gm_status check_out(const gm_mat *x, int op, int rank, const size_t *dims, const gm_mat *out) {
+  gm_ctype t = gm_reduce_axis_ctype(x, op);
+  bool same = out->rank == rank;
+  for (int k = 0; same && k < rank; k++) same = out->dims[k] == dims[k];
+  char want[96], got[96];
+  gm_dims_text(rank, dims, want, sizeof want);
+  gm_dims_text(out->rank, out->dims, got, sizeof got);
+  if (!same) return gm_fail(GM_EINVAL, "out has dims %s, the result has %s", got, want);
+  if (out->ctype != t)
+    return gm_fail(GM_EINVAL, "out has ctype %s, the result is %s", gm_ctype_name(out->ctype), gm_ctype_name(t));
+  bool in_place = op == GM_AX_SOFTMAX && gm_reduce_axis_same_view(x, out);
+  if (!in_place && gm_mats_overlap(x, out)) return gm_fail(GM_EINVAL, "out shares storage with the input");
+  return GM_OK;
+}
+
+gm_status gm_reduce_axis_result(const gm_mat *x, int axis, int op, bool keepdims, const gm_mat *out, int *rank,
+                                size_t *dims, int *bad) {
+  if (x->dims[axis] == 0 && gm_ax_is_extreme(op)) {
+    *bad = 2;
+    return gm_fail(GM_EINVAL, "axis %d is empty", axis + 1);
+  }
+  *rank = gm_reduce_axis_dims(x, axis, op, keepdims, dims);
+  gm_status st = out ? check_out(x, op, *rank, dims, out) : GM_OK;
+  if (st != GM_OK) *bad = 3;
+  return st;
+}
+
+/* sum, max and min through the whole-mat reduction (core/reduce.h), mean
+ * as its sum over the count; the others as one axis of all elements. */
+gm_status gm_reduce_all(gm_mat *m, int op, int ddof, double *v, int *bad) {
+  if (m->size == 0 && (gm_ax_is_extreme(op) || op == GM_AX_MEAN)) {
+    *bad = 1;
+    return gm_fail(GM_EINVAL, "the mat is empty");
+  }
+  if (op == GM_AX_SUM || op == GM_AX_MAX || op == GM_AX_MIN) {
+    gm_reduce_op r = op == GM_AX_SUM ? GM_REDUCE_SUM : op == GM_AX_MAX ? GM_REDUCE_MAX : GM_REDUCE_MIN;
+    return gm_reduce(m, r, v);
+  }
+  if (op != GM_AX_MEAN) return gm_reduce_whole(m, op, ddof, v);
+  GM_TRY(gm_reduce(m, GM_REDUCE_SUM, v));
+  *v /= (double)m->size;
+  return GM_OK;
 }

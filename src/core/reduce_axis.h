@@ -33,4 +33,19 @@ gm_status gm_reduce_axis(gm_mat *x, int axis, int op, int ddof, gm_mat *y);
  * row-major index + 1); not for softmax. */
 gm_status gm_reduce_whole(gm_mat *x, int op, int ddof, double *out);
 
+/* ---- the arguments as users write them (gm.sum(m, axis, {keepdims,
+ * out}) ...); messages are the ones users see, the caller adds the
+ * function's name and the argument position *bad ---- */
+
+/* A 1-based axis (negative counts from the end, -1 the last) as 0-based. */
+gm_status gm_reduce_axis_arg(int64_t a, int rank, int *axis);
+/* The result of op along 0-based axis: *rank and dims, checked against
+ * out when given (its dims, ctype and storage: *bad 3); an empty axis of
+ * max/min/argmax/argmin is refused (*bad 2). */
+gm_status gm_reduce_axis_result(const gm_mat *x, int axis, int op, bool keepdims, const gm_mat *out, int *rank,
+                                size_t *dims, int *bad);
+/* *v := op over all of m's elements (no axis); an empty mat is refused
+ * for mean and the extremes (*bad 1). */
+gm_status gm_reduce_all(gm_mat *m, int op, int ddof, double *v, int *bad);
+
 #endif

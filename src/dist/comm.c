@@ -106,7 +106,13 @@ gm_status gm_dist_barrier(void) {
   return GM_OK;
 }
 
-static MPI_Datatype dtype(gm_ctype t) { return t == GM_DOUBLE ? MPI_DOUBLE : MPI_FLOAT; }
+static MPI_Datatype dtype(gm_ctype t) {
+#define X(T, E, name, kw, p, P, ET, m, descr, sx, digits, mpi, ...) \
+  case GM_##E:                                                      \
+    return mpi;
+  GM_CTYPE_SWITCH(t, X, return MPI_DATATYPE_NULL)
+#undef X
+}
 static MPI_Op mpi_op(gm_dist_op op) {
   switch (op) {
     case GM_DIST_MAX: return MPI_MAX;

@@ -103,7 +103,13 @@ static gm_status get_comm(gm_device *d, ncclComm_t *out) {
 /* The device's compute stream, through the device interface (only CUDA
  * devices get here: gm_nccl_usable). */
 static cudaStream_t stream_of(gm_device *d) { return (cudaStream_t)d->ops->native_stream(d); }
-static ncclDataType_t dtype(gm_ctype t) { return t == GM_DOUBLE ? ncclDouble : ncclFloat; }
+static ncclDataType_t dtype(gm_ctype t) {
+#define X(T, E, name, kw, p, P, ET, m, descr, sx, digits, mpi, nccl, ...) \
+  case GM_##E:                                                            \
+    return nccl;
+  GM_CTYPE_SWITCH(t, X, return ncclNumTypes) /* NCCL rejects it: ncclInvalidArgument */
+#undef X
+}
 static ncclRedOp_t red(gm_dist_op op, bool average) {
   if (average) return ncclAvg;
   switch (op) {

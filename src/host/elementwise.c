@@ -248,10 +248,8 @@ static gm_status host_scale(void *ctx, gm_ctype t, gm_scale_kind kind, size_t ro
  * Column sums stream whole rows into a row of accumulators of the ctype
  * (sequential reads, like numpy's axis-0 reduction); with
  * several threads each takes a block of rows and its own accumulators,
- * added up at the end.  Row sums accumulate in double in SUM_LANES
- * independent lanes, so the loop vectorizes without reassociating. */
-
-#define SUM_LANES 16
+ * added up at the end.  Row sums are gm_lane_sum (simd.h),
+ * like the whole-mat sum. */
 
 typedef struct colsum_job {
   const ew_job *j;
@@ -268,20 +266,11 @@ typedef struct colsum_job {
       for (size_t c = 0; c < cols; c++) acc[c] += row[c];                                       \
     }                                                                                           \
   }                                                                                             \
-  GM_SIMD_CLONES static double rowsum_##T(const T *x, size_t n) {                               \
-    double acc[SUM_LANES] = {0};                                                                \
-    size_t i = 0;                                                                               \
-    for (; i + SUM_LANES <= n; i += SUM_LANES)                                                  \
-      for (size_t k = 0; k < SUM_LANES; k++) acc[k] += (double)x[i + k];                        \
-    for (; i < n; i++) acc[0] += (double)x[i];                                                  \
-    double s = 0;                                                                               \
-    for (size_t k = 0; k < SUM_LANES; k++) s += acc[k];                                         \
-    return s;                                                                                   \
-  }                                                                                             \
+  GM_LANE_SUM(T)                                                                                \
   static void rowsum_chunk_##T(const ew_job *j, size_t b, size_t e) {                          \
     T *y = j->c;                                                                                \
     for (size_t r = b; r < e; r++) {                                                            \
-      double s = rowsum_##T((const T *)j->a + r * j->cols, j->cols);                            \
+      double s = gm_lane_sum_##T((const T *)j->a + r * j->cols, j->cols);                       \
       y[r] = (T)gm_axpby_double(j->alpha, s, j->beta, (double)y[r]);                           \
     }                                                                                           \
   }                                                                                             \

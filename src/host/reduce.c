@@ -2,9 +2,9 @@
  *
  * The array is cut into fixed blocks of BLOCK elements whose partial
  * results are combined in block order, so the value does not depend on
- * how many threads gm_par_for uses.  Sums accumulate in double in
- * SUM_LANES independent lanes (vectorizes without reassociating).  Min and
- * max count NaNs alongside, and any NaN makes the result NaN. */
+ * how many threads gm_par_for uses.  Sums are gm_lane_sum (simd.h):
+ * double accumulators in independent lanes.  Min and max count NaNs
+ * alongside, and any NaN makes the result NaN. */
 #include "../core/reduce_ops.h"
 
 #include <math.h>
@@ -14,7 +14,6 @@
 #include "simd.h"
 
 #define BLOCK ((size_t)1 << 16)
-#define SUM_LANES 16
 
 typedef struct reduce_job {
   gm_ctype t;
@@ -25,16 +24,7 @@ typedef struct reduce_job {
 } reduce_job;
 
 #define REDUCE_LOOPS(T, ...)                                                     \
-  GM_SIMD_CLONES static double sum_##T(const T *x, size_t n) {                   \
-    double acc[SUM_LANES] = {0};                                                 \
-    size_t i = 0;                                                                \
-    for (; i + SUM_LANES <= n; i += SUM_LANES)                                   \
-      for (size_t k = 0; k < SUM_LANES; k++) acc[k] += (double)x[i + k];         \
-    for (; i < n; i++) acc[0] += (double)x[i];                                   \
-    double s = 0;                                                                \
-    for (size_t k = 0; k < SUM_LANES; k++) s += acc[k];                          \
-    return s;                                                                    \
-  }                                                                              \
+  GM_LANE_SUM(T)                                                                 \
   /* min (sign 1) or max (sign -1) of n >= 1 elements; NaN if any is NaN */      \
   GM_SIMD_CLONES static double extreme_##T(const T *x, size_t n, int is_min) {   \
     T best = x[0];                                                               \
@@ -55,7 +45,7 @@ typedef struct reduce_job {
   static double block_##T(const reduce_job *j, size_t b) {                       \
     const T *x = (const T *)j->x + b * BLOCK;                                    \
     size_t n = j->n - b * BLOCK < BLOCK ? j->n - b * BLOCK : BLOCK;              \
-    if (j->op == GM_REDUCE_SUM) return sum_##T(x, n);                            \
+    if (j->op == GM_REDUCE_SUM) return gm_lane_sum_##T(x, n);                            \
     return extreme_##T(x, n, j->op == GM_REDUCE_MIN);                            \
   }
 

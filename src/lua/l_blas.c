@@ -47,14 +47,13 @@ static vec_args check_vec_opts(lua_State *L, int idx, int argn, const char *fn, 
   return v;
 }
 
-static void check_vector(lua_State *L, const gm_mat *x, size_t n, size_t inc, int argn, const char *fn,
-                         const char *name, const char *incname) {
-  if (gm_blas_check_vector(x, n, inc, name, incname) != GM_OK) gml_argerror(L, argn, fn, "%s", gm_last_error());
-}
-
-static void check_alias(lua_State *L, const gm_mat *x, const gm_mat *y, vec_args v, int argn, const char *fn) {
-  if (x->vec == y->vec && gm_blas_check_alias(x, v.incx, y, v.incy, v.n) != GM_OK)
-    gml_argerror(L, argn, fn, "%s", gm_last_error());
+/* The core's operand rules of a level-1 call (y NULL: one vector); a
+ * failure names x's argument argx or y's, the next one. */
+static void check_operands(lua_State *L, const gm_mat *x, const gm_mat *y, vec_args v, bool alias, int argx,
+                           const char *fn) {
+  int bad;
+  if (gm_blas_check_level1(x, y, v.n, v.incx, v.incy, alias, &bad) != GM_OK)
+    gml_argerror(L, argx + bad - 1, fn, "%s", gm_last_error());
 }
 
 static void check_same_ctype(lua_State *L, const gm_mat *a, const gm_mat *b, int argn, const char *fn) {
@@ -70,7 +69,7 @@ static int reduce(lua_State *L, const char *fn, reduce_fn f) {
   if (!lua_isnoneornil(L, 2)) gml_guard(L, 2); /* options' metamethods run while x is held */
   gm_mat *x = check_mat_at(L, 1, 1, fn);
   vec_args v = check_vec_opts(L, 2, 2, fn, x, false);
-  check_vector(L, x, v.n, v.incx, 1, fn, "x", "incx");
+  check_operands(L, x, NULL, v, false, 1, fn);
   double r;
   GML_TRY(L, f(x, v.n, v.incx, &r), fn);
   lua_pushnumber(L, r);
@@ -89,9 +88,7 @@ static int l_dot(lua_State *L) {
   gm_mat *x = check_mat_at(L, 1, 1, fn);
   gm_mat *y = check_mat_at(L, 2, 2, fn);
   vec_args v = check_vec_opts(L, 3, 3, fn, x, true);
-  check_same_ctype(L, x, y, 2, fn);
-  check_vector(L, x, v.n, v.incx, 1, fn, "x", "incx");
-  check_vector(L, y, v.n, v.incy, 2, fn, "y", "incy");
+  check_operands(L, x, y, v, false, 1, fn);
   double r;
   GML_TRY(L, gm_dot(x, y, v.n, v.incx, v.incy, &r), fn);
   lua_pushnumber(L, r);
@@ -101,21 +98,16 @@ static int l_dot(lua_State *L) {
 /* ---- destructive level 1 ---- */
 
 /* axpy_ with its arguments at stack indices (ia, ix, iy, io); pushes y.
- * Fast path (no options, same ctype, equal sizes) checks nothing else. */
+ * Fast path (no options, equal sizes) reads no options. */
 static int do_axpy(lua_State *L, int ia, int ix, int iy, int io) {
   const char *fn = "axpy_";
   if (!lua_isnoneornil(L, io)) gml_guard(L, io);
   double alpha = check_scalar(L, ia, 1, fn, "alpha");
   gm_mat *x = check_mat_at(L, ix, 2, fn);
   gm_mat *y = check_mat_at(L, iy, 3, fn);
-  check_same_ctype(L, x, y, 3, fn);
   vec_args v = {x->size, 1, 1};
-  if (!lua_isnoneornil(L, io) || x->size != y->size) {
-    v = check_vec_opts(L, io, 4, fn, x, true);
-    check_vector(L, x, v.n, v.incx, 2, fn, "x", "incx");
-    check_vector(L, y, v.n, v.incy, 3, fn, "y", "incy");
-  }
-  check_alias(L, x, y, v, 3, fn);
+  if (!lua_isnoneornil(L, io) || x->size != y->size) v = check_vec_opts(L, io, 4, fn, x, true);
+  check_operands(L, x, y, v, true, 2, fn);
   GML_TRY(L, gm_axpy_(alpha, x, y, v.n, v.incx, v.incy), fn);
   lua_pushvalue(L, iy);
   return 1;
@@ -132,10 +124,7 @@ static int do_copy(lua_State *L, int ix, int iy, int io) {
   gm_mat *x = check_mat_at(L, ix, 1, fn);
   gm_mat *y = check_mat_at(L, iy, 2, fn);
   vec_args v = check_vec_opts(L, io, 3, fn, x, true);
-  check_same_ctype(L, x, y, 2, fn);
-  check_vector(L, x, v.n, v.incx, 1, fn, "x", "incx");
-  check_vector(L, y, v.n, v.incy, 2, fn, "y", "incy");
-  check_alias(L, x, y, v, 2, fn);
+  check_operands(L, x, y, v, true, 1, fn);
   GML_TRY(L, gm_copy_(x, y, v.n, v.incx, v.incy), fn);
   lua_pushvalue(L, iy);
   return 1;
@@ -154,7 +143,7 @@ static int do_scal(lua_State *L, int ia, int ix, int io) {
   vec_args v = {x->size, 1, 1};
   if (!lua_isnoneornil(L, io)) {
     v = check_vec_opts(L, io, 3, fn, x, false);
-    check_vector(L, x, v.n, v.incx, 2, fn, "x", "incx");
+    check_operands(L, x, NULL, v, false, 2, fn);
   }
   GML_TRY(L, gm_scal_(alpha, x, v.n, v.incx), fn);
   lua_pushvalue(L, ix);
@@ -222,13 +211,15 @@ void gml_open_blas(lua_State *L, int module_idx) {
       {"asum", l_asum, 2, NULL}, {"nrm2", l_nrm2, 2, NULL}, {"dot", l_dot, 3, NULL},       {"axpy_", l_axpy_, 4, NULL},
       {"copy_", l_copy_, 3, NULL}, {"scal_", l_scal_, 3, NULL}, {"gemm_", l_gemm_, 6, NULL}, {NULL, NULL, 0, NULL},
   };
+  /* the methods of the written mat, which is not argument #1 */
   static const gml_reg methods[] = {
-      {"asum", l_asum, 2, NULL},     {"nrm2", l_nrm2, 2, NULL},     {"dot", l_dot, 3, NULL},       {"axpy_", m_axpy_, 4, NULL},
-      {"copy_", m_copy_, 3, NULL},   {"scal_", m_scal_, 3, NULL},   {"gemm_", m_gemm_, 6, NULL},   {NULL, NULL, 0, NULL},
+      {"axpy_", m_axpy_, 4, NULL}, {"copy_", m_copy_, 3, NULL}, {"scal_", m_scal_, 3, NULL}, {"gemm_", m_gemm_, 6, NULL},
+      {NULL, NULL, 0, NULL},
   };
   gml_register(L, module_idx, fns);
   luaL_getmetatable(L, GML_MAT_MT);
   lua_getfield(L, -1, "__methods");
+  gml_register(L, -1, fns); /* asum, nrm2, dot: x:f(...) is gm.f(x, ...) */
   gml_register(L, -1, methods);
   lua_pop(L, 2);
 }

@@ -6,6 +6,7 @@
  * memory. */
 #include "l_broadcast.h"
 
+#include "../core/operands.h"
 #include "l_ew.h"
 
 /* The operand at idx: a mat, or a number (m NULL). */
@@ -15,43 +16,15 @@ static gm_bc_arg check_arg(lua_State *L, int idx, const char *fn) {
   return (gm_bc_arg){gml_checkmat(L, idx, fn), 0};
 }
 
-/* The mats' common ctype and whether they are all cuda-enabled. */
-static gm_ctype common_ctype(lua_State *L, const gm_bc_arg *a, const int *idx, int n, const char *fn,
-                             bool *cuda) {
-  const gm_mat *first = NULL;
-  *cuda = true;
-  for (int i = 0; i < n; i++) {
-    if (!a[i].m) continue;
-    *cuda = *cuda && a[i].m->cuda_enabled;
-    if (!first) first = a[i].m;
-    else if (a[i].m->ctype != first->ctype)
-      gml_argerror(L, idx[i], fn, "mixed ctypes %s and %s", gm_ctype_name(first->ctype),
-                   gm_ctype_name(a[i].m->ctype));
-  }
-  if (!first) gml_argerror(L, idx[n - 1], fn, "mat expected, got number (one operand must be a mat)");
-  return first->ctype;
-}
-
-/* A new mat of the given dims (pushed). */
-static gm_mat *push_result(lua_State *L, int rank, const size_t *dims, gm_ctype t, bool cuda, const char *fn) {
-  gm_mat_options o = {0};
-  o.ctype = (int)t;
-  o.has_initial_element = 1;
-  o.cuda_enabled = cuda;
-  o.synchronization = gml_settings_of(L)->default_synchronization;
-  gm_mat *r;
-  GML_TRY(L, gm_mat_new(rank, dims, &o, &r), fn);
-  gml_pushmat(L, r);
-  return r;
-}
-
 int gml_broadcast(lua_State *L, int op, const int *idx, int n, int out_idx, const char *argfn) {
   const char *name = op >= 0 ? gm_bcast_name((gm_bcast_op)op) : "where";
   gm_bc_arg a[3];
   for (int i = 0; i < n; i++) check_arg(L, idx[i], argfn); /* types first, in order */
   for (int i = 0; i < n; i++) a[i] = check_arg(L, idx[i], argfn);
   bool cuda;
-  gm_ctype t = common_ctype(L, a, idx, n, argfn, &cuda);
+  gm_ctype t;
+  int bad = 0;
+  if (gm_bc_common(a, n, &t, &cuda, &bad) != GM_OK) gml_argerror(L, idx[bad], argfn, "%s", gm_last_error());
   int rank;
   size_t dims[GM_MAX_RANK];
   GML_TRY(L, gm_bc_result_dims(a, n, &rank, dims), name);
@@ -60,7 +33,9 @@ int gml_broadcast(lua_State *L, int op, const int *idx, int n, int out_idx, cons
     out = gml_checkmat(L, out_idx, argfn);
     lua_pushvalue(L, out_idx);
   } else {
-    out = push_result(L, rank, dims, t, cuda, argfn);
+    gm_sync sync = gml_settings_of(L)->default_synchronization;
+    GML_TRY(L, gm_result_new(rank, dims, t, cuda, sync, &out), argfn);
+    gml_pushmat(L, out);
   }
   if (op >= 0)
     GML_TRY(L, gm_broadcast_binary((gm_bcast_op)op, a[0], a[1], out), name);

@@ -1,6 +1,7 @@
 /* Buffers in Lua: the makers, refcounts, displacement, element access,
  * bulk copies and raw bytes of the buffer model (core/mem/buffer.h); this
- * file reads arguments and pushes results.  Lua tables as buffers and the
+ * file reads arguments and pushes results, and the rules the arguments
+ * obey are core/buffer_args.c's.  Lua tables as buffers and the
  * with_* helpers are in lua/gpumat/buffer.lua.
  *
  * Binding rule: every function reads all its Lua arguments first; only
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/buffer_args.h"
 #include "../core/context.h"
 #include "../core/mem/runtime.h"
 
@@ -20,18 +22,9 @@
 /* #<BUFFER int32 {2, 3} device> (or "released") */
 static int buffer_tostring(lua_State *L) {
   gml_buffer *b = gml_checkudata(L, 1, GML_BUFFER_MT, "__tostring");
-  luaL_Buffer lb;
-  luaL_buffinit(L, &lb);
-  lua_pushfstring(L, "#<BUFFER %s {", gm_etype_name(b->et));
-  luaL_addvalue(&lb);
-  for (int i = 0; i < b->rank; i++) {
-    lua_pushfstring(L, i ? ", %I" : "%I", (lua_Integer)b->dims[i]);
-    luaL_addvalue(&lb);
-  }
-  bool live = b->blk && gm_block_live(b->blk);
-  lua_pushfstring(L, "} %s>", live ? gm_buffer_mem_type_name(b) : "released");
-  luaL_addvalue(&lb);
-  luaL_pushresult(&lb);
+  char text[GM_BUFFER_DESCRIBE_MAX];
+  gm_buffer_describe(b, text, sizeof text);
+  lua_pushstring(L, text);
   return 1;
 }
 
@@ -72,10 +65,9 @@ bool gml_opt_etype(lua_State *L, int idx, const char *fname, gm_etype *out) {
   if (!e && !f) return false;
   const char *key = e ? "element_type" : "foreign_type";
   gml_opt_push(L, idx, key);
-  if (lua_type(L, -1) != LUA_TSTRING || gm_etype_parse(lua_tostring(L, -1), out) != 0)
-    gml_argerror(L, idx, fname,
-                 "option '%s' must be one of int8 uint8 int16 uint16 int32 uint32 int64 float double, got %s", key,
-                 lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1));
+  /* a type name is never an element type: the message says what was given */
+  const char *given = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1);
+  if (gm_etype_option_parse(key, given, out) != GM_OK) gml_argerror(L, idx, fname, "%s", gm_last_error());
   lua_pop(L, 1);
   return true;
 }
@@ -94,21 +86,10 @@ static void check_value_arg(lua_State *L, int idx, int arg, const char *what, gm
                             elt *out) {
   if (lua_type(L, idx) != LUA_TNUMBER)
     gml_argerror(L, arg, fname, "%s must be a number, got %s", what, luaL_typename(L, idx));
-  if (gm_etype_is_integer(et)) {
-    if (lua_isinteger(L, idx)) {
-      long long v = (long long)lua_tointeger(L, idx);
-      if (!gm_etype_fits_int(et, v))
-        gml_argerror(L, arg, fname, "%s %lld does not fit element type %s", what, v, gm_etype_name(et));
-      gm_etype_set_int(et, out->bytes, 0, v);
-    } else {
-      double x = lua_tonumber(L, idx);
-      if (!gm_etype_fits_real(et, x))
-        gml_argerror(L, arg, fname, "%s %g is not a value of element type %s", what, x, gm_etype_name(et));
-      gm_etype_set_int(et, out->bytes, 0, (long long)x);
-    }
-  } else {
-    gm_etype_set_real(et, out->bytes, 0, lua_tonumber(L, idx));
-  }
+  bool is_int = lua_isinteger(L, idx);
+  if (gm_etype_encode(et, is_int, is_int ? (long long)lua_tointeger(L, idx) : 0, lua_tonumber(L, idx), what,
+                      out->bytes) != GM_OK)
+    gml_argerror(L, arg, fname, "%s", gm_last_error());
 }
 
 static void check_value(lua_State *L, int idx, gm_etype et, const char *fname, elt *out) {
@@ -134,8 +115,7 @@ typedef struct maker_args {
   elt init;
   size_t pitch_elt_size; /* 0: not pitched */
   bool has_level;
-  size_t level;          /* pitch_level as given (default 1), checked by make_cuda_array */
-  int pitch_level;
+  size_t level;          /* pitch_level as given (default 1), checked by gm_buffer_spec_pitch */
   unsigned flags;
 } maker_args;
 
@@ -216,7 +196,7 @@ static bool read_options_fast(lua_State *L, unsigned fast, maker_args *a, bool *
     lua_pop(L, 1);
     return false;
   }
-  fast_values v = {.seen = 0, .level = 1, .et = GM_E_F32};
+  fast_values v = {.seen = 0, .level = GM_DEFAULT_PITCH_LEVEL, .et = GM_DEFAULT_ETYPE};
   lua_pushnil(L);
   while (lua_next(L, 2)) {
     /* the key's type first: lua_tolstring on a number key would convert it
@@ -246,17 +226,16 @@ static void read_maker_args(lua_State *L, const char *fname, const char *const *
                             maker_args *a) {
   memset(a, 0, sizeof *a);
   a->rank = gml_check_dims(L, 1, fname, a->dims);
-  a->et = GM_E_F32;
-  a->level = 1;
+  a->et = GM_DEFAULT_ETYPE;
+  a->level = GM_DEFAULT_PITCH_LEVEL;
   bool init_pushed;
   bool quick = read_options_fast(L, fast, a, &init_pushed);
   if (!quick) {
     gml_check_options(L, 2, fname, allowed);
-    a->et = GM_E_F32;
+    a->et = GM_DEFAULT_ETYPE;
     gml_opt_etype(L, 2, fname, &a->et);
   }
-  if (gm_dims_size(a->rank, a->dims, &a->size) != GM_OK || a->size > SIZE_MAX / 16)
-    gml_argerror(L, 1, fname, "dimensions are too large");
+  if (gm_buffer_dims_size(a->rank, a->dims, &a->size) != GM_OK) gml_argerror(L, 1, fname, "%s", gm_last_error());
   if (quick ? init_pushed : gml_opt_push(L, 2, "initial_element")) {
     check_value_arg(L, lua_gettop(L), 2, "option 'initial_element'", a->et, fname, &a->init);
     lua_pop(L, 1);
@@ -266,74 +245,32 @@ static void read_maker_args(lua_State *L, const char *fname, const char *const *
     a->pitch_elt_size = gml_opt_size(L, 2, "pitch_elt_size", 0, fname);
     a->has_level = gml_opt_push(L, 2, "pitch_level");
     if (a->has_level) lua_pop(L, 1);
-    a->level = gml_opt_size(L, 2, "pitch_level", 1, fname);
+    a->level = gml_opt_size(L, 2, "pitch_level", GM_DEFAULT_PITCH_LEVEL, fname);
   }
 }
 
-/* Makes the buffer into a userdata pushed first (nothing raises between
- * the allocation and the userdata taking it). */
-static int make(lua_State *L, const char *fname, gm_space space, const maker_args *a) {
-  gm_device *dev = space == GM_SPACE_HOST ? NULL : gm_context_device();
-  gm_buffer_spec s = {.et = a->et, .rank = a->rank, .flags = a->flags, .pitch_elt_size = a->pitch_elt_size,
-                      .pitch_level = a->pitch_level, .init = a->has_init ? a->init.bytes : NULL};
-  memcpy(s.dims, a->dims, sizeof s.dims);
-  gml_buffer *b = gml_newbuffer(L);
-  GML_TRY(L, gm_buffer_make(space, dev, &s, b), fname);
-  return 1;
-}
+/* A maker: its Lua name, the space it allocates in, the options it
+ * allows (`allowed` for the general read, `fast` the same set as OPT_
+ * bits).  The registered entry comes first: it is the function's upvalue
+ * 1, so one C function serves every maker. */
+typedef struct maker_reg {
+  gml_reg reg;
+  gm_space space;
+  const char *const *allowed;
+  unsigned fast;
+} maker_reg;
 
-static int l_make_foreign_array(lua_State *L) {
-  static const char *const opts[] = {"element_type", "foreign_type", "initial_element", NULL};
-  maker_args a;
-  read_maker_args(L, "make_foreign_array", opts, OPT_ETYPE | OPT_FTYPE | OPT_INIT, &a);
-  return make(L, "make_foreign_array", GM_SPACE_HOST, &a);
-}
-
-static int l_make_managed_array(lua_State *L) {
-  static const char *const opts[] = {"element_type", "foreign_type", "initial_element", NULL};
-  maker_args a;
-  read_maker_args(L, "make_managed_array", opts, OPT_ETYPE | OPT_FTYPE | OPT_INIT, &a);
-  return make(L, "make_managed_array", GM_SPACE_MANAGED, &a);
-}
-
-static int l_make_cuda_array(lua_State *L) {
-  const char *fn = "make_cuda_array";
-  static const char *const opts[] = {"element_type", "foreign_type", "initial_element", "pitch_elt_size",
-                                     "pitch_level", NULL};
-  maker_args a;
-  read_maker_args(L, fn, opts, OPT_ETYPE | OPT_FTYPE | OPT_INIT | OPT_PITCH | OPT_LEVEL, &a);
-  bool has_level = a.has_level;
-  size_t level = a.level;
-  if (a.pitch_elt_size && a.pitch_elt_size != 4 && a.pitch_elt_size != 8 && a.pitch_elt_size != 16)
-    gml_argerror(L, 2, fn, "option 'pitch_elt_size' must be 4, 8 or 16, got %zu", a.pitch_elt_size);
-  if (has_level && !a.pitch_elt_size) gml_argerror(L, 2, fn, "option 'pitch_level' needs 'pitch_elt_size'");
-  if (a.pitch_elt_size && (level < 1 || (int)level > a.rank))
-    gml_argerror(L, 2, fn, "option 'pitch_level' must be between 1 and the rank %d, got %zu", a.rank, level);
-  a.pitch_level = (int)level;
-  return make(L, fn, GM_SPACE_DEVICE, &a);
-}
-
-static int l_make_cuda_host_array(lua_State *L) {
-  const char *fn = "make_cuda_host_array";
-  static const char *const opts[] = {"element_type", "foreign_type", "initial_element", "flags",
-                                     "associated_device", NULL};
-  maker_args a;
-  read_maker_args(L, fn, opts, OPT_ETYPE | OPT_FTYPE | OPT_INIT, &a);
+/* make_cuda_host_array's 'flags' (a list of names) and
+ * 'associated_device' (the active context's device). */
+static void read_pinned_options(lua_State *L, const char *fn, maker_args *a) {
   if (gml_opt_push(L, 2, "flags")) {
     if (!lua_istable(L, -1)) gml_argerror(L, 2, fn, "option 'flags' must be a list, got %s", luaL_typename(L, -1));
     lua_Integer n = luaL_len(L, -1);
     for (lua_Integer i = 1; i <= n; i++) {
       lua_geti(L, -1, i);
-      const char *f = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-      if (f && strcmp(f, "portable") == 0)
-        a.flags |= GM_PINNED_PORTABLE;
-      else if (f && strcmp(f, "mapped") == 0)
-        a.flags |= GM_PINNED_MAPPED;
-      else if (f && (strcmp(f, "write_combine") == 0 || strcmp(f, "write_combined") == 0))
-        a.flags |= GM_PINNED_WRITE_COMBINE;
-      else
-        gml_argerror(L, 2, fn, "flag %d must be \"portable\", \"mapped\" or \"write_combine\", got %s", (int)i,
-                     f ? f : luaL_typename(L, -1));
+      /* a type name is never a flag name: the message says what was given */
+      const char *f = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1);
+      if (gm_pinned_flag_parse((int)i, f, &a->flags) != GM_OK) gml_argerror(L, 2, fn, "%s", gm_last_error());
       lua_pop(L, 1);
     }
     lua_pop(L, 1);
@@ -342,24 +279,45 @@ static int l_make_cuda_host_array(lua_State *L) {
     int isnum;
     lua_Integer id = lua_tointegerx(L, -1, &isnum);
     if (!isnum) gml_argerror(L, 2, fn, "option 'associated_device' must be a device id, got %s", luaL_typename(L, -1));
-    gm_device *d = gm_context_device();
-    if (d && id != d->id)
-      gml_argerror(L, 2, fn, "associated_device %lld is not the active context's device %d", (long long)id, d->id);
+    if (gm_check_associated_device((long long)id) != GM_OK) gml_argerror(L, 2, fn, "%s", gm_last_error());
     lua_pop(L, 1);
   }
-  return make(L, fn, GM_SPACE_PINNED, &a);
 }
 
-/* ---- refcounts ---- */
-
-static int l_buffer_refcnt(lua_State *L) {
-  gml_buffer *b = gml_checkbuffer(L, 1, "buffer_refcnt");
-  if (!b->blk || !gm_block_live(b->blk))
-    lua_pushnil(L);
-  else
-    lua_pushinteger(L, (lua_Integer)atomic_load(&b->blk->refcnt));
+/* gm.make_*_array(dims, opts): the buffer is made into a userdata pushed
+ * first (nothing raises between the allocation and the userdata taking
+ * it). */
+static int l_make(lua_State *L) {
+  const maker_reg *mr = lua_touserdata(L, lua_upvalueindex(1));
+  const char *fn = mr->reg.name;
+  maker_args a;
+  read_maker_args(L, fn, mr->allowed, mr->fast, &a);
+  gm_buffer_spec s = {.et = a.et, .rank = a.rank, .init = a.has_init ? a.init.bytes : NULL};
+  memcpy(s.dims, a.dims, sizeof s.dims);
+  if (mr->space == GM_SPACE_DEVICE && gm_buffer_spec_pitch(&s, a.pitch_elt_size, a.has_level, a.level) != GM_OK)
+    gml_argerror(L, 2, fn, "%s", gm_last_error());
+  if (mr->space == GM_SPACE_PINNED) read_pinned_options(L, fn, &a);
+  s.flags = a.flags;
+  gm_device *dev = mr->space == GM_SPACE_HOST ? NULL : gm_context_device();
+  gml_buffer *b = gml_newbuffer(L);
+  GML_TRY(L, gm_buffer_make(mr->space, dev, &s, b), fn);
   return 1;
 }
+
+static const char *const plain_opts[] = {"element_type", "foreign_type", "initial_element", NULL};
+static const char *const device_opts[] = {"element_type", "foreign_type", "initial_element", "pitch_elt_size",
+                                          "pitch_level", NULL};
+static const char *const pinned_opts[] = {"element_type", "foreign_type", "initial_element", "flags",
+                                          "associated_device", NULL};
+static const maker_reg makers[] = {
+    {{"make_foreign_array", l_make, 2, NULL}, GM_SPACE_HOST, plain_opts, OPT_ETYPE | OPT_FTYPE | OPT_INIT},
+    {{"make_managed_array", l_make, 2, NULL}, GM_SPACE_MANAGED, plain_opts, OPT_ETYPE | OPT_FTYPE | OPT_INIT},
+    {{"make_cuda_array", l_make, 2, NULL}, GM_SPACE_DEVICE, device_opts,
+     OPT_ETYPE | OPT_FTYPE | OPT_INIT | OPT_PITCH | OPT_LEVEL},
+    {{"make_cuda_host_array", l_make, 2, NULL}, GM_SPACE_PINNED, pinned_opts, OPT_ETYPE | OPT_FTYPE | OPT_INIT},
+};
+
+/* ---- refcounts ---- */
 
 static int l_ref_buffer(lua_State *L) {
   gml_buffer *b = gml_checkbuffer(L, 1, "ref_buffer");
@@ -388,13 +346,8 @@ static int l_deref_buffer(lua_State *L) {
       return 1;
     }
   }
-  gml_buffer *b = gml_checkbuffer(L, 1, "deref_buffer");
-  if (!b->blk || !gm_block_live(b->blk)) return 0;
-  if (!b->owning) {
-    gm_buffer_end(b);
-    return 0;
-  }
-  long n = gm_block_deref(b->blk);
+  long n = gm_buffer_drop_ref(gml_checkbuffer(L, 1, "deref_buffer"));
+  if (n < 0) return 0;
   if (n > 0)
     lua_pushinteger(L, n);
   else
@@ -409,25 +362,19 @@ static int buffer_close(lua_State *L) {
   return l_deref_buffer(L);
 }
 
-/* ---- properties ---- */
+/* ---- properties ----
+ * One C function reads every property: its entry (upvalue 1) says which
+ * and under what name errors are reported. */
 
-static int l_buffer_element_type(lua_State *L) {
-  lua_pushstring(L, gm_etype_name(gml_checkbuffer(L, 1, "buffer_element_type")->et));
-  return 1;
-}
+typedef enum prop { P_ETYPE, P_FTYPE, P_RANK, P_DIMS, P_DIM, P_SIZE, P_PITCH, P_MEM_TYPE, P_OWNING, P_LAYOUT, P_REFCNT } prop;
+typedef struct prop_reg {
+  gml_reg reg;
+  const char *fname;
+  prop p;
+  bool method; /* also a method of buffers */
+} prop_reg;
 
-static int l_buffer_foreign_type(lua_State *L) {
-  lua_pushstring(L, gm_etype_cname(gml_checkbuffer(L, 1, "buffer_foreign_type")->et));
-  return 1;
-}
-
-static int l_buffer_rank(lua_State *L) {
-  lua_pushinteger(L, gml_checkbuffer(L, 1, "buffer_rank")->rank);
-  return 1;
-}
-
-static int l_buffer_dimensions(lua_State *L) {
-  gml_buffer *b = gml_checkbuffer(L, 1, "buffer_dimensions");
+static void push_buffer_dims(lua_State *L, const gml_buffer *b) {
   int rank = b->rank;
   size_t dims[GM_MAX_RANK];
   memcpy(dims, b->dims, sizeof dims);
@@ -436,58 +383,71 @@ static int l_buffer_dimensions(lua_State *L) {
     lua_pushinteger(L, (lua_Integer)dims[i]);
     lua_rawseti(L, -2, i + 1);
   }
+}
+
+static int l_buffer_prop(lua_State *L) {
+  const prop_reg *pr = lua_touserdata(L, lua_upvalueindex(1));
+  gml_buffer *b = gml_checkbuffer(L, 1, pr->fname);
+  size_t pitch;
+  long n;
+  switch (pr->p) {
+  case P_ETYPE: lua_pushstring(L, gm_buffer_element_type(b)); break;
+  case P_FTYPE: lua_pushstring(L, gm_buffer_foreign_type(b)); break;
+  case P_RANK: lua_pushinteger(L, gm_buffer_rank(b)); break;
+  case P_DIMS: push_buffer_dims(L, b); break;
+  case P_DIM: lua_pushinteger(L, (lua_Integer)b->dims[gml_check_axis(L, 2, pr->fname, b->rank)]); break;
+  case P_SIZE: lua_pushinteger(L, (lua_Integer)gm_buffer_size(b)); break;
+  case P_PITCH:
+    GML_TRY(L, gm_buffer_pitch(b, &pitch), pr->fname);
+    if (pitch)
+      lua_pushinteger(L, (lua_Integer)pitch);
+    else
+      lua_pushnil(L);
+    break;
+  case P_MEM_TYPE:
+    gml_buffer_check_live(L, b, pr->fname);
+    lua_pushstring(L, gm_buffer_mem_type(b));
+    break;
+  case P_OWNING: lua_pushboolean(L, gm_buffer_is_owning(b)); break;
+  case P_LAYOUT: lua_pushstring(L, gm_buffer_layout(b)); break;
+  case P_REFCNT:
+    n = gm_buffer_refcnt(b);
+    if (n >= 0)
+      lua_pushinteger(L, (lua_Integer)n);
+    else
+      lua_pushnil(L);
+    break;
+  }
   return 1;
 }
 
-static int l_buffer_dimension(lua_State *L) {
-  gml_buffer *b = gml_checkbuffer(L, 1, "buffer_dimension");
-  int axis = gml_check_axis(L, 2, "buffer_dimension", b->rank);
-  lua_pushinteger(L, (lua_Integer)b->dims[axis]);
-  return 1;
-}
-
-static int l_buffer_size(lua_State *L) {
-  lua_pushinteger(L, (lua_Integer)gml_checkbuffer(L, 1, "buffer_size")->size);
-  return 1;
-}
-
-static int l_buffer_pitch(lua_State *L) {
-  gml_buffer *b = gml_checkbuffer(L, 1, "buffer_pitch");
-  gml_buffer_check_live(L, b, "buffer_pitch");
-  if (b->blk->pitch)
-    lua_pushinteger(L, (lua_Integer)b->blk->pitch);
-  else
-    lua_pushnil(L);
-  return 1;
-}
-
-static int l_buffer_mem_type(lua_State *L) {
-  gml_buffer *b = gml_checkbuffer(L, 1, "mem_type");
-  gml_buffer_check_live(L, b, "mem_type");
-  lua_pushstring(L, gm_buffer_mem_type_name(b));
-  return 1;
-}
-
-static int l_buffer_is_owning(lua_State *L) {
-  lua_pushboolean(L, gml_checkbuffer(L, 1, "is_owning")->owning);
-  return 1;
-}
-
-static int l_buffer_layout(lua_State *L) {
-  lua_pushstring(L, gml_checkbuffer(L, 1, "layout")->col_major ? "col_major" : "row_major");
-  return 1;
-}
+static const prop_reg props[] = {
+    {{"buffer_refcnt_core", l_buffer_prop, 1, "buffer_refcnt"}, "buffer_refcnt", P_REFCNT, false},
+    {{"buffer_element_type_core", l_buffer_prop, 1, "buffer_element_type"}, "buffer_element_type", P_ETYPE, false},
+    {{"buffer_foreign_type_core", l_buffer_prop, 1, "buffer_foreign_type"}, "buffer_foreign_type", P_FTYPE, false},
+    {{"buffer_rank_core", l_buffer_prop, 1, "buffer_rank"}, "buffer_rank", P_RANK, false},
+    {{"buffer_dimensions_core", l_buffer_prop, 1, "buffer_dimensions"}, "buffer_dimensions", P_DIMS, false},
+    {{"buffer_dimension_core", l_buffer_prop, 2, "buffer_dimension"}, "buffer_dimension", P_DIM, false},
+    {{"buffer_size_core", l_buffer_prop, 1, "buffer_size"}, "buffer_size", P_SIZE, false},
+    {{"buffer_pitch", l_buffer_prop, 1, NULL}, "buffer_pitch", P_PITCH, false},
+    {{"buffer_mem_type", l_buffer_prop, 1, NULL}, "mem_type", P_MEM_TYPE, false},
+    {{"buffer_is_owning", l_buffer_prop, 1, NULL}, "is_owning", P_OWNING, false},
+    {{"buffer_layout", l_buffer_prop, 1, NULL}, "layout", P_LAYOUT, false},
+    {{"mem_type", l_buffer_prop, 1, NULL}, "mem_type", P_MEM_TYPE, true},
+    {{"is_owning", l_buffer_prop, 1, NULL}, "is_owning", P_OWNING, true},
+    {{"layout", l_buffer_prop, 1, NULL}, "layout", P_LAYOUT, true},
+};
 
 /* Subscripts first..first+rank-1 (1-based) -> 0-based row-major index. */
 static size_t check_subscripts(lua_State *L, gml_buffer *b, int first, int n, const char *fname) {
-  if (n != b->rank) gml_error(L, "%s: %d subscripts for a buffer of rank %d", fname, n, b->rank);
-  size_t k = 0;
-  for (int a = 0; a < n; a++) {
-    lua_Integer i = gml_check_integer(L, first + a, fname);
-    if (i < 1 || (size_t)i > b->dims[a])
-      gml_argerror(L, first + a, fname, "index %lld is out of range 1..%zu", (long long)i, b->dims[a]);
-    k = k * b->dims[a] + (size_t)(i - 1);
-  }
+  long long subs[GM_MAX_RANK];
+  for (int a = 0; n == b->rank && a < n; a++) /* a wrong count is reported first */
+    subs[a] = (long long)gml_check_integer(L, first + a, fname);
+  size_t k;
+  int bad;
+  gm_status st = gm_buffer_subscripts_index(b, n, subs, &k, &bad);
+  if (st != GM_OK && bad >= 0) gml_argerror(L, first + bad, fname, "%s", gm_last_error());
+  GML_TRY(L, st, fname);
   return k;
 }
 
@@ -499,23 +459,21 @@ static int l_buffer_row_major_index(lua_State *L) {
 }
 
 static size_t check_linear(lua_State *L, gml_buffer *b, int idx, const char *fname) {
-  lua_Integer k = gml_check_integer(L, idx, fname);
-  if (k < 1 || (size_t)k > b->size)
-    gml_argerror(L, idx, fname, "index %lld is out of range 1..%zu", (long long)k, b->size);
-  return (size_t)(k - 1);
+  size_t k;
+  if (gm_buffer_linear_index(b, (long long)gml_check_integer(L, idx, fname), &k) != GM_OK)
+    gml_argerror(L, idx, fname, "%s", gm_last_error());
+  return k;
 }
 
 static int get_at(lua_State *L, gml_buffer *b, size_t k, const char *fname) {
-  gml_buffer_check_live(L, b, fname);
   elt v;
-  GML_TRY(L, gm_buffer_read_at(b, gm_buffer_phys_index(b, k), 1, v.bytes), fname);
+  GML_TRY(L, gm_buffer_get_element(b, k, v.bytes), fname);
   push_value(L, b->et, v.bytes);
   return 1;
 }
 
 static int set_at(lua_State *L, gml_buffer *b, size_t k, const elt *v, const char *fname) {
-  gml_buffer_check_live(L, b, fname);
-  GML_TRY(L, gm_buffer_write_at(b, gm_buffer_phys_index(b, k), 1, v->bytes), fname);
+  GML_TRY(L, gm_buffer_set_element(b, k, v->bytes), fname);
   return 0;
 }
 
@@ -557,12 +515,10 @@ static int l_buffer_fill(lua_State *L) {
   elt v;
   check_value(L, 2, b->et, fn, &v);
   gml_check_options(L, 3, fn, opts);
-  size_t start = gml_opt_size(L, 3, "start", 1, fn), stop = gml_opt_size(L, 3, "stop", b->size, fn);
-  if (start < 1 || start > b->size + 1) gml_argerror(L, 3, fn, "start %zu is out of range 1..%zu", start, b->size + 1);
-  if (stop > b->size || stop + 1 < start)
-    gml_argerror(L, 3, fn, "stop %zu is out of range %zu..%zu", stop, start - 1, b->size);
+  size_t start = gml_opt_size(L, 3, "start", 1, fn), stop = gml_opt_size(L, 3, "stop", b->size, fn), first, n;
+  if (gm_buffer_fill_span(b, start, stop, &first, &n) != GM_OK) gml_argerror(L, 3, fn, "%s", gm_last_error());
   gml_buffer_check_live(L, b, fn);
-  GML_TRY(L, gm_buffer_fill_range(b, start - 1, stop + 1 - start, v.bytes), fn);
+  GML_TRY(L, gm_buffer_fill_range(b, first, n, v.bytes), fn);
   return 0;
 }
 
@@ -575,19 +531,12 @@ static int l_copy_buffer_data(lua_State *L) {
   lua_Integer si = gml_check_integer(L, 2, fn);
   gml_buffer *dst = gml_checkbuffer(L, 3, fn);
   lua_Integer di = gml_check_integer(L, 4, fn);
-  if (si < 1 || (size_t)si > src->size + 1)
-    gml_argerror(L, 2, fn, "index %lld is out of range 1..%zu", (long long)si, src->size + 1);
-  if (di < 1 || (size_t)di > dst->size + 1)
-    gml_argerror(L, 4, fn, "index %lld is out of range 1..%zu", (long long)di, dst->size + 1);
-  size_t room = src->size + 1 - (size_t)si, droom = dst->size + 1 - (size_t)di, n;
-  if (lua_isboolean(L, 5) && lua_toboolean(L, 5)) {
-    n = room < droom ? room : droom;
-  } else {
-    lua_Integer c = gml_check_integer(L, 5, fn);
-    if (c < 0 || (size_t)c > room || (size_t)c > droom)
-      gml_argerror(L, 5, fn, "count %lld does not fit (at most %zu)", (long long)c, room < droom ? room : droom);
-    n = (size_t)c;
-  }
+  bool all = lua_isboolean(L, 5) && lua_toboolean(L, 5);
+  lua_Integer count = all ? 0 : gml_check_integer(L, 5, fn);
+  size_t n;
+  int bad;
+  if (gm_buffer_copy_span(src, (long long)si, dst, (long long)di, all, (long long)count, &n, &bad) != GM_OK)
+    gml_argerror(L, (int[]){2, 4, 5}[bad], fn, "%s", gm_last_error()); /* si, di, count */
   GML_TRY(L, gm_buffer_copy_elements(dst, (size_t)di - 1, src, (size_t)si - 1, n), fn);
   lua_pushinteger(L, (lua_Integer)n);
   return 1;
@@ -608,8 +557,7 @@ static int l_buffer_bytes(lua_State *L) {
   size_t n = b->size * esize(b);
   luaL_Buffer lb;
   char *p = luaL_buffinitsize(L, &lb, n + 1); /* allocates: before the block is checked */
-  gml_buffer_check_live(L, b, fn);
-  GML_TRY(L, gm_buffer_read_at(b, 0, b->size, p), fn);
+  GML_TRY(L, gm_buffer_read_bytes(b, p), fn);
   luaL_pushresultsize(&lb, n);
   return 1;
 }
@@ -620,10 +568,7 @@ static int l_buffer_set_bytes(lua_State *L) {
   gml_buffer *b = gml_checkbuffer(L, 1, fn);
   size_t len;
   const char *s = gml_check_string(L, 2, fn, &len);
-  size_t n = b->size * esize(b);
-  if (len != n) return gml_error(L, "%s: file too short (%I of %I bytes)", fn, (lua_Integer)len, (lua_Integer)n);
-  gml_buffer_check_live(L, b, fn);
-  GML_TRY(L, gm_buffer_write_at(b, 0, b->size, s), fn);
+  GML_TRY(L, gm_buffer_write_bytes(b, s, len), fn);
   return 0;
 }
 
@@ -635,13 +580,10 @@ static int l_buffer_to_list(lua_State *L) {
   if (n > INT32_MAX) return gml_error(L, "%s: buffer too large for a Lua table", fn);
   void *tmp = lua_newuserdatauv(L, n * es + 1, 0);
   lua_createtable(L, (int)n, 0);
-  gml_buffer_check_live(L, b, fn);
-  GML_TRY(L, gm_buffer_read_at(b, 0, n, tmp), fn);
+  GML_TRY(L, gm_buffer_read_row_major(b, tmp), fn);
   gm_etype et = b->et;
-  bool col = b->col_major;
-  gml_buffer copy = *b; /* for phys_index after Lua calls */
   for (size_t k = 0; k < n; k++) {
-    push_value(L, et, (char *)tmp + (col ? gm_buffer_phys_index(&copy, k) : k) * es);
+    push_value(L, et, (char *)tmp + k * es);
     lua_rawseti(L, -2, (lua_Integer)k + 1);
   }
   return 1;
@@ -658,11 +600,12 @@ static int l_buffer_displacement(lua_State *L) {
   lua_getiuservalue(L, 1, 1);
   gml_buffer *base = gml_testbuffer(L, -1);
   if (!base) return gml_error(L, "buffer_displacement: internal error (no base)");
-  size_t delta = b->offset - base->offset, es = gm_etype_size(base->et);
-  if (delta % es == 0)
-    lua_pushinteger(L, (lua_Integer)(delta / es));
+  size_t whole;
+  double d;
+  if (gm_buffer_displacement_in(b, base, &whole, &d))
+    lua_pushinteger(L, (lua_Integer)whole);
   else
-    lua_pushnumber(L, (double)delta / (double)es);
+    lua_pushnumber(L, d);
   return 2;
 }
 
@@ -699,14 +642,9 @@ static int read_displace_shape(lua_State *L, const char *fn, bool has_size, bool
 static int read_mapping(lua_State *L, const char *fn) {
   int mapping = 0;
   if (gml_opt_push(L, 2, "mapping")) {
-    const char *m = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-    if (m && (strcmp(m, "device") == 0 || strcmp(m, "gpu") == 0))
-      mapping = 1;
-    else if (m && strcmp(m, "host") == 0)
-      mapping = 2;
-    else
-      gml_argerror(L, 2, fn, "option 'mapping' must be \"device\", \"gpu\" or \"host\", got %s",
-                   m ? m : luaL_typename(L, -1));
+    /* a type name is never a mapping name: the message says what was given */
+    const char *m = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1);
+    if (gm_mapping_parse(m, &mapping) != GM_OK) gml_argerror(L, 2, fn, "%s", gm_last_error());
     lua_pop(L, 1);
   }
   return mapping;
@@ -721,15 +659,13 @@ static int l_buffer_displace(lua_State *L) {
   gml_buffer *b = gml_checkbuffer(L, 1, fn);
   gml_check_options(L, 2, fn, opts);
   bool has_off = has_option(L, "offset"), has_boff = has_option(L, "byte_offset");
-  if (has_off && has_boff) gml_argerror(L, 2, fn, "options 'offset' and 'byte_offset' are mutually exclusive");
   bool has_size = has_option(L, "size"), has_dims = has_option(L, "dimensions");
-  if (has_size && has_dims) gml_argerror(L, 2, fn, "options 'size' and 'dimensions' are mutually exclusive");
+  if (gm_displace_options_check(has_off, has_boff, has_size, has_dims) != GM_OK)
+    gml_argerror(L, 2, fn, "%s", gm_last_error());
   gm_etype et = b->et;
   gml_opt_etype(L, 2, fn, &et);
-  size_t old_es = esize(b);
-  size_t rel = has_boff ? gml_opt_size(L, 2, "byte_offset", 0, fn) : gml_opt_size(L, 2, "offset", 0, fn);
-  if (has_off && rel > SIZE_MAX / 16) gml_argerror(L, 2, fn, "offset %zu is too large", rel);
-  if (has_off) rel *= old_es;
+  size_t rel, n = has_boff ? gml_opt_size(L, 2, "byte_offset", 0, fn) : gml_opt_size(L, 2, "offset", 0, fn);
+  if (gm_displace_offset(b, has_off, n, &rel) != GM_OK) gml_argerror(L, 2, fn, "%s", gm_last_error());
   size_t dims[GM_MAX_RANK] = {0};
   bool fill_rest = false;
   int rank = read_displace_shape(L, fn, has_size, has_dims, dims, &fill_rest);
@@ -775,16 +711,24 @@ static int l_bufferp_core(lua_State *L) {
   return 1;
 }
 
+/* Sets the properties that are (methods) or are not methods into the
+ * table at idx. */
+static void register_props(lua_State *L, int idx, bool methods) {
+  idx = lua_absindex(L, idx);
+  for (size_t i = 0; i < sizeof props / sizeof props[0]; i++) {
+    if (props[i].method != methods) continue;
+    gml_push_function(L, &props[i].reg, 0);
+    lua_setfield(L, idx, props[i].reg.name);
+  }
+}
+
 void gml_open_buffer(lua_State *L, int module_idx) {
   static const gml_reg meta[] = {
       {"__gc", buffer_gc, 1, NULL}, {"__close", buffer_close, 2, NULL}, {"__tostring", buffer_tostring, 1, NULL}, {NULL, NULL, 0, NULL}};
-  static const gml_reg methods[] = {{"mem_type", l_buffer_mem_type, 1, NULL},
-                                     {"is_owning", l_buffer_is_owning, 1, NULL},
-                                     {"layout", l_buffer_layout, 1, NULL},
-                                     {NULL, NULL, 0, NULL}};
   luaL_newmetatable(L, GML_BUFFER_MT);
   gml_register(L, -1, meta);
-  gml_newlib(L, methods);
+  lua_newtable(L); /* the methods */
+  register_props(L, -1, true);
   lua_pushvalue(L, -1);
   lua_setfield(L, -3, "__index");
   lua_setfield(L, module_idx, "buffer_methods_table");
@@ -792,21 +736,9 @@ void gml_open_buffer(lua_State *L, int module_idx) {
   static const gml_reg fns[] = {
       {"is_buffer", l_bufferp_core, 1, NULL},
       {"buffer_dispatch", l_buffer_dispatch, 2, NULL},
-      {"make_foreign_array", l_make_foreign_array, 2, NULL},
-      {"make_cuda_array", l_make_cuda_array, 2, NULL},
-      {"make_cuda_host_array", l_make_cuda_host_array, 2, NULL},
-      {"make_managed_array", l_make_managed_array, 2, NULL},
-      {"buffer_refcnt_core", l_buffer_refcnt, 1, "buffer_refcnt"},
       {"ref_buffer_core", l_ref_buffer, 1, "ref_buffer"},
       {"deref_buffer", l_deref_buffer, 1, NULL},
       {"buffer_close", buffer_close, 2, NULL},
-      {"buffer_element_type_core", l_buffer_element_type, 1, "buffer_element_type"},
-      {"buffer_foreign_type_core", l_buffer_foreign_type, 1, "buffer_foreign_type"},
-      {"buffer_rank_core", l_buffer_rank, 1, "buffer_rank"},
-      {"buffer_dimensions_core", l_buffer_dimensions, 1, "buffer_dimensions"},
-      {"buffer_dimension_core", l_buffer_dimension, 2, "buffer_dimension"},
-      {"buffer_size_core", l_buffer_size, 1, "buffer_size"},
-      {"buffer_pitch", l_buffer_pitch, 1, NULL},
       {"buffer_row_major_index_core", l_buffer_row_major_index, GML_VARARGS, "buffer_row_major_index"},
       {"bref_core", l_bref, GML_VARARGS, "bref"},
       {"set_bref_core", l_set_bref, GML_VARARGS, "set_bref"},
@@ -820,9 +752,11 @@ void gml_open_buffer(lua_State *L, int module_idx) {
       {"buffer_to_list", l_buffer_to_list, 1, "buffer_as_array"},
       {"buffer_displacement_core", l_buffer_displacement, 1, "buffer_displacement"},
       {"buffer_displace", l_buffer_displace, 2, NULL},
-      {"buffer_mem_type", l_buffer_mem_type, 1, NULL},
-      {"buffer_is_owning", l_buffer_is_owning, 1, NULL},
-      {"buffer_layout", l_buffer_layout, 1, NULL},
       {NULL, NULL, 0, NULL}};
   gml_register(L, module_idx, fns);
+  register_props(L, module_idx, false);
+  for (size_t i = 0; i < sizeof makers / sizeof makers[0]; i++) {
+    gml_push_function(L, &makers[i].reg, 0);
+    lua_setfield(L, module_idx, makers[i].reg.name);
+  }
 }

@@ -4,12 +4,12 @@
  * functions in lua/gpumat/cuda.lua holding the C object returned here in a
  * to-be-closed variable, so exit runs also when the body errors and the
  * body's error (with its traceback) passes through unchanged. */
-#include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/context.h"
-#include "../core/counters.h"
+#include "../core/room.h"
 #include "../core/mem/runtime.h"
 #include "../device/emulated/emulated.h"
 #include "util.h"
@@ -50,45 +50,35 @@ typedef struct gml_context {
   bool open;
 } gml_context;
 
-/* *named (may be NULL) tells whether the backend was asked for by name
- * (the option or GPUMAT_DEVICE): an explicit "cuda" raises when CUDA is
- * not usable, the default falls back to the host quietly. */
-static const char *default_backend(lua_State *L, int arg, const char *fname, bool *named) {
-  const char *env = getenv("GPUMAT_DEVICE");
-  if (named) *named = env && *env;
-  if (!env || !*env) return "cuda";
-  if (strcmp(env, "cuda") == 0) return "cuda";
-  if (strcmp(env, "emulated") == 0) return "emulated";
-  gml_argerror(L, arg, fname, "environment variable GPUMAT_DEVICE must be \"cuda\" or \"emulated\", got '%s'",
-               env);
-  return NULL;
+/* Raises the core's message about option table arg as a bad argument. */
+static void check_option(lua_State *L, gm_status st, int arg, const char *fname) {
+  if (st != GM_OK) gml_argerror(L, arg, fname, "%s", gm_last_error());
 }
 
+/* The string at idx, or the name of its type when it is not one (the
+ * core's parsers put it in their messages). */
+static const char *string_or_type(lua_State *L, int idx) {
+  return lua_type(L, idx) == LUA_TSTRING ? lua_tostring(L, idx) : luaL_typename(L, idx);
+}
+
+/* The backend option, or the default (GPUMAT_DEVICE); *named (may be
+ * NULL) tells whether either named it. */
 static const char *check_backend(lua_State *L, int arg, const char *fname, bool *named) {
-  if (!gml_opt_push(L, arg, "backend")) return default_backend(L, arg, fname, named);
+  const char *b;
+  if (!gml_opt_push(L, arg, "backend")) {
+    check_option(L, gm_context_default_backend(&b, named), arg, fname);
+    return b;
+  }
   if (named) *named = true;
-  const char *b = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-  if (!b || (strcmp(b, "cuda") != 0 && strcmp(b, "emulated") != 0))
-    gml_argerror(L, arg, fname, "option 'backend' must be \"cuda\" or \"emulated\", got %s",
-                 b ? b : luaL_typename(L, -1));
+  check_option(L, gm_context_parse_backend(string_or_type(L, -1), &b), arg, fname);
   lua_pop(L, 1);
-  return strcmp(b, "cuda") == 0 ? "cuda" : "emulated";
+  return b;
 }
 
 static int check_device_id(lua_State *L, int arg, const char *fname) {
   size_t id = gml_opt_size(L, arg, "device_id", (size_t)gml_settings_of(L)->cuda_default_device_id, fname);
-  if (id > 63) gml_argerror(L, arg, fname, "option 'device_id' must be at most 63, got %zu", id);
+  check_option(L, gm_context_check_device_id(id), arg, fname);
   return (int)id;
-}
-
-/* Rounds n_random_states up to a multiple of 32 (a warp of generators);
- * returns the requested value via *asked. */
-static int check_n_states(lua_State *L, int arg, const char *fname, lua_Integer *asked) {
-  lua_Integer n = gml_opt_integer(L, arg, "n_random_states", gml_settings_of(L)->cuda_default_n_random_states, fname);
-  if (n < 1 || n > (1 << 24))
-    gml_argerror(L, arg, fname, "option 'n_random_states' must be in 1..16777216, got %d", (int)n);
-  *asked = n;
-  return (int)((n + 31) / 32 * 32);
 }
 
 /* core.cuda_context(a1, a2, fname, optarg) -> context, requested
@@ -103,13 +93,14 @@ static int l_cuda_context(lua_State *L) {
                                         "n_pool_bytes", "backend", NULL};
   gml_check_options(L, arg, fname, allowed);
   gm_context_options o;
-  o.enabled = gml_opt_boolean(L, arg, "enabled", gm_cuda_enabled, fname);
+  gm_context_options_default(&o, gml_settings_of(L));
+  o.enabled = gml_opt_boolean(L, arg, "enabled", o.enabled, fname);
   o.device_id = check_device_id(L, arg, fname);
   o.backend = check_backend(L, arg, fname, &o.backend_named);
-  o.random_seed = (unsigned long long)gml_opt_size(L, arg, "random_seed",
-                                                   (size_t)gml_settings_of(L)->cuda_default_random_seed, fname);
-  lua_Integer asked;
-  o.n_random_states = check_n_states(L, arg, fname, &asked);
+  o.random_seed = (unsigned long long)gml_opt_size(L, arg, "random_seed", (size_t)o.random_seed, fname);
+  lua_Integer asked =
+      gml_opt_integer(L, arg, "n_random_states", gml_settings_of(L)->cuda_default_n_random_states, fname);
+  check_option(L, gm_context_random_states(asked, &o.n_random_states), arg, fname);
   o.n_pool_bytes = gml_opt_size(L, arg, "n_pool_bytes", 0, fname);
   o.gc_hook = gc_hook;
   o.gc_hook_arg = main_thread(L);
@@ -200,10 +191,8 @@ static int l_cuda_available(lua_State *L) {
   static const char *const allowed[] = {"device_id", NULL};
   gml_check_options(L, 1, fname, allowed);
   int id = check_device_id(L, 1, fname);
-  gm_device *d = gm_context_device();
-  if (d && strcmp(d->ops->name, "cuda") == 0) return lua_pushboolean(L, 1), 1;
   char reason[256];
-  if (gm_cuda_runtime_available(id, reason, sizeof reason)) return lua_pushboolean(L, 1), 1;
+  if (gm_context_cuda_usable(id, reason, sizeof reason)) return lua_pushboolean(L, 1), 1;
   lua_pushboolean(L, 0);
   lua_pushstring(L, reason);
   return 2;
@@ -262,18 +251,13 @@ static int l_device_info(lua_State *L) {
     lua_pop(L, 1);
     backend = check_backend(L, 2, fname, NULL);
   }
-  if (id > 63) gml_argerror(L, 1, fname, "device id must be at most 63, got %lld", (long long)id);
+  if (id > GM_CONTEXT_MAX_DEVICE_ID)
+    gml_argerror(L, 1, fname, "device id must be at most %d, got %lld", GM_CONTEXT_MAX_DEVICE_ID, (long long)id);
   gm_device_info info;
-  if (strcmp(backend, "cuda") == 0) {
-    char reason[256];
-    if (!gm_cuda_runtime_available((int)id, reason, sizeof reason))
-      return gml_argerror(L, 1, fname, "no usable cuda device %d: %s", (int)id, reason);
-    GML_TRY(L, gm_cuda_device_info((int)id, &info), fname);
-  } else {
-    gm_device *d;
-    GML_TRY(L, gm_device_get(backend, (int)id, &d), fname);
-    GML_TRY(L, d->ops->get_info(d, &info), fname);
-  }
+  bool unusable;
+  gm_status st = gm_context_device_info(backend, (int)id, &info, &unusable);
+  if (unusable) gml_argerror(L, 1, fname, "%s", gm_last_error());
+  GML_TRY(L, st, fname);
   push_info(L, &info, backend, (int)id);
   return 1;
 }
@@ -289,14 +273,10 @@ static int l_device_info(lua_State *L) {
  * (queued work runs only when something waits for it). */
 static bool check_async_mode(lua_State *L, const char *fname, gm_emulated_control_in *in) {
   if (!gml_opt_push(L, 1, "async")) return false;
-  if (lua_type(L, -1) == LUA_TBOOLEAN) {
+  if (lua_type(L, -1) == LUA_TBOOLEAN)
     in->mode = lua_toboolean(L, -1) ? GM_EMU_ASYNC : GM_EMU_INLINE;
-  } else if (lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), "lazy") == 0) {
-    in->mode = GM_EMU_LAZY;
-  } else {
-    const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1);
-    gml_argerror(L, 1, fname, "option 'async' must be true, false or \"lazy\", got %s", v);
-  }
+  else
+    check_option(L, gm_emulated_parse_lazy(string_or_type(L, -1), &in->mode), 1, fname);
   lua_pop(L, 1);
   return true;
 }
@@ -326,12 +306,8 @@ static int l_emulated_device(lua_State *L) {
     in.sticky = gml_opt_boolean(L, 1, "sticky_error", false, fname);
   }
   if (gml_opt_push(L, 1, "last_error")) {
-    const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-    if (!v || (strcmp(v, "none") != 0 && strcmp(v, "out_of_memory") != 0))
-      gml_argerror(L, 1, fname, "option 'last_error' must be \"none\" or \"out_of_memory\", got %s",
-                   v ? v : luaL_typename(L, -1));
+    check_option(L, gm_emulated_parse_last_error(string_or_type(L, -1), &in.last_error), 1, fname);
     in.set_last_error = true;
-    in.last_error = strcmp(v, "none") == 0 ? GM_EMU_ERR_NONE : GM_EMU_ERR_OOM;
     lua_pop(L, 1);
   }
   in.set_mode = check_async_mode(L, fname, &in);
@@ -353,7 +329,7 @@ static int l_emulated_device(lua_State *L) {
   push_async_mode(L, out.mode);
   lua_pushboolean(L, out.sticky);
   lua_setfield(L, -2, "sticky_error");
-  lua_pushstring(L, out.last_error == GM_EMU_ERR_OOM ? "out_of_memory" : "none");
+  lua_pushstring(L, gm_emulated_last_error_name(out.last_error));
   lua_setfield(L, -2, "last_error");
   return 1;
 }
@@ -362,8 +338,7 @@ static int l_emulated_device(lua_State *L) {
  * stream of the current context's CUDA device, for C code that launches on
  * gpumat's mats in order with gpumat's own work. */
 static int l_cuda_stream(lua_State *L) {
-  gm_device *d = gm_context_device();
-  void *s = d && d->ops->native_stream ? d->ops->native_stream(d) : NULL;
+  void *s = gm_context_native_stream();
   if (s)
     lua_pushlightuserdata(L, s);
   else
@@ -374,8 +349,7 @@ static int l_cuda_stream(lua_State *L) {
 /* gm.synchronize(): waits for the current context's device. */
 static int l_synchronize(lua_State *L) {
   lua_settop(L, 0);
-  gm_device *d = gm_context_device();
-  if (d) GML_TRY(L, d->ops->synchronize(d), "synchronize");
+  GML_TRY(L, gm_context_synchronize(), "synchronize");
   return 0;
 }
 
@@ -387,53 +361,27 @@ static int l_collect(lua_State *L) {
   return 0;
 }
 
-typedef struct totals {
-  size_t in_use, cached, n_in_use, pinned_bytes, n_pinned;
-} totals;
-
-static void add_device(gm_device *d, void *arg) {
-  totals *t = arg;
-  gm_pool_stats s = gm_pool_get_stats(&d->pool);
-  t->in_use += s.in_use;
-  t->cached += s.cached;
-  t->n_in_use += s.n_in_use;
-  t->pinned_bytes += (size_t)atomic_load(&d->pinned_bytes);
-  t->n_pinned += (size_t)atomic_load(&d->n_pinned_arrays);
-}
-
-static void set_int(lua_State *L, const char *k, long long v) {
-  lua_pushinteger(L, (lua_Integer)v);
-  lua_setfield(L, -2, k);
-}
-
-/* gm.counters() -> table */
+/* gm.counters() -> table: the core's gm_counters by name */
 static int l_counters(lua_State *L) {
-  totals t = {0};
-  gm_device_foreach(add_device, &t);
-  lua_createtable(L, 0, 9);
-  set_int(L, "n_memcpy_host_to_device", atomic_load(&gm_counter.n_memcpy_host_to_device));
-  set_int(L, "n_memcpy_device_to_host", atomic_load(&gm_counter.n_memcpy_device_to_host));
-  set_int(L, "device_bytes_in_use", (long long)t.in_use);
-  set_int(L, "device_bytes_pooled", (long long)t.cached);
-  set_int(L, "n_device_arrays", (long long)t.n_in_use);
-  set_int(L, "host_bytes_in_use", atomic_load(&gm_counter.host_bytes_in_use));
-  set_int(L, "n_host_arrays", atomic_load(&gm_counter.n_host_arrays));
-  set_int(L, "n_ooms", atomic_load(&gm_counter.n_ooms));
-  set_int(L, "n_host_registrations", atomic_load(&gm_counter.n_host_registrations));
-  set_int(L, "pinned_host_bytes", (long long)t.pinned_bytes);
-  return 1;
-}
-
-/* "1,234,567" (Lisp's ~:D) */
-static void push_grouped(luaL_Buffer *b, unsigned long long v) {
-  char digits[32], out[48];
-  int n = snprintf(digits, sizeof digits, "%llu", v), k = 0;
-  for (int i = 0; i < n; i++) {
-    if (i > 0 && (n - i) % 3 == 0) out[k++] = ',';
-    out[k++] = digits[i];
+  static const struct {
+    const char *name;
+    size_t offset;
+  } fields[] = {
+#define F(f) {#f, offsetof(gm_counter_values, f)}
+      F(n_memcpy_host_to_device), F(n_memcpy_device_to_host), F(device_bytes_in_use), F(device_bytes_pooled),
+      F(n_device_arrays), F(host_bytes_in_use), F(n_host_arrays), F(n_ooms), F(n_host_registrations),
+      F(pinned_host_bytes),
+#undef F
+  };
+  gm_counter_values v = gm_counters();
+  lua_createtable(L, 0, (int)(sizeof fields / sizeof fields[0]));
+  for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+    long long x;
+    memcpy(&x, (const char *)&v + fields[i].offset, sizeof x);
+    lua_pushinteger(L, (lua_Integer)x);
+    lua_setfield(L, -2, fields[i].name);
   }
-  out[k] = '\0';
-  luaL_addstring(b, out);
+  return 1;
 }
 
 /* gm.cuda_room({verbose = true}) -> MGL's report text, "" when cuda is not
@@ -444,28 +392,9 @@ static int l_cuda_room(lua_State *L) {
   gml_check_options(L, 1, fname, allowed);
   bool verbose = gml_opt_boolean(L, 1, "verbose", true, fname);
   gm_device *d = gm_current_device();
-  if (!d) return lua_pushliteral(L, ""), 1;
-  totals t = {0};
-  add_device(d, &t);
-  unsigned long long v[7] = {t.n_in_use, t.in_use, t.cached, t.n_pinned, t.pinned_bytes,
-                             (unsigned long long)atomic_load(&gm_counter.n_memcpy_host_to_device),
-                             (unsigned long long)atomic_load(&gm_counter.n_memcpy_device_to_host)};
-  static const char *const verbose_parts[] = {
-      "CUDA memory usage:\ndevice arrays: ", " (used bytes: ", ", pooled bytes: ", ")\nhost arrays: ",
-      " (used bytes: ", ")\nhost->device copies: ", ", device->host copies: ", "\n"};
-  static const char *const concise_parts[] = {"d: ", " (", " + ", "), h: ", " (", ")\nh->d: ", ", d->h: ", "\n"};
-  const char *const *parts = verbose ? verbose_parts : concise_parts;
-  luaL_Buffer b;
-  luaL_buffinit(L, &b);
-  for (int i = 0; i < 7; i++) {
-    luaL_addstring(&b, parts[i]);
-    if (i == 0 || i == 3)
-      lua_pushfstring(L, "%d", (int)v[i]), luaL_addvalue(&b);
-    else
-      push_grouped(&b, v[i]);
-  }
-  luaL_addstring(&b, parts[7]);
-  luaL_pushresult(&b);
+  char text[512] = "";
+  if (d) gm_room_report(d, verbose, text, sizeof text);
+  lua_pushstring(L, text);
   return 1;
 }
 

@@ -6,6 +6,13 @@
 #include "l_ew.h"
 
 #include "../core/elementwise.h"
+#include "../core/elementwise_args.h"
+
+/* A failed argument check (core/elementwise_args.h) as the error of
+ * argument arg. */
+static void check(lua_State *L, gm_status st, int arg, const char *fname) {
+  if (st != GM_OK) gml_argerror(L, arg, fname, "%s", gm_last_error());
+}
 
 /* ---- shared argument checks (also used by l_nn.c) ---- */
 
@@ -23,20 +30,7 @@ double gml_ew_bound(lua_State *L, int idx, const char *fname, const char *what) 
 
 void gml_ew_same_ctype(lua_State *L, int arg, const char *fname, const char *an, const gm_mat *a,
                        const char *bn, const gm_mat *b) {
-  if (a->ctype != b->ctype)
-    gml_argerror(L, arg, fname, "mixed ctypes: %s is %s, %s is %s", an, gm_ctype_name(a->ctype), bn,
-                 gm_ctype_name(b->ctype));
-}
-
-static void same_size(lua_State *L, int arg, const char *fname, const char *an, const gm_mat *a,
-                      const char *bn, const gm_mat *b) {
-  gml_ew_same_ctype(L, arg, fname, an, a, bn, b);
-  if (a->size != b->size)
-    gml_argerror(L, arg, fname, "%s has %zu elements but %s has %zu", bn, b->size, an, a->size);
-}
-
-static void check_2d(lua_State *L, int arg, const char *fname, const char *name, const gm_mat *m) {
-  if (m->rank != 2) gml_argerror(L, arg, fname, "%s must be 2-dimensional, got rank %d", name, m->rank);
+  check(L, gm_ew_same_ctype(an, a, bn, b), arg, fname);
 }
 
 /* The `n` option: count of leading visible elements, at most the size. */
@@ -44,7 +38,7 @@ static size_t opt_n(lua_State *L, int idx, const char *fname, const gm_mat *x) {
   static const char *const allowed[] = {"n", NULL};
   gml_check_options(L, idx, fname, allowed);
   size_t n = gml_opt_size(L, idx, "n", x->size, fname);
-  if (n > x->size) gml_argerror(L, idx, fname, "n (%zu) exceeds the size of x (%zu)", n, x->size);
+  check(L, gm_ew_count(n, x), idx, fname);
   return n;
 }
 
@@ -104,7 +98,7 @@ static int l_add_scalar_(lua_State *L) {
 static int binary_xy(lua_State *L, const char *fn, gm_status (*op)(gm_mat *, gm_mat *)) {
   gm_mat *x = gml_checkmat(L, 1, fn);
   gm_mat *y = gml_checkmat(L, 2, fn);
-  same_size(L, 2, fn, "x", x, "y", y);
+  check(L, gm_ew_same_size("x", x, "y", y), 2, fn);
   GML_TRY(L, op(x, y), fn);
   lua_settop(L, 2);
   return 1;
@@ -121,8 +115,9 @@ static int l_geem_(lua_State *L) {
   gm_mat *b = gml_checkmat(L, 3, fn);
   double beta = gml_ew_number(L, 4, fn, "beta");
   gm_mat *c = gml_checkmat(L, 5, fn);
-  same_size(L, 3, fn, "a", a, "b", b);
-  same_size(L, 5, fn, "a", a, "c", c);
+  int bad = 0;
+  gm_status st = gm_geem_args(a, b, c, &bad);
+  check(L, st, bad, fn);
   GML_TRY(L, gm_geem_(alpha, a, b, beta, c), fn);
   lua_settop(L, 5);
   return 1;
@@ -136,13 +131,9 @@ static int l_geerv_(lua_State *L) {
   gm_mat *x = gml_checkmat(L, 3, fn);
   double beta = gml_ew_number(L, 4, fn, "beta");
   gm_mat *b = gml_checkmat(L, 5, fn);
-  check_2d(L, 2, fn, "a", a);
-  gml_ew_same_ctype(L, 3, fn, "a", a, "x", x);
-  gml_ew_same_ctype(L, 5, fn, "a", a, "b", b);
-  if (x->size != a->dims[1])
-    gml_argerror(L, 3, fn, "x has %zu elements but a has %zu columns", x->size, a->dims[1]);
-  if (b->rank != 2 || b->dims[0] != a->dims[0] || b->dims[1] != a->dims[1])
-    gml_argerror(L, 5, fn, "b must have the dimensions of a (%zux%zu)", a->dims[0], a->dims[1]);
+  int bad = 0;
+  gm_status st = gm_geerv_args(a, x, b, &bad);
+  check(L, st, bad, fn);
   GML_TRY(L, gm_geerv_(alpha, a, x, beta, b), fn);
   lua_settop(L, 5);
   return 1;
@@ -169,7 +160,7 @@ static int l_add_sign_(lua_State *L) {
   gm_mat *a = gml_checkmat(L, 2, fn);
   double beta = gml_ew_number(L, 3, fn, "beta");
   gm_mat *b = gml_checkmat(L, 4, fn);
-  same_size(L, 4, fn, "a", a, "b", b);
+  check(L, gm_ew_same_size("a", a, "b", b), 4, fn);
   GML_TRY(L, gm_add_sign_(alpha, a, beta, b), fn);
   lua_settop(L, 4);
   return 1;
@@ -199,13 +190,9 @@ static int l_sum_(lua_State *L) {
   lua_Integer axis = gml_opt_integer(L, 3, "axis", 1, fn);
   double alpha = gml_opt_number(L, 3, "alpha", 1, fn);
   double beta = gml_opt_number(L, 3, "beta", 0, fn);
-  check_2d(L, 1, fn, "x", x);
-  if (axis != 1 && axis != 2) gml_argerror(L, 3, fn, "axis %lld is out of range 1..2", (long long)axis);
-  gml_ew_same_ctype(L, 2, fn, "x", x, "y", y);
-  size_t want = axis == 1 ? x->dims[1] : x->dims[0];
-  if (y->size != want)
-    gml_argerror(L, 2, fn, "y has %zu elements but summing along axis %lld gives %zu", y->size, (long long)axis,
-                 want);
+  int bad = 0;
+  gm_status st = gm_sum_args(x, y, axis, &bad);
+  check(L, st, bad, fn);
   GML_TRY(L, gm_sum_(x, y, (int)axis - 1, alpha, beta), fn);
   lua_settop(L, 2);
   return 1;
@@ -218,12 +205,9 @@ static int scale(lua_State *L, const char *fn, bool rows) {
   gm_mat *scales = gml_checkmat(L, 1, fn);
   gm_mat *a = gml_checkmat(L, 2, fn);
   gml_check_options(L, 3, fn, allowed);
-  check_2d(L, 2, fn, "a", a);
-  gml_ew_same_ctype(L, 2, fn, "scales", scales, "a", a);
-  size_t want = rows ? a->dims[0] : a->dims[1];
-  if (scales->size != want)
-    gml_argerror(L, 1, fn, "scales has %zu elements but a has %zu %s", scales->size, want,
-                 rows ? "rows" : "columns");
+  int bad = 0;
+  gm_status st = gm_scale_args(scales, a, rows, &bad);
+  check(L, st, bad, fn);
   int res_idx = 2;
   gm_mat *result = a;
   if (gml_opt_push(L, 3, "result")) {
@@ -233,9 +217,7 @@ static int scale(lua_State *L, const char *fn, bool rows) {
     gml_mat *box = lua_touserdata(L, res_idx);
     if (!box->m) gml_argerror(L, 3, fn, "option 'result' is a freed mat");
     result = box->m;
-    gml_ew_same_ctype(L, 3, fn, "a", a, "result", result);
-    if (result->rank != 2 || result->dims[0] != a->dims[0] || result->dims[1] != a->dims[1])
-      gml_argerror(L, 3, fn, "result must have the dimensions of a (%zux%zu)", a->dims[0], a->dims[1]);
+    check(L, gm_scale_result(a, result), 3, fn);
   }
   GML_TRY(L, rows ? gm_scale_rows_(scales, a, result) : gm_scale_columns_(scales, a, result), fn);
   lua_pushvalue(L, res_idx);

@@ -1,6 +1,7 @@
 /* Mat I/O in Lua (MGL-MAT §16): write_mat/read_mat on Lua file handles,
  * save_npy/load_npy on paths.  Formats and guarantees: src/core/io.h. */
 #include <lualib.h>
+#include <string.h>
 
 #include "../core/io.h"
 #include "util.h"
@@ -13,38 +14,27 @@ static FILE *check_file(lua_State *L, int idx, const char *fname) {
   return s->f;
 }
 
-/* gm.write_mat(m, f) */
-static int l_write_mat(lua_State *L) {
-  const char *fn = "write_mat";
-  gm_mat *m = gml_checkmat(L, 1, fn);
-  FILE *f = check_file(L, 2, fn);
-  GML_TRY(L, gm_write_mat(m, f, gml_settings_of(L)->mat_headers), fn);
-  lua_settop(L, 1);
-  return 1;
-}
-
-/* gm.read_mat(m, f) */
-static int l_read_mat(lua_State *L) {
-  const char *fn = "read_mat";
-  gm_mat *m = gml_checkmat(L, 1, fn);
-  FILE *f = check_file(L, 2, fn);
-  GML_TRY(L, gm_read_mat(m, f, gml_settings_of(L)->mat_headers), fn);
-  lua_settop(L, 1);
-  return 1;
-}
-
 static const char *check_path(lua_State *L, int idx, const char *fname) {
   if (lua_type(L, idx) != LUA_TSTRING)
     gml_argerror(L, idx, fname, "path string expected, got %s", luaL_typename(L, idx));
   return lua_tostring(L, idx);
 }
 
-/* gm.save_npy(m, path) */
-static int l_save_npy(lua_State *L) {
-  const char *fn = "save_npy";
+/* gm.write_mat(m, f), gm.read_mat(m, f), gm.save_npy(m, path) -> m: the
+ * same steps around one core call, picked by the registered name (the
+ * gml_reg is upvalue 1). */
+static int l_mat_to_from_file(lua_State *L) {
+  const char *fn = ((const gml_reg *)lua_touserdata(L, lua_upvalueindex(1)))->name;
   gm_mat *m = gml_checkmat(L, 1, fn);
-  const char *path = check_path(L, 2, fn);
-  GML_TRY(L, gm_npy_save(m, path), fn);
+  gm_status st;
+  if (strcmp(fn, "save_npy") == 0) {
+    st = gm_npy_save(m, check_path(L, 2, fn));
+  } else {
+    FILE *f = check_file(L, 2, fn);
+    bool headers = gml_settings_of(L)->mat_headers;
+    st = strcmp(fn, "write_mat") == 0 ? gm_write_mat(m, f, headers) : gm_read_mat(m, f, headers);
+  }
+  GML_TRY(L, st, fn);
   lua_settop(L, 1);
   return 1;
 }
@@ -65,8 +55,8 @@ static int l_load_npy(lua_State *L) {
 }
 
 void gml_open_io(lua_State *L, int module_idx) {
-  static const gml_reg fns[] = {{"write_mat", l_write_mat, 2, NULL}, {"read_mat", l_read_mat, 2, NULL},
-                                 {"save_npy", l_save_npy, 2, NULL},   {"load_npy", l_load_npy, 2, NULL},
+  static const gml_reg fns[] = {{"write_mat", l_mat_to_from_file, 2, NULL}, {"read_mat", l_mat_to_from_file, 2, NULL},
+                                 {"save_npy", l_mat_to_from_file, 2, NULL}, {"load_npy", l_load_npy, 2, NULL},
                                  {NULL, NULL, 0, NULL}};
   gml_register(L, module_idx, fns);
 }

@@ -1,9 +1,8 @@
-/* Run-time kernels (gm.define_cuda_kernel), C side: loading a compiled
- * kernel (a shared object exporting gpumat_kernel_launch) and launching
- * it through the core (gm_kernel_run).  Source generation, compilation
- * and caching are in lua/gpumat/kernel.lua. */
-#include <dlfcn.h>
-#include <stdatomic.h>
+/* Run-time kernels (gm.define_cuda_kernel), C side: the kernel userdata
+ * and the conversion of a launch's Lua arguments.  Loading, the launch
+ * parameter rules and the launch itself are the core's (kernel.c);
+ * source generation, compilation and caching are in
+ * lua/gpumat/kernel.lua. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,33 +25,28 @@ static int so_gc(lua_State *L) {
   kernel_so *k = gml_checkudata(L, 1, KERNEL_SO, "__gc");
   /* code of a loaded kernel is never unloaded while a launch could run:
    * launches are synchronous, and the userdata is unreachable here */
-  if (k->handle) dlclose(k->handle);
+  gm_kernel_close(k->handle);
   k->handle = NULL;
   k->code.cpu = NULL;
   return 0;
 }
 
-/* core.kernel_load(path) -> handle, or nil and dlerror's message */
-static int l_kernel_load(lua_State *L) {
-  const char *path = gml_check_string(L, 1, "define_cuda_kernel", NULL);
+/* A new kernel userdata, nothing loaded yet (collected: closed). */
+static kernel_so *new_kernel(lua_State *L) {
   kernel_so *k = lua_newuserdatauv(L, sizeof *k, 0);
   memset(k, 0, sizeof *k);
   luaL_setmetatable(L, KERNEL_SO);
-  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (!h) {
-    lua_pushnil(L);
-    lua_pushstring(L, dlerror());
-    return 2;
-  }
-  k->handle = h;
-  void *sym = dlsym(h, "gpumat_kernel_launch");
-  if (!sym) {
-    lua_pushnil(L);
-    lua_pushfstring(L, "%s: no gpumat_kernel_launch", path);
-    return 2;
-  }
-  memcpy(&k->code.cpu, &sym, sizeof sym);
-  return 1;
+  return k;
+}
+
+/* core.kernel_load(path) -> handle, or nil and dlerror's message */
+static int l_kernel_load(lua_State *L) {
+  const char *path = gml_check_string(L, 1, "define_cuda_kernel", NULL);
+  kernel_so *k = new_kernel(L);
+  if (gm_kernel_open(path, &k->handle, &k->code) == GM_OK) return 1;
+  lua_pushnil(L);
+  lua_pushstring(L, gm_last_error());
+  return 2;
 }
 
 /* core.nvrtc_compile(src, name, major, minor, cubin) -> image, log; or
@@ -68,19 +62,16 @@ static int l_nvrtc_compile(lua_State *L) {
   size_t size = 0;
   gm_status st = gm_nvrtc_compile(src, name, major, minor, cubin, &image, &size, &log);
   /* (a memory error while pushing would leak the two strings: bounded, rare) */
-  if (st == GM_OK) {
+  if (st == GM_OK)
     lua_pushlstring(L, image, size);
-    lua_pushstring(L, log ? log : "");
-    free(image);
-    free(log);
-    return 2;
-  }
-  lua_pushnil(L);
+  else
+    lua_pushnil(L);
   lua_pushstring(L, log ? log : "");
-  lua_pushstring(L, gm_last_error());
-  lua_pushboolean(L, st == GM_EUNSUPPORTED);
   free(image);
   free(log);
+  if (st == GM_OK) return 2;
+  lua_pushstring(L, gm_last_error());
+  lua_pushboolean(L, st == GM_EUNSUPPORTED);
   return 4;
 }
 
@@ -98,13 +89,8 @@ static int l_nvrtc_version(lua_State *L) {
 static int l_kernel_load_ptx(lua_State *L) {
   const char *ptx = gml_check_string(L, 1, "define_cuda_kernel", NULL);
   const char *name = gml_check_string(L, 2, "define_cuda_kernel", NULL);
-  kernel_so *k = lua_newuserdatauv(L, sizeof *k, 0);
-  memset(k, 0, sizeof *k);
-  luaL_setmetatable(L, KERNEL_SO);
-  gm_device *dev = gm_current_device();
-  if (!dev || !dev->ops->rtk_load) return gml_error(L, "%s: no CUDA device in the current context", name);
-  GML_TRY(L, dev->ops->rtk_load(dev, ptx, name, &k->code.dev_kernel), name);
-  k->code.dev = dev;
+  kernel_so *k = new_kernel(L);
+  GML_TRY(L, gm_kernel_load_image(ptx, name, &k->code), name);
   return 1;
 }
 
@@ -124,39 +110,31 @@ static int l_kernel_launch(lua_State *L) {
   if (!lua_istable(L, 5)) gml_argerror(L, 5, fn, "table expected, got %s", luaL_typename(L, 5));
   gm_ctype ctype;
   if (gm_ctype_parse(ct, &ctype) != 0) return gml_error(L, "%s: bad ctype %s", name, ct);
-  if (n > GM_KERNEL_MAX_ARGS) return gml_error(L, "%s: at most %d parameters", name, GM_KERNEL_MAX_ARGS);
+  gm_kernel_arg args[GM_KERNEL_MAX_ARGS];
+  if (gm_kernel_parse_spec(spec, n, args) != GM_OK) return gml_error(L, "%s: %s", name, gm_last_error());
   /* the Lua side passes its call's arguments through, launch options included */
   int top = lua_gettop(L);
   if (top != 5 + (int)n && top != 6 + (int)n)
     return gml_error(L, "%s: %d arguments expected, got %d", name, (int)n, lua_gettop(L) - 5);
-  unsigned geom[6];
+  long long g[6];
   for (int i = 0; i < 6; i++) {
     /* our own plain table of integers: no metamethods run */
     lua_rawgeti(L, 5, i + 1);
-    lua_Integer v = lua_tointeger(L, -1);
+    g[i] = (long long)lua_tointeger(L, -1);
     lua_pop(L, 1);
-    if (v < 1 || v > 0x7fffffff) return gml_error(L, "%s: bad launch geometry", name);
-    geom[i] = (unsigned)v;
   }
+  unsigned geom[6];
+  if (gm_kernel_check_geometry(g, geom) != GM_OK) return gml_error(L, "%s: %s", name, gm_last_error());
   if (!k->code.cpu && !k->code.dev_kernel) return gml_error(L, "%s: kernel not loaded", name);
-  gm_kernel_arg args[GM_KERNEL_MAX_ARGS];
   /* numbers first, mats last (binding rule) */
   for (size_t i = 0; i < n; i++) {
     int idx = 6 + (int)i;
-    memset(&args[i], 0, sizeof args[i]);
-    if (spec[i] == 's') {
+    if (args[i].kind == GM_KARG_SCALAR) {
       if (lua_type(L, idx) != LUA_TNUMBER) gml_argerror(L, (int)i + 1, name, "number expected, got %s", luaL_typename(L, idx));
-      args[i].kind = GM_KARG_SCALAR;
       args[i].d = lua_tonumber(L, idx);
-    } else if (spec[i] == 'n') {
+    } else if (args[i].kind == GM_KARG_INT) {
       if (!lua_isinteger(L, idx)) gml_argerror(L, (int)i + 1, name, "integer expected, got %s", luaL_typename(L, idx));
-      args[i].kind = GM_KARG_INT;
       args[i].i = (int64_t)lua_tointeger(L, idx);
-    } else if (spec[i] == 'i' || spec[i] == 'o' || spec[i] == 'x') {
-      args[i].kind = GM_KARG_MAT;
-      args[i].dir = spec[i] == 'i' ? GM_INPUT : spec[i] == 'o' ? GM_OUTPUT : GM_IO;
-    } else {
-      return gml_error(L, "%s: bad parameter spec", name);
     }
   }
   for (size_t i = 0; i < n; i++) {
@@ -170,27 +148,6 @@ static int l_kernel_launch(lua_State *L) {
   return 0;
 }
 
-/* The compute capability of a CUDA device, asked once per device id: a
- * device's properties do not change while the process runs, and asking
- * the driver on every launch costs more than the launch. */
-static gm_status compute_capability(gm_device *dev, int *major, int *minor) {
-  enum { CACHED = 64 };
-  /* major * 100 + minor + 1; 0: not asked yet (atomic: Lua states on
-   * several threads may launch at once) */
-  static _Atomic int cc[CACHED];
-  bool cacheable = dev->id >= 0 && dev->id < CACHED;
-  int v = cacheable ? atomic_load_explicit(&cc[dev->id], memory_order_relaxed) : 0;
-  if (v == 0) {
-    gm_device_info info;
-    GM_TRY(dev->ops->get_info(dev, &info));
-    v = info.compute_major * 100 + info.compute_minor + 1;
-    if (cacheable) atomic_store_explicit(&cc[dev->id], v, memory_order_relaxed);
-  }
-  *major = (v - 1) / 100;
-  *minor = (v - 1) % 100;
-  return GM_OK;
-}
-
 /* core.kernel_place(spec, args...) -> "host" | "emulated" | "cuda" [,
  * device id, compute major, compute minor]: where a launch with these
  * arguments runs (spec as for kernel_launch; only mats are looked at) */
@@ -201,7 +158,7 @@ static int l_kernel_place(lua_State *L) {
   gm_kernel_arg args[GM_KERNEL_MAX_ARGS];
   int na = 0;
   for (size_t i = 0; i < n; i++) {
-    if (spec[i] != 'i' && spec[i] != 'o' && spec[i] != 'x') continue;
+    if (!gm_kernel_spec_is_mat(spec[i])) continue;
     gml_mat *box = gml_testbox(L, 2 + (int)i);
     if (!box || !box->m) continue; /* kernel_launch reports it */
     memset(&args[na], 0, sizeof args[na]);
@@ -216,7 +173,7 @@ static int l_kernel_place(lua_State *L) {
     return 1;
   }
   int major = 0, minor = 0;
-  GML_TRY(L, compute_capability(dev, &major, &minor), "define_cuda_kernel");
+  GML_TRY(L, gm_kernel_compute_capability(dev, &major, &minor), "define_cuda_kernel");
   lua_pushstring(L, "cuda");
   lua_pushinteger(L, dev->id);
   lua_pushinteger(L, major);

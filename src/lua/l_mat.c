@@ -1,5 +1,8 @@
 /* Mats in Lua: construction, lifetime, readers, element access and the
- * metatable sugar.  Printing, shaping and facets live in their own files. */
+ * metatable sugar.  Printing, shaping and facets live in their own files.
+ * Construction reads the options here; the rules they obey (sizes,
+ * displaced mats, staging, nested contents' shape, subscripts) are
+ * core/mat_make.c's. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -96,51 +99,38 @@ static const char *const mat_options[] = {"ctype", "displacement", "max_size", "
                                           "initial_contents", "displaced_to", "cuda_enabled",
                                           "synchronization", "pinned", "mapped", NULL};
 
+/* Whether options table 2 has key (a non-nil value). */
+static bool has_option(lua_State *L, const char *key) {
+  bool has = gml_opt_push(L, 2, key);
+  if (has) lua_pop(L, 1);
+  return has;
+}
+
+/* Raises the failure of a construction rule: a bad argument (*bad) or
+ * the core's error. */
+static void check_make(lua_State *L, gm_status st, int bad, const char *fn) {
+  if (st != GM_OK && bad) gml_argerror(L, bad, fn, "%s", gm_last_error());
+  GML_TRY(L, st, fn);
+}
+
 /* The base is at stack index bi, pinned by the caller's guard. */
 static gm_mat *new_displaced(lua_State *L, int bi, int rank, const size_t *dims, const char *fn) {
   gml_mat *box = gml_testbox(L, bi);
   if (!box) gml_argerror(L, 2, fn, "option 'displaced_to' must be a mat, got %s", luaL_typename(L, bi));
   if (!box->m) gml_argerror(L, 2, fn, "option 'displaced_to': attempt to use a freed mat");
   gm_mat *base = box->m;
-  if (gml_opt_push(L, 2, "initial_element") || gml_opt_push(L, 2, "initial_contents"))
-    gml_argerror(L, 2, fn, "initial_element and initial_contents cannot go with displaced_to");
-  if (gml_opt_push(L, 2, "ctype") || gml_opt_push(L, 2, "max_size"))
-    gml_argerror(L, 2, fn, "ctype and max_size cannot go with displaced_to");
-  /* the storage (and its synchronization) is displaced_to's */
-  if (gml_opt_push(L, 2, "synchronization"))
-    gml_argerror(L, 2, fn, "synchronization cannot go with displaced_to (the storage is shared)");
+  unsigned given = (has_option(L, "initial_element") || has_option(L, "initial_contents") ? GM_MAKE_INITIAL : 0) |
+                   (has_option(L, "ctype") || has_option(L, "max_size") ? GM_MAKE_STORAGE : 0) |
+                   (has_option(L, "synchronization") ? GM_MAKE_SYNC : 0);
+  if (gm_mat_displaced_conflicts(given) != GM_OK) gml_argerror(L, 2, fn, "%s", gm_last_error());
   lua_Integer rel = gml_opt_integer(L, 2, "displacement", 0, fn);
-  size_t size;
-  if (gm_dims_size(rank, dims, &size) != GM_OK) gml_argerror(L, 1, fn, "%s", gm_last_error());
-  /* base->displacement <= max_size, far below LUA_MAXINTEGER: no overflow */
-  lua_Integer base_d = (lua_Integer)base->displacement, max = (lua_Integer)base->vec->max_size;
-  if (rel < -base_d)
-    gml_argerror(L, 2, fn, "displacement %lld makes the absolute displacement negative (%lld)", (long long)rel,
-                 (long long)(base_d + rel));
-  if (rel > max - base_d)
-    gml_argerror(L, 2, fn, "displacement %lld does not fit the storage of %zu elements", (long long)rel,
-                 base->vec->max_size);
-  lua_Integer abs_d = base_d + rel;
-  if ((size_t)abs_d + size > base->vec->max_size)
-    gml_argerror(L, 2, fn, "displaced mat (displacement %lld + size %zu) does not fit the storage of %zu elements",
-                 (long long)abs_d, size, base->vec->max_size);
   bool cuda_enabled = gml_opt_boolean(L, 2, "cuda_enabled", base->cuda_enabled, fn);
   gm_mat *m; /* nothing may raise between here and the caller's gml_pushmat */
-  GML_TRY(L, gm_mat_view(base, rank, dims, (size_t)abs_d, &m), fn);
+  int bad;
+  gm_status st = gm_mat_new_displaced(base, rank, dims, (long long)rel, &m, &bad);
+  check_make(L, st, bad, fn);
   m->cuda_enabled = cuda_enabled;
   return m;
-}
-
-/* Staging mats: host memory page-locked from birth (and with
- * mapped, the device's memory too) when a device is active; plain host
- * memory otherwise.  The memory is made now so the facets tell. */
-static void stage(lua_State *L, gm_mat *m, bool mapped, const char *fn) {
-  struct gm_device *dev = gm_current_device();
-  if (!dev) return;
-  gm_vec_set_staging(m->vec, dev, mapped);
-  void *p;
-  GML_TRY(L, gm_mat_watch(m, GM_FACET_FOREIGN, GM_INPUT, NULL, &p), fn);
-  gm_mat_unwatch(m, GM_FACET_FOREIGN, GM_INPUT);
 }
 
 /* gm.mat(dims, opts) */
@@ -173,23 +163,14 @@ static int l_mat(lua_State *L) {
   }
   o.cuda_enabled = gml_opt_boolean(L, 2, "cuda_enabled", gml_settings_of(L)->default_mat_cuda_enabled, fn);
   o.synchronization = opt_sync(L, fn);
-  size_t size;
-  if (gm_dims_size(rank, dims, &size) != GM_OK) gml_argerror(L, 1, fn, "%s", gm_last_error());
-  /* the core's limit on storage (elements), checked here to name the option */
-  const size_t limit = SIZE_MAX / 16;
-  if (o.displacement > limit - size) gml_argerror(L, 2, fn, "displacement %zu is too large", o.displacement);
-  if (o.max_size > limit) gml_argerror(L, 2, fn, "max_size %zu is too large", o.max_size);
-  if (o.max_size && o.max_size < o.displacement + size)
-    gml_argerror(L, 2, fn, "max_size %zu is smaller than displacement %zu + size %zu", o.max_size,
-                 o.displacement, size);
-  bool has_contents = gml_opt_push(L, 2, "initial_contents");
-  if (has_contents) lua_pop(L, 1);
+  bool has_contents = has_option(L, "initial_contents");
   bool mapped = gml_opt_boolean(L, 2, "mapped", false, fn);
-  bool pinned = gml_opt_boolean(L, 2, "pinned", false, fn) || mapped;
+  bool pinned = gml_opt_boolean(L, 2, "pinned", false, fn);
   gm_mat *m;
-  GML_TRY(L, gm_mat_new(rank, dims, &o, &m), fn);
+  int bad;
+  gm_status st = gm_mat_make(rank, dims, &o, pinned, mapped, &m, &bad);
+  check_make(L, st, bad, fn);
   gml_pushmat(L, m);
-  if (pinned) stage(L, m, mapped, fn);
   if (has_contents) {
     lua_getfield(L, 2, "initial_contents");
     replace_from(L, m, lua_gettop(L), 2, fn);
@@ -217,20 +198,12 @@ static int nested_dims(lua_State *L, int idx, size_t dims[GM_MAX_RANK], const ch
  * happens to match). */
 static void check_rectangular(lua_State *L, int idx, const size_t *dims, int rank, int depth, const char *fn) {
   idx = lua_absindex(L, idx);
-  if (depth == rank) {
-    if (lua_istable(L, idx) && !gml_ismat(L, idx))
-      gml_argerror(L, 1, fn, "contents are not rectangular (a list at depth %d, expected a number)", depth + 1);
-    if (lua_type(L, idx) != LUA_TNUMBER && !gml_ismat(L, idx)) /* nil: a lying __len */
-      gml_argerror(L, 1, fn, "contents must be numbers or mats, got %s at depth %d", luaL_typename(L, idx), depth + 1);
-    return;
-  }
-  if (!lua_istable(L, idx) || gml_ismat(L, idx))
-    gml_argerror(L, 1, fn, "contents are not rectangular (a %s at depth %d, expected a list of %zu)",
-                 luaL_typename(L, idx), depth + 1, dims[depth]);
-  lua_Integer n = luaL_len(L, idx);
-  if (n < 0 || (size_t)n != dims[depth])
-    gml_argerror(L, 1, fn, "contents are not rectangular (a list at depth %d has %lld entries, expected %zu)",
-                 depth + 1, (long long)n, dims[depth]);
+  bool list = lua_istable(L, idx) && !gml_ismat(L, idx);
+  bool leaf = lua_type(L, idx) == LUA_TNUMBER || gml_ismat(L, idx); /* not nil: a lying __len */
+  lua_Integer n = list && depth < rank ? luaL_len(L, idx) : 0;
+  if (gm_nested_entry_check(depth, rank, dims, list, leaf, luaL_typename(L, idx), (long long)n) != GM_OK)
+    gml_argerror(L, 1, fn, "%s", gm_last_error());
+  if (depth == rank) return;
   luaL_checkstack(L, 2, fn);
   for (lua_Integer i = 1; i <= n; i++) {
     lua_geti(L, idx, i);
@@ -332,46 +305,48 @@ static int l_is_freed(lua_State *L) {
   return 1;
 }
 
-/* ---- readers ---- */
+/* ---- readers ----
+ * One C function reads every property: its entry (upvalue 1) says which. */
 
-static int l_ctype(lua_State *L) {
-  lua_pushstring(L, gm_ctype_name(gml_checkmat(L, 1, "ctype")->ctype));
+typedef enum mat_prop { M_CTYPE, M_DISPLACEMENT, M_DIMS, M_DIM, M_SIZE, M_MAX_SIZE, M_INITIAL, M_CUDA } mat_prop;
+typedef struct mat_prop_reg {
+  gml_reg reg;
+  mat_prop p;
+} mat_prop_reg;
+
+static int l_mat_prop(lua_State *L) {
+  const mat_prop_reg *pr = lua_touserdata(L, lua_upvalueindex(1));
+  gm_mat *m = gml_checkmat(L, 1, pr->reg.name);
+  double init;
+  switch (pr->p) {
+  case M_CTYPE: lua_pushstring(L, gm_ctype_name(m->ctype)); break;
+  case M_DISPLACEMENT: lua_pushinteger(L, (lua_Integer)gm_mat_displacement(m)); break;
+  case M_DIMS: gml_push_dims(L, m); break;
+  case M_DIM: lua_pushinteger(L, (lua_Integer)m->dims[gml_check_axis(L, 2, "dim", m->rank)]); break;
+  case M_SIZE: lua_pushinteger(L, (lua_Integer)gm_mat_size(m)); break;
+  case M_MAX_SIZE: lua_pushinteger(L, (lua_Integer)gm_mat_max_size(m)); break;
+  case M_INITIAL:
+    if (gm_mat_initial_element(m, &init))
+      lua_pushnumber(L, init);
+    else
+      lua_pushboolean(L, 0);
+    break;
+  case M_CUDA: lua_pushboolean(L, m->cuda_enabled); break;
+  }
   return 1;
 }
-static int l_displacement(lua_State *L) {
-  lua_pushinteger(L, (lua_Integer)gml_checkmat(L, 1, "displacement")->displacement);
-  return 1;
-}
-static int l_dims(lua_State *L) {
-  gml_push_dims(L, gml_checkmat(L, 1, "dims"));
-  return 1;
-}
-static int l_dim(lua_State *L) {
-  gm_mat *m = gml_checkmat(L, 1, "dim");
-  int axis = gml_check_axis(L, 2, "dim", m->rank);
-  lua_pushinteger(L, (lua_Integer)m->dims[axis]);
-  return 1;
-}
-static int l_size(lua_State *L) {
-  lua_pushinteger(L, (lua_Integer)gml_checkmat(L, 1, "size")->size);
-  return 1;
-}
-static int l_max_size(lua_State *L) {
-  lua_pushinteger(L, (lua_Integer)gml_checkmat(L, 1, "max_size")->vec->max_size);
-  return 1;
-}
-static int l_initial_element(lua_State *L) {
-  gm_mat *m = gml_checkmat(L, 1, "initial_element");
-  if (m->vec->has_initial_element)
-    lua_pushnumber(L, m->vec->initial_element);
-  else
-    lua_pushboolean(L, 0);
-  return 1;
-}
-static int l_cuda_enabled(lua_State *L) {
-  lua_pushboolean(L, gml_checkmat(L, 1, "cuda_enabled")->cuda_enabled);
-  return 1;
-}
+
+static const mat_prop_reg mat_props[] = {
+    {{"ctype", l_mat_prop, 1, NULL}, M_CTYPE},
+    {{"displacement", l_mat_prop, 1, NULL}, M_DISPLACEMENT},
+    {{"dims", l_mat_prop, 1, NULL}, M_DIMS},
+    {{"dim", l_mat_prop, 2, NULL}, M_DIM},
+    {{"size", l_mat_prop, 1, NULL}, M_SIZE},
+    {{"max_size", l_mat_prop, 1, NULL}, M_MAX_SIZE},
+    {{"initial_element", l_mat_prop, 1, NULL}, M_INITIAL},
+    {{"cuda_enabled", l_mat_prop, 1, NULL}, M_CUDA},
+};
+
 static int l_set_cuda_enabled(lua_State *L) {
   gm_mat *m = gml_checkmat(L, 1, "set_cuda_enabled");
   if (!lua_isboolean(L, 2))
@@ -387,18 +362,16 @@ static int l_set_cuda_enabled(lua_State *L) {
  * 0-based row-major index.  Errors name argument first+i, or `arg` when
  * non-zero (m[{i, j}] sugar: the subscripts come from the key, arg 2). */
 static void check_subscripts_arg(lua_State *L, gm_mat *m, int first, int n, const char *fn, size_t *k, int arg) {
-  if (n != m->rank) gml_argerror(L, arg ? arg : first, fn, "expected %d subscripts, got %d", m->rank, n);
-  size_t idx = 0;
-  for (int i = 0; i < n; i++) {
-    int isnum, a = arg ? arg : first + i;
-    lua_Integer s = lua_tointegerx(L, first + i, &isnum);
+  long long subs[GM_MAX_RANK];
+  for (int i = 0; n == m->rank && i < n; i++) { /* a wrong count is reported first */
+    int isnum;
+    subs[i] = (long long)lua_tointegerx(L, first + i, &isnum);
     if (!isnum || lua_type(L, first + i) != LUA_TNUMBER)
-      gml_argerror(L, a, fn, "subscript must be an integer, got %s", luaL_typename(L, first + i));
-    if (s < 1 || (size_t)s > m->dims[i])
-      gml_argerror(L, a, fn, "subscript %lld is out of range 1..%zu on axis %d", (long long)s, m->dims[i], i + 1);
-    idx = idx * m->dims[i] + (size_t)(s - 1);
+      gml_argerror(L, arg ? arg : first + i, fn, "subscript must be an integer, got %s", luaL_typename(L, first + i));
   }
-  *k = idx;
+  int bad;
+  if (gm_mat_subscripts_index(m, n, subs, k, &bad) != GM_OK)
+    gml_argerror(L, arg ? arg : first + (bad < 0 ? 0 : bad), fn, "%s", gm_last_error());
 }
 
 static void check_subscripts(lua_State *L, gm_mat *m, int first, int n, const char *fn, size_t *k) {
@@ -764,14 +737,6 @@ void gml_open_mat(lua_State *L, int module_idx) {
       {"replace_", l_replace_, 2, NULL},
       {"free", l_free, 1, NULL},
       {"is_freed", l_is_freed, 1, NULL},
-      {"ctype", l_ctype, 1, NULL},
-      {"displacement", l_displacement, 1, NULL},
-      {"dims", l_dims, 1, NULL},
-      {"dim", l_dim, 2, NULL},
-      {"size", l_size, 1, NULL},
-      {"max_size", l_max_size, 1, NULL},
-      {"initial_element", l_initial_element, 1, NULL},
-      {"cuda_enabled", l_cuda_enabled, 1, NULL},
       {"set_cuda_enabled", l_set_cuda_enabled, 2, NULL},
       {"row_major_index", l_row_major_index, GML_VARARGS, NULL},
       {"coerce_to_ctype", l_coerce_to_ctype, 2, NULL},
@@ -785,6 +750,10 @@ void gml_open_mat(lua_State *L, int module_idx) {
   };
   static const gml_reg *const hot[] = {&mref_reg, &set_reg, &row_major_mref_reg, &set_row_major_reg};
   gml_register(L, module_idx, fns);
+  for (size_t i = 0; i < sizeof mat_props / sizeof mat_props[0]; i++) {
+    gml_push_function(L, &mat_props[i].reg, 0);
+    lua_setfield(L, module_idx, mat_props[i].reg.name);
+  }
   for (size_t i = 0; i < sizeof hot / sizeof hot[0]; i++) {
     gml_push_hot(L, hot[i], 0);
     lua_setfield(L, module_idx, hot[i]->name);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/buffer_args.h"
 #include "../core/context.h"
 #include "../core/mem/runtime.h"
 #include "../core/memspace.h"
@@ -14,23 +15,17 @@
 
 #define GML_CACHE_MT "gpumat.alloc_cache"
 
-static const char *const mem_type_names[] = {"host", "pinned", "device", "managed", NULL};
-
 typedef struct ensure_args {
   gm_mem_type mt;
-  bool has_et;
-  gm_etype et;
-  bool col_major;
-  gm_direction dir;
+  gm_ensure_options o;
 } ensure_args;
 
 static gm_mem_type check_mem_type(lua_State *L, int idx, const char *fn) {
-  const char *s = lua_type(L, idx) == LUA_TSTRING ? lua_tostring(L, idx) : NULL;
-  for (int i = 0; s && mem_type_names[i]; i++)
-    if (strcmp(s, mem_type_names[i]) == 0) return (gm_mem_type)i;
-  gml_argerror(L, idx, fn, "memory type must be \"host\", \"pinned\", \"device\" or \"managed\", got %s",
-               s ? s : luaL_typename(L, idx));
-  return GM_MEM_HOST;
+  /* a type name is never a memory type: the message says what was given */
+  const char *s = lua_type(L, idx) == LUA_TSTRING ? lua_tostring(L, idx) : luaL_typename(L, idx);
+  gm_mem_type mt = GM_MEM_HOST;
+  if (gm_mem_type_parse(s, &mt) != GM_OK) gml_argerror(L, idx, fn, "%s", gm_last_error());
+  return mt;
 }
 
 static void read_ensure_args(lua_State *L, ensure_args *a) {
@@ -38,42 +33,18 @@ static void read_ensure_args(lua_State *L, ensure_args *a) {
   static const char *const opts[] = {"ctype", "element_type", "layout", "direction", NULL};
   a->mt = check_mem_type(L, 2, fn);
   gml_check_options(L, 3, fn, opts);
-  a->has_et = false;
-  const char *keys[] = {"ctype", "element_type"};
-  for (int i = 0; i < 2; i++) {
-    if (!gml_opt_push(L, 3, keys[i])) continue;
-    if (a->has_et) gml_argerror(L, 3, fn, "options 'ctype' and 'element_type' are mutually exclusive");
-    if (lua_type(L, -1) != LUA_TSTRING || gm_etype_parse(lua_tostring(L, -1), &a->et) != 0)
-      gml_argerror(L, 3, fn, "option '%s' must be an element type, got %s", keys[i],
-                   lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1));
-    a->has_et = true;
-    lua_pop(L, 1);
-  }
-  a->col_major = false;
-  if (gml_opt_push(L, 3, "layout")) {
-    const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
-    if (strcmp(s, "col_major") == 0)
-      a->col_major = true;
-    else if (strcmp(s, "row_major") != 0)
-      gml_argerror(L, 3, fn, "option 'layout' must be \"row_major\" or \"col_major\"");
-    lua_pop(L, 1);
-  }
-  a->dir = GM_INPUT;
-  if (gml_opt_push(L, 3, "direction")) {
-    const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
-    if (strcmp(s, "io") == 0)
-      a->dir = GM_IO;
-    else if (strcmp(s, "input") != 0)
-      gml_argerror(L, 3, fn, "option 'direction' must be \"input\" or \"io\"");
-    lua_pop(L, 1);
-  }
+  const char *given[GM_N_ENSURE_OPTIONS]; /* the values stay on the stack while parsed */
+  for (int i = 0; i < GM_N_ENSURE_OPTIONS; i++)
+    given[i] = !gml_opt_push(L, 3, opts[i]) ? NULL
+               : lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1);
+  if (gm_ensure_options_parse(given, &a->o) != GM_OK) gml_argerror(L, 3, fn, "%s", gm_last_error());
 }
 
 static int ensure_buffer(lua_State *L, const ensure_args *a) {
   gml_buffer *nb = gml_newbuffer(L);
   gml_buffer *b = gml_checkbuffer(L, 1, "ensure");
-  gm_etype et = a->has_et ? a->et : b->et;
-  GML_TRY(L, gm_buffer_ensure_view(b, a->mt, gm_current_device(), et, a->col_major, nb), "ensure");
+  gm_etype et = a->o.has_et ? a->o.et : b->et;
+  GML_TRY(L, gm_buffer_ensure_view(b, a->mt, gm_current_device(), et, a->o.col_major, nb), "ensure");
   return 1;
 }
 
@@ -82,8 +53,8 @@ static int ensure_buffer(lua_State *L, const ensure_args *a) {
 static int ensure_mat(lua_State *L, const ensure_args *a) {
   gml_buffer *nb = gml_newbuffer(L);
   gm_mat *m = gml_checkmat(L, 1, "ensure");
-  gm_etype et = a->has_et ? a->et : gm_etype_of_ctype(m->ctype);
-  GML_TRY(L, gm_mat_ensure_view(m, a->mt, gm_current_device(), et, a->col_major, a->dir, nb), "ensure");
+  gm_etype et = a->o.has_et ? a->o.et : gm_etype_of_ctype(m->ctype);
+  GML_TRY(L, gm_mat_ensure_view(m, a->mt, gm_current_device(), et, a->o.col_major, a->o.dir, nb), "ensure");
   return 1;
 }
 
@@ -104,17 +75,14 @@ static int l_mat_from_buffer(lua_State *L) {
   static const char *const opts[] = {"dims", "ctype", "displacement", "cuda_enabled", NULL};
   gml_buffer *b = gml_checkbuffer(L, 1, fn);
   gml_check_options(L, 2, fn, opts);
-  gm_etype et = b->et;
+  bool has_ctype = gml_opt_push(L, 2, "ctype");
+  /* a type name is never a ctype: a value that is no string is refused */
+  const char *want = !has_ctype ? NULL : lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1);
   gm_ctype ct;
-  if (gm_ctype_of_etype(et, &ct) != 0)
-    gml_argerror(L, 1, fn, "element type must be float or double, got %s", gm_etype_name(et));
-  if (gml_opt_push(L, 2, "ctype")) {
-    gm_ctype want;
-    if (lua_type(L, -1) != LUA_TSTRING || gm_ctype_parse(lua_tostring(L, -1), &want) != 0 || want != ct)
-      gml_argerror(L, 2, fn, "option 'ctype' must be the buffer's element type %s", gm_etype_name(et));
-    lua_pop(L, 1);
-  }
-  size_t es = gm_etype_size(et);
+  int bad;
+  if (gm_mat_buffer_ctype(b, want, &ct, &bad) != GM_OK) gml_argerror(L, bad, fn, "%s", gm_last_error());
+  if (has_ctype) lua_pop(L, 1);
+  size_t es = gm_etype_size(b->et);
   int rank = b->rank;
   size_t dims[GM_MAX_RANK];
   memcpy(dims, b->dims, sizeof dims);
@@ -128,7 +96,6 @@ static int l_mat_from_buffer(lua_State *L) {
   o.cuda_enabled = cuda_enabled;
   o.synchronization = gml_settings_of(L)->default_synchronization;
   gm_mat *m;
-  int bad;
   gm_status st = gm_mat_over_buffer(b, rank, dims, disp, &o, &m, &bad);
   if (st == GM_EINVAL && bad) return gml_argerror(L, bad, fn, "%s", gm_last_error());
   GML_TRY(L, st, fn);
@@ -169,15 +136,13 @@ static int l_alloc_cache(lua_State *L) {
 static int l_cache_stats(lua_State *L) {
   gml_cache *c = check_cache(L, 1, "stats");
   gm_cache_stats s = gm_alloc_cache_stats(c->c);
+  static const char *const names[] = {"n_blocks", "n_bytes", "n_hits", "n_misses"};
+  const size_t values[] = {s.n_blocks, s.n_bytes, s.n_hits, s.n_misses};
   lua_createtable(L, 0, 4);
-  lua_pushinteger(L, (lua_Integer)s.n_blocks);
-  lua_setfield(L, -2, "n_blocks");
-  lua_pushinteger(L, (lua_Integer)s.n_bytes);
-  lua_setfield(L, -2, "n_bytes");
-  lua_pushinteger(L, (lua_Integer)s.n_hits);
-  lua_setfield(L, -2, "n_hits");
-  lua_pushinteger(L, (lua_Integer)s.n_misses);
-  lua_setfield(L, -2, "n_misses");
+  for (int i = 0; i < 4; i++) {
+    lua_pushinteger(L, (lua_Integer)values[i]);
+    lua_setfield(L, -2, names[i]);
+  }
   return 1;
 }
 

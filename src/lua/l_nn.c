@@ -64,83 +64,61 @@ static void nn_try(lua_State *L, gm_status st, gm_nn_arg bad, const int *args, c
   gml_raise(L, st, fname);
 }
 
-/* gm.convolve_(x, w, y, opts) */
-static int l_convolve_(lua_State *L) {
-  static const int args[] = {1, 0, 2, 0, 3, 0, 4};
-  const char *fn = "convolve_";
-  gml_guard(L, 4); /* options' metamethods run while the mats are held */
-  gm_mat *x = gml_checkmat(L, 1, fn), *w = gml_checkmat(L, 2, fn), *y = gml_checkmat(L, 3, fn);
-  gml_check_options(L, 4, fn, conv_options);
-  gm_nn_params p;
-  read_params(L, 4, fn, &p);
-  gm_nn_arg bad = GM_NN_NONE;
-  gm_status st = gm_convolve_(x, w, y, &p, &bad);
-  nn_try(L, st, bad, args, fn);
-  lua_settop(L, 3);
-  return 1;
-}
+/* Each op: its mat arguments in order (the operand each one is), whether
+ * it pools, and the arguments it returns (0: none). */
+static const struct nn_op {
+  const char *name;
+  gm_nn_kind kind;
+  int n_mats;
+  gm_nn_arg operand[5];
+  bool pool;
+  int results[2];
+} nn_ops[] = {
+    /* gm.convolve_(x, w, y, opts) -> y */
+    {"convolve_", GM_NN_CONVOLVE, 3, {GM_NN_X, GM_NN_W, GM_NN_Y}, false, {3, 0}},
+    /* gm.derive_convolve_(x, xd, w, wd, yd, opts) -> xd, wd */
+    {"derive_convolve_", GM_NN_DERIVE_CONVOLVE, 5, {GM_NN_X, GM_NN_XD, GM_NN_W, GM_NN_WD, GM_NN_YD}, false, {2, 4}},
+    /* gm.max_pool_(x, y, opts) -> y */
+    {"max_pool_", GM_NN_MAX_POOL, 2, {GM_NN_X, GM_NN_Y}, true, {2, 0}},
+    /* gm.derive_max_pool_(x, xd, y, yd, opts) -> xd */
+    {"derive_max_pool_", GM_NN_DERIVE_MAX_POOL, 4, {GM_NN_X, GM_NN_XD, GM_NN_Y, GM_NN_YD}, true, {2, 0}},
+};
 
-/* gm.derive_convolve_(x, xd, w, wd, yd, opts); returns xd, wd */
-static int l_derive_convolve_(lua_State *L) {
-  static const int args[] = {1, 2, 3, 4, 0, 5, 6};
-  const char *fn = "derive_convolve_";
-  gml_guard(L, 6); /* options' metamethods run while the mats are held */
-  gm_mat *x = gml_checkmat(L, 1, fn), *xd = gml_checkmat(L, 2, fn), *w = gml_checkmat(L, 3, fn);
-  gm_mat *wd = gml_checkmat(L, 4, fn), *yd = gml_checkmat(L, 5, fn);
-  gml_check_options(L, 6, fn, conv_options);
+/* The four ops, one C function (upvalue 1 is its gml_reg, which names the
+ * op): mats first, then the options after them. */
+static int l_nn_op(lua_State *L) {
+  const gml_reg *r = lua_touserdata(L, lua_upvalueindex(1));
+  const struct nn_op *op = &nn_ops[0];
+  while (strcmp(op->name, r->name) != 0) op++;
+  const char *fn = op->name;
+  int io = op->n_mats + 1;
+  gml_guard(L, io); /* options' metamethods run while the mats are held */
+  gm_mat *mats[GM_NN_OPTS] = {NULL};
+  int args[GM_NN_OPTS + 1] = {0}; /* the argument of each operand */
+  for (int i = 0; i < op->n_mats; i++) {
+    mats[op->operand[i]] = gml_checkmat(L, i + 1, fn);
+    args[op->operand[i]] = i + 1;
+  }
+  args[GM_NN_OPTS] = io;
+  gml_check_options(L, io, fn, op->pool ? pool_options : conv_options);
   gm_nn_params p;
-  read_params(L, 6, fn, &p);
+  int64_t pool[2] = {0, 0};
+  read_params(L, io, fn, &p);
+  if (op->pool) read_pool(L, io, fn, pool);
   gm_nn_arg bad = GM_NN_NONE;
-  gm_status st = gm_derive_convolve_(x, xd, w, wd, yd, &p, &bad);
+  gm_status st = gm_nn_run(op->kind, mats, pool, &p, &bad);
   nn_try(L, st, bad, args, fn);
-  lua_pushvalue(L, 2);
-  lua_pushvalue(L, 4);
-  return 2;
-}
-
-/* gm.max_pool_(x, y, opts) */
-static int l_max_pool_(lua_State *L) {
-  static const int args[] = {1, 0, 0, 0, 2, 0, 3};
-  const char *fn = "max_pool_";
-  gml_guard(L, 3); /* options' metamethods run while the mats are held */
-  gm_mat *x = gml_checkmat(L, 1, fn), *y = gml_checkmat(L, 2, fn);
-  gml_check_options(L, 3, fn, pool_options);
-  gm_nn_params p;
-  int64_t pool[2];
-  read_params(L, 3, fn, &p);
-  read_pool(L, 3, fn, pool);
-  gm_nn_arg bad = GM_NN_NONE;
-  gm_status st = gm_max_pool_(x, y, pool, &p, &bad);
-  nn_try(L, st, bad, args, fn);
-  lua_settop(L, 2);
-  return 1;
-}
-
-/* gm.derive_max_pool_(x, xd, y, yd, opts) */
-static int l_derive_max_pool_(lua_State *L) {
-  static const int args[] = {1, 2, 0, 0, 3, 4, 5};
-  const char *fn = "derive_max_pool_";
-  gml_guard(L, 5); /* options' metamethods run while the mats are held */
-  gm_mat *x = gml_checkmat(L, 1, fn), *xd = gml_checkmat(L, 2, fn);
-  gm_mat *y = gml_checkmat(L, 3, fn), *yd = gml_checkmat(L, 4, fn);
-  gml_check_options(L, 5, fn, pool_options);
-  gm_nn_params p;
-  int64_t pool[2];
-  read_params(L, 5, fn, &p);
-  read_pool(L, 5, fn, pool);
-  gm_nn_arg bad = GM_NN_NONE;
-  gm_status st = gm_derive_max_pool_(x, xd, y, yd, pool, &p, &bad);
-  nn_try(L, st, bad, args, fn);
-  lua_settop(L, 2);
-  return 1;
+  lua_pushvalue(L, op->results[0]);
+  if (op->results[1]) lua_pushvalue(L, op->results[1]);
+  return op->results[1] ? 2 : 1;
 }
 
 void gml_open_nn(lua_State *L, int module_idx) {
   static const gml_reg fns[] = {
-      {"convolve_", l_convolve_, 4, NULL},
-      {"derive_convolve_", l_derive_convolve_, 6, NULL},
-      {"max_pool_", l_max_pool_, 3, NULL},
-      {"derive_max_pool_", l_derive_max_pool_, 5, NULL},
+      {"convolve_", l_nn_op, 4, NULL},
+      {"derive_convolve_", l_nn_op, 6, NULL},
+      {"max_pool_", l_nn_op, 3, NULL},
+      {"derive_max_pool_", l_nn_op, 5, NULL},
       {NULL, NULL, 0, NULL},
   };
   gml_register(L, module_idx, fns);

@@ -3,25 +3,16 @@
  * operators are in l_operators.c.  Results are new mats with the input's ctype and
  * cuda_enabled flag, computed on the inputs' place with the BLAS table
  * (core/blas.h), so they work on the device too. */
-#include <math.h>
-
-#include <stdio.h>
-
 #include "../core/blas.h"
 #include "../core/elementwise.h"
-#include "../core/exec.h"
+#include "../core/operands.h"
 #include "l_ew.h"
 
-/* Pushes a new mat (initial element 0, never filled when fully written). */
+/* Pushes a new result mat (core/operands.h). */
 static gm_mat *push_result(lua_State *L, int rank, const size_t *dims, gm_ctype t, bool cuda_enabled,
                            const char *fn) {
-  gm_mat_options o = {0};
-  o.ctype = (int)t;
-  o.has_initial_element = 1;
-  o.cuda_enabled = cuda_enabled;
-  o.synchronization = gml_settings_of(L)->default_synchronization;
   gm_mat *m;
-  GML_TRY(L, gm_mat_new(rank, dims, &o, &m), fn);
+  GML_TRY(L, gm_result_new(rank, dims, t, cuda_enabled, gml_settings_of(L)->default_synchronization, &m), fn);
   gml_pushmat(L, m);
   return m;
 }
@@ -30,13 +21,9 @@ static gm_mat *push_like(lua_State *L, const gm_mat *a, const char *fn) {
   return push_result(L, a->rank, a->dims, a->ctype, a->cuda_enabled, fn);
 }
 
-static void check_2d(lua_State *L, const gm_mat *a, int argn, const char *fn) {
-  if (a->rank != 2) gml_argerror(L, argn, fn, "matrix must be 2-dimensional, has rank %d", a->rank);
-}
-
-static void check_same_ctype(lua_State *L, const gm_mat *a, const gm_mat *b, int argn, const char *fn) {
-  if (a->ctype != b->ctype)
-    gml_argerror(L, argn, fn, "mixed ctypes %s and %s", gm_ctype_name(a->ctype), gm_ctype_name(b->ctype));
+/* A failed operand check (core/operands.h) as the error of argument argn. */
+static void check(lua_State *L, gm_status st, int argn, const char *fn) {
+  if (st != GM_OK) gml_argerror(L, argn, fn, "%s", gm_last_error());
 }
 
 /* gm.copy_mat(a) / a:copy() */
@@ -53,38 +40,26 @@ static size_t check_index(lua_State *L, int argn, size_t n, const char *fn, cons
   lua_Integer i = lua_tointegerx(L, argn, &isnum);
   if (!isnum || lua_type(L, argn) != LUA_TNUMBER)
     gml_argerror(L, argn, fn, "%s must be an integer, got %s", what, luaL_typename(L, argn));
-  if (i < 1 || (lua_Unsigned)i > n)
-    gml_argerror(L, argn, fn, "%s %lld is out of range 1..%zu", what, (long long)i, n);
-  return (size_t)(i - 1);
+  size_t k = 0;
+  check(L, gm_index_arg(i, n, what, &k), argn, fn);
+  return k;
 }
 
-/* gm.copy_row(a, row): row (1-based) of a 2d mat as a new 1d mat */
-static int l_copy_row(lua_State *L) {
-  const char *fn = "copy_row";
-  if (lua_type(L, 2) != LUA_TNUMBER) check_index(L, 2, 0, fn, "row"); /* "got no value" */
+/* gm.copy_row(a, row) / gm.copy_column(a, col): row or column (1-based)
+ * of a 2d mat as a new 1d mat */
+static int copy_line(lua_State *L, const char *fn, const char *what, bool column) {
+  if (lua_type(L, 2) != LUA_TNUMBER) check_index(L, 2, 0, fn, what); /* "got no value" */
   gml_guard(L, 2); /* the result box is allocated while the operands are held */
   gm_mat *a = gml_checkmat(L, 1, fn);
-  check_2d(L, a, 1, fn);
-  size_t r = check_index(L, 2, a->dims[0], fn, "row"), cols = a->dims[1];
-  gm_mat *b = push_result(L, 1, &cols, a->ctype, a->cuda_enabled, fn);
-  gm_submat src = {a, r * cols, cols, false}, dst = {b, 0, cols, false}, none = {NULL, 0, 1, false};
-  GML_TRY(L, gm_geam_(1, src, 0, none, dst, 1, cols), fn);
+  check(L, gm_check_2d(a), 1, fn);
+  size_t i = check_index(L, 2, a->dims[column ? 1 : 0], fn, what), n = a->dims[column ? 0 : 1];
+  gm_mat *b = push_result(L, 1, &n, a->ctype, a->cuda_enabled, fn);
+  GML_TRY(L, gm_copy_line(a, i, column, b), fn);
   return 1;
 }
 
-/* gm.copy_column(a, col): column (1-based) as a new 1d mat */
-static int l_copy_column(lua_State *L) {
-  const char *fn = "copy_column";
-  if (lua_type(L, 2) != LUA_TNUMBER) check_index(L, 2, 0, fn, "column"); /* "got no value" */
-  gml_guard(L, 2); /* the result box is allocated while the operands are held */
-  gm_mat *a = gml_checkmat(L, 1, fn);
-  check_2d(L, a, 1, fn);
-  size_t c = check_index(L, 2, a->dims[1], fn, "column"), rows = a->dims[0];
-  gm_mat *b = push_result(L, 1, &rows, a->ctype, a->cuda_enabled, fn);
-  gm_submat src = {a, c, a->dims[1], false}, dst = {b, 0, 1, false}, none = {NULL, 0, 1, false};
-  GML_TRY(L, gm_geam_(1, src, 0, none, dst, rows, 1), fn);
-  return 1;
-}
+static int l_copy_row(lua_State *L) { return copy_line(L, "copy_row", "row", false); }
+static int l_copy_column(lua_State *L) { return copy_line(L, "copy_column", "column", true); }
 
 /* gm.mat_as_scalar(a): the only element of a size-1 mat */
 static int l_mat_as_scalar(lua_State *L) {
@@ -114,8 +89,7 @@ static int l_scalar_as_mat(lua_State *L) {
 static int l_m_eq(lua_State *L) {
   gm_mat *a = gml_checkmat(L, 1, "m_eq");
   gm_mat *b = gml_checkmat(L, 2, "m_eq");
-  check_same_ctype(L, a, b, 2, "m_eq");
-  if (a->size != b->size) gml_argerror(L, 2, "m_eq", "sizes differ: %zu vs %zu", a->size, b->size);
+  check(L, gm_check_same_size(a, b), 2, "m_eq");
   bool eq;
   GML_TRY(L, gm_m_eq(a, b, &eq), "m_eq");
   lua_pushboolean(L, eq);
@@ -127,11 +101,10 @@ static int l_transpose(lua_State *L) {
   gml_guard(L, 1); /* the result box is allocated while the operands are held */
   const char *fn = "transpose";
   gm_mat *a = gml_checkmat(L, 1, fn);
-  check_2d(L, a, 1, fn);
+  check(L, gm_check_2d(a), 1, fn);
   size_t dims[2] = {a->dims[1], a->dims[0]};
   gm_mat *t = push_result(L, 2, dims, a->ctype, a->cuda_enabled, fn);
-  gm_submat src = {a, 0, a->dims[1], true}, dst = {t, 0, dims[1], false}, none = {NULL, 0, 1, false};
-  GML_TRY(L, gm_geam_(1, src, 0, none, dst, dims[0], dims[1]), fn);
+  GML_TRY(L, gm_transpose_into(a, t), fn);
   return 1;
 }
 
@@ -145,12 +118,10 @@ static int l_m_mul(lua_State *L) {
   gml_check_options(L, 3, fn, opts);
   gm_gemm_args g = {gml_opt_boolean(L, 3, "transpose_a", false, fn), gml_opt_boolean(L, 3, "transpose_b", false, fn),
                     GM_UNSET, GM_UNSET, GM_UNSET, GM_UNSET, GM_UNSET, GM_UNSET};
-  check_2d(L, a, 1, fn);
-  check_2d(L, b, 2, fn);
-  check_same_ctype(L, a, b, 2, fn);
-  size_t k = a->dims[g.transpose_a ? 0 : 1], bk = b->dims[g.transpose_b ? 1 : 0];
-  if (k != bk) gml_argerror(L, 2, fn, "inner dimensions differ: %zu vs %zu", k, bk);
-  size_t dims[2] = {a->dims[g.transpose_a ? 1 : 0], b->dims[g.transpose_b ? 0 : 1]};
+  size_t dims[2];
+  int bad = 0;
+  gm_status st = gm_mmul_dims(a, b, g.transpose_a, g.transpose_b, dims, &bad);
+  check(L, st, bad, fn);
   gm_mat *c = push_result(L, 2, dims, a->ctype, a->cuda_enabled && b->cuda_enabled, fn);
   GML_TRY(L, gm_gemm_(1, a, b, 0, c, g), fn);
   return 1;
@@ -161,12 +132,9 @@ static int add_like(lua_State *L, const char *fn, int ia, int ib, double alpha, 
   gml_guard(L, ia > ib ? ia : ib);
   gm_mat *a = gml_checkmat(L, ia, fn);
   gm_mat *b = gml_checkmat(L, ib, fn);
-  check_same_ctype(L, a, b, ib, fn);
-  if (a->size != b->size) gml_argerror(L, ib, fn, "sizes differ: %zu vs %zu", a->size, b->size);
+  check(L, gm_check_same_size(a, b), ib, fn);
   gm_mat *c = push_result(L, a->rank, a->dims, a->ctype, a->cuda_enabled && b->cuda_enabled, fn);
-  size_t n = a->size;
-  gm_submat ba = {a, 0, n, false}, bb = {b, 0, n, false}, bc = {c, 0, n, false};
-  GML_TRY(L, gm_geam_(alpha, ba, beta, bb, bc, 1, n), fn);
+  GML_TRY(L, gm_add_into(alpha, a, beta, b, c), fn);
   return 1;
 }
 
@@ -178,9 +146,7 @@ static int l_m_sub(lua_State *L) { return add_like(L, "m_sub", 1, 2, 1, -1); }
 static int l_invert(lua_State *L) {
   gml_guard(L, 1); /* the result box is allocated while the operands are held */
   gm_mat *a = gml_checkmat(L, 1, "invert");
-  check_2d(L, a, 1, "invert");
-  if (a->dims[0] != a->dims[1])
-    gml_argerror(L, 1, "invert", "matrix must be square, is %zux%zu", a->dims[0], a->dims[1]);
+  check(L, gm_check_square(a), 1, "invert");
   gm_mat *r = push_like(L, a, "invert");
   GML_TRY(L, gm_invert(a, r), "invert");
   return 1;
@@ -189,9 +155,7 @@ static int l_invert(lua_State *L) {
 /* gm.logdet(a) -> log |det a|, sign (-1, 0 or 1; -inf, 0 when singular) */
 static int l_logdet(lua_State *L) {
   gm_mat *a = gml_checkmat(L, 1, "logdet");
-  check_2d(L, a, 1, "logdet");
-  if (a->dims[0] != a->dims[1])
-    gml_argerror(L, 1, "logdet", "matrix must be square, is %zux%zu", a->dims[0], a->dims[1]);
+  check(L, gm_check_square(a), 1, "logdet");
   double v;
   int sign;
   GML_TRY(L, gm_logdet(a, &v, &sign), "logdet");
@@ -201,16 +165,6 @@ static int l_logdet(lua_State *L) {
 }
 
 /* ---- elementwise functions, out of place (one per GM_UNARY_OPS row) ---- */
-
-/* "2x3" (rank 0: "scalar") */
-static const char *dims_str(const gm_mat *m, char *buf, size_t n) {
-  size_t len = 0;
-  buf[0] = '\0';
-  if (m->rank == 0) return "scalar";
-  for (int i = 0; i < m->rank && len < n; i++)
-    len += (size_t)snprintf(buf + len, n - len, i ? "x%zu" : "%zu", m->dims[i]);
-  return buf;
-}
 
 /* The `out` option at idx: the stack index of that mat (pinned; checked
  * against x), or a new mat like x pushed on the stack. */
@@ -226,15 +180,7 @@ static int result_for(lua_State *L, int idx, const char *fn, gm_mat *x) {
   gml_pin(L, out);
   gm_mat *y = ((gml_mat *)lua_touserdata(L, out))->m;
   if (!y) gml_argerror(L, idx, fn, "option 'out' is a freed mat");
-  if (y->ctype != x->ctype)
-    gml_argerror(L, idx, fn, "option 'out' is %s but x is %s", gm_ctype_name(y->ctype), gm_ctype_name(x->ctype));
-  bool same = y->rank == x->rank;
-  for (int i = 0; same && i < x->rank; i++) same = y->dims[i] == x->dims[i];
-  char xd[GM_MAX_RANK * 24], yd[GM_MAX_RANK * 24];
-  if (!same)
-    gml_argerror(L, idx, fn, "option 'out' has dims %s but x has %s", dims_str(y, yd, sizeof yd),
-                 dims_str(x, xd, sizeof xd));
-  if (y != x && gm_mats_overlap(x, y)) gml_argerror(L, idx, fn, "option 'out' shares storage with x");
+  check(L, gm_check_out_like(x, y), idx, fn);
   return out;
 }
 

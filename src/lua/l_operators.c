@@ -15,8 +15,7 @@
  * operand re-taken and checked to still have that shape. */
 #include <string.h>
 
-#include "../core/blas.h"
-#include "../core/elementwise.h"
+#include "../core/operands.h"
 #include "l_broadcast.h"
 #include "util.h"
 
@@ -36,13 +35,8 @@ static gm_mat *new_like(lua_State *L, int idx, const char *fn, gm_mat **a) {
   size_t dims[GM_MAX_RANK];
   memcpy(dims, m->dims, sizeof dims);
   gm_ctype t = m->ctype;
-  gm_mat_options o = {0};
-  o.ctype = (int)t;
-  o.has_initial_element = 1;
-  o.cuda_enabled = m->cuda_enabled;
-  o.synchronization = gml_settings_of(L)->default_synchronization;
   gm_mat *r;
-  GML_TRY(L, gm_mat_new(rank, dims, &o, &r), fn);
+  GML_TRY(L, gm_result_new(rank, dims, t, m->cuda_enabled, gml_settings_of(L)->default_synchronization, &r), fn);
   gml_pushmat(L, r); /* may run finalizers: m is not used from here on */
   *a = gml_checkmat(L, idx, fn);
   if ((*a)->ctype != t || (*a)->size != r->size)
@@ -53,9 +47,7 @@ static gm_mat *new_like(lua_State *L, int idx, const char *fn, gm_mat **a) {
 /* New mat := scale * a + shift (elementwise), a the mat at idx. */
 static int affine(lua_State *L, int idx, double scale, double shift, const char *fn) {
   gm_mat *a, *r = new_like(L, idx, fn, &a);
-  GML_TRY(L, gm_copy_(a, r, a->size, 1, 1), fn);
-  if (scale != 1) GML_TRY(L, gm_scal_(scale, r, r->size, 1), fn);
-  if (shift != 0) GML_TRY(L, gm_add_scalar_(shift, r), fn);
+  GML_TRY(L, gm_affine_into(a, scale, shift, r), fn);
   return 1;
 }
 
@@ -73,25 +65,6 @@ static int op_pow(lua_State *L) { return broadcast_op(L, GM_BC_POW, "__pow"); }
 
 static int op_unm(lua_State *L) { return affine(L, 1, -1, 0, "__unm"); }
 
-/* c := a b; a vector b (1-d) and c are taken as one-column matrices. */
-static gm_status matmul(gm_mat *a, gm_mat *b, gm_mat *c) {
-  gm_gemm_args g = {false, false, GM_UNSET, GM_UNSET, GM_UNSET, GM_UNSET, GM_UNSET, GM_UNSET};
-  if (b->rank == 2) return gm_gemm_(1, a, b, 0, c, g);
-  size_t bd[2] = {b->dims[0], 1}, cd[2] = {c->dims[0], 1};
-  gm_mat *bv = NULL, *cv = NULL;
-  gm_status st = gm_mat_view(b, 2, bd, b->displacement, &bv);
-  if (st == GM_OK) { /* b may be a strided view: keep its step */
-    bv->strides[0] = b->strides[0];
-    bv->strides[1] = 1;
-    bv->contiguous = b->contiguous;
-    st = gm_mat_view(c, 2, cd, c->displacement, &cv);
-  }
-  if (st == GM_OK) st = gm_gemm_(1, a, bv, 0, cv, g);
-  gm_mat_free(bv);
-  gm_mat_free(cv);
-  return st;
-}
-
 /* a * b: the matrix product (a 2-d; b 2-d, or 1-d for matrix x vector
  * with a 1-d result); s * m, m * s scale. */
 static int op_mul(lua_State *L) {
@@ -101,23 +74,14 @@ static int op_mul(lua_State *L) {
   check_operand(L, 2, fn);
   if (is_number(L, 1)) return affine(L, 2, lua_tonumber(L, 1), 0, fn);
   if (is_number(L, 2)) return affine(L, 1, lua_tonumber(L, 2), 0, fn);
-  gm_mat *a = gml_checkmat(L, 1, fn), *b = gml_checkmat(L, 2, fn);
-  if (a->rank != 2) gml_argerror(L, 1, fn, "matrix must be 2-dimensional, has rank %d", a->rank);
-  if (b->rank != 2 && b->rank != 1) gml_argerror(L, 2, fn, "matrix must be 2-dimensional, has rank %d", b->rank);
-  if (a->ctype != b->ctype)
-    gml_argerror(L, 2, fn, "mixed ctypes %s and %s", gm_ctype_name(a->ctype), gm_ctype_name(b->ctype));
-  if (a->dims[1] != b->dims[0])
-    gml_argerror(L, 2, fn, "inner dimensions differ: %zu vs %zu", a->dims[1], b->dims[0]);
-  size_t dims[2] = {a->dims[0], b->rank == 2 ? b->dims[1] : 1};
-  gm_mat_options o = {0};
-  o.ctype = (int)a->ctype;
-  o.has_initial_element = 1;
-  o.cuda_enabled = a->cuda_enabled && b->cuda_enabled;
-  o.synchronization = gml_settings_of(L)->default_synchronization;
-  gm_mat *c;
-  GML_TRY(L, gm_mat_new(b->rank, dims, &o, &c), fn);
+  gm_mat *a = gml_checkmat(L, 1, fn), *b = gml_checkmat(L, 2, fn), *c;
+  size_t dims[2];
+  int rank, bad = 0;
+  if (gm_matmul_dims(a, b, &rank, dims, &bad) != GM_OK) gml_argerror(L, bad, fn, "%s", gm_last_error());
+  gm_sync sync = gml_settings_of(L)->default_synchronization;
+  GML_TRY(L, gm_result_new(rank, dims, a->ctype, a->cuda_enabled && b->cuda_enabled, sync, &c), fn);
   gml_pushmat(L, c);
-  GML_TRY(L, matmul(a, b, c), fn);
+  GML_TRY(L, gm_matmul(a, b, c), fn);
   return 1;
 }
 

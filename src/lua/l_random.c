@@ -3,6 +3,7 @@
  * a Philox stream: key and next block, see src/core/random.h). */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "../core/random.h"
 #include "util.h"
@@ -33,34 +34,38 @@ static gm_random_state *opt_state(lua_State *L, int idx, const char *fname) {
   return s;
 }
 
-/* gm.uniform_random_(m, {limit = 1, state}) */
-static int l_uniform_random_(lua_State *L) {
-  const char *fn = "uniform_random_";
-  if (!lua_isnoneornil(L, 2)) gml_guard(L, 2);
-  static const char *const opts[] = {"limit", "state", NULL};
-  gm_mat *m = gml_checkmat(L, 1, fn);
-  gml_check_options(L, 2, fn, opts);
-  double limit = gml_opt_number(L, 2, "limit", 1, fn);
-  gm_random_state *s = opt_state(L, 2, fn);
-  if (gm_random_check_limit(m->ctype, limit) != GM_OK) gml_argerror(L, 2, fn, "%s", gm_last_error());
-  GML_TRY(L, gm_uniform_random(m, limit, s), fn);
-  lua_settop(L, 1);
-  return 1;
-}
+/* The destructive fills: m, then options that are numbers (in the
+ * order of the core's parameters) and a state. */
+static const struct fill_op {
+  const char *name;
+  gm_random_fill_kind kind;
+  const char *const opts[4];
+  double defaults[2];
+} fills[] = {
+    /* gm.uniform_random_(m, {limit = 1, state}) */
+    {"uniform_random_", GM_FILL_UNIFORM, {"limit", "state", NULL}, {1, 0}},
+    /* gm.gaussian_random_(m, {mean = 0, stddev = 1, state}) */
+    {"gaussian_random_", GM_FILL_GAUSSIAN, {"mean", "stddev", "state", NULL}, {0, 1}},
+    /* gm.orthogonal_random_(m, {scale = 1, state}) */
+    {"orthogonal_random_", GM_FILL_ORTHOGONAL, {"scale", "state", NULL}, {1, 0}},
+};
 
-/* gm.gaussian_random_(m, {mean = 0, stddev = 1, state}) */
-static int l_gaussian_random_(lua_State *L) {
-  const char *fn = "gaussian_random_";
+/* The three fills, one C function (upvalue 1 is its gml_reg, which names
+ * the fill). */
+static int l_fill(lua_State *L) {
+  const gml_reg *r = lua_touserdata(L, lua_upvalueindex(1));
+  const struct fill_op *op = &fills[0];
+  while (strcmp(op->name, r->name) != 0) op++;
+  const char *fn = op->name;
   if (!lua_isnoneornil(L, 2)) gml_guard(L, 2);
-  static const char *const opts[] = {"mean", "stddev", "state", NULL};
   gm_mat *m = gml_checkmat(L, 1, fn);
-  gml_check_options(L, 2, fn, opts);
-  double mean = gml_opt_number(L, 2, "mean", 0, fn);
-  double stddev = gml_opt_number(L, 2, "stddev", 1, fn);
+  gml_check_options(L, 2, fn, op->opts);
+  double p[2] = {op->defaults[0], op->defaults[1]};
+  for (int i = 0; strcmp(op->opts[i], "state") != 0; i++) p[i] = gml_opt_number(L, 2, op->opts[i], p[i], fn);
   gm_random_state *s = opt_state(L, 2, fn);
-  if (gm_random_check_gaussian(m->ctype, mean, stddev) != GM_OK)
-    gml_argerror(L, 2, fn, "%s", gm_last_error());
-  GML_TRY(L, gm_gaussian_random(m, mean, stddev, s), fn);
+  bool bad_m;
+  if (gm_random_fill_check(op->kind, m, p, &bad_m) != GM_OK) gml_argerror(L, bad_m ? 1 : 2, fn, "%s", gm_last_error());
+  GML_TRY(L, gm_random_fill(op->kind, m, p, s), fn);
   lua_settop(L, 1);
   return 1;
 }
@@ -96,21 +101,6 @@ static int l_mv_gaussian_random(lua_State *L) {
   gm_mat *out;
   GML_TRY(L, gm_mv_gaussian_random(means, cov, s, &o, &out), fn);
   gml_pushmat(L, out);
-  return 1;
-}
-
-/* gm.orthogonal_random_(m, {scale = 1, state}) */
-static int l_orthogonal_random_(lua_State *L) {
-  const char *fn = "orthogonal_random_";
-  if (!lua_isnoneornil(L, 2)) gml_guard(L, 2);
-  static const char *const opts[] = {"scale", "state", NULL};
-  gm_mat *m = gml_checkmat(L, 1, fn);
-  gml_check_options(L, 2, fn, opts);
-  double scale = gml_opt_number(L, 2, "scale", 1, fn);
-  gm_random_state *s = opt_state(L, 2, fn);
-  if (m->rank != 2) gml_argerror(L, 1, fn, "matrix (rank 2) expected, got rank %d", m->rank);
-  GML_TRY(L, gm_orthogonal_random(m, scale, s), fn);
-  lua_settop(L, 1);
   return 1;
 }
 
@@ -163,8 +153,8 @@ static int state_eq(lua_State *L) {
 
 void gml_open_random(lua_State *L, int module_idx) {
   static const gml_reg fns[] = {
-      {"uniform_random_", l_uniform_random_, 2, NULL}, {"gaussian_random_", l_gaussian_random_, 2, NULL},
-      {"mv_gaussian_random", l_mv_gaussian_random, 1, NULL}, {"orthogonal_random_", l_orthogonal_random_, 2, NULL},
+      {"uniform_random_", l_fill, 2, NULL}, {"gaussian_random_", l_fill, 2, NULL},
+      {"mv_gaussian_random", l_mv_gaussian_random, 1, NULL}, {"orthogonal_random_", l_fill, 2, NULL},
       {"seed", l_seed, 1, NULL}, {"random_state", l_random_state, 0, NULL},
       {"set_random_state", l_set_random_state, 1, NULL}, {"copy_random_state", l_copy_random_state, 1, NULL},
       {NULL, NULL, 0, NULL}};

@@ -10,8 +10,7 @@
  *     (the column's max subtracted); softmax keeps m's dims and may write
  *     into m itself.
  * All run where the mat lives (core/reduce_axis.h, core/reduce.h). */
-#include "../core/reduce.h"
-#include "../core/exec.h"
+#include "../core/operands.h"
 #include "../core/reduce_axis.h"
 #include "util.h"
 
@@ -23,13 +22,12 @@ typedef struct ax_args {
 } ax_args;
 
 static int check_axis_arg(lua_State *L, int rank, const char *fn) {
-  int isnum;
+  int isnum, axis;
   lua_Integer a = lua_tointegerx(L, 2, &isnum);
   if (!isnum || lua_type(L, 2) != LUA_TNUMBER)
     gml_argerror(L, 2, fn, "axis must be an integer, got %s", luaL_typename(L, 2));
-  lua_Integer r = a < 0 ? a + rank + 1 : a;
-  if (r < 1 || r > rank) gml_argerror(L, 2, fn, "axis %lld is out of range 1..%d (or -%d..-1)", (long long)a, rank, rank);
-  return (int)r - 1;
+  if (gm_reduce_axis_arg(a, rank, &axis) != GM_OK) gml_argerror(L, 2, fn, "%s", gm_last_error());
+  return axis;
 }
 
 /* Reads every argument (the guard pins m and out while options are read). */
@@ -57,56 +55,31 @@ static ax_args read_args(lua_State *L, int op, const char *fn) {
   return a;
 }
 
-static void dims_text(char *buf, size_t n, int rank, const size_t *dims) {
-  size_t k = 0;
-  buf[0] = 0;
-  for (int a = 0; a < rank && k < n; a++) k += (size_t)snprintf(buf + k, n - k, a ? "x%zu" : "%zu", dims[a]);
-  if (rank == 0) snprintf(buf, n, "scalar");
-}
-
-/* The result mat: `out` checked against the result's dims and ctype, or a
- * new mat pushed on the stack. */
+/* The result mat (core/reduce_axis.h): `out` checked, or a new mat, pushed. */
 static gm_mat *result_mat(lua_State *L, gm_mat *x, const ax_args *a, int op, const char *fn) {
   size_t dims[GM_MAX_RANK];
-  int rank = gm_reduce_axis_dims(x, a->axis, op, a->keepdims, dims);
-  gm_ctype t = gm_reduce_axis_ctype(x, op);
-  if (a->out_idx) {
-    gm_mat *out = gml_checkmat(L, a->out_idx, fn);
-    bool same = out->rank == rank;
-    for (int k = 0; same && k < rank; k++) same = out->dims[k] == dims[k];
-    char want[96], got[96];
-    dims_text(want, sizeof want, rank, dims);
-    dims_text(got, sizeof got, out->rank, out->dims);
-    if (!same) gml_argerror(L, 3, fn, "out has dims %s, the result has %s", got, want);
-    if (out->ctype != t)
-      gml_argerror(L, 3, fn, "out has ctype %s, the result is %s", gm_ctype_name(out->ctype), gm_ctype_name(t));
-    bool in_place = op == GM_AX_SOFTMAX && gm_reduce_axis_same_view(x, out);
-    if (!in_place && gm_mats_overlap(x, out)) gml_argerror(L, 3, fn, "out shares storage with the input");
+  int rank, bad = 0;
+  gm_mat *out = a->out_idx ? gml_checkmat(L, a->out_idx, fn) : NULL;
+  gm_status st = gm_reduce_axis_result(x, a->axis, op, a->keepdims, out, &rank, dims, &bad);
+  if (st != GM_OK) gml_argerror(L, bad, fn, "%s", gm_last_error());
+  if (out) {
     lua_pushvalue(L, a->out_idx);
     return out;
   }
-  gm_mat_options o = {.ctype = (int)t, .has_initial_element = 1, .cuda_enabled = x->cuda_enabled,
-                      .synchronization = gml_settings_of(L)->default_synchronization};
   gm_mat *m;
-  GML_TRY(L, gm_mat_new(rank, dims, &o, &m), fn);
+  gm_sync sync = gml_settings_of(L)->default_synchronization;
+  GML_TRY(L, gm_result_new(rank, dims, gm_reduce_axis_ctype(x, op), x->cuda_enabled, sync, &m), fn);
   gml_pushmat(L, m);
   return m;
 }
 
+/* m reduced as a whole to a Lua number (argmax/argmin: an integer). */
 static int whole(lua_State *L, gm_mat *m, int op, int ddof, const char *fn) {
-  if (m->size == 0 && gm_ax_is_extreme(op)) gml_argerror(L, 1, fn, "the mat is empty");
   double v;
-  if (op == GM_AX_SUM || op == GM_AX_MAX || op == GM_AX_MIN) {
-    gm_reduce_op r = op == GM_AX_SUM ? GM_REDUCE_SUM : op == GM_AX_MAX ? GM_REDUCE_MAX : GM_REDUCE_MIN;
-    GML_TRY(L, gm_reduce(m, r, &v), fn);
-  } else if (op == GM_AX_MEAN) {
-    size_t n = m->size;
-    if (n == 0) gml_argerror(L, 1, fn, "the mat is empty");
-    GML_TRY(L, gm_reduce(m, GM_REDUCE_SUM, &v), fn);
-    v /= (double)n;
-  } else {
-    GML_TRY(L, gm_reduce_whole(m, op, ddof, &v), fn);
-  }
+  int bad = 0;
+  gm_status st = gm_reduce_all(m, op, ddof, &v, &bad);
+  if (st != GM_OK && bad) gml_argerror(L, bad, fn, "%s", gm_last_error());
+  GML_TRY(L, st, fn);
   if (gm_ax_is_arg(op))
     lua_pushinteger(L, (lua_Integer)v);
   else
@@ -114,47 +87,34 @@ static int whole(lua_State *L, gm_mat *m, int op, int ddof, const char *fn) {
   return 1;
 }
 
-static int reduce(lua_State *L, int op) {
+/* gm.OP(m, axis, opts); the op is upvalue 1 */
+static int reduce(lua_State *L) {
+  int op = (int)lua_tointeger(L, gml_upvalueindex(1));
   const char *fn = gm_reduce_axis_name(op);
   ax_args a = read_args(L, op, fn);
   gm_mat *x = gml_checkmat(L, 1, fn);
   if (a.axis < 0) return whole(L, x, op, a.ddof, fn);
-  if (x->dims[a.axis] == 0 && gm_ax_is_extreme(op)) gml_argerror(L, 2, fn, "axis %d is empty", a.axis + 1);
   gm_mat *y = result_mat(L, x, &a, op, fn);
   GML_TRY(L, gm_reduce_axis(x, a.axis, op, a.ddof, y), fn);
   return 1;
 }
 
-static int l_sum(lua_State *L) { return reduce(L, GM_AX_SUM); }
-static int l_mean(lua_State *L) { return reduce(L, GM_AX_MEAN); }
-static int l_prod(lua_State *L) { return reduce(L, GM_AX_PROD); }
-static int l_max(lua_State *L) { return reduce(L, GM_AX_MAX); }
-static int l_min(lua_State *L) { return reduce(L, GM_AX_MIN); }
-static int l_var(lua_State *L) { return reduce(L, GM_AX_VAR); }
-static int l_std(lua_State *L) { return reduce(L, GM_AX_STD); }
-static int l_argmax(lua_State *L) { return reduce(L, GM_AX_ARGMAX); }
-static int l_argmin(lua_State *L) { return reduce(L, GM_AX_ARGMIN); }
-static int l_logsumexp(lua_State *L) { return reduce(L, GM_AX_LOGSUMEXP); }
-static int l_softmax(lua_State *L) { return reduce(L, GM_AX_SOFTMAX); }
+/* One registration per op (the arity check names it), static storage. */
+static gml_reg regs[GM_AX_N_OPS];
 
 void gml_open_reduce_axis(lua_State *L, int module_idx) {
-  /* (m, axis, opts): three arguments, self first for the methods */
-  static const gml_reg fns[] = {
-      {"sum", l_sum, 3, NULL},
-      {"mean", l_mean, 3, NULL},
-      {"prod", l_prod, 3, NULL},
-      {"max", l_max, 3, NULL},
-      {"min", l_min, 3, NULL},
-      {"var", l_var, 3, NULL},
-      {"std", l_std, 3, NULL},
-      {"argmax", l_argmax, 3, NULL},
-      {"argmin", l_argmin, 3, NULL},
-      {"logsumexp", l_logsumexp, 3, NULL},
-      {"softmax", l_softmax, 3, NULL},
-      {NULL, NULL, 0, NULL}};
-  gml_register(L, module_idx, fns);
+  module_idx = lua_absindex(L, module_idx);
   luaL_getmetatable(L, GML_MAT_MT);
   lua_getfield(L, -1, "__methods");
-  gml_register(L, -1, fns);
+  int methods = lua_gettop(L);
+  for (int op = 0; op < GM_AX_N_OPS; op++) {
+    /* (m, axis, opts): three arguments, self first for the methods */
+    regs[op] = (gml_reg){gm_reduce_axis_name(op), reduce, 3, NULL};
+    lua_pushinteger(L, op);
+    gml_push_function(L, &regs[op], 1);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, module_idx, regs[op].name);
+    lua_setfield(L, methods, regs[op].name);
+  }
   lua_pop(L, 2);
 }

@@ -2,53 +2,42 @@
  * storage, destructive shaping changes the view.  Displacements are
  * absolute offsets into the storage (not indices); the row of
  * reshape_to_row_matrix_ is a 1-based index. */
-#include "../core/view.h"
+#include "../core/shaping.h"
+#include "../core/view_args.h"
 #include "util.h"
-
-/* Checks that dims at arg dims_arg with displacement d fit m's storage;
- * the error names the argument that made it not fit. */
-static void check_fits(lua_State *L, const gm_mat *m, int rank, const size_t *dims, size_t d, int arg,
-                       const char *fn) {
-  size_t size;
-  if (gm_dims_size(rank, dims, &size) != GM_OK) gml_argerror(L, arg, fn, "%s", gm_last_error());
-  size_t max_size = m->vec->max_size;
-  if (d > max_size || size > max_size - d)
-    gml_argerror(L, arg, fn, "displacement %zu + size %zu exceeds max_size %zu", d, size, max_size);
-}
 
 static size_t check_displacement(lua_State *L, int arg, const char *fn) {
   return gml_check_size(L, arg, fn, "displacement");
 }
 
-static int push_view(lua_State *L, gm_mat *m, int rank, const size_t *dims, size_t d, const char *fn) {
-  gm_mat *v;
-  GML_TRY(L, gm_mat_view(m, rank, dims, d, &v), fn);
-  gml_pushmat(L, v);
+/* Raises a failed gm_shape_apply: a strided mat names argument 1, a shape
+ * that does not fit names fit_arg (the dims or the displacement). */
+static void check_shaped(lua_State *L, gm_status st, int bad, int fit_arg, const char *fn) {
+  if (st != GM_OK && bad) gml_argerror(L, bad == GM_SHAPE_BAD_MAT ? 1 : fit_arg, fn, "%s", gm_last_error());
+  GML_TRY(L, st, fn);
+}
+
+/* m shaped (core/shaping.h) and pushed: a new view, or m itself in place. */
+static int shape(lua_State *L, gm_mat *m, int rank, const size_t *dims, size_t d, bool in_place, int fit_arg,
+                 const char *fn) {
+  gm_mat *v = NULL;
+  int bad = 0;
+  gm_status st = gm_shape_apply(m, rank, dims, d, in_place, &v, &bad);
+  check_shaped(L, st, bad, fit_arg, fn);
+  if (in_place) lua_settop(L, 1);
+  else gml_pushmat(L, v);
   return 1;
 }
 
-static int reshape_in_place(lua_State *L, gm_mat *m, int rank, const size_t *dims, size_t d, const char *fn) {
-  GML_TRY(L, gm_mat_reshape_and_displace_(m, rank, dims, d), fn);
-  lua_settop(L, 1);
-  return 1;
-}
-
-/* MGL's shaping places a row-major block at a displacement: a strided
- * view has no such block. */
+/* A strided view cannot be shaped (core/shaping.h). */
 static void check_contiguous(lua_State *L, const gm_mat *m, const char *fn) {
-  if (m->contiguous) return;
-  char d[160], s[160];
-  gm_dims_text(m->rank, m->dims, d, sizeof d);
-  gm_strides_text(m, s, sizeof s);
-  gml_argerror(L, 1, fn, "a non-contiguous %s view (strides %s) cannot be reshaped or displaced; use m:contiguous() first", d, s);
+  if (gm_check_shapable(m) != GM_OK) gml_argerror(L, 1, fn, "%s", gm_last_error());
 }
 
 /* The mat argument; destructive shaping is refused while a running call
  * holds the mat (util.h, "Binding rule"). */
 static gm_mat *take(lua_State *L, const char *fn, bool destructive) {
-  gm_mat *m = destructive ? gml_checkmat_shapable(L, 1, fn) : gml_checkmat(L, 1, fn);
-  check_contiguous(L, m, fn);
-  return m;
+  return destructive ? gml_checkmat_shapable(L, 1, fn) : gml_checkmat(L, 1, fn);
 }
 
 /* gm.reshape_and_displace(m, dims, d) and the destructive variant */
@@ -56,9 +45,7 @@ static int reshape_and_displace(lua_State *L, const char *fn, bool destructive) 
   size_t dims[GM_MAX_RANK]; /* read first: a dims list's metamethods run Lua */
   int rank = gml_check_dims(L, 2, fn, dims);
   size_t d = check_displacement(L, 3, fn);
-  gm_mat *m = take(L, fn, destructive);
-  check_fits(L, m, rank, dims, d, 3, fn);
-  return destructive ? reshape_in_place(L, m, rank, dims, d, fn) : push_view(L, m, rank, dims, d, fn);
+  return shape(L, take(L, fn, destructive), rank, dims, d, destructive, 3, fn);
 }
 
 static int l_reshape_and_displace(lua_State *L) {
@@ -74,19 +61,12 @@ static int l_reshape_and_displace_(lua_State *L) {
 static int reshape(lua_State *L, const char *fn, bool destructive) {
   size_t dims[GM_MAX_RANK];
   int infer, rank = gml_check_reshape_dims(L, 2, fn, dims, &infer);
-  gm_mat *m = destructive ? gml_checkmat_shapable(L, 1, fn) : gml_checkmat(L, 1, fn);
+  gm_mat *m = take(L, fn, destructive);
   if (!destructive && (!m->contiguous || infer >= 0)) return gml_reshape_view(L, m, rank, dims, infer, fn);
-  check_contiguous(L, m, fn);
-  if (infer >= 0) { /* reshape_ with -1: the dims of m's elements */
-    size_t p = 1;
-    for (int i = 0; i < rank; i++) p = i == infer ? p : p * dims[i];
-    if (p == 0 || m->size % p != 0)
-      gml_argerror(L, 2, fn, "cannot infer dimension %d: %zu elements do not divide into %zu", infer + 1, m->size, p);
-    dims[infer] = m->size / p;
-  }
-  check_fits(L, m, rank, dims, m->displacement, 2, fn);
-  return destructive ? reshape_in_place(L, m, rank, dims, m->displacement, fn)
-                     : push_view(L, m, rank, dims, m->displacement, fn);
+  check_contiguous(L, m, fn); /* before the -1: a strided mat's error first */
+  /* reshape_ with -1: the dims of m's elements */
+  if (gm_dims_infer(rank, dims, infer, m->size) != GM_OK) gml_argerror(L, 2, fn, "%s", gm_last_error());
+  return shape(L, m, rank, dims, m->displacement, destructive, 2, fn);
 }
 
 static int l_reshape(lua_State *L) { return reshape(L, "reshape", false); }
@@ -96,8 +76,7 @@ static int l_reshape_(lua_State *L) { return reshape(L, "reshape_", true); }
 static int displace(lua_State *L, const char *fn, bool destructive) {
   size_t d = check_displacement(L, 2, fn);
   gm_mat *m = take(L, fn, destructive);
-  check_fits(L, m, m->rank, m->dims, d, 2, fn);
-  return destructive ? reshape_in_place(L, m, m->rank, m->dims, d, fn) : push_view(L, m, m->rank, m->dims, d, fn);
+  return shape(L, m, m->rank, m->dims, d, destructive, 2, fn);
 }
 
 static int l_displace(lua_State *L) { return displace(L, "displace", false); }
@@ -108,17 +87,16 @@ static int l_displace_(lua_State *L) { return displace(L, "displace_", true); }
 static int l_reshape_to_row_matrix_(lua_State *L) {
   const char *fn = "reshape_to_row_matrix_";
   gm_mat *m = gml_checkmat_shapable(L, 1, fn);
-  check_contiguous(L, m, fn);
-  if (m->rank != 2) gml_argerror(L, 1, fn, "mat must be 2d, got rank %d", m->rank);
-  int isnum;
+  size_t dims[2], d;
+  int isnum, bad;
   lua_Integer row = lua_tointegerx(L, 2, &isnum);
-  if (!isnum || lua_type(L, 2) != LUA_TNUMBER)
-    gml_argerror(L, 2, fn, "row must be an integer, got %s", luaL_typename(L, 2));
-  if (row < 1 || (size_t)row > m->dims[0])
-    gml_argerror(L, 2, fn, "row %lld is out of range 1..%zu", (long long)row, m->dims[0]);
-  size_t dims[2] = {1, m->dims[1]};
-  size_t d = m->displacement + (size_t)(row - 1) * m->dims[1];
-  return reshape_in_place(L, m, 2, dims, d, fn);
+  bool is_int = isnum && lua_type(L, 2) == LUA_TNUMBER;
+  /* the mat's errors come before the row's (its range needs the mat) */
+  gm_status st = gm_row_matrix_args(m, is_int ? row : 1, dims, &d, &bad);
+  if (st != GM_OK && bad == 1) gml_argerror(L, 1, fn, "%s", gm_last_error());
+  if (!is_int) gml_argerror(L, 2, fn, "row must be an integer, got %s", luaL_typename(L, 2));
+  if (st != GM_OK) gml_argerror(L, 2, fn, "%s", gm_last_error());
+  return shape(L, m, 2, dims, d, true, 2, fn);
 }
 
 /* core.with_shape_apply(m, dims, d, fn) -> old dims, old displacement:
@@ -132,40 +110,18 @@ static int l_with_shape_apply(lua_State *L) {
   size_t d = lua_isnil(L, 3) ? 0 : check_displacement(L, 3, fn);
   if (lua_type(L, 4) != LUA_TFUNCTION) gml_argerror(L, 4, fn, "function expected, got %s", luaL_typename(L, 4));
   gm_mat *m = gml_checkmat_shapable(L, 1, fn);
-  check_contiguous(L, m, fn);
   if (lua_isnil(L, 2)) {
     rank = m->rank;
     for (int i = 0; i < rank; i++) dims[i] = m->dims[i];
   }
   if (lua_isnil(L, 3)) d = m->displacement;
-  check_fits(L, m, rank, dims, d, lua_isnil(L, 3) ? 2 : 3, fn);
   gm_mat old = *m; /* the old shape, pushed after m's last use */
-  GML_TRY(L, gm_mat_reshape_and_displace_(m, rank, dims, d), fn);
+  int bad = 0;
+  gm_status st = gm_shape_apply(m, rank, dims, d, true, NULL, &bad);
+  check_shaped(L, st, bad, lua_isnil(L, 3) ? 2 : 3, fn);
   gml_push_dims(L, &old);
   lua_pushinteger(L, (lua_Integer)old.displacement);
   return 2;
-}
-
-static bool any_facet_watched(gm_vec *v) {
-  for (int f = 0; f < GM_N_FACETS; f++) {
-    gm_facet info;
-    if (gm_vec_facet_info(v, (gm_facet_name)f, &info) && info.n_watchers > 0) return true;
-  }
-  return false;
-}
-
-/* A fresh mat like m (ctype, initial element, flags) with the new shape. */
-static gm_mat *new_like(lua_State *L, const gm_mat *m, int rank, const size_t *dims, size_t d, const char *fn) {
-  gm_mat_options o = {0};
-  o.ctype = (int)m->ctype;
-  o.displacement = d;
-  o.has_initial_element = m->vec->has_initial_element;
-  o.initial_element = m->vec->initial_element;
-  o.cuda_enabled = m->cuda_enabled;
-  o.synchronization = m->vec->synchronization;
-  gm_mat *n;
-  GML_TRY(L, gm_mat_new(rank, dims, &o, &n), fn);
-  return n;
 }
 
 /* gm.adjust_(m, dims, d, {destroy_old = true}): reshapes m in place when
@@ -179,22 +135,15 @@ static int l_adjust_(lua_State *L) {
   size_t d = check_displacement(L, 3, fn);
   gml_check_options(L, 4, fn, opts);
   bool destroy_old = gml_opt_boolean(L, 4, "destroy_old", true, fn);
-  gm_mat *m = gml_checkmat_shapable(L, 1, fn);
+  gm_mat *m = gml_checkmat_shapable(L, 1, fn), *fresh;
   check_contiguous(L, m, fn);
-  size_t size;
-  if (gm_dims_size(rank, dims, &size) != GM_OK) gml_argerror(L, 2, fn, "%s", gm_last_error());
-  if (d <= m->vec->max_size && size <= m->vec->max_size - d) return reshape_in_place(L, m, rank, dims, d, fn);
-  if (destroy_old && any_facet_watched(m->vec))
-    return gml_error(L, "%s: cannot destroy the old mat while one of its facets is being accessed", fn);
-  gm_mat *n = new_like(L, m, rank, dims, d, fn);
-  if (destroy_old) { /* before the push, whose allocation may free m */
-    gm_status st = gm_vec_destroy_all(m->vec);
-    if (st != GM_OK) {
-      gm_mat_free(n);
-      gml_raise(L, st, fn);
-    }
-  }
-  gml_pushmat(L, n);
+  int bad = 0;
+  /* m's facets go before the push, whose allocation may free m */
+  gm_status st = gm_mat_adjust_(m, rank, dims, d, destroy_old, &fresh, &bad);
+  if (st != GM_OK && bad) gml_argerror(L, bad, fn, "%s", gm_last_error());
+  GML_TRY(L, st, fn);
+  if (!fresh) lua_settop(L, 1);
+  else gml_pushmat(L, fresh);
   return 1;
 }
 

@@ -11,33 +11,21 @@
 
 GM_EXPORT int luaopen_gpumat_core(lua_State *L);
 
+/* The areas, opened in this order: later ones add methods to tables
+ * that earlier ones made (the mat metatable of l_mat.c). */
+static void (*const areas[])(lua_State *L, int module_idx) = {
+    gml_open_util,        gml_open_settings,     gml_open_mat,       gml_open_elementwise,
+    gml_open_nn,          gml_open_random,       gml_open_io,        gml_open_print,
+    gml_open_shape,       gml_open_view,         gml_open_facet,     gml_open_matdebug,
+    gml_open_blas,        gml_open_nondestructive, gml_open_cuda,    gml_open_buffer,
+    gml_open_memspace,    gml_open_operators,    gml_open_broadcast, gml_open_reduce_axis,
+    gml_open_constructors, gml_open_kernel,      gml_open_emukern,
+};
+
 int luaopen_gpumat_core(lua_State *L) {
   lua_newtable(L);
   int mod = lua_gettop(L);
-  gml_open_util(L, mod);
-  gml_open_settings(L, mod);
-  gml_open_mat(L, mod);
-  gml_open_elementwise(L, mod);
-  gml_open_nn(L, mod);
-  gml_open_random(L, mod);
-  gml_open_io(L, mod);
-  gml_open_print(L, mod);
-  gml_open_shape(L, mod);
-  gml_open_view(L, mod);
-  gml_open_facet(L, mod);
-  gml_open_matdebug(L, mod);
-  gml_open_blas(L, mod);
-  gml_open_nondestructive(L, mod);
-  gml_open_cuda(L, mod);
-  gml_open_buffer(L, mod);
-  gml_open_memspace(L, mod);
-  gml_open_operators(L, mod);
-  gml_open_broadcast(L, mod);
-  gml_open_peek(L, mod);
-  gml_open_reduce_axis(L, mod);
-  gml_open_constructors(L, mod);
-  gml_open_kernel(L, mod);
-  gml_open_emukern(L, mod);
+  for (size_t i = 0; i < sizeof areas / sizeof areas[0]; i++) areas[i](L, mod);
   lua_pushstring(L, GPUMAT_VERSION);
   lua_setfield(L, mod, "version");
   return 1;

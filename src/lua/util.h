@@ -15,6 +15,7 @@
 
 #include "../core/deferred.h"
 #include "../core/mat.h"
+#include "../core/settings.h"
 
 #define GML_MAT_MT "gpumat.mat"
 
@@ -157,20 +158,10 @@ int gml_check_axis(lua_State *L, int idx, const char *fname, int rank);
 
 /* The binding's settings (gm.default_ctype etc.), one set per Lua state:
  * two lua_States of one application configure gpumat independently, and
- * a coroutine shares its state's settings (one registry).  Process-wide
- * flags of the core (gm_cuda_enabled ...) are not here: l_settings.c. */
-typedef struct gml_settings {
-  gm_ctype default_ctype;
-  bool print_mat, print_mat_facets;
-  lua_Integer print_max_elements;
-  bool mat_headers;
-  bool default_mat_cuda_enabled;
-  gm_sync default_synchronization;
-  int cuda_default_device_id;
-  lua_Integer cuda_default_random_seed;
-  lua_Integer cuda_default_n_random_states;
-  bool syncing_cuda_facets_safe;
-} gml_settings;
+ * a coroutine shares its state's settings (one registry).  The model
+ * (fields, defaults, rules) and the process-wide flags are the core's:
+ * src/core/settings.h. */
+typedef gm_settings gml_settings;
 /* L's settings: a userdata in the registry, made by luaopen_gpumat_core
  * (gml_open_settings) with the defaults; a registry lookup, so callers on
  * a hot path fetch it once. */
@@ -262,7 +253,6 @@ void gml_open_cuda(lua_State *L, int module_idx);
 void gml_open_cuda_sync(lua_State *L, int module_idx);
 void gml_open_operators(lua_State *L, int module_idx);
 void gml_open_broadcast(lua_State *L, int module_idx);
-void gml_open_peek(lua_State *L, int module_idx);
 void gml_open_reduce_axis(lua_State *L, int module_idx);
 void gml_open_constructors(lua_State *L, int module_idx);
 void gml_open_kernel(lua_State *L, int module_idx);

@@ -472,3 +472,24 @@ gm_status gm_emulated_device_init(gm_device *d) {
   }
   return st;
 }
+
+gm_status gm_emulated_parse_last_error(const char *value, int *err) {
+  if (strcmp(value, "none") == 0)
+    *err = GM_EMU_ERR_NONE;
+  else if (strcmp(value, "out_of_memory") == 0)
+    *err = GM_EMU_ERR_OOM;
+  else
+    return gm_fail(GM_EINVAL, "option 'last_error' must be \"none\" or \"out_of_memory\", got %s", value);
+  return GM_OK;
+}
+
+const char *gm_emulated_last_error_name(int err) {
+  return err == GM_EMU_ERR_OOM ? "out_of_memory" : "none";
+}
+
+gm_status gm_emulated_parse_lazy(const char *value, int *mode) {
+  if (strcmp(value, "lazy") != 0)
+    return gm_fail(GM_EINVAL, "option 'async' must be true, false or \"lazy\", got %s", value);
+  *mode = GM_EMU_LAZY;
+  return GM_OK;
+}

@@ -42,6 +42,15 @@ const struct gm_blas_ops *gm_emulated_blas_ops(const struct gm_blas_ops *host);
  * stream (blas.c). */
 void gm_emulated_blas_queued(struct gm_blas_ops *ops);
 
+/* The test controls' names: last_error "none" or "out_of_memory" (value
+ * may be the embedding's name of a non-string's type, for the message),
+ * and the name of a last_error value. */
+gm_status gm_emulated_parse_last_error(const char *value, int *err);
+const char *gm_emulated_last_error_name(int err);
+/* async "lazy" as a string option (true and false are the embedding's
+ * booleans: GM_EMU_ASYNC, GM_EMU_INLINE); value as above. */
+gm_status gm_emulated_parse_lazy(const char *value, int *mode);
+
 /* d must be an emulated device; in may be NULL (query only). */
 gm_status gm_emulated_control(gm_device *d, const gm_emulated_control_in *in, gm_emulated_state *out);
 

@@ -1,0 +1,15 @@
+/* Arithmetic sequences written into a mat (gm.range, gm.linspace): the
+ * values a Lua numeric for visits, computed in double and stored in the
+ * mat's ctype, without a Lua table of them. */
+#ifndef GM_CORE_SEQUENCE_H
+#define GM_CORE_SEQUENCE_H
+
+#include "mat.h"
+
+/* Element k of m := first + k * step, or with accumulate the running sum
+ * first + step + step ... (what a numeric for with float operands
+ * visits); has_last: last replaces the final element, so an inclusive
+ * end is exact. */
+gm_status gm_mat_fill_sequence(gm_mat *m, double first, double step, bool accumulate, bool has_last, double last);
+
+#endif
