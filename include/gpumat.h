@@ -150,6 +150,25 @@ GM_API gm_status gm_mat_wrap(void *data, int ctype, int rank, const size_t *dims
 GM_API gm_status gm_mat_begin_access(gm_mat *m, gm_facet_name facet, gm_direction direction, void **ptr);
 GM_API gm_status gm_mat_end_access(gm_mat *m, gm_facet_name facet);
 
+/* with_facets for C: several facets (of one or more mats) accessed at
+ * once, all or none.  specs[i] names a mat, a facet and a direction;
+ * ptrs[i] receives its pointer.  Every facet but GM_FACET_FOREIGN needs an
+ * active context on a device (GM_ESTATE otherwise); at most 64 specs.
+ * When one access fails, those already made are ended and its status is
+ * returned (*out untouched).  A cuda pointer is ready for kernels on any
+ * stream (gpumat's queued work on it is waited for), and gm_facets_end
+ * waits for the device, so gpumat's next operations see what was written.
+ * The accesses hold the storage: the mats may be freed before
+ * gm_facets_end, which ends them last first and frees the handle. */
+typedef struct gm_facet_spec {
+  gm_mat *mat;
+  gm_facet_name facet;
+  gm_direction direction;
+} gm_facet_spec;
+typedef struct gm_access gm_access;
+GM_API gm_status gm_facets_begin(const gm_facet_spec *specs, int n, void **ptrs, gm_access **out);
+GM_API void gm_facets_end(gm_access *a);
+
 /* Options of gm_cuda_begin; zero-initialise (or pass NULL) for defaults. */
 typedef struct gm_cuda_options {
   int disabled;          /* nonzero: a context with cuda disabled (ops on the host) */

@@ -1,8 +1,9 @@
 /* The core's scoped-facet models without Lua: gm_access (several facets
- * watched all or none, released last first), gm_syncing
- * (with_syncing_cuda_facets' lists, locks and end) and the deferred-free
- * queue (a pinned mat is freed when its frame closes, not when released).
- * Storage is a wrapped array whose release callback counts the frees.
+ * watched all or none, released last first) and its public form
+ * gm_facets_begin/end, gm_syncing (with_syncing_cuda_facets' lists,
+ * locks and end) and the deferred-free queue (a pinned mat is freed when
+ * its frame closes, not when released).  Storage is a wrapped array whose
+ * release callback counts the frees.
  *
  * Exits 0 when every check passes and prints each failure. */
 #include <stdio.h>
@@ -31,6 +32,18 @@ static gm_mat *wrapped(double *data, double base) {
   size_t n = N;
   gm_mat *m = NULL;
   CHECK(gm_mat_wrap(data, 1 /* double */, 1, &n, count_release, NULL, &m) == GM_OK);
+  return m;
+}
+
+/* A host mat of N doubles, element i = base + i. */
+static gm_mat *host_mat(double base) {
+  gm_mat_options o = {0};
+  o.ctype = 1; /* double */
+  o.cuda_enabled = 1;
+  size_t n = N;
+  gm_mat *m = NULL;
+  CHECK(gm_mat_new(1, &n, &o, &m) == GM_OK);
+  for (size_t i = 0; m && i < N; i++) CHECK(gm_mat_put(m, i, base + (double)i) == GM_OK);
   return m;
 }
 
@@ -81,6 +94,49 @@ static void test_access_all_or_none(void) {
   CHECK(n_released == 2);
 }
 
+/* The public form (include/gpumat.h): gm_facets_begin/end. */
+static void test_facets_public(void) {
+  double da[N], db[N];
+  gm_mat *a = wrapped(da, 0), *b = wrapped(db, 100);
+  gm_facet_spec specs[2] = {{a, GM_FACET_FOREIGN, GM_OUTPUT}, {b, GM_FACET_FOREIGN, GM_INPUT}};
+  void *p[2] = {NULL, NULL};
+  gm_access *acc = NULL;
+  gm_vec_sync_lock(b->vec, true);
+  CHECK(gm_facets_begin(specs, 2, p, &acc) == GM_ESTATE && acc == NULL);
+  CHECK(watchers(a, GM_FACET_FOREIGN) == 0 && atomic_load(&a->vec->refcount) == 1);
+  gm_vec_sync_lock(b->vec, false);
+  CHECK(gm_facets_begin(specs, 2, p, &acc) == GM_OK && acc != NULL);
+  CHECK(p[0] == (void *)da && p[1] == (void *)db);
+  CHECK(watchers(a, GM_FACET_FOREIGN) == 1 && watchers(b, GM_FACET_FOREIGN) == 1);
+  gm_facets_end(acc);
+  CHECK(watchers(a, GM_FACET_FOREIGN) == 0 && watchers(b, GM_FACET_FOREIGN) == 0);
+  specs[1].facet = GM_FACET_CUDA; /* no context: refused before anything is watched */
+  CHECK(gm_facets_begin(specs, 2, p, &acc) == GM_ESTATE);
+  CHECK(watchers(a, GM_FACET_FOREIGN) == 0);
+  CHECK(gm_facets_begin(specs, 65, p, &acc) == GM_EINVAL);
+  specs[1].mat = NULL;
+  CHECK(gm_facets_begin(specs, 2, p, &acc) == GM_EINVAL);
+  CHECK(strcmp(gm_last_error(), "gm_facets_begin: specs[1].mat is NULL") == 0);
+  gm_mat_free(a);
+  gm_mat_free(b);
+}
+
+/* A cuda pointer and a host pointer at once on the emulated device; the
+ * device copy holds what the host wrote before. */
+static void test_facets_device(void) {
+  gm_mat *a = host_mat(0), *b = host_mat(100);
+  gm_facet_spec specs[2] = {{a, GM_FACET_CUDA, GM_INPUT}, {b, GM_FACET_FOREIGN, GM_IO}};
+  void *p[2] = {NULL, NULL};
+  gm_access *acc = NULL;
+  CHECK(gm_facets_begin(specs, 2, p, &acc) == GM_OK);
+  CHECK(p[0] != NULL && p[1] != NULL && gm_vec_facet_up_to_date(a->vec, GM_FACET_CUDA));
+  CHECK(watchers(a, GM_FACET_CUDA) == 1 && watchers(b, GM_FACET_FOREIGN) == 1);
+  gm_mat_free(a); /* the access holds the storage until it ends */
+  gm_facets_end(acc);
+  CHECK(watchers(b, GM_FACET_FOREIGN) == 0);
+  gm_mat_free(b);
+}
+
 static void test_access_device(void) {
   struct gm_device *dev = (struct gm_device *)1;
   CHECK(gm_access_device(GM_FACET_FOREIGN, &dev) == GM_OK && dev == NULL);
@@ -103,18 +159,6 @@ static void test_syncing_disjoint(void) {
   CHECK(s.dev == NULL && gm_syncing_end(&s) == GM_OK);
   gm_mat_free(a);
   gm_mat_free(b);
-}
-
-/* A host mat of N doubles, element i = base + i. */
-static gm_mat *host_mat(double base) {
-  gm_mat_options o = {0};
-  o.ctype = 1; /* double */
-  o.cuda_enabled = 1;
-  size_t n = N;
-  gm_mat *m = NULL;
-  CHECK(gm_mat_new(1, &n, &o, &m) == GM_OK);
-  for (size_t i = 0; m && i < N; i++) CHECK(gm_mat_put(m, i, base + (double)i) == GM_OK);
-  return m;
 }
 
 /* On the emulated device: to_cuda gets its cuda facet, everything listed
@@ -193,11 +237,13 @@ static void test_deferred_hook(void) {
 int main(void) {
   test_access_all_or_none();
   test_access_device();
+  test_facets_public();
   test_syncing_disjoint();
   gm_context c;
   gm_context_options o = gm_test_emulated_options(0);
   CHECK(gm_context_enter(&c, &o) == GM_OK);
   test_syncing_device();
+  test_facets_device();
   CHECK(gm_context_exit(&c) == GM_OK);
   test_deferred_pins();
   test_deferred_hook();

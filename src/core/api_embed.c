@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "access.h"
 #include "context.h"
 #include "mat.h"
 
@@ -77,6 +78,45 @@ gm_status gm_mat_end_access(gm_mat *m, gm_facet_name facet) {
   gm_mat_unwatch(m, facet, open_stack[i].dir);
   n_open--;
   return GM_OK;
+}
+
+/* ---- several facets at once: a gm_access (access.h) on the heap ---- */
+
+static gm_status check_spec(const gm_facet_spec *sp, int i) {
+  if (!sp->mat) return gm_fail(GM_EINVAL, "gm_facets_begin: specs[%d].mat is NULL", i);
+  if ((int)sp->facet < 0 || sp->facet >= GM_N_FACETS)
+    return gm_fail(GM_EINVAL, "gm_facets_begin: specs[%d]: bad facet %d", i, (int)sp->facet);
+  if ((int)sp->direction < 0 || sp->direction > GM_IO)
+    return gm_fail(GM_EINVAL, "gm_facets_begin: specs[%d]: bad direction %d", i, (int)sp->direction);
+  return GM_OK;
+}
+
+gm_status gm_facets_begin(const gm_facet_spec *specs, int n, void **ptrs, gm_access **out) {
+  if (!out || (n > 0 && (!specs || !ptrs))) return gm_fail(GM_EINVAL, "gm_facets_begin: NULL argument");
+  if (n < 0 || n > GM_ACCESS_MAX)
+    return gm_fail(GM_EINVAL, "gm_facets_begin: n must be in 0..%d, got %d", GM_ACCESS_MAX, n);
+  struct gm_device *devs[GM_ACCESS_MAX];
+  for (int i = 0; i < n; i++) {
+    GM_TRY(check_spec(&specs[i], i));
+    GM_TRY(gm_access_device(specs[i].facet, &devs[i]));
+  }
+  gm_access *a = malloc(gm_access_size(n));
+  if (!a) return gm_fail(GM_ENOMEM, "out of host memory");
+  gm_access_init(a, n);
+  for (int i = 0; i < n; i++) (void)gm_access_add(a, specs[i].mat, specs[i].facet, specs[i].direction, devs[i]);
+  gm_status st = gm_access_watch_all(a, ptrs);
+  if (st != GM_OK) {
+    free(a); /* watch_all released what it had watched */
+    return st;
+  }
+  *out = a;
+  return GM_OK;
+}
+
+void gm_facets_end(gm_access *a) {
+  if (!a) return;
+  gm_access_release(a);
+  free(a);
 }
 
 /* ---- contexts: gm_cuda_begin's contexts on this thread, innermost last,
