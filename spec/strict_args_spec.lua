@@ -82,7 +82,7 @@ describe("strict arguments", function()
       -- l_reduce_axis.c: m:sum(1) is the sum along axis 1 now (it used to
       -- return the total); (axis, opts) is all it takes
       { "bad argument #4 to 'sum' (no value expected)", function() return m:sum(1, {}, 1) end },
-      -- l_shape.c: m:reshape(2, 3) used to make a 2-element view; it is the
+      -- l_shaping.c: m:reshape(2, 3) used to make a 2-element view; it is the
       -- dims {2, 3} now (the strided views contract), a list takes nothing after
       { "bad argument #3 to 'reshape' (no value expected)", function() return m:reshape({ 2, 3 }, 1) end },
       { "bad argument #3 to 'reshape_' (no value expected)", function() return m:reshape_(2, 3) end },
@@ -107,7 +107,7 @@ describe("strict arguments", function()
       { "bad argument #3 to 'uniform_random_' (no value expected)", function() return m:uniform_random_({}, 1) end },
       { "bad argument #3 to 'load_npy' (no value expected)", function() return gm.load_npy("x.npy", {}, 1) end },
       { "bad argument #2 to 'facets' (no value expected)", function() return m:facets(1) end },
-      -- l_cuda.c, l_memspace.c, l_buffer.c
+      -- l_context.c, l_memspace.c, l_buffer.c
       { "bad argument #2 to 'cuda_room' (no value expected)", function() return gm.cuda_room({}, 1) end },
       { "bad argument #1 to 'counters' (no value expected)", function() return gm.counters(1) end },
       { "bad argument #2 to 'stats' (no value expected)", function() return gm.alloc_cache():stats(1) end },

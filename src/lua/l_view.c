@@ -112,7 +112,7 @@ static int l_view(lua_State *L) {
 }
 
 /* gm.reshape's forms for a non-contiguous mat or with -1: what view does
- * (called by l_shape.c's reshape; dims read by it). */
+ * (called by l_shaping.c's reshape; dims read by it). */
 int gml_reshape_view(lua_State *L, gm_mat *m, int rank, size_t *dims, int infer, const char *fn) {
   if (gm_dims_infer(rank, dims, infer, m->size) != GM_OK) gml_argerror(L, 2, fn, "%s", gm_last_error());
   gm_mat *v = NULL;

@@ -14,12 +14,29 @@ GM_EXPORT int luaopen_gpumat_core(lua_State *L);
 /* The areas, opened in this order: later ones add methods to tables
  * that earlier ones made (the mat metatable of l_mat.c). */
 static void (*const areas[])(lua_State *L, int module_idx) = {
-    gml_open_util,        gml_open_settings,     gml_open_mat,       gml_open_elementwise,
-    gml_open_nn,          gml_open_random,       gml_open_io,        gml_open_print,
-    gml_open_shape,       gml_open_view,         gml_open_facet,     gml_open_matdebug,
-    gml_open_blas,        gml_open_nondestructive, gml_open_cuda,    gml_open_buffer,
-    gml_open_memspace,    gml_open_operators,    gml_open_broadcast, gml_open_reduce_axis,
-    gml_open_constructors, gml_open_kernel,      gml_open_emukern,
+    gml_open_util,
+    gml_open_settings,
+    gml_open_mat,
+    gml_open_elementwise,
+    gml_open_nn,
+    gml_open_random,
+    gml_open_io,
+    gml_open_format,
+    gml_open_shaping,
+    gml_open_view,
+    gml_open_facet,
+    gml_open_matdebug,
+    gml_open_blas,
+    gml_open_nondestructive,
+    gml_open_context,
+    gml_open_buffer,
+    gml_open_memspace,
+    gml_open_operators,
+    gml_open_broadcast,
+    gml_open_reduce_axis,
+    gml_open_constructors,
+    gml_open_kernel,
+    gml_open_emukern,
 };
 
 int luaopen_gpumat_core(lua_State *L) {

@@ -233,8 +233,8 @@ void gml_open_elementwise(lua_State *L, int module_idx);
 void gml_open_nn(lua_State *L, int module_idx);
 void gml_open_random(lua_State *L, int module_idx);
 void gml_open_io(lua_State *L, int module_idx);
-void gml_open_print(lua_State *L, int module_idx);
-void gml_open_shape(lua_State *L, int module_idx);
+void gml_open_format(lua_State *L, int module_idx);
+void gml_open_shaping(lua_State *L, int module_idx);
 void gml_open_view(lua_State *L, int module_idx);
 /* l_view.c: m[{...}] and m[{...}] = x when the subscripts (at 3.. for a
  * read, 4.. for a write with the value at 3) are not one element. */
@@ -249,8 +249,8 @@ void gml_open_matdebug(lua_State *L, int module_idx);
 void gml_open_emukern(lua_State *L, int module_idx);
 void gml_open_blas(lua_State *L, int module_idx);
 void gml_open_nondestructive(lua_State *L, int module_idx);
-void gml_open_cuda(lua_State *L, int module_idx);
-void gml_open_cuda_sync(lua_State *L, int module_idx);
+void gml_open_context(lua_State *L, int module_idx);
+void gml_open_syncing(lua_State *L, int module_idx);
 void gml_open_operators(lua_State *L, int module_idx);
 void gml_open_broadcast(lua_State *L, int module_idx);
 void gml_open_reduce_axis(lua_State *L, int module_idx);

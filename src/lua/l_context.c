@@ -398,7 +398,7 @@ static int l_cuda_room(lua_State *L) {
   return 1;
 }
 
-void gml_open_cuda(lua_State *L, int module_idx) {
+void gml_open_context(lua_State *L, int module_idx) {
   static const gml_reg fns[] = {
       {"cuda_context", l_cuda_context, 4, NULL}, {"cuda_available", l_cuda_available, 1, NULL},
       {"use_cuda_p", l_use_cuda_p, GML_VARARGS, NULL},     {"device_count", l_device_count, 0, NULL},
@@ -412,5 +412,5 @@ void gml_open_cuda(lua_State *L, int module_idx) {
   if (luaL_newmetatable(L, GML_CONTEXT_MT)) gml_register(L, -1, meta);
   lua_pop(L, 1);
   gml_register(L, module_idx, fns);
-  gml_open_cuda_sync(L, module_idx);
+  gml_open_syncing(L, module_idx);
 }

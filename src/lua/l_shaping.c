@@ -147,7 +147,7 @@ static int l_adjust_(lua_State *L) {
   return 1;
 }
 
-void gml_open_shape(lua_State *L, int module_idx) {
+void gml_open_shaping(lua_State *L, int module_idx) {
   static const gml_reg fns[] = {
       {"reshape_and_displace", l_reshape_and_displace, 3, NULL},
       {"reshape_and_displace_", l_reshape_and_displace_, 3, NULL},

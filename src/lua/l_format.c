@@ -60,7 +60,7 @@ static int l_format_grid(lua_State *L) {
   return push_text(L, text); /* the mat is not used from here on */
 }
 
-void gml_open_print(lua_State *L, int module_idx) {
+void gml_open_format(lua_State *L, int module_idx) {
   static const gml_reg text_meta[] = {{"__gc", l_text_gc, 1, NULL}, {NULL, NULL, 0, NULL}};
   luaL_newmetatable(L, TEXT_MT);
   gml_register(L, -1, text_meta);

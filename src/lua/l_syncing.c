@@ -69,7 +69,7 @@ static int l_syncing_gc(lua_State *L) {
   return 0;
 }
 
-void gml_open_cuda_sync(lua_State *L, int module_idx) {
+void gml_open_syncing(lua_State *L, int module_idx) {
   static const gml_reg fns[] = {{"syncing_cuda_facets", l_syncing_begin, 3, NULL}, {NULL, NULL, 0, NULL}};
   static const gml_reg meta[] = {{"__close", l_syncing_close, 2, NULL}, {"__gc", l_syncing_gc, 1, NULL},
                                  {NULL, NULL, 0, NULL}};
