@@ -11,40 +11,75 @@ local tree = require "source_tree"
 local read = tree.read
 
 -- The text with comments, string and character literals and preprocessor
--- lines blanked out (newlines kept, so line numbers stay right).
+-- lines blanked out (newlines kept, so line numbers stay right).  It
+-- jumps from one special character to the next and copies the code
+-- between them whole: the suite also runs under a collector that works on
+-- every allocation, where a string per character takes minutes.
+local function blank(text) return (text:gsub("[^\n]", " ")) end
+
+-- The end of the token that starts at i (a directive, comment or
+-- literal), or nil when the character at i starts none.
+local function special_end(s, i, line_start)
+  local c, n = s:sub(i, i), #s
+  if c == "#" and line_start then -- a directive and its continuations
+    local j = i
+    repeat
+      local e = s:find("\n", j, true) or n + 1
+      j = e + 1
+      if s:sub(e - 1, e - 1) ~= "\\" then return e - 1 end
+    until j > n
+    return n
+  elseif c == "/" and s:sub(i + 1, i + 1) == "*" then
+    return (s:find("*/", i + 2, true) or n - 1) + 1
+  elseif c == "/" and s:sub(i + 1, i + 1) == "/" then
+    return (s:find("\n", i, true) or n + 1) - 1
+  elseif c == '"' or c == "'" then
+    local j = i + 1
+    while true do
+      local p = s:find(c == '"' and '[\\"]' or "[\\']", j)
+      if not p then return n end
+      if s:sub(p, p) ~= "\\" then return p end
+      j = p + 2
+    end
+  end
+end
+
 local function code_only(s)
   local out, i, n = {}, 1, #s
-  local function blank(text) return (text:gsub("[^\n]", " ")) end
-  local line_start = true
+  local line_start = true -- only blanks since the last newline
   while i <= n do
-    local c, two = s:sub(i, i), s:sub(i, i + 1)
-    local j
-    if line_start and s:match("^[ \t]*#", i) then -- a directive and its continuations
-      j = i
-      repeat
-        local e = s:find("\n", j, true) or n + 1
-        local cont = s:sub(e - 1, e - 1) == "\\"
-        j = e + 1
-      until not cont or j > n
-      j = j - 2
-    elseif two == "/*" then
-      j = (s:find("*/", i + 2, true) or n - 1) + 1
-    elseif two == "//" then
-      j = (s:find("\n", i, true) or n + 1) - 1
-    elseif c == '"' or c == "'" then
-      j = i + 1
-      while j <= n and s:sub(j, j) ~= c do j = j + (s:sub(j, j) == "\\" and 2 or 1) end
-    end
-    if j then
-      out[#out + 1] = blank(s:sub(i, j))
-      i = j + 1
+    local j = s:find("[\n#/\"']", i) or n + 1
+    local plain = s:sub(i, j - 1)
+    out[#out + 1] = plain
+    if plain:find("\n", 1, true) then line_start = plain:match("\n[ \t]*$") ~= nil
+    elseif plain:find("%S") then line_start = false end
+    if j > n then break end
+    local e = special_end(s, j, line_start)
+    if e then
+      out[#out + 1] = blank(s:sub(j, e))
+      i = e + 1
     else
+      local c = s:sub(j, j)
       out[#out + 1] = c
-      i = i + 1
-      if c == "\n" then line_start = true elseif not c:match("%s") then line_start = false end
+      line_start = c == "\n" or (line_start and c ~= "#" and c ~= "/")
+      i = j + 1
     end
   end
   return table.concat(out)
+end
+
+-- What the head before a brace at file level opens: a "scope" (namespace,
+-- extern "C"), a "function" (a parameter list, not a type or an
+-- initializer) or "other".
+local function head_kind(h)
+  h = h:gsub("%s+", " ")
+  if h:match("^%s*namespace") or h:match("^%s*extern%s*$") or h:match('^%s*extern "') then return "scope" end
+  if h:find("(", 1, true) and not h:match("^%s*typedef") and not h:match("^%s*struct")
+    and not h:match("^%s*enum") and not h:match("^%s*union") and not h:match("=%s*$")
+    and not h:match("^[^(]*=") then
+    return "function", h:match("([%w_:~]+)%s*%(") or "?"
+  end
+  return "other"
 end
 
 -- {name, first line, lines} of every top-level function definition: a
@@ -52,44 +87,36 @@ end
 -- head that has a parameter list and is not a type or an initializer.
 local function functions(src)
   local code = code_only(src)
-  local found, stack, head, head_line, line = {}, {}, "", nil, 1
+  local found, stack, line = {}, {}, 1
+  local head_start, head_line = 1, 1 -- where the current head begins, and its line
   local open_fn -- {name, line}
-  for i = 1, #code do
-    local c = code:sub(i, i)
-    if c == "\n" then line = line + 1 end
-    local top = #stack == 0 or stack[#stack] == "scope"
-    if c == "{" then
-      if top and not open_fn then
-        local h = head:gsub("%s+", " ")
-        if h:match("^%s*namespace") or h:match('^%s*extern%s*$') or h:match("^%s*extern \"") then
-          stack[#stack + 1] = "scope"
-        elseif h:find("(", 1, true) and not h:match("^%s*typedef") and not h:match("^%s*struct")
-          and not h:match("^%s*enum") and not h:match("^%s*union") and not h:match("=%s*$")
-          and not (h:match("^[^(]*=")) then
-          open_fn = { name = h:match("([%w_:~]+)%s*%(") or "?", line = head_line or line }
-          stack[#stack + 1] = "function"
-        else
-          stack[#stack + 1] = "other"
+  local i = 1
+  while true do
+    local j = code:find("[{};\n]", i)
+    if not j then break end
+    local c = code:sub(j, j)
+    local top = not open_fn and (#stack == 0 or stack[#stack] == "scope")
+    if c == "\n" then
+      line = line + 1
+    elseif c == "{" then
+      local kind, name = "other", nil
+      if top then
+        local h = code:sub(head_start, j - 1)
+        kind, name = head_kind(h)
+        if kind == "function" then
+          local lead = h:match("^%s*")
+          open_fn = { name = name, line = head_line + select(2, lead:gsub("\n", "")) }
         end
-      else
-        stack[#stack + 1] = "other"
       end
-      head, head_line = "", nil
+      stack[#stack + 1] = kind
     elseif c == "}" then
-      local kind = table.remove(stack)
-      if kind == "function" then
+      if table.remove(stack) == "function" then
         found[#found + 1] = { open_fn.name, open_fn.line, line - open_fn.line + 1 }
         open_fn = nil
       end
-      head, head_line = "", nil
-    elseif top and not open_fn then
-      if c == ";" then
-        head, head_line = "", nil
-      else
-        if not head_line and not c:match("%s") then head_line = line end
-        head = head .. c
-      end
     end
+    if c ~= "\n" and (c ~= ";" or top) then head_start, head_line = j + 1, line end
+    i = j + 1
   end
   return found
 end
