@@ -183,44 +183,38 @@ dim3 grid_for(size_t outer, size_t len, size_t inner, unsigned lanes) {
   return g;
 }
 
-// Stream-ordered scratch; devices without memory pools use cudaMalloc.
-cudaError_t scratch_alloc(void **p, size_t bytes, cudaStream_t s, bool *async) {
-  *async = true;
-  cudaError_t err = cudaMallocAsync(p, bytes, s);
-  if (err != cudaErrorNotSupported) return err;
-  (void)cudaGetLastError();
-  *async = false;
-  return cudaMalloc(p, bytes);
+// The merge of n_parts partial accumulators per output, in order, into y,
+// and for softmax the elements written from the merged accumulators.
+// Shared by the split form and the slot form.
+void merge_parts(int ctype, int op, int ddof, size_t n_out, size_t len, size_t inner, size_t n_parts,
+                 gm_axacc *parts, const void *x, void *y, cudaStream_t s) {
+  gm_launch m(n_out, s), w(n_out * len, s);
+#define LAUNCH(T)                                                                                 \
+  GM_LAUNCH(reduce_axis_merge<T>, m.grid, m.block, 0, s)(op, ddof, n_out, len, n_parts, parts, y); \
+  if (op == GM_AX_SOFTMAX)                                                                        \
+  GM_LAUNCH(reduce_axis_softmax<T>, w.grid, w.block, 0, s)(n_out * len, len, inner, parts, (const T *)x, (T *)y)
+  GM_CTYPE_DO(ctype, LAUNCH)
+#undef LAUNCH
 }
 
-int launch_split(int ctype, int op, int ddof, size_t outer, size_t len, size_t inner, unsigned lanes, dim3 grid,
-                 const void *x, void *y, cudaStream_t s);
-
-// The split form: partial accumulators in scratch, merged in split order,
-// then (softmax) the elements written.
+// The split form: partial accumulators in scratch (the device's
+// stream-ordered scratch, launch_cuda.cuh), merged in split order, then
+// (softmax) the elements written.
 int launch_split(int ctype, int op, int ddof, size_t outer, size_t len, size_t inner, unsigned lanes, dim3 grid,
                  const void *x, void *y, cudaStream_t s) {
-  const size_t n_out = outer * inner, chunk = (len + grid.y - 1) / grid.y, n = n_out * len;
+  const size_t n_out = outer * inner, chunk = (len + grid.y - 1) / grid.y;
   gm_axacc *part = NULL;
-  bool async;
-  cudaError_t err = scratch_alloc((void **)&part, (size_t)grid.y * n_out * sizeof *part, s, &async);
-  if (err != cudaSuccess) return (int)err;
-  gm_launch m(n_out, s), w(n, s);
-  switch (ctype) { // one case per ctype (GM_CTYPES)
-#define X(T, E, ...)                                                                                      \
-  case GM_##E:                                                                                            \
-    GM_LAUNCH_SYNC(reduce_axis_kernel<T>, grid, AX_THREADS, 0, s)                                         \
-    (op, ddof, outer, len, inner, lanes, chunk, (const T *)x, y, part);                                   \
-    GM_LAUNCH(reduce_axis_merge<T>, m.grid, m.block, 0, s)(op, ddof, n_out, len, (size_t)grid.y, part, y); \
-    if (op == GM_AX_SOFTMAX)                                                                              \
-      GM_LAUNCH(reduce_axis_softmax<T>, w.grid, w.block, 0, s)(n, len, inner, part, (const T *)x, (T *)y); \
-    break;
-    GM_CTYPES(X)
-#undef X
-  }
-  err = cudaGetLastError();
-  cudaError_t ferr = async ? cudaFreeAsync(part, s) : cudaFree(part);
-  return (int)(err != cudaSuccess ? err : ferr);
+  int err = gm_cuda_scratch_alloc(s, (size_t)grid.y * n_out * sizeof *part, (void **)&part);
+  if (err != 0) return err;
+#define LAUNCH(T)                                       \
+  GM_LAUNCH_SYNC(reduce_axis_kernel<T>, grid, AX_THREADS, 0, s) \
+  (op, ddof, outer, len, inner, lanes, chunk, (const T *)x, y, part)
+  GM_CTYPE_DO(ctype, LAUNCH)
+#undef LAUNCH
+  merge_parts(ctype, op, ddof, n_out, len, inner, (size_t)grid.y, part, x, y, s);
+  err = (int)cudaGetLastError();
+  gm_cuda_scratch_free(s, part);
+  return err;
 }
 
 // Slots per row: about AX_SLOT_PIECES pieces each, at most AX_MAX_SLOTS
@@ -246,19 +240,14 @@ size_t slot_scratch(size_t slots) {
 int launch_slots(int ctype, int op, int ddof, size_t outer, size_t len, const void *x, void *y, cudaStream_t s) {
   size_t slots = slots_for(outer, len);
   gm_axacc *part = NULL;
-  bool async;
-  cudaError_t err = scratch_alloc((void **)&part, slot_scratch(slots) * outer * sizeof *part, s, &async);
-  if (err != cudaSuccess) return (int)err;
+  int err = gm_cuda_scratch_alloc(s, slot_scratch(slots) * outer * sizeof *part, (void **)&part);
+  if (err != 0) return err;
   gm_launch l(outer * slots, s);
-  switch (ctype) { // one case per ctype (GM_CTYPES)
-#define X(T, E, ...)                                                                          \
-  case GM_##E:                                                                                \
-    GM_LAUNCH_RANGE(reduce_axis_slots<T>, l.grid, l.block, s, outer * slots, (double)len / (double)slots)            \
-    (op, outer, len, slots, (const T *)x, part);                                              \
-    break;
-    GM_CTYPES(X)
-#undef X
-  }
+#define LAUNCH(T)                                                                                       \
+  GM_LAUNCH_RANGE(reduce_axis_slots<T>, l.grid, l.block, s, outer * slots, (double)len / (double)slots) \
+  (op, outer, len, slots, (const T *)x, part)
+  GM_CTYPE_DO(ctype, LAUNCH)
+#undef LAUNCH
   gm_axacc *in = part;
   for (; slots > AX_GROUP; slots = (slots + AX_GROUP - 1) / AX_GROUP) {
     gm_axacc *out = in + slots * outer;
@@ -267,20 +256,10 @@ int launch_slots(int ctype, int op, int ddof, size_t outer, size_t len, const vo
     GM_LAUNCH_RANGE(reduce_axis_regroup, g.grid, g.block, s, items, AX_GROUP)(op, outer, slots, in, out);
     in = out;
   }
-  gm_launch m(outer, s), w(outer * len, s);
-  switch (ctype) { // one case per ctype (GM_CTYPES)
-#define X(T, E, ...)                                                                                            \
-  case GM_##E:                                                                                                  \
-    GM_LAUNCH(reduce_axis_merge<T>, m.grid, m.block, 0, s)(op, ddof, outer, len, slots, in, y);                 \
-    if (op == GM_AX_SOFTMAX)                                                                                    \
-      GM_LAUNCH(reduce_axis_softmax<T>, w.grid, w.block, 0, s)(outer * len, len, (size_t)1, in, (const T *)x, (T *)y); \
-    break;
-    GM_CTYPES(X)
-#undef X
-  }
-  err = cudaGetLastError();
-  cudaError_t ferr = async ? cudaFreeAsync(part, s) : cudaFree(part);
-  return (int)(err != cudaSuccess ? err : ferr);
+  merge_parts(ctype, op, ddof, outer, len, 1, slots, in, x, y, s);
+  err = (int)cudaGetLastError();
+  gm_cuda_scratch_free(s, part);
+  return err;
 }
 
 }  // namespace
@@ -296,16 +275,9 @@ extern "C" int gm_cuda_reduce_axis(int ctype, int op, int ddof, size_t outer, si
   if (grid.y > 1 && inner == 1) // rows: the barrier-free slot form
     return launch_slots(ctype, op, ddof, outer, len, x, y, s);
   if (grid.y > 1) return launch_split(ctype, op, ddof, outer, len, inner, lanes, grid, x, y, s);
-  switch (ctype) { // one case per ctype (GM_CTYPES)
-#define X(T, E, ...)                                                \
-  case GM_##E:                                                      \
-    GM_LAUNCH_SYNC(reduce_axis_kernel<T>, grid, AX_THREADS, 0, s)   \
-    (op, ddof, outer, len, inner, lanes, len, (const T *)x, y, (gm_axacc *)NULL); \
-    break;
-    GM_CTYPES(X)
-#undef X
-    default:
-      return (int)cudaErrorInvalidValue;
-  }
-  return (int)cudaGetLastError();
+#define LAUNCH(T)                                             \
+  GM_LAUNCH_SYNC(reduce_axis_kernel<T>, grid, AX_THREADS, 0, s) \
+  (op, ddof, outer, len, inner, lanes, len, (const T *)x, y, (gm_axacc *)NULL)
+  GM_CTYPE_LAUNCH(ctype, LAUNCH);
+#undef LAUNCH
 }
