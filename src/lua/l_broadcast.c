@@ -83,19 +83,9 @@ static gml_reg binary_regs[GM_N_BCAST];
 
 void gml_open_broadcast(lua_State *L, int module_idx) {
   static const gml_reg where_reg[] = {{"where", l_where, 4, NULL}, {NULL, NULL, 0, NULL}};
-  module_idx = lua_absindex(L, module_idx);
-  luaL_getmetatable(L, GML_MAT_MT);
-  lua_getfield(L, -1, "__methods");
-  int methods = lua_gettop(L);
-  for (int op = 0; op < GM_N_BCAST; op++) {
+  /* the method m:OP(b, opts) is the function itself (self is a) */
+  for (int op = 0; op < GM_N_BCAST; op++)
     binary_regs[op] = (gml_reg){gm_bcast_name((gm_bcast_op)op), l_binary, 3, NULL};
-    lua_pushinteger(L, op);
-    gml_push_function(L, &binary_regs[op], 1);
-    lua_pushvalue(L, -1);
-    lua_setfield(L, module_idx, binary_regs[op].name);
-    /* the method m:OP(b, opts) is the function itself (self is a) */
-    lua_setfield(L, methods, binary_regs[op].name);
-  }
-  lua_pop(L, 2);
+  gml_register_ops(L, module_idx, binary_regs, GM_N_BCAST);
   gml_register(L, module_idx, where_reg);
 }

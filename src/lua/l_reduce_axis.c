@@ -103,18 +103,7 @@ static int reduce(lua_State *L) {
 static gml_reg regs[GM_AX_N_OPS];
 
 void gml_open_reduce_axis(lua_State *L, int module_idx) {
-  module_idx = lua_absindex(L, module_idx);
-  luaL_getmetatable(L, GML_MAT_MT);
-  lua_getfield(L, -1, "__methods");
-  int methods = lua_gettop(L);
-  for (int op = 0; op < GM_AX_N_OPS; op++) {
-    /* (m, axis, opts): three arguments, self first for the methods */
-    regs[op] = (gml_reg){gm_reduce_axis_name(op), reduce, 3, NULL};
-    lua_pushinteger(L, op);
-    gml_push_function(L, &regs[op], 1);
-    lua_pushvalue(L, -1);
-    lua_setfield(L, module_idx, regs[op].name);
-    lua_setfield(L, methods, regs[op].name);
-  }
-  lua_pop(L, 2);
+  /* (m, axis, opts): three arguments, self first for the methods */
+  for (int op = 0; op < GM_AX_N_OPS; op++) regs[op] = (gml_reg){gm_reduce_axis_name(op), reduce, 3, NULL};
+  gml_register_ops(L, module_idx, regs, GM_AX_N_OPS);
 }

@@ -399,6 +399,21 @@ void gml_register(lua_State *L, int idx, const gml_reg *fns) {
   }
 }
 
+void gml_register_ops(lua_State *L, int module_idx, const gml_reg *regs, int n) {
+  module_idx = lua_absindex(L, module_idx);
+  luaL_getmetatable(L, GML_MAT_MT);
+  lua_getfield(L, -1, "__methods");
+  int methods = lua_gettop(L);
+  for (int op = 0; op < n; op++) {
+    lua_pushinteger(L, op);
+    gml_push_function(L, &regs[op], 1);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, module_idx, regs[op].name);
+    lua_setfield(L, methods, regs[op].name);
+  }
+  lua_pop(L, 2);
+}
+
 /* core._arity(f) -> max_args, name (max_args -1: variadic) of a function
  * registered here (a method's gml_method_at closure and gml_push_hot's
  * too), or nothing: for the specs and the fuzzer, which check every

@@ -197,6 +197,11 @@ void gml_register(lua_State *L, int idx, const gml_reg *fns);
 /* Pushes one registered function; nup values on the stack become its
  * upvalues gml_upvalueindex(1..nup) (popped). */
 void gml_push_function(lua_State *L, const gml_reg *r, int nup);
+/* The functions of an op table: regs[op] (n of them, static storage) is
+ * pushed with the op number as upvalue gml_upvalueindex(1) and set both
+ * as module function and as mat method of its name (self is argument 1,
+ * so the method is the function itself). */
+void gml_register_ops(lua_State *L, int module_idx, const gml_reg *regs, int n);
 /* The element access functions (m[k], m[k] = v, #m, m:mref, m:set, ...)
  * are the hottest calls: the wrapper's extra C call would cost them ~5 ns
  * of ~40.  Each checks its own count as its first statement,
