@@ -14,15 +14,7 @@ local function close(e, a, ctype)
   return math.abs(e - a) <= TOL[ctype] * math.max(1, math.abs(e), math.abs(a))
 end
 
-local function flatten(t, out)
-  out = out or {}
-  if type(t) ~= "table" then
-    out[#out + 1] = t
-    return out
-  end
-  for _, v in ipairs(t) do flatten(v, out) end
-  return out
-end
+local flatten = require("strided_mats").flat
 
 local function product(dims, from, to)
   local p = 1
