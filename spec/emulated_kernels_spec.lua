@@ -58,6 +58,20 @@ local function maxdiff(h, d)
   end)
 end
 
+-- Runs run() on the host and on the emulated device and asserts that its
+-- i-th results agree within tol (maxdiff), label naming the case in the
+-- message; returns the emulated device's launches during its run (count).
+local function agree(run, tol, label)
+  local h = table.pack(gm.with_cuda({ enabled = false }, run))
+  local dv
+  local k = count(function() dv = table.pack(gm.with_cuda(EMU, run)) end)
+  for i = 1, h.n do
+    local e = maxdiff(h[i], dv[i])
+    assert.is_true(e <= tol, ("%s result %d: relative difference %s"):format(label, i, e))
+  end
+  return k
+end
+
 -- The body of function `name` in C++ source src (from its first "{"
 -- after "name(" to the matching "}"), or nil.
 local function body(src, name)
@@ -229,13 +243,7 @@ describe("kernels/*.cu on the emulated device", function()
         gm.geerv_(2, x, v, -1, b)
         return rs, cs, tcs, b
       end
-      local h = table.pack(gm.with_cuda({ enabled = false }, run))
-      local dv
-      local k = count(function() dv = table.pack(gm.with_cuda(EMU, run)) end)
-      for i = 1, h.n do
-        local e = maxdiff(h[i], dv[i])
-        assert.is_true(e <= ops.TOL[ctype], ("%s result %d: relative difference %s"):format(ctype, i, e))
-      end
+      local k = agree(run, ops.TOL[ctype], ctype)
       -- 5000-wide rows in 40 slots each and 3000 rows in 24 chunks: partials
       -- and a finish pass; 37 rows in one chunk: no partials
       assert.are.equal(1, k["rowsum_slots_kernel<" .. ctype .. ">"], ctype)
@@ -273,14 +281,7 @@ describe("kernels/*.cu on the emulated device", function()
           gm.sum_(x, cs, { axis = 1, alpha = 2, beta = -1 })
           return b, r, c, rs, cs, gm.transpose(x)
         end
-        local h = table.pack(gm.with_cuda({ enabled = false }, run))
-        local dv
-        local k = count(function() dv = table.pack(gm.with_cuda(EMU, run)) end)
-        for i = 1, h.n do
-          local e = maxdiff(h[i], dv[i])
-          assert.is_true(e <= ops.TOL[ctype], ("%s %dx%d result %d: relative difference %s"):format(
-            ctype, d[1], d[2], i, e))
-        end
+        local k = agree(run, ops.TOL[ctype], ("%s %dx%d"):format(ctype, d[1], d[2]))
         -- rows of up to 32 elements are summed in one pass (a thread a row), longer ones by slots
         local one = d[2] <= 32
         assert.are.equal(one, (k["rowsum_kernel<" .. ctype .. ">"] or 0) == 1, ("%dx%d one pass"):format(d[1], d[2]))
@@ -311,12 +312,7 @@ describe("kernels/*.cu on the emulated device", function()
         gm.derive_max_pool_(x, pxd, py, py, popts)
         return y, xd, wd, py, pxd
       end
-      local h = table.pack(gm.with_cuda({ enabled = false }, run))
-      local dv = table.pack(gm.with_cuda(EMU, run))
-      for i = 1, h.n do
-        local e = maxdiff(h[i], dv[i])
-        assert.is_true(e <= ops.TOL[ctype] * 10, ("%s result %d: relative difference %s"):format(ctype, i, e))
-      end
+      agree(run, ops.TOL[ctype] * 10, ctype)
     end
   end)
 
