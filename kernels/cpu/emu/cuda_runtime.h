@@ -9,7 +9,6 @@
 #ifndef GPUMAT_EMU_CUDA_RUNTIME_H
 #define GPUMAT_EMU_CUDA_RUNTIME_H
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "../cuda_cpu.h"
@@ -30,32 +29,14 @@ enum cudaMemcpyKind {
 // failure of queued work is the device's, reported at its next sync).
 inline cudaError_t cudaGetLastError() { return cudaSuccess; }
 
-// Stream-ordered scratch arrays (the sums' and reductions' partials) are
-// emulated device memory: src/device/emulated/kernels.c passes the device
-// as the launchers' `stream`, and these hooks (src/device/emulated/device.c)
-// allocate through it, so the simulated memory limit, fault injection
+// The launchers' scratch arrays (the sums' and reductions' partials) come
+// from gm_cuda_scratch_alloc/free, which emu_kernels.h maps to the
+// emulated device's hooks, so the simulated memory limit, fault injection
 // (GPUMAT_EMULATED_FAIL_EVERY) and the PROT_NONE protection apply to them
-// as to any device allocation.  A null stream: plain malloc.  The device
-// is reached through the hook table this shim declares (emu_hooks.h).
+// as to any device allocation.  Copies and waits reach the device through
+// the same hook table this shim declares (emu_hooks.h).
 #include "emu_hooks.h"
 
-inline cudaError_t cudaMalloc(void **p, size_t bytes) {
-  *p = malloc(bytes ? bytes : 1);
-  return *p ? cudaSuccess : cudaErrorMemoryAllocation;
-}
-inline cudaError_t cudaMallocAsync(void **p, size_t bytes, cudaStream_t s) {
-  if (!s) return cudaMalloc(p, bytes);
-  return gm_emu_device_hooks.scratch_alloc((void *)s, bytes, p) == 0 ? cudaSuccess : cudaErrorMemoryAllocation;
-}
-inline cudaError_t cudaFree(void *p) {
-  free(p);
-  return cudaSuccess;
-}
-inline cudaError_t cudaFreeAsync(void *p, cudaStream_t s) {
-  if (!s) return cudaFree(p);
-  gm_emu_device_hooks.scratch_free((void *)s, p);
-  return cudaSuccess;
-}
 struct gm_emu_memcpy_task {
   void *dst;
   const void *src;
