@@ -95,6 +95,36 @@ static void *elem_at(void *p, gm_ctype t, size_t done, size_t inc) {
   return (char *)p + done * inc * gm_ctype_size(t);
 }
 
+static const void *elem_in(const void *p, gm_ctype t, size_t done, size_t inc) {
+  return (const char *)p + done * inc * gm_ctype_size(t);
+}
+
+gm_status gm_blas_dot_n(const gm_blas_ops *b, void *ctx, gm_ctype t, size_t n, const void *x, size_t incx,
+                        const void *y, size_t incy, double *out) {
+  *out = 0;
+  gm_status st = GM_OK;
+  for (size_t done = 0; done < n && st == GM_OK;) {
+    int c = chunk_at(n, done);
+    double part = 0;
+    st = b->dot(ctx, t, c, elem_in(x, t, done, incx), (int)incx, elem_in(y, t, done, incy),
+                (int)incy, &part);
+    *out += part;
+    done += (size_t)c;
+  }
+  return st;
+}
+
+gm_status gm_blas_copy_n(const gm_blas_ops *b, void *ctx, gm_ctype t, size_t n, const void *x, size_t incx,
+                         void *y, size_t incy) {
+  gm_status st = GM_OK;
+  for (size_t done = 0; done < n && st == GM_OK;) {
+    int c = chunk_at(n, done);
+    st = b->copy(ctx, t, c, elem_in(x, t, done, incx), (int)incx, elem_at(y, t, done, incy), (int)incy);
+    done += (size_t)c;
+  }
+  return st;
+}
+
 typedef enum { R_ASUM, R_NRM2 } reduce_kind;
 
 static gm_status reduce1(reduce_kind kind, gm_mat *x, size_t n, size_t incx, double *out) {
@@ -144,15 +174,7 @@ gm_status gm_dot(gm_mat *x, gm_mat *y, size_t n, size_t incx, size_t incy, doubl
   if (!GM_BLAS_ENTRY(e, dot)) return unsupported(&e, "dot");
   gm_operand ops[2] = {{x, GM_INPUT, NULL}, {y, GM_INPUT, NULL}};
   GM_TRY(gm_acquire(&e, ops, 2));
-  gm_status st = GM_OK;
-  for (size_t done = 0; done < n && st == GM_OK;) {
-    int c = chunk_at(n, done);
-    double part = 0;
-    st = e.be->blas->dot(e.dev, x->ctype, c, elem_at(ops[0].ptr, x->ctype, done, incx), (int)incx,
-                         elem_at(ops[1].ptr, x->ctype, done, incy), (int)incy, &part);
-    *out += part;
-    done += (size_t)c;
-  }
+  gm_status st = gm_blas_dot_n(e.be->blas, e.dev, x->ctype, n, ops[0].ptr, incx, ops[1].ptr, incy, out);
   return gm_finish(&e, ops, 2, st);
 }
 
@@ -188,13 +210,7 @@ gm_status gm_copy_(gm_mat *x, gm_mat *y, size_t n, size_t incx, size_t incy) {
   gm_direction ydir = n == y->size && incy == 1 ? GM_OUTPUT : GM_IO;
   gm_operand ops[2] = {{x, GM_INPUT, NULL}, {y, ydir, NULL}};
   GM_TRY(gm_acquire(&e, ops, 2));
-  gm_status st = GM_OK;
-  for (size_t done = 0; done < n && st == GM_OK;) {
-    int c = chunk_at(n, done);
-    st = e.be->blas->copy(e.dev, x->ctype, c, elem_at(ops[0].ptr, x->ctype, done, incx), (int)incx,
-                          elem_at(ops[1].ptr, x->ctype, done, incy), (int)incy);
-    done += (size_t)c;
-  }
+  gm_status st = gm_blas_copy_n(e.be->blas, e.dev, x->ctype, n, ops[0].ptr, incx, ops[1].ptr, incy);
   return gm_finish(&e, ops, 2, st);
 }
 

@@ -84,4 +84,14 @@ typedef struct gm_blas_ops {
 /* The host table (src/host/blas.c): CBLAS (OpenBLAS) and LAPACKE. */
 extern const gm_blas_ops gm_host_blas_ops;
 
+/* dot and copy over raw pointers in a backend's memory, split into calls
+ * of at most gm_blas_chunk elements (core/blas.h) as the mat calls are:
+ * n is a size_t, so n x n blocks of the LAPACK paths (linalg.c, the device
+ * solver) never reach an entry as a wrapped int.  dot
+ * adds the parts' results. */
+gm_status gm_blas_dot_n(const gm_blas_ops *b, void *ctx, gm_ctype t, size_t n, const void *x, size_t incx,
+                        const void *y, size_t incy, double *out);
+gm_status gm_blas_copy_n(const gm_blas_ops *b, void *ctx, gm_ctype t, size_t n, const void *x, size_t incx,
+                         void *y, size_t incy);
+
 #endif

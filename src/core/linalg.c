@@ -115,7 +115,8 @@ gm_status gm_invert(gm_mat *a, gm_mat *out) {
   GM_TRY(gm_acquire(&e, ops, 2));
   /* row-major A read column-major is A^T, and inv(A^T) = inv(A)^T: the
    * in-place column-major inverse read back row-major is inv(A) */
-  gm_status st = e.be->blas->copy(e.dev, a->ctype, n * n, ops[0].ptr, 1, ops[1].ptr, 1);
+  size_t nn = (size_t)n * (size_t)n; /* beyond int for n > 46340 */
+  gm_status st = gm_blas_copy_n(e.be->blas, e.dev, a->ctype, nn, ops[0].ptr, 1, ops[1].ptr, 1);
   if (st == GM_OK) st = e.be->blas->invert(e.dev, a->ctype, n, ops[1].ptr, n);
   return gm_finish(&e, ops, 2, st);
 }
@@ -134,7 +135,7 @@ gm_status gm_logdet(gm_mat *a, double *logabs, int *sign) {
   gm_status st = gm_acquire(&e, ops, 2);
   if (st == GM_OK) {
     /* det(A^T) = det(A): the column-major reading is fine */
-    st = e.be->blas->copy(e.dev, a->ctype, (int)(n * n), ops[0].ptr, 1, ops[1].ptr, 1);
+    st = gm_blas_copy_n(e.be->blas, e.dev, a->ctype, n * n, ops[0].ptr, 1, ops[1].ptr, 1);
     if (st == GM_OK) st = e.be->blas->logdet(e.dev, a->ctype, (int)n, ops[1].ptr, (int)n, logabs, sign);
     gm_release(&e, ops, 2);
   }

@@ -28,12 +28,13 @@ static void release(const gm_solver_ops *s, void *ctx, scratch *w) {
  * negative, so infinities and overflow give +inf, not NaN).  Infinities
  * go on to the factorisation, as on the host. */
 static gm_status check_nan(const gm_backend *k, void *ctx, gm_ctype t, int n, const void *a, int lda) {
-  size_t elem = gm_ctype_size(t);
-  int cols = lda == n ? 1 : n, len = lda == n ? n * n : n;
-  for (int j = 0; j < cols; j++) {
-    const void *col = (const char *)a + (size_t)j * (size_t)lda * elem;
+  size_t elem = gm_ctype_size(t), un = (size_t)n;
+  /* size_t counts, split by gm_blas_dot_n: n * n wraps an int past n = 46340 */
+  size_t cols = lda == n ? 1 : un, len = lda == n ? un * un : un;
+  for (size_t j = 0; j < cols; j++) {
+    const void *col = (const char *)a + j * (size_t)lda * elem;
     double ss = 0;
-    GM_TRY(k->blas->dot(ctx, t, len, col, 1, col, 1, &ss));
+    GM_TRY(gm_blas_dot_n(k->blas, ctx, t, len, col, 1, col, 1, &ss));
     if (isnan(ss)) return gm_fail(GM_ELAPACK, "matrix contains NaN or infinity (getrf)");
   }
   return GM_OK;
@@ -80,7 +81,7 @@ static gm_status invert(const gm_solver_ops *s, const gm_backend *k, void *ctx, 
   }
   /* a := B (column by column when lda exceeds n) */
   size_t elem = gm_ctype_size(t);
-  if (lda == n) return k->blas->copy(ctx, t, n * n, w->b, 1, a, 1);
+  if (lda == n) return gm_blas_copy_n(k->blas, ctx, t, nn, w->b, 1, a, 1);
   for (int j = 0; j < n; j++)
     GM_TRY(k->blas->copy(ctx, t, n, (const char *)w->b + (size_t)j * (size_t)n * elem, 1,
                          (char *)a + (size_t)j * (size_t)lda * elem, 1));
