@@ -549,6 +549,34 @@ describe("kernels/*.cu on the emulated device", function()
     end)
   end)
 
+  -- ... and first the device blocks of garbage mats still on the
+  -- deferred-free queue: freed, not yet drained by an
+  -- allocation, they are reclaimable memory the retry must get back.
+  it("a scratch array that does not fit gets queued frees back #outermost", function()
+    gm.with_cuda(EMU, function()
+      gm.collect()
+      local x = gm.mat({ 37, 5000 }, { ctype = "float", initial_element = 1 })
+      local y = gm.mat(37, { ctype = "float", initial_element = 3 })
+      gm.scal_(1, x)
+      gm.scal_(1, y)
+      local z = gm.mat(100000, { ctype = "float", initial_element = 0 })
+      gm.scal_(1, z)
+      local before = gm.emulated_device().allocated
+      z:free() -- queued: no device allocation drains it before the sum's scratch
+      local ok, e1, s = pcall(function()
+        gm.emulated_device({ memory = before }) -- room only once z's block is back
+        gm.sum_(x, y, { axis = 2 })
+        return nil, x:sum()
+      end)
+      gm.emulated_device({ memory = 0 })
+      assert.is_true(ok, tostring(e1))
+      assert.are.equal(5000, y[37])
+      assert.are.equal(185000, s)
+      assert.is_true(gm.emulated_device().allocated < before, "the queued block went back")
+      assert.are.equal("none", gm.emulated_device().last_error)
+    end)
+  end)
+
   it("the host path launches no emulated kernel #host", function()
     local d = count(function()
       gm.with_cuda({ enabled = false }, function()

@@ -187,6 +187,11 @@ static void drain(gm_device *d, bool host) {
 
 void gm_device_collect(gm_device *d) { drain(d, true); }
 
+void gm_device_reclaim_for_scratch(gm_device *d) {
+  drain(d, false);
+  gm_pool_trim(&d->pool, d);
+}
+
 static void collect_cb(gm_device *d, void *arg) {
   (void)arg;
   gm_device_collect(d);

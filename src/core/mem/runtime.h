@@ -78,6 +78,13 @@ void gm_device_foreach(void (*fn)(gm_device *d, void *arg), void *arg);
  * allocates a new facet's block before locking); it runs only on the
  * thread that installed it and never re-enters itself. */
 gm_status gm_device_alloc(gm_device *d, size_t bytes, void **out);
+
+/* What a device's scratch allocation (stream-ordered, outside the pool)
+ * gets back before its one retry: the device blocks of garbage mats still
+ * on the deferred queue (into the pool's cache), then the cache (to the
+ * backend).  No GC: the op's operands are held.  Both backends' scratch
+ * paths use it: trimming the cache alone would miss the queue. */
+void gm_device_reclaim_for_scratch(gm_device *d);
 /* Queues p for freeing; safe from finalizers. */
 void gm_device_defer_free(gm_device *d, void *p);
 /* Queues a pitched block for raw_free / a managed block for managed_free. */

@@ -84,7 +84,9 @@ gm_status gm_cuda_copy_2d(gm_device *d, void *dst, size_t dpitch, const void *sr
  * default memory pool, whose release threshold device.c raises so that
  * scratch is not returned to the driver at every synchronization).  When
  * the device is full because gpumat's own pool caches the memory, the
- * cache goes back to the driver and the allocation is tried once more;
+ * deferred frees are drained into the cache and the cache goes back to
+ * the driver (gm_device_reclaim_for_scratch), and the allocation is tried
+ * once more;
  * no GC here: the op's operands are held.  Devices without memory pools:
  * cudaMalloc, and a free that waits for the stream. */
 
@@ -104,7 +106,7 @@ gm_status gm_cuda_scratch_alloc_on(gm_device *d, size_t bytes, void **out) {
   cudaError_t e = scratch_try(d, bytes, out);
   if (e == cudaErrorMemoryAllocation) {
     (void)cudaGetLastError();
-    gm_pool_trim(&d->pool, d);
+    gm_device_reclaim_for_scratch(d);
     e = scratch_try(d, bytes, out);
   }
   if (e != cudaSuccess) return mem_fail(e, ((cuda_impl *)d->impl)->async_pool ? "cudaMallocAsync" : "cudaMalloc");

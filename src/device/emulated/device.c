@@ -215,16 +215,17 @@ static void emu_raw_free(gm_device *d, void *p) {
 
 /* Scratch arrays of the .cu launchers (launchers.h): raw device blocks,
  * allocated when the launch is queued and freed in stream order (a task
- * queued after the kernels that use them).  When the
- * device is full, the pool's cached blocks go back and the allocation is
- * tried once more, as on CUDA (src/device/cuda/memory.c; no GC: the op's
- * operands are held). */
+ * queued after the kernels that use them).  When the device is full, the
+ * deferred frees and the pool's cached blocks go back
+ * (gm_device_reclaim_for_scratch) and the allocation is tried once more,
+ * as on CUDA (src/device/cuda/memory.c; no GC: the op's operands are
+ * held). */
 int gm_emu_scratch_alloc(void *device, size_t bytes, void **out) {
   gm_device *d = device;
   gm_status st = emu_raw_alloc(d, bytes, out);
   if (st == GM_ECUDA_OOM) {
     d->ops->clear_error(d);
-    gm_pool_trim(&d->pool, d);
+    gm_device_reclaim_for_scratch(d);
     st = emu_raw_alloc(d, bytes, out);
   }
   return st == GM_OK ? 0 : GM_EMU_ERR_OOM;
