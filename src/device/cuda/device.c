@@ -158,11 +158,17 @@ static gm_status cu_stream_sync(gm_device *d, gm_stream *s) {
 }
 
 /* An event per wait: recorded on s, waited on by waiter, destroyed at
- * once (CUDA keeps it alive until the wait is resolved). */
+ * once (CUDA keeps it alive until the wait is resolved).  Created with d
+ * current, the device of both streams: an event of another device cannot
+ * be recorded on d's stream. */
 static gm_status cu_stream_wait(gm_device *d, gm_stream *waiter, gm_stream *s) {
+  int prev;
+  CU_TRY(gm_cuda_use(d, &prev), "cudaSetDevice");
   cudaEvent_t ev;
-  CU_TRY(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), "cudaEventCreate");
-  cudaError_t e = cudaEventRecord(ev, stream_of(d, s));
+  cudaError_t e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
+  gm_cuda_unuse(d, prev);
+  if (e != cudaSuccess) return cuda_fail(e, "cudaEventCreate");
+  e = cudaEventRecord(ev, stream_of(d, s));
   if (e == cudaSuccess) e = cudaStreamWaitEvent(stream_of(d, waiter), ev, 0);
   (void)cudaEventDestroy(ev);
   if (e != cudaSuccess) return cuda_fail(e, "cudaStreamWaitEvent");

@@ -12,16 +12,26 @@ static gm_status event_fail(cudaError_t e, const char *what) {
   return gm_fail(GM_ECUDA, "%s: %s", what, cudaGetErrorString(e));
 }
 
+/* The event is created with d current: an event belongs to the device
+ * current at its creation, and recording it on d's stream while another
+ * device is current fails with an invalid resource handle. */
 gm_status gm_cuda_event_record(gm_device *d, void **ev) {
   cuda_impl *impl = d->impl;
+  int prev;
+  cudaError_t err = gm_cuda_use(d, &prev);
+  if (err != cudaSuccess) return event_fail(err, "cudaSetDevice");
   cudaEvent_t e;
-  cudaError_t err = cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
-  if (err != cudaSuccess) return event_fail(err, "cudaEventCreate");
-  err = cudaEventRecord(e, impl->stream);
-  if (err != cudaSuccess) {
-    (void)cudaEventDestroy(e);
-    return event_fail(err, "cudaEventRecord");
+  err = cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
+  if (err == cudaSuccess) {
+    err = cudaEventRecord(e, impl->stream);
+    if (err != cudaSuccess) {
+      (void)cudaEventDestroy(e);
+      gm_cuda_unuse(d, prev);
+      return event_fail(err, "cudaEventRecord");
+    }
   }
+  gm_cuda_unuse(d, prev);
+  if (err != cudaSuccess) return event_fail(err, "cudaEventCreate");
   *ev = e;
   return GM_OK;
 }
