@@ -8,7 +8,12 @@
  * seconds (default 300) pass.  A blocking communicator would wait forever
  * in ncclCommInitRank for a rank that never comes, and its asynchronous
  * errors would go unseen.  On an error or a timeout the communicator is
- * aborted and dropped: the next device collective makes a new one. */
+ * aborted and dropped: the next device collective makes a new one.  A
+ * call that was enqueued is then waited for on the device as well (an
+ * event polled with the same timeout, wait_done): a peer that dies after
+ * the enqueue would otherwise leave the collective's kernel spinning and
+ * hang the next stream synchronization.  The host thus waits for each
+ * collective, as MPI's blocking collectives do. */
 #include "nccl.h"
 
 #include <cuda_runtime.h>
@@ -67,7 +72,67 @@ static gm_status wait_comm(int id, const char *fn, ncclResult_t r) {
   }
   return GM_OK;
 }
-#define NCCL_WAIT(id, fn, args) GM_TRY(wait_comm(id, #fn, fn args))
+
+/* Polls ev (recorded after a collective) until the device has run the
+ * collective, NCCL reports an asynchronous error (a peer that died), or
+ * the timeout passes; then the communicator is aborted, which ends the
+ * collective's kernel, so no later stream synchronization hangs
+ * (wait_comm covers only the enqueue). */
+static gm_status poll_event(int id, const char *fn, cudaEvent_t ev) {
+  double deadline = now() + timeout_s();
+  for (;;) {
+    cudaError_t q = cudaEventQuery(ev);
+    if (q == cudaSuccess) return GM_OK;
+    if (q != cudaErrorNotReady) {
+      (void)cudaGetLastError();
+      gm_set_lib_error_info("cudaEventQuery", (int)q);
+      return gm_fail(GM_ECUDA, "%s: cudaEventQuery failed: %s", fn, cudaGetErrorString(q));
+    }
+    ncclResult_t r = ncclSuccess, a = ncclCommGetAsyncError(comms[id], &r);
+    if (a != ncclSuccess) r = a;
+    if (r != ncclSuccess && r != ncclInProgress) {
+      drop(id);
+      return nccl_fail(fn, r);
+    }
+    if (now() > deadline) {
+      drop(id);
+      gm_set_lib_error_info(fn, (int)ncclInProgress);
+      return gm_fail(GM_ENCCL, "%s did not finish on the device within %g s (GPUMAT_NCCL_TIMEOUT): a peer "
+                     "died or did not take part; the communicator was aborted", fn, timeout_s());
+    }
+    struct timespec pause = {0, 100000}; /* 0.1 ms */
+    nanosleep(&pause, NULL);
+  }
+}
+
+/* Waits, bounded, for what d's compute stream holds so far (the collective
+ * just enqueued).  The event is created with d current (an event belongs
+ * to the device current at its creation); the thread's device is restored. */
+static gm_status wait_done(gm_device *d, cudaStream_t s, const char *fn) {
+  int prev = -1;
+  cudaEvent_t ev = NULL;
+  cudaError_t ce = cudaGetDevice(&prev);
+  if (ce == cudaSuccess && prev != d->id) ce = cudaSetDevice(d->id);
+  if (ce == cudaSuccess) ce = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
+  if (ce == cudaSuccess && (ce = cudaEventRecord(ev, s)) != cudaSuccess) (void)cudaEventDestroy(ev);
+  if (prev >= 0 && prev != d->id) (void)cudaSetDevice(prev);
+  if (ce != cudaSuccess) {
+    (void)cudaGetLastError();
+    gm_set_lib_error_info("cudaEventRecord", (int)ce);
+    return gm_fail(GM_ECUDA, "%s: recording its completion event failed: %s", fn, cudaGetErrorString(ce));
+  }
+  gm_status st = poll_event(d->id, fn, ev);
+  (void)cudaEventDestroy(ev);
+  return st;
+}
+
+/* A collective: enqueued (wait_comm), then waited for on the device
+ * (wait_done), both under GPUMAT_NCCL_TIMEOUT. */
+#define NCCL_RUN(d, fn, args)                       \
+  do {                                              \
+    GM_TRY(wait_comm((d)->id, #fn, fn args));       \
+    GM_TRY(wait_done(d, stream_of(d), #fn));        \
+  } while (0)
 
 bool gm_nccl_usable(const gm_device *d) { return d && strcmp(d->ops->name, "cuda") == 0; }
 
@@ -123,21 +188,21 @@ static ncclRedOp_t red(gm_dist_op op, bool average) {
 gm_status gm_nccl_allreduce(gm_device *d, void *buf, size_t n, gm_ctype t, gm_dist_op op, bool average) {
   ncclComm_t c;
   GM_TRY(get_comm(d, &c));
-  if (n) NCCL_WAIT(d->id, ncclAllReduce, (buf, buf, n, dtype(t), red(op, average), c, stream_of(d)));
+  if (n) NCCL_RUN(d, ncclAllReduce, (buf, buf, n, dtype(t), red(op, average), c, stream_of(d)));
   return GM_OK;
 }
 
 gm_status gm_nccl_bcast(gm_device *d, void *buf, size_t n, gm_ctype t, int root) {
   ncclComm_t c;
   GM_TRY(get_comm(d, &c));
-  if (n) NCCL_WAIT(d->id, ncclBroadcast, (buf, buf, n, dtype(t), root, c, stream_of(d)));
+  if (n) NCCL_RUN(d, ncclBroadcast, (buf, buf, n, dtype(t), root, c, stream_of(d)));
   return GM_OK;
 }
 
 gm_status gm_nccl_allgather(gm_device *d, const void *send, void *recv, size_t n, gm_ctype t) {
   ncclComm_t c;
   GM_TRY(get_comm(d, &c));
-  if (n) NCCL_WAIT(d->id, ncclAllGather, (send, recv, n, dtype(t), c, stream_of(d)));
+  if (n) NCCL_RUN(d, ncclAllGather, (send, recv, n, dtype(t), c, stream_of(d)));
   return GM_OK;
 }
 
@@ -145,21 +210,21 @@ gm_status gm_nccl_reduce_scatter(gm_device *d, const void *send, void *recv, siz
                                  gm_dist_op op) {
   ncclComm_t c;
   GM_TRY(get_comm(d, &c));
-  if (n) NCCL_WAIT(d->id, ncclReduceScatter, (send, recv, n, dtype(t), red(op, false), c, stream_of(d)));
+  if (n) NCCL_RUN(d, ncclReduceScatter, (send, recv, n, dtype(t), red(op, false), c, stream_of(d)));
   return GM_OK;
 }
 
 gm_status gm_nccl_send(gm_device *d, const void *buf, size_t n, gm_ctype t, int dest) {
   ncclComm_t c;
   GM_TRY(get_comm(d, &c));
-  if (n) NCCL_WAIT(d->id, ncclSend, (buf, n, dtype(t), dest, c, stream_of(d)));
+  if (n) NCCL_RUN(d, ncclSend, (buf, n, dtype(t), dest, c, stream_of(d)));
   return GM_OK;
 }
 
 gm_status gm_nccl_recv(gm_device *d, void *buf, size_t n, gm_ctype t, int src) {
   ncclComm_t c;
   GM_TRY(get_comm(d, &c));
-  if (n) NCCL_WAIT(d->id, ncclRecv, (buf, n, dtype(t), src, c, stream_of(d)));
+  if (n) NCCL_RUN(d, ncclRecv, (buf, n, dtype(t), src, c, stream_of(d)));
   return GM_OK;
 }
 
@@ -176,7 +241,8 @@ gm_status gm_nccl_sendrecv(gm_device *d, const void *send, size_t n, int dest, v
   r = ncclGroupEnd(); /* always closes the group, even after a failed call inside it */
   if (rs != ncclSuccess && rs != ncclInProgress) r = rs;
   else if (rr != ncclSuccess && rr != ncclInProgress) r = rr;
-  return wait_comm(d->id, "ncclGroupEnd", r);
+  GM_TRY(wait_comm(d->id, "ncclGroupEnd", r));
+  return wait_done(d, stream_of(d), "ncclSend/ncclRecv");
 }
 
 void gm_nccl_finalize(void) {
