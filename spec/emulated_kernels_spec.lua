@@ -40,7 +40,10 @@ local function family(name)
 end
 
 local function read(path)
-  local f = assert(io.open(path, "rb"))
+  -- a kernel's __FILE__ is relative to the build directory when ccache's
+  -- base_dir rewrites the compiler's paths
+  local f = io.open(path, "rb") or io.open((os.getenv("GPUMAT_BUILD_DIR") or "build") .. "/" .. path, "rb")
+  assert(f, path .. ": No such file")
   local s = f:read("a")
   f:close()
   return s

@@ -6,6 +6,9 @@
 local gm = require "gpumat"
 
 local on_device = os.getenv("GPUMAT_DEVICE") ~= nil
+-- GPUMAT_EMULATED_GEOMETRY=exact (tools/suite.d/24-exact-geometry.sh):
+-- no range form, every launch runs its threads, with the same values
+local RANGED = os.getenv("GPUMAT_EMULATED_GEOMETRY") == "exact" and 0 or 1
 local tol = { float = 1e-5, double = 1e-12 }
 
 local function launches()
@@ -89,18 +92,18 @@ describe("define_cuda_kernel", function()
     for _, ct in ipairs { "float", "double" } do
       -- default launch: every element once
       local out, ranged = run(axpy, nil, ct)
-      assert.are.equal(1, ranged)
+      assert.are.equal(RANGED, ranged)
       assert.are.equal(n, count(out, 2.5))
       out, ranged = run(elem, nil, ct)
-      assert.are.equal(1, ranged)
+      assert.are.equal(RANGED, ranged)
       assert.are.equal(n, count(out, 2.5))
       -- a small explicit 1-d grid: the grid-stride loop still covers all,
       -- one element per thread covers the first 3 * 32 = 96
       out, ranged = run(axpy, { grid_dim = { 3 }, block_dim = { 32 } }, ct)
-      assert.are.equal(1, ranged)
+      assert.are.equal(RANGED, ranged)
       assert.are.equal(n, count(out, 2.5))
       out, ranged = run(elem, { grid_dim = { 3 }, block_dim = { 32 } }, ct)
-      assert.are.equal(1, ranged)
+      assert.are.equal(RANGED, ranged)
       assert.are.equal(96, count(out, 2.5))
       for i = 1, 96 do assert.are.equal(2.5, out[i]) end
       assert.are.equal(n - 96, count(out, 2))
@@ -273,6 +276,46 @@ describe("define_cuda_kernel", function()
     end)
   end
 
+  -- CUDA's launch limits hold on every backend: a
+  -- geometry the host or the emulated device runs must launch on a GPU,
+  -- which refuses these with cudaErrorInvalidConfiguration.  Nothing runs.
+  it("refuses a geometry beyond CUDA's launch limits on every backend", function()
+    local x = gm.mat(4, { ctype = "float", initial_element = 1 })
+    local y = gm.mat(4, { ctype = "float", initial_element = 1 })
+    local l0 = launches()
+    local function refused(opts, msg)
+      assert.has_error(function() axpy(1, x, y, 4, opts) end, "bad argument #5 to 'spec_axpy' (" .. msg .. ")")
+    end
+    refused({ grid_dim = { 1, 65536 }, block_dim = { 32 } },
+      "grid_dim[2] is 65536, over CUDA's limit of 65535 (cudaErrorInvalidConfiguration on a GPU)")
+    refused({ grid_dim = { 1, 1, 65536 }, block_dim = { 32 } },
+      "grid_dim[3] is 65536, over CUDA's limit of 65535 (cudaErrorInvalidConfiguration on a GPU)")
+    refused({ grid_dim = { 0x80000000 }, block_dim = { 32 } },
+      "grid_dim[1] is 2147483648, over CUDA's limit of 2147483647 (cudaErrorInvalidConfiguration on a GPU)")
+    refused({ grid_dim = { 1 }, block_dim = { 1025 } },
+      "block_dim[1] is 1025, over CUDA's limit of 1024 (cudaErrorInvalidConfiguration on a GPU)")
+    refused({ grid_dim = { 1 }, block_dim = { 1, 1025 } },
+      "block_dim[2] is 1025, over CUDA's limit of 1024 (cudaErrorInvalidConfiguration on a GPU)")
+    refused({ grid_dim = { 1 }, block_dim = { 1, 1, 65 } },
+      "block_dim[3] is 65, over CUDA's limit of 64 (cudaErrorInvalidConfiguration on a GPU)")
+    refused({ grid_dim = { 1 }, block_dim = { 16, 16, 8 } }, "a block has at most 1024 threads, block_dim has 2048")
+    assert.are.equal(l0, launches())
+    assert.are.same({ 1, 1, 1, 1 }, y:to_table())
+    -- the limits themselves launch: the last thread of the grid writes
+    -- what it sees (grid y of 65535; a block of 1024 threads, z of 64)
+    local corner = gm.define_cuda_kernel { name = "spec_corner", params = { { "y", "mat", "output" } }, body = [[
+      if (blockIdx.x == gridDim.x - 1 && blockIdx.y == gridDim.y - 1 && blockIdx.z == gridDim.z - 1 &&
+          threadIdx.x == blockDim.x - 1 && threadIdx.y == blockDim.y - 1 && threadIdx.z == blockDim.z - 1) {
+        y[0] = (T)gridDim.y; y[1] = (T)gridDim.z; y[2] = (T)blockDim.z; y[3] = (T)(blockDim.x * blockDim.y);
+      }
+    ]] }
+    corner(y, { grid_dim = { 1, 65535 }, block_dim = { 4 } })
+    assert.are.same({ 65535, 1, 1, 4 }, y:to_table())
+    corner(y, { grid_dim = { 1, 1, 3 }, block_dim = { 16, 1, 64 } })
+    assert.are.same({ 1, 3, 64, 16 }, y:to_table())
+    assert.are.equal(l0 + 2, launches())
+  end)
+
   it("rejects wrong argument counts, kinds and mixed ctypes", function()
     local x = gm.mat(4, { ctype = "float", initial_element = 1 })
     local y = gm.mat(4, { ctype = "float", initial_element = 1 })
@@ -291,8 +334,8 @@ describe("define_cuda_kernel", function()
       "bad argument #2 to 'spec_axpy' (x: gpumat.mat expected, got number)")
     assert.has_error(function() axpy(1, x, y, 4, { grid_dim = { 1 } }) end,
       "bad argument #5 to 'spec_axpy' (both grid_dim and block_dim are needed)")
-    assert.has_error(function() axpy(1, x, y, 4, { grid_dim = { 1 }, block_dim = { 2048 } }) end,
-      "bad argument #5 to 'spec_axpy' (a block has at most 1024 threads)")
+    assert.has_error(function() axpy(1, x, y, 4, { grid_dim = { 1 }, block_dim = { 32, 64 } }) end,
+      "bad argument #5 to 'spec_axpy' (a block has at most 1024 threads, block_dim has 2048)")
     assert.has_error(function() axpy(1, x, y, 4, { grid = 1 }) end,
       "bad argument #5 to 'spec_axpy' (unknown option 'grid')")
     assert.has_error(function() axpy(1, x, x, 4) end,

@@ -296,8 +296,10 @@ template <class G> inline void for_each_item(long long n, double work_per_item, 
 // calls __syncthreads() (fibers); else the threads of a block are a plain
 // loop the compiler can inline the body into.  Blocks run in parallel
 // over the host's cores (for_each_item), so a kernel whose blocks race
-// without atomics shows it here.
-template <class F> inline void launch(dim3 g, dim3 b, bool sync, F &f) {
+// without atomics shows it here.  block_work: the cost of one block when
+// the caller knows it (threads that loop over many items), else 0 (one
+// unit per thread).
+template <class F> inline void launch(dim3 g, dim3 b, bool sync, F &f, double block_work = 0) {
   long long nblocks = (long long)g.x * g.y * g.z;
   long long threads_per_block = (long long)b.x * b.y * b.z;
   if (nblocks <= 0 || threads_per_block <= 0) return;
@@ -312,7 +314,7 @@ template <class F> inline void launch(dim3 g, dim3 b, bool sync, F &f) {
     else
       run_block_loop(ix, f);
   };
-  for_each_item(nblocks, (double)threads_per_block, run_block);
+  for_each_item(nblocks, block_work > 0 ? block_work : (double)threads_per_block, run_block);
 }
 
 // Runs f(lo, hi) over chunks covering [0, n), in parallel: the range form

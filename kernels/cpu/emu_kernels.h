@@ -26,11 +26,14 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <tuple>
 
 #include "emu/cuda_runtime.h"
 #include "emu_kernel_stats.h"
+#include "launch.h"
 
 // Kernels are compiled for AVX-512 and AVX2+FMA besides the baseline and
 // picked at load time (target_clones, as the host loops: src/host/simd.h),
@@ -86,12 +89,23 @@ inline void gm_emu_note_thread(const void **first, bool *multi) {
 template <class T> inline T *gm_emu_worker_arg(T *p) { return (T *)gm_emu_alias(p); }
 template <class T> inline const T &gm_emu_worker_arg(const T &x) { return x; }
 
+// Whether the launch configuration is one CUDA launches (kernels/launch.h):
+// else nothing runs and cudaErrorInvalidConfiguration is left for the
+// launcher's cudaGetLastError, as on a GPU.
+inline bool gm_emu_config_ok(dim3 grid, dim3 block, size_t shmem) {
+  const unsigned g[6] = {grid.x, grid.y, grid.z, block.x, block.y, block.z};
+  if (!gm_launch_config_error(g, shmem)) return true;
+  gm_emu_last_launch_error = cudaErrorInvalidConfiguration;
+  return false;
+}
+
 // Queues a launch on its stream like a CUDA launch: the arguments are
 // copied into the closure (as cudaLaunchKernel copies them), device
 // pointers aliased for the worker, and the grid runs later on the
 // stream's worker thread; without a stream it runs at once.  Shared by
 // both launchers (L: gm_emu_launcher or gm_emu_range_launcher).
 template <class L, class... A> inline void gm_emu_submit(const L &l, const A &...a) {
+  if (!gm_emu_config_ok(l.grid, l.block, l.shmem)) return;
   __atomic_fetch_add(&l.site->c.launches, 1ull, __ATOMIC_RELAXED); // counted when launched
   if (!l.stream) {
     l.run(a...);
@@ -113,11 +127,14 @@ template <class L, class... A> inline void gm_emu_submit(const L &l, const A &..
 template <class... P> struct gm_emu_launcher {
   void (*kernel)(P...);
   dim3 grid, block;
+  size_t shmem; // dynamic shared memory (checked, unused: our kernels have none)
   gm_emu_site *site;
   void *stream; // the emulated device (its compute stream), or null
   // queued on the stream like a CUDA launch (gm_emu_submit)
   template <class... A> void operator()(const A &...a) const { gm_emu_submit(*this, a...); }
-  template <class... A> void run(const A &...a) const {
+  template <class... A> void run(const A &...a) const { run_blocks(0.0, a...); }
+  // block_work: gmcpu::launch's cost of one block (0: one unit per thread)
+  template <class... A> void run_blocks(double block_work, const A &...a) const {
     void (*k)(P...) = kernel;
     const void *first = nullptr;
     bool multi = false;
@@ -126,16 +143,16 @@ template <class... P> struct gm_emu_launcher {
       if ((ix.thread.x | ix.thread.y | ix.thread.z) == 0) gm_emu_note_thread(&first, &multi);
       k(a...);
     };
-    gmcpu::launch(grid, block, site->c.sync, body);
+    gmcpu::launch(grid, block, site->c.sync, body, block_work);
     gm_emu_ix = nullptr;
     if (multi) __atomic_fetch_add(&site->c.parallel_launches, 1ull, __ATOMIC_RELAXED);
   }
 };
 
 template <class... P>
-inline gm_emu_launcher<P...> gm_emu_launch(void (*kernel)(P...), dim3 grid, dim3 block, gm_emu_site &site,
-                                           void *stream) {
-  return gm_emu_launcher<P...>{kernel, grid, block, &site, stream};
+inline gm_emu_launcher<P...> gm_emu_launch(void (*kernel)(P...), dim3 grid, dim3 block, size_t shmem,
+                                           gm_emu_site &site, void *stream) {
+  return gm_emu_launcher<P...>{kernel, grid, block, shmem, &site, stream};
 }
 
 inline dim3 gm_emu_dim3(dim3 d) { return d; }
@@ -147,14 +164,12 @@ inline dim3 gm_emu_dim3(unsigned n) { return dim3(n); }
     static gm_emu_site site_(#k, __FILE__, sync);                              \
     return site_;                                                              \
   }())
-// (no dynamic shared memory in our kernels; the stream is the emulated
-// device, whose compute stream the launch is queued on)
-#define GM_LAUNCH(k, grid, block, shmem, stream)                                                            \
-  ((void)(shmem), gm_emu_launch(k, gm_emu_dim3(grid), gm_emu_dim3(block), GM_EMU_SITE(k, false), \
-                                (void *)(stream)))
-#define GM_LAUNCH_SYNC(k, grid, block, shmem, stream)                                                      \
-  ((void)(shmem), gm_emu_launch(k, gm_emu_dim3(grid), gm_emu_dim3(block), GM_EMU_SITE(k, true), \
-                                (void *)(stream)))
+// (the stream is the emulated device, whose compute stream the launch is
+// queued on)
+#define GM_LAUNCH(k, grid, block, shmem, stream) \
+  gm_emu_launch(k, gm_emu_dim3(grid), gm_emu_dim3(block), (size_t)(shmem), GM_EMU_SITE(k, false), (void *)(stream))
+#define GM_LAUNCH_SYNC(k, grid, block, shmem, stream) \
+  gm_emu_launch(k, gm_emu_dim3(grid), gm_emu_dim3(block), (size_t)(shmem), GM_EMU_SITE(k, true), (void *)(stream))
 
 // Range launches (GM_LAUNCH_RANGE, launch_cuda.cuh): kernels whose body
 // is one GRID_STRIDE or ROWS_2D loop over independent items run once per
@@ -163,19 +178,69 @@ inline dim3 gm_emu_dim3(unsigned n) { return dim3(n); }
 // the chunk (gm_emu_range, this OS thread's), inner ROWS_2D index over the
 // whole row.  No thread index exists there: such a kernel must not read
 // threadIdx/blockIdx (they are null here, so it would crash in the tests).
+//
+// With GPUMAT_EMULATED_GEOMETRY=exact a range launch runs as every other
+// launch: its real grid of blocks of threads, each thread running the
+// loops with CUDA's own index math (start blockIdx * blockDim + threadIdx,
+// stride blockDim * gridDim), so a geometry that leaves items uncovered,
+// or covers one twice, shows in the results.  Slower; the
+// suite runs the emulated kernel specs once that way (tools/suite.d).
+inline bool gm_emu_exact_geometry() {
+  static const bool exact = [] {
+    const char *v = getenv("GPUMAT_EMULATED_GEOMETRY");
+    return v && strcmp(v, "exact") == 0;
+  }();
+  return exact;
+}
+
 struct gm_emu_span {
   size_t lo, hi;
 };
 inline thread_local gm_emu_span gm_emu_range = {0, 0};
 inline size_t gm_emu_end(size_t n) { return gm_emu_range.hi < n ? gm_emu_range.hi : n; }
 
-#define GRID_STRIDE(i, n) for (size_t i = gm_emu_range.lo, i##_end_ = gm_emu_end(n); i < i##_end_; i++)
-#define ROWS_2D(r, c, rows, cols)                                                    \
-  for (size_t r = gm_emu_range.lo, r##_end_ = gm_emu_end(rows); r < r##_end_; r++) \
-    for (size_t c = 0, c##_end_ = (cols); c < c##_end_; c++)
+// The loops below go over segments [lo, hi) of their index, each a plain
+// counted loop (what vectorizes): in a range launch (no thread index) one
+// segment, this chunk's (or, for a ROWS_2D column, the whole row); in a
+// launch with threads, CUDA's grid-stride walk, one item per segment.
+struct gm_emu_seg {
+  size_t lo, hi, step; // step 0: the only segment
+};
+// axis 0: x (GRID_STRIDE, ROWS_2D columns), 1: y (ROWS_2D rows)
+inline gm_emu_seg gm_emu_seg_first(size_t n, int axis, size_t lo, size_t hi) {
+  const gmcpu::index *ix = gm_emu_ix;
+  if (!ix) return gm_emu_seg{lo, hi < n ? hi : n, 0};
+  size_t start = axis ? (size_t)ix->block.y * ix->block_dim.y + ix->thread.y
+                      : (size_t)ix->block.x * ix->block_dim.x + ix->thread.x;
+  size_t step = axis ? (size_t)ix->block_dim.y * ix->grid_dim.y : (size_t)ix->block_dim.x * ix->grid_dim.x;
+  return gm_emu_seg{start, start < n ? start + 1 : start, step};
+}
+// A ROWS_2D row's columns: the whole row in a range launch (its rows'
+// segment has step 0; no thread-local read per row), else CUDA's walk.
+inline gm_emu_seg gm_emu_seg_cols(size_t cols, size_t row_step) {
+  return row_step ? gm_emu_seg_first(cols, 0, 0, cols) : gm_emu_seg{0, cols, 0};
+}
+inline void gm_emu_seg_next(gm_emu_seg &s, size_t n) {
+  s.lo = s.step ? s.lo + s.step : s.hi;
+  s.hi = s.step && s.lo < n ? s.lo + 1 : s.lo;
+}
+
+#define GRID_STRIDE(i, n)                                                                             \
+  for (gm_emu_seg i##_seg_ = gm_emu_seg_first((n), 0, gm_emu_range.lo, gm_emu_range.hi);             \
+       i##_seg_.lo < i##_seg_.hi; gm_emu_seg_next(i##_seg_, (n)))                                     \
+    for (size_t i = i##_seg_.lo, i##_end_ = i##_seg_.hi; i < i##_end_; i++)
+#define ROWS_2D(r, c, rows, cols)                                                                     \
+  for (gm_emu_seg r##_seg_ = gm_emu_seg_first((rows), 1, gm_emu_range.lo, gm_emu_range.hi);          \
+       r##_seg_.lo < r##_seg_.hi; gm_emu_seg_next(r##_seg_, (rows)))                                  \
+    for (size_t r = r##_seg_.lo, r##_end_ = r##_seg_.hi; r < r##_end_; r++)                           \
+      for (gm_emu_seg c##_seg_ = gm_emu_seg_cols((cols), r##_seg_.step); c##_seg_.lo < c##_seg_.hi;   \
+           gm_emu_seg_next(c##_seg_, (cols)))                                                         \
+        for (size_t c = c##_seg_.lo, c##_end_ = c##_seg_.hi; c < c##_end_; c++)
 
 template <class... P> struct gm_emu_range_launcher {
   void (*kernel)(P...);
+  dim3 grid, block; // CUDA's geometry: checked, and run in the exact mode
+  size_t shmem;
   size_t count;
   double work;
   gm_emu_site *site;
@@ -183,6 +248,12 @@ template <class... P> struct gm_emu_range_launcher {
   // queued on the stream like every launch (gm_emu_submit)
   template <class... A> void operator()(const A &...a) const { gm_emu_submit(*this, a...); }
   template <class... A> void run(const A &...a) const {
+    if (gm_emu_exact_geometry()) { // the launch's work spread over its blocks, for gm_par_for's choice
+      const double blocks = (double)grid.x * grid.y * grid.z;
+      gm_emu_launcher<P...>{kernel, grid, block, shmem, site, nullptr}.run_blocks(
+          (double)count * (work > 1 ? work : 1.0) / blocks, a...);
+      return;
+    }
     struct job {
       void (*k)(P...);
       std::tuple<const A &...> args;
@@ -193,6 +264,7 @@ template <class... P> struct gm_emu_range_launcher {
                       [](void *arg, size_t lo, size_t hi) {
                         job &jb = *(job *)arg;
                         gm_emu_note_thread(&jb.first, &jb.multi);
+                        gm_emu_ix = nullptr; // a pool thread may keep a block's index: range loops here
                         gm_emu_range = gm_emu_span{lo, hi};
                         std::apply(jb.k, jb.args);
                         gm_emu_range = gm_emu_span{0, 0};
@@ -203,14 +275,14 @@ template <class... P> struct gm_emu_range_launcher {
 };
 
 template <class... P>
-inline gm_emu_range_launcher<P...> gm_emu_launch_range(void (*kernel)(P...), size_t count, double work,
-                                                       gm_emu_site &site, void *stream) {
-  return gm_emu_range_launcher<P...>{kernel, count, work, &site, stream};
+inline gm_emu_range_launcher<P...> gm_emu_launch_range(void (*kernel)(P...), dim3 grid, dim3 block, size_t count,
+                                                       double work, gm_emu_site &site, void *stream) {
+  return gm_emu_range_launcher<P...>{kernel, grid, block, 0, count, work, &site, stream};
 }
 
-#define GM_LAUNCH_RANGE(k, grid, block, stream, count, work)                                            \
-  ((void)(grid), (void)(block),                                                                        \
-   gm_emu_launch_range(k, (size_t)(count), (double)(work), GM_EMU_SITE(k, false), (void *)(stream)))
+#define GM_LAUNCH_RANGE(k, grid, block, stream, count, work)                                             \
+  gm_emu_launch_range(k, gm_emu_dim3(grid), gm_emu_dim3(block), (size_t)(count), (double)(work),        \
+                      GM_EMU_SITE(k, false), (void *)(stream))
 
 // The launchers' scratch hooks (launch_cuda.cuh) are the emulated
 // device's, through the shim's hook table (emu/emu_hooks.h).

@@ -102,6 +102,7 @@ return function(gm, core)
   local ctype_c = { float = "float", double = "double" }
 
   local range_form = require "gpumat.kernel_range"
+  local exact_geometry = os.getenv("GPUMAT_EMULATED_GEOMETRY") == "exact"
 
   -- The range form of a recognized body (kernel_range.lua): the kernel's
   -- statement in a counted loop over [lo, hi), its bound evaluated in the
@@ -333,15 +334,25 @@ return function(gm, core)
   local kinds = { mat = true, scalar = true, int = true }
   local dirs = { input = "i", output = "o", io = "x" }
 
-  local function check_dim3(v, what, fn)
-    if type(v) ~= "table" then argerr(0, fn, what .. " must be a list of 1 to 3 positive integers") end
+  -- CUDA's limits per axis (kernels/launch.h): a launch beyond them fails
+  -- on a GPU with cudaErrorInvalidConfiguration, so every backend refuses
+  -- it, and the block's threads are at most 1024 in all
+  local dim_max = {
+    grid_dim = { 0x7fffffff, 65535, 65535 },
+    block_dim = { 1024, 1024, 64 },
+  }
+  local function check_dim3(v, what, fn, argn)
+    if type(v) ~= "table" then argerr(argn, fn, what .. " must be a list of 1 to 3 positive integers") end
     local r = {}
     for i = 1, 3 do
       local x = v[i]
       if x == nil and i > 1 then x = 1 end
-      if math.type(x) ~= "integer" or x < 1 or x > 0x7fffffff then
-        argcheck.error("bad argument to '%s' (%s[%d] must be a positive integer, got %s)", fn, what, i,
-          tostring(x))
+      if math.type(x) ~= "integer" or x < 1 then
+        argerr(argn, fn, ("%s[%d] must be a positive integer, got %s"):format(what, i, tostring(x)))
+      end
+      if x > dim_max[what][i] then
+        argerr(argn, fn, ("%s[%d] is %d, over CUDA's limit of %d (cudaErrorInvalidConfiguration on a GPU)")
+          :format(what, i, x, dim_max[what][i]))
       end
       r[i] = x
     end
@@ -398,7 +409,10 @@ return function(gm, core)
     local first_mat
     for i, p in ipairs(ps) do if p[2] == "mat" then first_mat = i; break end end
     local sync = body:find("__syncthreads", 1, true) ~= nil
-    local range = not sync and range_form.recognize(body, ps) or nil
+    -- GPUMAT_EMULATED_GEOMETRY=exact: every CPU launch runs its blocks of
+    -- threads with the body's own index math, as the emulated device's
+    -- built-in kernels then do (kernels/cpu/emu_kernels.h)
+    local range = not sync and not exact_geometry and range_form.recognize(body, ps) or nil
     local sources, handles = {}, {}
     local cuda_sources, cuda_handles = {}, {} -- NVRTC: per ctype, per ctype@device
     local last_size, last_geom -- default geometry of the last size (launch overhead)
@@ -449,8 +463,11 @@ return function(gm, core)
         if opts.grid_dim == nil or opts.block_dim == nil then
           argerr(np + 1, name, "both grid_dim and block_dim are needed")
         end
-        local g, b = check_dim3(opts.grid_dim, "grid_dim", name), check_dim3(opts.block_dim, "block_dim", name)
-        if b[1] * b[2] * b[3] > 1024 then argerr(np + 1, name, "a block has at most 1024 threads") end
+        local g = check_dim3(opts.grid_dim, "grid_dim", name, np + 1)
+        local b = check_dim3(opts.block_dim, "block_dim", name, np + 1)
+        if b[1] * b[2] * b[3] > 1024 then
+          argerr(np + 1, name, ("a block has at most 1024 threads, block_dim has %d"):format(b[1] * b[2] * b[3]))
+        end
         geom = { g[1], g[2], g[3], b[1], b[2], b[3] }
       else
         if not first_mat then

@@ -67,8 +67,12 @@ static gm_status launch_geometry(const unsigned *geom, const gm_mat *first, unsi
       if (geom[i] == 0) return gm_fail(GM_EINVAL, "grid and block dimensions must be positive");
       g[i] = geom[i];
     }
-    if ((unsigned long long)g[3] * g[4] * g[5] > 1024)
-      return gm_fail(GM_EINVAL, "a block has at most 1024 threads, got %u", g[3] * g[4] * g[5]);
+    /* CUDA's limits on every backend: a geometry the host and the emulated
+     * device run must launch on a GPU too */
+    const char *why = gm_launch_config_error(g, 0);
+    if (why)
+      return gm_fail(GM_EINVAL, "invalid launch configuration: %s (grid %ux%ux%u, block %ux%ux%u)", why, g[0], g[1],
+                     g[2], g[3], g[4], g[5]);
     return GM_OK;
   }
   if (!first)
@@ -169,7 +173,8 @@ gm_status gm_kernel_check_geometry(const long long in[6], unsigned geom[6]) {
     if (in[i] < 1 || in[i] > 0x7fffffff) return gm_fail(GM_EINVAL, "bad launch geometry");
     geom[i] = (unsigned)in[i];
   }
-  return GM_OK;
+  const char *why = gm_launch_config_error(geom, 0);
+  return why ? gm_fail(GM_EINVAL, "invalid launch configuration: %s", why) : GM_OK;
 }
 
 /* A device's properties do not change while the process runs, and asking

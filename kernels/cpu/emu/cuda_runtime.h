@@ -14,7 +14,13 @@
 #include "../cuda_cpu.h"
 #include "../../../src/device/emulated/alias.h"
 
-enum cudaError { cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2, cudaErrorNotSupported = 801 };
+enum cudaError {
+  cudaSuccess = 0,
+  cudaErrorInvalidValue = 1,
+  cudaErrorMemoryAllocation = 2,
+  cudaErrorInvalidConfiguration = 9,
+  cudaErrorNotSupported = 801
+};
 typedef enum cudaError cudaError_t;
 typedef struct gm_emu_stream_tag *cudaStream_t;
 enum cudaMemcpyKind {
@@ -25,9 +31,18 @@ enum cudaMemcpyKind {
   cudaMemcpyDefault = 4
 };
 
-// Launches are queued and cannot fail to start: no pending error (a
-// failure of queued work is the device's, reported at its next sync).
-inline cudaError_t cudaGetLastError() { return cudaSuccess; }
+// A launch whose configuration CUDA refuses (kernels/launch.h
+// gm_launch_config_error) runs nothing and leaves
+// cudaErrorInvalidConfiguration here, on the launching thread, as cudart
+// does; other launches are queued and cannot fail to start (a failure of
+// queued work is the device's, reported at its next sync).  Reading the
+// error clears it, as cudaGetLastError does.
+inline thread_local cudaError_t gm_emu_last_launch_error = cudaSuccess;
+inline cudaError_t cudaGetLastError() {
+  cudaError_t e = gm_emu_last_launch_error;
+  gm_emu_last_launch_error = cudaSuccess;
+  return e;
+}
 
 // The launchers' scratch arrays (the sums' and reductions' partials) come
 // from gm_cuda_scratch_alloc/free, which emu_kernels.h maps to the

@@ -22,6 +22,8 @@ static gm_status launch_status_of(void *ctx, int err, const char *kernel) {
   if (d && d->ops->clear_error) d->ops->clear_error(d);
   if (err == GM_EMU_ERR_OOM)
     return gm_fail(GM_ECUDA_OOM, "emulated %s: out of device memory for scratch space", kernel);
+  if (err == 9) /* cudaErrorInvalidConfiguration: a geometry CUDA refuses (emu_kernels.h) */
+    return gm_fail(GM_ECUDA, "emulated %s: invalid launch configuration (cudaErrorInvalidConfiguration)", kernel);
   return gm_fail(GM_ECUDA, "emulated %s: error %d", kernel, err);
 }
 
