@@ -26,7 +26,7 @@ for ver in 13 12000 12040 12080; do
   flags=()
   [ "$ver" != 13 ] && flags=(-DGM_COMPAT_CUDART_VERSION="$ver" -include tools/cuda-compat/cuda12.h)
   for f in "${srcs[@]}"; do
-    if out=$("$cc" -std=c11 -fsyntax-only -Wall -Werror -DGPUMAT_HAVE_CUDA=1 "${flags[@]}" -Iinclude -Isrc \
+    if out=$("$cc" -std=gnu11 -fsyntax-only -Wall -Werror -DGPUMAT_HAVE_CUDA=1 "${flags[@]}" -Iinclude -Isrc \
         -I"$lua_inc" -I"$cuda/include" "${nccl_inc[@]}" "$f" 2>&1); then
       pass=$((pass + 1))
     else
