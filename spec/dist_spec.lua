@@ -161,8 +161,9 @@ describe("dist", function()
     assert.truthy(out:find("# SKIP", 1, true), out) -- TAP's mark of a pending test
   end)
 
-  -- review 3, N10: core.so linked libmpi, so without Open MPI's libraries
-  -- `require "gpumat"` failed everywhere; MPI is gpumat/dist_mpi.so's now
+  -- core.so linked libmpi, so without Open MPI's libraries `require
+  -- "gpumat"` failed everywhere (GPU machines have no MPI); MPI is
+  -- gpumat/dist_mpi.so's now
   it("require \"gpumat\" needs no MPI: only gpumat.dist loads it #host", function()
     local build = os.getenv("GPUMAT_BUILD_DIR") or "build"
     local p = assert(io.popen(("ldd %q 2>&1"):format(build .. "/gpumat/core.so")))

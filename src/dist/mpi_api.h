@@ -1,7 +1,7 @@
 /* The seam between the core and gpumat/dist_mpi.so, the module that holds
  * gpumat.dist's MPI code (src/dist/comm.c, linked with libmpi): the core
  * never links libmpi, so `require "gpumat"` works on a machine without
- * MPI (review 3, N10); src/dist/comm_load.c opens the module for
+ * MPI (the GPU machines have none); src/dist/comm_load.c opens the module for
  * gpumat.dist and calls comm.h's functions through it.
  *
  * GM_DIST_MPI_API lists comm.h's functions: X(return type, name,

@@ -5,7 +5,7 @@
  * whose signature CUDA 13 changed get the prototypes of that version, and
  * CUDART_VERSION says that version, so a 13-only call outside a version
  * guard fails to compile here, on a machine with only a 13.x toolkit (a
- * GPU machine may have a 12.x one: review 3, N3).  It is a compile check
+ * GPU machine may have a 12.x one).  It is a compile check
  * only; nothing is linked. */
 #ifndef GM_CUDA_COMPAT_12_H
 #define GM_CUDA_COMPAT_12_H

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The CUDA backend's C sources against older runtime APIs (review 3, N3):
+# The CUDA backend's C sources against older runtime APIs (a GPU machine
+# may have a 12.x toolkit):
 # src/device/cuda/*.c (and src/dist/nccl.c when nccl.h is found) are
 # compiled, syntax only, with the installed toolkit's headers as they are
 # (13.x), and with tools/cuda-compat/cuda12.h force-included for 12.0,
