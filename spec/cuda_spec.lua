@@ -157,6 +157,32 @@ describe("with_cuda", function()
     assert.are.same({ 3, 3 }, outer:to_table())
   end)
 
+  -- a nested context that names another device used to run silently on
+  -- the outer one (so the GPUMAT_DEVICE=cuda suite ran
+  -- with_cuda{backend = "emulated"} bodies on the GPU)
+  it("a nested context naming another device runs on that device #outermost", function()
+    local a = gm.mat(4, { initial_element = 1 })
+    local b = gm.mat(1000003, { initial_element = 1 })
+    gm.with_cuda({ backend = "emulated", device_id = 0 }, function()
+      gm.scal_(2, a) -- a's cuda facet on emulated device 0
+      local before = gm.emulated_device({ device_id = 1 }).allocated
+      gm.with_cuda({ backend = "emulated", device_id = 1 }, function()
+        gm.scal_(3, b)
+        assert.are.equal("C", b:facets())
+        assert.is_true(gm.emulated_device({ device_id = 1 }).allocated >= before + 8 * 1000003)
+        -- a lives on device 0: here it is another device's mat
+        assert.error_matches(function() gm.scal_(2, a) end, "mat has a cuda facet on another device")
+        -- a nested context naming nothing stays on device 1
+        gm.with_cuda({}, function() gm.scal_(2, b) end)
+        assert.are.equal(6, b[1000003])
+      end)
+      gm.scal_(2, a) -- device 0 again
+      assert.are.equal("C", a:facets())
+    end)
+    assert.are.same({ 4, 4, 4, 4 }, a:to_table())
+    assert.are.equal(6, b[1])
+  end)
+
   it("exits also when the body errors, passing the error through", function()
     local m = gm.mat(2, { initial_element = 1 })
     local errobj = setmetatable({}, { __tostring = function() return "boom" end })
