@@ -187,6 +187,26 @@ describe("dist", function()
       "/nonexistent/dist_mpi%.so: cannot open shared object file", out)
   end)
 
+  it("the GPU NCCL spec goes pending in a build without NCCL #host", function()
+    -- gpumat.dist as this build has it, but saying it has no NCCL: the
+    -- spec must not fail its no-copy checks there (the collectives would
+    -- go through the host)
+    local lua, busted = "lua5.4", arg and arg[0]
+    if not (lua and busted) or not io.open("spec/gpu/dist_nccl_spec.lua") then
+      pending("needs busted's command line and the repository root") return
+    end
+    assert.is_boolean(dist.nccl)
+    local pre = [[package.preload["gpumat.dist"] = function()
+      local path = package.searchpath("gpumat.dist", package.path)
+      local d = dofile(path); d.nccl = false; return d end]]
+    local cmd = ("%q -e %q %q -o TAP --no-auto-insulate spec/gpu/dist_nccl_spec.lua 2>&1"):format(lua, pre, busted)
+    local p = assert(io.popen(cmd))
+    local out = p:read("a")
+    p:close()
+    assert.is_nil(out:find("not ok", 1, true), out)
+    assert.truthy(out:find("# SKIP .*built without NCCL"), out)
+  end)
+
   it("the binding leaves facets and transports to one core function #host", function()
     -- src/lua/l_dist.c reads arguments and pushes results; gm_dist_mats
     -- (src/dist/collective.c) places, acquires, runs NCCL or MPI, releases

@@ -252,6 +252,8 @@ int luaopen_gpumat_dist(lua_State *L) {
       {"uses_mpi", l_uses_mpi, 0, NULL}, {"local_rank", l_number, 0, NULL}, {"local_size", l_number, 0, NULL},
       {"sendrecv_", l_sendrecv, 5, NULL}, {NULL, NULL, 0, NULL}};
   gml_newlib(L, fns);
+  lua_pushboolean(L, gm_nccl_built());
+  lua_setfield(L, -2, "nccl");
   return 1;
 }
 
