@@ -181,6 +181,14 @@ describe("with_cuda", function()
         gm.with_cuda({}, function() gm.scal_(2, b) end)
         assert.are.equal(6, b[1000003])
       end)
+      -- a device_id alone names a device of the enclosing backend
+      gm.with_cuda({ device_id = 1 }, function()
+        assert.error_matches(function() gm.scal_(2, a) end, "mat has a cuda facet on another device")
+      end)
+      -- and a named device that cannot be opened is an error, not the
+      -- enclosing device
+      assert.error_matches(function() gm.with_cuda({ backend = "cuda", device_id = 63 }, function() end) end,
+        "cuda was requested")
       gm.scal_(2, a) -- device 0 again
       assert.are.equal("C", a:facets())
     end)

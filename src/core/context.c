@@ -124,14 +124,22 @@ static bool names_other_device(const gm_device *outer, const gm_context_options 
 gm_status gm_context_enter(gm_context *c, const gm_context_options *o) {
   memset(c, 0, sizeof *c);
   gm_device *outer = gm_context_device();
-  if (outer && !names_other_device(outer, o)) {
+  gm_context_options own = *o;
+  if (outer) {
+    /* a device_id alone names a device of the enclosing backend; and a
+     * nested context must get the device it names, never fall back to
+     * running on the enclosing one */
+    if (o->device_option && !o->backend_option) own.backend = outer->ops->name;
+    own.backend_named = true;
+  }
+  if (outer && !names_other_device(outer, &own)) {
     push(c, o);
     push_barrier(c);
     return GM_OK;
   }
   if (o->enabled) {
     gm_device *d;
-    GM_TRY(open_device(o, &d));
+    GM_TRY(open_device(&own, &d));
     if (d) {
       GM_TRY(begin_device(c, d, o));
       push(c, o);
