@@ -7,7 +7,8 @@
  *    options themselves name a backend or device id (backend_option,
  *    device_option; the id defaulting to cuda_default_device_id) that is
  *    not the enclosing device: then that device is opened for this context
- *    as if it were outermost, so with_cuda{backend = "emulated"} inside a CUDA
+ *    as if it were outermost (a device_id alone names a device of the
+ *    enclosing backend; a named device that cannot be opened is an error), so with_cuda{backend = "emulated"} inside a CUDA
  *    context runs on the emulated device, never silently on the outer one
  *    (a mat whose cuda facet lives on the outer device fails with "mat has
  *    a cuda facet on another device" there);
