@@ -1,17 +1,25 @@
 -- GPU benchmarks on a real CUDA device (run by tools/gpu/run; a standalone
 -- script, not a case file of bench/run.lua):
 --   LUA_PATH='lua/?.lua;lua/?/init.lua;;' LUA_CPATH='build/?.so;;' lua5.4 bench/gpu_bench.lua
--- Cases, each against a direct CUDA/cuBLAS call (bench/baselines/cuda_baselines.c,
--- compiled into bench/out/ with the toolkit at CUDA_HOME or /usr/local/cuda):
---   elementwise scal_/axpy_ on 64M floats: bandwidth against the card's
---     theoretical peak and a device-to-device cudaMemcpy;
+-- Each case times gpumat and, side by side on the same card in the same
+-- run, CuPy and PyTorch (bench/baselines/gpu_py.py, when python3 has them)
+-- and where one exists a direct CUDA/cuBLAS call
+-- (bench/baselines/cuda_baselines.c, compiled into bench/out/ with the
+-- toolkit at CUDA_HOME or /usr/local/cuda):
+--   elementwise on 64M floats: gpumat's own kernels (exp_, geem_,
+--     broadcast add) and cuBLAS scal_/axpy_, as GB/s (and the fraction of
+--     the card's peak);
+--   reductions: whole-mat sum, column and row sums of 8192 x 8192
+--     (sum_), the axis sum of a narrow 1e6 x 3 mat;
 --   gemm_ 4096^3 float and double against cublasSgemm/Dgemm;
---   64 MiB host -> device copies from a pinned and from a pageable mat
---     against cudaMemcpy from cudaMallocHost and malloc memory;
---   a 64 MiB device array from the pool (hit) against cudaMalloc + cudaFree.
+--   random: uniform_random_ and gaussian_random_ of 64M floats;
+--   copies: D2D copy_, transpose of 8192 x 8192, 64 MiB host -> device
+--     from a pinned mat (made inside with_cuda: outside it would come out
+--     pageable) and a pageable one, a 64 MiB device array from the pool
+--     (hit) against cudaMalloc + cudaFree.
 -- Prints a Markdown table (also written to $GPUMAT_BENCH_OUT/bench.md when
 -- set).  Without a usable CUDA device every case is reported as skipped
--- and the script exits 0.
+-- and the script exits 0 (tools/gpu/run counts that as a failure).
 if rawget(_G, "GPUMAT_BENCH_HARNESS") then return {} end
 local gm = require "gpumat"
 
@@ -31,14 +39,35 @@ end
 
 emit("### GPU benchmarks (bench/gpu_bench.lua)")
 emit("")
-emit("| case | gpumat | baseline | ratio gpumat/baseline | note |")
-emit("|---|---|---|---|---|")
-local CASES = { "elementwise scal_ 64M float", "elementwise axpy_ 64M float", "gemm_ 4096 float",
-  "gemm_ 4096 double", "H2D 64 MiB pinned", "H2D 64 MiB pageable", "pool hit 64 MiB" }
+emit("| case | gpumat | CuPy | PyTorch | direct CUDA | note |")
+emit("|---|---|---|---|---|---|")
+local N = 64 << 20
+-- name, key (also bench/baselines/gpu_py.py's), unit (GB/s from bytes,
+-- TFLOP/s from flops, else µs), bytes or flops per call, note
+local CASES = {
+  { "exp_ 64M float", "exp", "GB/s", 8 * N, "gpumat unary kernel" },
+  { "geem_ 64M float (c = a .* b)", "geem", "GB/s", 12 * N, "gpumat kernel" },
+  { "broadcast add 8192x8192 + 1x8192 float", "broadcast", "GB/s", 8 * N, "gpumat strided kernel" },
+  { "scal_ 64M float", "scal", "GB/s", 8 * N, "cuBLAS Sscal" },
+  { "axpy_ 64M float", "axpy", "GB/s", 12 * N, "cuBLAS Saxpy; CuPy: two kernels" },
+  { "sum 64M float (to a Lua number)", "sum", "GB/s", 4 * N, "reduce.cu, then an 8-byte D2H" },
+  { "column sums 8192x8192 float (sum_ axis 1)", "colsum", "GB/s", 4 * N, "" },
+  { "row sums 8192x8192 float (sum_ axis 2)", "rowsum", "GB/s", 4 * N, "" },
+  { "sum(1) of 1e6x3 float", "narrow_sum", "GB/s", 12e6, "reduce_axis, short inner axis" },
+  { "gemm_ 4096 float", "gemm_float", "TFLOP/s", 2 * 4096 ^ 3, "direct: cublasSgemm" },
+  { "gemm_ 4096 double", "gemm_double", "TFLOP/s", 2 * 4096 ^ 3, "direct: cublasDgemm" },
+  { "uniform_random_ 64M float", "uniform", "GB/s", 4 * N, "Philox" },
+  { "gaussian_random_ 64M float", "gaussian", "GB/s", 4 * N, "Philox, Box-Muller" },
+  { "copy_ 64M float (D2D)", "d2d", "GB/s", 8 * N, "cuBLAS Scopy" },
+  { "transpose 8192x8192 float", "transpose", "GB/s", 8 * N, "geam kernel, new mat from the pool" },
+  { "H2D 64 MiB pinned", "h2d_pinned", "GB/s", N, "direct: cudaMemcpy from cudaMallocHost" },
+  { "H2D 64 MiB pageable", "h2d_pageable", "GB/s", N, "direct: cudaMemcpy from malloc" },
+  { "pool hit 64 MiB", "pool", "µs", nil, "direct: cudaMalloc + cudaFree" },
+}
 
 local ok, why = gm.cuda_available()
 if not ok then
-  for _, c in ipairs(CASES) do emit(("| %s | skipped | | | no CUDA device: %s |"):format(c, tostring(why))) end
+  for _, c in ipairs(CASES) do emit(("| %s | skipped | | | | no CUDA device: %s |"):format(c[1], tostring(why))) end
   finish()
   return
 end
@@ -86,74 +115,113 @@ local function time(f)
 end
 
 local CUDA = { backend = "cuda" }
-local function fmt_s(t) return ("%.3f ms"):format(t * 1e3) end
 
-local peak = baseline("peak") or {}
-local N = 64 << 20
-gm.with_cuda(CUDA, function()
-  local x = gm.mat(N, { ctype = "float", initial_element = 1 })
-  local y = gm.mat(N, { ctype = "float", initial_element = 1 })
-  gm.scal_(1, x)
-  gm.scal_(1, y)
-  local function bw(bytes, f)
-    local t = time(function(n) for _ = 1, n do f() end; gm.synchronize() end)
-    return bytes / t / 1e9
-  end
-  local note = peak[1] and ("peak %.0f GB/s, D2D cudaMemcpy %.0f GB/s"):format(peak[1], peak[2]) or "no baseline"
-  local s = bw(2 * 4 * N, function() gm.scal_(1.0000001, x) end)
-  emit(("| %s | %.0f GB/s | %s | %s | %s |"):format(CASES[1], s, peak[1] and ("%.0f GB/s"):format(peak[1]) or "n/a",
-    peak[1] and ("%.2f of peak"):format(s / peak[1]) or "", note))
-  local a = bw(3 * 4 * N, function() gm.axpy_(1e-7, x, y) end)
-  emit(("| %s | %.0f GB/s | %s | %s | %s |"):format(CASES[2], a, peak[1] and ("%.0f GB/s"):format(peak[1]) or "n/a",
-    peak[1] and ("%.2f of peak"):format(a / peak[1]) or "", note))
-  gm.free(x)
-  gm.free(y)
-end)
-
-for i, ct in ipairs { "float", "double" } do
-  local n = 4096
-  local a, b, c
-  gm.with_cuda(CUDA, function()
-    a = gm.mat({ n, n }, { ctype = ct, initial_element = 0 })
-    b = gm.mat({ n, n }, { ctype = ct, initial_element = 0 })
-    c = gm.mat({ n, n }, { ctype = ct, initial_element = 0 })
-    local t = time(function(k) for _ = 1, k do gm.gemm_(1, a, b, 0, c) end; gm.synchronize() end)
-    local base = baseline(("gemm %s %d 5"):format(ct:sub(1, 1), n))
-    local tf = 2 * n ^ 3 / t / 1e12
-    emit(("| %s | %s (%.1f TFLOP/s) | %s | %s | cublas%sgemm direct |"):format(CASES[2 + i], fmt_s(t), tf,
-      base and fmt_s(base[1]) or "n/a", base and ("%.2f"):format(t / base[1]) or "", ct == "float" and "S" or "D"))
-  end)
+-- "123 GB/s" (or TFLOP/s, µs) from seconds per call
+local function rate(c, t)
+  if not t then return "n/a" end
+  if c[3] == "GB/s" then return ("%.0f GB/s"):format(c[4] / t / 1e9) end
+  if c[3] == "TFLOP/s" then return ("%.1f TFLOP/s"):format(c[4] / t / 1e12) end
+  return ("%.2f µs"):format(t * 1e6)
 end
 
-for i, pinned in ipairs { true, false } do
-  local m = gm.mat(N // 4, { ctype = "float", pinned = pinned, initial_element = 1 })
-  local t
-  gm.with_cuda(CUDA, function()
-    t = time(function(n)
+-- CuPy and PyTorch on the same card: one python3 run for every case
+local py = { cupy = {}, torch = {} }
+local py_note = {}
+do
+  local p = io.popen("timeout 150 python3 bench/baselines/gpu_py.py 2>&1")
+  for line in p:lines() do
+    local lib, key, v = line:match("^(%S+) (%S+) (.*)$")
+    if lib and py[lib] then
+      if key == "-" then py_note[#py_note + 1] = lib .. " " .. v else py[lib][key] = tonumber(v) or v end
+    end
+  end
+  p:close()
+end
+local function pycell(lib, c)
+  local v = py[lib][c[2]]
+  if type(v) == "number" then return rate(c, v) end
+  return v and tostring(v) or "n/a"
+end
+
+local peak = baseline("peak") or {}
+
+-- gpumat's seconds per call of each case (one CUDA context)
+local function measure()
+  local t = {}
+  local function sync_time(f) return time(function(n) for _ = 1, n do f() end; gm.synchronize() end) end
+  local function full(dims) return gm.mat(dims, { ctype = "float", initial_element = 1 }) end
+  local x, y, z = full(N), full(N), full(N)
+  gm.scal_(1, x); gm.scal_(1, y); gm.scal_(1, z) -- device facets up to date
+  t.exp = sync_time(function() gm.exp_(x) end)
+  gm.fill_(1, x)
+  t.geem = sync_time(function() gm.geem_(1, x, y, 0, z) end)
+  t.scal = sync_time(function() gm.scal_(1.0000001, x) end)
+  t.axpy = sync_time(function() gm.axpy_(1e-7, x, y) end)
+  t.sum = sync_time(function() return x:sum() end)
+  t.uniform = sync_time(function() gm.uniform_random_(x) end)
+  t.gaussian = sync_time(function() gm.gaussian_random_(x) end)
+  t.d2d = sync_time(function() gm.copy_(x, y) end)
+  gm.free(x); gm.free(y); gm.free(z)
+  local a, c = full({ 8192, 8192 }), full({ 8192, 8192 })
+  local row, col = full({ 1, 8192 }), full(8192)
+  gm.scal_(1, a); gm.scal_(1, c)
+  t.broadcast = sync_time(function() gm.add(a, row, { out = c }) end)
+  t.colsum = sync_time(function() gm.sum_(a, col, { axis = 1 }) end)
+  t.rowsum = sync_time(function() gm.sum_(a, col, { axis = 2 }) end)
+  t.transpose = sync_time(function() gm.free(gm.transpose(a)) end)
+  gm.free(a); gm.free(c)
+  local nar, out = full({ 1000000, 3 }), full(3)
+  gm.scal_(1, nar)
+  t.narrow_sum = sync_time(function() gm.sum(nar, 1, { out = out }) end)
+  for _, ct in ipairs { "float", "double" } do
+    local n = 4096
+    local ga = gm.mat({ n, n }, { ctype = ct, initial_element = 0 })
+    local gb = gm.mat({ n, n }, { ctype = ct, initial_element = 0 })
+    local gc = gm.mat({ n, n }, { ctype = ct, initial_element = 0 })
+    t["gemm_" .. ct] = sync_time(function() gm.gemm_(1, ga, gb, 0, gc) end)
+    gm.free(ga); gm.free(gb); gm.free(gc)
+  end
+  -- host -> device; the pinned mat is made here, inside the context
+  for _, pinned in ipairs { true, false } do
+    local m = gm.mat(N // 4, { ctype = "float", pinned = pinned, initial_element = 1 })
+    t[pinned and "h2d_pinned" or "h2d_pageable"] = time(function(n)
       for _ = 1, n do
         gm.set(m, 1, 1.0) -- host write: the next device access copies 64 MiB in
         gm.with_facet(m, "cuda", "input", function() end)
       end
     end)
-  end)
-  local base = baseline(("h2d %d %s 5"):format(N, pinned and "pinned" or "pageable"))
-  emit(("| %s | %.1f GB/s | %s | %s | cudaMemcpy from %s |"):format(CASES[4 + i], N / t / 1e9,
-    base and ("%.1f GB/s"):format(N / base[1] / 1e9) or "n/a", base and ("%.2f (time)"):format(t / base[1]) or "",
-    pinned and "cudaMallocHost" or "malloc"))
-  gm.free(m)
+    gm.free(m)
+  end
+  -- (one context for all repeats: its exit would give the cached block back)
+  t.pool = sync_time(function() gm.deref_buffer(gm.make_cuda_array(N, { element_type = "uint8" })) end)
+  return t
 end
 
-do
-  -- one context for all repeats: its exit would give the cached block back
-  local t
-  gm.with_cuda(CUDA, function()
-    t = time(function(n)
-      for _ = 1, n do gm.deref_buffer(gm.make_cuda_array(N, { element_type = "uint8" })) end
-      gm.synchronize()
-    end)
-  end)
-  local base = baseline(("malloc %d 20"):format(N))
-  emit(("| %s | %.2f µs | %s | %s | cudaMalloc + cudaFree |"):format(CASES[7], t * 1e6,
-    base and ("%.2f µs"):format(base[1] * 1e6) or "n/a", base and ("%.3f"):format(t / base[1]) or ""))
+local okm, t = pcall(gm.with_cuda, CUDA, measure)
+if not okm then
+  emit(("| (gpumat cases) | error | | | | %s |"):format((tostring(t):gsub("|", "/"))))
+  t = {}
 end
+local direct = {}
+for _, ct in ipairs { "float", "double" } do
+  local b = baseline(("gemm %s 4096 5"):format(ct:sub(1, 1)))
+  direct["gemm_" .. ct] = b and b[1]
+end
+for _, kind in ipairs { "pinned", "pageable" } do
+  local b = baseline(("h2d %d %s 5"):format(N, kind))
+  direct["h2d_" .. kind] = b and b[1]
+end
+local bm = baseline(("malloc %d 20"):format(N))
+direct.pool = bm and bm[1]
+
+for _, c in ipairs(CASES) do
+  local key, note = c[2], c[5]
+  if c[3] == "GB/s" and peak[1] and t[key] then
+    note = ("%s%s%.2f of peak %.0f GB/s"):format(note, note ~= "" and "; " or "", c[4] / t[key] / 1e9 / peak[1], peak[1])
+  end
+  emit(("| %s | %s | %s | %s | %s | %s |"):format(c[1], rate(c, t[key]), pycell("cupy", c), pycell("torch", c),
+    direct[key] and rate(c, direct[key]) or "", note))
+end
+if #py_note > 0 then emit(""); emit("Python baselines: " .. table.concat(py_note, "; ")) end
+if peak[2] then emit(""); emit(("Device-to-device cudaMemcpy: %.0f GB/s."):format(peak[2])) end
 finish()

@@ -21,13 +21,22 @@ if(GPUMAT_CUDA)
 endif()
 
 # NCCL (gpumat.dist's device collectives): NCCL_ROOT (CMake variable or
-# environment) first, then the CUDA toolkit and the usual system places.
+# environment) first, then the CUDA toolkit, the usual system places and
+# python3's nvidia/nccl (the nvidia-nccl-cu* wheel that CuPy and PyTorch
+# bring: where the GPU machines have it; only libnccl.so.2 there).
 # Without it device collectives would silently go through the host, so
 # the configure step says which NCCL it found, or why none.
 function(gpumat_find_nccl)
-  set(roots ${NCCL_ROOT} $ENV{NCCL_ROOT} $ENV{NCCL_HOME} ${CUDAToolkit_LIBRARY_ROOT} /usr/local/cuda /usr)
+  set(py_nccl "")
+  find_program(GPUMAT_PYTHON3 python3)
+  if(GPUMAT_PYTHON3)
+    execute_process(COMMAND ${GPUMAT_PYTHON3} -c
+      "import importlib.util as u; s = u.find_spec('nvidia.nccl'); print(list(s.submodule_search_locations)[0] if s else '')"
+      OUTPUT_VARIABLE py_nccl OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET TIMEOUT 30)
+  endif()
+  set(roots ${NCCL_ROOT} $ENV{NCCL_ROOT} $ENV{NCCL_HOME} ${CUDAToolkit_LIBRARY_ROOT} /usr/local/cuda /usr ${py_nccl})
   find_path(NCCL_INCLUDE_DIR nccl.h HINTS ${roots} ${CUDAToolkit_INCLUDE_DIRS} PATH_SUFFIXES include)
-  find_library(NCCL_LIB nccl HINTS ${roots} ${CUDAToolkit_LIBRARY_DIR}
+  find_library(NCCL_LIB NAMES nccl libnccl.so.2 HINTS ${roots} ${CUDAToolkit_LIBRARY_DIR}
     PATH_SUFFIXES lib lib64 lib/x86_64-linux-gnu)
   if(NOT NCCL_INCLUDE_DIR OR NOT NCCL_LIB)
     message(STATUS "gpumat: NCCL not found (set NCCL_ROOT): device collectives will run through MPI on the host")

@@ -38,7 +38,12 @@ describe("device queries", function()
   it("device_count counts cuda devices", function()
     local n = gm.device_count()
     assert.are.equal("integer", math.type(n))
-    if not gm.cuda_available() then assert.are.equal(0, n) end
+    if gm.cuda_available() then
+      assert.is_true(n >= 1) -- and the default device is one of them
+      assert.is_true(gm.cuda_default_device_id < n)
+    else
+      assert.are.equal(0, n)
+    end
   end)
 
   it("device_info describes the emulated device", function()
@@ -51,7 +56,7 @@ describe("device queries", function()
   end)
 
   it("device_info on a machine without cuda names the reason", function()
-    if gm.cuda_available() then return end
+    if gm.cuda_available() then pending("this machine has a usable CUDA device") return end
     local _, reason = gm.cuda_available()
     assert.has_error(function() gm.device_info(0) end,
       "bad argument #1 to 'device_info' (no usable cuda device 0: " .. reason .. ")")
@@ -91,7 +96,7 @@ describe("with_cuda", function()
 
   it("raises with the reason when cuda is requested by name but not usable #outermost", function()
     local ok, why = gm.cuda_available()
-    if ok then return end
+    if ok then pending("this machine has a usable CUDA device") return end
     local m = gm.mat(2)
     local ran = false
     local ok2, err = pcall(gm.with_cuda, { backend = "cuda" }, function() ran = true end)
@@ -105,7 +110,7 @@ describe("with_cuda", function()
   end)
 
   it("runs the body on the host when no backend is named and cuda is not usable #outermost", function()
-    if gm.cuda_available() then return end
+    if gm.cuda_available() then pending("this machine has a usable CUDA device") return end
     local env = os.getenv("GPUMAT_DEVICE")
     local m = gm.mat(2)
     if env and env ~= "" then
@@ -155,6 +160,40 @@ describe("with_cuda", function()
     end)
     assert.are.same({ 2, 2 }, inner:to_table())
     assert.are.same({ 3, 3 }, outer:to_table())
+  end)
+
+  -- a nested context that names another device used to run silently on
+  -- the outer one (so the GPUMAT_DEVICE=cuda suite ran
+  -- with_cuda{backend = "emulated"} bodies on the GPU)
+  it("a nested context naming another device runs on that device #outermost", function()
+    local a = gm.mat(4, { initial_element = 1 })
+    local b = gm.mat(1000003, { initial_element = 1 })
+    gm.with_cuda({ backend = "emulated", device_id = 0 }, function()
+      gm.scal_(2, a) -- a's cuda facet on emulated device 0
+      local before = gm.emulated_device({ device_id = 1 }).allocated
+      gm.with_cuda({ backend = "emulated", device_id = 1 }, function()
+        gm.scal_(3, b)
+        assert.are.equal("C", b:facets())
+        assert.is_true(gm.emulated_device({ device_id = 1 }).allocated >= before + 8 * 1000003)
+        -- a lives on device 0: here it is another device's mat
+        assert.error_matches(function() gm.scal_(2, a) end, "mat has a cuda facet on another device")
+        -- a nested context naming nothing stays on device 1
+        gm.with_cuda({}, function() gm.scal_(2, b) end)
+        assert.are.equal(6, b[1000003])
+      end)
+      -- a device_id alone names a device of the enclosing backend
+      gm.with_cuda({ device_id = 1 }, function()
+        assert.error_matches(function() gm.scal_(2, a) end, "mat has a cuda facet on another device")
+      end)
+      -- and a named device that cannot be opened is an error, not the
+      -- enclosing device
+      assert.error_matches(function() gm.with_cuda({ backend = "cuda", device_id = 63 }, function() end) end,
+        "cuda was requested")
+      gm.scal_(2, a) -- device 0 again
+      assert.are.equal("C", a:facets())
+    end)
+    assert.are.same({ 4, 4, 4, 4 }, a:to_table())
+    assert.are.equal(6, b[1])
   end)
 
   it("exits also when the body errors, passing the error through", function()

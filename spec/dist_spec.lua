@@ -161,6 +161,52 @@ describe("dist", function()
     assert.truthy(out:find("# SKIP", 1, true), out) -- TAP's mark of a pending test
   end)
 
+  -- core.so linked libmpi, so without Open MPI's libraries `require
+  -- "gpumat"` failed everywhere (GPU machines have no MPI); MPI is
+  -- gpumat/dist_mpi.so's now
+  it("require \"gpumat\" needs no MPI: only gpumat.dist loads it #host", function()
+    local build = os.getenv("GPUMAT_BUILD_DIR") or "build"
+    local p = assert(io.popen(("ldd %q 2>&1"):format(build .. "/gpumat/core.so")))
+    local deps = p:read("a")
+    p:close()
+    if not deps:find("=>", 1, true) then pending("no ldd output for " .. build .. "/gpumat/core.so") return end
+    assert.is_nil(deps:find("libmpi", 1, true), deps)
+    -- a process where the MPI module cannot load: gpumat works, and
+    -- gpumat.dist says why it cannot
+    local script = [[
+      package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
+      package.cpath = ]] .. ("%q"):format(build .. "/?.so") .. [[ .. ";" .. package.cpath
+      local gm = require "gpumat"
+      io.write(gm.mat(2, { initial_element = 3 })[2], "\n")
+      io.write(select(2, pcall(require, "gpumat.dist")), "\n")]]
+    p = assert(io.popen(("GPUMAT_DIST_MPI=/nonexistent/dist_mpi.so lua5.4 -e %q 2>&1"):format(script)))
+    local out = p:read("a")
+    p:close()
+    assert.matches("^3%.?0?\n", out)
+    assert.matches("gpumat%.dist: cannot load MPI %(gpumat/dist_mpi%.so, or %$GPUMAT_DIST_MPI%): " ..
+      "/nonexistent/dist_mpi%.so: cannot open shared object file", out)
+  end)
+
+  it("the GPU NCCL spec goes pending in a build without NCCL #host", function()
+    -- gpumat.dist as this build has it, but saying it has no NCCL: the
+    -- spec must not fail its no-copy checks there (the collectives would
+    -- go through the host)
+    local lua, busted = "lua5.4", arg and arg[0]
+    if not (lua and busted) or not io.open("spec/gpu/dist_nccl_spec.lua") then
+      pending("needs busted's command line and the repository root") return
+    end
+    assert.is_boolean(dist.nccl)
+    local pre = [[package.preload["gpumat.dist"] = function()
+      local path = package.searchpath("gpumat.dist", package.path)
+      local d = dofile(path); d.nccl = false; return d end]]
+    local cmd = ("%q -e %q %q -o TAP --no-auto-insulate spec/gpu/dist_nccl_spec.lua 2>&1"):format(lua, pre, busted)
+    local p = assert(io.popen(cmd))
+    local out = p:read("a")
+    p:close()
+    assert.is_nil(out:find("not ok", 1, true), out)
+    assert.truthy(out:find("# SKIP .*built without NCCL"), out)
+  end)
+
   it("the binding leaves facets and transports to one core function #host", function()
     -- src/lua/l_dist.c reads arguments and pushes results; gm_dist_mats
     -- (src/dist/collective.c) places, acquires, runs NCCL or MPI, releases

@@ -16,6 +16,16 @@ end
 -- (or wrap their body in gm.with_cuda({enabled = false}, fn)); tests that
 -- open their own outermost context (n_pool_bytes, counter binding) use the
 -- tag "#outermost".
+-- A nested with_cuda whose options name another backend or device id runs
+-- on that device (docs/GPU.md), so under GPUMAT_DEVICE=cuda a test's
+-- with_cuda{backend = "emulated"} runs on the emulated device.  Tests that
+-- assert the CPU model's or the emulated device's own behaviour on the
+-- wrapper's device (launch counters, range launches) carry the tag
+-- "#nocuda": pending under GPUMAT_DEVICE=cuda.
+-- GPUMAT_TEST_WRAP_DEVICE_ID=N (with GPUMAT_DEVICE=emulated) wraps the
+-- tests in emulated device N instead: every with_cuda{backend = "emulated"}
+-- in a test then opens another device (0), as under GPUMAT_DEVICE=cuda,
+-- so a machine without a GPU rehearses that run's device switches.
 -- See docs/ARCHITECTURE.md, "Testing".
 local device = os.getenv("GPUMAT_DEVICE")
 if device and device ~= "" then
@@ -27,16 +37,27 @@ if device and device ~= "" then
     local ok, why = gm.cuda_available()
     if not ok then error("GPUMAT_DEVICE=cuda but cuda is not usable: " .. tostring(why), 0) end
   end
+  local wrap = {}
+  local wrap_id = os.getenv("GPUMAT_TEST_WRAP_DEVICE_ID")
+  if wrap_id and wrap_id ~= "" then
+    assert(device == "emulated", "GPUMAT_TEST_WRAP_DEVICE_ID needs GPUMAT_DEVICE=emulated")
+    wrap.device_id = assert(math.tointeger(tonumber(wrap_id)), "GPUMAT_TEST_WRAP_DEVICE_ID: an integer")
+  end
   busted.subscribe({ "test", "start" }, function(element)
     local name = element.name or ""
-    if element.gpumat_wrapped or name:find("#host", 1, true) or name:find("#outermost", 1, true) then
+    if element.gpumat_wrapped then return nil, true end
+    element.gpumat_wrapped = true
+    if device == "cuda" and name:find("#nocuda", 1, true) then
+      element.run = function() -- (the test's own pending: busted.pending declares a test)
+        element.env.pending("#nocuda: asserts the CPU model or the emulated device (GPUMAT_DEVICE=emulated runs it)")
+      end
       return nil, true
     end
-    element.gpumat_wrapped = true
+    if name:find("#host", 1, true) or name:find("#outermost", 1, true) then return nil, true end
     local run = element.run
     element.run = function(...)
       local args = table.pack(...)
-      return gm.with_cuda({}, function() return run(table.unpack(args, 1, args.n)) end)
+      return gm.with_cuda(wrap, function() return run(table.unpack(args, 1, args.n)) end)
     end
     return nil, true
   end)

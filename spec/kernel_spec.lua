@@ -5,16 +5,15 @@
 -- which, and the results are checked against plain Lua either way.
 local gm = require "gpumat"
 
-local on_device = os.getenv("GPUMAT_DEVICE") ~= nil
+local device = os.getenv("GPUMAT_DEVICE") or ""
 -- GPUMAT_EMULATED_GEOMETRY=exact (tools/suite.d/24-exact-geometry.sh):
 -- no range form, every launch runs its threads, with the same values
 local RANGED = os.getenv("GPUMAT_EMULATED_GEOMETRY") == "exact" and 0 or 1
 local tol = { float = 1e-5, double = 1e-12 }
 
-local function launches()
-  local i = gm.kernel_cache_info()
-  return on_device and i.emulated_launches or i.host_launches
-end
+-- the launch counter of the device spec/helper.lua wraps the tests in
+local counter = ({ cuda = "cuda_launches", emulated = "emulated_launches" })[device] or "host_launches"
+local function launches() return gm.kernel_cache_info()[counter] end
 
 local function close(a, b, t) return math.abs(a - b) <= t * math.max(1, math.abs(b)) end
 
@@ -69,7 +68,7 @@ describe("define_cuda_kernel", function()
     assert.are.same({ 65539, 256, 1, 24 }, out:to_table())
   end)
 
-  it("runs grid-stride and per-element bodies as ranges on 1-d launches, thread by thread otherwise", function()
+  it("runs grid-stride and per-element bodies as ranges on 1-d launches, thread by thread otherwise #nocuda", function()
     -- the CPU model's range form (lua/gpumat/kernel_range.lua): the same
     -- values as running every thread, which 2-d grids still do
     local elem = gm.define_cuda_kernel {
@@ -354,7 +353,7 @@ describe("define_cuda_kernel", function()
     end, "bad argument #1 to 'define_cuda_kernel' (ctypes[1] must be float or double)")
   end)
 
-  it("a body that does not compile raises an error object with the compiler's log at its first CPU launch", function()
+  it("a body that does not compile raises an error object with the compiler's log at its first CPU launch #nocuda", function()
     local k = gm.define_cuda_kernel {
       name = "spec_broken", ctypes = { "float" }, params = { { "x", "mat", "io" } },
       body = "x[0] = undefined_variable_xyz;",
@@ -369,7 +368,7 @@ describe("define_cuda_kernel", function()
     assert.truthy(tostring(e):find("spec_broken: the kernel does not compile for float", 1, true))
   end)
 
-  it("the second definition of the same source is a cache hit", function()
+  it("the second definition of the same source is a cache hit #nocuda", function()
     local def = { name = "spec_cached", ctypes = { "double" }, params = axpy_params, body = axpy_body .. "\n" }
     local x = gm.mat(3, { ctype = "double", initial_element = 2 })
     local y = gm.mat(3, { ctype = "double", initial_element = 1 })

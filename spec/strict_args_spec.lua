@@ -62,7 +62,8 @@ describe("strict arguments", function()
 
   it("gpumat.dist's functions count their arguments too (before any MPI call)", function()
     local ok, dist = pcall(require, "gpumat.dist")
-    if not ok then return end -- built without MPI: require raises its own clear error
+    -- built without MPI, or MPI not loadable: require raises its own clear error
+    if not ok then pending("gpumat.dist unavailable: " .. tostring(dist)) return end
     local checked = 0
     for key, f in pairs(dist) do
       if type(f) == "function" then

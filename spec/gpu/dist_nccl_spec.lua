@@ -1,8 +1,9 @@
 -- gpumat.dist on a real CUDA device: collectives on the cuda facet through
 -- NCCL, no host copy.  Pending without a GPU (as on the machines this
--- project is developed on) and in a build without MPI (gpumat.dist raises
--- at require).  A build without NCCL fails the no-copy checks: its device
--- collectives go through the host (cmake says so; set NCCL_ROOT).  As one process this is the NCCL world of one; under
+-- project is developed on), in a build without MPI (gpumat.dist raises
+-- at require) and in a build without NCCL (dist.nccl false: its device
+-- collectives go through the host; cmake says so, set NCCL_ROOT).  As one
+-- process this is the NCCL world of one; under
 -- `mpirun -np K` each rank takes the device of its local rank
 -- (dist.init sets gm.cuda_default_device_id) and the expected values are
 -- the same formulas as spec/dist_spec.lua's.
@@ -11,6 +12,7 @@ local have_dist, dist = pcall(require, "gpumat.dist")
 
 local function need_gpu()
   if not have_dist then pending("gpumat.dist unavailable: " .. tostring(dist)) return false end
+  if not dist.nccl then pending("built without NCCL (cmake found none: set NCCL_ROOT)") return false end
   return require("gpu_case")(_ENV)()
 end
 

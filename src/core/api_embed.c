@@ -147,6 +147,7 @@ gm_status gm_cuda_begin(const gm_cuda_options *opts) {
   if (!opts) opts = &def;
   gm_context_options o = {0};
   GM_TRY(pick_backend(opts->backend, &o.backend));
+  o.backend_option = opts->backend != NULL; /* nested: opens that backend */
   if (opts->device_id < 0 || opts->device_id > 63)
     return gm_fail(GM_EINVAL, "gm_cuda_begin: device_id must be in 0..63, got %d", opts->device_id);
   if (opts->n_random_states < 0 || opts->n_random_states > (1 << 24))

@@ -89,6 +89,8 @@ static gm_status begin_device(gm_context *c, gm_device *d, const gm_context_opti
     }
   }
   c->device = d;
+  c->seed = o->random_seed;
+  c->n_random_states = o->n_random_states;
   gm_device_ref(d);
   gm_pool_stats ps = gm_pool_get_stats(&d->pool);
   c->saved_limit = ps.limit;
@@ -109,16 +111,35 @@ static gm_status begin_device(gm_context *c, gm_device *d, const gm_context_opti
   return GM_OK;
 }
 
+/* Does o name a device other than outer (the enclosing context's)?  Only
+ * options that spell out a backend or a device id name one (the id
+ * defaulting to cuda_default_device_id); a backend that comes from
+ * $GPUMAT_DEVICE, or no option at all, means "the device already open". */
+static bool names_other_device(const gm_device *outer, const gm_context_options *o) {
+  if (!o->enabled || !(o->backend_option || o->device_option)) return false;
+  if (o->backend_option && o->backend && strcmp(o->backend, outer->ops->name) != 0) return true;
+  return o->device_id != outer->id;
+}
+
 gm_status gm_context_enter(gm_context *c, const gm_context_options *o) {
   memset(c, 0, sizeof *c);
-  if (gm_context_device()) {
+  gm_device *outer = gm_context_device();
+  gm_context_options own = *o;
+  if (outer) {
+    /* a device_id alone names a device of the enclosing backend; and a
+     * nested context must get the device it names, never fall back to
+     * running on the enclosing one */
+    if (o->device_option && !o->backend_option) own.backend = outer->ops->name;
+    own.backend_named = true;
+  }
+  if (outer && !names_other_device(outer, &own)) {
     push(c, o);
     push_barrier(c);
     return GM_OK;
   }
   if (o->enabled) {
     gm_device *d;
-    GM_TRY(open_device(o, &d));
+    GM_TRY(open_device(&own, &d));
     if (d) {
       GM_TRY(begin_device(c, d, o));
       push(c, o);
@@ -153,12 +174,24 @@ gm_status gm_context_exit(gm_context *c) {
   gm_status st = GM_OK;
   if (c->has_barrier) st = gm_barrier_pop(&c->barrier);
   c->has_barrier = false;
+  bool had_device = c->device != NULL;
   if (c->device) {
     gm_status st2 = end_device(c);
     if (st == GM_OK) st = st2;
   }
   current = c->outer;
   gm_cuda_enabled = c->saved_enabled;
+  if (had_device) {
+    /* a nested context on another device ended: bind the enclosing one
+     * again (CUDA: its device current for the launches that follow) */
+    for (gm_context *k = current; k; k = k->outer) {
+      if (!k->device) continue;
+      gm_device *d = k->device;
+      gm_status st2 = d->ops->context_begin ? d->ops->context_begin(d, k->seed, k->n_random_states) : GM_OK;
+      if (st == GM_OK) st = st2;
+      break;
+    }
+  }
   return st;
 }
 

@@ -3,7 +3,15 @@
  * Entering a context:
  *  - binds gm_cuda_enabled to the context's `enabled` (restored at exit);
  *  - if an outer context already runs on a device, only pushes a facet
- *    barrier (ensures foreign, destroys cuda and cuda_host);
+ *    barrier (ensures foreign, destroys cuda and cuda_host), unless the
+ *    options themselves name a backend or device id (backend_option,
+ *    device_option; the id defaulting to cuda_default_device_id) that is
+ *    not the enclosing device: then that device is opened for this context
+ *    as if it were outermost (a device_id alone names a device of the
+ *    enclosing backend; a named device that cannot be opened is an error), so with_cuda{backend = "emulated"} inside a CUDA
+ *    context runs on the emulated device, never silently on the outer one
+ *    (a mat whose cuda facet lives on the outer device fails with "mat has
+ *    a cuda facet on another device" there);
  *  - else, if enabled and the backend is usable, opens the device, limits
  *    its pool to n_pool_bytes, starts the op tables' per-context state
  *    (random generator seeded with random_seed), binds the copy counters
@@ -30,6 +38,10 @@ typedef struct gm_context_options {
   const char *backend; /* "cuda" or "emulated" */
   bool backend_named;  /* asked for by name: an unusable "cuda" is an error,
                           not a quiet fallback to the host */
+  bool backend_option; /* backend named by the options themselves, not by
+                          $GPUMAT_DEVICE: a nested context on another
+                          backend opens it */
+  bool device_option;  /* device_id named by the options: likewise */
   unsigned long long random_seed;
   int n_random_states;
   size_t n_pool_bytes; /* 0: no limit */
@@ -46,6 +58,8 @@ typedef struct gm_context {
   size_t saved_limit, saved_budget;
   gm_gc_hook saved_hook;
   void *saved_hook_arg;
+  unsigned long long seed; /* what context_begin got (rebinding the device */
+  int n_random_states;     /* after a nested context on another one) */
   pthread_t saved_hook_thread;
   struct gm_context *outer;
 } gm_context;

@@ -19,6 +19,8 @@
 
 /* true when this build has NCCL and d is a CUDA device */
 bool gm_nccl_usable(const gm_device *d);
+/* true when this build has NCCL (dist.nccl) */
+bool gm_nccl_built(void);
 gm_status gm_nccl_allreduce(gm_device *d, void *buf, size_t n, gm_ctype t, gm_dist_op op, bool average);
 gm_status gm_nccl_bcast(gm_device *d, void *buf, size_t n, gm_ctype t, int root);
 gm_status gm_nccl_allgather(gm_device *d, const void *send, void *recv, size_t n, gm_ctype t);

@@ -3,6 +3,7 @@
  * called. */
 #include "nccl.h"
 
+bool gm_nccl_built(void) { return false; }
 bool gm_nccl_usable(const gm_device *d) {
   (void)d;
   return false;

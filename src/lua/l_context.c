@@ -63,13 +63,15 @@ static const char *string_or_type(lua_State *L, int idx) {
 
 /* The backend option, or the default (GPUMAT_DEVICE); *named (may be
  * NULL) tells whether either named it. */
-static const char *check_backend(lua_State *L, int arg, const char *fname, bool *named) {
+static const char *check_backend(lua_State *L, int arg, const char *fname, bool *named, bool *option) {
   const char *b;
+  if (option) *option = false;
   if (!gml_opt_push(L, arg, "backend")) {
     check_option(L, gm_context_default_backend(&b, named), arg, fname);
     return b;
   }
   if (named) *named = true;
+  if (option) *option = true;
   check_option(L, gm_context_parse_backend(string_or_type(L, -1), &b), arg, fname);
   lua_pop(L, 1);
   return b;
@@ -96,7 +98,9 @@ static int l_cuda_context(lua_State *L) {
   gm_context_options_default(&o, gml_settings_of(L));
   o.enabled = gml_opt_boolean(L, arg, "enabled", o.enabled, fname);
   o.device_id = check_device_id(L, arg, fname);
-  o.backend = check_backend(L, arg, fname, &o.backend_named);
+  o.device_option = gml_opt_push(L, arg, "device_id");
+  if (o.device_option) lua_pop(L, 1);
+  o.backend = check_backend(L, arg, fname, &o.backend_named, &o.backend_option);
   o.random_seed = (unsigned long long)gml_opt_size(L, arg, "random_seed", (size_t)o.random_seed, fname);
   lua_Integer asked =
       gml_opt_integer(L, arg, "n_random_states", gml_settings_of(L)->cuda_default_n_random_states, fname);
@@ -249,7 +253,7 @@ static int l_device_info(lua_State *L) {
   const char *backend = "cuda";
   if (gml_opt_push(L, 2, "backend")) {
     lua_pop(L, 1);
-    backend = check_backend(L, 2, fname, NULL);
+    backend = check_backend(L, 2, fname, NULL, NULL);
   }
   if (id > GM_CONTEXT_MAX_DEVICE_ID)
     gml_argerror(L, 1, fname, "device id must be at most %d, got %lld", GM_CONTEXT_MAX_DEVICE_ID, (long long)id);

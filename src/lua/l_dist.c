@@ -25,6 +25,7 @@ int luaopen_gpumat_dist(lua_State *L) {
 #else
 
 #include "../dist/collective.h"
+#include "../dist/mpi_api.h"
 #include "../dist/nccl.h"
 #include "../dist/rules.h"
 #include "util.h"
@@ -240,6 +241,9 @@ static int l_sendrecv(lua_State *L) {
 }
 
 int luaopen_gpumat_dist(lua_State *L) {
+  /* MPI is gpumat/dist_mpi.so's (src/dist/mpi_api.h): loaded here, not
+   * with the core */
+  if (gm_dist_load() != GM_OK) return luaL_error(L, "gpumat.dist: %s", gm_last_error());
   static const gml_reg fns[] = {
       {"init", l_init, 1, NULL},         {"finalize", l_finalize, 0, NULL},   {"rank", l_number, 0, NULL},
       {"size", l_number, 0, NULL},         {"barrier", l_barrier, 0, NULL},     {"allreduce_", l_allreduce, 2, NULL},
@@ -248,6 +252,8 @@ int luaopen_gpumat_dist(lua_State *L) {
       {"uses_mpi", l_uses_mpi, 0, NULL}, {"local_rank", l_number, 0, NULL}, {"local_size", l_number, 0, NULL},
       {"sendrecv_", l_sendrecv, 5, NULL}, {NULL, NULL, 0, NULL}};
   gml_newlib(L, fns);
+  lua_pushboolean(L, gm_nccl_built());
+  lua_setfield(L, -2, "nccl");
   return 1;
 }
 

@@ -104,8 +104,8 @@ static gm_status cu_copy(gm_device *d, void *dst, const void *src, size_t bytes,
  * not promise it.)  From page-locked memory the DMA reads the source after
  * the call returns, so that case still waits. */
 static gm_status h2d_staged(gm_device *d, void *dst, const void *src, size_t n) {
+#if CUDART_VERSION >= 13000 /* (12.8's batch copy has another signature) */
   cudaStream_t st = stream_of(d, NULL);
-#if CUDART_VERSION >= 13000
   void *dsts[1] = {dst};
   const void *srcs[1] = {src};
   size_t sizes[1] = {n}, attr_idx[1] = {0};

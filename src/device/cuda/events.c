@@ -48,9 +48,20 @@ void gm_cuda_event_free(gm_device *d, void *ev) {
 }
 
 /* Managed memory to d, ordered on the compute stream; a device without
- * concurrent managed access refuses, which only costs the speed-up. */
+ * concurrent managed access refuses, which only costs the speed-up.
+ * The call is spelled three ways: CUDA 13 takes a location and flags,
+ * 12.2-12.9 name that form cudaMemPrefetchAsync_v2, and older runtimes
+ * take a device number (tools/cuda-compat checks each branch compiles). */
 void gm_cuda_prefetch(gm_device *d, const void *p, size_t bytes) {
   cuda_impl *impl = d->impl;
+#if CUDART_VERSION >= 13000
   struct cudaMemLocation loc = {cudaMemLocationTypeDevice, d->id};
-  if (cudaMemPrefetchAsync(p, bytes, loc, 0, impl->stream) != cudaSuccess) (void)cudaGetLastError();
+  cudaError_t e = cudaMemPrefetchAsync(p, bytes, loc, 0, impl->stream);
+#elif CUDART_VERSION >= 12020
+  struct cudaMemLocation loc = {cudaMemLocationTypeDevice, d->id};
+  cudaError_t e = cudaMemPrefetchAsync_v2(p, bytes, loc, 0, impl->stream);
+#else
+  cudaError_t e = cudaMemPrefetchAsync(p, bytes, d->id, impl->stream);
+#endif
+  if (e != cudaSuccess) (void)cudaGetLastError();
 }
