@@ -47,6 +47,13 @@
     for (size_t c = blockIdx.x * (size_t)blockDim.x + threadIdx.x; c < (cols); c += (size_t)blockDim.x * gridDim.x)
 #endif
 
+// The CPU model (the emulated device's build of these files,
+// kernels/cpu/emu_kernels.h) defines it 1: launchers that choose a
+// geometry per backend (kernels/launch.h) take the CPU model's there.
+#ifndef GM_KERNELS_CPU_MODEL
+#define GM_KERNELS_CPU_MODEL 0
+#endif
+
 // Scratch arrays of the launchers (partial sums), stream-ordered on the
 // compute stream `stream`: 0 or a cudaError_t.  The device implements
 // them (src/device/cuda/memory.c: cudaMallocAsync with the out-of-memory
@@ -80,28 +87,17 @@ __device__ inline double gm_block_sum(double v, double *sh) {
   return r;
 }
 
-// Grid size for about `target` blocks in total when another grid dimension
-// already has `other` blocks, at least 1 and at most min(cap, 65535).
-static inline unsigned gm_spread(size_t target, size_t other, size_t cap) {
-  size_t g = other >= target ? 1 : (target + other - 1) / other;
-  if (g > cap) g = cap;
-  if (g > GM_MAX_GRID) g = GM_MAX_GRID;
-  return g ? (unsigned)g : 1u;
-}
-
-// The geometry of ROWS_2D: blocks of GM_MAX_BLOCK threads, blockDim.x the
-// power of two covering a row (at most GM_MAX_BLOCK), blockDim.y the rows
-// per block; about 1024 blocks or more over rows x columns.
+// The geometry of ROWS_2D (kernels/launch.h, gm_rows_plan): blocks of
+// GM_MAX_BLOCK threads, blockDim.x the power of two covering a row (at
+// most GM_MAX_BLOCK), blockDim.y the rows per block; about 1024 blocks or
+// more over rows x columns.
 struct gm_launch_rows {
   dim3 grid, block;
   cudaStream_t s;
   gm_launch_rows(size_t rows, size_t cols, void *stream) : s((cudaStream_t)stream) {
-    unsigned bx = 1;
-    while (bx < GM_MAX_BLOCK && bx < cols) bx *= 2;
-    block = dim3(bx, GM_MAX_BLOCK / bx);
-    const size_t gx = (cols + bx - 1) / bx, gy = (rows + block.y - 1) / block.y;
-    grid.y = gm_spread(gy, 1, gy);
-    grid.x = gm_spread(1024, grid.y, gx);
+    const gm_rows_geom g = gm_rows_plan(rows, cols);
+    block = dim3(g.bx, g.by);
+    grid = dim3(g.gx, g.gy);
   }
 };
 

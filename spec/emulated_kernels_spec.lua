@@ -126,7 +126,7 @@ local FAMILIES = {
     ["conv_dw_finish_kernel<T>"] = "nn",
     ["max_pool_kernel<T>"] = "nn", ["pool_dx_kernel<T>"] = "nn" } },
   { "reductions along an axis (rows, column tiles, middle axes, whole mats)", {
-    ["reduce_axis_kernel<T>"] = "reduce_axis" } },
+    ["reduce_axis_kernel<T>"] = "reduce_axis", ["reduce_axis_items<T>"] = "reduce_axis" } },
 }
 
 describe("kernels/*.cu on the emulated device", function()
@@ -426,11 +426,14 @@ describe("kernels/*.cu on the emulated device", function()
       -- starts the helper threads late).
       gm.with_cuda(EMU, function()
         local m = gm.mat(1 << 22, { ctype = ctype, initial_element = 0.5 })
+        local cube = gm.mat({ 256, 16, 16 }, { ctype = ctype, initial_element = 0.5 })
         for k, op in pairs {
           ["unary_kernel<" .. ctype .. ">"] = function() gm.tanh_(m) end,
           ["reduce_pass<" .. ctype .. ">"] = function() return m:sum() end,
           ["gm_uniform_kernel<" .. ctype .. ">"] = function() gm.uniform_random_(m) end,
-          ["reduce_axis_kernel<" .. ctype .. ">"] = function() return m:reshape({ 64, 65536 }):sum(1) end,
+          ["reduce_axis_items<" .. ctype .. ">"] = function() return m:reshape({ 64, 65536 }):sum(1) end,
+          -- 64K elements: the GPU's form (kernels/launch.h), 256 blocks of 16 x 16
+          ["reduce_axis_kernel<" .. ctype .. ">"] = function() return cube:sum(2) end,
         } do
           local before = par()[k] or 0
           for _ = 1, 300 do
