@@ -234,14 +234,16 @@ __global__ void sum_finish_kernel(size_t n_out, size_t n_chunks, const double *p
 }  // namespace
 
 
-extern "C" int gm_cuda_ew_unary(int ctype, int op, size_t n, void *x, void *stream) {
+extern "C" int gm_cuda_ew_unary(int ctype, int op, size_t n, void *x, const gm_launch_ctx *lc) {
+  void *stream = lc->stream;
   gm_launch l(n, stream);
 #define LAUNCH(T) GM_LAUNCH_RANGE(unary_kernel<T>, l.grid, l.block, l.s, n, 1)(op, n, (T *)(x))
   GM_CTYPE_LAUNCH(ctype, LAUNCH);
 #undef LAUNCH
 }
 
-extern "C" int gm_cuda_ew_scalar(int ctype, int kind, size_t n, double alpha, void *x, void *stream) {
+extern "C" int gm_cuda_ew_scalar(int ctype, int kind, size_t n, double alpha, void *x, const gm_launch_ctx *lc) {
+  void *stream = lc->stream;
   gm_launch l(n, stream);
 #define LAUNCH(T) GM_LAUNCH_RANGE(scalar_kernel<T>, l.grid, l.block, l.s, n, 1)(kind, n, (T)alpha, (T *)(x))
   GM_CTYPE_LAUNCH(ctype, LAUNCH);
@@ -249,14 +251,16 @@ extern "C" int gm_cuda_ew_scalar(int ctype, int kind, size_t n, double alpha, vo
 }
 
 extern "C" int gm_cuda_ew_geem(int ctype, size_t n, double alpha, const void *a, const void *b, double beta,
-                               void *c, void *stream) {
+                               void *c, const gm_launch_ctx *lc) {
+  void *stream = lc->stream;
   gm_launch l(n, stream);
 #define LAUNCH(T) GM_LAUNCH_RANGE(geem_kernel<T>, l.grid, l.block, l.s, n, 1)(n, (T)alpha, (const T *)(a), (const T *)(b), (T)beta, (T *)(c))
   GM_CTYPE_LAUNCH(ctype, LAUNCH);
 #undef LAUNCH
 }
 
-extern "C" int gm_cuda_ew_lt(int ctype, size_t n, const void *x, void *y, void *stream) {
+extern "C" int gm_cuda_ew_lt(int ctype, size_t n, const void *x, void *y, const gm_launch_ctx *lc) {
+  void *stream = lc->stream;
   gm_launch l(n, stream);
 #define LAUNCH(T) GM_LAUNCH_RANGE(lt_kernel<T>, l.grid, l.block, l.s, n, 1)(n, (const T *)(x), (T *)(y))
   GM_CTYPE_LAUNCH(ctype, LAUNCH);
@@ -264,7 +268,8 @@ extern "C" int gm_cuda_ew_lt(int ctype, size_t n, const void *x, void *y, void *
 }
 
 extern "C" int gm_cuda_ew_add_sign(int ctype, size_t n, double alpha, const void *a, double beta, void *b,
-                                   void *stream) {
+                                   const gm_launch_ctx *lc) {
+  void *stream = lc->stream;
   gm_launch l(n, stream);
 #define LAUNCH(T) GM_LAUNCH_RANGE(add_sign_kernel<T>, l.grid, l.block, l.s, n, 1)(n, (T)alpha, (const T *)(a), (T)beta, (T *)(b))
   GM_CTYPE_LAUNCH(ctype, LAUNCH);
@@ -272,7 +277,8 @@ extern "C" int gm_cuda_ew_add_sign(int ctype, size_t n, double alpha, const void
 }
 
 extern "C" int gm_cuda_ew_geerv(int ctype, size_t rows, size_t cols, double alpha, const void *a, const void *x,
-                                double beta, void *b, void *stream) {
+                                double beta, void *b, const gm_launch_ctx *lc) {
+  void *stream = lc->stream;
   gm_launch_rows l(rows, cols, stream);
 #define LAUNCH(T) GM_LAUNCH_RANGE(geerv_kernel<T>, l.grid, l.block, l.s, rows, cols)(rows, cols, (T)alpha, (const T *)(a), (const T *)(x), (T)beta, (T *)(b))
   GM_CTYPE_LAUNCH(ctype, LAUNCH);
@@ -280,7 +286,8 @@ extern "C" int gm_cuda_ew_geerv(int ctype, size_t rows, size_t cols, double alph
 }
 
 extern "C" int gm_cuda_ew_scale(int ctype, int kind, size_t rows, size_t cols, const void *s, const void *a,
-                                void *r, void *stream) {
+                                void *r, const gm_launch_ctx *lc) {
+  void *stream = lc->stream;
   gm_launch_rows l(rows, cols, stream);
 #define LAUNCH(T) GM_LAUNCH_RANGE(scale_kernel<T>, l.grid, l.block, l.s, rows, cols)(kind, rows, cols, (const T *)(s), (const T *)(a), (T *)(r))
   GM_CTYPE_LAUNCH(ctype, LAUNCH);
@@ -360,18 +367,19 @@ static int sum_merge(int ctype, size_t n_out, size_t n_slots, double *part, doub
 }
 
 extern "C" int gm_cuda_ew_sum(int ctype, int axis, size_t rows, size_t cols, double alpha, const void *x,
-                              double beta, void *y, void *stream) {
+                              double beta, void *y, const gm_launch_ctx *lc) {
+  void *stream = lc->stream;
   const size_t n_out = axis == 0 ? cols : rows, len = axis == 0 ? rows : cols;
   if (n_out == 0) return 0;
   if (len == 0) return sum_finish(ctype, n_out, 0, nullptr, alpha, beta, y, stream); // no chunk of 0 to divide by
   if (axis != 0 && len <= GM_ROW_CHUNK) return rowsum_direct(ctype, rows, cols, alpha, x, beta, y, stream);
   const size_t bytes = gm_ctype_bytes(ctype);
   if (bytes == 0) return (int)cudaErrorInvalidValue;
-  const gm_colsum_geom g = gm_colsum_plan(rows, cols, bytes, GM_KERNELS_CPU_MODEL);
+  const gm_colsum_geom g = gm_colsum_plan(rows, cols, bytes, lc->cpu_model);
   const size_t n_slots = axis == 0 ? g.slots : row_slots(len);
   double *part = NULL;
   if (n_slots > 1) {
-    int err = gm_cuda_scratch_alloc(stream, sum_scratch(n_slots) * n_out * sizeof(double), (void **)&part);
+    int err = gm_scratch_alloc(lc, sum_scratch(n_slots) * n_out * sizeof(double), (void **)&part);
     if (err != 0) return err;
   }
   if (axis == 0)
@@ -381,7 +389,7 @@ extern "C" int gm_cuda_ew_sum(int ctype, int axis, size_t rows, size_t cols, dou
   int err = (int)cudaGetLastError();
   if (part) {
     if (err == 0) err = sum_merge(ctype, n_out, n_slots, part, alpha, beta, y, stream);
-    gm_cuda_scratch_free(stream, part);
+    gm_scratch_free(lc, part);
   }
   return err;
 }

@@ -26,14 +26,16 @@ __global__ void gm_geam0_kernel(int trans, size_t m, size_t n, T alpha, const T 
   ROWS_2D(j, i, n, m) c[j * ldc + i] = alpha * (trans ? a[i * lda + j] : a[j * lda + i]);
 }
 
-extern "C" int gm_cuda_fill(int ctype, size_t n, double alpha, void *x, size_t incx, void *stream) {
+extern "C" int gm_cuda_fill(int ctype, size_t n, double alpha, void *x, size_t incx, const gm_launch_ctx *lc) {
+  void *stream = lc->stream;
   gm_launch l(n, stream);
 #define LAUNCH(T) GM_LAUNCH_RANGE(gm_fill_kernel<T>, l.grid, l.block, l.s, n, 1)((T *)(x), n, incx, (T)alpha)
   GM_CTYPE_LAUNCH(ctype, LAUNCH);
 #undef LAUNCH
 }
 
-extern "C" int gm_cuda_scal(int ctype, size_t n, double alpha, void *x, size_t incx, void *stream) {
+extern "C" int gm_cuda_scal(int ctype, size_t n, double alpha, void *x, size_t incx, const gm_launch_ctx *lc) {
+  void *stream = lc->stream;
   gm_launch l(n, stream);
 #define LAUNCH(T) GM_LAUNCH_RANGE(gm_scal_kernel<T>, l.grid, l.block, l.s, n, 1)((T *)(x), n, incx, (T)alpha)
   GM_CTYPE_LAUNCH(ctype, LAUNCH);
@@ -41,7 +43,8 @@ extern "C" int gm_cuda_scal(int ctype, size_t n, double alpha, void *x, size_t i
 }
 
 extern "C" int gm_cuda_geam0(int ctype, int trans, size_t m, size_t n, double alpha, const void *a, size_t lda,
-                             void *c, size_t ldc, void *stream) {
+                             void *c, size_t ldc, const gm_launch_ctx *lc) {
+  void *stream = lc->stream;
   if (m == 0 || n == 0) return 0;
   gm_launch_rows l(n, m, stream);
 #define LAUNCH(T) GM_LAUNCH_RANGE(gm_geam0_kernel<T>, l.grid, l.block, l.s, n, m)(trans, m, n, (T)alpha, (const T *)(a), lda, (T *)(c), ldc)

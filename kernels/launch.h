@@ -10,6 +10,24 @@
 #define GM_MAX_BLOCK 256
 #define GM_MAX_GRID 65535
 
+/* What a launcher (the extern "C" functions of kernels/NAME.cu) gets from
+ * its caller, src/device/{cuda,emulated}/kernels.c: the stream its kernels
+ * are queued on, the device's stream-ordered scratch allocator, and which
+ * geometry to take.  The kernels never call up into a device or the core,
+ * nor search for the device that owns a stream. */
+typedef struct gm_launch_ctx {
+  /* CUDA: the device's compute stream; emulated: the device, whose compute
+   * stream the CPU model's launches are queued on */
+  void *stream;
+  /* scratch in stream order (cudaMallocAsync/FreeAsync or the emulated
+   * device's blocks, with the device's out-of-memory trim and retry):
+   * 0, or a cudaError_t-like code left as the launcher's result */
+  int (*scratch_alloc)(void *owner, size_t bytes, void **out);
+  void (*scratch_free)(void *owner, void *p); /* queued after the kernels that use p */
+  void *owner;                                /* the device the scratch comes from */
+  int cpu_model; /* 1: the CPU model's geometry where it differs (gm_ax_plan, gm_colsum_plan) */
+} gm_launch_ctx;
+
 /* Block of up to 256 threads (whole warps), grid so that a grid-stride
  * loop covers n elements. */
 static inline void gm_launch_1d(size_t n, int *block, int *grid) {

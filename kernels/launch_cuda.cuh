@@ -47,21 +47,13 @@
     for (size_t c = blockIdx.x * (size_t)blockDim.x + threadIdx.x; c < (cols); c += (size_t)blockDim.x * gridDim.x)
 #endif
 
-// The CPU model (the emulated device's build of these files,
-// kernels/cpu/emu_kernels.h) defines it 1: launchers that choose a
-// geometry per backend (kernels/launch.h) take the CPU model's there.
-#ifndef GM_KERNELS_CPU_MODEL
-#define GM_KERNELS_CPU_MODEL 0
-#endif
-
 // Scratch arrays of the launchers (partial sums), stream-ordered on the
-// compute stream `stream`: 0 or a cudaError_t.  The device implements
-// them (src/device/cuda/memory.c: cudaMallocAsync with the out-of-memory
-// trim and retry; the emulated device's are emulated device memory).
-#ifndef gm_cuda_scratch_alloc
-extern "C" int gm_cuda_scratch_alloc(void *stream, size_t bytes, void **out);
-extern "C" void gm_cuda_scratch_free(void *stream, void *p);
-#endif
+// launch's stream, from the allocator its caller passed down
+// (gm_launch_ctx, launch.h): 0 or a cudaError_t-like code.
+inline int gm_scratch_alloc(const gm_launch_ctx *lc, size_t bytes, void **out) {
+  return lc->scratch_alloc(lc->owner, bytes, out);
+}
+inline void gm_scratch_free(const gm_launch_ctx *lc, void *p) { lc->scratch_free(lc->owner, p); }
 
 // Geometry and stream of a 1-d grid-stride launch over n items.
 struct gm_launch {

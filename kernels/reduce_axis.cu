@@ -206,10 +206,11 @@ void merge_parts(int ctype, int op, int ddof, size_t n_out, size_t len, size_t i
 // stream-ordered scratch, launch_cuda.cuh), merged in split order, then
 // (softmax) the elements written.
 int launch_split(int ctype, int op, int ddof, size_t outer, size_t len, size_t inner, unsigned lanes, dim3 grid,
-                 const void *x, void *y, cudaStream_t s) {
+                 const void *x, void *y, const gm_launch_ctx *lc) {
+  cudaStream_t s = (cudaStream_t)lc->stream;
   const size_t n_out = outer * inner, chunk = (len + grid.y - 1) / grid.y;
   gm_axacc *part = NULL;
-  int err = gm_cuda_scratch_alloc(s, (size_t)grid.y * n_out * sizeof *part, (void **)&part);
+  int err = gm_scratch_alloc(lc, (size_t)grid.y * n_out * sizeof *part, (void **)&part);
   if (err != 0) return err;
 #define LAUNCH(T)                                       \
   GM_LAUNCH_SYNC(reduce_axis_kernel<T>, grid, AX_THREADS, 0, s) \
@@ -218,7 +219,7 @@ int launch_split(int ctype, int op, int ddof, size_t outer, size_t len, size_t i
 #undef LAUNCH
   merge_parts(ctype, op, ddof, n_out, len, inner, (size_t)grid.y, part, x, y, s);
   err = (int)cudaGetLastError();
-  gm_cuda_scratch_free(s, part);
+  gm_scratch_free(lc, part);
   return err;
 }
 
@@ -242,10 +243,11 @@ size_t slot_scratch(size_t slots) {
 // The barrier-free form for rows: slot partials, merge levels down to at
 // most AX_GROUP per output, the last merge in order (and for softmax the
 // elements written from the merged accumulators).
-int launch_slots(int ctype, int op, int ddof, size_t outer, size_t len, const void *x, void *y, cudaStream_t s) {
+int launch_slots(int ctype, int op, int ddof, size_t outer, size_t len, const void *x, void *y, const gm_launch_ctx *lc) {
+  cudaStream_t s = (cudaStream_t)lc->stream;
   size_t slots = slots_for(outer, len);
   gm_axacc *part = NULL;
-  int err = gm_cuda_scratch_alloc(s, slot_scratch(slots) * outer * sizeof *part, (void **)&part);
+  int err = gm_scratch_alloc(lc, slot_scratch(slots) * outer * sizeof *part, (void **)&part);
   if (err != 0) return err;
   gm_launch l(outer * slots, s);
 #define LAUNCH(T)                                                                                       \
@@ -263,18 +265,19 @@ int launch_slots(int ctype, int op, int ddof, size_t outer, size_t len, const vo
   }
   merge_parts(ctype, op, ddof, outer, len, 1, slots, in, x, y, s);
   err = (int)cudaGetLastError();
-  gm_cuda_scratch_free(s, part);
+  gm_scratch_free(lc, part);
   return err;
 }
 
 // The ITEMS form: one split writes the results, more leave partials in
 // scratch for merge_parts.
 int launch_items(int ctype, int op, int ddof, size_t outer, size_t len, size_t inner, size_t splits, const void *x,
-                 void *y, cudaStream_t s) {
+                 void *y, const gm_launch_ctx *lc) {
+  cudaStream_t s = (cudaStream_t)lc->stream;
   const size_t n_out = outer * inner, chunk = splits > 1 ? (len + splits - 1) / splits : len, items = splits * n_out;
   gm_axacc *part = NULL;
   if (splits > 1) {
-    int err = gm_cuda_scratch_alloc(s, items * sizeof *part, (void **)&part);
+    int err = gm_scratch_alloc(lc, items * sizeof *part, (void **)&part);
     if (err != 0) return err;
   }
   gm_launch l(items, s);
@@ -287,7 +290,7 @@ int launch_items(int ctype, int op, int ddof, size_t outer, size_t len, size_t i
   if (!part) return (int)cudaGetLastError();
   merge_parts(ctype, op, ddof, n_out, len, inner, splits, part, x, y, s);
   int err = (int)cudaGetLastError();
-  gm_cuda_scratch_free(s, part);
+  gm_scratch_free(lc, part);
   return err;
 }
 
@@ -297,13 +300,14 @@ int launch_items(int ctype, int op, int ddof, size_t outer, size_t len, size_t i
 // elements (softmax: x's shape), of ctype `ctype`, or double for
 // argmax/argmin.  outer * inner > 0.
 extern "C" int gm_cuda_reduce_axis(int ctype, int op, int ddof, size_t outer, size_t len, size_t inner,
-                                   const void *x, void *y, void *stream) {
+                                   const void *x, void *y, const gm_launch_ctx *lc) {
+  void *stream = lc->stream;
   cudaStream_t s = (cudaStream_t)stream;
-  const gm_ax_geom g = gm_ax_plan(outer, len, inner, GM_KERNELS_CPU_MODEL);
-  if (g.form == GM_AX_FORM_ITEMS) return launch_items(ctype, op, ddof, outer, len, inner, g.splits, x, y, s);
-  if (g.form == GM_AX_FORM_SLOTS) return launch_slots(ctype, op, ddof, outer, len, x, y, s);
+  const gm_ax_geom g = gm_ax_plan(outer, len, inner, lc->cpu_model);
+  if (g.form == GM_AX_FORM_ITEMS) return launch_items(ctype, op, ddof, outer, len, inner, g.splits, x, y, lc);
+  if (g.form == GM_AX_FORM_SLOTS) return launch_slots(ctype, op, ddof, outer, len, x, y, lc);
   const dim3 grid(g.grid_x, g.grid_y);
-  if (grid.y > 1) return launch_split(ctype, op, ddof, outer, len, inner, g.lanes, grid, x, y, s);
+  if (grid.y > 1) return launch_split(ctype, op, ddof, outer, len, inner, g.lanes, grid, x, y, lc);
 #define LAUNCH(T)                                             \
   GM_LAUNCH_SYNC(reduce_axis_kernel<T>, grid, AX_THREADS, 0, s) \
   (op, ddof, outer, len, inner, g.lanes, len, (const T *)x, y, (gm_axacc *)NULL)

@@ -127,7 +127,8 @@ int launch_binary(int op, const gm_strided *s, void *out, const void *a, const v
 }  // namespace
 
 extern "C" int gm_cuda_strided_binary(int ctype, int op, const gm_strided *s, void *out, const void *a,
-                                      const void *b, void *stream) {
+                                      const void *b, const gm_launch_ctx *lc) {
+  void *stream = lc->stream;
   cudaStream_t st = (cudaStream_t)stream;
 #define LAUNCH(T) return launch_binary<T>(op, s, out, a, b, st)
   GM_CTYPE_DO(ctype, LAUNCH)
@@ -136,7 +137,8 @@ extern "C" int gm_cuda_strided_binary(int ctype, int op, const gm_strided *s, vo
 }
 
 extern "C" int gm_cuda_strided_where(int ctype, const gm_strided *s, void *out, const void *cond, const void *a,
-                                     const void *b, void *stream) {
+                                     const void *b, const gm_launch_ctx *lc) {
+  void *stream = lc->stream;
   cudaStream_t st = (cudaStream_t)stream;
   strided_geometry g(s, st);
 #define LAUNCH(T) GM_LAUNCH_RANGE(where_kernel<T>, g.grid, g.block, st, g.rows, g.len)(*s, (T *)(out), (const T *)(cond), (const T *)(a), (const T *)(b))
