@@ -148,11 +148,14 @@ __device__ __forceinline__ double gm_slot_sum(size_t t, size_t n, size_t slots, 
 #pragma unroll
     for (int j = 0; j < GM_SLOT_PIECE; j++) a[j] += (double)x[i + j];
   for (; i < n; i++) tail += (double)x[i]; // the last, partial piece
+  // the pairwise fold with constant bounds (a `w /= 2` loop is not
+  // unrolled by nvcc, and its run-time index put a[] on the stack)
+  static_assert(GM_SLOT_PIECE == 16, "the fold below adds 16 accumulators");
 #pragma unroll
-  for (int w = GM_SLOT_PIECE / 2; w > 0; w /= 2)
+  for (int j = 0; j < 8; j++) a[j] += a[j + 8];
 #pragma unroll
-    for (int j = 0; j < w; j++) a[j] += a[j + w];
-  return a[0] + tail;
+  for (int j = 0; j < 4; j++) a[j] += a[j + 4];
+  return ((a[0] + a[2]) + (a[1] + a[3])) + tail;
 }
 
 #endif
