@@ -65,7 +65,12 @@ M.families = {
 
   { name = "geam users (transpose, m_add, m_sub, scaled copies)", build = function(ct)
     local a, b = mat2(ct, A34), mat2(ct, { { 0, 1, 0, 1 }, { 2, 2, 2, 2 }, { 1, 0, 1, 0 } })
-    return gm.transpose(a), gm.m_add(a, b), gm.m_sub(a, b), 2 * a, a / 4, -a
+    -- several 32 x 32 tiles with partial ones at both edges, and a wide one
+    local t = {}
+    for k = 1, 70 * 45 do t[k] = (k * 7) % 31 - 15 end
+    local big = gm.mat({ 70, 45 }, { ctype = ct, initial_contents = t })
+    local wide = gm.mat({ 2, 1575 }, { ctype = ct, initial_contents = t })
+    return gm.transpose(a), gm.m_add(a, b), gm.m_sub(a, b), 2 * a, a / 4, -a, gm.transpose(big), gm.transpose(wide)
   end },
 
   { name = "unary elementwise", build = function(ct)

@@ -13,7 +13,7 @@ local CTYPES = { "float", "double" }
 
 -- kernels whose blocks synchronize (gm_block_sum, shared-memory merges): the launch
 -- sites say GM_LAUNCH_SYNC, so they run as fibers with a real barrier
-local SYNC = { reduce_axis_kernel = true }
+local SYNC = { reduce_axis_kernel = true, gm_transpose_kernel = true }
 
 local function launches()
   local t = {}
@@ -353,13 +353,20 @@ describe("kernels/*.cu on the emulated device", function()
         local s = gm.mat(6, { ctype = ctype, initial_contents = { inf, 1, nan, 1, 3, 1 } })
         gm.scal_(0, s, { n = 3, incx = 2 }) -- every other element
         local a = gm.mat({ 2, 3 }, { ctype = ctype, initial_contents = { { inf, 1, 2 }, { -inf, nan, 3 } } })
-        return z, s, gm.transpose(a), 2 * a, -a
+        -- above 64K elements the CPU model transposes with the plain kernel
+        local t = {}
+        for i = 1, 300 * 300 do t[i] = i % 97 - 48 end
+        t[5] = nan
+        local w = gm.mat({ 300, 300 }, { ctype = ctype, initial_contents = t })
+        return z, s, gm.transpose(a), 2 * a, -a, gm.transpose(w)
       end
       local h = table.pack(gm.with_cuda({ enabled = false }, run))
       local dv
       local k = count(function() dv = table.pack(gm.with_cuda(EMU, run)) end)
       assert.is_true((k["gm_scal_kernel<" .. ctype .. ">"] or 0) >= 2, ctype .. ": scal kernel")
-      assert.is_true((k["gm_geam0_kernel<" .. ctype .. ">"] or 0) >= 1, ctype .. ": geam kernel (transpose)")
+      assert.is_true((k["gm_geam0_kernel<" .. ctype .. ">"] or 0) >= 1, ctype .. ": geam kernel (big transpose)")
+      -- a small transpose runs the tiled kernel (32 x 33 tiles, barriers)
+      assert.is_true((k["gm_transpose_kernel<" .. ctype .. ">"] or 0) >= 1, ctype .. ": tiled transpose kernel")
       for i = 1, h.n do
         local ht, dt = h[i]:to_table(), dv[i]:to_table()
         local flat_h, flat_d = {}, {}
