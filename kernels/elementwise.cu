@@ -352,11 +352,13 @@ static size_t sum_scratch(size_t n_slots) {
 }
 
 // Pass 2: the slot partials of each output added in levels of
-// GM_SUM_GROUP, then the finish into y.
-static int sum_merge(int ctype, size_t n_out, size_t n_slots, double *part, double alpha, double beta, void *y,
-                     void *stream) {
+// GM_SUM_GROUP down to `most` per output, then the finish into y (the
+// CPU model's finish adds its at most 4096 chunks serially: a launch per
+// level would cost more there).
+static int sum_merge(int ctype, size_t n_out, size_t n_slots, size_t most, double *part, double alpha, double beta,
+                     void *y, void *stream) {
   double *in = part;
-  for (; n_slots > GM_SUM_GROUP; n_slots = (n_slots + GM_SUM_GROUP - 1) / GM_SUM_GROUP) {
+  for (; n_slots > most; n_slots = (n_slots + GM_SUM_GROUP - 1) / GM_SUM_GROUP) {
     double *out = in + n_slots * n_out;
     const size_t items = n_out * ((n_slots + GM_SUM_GROUP - 1) / GM_SUM_GROUP);
     gm_launch g(items, stream);
@@ -388,7 +390,11 @@ extern "C" int gm_cuda_ew_sum(int ctype, int axis, size_t rows, size_t cols, dou
     rowsum_launch(ctype, rows, cols, n_slots, x, part, alpha, beta, y, stream);
   int err = (int)cudaGetLastError();
   if (part) {
-    if (err == 0) err = sum_merge(ctype, n_out, n_slots, part, alpha, beta, y, stream);
+    // the GPU's forms merge in levels (also the interleaved column sums the
+    // CPU model runs on small operands, so the specs run the regroup)
+    const bool gpu_form = !lc->cpu_model || (axis == 0 && g.step > 1);
+    const size_t most = gpu_form ? GM_SUM_GROUP : 4096;
+    if (err == 0) err = sum_merge(ctype, n_out, n_slots, most, part, alpha, beta, y, stream);
     gm_scratch_free(lc, part);
   }
   return err;

@@ -120,7 +120,7 @@ local FAMILIES = {
     ["add_sign_kernel<T>"] = "elementwise", ["geerv_kernel<T>"] = "elementwise" } },
   { "sum_, scale_rows_, scale_columns_", {
     ["colsum_part_kernel<T>"] = "elementwise", ["rowsum_kernel<T>"] = "elementwise",
-    ["scale_kernel<T>"] = "elementwise" } },
+    ["sum_regroup_kernel"] = "elementwise", ["scale_kernel<T>"] = "elementwise" } },
   { "NN (convolve_, derive_convolve_, max_pool_, derive_max_pool_)", {
     ["convolve_kernel<T>"] = "nn", ["conv_dx_kernel<T>"] = "nn", ["conv_dw_part_kernel<T>"] = "nn",
     ["conv_dw_finish_kernel<T>"] = "nn",
