@@ -136,6 +136,9 @@ static inline size_t gm_pow2_ceil(size_t n) {
  *          inner < 32 a block holds pow2(inner) columns x 256/pow2(inner)
  *          lanes, so at least half its threads are live (N5).
  *  SLOTS:  rows with few outputs and a long axis (reduce_axis_slots).
+ *  TILES:  columns (inner > 1) on the CPU model: item (split p, outer o,
+ *          GM_AX_TILE adjacent columns) walks the rows of its region, a
+ *          row's columns with vector adds for sums (reduce_axis_tiles).
  * The CPU model of the emulated device (cpu != 0) runs the same kernels but
  * takes ITEMS where a GPU takes BLOCKS on reductions of more than
  * GM_AX_CPU_GPU_FORM elements: a fiber per CUDA thread and barriers cost
@@ -151,7 +154,8 @@ static inline size_t gm_pow2_ceil(size_t n) {
 #define GM_AX_CPU_CHUNK 8192      /* CPU model: elements of the split region an item walks */
 #define GM_AX_CPU_GPU_FORM 65536  /* CPU model: the GPU's form up to this many elements */
 
-enum { GM_AX_FORM_ITEMS, GM_AX_FORM_BLOCKS, GM_AX_FORM_SLOTS };
+enum { GM_AX_FORM_ITEMS, GM_AX_FORM_BLOCKS, GM_AX_FORM_SLOTS, GM_AX_FORM_TILES };
+#define GM_AX_TILE 16 /* TILES: adjacent columns an item folds together */
 
 typedef struct gm_ax_geom {
   int form;
@@ -193,6 +197,13 @@ static inline void gm_ax_grid(size_t outer, size_t len, size_t inner, unsigned l
 static inline gm_ax_geom gm_ax_plan(size_t outer, size_t len, size_t inner, int cpu) {
   gm_ax_geom g = {GM_AX_FORM_ITEMS, 0, 1, 1, 1};
   const size_t n_out = outer * inner;
+  if (cpu && inner > 1 && n_out * len > GM_AX_CPU_GPU_FORM) { /* regions of whole rows of a tile */
+    const size_t items = outer * ((inner + GM_AX_TILE - 1) / GM_AX_TILE), want = (GM_AX_CPU_ITEMS + items - 1) / items;
+    const size_t chunk = GM_AX_CPU_CHUNK / inner > 16 ? GM_AX_CPU_CHUNK / inner : 16, most = len / chunk;
+    g.form = GM_AX_FORM_TILES;
+    g.splits = want < most ? want : most > 1 ? most : 1;
+    return g;
+  }
   if ((inner == 1 && len <= GM_AX_ROW_ITEMS) || (inner > 1 && n_out >= GM_AX_ITEMS_MIN)) return g;
   g.lanes = gm_ax_lanes(outer, len, inner);
   gm_ax_grid(outer, len, inner, g.lanes, &g.grid_x, &g.grid_y);

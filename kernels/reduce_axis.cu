@@ -152,6 +152,52 @@ __global__ void reduce_axis_items(int op, int ddof, size_t outer, size_t len, si
   }
 }
 
+// TILES (the CPU model's column reductions): item (split p, outer o, tile
+// of GM_AX_TILE adjacent columns at j0) walks rows [p * chunk, ...) of its
+// tile: a row's columns are adjacent, so sums become vector adds on a CPU
+// (accumulators indexed by unrolled constants: registers under nvcc too).
+// Partials (part) or, with one split, the results as reduce_axis_items.
+template <typename T>
+__global__ void reduce_axis_tiles(int op, int ddof, size_t outer, size_t len, size_t inner, size_t chunk,
+                                  size_t splits, const T *x, void *y, gm_axacc *part) {
+  const size_t tiles = (inner + GM_AX_TILE - 1) / GM_AX_TILE, n_items = outer * tiles, n_out = outer * inner;
+  GRID_STRIDE(i, splits * n_items) {
+    const size_t p = i / n_items, o = i % n_items / tiles, j0 = i % tiles * GM_AX_TILE;
+    const size_t w = inner - j0 < GM_AX_TILE ? inner - j0 : GM_AX_TILE, base = o * len * inner + j0;
+    const size_t k0 = p * chunk, k1 = len - k0 < chunk ? len : k0 + chunk;
+    gm_axacc c[GM_AX_TILE];
+#pragma unroll
+    for (size_t j = 0; j < GM_AX_TILE; j++) c[j] = gm_ax_init(op);
+    if (op == GM_AX_SUM || op == GM_AX_MEAN) {
+      double a[GM_AX_TILE];
+#pragma unroll
+      for (size_t j = 0; j < GM_AX_TILE; j++) a[j] = 0.0;
+      for (size_t k = k0; k < k1; k++)
+#pragma unroll
+        for (size_t j = 0; j < GM_AX_TILE; j++)
+          if (j < w) a[j] += (double)x[base + k * inner + j];
+#pragma unroll
+      for (size_t j = 0; j < GM_AX_TILE; j++) c[j].a = a[j];
+    } else {
+      for (size_t k = k0; k < k1; k++)
+#pragma unroll
+        for (size_t j = 0; j < GM_AX_TILE; j++)
+          if (j < w) gm_ax_step(op, &c[j], (double)x[base + k * inner + j], (long long)k);
+    }
+#pragma unroll
+    for (size_t j = 0; j < GM_AX_TILE; j++) {
+      if (j >= w) continue;
+      const size_t q = o * inner + j0 + j;
+      if (part)
+        part[p * n_out + q] = c[j];
+      else if (op == GM_AX_SOFTMAX)
+        for (size_t k = 0; k < len; k++) ((T *)y)[base + j + k * inner] = (T)gm_ax_softmax(c[j], (double)x[base + j + k * inner]);
+      else
+        put<T>(op, y, q, gm_ax_result(op, c[j], (long long)len, ddof));
+    }
+  }
+}
+
 // Rows (inner == 1) with few outputs and a long axis, barrier-free (a
 // range launch): items (row o, slot t), `slots` slots per row; slot t
 // folds pieces t, t + slots, ... of AX_PIECE adjacent elements, so a
@@ -269,22 +315,28 @@ int launch_slots(int ctype, int op, int ddof, size_t outer, size_t len, const vo
   return err;
 }
 
-// The ITEMS form: one split writes the results, more leave partials in
-// scratch for merge_parts.
-int launch_items(int ctype, int op, int ddof, size_t outer, size_t len, size_t inner, size_t splits, const void *x,
-                 void *y, const gm_launch_ctx *lc) {
+// The ITEMS and TILES forms: one split writes the results, more leave
+// partials in scratch for merge_parts.
+int launch_items(int ctype, int op, int ddof, size_t outer, size_t len, size_t inner, size_t splits, bool tiled,
+                 const void *x, void *y, const gm_launch_ctx *lc) {
   cudaStream_t s = (cudaStream_t)lc->stream;
-  const size_t n_out = outer * inner, chunk = splits > 1 ? (len + splits - 1) / splits : len, items = splits * n_out;
+  const size_t n_out = outer * inner, chunk = splits > 1 ? (len + splits - 1) / splits : len;
+  const size_t width = tiled ? (inner < GM_AX_TILE ? inner : GM_AX_TILE) : 1;
+  const size_t items = splits * (tiled ? outer * ((inner + GM_AX_TILE - 1) / GM_AX_TILE) : n_out);
   gm_axacc *part = NULL;
   if (splits > 1) {
-    int err = gm_scratch_alloc(lc, items * sizeof *part, (void **)&part);
+    int err = gm_scratch_alloc(lc, splits * n_out * sizeof *part, (void **)&part);
     if (err != 0) return err;
   }
   gm_launch l(items, s);
-  const double work = (double)(chunk ? chunk : 1) * (op == GM_AX_SOFTMAX && splits == 1 ? 3.0 : 1.0);
-#define LAUNCH(T)                                                           \
-  GM_LAUNCH_RANGE(reduce_axis_items<T>, l.grid, l.block, s, items, work) \
-  (op, ddof, outer, len, inner, chunk, splits, (const T *)x, y, part)
+  const double work = (double)(chunk ? chunk : 1) * (double)width * (op == GM_AX_SOFTMAX && splits == 1 ? 3.0 : 1.0);
+#define LAUNCH(T)                                                                                 \
+  if (tiled)                                                                                      \
+    GM_LAUNCH_RANGE(reduce_axis_tiles<T>, l.grid, l.block, s, items, work)                        \
+    (op, ddof, outer, len, inner, chunk, splits, (const T *)x, y, part);                          \
+  else                                                                                            \
+    GM_LAUNCH_RANGE(reduce_axis_items<T>, l.grid, l.block, s, items, work)                        \
+    (op, ddof, outer, len, inner, chunk, splits, (const T *)x, y, part)
   GM_CTYPE_DO(ctype, LAUNCH)
 #undef LAUNCH
   if (!part) return (int)cudaGetLastError();
@@ -304,7 +356,8 @@ extern "C" int gm_cuda_reduce_axis(int ctype, int op, int ddof, size_t outer, si
   void *stream = lc->stream;
   cudaStream_t s = (cudaStream_t)stream;
   const gm_ax_geom g = gm_ax_plan(outer, len, inner, lc->cpu_model);
-  if (g.form == GM_AX_FORM_ITEMS) return launch_items(ctype, op, ddof, outer, len, inner, g.splits, x, y, lc);
+  if (g.form == GM_AX_FORM_ITEMS || g.form == GM_AX_FORM_TILES)
+    return launch_items(ctype, op, ddof, outer, len, inner, g.splits, g.form == GM_AX_FORM_TILES, x, y, lc);
   if (g.form == GM_AX_FORM_SLOTS) return launch_slots(ctype, op, ddof, outer, len, x, y, lc);
   const dim3 grid(g.grid_x, g.grid_y);
   if (grid.y > 1) return launch_split(ctype, op, ddof, outer, len, inner, g.lanes, grid, x, y, lc);

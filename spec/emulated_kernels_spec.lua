@@ -126,7 +126,8 @@ local FAMILIES = {
     ["conv_dw_finish_kernel<T>"] = "nn",
     ["max_pool_kernel<T>"] = "nn", ["pool_dx_kernel<T>"] = "nn" } },
   { "reductions along an axis (rows, column tiles, middle axes, whole mats)", {
-    ["reduce_axis_kernel<T>"] = "reduce_axis", ["reduce_axis_items<T>"] = "reduce_axis" } },
+    ["reduce_axis_kernel<T>"] = "reduce_axis", ["reduce_axis_items<T>"] = "reduce_axis",
+    ["reduce_axis_tiles<T>"] = "reduce_axis" } },
 }
 
 describe("kernels/*.cu on the emulated device", function()
@@ -438,7 +439,8 @@ describe("kernels/*.cu on the emulated device", function()
           ["unary_kernel<" .. ctype .. ">"] = function() gm.tanh_(m) end,
           ["reduce_pass<" .. ctype .. ">"] = function() return m:sum() end,
           ["gm_uniform_kernel<" .. ctype .. ">"] = function() gm.uniform_random_(m) end,
-          ["reduce_axis_items<" .. ctype .. ">"] = function() return m:reshape({ 64, 65536 }):sum(1) end,
+          ["reduce_axis_tiles<" .. ctype .. ">"] = function() return m:reshape({ 64, 65536 }):sum(1) end,
+          ["reduce_axis_items<" .. ctype .. ">"] = function() return m:reshape({ 1048576, 4 }):sum(2) end,
           -- 64K elements: the GPU's form (kernels/launch.h), 256 blocks of 16 x 16
           ["reduce_axis_kernel<" .. ctype .. ">"] = function() return cube:sum(2) end,
         } do

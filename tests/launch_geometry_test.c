@@ -60,11 +60,14 @@ static void test_axis_short_rows_and_many_columns(void) {
 static void test_axis_cpu_model(void) {
   /* the CPU model splits a long narrow axis into cache-sized regions, no fibers */
   gm_ax_geom g = gm_ax_plan(1, 1000000, 3, 1);
-  CHECK(g.form == GM_AX_FORM_ITEMS && g.splits > 1);
+  CHECK(g.form == GM_AX_FORM_TILES && g.splits > 1);
   CHECK((1000000 + g.splits - 1) / g.splits * 3 <= 4 * GM_AX_CPU_CHUNK);
-  CHECK(g.splits * 3 >= GM_AX_CPU_ITEMS / 2);
+  CHECK(g.splits >= GM_AX_CPU_ITEMS / 4);
   g = gm_ax_plan(1, 60000, 3, 1);
-  CHECK(g.form == GM_AX_FORM_ITEMS && g.splits > 1);
+  CHECK(g.form == GM_AX_FORM_TILES && g.splits > 1);
+  /* 1024 x 1024 along axis 1: 64 tiles of 16 columns, regions of >= 16 rows */
+  g = gm_ax_plan(1, 1024, 1024, 1);
+  CHECK(g.form == GM_AX_FORM_TILES && g.splits * 64 >= GM_AX_CPU_ITEMS && 1024 / g.splits >= 16);
   g = gm_ax_plan(60000, 3, 1, 1);
   CHECK(g.form == GM_AX_FORM_ITEMS && g.splits == 1);
   g = gm_ax_plan(1000, 1000, 1, 1);
