@@ -80,7 +80,8 @@ __global__ void reduce_axis_kernel(int op, int ddof, size_t outer, size_t len, s
     const size_t o = rows ? g * cols + col : g / tiles, j = rows ? 0 : (g % tiles) * cols + col;
     const bool live = rows ? o < outer : j < inner;
     const size_t base = o * len * inner + j; // element k of the column: base + k * inner
-    const size_t k0 = blockIdx.y * chunk, k1 = len - k0 < chunk ? len : k0 + chunk;
+    // splits * chunk may pass len: a split that starts beyond folds nothing
+    const size_t k0 = blockIdx.y * chunk < len ? blockIdx.y * chunk : len, k1 = len - k0 < chunk ? len : k0 + chunk;
     gm_axacc c = gm_ax_init(op);
     if (live) fold(op, &c, x + base, inner, k0 + lane, k1, lanes);
     sh[lane * cols + col] = c;
@@ -140,7 +141,7 @@ __global__ void reduce_axis_items(int op, int ddof, size_t outer, size_t len, si
     const size_t o = inner == 1 ? q : q / inner, j = inner == 1 ? 0 : q % inner;
     const size_t base = o * len * inner + j; // element k of the column: base + k * inner
     const T *xc = x + base;
-    const size_t k0 = p * chunk, k1 = len - k0 < chunk ? len : k0 + chunk;
+    const size_t k0 = p * chunk < len ? p * chunk : len, k1 = len - k0 < chunk ? len : k0 + chunk; // (as above)
     gm_axacc c = gm_ax_init(op);
     fold(op, &c, xc, inner, k0, k1, 1);
     if (part)
@@ -164,7 +165,7 @@ __global__ void reduce_axis_tiles(int op, int ddof, size_t outer, size_t len, si
   GRID_STRIDE(i, splits * n_items) {
     const size_t p = i / n_items, o = i % n_items / tiles, j0 = i % tiles * GM_AX_TILE;
     const size_t w = inner - j0 < GM_AX_TILE ? inner - j0 : GM_AX_TILE, base = o * len * inner + j0;
-    const size_t k0 = p * chunk, k1 = len - k0 < chunk ? len : k0 + chunk;
+    const size_t k0 = p * chunk < len ? p * chunk : len, k1 = len - k0 < chunk ? len : k0 + chunk; // (as above)
     gm_axacc c[GM_AX_TILE];
 #pragma unroll
     for (size_t j = 0; j < GM_AX_TILE; j++) c[j] = gm_ax_init(op);

@@ -3,10 +3,17 @@
  * narrow shapes"): at least half of a block's threads have work, and enough blocks for
  * the 132 SMs of an H100 (at least 2 x 132).  Live threads are counted
  * with the kernels' own index mapping, thread by thread. */
+#include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 #include "check.h"
 #include "../kernels/launch.h"
+#include "../kernels/reduce_axis.h"
+#include "core/ctype_list.h"
+
+#define GM_LAUNCHER(name) gm_emu_##name
+#include "device/kernel_launchers.h"
 
 #define SMS 132
 
@@ -135,7 +142,64 @@ static void test_colsum(void) {
   CHECK(g.span == 1 && g.step == g.slots && g.slots > 32);
 }
 
+/* The emulated build of kernels/reduce_axis.cu run directly (no device:
+ * a null stream runs at once, scratch from malloc) with the GPU's
+ * geometry and with the CPU model's on shapes above 64K elements, where
+ * the device only ever takes the CPU model's: both agree with a serial
+ * fold.  The GPU's split forms over hundreds of blocks run here. */
+static int scratch_alloc(void *owner, size_t bytes, void **out) {
+  (void)owner;
+  *out = malloc(bytes);
+  return *out ? 0 : 2;
+}
+static void scratch_free(void *owner, void *p) {
+  (void)owner;
+  free(p);
+}
+
+static void check_axis(size_t outer, size_t len, size_t inner, int op) {
+  const size_t n = outer * len * inner, n_out = op == GM_AX_SOFTMAX ? n : outer * inner;
+  double *x = malloc(n * sizeof *x), *want = malloc(n_out * sizeof *want), *got = malloc(n_out * sizeof *got);
+  if (!x || !want || !got) abort();
+  for (size_t i = 0; i < n; i++) x[i] = (double)((i * 37) % 101) / 16.0 - 3.0;
+  for (size_t o = 0; o < outer; o++)
+    for (size_t j = 0; j < inner; j++) {
+      gm_axacc c = gm_ax_init(op);
+      for (size_t k = 0; k < len; k++) gm_ax_step(op, &c, x[(o * len + k) * inner + j], (long long)k);
+      if (op != GM_AX_SOFTMAX) want[o * inner + j] = gm_ax_result(op, c, (long long)len, 0);
+      else
+        for (size_t k = 0; k < len; k++) want[(o * len + k) * inner + j] = gm_ax_softmax(c, x[(o * len + k) * inner + j]);
+    }
+  for (int cpu = 0; cpu < 2; cpu++) {
+    gm_launch_ctx lc = {NULL, scratch_alloc, scratch_free, NULL, cpu};
+    CHECK(gm_emu_reduce_axis(GM_DOUBLE, op, 0, outer, len, inner, x, got, &lc) == 0);
+    double worst = 0;
+    for (size_t q = 0; q < n_out; q++) {
+      const double d = fabs(got[q] - want[q]) / (fabs(want[q]) > 1 ? fabs(want[q]) : 1);
+      worst = d > worst || d != d ? d : worst;
+    }
+    if (!(worst <= 1e-9)) fprintf(stderr, "(%zu, %zu, %zu) op %d cpu %d: worst %g\n", outer, len, inner, op, cpu, worst);
+    CHECK(worst <= 1e-9);
+  }
+  free(x);
+  free(want);
+  free(got);
+}
+
+static void test_axis_results(void) {
+  const int ops[] = {GM_AX_SUM, GM_AX_MEAN, GM_AX_VAR, GM_AX_MAX, GM_AX_ARGMAX, GM_AX_LOGSUMEXP, GM_AX_SOFTMAX};
+  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++) {
+    check_axis(1, 200000, 3, ops[i]);  /* GPU: 512 blocks of 64 lanes x 4 columns; CPU: tiles */
+    check_axis(2, 30000, 21, ops[i]);  /* inner 21: 32 columns x 8 lanes */
+    check_axis(40000, 3, 1, ops[i]);   /* short rows: a thread per row */
+    check_axis(300, 700, 1, ops[i]);   /* rows: 32 lanes per row, one pass */
+    check_axis(3, 100000, 1, ops[i]);  /* long rows, few: slots */
+    check_axis(2, 40, 1000, ops[i]);   /* many columns */
+  }
+}
+
 int main(void) {
+  test_axis_results();
   test_rows();
   test_colsum();
   test_axis_long_narrow();
