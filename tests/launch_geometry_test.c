@@ -198,7 +198,64 @@ static void test_axis_results(void) {
   }
 }
 
+/* Column and row sums (sum_, kernels/elementwise.cu) and transposes
+ * (gm_geam0, kernels/fill.cu) run directly on both geometries as above:
+ * the GPU's interleaved column sums with thousands of slots and levels of
+ * regroup, and its tiled transpose of a mat with partial tiles. */
+static void check_sums(size_t rows, size_t cols, int axis) {
+  const size_t n_out = axis == 0 ? cols : rows;
+  double *x = malloc(rows * cols * sizeof *x), *want = calloc(n_out, sizeof *want), *got = malloc(n_out * sizeof *got);
+  if (!x || !want || !got) abort();
+  for (size_t i = 0; i < rows * cols; i++) x[i] = (double)((i * 13) % 29) / 8.0 - 1.5;
+  for (size_t r = 0; r < rows; r++)
+    for (size_t c = 0; c < cols; c++) want[axis == 0 ? c : r] += x[r * cols + c];
+  for (int cpu = 0; cpu < 2; cpu++) {
+    gm_launch_ctx lc = {NULL, scratch_alloc, scratch_free, NULL, cpu};
+    for (size_t q = 0; q < n_out; q++) got[q] = 1.0;
+    CHECK(gm_emu_ew_sum(GM_DOUBLE, axis, rows, cols, 0.5, x, 2.0, got, &lc) == 0);
+    double worst = 0;
+    for (size_t q = 0; q < n_out; q++) {
+      const double w = 0.5 * want[q] + 2.0, d = fabs(got[q] - w) / (fabs(w) > 1 ? fabs(w) : 1);
+      worst = d > worst || d != d ? d : worst;
+    }
+    if (!(worst <= 1e-12)) fprintf(stderr, "sum (%zu, %zu) axis %d cpu %d: worst %g\n", rows, cols, axis, cpu, worst);
+    CHECK(worst <= 1e-12);
+  }
+  free(x);
+  free(want);
+  free(got);
+}
+
+static void check_transpose(size_t m, size_t n) {
+  /* column-major C (m x n) := 2 A^T, A (n x m, lda = n) */
+  float *a = malloc(m * n * sizeof *a), *c = malloc(m * n * sizeof *c);
+  if (!a || !c) abort();
+  for (size_t i = 0; i < m * n; i++) a[i] = (float)(i % 1013);
+  for (int cpu = 0; cpu < 2; cpu++) {
+    gm_launch_ctx lc = {NULL, scratch_alloc, scratch_free, NULL, cpu};
+    for (size_t i = 0; i < m * n; i++) c[i] = -1.0f;
+    CHECK(gm_emu_geam0(GM_FLOAT, 1, m, n, 2.0, a, n, c, m, &lc) == 0);
+    size_t bad = 0;
+    for (size_t j = 0; j < n; j++)
+      for (size_t i = 0; i < m; i++) bad += c[j * m + i] != 2.0f * a[i * n + j];
+    if (bad) fprintf(stderr, "transpose %zu x %zu cpu %d: %zu wrong\n", m, n, cpu, bad);
+    CHECK(bad == 0);
+  }
+  free(a);
+  free(c);
+}
+
+static void test_sums_and_transposes(void) {
+  check_sums(300000, 3, 0);  /* GPU: 18750 interleaved slots, two regroup levels */
+  check_sums(100000, 20, 0); /* doubles: groups of 8, 8 and a last, narrower 4 */
+  check_sums(5000, 300, 0);
+  check_sums(20000, 40, 1);  /* row slots */
+  check_transpose(300, 270); /* 10 x 9 tiles, partial at both edges */
+  check_transpose(1000, 3);
+}
+
 int main(void) {
+  test_sums_and_transposes();
   test_axis_results();
   test_rows();
   test_colsum();
