@@ -1,8 +1,11 @@
 /* The launch geometry of the CUDA launchers (kernels/launch.h), checked
  * against what a GPU needs on narrow shapes (docs/GPU.md, "Kernels on
- * narrow shapes"): at least half of a block's threads have work, and enough blocks for
- * the 132 SMs of an H100 (at least 2 x 132).  Live threads are counted
- * with the kernels' own index mapping, thread by thread. */
+ * narrow shapes"): at least half of a block's threads have work, and
+ * enough blocks for the 132 SMs of an H100 (at least 2 x 132).  Live
+ * threads are counted with the kernels' own index mapping, thread by
+ * thread.  Then the emulated builds of the launchers run directly with
+ * the GPU's geometry and the CPU model's, on shapes where the emulated
+ * device itself only takes the CPU model's, against serial references. */
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
