@@ -100,56 +100,84 @@ __global__ void scale_kernel(int kind, size_t rows, size_t cols, const T *s, con
 }
 
 // Sums along an axis, in double for both ctypes as on the host, without
-// barriers.  Pass 1 splits the long dimension into chunks (slots) so that
-// short dimensions still give many threads: part[chunk * n_out + o] holds
-// chunk's partial sum of output o.  Pass 2 adds the chunks of each output
-// and applies y := alpha * s + beta * y in double (as the host does); with
-// one chunk per output pass 1 writes y itself and there is no scratch.
-//  colsum: items (chunk of rows, group of a cache line of columns):
-//          adjacent threads take adjacent groups (coalesced), each walks
-//          down its chunk;
+// barriers.  Pass 1 splits the long dimension into slots so that short
+// dimensions still give many threads: part[slot * n_out + o] holds the
+// slot's partial sum of output o.  Pass 2 adds the slots of each output
+// (in levels of GM_SUM_GROUP, then the finish) and applies y := alpha * s
+// + beta * y in double (as the host does); with one slot per output pass
+// 1 writes y itself and there is no scratch.
+//  colsum: items (slot, group of a cache line of columns), geometry from
+//          gm_colsum_plan (kernels/launch.h): chunks of adjacent rows on
+//          the CPU model, rows interleaved over the slots on a GPU;
 //  rowsum: rows of up to GM_ROW_CHUNK elements: a thread per row, one
 //          pass (rowsum_kernel); longer rows: items (row, slot), slot t
 //          sums pieces t, t + slots, ... of its row (rowsum_slots_kernel).
 #define GM_ROW_CHUNK 32
 
-// A thread's columns in colsum: GM_COL_GROUP bytes of adjacent ones, a
-// cache line (wide loads on the GPU, independent accumulators, vector
-// code on the CPU, and every line a thread reads it reads whole).
-#define GM_COL_GROUP 64
+// The accumulators of a column group: `a` has a compile-time length and
+// is indexed only by unrolled constants (`if (j < w)` for the last,
+// narrower group), so it stays in registers (a runtime index puts it in
+// local memory: a load, an add and a store per element).  A step adds two rows (two loads in flight per
+// column, half the dependent adds).
+template <typename T, size_t G>
+__device__ __forceinline__ void colsum_walk(double (&a)[G], const T *x, size_t off, size_t ld, size_t n, size_t w) {
+  size_t k = 0;
+  if (w == G) {
+    for (; n - k >= 2; k += 2, off += 2 * ld)
+#pragma unroll
+      for (size_t j = 0; j < G; j++) a[j] += (double)x[off + j] + (double)x[off + ld + j];
+    if (k < n)
+#pragma unroll
+      for (size_t j = 0; j < G; j++) a[j] += (double)x[off + j];
+    return;
+  }
+  for (; n - k >= 2; k += 2, off += 2 * ld)
+#pragma unroll
+    for (size_t j = 0; j < G; j++)
+      if (j < w) a[j] += (double)x[off + j] + (double)x[off + ld + j];
+  if (k < n)
+#pragma unroll
+    for (size_t j = 0; j < G; j++)
+      if (j < w) a[j] += (double)x[off + j];
+}
 
+// Pass 1 of the column sums: item (slot t, group at column c0) sums rows
+// t * span + k * step, k < count (below rows), of its group; with one slot
+// (y) it writes the sums, else its partials.
 template <typename T>
-__global__ void colsum_part_kernel(size_t rows, size_t cols, size_t chunk, size_t n_chunks, const T *x,
-                                   double *part, double alpha, double beta, T *y) {
+__global__ void colsum_part_kernel(size_t rows, size_t cols, size_t span, size_t step, size_t count,
+                                   size_t n_slots, const T *x, double *part, double alpha, double beta, T *y) {
   constexpr size_t G = GM_COL_GROUP / sizeof(T);
   const size_t n_groups = (cols + G - 1) / G;
-  GRID_STRIDE(i, n_chunks * n_groups) {
-    const size_t ch = i / n_groups, c0 = i % n_groups * G;
-    const size_t r0 = ch * chunk, r1 = rows - r0 < chunk ? rows : r0 + chunk;
+  GRID_STRIDE(i, n_slots * n_groups) {
+    const size_t t = n_groups == 1 ? i : i / n_groups, c0 = n_groups == 1 ? 0 : i % n_groups * G;
+    const size_t r0 = t * span, w = cols - c0 < G ? cols - c0 : G;
+    const size_t reach = r0 < rows ? (rows - r0 + step - 1) / step : 0, n = reach < count ? reach : count;
     double a[G];
 #pragma unroll
     for (size_t j = 0; j < G; j++) a[j] = 0.0;
-    if (cols - c0 >= G) {
-      size_t r = r0;
-      for (; r1 - r >= 2; r += 2) { // two rows a step: two loads in flight, half the dependent adds
-        const T *xr = x + r * cols + c0, *xn = xr + cols;
+    colsum_walk<T, G>(a, x, r0 * cols + c0, step * cols, n, w);
 #pragma unroll
-        for (size_t j = 0; j < G; j++) a[j] += (double)xr[j] + (double)xn[j];
-      }
-      if (r < r1)
-#pragma unroll
-        for (size_t j = 0; j < G; j++) a[j] += (double)x[r * cols + c0 + j];
-    } else { // the last, narrower group
-      const size_t w = cols - c0;
-      for (size_t r = r0; r < r1; r++)
-        for (size_t j = 0; j < w; j++) a[j] += (double)x[r * cols + c0 + j];
-    }
-    if (y) { // one chunk: the sums themselves
-      for (size_t j = 0; j < G && c0 + j < cols; j++)
+    for (size_t j = 0; j < G; j++) {
+      if (j >= w) continue;
+      if (y)
         y[c0 + j] = (T)gm_axpby_double(alpha, a[j], beta, (double)y[c0 + j]);
-    } else {
-      for (size_t j = 0; j < G && c0 + j < cols; j++) part[ch * cols + c0 + j] = a[j];
+      else
+        part[t * cols + c0 + j] = a[j];
     }
+  }
+}
+
+// One level of the slot partials' tree: group g of output o adds partials
+// g * GM_SUM_GROUP .. of o, in order (n_in per output).
+#define GM_SUM_GROUP 32
+__global__ void sum_regroup_kernel(size_t n_out, size_t n_in, const double *in, double *out) {
+  const size_t n_groups = (n_in + GM_SUM_GROUP - 1) / GM_SUM_GROUP;
+  GRID_STRIDE(i, n_out * n_groups) {
+    const size_t g = i / n_out, o = i % n_out, end = n_in - g * GM_SUM_GROUP < GM_SUM_GROUP ? n_in : (g + 1) * GM_SUM_GROUP;
+    double s = 0.0;
+    for (size_t p = g * GM_SUM_GROUP; p < end; p++) s += in[p * n_out + o];
+    out[g * n_out + o] = s;
   }
 }
 
@@ -206,14 +234,16 @@ __global__ void sum_finish_kernel(size_t n_out, size_t n_chunks, const double *p
 }  // namespace
 
 
-extern "C" int gm_cuda_ew_unary(int ctype, int op, size_t n, void *x, void *stream) {
+extern "C" int gm_cuda_ew_unary(int ctype, int op, size_t n, void *x, const gm_launch_ctx *lc) {
+  void *stream = lc->stream;
   gm_launch l(n, stream);
 #define LAUNCH(T) GM_LAUNCH_RANGE(unary_kernel<T>, l.grid, l.block, l.s, n, 1)(op, n, (T *)(x))
   GM_CTYPE_LAUNCH(ctype, LAUNCH);
 #undef LAUNCH
 }
 
-extern "C" int gm_cuda_ew_scalar(int ctype, int kind, size_t n, double alpha, void *x, void *stream) {
+extern "C" int gm_cuda_ew_scalar(int ctype, int kind, size_t n, double alpha, void *x, const gm_launch_ctx *lc) {
+  void *stream = lc->stream;
   gm_launch l(n, stream);
 #define LAUNCH(T) GM_LAUNCH_RANGE(scalar_kernel<T>, l.grid, l.block, l.s, n, 1)(kind, n, (T)alpha, (T *)(x))
   GM_CTYPE_LAUNCH(ctype, LAUNCH);
@@ -221,14 +251,16 @@ extern "C" int gm_cuda_ew_scalar(int ctype, int kind, size_t n, double alpha, vo
 }
 
 extern "C" int gm_cuda_ew_geem(int ctype, size_t n, double alpha, const void *a, const void *b, double beta,
-                               void *c, void *stream) {
+                               void *c, const gm_launch_ctx *lc) {
+  void *stream = lc->stream;
   gm_launch l(n, stream);
 #define LAUNCH(T) GM_LAUNCH_RANGE(geem_kernel<T>, l.grid, l.block, l.s, n, 1)(n, (T)alpha, (const T *)(a), (const T *)(b), (T)beta, (T *)(c))
   GM_CTYPE_LAUNCH(ctype, LAUNCH);
 #undef LAUNCH
 }
 
-extern "C" int gm_cuda_ew_lt(int ctype, size_t n, const void *x, void *y, void *stream) {
+extern "C" int gm_cuda_ew_lt(int ctype, size_t n, const void *x, void *y, const gm_launch_ctx *lc) {
+  void *stream = lc->stream;
   gm_launch l(n, stream);
 #define LAUNCH(T) GM_LAUNCH_RANGE(lt_kernel<T>, l.grid, l.block, l.s, n, 1)(n, (const T *)(x), (T *)(y))
   GM_CTYPE_LAUNCH(ctype, LAUNCH);
@@ -236,7 +268,8 @@ extern "C" int gm_cuda_ew_lt(int ctype, size_t n, const void *x, void *y, void *
 }
 
 extern "C" int gm_cuda_ew_add_sign(int ctype, size_t n, double alpha, const void *a, double beta, void *b,
-                                   void *stream) {
+                                   const gm_launch_ctx *lc) {
+  void *stream = lc->stream;
   gm_launch l(n, stream);
 #define LAUNCH(T) GM_LAUNCH_RANGE(add_sign_kernel<T>, l.grid, l.block, l.s, n, 1)(n, (T)alpha, (const T *)(a), (T)beta, (T *)(b))
   GM_CTYPE_LAUNCH(ctype, LAUNCH);
@@ -244,7 +277,8 @@ extern "C" int gm_cuda_ew_add_sign(int ctype, size_t n, double alpha, const void
 }
 
 extern "C" int gm_cuda_ew_geerv(int ctype, size_t rows, size_t cols, double alpha, const void *a, const void *x,
-                                double beta, void *b, void *stream) {
+                                double beta, void *b, const gm_launch_ctx *lc) {
+  void *stream = lc->stream;
   gm_launch_rows l(rows, cols, stream);
 #define LAUNCH(T) GM_LAUNCH_RANGE(geerv_kernel<T>, l.grid, l.block, l.s, rows, cols)(rows, cols, (T)alpha, (const T *)(a), (const T *)(x), (T)beta, (T *)(b))
   GM_CTYPE_LAUNCH(ctype, LAUNCH);
@@ -252,7 +286,8 @@ extern "C" int gm_cuda_ew_geerv(int ctype, size_t rows, size_t cols, double alph
 }
 
 extern "C" int gm_cuda_ew_scale(int ctype, int kind, size_t rows, size_t cols, const void *s, const void *a,
-                                void *r, void *stream) {
+                                void *r, const gm_launch_ctx *lc) {
+  void *stream = lc->stream;
   gm_launch_rows l(rows, cols, stream);
 #define LAUNCH(T) GM_LAUNCH_RANGE(scale_kernel<T>, l.grid, l.block, l.s, rows, cols)(kind, rows, cols, (const T *)(s), (const T *)(a), (T *)(r))
   GM_CTYPE_LAUNCH(ctype, LAUNCH);
@@ -277,17 +312,16 @@ static int rowsum_direct(int ctype, size_t rows, size_t cols, double alpha, cons
 #undef LAUNCH
 }
 
-// Pass 1 of the column sums: chunks of `chunk` rows, into part, or with
-// one chunk (part null) into y.
-static void colsum_launch(int ctype, size_t rows, size_t cols, size_t chunk, const void *x, double *part,
+// Pass 1 of the column sums (geometry g), into part, or with one slot
+// (part null) into y.
+static void colsum_launch(int ctype, size_t rows, size_t cols, const gm_colsum_geom &g, const void *x, double *part,
                           double alpha, double beta, void *y, void *stream) {
   const size_t bytes = gm_ctype_bytes(ctype);
   if (bytes == 0) return;
-  const size_t g = GM_COL_GROUP / bytes;
-  const size_t n_chunks = (rows + chunk - 1) / chunk, items = n_chunks * ((cols + g - 1) / g);
+  const size_t gw = GM_COL_GROUP / bytes, items = g.slots * ((cols + gw - 1) / gw);
   gm_launch l(items, stream);
-#define LAUNCH(T) GM_LAUNCH_RANGE(colsum_part_kernel<T>, l.grid, l.block, l.s, items, g * chunk)( \
-    rows, cols, chunk, n_chunks, (const T *)(x), part, alpha, beta, part ? (T *)nullptr : (T *)(y))
+#define LAUNCH(T) GM_LAUNCH_RANGE(colsum_part_kernel<T>, l.grid, l.block, l.s, items, gw * g.count)( \
+    rows, cols, g.span, g.step, g.count, g.slots, (const T *)(x), part, alpha, beta, part ? (T *)nullptr : (T *)(y))
   GM_CTYPE_DO(ctype, LAUNCH)
 #undef LAUNCH
 }
@@ -304,46 +338,64 @@ static void rowsum_launch(int ctype, size_t rows, size_t cols, size_t slots, con
 #undef LAUNCH
 }
 
-// Chunks along the summed dimension.  Columns: chunks of at least 128
-// rows (a CPU thread's walk down a column group stays long enough for its
-// prefetcher), fewer rows when there are few columns, so that about 1024
-// x 256 threads work; at most 4096 chunks.  Rows: slots of about 8
-// pieces each, at most 4096 per row (the finish pass adds them serially).
-static size_t sum_chunks(int axis, size_t len, size_t n_out) {
-  if (axis != 0) {
-    const size_t slots = (len + 8 * GM_ROW_PIECE - 1) / (8 * GM_ROW_PIECE);
-    return slots > 4096 ? 4096 : slots;
+// Row sums: slots of about 8 pieces each, at most 4096 per row.
+static size_t row_slots(size_t len) {
+  const size_t slots = (len + 8 * GM_ROW_PIECE - 1) / (8 * GM_ROW_PIECE);
+  return slots > 4096 ? 4096 : slots;
+}
+
+// Partials per output at every level of the regroup tree, summed.
+static size_t sum_scratch(size_t n_slots) {
+  size_t total = n_slots;
+  for (size_t n = n_slots; n > GM_SUM_GROUP; n = (n + GM_SUM_GROUP - 1) / GM_SUM_GROUP) total += (n + GM_SUM_GROUP - 1) / GM_SUM_GROUP;
+  return total;
+}
+
+// Pass 2: the slot partials of each output added in levels of
+// GM_SUM_GROUP down to `most` per output, then the finish into y (the
+// CPU model's finish adds its at most 4096 chunks serially: a launch per
+// level would cost more there).
+static int sum_merge(int ctype, size_t n_out, size_t n_slots, size_t most, double *part, double alpha, double beta,
+                     void *y, void *stream) {
+  double *in = part;
+  for (; n_slots > most; n_slots = (n_slots + GM_SUM_GROUP - 1) / GM_SUM_GROUP) {
+    double *out = in + n_slots * n_out;
+    const size_t items = n_out * ((n_slots + GM_SUM_GROUP - 1) / GM_SUM_GROUP);
+    gm_launch g(items, stream);
+    GM_LAUNCH_RANGE(sum_regroup_kernel, g.grid, g.block, g.s, items, GM_SUM_GROUP)(n_out, n_slots, in, out);
+    in = out;
   }
-  size_t chunk = 128;
-  if (n_out < 262144) {
-    const size_t want = 262144 / (n_out ? n_out : 1); // chunks for enough threads
-    const size_t c = (len + want - 1) / want;
-    if (c > chunk) chunk = c;
-  }
-  if ((len + chunk - 1) / chunk > 4096) chunk = (len + 4095) / 4096;
-  return (len + chunk - 1) / chunk;
+  return sum_finish(ctype, n_out, n_slots, in, alpha, beta, y, stream);
 }
 
 extern "C" int gm_cuda_ew_sum(int ctype, int axis, size_t rows, size_t cols, double alpha, const void *x,
-                              double beta, void *y, void *stream) {
+                              double beta, void *y, const gm_launch_ctx *lc) {
+  void *stream = lc->stream;
   const size_t n_out = axis == 0 ? cols : rows, len = axis == 0 ? rows : cols;
   if (n_out == 0) return 0;
   if (len == 0) return sum_finish(ctype, n_out, 0, nullptr, alpha, beta, y, stream); // no chunk of 0 to divide by
   if (axis != 0 && len <= GM_ROW_CHUNK) return rowsum_direct(ctype, rows, cols, alpha, x, beta, y, stream);
-  const size_t n_chunks = sum_chunks(axis, len, n_out), chunk = (len + n_chunks - 1) / n_chunks;
+  const size_t bytes = gm_ctype_bytes(ctype);
+  if (bytes == 0) return (int)cudaErrorInvalidValue;
+  const gm_colsum_geom g = gm_colsum_plan(rows, cols, bytes, lc->cpu_model);
+  const size_t n_slots = axis == 0 ? g.slots : row_slots(len);
   double *part = NULL;
-  if (n_chunks > 1) {
-    int err = gm_cuda_scratch_alloc(stream, n_chunks * n_out * sizeof(double), (void **)&part);
+  if (n_slots > 1) {
+    int err = gm_scratch_alloc(lc, sum_scratch(n_slots) * n_out * sizeof(double), (void **)&part);
     if (err != 0) return err;
   }
   if (axis == 0)
-    colsum_launch(ctype, rows, cols, chunk, x, part, alpha, beta, y, stream);
+    colsum_launch(ctype, rows, cols, g, x, part, alpha, beta, y, stream);
   else
-    rowsum_launch(ctype, rows, cols, n_chunks, x, part, alpha, beta, y, stream);
+    rowsum_launch(ctype, rows, cols, n_slots, x, part, alpha, beta, y, stream);
   int err = (int)cudaGetLastError();
   if (part) {
-    if (err == 0) err = sum_finish(ctype, n_out, n_chunks, part, alpha, beta, y, stream);
-    gm_cuda_scratch_free(stream, part);
+    // the GPU's forms merge in levels (also the interleaved column sums the
+    // CPU model runs on small operands, so the specs run the regroup)
+    const bool gpu_form = !lc->cpu_model || (axis == 0 && g.step > 1);
+    const size_t most = gpu_form ? GM_SUM_GROUP : 4096;
+    if (err == 0) err = sum_merge(ctype, n_out, n_slots, most, part, alpha, beta, y, stream);
+    gm_scratch_free(lc, part);
   }
   return err;
 }

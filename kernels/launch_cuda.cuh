@@ -48,13 +48,12 @@
 #endif
 
 // Scratch arrays of the launchers (partial sums), stream-ordered on the
-// compute stream `stream`: 0 or a cudaError_t.  The device implements
-// them (src/device/cuda/memory.c: cudaMallocAsync with the out-of-memory
-// trim and retry; the emulated device's are emulated device memory).
-#ifndef gm_cuda_scratch_alloc
-extern "C" int gm_cuda_scratch_alloc(void *stream, size_t bytes, void **out);
-extern "C" void gm_cuda_scratch_free(void *stream, void *p);
-#endif
+// launch's stream, from the allocator its caller passed down
+// (gm_launch_ctx, launch.h): 0 or a cudaError_t-like code.
+inline int gm_scratch_alloc(const gm_launch_ctx *lc, size_t bytes, void **out) {
+  return lc->scratch_alloc(lc->owner, bytes, out);
+}
+inline void gm_scratch_free(const gm_launch_ctx *lc, void *p) { lc->scratch_free(lc->owner, p); }
 
 // Geometry and stream of a 1-d grid-stride launch over n items.
 struct gm_launch {
@@ -80,28 +79,17 @@ __device__ inline double gm_block_sum(double v, double *sh) {
   return r;
 }
 
-// Grid size for about `target` blocks in total when another grid dimension
-// already has `other` blocks, at least 1 and at most min(cap, 65535).
-static inline unsigned gm_spread(size_t target, size_t other, size_t cap) {
-  size_t g = other >= target ? 1 : (target + other - 1) / other;
-  if (g > cap) g = cap;
-  if (g > GM_MAX_GRID) g = GM_MAX_GRID;
-  return g ? (unsigned)g : 1u;
-}
-
-// The geometry of ROWS_2D: blocks of GM_MAX_BLOCK threads, blockDim.x the
-// power of two covering a row (at most GM_MAX_BLOCK), blockDim.y the rows
-// per block; about 1024 blocks or more over rows x columns.
+// The geometry of ROWS_2D (kernels/launch.h, gm_rows_plan): blocks of
+// GM_MAX_BLOCK threads, blockDim.x the power of two covering a row (at
+// most GM_MAX_BLOCK), blockDim.y the rows per block; about 1024 blocks or
+// more over rows x columns.
 struct gm_launch_rows {
   dim3 grid, block;
   cudaStream_t s;
   gm_launch_rows(size_t rows, size_t cols, void *stream) : s((cudaStream_t)stream) {
-    unsigned bx = 1;
-    while (bx < GM_MAX_BLOCK && bx < cols) bx *= 2;
-    block = dim3(bx, GM_MAX_BLOCK / bx);
-    const size_t gx = (cols + bx - 1) / bx, gy = (rows + block.y - 1) / block.y;
-    grid.y = gm_spread(gy, 1, gy);
-    grid.x = gm_spread(1024, grid.y, gx);
+    const gm_rows_geom g = gm_rows_plan(rows, cols);
+    block = dim3(g.bx, g.by);
+    grid = dim3(g.gx, g.gy);
   }
 };
 
@@ -160,11 +148,14 @@ __device__ __forceinline__ double gm_slot_sum(size_t t, size_t n, size_t slots, 
 #pragma unroll
     for (int j = 0; j < GM_SLOT_PIECE; j++) a[j] += (double)x[i + j];
   for (; i < n; i++) tail += (double)x[i]; // the last, partial piece
+  // the pairwise fold with constant bounds (a `w /= 2` loop is not
+  // unrolled by nvcc, and its run-time index put a[] on the stack)
+  static_assert(GM_SLOT_PIECE == 16, "the fold below adds 16 accumulators");
 #pragma unroll
-  for (int w = GM_SLOT_PIECE / 2; w > 0; w /= 2)
+  for (int j = 0; j < 8; j++) a[j] += a[j + 8];
 #pragma unroll
-    for (int j = 0; j < w; j++) a[j] += a[j + w];
-  return a[0] + tail;
+  for (int j = 0; j < 4; j++) a[j] += a[j + 4];
+  return ((a[0] + a[2]) + (a[1] + a[3])) + tail;
 }
 
 #endif

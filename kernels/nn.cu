@@ -116,7 +116,8 @@ struct nn_rows_launch : gm_launch_rows {
 
 
 extern "C" int gm_cuda_nn_convolve(int ctype, const gm_nn_geom *g, const void *x, const void *w, void *y,
-                                   void *stream) {
+                                   const gm_launch_ctx *lc) {
+  void *stream = lc->stream;
   nn_rows_launch l(g->batch * g->yh, g->yw, stream);
 #define LAUNCH(T) GM_LAUNCH_RANGE(convolve_kernel<T>, l.grid, l.block, l.s, l.rows, l.width)(*g, (const T *)(x), (const T *)(w), (T *)(y))
   GM_CTYPE_LAUNCH(ctype, LAUNCH);
@@ -128,7 +129,8 @@ extern "C" int gm_cuda_nn_convolve(int ctype, const gm_nn_geom *g, const void *x
 // partials per w element.
 #define NN_DW_ITEMS 16384
 
-static int conv_dw(int ctype, const gm_nn_geom *g, const void *x, const void *yd, void *wd, void *stream) {
+static int conv_dw(int ctype, const gm_nn_geom *g, const void *x, const void *yd, void *wd, const gm_launch_ctx *lc) {
+  void *stream = lc->stream;
   const size_t nk = (size_t)(g->kh * g->kw), rows = (size_t)(g->batch * g->yh);
   if (nk == 0 || rows == 0) return 0;
   size_t n_parts = (NN_DW_ITEMS + nk - 1) / nk;
@@ -136,7 +138,7 @@ static int conv_dw(int ctype, const gm_nn_geom *g, const void *x, const void *yd
   const size_t chunk = (rows + n_parts - 1) / n_parts;
   n_parts = (rows + chunk - 1) / chunk;
   double *part = NULL;
-  int err = gm_cuda_scratch_alloc(stream, n_parts * nk * sizeof(double), (void **)&part);
+  int err = gm_scratch_alloc(lc, n_parts * nk * sizeof(double), (void **)&part);
   if (err != 0) return err;
   gm_launch l(n_parts * nk, stream), f(nk, stream);
 #define LAUNCH(T)                                                                                   \
@@ -146,22 +148,24 @@ static int conv_dw(int ctype, const gm_nn_geom *g, const void *x, const void *yd
   GM_CTYPE_DO(ctype, LAUNCH)
 #undef LAUNCH
   err = gm_ctype_bytes(ctype) ? (int)cudaGetLastError() : (int)cudaErrorInvalidValue;
-  gm_cuda_scratch_free(stream, part);
+  gm_scratch_free(lc, part);
   return err;
 }
 
 extern "C" int gm_cuda_nn_derive_convolve(int ctype, const gm_nn_geom *g, const void *x, void *xd, const void *w,
-                                          void *wd, const void *yd, void *stream) {
+                                          void *wd, const void *yd, const gm_launch_ctx *lc) {
+  void *stream = lc->stream;
   nn_rows_launch lx(g->batch * g->xh, g->xw, stream);
 #define LAUNCH(T) GM_LAUNCH_RANGE(conv_dx_kernel<T>, lx.grid, lx.block, lx.s, lx.rows, lx.width)(*g, (const T *)(w), (const T *)(yd), (T *)(xd))
   GM_CTYPE_DO(ctype, LAUNCH)
 #undef LAUNCH
   int err = (int)cudaGetLastError();
   if (err != 0) return err;
-  return conv_dw(ctype, g, x, yd, wd, stream);
+  return conv_dw(ctype, g, x, yd, wd, lc);
 }
 
-extern "C" int gm_cuda_nn_max_pool(int ctype, const gm_nn_geom *g, const void *x, void *y, void *stream) {
+extern "C" int gm_cuda_nn_max_pool(int ctype, const gm_nn_geom *g, const void *x, void *y, const gm_launch_ctx *lc) {
+  void *stream = lc->stream;
   nn_rows_launch l(g->batch * g->yh, g->yw, stream);
 #define LAUNCH(T) GM_LAUNCH_RANGE(max_pool_kernel<T>, l.grid, l.block, l.s, l.rows, l.width)(*g, (const T *)(x), (T *)(y))
   GM_CTYPE_LAUNCH(ctype, LAUNCH);
@@ -169,7 +173,8 @@ extern "C" int gm_cuda_nn_max_pool(int ctype, const gm_nn_geom *g, const void *x
 }
 
 extern "C" int gm_cuda_nn_derive_max_pool(int ctype, const gm_nn_geom *g, const void *x, void *xd, const void *y,
-                                          const void *yd, void *stream) {
+                                          const void *yd, const gm_launch_ctx *lc) {
+  void *stream = lc->stream;
   nn_rows_launch l(g->batch * g->xh, g->xw, stream);
 #define LAUNCH(T) GM_LAUNCH_RANGE(pool_dx_kernel<T>, l.grid, l.block, l.s, l.rows, l.width)(*g, (const T *)(x), (const T *)(y), (const T *)(yd), (T *)(xd))
   GM_CTYPE_LAUNCH(ctype, LAUNCH);

@@ -46,7 +46,8 @@ __global__ void gm_gaussian_kernel(uint64_t key, uint64_t counter, size_t n, dou
 
 // One case per ctype (GM_CTYPES); ctype is the launcher's gm_ctype number.
 extern "C" int gm_cuda_uniform(int ctype, unsigned long long key, unsigned long long counter, size_t n,
-                               double limit, void *x, void *stream) {
+                               double limit, void *x, const gm_launch_ctx *lc) {
+  void *stream = lc->stream;
   switch (ctype) {
 #define X(T, E, name, kw, p, P, ET, m, ...)                                                             \
   case GM_##E: {                                                                                      \
@@ -64,7 +65,8 @@ extern "C" int gm_cuda_uniform(int ctype, unsigned long long key, unsigned long 
 }
 
 extern "C" int gm_cuda_gaussian(int ctype, unsigned long long key, unsigned long long counter, size_t n,
-                                double mean, double stddev, void *x, void *stream) {
+                                double mean, double stddev, void *x, const gm_launch_ctx *lc) {
+  void *stream = lc->stream;
   switch (ctype) {
 #define X(T, E, ...)                                                                                  \
   case GM_##E: {                                                                                      \

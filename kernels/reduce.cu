@@ -1,7 +1,7 @@
 // Whole-array reductions (core/reduce_ops.h) on the device: sum in double,
 // min and max with NaN propagation (any NaN element gives NaN, as on the
 // host).  Range launches only (no barriers, no shared memory) and one
-// scratch array (gm_cuda_scratch_alloc, launch_cuda.cuh) of partials:
+// scratch array (the caller's allocator, gm_scratch_alloc) of partials:
 //  - reduce_pass: slot t folds pieces t, t + slots, ... of REDUCE_PIECE
 //    adjacent elements (a warp reads adjacent pieces: whole sectors; a
 //    chunk of slots on the emulated device streams through a few
@@ -73,7 +73,8 @@ static size_t scratch_for(size_t slots) {
   return total;
 }
 
-extern "C" int gm_cuda_reduce(int ctype, int op, size_t n, const void *x, double *result, void *stream) {
+extern "C" int gm_cuda_reduce(int ctype, int op, size_t n, const void *x, double *result, const gm_launch_ctx *lc) {
+  void *stream = lc->stream;
   cudaStream_t s = (cudaStream_t)stream;
   if (n == 0) { // no grid of 0 blocks: the identity of the op
     *result = op == 0 ? 0.0 : (op == 1 ? INFINITY : -INFINITY);
@@ -81,7 +82,7 @@ extern "C" int gm_cuda_reduce(int ctype, int op, size_t n, const void *x, double
   }
   size_t slots = slots_for(n);
   double *part = NULL;
-  int serr = gm_cuda_scratch_alloc(stream, scratch_for(slots) * sizeof(double), (void **)&part);
+  int serr = gm_scratch_alloc(lc, scratch_for(slots) * sizeof(double), (void **)&part);
   if (serr != 0) return serr;
   gm_launch l(slots, stream);
 #define LAUNCH(T) GM_LAUNCH_RANGE(reduce_pass<T>, l.grid, l.block, s, slots, (double)n / (double)slots)(op, n, slots, (const T *)(x), part)
@@ -98,7 +99,7 @@ extern "C" int gm_cuda_reduce(int ctype, int op, size_t n, const void *x, double
   }
   cudaError_t err = cudaGetLastError();
   if (err == cudaSuccess) err = cudaMemcpyAsync(result, in, sizeof(double), cudaMemcpyDeviceToHost, s);
-  gm_cuda_scratch_free(stream, part);
+  gm_scratch_free(lc, part);
   cudaError_t sync = cudaStreamSynchronize(s);
   if (err == cudaSuccess) err = sync;
   return (int)err;

@@ -1,25 +1,28 @@
 // Reductions along an axis (m:sum(axis), m:argmax(axis), gm.softmax, ...)
-// on the device: one kernel for every axis and op, on the array seen as
-// (outer, len, inner) and reduced over the middle index (kernels/
-// reduce_axis.h has the accumulators, shared with the host loops).
-//
-// A block of AX_THREADS threads handles `cols` columns (outputs) at a
-// time with `lanes` threads per column (cols * lanes = AX_THREADS); lane l
-// folds elements l, l + lanes, ... of its column and the lanes are merged
-// in shared memory (no warp shuffles, so the CPU model of the emulated
-// device runs the same code).  Two mappings keep the loads coalesced:
-//  rows (inner == 1): the lanes of a column are adjacent threads reading
-//    adjacent elements of one row; up to 32 lanes (a warp per row), so a
-//    block covers several short rows;
-//  columns (inner > 1): adjacent threads take adjacent columns (adjacent
-//    elements of a row of the (len, inner) slab), 32 of them, and the 8
-//    lanes split the axis.
-// Softmax writes every element of its column after the merge.
-// Few outputs with a long axis (a whole-mat reduction is one output) would
-// leave most of the device idle: the axis is then also split over
-// blockIdx.y, each split leaves partial accumulators in scratch, a second
-// kernel merges them in split order (gm_ax_merge is order-independent for
-// ties) and, for softmax, a third writes the elements.
+// on the device: the array seen as (outer, len, inner) and reduced over the
+// middle index (kernels/reduce_axis.h has the accumulators, shared with the
+// host loops).  kernels/launch.h (gm_ax_plan) picks one of three forms:
+//  ITEMS (reduce_axis_items, a range launch): item (split p, output q)
+//    folds its part of column q serially; one split writes the results,
+//    more leave partial accumulators for reduce_axis_merge.  Short rows
+//    and many columns on a GPU; on the CPU model every case but SLOTS.
+//  BLOCKS (reduce_axis_kernel): a block of AX_THREADS threads handles
+//    `cols` columns at a time with `lanes` threads per column (cols *
+//    lanes = AX_THREADS); lane l folds elements l, l + lanes, ... of its
+//    column and the lanes are merged in shared memory (no warp shuffles,
+//    so the CPU model runs the same code).  Loads stay coalesced:
+//     rows (inner == 1): the lanes of a column are adjacent threads reading
+//       adjacent elements of one row (up to 32 lanes, the whole block for
+//       fewer than 8 rows);
+//     columns (inner > 1): adjacent threads take adjacent columns,
+//       pow2(inner) of them for inner < 32 (else 32), and the lanes split
+//       the axis, so (1e6, 3) runs 64 lanes x 4 columns, 3 of 4 live.
+//    Few outputs with a long axis also split the axis over blockIdx.y;
+//    each split leaves partial accumulators in scratch, merged in split
+//    order (gm_ax_merge is order-independent for ties) and, for softmax, a
+//    third kernel writes the elements.
+//  SLOTS (reduce_axis_slots): rows with few outputs and a long axis,
+//    barrier-free slots of adjacent pieces, merged in levels.
 #include <cuda_runtime.h>
 
 #include "launch_cuda.cuh"
@@ -27,7 +30,7 @@
 
 namespace {
 
-#define AX_THREADS 256
+#define AX_THREADS GM_AX_THREADS
 
 // y holds doubles for argmax/argmin (1-based indices), else T.
 template <typename T>
@@ -36,6 +39,28 @@ __device__ inline void put(int op, void *y, size_t i, double v) {
     ((double *)y)[i] = v;
   else
     ((T *)y)[i] = (T)v;
+}
+
+// Folds elements k0, k0 + ks, ... < k1 of a column (element k at
+// xc[k * step]) into c.  Sums fold with four independent accumulators
+// (four loads in flight, no chain of dependent adds); the other ops step
+// one element at a time.
+template <typename T>
+__device__ __forceinline__ void fold(int op, gm_axacc *c, const T *xc, size_t step, size_t k0, size_t k1, size_t ks) {
+  size_t k = k0;
+  if (op == GM_AX_SUM || op == GM_AX_MEAN) {
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    for (; k < k1 && k1 - k > 3 * ks; k += 4 * ks) {
+      s0 += (double)xc[k * step];
+      s1 += (double)xc[(k + ks) * step];
+      s2 += (double)xc[(k + 2 * ks) * step];
+      s3 += (double)xc[(k + 3 * ks) * step];
+    }
+    for (; k < k1; k += ks) s0 += (double)xc[k * step];
+    c->a += (s0 + s1) + (s2 + s3);
+  } else {
+    for (; k < k1; k += ks) gm_ax_step(op, c, (double)xc[k * step], (long long)k);
+  }
 }
 
 // Split over blockIdx.y: blocks with blockIdx.y = p fold axis elements
@@ -55,10 +80,10 @@ __global__ void reduce_axis_kernel(int op, int ddof, size_t outer, size_t len, s
     const size_t o = rows ? g * cols + col : g / tiles, j = rows ? 0 : (g % tiles) * cols + col;
     const bool live = rows ? o < outer : j < inner;
     const size_t base = o * len * inner + j; // element k of the column: base + k * inner
-    const size_t k0 = blockIdx.y * chunk, k1 = len - k0 < chunk ? len : k0 + chunk;
+    // splits * chunk may pass len: a split that starts beyond folds nothing
+    const size_t k0 = blockIdx.y * chunk < len ? blockIdx.y * chunk : len, k1 = len - k0 < chunk ? len : k0 + chunk;
     gm_axacc c = gm_ax_init(op);
-    if (live)
-      for (size_t k = k0 + lane; k < k1; k += lanes) gm_ax_step(op, &c, (double)x[base + k * inner], (long long)k);
+    if (live) fold(op, &c, x + base, inner, k0 + lane, k1, lanes);
     sh[lane * cols + col] = c;
     __syncthreads();
     for (unsigned s = lanes / 2; s > 0; s /= 2) {
@@ -102,29 +127,87 @@ __global__ void reduce_axis_softmax(size_t n, size_t len, size_t inner, const gm
   }
 }
 
+// ITEMS: item (split p, output q = (o, j)) folds elements [p * chunk,
+// (p + 1) * chunk) of column q; with `part` it leaves the accumulator in
+// part[p * n_out + q] for merge_parts, else (one split) it writes the
+// result, for softmax every element of the column.  No division for one
+// split or rows (inner 1), the common cases.
+template <typename T>
+__global__ void reduce_axis_items(int op, int ddof, size_t outer, size_t len, size_t inner, size_t chunk,
+                                  size_t splits, const T *x, void *y, gm_axacc *part) {
+  const size_t n_out = outer * inner;
+  GRID_STRIDE(i, splits * n_out) {
+    const size_t p = splits == 1 ? 0 : i / n_out, q = splits == 1 ? i : i % n_out;
+    const size_t o = inner == 1 ? q : q / inner, j = inner == 1 ? 0 : q % inner;
+    const size_t base = o * len * inner + j; // element k of the column: base + k * inner
+    const T *xc = x + base;
+    const size_t k0 = p * chunk < len ? p * chunk : len, k1 = len - k0 < chunk ? len : k0 + chunk; // (as above)
+    gm_axacc c = gm_ax_init(op);
+    fold(op, &c, xc, inner, k0, k1, 1);
+    if (part)
+      part[p * n_out + q] = c;
+    else if (op == GM_AX_SOFTMAX)
+      for (size_t k = 0; k < len; k++) ((T *)y)[base + k * inner] = (T)gm_ax_softmax(c, (double)xc[k * inner]);
+    else
+      put<T>(op, y, q, gm_ax_result(op, c, (long long)len, ddof));
+  }
+}
+
+// TILES (the CPU model's column reductions): item (split p, outer o, tile
+// of GM_AX_TILE adjacent columns at j0) walks rows [p * chunk, ...) of its
+// tile: a row's columns are adjacent, so sums become vector adds on a CPU
+// (accumulators indexed by unrolled constants: registers under nvcc too).
+// Partials (part) or, with one split, the results as reduce_axis_items.
+template <typename T>
+__global__ void reduce_axis_tiles(int op, int ddof, size_t outer, size_t len, size_t inner, size_t chunk,
+                                  size_t splits, const T *x, void *y, gm_axacc *part) {
+  const size_t tiles = (inner + GM_AX_TILE - 1) / GM_AX_TILE, n_items = outer * tiles, n_out = outer * inner;
+  GRID_STRIDE(i, splits * n_items) {
+    const size_t p = i / n_items, o = i % n_items / tiles, j0 = i % tiles * GM_AX_TILE;
+    const size_t w = inner - j0 < GM_AX_TILE ? inner - j0 : GM_AX_TILE, base = o * len * inner + j0;
+    const size_t k0 = p * chunk < len ? p * chunk : len, k1 = len - k0 < chunk ? len : k0 + chunk; // (as above)
+    gm_axacc c[GM_AX_TILE];
+#pragma unroll
+    for (size_t j = 0; j < GM_AX_TILE; j++) c[j] = gm_ax_init(op);
+    if (op == GM_AX_SUM || op == GM_AX_MEAN) {
+      double a[GM_AX_TILE];
+#pragma unroll
+      for (size_t j = 0; j < GM_AX_TILE; j++) a[j] = 0.0;
+      for (size_t k = k0; k < k1; k++)
+#pragma unroll
+        for (size_t j = 0; j < GM_AX_TILE; j++)
+          if (j < w) a[j] += (double)x[base + k * inner + j];
+#pragma unroll
+      for (size_t j = 0; j < GM_AX_TILE; j++) c[j].a = a[j];
+    } else {
+      for (size_t k = k0; k < k1; k++)
+#pragma unroll
+        for (size_t j = 0; j < GM_AX_TILE; j++)
+          if (j < w) gm_ax_step(op, &c[j], (double)x[base + k * inner + j], (long long)k);
+    }
+#pragma unroll
+    for (size_t j = 0; j < GM_AX_TILE; j++) {
+      if (j >= w) continue;
+      const size_t q = o * inner + j0 + j;
+      if (part)
+        part[p * n_out + q] = c[j];
+      else if (op == GM_AX_SOFTMAX)
+        for (size_t k = 0; k < len; k++) ((T *)y)[base + j + k * inner] = (T)gm_ax_softmax(c[j], (double)x[base + j + k * inner]);
+      else
+        put<T>(op, y, q, gm_ax_result(op, c[j], (long long)len, ddof));
+    }
+  }
+}
+
 // Rows (inner == 1) with few outputs and a long axis, barrier-free (a
 // range launch): items (row o, slot t), `slots` slots per row; slot t
 // folds pieces t, t + slots, ... of AX_PIECE adjacent elements, so a
 // warp's threads read adjacent pieces (a few wide loads each) and, on the
 // CPU model, a chunk of slots streams through a few contiguous runs.
-// Sums fold a piece with four accumulators (no chain of dependent adds).
 #define AX_PIECE 16
 template <typename T>
 __device__ inline void fold_piece(int op, gm_axacc *c, const T *xr, size_t k0, size_t k1) {
-  if (op == GM_AX_SUM || op == GM_AX_MEAN) {
-    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-    size_t k = k0;
-    for (; k1 - k >= 4; k += 4) {
-      s0 += (double)xr[k];
-      s1 += (double)xr[k + 1];
-      s2 += (double)xr[k + 2];
-      s3 += (double)xr[k + 3];
-    }
-    for (; k < k1; k++) s0 += (double)xr[k];
-    c->a += (s0 + s1) + (s2 + s3);
-  } else {
-    for (size_t k = k0; k < k1; k++) gm_ax_step(op, c, (double)xr[k], (long long)k);
-  }
+  fold(op, c, xr, 1, k0, k1, 1);
 }
 
 template <typename T>
@@ -152,37 +235,6 @@ __global__ void reduce_axis_regroup(int op, size_t n_out, size_t n_in, const gm_
   }
 }
 
-// Lanes per column: up to a warp along a row (inner == 1; the whole block
-// for fewer than 8 rows), else 8 (the 32 adjacent columns of a block take
-// the rest of its threads).
-unsigned lanes_for(size_t outer, size_t len, size_t inner) {
-  if (inner != 1) return AX_THREADS / 32;
-  unsigned rows = 1, most = 32, lanes = 1;
-  while (rows < outer && rows < 8) rows *= 2;
-  if (AX_THREADS / rows > most) most = AX_THREADS / rows; // few rows: the whole block on them
-  while (lanes < most && lanes < len) lanes *= 2;
-  return lanes;
-}
-
-// Blocks along the outputs (x) and splits of the axis (y): a long axis
-// with few outputs (a whole-mat reduction is one) is split so that about
-// AX_TARGET_BLOCKS blocks share the work, each fold at least AX_MIN_CHUNK
-// elements of a column.
-#define AX_TARGET_BLOCKS 512
-#define AX_MIN_CHUNK 65536
-dim3 grid_for(size_t outer, size_t len, size_t inner, unsigned lanes) {
-  const unsigned cols = AX_THREADS / lanes;
-  const size_t tiles = ((inner == 1 ? outer : inner) + cols - 1) / cols;
-  const size_t n_groups = inner == 1 ? tiles : outer * tiles;
-  dim3 g(n_groups < GM_MAX_GRID ? (unsigned)n_groups : GM_MAX_GRID);
-  if (n_groups < AX_TARGET_BLOCKS) {
-    size_t want = (AX_TARGET_BLOCKS + n_groups - 1) / n_groups, most = (len + AX_MIN_CHUNK - 1) / AX_MIN_CHUNK;
-    size_t splits = want < most ? want : most;
-    g.y = splits < 1 ? 1 : splits > GM_MAX_GRID ? GM_MAX_GRID : (unsigned)splits;
-  }
-  return g;
-}
-
 // The merge of n_parts partial accumulators per output, in order, into y,
 // and for softmax the elements written from the merged accumulators.
 // Shared by the split form and the slot form.
@@ -201,10 +253,11 @@ void merge_parts(int ctype, int op, int ddof, size_t n_out, size_t len, size_t i
 // stream-ordered scratch, launch_cuda.cuh), merged in split order, then
 // (softmax) the elements written.
 int launch_split(int ctype, int op, int ddof, size_t outer, size_t len, size_t inner, unsigned lanes, dim3 grid,
-                 const void *x, void *y, cudaStream_t s) {
+                 const void *x, void *y, const gm_launch_ctx *lc) {
+  cudaStream_t s = (cudaStream_t)lc->stream;
   const size_t n_out = outer * inner, chunk = (len + grid.y - 1) / grid.y;
   gm_axacc *part = NULL;
-  int err = gm_cuda_scratch_alloc(s, (size_t)grid.y * n_out * sizeof *part, (void **)&part);
+  int err = gm_scratch_alloc(lc, (size_t)grid.y * n_out * sizeof *part, (void **)&part);
   if (err != 0) return err;
 #define LAUNCH(T)                                       \
   GM_LAUNCH_SYNC(reduce_axis_kernel<T>, grid, AX_THREADS, 0, s) \
@@ -213,7 +266,7 @@ int launch_split(int ctype, int op, int ddof, size_t outer, size_t len, size_t i
 #undef LAUNCH
   merge_parts(ctype, op, ddof, n_out, len, inner, (size_t)grid.y, part, x, y, s);
   err = (int)cudaGetLastError();
-  gm_cuda_scratch_free(s, part);
+  gm_scratch_free(lc, part);
   return err;
 }
 
@@ -237,10 +290,11 @@ size_t slot_scratch(size_t slots) {
 // The barrier-free form for rows: slot partials, merge levels down to at
 // most AX_GROUP per output, the last merge in order (and for softmax the
 // elements written from the merged accumulators).
-int launch_slots(int ctype, int op, int ddof, size_t outer, size_t len, const void *x, void *y, cudaStream_t s) {
+int launch_slots(int ctype, int op, int ddof, size_t outer, size_t len, const void *x, void *y, const gm_launch_ctx *lc) {
+  cudaStream_t s = (cudaStream_t)lc->stream;
   size_t slots = slots_for(outer, len);
   gm_axacc *part = NULL;
-  int err = gm_cuda_scratch_alloc(s, slot_scratch(slots) * outer * sizeof *part, (void **)&part);
+  int err = gm_scratch_alloc(lc, slot_scratch(slots) * outer * sizeof *part, (void **)&part);
   if (err != 0) return err;
   gm_launch l(outer * slots, s);
 #define LAUNCH(T)                                                                                       \
@@ -258,7 +312,38 @@ int launch_slots(int ctype, int op, int ddof, size_t outer, size_t len, const vo
   }
   merge_parts(ctype, op, ddof, outer, len, 1, slots, in, x, y, s);
   err = (int)cudaGetLastError();
-  gm_cuda_scratch_free(s, part);
+  gm_scratch_free(lc, part);
+  return err;
+}
+
+// The ITEMS and TILES forms: one split writes the results, more leave
+// partials in scratch for merge_parts.
+int launch_items(int ctype, int op, int ddof, size_t outer, size_t len, size_t inner, size_t splits, bool tiled,
+                 const void *x, void *y, const gm_launch_ctx *lc) {
+  cudaStream_t s = (cudaStream_t)lc->stream;
+  const size_t n_out = outer * inner, chunk = splits > 1 ? (len + splits - 1) / splits : len;
+  const size_t width = tiled ? (inner < GM_AX_TILE ? inner : GM_AX_TILE) : 1;
+  const size_t items = splits * (tiled ? outer * ((inner + GM_AX_TILE - 1) / GM_AX_TILE) : n_out);
+  gm_axacc *part = NULL;
+  if (splits > 1) {
+    int err = gm_scratch_alloc(lc, splits * n_out * sizeof *part, (void **)&part);
+    if (err != 0) return err;
+  }
+  gm_launch l(items, s);
+  const double work = (double)(chunk ? chunk : 1) * (double)width * (op == GM_AX_SOFTMAX && splits == 1 ? 3.0 : 1.0);
+#define LAUNCH(T)                                                                                 \
+  if (tiled)                                                                                      \
+    GM_LAUNCH_RANGE(reduce_axis_tiles<T>, l.grid, l.block, s, items, work)                        \
+    (op, ddof, outer, len, inner, chunk, splits, (const T *)x, y, part);                          \
+  else                                                                                            \
+    GM_LAUNCH_RANGE(reduce_axis_items<T>, l.grid, l.block, s, items, work)                        \
+    (op, ddof, outer, len, inner, chunk, splits, (const T *)x, y, part)
+  GM_CTYPE_DO(ctype, LAUNCH)
+#undef LAUNCH
+  if (!part) return (int)cudaGetLastError();
+  merge_parts(ctype, op, ddof, n_out, len, inner, splits, part, x, y, s);
+  int err = (int)cudaGetLastError();
+  gm_scratch_free(lc, part);
   return err;
 }
 
@@ -268,16 +353,19 @@ int launch_slots(int ctype, int op, int ddof, size_t outer, size_t len, const vo
 // elements (softmax: x's shape), of ctype `ctype`, or double for
 // argmax/argmin.  outer * inner > 0.
 extern "C" int gm_cuda_reduce_axis(int ctype, int op, int ddof, size_t outer, size_t len, size_t inner,
-                                   const void *x, void *y, void *stream) {
+                                   const void *x, void *y, const gm_launch_ctx *lc) {
+  void *stream = lc->stream;
   cudaStream_t s = (cudaStream_t)stream;
-  const unsigned lanes = lanes_for(outer, len, inner);
-  const dim3 grid = grid_for(outer, len, inner, lanes);
-  if (grid.y > 1 && inner == 1) // rows: the barrier-free slot form
-    return launch_slots(ctype, op, ddof, outer, len, x, y, s);
-  if (grid.y > 1) return launch_split(ctype, op, ddof, outer, len, inner, lanes, grid, x, y, s);
+  const gm_ax_geom g = gm_ax_plan(outer, len, inner, lc->cpu_model);
+  if (g.form == GM_AX_FORM_ITEMS || g.form == GM_AX_FORM_TILES)
+    return launch_items(ctype, op, ddof, outer, len, inner, g.splits, g.form == GM_AX_FORM_TILES, x, y, lc);
+  if (g.form == GM_AX_FORM_SLOTS) return launch_slots(ctype, op, ddof, outer, len, x, y, lc);
+  const dim3 grid(g.grid_x, g.grid_y);
+  if (grid.y > 1) return launch_split(ctype, op, ddof, outer, len, inner, g.lanes, grid, x, y, lc);
 #define LAUNCH(T)                                             \
   GM_LAUNCH_SYNC(reduce_axis_kernel<T>, grid, AX_THREADS, 0, s) \
-  (op, ddof, outer, len, inner, lanes, len, (const T *)x, y, (gm_axacc *)NULL)
+  (op, ddof, outer, len, inner, g.lanes, len, (const T *)x, y, (gm_axacc *)NULL)
   GM_CTYPE_LAUNCH(ctype, LAUNCH);
 #undef LAUNCH
 }
+

@@ -16,7 +16,8 @@ __global__ void gm_strided_copy_kernel(gm_strided_geom g, const T *src, T *dst) 
   }
 }
 
-extern "C" int gm_cuda_strided_copy(int ctype, const gm_strided_geom *g, const void *src, void *dst, void *stream) {
+extern "C" int gm_cuda_strided_copy(int ctype, const gm_strided_geom *g, const void *src, void *dst, const gm_launch_ctx *lc) {
+  void *stream = lc->stream;
   gm_launch l(g->n, stream);
 #define LAUNCH(T) GM_LAUNCH_RANGE(gm_strided_copy_kernel<T>, l.grid, l.block, l.s, g->n, 1)(*g, (const T *)(src), (T *)(dst))
   GM_CTYPE_LAUNCH(ctype, LAUNCH);

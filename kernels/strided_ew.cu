@@ -4,9 +4,10 @@
 // (kernels/strided_ew.h, already coalesced) is walked as rows of its
 // innermost axis: rows on y (grid and block), the elements of a row on x
 // with adjacent threads on adjacent elements (coalesced when the inner
-// stride is 1), so the per-operand offsets of a row are computed once per
-// row and thread, not per element.  A NULL input is a number operand (its value in
-// s.scalar), read through a register with stride 0.
+// stride is 1), a power-of-two bx so that short rows share a warp, and
+// the per-operand offsets of a row computed once per row and thread, not
+// per element.  A NULL input is a number operand (its value in s.scalar),
+// read by value.
 #include <cuda_runtime.h>
 
 #include "launch_cuda.cuh"
@@ -28,11 +29,32 @@ template <int OP, typename T> struct bc_fn;
 GM_BCAST_OPS(GM_BC_FN)
 #undef GM_BC_FN
 
-#define STRIDED_ROWS(r, c, s, last, rows, len)                              \
-  const int last = (s).ndim - 1;                                            \
-  const int64_t len = (s).dims[last], rows = gm_strided_count(&(s)) / len; \
-  for (int64_t r = blockIdx.y * (int64_t)blockDim.y + threadIdx.y; r < rows; r += (int64_t)gridDim.y * blockDim.y) \
-    for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c < len; c += (int64_t)blockDim.x * gridDim.x)
+// Offsets of every operand at the start of row r (the row-major index over
+// the outer axes), unrolled over GM_STRIDED_MAX_OPS so that off[] stays in
+// registers (constant indices); the outermost axis needs no division (r is
+// below its extent there), so a 2-d space divides nothing.
+__device__ __forceinline__ void row_offsets(const gm_strided &s, size_t row, int64_t off[GM_STRIDED_MAX_OPS]) {
+  int64_t r = (int64_t)row;
+#pragma unroll
+  for (int k = 0; k < GM_STRIDED_MAX_OPS; k++) off[k] = 0;
+  for (int d = s.ndim - 2; d >= 0; d--) {
+    const int64_t n = s.dims[d], q = d > 0 ? r / n : 0, rem = r - q * n;
+#pragma unroll
+    for (int k = 0; k < GM_STRIDED_MAX_OPS; k++)
+      if (k < s.nops) off[k] += rem * s.strides[k][d];
+    r = q;
+  }
+}
+
+// The walk of both kernels: rows of the innermost axis (ROWS_2D, a range
+// launch: rows x len, len the innermost extent), each row's offsets
+// computed when a thread reaches it.  Number operands (NULL inputs) are
+// read by value.
+#define STRIDED_SPACE(s, rows, len, in)                                                 \
+  const int in = (s).ndim - 1;                                                          \
+  const size_t len = (size_t)(s).dims[in], rows = (size_t)gm_strided_count(&(s)) / len; \
+  int64_t off[GM_STRIDED_MAX_OPS] = {0};                                                \
+  size_t row = (size_t)-1
 
 // Fn: a bc_fn (one template argument, so launch sites need no comma)
 template <class Fn>
@@ -40,16 +62,15 @@ __global__ void binary_kernel(const gm_strided s, typename Fn::T *o, const typen
                               const typename Fn::T *b) {
   typedef typename Fn::T T;
   const T av = (T)s.scalar[1], bv = (T)s.scalar[2];
-  const T *pa = a ? a : &av, *pb = b ? b : &bv;
-  int64_t off[GM_STRIDED_MAX_OPS];
-  int64_t row = -1;
-  STRIDED_ROWS(r, c, s, last, rows, len) {
+  STRIDED_SPACE(s, rows, len, in);
+  const int64_t s0 = s.strides[0][in], s1 = s.strides[1][in], s2 = s.strides[2][in];
+  ROWS_2D(r, c, rows, len) {
     if (r != row) {
-      gm_strided_ew_offsets(&s, r * len, off);
+      row_offsets(s, r, off);
       row = r;
     }
-    o[off[0] + c * s.strides[0][last]] =
-        Fn::apply(pa[off[1] + c * s.strides[1][last]], pb[off[2] + c * s.strides[2][last]]);
+    const int64_t i = (int64_t)c;
+    o[off[0] + i * s0] = Fn::apply(a ? a[off[1] + i * s1] : av, b ? b[off[2] + i * s2] : bv);
   }
 }
 
@@ -59,41 +80,36 @@ __device__ inline double where_fn(double c, double a, double b) { return gm_bc_w
 template <typename T>
 __global__ void where_kernel(const gm_strided s, T *o, const T *cond, const T *a, const T *b) {
   const T cv = (T)s.scalar[1], av = (T)s.scalar[2], bv = (T)s.scalar[3];
-  const T *pc = cond ? cond : &cv, *pa = a ? a : &av, *pb = b ? b : &bv;
-  int64_t off[GM_STRIDED_MAX_OPS];
-  int64_t row = -1;
-  STRIDED_ROWS(r, c, s, last, rows, len) {
+  STRIDED_SPACE(s, rows, len, in);
+  const int64_t s0 = s.strides[0][in], s1 = s.strides[1][in], s2 = s.strides[2][in], s3 = s.strides[3][in];
+  ROWS_2D(r, c, rows, len) {
     if (r != row) {
-      gm_strided_ew_offsets(&s, r * len, off);
+      row_offsets(s, r, off);
       row = r;
     }
-    o[off[0] + c * s.strides[0][last]] = where_fn(pc[off[1] + c * s.strides[1][last]],
-                                                  pa[off[2] + c * s.strides[2][last]],
-                                                  pb[off[3] + c * s.strides[3][last]]);
+    const int64_t i = (int64_t)c;
+    o[off[0] + i * s0] = where_fn(cond ? cond[off[1] + i * s1] : cv, a ? a[off[2] + i * s2] : av,
+                                  b ? b[off[3] + i * s3] : bv);
   }
 }
 
-// Rows of the innermost axis on y, about 1024 blocks in all.  A short
-// innermost axis gets whole warps of x (not 256 threads for 3 elements)
-// and several rows per block on y.
-struct strided_geometry {
-  dim3 grid, block;
-  strided_geometry(const gm_strided *s) {
-    const size_t len = (size_t)s->dims[s->ndim - 1], rows = (size_t)gm_strided_count(s) / len;
-    const size_t tx = len >= GM_MAX_BLOCK ? GM_MAX_BLOCK : (len + GM_WARP_SIZE - 1) / GM_WARP_SIZE * GM_WARP_SIZE;
-    const size_t ty = GM_MAX_BLOCK / tx;
-    block = dim3((unsigned)tx, (unsigned)ty);
-    const size_t by = (rows + ty - 1) / ty, bx = (len + tx - 1) / tx;
-    grid.y = gm_spread(by, 1, by);
-    grid.x = gm_spread(1024, grid.y, bx);
-  }
+// Rows of the innermost axis on y (gm_launch_rows: a power-of-two bx
+// covering a row, so short rows share a warp), a range launch on the CPU
+// model (rows x len).
+struct strided_geometry : gm_launch_rows {
+  size_t rows, len;
+  strided_geometry(const gm_strided *s, void *stream)
+      : gm_launch_rows((size_t)gm_strided_count(s) / (size_t)s->dims[s->ndim - 1], (size_t)s->dims[s->ndim - 1],
+                       stream),
+        rows((size_t)gm_strided_count(s) / (size_t)s->dims[s->ndim - 1]),
+        len((size_t)s->dims[s->ndim - 1]) {}
 };
 
 template <int OP, typename T>
 void launch_op(const gm_strided *s, void *out, const void *a, const void *b, cudaStream_t st) {
   typedef bc_fn<OP, T> Fn;
-  strided_geometry g(s);
-  GM_LAUNCH(binary_kernel<Fn>, g.grid, g.block, 0, st)(*s, (T *)out, (const T *)a, (const T *)b);
+  strided_geometry g(s, st);
+  GM_LAUNCH_RANGE(binary_kernel<Fn>, g.grid, g.block, st, g.rows, g.len)(*s, (T *)out, (const T *)a, (const T *)b);
 }
 
 template <typename T>
@@ -111,7 +127,8 @@ int launch_binary(int op, const gm_strided *s, void *out, const void *a, const v
 }  // namespace
 
 extern "C" int gm_cuda_strided_binary(int ctype, int op, const gm_strided *s, void *out, const void *a,
-                                      const void *b, void *stream) {
+                                      const void *b, const gm_launch_ctx *lc) {
+  void *stream = lc->stream;
   cudaStream_t st = (cudaStream_t)stream;
 #define LAUNCH(T) return launch_binary<T>(op, s, out, a, b, st)
   GM_CTYPE_DO(ctype, LAUNCH)
@@ -120,10 +137,11 @@ extern "C" int gm_cuda_strided_binary(int ctype, int op, const gm_strided *s, vo
 }
 
 extern "C" int gm_cuda_strided_where(int ctype, const gm_strided *s, void *out, const void *cond, const void *a,
-                                     const void *b, void *stream) {
-  strided_geometry g(s);
+                                     const void *b, const gm_launch_ctx *lc) {
+  void *stream = lc->stream;
   cudaStream_t st = (cudaStream_t)stream;
-#define LAUNCH(T) GM_LAUNCH(where_kernel<T>, g.grid, g.block, 0, st)(*s, (T *)(out), (const T *)(cond), (const T *)(a), (const T *)(b))
+  strided_geometry g(s, st);
+#define LAUNCH(T) GM_LAUNCH_RANGE(where_kernel<T>, g.grid, g.block, st, g.rows, g.len)(*s, (T *)(out), (const T *)(cond), (const T *)(a), (const T *)(b))
   GM_CTYPE_LAUNCH(ctype, LAUNCH);
 #undef LAUNCH
 }

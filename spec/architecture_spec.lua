@@ -105,3 +105,22 @@ describe("source files", function()
     end
   end)
 end)
+
+describe("kernels/", function()
+  -- Launchers get what they need from their caller (gm_launch_ctx,
+  -- kernels/launch.h: stream, scratch allocator, geometry): no file of the
+  -- kernels (the CPU model's shim under kernels/cpu aside) declares a
+  -- function it would call up in a device or the core.
+  it("declare no function of a device or the core #host", function()
+    local found = {}
+    for _, path in ipairs(tree.find("kernels -maxdepth 1 -type f \\( -name '*.cu' -o -name '*.cuh' -o -name '*.h' \\)")) do
+      local src = read(path)
+      -- code lines that open with extern "C" and end at ";" before any "{"
+      for decl in ("\n" .. src):gmatch('\n(extern%s+"C"%s+[^{;]*[{;])') do
+        if decl:sub(-1) == ";" then found[#found + 1] = path .. ": " .. decl end
+      end
+      for name in src:gmatch("(gm_device[%w_]*)") do found[#found + 1] = path .. ": " .. name end
+    end
+    assert.are.equal("", table.concat(found, "\n"))
+  end)
+end)

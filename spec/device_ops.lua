@@ -65,7 +65,12 @@ M.families = {
 
   { name = "geam users (transpose, m_add, m_sub, scaled copies)", build = function(ct)
     local a, b = mat2(ct, A34), mat2(ct, { { 0, 1, 0, 1 }, { 2, 2, 2, 2 }, { 1, 0, 1, 0 } })
-    return gm.transpose(a), gm.m_add(a, b), gm.m_sub(a, b), 2 * a, a / 4, -a
+    -- several 32 x 32 tiles with partial ones at both edges, and a wide one
+    local t = {}
+    for k = 1, 70 * 45 do t[k] = (k * 7) % 31 - 15 end
+    local big = gm.mat({ 70, 45 }, { ctype = ct, initial_contents = t })
+    local wide = gm.mat({ 2, 1575 }, { ctype = ct, initial_contents = t })
+    return gm.transpose(a), gm.m_add(a, b), gm.m_sub(a, b), 2 * a, a / 4, -a, gm.transpose(big), gm.transpose(wide)
   end },
 
   { name = "unary elementwise", build = function(ct)
@@ -129,7 +134,19 @@ M.families = {
     gm.scale_rows_(mat(ct, { 2, 3, -1 }), a, { result = r })
     local c = mat2(ct, A34)
     gm.scale_columns_(mat(ct, { 1, 0.5, -2, 4 }), c)
-    return cols, rows, r, c
+    -- column sums of tall narrow mats: many slots merged in levels, a last
+    -- narrower column group (20 columns: 16 + 4 floats, 8 + 8 + 4 doubles),
+    -- and one big enough for the emulated device's own (chunked) form
+    local out = { cols, rows, r, c }
+    for _, d in ipairs { { 2000, 3 }, { 600, 20 }, { 30000, 10 } } do
+      local n, t = d[1] * d[2], {}
+      for k = 1, n do t[k] = ((k * 37) % 23 - 11) / 8 end
+      local x = gm.mat(d, { ctype = ct, initial_contents = t })
+      local y = gm.mat({ 1, d[2] }, { ctype = ct, initial_element = 1 })
+      gm.sum_(x, y, { axis = 1, alpha = 0.5, beta = 2 })
+      out[#out + 1] = y
+    end
+    return table.unpack(out)
   end },
 
   { name = "NN (convolve_, derive_convolve_, max_pool_, derive_max_pool_)", build = function(ct)
@@ -222,6 +239,20 @@ M.families = {
     out[#out + 1] = cube:argmin()
     out[#out + 1] = rows:var()
     out[#out + 1] = wide:prod()
+    -- long narrow axes (split over blocks, lanes x pow2(inner) columns),
+    -- short rows (a thread per row), and a long narrow axis big enough for
+    -- the emulated device's own form (cache-sized regions per item)
+    local tall, tall5, big = gen({ 3000, 3 }), gen({ 2100, 5 }, 0.5), gen({ 30000, 3 }, 0.25)
+    for _, f in ipairs { "sum", "mean", "var", "argmax" } do
+      out[#out + 1] = tall[f](tall, 1)
+      out[#out + 1] = tall5[f](tall5, 1)
+      out[#out + 1] = tall[f](tall, 2)
+      out[#out + 1] = big[f](big, 1)
+    end
+    out[#out + 1] = gm.softmax(tall, 1)
+    out[#out + 1] = gm.softmax(tall5, 2)
+    out[#out + 1] = gm.softmax(big, 1)
+    out[#out + 1] = gm.logsumexp(big, 1)
     return table.unpack(out)
   end },
 

@@ -13,7 +13,7 @@ local CTYPES = { "float", "double" }
 
 -- kernels whose blocks synchronize (gm_block_sum, shared-memory merges): the launch
 -- sites say GM_LAUNCH_SYNC, so they run as fibers with a real barrier
-local SYNC = { reduce_axis_kernel = true }
+local SYNC = { reduce_axis_kernel = true, gm_transpose_kernel = true }
 
 local function launches()
   local t = {}
@@ -123,13 +123,14 @@ local FAMILIES = {
     ["add_sign_kernel<T>"] = "elementwise", ["geerv_kernel<T>"] = "elementwise" } },
   { "sum_, scale_rows_, scale_columns_", {
     ["colsum_part_kernel<T>"] = "elementwise", ["rowsum_kernel<T>"] = "elementwise",
-    ["scale_kernel<T>"] = "elementwise" } },
+    ["sum_regroup_kernel"] = "elementwise", ["scale_kernel<T>"] = "elementwise" } },
   { "NN (convolve_, derive_convolve_, max_pool_, derive_max_pool_)", {
     ["convolve_kernel<T>"] = "nn", ["conv_dx_kernel<T>"] = "nn", ["conv_dw_part_kernel<T>"] = "nn",
     ["conv_dw_finish_kernel<T>"] = "nn",
     ["max_pool_kernel<T>"] = "nn", ["pool_dx_kernel<T>"] = "nn" } },
   { "reductions along an axis (rows, column tiles, middle axes, whole mats)", {
-    ["reduce_axis_kernel<T>"] = "reduce_axis" } },
+    ["reduce_axis_kernel<T>"] = "reduce_axis", ["reduce_axis_items<T>"] = "reduce_axis",
+    ["reduce_axis_tiles<T>"] = "reduce_axis" } },
 }
 
 describe("kernels/*.cu on the emulated device", function()
@@ -356,13 +357,20 @@ describe("kernels/*.cu on the emulated device", function()
         local s = gm.mat(6, { ctype = ctype, initial_contents = { inf, 1, nan, 1, 3, 1 } })
         gm.scal_(0, s, { n = 3, incx = 2 }) -- every other element
         local a = gm.mat({ 2, 3 }, { ctype = ctype, initial_contents = { { inf, 1, 2 }, { -inf, nan, 3 } } })
-        return z, s, gm.transpose(a), 2 * a, -a
+        -- above 64K elements the CPU model transposes with the plain kernel
+        local t = {}
+        for i = 1, 300 * 300 do t[i] = i % 97 - 48 end
+        t[5] = nan
+        local w = gm.mat({ 300, 300 }, { ctype = ctype, initial_contents = t })
+        return z, s, gm.transpose(a), 2 * a, -a, gm.transpose(w)
       end
       local h = table.pack(gm.with_cuda({ enabled = false }, run))
       local dv
       local k = count(function() dv = table.pack(gm.with_cuda(EMU, run)) end)
       assert.is_true((k["gm_scal_kernel<" .. ctype .. ">"] or 0) >= 2, ctype .. ": scal kernel")
-      assert.is_true((k["gm_geam0_kernel<" .. ctype .. ">"] or 0) >= 1, ctype .. ": geam kernel (transpose)")
+      assert.is_true((k["gm_geam0_kernel<" .. ctype .. ">"] or 0) >= 1, ctype .. ": geam kernel (big transpose)")
+      -- a small transpose runs the tiled kernel (32 x 33 tiles, barriers)
+      assert.is_true((k["gm_transpose_kernel<" .. ctype .. ">"] or 0) >= 1, ctype .. ": tiled transpose kernel")
       for i = 1, h.n do
         local ht, dt = h[i]:to_table(), dv[i]:to_table()
         local flat_h, flat_d = {}, {}
@@ -429,11 +437,15 @@ describe("kernels/*.cu on the emulated device", function()
       -- starts the helper threads late).
       gm.with_cuda(EMU, function()
         local m = gm.mat(1 << 22, { ctype = ctype, initial_element = 0.5 })
+        local cube = gm.mat({ 256, 16, 16 }, { ctype = ctype, initial_element = 0.5 })
         for k, op in pairs {
           ["unary_kernel<" .. ctype .. ">"] = function() gm.tanh_(m) end,
           ["reduce_pass<" .. ctype .. ">"] = function() return m:sum() end,
           ["gm_uniform_kernel<" .. ctype .. ">"] = function() gm.uniform_random_(m) end,
-          ["reduce_axis_kernel<" .. ctype .. ">"] = function() return m:reshape({ 64, 65536 }):sum(1) end,
+          ["reduce_axis_tiles<" .. ctype .. ">"] = function() return m:reshape({ 64, 65536 }):sum(1) end,
+          ["reduce_axis_items<" .. ctype .. ">"] = function() return m:reshape({ 1048576, 4 }):sum(2) end,
+          -- 64K elements: the GPU's form (kernels/launch.h), 256 blocks of 16 x 16
+          ["reduce_axis_kernel<" .. ctype .. ">"] = function() return cube:sum(2) end,
         } do
           local before = par()[k] or 0
           for _ = 1, 300 do

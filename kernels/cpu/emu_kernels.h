@@ -284,11 +284,6 @@ inline gm_emu_range_launcher<P...> gm_emu_launch_range(void (*kernel)(P...), dim
   gm_emu_launch_range(k, gm_emu_dim3(grid), gm_emu_dim3(block), (size_t)(count), (double)(work),        \
                       GM_EMU_SITE(k, false), (void *)(stream))
 
-// The launchers' scratch hooks (launch_cuda.cuh) are the emulated
-// device's, through the shim's hook table (emu/emu_hooks.h).
-#define gm_cuda_scratch_alloc gm_emu_device_hooks.scratch_alloc
-#define gm_cuda_scratch_free gm_emu_device_hooks.scratch_free
-
 // The .cu files' own includes, here outside the namespace they are
 // compiled in (include guards keep them from opening again inside).
 #include "elementwise.h"

@@ -2,12 +2,14 @@
  * gm_cuda_NAME as nvcc builds them for the CUDA device, gm_emu_NAME as
  * g++ builds the same sources for the emulated device
  * (kernels/cpu/emu_kernels.h renames them).  Each returns 0 or a
- * cudaError_t-like code; `stream` is the device's compute stream (CUDA)
- * or the emulated gm_device.  No include guard: a translation unit
+ * cudaError_t-like code; `lc` is what the caller passes down
+ * (kernels/launch.h: the stream, the device's scratch allocator, the
+ * geometry), filled by the device's kernels.c.  No include guard: a translation unit
  * includes it once, with its GM_LAUNCHER (kernel_tables.h does). */
 #include <stddef.h>
 
 #include "../core/nn_ops.h"
+#include "../../kernels/launch.h"
 #include "../../kernels/strided.h"
 #include "../../kernels/strided_ew.h"
 
@@ -15,51 +17,51 @@
 #error "define GM_LAUNCHER(name) before including kernel_launchers.h"
 #endif
 
-int GM_LAUNCHER(fill)(int ctype, size_t n, double alpha, void *x, size_t incx, void *stream);
+int GM_LAUNCHER(fill)(int ctype, size_t n, double alpha, void *x, size_t incx, const gm_launch_ctx *lc);
 /* x[i*incx] *= alpha (the devices' scal by 0: an IEEE product) */
-int GM_LAUNCHER(scal)(int ctype, size_t n, double alpha, void *x, size_t incx, void *stream);
+int GM_LAUNCHER(scal)(int ctype, size_t n, double alpha, void *x, size_t incx, const gm_launch_ctx *lc);
 /* column-major C (m x n, ldc) := alpha op(A) (geam with beta 0, B unread) */
 int GM_LAUNCHER(geam0)(int ctype, int trans, size_t m, size_t n, double alpha, const void *a, size_t lda, void *c,
-                       size_t ldc, void *stream);
-int GM_LAUNCHER(strided_copy)(int ctype, const struct gm_strided_geom *g, const void *src, void *dst, void *stream);
+                       size_t ldc, const gm_launch_ctx *lc);
+int GM_LAUNCHER(strided_copy)(int ctype, const struct gm_strided_geom *g, const void *src, void *dst, const gm_launch_ctx *lc);
 
-int GM_LAUNCHER(ew_unary)(int ctype, int op, size_t n, void *x, void *stream);
+int GM_LAUNCHER(ew_unary)(int ctype, int op, size_t n, void *x, const gm_launch_ctx *lc);
 /* kind: 0 expt, 1 add_scalar, 2 min, 3 max */
-int GM_LAUNCHER(ew_scalar)(int ctype, int kind, size_t n, double alpha, void *x, void *stream);
+int GM_LAUNCHER(ew_scalar)(int ctype, int kind, size_t n, double alpha, void *x, const gm_launch_ctx *lc);
 int GM_LAUNCHER(ew_geem)(int ctype, size_t n, double alpha, const void *a, const void *b, double beta, void *c,
-                         void *stream);
-int GM_LAUNCHER(ew_lt)(int ctype, size_t n, const void *x, void *y, void *stream);
-int GM_LAUNCHER(ew_add_sign)(int ctype, size_t n, double alpha, const void *a, double beta, void *b, void *stream);
+                         const gm_launch_ctx *lc);
+int GM_LAUNCHER(ew_lt)(int ctype, size_t n, const void *x, void *y, const gm_launch_ctx *lc);
+int GM_LAUNCHER(ew_add_sign)(int ctype, size_t n, double alpha, const void *a, double beta, void *b, const gm_launch_ctx *lc);
 int GM_LAUNCHER(ew_geerv)(int ctype, size_t rows, size_t cols, double alpha, const void *a, const void *x,
-                          double beta, void *b, void *stream);
+                          double beta, void *b, const gm_launch_ctx *lc);
 /* kind: 0 rows, 1 columns */
 int GM_LAUNCHER(ew_scale)(int ctype, int kind, size_t rows, size_t cols, const void *s, const void *a, void *r,
-                          void *stream);
+                          const gm_launch_ctx *lc);
 int GM_LAUNCHER(ew_sum)(int ctype, int axis, size_t rows, size_t cols, double alpha, const void *x, double beta,
-                        void *y, void *stream);
+                        void *y, const gm_launch_ctx *lc);
 
-int GM_LAUNCHER(nn_convolve)(int ctype, const gm_nn_geom *g, const void *x, const void *w, void *y, void *stream);
+int GM_LAUNCHER(nn_convolve)(int ctype, const gm_nn_geom *g, const void *x, const void *w, void *y, const gm_launch_ctx *lc);
 int GM_LAUNCHER(nn_derive_convolve)(int ctype, const gm_nn_geom *g, const void *x, void *xd, const void *w,
-                                    void *wd, const void *yd, void *stream);
-int GM_LAUNCHER(nn_max_pool)(int ctype, const gm_nn_geom *g, const void *x, void *y, void *stream);
+                                    void *wd, const void *yd, const gm_launch_ctx *lc);
+int GM_LAUNCHER(nn_max_pool)(int ctype, const gm_nn_geom *g, const void *x, void *y, const gm_launch_ctx *lc);
 int GM_LAUNCHER(nn_derive_max_pool)(int ctype, const gm_nn_geom *g, const void *x, void *xd, const void *y,
-                                    const void *yd, void *stream);
+                                    const void *yd, const gm_launch_ctx *lc);
 
 /* Philox on a full grid from the core's reservation (key, counter). */
 int GM_LAUNCHER(uniform)(int ctype, unsigned long long key, unsigned long long counter, size_t n, double limit,
-                         void *x, void *stream);
+                         void *x, const gm_launch_ctx *lc);
 int GM_LAUNCHER(gaussian)(int ctype, unsigned long long key, unsigned long long counter, size_t n, double mean,
-                          double stddev, void *x, void *stream);
+                          double stddev, void *x, const gm_launch_ctx *lc);
 
 /* synchronous: the result is a host number */
-int GM_LAUNCHER(reduce)(int ctype, int op, size_t n, const void *x, double *result, void *stream);
+int GM_LAUNCHER(reduce)(int ctype, int op, size_t n, const void *x, double *result, const gm_launch_ctx *lc);
 /* x (outer, len, inner) reduced over len into y (kernels/reduce_axis.h ops) */
 int GM_LAUNCHER(reduce_axis)(int ctype, int op, int ddof, size_t outer, size_t len, size_t inner, const void *x,
-                             void *y, void *stream);
+                             void *y, const gm_launch_ctx *lc);
 
 /* the strided elementwise engine (kernels/strided_ew.cu): op a gm_bcast_op; NULL inputs
  * are the numbers of s->scalar */
 int GM_LAUNCHER(strided_binary)(int ctype, int op, const gm_strided *s, void *out, const void *a, const void *b,
-                                void *stream);
+                                const gm_launch_ctx *lc);
 int GM_LAUNCHER(strided_where)(int ctype, const gm_strided *s, void *out, const void *cond, const void *a,
-                               const void *b, void *stream);
+                               const void *b, const gm_launch_ctx *lc);

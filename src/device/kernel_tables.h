@@ -5,7 +5,7 @@
  * (src/device/emulated/kernels.c) run the same kernel sources, so they
  * share these adapters; each includes this file once, after defining
  *   GM_LAUNCHER(name)         its launchers' names (kernel_launchers.h),
- *   GM_LT_STREAM(ctx)         the launchers' stream argument for device ctx,
+ *   GM_LT_LAUNCH(ctx)         the launchers' stream argument for device ctx,
  *   GM_LT_STATUS(ctx, err, k) the gm_status of launcher code err for the
  *                             kernel named k (clearing cudart's slot),
  * and gets static gm_lt_fill, gm_lt_strided_copy,
@@ -21,20 +21,20 @@
 #include "../core/strided_ew_ops.h"
 #include "kernel_launchers.h"
 
-#if !defined(GM_LT_STREAM) || !defined(GM_LT_STATUS)
-#error "define GM_LT_STREAM and GM_LT_STATUS before including kernel_tables.h"
+#if !defined(GM_LT_LAUNCH) || !defined(GM_LT_STATUS)
+#error "define GM_LT_LAUNCH and GM_LT_STATUS before including kernel_tables.h"
 #endif
 
 /* launcher name(args...) on device ctx, as a gm_status */
 #define GM_LT_RUN(name, args, kernel) GM_LT_STATUS(ctx, GM_LAUNCHER(name) args, kernel)
 
 static gm_status gm_lt_fill(void *ctx, gm_ctype t, size_t n, double alpha, void *x, size_t incx) {
-  return GM_LT_RUN(fill, ((int)t, n, alpha, x, incx, GM_LT_STREAM(ctx)), "fill kernel");
+  return GM_LT_RUN(fill, ((int)t, n, alpha, x, incx, GM_LT_LAUNCH(ctx)), "fill kernel");
 }
 
 /* kernels/strided.cu */
 static gm_status gm_lt_strided_copy(void *ctx, gm_ctype t, const gm_strided_geom *g, const void *src, void *dst) {
-  return GM_LT_RUN(strided_copy, ((int)t, g, src, dst, GM_LT_STREAM(ctx)), "strided copy kernel");
+  return GM_LT_RUN(strided_copy, ((int)t, g, src, dst, GM_LT_LAUNCH(ctx)), "strided copy kernel");
 }
 
 /* ---- BLAS cases run as kernels (kernels/fill.cu) ----
@@ -49,7 +49,7 @@ static const gm_blas_ops *gm_lt_blas_library;
 static gm_status gm_lt_scal(void *ctx, gm_ctype t, int n, double alpha, void *x, int incx) {
   if (alpha != 0) return gm_lt_blas_library->scal(ctx, t, n, alpha, x, incx);
   if (n <= 0 || incx <= 0) return GM_OK;
-  return GM_LT_RUN(scal, ((int)t, (size_t)n, alpha, x, (size_t)incx, GM_LT_STREAM(ctx)), "scal kernel");
+  return GM_LT_RUN(scal, ((int)t, (size_t)n, alpha, x, (size_t)incx, GM_LT_LAUNCH(ctx)), "scal kernel");
 }
 
 static gm_status gm_lt_geam(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans tb, int m, int n, double alpha,
@@ -57,7 +57,7 @@ static gm_status gm_lt_geam(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_tra
   if (beta != 0) return gm_lt_blas_library->geam(ctx, t, ta, tb, m, n, alpha, a, lda, beta, b, ldb, c, ldc);
   if (m <= 0 || n <= 0) return GM_OK;
   return GM_LT_RUN(geam0, ((int)t, ta == GM_BLAS_T, (size_t)m, (size_t)n, alpha, a, (size_t)lda, c, (size_t)ldc,
-                           GM_LT_STREAM(ctx)), "geam kernel");
+                           GM_LT_LAUNCH(ctx)), "geam kernel");
 }
 
 /* The library's table (kept for every other entry) with scal and geam
@@ -73,41 +73,41 @@ static gm_blas_ops gm_lt_blas_ops(const gm_blas_ops *library) {
 /* ---- elementwise (kernels/elementwise.cu) ---- */
 
 static gm_status gm_lt_unary(void *ctx, gm_ctype t, gm_unary_op op, size_t n, void *x) {
-  return GM_LT_RUN(ew_unary, ((int)t, (int)op, n, x, GM_LT_STREAM(ctx)), "unary kernel");
+  return GM_LT_RUN(ew_unary, ((int)t, (int)op, n, x, GM_LT_LAUNCH(ctx)), "unary kernel");
 }
 
 static gm_status gm_lt_scalar(void *ctx, gm_ctype t, gm_scalar_op op, size_t n, double alpha, void *x) {
-  return GM_LT_RUN(ew_scalar, ((int)t, (int)op, n, alpha, x, GM_LT_STREAM(ctx)), "scalar kernel");
+  return GM_LT_RUN(ew_scalar, ((int)t, (int)op, n, alpha, x, GM_LT_LAUNCH(ctx)), "scalar kernel");
 }
 
 static gm_status gm_lt_geem(void *ctx, gm_ctype t, size_t n, double alpha, const void *a, const void *b,
                             double beta, void *c) {
-  return GM_LT_RUN(ew_geem, ((int)t, n, alpha, a, b, beta, c, GM_LT_STREAM(ctx)), "geem kernel");
+  return GM_LT_RUN(ew_geem, ((int)t, n, alpha, a, b, beta, c, GM_LT_LAUNCH(ctx)), "geem kernel");
 }
 
 static gm_status gm_lt_geerv(void *ctx, gm_ctype t, size_t rows, size_t cols, double alpha, const void *a,
                              const void *x, double beta, void *b) {
-  return GM_LT_RUN(ew_geerv, ((int)t, rows, cols, alpha, a, x, beta, b, GM_LT_STREAM(ctx)), "geerv kernel");
+  return GM_LT_RUN(ew_geerv, ((int)t, rows, cols, alpha, a, x, beta, b, GM_LT_LAUNCH(ctx)), "geerv kernel");
 }
 
 static gm_status gm_lt_lt(void *ctx, gm_ctype t, size_t n, const void *x, void *y) {
-  return GM_LT_RUN(ew_lt, ((int)t, n, x, y, GM_LT_STREAM(ctx)), "lt kernel");
+  return GM_LT_RUN(ew_lt, ((int)t, n, x, y, GM_LT_LAUNCH(ctx)), "lt kernel");
 }
 
 static gm_status gm_lt_add_sign(void *ctx, gm_ctype t, size_t n, double alpha, const void *a, double beta,
                                 void *b) {
-  return GM_LT_RUN(ew_add_sign, ((int)t, n, alpha, a, beta, b, GM_LT_STREAM(ctx)), "add_sign kernel");
+  return GM_LT_RUN(ew_add_sign, ((int)t, n, alpha, a, beta, b, GM_LT_LAUNCH(ctx)), "add_sign kernel");
 }
 
 static gm_status gm_lt_sum(void *ctx, gm_ctype t, size_t rows, size_t cols, int axis, double alpha, const void *x,
                            double beta, void *y) {
-  return GM_LT_RUN(ew_sum, ((int)t, axis, rows, cols, alpha, x, beta, y, GM_LT_STREAM(ctx)), "sum kernel");
+  return GM_LT_RUN(ew_sum, ((int)t, axis, rows, cols, alpha, x, beta, y, GM_LT_LAUNCH(ctx)), "sum kernel");
 }
 
 static gm_status gm_lt_scale(void *ctx, gm_ctype t, gm_scale_kind kind, size_t rows, size_t cols,
                              const void *scales, const void *a, void *result) {
   int k = kind == GM_SCALE_ROWS ? 0 : 1;
-  return GM_LT_RUN(ew_scale, ((int)t, k, rows, cols, scales, a, result, GM_LT_STREAM(ctx)), "scale kernel");
+  return GM_LT_RUN(ew_scale, ((int)t, k, rows, cols, scales, a, result, GM_LT_LAUNCH(ctx)), "scale kernel");
 }
 
 static const gm_elementwise_ops gm_lt_elementwise_ops = {
@@ -124,21 +124,21 @@ static const gm_elementwise_ops gm_lt_elementwise_ops = {
 /* ---- NN (kernels/nn.cu) ---- */
 
 static gm_status gm_lt_convolve(void *ctx, gm_ctype t, const gm_nn_geom *g, const void *x, const void *w, void *y) {
-  return GM_LT_RUN(nn_convolve, ((int)t, g, x, w, y, GM_LT_STREAM(ctx)), "convolve kernel");
+  return GM_LT_RUN(nn_convolve, ((int)t, g, x, w, y, GM_LT_LAUNCH(ctx)), "convolve kernel");
 }
 
 static gm_status gm_lt_derive_convolve(void *ctx, gm_ctype t, const gm_nn_geom *g, const void *x, void *xd,
                                        const void *w, void *wd, const void *yd) {
-  return GM_LT_RUN(nn_derive_convolve, ((int)t, g, x, xd, w, wd, yd, GM_LT_STREAM(ctx)), "derive_convolve kernel");
+  return GM_LT_RUN(nn_derive_convolve, ((int)t, g, x, xd, w, wd, yd, GM_LT_LAUNCH(ctx)), "derive_convolve kernel");
 }
 
 static gm_status gm_lt_max_pool(void *ctx, gm_ctype t, const gm_nn_geom *g, const void *x, void *y) {
-  return GM_LT_RUN(nn_max_pool, ((int)t, g, x, y, GM_LT_STREAM(ctx)), "max_pool kernel");
+  return GM_LT_RUN(nn_max_pool, ((int)t, g, x, y, GM_LT_LAUNCH(ctx)), "max_pool kernel");
 }
 
 static gm_status gm_lt_derive_max_pool(void *ctx, gm_ctype t, const gm_nn_geom *g, const void *x, void *xd,
                                        const void *y, const void *yd) {
-  return GM_LT_RUN(nn_derive_max_pool, ((int)t, g, x, xd, y, yd, GM_LT_STREAM(ctx)), "derive_max_pool kernel");
+  return GM_LT_RUN(nn_derive_max_pool, ((int)t, g, x, xd, y, yd, GM_LT_LAUNCH(ctx)), "derive_max_pool kernel");
 }
 
 static const gm_nn_ops gm_lt_nn_ops = {
@@ -156,12 +156,12 @@ static const gm_nn_ops gm_lt_nn_ops = {
 
 static gm_status gm_lt_uniform(void *ctx, const gm_random_state *start, gm_ctype t, size_t n, double limit,
                                void *x) {
-  return GM_LT_RUN(uniform, ((int)t, start->key, start->counter, n, limit, x, GM_LT_STREAM(ctx)), "uniform kernel");
+  return GM_LT_RUN(uniform, ((int)t, start->key, start->counter, n, limit, x, GM_LT_LAUNCH(ctx)), "uniform kernel");
 }
 
 static gm_status gm_lt_gaussian(void *ctx, const gm_random_state *start, gm_ctype t, size_t n, double mean,
                                 double stddev, void *x) {
-  return GM_LT_RUN(gaussian, ((int)t, start->key, start->counter, n, mean, stddev, x, GM_LT_STREAM(ctx)),
+  return GM_LT_RUN(gaussian, ((int)t, start->key, start->counter, n, mean, stddev, x, GM_LT_LAUNCH(ctx)),
                    "gaussian kernel");
 }
 
@@ -173,7 +173,7 @@ static const gm_random_ops gm_lt_random_ops = {
 /* ---- whole-array reductions (kernels/reduce.cu) ---- */
 
 static gm_status gm_lt_reduce(void *ctx, gm_ctype t, gm_reduce_op op, size_t n, const void *x, double *result) {
-  return GM_LT_RUN(reduce, ((int)t, (int)op, n, x, result, GM_LT_STREAM(ctx)), "reduce kernel");
+  return GM_LT_RUN(reduce, ((int)t, (int)op, n, x, result, GM_LT_LAUNCH(ctx)), "reduce kernel");
 }
 
 static const gm_reduce_ops gm_lt_reduce_ops = {.reduce = gm_lt_reduce};
@@ -182,7 +182,7 @@ static const gm_reduce_ops gm_lt_reduce_ops = {.reduce = gm_lt_reduce};
 
 static gm_status gm_lt_reduce_axis(void *ctx, gm_ctype t, int op, int ddof, size_t outer, size_t len, size_t inner,
                                    const void *x, void *y) {
-  return GM_LT_RUN(reduce_axis, ((int)t, op, ddof, outer, len, inner, x, y, GM_LT_STREAM(ctx)), "reduce_axis kernel");
+  return GM_LT_RUN(reduce_axis, ((int)t, op, ddof, outer, len, inner, x, y, GM_LT_LAUNCH(ctx)), "reduce_axis kernel");
 }
 
 static const gm_reduce_axis_ops gm_lt_reduce_axis_ops = {.axis = gm_lt_reduce_axis};
@@ -191,12 +191,12 @@ static const gm_reduce_axis_ops gm_lt_reduce_axis_ops = {.axis = gm_lt_reduce_ax
 
 static gm_status gm_lt_strided_binary(void *ctx, gm_ctype t, gm_bcast_op op, const gm_strided *s, void *out,
                                       const void *a, const void *b) {
-  return GM_LT_RUN(strided_binary, ((int)t, (int)op, s, out, a, b, GM_LT_STREAM(ctx)), "strided binary kernel");
+  return GM_LT_RUN(strided_binary, ((int)t, (int)op, s, out, a, b, GM_LT_LAUNCH(ctx)), "strided binary kernel");
 }
 
 static gm_status gm_lt_strided_where(void *ctx, gm_ctype t, const gm_strided *s, void *out, const void *cond,
                                      const void *a, const void *b) {
-  return GM_LT_RUN(strided_where, ((int)t, s, out, cond, a, b, GM_LT_STREAM(ctx)), "strided where kernel");
+  return GM_LT_RUN(strided_where, ((int)t, s, out, cond, a, b, GM_LT_LAUNCH(ctx)), "strided where kernel");
 }
 
 static const gm_strided_ew_ops gm_lt_strided_ew_ops = {.binary = gm_lt_strided_binary, .where = gm_lt_strided_where};

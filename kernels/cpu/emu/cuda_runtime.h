@@ -45,11 +45,11 @@ inline cudaError_t cudaGetLastError() {
 }
 
 // The launchers' scratch arrays (the sums' and reductions' partials) come
-// from gm_cuda_scratch_alloc/free, which emu_kernels.h maps to the
-// emulated device's hooks, so the simulated memory limit, fault injection
-// (GPUMAT_EMULATED_FAIL_EVERY) and the PROT_NONE protection apply to them
-// as to any device allocation.  Copies and waits reach the device through
-// the same hook table this shim declares (emu_hooks.h).
+// from the allocator their caller passes down (gm_launch_ctx: the emulated
+// device's, src/device/emulated/kernels.c), so the simulated memory limit,
+// fault injection (GPUMAT_EMULATED_FAIL_EVERY) and the PROT_NONE
+// protection apply to them as to any device allocation.  Copies and waits
+// reach the device through the hook table this shim declares (emu_hooks.h).
 #include "emu_hooks.h"
 
 struct gm_emu_memcpy_task {

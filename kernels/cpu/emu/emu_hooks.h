@@ -14,12 +14,6 @@ extern "C" {
 #endif
 
 typedef struct gm_emu_hooks {
-  /* stream-ordered scratch (cudaMallocAsync): 0, or GM_EMU_ERR_OOM left
-   * in the thread's last-error slot as cudaMallocAsync leaves
-   * cudaErrorMemoryAllocation */
-  int (*scratch_alloc)(void *device, size_t bytes, void **out);
-  /* queued on the compute stream after the kernels that use p */
-  void (*scratch_free)(void *device, void *p);
   /* fn(arg) queued on the compute stream of device (NULL: run now); fn
    * returns a gm_status (0: ok), owns arg and never calls Lua */
   void (*enqueue)(void *device, int (*fn)(void *), void *arg);

@@ -53,10 +53,6 @@ gm_status gm_cuda_copy_2d(gm_device *d, void *dst, size_t dpitch, const void *sr
  * pool's cache and a retry when the device is full (memory.c). */
 gm_status gm_cuda_scratch_alloc_on(gm_device *d, size_t bytes, void **out);
 void gm_cuda_scratch_free_on(gm_device *d, void *p);
-/* The same for the launchers of kernels/NAME.cu, which know the compute
- * stream only (kernels/launch_cuda.cuh): 0 or a cudaError_t. */
-int gm_cuda_scratch_alloc(void *stream, size_t bytes, void **out);
-void gm_cuda_scratch_free(void *stream, void *p);
 
 /* Events on the compute stream (events.c). */
 gm_status gm_cuda_event_record(gm_device *d, void **ev);

@@ -14,8 +14,22 @@ static gm_status launch_status(int err, const char *kernel) {
   return gm_fail(GM_ECUDA, "%s: %s", kernel, cudaGetErrorString((cudaError_t)err));
 }
 
+/* The launchers' scratch (kernels/launch.h, gm_launch_ctx): the device's
+ * stream-ordered scratch (memory.c: cudaMallocAsync, with the
+ * out-of-memory trim and retry), as a cudaError_t. */
+static int cuda_scratch_alloc(void *owner, size_t bytes, void **out) {
+  gm_status st = gm_cuda_scratch_alloc_on(owner, bytes, out);
+  if (st == GM_OK) return 0;
+  return st == GM_ECUDA_OOM ? (int)cudaErrorMemoryAllocation : (int)cudaErrorUnknown;
+}
+
+static void cuda_scratch_free(void *owner, void *p) { gm_cuda_scratch_free_on(owner, p); }
+
 #define GM_LAUNCHER(name) gm_cuda_##name
-#define GM_LT_STREAM(ctx) ((void *)gm_cuda_impl(ctx)->stream)
+/* what a launcher gets from device ctx: its compute stream, its scratch,
+ * the GPU's geometry (a compound literal: lives through the call) */
+#define GM_LT_LAUNCH(ctx) \
+  (&(gm_launch_ctx){(void *)gm_cuda_impl(ctx)->stream, cuda_scratch_alloc, cuda_scratch_free, (ctx), 0})
 #define GM_LT_STATUS(ctx, err, kernel) launch_status(err, kernel)
 #include "../kernel_tables.h"
 

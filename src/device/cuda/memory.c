@@ -4,7 +4,6 @@
  * spaces (cudaMemcpy2DAsync on the compute stream, unified addressing).
  * Each call makes its device current for itself only (impl.h). */
 #include <cuda_runtime.h>
-#include <string.h>
 
 #include "impl.h"
 
@@ -124,33 +123,4 @@ void gm_cuda_scratch_free_on(gm_device *d, void *p) {
     (void)cudaFree(p);
     gm_cuda_unuse(d, prev);
   }
-}
-
-typedef struct {
-  void *stream;
-  gm_device *found;
-} stream_owner;
-
-static void match_stream(gm_device *d, void *arg) {
-  stream_owner *o = arg;
-  if (!o->found && d->impl && d->ops && strcmp(d->ops->name, "cuda") == 0 &&
-      ((cuda_impl *)d->impl)->stream == (cudaStream_t)o->stream)
-    o->found = d;
-}
-
-/* The hooks of the kernels/NAME.cu launchers, which know the compute stream
- * only (launch_cuda.cuh): 0 or a cudaError_t. */
-int gm_cuda_scratch_alloc(void *stream, size_t bytes, void **out) {
-  stream_owner o = {stream, NULL};
-  gm_device_foreach(match_stream, &o);
-  if (!o.found) return (int)cudaErrorInvalidResourceHandle;
-  gm_status st = gm_cuda_scratch_alloc_on(o.found, bytes, out);
-  if (st == GM_OK) return 0;
-  return st == GM_ECUDA_OOM ? (int)cudaErrorMemoryAllocation : (int)cudaErrorUnknown;
-}
-
-void gm_cuda_scratch_free(void *stream, void *p) {
-  stream_owner o = {stream, NULL};
-  gm_device_foreach(match_stream, &o);
-  if (o.found) gm_cuda_scratch_free_on(o.found, p);
 }

@@ -275,8 +275,6 @@ void gm_emu_wait(void *device) {
 }
 
 const gm_emu_hooks gm_emu_device_hooks = {
-    .scratch_alloc = gm_emu_scratch_alloc,
-    .scratch_free = gm_emu_scratch_free,
     .enqueue = gm_emu_enqueue,
     .wait = gm_emu_wait,
 };

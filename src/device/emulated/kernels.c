@@ -28,9 +28,12 @@ static gm_status launch_status_of(void *ctx, int err, const char *kernel) {
 }
 
 #define GM_LAUNCHER(name) gm_emu_##name
-/* the launchers' `stream` argument: the device, from which the shim
- * runtime (kernels/cpu/emu/cuda_runtime.h) takes scratch arrays */
-#define GM_LT_STREAM(ctx) (ctx)
+/* what a launcher gets from device ctx (a compound literal: lives through
+ * the call): the device as its stream (the CPU model queues launches on
+ * its compute stream), its scratch (device.c: device blocks, with the
+ * simulated memory limit, fault injection, and the trim and retry on out
+ * of memory), and the CPU model's geometry (kernels/launch.h) */
+#define GM_LT_LAUNCH(ctx) (&(gm_launch_ctx){(ctx), gm_emu_scratch_alloc, gm_emu_scratch_free, (ctx), 1})
 #define GM_LT_STATUS(ctx, err, kernel) launch_status_of(ctx, err, kernel)
 #include "../kernel_tables.h"
 

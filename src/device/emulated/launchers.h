@@ -9,10 +9,12 @@
 
 #include "../../../kernels/cpu/emu/emu_hooks.h"
 
-/* The launchers' `stream` is the emulated gm_device (or NULL); they reach
- * it through gm_emu_device_hooks (the CPU-model shim's table, filled in by
- * device.c from these functions, which the device's own files call
- * directly). */
+/* The launchers' stream is the emulated gm_device (or NULL); the CPU
+ * model reaches it through gm_emu_device_hooks (the shim's table, filled
+ * in by device.c from enqueue and wait below, which the device's own files
+ * call directly).  Scratch is passed down to the launchers in their
+ * gm_launch_ctx (kernels.c): stream-ordered device blocks, 0 or
+ * GM_EMU_ERR_OOM after the pool's trim and one retry. */
 int gm_emu_scratch_alloc(void *device, size_t bytes, void **out);
 /* queued on the compute stream after the kernels that use p */
 void gm_emu_scratch_free(void *device, void *p);
