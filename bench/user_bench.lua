@@ -1,4 +1,4 @@
--- Ops as users write them (issue 28, item 4): every call allocates its
+-- Ops as users write them: every call allocates its
 -- result (`x + y`, `gm.tanh(x)`, `x * 0.9`, `x:gt(0.5)`, `X + row`,
 -- `x:sum()`, `X:sum(1)`, `A * B`), against numpy's allocating forms
 -- (`a + b`, `np.tanh(a)`, ...) at 1K..16M elements, float and double.  No
@@ -79,7 +79,7 @@ local OUT_FORMS = {
   end },
 }
 
--- Scalar and comparison forms against x + y (issue 28: "as fast as x + y"),
+-- Scalar and comparison forms against x + y (they should cost what x + y does),
 -- all allocating.
 local VS_ADD = {
   { "x * 0.9", function(x) return function() return x * 0.9 end end },

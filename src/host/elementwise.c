@@ -50,26 +50,47 @@ static int overlap(const void *p, const void *q, size_t bytes) {
     for (size_t i = 0; i < n; i++) x[i] = gm_##NAME##_##T(x[i]);             \
   }
 #define UN_ENTRY(T, NAME, E, ...) [GM_UN_##E] = un_##NAME##_##T,
+/* out of place: x and y disjoint (gm.tanh(x) reads x once, writes y once) */
+#define UN_INTO_LOOP(T, NAME, E, ...)                                                        \
+  GM_SIMD_CLONES static void un_into_##NAME##_##T(const T *restrict x, T *restrict y, size_t n) { \
+    for (size_t i = 0; i < n; i++) y[i] = gm_##NAME##_##T(x[i]);                             \
+  }
+#define UN_INTO_ENTRY(T, NAME, E, ...) [GM_UN_##E] = un_into_##NAME##_##T,
 
 #define UN_LOOPS(T, ...)                                                            \
   GM_UNARY_OPS_WITH(UN_LOOP, T)                                                     \
+  GM_UNARY_OPS_WITH(UN_INTO_LOOP, T)                                                \
   static void un_chunk_##T(const ew_job *j, size_t b, size_t e) {                   \
     static void (*const loop[GM_N_UNARY])(T *, size_t) = {GM_UNARY_OPS_WITH(UN_ENTRY, T)}; \
     loop[j->op]((T *)j->c + b, e - b);                                              \
+  }                                                                                 \
+  static void un_into_chunk_##T(const ew_job *j, size_t b, size_t e) {              \
+    static void (*const loop[GM_N_UNARY])(const T *, T *, size_t) = {               \
+        GM_UNARY_OPS_WITH(UN_INTO_ENTRY, T)};                                       \
+    loop[j->op]((const T *)j->a + b, (T *)j->c + b, e - b);                         \
   }
 
 GM_CTYPES(UN_LOOPS)
 CHUNK_BY_CTYPE(un_chunk)
+CHUNK_BY_CTYPE(un_into_chunk)
+
+static const double unary_cost[GM_N_UNARY] = {
+#define X(name, E, c, ...) [GM_UN_##E] = c,
+    GM_UNARY_OPS(X)
+#undef X
+};
 
 static gm_status host_unary(void *ctx, gm_ctype t, gm_unary_op op, size_t n, void *x) {
   (void)ctx;
-  static const double cost[GM_N_UNARY] = {
-#define X(name, E, c, ...) [GM_UN_##E] = c,
-      GM_UNARY_OPS(X)
-#undef X
-  };
   ew_job j = {.t = t, .op = (int)op, .c = x};
-  gm_par_for(n, 16, cost[op], un_chunk, &j);
+  gm_par_for(n, 16, unary_cost[op], un_chunk, &j);
+  return GM_OK;
+}
+
+static gm_status host_unary_into(void *ctx, gm_ctype t, gm_unary_op op, size_t n, const void *x, void *y) {
+  (void)ctx;
+  ew_job j = {.t = t, .op = (int)op, .a = x, .c = y};
+  gm_par_for(n, 16, unary_cost[op], un_into_chunk, &j);
   return GM_OK;
 }
 
@@ -381,6 +402,7 @@ gm_status gm_host_fill_contiguous(gm_ctype t, size_t n, double alpha, void *x) {
 
 const gm_elementwise_ops gm_host_elementwise_ops = {
     .unary = host_unary,
+    .unary_into = host_unary_into,
     .scalar = host_scalar,
     .geem = host_geem,
     .geerv = host_geerv,
