@@ -1,5 +1,5 @@
 -- Peak resident memory of loops of temporaries as users write them,
--- against numpy in the same run (issue 28, item 2).
+-- against numpy in the same run: a loop of temporaries must stay in bounded memory.
 --
 --   LUA_PATH='lua/?.lua;lua/?/init.lua;;' LUA_CPATH='build/?.so;;' \
 --     lua5.4 bench/user_memory_bench.lua

@@ -1,4 +1,4 @@
--- The collector knows what mats cost (issue 28, item 2): the bytes mats
+-- The collector knows what mats cost: the bytes mats
 -- allocate pace Lua's collector (src/lua/util.c, gml_pushmat), so a loop
 -- of temporaries with no collectgarbage() in it stays in bounded memory,
 -- and the host caching allocator (src/core/mem/hostpool.c) reuses the

@@ -88,7 +88,7 @@ return {
   ["coerce_to_ctype"] = { sigs = { "gm.coerce_to_ctype(x, ctype)" }, section = "Mats",
     text = "gm.coerce_to_ctype(x, ctype)." },
   ["collect"] = { sigs = { "gm.collect()" }, section = "CUDA",
-    text = "gm.collect() frees every device's deferred frees now and gives the cached blocks of the device pools, the page-locked pools and the host pool back to the system (call after collectgarbage() to see device_bytes_in_use drop). Not needed for bounded memory: mats' bytes pace Lua's collector (see \"Memory\" below)." },
+    text = "gm.collect() frees every device's deferred frees now and gives the cached blocks of the device pools, the page-locked pools and the host pool back to the system (call after collectgarbage() to see device_bytes_in_use drop). Not needed for bounded memory: mats' bytes pace Lua's collector (below)." },
   ["contiguous"] = { sigs = { "m:contiguous()" }, section = "Shaping",
     text = "m:reshape also takes several integers (m:reshape(2, 3)) and one -1 (inferred from m:size()); with a -1, or on a non-contiguous view, it is m:view. The other shaping functions (reshape_and_displace, displace, the destructive ones, with_shape_and_displacement, adjust_) place a row-major block at a displacement, which a non-contiguous view has not: on one they raise, naming m:contiguous()." },
   ["convolve_"] = { sigs = { "gm.convolve_(x, w, y, opts)", "y:convolve_(x, w, opts)" }, section = "Convolution and max pooling",
