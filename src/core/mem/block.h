@@ -163,6 +163,6 @@ void gm_block_keep(gm_block *b);
 bool gm_cache_take(gm_cache_scope *s, gm_block *b);
 bool gm_cache_give(gm_block *b);
 void gm_block_free_memory(gm_space space, struct gm_device *dev, void *ptr, size_t bytes, size_t pitch,
-                          struct gm_device *registered_on);
+                          unsigned flags, struct gm_device *registered_on);
 
 #endif
