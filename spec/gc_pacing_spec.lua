@@ -111,4 +111,22 @@ describe("GC pacing", function()
     assert.is_true(c.host_pool_trims > trims)
     assert.are.equal(1, a[1])
   end)
+
+  it("a small mat's cuda_host facet gets a page of its own: no two registered blocks share a page", function()
+    local function addr(p) return tonumber(string.format("%p", p):match("0x(%x+)"), 16) end
+    gm.with_cuda({ backend = "emulated" }, function()
+      local ms, pages = {}, {}
+      for i = 1, 3 do ms[i] = gm.mat({ 5 }, { initial_element = i }) end
+      for i = 1, 3 do
+        gm.with_facet(ms[i], "foreign", "input", function() end) -- a 64-byte host block
+        gm.with_facet(ms[i], "cuda_host", "input", function(p)
+          assert.are.equal(0, addr(p) % 4096)
+          local page = addr(p) // 4096
+          assert.is_nil(pages[page])
+          pages[page] = true
+        end)
+        assert.are.same({ i, i, i, i, i }, gm.mat_to_array(ms[i])) -- moved with its contents
+      end
+    end)
+  end)
 end)

@@ -39,9 +39,21 @@ static int new_box(lua_State *L) {
  * the finalizers give back are reused from the pool. */
 #define PACE_MIN ((long)32 << 20)
 
+/* PACE_MIN, or GPUMAT_GC_PACE_MIN (bytes) from the environment: the
+ * fault sweep and the fuzzer set 0, so that every new mat runs a full
+ * collection and finalizers run in the middle of every call that makes a
+ * mat. */
+static long pace_min(void) {
+  const char *v = getenv("GPUMAT_GC_PACE_MIN");
+  char *end;
+  long n = v && *v ? strtol(v, &end, 10) : -1;
+  return n >= 0 && v && *end == '\0' ? n : PACE_MIN;
+}
+
 typedef struct pace {
   long mark;      /* n_bytes_allocated at the last collection */
   long threshold; /* bytes allocated before the next */
+  long min;       /* pace_min() */
   bool busy;      /* a collection runs: a finalizer's mats do not start another */
 } pace;
 
@@ -53,7 +65,8 @@ static pace *pace_of(lua_State *L) {
   lua_pop(L, 1);
   if (P) return P;
   P = lua_newuserdatauv(L, sizeof *P, 0);
-  *P = (pace){atomic_load(&gm_counter.n_bytes_allocated), PACE_MIN, false};
+  long min = pace_min();
+  *P = (pace){atomic_load(&gm_counter.n_bytes_allocated), min, min, false};
   lua_rawsetp(L, LUA_REGISTRYINDEX, &pace_key);
   return P;
 }
@@ -68,7 +81,7 @@ static void collect_paced(lua_State *L, pace *P) {
   long live = (long)(gm_mem_live_bytes() / 2);
   long heap = (long)lua_gc(L, LUA_GCCOUNT) * 1024;
   P->threshold = live > heap ? live : heap;
-  if (P->threshold < PACE_MIN) P->threshold = PACE_MIN;
+  if (P->threshold < P->min || P->min == 0) P->threshold = P->min;
   P->mark = atomic_load(&gm_counter.n_bytes_allocated);
   P->busy = false;
 }

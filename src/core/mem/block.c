@@ -282,12 +282,27 @@ gm_status gm_block_check(const gm_block *b, const char *what) {
   return what ? gm_fail(GM_ESTATE, "%s: %s", what, why) : gm_fail(GM_ESTATE, "%s", why);
 }
 
-gm_status gm_block_register(gm_block *b, gm_device *dev) {
+/* Moves a sub-page block's memory into a page of its own (N18). */
+static gm_status own_page(gm_block *b) {
+  void *p;
+  size_t size;
+  GM_TRY(gm_hostpool_alloc(gm_host_pool(), GM_HOSTPOOL_PAGE, &p, &size));
+  memcpy(p, b->ptr, b->bytes);
+  gm_hostpool_free(gm_host_pool(), b->ptr, b->alloc_bytes);
+  b->ptr = p;
+  b->alloc_bytes = size;
+  return GM_OK;
+}
+
+gm_status gm_block_register(gm_block *b, gm_device *dev, bool movable) {
   if (b->space != GM_SPACE_HOST || b->registered_on) return GM_OK;
   /* unregistering before the application's release would need a device
    * call at release time, which may be inside a Lua finalizer */
   if (b->wrapped)
     return gm_fail(GM_EUNSUPPORTED, "application memory (gm_mat_wrap) cannot be page-locked (facet 'cuda_host')");
+  bool shares_page = b->alloc_bytes % GM_HOSTPOOL_PAGE != 0 || (uintptr_t)b->ptr % GM_HOSTPOOL_PAGE != 0;
+  bool alone = atomic_load(&b->holds) == 1 && atomic_load(&b->refcnt) == 1 && !atomic_load(&b->in_scope);
+  if (shares_page && movable && alone) GM_TRY(own_page(b));
   GM_TRY(gm_device_host_register(dev, b->ptr, b->alloc_bytes));
   gm_device_ref(dev);
   b->registered_on = dev;

@@ -174,10 +174,18 @@ static void sync_for_pinned(gm_device *d, const gm_deferred *q) {
     }
 }
 
-/* Frees the queued device blocks, and the host releases too when `host`
- * is set.  The allocation path leaves host releases queued:
- * cudaFreeHost and cudaHostUnregister may synchronize the device. */
-static void drain(gm_device *d, bool host) {
+/* What a drain frees: pool blocks only (no backend call at all), every
+ * device block, or everything (host releases too).  The allocation path
+ * leaves host releases queued: cudaFreeHost and cudaHostUnregister may
+ * synchronize the device. */
+enum { DRAIN_POOL, DRAIN_DEVICE, DRAIN_ALL };
+
+static bool drains(int level, int kind) {
+  return level == DRAIN_ALL || (level == DRAIN_DEVICE && kind < 0) || kind == DEFER_POOL;
+}
+
+static void drain(gm_device *d, int level) {
+  bool host = level == DRAIN_ALL;
   /* the hit path: nothing queued, no lock (a free racing with this check
    * is drained by the next allocation or collect, as if it came later) */
   if (atomic_load(&d->n_queued) == 0) return;
@@ -190,7 +198,7 @@ static void drain(gm_device *d, bool host) {
   if (host) sync_for_pinned(d, q);
   while (q) {
     gm_deferred *next = q->next;
-    if (host || q->kind < 0) {
+    if (drains(level, q->kind)) {
       release_one(d, q);
       q->next = done;
       if (!done) done_last = q;
@@ -218,7 +226,7 @@ static void drain(gm_device *d, bool host) {
   pthread_mutex_unlock(&d->queue_lock);
 }
 
-void gm_device_collect(gm_device *d) { drain(d, true); }
+void gm_device_collect(gm_device *d) { drain(d, DRAIN_ALL); }
 
 static void collect_cb(gm_device *d, void *arg) {
   (void)arg;
@@ -228,7 +236,7 @@ static void collect_cb(gm_device *d, void *arg) {
 }
 
 static void add_live(gm_device *d, void *arg) {
-  drain(d, false);
+  drain(d, DRAIN_POOL); /* from any thread: no backend call */
   *(size_t *)arg += gm_pool_get_stats(&d->pool).in_use + (size_t)atomic_load(&d->pinned_bytes);
 }
 
@@ -270,7 +278,7 @@ static void nudge_gc(gm_device *d, size_t bytes) {
 }
 
 gm_status gm_device_alloc(gm_device *d, size_t bytes, void **out) {
-  drain(d, false);
+  drain(d, DRAIN_DEVICE);
   gm_status st = gm_pool_alloc(&d->pool, d, bytes, out);
   if (st == GM_ECUDA_OOM) {
     gm_pool_trim(&d->pool, d);

@@ -102,10 +102,9 @@ void gm_device_collect(gm_device *d);
 void gm_device_collect_all(void);
 
 /* Bytes of memory that mats and buffers hold now: host pool blocks,
- * page-locked and device blocks in use, after each device's queued
- * device-block frees are taken (no host release, no device call but a
- * raw_free of a pitched or managed block).  The Lua binding paces its
- * collector by it (util.c, gml_pushmat). */
+ * page-locked and device blocks in use, after each device's queued pool
+ * block frees are taken back into its pool (no backend call).  The Lua
+ * binding paces its collector by it (util.c, gml_pushmat). */
 size_t gm_mem_live_bytes(void);
 
 /* Counted copies (gm_counter.n_memcpy_*), one count per copy.  Synchronous
