@@ -9,6 +9,7 @@
 --   LUA_PATH='lua/?.lua;lua/?/init.lua;;' LUA_CPATH='build/?.so;;' \
 --     lua5.4 bench/programs_bench.lua [--rounds N] [--no-emulated] [--markdown FILE] [name ...]
 --
+-- The data go to $TMPDIR/gpumat-bench-programs (default /tmp).
 -- Each run is a fresh process that reports the time of its main loop
 -- (after loading the data), its result and its peak resident memory
 -- (VmHWM).  Rounds interleave numpy, gpumat on the host and gpumat on the
@@ -38,7 +39,9 @@ do
 end
 
 local out_dir = bench_dir .. "/out"
-local data_dir = out_dir .. "/programs"
+-- the data stay outside the source tree (spec/architecture_spec.lua reads
+-- every file under bench/)
+local data_dir = (os.getenv("TMPDIR") or "/tmp") .. "/gpumat-bench-programs"
 local prog_dir = bench_dir .. "/programs"
 os.execute("mkdir -p " .. q(out_dir))
 timing.init(bench_dir, out_dir) -- builds benchclock.so, the programs' wall clock

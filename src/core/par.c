@@ -8,6 +8,10 @@
  * to the pool's threads costs a few microseconds of wake-up, and on a busy
  * machine a woken thread may not run for a scheduler tick (par.h). */
 #define GM_PAR_THRESHOLD (1u << 18)
+/* Work per thread: a loop uses at most work / GM_PAR_PER_THREAD threads,
+ * so each gets about 64K units (tens of microseconds, several wake-ups'
+ * worth) however many cores there are: on 16 cores a 2^18 loop uses 4. */
+#define GM_PAR_PER_THREAD (1u << 16)
 
 static int n_threads_cached;
 
@@ -29,6 +33,7 @@ typedef struct par_job {
   void *arg;
   size_t n, block;
   size_t next; /* atomic: start of the next unclaimed block */
+  int slots;   /* under mu: pool threads that may still join */
 } par_job;
 
 static void par_run(par_job *j) {
@@ -65,7 +70,8 @@ static void *pool_main(void *unused) {
     while (posted == seen) pthread_cond_wait(&wake, &mu);
     seen = posted;
     par_job *j = open_job;
-    if (!j) continue;
+    if (!j || j->slots == 0) continue;
+    j->slots--;
     busy++;
     pthread_mutex_unlock(&mu);
     par_run(j);
@@ -113,9 +119,11 @@ void gm_par_for(size_t n, size_t align, double cost, void (*fn)(void *arg, size_
     if (n) fn(arg, 0, n);
     return;
   }
+  double most = (double)n * cost / (double)GM_PAR_PER_THREAD;
+  if ((double)k > most) k = most < 2 ? 2 : (int)most;
   /* About 16 blocks per thread, each a multiple of align. */
   size_t block = (n / ((size_t)k * 16) + align - 1) / align * align;
-  par_job job = {fn, arg, n, block ? block : align, 0};
+  par_job job = {fn, arg, n, block ? block : align, 0, k - 1};
   if (pool_size(k) > 0)
     pool_run(&job);
   else
