@@ -1,5 +1,7 @@
+#define _GNU_SOURCE 1 /* dladdr, RTLD_NODELETE */
 #include "par.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -81,9 +83,20 @@ static void *pool_main(void *unused) {
   return NULL;
 }
 
+/* Pool threads run this library's code until the process ends, and may
+ * be between a job and their wait when Lua closes its state and dlcloses
+ * the module: keep the library mapped (RTLD_NODELETE on the already
+ * loaded object; linked into a program, it pins the program: harmless). */
+static void pin_library(void) {
+  Dl_info info;
+  if (dladdr(&n_threads_cached, &info) && info.dli_fname)
+    (void)dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+}
+
 /* Starts pool threads up to want - 1 (the caller is the last); returns
  * how many run.  Called with owner held. */
 static int pool_size(int want) {
+  if (started == 0 && want > 1) pin_library();
   while (started < want - 1) {
     pthread_t t;
     pthread_attr_t a;
