@@ -334,7 +334,7 @@ typedef struct gm_counter_values {
    * served from the cache (hits) or the system (misses), cached blocks
    * given back to the system (trims), its cache limit */
   long long host_pool_bytes_in_use, host_pool_bytes_cached, host_pool_hits, host_pool_misses, host_pool_trims;
-  long long host_pool_limit, pinned_host_bytes_cached;
+  long long host_pool_limit, pinned_host_bytes_cached, pinned_host_pool_hits;
 } gm_counter_values;
 GM_API gm_counter_values gm_counters(void);
 

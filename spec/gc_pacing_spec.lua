@@ -129,4 +129,27 @@ describe("GC pacing", function()
       end
     end)
   end)
+
+  it("page-locked blocks are reused from the device's pinned pool", function()
+    local saved = gm.foreign_array_strategy
+    gm.foreign_array_strategy = "cuda_host" -- cuda_host facets from cudaHostAlloc (page-locked blocks)
+    local ok, err = pcall(gm.with_cuda, { backend = "emulated" }, function()
+      local hits = gm.counters().pinned_host_pool_hits
+      for i = 1, 20 do
+        local m = gm.mat({ 1000 }, { initial_element = i })
+        gm.with_facet(m, "cuda_host", "input", function() end)
+        assert.are.equal(1000 * i, m:asum())
+        m = nil
+        collectgarbage()
+      end
+      local c = gm.counters()
+      -- the first block is fresh; each later one takes the block the last freed
+      assert.is_true(c.pinned_host_pool_hits - hits >= 18, tostring(c.pinned_host_pool_hits - hits))
+      assert.is_true(c.pinned_host_bytes <= 2 * 8192)
+      gm.collect()
+      assert.are.equal(0, gm.counters().pinned_host_bytes_cached)
+    end)
+    gm.foreign_array_strategy = saved
+    assert(ok, err)
+  end)
 end)

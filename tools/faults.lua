@@ -34,9 +34,13 @@ local function host_fault(err)
     and (err:find("out of host memory", 1, true) or err:find("out of page-locked memory", 1, true)) ~= nil
 end
 
+local function is_fault(err)
+  return type(err) == "table" and (err.kind == "cuda_out_of_memory" or err.kind == "cuda_error") or host_fault(err)
+end
+
 local function clean(err, where)
   if os.getenv("FAULTS_VERBOSE") then io.write(where, ": ", tostring(err), "\n") end
-  if type(err) == "table" and (err.kind == "cuda_out_of_memory" or err.kind == "cuda_error") or host_fault(err) then
+  if is_fault(err) then
     injected = injected + 1
     return true
   end
@@ -54,13 +58,14 @@ local function read(m, where)
   defect("%s: 10 reads failed", where)
 end
 
--- A step on the mirror: host faults hit it too (one process-wide host
--- pool), so a faulted try is retried.
+-- A step on the mirror: faults hit it too (one process-wide host pool;
+-- with_facet's "cuda" facet copies through the device), so a faulted try
+-- is retried.
 local function mirror(f, env, name)
   for _ = 1, 10 do
     local ok, err = pcall(f, env)
     if ok then return end
-    if not host_fault(err) then defect("%s on the mirror raised %s", name, tostring(err)) return end
+    if not is_fault(err) then defect("%s on the mirror raised %s", name, tostring(err)) return end
     injected = injected + 1
   end
   defect("%s: 10 tries on the mirror failed", name)

@@ -157,7 +157,9 @@ static void add_device(gm_device *d, void *arg) {
   t->device_bytes_pooled += (long long)s.cached;
   t->n_device_arrays += (long long)s.n_in_use;
   t->pinned_host_bytes += (long long)atomic_load(&d->pinned_bytes);
-  t->pinned_host_bytes_cached += (long long)gm_hostpool_get_stats(&d->pinned_pool).cached;
+  gm_hostpool_stats p = gm_hostpool_get_stats(&d->pinned_pool);
+  t->pinned_host_bytes_cached += (long long)p.cached;
+  t->pinned_host_pool_hits += (long long)p.hits;
 }
 
 gm_counter_values gm_counters(void) {

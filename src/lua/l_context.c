@@ -372,7 +372,7 @@ static int l_counters(lua_State *L) {
       F(n_memcpy_host_to_device), F(n_memcpy_device_to_host), F(device_bytes_in_use), F(device_bytes_pooled),
       F(n_device_arrays), F(host_bytes_in_use), F(n_host_arrays), F(n_ooms), F(n_host_registrations),
       F(pinned_host_bytes), F(host_pool_bytes_in_use), F(host_pool_bytes_cached), F(host_pool_hits),
-      F(host_pool_misses), F(host_pool_trims), F(host_pool_limit), F(pinned_host_bytes_cached),
+      F(host_pool_misses), F(host_pool_trims), F(host_pool_limit), F(pinned_host_bytes_cached), F(pinned_host_pool_hits),
 #undef F
   };
   gm_counter_values v = gm_counters();
