@@ -95,6 +95,13 @@ static void test_reuse_and_trim(void) {
   gm_hostpool_trim(&p);
   s = gm_hostpool_get_stats(&p);
   CHECK(s.cached == 0 && s.n_cached == 0 && c.n_free == c.n_alloc);
+  /* take: a cached block only, nothing from the system */
+  int n_alloc = atomic_load(&c.n_alloc);
+  CHECK(!gm_hostpool_take(&p, 300, &a, &sa) && atomic_load(&c.n_alloc) == n_alloc);
+  CHECK(gm_hostpool_alloc(&p, 300, &a, &sa) == GM_OK && sa == 320);
+  gm_hostpool_free(&p, a, sa);
+  CHECK(gm_hostpool_take(&p, 290, &b, &sb) && b == a && sb == 320);
+  gm_hostpool_free(&p, b, sb);
   gm_hostpool_destroy(&p);
 }
 

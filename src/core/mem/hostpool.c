@@ -192,6 +192,25 @@ gm_status gm_hostpool_alloc(gm_hostpool *p, size_t bytes, void **out, size_t *si
   return GM_OK;
 }
 
+bool gm_hostpool_take(gm_hostpool *p, size_t bytes, void **out, size_t *size) {
+  size_t s = gm_hostpool_round(bytes);
+  if (s == SIZE_MAX) return false;
+  pthread_mutex_lock(&p->lock);
+  size_t got = s;
+  void *b = take(p, s, &got);
+  if (b) {
+    p->hits++;
+    p->in_use += got;
+    p->n_in_use++;
+  }
+  pthread_mutex_unlock(&p->lock);
+  if (!b) return false;
+  atomic_fetch_add(&gm_counter.n_bytes_allocated, (long)got);
+  *out = b;
+  *size = got;
+  return true;
+}
+
 void gm_hostpool_free(gm_hostpool *p, void *ptr, size_t size) {
   if (!ptr) return;
   size_t limit = gm_host_pool_limit();

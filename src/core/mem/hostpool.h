@@ -78,6 +78,9 @@ void gm_hostpool_init(gm_hostpool *p, const char *what, gm_status (*raw_alloc)(v
  * holds, to pass back to gm_hostpool_free): cached, else from raw_alloc
  * (on failure: trim, retry); GM_ENOMEM "out of <what> memory" else. */
 gm_status gm_hostpool_alloc(gm_hostpool *p, size_t bytes, void **out, size_t *size);
+/* A cached block only (counted as a hit), else false and nothing changes:
+ * for a caller with a cheaper way to refill the cache than raw_alloc. */
+bool gm_hostpool_take(gm_hostpool *p, size_t bytes, void **out, size_t *size);
 /* Returns a block of *size bytes from gm_hostpool_alloc to the cache
  * (or to the system when the cache is at its limit). */
 void gm_hostpool_free(gm_hostpool *p, void *ptr, size_t size);

@@ -385,8 +385,12 @@ gm_status gm_device_host_alloc(gm_device *d, size_t bytes, void **out) {
 }
 
 gm_status gm_device_pinned_alloc(gm_device *d, size_t bytes, void **out, size_t *size) {
-  if (atomic_load(&d->n_pinned_queued) > 0) gm_device_collect(d);
-  GM_TRY(gm_hostpool_alloc(&d->pinned_pool, bytes, out, size));
+  /* a cached block first; on a miss, the queued releases (one device
+   * synchronization) before a cudaHostAlloc */
+  if (!gm_hostpool_take(&d->pinned_pool, bytes, out, size)) {
+    if (atomic_load(&d->n_pinned_queued) > 0) gm_device_collect(d);
+    GM_TRY(gm_hostpool_alloc(&d->pinned_pool, bytes, out, size));
+  }
   atomic_fetch_add(&d->pinned_bytes, (long)*size);
   atomic_fetch_add(&d->n_pinned_arrays, 1);
   return GM_OK;

@@ -132,8 +132,9 @@ gm_status gm_device_host_register(gm_device *d, void *p, size_t bytes);
 void gm_device_host_unregister(gm_device *d, void *p, size_t bytes);
 gm_status gm_device_host_alloc(gm_device *d, size_t bytes, void **out);
 /* Page-locked memory from d's pinned pool (*size: the block's size, to
- * release with GM_HOST_PINNED_POOL); queued pinned releases are collected
- * first, so a loop of staging mats reuses its blocks. */
+ * release with GM_HOST_PINNED_POOL); on a miss, queued pinned releases
+ * are collected first (one device synchronization), so a loop of staging
+ * mats reuses its blocks. */
 gm_status gm_device_pinned_alloc(gm_device *d, size_t bytes, void **out, size_t *size);
 
 /* Brackets a device call (ops->enter/leave; NULL-safe). */
