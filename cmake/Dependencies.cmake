@@ -15,6 +15,18 @@ if(NOT OPENBLAS_LIB OR NOT CBLAS_INCLUDE_DIR OR NOT LAPACKE_LIB OR NOT LAPACKE_I
   message(FATAL_ERROR "OpenBLAS/LAPACKE not found (Debian: libopenblas-dev liblapacke-dev)")
 endif()
 set(GPUMAT_HOST_LIBS ${LAPACKE_LIB} ${OPENBLAS_LIB})
+# glibc's vector math library (2.35+ for tanh): the host elementwise loops
+# call its SIMD exp/log/tanh/sin... (src/host/elementwise.c) instead of
+# libm once per element; without it they stay on libm.
+include(CheckLibraryExists)
+find_library(MVEC_LIB NAMES mvec)
+if(MVEC_LIB AND CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64" AND CMAKE_C_COMPILER_ID STREQUAL "GNU")
+  check_library_exists(mvec _ZGVbN2v_tanh "" GPUMAT_HAVE_MVEC)
+endif()
+if(GPUMAT_HAVE_MVEC)
+  list(APPEND GPUMAT_HOST_LIBS ${MVEC_LIB})
+  set_property(SOURCE src/host/elementwise.c src/host/strided_ew.c APPEND PROPERTY COMPILE_DEFINITIONS GPUMAT_HAVE_MVEC=1)
+endif()
 include_directories(SYSTEM ${CBLAS_INCLUDE_DIR} ${LAPACKE_INCLUDE_DIR})
 if(GPUMAT_CUDA)
   find_package(CUDAToolkit QUIET)

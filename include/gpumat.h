@@ -329,6 +329,12 @@ typedef struct gm_counter_values {
   long long device_bytes_in_use, device_bytes_pooled, n_device_arrays;
   long long host_bytes_in_use, n_host_arrays;
   long long n_ooms, n_host_registrations, pinned_host_bytes;
+  /* the host caching allocator (host storage, staging, scratch) and the
+   * devices' page-locked pools: bytes handed out and cached, requests
+   * served from the cache (hits) or the system (misses), cached blocks
+   * given back to the system (trims), its cache limit */
+  long long host_pool_bytes_in_use, host_pool_bytes_cached, host_pool_hits, host_pool_misses, host_pool_trims;
+  long long host_pool_limit, pinned_host_bytes_cached, pinned_host_pool_hits;
 } gm_counter_values;
 GM_API gm_counter_values gm_counters(void);
 

@@ -377,6 +377,82 @@ describe("reductions of strided views", function()
     end
   end)
 
+  -- The values of a view of the row-major list t (dims) that keeps the
+  -- 1-based indices idx[a] along each axis a, and the view's dims.
+  local function pick(t, dims, idx)
+    local out, vd = {}, {}
+    for a = 1, #dims do vd[a] = #idx[a] end
+    local function walk(a, off)
+      if a > #dims then out[#out + 1] = t[off + 1]; return end
+      for _, i in ipairs(idx[a]) do walk(a + 1, off * dims[a] + i - 1) end
+    end
+    walk(1, 0)
+    return out, vd
+  end
+  local function span(first, last, step)
+    local r = {}
+    for i = first, last, step or 1 do r[#r + 1] = i end
+    return r
+  end
+
+  it("blocks, steps, columns and expanded views walked in place match the reference", function()
+    for _, ct in ipairs(CTYPES) do
+      local m2, t2 = make(ct, { 6, 8 })
+      local m3, t3 = make(ct, { 5, 7, 6 })
+      local cases = { -- a view, and its indices in the base
+        { m2[{ {}, { 3, 6 } }], t2, { 6, 8 }, { span(1, 6), span(3, 6) } },          -- a column block
+        { m2[{ { 1, -1, 2 } }], t2, { 6, 8 }, { span(1, 6, 2), span(1, 8) } },       -- every other row
+        { m2[{ {}, { 1, -1, 2 } }], t2, { 6, 8 }, { span(1, 6), span(1, 8, 2) } },   -- every other column
+        { m2[{ { 2, 5 }, 3 }], t2, { 6, 8 }, { span(2, 5), { 3 } } },                -- a strided column
+        { m3[{ { 2, 4 }, {}, { 2, 5 } }], t3, { 5, 7, 6 }, { span(2, 4), span(1, 7), span(2, 5) } },
+        { m3[{ {}, { 2, 6, 2 } }], t3, { 5, 7, 6 }, { span(1, 5), span(2, 6, 2), span(1, 6) } },
+      }
+      for c, case in ipairs(cases) do
+        local v, vt, vdims = case[1], pick(case[2], case[3], case[4])
+        if #v:dims() == 1 then vdims = { #vt } end -- the strided column is 1-d
+        assert.are.same(vdims, v:dims(), "case " .. c)
+        for _, op in ipairs(OPS) do
+          for axis = 1, #vdims do
+            local arg = op == "argmax" or op == "argmin"
+            local what = ("%s(%d) of view %d, %s"):format(op, axis, c, ct)
+            assert_values(ref_reduce(op, vt, vdims, axis, 0), call(op, v, axis), arg and "double" or ct, what)
+          end
+        end
+        assert_values(ref_reduce("var", vt, vdims, 1, 1), v:var(1, { unbiased = true }), ct, "unbiased var")
+        for _, op in ipairs { "sum", "max", "min", "mean" } do -- whole-view forms (by rows, in place)
+          assert.is_true(close(ref_column(op, vt, 0), v[op](v), ct), ("%s of view %d, %s"):format(op, c, ct))
+        end
+      end
+      -- an expanded (stride 0) view: a row repeated 5 times
+      local row, rt = make(ct, { 1, 7 })
+      local e = row:expand(5, 7)
+      local et = {}
+      for i = 1, 5 do for j = 1, 7 do et[(i - 1) * 7 + j] = rt[j] end end
+      for _, op in ipairs(OPS) do
+        for axis = 1, 2 do
+          local arg = op == "argmax" or op == "argmin"
+          assert_values(ref_reduce(op, et, { 5, 7 }, axis, 0), call(op, e, axis), arg and "double" or ct,
+            op .. " of an expanded view")
+        end
+      end
+    end
+  end)
+
+  it("a big column block (several segments, several cores) as its contiguous copy", function()
+    for _, ct in ipairs(CTYPES) do
+      local m = make(ct, { 1100, 3000 })
+      local v = m[{ {}, { 501, 2548 } }] -- 1100 x 2048, rows 3000 apart
+      local c = v:contiguous()
+      for _, op in ipairs { "sum", "max", "argmin", "var" } do
+        for axis = 1, 2 do
+          local arg = op == "argmax" or op == "argmin"
+          assert_values(flatten(call(op, c, axis):to_table()), call(op, v, axis), arg and "double" or ct,
+            op .. "(" .. axis .. ") of a 1100x2048 block")
+        end
+      end
+    end
+  end)
+
   it("write into a strided out, and softmax in place on a view", function()
     for _, ct in ipairs(CTYPES) do
       local m = make(ct, { 4, 6 })

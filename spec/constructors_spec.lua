@@ -104,6 +104,26 @@ describe("range", function()
     assert.are.same({ 1, 2, 3 }, gm.range(1, 3, { ctype = "float" }):to_table())
   end)
 
+  it("big ranges are exact: every value, whatever the cores that wrote it", function()
+    -- 2^20 values (written by several threads on the host), first + k exact in double
+    local n = 1 << 20
+    local m = gm.range(2 ^ 40, 2 ^ 40 + n - 1)
+    assert.are.equal(n, m:size())
+    for _, k in ipairs { 1, 2, 4097, n // 2 + 3, n - 1, n } do assert.are.equal(2 ^ 40 + k - 1, m[k]) end
+    assert.are.equal(n * 2 ^ 40 + n * (n - 1) / 2, m:sum()) -- exact: every term and partial sum fits 2^53
+    local d = gm.range(-3, 3 * n - 4, 3) -- an integer step: first + k * step
+    assert.are.equal(n, d:size())
+    for _, k in ipairs { 1, 77, n } do assert.are.equal(-3 + 3 * (k - 1), d[k]) end
+    -- float: integers up to 2^24 are exact
+    local f = gm.range(2 ^ 24 - n + 1, 2 ^ 24, { ctype = "float" })
+    for _, k in ipairs { 1, 1000, n } do assert.are.equal(2 ^ 24 - n + k, f[k]) end
+    -- a fractional step accumulates as Lua's for does, also over many values
+    local expected = lua_for(0, 1000, 0.1)
+    local a = gm.range(0, 1000, 0.1)
+    assert.are.equal(#expected, a:size())
+    for _, k in ipairs { 1, 2, 3, 5000, #expected - 1, #expected } do assert.are.equal(expected[k], a[k]) end
+  end)
+
   it("rejects a zero step and non-numbers", function()
     assert.has_error(function() gm.range(1, 5, 0) end, "bad argument #3 to 'range' (step must not be zero)")
     assert.has_error(function() gm.range(1, "x") end, "bad argument #2 to 'range' (number expected, got x)")
@@ -125,6 +145,21 @@ describe("linspace", function()
     assert.are.same({ 3 }, gm.linspace(3, 9, 1):to_table())
     assert.are.same({ 0 }, gm.linspace(3, 9, 0):dims())
     assert.are.equal(100, gm.linspace(0, 1):size())
+  end)
+
+  it("many values: first + k * step, the last exactly last", function()
+    local n = (1 << 20) + 1
+    local first, last = -1e15, 1e15
+    local step = (last - first) / (n - 1)
+    for _, ct in ipairs { "float", "double" } do
+      local m = gm.linspace(first, last, n, { ctype = ct })
+      assert.are.equal(n, m:size())
+      local function as_ct(v) return ct == "float" and gm.scalar_as_mat(v, { ctype = "float" })[1] or v end
+      assert.are.equal(as_ct(last), m[n])
+      for _, k in ipairs { 1, 2, 999, n // 2, n - 1 } do
+        assert.are.equal(as_ct(first + (k - 1) * step), m[k], ct .. " element " .. k)
+      end
+    end
   end)
 
   it("rejects a bad count", function()

@@ -10,6 +10,15 @@
 -- At the end device_bytes_in_use must be back at its starting value and
 -- the device must still work.  Prints one line "faults N: ..." and exits
 -- non-zero on a defect.
+--
+-- With GPUMAT_HOST_FAIL_EVERY=N instead, every Nth request of the host
+-- caching allocator fails (src/core/mem/hostpool.c; GPUMAT_HOST_FAIL_MAX
+-- caps them): such a step must raise "out of host memory ... (injected
+-- fault)" (or page-locked), and a mirror step that meets a fault is
+-- retried.  Steps of the script also free mats from finalizers and call
+-- gm.collect() from them (pool trimming while blocks are in use); with
+-- GPUMAT_GC_PACE_MIN=0 every new mat runs a full collection, so those
+-- finalizers run in the middle of the calls that make mats.
 local gm = require "gpumat"
 
 local defects, injected, steps_ok = 0, 0, 0
@@ -18,9 +27,20 @@ local function defect(fmt, ...)
   io.write("DEFECT: ", string.format(fmt, ...), "\n")
 end
 
+local HOST_FAULTS = os.getenv("GPUMAT_HOST_FAIL_EVERY") ~= nil
+
+local function host_fault(err)
+  return HOST_FAULTS and type(err) == "string" and err:find("injected fault", 1, true) ~= nil
+    and (err:find("out of host memory", 1, true) or err:find("out of page-locked memory", 1, true)) ~= nil
+end
+
+local function is_fault(err)
+  return type(err) == "table" and (err.kind == "cuda_out_of_memory" or err.kind == "cuda_error") or host_fault(err)
+end
+
 local function clean(err, where)
   if os.getenv("FAULTS_VERBOSE") then io.write(where, ": ", tostring(err), "\n") end
-  if type(err) == "table" and (err.kind == "cuda_out_of_memory" or err.kind == "cuda_error") then
+  if is_fault(err) then
     injected = injected + 1
     return true
   end
@@ -36,6 +56,29 @@ local function read(m, where)
     if not clean(t, where .. " (read)") then return nil end
   end
   defect("%s: 10 reads failed", where)
+end
+
+-- A step on the mirror: faults hit it too (one process-wide host pool;
+-- with_facet's "cuda" facet copies through the device), so a faulted try
+-- is retried.
+local function mirror(f, env, name)
+  for _ = 1, 10 do
+    local ok, err = pcall(f, env)
+    if ok then return end
+    if not is_fault(err) then defect("%s on the mirror raised %s", name, tostring(err)) return end
+    injected = injected + 1
+  end
+  defect("%s: 10 tries on the mirror failed", name)
+end
+
+-- A finalizer that frees a mat of its own and calls gm.collect(), run
+-- whenever the collector next runs (mid-call under GPUMAT_GC_PACE_MIN=0).
+local function finalizer_frees()
+  local victim = gm.mat({3, 3}, {initial_element = 1})
+  setmetatable({}, {__gc = function()
+    victim:free()
+    pcall(gm.collect)
+  end})
 end
 
 local function same(a, b)
@@ -57,11 +100,25 @@ local function contents(r, c, k)
   return t
 end
 
+-- f(...)'s result, retried while it meets an injected host fault (the
+-- setup must complete for the script to mean anything).
+local function retried(f, ...)
+  for _ = 1, 20 do
+    local ok, r = pcall(f, ...)
+    if ok then return r end
+    if not host_fault(r) then error(r, 0) end
+    injected = injected + 1
+  end
+  error("20 tries failed")
+end
+
 -- Pairs of (device mat, mirror mat) by name.
 local dev, host = {}, {}
 local function pair(name, r, c, k)
-  host[name] = gm.mat({r, c}, {initial_contents = contents(r, c, k), cuda_enabled = false})
-  dev[name] = gm.mat({r, c}, {initial_contents = contents(r, c, k)})
+  host[name] = retried(gm.mat, {r, c}, {initial_contents = contents(r, c, k), cuda_enabled = false})
+  -- under host faults the subject runs on the host too: its steps then
+  -- allocate from the host pool (results, scratch, staging)
+  dev[name] = retried(gm.mat, {r, c}, {initial_contents = contents(r, c, k), cuda_enabled = not HOST_FAULTS})
 end
 
 local function check_all(where)
@@ -94,18 +151,23 @@ local script = {
   {"strided scal_", function(e) gm.scal_(2, e.a:t()) end},
   {"strided set", function(e) e.c[{{}, {1, 4, 2}}] = e.b[{{}, {2, 3}}] end},
   {"strided exp_", function(e) gm.exp_(e.g[{{1, 4, 2}}]) end},
+  -- finalizers freeing mats and trimming the pools while blocks are in use
+  {"finalizer frees, m_add", function(e) finalizer_frees(); e.t3 = e.b + e.c end},
+  {"finalizer frees, copy_mat", function(e) finalizer_frees(); finalizer_frees(); e.t1 = gm.copy_mat(e.g) end},
+  {"collect between ops", function(e) gm.collect(); gm.scal_(0.5, e.k) end},
+  {"finalizer frees, strided scal_", function(e) finalizer_frees(); gm.scal_(3, e.st:t()) end},
 }
 
 local start_bytes = gm.counters().device_bytes_in_use
 local ok, err = pcall(gm.with_cuda, {backend = "emulated"}, function()
   pair("a", 4, 5, 1); pair("b", 3, 4, 2); pair("c", 3, 4, 3); pair("g", 4, 4, 4)
   pair("z", 2, 6, 5); pair("k", 5, 4, 9); pair("st", 8, 5, 6); pair("w", 3, 3, 7); pair("y", 2, 3, 8)
-  host.s = gm.mat({5}, {cuda_enabled = false}); dev.s = gm.mat({5})
+  host.s = retried(gm.mat, {5}, {cuda_enabled = false}); dev.s = retried(gm.mat, {5}, {cuda_enabled = not HOST_FAULTS})
   for _, step in ipairs(script) do
     local name, f = step[1], step[2]
     local ok1, e1 = pcall(f, dev)
     if ok1 then
-      f(host)
+      mirror(f, host, name)
       steps_ok = steps_ok + 1
       for _, k in ipairs({"t1", "t2", "t3"}) do -- results of non-destructive ops
         if dev[k] and not rawequal(dev[k], host[k]) and host[k] then
@@ -157,5 +219,6 @@ if gm.counters().device_bytes_in_use ~= start_bytes then
 end
 
 io.write(string.format("faults N=%s: %d steps succeeded, %d faults seen as clean errors, %d defects\n",
-  os.getenv("GPUMAT_EMULATED_FAIL_EVERY") or "-", steps_ok, injected, defects))
+  os.getenv("GPUMAT_EMULATED_FAIL_EVERY") or os.getenv("GPUMAT_HOST_FAIL_EVERY") or "-", steps_ok, injected,
+  defects))
 os.exit(defects == 0 and 0 or 1)

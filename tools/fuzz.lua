@@ -12,7 +12,12 @@
 -- files, coroutines, light userdata), option and dims tables, and hostile
 -- values: tables whose __index/__len/__tostring/__call/__eq/__concat free
 -- or reshape mats or run collectgarbage(), functions doing the same, and
--- finalizer objects that do it whenever the collector runs.  Each chunk
+-- finalizer objects that do it whenever the collector runs (also
+-- gm.collect() and a new gm.host_pool_limit: the caching allocators
+-- trimmed while blocks are in use; GPUMAT_GC_PACE_MIN=0 in the
+-- environment makes every new mat run a full collection, so finalizers
+-- run in the middle of calls, and GPUMAT_HOST_FAIL_EVERY=N fails every
+-- Nth host allocation, src/core/mem/hostpool.h).  Each chunk
 -- also runs every op family on zero-size operands ({0, n}, {n, 0}, ...;
 -- see zero_size below).  With GPUMAT_DEVICE set, calls run in chunks
 -- inside gm.with_cuda.  Run it in a scratch directory: paths it writes
@@ -128,16 +133,22 @@ local function refill()
   end
 end
 
+local default_pool_limit = gm.host_pool_limit
+
 local function hostile_action()
   hostile_ran = true
   local m = pool[R(#pool)]
-  local a = R(1, 6)
+  local a = R(1, 8)
   if a == 1 then collectgarbage()
   elseif a == 2 and m then pcall(m.free, m)
   elseif a == 3 and m then pcall(gm.reshape_, m, {1}); pcall(gm.reshape_, m, {R(0, 3), R(0, 3)})
   elseif a == 4 and m then pcall(gm.displace_, m, R(0, 3))
   elseif a == 5 and m then pcall(gm.fill_, R(), m)
-  elseif a == 6 then pool[R(#pool)] = new_mat() end
+  elseif a == 6 then pool[R(#pool)] = new_mat()
+  -- the caching allocators trimmed while blocks are in use (often from a
+  -- finalizer, in the middle of a call)
+  elseif a == 7 then pcall(gm.collect)
+  elseif a == 8 then gm.host_pool_limit = pick({0, 4096, 1 << 20, default_pool_limit}) end
 end
 
 local function finalizer_object()

@@ -111,10 +111,45 @@ def make(op, dtype, dims):
             return (alternating(lambda i: np.multiply(at, b, out=c)), None,
                     "np.multiply(a.T, b, out=c)")
         return alternating(lambda i: np.add(a, b, out=c)), None, "np.add(a, b, out=c)"
+    # Allocating forms, as users write them (bench/user_bench.lua): every
+    # call builds a new result; numpy frees the last one by refcount.
+    user = user_op(op, a, shape, dtype)
+    if user:
+        return user
     if op == "matmul":
         b, c = pattern(shape, dtype), np.empty(shape, dtype)
         return alternating(lambda i: np.matmul(a, b, out=c)), None, "np.matmul(a, b, out=c)"
     raise ValueError("unknown op " + op)
+
+
+def user_op(op, a, shape, dtype):
+    """Allocating forms (u_*) or None; run(n) keeps only the last result."""
+    b = pattern(shape, dtype)
+    row = pattern(shape[-1:], dtype)
+    forms = {
+        "u_add": (lambda: a + b, "a + b"),
+        "u_tanh": (lambda: np.tanh(a), "np.tanh(a)"),
+        "u_add_s": (lambda: a + 1.0, "a + 1"),
+        "u_mul_s": (lambda: a * 0.9, "a * 0.9"),
+        "u_gt": (lambda: a > 0.5, "a > 0.5 (a bool array)"),
+        "u_gt_f": (lambda: (a > 0.5).astype(dtype), "(a > 0.5).astype(a.dtype)"),
+        "u_add_row": (lambda: a + row, "a + row (row of a.shape[-1])"),
+        "u_sum": (lambda: a.sum(), "a.sum()"),
+        "u_sum_axis1": (lambda: a.sum(axis=0), "a.sum(axis=0)"),
+        "u_sum_axis2": (lambda: a.sum(axis=1), "a.sum(axis=1)"),
+        "u_matmul": (lambda: a @ b, "a @ b"),
+        "u_copy": (lambda: a.copy(), "a.copy()"),
+    }
+    if op not in forms:
+        return None
+    f, note = forms[op]
+
+    def run(n):
+        r = None
+        for _ in range(n):
+            r = f()
+        return r
+    return run, None, note
 
 
 def timed(run, n):

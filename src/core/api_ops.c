@@ -157,6 +157,9 @@ static void add_device(gm_device *d, void *arg) {
   t->device_bytes_pooled += (long long)s.cached;
   t->n_device_arrays += (long long)s.n_in_use;
   t->pinned_host_bytes += (long long)atomic_load(&d->pinned_bytes);
+  gm_hostpool_stats p = gm_hostpool_get_stats(&d->pinned_pool);
+  t->pinned_host_bytes_cached += (long long)p.cached;
+  t->pinned_host_pool_hits += (long long)p.hits;
 }
 
 gm_counter_values gm_counters(void) {
@@ -168,5 +171,12 @@ gm_counter_values gm_counters(void) {
   t.n_host_arrays = atomic_load(&gm_counter.n_host_arrays);
   t.n_ooms = atomic_load(&gm_counter.n_ooms);
   t.n_host_registrations = atomic_load(&gm_counter.n_host_registrations);
+  gm_hostpool_stats h = gm_hostpool_get_stats(gm_host_pool());
+  t.host_pool_bytes_in_use = (long long)h.in_use;
+  t.host_pool_bytes_cached = (long long)h.cached;
+  t.host_pool_hits = (long long)h.hits;
+  t.host_pool_misses = (long long)h.misses;
+  t.host_pool_trims = (long long)h.n_trimmed;
+  t.host_pool_limit = (long long)gm_host_pool_limit();
   return t;
 }

@@ -8,6 +8,7 @@
 
 #include "context.h"
 #include "mat.h"
+#include "mem/hostpool.h"
 
 gm_status gm_etype_encode(gm_etype et, bool is_int, long long i, double d, const char *what, void *out) {
   if (!gm_etype_is_integer(et)) {
@@ -147,12 +148,13 @@ gm_status gm_buffer_read_row_major(gm_buffer *b, void *out) {
   GM_TRY(gm_buffer_check(b));
   if (!b->col_major || b->rank < 2) return gm_buffer_read_at(b, 0, b->size, out);
   size_t es = gm_etype_size(b->et);
-  char *phys = malloc(b->size * es + 1);
-  if (!phys) return gm_fail(GM_ENOMEM, "out of host memory");
+  char *phys; /* buffer-sized: from the host pool */
+  size_t cap;
+  GM_TRY(gm_host_scratch(b->size * es + 1, (void **)&phys, &cap));
   gm_status st = gm_buffer_read_at(b, 0, b->size, phys);
   for (size_t k = 0; st == GM_OK && k < b->size; k++)
     memcpy((char *)out + k * es, phys + gm_buffer_phys_index(b, k) * es, es);
-  free(phys);
+  gm_host_scratch_free(phys, cap);
   return st;
 }
 

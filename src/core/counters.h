@@ -15,6 +15,9 @@ typedef struct gm_counter_set {
   /* with_mat_counters: mats created and bytes they may need */
   atomic_long n_mats_created;
   atomic_long n_mat_bytes_created;
+  /* bytes handed out by the host pools and the device pools, ever: the
+   * Lua binding paces its collector by it (l_mat.c, gml_pushmat) */
+  atomic_long n_bytes_allocated;
 } gm_counter_set;
 
 extern gm_counter_set gm_counter;

@@ -92,20 +92,40 @@ gm_status gm_unary_(gm_unary_op op, gm_mat *x, size_t n) {
   return ew_end(&c, c.ops->unary(c.e.dev, x->ctype, op, n, ew_ptr(&c, x)));
 }
 
-/* Checks an out-of-place result y of x and copies x into it (the op then
- * runs in place on y). */
-static gm_status copy_to_result(const char *fn, gm_mat *x, gm_mat *y) {
+/* Checks an out-of-place result y of x. */
+static gm_status check_result(const char *fn, const gm_mat *x, const gm_mat *y) {
   GM_TRY(gm_check_same_ctype(fn, x, y));
   bool same_dims = x->rank == y->rank;
   for (int i = 0; same_dims && i < x->rank; i++) same_dims = x->dims[i] == y->dims[i];
   if (!same_dims) return gm_fail(GM_EINVAL, "%s: out must have the dims of x", fn);
+  if (y != x && x->size && gm_mats_overlap(x, y)) return gm_fail(GM_EINVAL, "%s: out shares storage with x", fn);
+  return GM_OK;
+}
+
+/* Checks an out-of-place result y of x and copies x into it (the op then
+ * runs in place on y). */
+static gm_status copy_to_result(const char *fn, gm_mat *x, gm_mat *y) {
+  GM_TRY(check_result(fn, x, y));
   if (y == x || x->size == 0) return GM_OK;
-  if (gm_mats_overlap(x, y)) return gm_fail(GM_EINVAL, "%s: out shares storage with x", fn);
   return gm_copy_(x, y, x->size, 1, 1);
 }
 
+/* y := op(x) in one pass where the backend has unary_into and x, y are
+ * distinct contiguous mats (a view is staged by gm_acquire as before);
+ * else x is copied into y and the op runs in place on y. */
 gm_status gm_unary(const char *fn, gm_unary_op op, gm_mat *x, gm_mat *y) {
   if ((unsigned)op >= GM_N_UNARY) return gm_fail(GM_EINVAL, "unary op %d is unknown", (int)op);
+  if (y != x && x->size > 0 && gm_mat_is_contiguous(x) && gm_mat_is_contiguous(y)) {
+    gm_mat *all[2] = {x, y};
+    gm_exec e = gm_exec_choose(all, 2);
+    if (e.be->elementwise && e.be->elementwise->unary_into) {
+      GM_TRY(check_result(fn, x, y));
+      ew_call c;
+      GM_TRY(ew_begin(&c, fn, y, GM_OUTPUT, x, NULL));
+      gm_status st = c.ops->unary_into(c.e.dev, x->ctype, op, x->size, ew_ptr(&c, x), ew_ptr(&c, y));
+      return ew_end(&c, st);
+    }
+  }
   GM_TRY(copy_to_result(fn, x, y));
   return gm_unary_(op, y, y->size);
 }

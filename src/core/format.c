@@ -9,6 +9,7 @@
 #include "counters.h"
 #include "peek.h"
 #include "view.h"
+#include "mem/hostpool.h"
 
 /* Leading and trailing entries kept per axis when a mat is summarized. */
 #define EDGE_ITEMS 3
@@ -105,20 +106,21 @@ static gm_status put_contents(gm_strbuf *b, gm_mat *m, long max_elements) {
     return GM_OK;
   }
   void *scratch = NULL;
+  size_t cap = 0;
   if (p.source == GM_PEEK_HOST) p.data = gm_mat_peek_host(m);
-  if (p.source == GM_PEEK_DEVICE) {
-    scratch = malloc(gm_mat_extent(m) * gm_ctype_size(m->ctype) + 1);
-    if (!scratch) return gm_fail(GM_ENOMEM, "out of host memory copying a mat to print it");
+  if (p.source == GM_PEEK_DEVICE) { /* mat-sized: from the host pool */
+    if (gm_host_scratch(gm_mat_extent(m) * gm_ctype_size(m->ctype) + 1, &scratch, &cap) != GM_OK)
+      return gm_fail(GM_ENOMEM, "out of host memory copying a mat to print it");
     gm_status st = gm_mat_peek_device(m, scratch);
     if (st != GM_OK) {
-      free(scratch);
+      gm_host_scratch_free(scratch, cap);
       return st;
     }
     p.data = scratch;
   }
   p.summarize = max_elements >= 0 && m->size > (size_t)max_elements;
   put_axis(&p, 0, 0);
-  free(scratch);
+  gm_host_scratch_free(scratch, cap);
   return GM_OK;
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "vec.h"
+#include "mem/hostpool.h"
 
 /* A buffer viewing a facet holds a facet reference and the vec. */
 static gm_status vec_hold(void *owner, int facet, struct gm_device *dev) {
@@ -62,8 +63,9 @@ static gm_status facet_view(gm_mat *m, gm_mem_type mt, struct gm_device *dev, gm
 static gm_status write_converted(gm_buffer *nb, const double *x) {
   size_t size = nb->size, es = gm_etype_size(nb->et);
   gm_etype et = nb->et;
-  char *out = malloc(size * es + 1);
-  if (!out) return gm_fail(GM_ENOMEM, "out of host memory");
+  char *out; /* buffer-sized: from the host pool */
+  size_t cap;
+  GM_TRY(gm_host_scratch(size * es + 1, (void **)&out, &cap));
   gm_status st = GM_OK;
   for (size_t k = 0; k < size && st == GM_OK; k++) {
     size_t dp = gm_buffer_phys_index(nb, k);
@@ -75,14 +77,15 @@ static gm_status write_converted(gm_buffer *nb, const double *x) {
       st = gm_fail(GM_ERANGE, "element %zu (%g) is not a value of %s", k + 1, x[k], gm_etype_name(et));
   }
   if (st == GM_OK) st = gm_buffer_write_at(nb, 0, size, out);
-  free(out);
+  gm_host_scratch_free(out, cap);
   return st;
 }
 
 static gm_status owning_copy(gm_mat *m, gm_mem_type mt, struct gm_device *dev, gm_etype et, bool col,
                              gm_buffer *out) {
-  double *tmp = malloc(m->size * sizeof *tmp + 1);
-  if (!tmp) return gm_fail(GM_ENOMEM, "out of host memory");
+  double *tmp; /* mat-sized: from the host pool */
+  size_t cap;
+  GM_TRY(gm_host_scratch(m->size * sizeof *tmp + 1, (void **)&tmp, &cap));
   gm_status st = gm_mat_read_doubles(m, tmp);
   gm_buffer_spec s = {.et = et, .rank = m->rank, .col_major = col};
   memcpy(s.dims, m->dims, sizeof s.dims);
@@ -95,7 +98,7 @@ static gm_status owning_copy(gm_mat *m, gm_mem_type mt, struct gm_device *dev, g
     else
       gm_buffer_end(&nb);
   }
-  free(tmp);
+  gm_host_scratch_free(tmp, cap);
   return st;
 }
 

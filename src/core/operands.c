@@ -128,11 +128,3 @@ gm_status gm_add_into(double alpha, gm_mat *a, double beta, gm_mat *b, gm_mat *c
   gm_submat ba = {a, 0, n, false}, bb = {b, 0, n, false}, bc = {c, 0, n, false};
   return gm_geam_(alpha, ba, beta, bb, bc, 1, n);
 }
-
-/* The scaling and the shift are skipped when they change nothing. */
-gm_status gm_affine_into(gm_mat *a, double scale, double shift, gm_mat *r) {
-  GM_TRY(gm_copy_(a, r, a->size, 1, 1));
-  if (scale != 1) GM_TRY(gm_scal_(scale, r, r->size, 1));
-  if (shift != 0) GM_TRY(gm_add_scalar_(shift, r));
-  return GM_OK;
-}

@@ -45,8 +45,6 @@ gm_status gm_matmul(gm_mat *a, gm_mat *b, gm_mat *c);
 gm_status gm_transpose_into(gm_mat *a, gm_mat *t);
 /* c := alpha a + beta b over the row-major elements (one size). */
 gm_status gm_add_into(double alpha, gm_mat *a, double beta, gm_mat *b, gm_mat *c);
-/* r := scale a + shift elementwise (r a's size). */
-gm_status gm_affine_into(gm_mat *a, double scale, double shift, gm_mat *r);
 
 /* b := row i of the 2-d a (column when column), b 1-d of that length. */
 gm_status gm_copy_line(gm_mat *a, size_t i, bool column, gm_mat *b);

@@ -3,10 +3,13 @@
  * (kernels/cpu/cuda_cpu.h, GMCPU_PAR_FOR).
  *
  * Big elementwise loops are memory- or SIMD-bound on one core; splitting
- * them across the machine's cores is what makes them competitive.  Small
- * loops run inline (thread start-up costs tens of microseconds).  The
- * thread count is the number of online CPUs (at most GM_PAR_MAX), or
- * GPUMAT_NUM_THREADS when set. */
+ * them across the machine's cores is what makes them competitive.  Loops
+ * of less than 2^18 units of work (items x cost) run inline; bigger ones
+ * go to a pool of threads started once and parked (waking one costs a few
+ * microseconds), with at most one thread per 2^16 units so every thread's
+ * share outweighs its wake-up on many cores too.  The thread count is the
+ * number of online CPUs (at most GM_PAR_MAX), or GPUMAT_NUM_THREADS when
+ * set. */
 #ifndef GM_HOST_PAR_H
 #define GM_HOST_PAR_H
 

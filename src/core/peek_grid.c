@@ -5,6 +5,7 @@
 
 #include "peek.h"
 #include "view.h"
+#include "mem/hostpool.h"
 
 /* Index along an axis of the k-th shown entry (0-based). */
 static size_t shown_index(const gm_peek_grid *g, int axis, size_t k) {
@@ -68,10 +69,12 @@ gm_status gm_peek_grid_read(gm_mat *m, const gm_peek_grid *g, double *out, bool 
     gather(m, g, src, src == GM_PEEK_HOST ? gm_mat_peek_host(m) : NULL, out);
     return GM_OK;
   }
-  void *scratch = malloc(gm_mat_extent(m) * gm_ctype_size(m->ctype) + 1);
-  if (!scratch) return gm_fail(GM_ENOMEM, "out of host memory copying a mat to format it");
+  void *scratch; /* mat-sized: from the host pool */
+  size_t cap;
+  if (gm_host_scratch(gm_mat_extent(m) * gm_ctype_size(m->ctype) + 1, &scratch, &cap) != GM_OK)
+    return gm_fail(GM_ENOMEM, "out of host memory copying a mat to format it");
   gm_status st = gm_mat_peek_device(m, scratch);
   if (st == GM_OK) gather(m, g, src, scratch, out);
-  free(scratch);
+  gm_host_scratch_free(scratch, cap);
   return st;
 }

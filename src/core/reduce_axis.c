@@ -73,6 +73,57 @@ static gm_status fill_empty(gm_mat *y, int op, int ddof) {
   return gm_finish(&e, &o, 1, st);
 }
 
+/* A non-contiguous x as (outer, len, inner) with element strides (so, sl,
+ * 1): the axes after `axis` one unit-stride row-major run, the axes before
+ * it one run of stride so (size-1 axes go anywhere).  False for other
+ * views (a transposed inner block, gaps between inner rows). */
+static bool strided_shape(const gm_mat *x, int axis, size_t sh[3], size_t st[2]) {
+  size_t inner = 1, outer = 1, so = 0;
+  for (int a = x->rank - 1; a > axis; a--) {
+    if (x->dims[a] == 1) continue;
+    if (x->strides[a] != (int64_t)inner) return false;
+    inner *= x->dims[a];
+  }
+  for (int a = axis - 1; a >= 0; a--) {
+    if (x->dims[a] == 1) continue;
+    if (outer == 1) so = (size_t)x->strides[a];
+    else if (x->strides[a] != (int64_t)(so * outer)) return false;
+    outer *= x->dims[a];
+  }
+  sh[0] = outer, sh[1] = x->dims[axis], sh[2] = inner;
+  st[0] = so, st[1] = (size_t)x->strides[axis];
+  return true;
+}
+
+bool gm_reduce_axis_walks(gm_mat *x, gm_mat *y, int axis) {
+  size_t sh[3], str[2];
+  if (axis < 0 || axis >= x->rank || gm_mat_is_contiguous(x) || (y && x->vec == y->vec)) return false;
+  if (!strided_shape(x, axis, sh, str)) return false;
+  gm_mat *all[2] = {x, y ? y : x};
+  gm_exec e = gm_exec_choose(all, 2);
+  return e.be->reduce_axis && e.be->reduce_axis->axis_strided;
+}
+
+/* x read where it lies (gm_acquire_in_place) by the backend's strided
+ * entry, instead of through a contiguous copy of x.  False (nothing done)
+ * when the backend has no such entry, x's shape does not fit or y shares
+ * x's storage (y could be written before x is read); else *st is the op's
+ * status. */
+static bool reduce_strided(gm_mat *x, int axis, int op, int ddof, gm_mat *y, gm_status *st) {
+  size_t sh[3], str[2];
+  if (op == GM_AX_SOFTMAX || !gm_reduce_axis_walks(x, y, axis)) return false;
+  strided_shape(x, axis, sh, str);
+  gm_mat *all[2] = {x, y};
+  gm_exec e = gm_exec_choose(all, 2);
+  const gm_reduce_axis_ops *ops = e.be->reduce_axis;
+  gm_operand o[2] = {{x, GM_INPUT, NULL}, {y, GM_OUTPUT, NULL}};
+  *st = gm_acquire_in_place(&e, o, 2);
+  if (*st != GM_OK) return true;
+  gm_status s = ops->axis_strided(e.dev, x->ctype, op, ddof, sh[0], str[0], sh[1], str[1], sh[2], o[0].ptr, o[1].ptr);
+  *st = gm_finish_in_place(&e, o, 2, s);
+  return true;
+}
+
 gm_status gm_reduce_axis(gm_mat *x, int axis, int op, int ddof, gm_mat *y) {
   GM_TRY(check_call(x, axis, op, y));
   gm_mat *base;
@@ -87,6 +138,8 @@ gm_status gm_reduce_axis(gm_mat *x, int axis, int op, int ddof, gm_mat *y) {
   for (int a = 0; a < axis; a++) outer *= x->dims[a];
   for (int a = axis + 1; a < x->rank; a++) inner *= x->dims[a];
   if (len == 0) return fill_empty(y, op, ddof);
+  gm_status sst;
+  if (!gm_mat_is_contiguous(x) && reduce_strided(x, axis, op, ddof, y, &sst)) return sst;
   gm_mat *all[2] = {x, y};
   gm_exec e = gm_exec_choose(all, 2);
   gm_status st;

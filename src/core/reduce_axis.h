@@ -29,6 +29,11 @@ bool gm_reduce_axis_same_view(const gm_mat *a, const gm_mat *b);
  * (the caller checks its dims); it must not share storage with x, except
  * that softmax may write into x itself.  ddof: 1 for the unbiased var/std. */
 gm_status gm_reduce_axis(gm_mat *x, int axis, int op, int ddof, gm_mat *y);
+/* Whether gm_reduce_axis reads the non-contiguous x along `axis` (0-based)
+ * where it lies, without a contiguous copy: x is one strided run of
+ * unit-stride inner blocks, the place's backend has the strided entry and
+ * y (NULL: not known yet) does not share x's storage. */
+bool gm_reduce_axis_walks(gm_mat *x, gm_mat *y, int axis);
 /* *out := op over all of x's elements (argmax/argmin: the 0-based
  * row-major index + 1); not for softmax. */
 gm_status gm_reduce_whole(gm_mat *x, int op, int ddof, double *out);

@@ -23,6 +23,11 @@ typedef struct gm_reduce_axis_ops {
   /* y := op of x over len; ddof 1 for the unbiased var/std, else 0 */
   gm_status (*axis)(void *ctx, gm_ctype t, int op, int ddof, size_t outer, size_t len, size_t inner,
                     const void *x, void *y);
+  /* The same on a strided x (optional; NULL: the core stages such views
+   * through a contiguous copy): element (o, k, c) of x lies at
+   * o * so + k * sl + c, y is contiguous as above; never softmax. */
+  gm_status (*axis_strided)(void *ctx, gm_ctype t, int op, int ddof, size_t outer, size_t so, size_t len,
+                            size_t sl, size_t inner, const void *x, void *y);
 } gm_reduce_axis_ops;
 
 /* The host implementation (src/host/reduce_axis.c). */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "context.h"
+#include "mem/hostpool.h"
 #include "vec.h"
 
 const gm_settings gm_settings_defaults = {
@@ -34,6 +35,7 @@ static const gm_setting table[] = {
     FLAG("let_output_through", gm_let_output_through),
     FLAG("maybe_synchronize", gm_maybe_synchronize),
     {"foreign_array_strategy", GM_SETTING_STRATEGY, &gm_cuda_host_strategy, 0, 0, 0},
+    {"host_pool_limit", GM_SETTING_POOL_LIMIT, NULL, 0, 0, LLONG_MAX},
     FIELD(GM_SETTING_BOOL, print_mat),
     FIELD(GM_SETTING_BOOL, print_mat_facets),
     FIELD(GM_SETTING_BOOL, mat_headers),
@@ -76,6 +78,10 @@ gm_setting_value gm_setting_get(const gm_settings *s, const gm_setting *d) {
       return of_bool(s->default_synchronization == GM_SYNC_TRUE);
     case GM_SETTING_STRATEGY:
       return of_string(atomic_load(d->flag) ? "cuda_host" : "static");
+    case GM_SETTING_POOL_LIMIT: {
+      size_t lim = gm_host_pool_limit();
+      return (gm_setting_value){.type = GM_VALUE_INT, .i = lim > LLONG_MAX ? LLONG_MAX : (long long)lim};
+    }
     case GM_SETTING_VERSION:
       return of_string(GPUMAT_VERSION);
     case GM_SETTING_CTYPES:
@@ -141,6 +147,11 @@ gm_status gm_setting_set(gm_settings *s, const gm_setting *d, const gm_setting_v
       return set_sync(s, v);
     case GM_SETTING_STRATEGY:
       return set_strategy(d, v);
+    case GM_SETTING_POOL_LIMIT:
+      if (v->type != GM_VALUE_INT || v->i < 0)
+        return gm_fail(GM_EINVAL, "gpumat.%s must be an integer >= 0 (bytes)", d->name);
+      gm_host_pool_set_limit((size_t)v->i); /* trims the cache to it */
+      return GM_OK;
     case GM_SETTING_VERSION:
     case GM_SETTING_CTYPES:
       break;

@@ -46,6 +46,7 @@ typedef enum gm_setting_kind {
   GM_SETTING_CTYPE,    /* a ctype name */
   GM_SETTING_SYNC,     /* true, false or "maybe" */
   GM_SETTING_STRATEGY, /* foreign_array_strategy: "static" or "cuda_host" */
+  GM_SETTING_POOL_LIMIT, /* host_pool_limit: process-wide bytes, an integer >= 0 (hostpool.h) */
   GM_SETTING_VERSION,  /* read-only: the version string */
   GM_SETTING_CTYPES,   /* read-only: the list of ctype names (gm_ctype_name
                           of 0..GM_N_CTYPES-1; the embedding builds it) */

@@ -415,6 +415,14 @@ static gm_status make_managed(gm_vec *v, bool first, bool fill, gm_device *dev) 
   return GM_OK;
 }
 
+/* Nobody holds a pointer into the host storage (no host-side facet is
+ * watched or referenced): it may move. */
+static bool host_unwatched(const gm_vec *v) {
+  for (int g = 0; g < GM_N_FACETS; g++)
+    if (g != GM_FACET_CUDA && (v->facets[g].n_watchers > 0 || v->facets[g].n_references > 0)) return false;
+  return true;
+}
+
 static gm_status create_facet(gm_vec *v, gm_facet_name f, gm_direction dir, gm_device *dev, gm_block **block) {
   bool first = !any_facet_exists(v);
   bool fill = first && v->has_initial_element && dir != GM_OUTPUT;
@@ -450,7 +458,8 @@ static gm_status create_facet(gm_vec *v, gm_facet_name f, gm_direction dir, gm_d
     bool pinned = f == GM_FACET_CUDA_HOST && atomic_load(&gm_cuda_host_strategy);
     GM_TRY(create_host(v, first, fill, pinned, dev));
     if (f == GM_FACET_CUDA_HOST && v->host_blk->space == GM_SPACE_HOST && !v->host_blk->registered_on) {
-      GM_TRY(gm_block_register(v->host_blk, dev));
+      GM_TRY(gm_block_register(v->host_blk, dev, host_unwatched(v)));
+      v->host = v->host_blk->ptr; /* a sub-page block moves to a page of its own */
       atomic_fetch_add(&gm_counter.n_host_registrations, 1);
     }
   }

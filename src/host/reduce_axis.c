@@ -43,6 +43,7 @@ typedef struct ax_job {
   gm_ctype t;
   int op, ddof;
   size_t outer, len, inner;
+  size_t so, sl; /* element strides of outer and of the axis (inner's is 1) */
   size_t tiles, seg, parts; /* column tiles; axis elements per segment; segments per column */
   const void *x;
   void *y;
@@ -154,12 +155,17 @@ static void softmax_tasks(void *arg, size_t b, size_t e) {
   }
 }
 
-static gm_status host_axis(void *ctx, gm_ctype t, int op, int ddof, size_t outer, size_t len, size_t inner,
-                           const void *x, void *y) {
+static gm_status host_axis_strided(void *ctx, gm_ctype t, int op, int ddof, size_t outer, size_t so, size_t len,
+                                   size_t sl, size_t inner, const void *x, void *y) {
   (void)ctx;
   if ((unsigned)t >= GM_N_CTYPES) return gm_fail(GM_EINVAL, "reduce_axis: bad ctype");
+  /* softmax writes y in x's layout, which only a contiguous x has */
+  if (op == GM_AX_SOFTMAX && (so != len * inner || sl != inner))
+    return gm_fail(GM_EINVAL, "softmax: the input must be contiguous");
   size_t width = inner < TILE ? inner : TILE;
   ax_job j = {.t = t, .op = op, .ddof = ddof, .outer = outer, .len = len, .inner = inner, .x = x, .y = y};
+  j.so = so;
+  j.sl = sl;
   j.tiles = (inner + TILE - 1) / TILE;
   j.seg = CHUNK / width > 0 ? CHUNK / width : 1;
   j.parts = (len + j.seg - 1) / j.seg;
@@ -179,4 +185,9 @@ static gm_status host_axis(void *ctx, gm_ctype t, int op, int ddof, size_t outer
   return GM_OK;
 }
 
-const gm_reduce_axis_ops gm_host_reduce_axis_ops = {.axis = host_axis};
+static gm_status host_axis(void *ctx, gm_ctype t, int op, int ddof, size_t outer, size_t len, size_t inner,
+                           const void *x, void *y) {
+  return host_axis_strided(ctx, t, op, ddof, outer, len * inner, len, inner, inner, x, y);
+}
+
+const gm_reduce_axis_ops gm_host_reduce_axis_ops = {.axis = host_axis, .axis_strided = host_axis_strided};

@@ -241,11 +241,11 @@ static void AXN(fold_cols)(int op, const T *x, size_t n, size_t inner, size_t w,
 /* ---- segments ---- */
 
 static void AXN(fold_seg)(const ax_job *j, const ax_seg *s, gm_axacc *acc) {
-  const T *x = (const T *)j->x + (s->o * j->len + s->k0) * j->inner + s->c0;
-  if (j->inner == 1)
+  const T *x = (const T *)j->x + s->o * j->so + s->k0 * j->sl + s->c0;
+  if (j->inner == 1 && j->sl == 1)
     acc[0] = AXN(fold_row)(j->op, x, s->n);
-  else
-    AXN(fold_cols)(j->op, x, s->n, j->inner, s->w, acc);
+  else /* a tile of columns, rows sl apart (a lone strided column: w == 1) */
+    AXN(fold_cols)(j->op, x, s->n, j->sl, s->w, acc);
   if (gm_ax_is_extreme(j->op))
     for (size_t c = 0; c < s->w; c++) acc[c].n += (long long)s->k0;
 }

@@ -13,8 +13,16 @@
  * there. */
 #include "../core/strided_ew_ops.h"
 
+#include <math.h>
+
 #include "../core/par.h"
 #include "simd.h"
+
+#ifdef GPUMAT_HAVE_MVEC
+/* libmvec's SIMD pow for the pow loops (see src/host/elementwise.c). */
+__attribute__((simd("notinbranch"))) extern double pow(double, double);
+__attribute__((simd("notinbranch"))) extern float powf(float, float);
+#endif
 
 /* Inner loops: o[i*so] := f(a[i*sa], b[i*sb]) for i < n, on void
  * pointers so one table indexed by ctype, op and variant holds them. */

@@ -357,7 +357,8 @@ static int l_synchronize(lua_State *L) {
   return 0;
 }
 
-/* gm.collect(): drains every device's deferred-free queue. */
+/* gm.collect(): drains every device's deferred-free queue, gives cached
+ * blocks back (device, page-locked and host pools). */
 static int l_collect(lua_State *L) {
   lua_settop(L, 0);
   gm_deferred_drain(); /* mats whose free waited for a pin to drop */
@@ -374,7 +375,8 @@ static int l_counters(lua_State *L) {
 #define F(f) {#f, offsetof(gm_counter_values, f)}
       F(n_memcpy_host_to_device), F(n_memcpy_device_to_host), F(device_bytes_in_use), F(device_bytes_pooled),
       F(n_device_arrays), F(host_bytes_in_use), F(n_host_arrays), F(n_ooms), F(n_host_registrations),
-      F(pinned_host_bytes),
+      F(pinned_host_bytes), F(host_pool_bytes_in_use), F(host_pool_bytes_cached), F(host_pool_hits),
+      F(host_pool_misses), F(host_pool_trims), F(host_pool_limit), F(pinned_host_bytes_cached), F(pinned_host_pool_hits),
 #undef F
   };
   gm_counter_values v = gm_counters();

@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/counters.h"
+#include "../core/mem/runtime.h"
+
 
 static int new_box(lua_State *L) {
   gml_mat *box = lua_newuserdatauv(L, sizeof *box, 1);
@@ -20,6 +23,82 @@ static int new_box(lua_State *L) {
   return 1;
 }
 
+/* ---- pacing the collector by what mats cost ----
+ *
+ * Lua sees a mat as a small userdata; its storage (host pool, device and
+ * page-locked blocks) is invisible to the collector, so a loop of
+ * temporaries (`local b = a + 1`) piles up garbage mats: gigabytes before
+ * Lua's own pacing finds them.  As Torch7 did, the binding tracks the
+ * bytes mats allocate (gm_counter.n_bytes_allocated, counted by the host
+ * and device pools) and runs a full collection when those allocated
+ * since the last one pass a threshold that adapts: half the bytes live
+ * after that collection, at least PACE_MIN, and at least Lua's own heap
+ * (so the cost of a collection, which walks the Lua heap, stays in
+ * proportion to the bytes allocated between two).  Garbage is then
+ * bounded by about half of what is live (plus PACE_MIN), and the blocks
+ * the finalizers give back are reused from the pool. */
+#define PACE_MIN ((long)32 << 20)
+
+/* PACE_MIN, or GPUMAT_GC_PACE_MIN (bytes) from the environment: the
+ * fault sweep and the fuzzer set 0, so that every new mat runs a full
+ * collection and finalizers run in the middle of every call that makes a
+ * mat. */
+static long pace_min(void) {
+  const char *v = getenv("GPUMAT_GC_PACE_MIN");
+  char *end;
+  long n = v && *v ? strtol(v, &end, 10) : -1;
+  return n >= 0 && v && *end == '\0' ? n : PACE_MIN;
+}
+
+typedef struct pace {
+  long mark;      /* n_bytes_allocated at the last collection */
+  long threshold; /* bytes allocated before the next */
+  long min;       /* pace_min() */
+  bool busy;      /* a collection runs: a finalizer's mats do not start another */
+} pace;
+
+static const char pace_key = 0;
+
+static pace *pace_of(lua_State *L) {
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &pace_key);
+  pace *P = lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  if (P) return P;
+  P = lua_newuserdatauv(L, sizeof *P, 0);
+  long min = pace_min();
+  *P = (pace){atomic_load(&gm_counter.n_bytes_allocated), min, min, false};
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &pace_key);
+  return P;
+}
+
+static void collect_paced(lua_State *L, pace *P) {
+  P->busy = true;
+  /* an explicit free by a finalizer waits for the running call's end
+   * (the binding rule, util.h), as in the reclaim cascade's hook */
+  gm_deferred_hook_enter();
+  lua_gc(L, LUA_GCCOLLECT);
+  gm_deferred_hook_leave();
+  long live = (long)(gm_mem_live_bytes() / 2);
+  long heap = (long)lua_gc(L, LUA_GCCOUNT) * 1024;
+  P->threshold = live > heap ? live : heap;
+  if (P->threshold < P->min || P->min == 0) P->threshold = P->min;
+  P->mark = atomic_load(&gm_counter.n_bytes_allocated);
+  P->busy = false;
+}
+
+/* After a new mat is on the stack (it is reachable: never its own
+ * garbage); a collection stopped by the user (collectgarbage("stop"))
+ * stays stopped. */
+static void pace_collector(lua_State *L) {
+  pace *P = pace_of(L);
+  if (atomic_load(&gm_counter.n_bytes_allocated) - P->mark < P->threshold || P->busy) return;
+  if (!lua_gc(L, LUA_GCISRUNNING)) {
+    P->mark = atomic_load(&gm_counter.n_bytes_allocated);
+    return;
+  }
+  collect_paced(L, P);
+}
+
 /* The box is made in a protected call: if Lua cannot allocate it, m is
  * freed before the memory error propagates, so the storage never leaks. */
 void gml_pushmat(lua_State *L, gm_mat *m) {
@@ -29,6 +108,7 @@ void gml_pushmat(lua_State *L, gm_mat *m) {
     lua_error(L);
   }
   ((gml_mat *)lua_touserdata(L, -1))->m = m;
+  pace_collector(L);
 }
 
 

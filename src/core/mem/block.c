@@ -9,29 +9,12 @@
 #include <sys/mman.h>
 
 #include "../counters.h"
+#include "hostpool.h"
 #include "runtime.h"
 
 static const char *const space_names[GM_N_SPACES] = {"host", "pinned", "device", "managed"};
 
 const char *gm_space_name(gm_space s) { return (unsigned)s < GM_N_SPACES ? space_names[s] : "?"; }
-
-/* Host memory of 4 MiB and more is 2 MiB aligned and advised to use
- * transparent huge pages, as numpy does: a pass over hundreds of MiB with
- * 4 KiB pages spends a measurable share of its time on TLB misses (about
- * 10% for mul_ on 16M elements here).  Released with free(). */
-static size_t host_round(size_t bytes) {
-  const size_t huge = (size_t)2 << 20;
-  if (bytes < 2 * huge) return (bytes + 63) / 64 * 64;
-  return (bytes + huge - 1) / huge * huge;
-}
-
-static void *host_alloc(size_t rounded) {
-  const size_t huge = (size_t)2 << 20;
-  if (rounded < 2 * huge) return aligned_alloc(64, rounded);
-  void *p = aligned_alloc(huge, rounded);
-  if (p) (void)madvise(p, rounded, MADV_HUGEPAGE); /* advice only: failure is harmless */
-  return p;
-}
 
 static gm_status need_op(struct gm_device *dev, bool has, const char *what) {
   if (!dev) return gm_fail(GM_EINVAL, "%s memory needs an active cuda context (with_cuda)", what);
@@ -44,11 +27,9 @@ static gm_status alloc_memory_of(gm_block *b, size_t height) {
   gm_device *d = b->device;
   switch (b->space) {
     case GM_SPACE_HOST:
-      b->ptr = host_alloc(b->alloc_bytes);
-      if (!b->ptr) return gm_fail(GM_ENOMEM, "out of host memory (%zu bytes)", b->alloc_bytes);
-      return GM_OK;
+      return gm_hostpool_alloc(gm_host_pool(), b->alloc_bytes, &b->ptr, &b->alloc_bytes);
     case GM_SPACE_PINNED: {
-      if (b->flags == 0) return gm_device_host_alloc(d, b->alloc_bytes, &b->ptr);
+      if (b->flags == 0) return gm_device_pinned_alloc(d, b->alloc_bytes, &b->ptr, &b->alloc_bytes);
       GM_TRY(need_op(d, d->ops->host_alloc_flags != NULL, "page-locked"));
       GM_TRY(d->ops->host_alloc_flags(d, b->alloc_bytes, b->flags, &b->ptr));
       atomic_fetch_add(&d->pinned_bytes, (long)b->alloc_bytes);
@@ -89,7 +70,7 @@ static gm_status alloc_memory(gm_block *b, size_t height) {
 }
 
 void gm_block_free_memory(gm_space space, struct gm_device *d, void *ptr, size_t bytes, size_t pitch,
-                          struct gm_device *registered_on) {
+                          unsigned flags, struct gm_device *registered_on) {
   switch (space) {
     case GM_SPACE_HOST:
       if (registered_on) {
@@ -97,11 +78,11 @@ void gm_block_free_memory(gm_space space, struct gm_device *d, void *ptr, size_t
         gm_device_defer_host_release(registered_on, ptr, GM_HOST_MALLOC, bytes);
         gm_device_unref(registered_on);
       } else {
-        free(ptr);
+        gm_hostpool_free(gm_host_pool(), ptr, bytes);
       }
       break;
-    case GM_SPACE_PINNED:
-      gm_device_defer_host_release(d, ptr, GM_HOST_PINNED, bytes);
+    case GM_SPACE_PINNED: /* unflagged blocks go back to the device's pinned pool */
+      gm_device_defer_host_release(d, ptr, flags ? GM_HOST_PINNED : GM_HOST_PINNED_POOL, bytes);
       break;
     case GM_SPACE_DEVICE:
       if (pitch)
@@ -217,7 +198,8 @@ gm_status gm_block_alloc(gm_space space, gm_device *dev, size_t bytes, unsigned 
   b->bytes = bytes;
   b->flags = space == GM_SPACE_PINNED ? flags : 0;
   size_t n = bytes ? bytes : 1;
-  b->alloc_bytes = space == GM_SPACE_HOST ? host_round(n) : space == GM_SPACE_DEVICE ? gm_pool_round(n) : n;
+  bool pooled = space == GM_SPACE_HOST || (space == GM_SPACE_PINNED && b->flags == 0);
+  b->alloc_bytes = pooled ? gm_hostpool_round(n) : space == GM_SPACE_DEVICE ? gm_pool_round(n) : n;
   gm_status st = fill_block(b, 1);
   if (st != GM_OK) {
     struct_free(b);
@@ -265,7 +247,7 @@ static void release(gm_block *b, int why) {
   if (b->wrapped) { /* the application's memory: hand it back */
     if (b->wrap_release) b->wrap_release(b->wrap_ud);
   } else if (!gm_cache_give(b))
-    gm_block_free_memory(b->space, b->device, b->ptr, b->alloc_bytes, b->pitch, b->registered_on);
+    gm_block_free_memory(b->space, b->device, b->ptr, b->alloc_bytes, b->pitch, b->flags, b->registered_on);
   b->registered_on = NULL;
   if (b->device) gm_device_unref(b->device);
 }
@@ -300,12 +282,27 @@ gm_status gm_block_check(const gm_block *b, const char *what) {
   return what ? gm_fail(GM_ESTATE, "%s: %s", what, why) : gm_fail(GM_ESTATE, "%s", why);
 }
 
-gm_status gm_block_register(gm_block *b, gm_device *dev) {
+/* Moves a sub-page block's memory into a page of its own (N18). */
+static gm_status own_page(gm_block *b) {
+  void *p;
+  size_t size;
+  GM_TRY(gm_hostpool_alloc(gm_host_pool(), GM_HOSTPOOL_PAGE, &p, &size));
+  memcpy(p, b->ptr, b->bytes);
+  gm_hostpool_free(gm_host_pool(), b->ptr, b->alloc_bytes);
+  b->ptr = p;
+  b->alloc_bytes = size;
+  return GM_OK;
+}
+
+gm_status gm_block_register(gm_block *b, gm_device *dev, bool movable) {
   if (b->space != GM_SPACE_HOST || b->registered_on) return GM_OK;
   /* unregistering before the application's release would need a device
    * call at release time, which may be inside a Lua finalizer */
   if (b->wrapped)
     return gm_fail(GM_EUNSUPPORTED, "application memory (gm_mat_wrap) cannot be page-locked (facet 'cuda_host')");
+  bool shares_page = b->alloc_bytes % GM_HOSTPOOL_PAGE != 0 || (uintptr_t)b->ptr % GM_HOSTPOOL_PAGE != 0;
+  bool alone = atomic_load(&b->holds) == 1 && atomic_load(&b->refcnt) == 1 && !atomic_load(&b->in_scope);
+  if (shares_page && movable && alone) GM_TRY(own_page(b));
   GM_TRY(gm_device_host_register(dev, b->ptr, b->alloc_bytes));
   gm_device_ref(dev);
   b->registered_on = dev;

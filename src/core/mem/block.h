@@ -95,8 +95,15 @@ bool gm_block_live(const gm_block *b);
  * "<what>: memory returned to an alloc cache". */
 gm_status gm_block_check(const gm_block *b, const char *what);
 
-/* Page-locks a HOST block with dev (cuda_host facet); idempotent. */
-gm_status gm_block_register(gm_block *b, struct gm_device *dev);
+/* Page-locks a HOST block with dev (cuda_host facet); idempotent.
+ * cudaHostRegister works on whole pages, and two registered blocks that
+ * share a page (one unregistered while the other's copy is in flight) are
+ * undocumented ground (review-3 N18): host pool blocks of a page or more
+ * are page-aligned page multiples, and a smaller block is first moved
+ * into a block of its own page when `movable` (the caller holds the only
+ * pointer to its memory: b->ptr changes) and b is held by one holder
+ * alone; else it is registered where it is. */
+gm_status gm_block_register(gm_block *b, struct gm_device *dev, bool movable);
 void gm_block_unregister(gm_block *b);
 
 /* Physical byte offset of logical byte off (pitched rows padded). */
@@ -163,6 +170,6 @@ void gm_block_keep(gm_block *b);
 bool gm_cache_take(gm_cache_scope *s, gm_block *b);
 bool gm_cache_give(gm_block *b);
 void gm_block_free_memory(gm_space space, struct gm_device *dev, void *ptr, size_t bytes, size_t pitch,
-                          struct gm_device *registered_on);
+                          unsigned flags, struct gm_device *registered_on);
 
 #endif

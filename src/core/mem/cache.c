@@ -45,7 +45,7 @@ void gm_alloc_cache_ref(gm_alloc_cache *c) { atomic_fetch_add(&c->refcount, 1); 
 static void free_entries(cache_entry *e) {
   while (e) {
     cache_entry *next = e->next;
-    gm_block_free_memory(e->space, e->device, e->ptr, e->alloc_bytes, e->pitch, NULL);
+    gm_block_free_memory(e->space, e->device, e->ptr, e->alloc_bytes, e->pitch, e->flags, NULL);
     if (e->device) gm_device_unref(e->device);
     free(e);
     e = next;
@@ -263,7 +263,7 @@ gm_status gm_cache_scope_pop(gm_cache_scope *s) {
     bool given = revoke && s->cache && put_locked(s->cache, b);
     unlink_locked(b);
     if (revoke) {
-      if (!given) gm_block_free_memory(b->space, b->device, b->ptr, b->alloc_bytes, b->pitch, NULL);
+      if (!given) gm_block_free_memory(b->space, b->device, b->ptr, b->alloc_bytes, b->pitch, b->flags, NULL);
       if (b->device) gm_device_unref(b->device);
     }
   }

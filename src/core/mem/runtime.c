@@ -24,6 +24,20 @@ static gm_device *registry[N_BACKENDS][GM_MAX_DEVICES];
 /* Default GC nudge: one incremental step per this many device bytes. */
 #define GM_GC_STEP_BUDGET ((size_t)64 << 20)
 
+/* The pinned pool's system: the backend's cudaHostAlloc / cudaFreeHost. */
+static gm_status pinned_raw_alloc(void *arg, size_t bytes, void **out) {
+  gm_device *d = arg;
+  gm_status st = d->ops->host_alloc(d, bytes, out);
+  if (st != GM_OK && d->ops->clear_error) d->ops->clear_error(d); /* handled: trimmed and retried */
+  return st;
+}
+
+static void pinned_raw_free(void *arg, void *p, size_t bytes) {
+  gm_device *d = arg;
+  (void)bytes;
+  d->ops->host_free(d, p);
+}
+
 static gm_status open_device(int backend, int id, gm_device **out) {
   gm_device *d = calloc(1, sizeof *d);
   if (!d) return gm_fail(GM_ENOMEM, "out of host memory");
@@ -32,10 +46,13 @@ static gm_status open_device(int backend, int id, gm_device **out) {
   atomic_init(&d->n_queued, 0);
   pthread_mutex_init(&d->queue_lock, NULL);
   gm_pool_init(&d->pool);
+  gm_hostpool_init(&d->pinned_pool, "page-locked", pinned_raw_alloc, pinned_raw_free, d);
+  atomic_init(&d->n_pinned_queued, 0);
   d->gc_step_budget = GM_GC_STEP_BUDGET;
   gm_status st = backend == BACKEND_EMULATED ? gm_emulated_device_init(d) : gm_cuda_device_init(d);
   if (st == GM_OK) st = d->ops->stream_new(d, &d->copy_stream);
   if (st != GM_OK) {
+    gm_hostpool_destroy(&d->pinned_pool);
     if (d->ops) d->ops->destroy(d);
     gm_pool_destroy(&d->pool, d);
     pthread_mutex_destroy(&d->queue_lock);
@@ -116,6 +133,7 @@ void gm_device_defer_free(gm_device *d, void *p) { enqueue(d, p, DEFER_POOL, 0);
 void gm_device_defer_raw_free(gm_device *d, void *p) { enqueue(d, p, DEFER_RAW, 0); }
 void gm_device_defer_managed_free(gm_device *d, void *p) { enqueue(d, p, DEFER_MANAGED, 0); }
 void gm_device_defer_host_release(gm_device *d, void *p, int kind, size_t bytes) {
+  if (kind == GM_HOST_PINNED_POOL) atomic_fetch_add(&d->n_pinned_queued, 1);
   enqueue(d, p, kind, bytes);
 }
 
@@ -136,16 +154,38 @@ static void release_one(gm_device *d, gm_deferred *q) {
   atomic_fetch_sub(&d->n_pinned_arrays, 1);
   if (q->kind == GM_HOST_PINNED) {
     d->ops->host_free(d, q->ptr);
+  } else if (q->kind == GM_HOST_PINNED_POOL) {
+    atomic_fetch_sub(&d->n_pinned_queued, 1);
+    gm_hostpool_free(&d->pinned_pool, q->ptr, q->bytes);
   } else {
     d->ops->host_unregister(d, q->ptr);
-    free(q->ptr);
+    gm_hostpool_free(gm_host_pool(), q->ptr, q->bytes);
   }
 }
 
-/* Frees the queued device blocks, and the host releases too when `host`
- * is set.  The allocation path leaves host releases queued:
- * cudaFreeHost and cudaHostUnregister may synchronize the device. */
-static void drain(gm_device *d, bool host) {
+/* A page-locked block going back to the pinned pool may still be the
+ * source or destination of a queued copy: one wait for the device per
+ * drain, before any is reused (cudaFreeHost waited for each). */
+static void sync_for_pinned(gm_device *d, const gm_deferred *q) {
+  for (; q; q = q->next)
+    if (q->kind == GM_HOST_PINNED_POOL) {
+      (void)d->ops->synchronize(d); /* a failure is the stream's error: reported by its next sync */
+      return;
+    }
+}
+
+/* What a drain frees: pool blocks only (no backend call at all), every
+ * device block, or everything (host releases too).  The allocation path
+ * leaves host releases queued: cudaFreeHost and cudaHostUnregister may
+ * synchronize the device. */
+enum { DRAIN_POOL, DRAIN_DEVICE, DRAIN_ALL };
+
+static bool drains(int level, int kind) {
+  return level == DRAIN_ALL || (level == DRAIN_DEVICE && kind < 0) || kind == DEFER_POOL;
+}
+
+static void drain(gm_device *d, int level) {
+  bool host = level == DRAIN_ALL;
   /* the hit path: nothing queued, no lock (a free racing with this check
    * is drained by the next allocation or collect, as if it came later) */
   if (atomic_load(&d->n_queued) == 0) return;
@@ -155,9 +195,10 @@ static void drain(gm_device *d, bool host) {
   atomic_store(&d->n_queued, 0);
   pthread_mutex_unlock(&d->queue_lock);
   long n_keep = 0;
+  if (host) sync_for_pinned(d, q);
   while (q) {
     gm_deferred *next = q->next;
-    if (host || q->kind < 0) {
+    if (drains(level, q->kind)) {
       release_one(d, q);
       q->next = done;
       if (!done) done_last = q;
@@ -185,7 +226,7 @@ static void drain(gm_device *d, bool host) {
   pthread_mutex_unlock(&d->queue_lock);
 }
 
-void gm_device_collect(gm_device *d) { drain(d, true); }
+void gm_device_collect(gm_device *d) { drain(d, DRAIN_ALL); }
 
 void gm_device_reclaim_for_scratch(gm_device *d) {
   drain(d, false);
@@ -196,9 +237,24 @@ static void collect_cb(gm_device *d, void *arg) {
   (void)arg;
   gm_device_collect(d);
   gm_pool_trim(&d->pool, d);
+  gm_hostpool_trim(&d->pinned_pool);
 }
 
-void gm_device_collect_all(void) { gm_device_foreach(collect_cb, NULL); }
+static void add_live(gm_device *d, void *arg) {
+  drain(d, DRAIN_POOL); /* from any thread: no backend call */
+  *(size_t *)arg += gm_pool_get_stats(&d->pool).in_use + (size_t)atomic_load(&d->pinned_bytes);
+}
+
+size_t gm_mem_live_bytes(void) {
+  size_t n = gm_hostpool_get_stats(gm_host_pool()).in_use;
+  gm_device_foreach(add_live, &n);
+  return n;
+}
+
+void gm_device_collect_all(void) {
+  gm_device_foreach(collect_cb, NULL);
+  gm_hostpool_trim(gm_host_pool()); /* after the collects: unregistered blocks came back to it */
+}
 
 /* ---- allocation with the reclaim cascade ---- */
 
@@ -227,7 +283,7 @@ static void nudge_gc(gm_device *d, size_t bytes) {
 }
 
 gm_status gm_device_alloc(gm_device *d, size_t bytes, void **out) {
-  drain(d, false);
+  drain(d, DRAIN_DEVICE);
   gm_status st = gm_pool_alloc(&d->pool, d, bytes, out);
   if (st == GM_ECUDA_OOM) {
     gm_pool_trim(&d->pool, d);
@@ -240,7 +296,10 @@ gm_status gm_device_alloc(gm_device *d, size_t bytes, void **out) {
     st = gm_pool_alloc(&d->pool, d, bytes, out);
   }
   if (st == GM_ECUDA_OOM) atomic_fetch_add(&gm_counter.n_ooms, 1);
-  if (st == GM_OK) nudge_gc(d, bytes);
+  if (st == GM_OK) {
+    atomic_fetch_add(&gm_counter.n_bytes_allocated, (long)bytes);
+    nudge_gc(d, bytes);
+  }
   return st;
 }
 
@@ -326,6 +385,18 @@ void gm_device_host_unregister(gm_device *d, void *p, size_t bytes) {
 gm_status gm_device_host_alloc(gm_device *d, size_t bytes, void **out) {
   GM_TRY(handled(d, d->ops->host_alloc(d, bytes, out)));
   atomic_fetch_add(&d->pinned_bytes, (long)bytes);
+  atomic_fetch_add(&d->n_pinned_arrays, 1);
+  return GM_OK;
+}
+
+gm_status gm_device_pinned_alloc(gm_device *d, size_t bytes, void **out, size_t *size) {
+  /* a cached block first; on a miss, the queued releases (one device
+   * synchronization) before a cudaHostAlloc */
+  if (!gm_hostpool_take(&d->pinned_pool, bytes, out, size)) {
+    if (atomic_load(&d->n_pinned_queued) > 0) gm_device_collect(d);
+    GM_TRY(gm_hostpool_alloc(&d->pinned_pool, bytes, out, size));
+  }
+  atomic_fetch_add(&d->pinned_bytes, (long)*size);
   atomic_fetch_add(&d->n_pinned_arrays, 1);
   return GM_OK;
 }

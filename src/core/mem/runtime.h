@@ -26,6 +26,7 @@
 #include <stddef.h>
 
 #include "device.h"
+#include "hostpool.h"
 #include "pool.h"
 
 /* Calls into the Lua binding to reclaim memory held by garbage mats.
@@ -58,8 +59,11 @@ struct gm_device {
    * use is refused (under queue_lock). */
   pthread_t owner_thread;
   int n_owner_contexts;
-  atomic_long pinned_bytes;    /* page-locked host bytes (registered or allocated) */
+  atomic_long pinned_bytes;    /* page-locked host bytes in use (registered or allocated) */
   atomic_long n_pinned_arrays;
+  /* cached page-locked blocks (cudaHostAlloc, unflagged): hostpool.h */
+  gm_hostpool pinned_pool;
+  atomic_long n_pinned_queued; /* GM_HOST_PINNED_POOL releases on the queue */
 };
 
 /* The device of backend "cuda" or "emulated" with the given id, opened
@@ -91,15 +95,24 @@ void gm_device_defer_free(gm_device *d, void *p);
 void gm_device_defer_raw_free(gm_device *d, void *p);
 void gm_device_defer_managed_free(gm_device *d, void *p);
 /* How host memory that a device knows of is released. */
-enum { GM_HOST_MALLOC = 0, GM_HOST_PINNED = 1 };
+enum { GM_HOST_MALLOC = 0, GM_HOST_PINNED = 1, GM_HOST_PINNED_POOL = 2 };
 /* Queues release of host memory that d registered (GM_HOST_MALLOC: it is
- * unregistered, then free()d) or allocated (GM_HOST_PINNED). */
+ * unregistered, then returned to the host pool) or allocated
+ * (GM_HOST_PINNED: host_free; GM_HOST_PINNED_POOL: back to d's pinned
+ * pool, after one device synchronization per drain, as cudaFreeHost
+ * would have waited, so a queued copy never reads a reused block). */
 void gm_device_defer_host_release(gm_device *d, void *p, int host_kind, size_t bytes);
 /* Frees everything on the deferred queue now. */
 void gm_device_collect(gm_device *d);
-/* gm_device_collect on every device, then its cached blocks are given
- * back (gm.collect()). */
+/* gm_device_collect on every device, then its cached blocks (device pool,
+ * pinned pool) are given back, and the host pool's (gm.collect()). */
 void gm_device_collect_all(void);
+
+/* Bytes of memory that mats and buffers hold now: host pool blocks,
+ * page-locked and device blocks in use, after each device's queued pool
+ * block frees are taken back into its pool (no backend call).  The Lua
+ * binding paces its collector by it (util.c, gml_pushmat). */
+size_t gm_mem_live_bytes(void);
 
 /* Counted copies (gm_counter.n_memcpy_*), one count per copy.  Synchronous
  * unless this thread is inside gm_device_begin_async_copies, in which
@@ -125,6 +138,11 @@ gm_status gm_device_fill(gm_device *d, gm_ctype t, size_t n, double alpha, void 
 gm_status gm_device_host_register(gm_device *d, void *p, size_t bytes);
 void gm_device_host_unregister(gm_device *d, void *p, size_t bytes);
 gm_status gm_device_host_alloc(gm_device *d, size_t bytes, void **out);
+/* Page-locked memory from d's pinned pool (*size: the block's size, to
+ * release with GM_HOST_PINNED_POOL); on a miss, queued pinned releases
+ * are collected first (one device synchronization), so a loop of staging
+ * mats reuses its blocks. */
+gm_status gm_device_pinned_alloc(gm_device *d, size_t bytes, void **out, size_t *size);
 
 /* Brackets a device call (ops->enter/leave; NULL-safe). */
 void gm_device_enter(gm_device *d);
