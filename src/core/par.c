@@ -1,6 +1,7 @@
 #include "par.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -17,6 +18,15 @@ int gm_par_threads(void) {
   n = v < 1 ? 1 : (v > GM_PAR_MAX ? GM_PAR_MAX : (int)v);
   __atomic_store_n(&n_threads_cached, n, __ATOMIC_RELAXED);
   return n;
+}
+
+int gm_thread_create(pthread_t *t, void *(*fn)(void *), void *arg) {
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  int rc = pthread_create(t, NULL, fn, arg);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  return rc;
 }
 
 /* Work is handed out in blocks from a shared counter rather than split
@@ -53,7 +63,7 @@ void gm_par_for(size_t n, size_t align, double cost, void (*fn)(void *arg, size_
   par_job job = {fn, arg, n, block ? block : align, 0};
   pthread_t tids[GM_PAR_MAX];
   int started[GM_PAR_MAX] = {0};
-  for (int i = 1; i < k; i++) started[i] = pthread_create(&tids[i], NULL, par_run, &job) == 0;
+  for (int i = 1; i < k; i++) started[i] = gm_thread_create(&tids[i], par_run, &job) == 0;
   par_run(&job); /* also finishes the blocks of threads that failed to start */
   for (int i = 1; i < k; i++)
     if (started[i]) pthread_join(tids[i], NULL);
