@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -25,6 +26,15 @@ int gm_par_threads(void) {
   n = v < 1 ? 1 : (v > GM_PAR_MAX ? GM_PAR_MAX : (int)v);
   __atomic_store_n(&n_threads_cached, n, __ATOMIC_RELAXED);
   return n;
+}
+
+int gm_thread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg) {
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  int rc = pthread_create(t, attr, fn, arg);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  return rc;
 }
 
 /* Work is handed out in blocks from a shared counter rather than split
@@ -102,7 +112,7 @@ static int pool_size(int want) {
     pthread_attr_t a;
     pthread_attr_init(&a);
     pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-    int rc = pthread_create(&t, &a, pool_main, NULL);
+    int rc = gm_thread_create(&t, &a, pool_main, NULL);
     pthread_attr_destroy(&a);
     if (rc != 0) break;
     started++;

@@ -13,6 +13,7 @@
 #ifndef GM_HOST_PAR_H
 #define GM_HOST_PAR_H
 
+#include <pthread.h>
 #include <stddef.h>
 
 #define GM_PAR_MAX 16
@@ -23,6 +24,12 @@
  * Falls back to one inline call if a thread cannot be started. */
 void gm_par_for(size_t n, size_t align, double cost, void (*fn)(void *arg, size_t begin, size_t end),
                 void *arg);
+
+/* pthread_create with every signal blocked in the new thread (its mask is
+ * inherited): gpumat's threads never run a signal handler, so a Ctrl-C
+ * reaches the thread that runs Lua (the REPL's handler, lua.c's) and not
+ * a worker in the middle of a loop.  -> pthread_create's result. */
+int gm_thread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
 
 /* Number of threads gm_par_for uses for large loops. */
 int gm_par_threads(void);

@@ -37,6 +37,7 @@ static void (*const areas[])(lua_State *L, int module_idx) = {
     gml_open_constructors,
     gml_open_kernel,
     gml_open_emukern,
+    gml_open_repl,
 };
 
 int luaopen_gpumat_core(lua_State *L) {

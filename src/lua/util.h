@@ -252,6 +252,7 @@ int gml_reshape_view(lua_State *L, gm_mat *m, int rank, size_t *dims, int infer,
 void gml_open_facet(lua_State *L, int module_idx);
 void gml_open_matdebug(lua_State *L, int module_idx);
 void gml_open_emukern(lua_State *L, int module_idx);
+void gml_open_repl(lua_State *L, int module_idx);
 void gml_open_blas(lua_State *L, int module_idx);
 void gml_open_nondestructive(lua_State *L, int module_idx);
 void gml_open_context(lua_State *L, int module_idx);

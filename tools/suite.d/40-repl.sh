@@ -39,7 +39,12 @@ session() { # mode banner-text
   t new-session -d -s repl -x 160 -y 40 \
     "env GPUMAT_BUILD_DIR=$BUILD GPUMAT_DEVICE=$([ "$mode" = emulated ] && echo emulated) HOME=$home bin/gpumat; echo gpumat-exited \$?; sleep 30"
   if wait_for "$banner"; then ok "$mode: banner '$banner'"; else bad "$mode: banner"; screen; fi
-  if screen | grep -qF "Lua 5.4"; then ok "$mode: lua5.4's own REPL"; else bad "$mode: lua5.4 banner"; screen; fi
+  if screen | grep -qF "Lua 5.4"; then ok "$mode: lua5.4's banner"; else bad "$mode: lua5.4 banner"; screen; fi
+  if [ "$mode" = emulated ]; then
+    # history is kept across sessions (~/.gpumat_history): the host session's last line
+    t send-keys -t repl Up Enter
+    if wait_re '^42$'; then ok "$mode: history from the last session"; else bad "$mode: history across sessions"; screen; fi
+  fi
   t send-keys -t repl 'm = gm.mat({2,2},{initial_element=1})' Enter
   t send-keys -t repl 'm + 1' Enter
   # a mat at the prompt shows as gm.format_mat does
@@ -61,6 +66,37 @@ session() { # mode banner-text
   t send-keys -t repl '"alive " .. tostring(k > 0)' Enter
   if wait_for '"alive true"' || wait_re '^alive true$'; then ok "$mode: the session goes on after Ctrl-C"
   else bad "$mode: after Ctrl-C"; screen; fi
+  # Ctrl-C at the prompt discards the line and prompts again (lua5.4 would
+  # exit): at the '>>' continuation, on a half-typed line, on an empty line
+  t send-keys -t repl 'for i = 1, 3 do' Enter
+  wait_re '^>>' >/dev/null
+  t send-keys -t repl C-c
+  t send-keys -t repl 'half typed'
+  sleep 0.3
+  t send-keys -t repl C-c
+  sleep 0.3
+  t send-keys -t repl C-c
+  t send-keys -t repl '"still " .. tostring(k > 0)' Enter
+  if wait_re '^still true$'; then ok "$mode: Ctrl-C at '>>', on a typed line and on an empty one keeps the session"
+  else bad "$mode: Ctrl-C at the prompt"; screen; fi
+  # Tab completes gm. names and mat methods (lua-readline)
+  t send-keys -t repl 'type(gm.zer' Tab
+  sleep 0.3
+  t send-keys -t repl ')' Enter
+  if wait_re '^function$'; then ok "$mode: Tab completes gm.zer"; else bad "$mode: Tab on gm."; screen; fi
+  t send-keys -t repl 'm:resh' Tab
+  sleep 0.3
+  t send-keys -t repl '(4)' Enter
+  if wait_for "#<MAT 4 double>"; then ok "$mode: Tab completes m:resh"; else bad "$mode: Tab on m:"; screen; fi
+  # several results: each mat on lines of its own; records shown as tables
+  t send-keys -t repl 'm:sum(1), m:sum(2)' Enter
+  if wait_re '^#<MAT 2 double>$' && [ "$(screen | grep -cE '^#<MAT 2 double>$')" -ge 2 ]; then
+    ok "$mode: two mats on lines of their own"
+  else bad "$mode: two mats"; screen; fi
+  t send-keys -t repl 'gm.counters()' Enter
+  if wait_re '^\{device_bytes_in_use = [0-9]+, '; then ok "$mode: a record table shows its fields"
+  else bad "$mode: record table"; screen; fi
+  t send-keys -t repl C-l
   # readline: the Up arrow recalls the previous line
   t send-keys -t repl '21 * 2' Enter
   wait_re '^42$' >/dev/null

@@ -4,6 +4,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "../../core/par.h"
+
 typedef struct emu_task {
   emu_task_fn fn;
   void *arg;
@@ -78,7 +80,7 @@ gm_status emu_queue_new(const emu_queue_hooks *hooks, emu_mode mode, emu_queue *
   q->tail = &q->head;
   q->mode = mode;
   q->hooks = *hooks;
-  if (pthread_create(&q->worker, NULL, worker_main, q) != 0) {
+  if (gm_thread_create(&q->worker, NULL, worker_main, q) != 0) {
     pthread_cond_destroy(&q->done_cv);
     pthread_cond_destroy(&q->work);
     pthread_mutex_destroy(&q->lock);
