@@ -173,10 +173,15 @@ __global__ void reduce_axis_tiles(int op, int ddof, size_t outer, size_t len, si
       double a[GM_AX_TILE];
 #pragma unroll
       for (size_t j = 0; j < GM_AX_TILE; j++) a[j] = 0.0;
-      for (size_t k = k0; k < k1; k++)
+      if (w == GM_AX_TILE) /* a whole tile: no test per column, so the CPU model's adds vectorize */
+        for (size_t k = k0; k < k1; k++)
 #pragma unroll
-        for (size_t j = 0; j < GM_AX_TILE; j++)
-          if (j < w) a[j] += (double)x[base + k * inner + j];
+          for (size_t j = 0; j < GM_AX_TILE; j++) a[j] += (double)x[base + k * inner + j];
+      else
+        for (size_t k = k0; k < k1; k++)
+#pragma unroll
+          for (size_t j = 0; j < GM_AX_TILE; j++)
+            if (j < w) a[j] += (double)x[base + k * inner + j];
 #pragma unroll
       for (size_t j = 0; j < GM_AX_TILE; j++) c[j].a = a[j];
     } else {

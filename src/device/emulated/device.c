@@ -157,13 +157,20 @@ static void unmap(emu_impl *e, void *p, size_t len) {
     munmap(p, len);
 }
 
-static gm_status emu_raw_alloc(gm_device *d, size_t bytes, void **out) {
-  emu_impl *e = d->impl;
+/* What every raw allocation checks first, a reused scratch block too (so
+ * the sticky error and injected faults count allocations as before). */
+static gm_status emu_alloc_check(emu_impl *e, size_t bytes) {
   GM_TRY(emu_sticky(e)); /* cudaMalloc fails too once the context is broken */
   if (emu_fault(e, EMU_FAULT_ALLOC)) {
     last_error = GM_EMU_ERR_OOM; /* as a failed cudaMalloc leaves it */
     return gm_fail(GM_ECUDA_OOM, "emulated device out of memory (%zu bytes, injected fault)", bytes);
   }
+  return GM_OK;
+}
+
+static gm_status emu_raw_alloc(gm_device *d, size_t bytes, void **out) {
+  emu_impl *e = d->impl;
+  GM_TRY(emu_alloc_check(e, bytes));
   size_t len = page_round(bytes);
   pthread_mutex_lock(&e->lock);
   bool full = e->capacity && (len > e->capacity || e->allocated > e->capacity - len);
@@ -213,6 +220,80 @@ static void emu_raw_free(gm_device *d, void *p) {
   unmap_block(d->impl, p);
 }
 
+/* Scratch is stream ordered, as cudaMallocAsync's pool: every launch of
+ * the CPU model and every scratch free is queued on the compute stream, so
+ * a block freed there may be handed to the next scratch allocation at
+ * once (the work that gets it is queued after the work that used it).
+ * One such block of at most EMU_PARK_MAX bytes is parked: mapping,
+ * committing and unmapping a block per op (alias.h: two mappings of a
+ * memfd, populated, then torn down with TLB flushes; its pages faulted
+ * in the kernel that first wrote them) cost the reductions that split
+ * their axis more than their kernels (bench/RESULTS.md, "Scratch reuse on
+ * the emulated device").  Parked, it is no device allocation (not in
+ * blocks, not counted in allocated); unmapped when the device closes. */
+#define EMU_PARK_MAX ((size_t)16 << 20)
+
+static void drop_parked(emu_impl *e) {
+  emu_block *b = e->parked;
+  e->parked = NULL;
+  if (!b) return;
+  unmap(e, b->ptr, b->bytes);
+  free(b);
+}
+
+/* Parks block p if the slot is free and p small enough; false: not parked. */
+static bool park(emu_impl *e, void *p) {
+  bool parked = false;
+  pthread_mutex_lock(&e->lock);
+  for (emu_block **link = &e->blocks; *link && !e->parked; link = &(*link)->next) {
+    emu_block *b = *link;
+    if (b->ptr != p) continue;
+    if (b->bytes <= EMU_PARK_MAX) {
+      *link = b->next;
+      e->allocated -= b->bytes;
+      e->parked = b;
+      parked = true;
+    }
+    break;
+  }
+  pthread_mutex_unlock(&e->lock);
+  return parked;
+}
+
+/* Under e->lock: b becomes a live raw allocation again. */
+static void relink(emu_impl *e, emu_block *b) {
+  e->allocated += b->bytes;
+  if (protect) mprotect(b->ptr, b->bytes, e->depth == 0 ? PROT_NONE : PROT_READ | PROT_WRITE);
+  b->next = e->blocks;
+  e->blocks = b;
+}
+
+void gm_emu_scratch_free(void *device, void *p);
+
+/* 1: *out is the parked block, now a live allocation again; 0: none fits;
+ * -1: the allocation checks failed (as emu_raw_alloc's would). */
+static int take_parked(gm_device *d, size_t bytes, void **out) {
+  emu_impl *e = d->impl;
+  const size_t len = page_round(bytes);
+  pthread_mutex_lock(&e->lock);
+  emu_block *b = e->parked;
+  const bool fits = b && len <= b->bytes &&
+                    !(e->capacity && (b->bytes > e->capacity || e->allocated > e->capacity - b->bytes));
+  if (fits) e->parked = NULL;
+  pthread_mutex_unlock(&e->lock);
+  if (!fits) return 0;
+  const bool ok = emu_alloc_check(e, bytes) == GM_OK;
+  pthread_mutex_lock(&e->lock);
+  relink(e, b);
+  pthread_mutex_unlock(&e->lock);
+  if (!ok) { /* back to the slot, or freed in stream order as any scratch */
+    gm_emu_scratch_free(d, b->ptr);
+    return -1;
+  }
+  *out = b->ptr;
+  return 1;
+}
+
 /* Scratch arrays of the .cu launchers (launchers.h): raw device blocks,
  * allocated when the launch is queued and freed in stream order (a task
  * queued after the kernels that use them).  When the device is full, the
@@ -222,6 +303,8 @@ static void emu_raw_free(gm_device *d, void *p) {
  * held). */
 int gm_emu_scratch_alloc(void *device, size_t bytes, void **out) {
   gm_device *d = device;
+  const int taken = take_parked(d, bytes, out);
+  if (taken) return taken > 0 ? 0 : GM_EMU_ERR_OOM;
   gm_status st = emu_raw_alloc(d, bytes, out);
   if (st == GM_ECUDA_OOM) {
     d->ops->clear_error(d);
@@ -246,6 +329,7 @@ static int run_scratch_free(void *arg) {
 void gm_emu_scratch_free(void *device, void *p) {
   gm_device *d = device;
   emu_impl *e = d->impl;
+  if (park(e, p)) return;
   scratch_free_task *t = malloc(sizeof *t);
   if (!t) {
     emu_raw_free(d, p);
@@ -377,6 +461,7 @@ static void emu_destroy(gm_device *d) {
   emu_queue_free(e->compute);
   e->compute = NULL;
   while (e->blocks) emu_raw_free(d, e->blocks->ptr);
+  drop_parked(e);
   pthread_mutex_destroy(&e->lock);
   free(e);
   d->impl = NULL;

@@ -21,6 +21,7 @@ typedef struct emu_impl {
   pthread_mutex_t lock;
   int depth;         /* active device calls and running stream workers */
   emu_block *blocks; /* live raw allocations */
+  emu_block *parked; /* a freed scratch block kept for the next scratch (device.c) */
   size_t capacity;   /* simulated device memory (0: the host's) */
   size_t allocated;  /* mapped bytes of live raw allocations */
   _Atomic int sticky; /* cudart's sticky error: set, every call fails */
