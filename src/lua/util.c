@@ -166,13 +166,56 @@ static void close_frame(guard_obj *g) {
   gm_deferred_frame_close(g->id);
 }
 
-static int guard_close(lua_State *L) {
-  close_frame(gml_checkudata(L, 1, GUARD_MT, "__close"));
-  return 0;
-}
 static int guard_gc(lua_State *L) {
   close_frame(gml_checkudata(L, 1, GUARD_MT, "__gc"));
   return 0;
+}
+
+/* Closed guards are kept for reuse (at most GUARD_CACHE): a fresh
+ * userdata with a finalizer per call was a third of the binding's fixed
+ * cost on a 1K-element op (allocation, and a __gc call per guard at every
+ * collection).  A guard is cached only once closed, when no frame holds
+ * it; the cache's array part is preallocated, so caching never allocates
+ * inside __close. */
+#define GUARD_CACHE 16
+static const char guard_cache_key = 0;
+
+static int guard_close(lua_State *L) {
+  close_frame(gml_checkudata(L, 1, GUARD_MT, "__close"));
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &guard_cache_key) == LUA_TTABLE) {
+    lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+    if (n < GUARD_CACHE) {
+      lua_pushvalue(L, 1);
+      lua_rawseti(L, -2, n + 1);
+    }
+  }
+  return 0;
+}
+
+/* Pushes a closed guard: a cached one, or a new one. */
+static guard_obj *push_guard(lua_State *L) {
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &guard_cache_key) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_createtable(L, GUARD_CACHE, 0);
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &guard_cache_key);
+  }
+  lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+  if (n > 0) {
+    lua_rawgeti(L, -1, n);
+    lua_pushnil(L);
+    lua_rawseti(L, -3, n);
+    lua_remove(L, -2);
+    return lua_touserdata(L, -1);
+  }
+  lua_pop(L, 1);
+  guard_obj *g = lua_newuserdatauv(L, sizeof *g, 0);
+  g->open = false;
+  static const gml_reg meta[] = {{"__close", guard_close, 2, NULL}, {"__gc", guard_gc, 1, NULL},
+                                 {NULL, NULL, 0, NULL}};
+  if (luaL_newmetatable(L, GUARD_MT)) gml_register(L, -1, meta);
+  lua_setmetatable(L, -2);
+  return g;
 }
 
 void gml_pin(lua_State *L, int idx) {
@@ -187,12 +230,7 @@ void gml_guard(lua_State *L, int nargs) {
   if (lua_gettop(L) < nargs) lua_settop(L, nargs);
   int top = lua_gettop(L);
   luaL_checkstack(L, 4, "gml_guard");
-  guard_obj *g = lua_newuserdatauv(L, sizeof *g, 0);
-  g->open = false;
-  static const gml_reg meta[] = {{"__close", guard_close, 2, NULL}, {"__gc", guard_gc, 1, NULL},
-                                 {NULL, NULL, 0, NULL}};
-  if (luaL_newmetatable(L, GUARD_MT)) gml_register(L, -1, meta);
-  lua_setmetatable(L, -2);
+  guard_obj *g = push_guard(L);
   if (gm_deferred_frame_open(L, (size_t)top, &g->id) != GM_OK) gml_error(L, "not enough memory");
   g->open = true;
   lua_toclose(L, -1);
