@@ -36,8 +36,13 @@ static int new_box(lua_State *L) {
  * (so the cost of a collection, which walks the Lua heap, stays in
  * proportion to the bytes allocated between two).  Garbage is then
  * bounded by about half of what is live (plus PACE_MIN), and the blocks
- * the finalizers give back are reused from the pool. */
-#define PACE_MIN ((long)32 << 20)
+ * the finalizers give back are reused from the pool.  PACE_MIN is 8 MiB,
+ * not 32: garbage that cycles through 32 MiB between collections is cold
+ * in the caches when its blocks are reused, and a full collection of a
+ * small heap costs little; at 8 MiB a loop of 1K-1M-element temporaries
+ * ran 1.3-2x faster here and the logistic-regression program 3x
+ * (bench/RESULTS.md, branch smallops). */
+#define PACE_MIN ((long)8 << 20)
 
 /* PACE_MIN, or GPUMAT_GC_PACE_MIN (bytes) from the environment: the
  * fault sweep and the fuzzer set 0, so that every new mat runs a full
