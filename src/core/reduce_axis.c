@@ -211,10 +211,12 @@ static gm_status check_out(const gm_mat *x, int op, int rank, const size_t *dims
   gm_ctype t = gm_reduce_axis_ctype(x, op);
   bool same = out->rank == rank;
   for (int k = 0; same && k < rank; k++) same = out->dims[k] == dims[k];
-  char want[96], got[96];
-  gm_dims_text(rank, dims, want, sizeof want);
-  gm_dims_text(out->rank, out->dims, got, sizeof got);
-  if (!same) return gm_fail(GM_EINVAL, "out has dims %s, the result has %s", got, want);
+  if (!same) { /* formatted only on failure (snprintf costs a small call's time) */
+    char want[96], got[96];
+    gm_dims_text(rank, dims, want, sizeof want);
+    gm_dims_text(out->rank, out->dims, got, sizeof got);
+    return gm_fail(GM_EINVAL, "out has dims %s, the result has %s", got, want);
+  }
   if (out->ctype != t)
     return gm_fail(GM_EINVAL, "out has ctype %s, the result is %s", gm_ctype_name(out->ctype), gm_ctype_name(t));
   bool in_place = op == GM_AX_SOFTMAX && gm_reduce_axis_same_view(x, out);

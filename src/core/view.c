@@ -79,21 +79,27 @@ gm_status gm_view_clone(const gm_mat *m, gm_mat **out) {
   return GM_OK;
 }
 
-/* Checks one subscript against axis a of m. */
-static gm_status check_sub(const gm_mat *m, int a, const gm_view_sub *s) {
+/* The range error of subscript s on axis a of m (the dims are formatted
+ * only here: check_sub runs on every index of every view). */
+static gm_status sub_range_error(const gm_mat *m, int a, const gm_view_sub *s) {
   char d[160];
   gm_dims_text(m->rank, m->dims, d, sizeof d);
   size_t n = m->dims[a];
-  if (s->select) {
-    if (s->first >= n)
-      return gm_fail(GM_ERANGE, "index %zu is out of range 1..%zu on axis %d of a %s mat", s->first + 1, n, a + 1, d);
-    return GM_OK;
-  }
+  if (s->select)
+    return gm_fail(GM_ERANGE, "index %zu is out of range 1..%zu on axis %d of a %s mat", s->first + 1, n, a + 1, d);
+  if (s->count == 0)
+    return gm_fail(GM_ERANGE, "start %zu is out of range 1..%zu on axis %d of a %s mat", s->first + 1, n + 1, a + 1, d);
+  return gm_fail(GM_ERANGE, "elements %zu..%zu (step %zu) are out of range 1..%zu on axis %d of a %s mat",
+                 s->first + 1, s->first + 1 + (s->count - 1) * s->step, s->step, n, a + 1, d);
+}
+
+/* Checks one subscript against axis a of m. */
+static gm_status check_sub(const gm_mat *m, int a, const gm_view_sub *s) {
+  size_t n = m->dims[a];
+  if (s->select) return s->first < n ? GM_OK : sub_range_error(m, a, s);
   if (s->step < 1) return gm_fail(GM_EINVAL, "step must be at least 1, got %zu (axis %d)", s->step, a + 1);
-  if (s->count == 0) return s->first <= n ? GM_OK : gm_fail(GM_ERANGE, "start %zu is out of range 1..%zu on axis %d of a %s mat", s->first + 1, n + 1, a + 1, d);
-  if (s->first >= n || (s->count - 1) > (n - 1 - s->first) / s->step)
-    return gm_fail(GM_ERANGE, "elements %zu..%zu (step %zu) are out of range 1..%zu on axis %d of a %s mat",
-                   s->first + 1, s->first + 1 + (s->count - 1) * s->step, s->step, n, a + 1, d);
+  if (s->count == 0) return s->first <= n ? GM_OK : sub_range_error(m, a, s);
+  if (s->first >= n || (s->count - 1) > (n - 1 - s->first) / s->step) return sub_range_error(m, a, s);
   return GM_OK;
 }
 

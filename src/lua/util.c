@@ -36,8 +36,13 @@ static int new_box(lua_State *L) {
  * (so the cost of a collection, which walks the Lua heap, stays in
  * proportion to the bytes allocated between two).  Garbage is then
  * bounded by about half of what is live (plus PACE_MIN), and the blocks
- * the finalizers give back are reused from the pool. */
-#define PACE_MIN ((long)32 << 20)
+ * the finalizers give back are reused from the pool.  PACE_MIN is 8 MiB,
+ * not 32: garbage that cycles through 32 MiB between collections is cold
+ * in the caches when its blocks are reused, and a full collection of a
+ * small heap costs little; at 8 MiB a loop of 1K-1M-element temporaries
+ * ran 1.3-2x faster here and the logistic-regression program 3x
+ * (bench/RESULTS.md, branch smallops). */
+#define PACE_MIN ((long)8 << 20)
 
 /* PACE_MIN, or GPUMAT_GC_PACE_MIN (bytes) from the environment: the
  * fault sweep and the fuzzer set 0, so that every new mat runs a full
@@ -166,13 +171,56 @@ static void close_frame(guard_obj *g) {
   gm_deferred_frame_close(g->id);
 }
 
-static int guard_close(lua_State *L) {
-  close_frame(gml_checkudata(L, 1, GUARD_MT, "__close"));
-  return 0;
-}
 static int guard_gc(lua_State *L) {
   close_frame(gml_checkudata(L, 1, GUARD_MT, "__gc"));
   return 0;
+}
+
+/* Closed guards are kept for reuse (at most GUARD_CACHE): a fresh
+ * userdata with a finalizer per call was a third of the binding's fixed
+ * cost on a 1K-element op (allocation, and a __gc call per guard at every
+ * collection).  A guard is cached only once closed, when no frame holds
+ * it; the cache's array part is preallocated, so caching never allocates
+ * inside __close. */
+#define GUARD_CACHE 16
+static const char guard_cache_key = 0;
+
+static int guard_close(lua_State *L) {
+  close_frame(gml_checkudata(L, 1, GUARD_MT, "__close"));
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &guard_cache_key) == LUA_TTABLE) {
+    lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+    if (n < GUARD_CACHE) {
+      lua_pushvalue(L, 1);
+      lua_rawseti(L, -2, n + 1);
+    }
+  }
+  return 0;
+}
+
+/* Pushes a closed guard: a cached one, or a new one. */
+static guard_obj *push_guard(lua_State *L) {
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &guard_cache_key) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_createtable(L, GUARD_CACHE, 0);
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &guard_cache_key);
+  }
+  lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+  if (n > 0) {
+    lua_rawgeti(L, -1, n);
+    lua_pushnil(L);
+    lua_rawseti(L, -3, n);
+    lua_remove(L, -2);
+    return lua_touserdata(L, -1);
+  }
+  lua_pop(L, 1);
+  guard_obj *g = lua_newuserdatauv(L, sizeof *g, 0);
+  g->open = false;
+  static const gml_reg meta[] = {{"__close", guard_close, 2, NULL}, {"__gc", guard_gc, 1, NULL},
+                                 {NULL, NULL, 0, NULL}};
+  if (luaL_newmetatable(L, GUARD_MT)) gml_register(L, -1, meta);
+  lua_setmetatable(L, -2);
+  return g;
 }
 
 void gml_pin(lua_State *L, int idx) {
@@ -187,12 +235,7 @@ void gml_guard(lua_State *L, int nargs) {
   if (lua_gettop(L) < nargs) lua_settop(L, nargs);
   int top = lua_gettop(L);
   luaL_checkstack(L, 4, "gml_guard");
-  guard_obj *g = lua_newuserdatauv(L, sizeof *g, 0);
-  g->open = false;
-  static const gml_reg meta[] = {{"__close", guard_close, 2, NULL}, {"__gc", guard_gc, 1, NULL},
-                                 {NULL, NULL, 0, NULL}};
-  if (luaL_newmetatable(L, GUARD_MT)) gml_register(L, -1, meta);
-  lua_setmetatable(L, -2);
+  guard_obj *g = push_guard(L);
   if (gm_deferred_frame_open(L, (size_t)top, &g->id) != GM_OK) gml_error(L, "not enough memory");
   g->open = true;
   lua_toclose(L, -1);
