@@ -179,8 +179,10 @@ static int l_mat(lua_State *L) {
   return 1;
 }
 
-/* Shape of nested tables: descends first elements. */
-static int nested_dims(lua_State *L, int idx, size_t dims[GM_MAX_RANK], const char *fn) {
+/* Shape of nested tables: descends first elements.  A mat as the first
+ * leaf extends the shape by its dims (np.array([a, b]) stacks mats on a
+ * new leading axis); *leaf_rank is its rank (0 for numbers). */
+static int nested_dims(lua_State *L, int idx, size_t dims[GM_MAX_RANK], int *leaf_rank, const char *fn) {
   int rank = 0;
   lua_pushvalue(L, idx);
   while (lua_istable(L, -1) && !gml_ismat(L, -1)) {
@@ -189,25 +191,40 @@ static int nested_dims(lua_State *L, int idx, size_t dims[GM_MAX_RANK], const ch
     lua_geti(L, -1, 1);
     lua_remove(L, -2);
   }
+  *leaf_rank = 0;
+  if (gml_ismat(L, -1)) {
+    const gm_mat *m = gml_checkmat(L, -1, fn);
+    if (rank + m->rank > GM_MAX_RANK) gml_argerror(L, 1, fn, "nesting and mats exceed rank %d", GM_MAX_RANK);
+    for (int i = 0; i < m->rank; i++) dims[rank + i] = m->dims[i];
+    *leaf_rank = m->rank;
+  }
   lua_pop(L, 1);
-  return rank;
+  return rank + *leaf_rank;
 }
 
 /* Checks that the nesting at idx is rectangular with the given dims
  * (ragged input would otherwise be accepted when its element count
- * happens to match). */
-static void check_rectangular(lua_State *L, int idx, const size_t *dims, int rank, int depth, const char *fn) {
+ * happens to match): `rank` levels of lists, then leaves that are numbers
+ * (leaf_rank 0) or mats whose dims are dims[rank..rank+leaf_rank). */
+static void check_rectangular(lua_State *L, int idx, const size_t *dims, int rank, int leaf_rank, int depth,
+                              const char *fn) {
   idx = lua_absindex(L, idx);
   bool list = lua_istable(L, idx) && !gml_ismat(L, idx);
   bool leaf = lua_type(L, idx) == LUA_TNUMBER || gml_ismat(L, idx); /* not nil: a lying __len */
   lua_Integer n = list && depth < rank ? luaL_len(L, idx) : 0;
   if (gm_nested_entry_check(depth, rank, dims, list, leaf, luaL_typename(L, idx), (long long)n) != GM_OK)
     gml_argerror(L, 1, fn, "%s", gm_last_error());
-  if (depth == rank) return;
+  if (depth == rank) {
+    const gm_mat *m = gml_ismat(L, idx) ? gml_checkmat(L, idx, fn) : NULL;
+    bool same = m ? m->rank == leaf_rank : leaf_rank == 0;
+    for (int i = 0; same && m && i < leaf_rank; i++) same = m->dims[i] == dims[rank + i];
+    if (!same) gml_argerror(L, 1, fn, "contents are not rectangular (the leaves at depth %d are not all mats of the first one's dims)", depth + 1);
+    return;
+  }
   luaL_checkstack(L, 2, fn);
   for (lua_Integer i = 1; i <= n; i++) {
     lua_geti(L, idx, i);
-    check_rectangular(L, -1, dims, rank, depth + 1, fn);
+    check_rectangular(L, -1, dims, rank, leaf_rank, depth + 1, fn);
     lua_pop(L, 1);
   }
 }
@@ -219,8 +236,9 @@ static int l_array_to_mat(lua_State *L) {
   if (!lua_istable(L, 1) || gml_ismat(L, 1)) gml_argerror(L, 1, fn, "table expected, got %s", luaL_typename(L, 1));
   gml_check_options(L, 2, fn, opts);
   size_t dims[GM_MAX_RANK];
-  int rank = nested_dims(L, 1, dims, fn);
-  check_rectangular(L, 1, dims, rank, 0, fn);
+  int leaf_rank;
+  int rank = nested_dims(L, 1, dims, &leaf_rank, fn);
+  check_rectangular(L, 1, dims, rank - leaf_rank, leaf_rank, 0, fn);
   gm_mat_options o = {0};
   o.ctype = (int)gml_opt_ctype(L, 2, "ctype", fn);
   o.cuda_enabled = gml_settings_of(L)->default_mat_cuda_enabled;
@@ -663,8 +681,14 @@ static int l_index(lua_State *L) {
     return push_element(L, box, k, "mref");
   }
   if (!gml_testbox(L, 1)) return gml_argerror(L, 1, "__index", "gpumat.mat expected, got %s", luaL_typename(L, 1));
-  lua_pushvalue(L, 2);
-  lua_rawget(L, gml_upvalueindex(1));
+  /* m[mask], m[true]: NumPy's boolean and index-array subscripts; a nil
+   * here would surface later as "attempt to index a nil value" */
+  if (kt != LUA_TNIL)
+    return gml_argerror(L, 2, "mref",
+                        "cannot index a mat with a %s (boolean masks and index mats are not subscripts yet: "
+                        "gm.where(mask, m, 0) keeps the elements where mask is 1)",
+                        gml_ismat(L, 2) ? "mat" : luaL_typename(L, 2));
+  lua_pushnil(L);
   return 1;
 }
 

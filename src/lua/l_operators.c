@@ -4,6 +4,7 @@
  *   a * b             m_mul, the matrix product (2-d); a 1-d right
  *                     operand is a vector (1-d result)
  *   m * s, s * m, -m  gm.cmul by the number (one pass)
+ *   a < b and kin     an error naming m:gt(x) and its kin
  * Every result is a new mat, computed where the operands live (host or
  * device); the operands are not changed.  Scalars are rounded to the
  * mat's ctype.  Argument errors name the metamethod: "bad argument #2 to
@@ -66,11 +67,20 @@ static int op_mul(lua_State *L) {
   return 1;
 }
 
+/* a < b, a > b, a <= b, a >= b on a mat: Lua wants one boolean, and a
+ * Torch7/NumPy user expects an elementwise mask; name the methods that
+ * give it instead of Lua's "attempt to compare two gpumat.mat values". */
+static int op_compare(lua_State *L) {
+  return luaL_error(L, "attempt to compare a mat with '<', '>', '<=' or '>=': comparisons of mats are "
+                       "elementwise methods, m:gt(x), m:lt(x), m:ge(x), m:le(x), m:eq(x), m:ne(x) (a mat of "
+                       "0s and 1s); compare a number with m:max(), m:min() or m[i]");
+}
+
 void gml_open_operators(lua_State *L, int module_idx) {
   (void)module_idx;
   static const gml_reg ops[] = {{"__add", op_add, 2, NULL}, {"__sub", op_sub, 2, NULL}, {"__unm", op_unm, 2, NULL},
                                  {"__mul", op_mul, 2, NULL}, {"__div", op_div, 2, NULL}, {"__pow", op_pow, 2, NULL},
-                                 {NULL, NULL, 0, NULL}};
+                                 {"__lt", op_compare, 2, NULL}, {"__le", op_compare, 2, NULL}, {NULL, NULL, 0, NULL}};
   luaL_getmetatable(L, GML_MAT_MT);
   gml_register(L, -1, ops);
   lua_pop(L, 1);
