@@ -1,4 +1,4 @@
--- A new user's first-day traps (../shared/trials/torch-numpy-user-2.md):
+-- A new user's first-day traps, as a Torch7/NumPy user meets them:
 -- a mat compared with < > <= >= names the elementwise methods instead of
 -- Lua's "attempt to compare two gpumat.mat values"; m[mask] and m[true]
 -- raise at once instead of returning nil (B2); gm.array_to_mat({M, M})

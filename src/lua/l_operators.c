@@ -70,17 +70,23 @@ static int op_mul(lua_State *L) {
 /* a < b, a > b, a <= b, a >= b on a mat: Lua wants one boolean, and a
  * Torch7/NumPy user expects an elementwise mask; name the methods that
  * give it instead of Lua's "attempt to compare two gpumat.mat values". */
-static int op_compare(lua_State *L) {
-  return luaL_error(L, "attempt to compare a mat with '<', '>', '<=' or '>=': comparisons of mats are "
-                       "elementwise methods, m:gt(x), m:lt(x), m:ge(x), m:le(x), m:eq(x), m:ne(x) (a mat of "
-                       "0s and 1s); compare a number with m:max(), m:min() or m[i]");
+static int compare_error(lua_State *L, const char *fn) {
+  int bad = gml_ismat(L, 1) ? 2 : 1;
+  if (!gml_ismat(L, 1) && !gml_ismat(L, 2))
+    return gml_argerror(L, 1, fn, "gpumat.mat expected, got %s", luaL_typename(L, 1));
+  return gml_argerror(L, bad, fn,
+                      "a mat cannot be compared with '<', '>', '<=' or '>=': comparisons of mats are "
+                      "elementwise methods, m:gt(x), m:lt(x), m:ge(x), m:le(x), m:eq(x), m:ne(x) (a mat of "
+                      "0s and 1s); compare a number with m:max(), m:min() or m[i]");
 }
+static int op_lt(lua_State *L) { return compare_error(L, "__lt"); }
+static int op_le(lua_State *L) { return compare_error(L, "__le"); }
 
 void gml_open_operators(lua_State *L, int module_idx) {
   (void)module_idx;
   static const gml_reg ops[] = {{"__add", op_add, 2, NULL}, {"__sub", op_sub, 2, NULL}, {"__unm", op_unm, 2, NULL},
                                  {"__mul", op_mul, 2, NULL}, {"__div", op_div, 2, NULL}, {"__pow", op_pow, 2, NULL},
-                                 {"__lt", op_compare, 2, NULL}, {"__le", op_compare, 2, NULL}, {NULL, NULL, 0, NULL}};
+                                 {"__lt", op_lt, 2, NULL}, {"__le", op_le, 2, NULL}, {NULL, NULL, 0, NULL}};
   luaL_getmetatable(L, GML_MAT_MT);
   gml_register(L, -1, ops);
   lua_pop(L, 1);
