@@ -60,4 +60,12 @@ describe("first-day traps", function()
       "bad argument #1 to 'array_to_mat' (contents are not rectangular (the leaves at depth 2 are not all "
         .. "mats of the first one's dims))")
   end)
+
+  it("m[{math.mininteger, 1}] is an out-of-range error, not a negated LLONG_MIN (UBSan)", function()
+    local ok, err = pcall(function() return M[{ math.mininteger, 1 }] end)
+    assert.is_false(ok)
+    assert.matches("out of range", err)
+    assert.has_error(function() M[{ math.mininteger, 1 }] = 1 end)
+    assert.are.equal(6, M[{ -1, -1 }]) -- negatives still count from the end
+  end)
 end)

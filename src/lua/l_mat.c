@@ -549,7 +549,7 @@ static inline bool one_element(lua_State *L, const gm_mat *m, int first, int n) 
     int isint;
     lua_Integer s = lua_tointegerx(L, first + i, &isint);
     if (isint) {
-      if (s < 0 && (size_t)-s <= m->dims[i]) {
+      if (s < 0 && (size_t)(-(s + 1)) < m->dims[i]) { /* -s <= dims without negating LLONG_MIN */
         lua_pushinteger(L, (lua_Integer)m->dims[i] + s + 1);
         lua_replace(L, first + i);
       }
