@@ -41,7 +41,9 @@ describe("per-mat method cache", function()
       assert.are.equal(5, m[{ 2, 2 }])
       assert.are.equal(6, #m)
       assert.is_nil(m.no_such_method)
-      assert.is_nil(m[true])
+      -- a boolean key raises as on a fresh mat (not a subscript yet: B2)
+      assert.has_error(function() return m[true] end)
+      assert.has_error(function() return f[true] end)
       m[1] = 10
       m[{ 2, 1 }] = 40
       m:set(1, 2, 20)
