@@ -535,10 +535,12 @@ describe("kernels/*.cu on the emulated device", function()
     end)
   end)
 
-  -- A scratch allocation that does not fit gives the pool's cached blocks
-  -- back to the device and tries once more (no GC: the op's operands are
-  -- held), as CUDA's does (src/device/cuda/memory.c).
-  it("a scratch array that does not fit gets the pool's cached blocks back #outermost", function()
+  -- A scratch allocation that does not fit gives memory back and tries
+  -- once more, as CUDA's does (src/device/cuda/memory.c): x and y are the
+  -- operands, z a 400 KB block that `release(z)` hands back in the way
+  -- under test; the device is then limited to what was allocated, so the
+  -- sum's scratch fits only once z's block is back.
+  local function scratch_retry(release, what)
     gm.with_cuda(EMU, function()
       gm.collect()
       local x = gm.mat({ 37, 5000 }, { ctype = "float", initial_element = 1 })
@@ -547,11 +549,9 @@ describe("kernels/*.cu on the emulated device", function()
       gm.scal_(1, y)
       local z = gm.mat(100000, { ctype = "float", initial_element = 0 })
       gm.scal_(1, z)
-      z:free()
-      gm.scal_(1, gm.mat(8, { ctype = "float", initial_element = 0 })) -- drains the queue: z's block is cached
-      local before = gm.emulated_device().allocated
+      local before = release(z)
       local ok, e1, s = pcall(function()
-        gm.emulated_device({ memory = before }) -- room only after the cache is trimmed
+        gm.emulated_device({ memory = before })
         gm.sum_(x, y, { axis = 2 })
         return nil, x:sum()
       end)
@@ -559,37 +559,29 @@ describe("kernels/*.cu on the emulated device", function()
       assert.is_true(ok, tostring(e1))
       assert.are.equal(5000, y[37])
       assert.are.equal(185000, s)
-      assert.is_true(gm.emulated_device().allocated < before, "the cached block went back")
+      assert.is_true(gm.emulated_device().allocated < before, what)
       assert.are.equal("none", gm.emulated_device().last_error)
     end)
+  end
+
+  -- ... the pool's cached blocks (no GC: the op's operands are held)
+  it("a scratch array that does not fit gets the pool's cached blocks back #outermost", function()
+    scratch_retry(function(z)
+      z:free()
+      gm.scal_(1, gm.mat(8, { ctype = "float", initial_element = 0 })) -- drains the queue: z's block is cached
+      return gm.emulated_device().allocated
+    end, "the cached block went back")
   end)
 
   -- ... and first the device blocks of garbage mats still on the
   -- deferred-free queue: freed, not yet drained by an
   -- allocation, they are reclaimable memory the retry must get back.
   it("a scratch array that does not fit gets queued frees back #outermost", function()
-    gm.with_cuda(EMU, function()
-      gm.collect()
-      local x = gm.mat({ 37, 5000 }, { ctype = "float", initial_element = 1 })
-      local y = gm.mat(37, { ctype = "float", initial_element = 3 })
-      gm.scal_(1, x)
-      gm.scal_(1, y)
-      local z = gm.mat(100000, { ctype = "float", initial_element = 0 })
-      gm.scal_(1, z)
+    scratch_retry(function(z)
       local before = gm.emulated_device().allocated
       z:free() -- queued: no device allocation drains it before the sum's scratch
-      local ok, e1, s = pcall(function()
-        gm.emulated_device({ memory = before }) -- room only once z's block is back
-        gm.sum_(x, y, { axis = 2 })
-        return nil, x:sum()
-      end)
-      gm.emulated_device({ memory = 0 })
-      assert.is_true(ok, tostring(e1))
-      assert.are.equal(5000, y[37])
-      assert.are.equal(185000, s)
-      assert.is_true(gm.emulated_device().allocated < before, "the queued block went back")
-      assert.are.equal("none", gm.emulated_device().last_error)
-    end)
+      return before
+    end, "the queued block went back")
   end)
 
   it("the host path launches no emulated kernel #host", function()

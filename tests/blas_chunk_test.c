@@ -132,18 +132,25 @@ static const gm_device_ops *watch_counts(gm_device *d) {
 
 static const double M3[9] = {4, -2, 1, 3, 6, -4, 2, 1, 8}; /* det 4*52 + 2*32 + 1*(-9) = 263 */
 
-/* invert and logdet of M3 with level-1 chunks of `chunk` elements. */
-static void lapack_case(size_t chunk, double inv[9], double *logabs, int *sign) {
+/* A 3x3 double mat holding v (contents written through the foreign
+ * facet) and an uninitialised 3x3 result beside it. */
+static void make_3x3(const double v[9], gm_mat **a, gm_mat **r) {
   size_t dims[2] = {3, 3};
   gm_mat_options o = {0};
   o.ctype = 1;
   o.cuda_enabled = 1;
-  gm_mat *a = NULL, *r = NULL;
-  CHECK(gm_mat_new(2, dims, &o, &a) == GM_OK && gm_mat_new(2, dims, &o, &r) == GM_OK);
+  *a = *r = NULL;
+  CHECK(gm_mat_new(2, dims, &o, a) == GM_OK && gm_mat_new(2, dims, &o, r) == GM_OK);
   void *p;
-  CHECK(gm_mat_watch(a, GM_FACET_FOREIGN, GM_OUTPUT, NULL, &p) == GM_OK);
-  memcpy(p, M3, sizeof M3);
-  gm_mat_unwatch(a, GM_FACET_FOREIGN, GM_OUTPUT);
+  CHECK(gm_mat_watch(*a, GM_FACET_FOREIGN, GM_OUTPUT, NULL, &p) == GM_OK);
+  memcpy(p, v, 9 * sizeof *v);
+  gm_mat_unwatch(*a, GM_FACET_FOREIGN, GM_OUTPUT);
+}
+
+/* invert and logdet of M3 with level-1 chunks of `chunk` elements. */
+static void lapack_case(size_t chunk, double inv[9], double *logabs, int *sign) {
+  gm_mat *a, *r;
+  make_3x3(M3, &a, &r);
   gm_blas_chunk = chunk;
   CHECK(gm_invert(a, r) == GM_OK);
   CHECK(gm_logdet(a, logabs, sign) == GM_OK);
@@ -156,17 +163,11 @@ static void lapack_case(size_t chunk, double inv[9], double *logabs, int *sign) 
 /* A NaN in the last, partial chunk (element 9 of 9, chunks of 7) is
  * still found: invert fails as on the host (LAPACKE's NaN check). */
 static void nan_in_tail(void) {
-  size_t dims[2] = {3, 3};
-  gm_mat_options o = {0};
-  o.ctype = 1;
-  o.cuda_enabled = 1;
-  gm_mat *a = NULL, *r = NULL;
-  CHECK(gm_mat_new(2, dims, &o, &a) == GM_OK && gm_mat_new(2, dims, &o, &r) == GM_OK);
-  void *p;
-  CHECK(gm_mat_watch(a, GM_FACET_FOREIGN, GM_OUTPUT, NULL, &p) == GM_OK);
-  memcpy(p, M3, sizeof M3);
-  ((double *)p)[8] = NAN;
-  gm_mat_unwatch(a, GM_FACET_FOREIGN, GM_OUTPUT);
+  double v[9];
+  memcpy(v, M3, sizeof v);
+  v[8] = NAN;
+  gm_mat *a, *r;
+  make_3x3(v, &a, &r);
   gm_blas_chunk = 7;
   CHECK(gm_invert(a, r) == GM_ELAPACK);
   gm_blas_chunk = 2147483647;
