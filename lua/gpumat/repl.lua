@@ -163,6 +163,9 @@ local function readline_reader(RL, core)
     while not done do
       if not core._repl_wait_input() then
         if RL.sigcleanup then RL.sigcleanup() end
+        -- the terminal is still prepared: readline restores it while its
+        -- stream is open, before lua-readline closes the stream (l_repl.c)
+        core._repl_readline_remove()
         RL.handler_remove()
         io.write("\n")
         return false

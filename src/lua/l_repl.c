@@ -13,7 +13,10 @@
  *                               false when a Ctrl-C came first
  *   core._repl_blocked(f)       f() with SIGINT held until it returns
  *   core._repl_stdin_tty()       -> whether stdin is a terminal
- *   core._repl_release()         -> LUA_RELEASE, LUA_COPYRIGHT (the banner) */
+ *   core._repl_release()         -> LUA_RELEASE, LUA_COPYRIGHT (the banner)
+ *   core._repl_readline_remove() readline's rl_callback_handler_remove, called
+ *                               directly (see below) -> whether it was found */
+#include <dlfcn.h>
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -108,6 +111,32 @@ static int l_repl_release(lua_State *L) {
   return 2;
 }
 
+/* lua-readline's handler_remove closes its terminal stream first and only
+ * then calls rl_callback_handler_remove, which restores the terminal by
+ * writing to that stream (bracketed paste off, fflush): a write through a
+ * closed FILE, which crashed the REPL now and then on a Ctrl-C at the prompt
+ * (the one time the terminal is still prepared when the handler goes).  The
+ * REPL calls readline's own function first, while the stream is open; the
+ * library is already loaded by lua-readline (RTLD_NOLOAD finds it, loads
+ * nothing), and gpumat links nothing of readline's. */
+static int l_repl_readline_remove(lua_State *L) {
+  static const char *const sonames[] = {"libreadline.so.8", "libreadline.so.7", "libreadline.so", NULL};
+  int found = 0;
+  for (int i = 0; sonames[i] && !found; i++) {
+    void *h = dlopen(sonames[i], RTLD_LAZY | RTLD_NOLOAD);
+    if (!h) continue;
+    void (*remove)(void);
+    *(void **)&remove = dlsym(h, "rl_callback_handler_remove");
+    if (remove) {
+      remove();
+      found = 1;
+    }
+    dlclose(h);
+  }
+  lua_pushboolean(L, found);
+  return 1;
+}
+
 void gml_open_repl(lua_State *L, int module_idx) {
   static const gml_reg fns[] = {
       {"_repl_signal", l_repl_signal, 1, NULL},
@@ -115,6 +144,7 @@ void gml_open_repl(lua_State *L, int module_idx) {
       {"_repl_release", l_repl_release, 0, NULL},
       {"_repl_stdin_tty", l_repl_stdin_tty, 0, NULL},
       {"_repl_blocked", l_repl_blocked, 1, NULL},
+      {"_repl_readline_remove", l_repl_readline_remove, 0, NULL},
       {NULL, NULL, 0, NULL},
   };
   gml_register(L, module_idx, fns);
