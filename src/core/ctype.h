@@ -16,6 +16,10 @@
 #define GM_CTYPE_TABLE(NAME) GM_CTYPES_WITH(GM_CTYPE_ENTRY_, NAME)
 #define GM_CTYPE_ENTRY_(NAME, T, E, ...) [GM_##E] = NAME##_##T,
 
+/* The same over the floating rows only (GM_FLOAT_CTYPES): entries of
+ * other ctypes stay NULL, so callers check before they call. */
+#define GM_FLOAT_CTYPE_TABLE(NAME) GM_FLOAT_CTYPES_WITH(GM_CTYPE_ENTRY_, NAME)
+
 /* A switch on ctype t with one case per GM_CTYPES row: CASE(T, E, ...)
  * writes `case GM_##E:` and its statements (ending in break or return);
  * DEFAULT is the statement for a value outside the list. */

@@ -21,10 +21,17 @@
  *   #define X(T, E, ...) case GM_##E: ... */
 #define GM_CTYPES(X) GM_CTYPES_WITH(GM_CTYPE_CALL_, X)
 
-/* The list itself, passing a through first: X(a, T, E, ...) per row. */
-#define GM_CTYPES_WITH(X, a)                              \
+/* The list itself, passing a through first: X(a, T, E, ...) per row.
+ * GM_CTYPES is every element type; GM_FLOAT_CTYPES the real floating
+ * rows, the ones BLAS/LAPACK, cuBLAS/cuSOLVER and the C math library take:
+ * code that only makes sense for those (matrix products, solvers, sqrt,
+ * random fills) instantiates over GM_FLOAT_CTYPES, so a row of another
+ * kind added to GM_CTYPES breaks none of it. */
+#define GM_FLOAT_CTYPES_WITH(X, a)                        \
   X(a, float, FLOAT, "float", ":FLOAT", s, S, F32, f, "<f4", f, 9, MPI_FLOAT, ncclFloat)         \
   X(a, double, DOUBLE, "double", ":DOUBLE", d, D, F64, , "<f8", d, 17, MPI_DOUBLE, ncclDouble)
+#define GM_CTYPES_WITH(X, a) GM_FLOAT_CTYPES_WITH(X, a)
+#define GM_FLOAT_CTYPES(X) GM_FLOAT_CTYPES_WITH(GM_CTYPE_CALL_, X)
 #define GM_CTYPE_CALL_(X, ...) X(__VA_ARGS__)
 
 typedef enum gm_ctype {
