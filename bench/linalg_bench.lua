@@ -24,7 +24,7 @@ local function case(label, op, dims, call, spd, iterations)
       local bd = {}
       for i = 1, #dims - 1 do bd[i] = dims[i] end
       local b = U.pattern_mat(gm, bd, ctype)
-      return function() call(a, b, p) end, nil, function() U.free(a, b, p) end
+      return function(k) for _ = 1, k or 1 do call(a, b, p) end end, nil, function() U.free(a, b, p) end
     end,
     against = {
       { label = "numpy", numpy = { op = op, dtype = ctype, dims = dims }, iterations = iterations },

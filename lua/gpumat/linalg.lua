@@ -266,8 +266,12 @@ return function(gm, core, methods)
     local ac = tall and fresh(mT(a)) or fresh(a)
     local w = zeros(cat(s, N), a)
     local u = vectors and zeros(cat(s, uc, M), a) or nil
+    if vectors and N == 0 and uc > 0 then -- no job runs: U is any orthogonal matrix
+      u = fresh(gm.eye(uc, M, opts_of(a)):expand(cat(s, uc, M)))
+    end
     local vt = vectors and zeros(cat(s, N, N), a) or nil
-    local failed, info = run(fn, "gesvd", M, N, 0, 0, false, vectors, full, ac, nil, w, u, vt)
+    local failed, info = 0, 0
+    if N > 0 then failed, info = run(fn, "gesvd", M, N, 0, 0, false, vectors, full, ac, nil, w, u, vt) end
     if info > 0 then raise("%s: matrix %d of the stack: no convergence (info %d)", fn, failed, info) end
     if not vectors then return w end
     if tall then return fresh(mT(u)), w, fresh(mT(vt)) end

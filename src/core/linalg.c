@@ -9,6 +9,7 @@
 
 #include "blas.h"
 #include "exec.h"
+#include "par.h"
 
 /* ---- stack_ ---- */
 
@@ -172,22 +173,26 @@ static size_t job_elems(const gm_linalg_job *j, int i) {
 
 static gm_status job_check(const gm_linalg_job *j, gm_mat *const *ms, size_t *batch) {
   if (j->m < 0 || j->n < 0 || j->nrhs < 0 || j->qcols < 0)
-    return gm_fail(GM_EINVAL, "linalg: negative size");
+    return gm_fail(GM_EINVAL, "negative size");
+  int k = j->m < j->n ? j->m : j->n;
+  if (j->kind == GM_LA_GESVD && j->m < j->n) return gm_fail(GM_EINVAL, "gesvd needs m >= n");
+  if (j->kind == GM_LA_QR && (j->qcols < k || j->qcols > j->m))
+    return gm_fail(GM_EINVAL, "q needs between %d and %d columns", k, j->m);
   if (!is_float_ctype(ms[0]->ctype))
-    return gm_fail(GM_EINVAL, "linalg: ctype %s is not a floating type", gm_ctype_name(ms[0]->ctype));
+    return gm_fail(GM_EINVAL, "ctype %s is not a floating type", gm_ctype_name(ms[0]->ctype));
   size_t per = job_elems(j, 0);
   *batch = per ? ms[0]->size / per : 0;
   for (int i = 0; i < 5; i++) {
     const gm_mat *m = ms[i];
     if (!m) continue;
-    if (job_elems(j, i) > (size_t)INT32_MAX) return gm_fail(GM_ERANGE, "linalg: matrix too large for LAPACK");
-    if (m->ctype != ms[0]->ctype) return gm_fail(GM_EINVAL, "linalg: mixed ctypes");
-    if (!m->contiguous) return gm_fail(GM_EINVAL, "linalg: operand %d is not contiguous", i + 1);
+    if (job_elems(j, i) > (size_t)INT32_MAX) return gm_fail(GM_ERANGE, "matrix too large for LAPACK");
+    if (m->ctype != ms[0]->ctype) return gm_fail(GM_EINVAL, "mixed ctypes");
+    if (!m->contiguous) return gm_fail(GM_EINVAL, "operand %d is not contiguous", i + 1);
     if (m->size != *batch * job_elems(j, i))
-      return gm_fail(GM_EINVAL, "linalg: operand %d has %zu elements, %zu expected", i + 1, m->size,
+      return gm_fail(GM_EINVAL, "operand %d has %zu elements, %zu expected", i + 1, m->size,
                      *batch * job_elems(j, i));
-    for (int k = 0; k < i; k++)
-      if (ms[k] && gm_mats_overlap(ms[k], m)) return gm_fail(GM_EINVAL, "linalg: operands overlap");
+    for (int o = 0; o < i; o++)
+      if (ms[o] && gm_mats_overlap(ms[o], m)) return gm_fail(GM_EINVAL, "operands overlap");
   }
   return GM_OK;
 }
@@ -200,6 +205,45 @@ static gm_status job_at(const gm_exec *e, const gm_linalg_job *proto, gm_operand
   for (int i = 0; i < 5; i++)
     *slot[i] = ops[i].m ? (char *)ops[i].ptr + at * job_elems(proto, i) * elem : NULL;
   return e->be->blas->linalg(e->dev, &j, info);
+}
+
+/* Stacks of small matrices on the host: one job per matrix over the cores
+ * (LAPACK on a matrix this small runs on the calling thread only, so the
+ * library's own threads are not oversubscribed).  Each matrix keeps its
+ * info and status; the caller reports the first failure in stack order. */
+enum { PAR_MAX_N = 64 };
+
+typedef struct par_jobs {
+  const gm_exec *e;
+  const gm_linalg_job *proto;
+  gm_operand *ops;
+  int *infos;
+  gm_status *sts;
+} par_jobs;
+
+static void par_chunk(void *arg, size_t begin, size_t end) {
+  par_jobs *p = arg;
+  for (size_t at = begin; at < end; at++) p->sts[at] = job_at(p->e, p->proto, p->ops, at, &p->infos[at]);
+}
+
+static gm_status run_parallel(const gm_exec *e, const gm_linalg_job *job, gm_operand *ops, size_t batch,
+                              size_t *failed, int *info) {
+  int *infos = calloc(batch, sizeof *infos);
+  gm_status *sts = calloc(batch, sizeof *sts);
+  gm_status st = infos && sts ? GM_OK : gm_fail(GM_ENOMEM, "out of host memory");
+  if (st == GM_OK) {
+    par_jobs p = {e, job, ops, infos, sts};
+    double n = job->m > job->n ? job->m : job->n;
+    gm_par_for(batch, 1, n * n * n, par_chunk, &p);
+    for (size_t at = 0; at < batch && st == GM_OK && *info == 0; at++) {
+      /* a worker's message stayed on its thread: name the matrix here */
+      if (sts[at] != GM_OK) st = gm_fail(sts[at], "matrix %zu of the stack failed", at + 1);
+      else if (infos[at] != 0) *info = infos[at], *failed = at + 1;
+    }
+  }
+  free(infos);
+  free(sts);
+  return st;
 }
 
 gm_status gm_linalg_run(gm_linalg_job job, gm_mat *const ms[5], size_t *failed, int *info) {
@@ -229,6 +273,8 @@ gm_status gm_linalg_run(gm_linalg_job job, gm_mat *const ms[5], size_t *failed, 
   GM_TRY(gm_acquire(&e, acq, na));
   for (int k = 0; k < na; k++) ops[map[k]] = acq[k];
   gm_status st = GM_OK;
+  if (!e.dev && batch > 1 && job.m <= PAR_MAX_N && job.n <= PAR_MAX_N)
+    return gm_finish(&e, acq, na, run_parallel(&e, &job, ops, batch, failed, info));
   for (size_t at = 0; at < batch && st == GM_OK && *info == 0; at++) {
     st = job_at(&e, &job, ops, at, info);
     if (*info != 0) *failed = at + 1;

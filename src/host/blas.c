@@ -396,27 +396,19 @@ static gm_status h_syevd(const gm_linalg_job *j, int *info) {
 #undef X
 }
 
+/* The host runs gesdd (divide and conquer, as NumPy does: faster than
+ * gesvd for vectors); the devices run cuSOLVER's gesvd.  Both give the
+ * singular values descending and the same subspaces. */
 static gm_status h_gesvd(const gm_linalg_job *j, int *info) {
-  char ju = j->vectors ? (j->full ? 'A' : 'S') : 'N', jv = j->vectors ? 'A' : 'N';
-  size_t elem = gm_ctype_size(j->t);
-  void *superb = malloc((size_t)(j->n > 1 ? j->n : 1) * elem), *u = j->u ? j->u : j->a;
-  void *vt = j->vt ? j->vt : j->a;
-  if (!superb) return gm_fail(GM_ENOMEM, "out of host memory");
-  lapack_int r = 0;
-#define X(T, E, name, kw, p, ...)                                                                          \
-  case GM_##E:                                                                                             \
-    r = LAPACKE_##p##gesvd(LAPACK_COL_MAJOR, ju, jv, j->m, j->n, j->a, j->m, j->w, u, j->m, vt, j->n, superb); \
-    break;
-  switch (j->t) {
-    GM_FLOAT_CTYPES(X)
-    default:
-      free(superb);
-      return bad_ctype("gesvd");
-  }
+  char jobz = j->vectors ? (j->full ? 'A' : 'S') : 'N';
+  void *u = j->u ? j->u : j->a, *vt = j->vt ? j->vt : j->a;
+#define X(T, E, name, kw, p, ...)                                                                    \
+  case GM_##E:                                                                                       \
+    *info = (int)LAPACKE_##p##gesdd(LAPACK_COL_MAJOR, jobz, j->m, j->n, j->a, j->m, j->w, u, j->m, vt, \
+                                    j->n);                                                           \
+    return GM_OK;
+  FLOAT_SWITCH(j->t, X, "gesdd")
 #undef X
-  free(superb);
-  *info = (int)r;
-  return GM_OK;
 }
 
 static gm_status h_linalg(void *ctx, const gm_linalg_job *j, int *info) {

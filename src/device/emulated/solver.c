@@ -3,6 +3,7 @@
  * device memory, a workspace of getrf_bufferSize elements), so the shared
  * invert/logdet of ../solver.c run here as they do on the CUDA backend. */
 #include <lapacke.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,7 +101,12 @@ static gm_status emu_call_buffer_size(void *ctx, const gm_solver_call *c, int *l
   int n = c->n, ldu = c->ldu > 0 ? c->ldu : 1, ldvt = c->ldvt > 0 ? c->ldvt : 1;
   switch (c->fn) {
     case GM_SV_GEQRF: case GM_SV_ORGQR: case GM_SV_GESVD: break;
-    case GM_SV_SYEVD: *lwork = c->vectors ? 1 + 6 * n + 2 * n * n : 2 * n + 1; return GM_OK;
+    case GM_SV_SYEVD: {
+      long long nn = n, need = c->vectors ? 1 + 6 * nn + 2 * nn * nn : 2 * nn + 1;
+      if (need > INT_MAX) return gm_fail(GM_ERANGE, "syevd: workspace too large for LAPACK");
+      *lwork = (int)need;
+      return GM_OK;
+    }
     default: *lwork = 1; return GM_OK;
   }
 #define X(T, E, name, kw, p, ...)                                                                              \
