@@ -417,6 +417,14 @@ describe("gm.linalg", function()
         assert.has_error(function() gm.linalg.matrix_power(sq, 1.5) end,
           "bad argument #2 to 'matrix_power' (integer expected, got float)")
         assert.has_error(function() gm.linalg.inv(sq, 1) end, "bad argument #2 to 'inv' (no value expected)")
+        assert.has_error(function() gm.linalg.eig(sq) end, "eig: not implemented yet (complex results need " ..
+          "complex mats); for symmetric matrices use gm.linalg.eigh or gm.linalg.eigvalsh")
+        assert.has_error(function() gm.linalg.trace(sq, { dtype = "int8" }) end,
+          "bad argument #2 to 'trace' (dtype must be a floating ctype, got int8)")
+        local other_ct = ct == "float" and "double" or "float"
+        local tr = gm.linalg.trace(mk(ct, { 2, 2, 2 }, { 1, 2, 3, 4, 5, 6, 7, 8 }), { dtype = other_ct })
+        assert.equal(other_ct, tr:ctype())
+        assert.same({ 5, 13 }, flat(tr))
       end)
 
       it("strided views in, and 1x1 and empty edges", function()

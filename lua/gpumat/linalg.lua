@@ -413,7 +413,14 @@ return function(gm, core, methods)
   end
 
   function L.trace(a, opts)
-    local dg = L.diagonal(a, opts)
+    opts = options("trace", opts, 2, { offset = true, dtype = true })
+    if opts.dtype ~= nil then
+      local ct = ({ float32 = "float", float64 = "double" })[opts.dtype] or opts.dtype
+      if not EPS[ct] then argerror(2, "trace", "dtype must be a floating ctype, got %s", tostring(opts.dtype)) end
+      check("trace", a, 1, 2)
+      a = a:as(ct)
+    end
+    local dg = L.diagonal(a, { offset = opts.offset })
     if #a:dims() == 2 then return dg:sum() end
     return dg:sum(-1)
   end
@@ -621,6 +628,16 @@ return function(gm, core, methods)
     if vy then table.remove(rd, #rd) end
     if #rd == 0 then return r:view(1)[1] end
     return r:view(rd)
+  end
+
+  -- eig/eigvals of a general matrix have complex results, which mats
+  -- cannot hold yet: a clear error instead of a missing field
+  for _, name in ipairs { "eig", "eigvals" } do
+    L[name] = function(a)
+      check(name, a, 1, 2)
+      raise("%s: not implemented yet (complex results need complex mats); for symmetric matrices use " ..
+        "gm.linalg.eigh or gm.linalg.eigvalsh", name)
+    end
   end
 
   gm.linalg = argcheck.strict_table(L)
