@@ -140,7 +140,8 @@ describe("gm.linalg", function()
         local b3 = mk(ct, { 3, 4, 2 }, B3)
         local ref = numpy({ A = { { 3, 2, 4, 4 }, av }, B = { { 4, 2 }, bv }, C = { { 2, 1, 4, 4 }, cv },
           V = { { 4 }, vv }, B3 = { { 3, 4, 2 }, B3 } },
-          { "np.linalg.solve(A, B)", "np.linalg.solve(A, np.broadcast_to(V, A.shape[:-1]))", "np.linalg.solve(C, B3[None])", "np.linalg.solve(A[0,0], V)" })
+          { "np.linalg.solve(A, B)", "np.linalg.solve(A, np.broadcast_to(V, A.shape[:-1]))", "np.linalg.solve(C, B3[None])", "np.linalg.solve(A[0,0], V)",
+            "np.linalg.solve(A, B3[:2, :, :1].reshape(1, 2, 4, 1))" })
         local x = gm.linalg.solve(a, b)
         assert.same({ 3, 2, 4, 2 }, dims_of(x))
         close(x, ref[1], ct, "solve stack")
@@ -155,6 +156,11 @@ describe("gm.linalg", function()
         local x1 = gm.linalg.solve(a1:t():t(), v)
         close(x1, ref[4], ct, "solve view")
         assert.same(av[1], a1[1]) -- input untouched
+        -- one column per system: (2, 4, 1) broadcast against the 3x2 stack
+        local b1 = b3:narrow(1, 1, 2):narrow(3, 1, 1)
+        local x1c = gm.linalg.solve(a, b1)
+        assert.same({ 3, 2, 4, 1 }, dims_of(x1c))
+        close(x1c, ref[5], ct, "solve one column")
       end)
 
       it("inv, det and slogdet of a stack and of one matrix", function()

@@ -144,6 +144,7 @@ return function(gm, core, methods)
     local failed, info = run(fn, "gesv", n, n, k, 0, true, false, false, ac, bc)
     if info > 0 then raise("%s: matrix %d of the stack is singular (U(%d,%d) is zero)", fn, failed, info, info) end
     if vector then return bc:view(cat(s, n)) end
+    if k == 1 then return bc:view(cat(s, n, 1)) end -- one column: the transpose is a reshape
     return fresh(mT(bc))
   end
 
