@@ -2,7 +2,7 @@
  * host loops, the CUDA kernels (nvcc) and the emulated device (C++), so
  * every backend computes the same bits.  Every function is defined for
  * every input: no C undefined behaviour (the suite runs under UBSan) and
- * nothing that differs between compilers.  The rules are docs/API.md's "Defined
+ * nothing that differs between gpumat's compilers.  The rules are docs/API.md's "Defined
  * everywhere, identical on every device", which are NumPy 2's results:
  *
  *  - add, subtract, multiply, negate wrap (two's complement): computed in
@@ -29,6 +29,12 @@
  *    cvt.rzi.sat, Rust's `as`).  Bounds are compared in the float type
  *    against 2^(width-1) (signed) or 2^width (unsigned), which are exact.
  *  - to bool: nonzero gives true; a float NaN is nonzero (NumPy).
+ *
+ * The one thing C leaves to the implementation here is narrowing an
+ * out-of-range value to a signed type, (int8_t)(uint32_t)200: GCC, Clang
+ * and nvcc reduce modulo 2^bits, and C++20 defines it so (the emulated
+ * device's build is C++17, where g++ does the same), which is the
+ * wrapping wanted; every other operation is fully defined.
  *
  * Names: gm_i<op>_<T> for the operations and gm_cast_<from>_<to> for the
  * conversions, T the C type (int8_t ... uint64_t) so GM_CTYPES rows paste
