@@ -202,6 +202,14 @@ describe("gm.linalg", function()
         assert.same({ 2, 0, 0, 2, 1, 2, 2, 4, 1, 0, 0, 1 }, flat(st))
         local d = gm.linalg.det(st)
         close(d, { 4, 0, 1 }, ct, "det with a singular one")
+        -- a long stack (its matrices run in parallel on the host): the
+        -- first singular one in stack order is named
+        local big = gm.eye(3, { ctype = ct }):expand(5, 8, 3, 3):contiguous()
+        big[{ 3, 2 }] = 0 -- matrix (3-1)*8+2 = 18
+        big[{ 5, 1 }] = 0 -- matrix 33
+        assert.has_error(function() gm.linalg.inv(big) end, "inv: matrix 18 of the stack is singular (U(1,1) is zero)")
+        assert.has_error(function() gm.linalg.cholesky(big) end,
+          "cholesky: matrix 18 of the stack is not positive definite (leading minor 1)")
       end)
 
       it("cholesky lower and upper; not positive definite names the index", function()

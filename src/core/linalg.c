@@ -207,11 +207,12 @@ static gm_status job_at(const gm_exec *e, const gm_linalg_job *proto, gm_operand
   return e->be->blas->linalg(e->dev, &j, info);
 }
 
-/* Stacks of small matrices on the host: one job per matrix over the cores
- * (LAPACK on a matrix this small runs on the calling thread only, so the
- * library's own threads are not oversubscribed).  Each matrix keeps its
+/* Stacks of small matrices on the host: one job per matrix over the cores.
+ * At this size OpenBLAS runs LAPACK and the BLAS calls inside it on the
+ * calling thread (its thresholds for using its own threads are far
+ * above 32^3 flops), so the two pools never nest.  Each matrix keeps its
  * info and status; the caller reports the first failure in stack order. */
-enum { PAR_MAX_N = 64 };
+enum { PAR_MAX_N = 32 };
 
 typedef struct par_jobs {
   const gm_exec *e;
