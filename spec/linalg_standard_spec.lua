@@ -202,8 +202,7 @@ describe("gm.linalg", function()
         assert.same({ 2, 0, 0, 2, 1, 2, 2, 4, 1, 0, 0, 1 }, flat(st))
         local d = gm.linalg.det(st)
         close(d, { 4, 0, 1 }, ct, "det with a singular one")
-        -- a long stack (its matrices run in parallel on the host): the
-        -- first singular one in stack order is named
+        -- a long stack: the first singular one in stack order is named
         local big = gm.eye(3, { ctype = ct }):expand(5, 8, 3, 3):contiguous()
         big[{ 3, 2 }] = 0 -- matrix (3-1)*8+2 = 18
         big[{ 5, 1 }] = 0 -- matrix 33

@@ -9,7 +9,6 @@
 
 #include "blas.h"
 #include "exec.h"
-#include "par.h"
 
 /* ---- stack_ ---- */
 
@@ -207,46 +206,6 @@ static gm_status job_at(const gm_exec *e, const gm_linalg_job *proto, gm_operand
   return e->be->blas->linalg(e->dev, &j, info);
 }
 
-/* Stacks of small matrices on the host: one job per matrix over the cores.
- * At this size OpenBLAS runs LAPACK and the BLAS calls inside it on the
- * calling thread (its thresholds for using its own threads are far
- * above 32^3 flops), so the two pools never nest.  Each matrix keeps its
- * info and status; the caller reports the first failure in stack order. */
-enum { PAR_MAX_N = 32 };
-
-typedef struct par_jobs {
-  const gm_exec *e;
-  const gm_linalg_job *proto;
-  gm_operand *ops;
-  int *infos;
-  gm_status *sts;
-} par_jobs;
-
-static void par_chunk(void *arg, size_t begin, size_t end) {
-  par_jobs *p = arg;
-  for (size_t at = begin; at < end; at++) p->sts[at] = job_at(p->e, p->proto, p->ops, at, &p->infos[at]);
-}
-
-static gm_status run_parallel(const gm_exec *e, const gm_linalg_job *job, gm_operand *ops, size_t batch,
-                              size_t *failed, int *info) {
-  int *infos = calloc(batch, sizeof *infos);
-  gm_status *sts = calloc(batch, sizeof *sts);
-  gm_status st = infos && sts ? GM_OK : gm_fail(GM_ENOMEM, "out of host memory");
-  if (st == GM_OK) {
-    par_jobs p = {e, job, ops, infos, sts};
-    double n = job->m > job->n ? job->m : job->n;
-    gm_par_for(batch, 1, n * n * n, par_chunk, &p);
-    for (size_t at = 0; at < batch && st == GM_OK && *info == 0; at++) {
-      /* a worker's message stayed on its thread: name the matrix here */
-      if (sts[at] != GM_OK) st = gm_fail(sts[at], "matrix %zu of the stack failed", at + 1);
-      else if (infos[at] != 0) *info = infos[at], *failed = at + 1;
-    }
-  }
-  free(infos);
-  free(sts);
-  return st;
-}
-
 gm_status gm_linalg_run(gm_linalg_job job, gm_mat *const ms[5], size_t *failed, int *info) {
   *failed = 0;
   *info = 0;
@@ -274,8 +233,9 @@ gm_status gm_linalg_run(gm_linalg_job job, gm_mat *const ms[5], size_t *failed, 
   GM_TRY(gm_acquire(&e, acq, na));
   for (int k = 0; k < na; k++) ops[map[k]] = acq[k];
   gm_status st = GM_OK;
-  if (!e.dev && batch > 1 && job.m <= PAR_MAX_N && job.n <= PAR_MAX_N)
-    return gm_finish(&e, acq, na, run_parallel(&e, &job, ops, batch, failed, info));
+  /* One matrix after the other, also on the host: spreading a stack of
+   * small matrices over the cores (gm_par_for) measured 3x slower than
+   * this loop, OpenBLAS's LAPACK calls contending inside the library. */
   for (size_t at = 0; at < batch && st == GM_OK && *info == 0; at++) {
     st = job_at(&e, &job, ops, at, info);
     if (*info != 0) *failed = at + 1;
