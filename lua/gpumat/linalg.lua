@@ -78,8 +78,9 @@ return function(gm, core, methods)
     return c
   end
 
-  local function run(fn, kind, m, n, nrhs, qcols, trans, vectors, full, a, b, w, u, vt)
-    local failed, info = core._linalg(kind, m, n, nrhs, qcols, trans, vectors, full, a, b, w, u, vt)
+  local function run(fn, kind, m, n, nrhs, qcols, trans, vectors, full, a, b, w, u, vt, upper, left, unit)
+    local failed, info = core._linalg(kind, m, n, nrhs, qcols, trans, vectors, full, a, b, w, u, vt, upper, left,
+      unit)
     if info < 0 then
       raise("%s: LAPACK rejected matrix %d of the stack (info %d: NaN or infinity in the input?)", fn, failed, info)
     end
@@ -357,18 +358,113 @@ return function(gm, core, methods)
     return x, res, rank, s
   end
 
-  -- solve_triangular: the given triangle (other one zeroed, the diagonal
-  -- 1 when unit_diagonal) through solve's LU.
+  -- the 1-based index in a's stack of the first matrix with a zero on its
+  -- diagonal, and that position, or nil
+  local function zero_diagonal(a, n)
+    local z = gm.eq(L.diagonal(a), 0)
+    if z:sum() == 0 then return nil end
+    local rows = z:contiguous():view(-1, n):to_table()
+    for i, row in ipairs(rows) do
+      for j = 1, n do
+        if row[j] ~= 0 and row[j] ~= false then return i, j end
+      end
+    end
+  end
+
+  -- solve_triangular: one trsm per matrix, no copies of a.  a's raw is
+  -- A^T column-major and b's raw B^T (k x n), so op(A) X = B is
+  -- X^T A^T = B^T: trsm from the other side on the other triangle, and
+  -- the solution's raw is X row-major.
   function L.solve_triangular(a, b, opts)
     local fn = "solve_triangular"
     local n = square(fn, a, 1)
-    opts = options(fn, opts, 3, { upper = true, unit_diagonal = true })
-    local t = tri(a, opts.upper and true or false)
-    if opts.unit_diagonal then
-      local eye = gm.eye(n, opts_of(a))
-      t = gm.where(eye, eye, t)
+    check(fn, b, 2, 1)
+    same_ctype(fn, a, b, 2)
+    opts = options(fn, opts, 3, { upper = true, left = true, unit_diagonal = true })
+    local left = opts.left == nil or opts.left and true or false
+    local db, vector = b:dims(), #b:dims() == 1
+    if vector and not left then argerror(2, fn, "b must be a matrix when left is false") end
+    local bn = vector and db[1] or db[left and #db - 1 or #db]
+    if bn ~= n then
+      argerror(2, fn, "b has %d %s, a is %dx%d", bn, left and "rows" or "columns", n, n)
     end
-    return L.solve(t, b)
+    if not opts.unit_diagonal then
+      local at, pos = zero_diagonal(a, n)
+      if at then raise("%s: matrix %d of the stack is singular (zero on the diagonal at %d)", fn, at, pos) end
+    end
+    local s = broadcast_stacks(fn, (stack_of(a)), vector and {} or (stack_of(b)))
+    local ac = a:expand(cat(s, n, n)):contiguous()
+    local bc = vector and fresh(b:view(1, n):expand(cat(s, 1, n))) or fresh(b:expand(cat(s, db[#db - 1], db[#db])))
+    local k = vector and 1 or db[left and #db or #db - 1]
+    run(fn, "trsm", n, n, k, 0, false, false, false, ac, bc, nil, nil, nil,
+      not opts.upper, not left, opts.unit_diagonal and true or false)
+    if vector then return bc:view(cat(s, n)) end
+    return bc
+  end
+
+  -- getrf on A column-major (a's transpose, copied): the LU factors
+  -- (row-major, m x n) and the pivots (1-based, a's ctype)
+  local function getrf(fn, a)
+    check(fn, a, 1, 2)
+    local d, s = a:dims(), stack_of(a)
+    local m, n = d[#d - 1], d[#d]
+    local ac, piv = fresh(mT(a)), zeros(cat(s, math.min(m, n)), a)
+    run(fn, "getrf", m, n, 0, 0, false, false, false, ac, nil, piv)
+    return fresh(mT(ac:view(cat(s, n, m)))), piv, s, m, n
+  end
+
+  function L.lu_factor(a)
+    local lu, piv = getrf("lu_factor", a)
+    return lu, piv
+  end
+
+  -- lu: P from the pivots (row i swapped with row piv[i], in order:
+  -- P^T A = L U), L unit lower m x k and U upper k x n from the factors
+  function L.lu(a)
+    local lu, piv, s, m, n = getrf("lu", a)
+    local k = math.min(m, n)
+    local count = 1
+    for i = 1, #s do count = count * s[i] end
+    local flat = {}
+    local pv = k > 0 and count > 0 and piv:contiguous():view(count * k):to_table() or {}
+    for c = 0, count - 1 do
+      local perm = {}
+      for i = 1, m do perm[i] = i end
+      for i = 1, k do
+        local j = math.tointeger(pv[c * k + i])
+        perm[i], perm[j] = perm[j], perm[i]
+      end
+      local base = c * m * m
+      for i = 1, m * m do flat[base + i] = 0 end
+      for r = 1, m do flat[base + (perm[r] - 1) * m + r] = 1 end
+    end
+    local p = stack_mat({ count * m * m }, flat, a):view(cat(s, m, m))
+    local l, u = tri(lu:narrow(#s + 2, 1, k), false, -1), tri(lu:narrow(#s + 1, 1, k), true)
+    if k > 0 then l = l + gm.eye(m, k, opts_of(a)) end
+    return p, fresh(l), fresh(u)
+  end
+
+  -- lu_solve: getrs on the factors column-major (copied back from
+  -- lu_factor's row-major) and b column-major
+  function L.lu_solve(lu, pivots, b)
+    local fn = "lu_solve"
+    local n = square(fn, lu, 1)
+    check(fn, pivots, 2, 1)
+    check(fn, b, 3, 2)
+    same_ctype(fn, lu, pivots, 2)
+    same_ctype(fn, lu, b, 3)
+    local dp, db = pivots:dims(), b:dims()
+    if dp[#dp] ~= n then argerror(2, fn, "pivots has %d elements per matrix, lu is %dx%d", dp[#dp], n, n) end
+    if db[#db - 1] ~= n then argerror(3, fn, "b has %d rows, lu is %dx%d", db[#db - 1], n, n) end
+    local sp = {}
+    for i = 1, #dp - 1 do sp[i] = dp[i] end
+    local s = broadcast_stacks(fn, broadcast_stacks(fn, (stack_of(lu)), sp), (stack_of(b)))
+    local k = db[#db]
+    local lc = fresh(mT(lu:expand(cat(s, n, n))))
+    local pc = pivots:expand(cat(s, n)):contiguous()
+    local bc = fresh(mT(b:expand(cat(s, n, k))))
+    run(fn, "getrs", n, n, k, 0, false, false, false, lc, bc, pc)
+    return fresh(mT(bc))
   end
 
   function L.matrix_power(a, k)

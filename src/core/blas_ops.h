@@ -45,14 +45,28 @@ typedef enum gm_blas_trans { GM_BLAS_N = 0, GM_BLAS_T = 1 } gm_blas_trans;
  *        columns) when vectors, else destroyed.
  * GESVD: m >= n; w (n) := the singular values, descending; when vectors,
  *        u (m x m when full, else m x n) := U and vt (n x n) := V^T; a is
- *        destroyed.  info > 0: no convergence. */
-typedef enum gm_linalg_kind { GM_LA_GESV, GM_LA_POTRF, GM_LA_QR, GM_LA_SYEVD, GM_LA_GESVD } gm_linalg_kind;
+ *        destroyed.  info > 0: no convergence.
+ * TRSM:  m == n; b := the solution X of op(A) X = B (left) or X op(A) = B
+ *        (not left), A (n x n) triangular (upper: its upper triangle
+ *        read, else the lower; unit: its diagonal taken as ones), op(A)
+ *        A^T when trans; b is n x nrhs when left, else nrhs x n (the
+ *        trsm entry below).  a is only read.
+ * GETRF: a (m x n) := its LU factors (getrf); w (min(m, n)) := the
+ *        1-based pivots as elements of the ctype.  info > 0 (a zero
+ *        pivot: U is singular) does not stop a stack.
+ * GETRS: m == n; a (n x n) holds getrf's LU factors and w (n) its
+ *        pivots as GETRF writes them (only read); b (n x nrhs) :=
+ *        op(A)^-1 b, op(A) A^T when trans. */
+typedef enum gm_linalg_kind {
+  GM_LA_GESV, GM_LA_POTRF, GM_LA_QR, GM_LA_SYEVD, GM_LA_GESVD, GM_LA_TRSM, GM_LA_GETRF, GM_LA_GETRS
+} gm_linalg_kind;
 
 typedef struct gm_linalg_job {
   gm_linalg_kind kind;
   gm_ctype t;
   int m, n, nrhs, qcols;
   bool trans, vectors, full;
+  bool upper, left, unit; /* TRSM */
   void *a, *b, *w, *u, *vt;
 } gm_linalg_job;
 
@@ -84,6 +98,13 @@ typedef struct gm_blas_ops {
   gm_status (*geam)(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans tb, int m, int n,
                     double alpha, const void *a, int lda, double beta, const void *b, int ldb, void *c,
                     int ldc);
+  /* B := alpha * op(A)^-1 B (left) or alpha * B op(A)^-1 (not left), B
+   * m x n, A triangular of order m (left) or n (cublasXtrsm /
+   * cblas_Xtrsm); upper picks A's triangle, unit takes its diagonal as
+   * ones.  B does not overlap A.  Optional: gm.linalg's TRSM job needs it
+   * on the backend that runs the job. */
+  gm_status (*trsm)(void *ctx, gm_ctype t, bool left, bool upper, gm_blas_trans ta, bool unit, int m, int n,
+                    double alpha, const void *a, int lda, void *b, int ldb);
   /* Optional (may be NULL: the core then runs them on the host facet).
    * invert: A (n x n) := inverse of A, in place; GM_ELAPACK when singular.
    * logdet: *logabs = log |det A|, *sign in {-1, 0, 1} (0 and -inf when

@@ -164,7 +164,7 @@ static size_t job_elems(const gm_linalg_job *j, int i) {
   switch (i) {
     case 0: return m * n;
     case 1: return j->kind == GM_LA_QR ? m * (size_t)j->qcols : n * (size_t)j->nrhs;
-    case 2: return n;
+    case 2: return j->kind == GM_LA_GETRF && m < n ? m : n;
     case 3: return m * (j->full ? m : n);
     default: return n * n;
   }
@@ -175,6 +175,8 @@ static gm_status job_check(const gm_linalg_job *j, gm_mat *const *ms, size_t *ba
     return gm_fail(GM_EINVAL, "negative size");
   int k = j->m < j->n ? j->m : j->n;
   if (j->kind == GM_LA_GESVD && j->m < j->n) return gm_fail(GM_EINVAL, "gesvd needs m >= n");
+  bool square = j->kind == GM_LA_GESV || j->kind == GM_LA_TRSM || j->kind == GM_LA_GETRS;
+  if (square && j->m != j->n) return gm_fail(GM_EINVAL, "the job needs m == n");
   if (j->kind == GM_LA_QR && (j->qcols < k || j->qcols > j->m))
     return gm_fail(GM_EINVAL, "q needs between %d and %d columns", k, j->m);
   if (!is_float_ctype(ms[0]->ctype))
@@ -213,6 +215,7 @@ gm_status gm_linalg_run(gm_linalg_job job, gm_mat *const ms[5], size_t *failed, 
   GM_TRY(job_check(&job, ms, &batch));
   job.t = ms[0]->ctype;
   if (batch == 0 || job.m == 0 || job.n == 0) return GM_OK;
+  if ((job.kind == GM_LA_TRSM || job.kind == GM_LA_GETRS) && job.nrhs == 0) return GM_OK;
   gm_mat *present[5];
   int np = 0;
   for (int i = 0; i < 5; i++)
@@ -221,10 +224,12 @@ gm_status gm_linalg_run(gm_linalg_job job, gm_mat *const ms[5], size_t *failed, 
   if (!e.be->blas || !e.be->blas->linalg) e = gm_exec_host();
   /* gesv reads b; qr's b is read too (LAPACKE's NaN scan covers q's
    * columns past the reflectors), so both are IO: never stale memory */
-  bool b_in = job.kind == GM_LA_GESV || job.kind == GM_LA_QR;
+  bool b_in = job.kind != GM_LA_POTRF && job.kind != GM_LA_SYEVD && job.kind != GM_LA_GESVD;
   gm_operand ops[5];
   for (int i = 0; i < 5; i++)
     ops[i] = (gm_operand){ms[i], i == 0 || (i == 1 && b_in) ? GM_IO : GM_OUTPUT, NULL};
+  if (job.kind == GM_LA_GETRS) ops[2].dir = GM_INPUT; /* the pivots */
+  if (job.kind == GM_LA_TRSM || job.kind == GM_LA_GETRS) ops[0].dir = GM_INPUT; /* a is only read */
   /* acquire only the present ones (in place: ops of absent ones stay NULL) */
   gm_operand acq[5];
   int map[5], na = 0;
@@ -236,9 +241,12 @@ gm_status gm_linalg_run(gm_linalg_job job, gm_mat *const ms[5], size_t *failed, 
   /* One matrix after the other, also on the host: spreading a stack of
    * small matrices over the cores (gm_par_for) measured 3x slower than
    * this loop, OpenBLAS's LAPACK calls contending inside the library. */
-  for (size_t at = 0; at < batch && st == GM_OK && *info == 0; at++) {
-    st = job_at(&e, &job, ops, at, info);
-    if (*info != 0) *failed = at + 1;
+  for (size_t at = 0; at < batch && st == GM_OK; at++) {
+    int one = 0;
+    st = job_at(&e, &job, ops, at, &one);
+    if (one != 0 && *info == 0) *info = one, *failed = at + 1;
+    /* a singular U is a result of lu, not a failure: the stack goes on */
+    if (one < 0 || (one > 0 && job.kind != GM_LA_GETRF)) break;
   }
   return gm_finish(&e, acq, na, st);
 }

@@ -165,6 +165,47 @@ static gm_status run_call(const gm_solver_ops *s, void *ctx, job_scratch *w, gm_
   return s->call(ctx, c);
 }
 
+/* GETRF's pivots, between cuSOLVER's device ints (ipiv) and gm.linalg's
+ * elements of the ctype in w: through the host, n elements (gm.linalg's
+ * pivots are mats of a's type until integer mats exist). */
+static gm_status pivots_io(const gm_solver_ops *s, void *ctx, gm_ctype t, int n, int *ipiv, void *w, bool to_w) {
+  size_t elem = gm_ctype_size(t), un = (size_t)n;
+  int *iv = malloc(un * sizeof *iv);
+  void *fv = malloc(un * elem);
+  gm_status st = iv && fv ? GM_OK : gm_fail(GM_ENOMEM, "out of host memory");
+  if (st == GM_OK) st = to_w ? s->read(ctx, iv, ipiv, un * sizeof *iv) : s->read(ctx, fv, w, un * elem);
+  for (size_t i = 0; i < un && st == GM_OK; i++) {
+    if (to_w) {
+      gm_ctype_set(t, fv, i, (double)iv[i]);
+      continue;
+    }
+    double v = gm_ctype_get(t, fv, i);
+    if (!(v >= 1 && v <= n) || v != (double)(int)v)
+      st = gm_fail(GM_EINVAL, "pivot %zu is %g, not an integer in 1..%d", i + 1, v, n);
+    else
+      iv[i] = (int)v;
+  }
+  if (st == GM_OK) st = to_w ? s->write(ctx, w, fv, un * elem) : s->write(ctx, ipiv, iv, un * sizeof *iv);
+  free(iv);
+  free(fv);
+  return st;
+}
+
+/* TRSM (cuBLAS, no cuSOLVER call), GETRF and GETRS with pivots in w. */
+static gm_status lu_job(const gm_solver_ops *s, void *ctx, const gm_linalg_job *j, job_scratch *w, int *infos) {
+  gm_solver_call c = {.t = j->t, .m = j->m, .n = j->n, .a = j->a, .lda = j->m, .info = infos};
+  int k = j->m < j->n ? j->m : j->n;
+  GM_TRY(job_alloc(s, ctx, w, (size_t)k * sizeof(int), (void **)&c.ipiv));
+  if (j->kind == GM_LA_GETRF) {
+    c.fn = GM_SV_GETRF;
+    GM_TRY(run_call(s, ctx, w, &c));
+    return pivots_io(s, ctx, j->t, k, c.ipiv, j->w, true);
+  }
+  GM_TRY(pivots_io(s, ctx, j->t, k, c.ipiv, j->w, false));
+  c.fn = GM_SV_GETRS, c.k = j->nrhs, c.trans = j->trans, c.b = j->b, c.ldb = j->n;
+  return run_call(s, ctx, w, &c);
+}
+
 /* The job's calls; infos[0] and infos[1] get the two calls' info. */
 static gm_status job_calls(const gm_solver_ops *s, void *ctx, const gm_linalg_job *j, job_scratch *w, int *infos) {
   gm_solver_call c = {.t = j->t, .m = j->m, .n = j->n, .a = j->a, .lda = j->m, .info = infos};
@@ -186,6 +227,14 @@ static gm_status job_calls(const gm_solver_ops *s, void *ctx, const gm_linalg_jo
       c.fn = GM_SV_ORGQR, c.n = j->qcols, c.k = k, c.a = j->b, c.info = infos + 1;
       return run_call(s, ctx, w, &c);
     case GM_LA_SYEVD: c.fn = GM_SV_SYEVD, c.vectors = j->vectors, c.w = j->w; return run_call(s, ctx, w, &c);
+    case GM_LA_TRSM: {
+      int rows = j->left ? j->n : j->nrhs, cols = j->left ? j->nrhs : j->n;
+      const gm_blas_ops *b = kernels_of(ctx)->blas;
+      if (!b->trsm) return gm_fail(GM_EUNSUPPORTED, "trsm: not on this device");
+      return b->trsm(ctx, j->t, j->left, j->upper, j->trans ? GM_BLAS_T : GM_BLAS_N, j->unit, rows, cols, 1.0,
+                     j->a, j->n, j->b, rows);
+    }
+    case GM_LA_GETRF: case GM_LA_GETRS: return lu_job(s, ctx, j, w, infos);
     case GM_LA_GESVD:
       c.fn = GM_SV_GESVD, c.w = j->w, c.u = j->u, c.vt = j->vt, c.ldu = j->m, c.ldvt = j->n;
       c.jobu = j->vectors ? (j->full ? 'A' : 'S') : 'N', c.jobvt = j->vectors ? 'A' : 'N';

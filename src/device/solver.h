@@ -51,6 +51,9 @@ typedef struct gm_solver_ops {
   void (*scratch_free)(void *ctx, void *p);
   /* synchronous device->host read of a small result */
   gm_status (*read)(void *ctx, void *dst, const void *src, size_t bytes);
+  /* host->device write of a small argument, after the queued work and
+   * finished before the return (src may be freed then) */
+  gm_status (*write)(void *ctx, void *dst, const void *src, size_t bytes);
 } gm_solver_ops;
 
 /* blas_ops.h's invert and logdet (column-major a, in place for invert)

@@ -411,6 +411,75 @@ static gm_status h_gesvd(const gm_linalg_job *j, int *info) {
 #undef X
 }
 
+static gm_status h_trsm(void *ctx, gm_ctype t, bool left, bool upper, gm_blas_trans ta, bool unit, int m, int n,
+                        double alpha, const void *a, int lda, void *b, int ldb) {
+  (void)ctx;
+  enum CBLAS_SIDE side = left ? CblasLeft : CblasRight;
+  enum CBLAS_UPLO uplo = upper ? CblasUpper : CblasLower;
+  enum CBLAS_DIAG diag = unit ? CblasUnit : CblasNonUnit;
+#define X(T, E, name, kw, p, ...) \
+  case GM_##E:                    \
+    cblas_##p##trsm(CblasColMajor, side, uplo, cb(ta), diag, m, n, (T)alpha, a, lda, b, ldb); \
+    return GM_OK;
+  FLOAT_SWITCH(t, X, "trsm")
+#undef X
+}
+
+/* getrf with the pivots converted to the ctype into w (gm.linalg's
+ * pivots are mats of a's type until integer mats exist). */
+static gm_status h_getrf(const gm_linalg_job *j, int *info) {
+  int k = j->m < j->n ? j->m : j->n;
+  lapack_int *ipiv = malloc((size_t)(k > 0 ? k : 1) * sizeof *ipiv);
+  if (!ipiv) return gm_fail(GM_ENOMEM, "out of host memory");
+  lapack_int r = 0;
+#define X(T, E, name, kw, p, ...)                                               \
+  case GM_##E:                                                                  \
+    r = LAPACKE_##p##getrf_work(LAPACK_COL_MAJOR, j->m, j->n, j->a, j->m, ipiv); \
+    for (int i = 0; i < k; i++) ((T *)j->w)[i] = (T)ipiv[i];                    \
+    break;
+  switch (j->t) {
+    GM_FLOAT_CTYPES(X)
+    default:
+      free(ipiv);
+      return bad_ctype("getrf");
+  }
+#undef X
+  free(ipiv);
+  *info = (int)r;
+  return GM_OK;
+}
+
+/* getrs with GETRF's pivots read back from w (checked: 1..n). */
+static gm_status h_getrs(const gm_linalg_job *j, int *info) {
+  lapack_int *ipiv = malloc((size_t)(j->n > 0 ? j->n : 1) * sizeof *ipiv);
+  if (!ipiv) return gm_fail(GM_ENOMEM, "out of host memory");
+  lapack_int r = 0;
+  char tr = j->trans ? 'T' : 'N';
+  gm_status st = GM_OK;
+#define X(T, E, name, kw, p, ...)                                                                   \
+  case GM_##E:                                                                                      \
+    for (int i = 0; i < j->n && st == GM_OK; i++) {                                                 \
+      T v = ((const T *)j->w)[i];                                                                   \
+      if (!(v >= 1 && v <= j->n) || v != (T)(int)v)                                                 \
+        st = gm_fail(GM_EINVAL, "pivot %d is %g, not an integer in 1..%d", i + 1, (double)v, j->n); \
+      else                                                                                          \
+        ipiv[i] = (lapack_int)v;                                                                    \
+    }                                                                                               \
+    if (st == GM_OK)                                                                                \
+      r = LAPACKE_##p##getrs_work(LAPACK_COL_MAJOR, tr, j->n, j->nrhs, j->a, j->n, ipiv, j->b, j->n); \
+    break;
+  switch (j->t) {
+    GM_FLOAT_CTYPES(X)
+    default:
+      free(ipiv);
+      return bad_ctype("getrs");
+  }
+#undef X
+  free(ipiv);
+  *info = (int)r;
+  return st;
+}
+
 static gm_status h_linalg(void *ctx, const gm_linalg_job *j, int *info) {
   (void)ctx;
   *info = 0;
@@ -420,6 +489,12 @@ static gm_status h_linalg(void *ctx, const gm_linalg_job *j, int *info) {
     case GM_LA_QR: return h_qr(j, info);
     case GM_LA_SYEVD: return h_syevd(j, info);
     case GM_LA_GESVD: return h_gesvd(j, info);
+    case GM_LA_TRSM:
+      return h_trsm(NULL, j->t, j->left, j->upper, j->trans ? GM_BLAS_T : GM_BLAS_N, j->unit,
+                    j->left ? j->n : j->nrhs, j->left ? j->nrhs : j->n, 1.0, j->a, j->n, j->b,
+                    j->left ? j->n : j->nrhs);
+    case GM_LA_GETRF: return h_getrf(j, info);
+    case GM_LA_GETRS: return h_getrs(j, info);
   }
   return gm_fail(GM_EINVAL, "linalg: unknown job %d", (int)j->kind);
 }
@@ -438,5 +513,6 @@ const gm_blas_ops gm_host_blas_ops = {
     .potrf = h_potrf,
     .geqrf = h_geqrf,
     .orgqr = h_orgqr,
+    .trsm = h_trsm,
     .linalg = h_linalg,
 };

@@ -167,10 +167,11 @@ static int l_logdet(lua_State *L) {
 }
 
 /* core._linalg(kind, m, n, nrhs, qcols, trans, vectors, full, a, b, w,
- * u, vt) -> failed, info: gm_linalg_run for lua/gpumat/linalg.lua, which
- * prepares the column-major stacks (nil where the job has no operand). */
+ * u, vt [, upper, left, unit]) -> failed, info: gm_linalg_run for
+ * lua/gpumat/linalg.lua, which prepares the column-major stacks (nil
+ * where the job has no operand); the last three are trsm's. */
 static int l_linalg_run(lua_State *L) {
-  static const char *const kinds[] = {"gesv", "potrf", "qr", "syevd", "gesvd", NULL};
+  static const char *const kinds[] = {"gesv", "potrf", "qr", "syevd", "gesvd", "trsm", "getrf", "getrs", NULL};
   const char *fn = "linalg";
   gm_linalg_job j = {.kind = (gm_linalg_kind)luaL_checkoption(L, 1, NULL, kinds)};
   int *sizes[4] = {&j.m, &j.n, &j.nrhs, &j.qcols};
@@ -180,6 +181,7 @@ static int l_linalg_run(lua_State *L) {
     *sizes[i] = (int)v;
   }
   j.trans = lua_toboolean(L, 6), j.vectors = lua_toboolean(L, 7), j.full = lua_toboolean(L, 8);
+  j.upper = lua_toboolean(L, 14), j.left = lua_toboolean(L, 15), j.unit = lua_toboolean(L, 16);
   gm_mat *ms[5];
   for (int i = 0; i < 5; i++) ms[i] = lua_isnoneornil(L, 9 + i) ? NULL : gml_checkmat(L, 9 + i, fn);
   if (!ms[0]) gml_argerror(L, 9, fn, "mat expected");
@@ -274,7 +276,7 @@ void gml_open_nondestructive(lua_State *L, int module_idx) {
       {"mat_as_scalar", l_mat_as_scalar, 1, NULL}, {"scalar_as_mat", l_scalar_as_mat, 2, NULL}, {"m_eq", l_m_eq, 2, NULL},
       {"transpose", l_transpose, 1, NULL}, {"m_mul", l_m_mul, 3, NULL},           {"m_add", l_m_add, 2, NULL},
       {"m_sub", l_m_sub, 2, NULL},         {"invert", l_invert, 1, NULL},         {"logdet", l_logdet, 1, NULL},
-      {"stack_", l_stack_, 3, NULL},       {"_linalg", l_linalg_run, 13, NULL}, {NULL, NULL, 0, NULL},
+      {"stack_", l_stack_, 3, NULL},       {"_linalg", l_linalg_run, 16, NULL}, {NULL, NULL, 0, NULL},
   };
   static const gml_reg methods[] = {{"copy", l_copy_mat, 1, NULL}, {"transpose", l_transpose, 1, NULL}, {NULL, NULL, 0, NULL}};
   /* module functions and methods of the same name */

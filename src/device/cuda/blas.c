@@ -111,6 +111,24 @@ static gm_status cu_geam(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans 
 #undef X
 }
 
+static gm_status cu_trsm(void *ctx, gm_ctype t, bool left, bool upper, gm_blas_trans ta, bool unit, int m, int n,
+                        double alpha, const void *a, int lda, void *b, int ldb) {
+  cublasSideMode_t side = left ? CUBLAS_SIDE_LEFT : CUBLAS_SIDE_RIGHT;
+  cublasFillMode_t uplo = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
+  cublasDiagType_t diag = unit ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT;
+#define X(T, E, name, kw, p, P, ...)                                                           \
+  case GM_##E: {                                                                               \
+    T al = (T)alpha;                                                                           \
+    return CUBLAS_CALL(P, trsm, side, uplo, op(ta), diag, m, n, &al, (const T *)a, lda, (T *)b, ldb); \
+  }
+  switch (t) {
+    GM_FLOAT_CTYPES(X)
+    default:
+      return gm_fail(GM_EINVAL, "trsm: unsupported ctype");
+  }
+#undef X
+}
+
 /* invert and logdet: cuSOLVER (solver.c); the result stays on the device. */
 const gm_blas_ops gm_cuda_blas_ops = {
     .asum = cu_asum,
@@ -121,6 +139,7 @@ const gm_blas_ops gm_cuda_blas_ops = {
     .scal = cu_scal,
     .gemm = cu_gemm,
     .geam = cu_geam,
+    .trsm = cu_trsm,
     .invert = gm_cuda_invert,
     .logdet = gm_cuda_logdet,
     .linalg = gm_cuda_linalg,

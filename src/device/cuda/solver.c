@@ -79,7 +79,7 @@ static gm_status cu_call_buffer_size(void *ctx, const gm_solver_call *c, int *lw
 #define X(T, E, name, kw, p, P, ...)                                                                     \
   case GM_##E:                                                                                           \
     switch (c->fn) {                                                                                     \
-      case GM_SV_GETRF: return CUSOLVER_CALL(P, getrf_bufferSize, c->n, c->n, (T *)c->a, c->lda, lw);    \
+      case GM_SV_GETRF: return CUSOLVER_CALL(P, getrf_bufferSize, c->m, c->n, (T *)c->a, c->lda, lw);    \
       case GM_SV_GETRS: return GM_OK;                                                                    \
       case GM_SV_POTRF: return CUSOLVER_CALL(P, potrf_bufferSize, UPPER, c->n, (T *)c->a, c->lda, lw);   \
       case GM_SV_GEQRF: return CUSOLVER_CALL(P, geqrf_bufferSize, c->m, c->n, (T *)c->a, c->lda, lw);    \
@@ -104,7 +104,7 @@ static gm_status cu_call(void *ctx, const gm_solver_call *c) {
   case GM_##E:                                                                                            \
     switch (c->fn) {                                                                                      \
       case GM_SV_GETRF:                                                                                   \
-        return CUSOLVER_CALL(P, getrf, c->n, c->n, (T *)c->a, c->lda, (T *)c->work, c->ipiv, c->info);    \
+        return CUSOLVER_CALL(P, getrf, c->m, c->n, (T *)c->a, c->lda, (T *)c->work, c->ipiv, c->info);    \
       case GM_SV_GETRS:                                                                                   \
         return CUSOLVER_CALL(P, getrs, tr, c->n, c->k, (const T *)c->a, c->lda, c->ipiv, (T *)c->b,       \
                              c->ldb, c->info);                                                            \
@@ -140,6 +140,12 @@ static gm_status cu_read(void *ctx, void *dst, const void *src, size_t bytes) {
   return cuda_status(cudaStreamSynchronize(s), "cudaStreamSynchronize");
 }
 
+static gm_status cu_write(void *ctx, void *dst, const void *src, size_t bytes) {
+  cudaStream_t s = gm_cuda_impl(ctx)->stream;
+  GM_TRY(cuda_status(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync"));
+  return cuda_status(cudaStreamSynchronize(s), "cudaStreamSynchronize"); /* src is pageable and freed next */
+}
+
 static const gm_solver_ops cu_solver = {
     .getrf_buffer_size = cu_getrf_buffer_size,
     .getrf = cu_getrf,
@@ -149,6 +155,7 @@ static const gm_solver_ops cu_solver = {
     .scratch_alloc = cu_scratch_alloc,
     .scratch_free = cu_scratch_free,
     .read = cu_read,
+    .write = cu_write,
 };
 
 gm_status gm_cuda_invert(void *ctx, gm_ctype t, int n, void *a, int lda) {

@@ -12,12 +12,13 @@
 #include "emulated.h"
 #include "launchers.h"
 
-typedef enum { B_ASUM, B_NRM2, B_DOT, B_AXPY, B_COPY, B_SCAL, B_GEMM, B_GEAM } blas_kind;
+typedef enum { B_ASUM, B_NRM2, B_DOT, B_AXPY, B_COPY, B_SCAL, B_GEMM, B_GEAM, B_TRSM } blas_kind;
 
 typedef struct blas_task {
   blas_kind kind;
   gm_ctype t;
   gm_blas_trans ta, tb;
+  bool left, upper, unit; /* trsm */
   int m, n, k, lda, ldb, ldc;
   double alpha, beta;
   const void *a, *b;
@@ -42,6 +43,9 @@ static int run_blas(void *arg) {
   case B_GEMM:
     st = h->gemm(NULL, b->t, b->ta, b->tb, b->m, b->n, b->k, b->alpha, b->a, b->lda, b->b, b->ldb, b->beta, b->c,
                  b->ldc);
+    break;
+  case B_TRSM:
+    st = h->trsm(NULL, b->t, b->left, b->upper, b->ta, b->unit, b->m, b->n, b->alpha, b->a, b->lda, b->c, b->ldc);
     break;
   case B_GEAM:
     st = h->geam(NULL, b->t, b->ta, b->tb, b->m, b->n, b->alpha, b->a, b->lda, b->beta, b->b, b->ldb, b->c,
@@ -109,6 +113,12 @@ static gm_status e_geam(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans t
                                  .a = a, .lda = lda, .beta = beta, .b = b, .ldb = ldb, .c = c, .ldc = ldc});
 }
 
+static gm_status e_trsm(void *ctx, gm_ctype t, bool left, bool upper, gm_blas_trans ta, bool unit, int m, int n,
+                       double alpha, const void *a, int lda, void *b, int ldb) {
+  return queue(ctx, &(blas_task){.kind = B_TRSM, .t = t, .left = left, .upper = upper, .ta = ta, .unit = unit,
+                                 .m = m, .n = n, .alpha = alpha, .a = a, .lda = lda, .c = b, .ldc = ldb});
+}
+
 /* The queued BLAS entries; invert/logdet are solver.c's. */
 void gm_emulated_blas_queued(gm_blas_ops *ops) {
   ops->asum = e_asum;
@@ -119,4 +129,5 @@ void gm_emulated_blas_queued(gm_blas_ops *ops) {
   ops->scal = e_scal;
   ops->gemm = e_gemm;
   ops->geam = e_geam;
+  ops->trsm = e_trsm;
 }

@@ -155,7 +155,7 @@ static int run_la_float(gm_solver_call *c, lapack_int *r) {
 #define X(T, E, name, kw, p, ...)                                                                          \
   case GM_##E:                                                                                             \
     switch (c->fn) {                                                                                       \
-      case GM_SV_GETRF: *r = LAPACKE_##p##getrf_work(L, n, n, c->a, c->lda, c->ipiv); break;               \
+      case GM_SV_GETRF: *r = LAPACKE_##p##getrf_work(L, c->m, n, c->a, c->lda, c->ipiv); break;            \
       case GM_SV_GETRS:                                                                                    \
         *r = LAPACKE_##p##getrs_work(L, tr, n, c->k, c->a, c->lda, c->ipiv, c->b, c->ldb);                  \
         break;                                                                                             \
@@ -206,6 +206,13 @@ static gm_status emu_read(void *ctx, void *dst, const void *src, size_t bytes) {
   return d->ops->copy_d2h(d, dst, src, bytes, NULL);
 }
 
+/* after the queued work (the pointers may be its scratch), synchronous */
+static gm_status emu_write(void *ctx, void *dst, const void *src, size_t bytes) {
+  gm_device *d = ctx;
+  GM_TRY(d->ops->stream_sync(d, NULL));
+  return d->ops->copy_h2d(d, dst, src, bytes, NULL);
+}
+
 static const gm_solver_ops emu_solver = {
     .getrf_buffer_size = emu_getrf_buffer_size,
     .getrf = emu_getrf,
@@ -215,6 +222,7 @@ static const gm_solver_ops emu_solver = {
     .scratch_alloc = emu_scratch_alloc,
     .scratch_free = emu_scratch_free,
     .read = emu_read,
+    .write = emu_write,
 };
 
 static gm_status emu_invert(void *ctx, gm_ctype t, int n, void *a, int lda) {
