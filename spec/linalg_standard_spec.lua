@@ -338,6 +338,122 @@ describe("gm.linalg", function()
         close(gm.linalg.matrix_power(a, 0), ref[5], ct, "power 0")
       end)
 
+      it("solve_triangular: both triangles, unit diagonal, left = false, stacks, broadcasting", function()
+        if not pend() then return end
+        -- a is full: only the named triangle may be read
+        local av, bv, cv, vv = wellcond({ 2, 1, 4, 4 }, 40), vals(3 * 4 * 2, 41), vals(3 * 2 * 4, 42), vals(4, 43)
+        local a, b, c, v = mk(ct, { 2, 1, 4, 4 }, av), mk(ct, { 3, 4, 2 }, bv), mk(ct, { 3, 2, 4 }, cv),
+          mk(ct, { 4 }, vv)
+        local sw = "np.swapaxes(%s, -1, -2)"
+        local right = function(t) return sw:format("np.linalg.solve(" .. sw:format(t) .. ", " .. sw:format("C[None]") .. ")") end
+        local ref = numpy({ A = { { 2, 1, 4, 4 }, av }, B = { { 3, 4, 2 }, bv }, C = { { 3, 2, 4 }, cv },
+          V = { { 4 }, vv } },
+          { "np.linalg.solve(np.triu(A), B[None])", "np.linalg.solve(np.tril(A), B[None])",
+            "np.linalg.solve(np.tril(A, -1) + np.eye(4), B[None])", "np.linalg.solve(np.triu(A, 1) + np.eye(4), B[None])",
+            right("np.triu(A)"), right("np.tril(A, -1) + np.eye(4)"), "np.linalg.solve(np.tril(A[1, 0]), V)" })
+        local st = gm.linalg.solve_triangular
+        local x = st(a, b, { upper = true })
+        assert.same({ 2, 3, 4, 2 }, dims_of(x))
+        close(x, ref[1], ct, "upper")
+        close(st(a, b), ref[2], ct, "lower")
+        close(st(a, b, { unit_diagonal = true }), ref[3], ct, "lower unit")
+        close(st(a, b, { upper = true, unit_diagonal = true, left = true }), ref[4], ct, "upper unit")
+        local xr = st(a, c, { upper = true, left = false })
+        assert.same({ 2, 3, 2, 4 }, dims_of(xr))
+        close(xr, ref[5], ct, "upper, right side")
+        close(st(a, c, { left = false, unit_diagonal = true }), ref[6], ct, "lower unit, right side")
+        local a1 = a:select(1, 2):select(1, 1)
+        local xv = st(a1:t():t(), v)
+        assert.same({ 4 }, dims_of(xv))
+        close(xv, ref[7], ct, "vector, strided a")
+        assert.same(av[1], a[{ 1, 1, 1, 1 }]) -- inputs untouched
+        assert.same(bv[1], b[{ 1, 1, 1 }])
+      end)
+
+      it("solve_triangular: zero on the diagonal, shapes and ctypes are clear errors", function()
+        local st = gm.linalg.solve_triangular
+        local z = mk(ct, { 3, 2, 2 }, { 1, 0, 0, 1, 2, 0, 0, 3, 1, 0, 5, 0 })
+        local b = mk(ct, { 2, 1 }, { 1, 1 })
+        assert.has_error(function() st(z, b) end,
+          "solve_triangular: matrix 3 of the stack is singular (zero on the diagonal at 2)")
+        -- the unit diagonal is never read: the same stack solves
+        close(st(z, b, { unit_diagonal = true }), { 1, 1, 1, 1, 1, -4 }, ct, "unit diagonal of a singular stack")
+        local sq = mk(ct, { 3, 3 }, wellcond({ 3, 3 }, 44))
+        assert.has_error(function() st(sq, mk(ct, { 2, 1 }, { 1, 1 })) end,
+          "bad argument #2 to 'solve_triangular' (b has 2 rows, a is 3x3)")
+        assert.has_error(function() st(sq, mk(ct, { 3, 2 }, vals(6, 1)), { left = false }) end,
+          "bad argument #2 to 'solve_triangular' (b has 2 columns, a is 3x3)")
+        assert.has_error(function() st(sq, mk(ct, { 3 }, { 1, 2, 3 }), { left = false }) end,
+          "bad argument #2 to 'solve_triangular' (b must be a matrix when left is false)")
+        assert.has_error(function() st(mk(ct, { 2, 3 }, vals(6, 2)), b) end,
+          "bad argument #1 to 'solve_triangular' (matrices must be square, are 2x3)")
+        local other = ct == "float" and "double" or "float"
+        assert.has_error(function() st(sq, mk(other, { 3, 1 }, { 1, 2, 3 })) end,
+          "bad argument #2 to 'solve_triangular' (mixed ctypes " .. ct .. " and " .. other .. ")")
+        assert.has_error(function() st(sq, mk(ct, { 3, 1 }, { 1, 2, 3 }), { lower = true }) end,
+          "bad argument #3 to 'solve_triangular' (unknown option 'lower')")
+        assert.has_error(function() st(mk(ct, { 2, 3, 3 }, vals(18, 3)), mk(ct, { 3, 3, 1 }, vals(9, 4))) end,
+          "solve_triangular: cannot broadcast stacks 2 and 3")
+      end)
+
+      for _, shape in ipairs { { 3, 4, 4 }, { 2, 3, 5 }, { 5, 3 } } do
+        it("lu of " .. table.concat(shape, "x") .. ": p l u = a, p a permutation, l unit lower, u upper", function()
+          local d = shape
+          local m, n = d[#d - 1], d[#d]
+          local k = math.min(m, n)
+          local a = mk(ct, d, vals(count(d), 45))
+          local p, l, u = gm.linalg.lu(a)
+          local s = {}
+          for i = 1, #d - 2 do s[i] = d[i] end
+          local function with(x, y) local r = { table.unpack(s) }; r[#r + 1], r[#r + 2] = x, y; return r end
+          assert.same(with(m, m), dims_of(p))
+          assert.same(with(m, k), dims_of(l))
+          assert.same(with(k, n), dims_of(u))
+          close(mm(p, mm(l, u)), flat(a), ct, "p l u")
+          local lt, ut = l:to_table(), u:to_table()
+          local pv = flat(p)
+          for i = 1, #pv do assert.is_true(pv[i] == 0 or pv[i] == 1) end
+          close(p:sum(-1), flat(gm.ones(with(m, 1), { ctype = ct })), ct, "p rows")
+          close(p:sum(-2), flat(gm.ones(with(1, m), { ctype = ct })), ct, "p columns")
+          local function each(t, depth, f)
+            if depth == 0 then return f(t) end
+            for _, x in ipairs(t) do each(x, depth - 1, f) end
+          end
+          each(lt, #s, function(mat)
+            for i = 1, m do
+              for j = 1, k do
+                if j == i then assert.equal(1, mat[i][j]) elseif j > i then assert.equal(0, mat[i][j]) end
+                if j < i then assert.is_true(math.abs(mat[i][j]) <= 1) end -- partial pivoting
+              end
+            end
+          end)
+          each(ut, #s, function(mat)
+            for i = 1, k do for j = 1, i - 1 do assert.equal(0, mat[i][j]) end end
+          end)
+        end)
+      end
+
+      it("lu_factor and lu_solve as np.linalg.solve, with broadcasting; lu of a singular matrix", function()
+        if not pend() then return end
+        local av, bv = wellcond({ 2, 1, 4, 4 }, 46), vals(3 * 4 * 2, 47)
+        local a, b = mk(ct, { 2, 1, 4, 4 }, av), mk(ct, { 3, 4, 2 }, bv)
+        local ref = numpy({ A = { { 2, 1, 4, 4 }, av }, B = { { 3, 4, 2 }, bv } }, { "np.linalg.solve(A, B[None])" })
+        local lu, piv = gm.linalg.lu_factor(a)
+        assert.same({ 2, 1, 4, 4 }, dims_of(lu))
+        assert.same({ 2, 1, 4 }, dims_of(piv))
+        for _, x in ipairs(flat(piv)) do assert.is_true(x >= 1 and x <= 4 and x == math.floor(x)) end
+        local x = gm.linalg.lu_solve(lu, piv, b)
+        assert.same({ 2, 3, 4, 2 }, dims_of(x))
+        close(x, ref[1], ct, "lu_solve")
+        assert.has_error(function() gm.linalg.lu_solve(lu, piv * 0, b) end)
+        assert.has_error(function() gm.linalg.lu_solve(lu, piv, mk(ct, { 3, 2 }, vals(6, 1))) end,
+          "bad argument #3 to 'lu_solve' (b has 3 rows, lu is 4x4)")
+        -- singular: factors, no error; U's last pivot is zero
+        local p, l, u = gm.linalg.lu(mk(ct, { 2, 2 }, { 1, 2, 2, 4 }))
+        close(mm(p, mm(l, u)), { 1, 2, 2, 4 }, ct, "p l u of a singular matrix")
+        assert.equal(0, u[{ 2, 2 }])
+      end)
+
       it("trace, diagonal, outer, cross, vecdot, matrix_transpose, tensordot, matmul as NumPy", function()
         if not pend() then return end
         local av, xv, yv = vals(2 * 3 * 4, 18), vals(3 * 3, 19), vals(3, 20)
