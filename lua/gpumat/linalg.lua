@@ -98,17 +98,18 @@ return function(gm, core, methods)
     return gm.where(mask, a, 0)
   end
 
-  -- the batched matrix product of two stacks with the same stack dims
+  -- the batched matrix product of two stacks with the same stack dims:
+  -- one gemm job per stack (C's raw is C^T = Y^T X^T column-major, so
+  -- the raws of y and x go in as they are)
   local function bmm(x, y)
     local dx, dy = x:dims(), y:dims()
     local p, q, r = dx[#dx - 1], dx[#dx], dy[#dy]
     local s, count = stack_of(x)
     local c = zeros(cat(s, p, r), x)
-    if count == 0 or p == 0 or r == 0 then return c end
-    local x3, y3, c3 = x:contiguous():view(count, p, q), y:contiguous():view(count, q, r), c:view(count, p, r)
-    for i = 1, count do
-      c3:select(1, i):gemm_(1, x3:select(1, i), y3:select(1, i), 0)
-    end
+    if count == 0 or p == 0 or r == 0 or q == 0 then return c end
+    local x3, y3 = x:contiguous(), y:contiguous()
+    if y3 == x3 then y3 = x3:copy() end -- the job's operands never share storage
+    run("matmul", "gemm", r, p, q, 0, false, false, false, y3, x3, nil, c)
     return c
   end
 

@@ -56,9 +56,11 @@ typedef enum gm_blas_trans { GM_BLAS_N = 0, GM_BLAS_T = 1 } gm_blas_trans;
  *        pivot: U is singular) does not stop a stack.
  * GETRS: m == n; a (n x n) holds getrf's LU factors and w (n) its
  *        pivots as GETRF writes them (only read); b (n x nrhs) :=
- *        op(A)^-1 b, op(A) A^T when trans. */
+ *        op(A)^-1 b, op(A) A^T when trans.
+ * GEMM:  u (m x n) := a (m x nrhs) b (nrhs x n) (the gemm entry; a and b
+ *        only read): the batched matrix product, one C call per stack. */
 typedef enum gm_linalg_kind {
-  GM_LA_GESV, GM_LA_POTRF, GM_LA_QR, GM_LA_SYEVD, GM_LA_GESVD, GM_LA_TRSM, GM_LA_GETRF, GM_LA_GETRS
+  GM_LA_GESV, GM_LA_POTRF, GM_LA_QR, GM_LA_SYEVD, GM_LA_GESVD, GM_LA_TRSM, GM_LA_GETRF, GM_LA_GETRS, GM_LA_GEMM
 } gm_linalg_kind;
 
 typedef struct gm_linalg_job {

@@ -162,7 +162,7 @@ static bool is_float_ctype(gm_ctype t) {
 static size_t job_elems(const gm_linalg_job *j, int i) {
   size_t m = (size_t)j->m, n = (size_t)j->n;
   switch (i) {
-    case 0: return m * n;
+    case 0: return j->kind == GM_LA_GEMM ? m * (size_t)j->nrhs : m * n;
     case 1: return j->kind == GM_LA_QR ? m * (size_t)j->qcols : n * (size_t)j->nrhs;
     case 2: return j->kind == GM_LA_GETRF && m < n ? m : n;
     case 3: return m * (j->full ? m : n);
@@ -192,8 +192,10 @@ static gm_status job_check(const gm_linalg_job *j, gm_mat *const *ms, size_t *ba
     if (m->size != *batch * job_elems(j, i))
       return gm_fail(GM_EINVAL, "operand %d has %zu elements, %zu expected", i + 1, m->size,
                      *batch * job_elems(j, i));
-    for (int o = 0; o < i; o++)
-      if (ms[o] && gm_mats_overlap(ms[o], m)) return gm_fail(GM_EINVAL, "operands overlap");
+    for (int o = 0; o < i; o++) {
+      bool both_read = j->kind == GM_LA_GEMM && i == 1; /* gemm's a and b may share storage */
+      if (ms[o] && !both_read && gm_mats_overlap(ms[o], m)) return gm_fail(GM_EINVAL, "operands overlap");
+    }
   }
   return GM_OK;
 }
@@ -229,7 +231,9 @@ gm_status gm_linalg_run(gm_linalg_job job, gm_mat *const ms[5], size_t *failed, 
   for (int i = 0; i < 5; i++)
     ops[i] = (gm_operand){ms[i], i == 0 || (i == 1 && b_in) ? GM_IO : GM_OUTPUT, NULL};
   if (job.kind == GM_LA_GETRS) ops[2].dir = GM_INPUT; /* the pivots */
-  if (job.kind == GM_LA_TRSM || job.kind == GM_LA_GETRS) ops[0].dir = GM_INPUT; /* a is only read */
+  if (job.kind == GM_LA_TRSM || job.kind == GM_LA_GETRS || job.kind == GM_LA_GEMM)
+    ops[0].dir = GM_INPUT; /* a is only read */
+  if (job.kind == GM_LA_GEMM) ops[1].dir = GM_INPUT;
   /* acquire only the present ones (in place: ops of absent ones stay NULL) */
   gm_operand acq[5];
   int map[5], na = 0;

@@ -206,6 +206,18 @@ static gm_status lu_job(const gm_solver_ops *s, void *ctx, const gm_linalg_job *
   return run_call(s, ctx, w, &c);
 }
 
+/* TRSM and GEMM: one cuBLAS call each, queued, no info to read back. */
+static gm_status blas_job(void *ctx, const gm_linalg_job *j) {
+  const gm_blas_ops *b = kernels_of(ctx)->blas;
+  if (j->kind == GM_LA_GEMM)
+    return b->gemm(ctx, j->t, GM_BLAS_N, GM_BLAS_N, j->m, j->n, j->nrhs, 1.0, j->a, j->m, j->b, j->nrhs, 0.0, j->u,
+                   j->m);
+  int rows = j->left ? j->n : j->nrhs, cols = j->left ? j->nrhs : j->n;
+  if (!b->trsm) return gm_fail(GM_EUNSUPPORTED, "trsm: not on this device");
+  return b->trsm(ctx, j->t, j->left, j->upper, j->trans ? GM_BLAS_T : GM_BLAS_N, j->unit, rows, cols, 1.0, j->a,
+                 j->n, j->b, rows);
+}
+
 /* The job's calls; infos[0] and infos[1] get the two calls' info. */
 static gm_status job_calls(const gm_solver_ops *s, void *ctx, const gm_linalg_job *j, job_scratch *w, int *infos) {
   gm_solver_call c = {.t = j->t, .m = j->m, .n = j->n, .a = j->a, .lda = j->m, .info = infos};
@@ -227,14 +239,8 @@ static gm_status job_calls(const gm_solver_ops *s, void *ctx, const gm_linalg_jo
       c.fn = GM_SV_ORGQR, c.n = j->qcols, c.k = k, c.a = j->b, c.info = infos + 1;
       return run_call(s, ctx, w, &c);
     case GM_LA_SYEVD: c.fn = GM_SV_SYEVD, c.vectors = j->vectors, c.w = j->w; return run_call(s, ctx, w, &c);
-    case GM_LA_TRSM: {
-      int rows = j->left ? j->n : j->nrhs, cols = j->left ? j->nrhs : j->n;
-      const gm_blas_ops *b = kernels_of(ctx)->blas;
-      if (!b->trsm) return gm_fail(GM_EUNSUPPORTED, "trsm: not on this device");
-      return b->trsm(ctx, j->t, j->left, j->upper, j->trans ? GM_BLAS_T : GM_BLAS_N, j->unit, rows, cols, 1.0,
-                     j->a, j->n, j->b, rows);
-    }
     case GM_LA_GETRF: case GM_LA_GETRS: return lu_job(s, ctx, j, w, infos);
+    case GM_LA_TRSM: case GM_LA_GEMM: return blas_job(ctx, j);
     case GM_LA_GESVD:
       c.fn = GM_SV_GESVD, c.w = j->w, c.u = j->u, c.vt = j->vt, c.ldu = j->m, c.ldvt = j->n;
       c.jobu = j->vectors ? (j->full ? 'A' : 'S') : 'N', c.jobvt = j->vectors ? 'A' : 'N';
@@ -245,6 +251,7 @@ static gm_status job_calls(const gm_solver_ops *s, void *ctx, const gm_linalg_jo
 
 gm_status gm_solver_linalg(const gm_solver_ops *s, void *ctx, const gm_linalg_job *job, int *info) {
   *info = 0;
+  if (job->kind == GM_LA_TRSM || job->kind == GM_LA_GEMM) return blas_job(ctx, job);
   job_scratch w = {{0}, 0};
   int *dinfo = NULL, infos[2] = {0, 0};
   gm_status st = job_alloc(s, ctx, &w, sizeof infos, (void **)&dinfo);

@@ -493,6 +493,9 @@ static gm_status h_linalg(void *ctx, const gm_linalg_job *j, int *info) {
       return h_trsm(NULL, j->t, j->left, j->upper, j->trans ? GM_BLAS_T : GM_BLAS_N, j->unit,
                     j->left ? j->n : j->nrhs, j->left ? j->nrhs : j->n, 1.0, j->a, j->n, j->b,
                     j->left ? j->n : j->nrhs);
+    case GM_LA_GEMM:
+      return h_gemm(NULL, j->t, GM_BLAS_N, GM_BLAS_N, j->m, j->n, j->nrhs, 1.0, j->a, j->m, j->b, j->nrhs, 0.0,
+                    j->u, j->m);
     case GM_LA_GETRF: return h_getrf(j, info);
     case GM_LA_GETRS: return h_getrs(j, info);
   }
