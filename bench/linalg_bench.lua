@@ -14,8 +14,8 @@ local function inputs(dims, ctype, spd)
   return p + eye * n, p
 end
 
-local function case(label, op, dims, call, spd, iterations)
-  local ctype = "double"
+local function case(label, op, dims, call, spd, iterations, ctype)
+  ctype = ctype or "double"
   return {
     name = label .. ", " .. table.concat(dims, "x") .. " " .. ctype, requires = {},
     iterations = iterations, repeats = 5, settle = 0.2,
@@ -36,7 +36,8 @@ local L = gm.linalg
 return {
   order = 90,
   title = "gm.linalg",
-  description = "float64, host; one call per iteration (the batched solve: 1000 systems of 8x8 in one call). " ..
+  description = "float64 (the batched matmul: float32), host; one call per iteration (the batched solve: 1000 " ..
+    "systems of 8x8 in one call; the batched matmul: 10000 products of 16x16). " ..
     "Both sides allocate their results.",
   cases = {
     case("linalg.solve(a, b), one right-hand side", "la_solve", { 1024, 1024 }, function(a, b) L.solve(a, b) end, false, 1),
@@ -48,5 +49,7 @@ return {
     case("linalg.inv(a)", "la_inv", { 1024, 1024 }, function(a) L.inv(a) end, false, 1),
     case("linalg.solve(a, b), stack", "la_bsolve", { 1000, 8, 8 }, function(a, b) L.solve(a, b:view(1000, 8, 1)) end,
       false, 10),
+    case("linalg.matmul(a, p), stack", "la_bmatmul", { 10000, 16, 16 }, function(a, _, p) L.matmul(a, p) end,
+      false, 2, "float"),
   },
 }

@@ -454,6 +454,20 @@ describe("gm.linalg", function()
         assert.equal(0, u[{ 2, 2 }])
       end)
 
+      it("matmul of stacks: small odd orders, orders past the small-product loop, shared operands", function()
+        if not pend() then return end
+        local xv, yv, pv, qv = vals(4 * 3 * 5, 50), vals(5 * 7, 51), vals(2 * 40 * 33, 52), vals(33 * 40, 53)
+        local x, y, p, q = mk(ct, { 4, 3, 5 }, xv), mk(ct, { 5, 7 }, yv), mk(ct, { 2, 40, 33 }, pv), mk(ct, { 33, 40 }, qv)
+        local sq = mk(ct, { 3, 5, 5 }, vals(75, 54))
+        local ref = numpy({ X = { { 4, 3, 5 }, xv }, Y = { { 5, 7 }, yv }, P = { { 2, 40, 33 }, pv },
+          Q = { { 33, 40 }, qv }, S = { { 3, 5, 5 }, vals(75, 54) } }, { "X @ Y", "P @ Q", "S @ S" })
+        local r = mm(x, y)
+        assert.same({ 4, 3, 7 }, dims_of(r))
+        close(r, ref[1], ct, "3x5 @ 5x7 stack")
+        close(mm(p, q), ref[2], ct, "40x33 @ 33x40 stack")
+        close(mm(sq, sq), ref[3], ct, "a stack times itself")
+      end)
+
       it("trace, diagonal, outer, cross, vecdot, matrix_transpose, tensordot, matmul as NumPy", function()
         if not pend() then return end
         local av, xv, yv = vals(2 * 3 * 4, 18), vals(3 * 3, 19), vals(3, 20)

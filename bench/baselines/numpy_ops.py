@@ -165,6 +165,7 @@ def linalg_op(op, a, shape, dtype):
     forms = {
         "la_solve": (lambda: la.solve(wc, b), "np.linalg.solve(a, b) (b a vector)"),
         "la_bsolve": (lambda: la.solve(wc, b[..., None])[..., 0], "np.linalg.solve(a, b[..., None])"),
+        "la_bmatmul": (lambda: np.matmul(wc, a), "np.matmul(a, p) (a stack)"),
         "la_cholesky": (lambda: la.cholesky(wc), "np.linalg.cholesky(a)"),
         "la_qr": (lambda: la.qr(a), "np.linalg.qr(a)"),
         "la_svd": (lambda: la.svd(a), "np.linalg.svd(a)"),

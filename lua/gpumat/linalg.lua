@@ -105,8 +105,9 @@ return function(gm, core, methods)
     local dx, dy = x:dims(), y:dims()
     local p, q, r = dx[#dx - 1], dx[#dx], dy[#dy]
     local s, count = stack_of(x)
-    local c = zeros(cat(s, p, r), x)
-    if count == 0 or p == 0 or r == 0 or q == 0 then return c end
+    if count == 0 or p == 0 or r == 0 or q == 0 then return zeros(cat(s, p, r), x) end
+    -- every element is written (beta 0): no fill
+    local c = gm.mat(cat(s, p, r), { ctype = x:ctype(), cuda_enabled = x:cuda_enabled(), initial_element = false })
     local x3, y3 = x:contiguous(), y:contiguous()
     if y3 == x3 then y3 = x3:copy() end -- the job's operands never share storage
     run("matmul", "gemm", r, p, q, 0, false, false, false, y3, x3, nil, c)
