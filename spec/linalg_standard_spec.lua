@@ -454,6 +454,27 @@ describe("gm.linalg", function()
         assert.equal(0, u[{ 2, 2 }])
       end)
 
+      it("solve and inv with pivoting, on both sides of the host's small-matrix LU (n <= 16)", function()
+        if not pend() then return end
+        for _, n in ipairs { 5, 16, 17, 20 } do
+          -- no dominant diagonal: partial pivoting swaps rows
+          local av, bv = vals(2 * n * n, 60 + n), vals(2 * n * 3, 61 + n)
+          av[1] = 0 -- a zero where the first pivot would be without swaps
+          local a, b = mk(ct, { 2, n, n }, av), mk(ct, { 2, n, 3 }, bv)
+          local ref = numpy({ A = { { 2, n, n }, av }, B = { { 2, n, 3 }, bv } },
+            { "np.linalg.solve(A, B)", "np.linalg.inv(A)" })
+          -- random matrices are less well conditioned: a looser bound in float
+          local tol = TOL[ct]
+          TOL[ct] = ct == "float" and 2e-3 or 1e-9
+          local ok, err = pcall(function()
+            close(gm.linalg.solve(a, b), ref[1], ct, "solve " .. n)
+            close(gm.linalg.inv(a), ref[2], ct, "inv " .. n)
+          end)
+          TOL[ct] = tol
+          assert(ok, err)
+        end
+      end)
+
       it("matmul of stacks: small odd orders, orders past the small-product loop, shared operands", function()
         if not pend() then return end
         local xv, yv, pv, qv = vals(4 * 3 * 5, 50), vals(5 * 7, 51), vals(2 * 40 * 33, 52), vals(33 * 40, 53)

@@ -326,9 +326,78 @@ static gm_status h_orgqr(void *ctx, gm_ctype t, int m, int n, void *a, int lda, 
       return bad_ctype(op);       \
   }
 
+/* gesv of a small matrix (n <= SMALL_LU) in plain loops, LAPACK's
+ * unblocked algorithm (getf2: the pivot is the first largest |a| of the
+ * column, a zero pivot's column is left unscaled and info is its 1-based
+ * index; getrs after it only when info is 0).  OpenBLAS's getrf + getrs
+ * spend most of a stack of 8x8 solves in call overhead and its allocation
+ * lock (perf), more than the arithmetic. */
+enum { SMALL_LU = 16 };
+#define GM_DEFINE_SMALL_LU(T, E, ...)                                                            \
+  static int small_getrf_##T(int n, T *a, int *ipiv) {                                         \
+    int info = 0;                                                                               \
+    for (int j = 0; j < n; j++) {                                                               \
+      T *cj = a + (size_t)j * (size_t)n;                                                        \
+      int p = j;                                                                                \
+      for (int i = j + 1; i < n; i++)                                                           \
+        if (fabs((double)cj[i]) > fabs((double)cj[p])) p = i;                                   \
+      ipiv[j] = p;                                                                              \
+      if (cj[p] == 0) {                                                                         \
+        if (info == 0) info = j + 1;                                                            \
+        continue;                                                                               \
+      }                                                                                         \
+      if (p != j)                                                                               \
+        for (int c = 0; c < n; c++) {                                                           \
+          T t = a[(size_t)c * n + j];                                                           \
+          a[(size_t)c * n + j] = a[(size_t)c * n + p], a[(size_t)c * n + p] = t;                \
+        }                                                                                       \
+      for (int i = j + 1; i < n; i++) cj[i] /= cj[j];                                           \
+      for (int c = j + 1; c < n; c++) {                                                         \
+        T *cc = a + (size_t)c * (size_t)n, f = cc[j];                                           \
+        for (int i = j + 1; i < n; i++) cc[i] -= cj[i] * f;                                     \
+      }                                                                                         \
+    }                                                                                           \
+    return info;                                                                                \
+  }                                                                                             \
+  /* one right-hand side x (n): op(A) x = b with P A = L U from above */                       \
+  static void small_getrs_##T(bool trans, int n, const T *a, const int *ipiv, T *x) {           \
+    if (!trans) {                                                                               \
+      for (int j = 0; j < n; j++) { T t = x[j]; x[j] = x[ipiv[j]], x[ipiv[j]] = t; }            \
+      for (int j = 0; j < n; j++)                                                               \
+        for (int i = j + 1; i < n; i++) x[i] -= a[(size_t)j * n + i] * x[j];                    \
+      for (int j = n - 1; j >= 0; j--) {                                                        \
+        x[j] /= a[(size_t)j * n + j];                                                           \
+        for (int i = 0; i < j; i++) x[i] -= a[(size_t)j * n + i] * x[j];                       \
+      }                                                                                         \
+      return;                                                                                   \
+    }                                                                                           \
+    for (int j = 0; j < n; j++) { /* U^T y = b */                                              \
+      for (int i = 0; i < j; i++) x[j] -= a[(size_t)j * n + i] * x[i];                          \
+      x[j] /= a[(size_t)j * n + j];                                                             \
+    }                                                                                           \
+    for (int j = n - 1; j >= 0; j--) /* L^T z = y */                                           \
+      for (int i = j + 1; i < n; i++) x[j] -= a[(size_t)j * n + i] * x[i];                      \
+    for (int j = n - 1; j >= 0; j--) { T t = x[j]; x[j] = x[ipiv[j]], x[ipiv[j]] = t; }         \
+  }
+GM_FLOAT_CTYPES(GM_DEFINE_SMALL_LU)
+#undef GM_DEFINE_SMALL_LU
+
+static gm_status h_small_gesv(const gm_linalg_job *j, int *info) {
+  int ipiv[SMALL_LU];
+#define X(T, E, ...)                                                                     \
+  case GM_##E:                                                                           \
+    *info = small_getrf_##T(j->n, j->a, ipiv);                                           \
+    for (int r = 0; r < j->nrhs && *info == 0; r++)                                      \
+      small_getrs_##T(j->trans, j->n, j->a, ipiv, (T *)j->b + (size_t)r * (size_t)j->n); \
+    return GM_OK;
+  FLOAT_SWITCH(j->t, X, "getrf")
+#undef X
+}
+
 /* getrf + getrs through the _work entries: no NaN scan, so NaN input
  * gives NaN results as NumPy's (and cuSOLVER's) do. */
 static gm_status h_gesv(const gm_linalg_job *j, int *info) {
+  if (j->n <= SMALL_LU) return h_small_gesv(j, info);
   lapack_int *ipiv = malloc((size_t)(j->n > 0 ? j->n : 1) * sizeof *ipiv);
   if (!ipiv) return gm_fail(GM_ENOMEM, "out of host memory");
   lapack_int r = 0;
