@@ -632,6 +632,29 @@ describe("indexing forms: negative steps, gm.newaxis, \"...\", broadcasting writ
     gm.with_cuda(EMU, check)
   end)
 
+  it("negative-step views through products, in-place ops, stack, copy and .npy", function()
+    local function check()
+      local m = gm.array_to_mat({ { 1, 2, 3 }, { 4, 5, 6 } })
+      local v = gm.array_to_mat({ 1, 2, 3 })
+      assert.are.same({ 10, 28 }, (m * v[{ { -1, 1, -1 } }]):to_table())
+      assert.are.same({ 32, 14 }, (m[{ { -1, 1, -1 }, { -1, 1, -1 } }] * v[{ { -1, 1, -1 } }]):to_table())
+      assert.are.same({ { 27, 36, 45 }, { 22, 29, 36 }, { 17, 22, 27 } }, (m[{ {}, { -1, 1, -1 } }]:t() * m):to_table())
+      assert.are.same({ { 6, 3 }, { 5, 2 }, { 4, 1 } }, m[{ { -1, 1, -1 }, { -1, 1, -1 } }]:transpose():to_table())
+      assert.are.same({ 3, 2, 1 }, v[{ { -1, 1, -1 } }]:copy():to_table())
+      assert.are.same({ { 4, 5, 6 }, { 1, 2, 3 }, { 1, 2, 3 }, { 4, 5, 6 } },
+        gm.stack(1, { m[{ { -1, 1, -1 } }], m }):to_table())
+      local w = gm.array_to_mat({ 1, 2, 3, 4 })
+      gm.scal_(2, w[{ { -1, 1, -2 } }]) -- elements 4 and 2, in place
+      assert.are.same({ 1, 4, 3, 8 }, w:to_table())
+      local f = os.tmpname()
+      gm.save_npy(m[{ {}, { -1, 1, -1 } }], f)
+      assert.are.same({ { 3, 2, 1 }, { 6, 5, 4 } }, gm.load_npy(f):to_table())
+      os.remove(f)
+    end
+    check()
+    gm.with_cuda(EMU, check)
+  end)
+
   it("printing a negative-step view shows its span", function()
     local m = iota(5)
     local v = m[{ { 4, 2, -1 } }]
