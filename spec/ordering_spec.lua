@@ -242,6 +242,19 @@ for _, place in ipairs(places) do
       end)
     end)
 
+    it("gm.quantile: NumPy's linear method, NaN when a NaN is in the line", function()
+      run(function()
+        local m = gm.array_to_mat({ { 3, 1, 2, 4, 10 }, { 1, nan, 2, 3, 5 }, { 7, 7, 7, 7, 7 } })
+        local r = gm.quantile(m, 0.7, { axis = 2 }):to_table()
+        assert.is_true(math.abs(r[1] - 3.8) < 1e-15)
+        assert.is_true(isnan(r[2]))
+        assert.are.equal(7, r[3])
+        assert.are.same({ 1, 7 }, { gm.quantile(m, 0, { axis = 2 })[1], gm.quantile(m, 1, { axis = 2 })[3] })
+        assert.are.same({ 3, 1 }, gm.quantile(m, 0.5, { axis = 2, keepdims = true }):dims())
+        assert.are.equal(2.5, gm.quantile(gm.array_to_mat({ 4, 1, 2, 3 }), 0.5))
+      end)
+    end)
+
     it("gm.flip: a view with negative strides on the same storage", function()
       run(function()
         local m = gm.array_to_mat({ { 1, 2, 3 }, { 4, 5, 6 } })
@@ -272,6 +285,9 @@ describe("ordering errors", function()
     assert.has_error(function() gm.diff(m, { prepend = 0 }) end, "bad argument #2 to 'diff' (option 'prepend' must be a mat, got number)")
     assert.has_error(function() gm.flip(m, { axis = { 1, -2 } }) end, "bad argument #2 to 'flip' (axis 1 appears twice)")
     assert.has_error(function() gm.median(gm.mat({ 2, 0 }), { axis = 2 }) end, "bad argument #1 to 'median' (axis 2 is empty)")
+    assert.has_error(function() gm.quantile(m, 1.5) end, "bad argument #2 to 'quantile' (q must be a number in [0, 1], got 1.5)")
+    assert.has_error(function() gm.quantile(m, 0.5, { method = "nearest" }) end,
+      "bad argument #3 to 'quantile' (method 'nearest' is not supported yet (only \"linear\"))")
     assert.has_error(function() gm.sort(m, 1, 2) end)
     assert.are.same({ { 1, 2 }, { 3, 4 } }, m:to_table())
   end)
@@ -300,14 +316,15 @@ describe("against NumPy", function()
     local src = "import numpy as np; nan = np.nan; a = np.array([" .. table.concat(lit, ",") .. "]).reshape(4, 6); " ..
       "p = lambda x: print(\" \".join(repr(float(v)) for v in np.ravel(x))); " ..
       "p(np.sort(a, axis=1, kind=\"stable\")); p(np.sort(a, axis=0, kind=\"stable\")); p(np.cumsum(a, axis=1)); " ..
-      "p(np.diff(a, axis=0)); p(np.median(np.nan_to_num(a), axis=1)); p(np.flip(a, axis=1))"
+      "p(np.diff(a, axis=0)); p(np.median(np.nan_to_num(a), axis=1)); p(np.flip(a, axis=1)); " ..
+      "[p(np.quantile(np.nan_to_num(a), q, axis=0)) for q in (0, 0.1, 0.37, 0.5, 0.9, 1)]; p(np.quantile(a, 0.3, axis=1))"
     local out = {}
     for line in numpy(src):gmatch("[^\n]+") do
       local row = {}
       for w in line:gmatch("%S+") do row[#row + 1] = w == "nan" and nan or tonumber(w) end
       out[#out + 1] = row
     end
-    assert.are.equal(6, #out)
+    assert.are.equal(13, #out)
     local rows = {}
     for i = 1, 4 do
       rows[i] = {}
@@ -328,6 +345,10 @@ describe("against NumPy", function()
         same_bits(out[4], flat(gm.diff(a, { axis = 1 })), "diff")
         same_bits(out[5], flat(gm.median(clean, { axis = 2 })), "median")
         same_bits(out[6], flat(gm.flip(a, { axis = 2 })), "flip")
+        for i, q in ipairs({ 0, 0.1, 0.37, 0.5, 0.9, 1 }) do
+          same_bits(out[6 + i], flat(gm.quantile(clean, q, { axis = 1 })), "quantile " .. q)
+        end
+        same_bits(out[13], flat(gm.quantile(a, 0.3, { axis = 2 })), "quantile with NaN")
       end)
     end
   end)

@@ -1,5 +1,5 @@
 -- Ordering and scans (API.md "The array standard in Lua"): gm.flip (a
--- view with negative strides), gm.sort / m:sort, gm.median,
+-- view with negative strides), gm.sort / m:sort, gm.median, gm.quantile,
 -- gm.cumulative_sum / cumulative_prod (m:cumsum, m:cumprod: Torch7's
 -- names) and gm.diff.  The options are read here; the work runs where
 -- the operands live: sort and the scans through core._sort_axis /
@@ -114,6 +114,40 @@ return function(gm, core, methods)
     return y:view(dims)
   end
 
+  -- gm.quantile(m, q, {axis, keepdims, method = "linear"}): NumPy's linear
+  -- method for one q in [0, 1]: position q (n - 1) between the sorted
+  -- neighbours, interpolated as NumPy's _lerp (from the upper one when the
+  -- weight is at least 0.5); NaN when the line holds a NaN.
+  function gm.quantile(m, q, opts)
+    check_mat(m, "quantile")
+    if type(q) ~= "number" or not (q >= 0 and q <= 1) then
+      argerror(2, "quantile", "q must be a number in [0, 1], got %s", tostring(q))
+    end
+    opts = options(opts, 3, "quantile", { axis = true, keepdims = true, method = true })
+    if opts.method ~= nil and opts.method ~= "linear" then
+      argerror(3, "quantile", "method '%s' is not supported yet (only \"linear\")", tostring(opts.method))
+    end
+    local x, axis = m, 1
+    if opts.axis == nil then x = m:contiguous():view(m:size()) else axis = axis_of(m, opts.axis, 3, "quantile") end
+    local n = x:dim(axis)
+    if n == 0 then argerror(1, "quantile", "axis %d is empty", axis) end
+    local s = core._sort_axis(x, axis, false)
+    local pos = q * (n - 1)
+    local lo = math.floor(pos)
+    local t = pos - lo
+    local a, b = s:narrow(axis, lo + 1, 1), s:narrow(axis, math.min(lo + 2, n), 1)
+    local y = t >= 0.5 and b - (b - a) * (1 - t) or a + (b - a) * t
+    local last = s:narrow(axis, n, 1)
+    y = gm.where(gm.ne(last, last), last, gm.where(gm.eq(a, b), a, y))
+    if opts.axis == nil then return y[1] end
+    if opts.keepdims then return y end
+    local dims = {}
+    for k, d in ipairs(x:dims()) do
+      if k ~= axis then dims[#dims + 1] = d end
+    end
+    return y:view(dims)
+  end
+
   -- The scans: (x, {axis, dtype, include_initial}); axis may be left out
   -- for a 1-d x only (the standard's rule).
   local function scan(fname, op)
@@ -163,7 +197,7 @@ return function(gm, core, methods)
     return x
   end
 
-  for _, name in ipairs({ "flip", "sort", "median", "cumulative_sum", "cumulative_prod", "cumsum", "cumprod", "diff" }) do
+  for _, name in ipairs({ "flip", "sort", "median", "quantile", "cumulative_sum", "cumulative_prod", "cumsum", "cumprod", "diff" }) do
     methods[name] = gm[name]
   end
 end
