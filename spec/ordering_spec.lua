@@ -272,6 +272,29 @@ for _, place in ipairs(places) do
   end)
 end
 
+describe("the emulated device runs kernels/scan.cu", function()
+  local function launches()
+    local t = {}
+    for k, v in pairs(gm.emulated_kernel_launches()) do t[k] = v.launches end
+    return t
+  end
+  it("sort_kernel and scan_kernel per ctype, one launch per call", function()
+    for _, ctype in ipairs({ "float", "double" }) do
+      local before = launches()
+      gm.with_cuda(EMU, function()
+        local m = gm.array_to_mat({ { 3, 1 }, { 2, 0 } }, { ctype = ctype })
+        assert.are.same({ { 1, 3 }, { 0, 2 } }, m:sort():to_table())
+        assert.are.same({ { 3, 1 }, { 5, 1 } }, m:cumsum(1):to_table())
+        assert.are.same({ { 3, 1 }, { 6, 0 } }, m:cumprod(1):to_table())
+      end)
+      local after = launches()
+      local function d(k) return (after[k] or 0) - (before[k] or 0) end
+      assert.are.equal(1, d("sort_kernel<" .. ctype .. ">"))
+      assert.are.equal(2, d("scan_kernel<" .. ctype .. ">"))
+    end
+  end)
+end)
+
 describe("ordering errors", function()
   local m = gm.array_to_mat({ { 1, 2 }, { 3, 4 } })
   it("names the function and the argument", function()
