@@ -663,6 +663,19 @@ describe("indexing forms: negative steps, gm.newaxis, \"...\", broadcasting writ
     assert.matches("4    3    2", gm.format_mat(v), 1, true)
   end)
 
+  it("printing a negative-step view of a mat only the device holds reads the device copy", function()
+    gm.with_cuda(EMU, function()
+      local m = gm.mat({ 3, 4 })
+      m:fill_(0)
+      local w = m + gm.range(1, 12):view(3, 4) -- written on the device only
+      assert.are.equal("C", w:facets())
+      local v = w[{ { -1, 1, -1 }, { -1, 1, -2 } }]
+      assert.are.equal("#<MAT 1+3x2+0 double C {{12, 10}, {8, 6}, {4, 2}}>", tostring(v))
+      assert.matches("12   10\n  8    6\n  4    2", gm.format_mat(v), 1, true)
+      assert.are.equal("C", w:facets())
+    end)
+  end)
+
   it("gm.newaxis inserts a size-1 axis, \"...\" stands for the missing {}", function()
     local m = iota(2, 3, 4)
     assert.are.same({ 1, 2, 3, 4 }, m[{ gm.newaxis }]:dims())
