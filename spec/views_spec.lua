@@ -719,6 +719,9 @@ describe("indexing forms: negative steps, gm.newaxis, \"...\", broadcasting writ
     assert.are.same({ { 1 }, { 4 } }, m[{ {}, { 1, 3, math.maxinteger } }]:to_table())
     assert.are.same({ { 3 }, { 6 } }, m[{ {}, { 3, 1, math.mininteger } }]:to_table())
     assert.has_error(function() return m[{ "....." }] end)
+    assert.has_error(function() return m[{ { math.maxinteger, 1, -1 } }] end)
+    assert.has_error(function() return m[{ { math.maxinteger, math.mininteger, -1 } }] end)
+    assert.has_error(function() return m[{ { math.mininteger, math.maxinteger, 1 } }] end)
     local deep = { gm.newaxis, gm.newaxis, gm.newaxis, gm.newaxis, gm.newaxis, gm.newaxis, gm.newaxis }
     assert.has_error(function() return m[deep] end, "bad argument #2 to 'index' (the view would have rank 9, more than 8)")
     assert.are.same({ { 1, 2, 3 }, { 4, 5, 6 } }, m:to_table())

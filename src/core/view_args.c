@@ -110,7 +110,8 @@ static gm_status resolve_range(const gm_sub_arg *r, size_t d, int axis, const ch
   int64_t a = from_end(r->a, d), b = from_end(r->b, d);
   if (r->step == 0) return gm_fail(GM_EINVAL, "step must not be 0 (axis %d)", axis + 1);
   bool up = r->step > 0;
-  if ((up ? b == a - 1 : b == a + 1) && a >= (up ? 1 : 0) && a <= (int64_t)d + (up ? 1 : 0)) {
+  bool empty = up ? a > INT64_MIN && b == a - 1 : a < INT64_MAX && b == a + 1; /* no overflow at the ends */
+  if (empty && a >= (up ? 1 : 0) && a <= (int64_t)d + (up ? 1 : 0)) {
     *s = (gm_view_sub){false, false, a > 0 ? (size_t)(a - 1) : 0, 0, r->step};
     return GM_OK;
   }
