@@ -97,6 +97,6 @@ typedef enum gm_bcast_op {
 
 /* one row per ctype: (c type, ..., C math suffix as the 8th column) */
 #define GM_BC_DEFINE_ROW_(T, E, name, kw, blas, cublas, etype, S, ...) GM_BC_DEFINE(T, S)
-GM_CTYPES(GM_BC_DEFINE_ROW_)
+GM_FLOAT_CTYPES(GM_BC_DEFINE_ROW_)
 
 #endif

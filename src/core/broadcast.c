@@ -121,6 +121,7 @@ static int list_operands(const gm_bc_arg *args, int n, gm_mat *out, gm_operand o
 static gm_status dispatch_in_place(const gm_bc_arg *args, int n, gm_mat *out, const bc_job *j) {
   gm_mat *all[GM_STRIDED_MAX_OPS] = {out};
   for (int i = 0; i < n; i++) all[i + 1] = args[i].m;
+  GM_TRY(gm_check_float_mats(gm_bcast_name((gm_bcast_op)j->op), all, n + 1));
   gm_exec e = gm_exec_choose(all, n + 1);
   if (!e.be->strided_ew) return gm_fail(GM_EUNSUPPORTED, "not implemented on the %s backend", e.be->name);
   GM_TRY(gm_check_writable(NULL, out));

@@ -33,6 +33,7 @@ static gm_status reduce_by_rows(gm_mat *x, gm_reduce_op op, double *out) {
 
 gm_status gm_reduce(gm_mat *x, gm_reduce_op op, double *out) {
   const char *name = gm_reduce_name(op);
+  GM_TRY(gm_check_float_mats(name, &x, 1));
   if (op != GM_REDUCE_SUM && op != GM_REDUCE_MIN && op != GM_REDUCE_MAX)
     return gm_fail(GM_EINVAL, "reduce: unknown op %d", (int)op);
   if (x->size == 0) {
