@@ -100,7 +100,14 @@ double gm_ctype_coerce(gm_ctype t, double x) {
   }
 }
 
+/* A bool element read as its byte: memory from a buffer, a wrapped C
+ * array or a retyped view may hold bytes other than 0 and 1, and loading
+ * those as C bool is undefined (UBSan's -fsanitize=bool); nonzero is
+ * true. */
+static bool bool_at(const void *base, size_t i) { return ((const unsigned char *)base)[i] != 0; }
+
 double gm_ctype_get(gm_ctype t, const void *base, size_t i) {
+  if (t == GM_BOOL) return bool_at(base, i);
   switch (t) {
 #define X(ct, E, name, kw, ...) \
   case GM_##E:             \
@@ -127,6 +134,10 @@ void gm_ctype_set(gm_ctype t, void *base, size_t i, double v) {
 
 gm_value gm_ctype_read(gm_ctype t, const void *base, size_t i) {
   gm_value v = {true, gm_ctype_kind(t) == GM_KIND_UINT, 0, 0};
+  if (t == GM_BOOL) {
+    v.i = bool_at(base, i);
+    return v;
+  }
   switch (t) {
     /* uint64 keeps its 64 bits (Lua's unsigned convention); the
      * conversion is GCC's modulo one, never reached for signed values */
@@ -253,6 +264,7 @@ int gm_ctype_of_etype(gm_etype e, gm_ctype *out) {
 }
 
 long long gm_etype_get_int(gm_etype t, const void *base, size_t i) {
+  if (t == GM_E_BOOL) return bool_at(base, i);
   switch (t) {
 #define X(ct, E, name, cname, isint, issigned) \
   case GM_E_##E:                               \
@@ -265,6 +277,7 @@ long long gm_etype_get_int(gm_etype t, const void *base, size_t i) {
 }
 
 double gm_etype_get_real(gm_etype t, const void *base, size_t i) {
+  if (t == GM_E_BOOL) return bool_at(base, i);
   switch (t) {
 #define X(ct, E, name, cname, isint, issigned) \
   case GM_E_##E:                               \
