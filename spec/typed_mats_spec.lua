@@ -230,6 +230,89 @@ describe("typed mats: astype", function()
   end)
 end)
 
+describe("typed mats: integer arithmetic and whole-mat reductions", function()
+  -- the values of the operands: near each type's bounds, so sums,
+  -- differences and products wrap
+  local function operands(t)
+    local a = { t.hi, t.lo, 7, t.hi - 1, 3 }
+    local b = { 1, -1, 9, t.hi, t.lo + 2 }
+    if t.lo == 0 then b[2] = 2 end
+    for i = 1, #b do a[i], b[i] = wrap(t, a[i]), wrap(t, b[i]) end
+    return a, b
+  end
+
+  it("add, sub and cmul wrap as two's complement, for every integer type", function()
+    for _, t in ipairs(INTS) do
+      local a, b = operands(t)
+      local ma = gm.zeros({ #a }, { dtype = t.name })
+      local mb = gm.zeros({ #b }, { dtype = t.name })
+      for i = 1, #a do ma[i], mb[i] = a[i], b[i] end
+      local sum, dif, prod = {}, {}, {}
+      for i = 1, #a do
+        sum[i], dif[i], prod[i] = wrap(t, a[i] + b[i]), wrap(t, a[i] - b[i]), wrap(t, a[i] * b[i])
+      end
+      local r = ma + mb
+      assert.are.equal(t.name, r:dtype())
+      assert.are.same(sum, r:to_table(), t.name .. " +")
+      assert.are.same(dif, (ma - mb):to_table(), t.name .. " -")
+      assert.are.same(prod, gm.cmul(ma, mb):to_table(), t.name .. " cmul")
+      assert.are.same(sum, gm.add(ma, mb):to_table())
+      assert.are.same(dif, gm.sub(ma, mb):to_table())
+      local plus2 = {}
+      for i = 1, #a do plus2[i] = wrap(t, a[i] + 2) end
+      assert.are.same(plus2, (ma + 2):to_table(), t.name .. " + 2")
+    end
+  end)
+
+  it("broadcasts and walks strided views", function()
+    local m = gm.array_to_mat({ { 1, 2, 3 }, { 4, 5, 6 } }, { dtype = "int16" })
+    local row = gm.array_to_mat({ 10, 20, 30 }, { dtype = "int16" })
+    assert.are.same({ { 11, 22, 33 }, { 14, 25, 36 } }, (m + row):to_table())
+    local sq = gm.array_to_mat({ { 1, 2 }, { 3, 4 } }, { dtype = "uint32" })
+    assert.are.same({ { 2, 5 }, { 5, 8 } }, (sq + sq:t()):to_table())
+    assert.are.same({ { 0, 4294967295 }, { 1, 0 } }, (sq - sq:t()):to_table())
+  end)
+
+  it("sum, max and min of the whole mat are Lua integers (sum wraps in 64 bits)", function()
+    for _, t in ipairs(INTS) do
+      local a = { t.hi, t.lo, 7, wrap(t, -2), 1 }
+      local m = gm.zeros({ #a }, { dtype = t.name })
+      for i = 1, #a do m[i] = a[i] end
+      local sum, mx, mn = 0, a[1], a[1]
+      local less = t.name == "uint64" and math.ult or function(x, y) return x < y end
+      for _, v in ipairs(a) do
+        -- NumPy: small signed types sum as int64, unsigned as uint64 (their values are non-negative)
+        if t.lo == 0 and t.bytes < 8 then v = v & ((1 << (t.bytes * 8)) - 1) end
+        sum = sum + v -- Lua integers wrap too
+      end
+      for _, v in ipairs(a) do
+        if less(mx, v) then mx = v end
+        if less(v, mn) then mn = v end
+      end
+      assert.are.equal(sum, m:sum(), t.name .. " sum")
+      assert.are.equal("integer", math.type(m:sum()))
+      assert.are.equal(mx, m:max(), t.name .. " max")
+      assert.are.equal(mn, m:min(), t.name .. " min")
+    end
+    assert.are.equal(0, gm.zeros({ 0 }, { dtype = "int8" }):sum())
+    assert.has_error(function() gm.zeros({ 0 }, { dtype = "int8" }):max() end, "max: the mat is empty")
+  end)
+
+  it("refuses the rest clearly: bool arithmetic, division, axis reductions, mixed types", function()
+    local m = gm.zeros({ 2, 2 }, { dtype = "int32" })
+    assert.has_error(function() return gm.cdiv(m, m) end,
+      "bad argument #1 to 'cdiv' (an int32 mat; this function takes float32/float64 mats (convert with m:as(\"float64\")))")
+    assert.has_error(function() return m:sum(1) end,
+      "bad argument #1 to 'sum' (an int32 mat; integer mats reduce as a whole only so far (m:sum()), along an axis "
+      .. "this function takes float32/float64 mats (convert with m:as(\"float64\")))")
+    local b = gm.zeros({ 2 }, { dtype = "bool" })
+    assert.has_error(function() return b + b end,
+      "bad argument #1 to '__add' (a bool mat; this function takes float32/float64 mats (convert with m:as(\"float64\")))")
+    assert.has_error(function() return m + gm.zeros({ 2, 2 }) end, "bad argument #2 to '__add' (mixed ctypes int32 and double)")
+    assert.has_error(function() return m + gm.zeros({ 2, 2 }, { dtype = "int64" }) end)
+  end)
+end)
+
 describe("typed mats: text", function()
   it("tostring and format_mat print integers without decimals and bools as true/false", function()
     local m = gm.array_to_mat({ { 1, -2 }, { 3, 40 } }, { dtype = "int32" })
@@ -250,8 +333,8 @@ describe("typed mats: refusals", function()
     local m = gm.zeros({ 2, 2 }, { dtype = "int32" })
     assert.has_error(function() gm.sqrt(m) end,
       "bad argument #1 to 'sqrt' (an int32 mat; this function takes float32/float64 mats (convert with m:as(\"float64\")))")
-    assert.has_error(function() return m:sum() end)
-    local ok, err = pcall(function() return m + m end)
+    assert.has_error(function() return m:mean() end)
+    local ok, err = pcall(function() return gm.exp(m) end)
     assert.is_false(ok)
     assert.truthy(tostring(err):find("int32 mat", 1, true))
     local ok2, err2 = pcall(gm.m_mul, m, m)

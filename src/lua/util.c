@@ -154,9 +154,16 @@ static const char *const any_ctype_fns[] = {
     "__close", "ensure_core", "ensure", "mat_from_buffer", "syncing_cuda_facets", "with_syncing_cuda_facets",
     NULL};
 
+/* The ones that also take integer mats (not bool): wrapping arithmetic
+ * and the whole-mat sum, max and min (core/broadcast.c, core/reduce.c). */
+static const char *const integer_fns[] = {"add", "sub", "cmul", "__add", "__sub", "sum", "max", "min", NULL};
+
 static void check_mat_ctype(lua_State *L, int idx, const gm_mat *m, const char *fname) {
   if (gm_ctype_is_float(m->ctype)) return;
   for (const char *const *f = any_ctype_fns; *f; f++)
+    if (strcmp(*f, fname) == 0) return;
+  int kind = gm_ctype_kind(m->ctype);
+  for (const char *const *f = integer_fns; *f && kind != GM_KIND_BOOL; f++)
     if (strcmp(*f, fname) == 0) return;
   const char *d = gm_ctype_dtype(m->ctype);
   gml_argerror(L, idx, fname,
