@@ -377,6 +377,14 @@ static int l_is_freed(lua_State *L) {
 /* ---- readers ----
  * One C function reads every property: its entry (upvalue 1) says which. */
 
+/* An integer mat's initial element as a Lua integer: the double stored
+ * with the vec, converted into the type as the fill converts it. */
+static void push_initial_integer(lua_State *L, gm_ctype t, double init) {
+  unsigned long long cell = 0; /* room for one element of any type */
+  gm_ctype_set(t, &cell, 0, init);
+  lua_pushinteger(L, (lua_Integer)gm_ctype_read(t, &cell, 0).i);
+}
+
 typedef enum mat_prop { M_CTYPE, M_DTYPE, M_DISPLACEMENT, M_DIMS, M_DIM, M_SIZE, M_MAX_SIZE, M_INITIAL, M_CUDA } mat_prop;
 typedef struct mat_prop_reg {
   gml_reg reg;
@@ -396,10 +404,12 @@ static int l_mat_prop(lua_State *L) {
   case M_SIZE: lua_pushinteger(L, (lua_Integer)gm_mat_size(m)); break;
   case M_MAX_SIZE: lua_pushinteger(L, (lua_Integer)gm_mat_max_size(m)); break;
   case M_INITIAL:
-    if (gm_mat_initial_element(m, &init))
-      lua_pushnumber(L, init);
-    else
+    if (!gm_mat_initial_element(m, &init))
       lua_pushboolean(L, 0);
+    else if (gm_ctype_kind(m->ctype) == GM_KIND_INT || gm_ctype_kind(m->ctype) == GM_KIND_UINT)
+      push_initial_integer(L, m->ctype, init);
+    else
+      lua_pushnumber(L, init);
     break;
   case M_CUDA: lua_pushboolean(L, m->cuda_enabled); break;
   }
