@@ -48,4 +48,21 @@ GM_HD float gm_wrap_float(long long v) { return (float)v; }
 GM_HD double gm_sat_double(double x) { return x; }
 GM_HD double gm_wrap_double(long long v) { return (double)v; }
 
+/* C++ (CUDA and the emulated device's kernels): gm_sat_to<T>(x) is
+ * gm_sat_T(x), for templates over the element type. */
+#ifdef __cplusplus
+#ifdef __CUDACC__
+#define GM_SAT_HD_ __host__ __device__
+#else
+#define GM_SAT_HD_
+#endif
+template <typename T>
+GM_SAT_HD_ inline T gm_sat_to(double x);
+#define GM_SAT_TO_(T, ...) \
+  template <>              \
+  GM_SAT_HD_ inline T gm_sat_to<T>(double x) { return gm_sat_##T(x); }
+GM_CTYPES(GM_SAT_TO_)
+#undef GM_SAT_TO_
+#endif
+
 #endif

@@ -267,6 +267,20 @@ describe("typed mats: integer arithmetic and whole-mat reductions", function()
     end
   end)
 
+  it("runs where the operands live: the emulated device's kernels #nocuda", function()
+    gm.with_cuda({ backend = "emulated" }, function()
+      local a = gm.array_to_mat({ 127, -128, 3 }, { dtype = "int8" })
+      local r = a + a
+      assert.truthy(r:facets():find("C", 1, true))
+      assert.are.same({ -2, 0, 6 }, r:to_table())
+      -- a number converts into the type as a float write does (saturating), then wraps
+      assert.are.same({ -2, -1, -126 }, (a + 1000.0):to_table())
+      assert.are.same({ 127, -128, 3 }, (a - 0 / 0):to_table())
+      local u = gm.array_to_mat({ { 1, 2 }, { 3, 4 } }, { dtype = "uint16" })
+      assert.are.same({ { 1, 6 }, { 6, 16 } }, gm.cmul(u, u:t()):to_table())
+    end)
+  end)
+
   it("broadcasts and walks strided views", function()
     local m = gm.array_to_mat({ { 1, 2, 3 }, { 4, 5, 6 } }, { dtype = "int16" })
     local row = gm.array_to_mat({ 10, 20, 30 }, { dtype = "int16" })

@@ -118,10 +118,9 @@ static int list_operands(const gm_bc_arg *args, int n, gm_mat *out, gm_operand o
   return no;
 }
 
-/* Where the op runs: floats where the operands live; add, sub and cmul of
- * integer mats on the host facets (the host engine has their wrapping
- * loops, the device kernels are float-only so far); anything else of
- * another ctype is refused. */
+/* Where the op runs: where the operands live, floats for every op, integer
+ * mats for add, sub and cmul (the engine's wrapping loops and kernels);
+ * anything else of another ctype is refused. */
 static gm_status place(const bc_job *j, gm_mat *const *all, int n, gm_exec *e) {
   bool floats = true, ints = true;
   for (int i = 0; i < n; i++)
@@ -132,7 +131,7 @@ static gm_status place(const bc_job *j, gm_mat *const *all, int n, gm_exec *e) {
     }
   bool int_op = j->op == GM_BC_ADD || j->op == GM_BC_SUB || j->op == GM_BC_CMUL;
   if (!floats && !(ints && int_op)) return gm_check_float_mats(gm_bcast_name((gm_bcast_op)j->op), all, n);
-  *e = floats ? gm_exec_choose(all, n) : gm_exec_host();
+  *e = gm_exec_choose(all, n);
   return GM_OK;
 }
 

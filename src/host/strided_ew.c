@@ -65,16 +65,10 @@ GM_FLOAT_CTYPES(BC_CTYPE_INNER_)
 
 #define BC_OP_ROW_(T, E, f, name) [GM_BC_##E] = {bc_##f##_##T##_cc, bc_##f##_##T##_cs, bc_##f##_##T##_sc, bc_##f##_##T##_gen},
 #define BC_CTYPE_ROW_(T, E, ...) [GM_##E] = {GM_BCAST_OPS_WITH(BC_OP_ROW_, T)},
-/* Integer add, sub and cmul: two's complement wrapping, computed in
- * unsigned 64-bit arithmetic (defined for every operand; the narrowing
- * back is GCC's modulo conversion), so no signed overflow is ever UB.
- * Host only so far: core/broadcast.c runs integer ops on the host facets. */
-#define BC_INT_DEFINE_(T, ...)                                                                          \
-  static inline T gm_bc_add_##T(T a, T b) { return (T)((unsigned long long)a + (unsigned long long)b); } \
-  static inline T gm_bc_sub_##T(T a, T b) { return (T)((unsigned long long)a - (unsigned long long)b); } \
-  static inline T gm_bc_cmul_##T(T a, T b) { return (T)((unsigned long long)a * (unsigned long long)b); } \
-  BC_INNER(T, add)                                                                                      \
-  BC_INNER(T, sub)                                                                                      \
+/* Integer add, sub and cmul (kernels/strided_ew.h: wrapping). */
+#define BC_INT_DEFINE_(T, ...) \
+  BC_INNER(T, add)             \
+  BC_INNER(T, sub)             \
   BC_INNER(T, cmul)
 GM_INTEGER_CTYPES(BC_INT_DEFINE_)
 #define BC_INT_OP_(T, f) {bc_##f##_##T##_cc, bc_##f##_##T##_cs, bc_##f##_##T##_sc, bc_##f##_##T##_gen}
