@@ -166,18 +166,11 @@ end)
 print(("training took %.1f s of CPU time"):format(os.clock() - t0))
 
 if plot then
-  if os.execute("command -v gnuplot >/dev/null 2>&1") then
-    local data = os.tmpname()
-    local f = assert(io.open(data, "w"))
-    for _, p in ipairs(curve) do f:write(p[1], " ", p[2], "\n") end
-    f:close()
-    local cmd = ("gnuplot -e \"set terminal png size 800,500; set output '%s'; set logscale y; " ..
-      "set xlabel 'step'; set ylabel 'loss'; plot '%s' with lines title 'training loss'\""):format(plot, data)
-    local ok = os.execute(cmd)
-    os.remove(data)
-    print(ok and ("loss curve plotted to " .. plot .. " (gnuplot)") or "gnuplot failed; no plot")
-  else
-    print("gnuplot not installed: no loss plot (apt-get install gnuplot-nox)")
-  end
+  -- gm.plot draws through gnuplot; without it the run goes on, unplotted
+  local steps_, losses = {}, {}
+  for i, p in ipairs(curve) do steps_[i], losses[i] = p[1], p[2] end
+  local ok, err = pcall(gm.plot, steps_, losses, { file = plot, logscale = "y", xlabel = "step",
+    ylabel = "loss", labels = { "training loss" } })
+  print(ok and ("loss curve plotted to " .. plot .. " (gnuplot)") or ("no loss plot: " .. err))
 end
 print(("accuracy %.3f"):format(acc))

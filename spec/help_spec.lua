@@ -48,12 +48,22 @@ describe("gm.help", function()
     assert.are.equal(t, gm.help_text("x:asum"))
     assert.are.equal(
       "gm.asum(x, {n, incx})  |  x:asum(opts)\n" ..
-      "  gm.asum(x, {n, incx}) | x:asum(opts) | sum of absolute values\n" ..
+      "  module function: gm.asum(x, {n, incx}) | method: x:asum(opts) | returns: sum\n" ..
+      "  of absolute values\n" ..
       "  (docs/API.md, \"BLAS\")", t)
     local dims = gm.help_text(gm.mat(1).dims)
     assert.matches("^m:dims%(%)\n  Readers: m:ctype%(%) m:displacement%(%) m:dims%(%)", dims)
-    assert.matches("^m:sum%(%)\n  m:sum%(%), m:mean%(%), m:min%(%), m:max%(%) → Lua numbers", gm.help_text("sum"))
+    assert.matches("^m:sum%(%)  |  m:sum%(axis, opts%)  |  gm%.sum%(m, axis, opts%)\n  m:sum%(%), m:mean%(%), m:min%(%), m:max%(%) → Lua numbers",
+      gm.help_text("sum"))
     assert.matches("^gm%.exp_%(x, {n}%)  |  x:exp_%({n}%)\n", gm.help_text("exp_"))
+    -- the whole entry (trial bug B5): every block that defines a topic,
+    -- a table row's cells under their headers and its section's bullet
+    local gemm = gm.help_text("gemm_")
+    assert.truthy(gemm:find("module function: gm.gemm_(alpha, a, b, beta, c, opts) | method:", 1, true), gemm)
+    assert.truthy(gemm:find("\n\n  gemm_: C := alpha op(A) op(B) + beta C", 1, true), gemm)
+    local sum = gm.help_text(gm.sum):gsub("%s+", " ")
+    assert.truthy(sum:find("→ Lua numbers over the", 1, true), sum)
+    assert.truthy(sum:find("the reduction along the 1-based axis", 1, true), sum)
     -- functions listed in missing.lua have a "not implemented" entry
     local first_missing = read("lua/gpumat/missing.lua"):match('local missing = %b{}'):match('"([%w_]+)"')
     if first_missing then

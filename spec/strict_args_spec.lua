@@ -41,7 +41,9 @@ describe("strict arguments", function()
       -- dims as several integers (the strided views contract; gm.zeros(2, 3,
       -- opts)): they check their own count
       reshape = true, view = true, permute = true, expand = true,
-      zeros = true, ones = true, rand = true, randn = true }
+      zeros = true, ones = true, rand = true, randn = true,
+      -- the standard's *arrays_and_dtypes: any number of mats, dtypes and scalars
+      result_type = true }
     local checked = 0
     for tname, t in pairs(tables) do
       for key, f in pairs(t) do

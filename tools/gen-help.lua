@@ -45,7 +45,14 @@ do
       if not line:match("^|%s*%-%-%-") then
         local cells = {}
         for c in line:gsub("^|", ""):gmatch("([^|]*)|") do cells[#cells + 1] = c:match("^%s*(.-)%s*$") end
-        blocks[#blocks + 1] = { kind = "row", cells = cells, section = section }
+        -- the first row of a table is its header: its cells label the
+        -- cells of the rows below in the help text
+        local prev = blocks[#blocks]
+        local header = prev and prev.kind == "row" and prev.header_cells or nil
+        local row = { kind = "row", cells = cells, section = section }
+        if prev and prev.kind == "row" and header == nil then header = prev.cells end
+        row.header_cells = header
+        blocks[#blocks + 1] = row
       end
     elseif line:match("^%- ") then
       flush()
@@ -112,25 +119,42 @@ end
 
 local function strip(text) return (text:gsub("`", "")) end
 
-local topics = {} -- name -> { prio, sigs = {}, text, section }
-local function note(name, sig, prio, text, section)
+-- name -> { prio, sigs = {}, texts = {}, section }: texts are every block
+-- that defines the topic (prio 1), in document order, so gm.help(gm.sum)
+-- shows the whole-mat paragraph and the axis one; or its first mention.
+local topics = {}
+local function note(name, sig, prio, text, section, kind)
   local t = topics[name]
   if t and t.prio < prio then return end
   if t and t.prio == prio then
-    if t.text == text then -- same block: another signature
+    if t.texts[#t.texts] == text then -- same block: another signature
       for _, s in ipairs(t.sigs) do if s == sig then return end end
       t.sigs[#t.sigs + 1] = sig
+    elseif prio == 1 then
+      for _, x in ipairs(t.texts) do if x == text then return end end
+      t.texts[#t.texts + 1] = text
     end
     return
   end
-  topics[name] = { prio = prio, sigs = { sig }, text = text, section = section }
+  topics[name] = { prio = prio, sigs = { sig }, texts = { text }, section = section, from_row = kind == "row" }
+end
+
+-- A table row as text: each cell after its column's header
+-- ("module function: gm.dot(x, y) | method: x:dot(y) | returns: dot product").
+local function row_text(b)
+  local parts = {}
+  for i, c in ipairs(b.cells) do
+    local h = b.header_cells and b.header_cells[i]
+    parts[#parts + 1] = (h and h ~= "" and not h:find("`", 1, true)) and (h .. ": " .. c) or c
+  end
+  return strip(table.concat(parts, " | "))
 end
 
 for _, b in ipairs(blocks) do
   local text, head
   if b.kind == "row" then
     if b.cells[1] and b.cells[1]:find("`", 1, true) then
-      text = strip(table.concat(b.cells, " | "))
+      text = row_text(b)
       head = (b.cells[1] or "") .. " " .. (b.cells[2] or "")
     end
   else
@@ -152,7 +176,25 @@ for _, b in ipairs(blocks) do
         for w in list:gmatch("[%w_]+") do variants[#variants + 1] = (s:gsub(word, w)) end
       end
       for _, v in ipairs(variants) do
-        for _, c in ipairs(calls(v)) do note(c[1], c[2], prio, text, b.section) end
+        for _, c in ipairs(calls(v)) do note(c[1], c[2], prio, text, b.section, b.kind) end
+      end
+    end
+  end
+end
+
+-- A topic defined by a table row also gets the bullets of its section
+-- whose head names it bare (the BLAS table's `gemm_` row and the bullet
+-- "- `gemm_`: C := alpha op(A) op(B) + beta C, ...").
+for _, b in ipairs(blocks) do
+  if b.kind == "bullet" then
+    local full = join(b.lines)
+    for _, s in ipairs(spans(head_of(full))) do
+      local t = topics[s]
+      if t and t.prio == 1 and t.section == b.section and t.from_row then
+        local text = strip(full)
+        local seen = false
+        for _, x in ipairs(t.texts) do if x == text then seen = true end end
+        if not seen then t.texts[#t.texts + 1] = text end
       end
     end
   end
@@ -164,7 +206,7 @@ local list = missing_src:match("local missing = (%b{})")
 for name in list:gmatch('"([%w_]+)"') do
   if not topics[name] then
     topics[name] = { prio = 0, sigs = { "gm." .. name .. "(...)" },
-      text = "Not implemented in this version (part of the API contract; raises \"not implemented\").",
+      texts = { "Not implemented in this version (part of the API contract; raises \"not implemented\")." },
       section = "Not yet" }
   end
 end
@@ -180,8 +222,10 @@ for _, k in ipairs(names) do
   local t = topics[k]
   local sigs = {}
   for i, s in ipairs(t.sigs) do sigs[i] = string.format("%q", s) end
-  out[#out + 1] = string.format("  [%q] = { sigs = { %s }, section = %q,\n    text = %q },", k,
-    table.concat(sigs, ", "), t.section, t.text)
+  local texts = {}
+  for i, x in ipairs(t.texts) do texts[i] = string.format("%q", x) end
+  out[#out + 1] = string.format("  [%q] = { sigs = { %s }, section = %q,\n    texts = { %s } },", k,
+    table.concat(sigs, ", "), t.section, table.concat(texts, ",\n      "))
 end
 out[#out + 1] = "}"
 local result = table.concat(out, "\n") .. "\n"

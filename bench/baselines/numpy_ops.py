@@ -113,7 +113,7 @@ def make(op, dtype, dims):
         return alternating(lambda i: np.add(a, b, out=c)), None, "np.add(a, b, out=c)"
     # Allocating forms, as users write them (bench/user_bench.lua): every
     # call builds a new result; numpy frees the last one by refcount.
-    user = user_op(op, a, shape, dtype)
+    user = user_op(op, a, shape, dtype) or linalg_op(op, a, shape, dtype)
     if user:
         return user
     if op == "matmul":
@@ -147,6 +147,38 @@ def user_op(op, a, shape, dtype):
     def run(n):
         r = None
         for _ in range(n):
+            r = f()
+        return r
+    return run, None, note
+
+
+def linalg_op(op, a, shape, dtype):
+    """np.linalg forms (la_*, bench/linalg_bench.lua) or None: the matrices
+    are the pattern plus n I (well conditioned), SPD ones P P^T / n + I."""
+    n = shape[-1]
+    eye = np.eye(n, dtype=dtype)
+    wc = (a + n * eye).astype(dtype)
+    if op == "la_cholesky" or op == "la_eigh":
+        wc = (a @ np.swapaxes(a, -1, -2) / n + eye).astype(dtype)
+    b = pattern(shape[:-1], dtype)
+    la = np.linalg
+    forms = {
+        "la_solve": (lambda: la.solve(wc, b), "np.linalg.solve(a, b) (b a vector)"),
+        "la_bsolve": (lambda: la.solve(wc, b[..., None])[..., 0], "np.linalg.solve(a, b[..., None])"),
+        "la_cholesky": (lambda: la.cholesky(wc), "np.linalg.cholesky(a)"),
+        "la_qr": (lambda: la.qr(a), "np.linalg.qr(a)"),
+        "la_svd": (lambda: la.svd(a), "np.linalg.svd(a)"),
+        "la_eigh": (lambda: la.eigh(wc), "np.linalg.eigh(a)"),
+        "la_det": (lambda: la.det(wc), "np.linalg.det(a)"),
+        "la_inv": (lambda: la.inv(wc), "np.linalg.inv(a)"),
+    }
+    if op not in forms:
+        return None
+    f, note = forms[op]
+
+    def run(k):
+        r = None
+        for _ in range(k):
             r = f()
         return r
     return run, None, note

@@ -1,5 +1,6 @@
--- gm.help(f | "name") prints the signature and paragraph of a module
--- function or method; gm.help_text returns that text; gm.help() lists the
+-- gm.help(f | "name") prints the signature and every paragraph that defines
+-- a module function or method (a table row's cells with their headers, and
+-- the bullets of its section about it); gm.help_text returns that text; gm.help() lists the
 -- topics.  The text is lua/gpumat/help_data.lua, generated from
 -- docs/API.md by tools/gen-help.lua (spec/help_spec.lua checks that it is
 -- current and that every function and method has an entry).
@@ -46,7 +47,9 @@ return function(gm, core, methods)
     if not t then
       argcheck.argerror(1, fname, "no help for '%s' (gm.help() lists the topics)", name)
     end
-    return table.concat(t.sigs, "  |  ") .. "\n" .. wrap(t.text, "  ", 78) ..
+    local paras = {}
+    for i, text in ipairs(t.texts) do paras[i] = wrap(text, "  ", 78) end
+    return table.concat(t.sigs, "  |  ") .. "\n" .. table.concat(paras, "\n\n") ..
       "\n  (docs/API.md, \"" .. t.section .. "\")"
   end
 

@@ -108,4 +108,13 @@ gm_status gm_invert(gm_mat *a, gm_mat *out);
 /* log |det a| and its sign (-1, 0, 1); a is not modified. */
 gm_status gm_logdet(gm_mat *a, double *logabs, int *sign);
 
+/* gm.linalg: job (blas_ops.h; its t is set here) on each matrix of the
+ * stacks ms = {a, b, w, u, vt} (NULL where the job has no such operand):
+ * contiguous column-major matrices of job_elems each, one ctype, the
+ * stack size a's.  Runs on the device when its table has linalg, else on
+ * the host facet.  Stops at the first matrix whose LAPACK info is not 0:
+ * *failed is its 1-based index in the stack and *info the info (0, 0
+ * when every matrix went through). */
+gm_status gm_linalg_run(gm_linalg_job job, gm_mat *const ms[5], size_t *failed, int *info);
+
 #endif

@@ -23,10 +23,38 @@
 #ifndef GM_CORE_BLAS_OPS_H
 #define GM_CORE_BLAS_OPS_H
 
+#include <stdbool.h>
+
 #include "ctype.h"
 #include "status.h"
 
 typedef enum gm_blas_trans { GM_BLAS_N = 0, GM_BLAS_T = 1 } gm_blas_trans;
+
+/* One dense LAPACK job on one column-major matrix (gm.linalg, core/linalg.c
+ * loops over the stack).  Every operand is tight (lda = ldq = ldu = m,
+ * ldb = ldvt = n) and in the backend's memory space.
+ * GESV:  a (n x n) := its LU factors; b (n x nrhs) := op(A)^-1 b, op(A)
+ *        A^T when trans (getrf + getrs).  info > 0: singular.
+ * POTRF: the upper triangle of a (n x n) := U with A = U^T U (only the
+ *        upper triangle read and written).  info > 0: not positive
+ *        definite (the order of the leading minor).
+ * QR:    a (m x n) := geqrf's R and reflectors; b (m x qcols, k <= qcols
+ *        <= m with k = min(m, n)) := the first qcols columns of Q (orgqr).
+ * SYEVD: w (n) := the eigenvalues of the symmetric a (n x n, upper
+ *        triangle read) in ascending order; a := the eigenvectors (its
+ *        columns) when vectors, else destroyed.
+ * GESVD: m >= n; w (n) := the singular values, descending; when vectors,
+ *        u (m x m when full, else m x n) := U and vt (n x n) := V^T; a is
+ *        destroyed.  info > 0: no convergence. */
+typedef enum gm_linalg_kind { GM_LA_GESV, GM_LA_POTRF, GM_LA_QR, GM_LA_SYEVD, GM_LA_GESVD } gm_linalg_kind;
+
+typedef struct gm_linalg_job {
+  gm_linalg_kind kind;
+  gm_ctype t;
+  int m, n, nrhs, qcols;
+  bool trans, vectors, full;
+  void *a, *b, *w, *u, *vt;
+} gm_linalg_job;
 
 typedef struct gm_blas_ops {
   /* *out = sum |x[i*incx]|, i < n */
@@ -79,6 +107,11 @@ typedef struct gm_blas_ops {
   /* orgqr: A (m x n) := the first n columns of Q from geqrf's output in A
    * and tau (k = n reflectors). */
   gm_status (*orgqr)(void *ctx, gm_ctype t, int m, int n, void *a, int lda, const void *tau, int *info);
+  /* Optional (NULL: the core runs gm.linalg on the host facet): one job
+   * (above) on one matrix; *info (a HOST int) is LAPACK's, the status
+   * fails only for errors that are not numerical (ctype, memory, the
+   * library). */
+  gm_status (*linalg)(void *ctx, const gm_linalg_job *job, int *info);
 } gm_blas_ops;
 
 /* The host table (src/host/blas.c): CBLAS (OpenBLAS) and LAPACKE. */

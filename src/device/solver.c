@@ -139,3 +139,73 @@ gm_status gm_solver_logdet(const gm_solver_ops *s, void *ctx, gm_ctype t, int n,
   release(s, ctx, &w);
   return st;
 }
+
+/* ---- gm.linalg jobs: blas_ops.h's linalg on cuSOLVER calls ---- */
+
+enum { MAX_SCRATCH = 6 };
+
+typedef struct job_scratch {
+  void *p[MAX_SCRATCH];
+  int n;
+} job_scratch;
+
+static gm_status job_alloc(const gm_solver_ops *s, void *ctx, job_scratch *w, size_t bytes, void **out) {
+  if (w->n == MAX_SCRATCH) return gm_fail(GM_EINVAL, "linalg: too many scratch blocks");
+  GM_TRY(s->scratch_alloc(ctx, bytes > 0 ? bytes : 1, out));
+  w->p[w->n++] = *out;
+  return GM_OK;
+}
+
+/* One call with its own workspace (bufferSize, then the call). */
+static gm_status run_call(const gm_solver_ops *s, void *ctx, job_scratch *w, gm_solver_call *c) {
+  int lwork = 0;
+  GM_TRY(s->call_buffer_size(ctx, c, &lwork));
+  c->lwork = lwork > 0 ? lwork : 1;
+  GM_TRY(job_alloc(s, ctx, w, (size_t)c->lwork * gm_ctype_size(c->t), &c->work));
+  return s->call(ctx, c);
+}
+
+/* The job's calls; infos[0] and infos[1] get the two calls' info. */
+static gm_status job_calls(const gm_solver_ops *s, void *ctx, const gm_linalg_job *j, job_scratch *w, int *infos) {
+  gm_solver_call c = {.t = j->t, .m = j->m, .n = j->n, .a = j->a, .lda = j->m, .info = infos};
+  size_t elem = gm_ctype_size(j->t);
+  int k = j->m < j->n ? j->m : j->n;
+  switch (j->kind) {
+    case GM_LA_GESV:
+      c.fn = GM_SV_GETRF;
+      GM_TRY(job_alloc(s, ctx, w, (size_t)j->n * sizeof(int), (void **)&c.ipiv));
+      GM_TRY(run_call(s, ctx, w, &c));
+      c.fn = GM_SV_GETRS, c.k = j->nrhs, c.trans = j->trans, c.b = j->b, c.ldb = j->n, c.info = infos + 1;
+      return run_call(s, ctx, w, &c);
+    case GM_LA_POTRF: c.fn = GM_SV_POTRF; return run_call(s, ctx, w, &c);
+    case GM_LA_QR:
+      c.fn = GM_SV_GEQRF;
+      GM_TRY(job_alloc(s, ctx, w, (size_t)k * elem, &c.w));
+      GM_TRY(run_call(s, ctx, w, &c));
+      GM_TRY(gm_blas_copy_n(kernels_of(ctx)->blas, ctx, j->t, (size_t)j->m * (size_t)k, j->a, 1, j->b, 1));
+      c.fn = GM_SV_ORGQR, c.n = j->qcols, c.k = k, c.a = j->b, c.info = infos + 1;
+      return run_call(s, ctx, w, &c);
+    case GM_LA_SYEVD: c.fn = GM_SV_SYEVD, c.vectors = j->vectors, c.w = j->w; return run_call(s, ctx, w, &c);
+    case GM_LA_GESVD:
+      c.fn = GM_SV_GESVD, c.w = j->w, c.u = j->u, c.vt = j->vt, c.ldu = j->m, c.ldvt = j->n;
+      c.jobu = j->vectors ? (j->full ? 'A' : 'S') : 'N', c.jobvt = j->vectors ? 'A' : 'N';
+      return run_call(s, ctx, w, &c);
+  }
+  return gm_fail(GM_EINVAL, "linalg: unknown job %d", (int)j->kind);
+}
+
+gm_status gm_solver_linalg(const gm_solver_ops *s, void *ctx, const gm_linalg_job *job, int *info) {
+  *info = 0;
+  job_scratch w = {{0}, 0};
+  int *dinfo = NULL, infos[2] = {0, 0};
+  gm_status st = job_alloc(s, ctx, &w, sizeof infos, (void **)&dinfo);
+  if (st == GM_OK) st = job_calls(s, ctx, job, &w, dinfo);
+  /* jobs of one call never write the second slot */
+  bool two = job->kind == GM_LA_GESV || job->kind == GM_LA_QR;
+  if (st == GM_OK) st = s->read(ctx, infos, dinfo, two ? sizeof infos : sizeof infos[0]);
+  for (int i = w.n - 1; i >= 0; i--) s->scratch_free(ctx, w.p[i]);
+  /* the first call's failure is the one to report (getrs after a
+   * singular getrf only spreads it) */
+  if (st == GM_OK) *info = infos[0] != 0 ? infos[0] : infos[1];
+  return st;
+}

@@ -9,6 +9,29 @@
 #define GM_DEVICE_SOLVER_H
 
 #include "../core/backend.h"
+#include "../core/blas_ops.h"
+
+/* One cuSOLVER call of gm.linalg's jobs (cusolverDn<t><fn>, the
+ * arguments of the same names; every pointer is device memory, work has
+ * lwork elements).  The job code (solver.c) fills it; a backend maps it
+ * to the library. */
+typedef enum gm_solver_fn {
+  GM_SV_GETRF, GM_SV_GETRS, GM_SV_POTRF, GM_SV_GEQRF, GM_SV_ORGQR, GM_SV_SYEVD, GM_SV_GESVD
+} gm_solver_fn;
+
+typedef struct gm_solver_call {
+  gm_solver_fn fn;
+  gm_ctype t;
+  int m, n, k;      /* getrs: n, nrhs = k; orgqr: m, n, k */
+  bool trans;       /* getrs: CUBLAS_OP_T */
+  bool vectors;     /* syevd: CUSOLVER_EIG_MODE_VECTOR (uplo is always upper) */
+  char jobu, jobvt; /* gesvd */
+  void *a, *b, *w, *u, *vt; /* b: getrs's b; w: tau, eigenvalues or S */
+  int lda, ldb, ldu, ldvt;
+  int *ipiv, *info;
+  void *work;
+  int lwork;
+} gm_solver_call;
 
 typedef struct gm_solver_ops {
   /* cusolverDn<t>getrf_bufferSize(h, n, n, a, lda, &lwork): elements */
@@ -19,6 +42,10 @@ typedef struct gm_solver_ops {
   /* cusolverDn<t>getrs(h, CUBLAS_OP_N, n, nrhs, a, lda, ipiv, b, ldb, info) */
   gm_status (*getrs)(void *ctx, gm_ctype t, int n, int nrhs, const void *a, int lda, const int *ipiv, void *b,
                      int ldb, int *info);
+  /* cusolverDn<t><fn>_bufferSize for the call (elements; 0 for getrs) */
+  gm_status (*call_buffer_size)(void *ctx, const gm_solver_call *c, int *lwork);
+  /* cusolverDn<t><fn> with the call's arguments, queued on the stream */
+  gm_status (*call)(void *ctx, const gm_solver_call *c);
   /* scratch device memory in stream order (cudaMallocAsync/FreeAsync) */
   gm_status (*scratch_alloc)(void *ctx, size_t bytes, void **out);
   void (*scratch_free)(void *ctx, void *p);
@@ -32,5 +59,9 @@ typedef struct gm_solver_ops {
 gm_status gm_solver_invert(const gm_solver_ops *s, void *ctx, gm_ctype t, int n, void *a, int lda);
 gm_status gm_solver_logdet(const gm_solver_ops *s, void *ctx, gm_ctype t, int n, void *a, int lda,
                            double *logabs, int *sign);
+
+/* blas_ops.h's linalg entry (one job, one matrix) through s: the calls
+ * above in cuSOLVER's order, info read back once at the end. */
+gm_status gm_solver_linalg(const gm_solver_ops *s, void *ctx, const gm_linalg_job *job, int *info);
 
 #endif

@@ -315,6 +315,115 @@ static gm_status h_orgqr(void *ctx, gm_ctype t, int m, int n, void *a, int lda, 
 #undef X
 }
 
+/* ---- gm.linalg jobs (blas_ops.h: gm_linalg_job) ---- */
+
+/* A switch over the floating ctypes only (LAPACK has no integer rows). */
+#define FLOAT_SWITCH(t, CASE, op) \
+  switch (t) {                    \
+    GM_FLOAT_CTYPES(CASE)         \
+    default:                      \
+      return bad_ctype(op);       \
+  }
+
+/* getrf + getrs through the _work entries: no NaN scan, so NaN input
+ * gives NaN results as NumPy's (and cuSOLVER's) do. */
+static gm_status h_gesv(const gm_linalg_job *j, int *info) {
+  lapack_int *ipiv = malloc((size_t)(j->n > 0 ? j->n : 1) * sizeof *ipiv);
+  if (!ipiv) return gm_fail(GM_ENOMEM, "out of host memory");
+  lapack_int r = 0;
+  char tr = j->trans ? 'T' : 'N';
+#define X(T, E, name, kw, p, ...)                                                                   \
+  case GM_##E:                                                                                      \
+    r = LAPACKE_##p##getrf_work(LAPACK_COL_MAJOR, j->n, j->n, j->a, j->n, ipiv);                    \
+    if (r == 0) r = LAPACKE_##p##getrs_work(LAPACK_COL_MAJOR, tr, j->n, j->nrhs, j->a, j->n, ipiv, \
+                                            j->b, j->n);                                           \
+    break;
+  switch (j->t) {
+    GM_FLOAT_CTYPES(X)
+    default:
+      free(ipiv);
+      return bad_ctype("getrf");
+  }
+#undef X
+  free(ipiv);
+  *info = (int)r;
+  return GM_OK;
+}
+
+static gm_status h_potrf_u(const gm_linalg_job *j, int *info) {
+#define X(T, E, name, kw, p, ...) \
+  case GM_##E:                    \
+    *info = (int)LAPACKE_##p##potrf_work(LAPACK_COL_MAJOR, 'U', j->n, j->a, j->n); \
+    return GM_OK;
+  FLOAT_SWITCH(j->t, X, "potrf")
+#undef X
+}
+
+/* geqrf on a, its first k columns copied into b, orgqr on b. */
+static gm_status h_qr(const gm_linalg_job *j, int *info) {
+  int k = j->m < j->n ? j->m : j->n;
+  size_t elem = gm_ctype_size(j->t);
+  void *tau = malloc((size_t)(k > 0 ? k : 1) * elem);
+  if (!tau) return gm_fail(GM_ENOMEM, "out of host memory");
+  lapack_int r = 0;
+#define X(T, E, name, kw, p, ...)                                                         \
+  case GM_##E:                                                                            \
+    r = LAPACKE_##p##geqrf(LAPACK_COL_MAJOR, j->m, j->n, j->a, j->m, tau);                \
+    if (r == 0) {                                                                         \
+      memcpy(j->b, j->a, (size_t)j->m * (size_t)k * elem);                                \
+      r = LAPACKE_##p##orgqr(LAPACK_COL_MAJOR, j->m, j->qcols, k, j->b, j->m, tau);       \
+    }                                                                                     \
+    break;
+  switch (j->t) {
+    GM_FLOAT_CTYPES(X)
+    default:
+      free(tau);
+      return bad_ctype("geqrf");
+  }
+#undef X
+  free(tau);
+  *info = (int)r;
+  return GM_OK;
+}
+
+static gm_status h_syevd(const gm_linalg_job *j, int *info) {
+  char jobz = j->vectors ? 'V' : 'N';
+#define X(T, E, name, kw, p, ...) \
+  case GM_##E:                    \
+    *info = (int)LAPACKE_##p##syevd(LAPACK_COL_MAJOR, jobz, 'U', j->n, j->a, j->n, j->w); \
+    return GM_OK;
+  FLOAT_SWITCH(j->t, X, "syevd")
+#undef X
+}
+
+/* The host runs gesdd (divide and conquer, as NumPy does: faster than
+ * gesvd for vectors); the devices run cuSOLVER's gesvd.  Both give the
+ * singular values descending and the same subspaces. */
+static gm_status h_gesvd(const gm_linalg_job *j, int *info) {
+  char jobz = j->vectors ? (j->full ? 'A' : 'S') : 'N';
+  void *u = j->u ? j->u : j->a, *vt = j->vt ? j->vt : j->a;
+#define X(T, E, name, kw, p, ...)                                                                    \
+  case GM_##E:                                                                                       \
+    *info = (int)LAPACKE_##p##gesdd(LAPACK_COL_MAJOR, jobz, j->m, j->n, j->a, j->m, j->w, u, j->m, vt, \
+                                    j->n);                                                           \
+    return GM_OK;
+  FLOAT_SWITCH(j->t, X, "gesdd")
+#undef X
+}
+
+static gm_status h_linalg(void *ctx, const gm_linalg_job *j, int *info) {
+  (void)ctx;
+  *info = 0;
+  switch (j->kind) {
+    case GM_LA_GESV: return h_gesv(j, info);
+    case GM_LA_POTRF: return h_potrf_u(j, info);
+    case GM_LA_QR: return h_qr(j, info);
+    case GM_LA_SYEVD: return h_syevd(j, info);
+    case GM_LA_GESVD: return h_gesvd(j, info);
+  }
+  return gm_fail(GM_EINVAL, "linalg: unknown job %d", (int)j->kind);
+}
+
 const gm_blas_ops gm_host_blas_ops = {
     .asum = h_asum,
     .nrm2 = h_nrm2,
@@ -329,4 +438,5 @@ const gm_blas_ops gm_host_blas_ops = {
     .potrf = h_potrf,
     .geqrf = h_geqrf,
     .orgqr = h_orgqr,
+    .linalg = h_linalg,
 };

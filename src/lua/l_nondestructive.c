@@ -3,6 +3,8 @@
  * operators are in l_operators.c.  Results are new mats with the input's ctype and
  * cuda_enabled flag, computed on the inputs' place with the BLAS table
  * (core/blas.h), so they work on the device too. */
+#include <limits.h>
+
 #include "../core/blas.h"
 #include "../core/elementwise.h"
 #include "../core/operands.h"
@@ -172,6 +174,31 @@ static int l_logdet(lua_State *L) {
   return 2;
 }
 
+/* core._linalg(kind, m, n, nrhs, qcols, trans, vectors, full, a, b, w,
+ * u, vt) -> failed, info: gm_linalg_run for lua/gpumat/linalg.lua, which
+ * prepares the column-major stacks (nil where the job has no operand). */
+static int l_linalg_run(lua_State *L) {
+  static const char *const kinds[] = {"gesv", "potrf", "qr", "syevd", "gesvd", NULL};
+  const char *fn = "linalg";
+  gm_linalg_job j = {.kind = (gm_linalg_kind)luaL_checkoption(L, 1, NULL, kinds)};
+  int *sizes[4] = {&j.m, &j.n, &j.nrhs, &j.qcols};
+  for (int i = 0; i < 4; i++) {
+    lua_Integer v = luaL_checkinteger(L, 2 + i);
+    if (v < 0 || v > INT_MAX) gml_argerror(L, 2 + i, fn, "size %lld out of range", (long long)v);
+    *sizes[i] = (int)v;
+  }
+  j.trans = lua_toboolean(L, 6), j.vectors = lua_toboolean(L, 7), j.full = lua_toboolean(L, 8);
+  gm_mat *ms[5];
+  for (int i = 0; i < 5; i++) ms[i] = lua_isnoneornil(L, 9 + i) ? NULL : gml_checkmat(L, 9 + i, fn);
+  if (!ms[0]) gml_argerror(L, 9, fn, "mat expected");
+  size_t failed = 0;
+  int info = 0;
+  GML_TRY(L, gm_linalg_run(j, ms, &failed, &info), fn);
+  lua_pushinteger(L, (lua_Integer)failed);
+  lua_pushinteger(L, info);
+  return 2;
+}
+
 /* ---- elementwise functions, out of place (one per GM_UNARY_OPS row) ---- */
 
 /* The `out` option at idx: the stack index of that mat (pinned; checked
@@ -255,7 +282,7 @@ void gml_open_nondestructive(lua_State *L, int module_idx) {
       {"mat_as_scalar", l_mat_as_scalar, 1, NULL}, {"scalar_as_mat", l_scalar_as_mat, 2, NULL}, {"m_eq", l_m_eq, 2, NULL},
       {"transpose", l_transpose, 1, NULL}, {"m_mul", l_m_mul, 3, NULL},           {"m_add", l_m_add, 2, NULL},
       {"m_sub", l_m_sub, 2, NULL},         {"invert", l_invert, 1, NULL},         {"logdet", l_logdet, 1, NULL},
-      {"stack_", l_stack_, 3, NULL},       {NULL, NULL, 0, NULL},
+      {"stack_", l_stack_, 3, NULL},       {"_linalg", l_linalg_run, 13, NULL}, {NULL, NULL, 0, NULL},
   };
   static const gml_reg methods[] = {{"copy", l_copy_mat, 1, NULL}, {"transpose", l_transpose, 1, NULL}, {NULL, NULL, 0, NULL}};
   /* module functions and methods of the same name */

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Register spills and stack frames of the CUDA kernels, no GPU needed:
-# every kernels/*.cu compiled once for sm_90 with `ptxas -v`; a spill
+# every kernels/*.cu and tests/*.cu (compile checks of kernel headers,
+# tests/int_ops_cuda.cu) compiled once for sm_90 with `ptxas -v`; a spill
 # store in any function, or a stack frame in a kernel not on the list
 # below, fails the step.  A stack frame in a kernel usually means an array
 # indexed at run time (accumulators in local memory: a load and a store
@@ -24,7 +25,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 passed=0
 failed=0
-for cu in kernels/*.cu; do
+for cu in kernels/*.cu tests/*.cu; do
   log="$out/$(basename "$cu" .cu).log"
   if ! "$NVCC" -std=c++17 -O2 -DNDEBUG -arch=sm_90 -Xptxas -v -c -o "$out/obj.o" -Ikernels -Iinclude -Isrc \
     "$cu" >"$log" 2>&1; then

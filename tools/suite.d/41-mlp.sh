@@ -48,7 +48,7 @@ else bad "emulated: placement"; grep "mats live" "$tmp/emu.log"; fi
 
 PATH=/nonexistent "$lua" examples/mlp.lua --quick --plot "$tmp/none.png" >"$tmp/nognuplot.log" 2>&1
 check "without gnuplot" "$tmp/nognuplot.log"
-if grep -q "gnuplot not installed: no loss plot" "$tmp/nognuplot.log" && [ ! -e "$tmp/none.png" ]; then
+if grep -q "no loss plot: plot: gnuplot is not installed" "$tmp/nognuplot.log" && [ ! -e "$tmp/none.png" ]; then
   ok "without gnuplot: runs and says there is no plot"
 else bad "without gnuplot: message"; tail -3 "$tmp/nognuplot.log"; fi
 

@@ -123,4 +123,5 @@ const gm_blas_ops gm_cuda_blas_ops = {
     .geam = cu_geam,
     .invert = gm_cuda_invert,
     .logdet = gm_cuda_logdet,
+    .linalg = gm_cuda_linalg,
 };

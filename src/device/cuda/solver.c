@@ -58,6 +58,78 @@ static gm_status cu_getrs(void *ctx, gm_ctype t, int n, int nrhs, const void *a,
 #undef X
 }
 
+
+/* ---- gm.linalg's calls (../solver.h: gm_solver_call) ---- */
+
+#define FLOAT_SWITCH(t, CASE, op)                                   \
+  switch (t) {                                                      \
+    GM_FLOAT_CTYPES(CASE)                                           \
+    default:                                                        \
+      return gm_fail(GM_EINVAL, "%s: unsupported ctype", op);       \
+  }
+
+static cublasFillMode_t UPPER = CUBLAS_FILL_MODE_UPPER;
+
+static cusolverEigMode_t jobz(const gm_solver_call *c) {
+  return c->vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+}
+
+static gm_status cu_call_buffer_size(void *ctx, const gm_solver_call *c, int *lw) {
+  *lw = 0;
+#define X(T, E, name, kw, p, P, ...)                                                                     \
+  case GM_##E:                                                                                           \
+    switch (c->fn) {                                                                                     \
+      case GM_SV_GETRF: return CUSOLVER_CALL(P, getrf_bufferSize, c->n, c->n, (T *)c->a, c->lda, lw);    \
+      case GM_SV_GETRS: return GM_OK;                                                                    \
+      case GM_SV_POTRF: return CUSOLVER_CALL(P, potrf_bufferSize, UPPER, c->n, (T *)c->a, c->lda, lw);   \
+      case GM_SV_GEQRF: return CUSOLVER_CALL(P, geqrf_bufferSize, c->m, c->n, (T *)c->a, c->lda, lw);    \
+      case GM_SV_ORGQR:                                                                                  \
+        return CUSOLVER_CALL(P, orgqr_bufferSize, c->m, c->n, c->k, (const T *)c->a, c->lda,            \
+                             (const T *)c->w, lw);                                                       \
+      case GM_SV_SYEVD:                                                                                  \
+        return CUSOLVER_CALL(P, syevd_bufferSize, jobz(c), UPPER, c->n, (const T *)c->a, c->lda,        \
+                             (const T *)c->w, lw);                                                       \
+      case GM_SV_GESVD: return CUSOLVER_CALL(P, gesvd_bufferSize, c->m, c->n, lw);                       \
+    }                                                                                                    \
+    break;
+  FLOAT_SWITCH(c->t, X, "linalg")
+#undef X
+  return gm_fail(GM_EINVAL, "linalg: unknown call %d", (int)c->fn);
+}
+
+static gm_status cu_call(void *ctx, const gm_solver_call *c) {
+  cublasOperation_t tr = c->trans ? CUBLAS_OP_T : CUBLAS_OP_N;
+  int ldu = c->ldu > 0 ? c->ldu : 1, ldvt = c->ldvt > 0 ? c->ldvt : 1;
+#define X(T, E, name, kw, p, P, ...)                                                                      \
+  case GM_##E:                                                                                            \
+    switch (c->fn) {                                                                                      \
+      case GM_SV_GETRF:                                                                                   \
+        return CUSOLVER_CALL(P, getrf, c->n, c->n, (T *)c->a, c->lda, (T *)c->work, c->ipiv, c->info);    \
+      case GM_SV_GETRS:                                                                                   \
+        return CUSOLVER_CALL(P, getrs, tr, c->n, c->k, (const T *)c->a, c->lda, c->ipiv, (T *)c->b,       \
+                             c->ldb, c->info);                                                            \
+      case GM_SV_POTRF:                                                                                   \
+        return CUSOLVER_CALL(P, potrf, UPPER, c->n, (T *)c->a, c->lda, (T *)c->work, c->lwork, c->info);  \
+      case GM_SV_GEQRF:                                                                                   \
+        return CUSOLVER_CALL(P, geqrf, c->m, c->n, (T *)c->a, c->lda, (T *)c->w, (T *)c->work, c->lwork,  \
+                             c->info);                                                                    \
+      case GM_SV_ORGQR:                                                                                   \
+        return CUSOLVER_CALL(P, orgqr, c->m, c->n, c->k, (T *)c->a, c->lda, (const T *)c->w,              \
+                             (T *)c->work, c->lwork, c->info);                                            \
+      case GM_SV_SYEVD:                                                                                   \
+        return CUSOLVER_CALL(P, syevd, jobz(c), UPPER, c->n, (T *)c->a, c->lda, (T *)c->w, (T *)c->work,  \
+                             c->lwork, c->info);                                                          \
+      case GM_SV_GESVD:                                                                                   \
+        return CUSOLVER_CALL(P, gesvd, (signed char)c->jobu, (signed char)c->jobvt, c->m, c->n,           \
+                             (T *)c->a, c->lda, (T *)c->w, (T *)c->u, ldu, (T *)c->vt, ldvt,              \
+                             (T *)c->work, c->lwork, NULL, c->info);                                      \
+    }                                                                                                     \
+    break;
+  FLOAT_SWITCH(c->t, X, "linalg")
+#undef X
+  return gm_fail(GM_EINVAL, "linalg: unknown call %d", (int)c->fn);
+}
+
 static gm_status cu_scratch_alloc(void *ctx, size_t bytes, void **out) { return gm_cuda_scratch_alloc_on(ctx, bytes, out); }
 
 static void cu_scratch_free(void *ctx, void *p) { gm_cuda_scratch_free_on(ctx, p); }
@@ -72,6 +144,8 @@ static const gm_solver_ops cu_solver = {
     .getrf_buffer_size = cu_getrf_buffer_size,
     .getrf = cu_getrf,
     .getrs = cu_getrs,
+    .call_buffer_size = cu_call_buffer_size,
+    .call = cu_call,
     .scratch_alloc = cu_scratch_alloc,
     .scratch_free = cu_scratch_free,
     .read = cu_read,
@@ -83,4 +157,8 @@ gm_status gm_cuda_invert(void *ctx, gm_ctype t, int n, void *a, int lda) {
 
 gm_status gm_cuda_logdet(void *ctx, gm_ctype t, int n, void *a, int lda, double *logabs, int *sign) {
   return gm_solver_logdet(&cu_solver, ctx, t, n, a, lda, logabs, sign);
+}
+
+gm_status gm_cuda_linalg(void *ctx, const gm_linalg_job *job, int *info) {
+  return gm_solver_linalg(&cu_solver, ctx, job, info);
 }

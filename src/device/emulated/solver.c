@@ -3,6 +3,7 @@
  * device memory, a workspace of getrf_bufferSize elements), so the shared
  * invert/logdet of ../solver.c run here as they do on the CUDA backend. */
 #include <lapacke.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,6 +81,114 @@ static gm_status emu_getrs(void *ctx, gm_ctype t, int n, int nrhs, const void *a
                                   .b = b, .ldb = ldb, .ipiv = (int *)ipiv, .info = info});
 }
 
+
+/* ---- gm.linalg's calls (../solver.h: gm_solver_call) ---- */
+
+#define FLOAT_SWITCH(t, CASE, DEFAULT) \
+  switch (t) {                         \
+    GM_FLOAT_CTYPES(CASE)              \
+    default:                           \
+      DEFAULT;                         \
+  }
+
+/* cuSOLVER's bufferSize: LAPACK's own workspace query (lwork = -1, no
+ * matrix element read), so the device workspace is the one LAPACK uses;
+ * syevd's is LAPACK's documented minimum (its iwork is the closure's). */
+static gm_status emu_call_buffer_size(void *ctx, const gm_solver_call *c, int *lwork) {
+  (void)ctx;
+  double q = 1;
+  lapack_int r = 0;
+  int n = c->n, ldu = c->ldu > 0 ? c->ldu : 1, ldvt = c->ldvt > 0 ? c->ldvt : 1;
+  switch (c->fn) {
+    case GM_SV_GEQRF: case GM_SV_ORGQR: case GM_SV_GESVD: break;
+    case GM_SV_SYEVD: {
+      long long nn = n, need = c->vectors ? 1 + 6 * nn + 2 * nn * nn : 2 * nn + 1;
+      if (need > INT_MAX) return gm_fail(GM_ERANGE, "syevd: workspace too large for LAPACK");
+      *lwork = (int)need;
+      return GM_OK;
+    }
+    default: *lwork = 1; return GM_OK;
+  }
+#define X(T, E, name, kw, p, ...)                                                                              \
+  case GM_##E: {                                                                                               \
+    T qv = 1, d[1] = {0};                                                                                      \
+    r = c->fn == GM_SV_GEQRF   ? LAPACKE_##p##geqrf_work(LAPACK_COL_MAJOR, c->m, n, d, c->lda, d, &qv, -1)     \
+        : c->fn == GM_SV_ORGQR ? LAPACKE_##p##orgqr_work(LAPACK_COL_MAJOR, c->m, n, c->k, d, c->lda, d, &qv, -1) \
+                               : LAPACKE_##p##gesvd_work(LAPACK_COL_MAJOR, c->jobu, c->jobvt, c->m, n, d, c->lda, \
+                                                         d, d, ldu, d, ldvt, &qv, -1);                         \
+    q = (double)qv;                                                                                            \
+    break;                                                                                                     \
+  }
+  FLOAT_SWITCH(c->t, X, return gm_fail(GM_EINVAL, "linalg: unsupported ctype"))
+#undef X
+  if (r != 0) return gm_fail(GM_ELAPACK, "workspace query failed (info %d)", (int)r);
+  *lwork = (int)q;
+  return GM_OK;
+}
+
+
+/* The call, queued as cuSOLVER's kernels are: a copy of its arguments
+ * runs on the worker against the aliases of its device pointers.  syevd's
+ * integer workspace (cuSOLVER has none) is the closure's own. */
+static int run_la_float(gm_solver_call *c, lapack_int *r);
+
+static int run_la(void *arg) {
+  gm_solver_call *c = arg;
+  void **ptrs[] = {&c->a, &c->b, &c->w, &c->u, &c->vt, &c->work};
+  for (size_t i = 0; i < sizeof ptrs / sizeof *ptrs; i++) *ptrs[i] = gm_emu_alias(*ptrs[i]);
+  c->ipiv = gm_emu_alias(c->ipiv);
+  c->info = gm_emu_alias(c->info);
+  lapack_int r = 0;
+  int st = run_la_float(c, &r);
+  if (st == 0) *c->info = (int)r;
+  free(c);
+  return st;
+}
+
+static int run_la_float(gm_solver_call *c, lapack_int *r) {
+  int L = LAPACK_COL_MAJOR, n = c->n;
+  lapack_int liwork = c->vectors ? 3 + 5 * n : 1, *iwork = NULL;
+  if (c->fn == GM_SV_SYEVD && !(iwork = malloc((size_t)liwork * sizeof *iwork)))
+    return (int)gm_fail(GM_ENOMEM, "out of host memory");
+  char tr = c->trans ? 'T' : 'N', jobz = c->vectors ? 'V' : 'N';
+  int ldu = c->ldu > 0 ? c->ldu : 1, ldvt = c->ldvt > 0 ? c->ldvt : 1;
+#define X(T, E, name, kw, p, ...)                                                                          \
+  case GM_##E:                                                                                             \
+    switch (c->fn) {                                                                                       \
+      case GM_SV_GETRF: *r = LAPACKE_##p##getrf_work(L, n, n, c->a, c->lda, c->ipiv); break;               \
+      case GM_SV_GETRS:                                                                                    \
+        *r = LAPACKE_##p##getrs_work(L, tr, n, c->k, c->a, c->lda, c->ipiv, c->b, c->ldb);                  \
+        break;                                                                                             \
+      case GM_SV_POTRF: *r = LAPACKE_##p##potrf_work(L, 'U', n, c->a, c->lda); break;                      \
+      case GM_SV_GEQRF: *r = LAPACKE_##p##geqrf_work(L, c->m, n, c->a, c->lda, c->w, c->work, c->lwork); break; \
+      case GM_SV_ORGQR:                                                                                    \
+        *r = LAPACKE_##p##orgqr_work(L, c->m, n, c->k, c->a, c->lda, c->w, c->work, c->lwork);             \
+        break;                                                                                             \
+      case GM_SV_SYEVD:                                                                                    \
+        *r = LAPACKE_##p##syevd_work(L, jobz, 'U', n, c->a, c->lda, c->w, c->work, c->lwork, iwork, liwork); \
+        break;                                                                                             \
+      case GM_SV_GESVD:                                                                                    \
+        *r = LAPACKE_##p##gesvd_work(L, c->jobu, c->jobvt, c->m, n, c->a, c->lda, c->w, c->u, ldu, c->vt,  \
+                                     ldvt, c->work, c->lwork);                                             \
+        break;                                                                                             \
+    }                                                                                                      \
+    break;
+  int st = 0;
+  FLOAT_SWITCH(c->t, X, st = (int)gm_fail(GM_EINVAL, "linalg: unsupported ctype"))
+#undef X
+  free(iwork);
+  return st;
+}
+
+static gm_status emu_call(void *ctx, const gm_solver_call *c) {
+  if (!c->work) return gm_fail(GM_EINVAL, "linalg: workspace is NULL");
+  gm_solver_call *k = malloc(sizeof *k);
+  if (!k) return gm_fail(GM_ENOMEM, "out of host memory");
+  *k = *c;
+  gm_emu_enqueue(ctx, run_la, k);
+  return GM_OK;
+}
+
 /* Scratch is emulated device memory (raw allocations, protected outside
  * device calls like every other device block). */
 static gm_status emu_scratch_alloc(void *ctx, size_t bytes, void **out) {
@@ -101,6 +210,8 @@ static const gm_solver_ops emu_solver = {
     .getrf_buffer_size = emu_getrf_buffer_size,
     .getrf = emu_getrf,
     .getrs = emu_getrs,
+    .call_buffer_size = emu_call_buffer_size,
+    .call = emu_call,
     .scratch_alloc = emu_scratch_alloc,
     .scratch_free = emu_scratch_free,
     .read = emu_read,
@@ -114,6 +225,10 @@ static gm_status emu_logdet(void *ctx, gm_ctype t, int n, void *a, int lda, doub
   return gm_solver_logdet(&emu_solver, ctx, t, n, a, lda, logabs, sign);
 }
 
+static gm_status emu_linalg(void *ctx, const gm_linalg_job *job, int *info) {
+  return gm_solver_linalg(&emu_solver, ctx, job, info);
+}
+
 /* The host's BLAS table with cuSOLVER-shaped invert/logdet. */
 const gm_blas_ops *gm_emulated_blas_ops(const gm_blas_ops *host) {
   static gm_blas_ops ops;
@@ -121,6 +236,7 @@ const gm_blas_ops *gm_emulated_blas_ops(const gm_blas_ops *host) {
   gm_emulated_blas_queued(&ops);
   ops.invert = emu_invert;
   ops.logdet = emu_logdet;
+  ops.linalg = emu_linalg;
   ops.potrf = NULL; /* host-facet only, as on CUDA */
   ops.geqrf = NULL;
   ops.orgqr = NULL;

@@ -1,0 +1,650 @@
+-- gm.linalg: the array standard's linear algebra extension (2025.12), real
+-- floating ctypes.  The factorisations go through core._linalg
+-- (src/core/linalg.c: one LAPACK job per matrix of a stack, on the host
+-- (LAPACK), the emulated device (LAPACK behind cuSOLVER's arguments) or
+-- CUDA (cuSOLVER)); this file prepares the column-major stacks those jobs
+-- take and reads their results back as row-major mats.  A contiguous
+-- row-major matrix read column-major is its transpose, which most jobs
+-- use directly (see each function); the rest is composed from ops that run
+-- wherever the mats live (views, broadcasting elementwise ops, reductions,
+-- gemm).  Results follow the standard's "0-d results": one matrix gives a
+-- Lua number where the standard gives a 0-d array.
+local argcheck = require "gpumat.argcheck"
+local argerror, raise = argcheck.argerror, argcheck.error
+
+return function(gm, core, methods)
+  local mat_mt = getmetatable(core.mat(0))
+  local function is_mat(x) return getmetatable(x) == mat_mt end
+  local EPS = { float = 2 ^ -23, double = 2 ^ -52 }
+
+  local function check(fn, a, n, minrank)
+    if not is_mat(a) then argerror(n, fn, "gpumat.mat expected, got %s", type(a)) end
+    if not EPS[a:ctype()] then argerror(n, fn, "floating ctype expected, got %s", a:ctype()) end
+    if minrank and #a:dims() < minrank then
+      argerror(n, fn, "needs at least %d dimensions, has %d", minrank, #a:dims())
+    end
+    return a
+  end
+
+  local function same_ctype(fn, a, b, n)
+    if a:ctype() ~= b:ctype() then argerror(n, fn, "mixed ctypes %s and %s", a:ctype(), b:ctype()) end
+  end
+
+  local function options(fn, opts, n, allowed)
+    if opts == nil then return {} end
+    if type(opts) ~= "table" or is_mat(opts) then argerror(n, fn, "options table expected, got %s", type(opts)) end
+    for k in pairs(opts) do
+      if not allowed[k] then argerror(n, fn, "unknown option '%s'", tostring(k)) end
+    end
+    return opts
+  end
+
+  local function square(fn, a, n)
+    check(fn, a, n, 2)
+    local d = a:dims()
+    if d[#d] ~= d[#d - 1] then argerror(n, fn, "matrices must be square, are %dx%d", d[#d - 1], d[#d]) end
+    return d[#d]
+  end
+
+  -- leading (stack) dims, and the count of matrices
+  local function stack_of(a)
+    local d, s, c = a:dims(), {}, 1
+    for i = 1, #d - 2 do s[i], c = d[i], c * d[i] end
+    return s, c
+  end
+
+  local function cat(s, ...)
+    local r = {}
+    for i = 1, #s do r[i] = s[i] end
+    for _, v in ipairs { ... } do r[#r + 1] = v end
+    return r
+  end
+
+  local function opts_of(a) return { ctype = a:ctype(), cuda_enabled = a:cuda_enabled() } end
+  local function zeros(dims, a) return gm.zeros(dims, opts_of(a)) end
+
+  -- the last two axes swapped, as a view
+  local function mT(a)
+    local r, p = #a:dims(), {}
+    for i = 1, r do p[i] = i end
+    p[r - 1], p[r] = r, r - 1
+    return a:permute(p)
+  end
+
+  -- a contiguous copy that shares nothing with m (the jobs write it)
+  local function fresh(m)
+    local c = m:contiguous()
+    if c == m then c = m:copy() end
+    return c
+  end
+
+  local function run(fn, kind, m, n, nrhs, qcols, trans, vectors, full, a, b, w, u, vt)
+    local failed, info = core._linalg(kind, m, n, nrhs, qcols, trans, vectors, full, a, b, w, u, vt)
+    if info < 0 then
+      raise("%s: LAPACK rejected matrix %d of the stack (info %d: NaN or infinity in the input?)", fn, failed, info)
+    end
+    return failed, info
+  end
+
+  -- the lower (upper) triangle of the last two axes, the rest zero;
+  -- k shifts the diagonal as in NumPy's tril/triu
+  local function tri(a, upper, k)
+    local d = a:dims()
+    local r, c, o = d[#d - 1], d[#d], opts_of(a)
+    if r == 0 or c == 0 then return fresh(a) end
+    local rows, cols = gm.range(1, r, 1, o):view(r, 1), gm.range(1, c, 1, o):view(1, c)
+    local mask = upper and gm.ge(cols, rows + (k or 0)) or gm.le(cols, rows + (k or 0))
+    return gm.where(mask, a, 0)
+  end
+
+  -- the batched matrix product of two stacks with the same stack dims
+  local function bmm(x, y)
+    local dx, dy = x:dims(), y:dims()
+    local p, q, r = dx[#dx - 1], dx[#dx], dy[#dy]
+    local s, count = stack_of(x)
+    local c = zeros(cat(s, p, r), x)
+    if count == 0 or p == 0 or r == 0 then return c end
+    local x3, y3, c3 = x:contiguous():view(count, p, q), y:contiguous():view(count, q, r), c:view(count, p, r)
+    for i = 1, count do
+      c3:select(1, i):gemm_(1, x3:select(1, i), y3:select(1, i), 0)
+    end
+    return c
+  end
+
+  local L = {}
+
+  -- broadcast stack dims of a and b (NumPy's rule), or an error
+  local function broadcast_stacks(fn, sa, sb)
+    local r, n = {}, math.max(#sa, #sb)
+    for i = 1, n do
+      local x, y = sa[#sa - n + i] or 1, sb[#sb - n + i] or 1
+      if x ~= y and x ~= 1 and y ~= 1 then
+        raise("%s: cannot broadcast stacks %s and %s", fn, table.concat(sa, "x"), table.concat(sb, "x"))
+      end
+      r[i] = x == 1 and y or x
+    end
+    return r
+  end
+
+  -- solve: a raw is A^T column-major, so getrs solves with trans; b goes
+  -- in column-major (transposed), and comes back through the transpose.
+  function L.solve(a, b)
+    local fn = "solve"
+    local n = square(fn, a, 1)
+    check(fn, b, 2, 1)
+    same_ctype(fn, a, b, 2)
+    local db, vector = b:dims(), #b:dims() == 1
+    if db[vector and 1 or #db - 1] ~= n then
+      argerror(2, fn, "b has %d rows, a is %dx%d", db[vector and 1 or #db - 1], n, n)
+    end
+    local k = vector and 1 or db[#db]
+    local s = broadcast_stacks(fn, (stack_of(a)), vector and {} or (stack_of(b)))
+    local ac = fresh(a:expand(cat(s, n, n)))
+    local bc = vector and fresh(b:view(1, n):expand(cat(s, 1, n))) or fresh(mT(b:expand(cat(s, n, k))))
+    local failed, info = run(fn, "gesv", n, n, k, 0, true, false, false, ac, bc)
+    if info > 0 then raise("%s: matrix %d of the stack is singular (U(%d,%d) is zero)", fn, failed, info, info) end
+    if vector then return bc:view(cat(s, n)) end
+    if k == 1 then return bc:view(cat(s, n, 1)) end -- one column: the transpose is a reshape
+    return fresh(mT(bc))
+  end
+
+  -- inv: solves A^T X = I on a's raw (A^T column-major): X = inv(A)^T,
+  -- whose column-major reading is inv(A) row-major.
+  function L.inv(a)
+    local fn = "inv"
+    local n = square(fn, a, 1)
+    local s = stack_of(a)
+    local ac = fresh(a)
+    local x = fresh(gm.eye(n, opts_of(a)):expand(cat(s, n, n)))
+    local failed, info = run(fn, "gesv", n, n, n, 0, false, false, false, ac, x)
+    if info > 0 then raise("%s: matrix %d of the stack is singular (U(%d,%d) is zero)", fn, failed, info, info) end
+    return x
+  end
+
+  -- slogdet/det: gm.logdet (LU on the place where a lives) per matrix
+  local function slogdet_all(fn, a)
+    local n = square(fn, a, 1)
+    local s, count = stack_of(a)
+    if #s == 0 then
+      local v, sign = gm.logdet(a)
+      return nil, sign, v
+    end
+    local signs, logs = {}, {}
+    local a3 = count > 0 and a:contiguous():view(count, n, n)
+    for i = 1, count do
+      local v, sign = gm.logdet(a3:select(1, i))
+      signs[i], logs[i] = sign, v
+    end
+    return s, signs, logs
+  end
+
+  local function stack_mat(s, values, a)
+    local o = opts_of(a)
+    if #values == 0 then return gm.zeros(s, o) end
+    o.initial_contents = values
+    return gm.mat(#values, o):view(s)
+  end
+
+  function L.slogdet(a)
+    local s, sign, v = slogdet_all("slogdet", a)
+    if not s then return sign, v end
+    return stack_mat(s, sign, a), stack_mat(s, v, a)
+  end
+
+  function L.det(a)
+    local s, sign, v = slogdet_all("det", a)
+    if not s then return sign * math.exp(v) end
+    local d = {}
+    for i = 1, #sign do d[i] = sign[i] * math.exp(v[i]) end
+    return stack_mat(s, d, a)
+  end
+
+  -- cholesky: potrf on the upper triangle of a's raw (A^T column-major:
+  -- a's lower triangle, which NumPy reads) gives U with A = U^T U, whose
+  -- row-major reading is L = U^T.
+  function L.cholesky(a, opts)
+    local fn = "cholesky"
+    local n = square(fn, a, 1)
+    opts = options(fn, opts, 2, { upper = true })
+    local ac = fresh(a)
+    local failed, info = run(fn, "potrf", n, n, 0, 0, false, false, false, ac)
+    if info > 0 then
+      raise("%s: matrix %d of the stack is not positive definite (leading minor %d)", fn, failed, info)
+    end
+    if opts.upper then return tri(fresh(mT(ac)), true) end
+    return tri(ac, false)
+  end
+
+  -- qr: geqrf/orgqr on A column-major (a's transpose, copied)
+  function L.qr(a, opts)
+    local fn = "qr"
+    check(fn, a, 1, 2)
+    opts = options(fn, opts, 2, { mode = true })
+    local mode = opts.mode or "reduced"
+    if mode ~= "reduced" and mode ~= "complete" then
+      argerror(2, fn, "mode must be 'reduced' or 'complete', got %s", tostring(mode))
+    end
+    local d, s = a:dims(), stack_of(a)
+    local m, n = d[#d - 1], d[#d]
+    local k = math.min(m, n)
+    local qc = mode == "reduced" and k or m
+    local ac, q = fresh(mT(a)), zeros(cat(s, qc, m), a)
+    if m > 0 and n == 0 and qc > 0 then -- no reflectors: Q is the identity
+      q = fresh(gm.eye(qc, m, opts_of(a)):expand(cat(s, qc, m)))
+    end
+    run(fn, "qr", m, n, 0, qc, false, false, false, ac, q)
+    local r = mT(ac:view(cat(s, n, m)))
+    if qc < m then r = r:narrow(#d - 1, 1, qc) end
+    return fresh(mT(q)), tri(fresh(r), true)
+  end
+
+  -- eigh: syevd on a's raw (A^T = A; its upper triangle is a's lower, as
+  -- NumPy's UPLO='L'); the eigenvectors come back column-major.
+  local function eigh(fn, a, vectors)
+    local n = square(fn, a, 1)
+    local s = stack_of(a)
+    local ac, w = fresh(a), zeros(cat(s, n), a)
+    local failed, info = run(fn, "syevd", n, n, 0, 0, false, vectors, false, ac, nil, w)
+    if info > 0 then raise("%s: matrix %d of the stack: no convergence (info %d)", fn, failed, info) end
+    if vectors then return w, fresh(mT(ac)) end
+    return w
+  end
+
+  function L.eigh(a) return eigh("eigh", a, true) end
+  function L.eigvalsh(a) return eigh("eigvalsh", a, false) end
+
+  -- svd: gesvd needs rows >= columns.  m >= n: A column-major (a's
+  -- transpose, copied), results transposed back.  m < n: a's raw is A^T
+  -- (n x m) = U' S V'^T, so u = V' (the raw of vt, read row-major) and
+  -- vh = U'^T (the raw of u): no transposes.
+  local function svd(fn, a, vectors, full)
+    check(fn, a, 1, 2)
+    local d, s = a:dims(), stack_of(a)
+    local m, n = d[#d - 1], d[#d]
+    local tall = m >= n
+    local M, N = math.max(m, n), math.min(m, n)
+    local uc = full and M or N
+    local ac = tall and fresh(mT(a)) or fresh(a)
+    local w = zeros(cat(s, N), a)
+    local u = vectors and zeros(cat(s, uc, M), a) or nil
+    if vectors and N == 0 and uc > 0 then -- no job runs: U is any orthogonal matrix
+      u = fresh(gm.eye(uc, M, opts_of(a)):expand(cat(s, uc, M)))
+    end
+    local vt = vectors and zeros(cat(s, N, N), a) or nil
+    local failed, info = 0, 0
+    if N > 0 then failed, info = run(fn, "gesvd", M, N, 0, 0, false, vectors, full, ac, nil, w, u, vt) end
+    if info > 0 then raise("%s: matrix %d of the stack: no convergence (info %d)", fn, failed, info) end
+    if not vectors then return w end
+    if tall then return fresh(mT(u)), w, fresh(mT(vt)) end
+    return vt, w, u
+  end
+
+  function L.svd(a, opts)
+    opts = options("svd", opts, 2, { full_matrices = true })
+    local full = opts.full_matrices
+    if full == nil then full = true end
+    return svd("svd", a, true, full and true or false)
+  end
+
+  function L.svdvals(a) return svd("svdvals", a, false, false) end
+
+  local function rtol_of(fn, a, opts, n)
+    opts = options(fn, opts, n, { rtol = true })
+    local d = a:dims()
+    if opts.rtol ~= nil and type(opts.rtol) ~= "number" then argerror(n, fn, "rtol must be a number") end
+    return opts.rtol or math.max(d[#d - 1], d[#d]) * EPS[a:ctype()]
+  end
+
+  -- the singular values above rtol * the largest, per matrix (a mat of
+  -- 1s and 0s), and the singular values
+  local function kept(s, rtol)
+    local k = s:dims()[#s:dims()]
+    if k == 0 then return s, s end
+    local cutoff = s:max(-1, { keepdims = true }) * rtol
+    return gm.gt(s, cutoff), s
+  end
+
+  function L.matrix_rank(a, opts)
+    local fn = "matrix_rank"
+    check(fn, a, 1, 2)
+    local rtol = rtol_of(fn, a, opts, 2)
+    local mask = kept(L.svdvals(a), rtol)
+    if #a:dims() == 2 then return math.tointeger(mask:sum()) or mask:sum() end
+    if mask:dims()[#mask:dims()] == 0 then return zeros((stack_of(a)), a) end
+    return mask:sum(-1)
+  end
+
+  -- pinv = V diag(1/s, kept) U^T from the reduced SVD
+  function L.pinv(a, opts)
+    local fn = "pinv"
+    check(fn, a, 1, 2)
+    local rtol = rtol_of(fn, a, opts, 2)
+    local u, s, vh = L.svd(a, { full_matrices = false })
+    local d, st = a:dims(), stack_of(a)
+    local k = s:dims()[#s:dims()]
+    if k == 0 then return zeros(cat(st, d[#d], d[#d - 1]), a) end
+    local mask = kept(s, rtol)
+    local sinv = gm.where(mask, gm.cdiv(1, gm.where(mask, s, 1)), 0)
+    return bmm(gm.cmul(mT(vh), sinv:view(cat(st, 1, k))), mT(u))
+  end
+
+  -- lstsq (NumPy's): x minimizing |a x - b|, residuals, rank, s; one
+  -- matrix a (m x n), b of m rows (a vector or m x k)
+  function L.lstsq(a, b, opts)
+    local fn = "lstsq"
+    check(fn, a, 1, 2)
+    check(fn, b, 2, 1)
+    same_ctype(fn, a, b, 2)
+    if #a:dims() ~= 2 or #b:dims() > 2 then raise("%s: a must be 2-dimensional and b 1- or 2-dimensional", fn) end
+    opts = options(fn, opts, 3, { rcond = true })
+    local m, n = a:dims()[1], a:dims()[2]
+    if b:dims()[1] ~= m then argerror(2, fn, "b has %d rows, a has %d", b:dims()[1], m) end
+    local rcond = opts.rcond or math.max(m, n) * EPS[a:ctype()]
+    local s = L.svdvals(a)
+    local rank = #s:dims() > 0 and s:size() > 0 and math.tointeger((kept(s, rcond)):sum()) or 0
+    local p = L.pinv(a, { rtol = rcond })
+    local vector = #b:dims() == 1
+    local b2 = vector and b:view(m, 1) or b
+    local x = bmm(p, b2:contiguous())
+    local k = b2:dims()[2]
+    local res = zeros({ 0 }, a)
+    if rank == n and m > n then
+      local r = bmm(a:contiguous(), x) - b2
+      res = gm.square(r):sum(1)
+      if vector then res = res:view(1) end
+    end
+    if vector then x = x:view(n) end
+    return x, res, rank, s
+  end
+
+  -- solve_triangular: the given triangle (other one zeroed, the diagonal
+  -- 1 when unit_diagonal) through solve's LU.
+  function L.solve_triangular(a, b, opts)
+    local fn = "solve_triangular"
+    local n = square(fn, a, 1)
+    opts = options(fn, opts, 3, { upper = true, unit_diagonal = true })
+    local t = tri(a, opts.upper and true or false)
+    if opts.unit_diagonal then
+      local eye = gm.eye(n, opts_of(a))
+      t = gm.where(eye, eye, t)
+    end
+    return L.solve(t, b)
+  end
+
+  function L.matrix_power(a, k)
+    local fn = "matrix_power"
+    local n = square(fn, a, 1)
+    if math.type(k) ~= "integer" then argerror(2, fn, "integer expected, got %s", math.type(k) or type(k)) end
+    local s = stack_of(a)
+    if k == 0 then return fresh(gm.eye(n, opts_of(a)):expand(cat(s, n, n))) end
+    local base = k < 0 and L.inv(a) or fresh(a)
+    k = math.abs(k)
+    local result
+    while k > 0 do
+      if k % 2 == 1 then result = result and bmm(result, base) or fresh(base) end
+      k = k // 2
+      if k > 0 then base = bmm(base, base) end
+    end
+    return result
+  end
+
+  local function offset_of(fn, opts, n)
+    opts = options(fn, opts, n, { offset = true })
+    local k = opts.offset or 0
+    if math.type(k) ~= "integer" then argerror(n, fn, "offset must be an integer") end
+    return k
+  end
+
+  -- diagonal: every (n + 1)-th element of each flattened matrix, from the
+  -- offset's first element (a strided subscript of a contiguous copy)
+  function L.diagonal(a, opts)
+    local fn = "diagonal"
+    check(fn, a, 1, 2)
+    local k = offset_of(fn, opts, 2)
+    local d, s = a:dims(), stack_of(a)
+    local r, c = d[#d - 1], d[#d]
+    local len = k >= 0 and math.min(r, c - k) or math.min(r + k, c)
+    if len <= 0 then return zeros(cat(s, 0), a) end
+    local first = k >= 0 and k + 1 or -k * c + 1
+    local flat = a:contiguous():view(cat(s, r * c))
+    local sub = {}
+    for i = 1, #s do sub[i] = {} end
+    sub[#s + 1] = { first, first + (len - 1) * (c + 1), c + 1 }
+    return fresh(flat[sub])
+  end
+
+  function L.trace(a, opts)
+    opts = options("trace", opts, 2, { offset = true, dtype = true })
+    if opts.dtype ~= nil then
+      local ct = ({ float32 = "float", float64 = "double" })[opts.dtype] or opts.dtype
+      if not EPS[ct] then argerror(2, "trace", "dtype must be a floating ctype, got %s", tostring(opts.dtype)) end
+      check("trace", a, 1, 2)
+      a = a:as(ct)
+    end
+    local dg = L.diagonal(a, { offset = opts.offset })
+    if #a:dims() == 2 then return dg:sum() end
+    return dg:sum(-1)
+  end
+
+  function L.matrix_transpose(a)
+    check("matrix_transpose", a, 1, 2)
+    return fresh(mT(a))
+  end
+
+  function L.outer(x, y)
+    local fn = "outer"
+    check(fn, x, 1)
+    check(fn, y, 2)
+    same_ctype(fn, x, y, 2)
+    if #x:dims() ~= 1 or #y:dims() ~= 1 then raise("%s: x1 and x2 must be 1-dimensional", fn) end
+    return gm.cmul(x:view(x:size(), 1), y:view(1, y:size()))
+  end
+
+  local function axis_of(fn, ax, rank, n)
+    if math.type(ax) ~= "integer" or ax == 0 or ax > rank or ax < -rank then
+      argerror(n, fn, "axis %s is out of range 1..%d (or -%d..-1)", tostring(ax), rank, rank)
+    end
+    return ax < 0 and rank + 1 + ax or ax
+  end
+
+  function L.vecdot(x, y, opts)
+    local fn = "vecdot"
+    check(fn, x, 1)
+    check(fn, y, 2)
+    same_ctype(fn, x, y, 2)
+    opts = options(fn, opts, 3, { axis = true })
+    local p = gm.cmul(x, y)
+    local rank = #p:dims()
+    local ax = axis_of(fn, opts.axis or -1, rank, 3)
+    local ax1 = axis_of(fn, opts.axis or -1, #x:dims(), 3)
+    local ax2 = axis_of(fn, opts.axis or -1, #y:dims(), 3)
+    if x:dims()[ax1] ~= y:dims()[ax2] then
+      raise("%s: the vectors have %d and %d elements", fn, x:dims()[ax1], y:dims()[ax2])
+    end
+    if rank == 1 then return p:sum() end
+    return p:sum(ax)
+  end
+
+  function L.cross(x, y, opts)
+    local fn = "cross"
+    check(fn, x, 1)
+    check(fn, y, 2)
+    same_ctype(fn, x, y, 2)
+    opts = options(fn, opts, 3, { axis = true })
+    local ax = opts.axis or -1
+    if math.type(ax) ~= "integer" or ax >= 0 then argerror(3, fn, "axis must be a negative integer") end
+    local rx, ry = #x:dims(), #y:dims()
+    if -ax > math.min(rx, ry) then argerror(3, fn, "axis %d is out of range", ax) end
+    local ix, iy = rx + 1 + ax, ry + 1 + ax
+    if x:dims()[ix] ~= 3 or y:dims()[iy] ~= 3 then raise("%s: the vectors must have 3 elements", fn) end
+    local function c(m, i, axis) return m:narrow(axis, i, 1) end
+    local parts = {}
+    for i = 1, 3 do
+      local j, k = i % 3 + 1, (i + 1) % 3 + 1
+      parts[i] = gm.cmul(c(x, j, ix), c(y, k, iy)) - gm.cmul(c(x, k, ix), c(y, j, iy))
+    end
+    local d = parts[1]:dims()
+    local axis = #d + 1 + ax
+    d[axis] = 3
+    local out = zeros(d, x)
+    for i = 1, 3 do gm.add(parts[i], 0, { out = out:narrow(axis, i, 1) }) end
+    return out
+  end
+
+  -- the reduction of x along the last axis for ord
+  local function norm_last(x, ord)
+    if ord == 2 then return gm.sqrt(gm.square(x):sum(-1)) end
+    local ax = gm.abs(x)
+    if ord == math.huge then return ax:max(-1) end
+    if ord == -math.huge then return ax:min(-1) end
+    if ord == 1 then return ax:sum(-1) end
+    if ord == 0 then return gm.ne(x, 0):sum(-1) end
+    return gm.pow(gm.pow(ax, ord):sum(-1), 1 / ord)
+  end
+
+  -- vector_norm: the axes moved last and merged, reduced with norm_last
+  function L.vector_norm(x, opts)
+    local fn = "vector_norm"
+    check(fn, x, 1)
+    opts = options(fn, opts, 2, { axis = true, keepdims = true, ord = true })
+    local ord = opts.ord or 2
+    if type(ord) ~= "number" then argerror(2, fn, "ord must be a number") end
+    local d, rank = x:dims(), #x:dims()
+    local axes = opts.axis
+    if axes == nil then
+      axes = {}
+      for i = 1, rank do axes[i] = i end
+    elseif type(axes) ~= "table" then
+      axes = { axes }
+    end
+    local red, keep, perm, kd, n = {}, {}, {}, {}, 1
+    for _, a in ipairs(axes) do
+      local ax = axis_of(fn, a, rank, 2)
+      if red[ax] then argerror(2, fn, "axis %d repeated", ax) end
+      red[ax] = true
+    end
+    for i = 1, rank do
+      if not red[i] then perm[#perm + 1], keep[#keep + 1] = i, d[i] end
+      kd[i] = red[i] and 1 or d[i]
+    end
+    for i = 1, rank do
+      if red[i] then perm[#perm + 1], n = i, n * d[i] end
+    end
+    local flat = rank == 0 and x or fresh(x:permute(perm)):view(cat(keep, n))
+    local r = norm_last(flat, ord)
+    if opts.keepdims then return r:view(kd) end
+    if #keep == 0 then return r:view(1)[1] end
+    return r
+  end
+
+  function L.matrix_norm(x, opts)
+    local fn = "matrix_norm"
+    check(fn, x, 1, 2)
+    opts = options(fn, opts, 2, { keepdims = true, ord = true })
+    local ord = opts.ord or "fro"
+    local d, s = x:dims(), stack_of(x)
+    local r
+    if ord == "fro" then
+      r = gm.sqrt(gm.square(x:contiguous():view(cat(s, d[#d - 1] * d[#d]))):sum(-1))
+    elseif ord == "nuc" or ord == 2 or ord == -2 then
+      local sv = L.svdvals(x)
+      r = ord == "nuc" and sv:sum(-1) or ord == 2 and sv:max(-1) or sv:min(-1)
+    elseif ord == 1 or ord == -1 then
+      local cs = gm.abs(x):sum(-2)
+      r = ord == 1 and cs:max(-1) or cs:min(-1)
+    elseif ord == math.huge or ord == -math.huge then
+      local rs = gm.abs(x):sum(-1)
+      r = ord > 0 and rs:max(-1) or rs:min(-1)
+    else
+      argerror(2, fn, "ord must be 'fro', 'nuc', 1, -1, 2, -2, inf or -inf, got %s", tostring(ord))
+    end
+    if opts.keepdims then return r:view(cat(s, 1, 1)) end
+    if #s == 0 then return r:view(1)[1] end
+    return r
+  end
+
+  -- tensordot: the contracted axes of x moved last, y's first, one gemm
+  function L.tensordot(x, y, opts)
+    local fn = "tensordot"
+    check(fn, x, 1)
+    check(fn, y, 2)
+    same_ctype(fn, x, y, 2)
+    opts = options(fn, opts, 3, { axes = true })
+    local dx, dy = x:dims(), y:dims()
+    local axes, ax, ay = opts.axes or 2, {}, {}
+    if math.type(axes) == "integer" then
+      if axes < 0 or axes > #dx or axes > #dy then argerror(3, fn, "axes %d is out of range", axes) end
+      for i = 1, axes do ax[i], ay[i] = #dx - axes + i, i end
+    elseif type(axes) == "table" and type(axes[1]) == "table" and type(axes[2]) == "table" and #axes[1] == #axes[2] then
+      for i = 1, #axes[1] do
+        ax[i], ay[i] = axis_of(fn, axes[1][i], #dx, 3), axis_of(fn, axes[2][i], #dy, 3)
+      end
+    else
+      argerror(3, fn, "axes must be an integer or two lists of axes of the same length")
+    end
+    local function split(d, contracted, last)
+      local c, free, perm, k, f = {}, {}, {}, 1, 1
+      for _, a in ipairs(contracted) do c[a] = true end
+      for i = 1, #d do
+        if not c[i] then free[#free + 1], f = d[i], f * d[i] end
+      end
+      for i = 1, #d do
+        if not c[i] then perm[#perm + 1] = i end
+      end
+      local ins = last and #perm + 1 or 1
+      for j, a in ipairs(contracted) do table.insert(perm, ins + j - 1, a); k = k * d[a] end
+      return perm, free, f, k
+    end
+    local px, fx, nx, kx = split(dx, ax, true)
+    local py, fy, ny = split(dy, ay, false)
+    for i = 1, #ax do
+      if dx[ax[i]] ~= dy[ay[i]] then
+        raise("%s: contracted axes %d of x1 and %d of x2 differ (%d vs %d)", fn, ax[i], ay[i], dx[ax[i]], dy[ay[i]])
+      end
+    end
+    local a2 = #dx == 0 and x or fresh(x:permute(px)):view(nx, kx)
+    local b2 = #dy == 0 and y or fresh(y:permute(py)):view(kx, ny)
+    local r = bmm(a2, b2)
+    local rd = cat(fx, table.unpack(fy))
+    if #rd == 0 then return r:view(1)[1] end
+    return r:view(rd)
+  end
+
+  -- matmul: the batched matrix product with broadcast stacks (1-d
+  -- operands promoted as the standard says)
+  function L.matmul(x, y)
+    local fn = "matmul"
+    check(fn, x, 1, 1)
+    check(fn, y, 2, 1)
+    same_ctype(fn, x, y, 2)
+    local vx, vy = #x:dims() == 1, #y:dims() == 1
+    local x2 = vx and x:view(1, x:size()) or x
+    local y2 = vy and y:view(y:size(), 1) or y
+    local dx, dy = x2:dims(), y2:dims()
+    if dx[#dx] ~= dy[#dy - 1] then raise("%s: inner dimensions differ: %d vs %d", fn, dx[#dx], dy[#dy - 1]) end
+    local s = broadcast_stacks(fn, (stack_of(x2)), (stack_of(y2)))
+    local r = bmm(x2:expand(cat(s, dx[#dx - 1], dx[#dx])), y2:expand(cat(s, dy[#dy - 1], dy[#dy])))
+    local rd = r:dims()
+    if vx then table.remove(rd, #rd - 1) end
+    if vy then table.remove(rd, #rd) end
+    if #rd == 0 then return r:view(1)[1] end
+    return r:view(rd)
+  end
+
+  -- eig/eigvals of a general matrix have complex results, which mats
+  -- cannot hold yet: a clear error instead of a missing field
+  for _, name in ipairs { "eig", "eigvals" } do
+    L[name] = function(a)
+      check(name, a, 1, 2)
+      raise("%s: not implemented yet (complex results need complex mats); for symmetric matrices use " ..
+        "gm.linalg.eigh or gm.linalg.eigvalsh", name)
+    end
+  end
+
+  gm.linalg = argcheck.strict_table(L)
+  -- the main namespace's names (the standard has them there too)
+  for _, name in ipairs { "vecdot", "tensordot", "matrix_transpose" } do
+    gm[name] = L[name]
+    methods[name] = L[name]
+  end
+end

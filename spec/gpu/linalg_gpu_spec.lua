@@ -1,0 +1,61 @@
+-- gm.linalg on cuSOLVER on a real GPU (pending without one): each
+-- factorisation of a stack gives the host's (LAPACK's) results within the
+-- ctype's tolerance, or the same invariants where the factors are not
+-- unique, and its results stay on the device.  #outermost: not wrapped by
+-- spec/helper.lua.
+local gm = require "gpumat"
+local need_gpu, CUDA = require("gpu_case")(_ENV)
+
+local TOL = { float = 1e-4, double = 1e-10 }
+
+local function vals(n, seed)
+  local t, x = {}, seed * 7919 + 17
+  for i = 1, n do
+    x = (x * 1103515245 + 12345) % 2147483648
+    t[i] = (x % 129 - 64) / 64
+  end
+  return t
+end
+
+local function close(a, b, ct, what)
+  local ta, tb = a:view(-1):to_table(), b:view(-1):to_table()
+  assert.are.equal(#tb, #ta, what)
+  for i = 1, #tb do
+    if math.abs(ta[i] - tb[i]) > TOL[ct] * math.max(1, math.abs(tb[i])) then
+      error(string.format("%s[%d]: device %.17g, host %.17g (%s)", what, i, ta[i], tb[i], ct), 2)
+    end
+  end
+end
+
+describe("gm.linalg on cuSOLVER", function()
+  for _, ct in ipairs { "float", "double" } do
+    it("solve, inv, det, cholesky, eigvalsh, svdvals match the host; qr and svd reconstruct (" .. ct .. ") #outermost",
+      function()
+        if not need_gpu() then return end
+        local n, L = 6, gm.linalg
+        local g = gm.mat(3 * 2 * n * n, { ctype = ct, initial_contents = vals(3 * 2 * n * n, 1) }):reshape(3, 2, n, n)
+        local spd = L.matmul(g, L.matrix_transpose(g)) + gm.eye(n, { ctype = ct }) * n
+        local b = gm.mat(n * 2, { ctype = ct, initial_contents = vals(n * 2, 2) }):reshape(n, 2)
+        local host = { L.solve(spd, b), L.inv(spd), L.det(spd), L.cholesky(spd), L.eigvalsh(spd), L.svdvals(g) }
+        gm.with_cuda(CUDA, function()
+          local ds, db = spd:copy(), b:copy()
+          gm.scal_(1, ds)
+          gm.scal_(1, db)
+          local dev = { L.solve(ds, db), L.inv(ds), L.det(ds), L.cholesky(ds), L.eigvalsh(ds), L.svdvals(g) }
+          assert.are.equal("C", dev[1]:facets()) -- before close reads them on the host
+          for i, what in ipairs { "solve", "inv", "det", "cholesky", "eigvalsh", "svdvals" } do
+            close(dev[i], host[i], ct, what)
+          end
+          local q, r = L.qr(g)
+          close(L.matmul(q, r), g, ct, "q r")
+          local u, s, vh = L.svd(g, { full_matrices = false })
+          close(L.matmul(gm.cmul(u, s:view(3, 2, 1, n)), vh), g, ct, "u s vh")
+          local w, v = L.eigh(ds)
+          close(L.matmul(gm.cmul(v, w:view(3, 2, 1, n)), L.matrix_transpose(v)), ds, ct, "v w v^T")
+          local sing = gm.zeros({ 2, 2, 2 }, { ctype = ct })
+          sing[{ 1 }] = gm.eye(2, { ctype = ct })
+          assert.has_error(function() L.inv(sing) end, "inv: matrix 2 of the stack is singular (U(1,1) is zero)")
+        end)
+      end)
+  end
+end)

@@ -1,0 +1,471 @@
+-- gm.linalg (the array standard's linear algebra extension) against NumPy
+-- (python3 with numpy, run once per test; pending without it) and against
+-- invariants where the results are not unique (QR, eigenvectors, SVD).
+-- Under GPUMAT_DEVICE=emulated every test runs on the emulated device
+-- (spec/helper.lua), so the cuSOLVER-shaped path is checked too.
+local gm = require "gpumat"
+
+local TOL = { float = 1e-4, double = 1e-10 }
+
+-- the first python3 with numpy (the one on PATH may lack it; Debian's has
+-- it, as bench/ uses); GPUMAT_PYTHON names another.  The references are
+-- written for NumPy >= 1.24 (no NumPy 2-only names).
+local function find_python()
+  for _, py in ipairs { os.getenv("GPUMAT_PYTHON") or "python3", "/usr/bin/python3" } do
+    local ok = os.execute(py .. " -c 'import numpy' >/dev/null 2>&1")
+    if ok == true or ok == 0 then return py end
+  end
+end
+local PYTHON = find_python()
+local NUMPY = PYTHON ~= nil
+
+-- deterministic values in [-1, 1], multiples of 1/64 (exact in float)
+local function vals(n, seed)
+  local t, x = {}, seed * 7919 + 17
+  for i = 1, n do
+    x = (x * 1103515245 + 12345) % 2147483648
+    t[i] = (x % 129 - 64) / 64
+  end
+  return t
+end
+
+local function count(dims)
+  local n = 1
+  for _, d in ipairs(dims) do n = n * d end
+  return n
+end
+
+local function flat(m)
+  if type(m) == "number" then return { m } end
+  local out = {}
+  local function rec(x)
+    if type(x) == "table" then
+      for _, v in ipairs(x) do rec(v) end
+    else
+      out[#out + 1] = x
+    end
+  end
+  rec(m:to_table())
+  return out
+end
+
+local function mk(ct, dims, v)
+  if #v == 0 then return gm.zeros(dims, { ctype = ct }) end
+  return gm.mat(#v, { ctype = ct, initial_contents = v }):reshape(dims)
+end
+
+-- a stack of well-conditioned matrices (n I added), and of SPD ones
+local function wellcond(dims, seed)
+  local v, n = vals(count(dims), seed), dims[#dims]
+  for i = 1, #v do
+    local k = (i - 1) % (n * n)
+    if k // n == k % n then v[i] = v[i] + n end
+  end
+  return v
+end
+
+-- Python literals and NumPy's results: vars = {name = {dims, values}},
+-- exprs a list of Python expressions; returns one flat list per expr
+local function numpy(vars, exprs)
+  local src = { "import numpy as np", "import sys" }
+  for name, d in pairs(vars) do
+    local vs = {}
+    for i, x in ipairs(d[2]) do vs[i] = string.format("%.17g", x) end
+    local shape = {}
+    for i, x in ipairs(d[1]) do shape[i] = tostring(x) end
+    src[#src + 1] = string.format("%s = np.array([%s], dtype=np.float64).reshape((%s,))", name,
+      table.concat(vs, ","), table.concat(shape, ","))
+  end
+  for _, e in ipairs(exprs) do
+    src[#src + 1] = "r = np.ravel(np.asarray(" .. e .. ", dtype=np.float64))"
+    src[#src + 1] = "print(' '.join(repr(float(x)) for x in r))"
+  end
+  local path = os.tmpname()
+  local f = assert(io.open(path, "w"))
+  f:write(table.concat(src, "\n"), "\n")
+  f:close()
+  local p = assert(io.popen(PYTHON .. " " .. path))
+  local out = {}
+  for line in p:lines() do
+    local t = {}
+    for w in line:gmatch("%S+") do
+      local x = tonumber(w) or (w == "inf" and math.huge) or (w == "-inf" and -math.huge) or (0 / 0)
+      t[#t + 1] = x
+    end
+    out[#out + 1] = t
+  end
+  p:close()
+  os.remove(path)
+  assert(#out == #exprs, "numpy failed (its message is above)")
+  return out
+end
+
+-- |actual - expected| <= tol * max(1, max |expected|), elementwise
+local function close(actual, expected, ct, what)
+  actual = type(actual) == "table" and actual or flat(actual)
+  assert(#actual == #expected, string.format("%s: %d values, expected %d", what, #actual, #expected))
+  local scale = 1
+  for _, e in ipairs(expected) do
+    if e == e and math.abs(e) ~= math.huge then scale = math.max(scale, math.abs(e)) end
+  end
+  for i, e in ipairs(expected) do
+    local a = actual[i]
+    local ok = (a == e) or math.abs(a - e) <= TOL[ct] * scale
+    if not ok then
+      error(string.format("%s[%d]: expected %.17g, got %.17g (%s)", what, i, e, a, ct), 2)
+    end
+  end
+end
+
+local function dims_of(m) return m:dims() end
+
+-- the batched product and transpose through gm.linalg.matmul
+local mm, mT = gm.linalg.matmul, gm.linalg.matrix_transpose
+
+local function eye_like(ct, s, n)
+  return gm.eye(n, { ctype = ct }):expand(s and { s, n, n } or { n, n }):contiguous()
+end
+
+describe("gm.linalg", function()
+  for _, ct in ipairs { "float", "double" } do
+    describe(ct, function()
+      local function pend() if not NUMPY then pending("python3 with numpy is not installed") end return NUMPY end
+
+      it("solve: stacks, broadcasting and vectors as NumPy", function()
+        if not pend() then return end
+        local av, bv, cv, vv = wellcond({ 3, 2, 4, 4 }, 1), vals(8, 2), wellcond({ 2, 1, 4, 4 }, 3), vals(4, 4)
+        local B3 = vals(3 * 4 * 2, 5)
+        local a, b, c, v = mk(ct, { 3, 2, 4, 4 }, av), mk(ct, { 4, 2 }, bv), mk(ct, { 2, 1, 4, 4 }, cv),
+          mk(ct, { 4 }, vv)
+        local b3 = mk(ct, { 3, 4, 2 }, B3)
+        local ref = numpy({ A = { { 3, 2, 4, 4 }, av }, B = { { 4, 2 }, bv }, C = { { 2, 1, 4, 4 }, cv },
+          V = { { 4 }, vv }, B3 = { { 3, 4, 2 }, B3 } },
+          { "np.linalg.solve(A, B)", "np.linalg.solve(A, np.broadcast_to(V, A.shape[:-1]))", "np.linalg.solve(C, B3[None])", "np.linalg.solve(A[0,0], V)",
+            "np.linalg.solve(A, B3[:2, :, :1].reshape(1, 2, 4, 1))" })
+        local x = gm.linalg.solve(a, b)
+        assert.same({ 3, 2, 4, 2 }, dims_of(x))
+        close(x, ref[1], ct, "solve stack")
+        local xv = gm.linalg.solve(a, v)
+        assert.same({ 3, 2, 4 }, dims_of(xv))
+        close(xv, ref[2], ct, "solve vector")
+        local xb = gm.linalg.solve(c, b3)
+        assert.same({ 2, 3, 4, 2 }, dims_of(xb))
+        close(xb, ref[3], ct, "solve broadcast")
+        -- one matrix given as a transposed view (strided input)
+        local a1 = mk(ct, { 4, 4 }, { table.unpack(av, 1, 16) })
+        local x1 = gm.linalg.solve(a1:t():t(), v)
+        close(x1, ref[4], ct, "solve view")
+        assert.same(av[1], a1[1]) -- input untouched
+        -- one column per system: (2, 4, 1) broadcast against the 3x2 stack
+        local b1 = b3:narrow(1, 1, 2):narrow(3, 1, 1)
+        local x1c = gm.linalg.solve(a, b1)
+        assert.same({ 3, 2, 4, 1 }, dims_of(x1c))
+        close(x1c, ref[5], ct, "solve one column")
+      end)
+
+      it("inv, det and slogdet of a stack and of one matrix", function()
+        if not pend() then return end
+        local av = wellcond({ 3, 2, 3, 3 }, 6)
+        av[1] = -av[1] * 3 -- some negative determinants
+        local a = mk(ct, { 3, 2, 3, 3 }, av)
+        local ref = numpy({ A = { { 3, 2, 3, 3 }, av } },
+          { "np.linalg.inv(A)", "np.linalg.det(A)", "np.linalg.slogdet(A)[0]", "np.linalg.slogdet(A)[1]",
+            "np.linalg.det(A[0,0])" })
+        local inv = gm.linalg.inv(a)
+        assert.same({ 3, 2, 3, 3 }, dims_of(inv))
+        close(inv, ref[1], ct, "inv")
+        local d = gm.linalg.det(a)
+        assert.same({ 3, 2 }, dims_of(d))
+        close(d, ref[2], ct, "det")
+        local sign, logabs = gm.linalg.slogdet(a)
+        close(sign, ref[3], ct, "slogdet sign")
+        close(logabs, ref[4], ct, "slogdet logabs")
+        local a1 = mk(ct, { 3, 3 }, { table.unpack(av, 1, 9) })
+        local d1 = gm.linalg.det(a1)
+        assert.is_number(d1)
+        close({ d1 }, ref[5], ct, "det one")
+        local s1, l1 = gm.linalg.slogdet(a1)
+        assert.same(ref[3][1], s1)
+        close({ l1 }, { ref[4][1] }, ct, "slogdet one")
+      end)
+
+      it("singular: det 0, slogdet (0, -inf); solve and inv name the stack index", function()
+        local sv = { 1, 2, 2, 4 }
+        local s = mk(ct, { 2, 2 }, sv)
+        assert.equal(0, gm.linalg.det(s))
+        local sign, la = gm.linalg.slogdet(s)
+        assert.same({ 0, -math.huge }, { sign, la })
+        local st = mk(ct, { 3, 2, 2 }, { 2, 0, 0, 2, 1, 2, 2, 4, 1, 0, 0, 1 })
+        assert.has_error(function() gm.linalg.solve(st, mk(ct, { 2 }, { 1, 1 })) end,
+          "solve: matrix 2 of the stack is singular (U(2,2) is zero)")
+        assert.has_error(function() gm.linalg.inv(st) end, "inv: matrix 2 of the stack is singular (U(2,2) is zero)")
+        assert.same({ 2, 0, 0, 2, 1, 2, 2, 4, 1, 0, 0, 1 }, flat(st))
+        local d = gm.linalg.det(st)
+        close(d, { 4, 0, 1 }, ct, "det with a singular one")
+        -- a long stack: the first singular one in stack order is named
+        local big = gm.eye(3, { ctype = ct }):expand(5, 8, 3, 3):contiguous()
+        big[{ 3, 2 }] = 0 -- matrix (3-1)*8+2 = 18
+        big[{ 5, 1 }] = 0 -- matrix 33
+        assert.has_error(function() gm.linalg.inv(big) end, "inv: matrix 18 of the stack is singular (U(1,1) is zero)")
+        assert.has_error(function() gm.linalg.cholesky(big) end,
+          "cholesky: matrix 18 of the stack is not positive definite (leading minor 1)")
+      end)
+
+      it("cholesky lower and upper; not positive definite names the index", function()
+        if not pend() then return end
+        local gv = vals(2 * 4 * 4, 7)
+        local g = mk(ct, { 2, 4, 4 }, gv)
+        local spd = mm(g, mT(g)) + eye_like(ct, 2, 4)
+        -- junk in the upper triangle is ignored (NumPy reads the lower one)
+        local junk = spd:copy()
+        junk[{ 1, 1, 4 }] = 100
+        local sv = flat(spd)
+        local ref = numpy({ S = { { 2, 4, 4 }, sv } }, { "np.linalg.cholesky(S)", "np.swapaxes(np.linalg.cholesky(S), -1, -2)" })
+        close(gm.linalg.cholesky(spd), ref[1], ct, "cholesky")
+        close(gm.linalg.cholesky(junk), ref[1], ct, "cholesky reads the lower triangle")
+        close(gm.linalg.cholesky(spd, { upper = true }), ref[2], ct, "cholesky upper")
+        local bad = mk(ct, { 3, 2, 2 }, { 2, 0, 0, 2, 4, 1, 1, 3, 1, 2, 2, 1 })
+        assert.has_error(function() gm.linalg.cholesky(bad) end,
+          "cholesky: matrix 3 of the stack is not positive definite (leading minor 2)")
+      end)
+
+      for _, shape in ipairs { { 2, 5, 3 }, { 2, 3, 5 }, { 4, 4 } } do
+        it("qr of " .. table.concat(shape, "x") .. ": q r = a, q orthonormal, r upper", function()
+          local a = mk(ct, shape, vals(count(shape), 8))
+          local m, n = shape[#shape - 1], shape[#shape]
+          local k = math.min(m, n)
+          for _, mode in ipairs { "reduced", "complete" } do
+            local q, r = gm.linalg.qr(a, { mode = mode })
+            local qc = mode == "reduced" and k or m
+            local s = #shape == 3 and shape[1] or nil
+            assert.same(s and { s, m, qc } or { m, qc }, dims_of(q))
+            assert.same(s and { s, qc, n } or { qc, n }, dims_of(r))
+            close(mm(q, r), flat(a), ct, mode .. " q r")
+            close(mm(mT(q), q), flat(eye_like(ct, s, qc)), ct, mode .. " q^T q")
+            local rv, rc = flat(r), n
+            for i, x in ipairs(rv) do
+              local row, col = ((i - 1) // rc) % qc, (i - 1) % rc
+              if row > col then assert.equal(0, x) end
+            end
+          end
+        end)
+      end
+
+      it("eigh and eigvalsh: NumPy's eigenvalues, V diag(w) V^T = a, V orthogonal", function()
+        if not pend() then return end
+        local gv = vals(2 * 3 * 5 * 5, 9)
+        local g = mk(ct, { 2, 3, 5, 5 }, gv)
+        local a = g + mT(g)
+        local ref = numpy({ A = { { 2, 3, 5, 5 }, flat(a) } }, { "np.linalg.eigvalsh(A)" })
+        local w, v = gm.linalg.eigh(a)
+        assert.same({ 2, 3, 5 }, dims_of(w))
+        assert.same({ 2, 3, 5, 5 }, dims_of(v))
+        close(w, ref[1], ct, "eigh values")
+        close(gm.linalg.eigvalsh(a), ref[1], ct, "eigvalsh")
+        local vw = gm.cmul(v, w:view(2, 3, 1, 5))
+        close(mm(vw, mT(v)), flat(a), ct, "V diag(w) V^T")
+        close(mm(mT(v), v), flat(gm.eye(5, { ctype = ct }):expand(2, 3, 5, 5):contiguous()), ct, "V^T V")
+      end)
+
+      for _, shape in ipairs { { 3, 6, 4 }, { 3, 4, 6 }, { 5, 5 } } do
+        it("svd of " .. table.concat(shape, "x") .. ": NumPy's s, u s vh = a, orthogonal u and vh", function()
+          if not pend() then return end
+          local av = vals(count(shape), 10)
+          local a = mk(ct, shape, av)
+          local m, n = shape[#shape - 1], shape[#shape]
+          local k = math.min(m, n)
+          local ref = numpy({ A = { shape, av } }, { "np.linalg.svd(A, compute_uv=False)" })
+          close(gm.linalg.svdvals(a), ref[1], ct, "svdvals")
+          local s3 = #shape == 3 and shape[1] or nil
+          local function d(...) return s3 and { s3, ... } or { ... } end
+          local u, s, vh = gm.linalg.svd(a, { full_matrices = false })
+          assert.same(d(m, k), dims_of(u))
+          assert.same(d(k), dims_of(s))
+          assert.same(d(k, n), dims_of(vh))
+          close(s, ref[1], ct, "svd s")
+          close(mm(gm.cmul(u, s:view(d(1, k))), vh), av, ct, "u s vh")
+          local uf, _, vf = gm.linalg.svd(a)
+          assert.same(d(m, m), dims_of(uf))
+          assert.same(d(n, n), dims_of(vf))
+          close(mm(mT(uf), uf), flat(eye_like(ct, s3, m)), ct, "u^T u")
+          close(mm(vf, mT(vf)), flat(eye_like(ct, s3, n)), ct, "vh vh^T")
+        end)
+      end
+
+      it("matrix_rank, pinv and lstsq as NumPy", function()
+        if not pend() then return end
+        local xv, yv = vals(5 * 2, 11), vals(2 * 4, 12)
+        local lowv = flat(mm(mk(ct, { 5, 2 }, xv), mk(ct, { 2, 4 }, yv))) -- rank 2
+        local av, bv, b2v = vals(6 * 3, 13), vals(6, 14), vals(6 * 2, 15)
+        local low, a, b, b2 = mk(ct, { 5, 4 }, lowv), mk(ct, { 6, 3 }, av), mk(ct, { 6 }, bv), mk(ct, { 6, 2 }, b2v)
+        local ref = numpy({ L = { { 5, 4 }, lowv }, A = { { 6, 3 }, av }, B = { { 6 }, bv }, B2 = { { 6, 2 }, b2v } },
+          { "np.linalg.pinv(L)", "np.linalg.pinv(A)", "np.linalg.lstsq(A, B, rcond=None)[0]", "np.linalg.lstsq(A, B, rcond=None)[1]",
+            "np.linalg.lstsq(A, B2, rcond=None)[0]", "np.linalg.lstsq(A, B2, rcond=None)[1]",
+            "np.linalg.lstsq(L, B[:5], rcond=None)[0]",
+            "np.linalg.matrix_rank(np.stack([L, L[:, ::-1] * 0]))" })
+        assert.equal(2, gm.linalg.matrix_rank(low))
+        assert.equal(3, gm.linalg.matrix_rank(a))
+        local stack = gm.zeros({ 2, 5, 4 }, { ctype = ct })
+        stack[{ 1 }] = low
+        close(gm.linalg.matrix_rank(stack), ref[8], ct, "matrix_rank of a stack")
+        close(gm.linalg.pinv(low), ref[1], ct, "pinv rank deficient")
+        close(gm.linalg.pinv(a), ref[2], ct, "pinv")
+        local x, res, rank, s = gm.linalg.lstsq(a, b)
+        close(x, ref[3], ct, "lstsq x")
+        close(res, ref[4], ct, "lstsq residuals")
+        assert.equal(3, rank)
+        assert.same({ 3 }, dims_of(s))
+        local x2, res2 = gm.linalg.lstsq(a, b2)
+        close(x2, ref[5], ct, "lstsq x (2 columns)")
+        close(res2, ref[6], ct, "lstsq residuals (2 columns)")
+        local xl, resl, rankl = gm.linalg.lstsq(low, mk(ct, { 5 }, { table.unpack(bv, 1, 5) }))
+        close(xl, ref[7], ct, "lstsq rank deficient")
+        assert.same({ 0 }, dims_of(resl))
+        assert.equal(2, rankl)
+      end)
+
+      it("solve_triangular and matrix_power as NumPy", function()
+        if not pend() then return end
+        local av, bv = wellcond({ 4, 4 }, 16), vals(4 * 2, 17)
+        local a, b = mk(ct, { 4, 4 }, av), mk(ct, { 4, 2 }, bv)
+        local ref = numpy({ A = { { 4, 4 }, av }, B = { { 4, 2 }, bv } },
+          { "np.linalg.solve(np.triu(A), B)", "np.linalg.solve(np.tril(A, -1) + np.eye(4), B)",
+            "np.linalg.matrix_power(A / 4, 3)", "np.linalg.matrix_power(A, -2)", "np.linalg.matrix_power(A, 0)" })
+        close(gm.linalg.solve_triangular(a, b, { upper = true }), ref[1], ct, "upper")
+        close(gm.linalg.solve_triangular(a, b, { unit_diagonal = true }), ref[2], ct, "lower unit")
+        close(gm.linalg.matrix_power(a * 0.25, 3), ref[3], ct, "power 3")
+        close(gm.linalg.matrix_power(a, -2), ref[4], ct, "power -2")
+        close(gm.linalg.matrix_power(a, 0), ref[5], ct, "power 0")
+      end)
+
+      it("trace, diagonal, outer, cross, vecdot, matrix_transpose, tensordot, matmul as NumPy", function()
+        if not pend() then return end
+        local av, xv, yv = vals(2 * 3 * 4, 18), vals(3 * 3, 19), vals(3, 20)
+        local tv, uv = vals(2 * 3 * 4, 21), vals(3 * 4 * 5, 22)
+        local a, x, y = mk(ct, { 2, 3, 4 }, av), mk(ct, { 3, 3 }, xv), mk(ct, { 3 }, yv)
+        local t, u = mk(ct, { 2, 3, 4 }, tv), mk(ct, { 3, 4, 5 }, uv)
+        local ref = numpy({ A = { { 2, 3, 4 }, av }, X = { { 3, 3 }, xv }, Y = { { 3 }, yv },
+          T = { { 2, 3, 4 }, tv }, U = { { 3, 4, 5 }, uv } },
+          { "np.trace(A, axis1=-2, axis2=-1)", "np.trace(A, offset=1, axis1=-2, axis2=-1)",
+            "np.trace(A, offset=-2, axis1=-2, axis2=-1)",
+            "np.diagonal(A, offset=2, axis1=-2, axis2=-1)", "np.outer(Y, X[0])", "np.cross(X, Y)",
+            "np.sum(A * T, axis=-1)", "np.sum(X * X, axis=0)", "np.swapaxes(A, -1, -2)",
+            "np.tensordot(T, U, axes=2)", "np.tensordot(T, U, axes=([1], [0]))",
+            "np.matmul(A, U[0])", "np.matmul(Y, X)", "np.trace(X)" })
+        close(gm.linalg.trace(a), ref[1], ct, "trace")
+        close(gm.linalg.trace(a, { offset = 1 }), ref[2], ct, "trace offset 1")
+        close(gm.linalg.trace(a, { offset = -2 }), ref[3], ct, "trace offset -2")
+        close(gm.linalg.diagonal(a, { offset = 2 }), ref[4], ct, "diagonal")
+        assert.is_number(gm.linalg.trace(x))
+        close({ gm.linalg.trace(x) }, ref[14], ct, "trace of one matrix")
+        close(gm.linalg.outer(y, x[{ 1 }]), ref[5], ct, "outer")
+        close(gm.linalg.cross(x, y), ref[6], ct, "cross")
+        close(gm.vecdot(a, t), ref[7], ct, "vecdot")
+        close(gm.linalg.vecdot(x, x, { axis = 1 }), ref[8], ct, "vecdot axis 1")
+        assert.is_number(gm.vecdot(y, y))
+        close(gm.matrix_transpose(a), ref[9], ct, "matrix_transpose")
+        close(gm.tensordot(t, u), ref[10], ct, "tensordot 2")
+        close(gm.linalg.tensordot(t, u, { axes = { { 2 }, { 1 } } }), ref[11], ct, "tensordot lists")
+        close(gm.linalg.matmul(a, u[{ 1 }]), ref[12], ct, "matmul broadcast")
+        close(gm.linalg.matmul(y, x), ref[13], ct, "matmul vector")
+      end)
+
+      it("vector_norm and matrix_norm as NumPy", function()
+        if not pend() then return end
+        local av = vals(2 * 3 * 4, 23)
+        local a = mk(ct, { 2, 3, 4 }, av)
+        local inf = math.huge
+        local cases = {
+          { {}, "np.sqrt(np.sum(A * A))" },
+          { { axis = -1 }, "np.linalg.norm(A, axis=-1)" },
+          { { axis = 2, ord = 1 }, "np.linalg.norm(A, axis=1, ord=1)" },
+          { { axis = { 1, 3 }, ord = inf }, "np.max(np.abs(A), axis=(0, 2))" },
+          { { axis = 1, ord = -inf, keepdims = true }, "np.linalg.norm(A, axis=0, ord=-np.inf, keepdims=True)" },
+          { { ord = 3 }, "np.sum(np.abs(A) ** 3) ** (1 / 3)" },
+          { { ord = 0, axis = 3 }, "np.linalg.norm(A, ord=0, axis=2)" },
+        }
+        local mcases = { "fro", "nuc", inf, -inf, 1, -1, 2, -2 }
+        local exprs = {}
+        for i, c in ipairs(cases) do exprs[i] = c[2] end
+        for _, o in ipairs(mcases) do
+          local py = o == inf and "np.inf" or o == -inf and "-np.inf" or type(o) == "string" and ("'" .. o .. "'") or tostring(o)
+          exprs[#exprs + 1] = "np.linalg.norm(A, ord=" .. py .. ", axis=(-2, -1))"
+        end
+        exprs[#exprs + 1] = "np.linalg.norm(A[0], ord=2)"
+        local ref = numpy({ A = { { 2, 3, 4 }, av } }, exprs)
+        for i, c in ipairs(cases) do
+          close(gm.linalg.vector_norm(a, c[1]), ref[i], ct, c[2])
+        end
+        assert.is_number(gm.linalg.vector_norm(a))
+        assert.same({ 1, 3, 4 }, dims_of(gm.linalg.vector_norm(a, { axis = 1, keepdims = true })))
+        for i, o in ipairs(mcases) do
+          close(gm.linalg.matrix_norm(a, { ord = o }), ref[#cases + i], ct, "matrix_norm " .. tostring(o))
+        end
+        local one = gm.linalg.matrix_norm(a[{ 1 }], { ord = 2 })
+        assert.is_number(one)
+        close({ one }, ref[#ref], ct, "matrix_norm of one matrix")
+        assert.same({ 2, 1, 1 }, dims_of(gm.linalg.matrix_norm(a, { keepdims = true })))
+      end)
+
+      it("bad shapes, ctypes and options are clear errors", function()
+        local a = mk(ct, { 2, 3 }, vals(6, 24))
+        local sq = mk(ct, { 3, 3 }, wellcond({ 3, 3 }, 25))
+        local other = mk(ct == "float" and "double" or "float", { 3 }, { 1, 2, 3 })
+        assert.has_error(function() gm.linalg.inv(a) end, "bad argument #1 to 'inv' (matrices must be square, are 2x3)")
+        assert.has_error(function() gm.linalg.det(mk(ct, { 3 }, { 1, 2, 3 })) end,
+          "bad argument #1 to 'det' (needs at least 2 dimensions, has 1)")
+        assert.has_error(function() gm.linalg.solve(sq, other) end,
+          "bad argument #2 to 'solve' (mixed ctypes " .. ct .. " and " .. other:ctype() .. ")")
+        assert.has_error(function() gm.linalg.solve(sq, mk(ct, { 2 }, { 1, 2 })) end,
+          "bad argument #2 to 'solve' (b has 2 rows, a is 3x3)")
+        assert.has_error(function() gm.linalg.solve(mk(ct, { 2, 3, 3 }, vals(18, 1)), mk(ct, { 3, 3, 1 }, vals(9, 2))) end,
+          "solve: cannot broadcast stacks 2 and 3")
+        assert.has_error(function() gm.linalg.qr(sq, { mode = "r" }) end,
+          "bad argument #2 to 'qr' (mode must be 'reduced' or 'complete', got r)")
+        assert.has_error(function() gm.linalg.cholesky(sq, { lower = true }) end,
+          "bad argument #2 to 'cholesky' (unknown option 'lower')")
+        assert.has_error(function() gm.linalg.matrix_norm(sq, { ord = 3 }) end,
+          "bad argument #2 to 'matrix_norm' (ord must be 'fro', 'nuc', 1, -1, 2, -2, inf or -inf, got 3)")
+        assert.has_error(function() gm.linalg.svd("x") end, "bad argument #1 to 'svd' (gpumat.mat expected, got string)")
+        assert.has_error(function() gm.linalg.matrix_power(sq, 1.5) end,
+          "bad argument #2 to 'matrix_power' (integer expected, got float)")
+        assert.has_error(function() gm.linalg.inv(sq, 1) end, "bad argument #2 to 'inv' (no value expected)")
+        assert.has_error(function() gm.linalg.eig(sq) end, "eig: not implemented yet (complex results need " ..
+          "complex mats); for symmetric matrices use gm.linalg.eigh or gm.linalg.eigvalsh")
+        assert.has_error(function() gm.linalg.trace(sq, { dtype = "int8" }) end,
+          "bad argument #2 to 'trace' (dtype must be a floating ctype, got int8)")
+        local other_ct = ct == "float" and "double" or "float"
+        local tr = gm.linalg.trace(mk(ct, { 2, 2, 2 }, { 1, 2, 3, 4, 5, 6, 7, 8 }), { dtype = other_ct })
+        assert.equal(other_ct, tr:ctype())
+        assert.same({ 5, 13 }, flat(tr))
+      end)
+
+      it("strided views in, and 1x1 and empty edges", function()
+        local base = mk(ct, { 4, 4 }, wellcond({ 4, 4 }, 26))
+        local view = base:t() -- not contiguous: copied before any job
+        local q, r = gm.linalg.qr(view)
+        close(mm(q, r), flat(view), ct, "qr of a transposed view")
+        local w1 = gm.linalg.eigvalsh(view + base)
+        local w2 = gm.linalg.eigvalsh((base + view):copy())
+        close(w1, flat(w2), ct, "eigvalsh of a view sum")
+        local one = mk(ct, { 1, 1 }, { -2 })
+        assert.equal(-2, gm.linalg.det(one))
+        close(gm.linalg.inv(one), { -0.5 }, ct, "inv 1x1")
+        local u, s, vh = gm.linalg.svd(gm.zeros({ 3, 0 }, { ctype = ct }))
+        assert.same({ 3, 3 }, dims_of(u))
+        close(u, flat(gm.eye(3, { ctype = ct })), ct, "u of 3x0")
+        assert.same({ 0 }, dims_of(s))
+        assert.same({ 0, 0 }, dims_of(vh))
+      end)
+
+      it("empty matrices", function()
+        local z = gm.zeros({ 2, 0, 0 }, { ctype = ct })
+        assert.same({ 2, 0, 0 }, dims_of(gm.linalg.inv(z)))
+        close(gm.linalg.det(z), { 1, 1 }, ct, "det of 0x0")
+        local w = gm.linalg.eigvalsh(z)
+        assert.same({ 2, 0 }, dims_of(w))
+        assert.same({ 2, 0 }, dims_of(gm.linalg.svdvals(gm.zeros({ 2, 3, 0 }, { ctype = ct }))))
+      end)
+    end)
+  end
+end)
