@@ -20,7 +20,7 @@ end
 
 -- Methods on mats whose first argument is the mat itself.
 local self_first = {
-  "free", "is_freed", "ctype", "displacement", "dims", "dim", "size", "max_size",
+  "free", "is_freed", "ctype", "dtype", "displacement", "dims", "dim", "size", "max_size",
   "initial_element", "cuda_enabled", "set_cuda_enabled", "mref", "set",
   "row_major_mref", "set_row_major", "row_major_index", "replace_",
 }

@@ -14,7 +14,25 @@
 /* Leading and trailing entries kept per axis when a mat is summarized. */
 #define EDGE_ITEMS 3
 
+void gm_format_value(gm_ctype t, gm_value v, char *buf, size_t n) {
+  if (!v.is_int)
+    gm_format_number(t, v.d, buf, n);
+  else if (gm_ctype_kind(t) == GM_KIND_BOOL)
+    snprintf(buf, n, "%s", v.i ? "true" : "false");
+  else if (gm_ctype_kind(t) == GM_KIND_UINT)
+    snprintf(buf, n, "%llu", (unsigned long long)v.i);
+  else
+    snprintf(buf, n, "%lld", v.i);
+}
+
 void gm_format_number(gm_ctype t, double x, char *buf, size_t n) {
+  if (!gm_ctype_is_float(t)) { /* an integer or bool type's value as a double */
+    if (gm_ctype_kind(t) == GM_KIND_BOOL)
+      snprintf(buf, n, "%s", x != 0 ? "true" : "false");
+    else
+      snprintf(buf, n, "%.0f", x);
+    return;
+  }
   if (isnan(x)) {
     snprintf(buf, n, "0/0");
     return;
@@ -35,7 +53,7 @@ void gm_format_number(gm_ctype t, double x, char *buf, size_t n) {
       if (strto##sx(buf, NULL) == (T)x) return;                   \
     }                                                             \
     return;
-  GM_CTYPE_SWITCH(t, X, return)
+  GM_FLOAT_CTYPE_SWITCH(t, X, return)
 #undef X
 }
 
@@ -61,8 +79,11 @@ typedef struct printer {
 
 static void put_element(printer *p, size_t k) {
   char num[64];
-  double x = p->source == GM_PEEK_INITIAL ? p->m->vec->initial_element : gm_ctype_get(p->m->ctype, p->data, k);
-  gm_format_number(p->m->ctype, x, num, sizeof num);
+  gm_ctype t = p->m->ctype;
+  if (p->source == GM_PEEK_INITIAL)
+    gm_format_number(t, gm_ctype_coerce(t, p->m->vec->initial_element), num, sizeof num);
+  else
+    gm_format_value(t, gm_ctype_read(t, p->data, k), num, sizeof num);
   gm_strbuf_add(p->b, num);
 }
 

@@ -127,6 +127,8 @@ static bool reduce_strided(gm_mat *x, int axis, int op, int ddof, gm_mat *y, gm_
 }
 
 gm_status gm_reduce_axis(gm_mat *x, int axis, int op, int ddof, gm_mat *y) {
+  gm_mat *typed[2] = {x, y};
+  GM_TRY(gm_check_float_mats(gm_reduce_axis_name(op), typed, 2));
   GM_TRY(check_call(x, axis, op, y));
   gm_mat *base;
   int base_axis;

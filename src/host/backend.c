@@ -10,6 +10,7 @@
 #include "../core/scan_ops.h"
 #include "../core/strided_ew_ops.h"
 #include "../../kernels/fill.h"
+#include "../../kernels/sat_cast.h"
 #include "strided.h"
 
 static gm_status host_fill(void *ctx, gm_ctype t, size_t n, double alpha, void *x, size_t incx) {
@@ -17,7 +18,7 @@ static gm_status host_fill(void *ctx, gm_ctype t, size_t n, double alpha, void *
   if (incx == 1) return gm_host_fill_contiguous(t, n, alpha, x);
 #define X(T, E, ...)                               \
   case GM_##E:                                     \
-    gm_fill_##T((T *)x, n, incx, (T)alpha);        \
+    gm_fill_##T((T *)x, n, incx, gm_sat_##T(alpha)); \
     return GM_OK;
   GM_CTYPE_SWITCH(t, X, return gm_fail(GM_EINVAL, "fill: bad ctype"))
 #undef X
