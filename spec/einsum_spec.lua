@@ -213,6 +213,15 @@ describe("gm.einsum and gm.matmul", function()
         assert.are.equal(a[{ 1, 2 }], t[{ 2, 1 }])
       end)
 
+      it("0-d operands and results", function()
+        local z, v = gm.full({}, 3, { ctype = ct }), mk(ct, { 3 }, { 1, 2, 4 })
+        assert.are.same({ 3, 6, 12 }, flat(gm.einsum(",i->i", z, v)))
+        assert.are.equal(3, gm.einsum("", z))
+        assert.are.equal(21, gm.einsum("i,i", v, v))
+        assert.are.equal(21, gm.einsum("i,i->", v, v))
+        assert.are.equal(7, gm.einsum("i->", v))
+      end)
+
       it("`*`, gm.matmul and m:matmul on stacks as np.matmul", function()
         if not pend() then return end
         local vars, exprs, args = {}, {}, {}
