@@ -134,6 +134,9 @@ local EINSUM = {
   { "bij,bjk->bik", { 2, 3, 4 }, { 2, 4, 5 } },
   { "bij,bkj->bik", { 3, 2, 4 }, { 3, 5, 4 } },
   { "bij,bjk->ik", { 2, 3, 4 }, { 2, 4, 5 } },
+  -- more than 1024 multiplications per matrix: one gemm per matrix
+  { "bij,bjk->bik", { 2, 12, 10 }, { 2, 10, 11 } },
+  { "bji,bkj->bki", { 3, 10, 12 }, { 3, 11, 10 } },
   { "bij,jk->bik", { 2, 3, 4 }, { 4, 5 } },
   { "ijk,jil->kl", { 3, 4, 2 }, { 4, 3, 5 } },
   { "ij,jk,kl->il", { 2, 3 }, { 3, 4 }, { 4, 5 } },

@@ -17,9 +17,9 @@
 -- kept), free and contracted (shared, not kept) labels, and one batched
 -- gemm (gm.linalg.matmul on (batch, m, k) x (batch, k, n) views of the
 -- permuted operands) does the contraction.  With nothing to contract (an
--- outer or elementwise product) or a 1 x 1 result per batch (dot
--- products) a broadcasting cmul (and a sum) does it instead: a gemm per
--- element would be all overhead.  A term with no labels is carried as a
+-- outer or elementwise product), a 1 x 1 result per batch (dot
+-- products) or a stack of small products a broadcasting cmul (and a sum)
+-- does it instead: a gemm per element or tiny matrix is all overhead.  A term with no labels is carried as a
 -- mat of one element; a result with no axes is a Lua number (as
 -- gm.linalg's "0-d results").
 local argcheck = require "gpumat.argcheck"
@@ -31,6 +31,11 @@ return function(gm, core, methods)
   local FLOAT = { float = true, double = true }
   local FN = "einsum"
   local matmul = gm.linalg.matmul
+  -- a stack of products of at most this many multiplications each is one
+  -- broadcasting cmul and a sum: a gemm call per matrix costs more there
+  -- (1000 8x8 products: 2 ms against 5-9 ms for the gemm loop on the host,
+  -- bench/einsum_bench.lua; on a device the loop is a launch per matrix)
+  local SMALL = 1024
 
   -- a label as the user wrote it
   local function shown(l) return l:byte() < 32 and "..." or l end
@@ -283,6 +288,8 @@ return function(gm, core, methods)
       r = gm.cmul(shaped(am, { nb, m, 1 }), shaped(bm, { nb, 1, n }))
     elseif m == 1 and n == 1 then
       r = gm.cmul(shaped(am, { nb, k }), shaped(bm, { nb, k })):sum(2)
+    elseif nb > 1 and m * k * n <= SMALL then
+      r = gm.cmul(shaped(am, { nb, m, k, 1 }), shaped(bm, { nb, 1, k, n })):sum(3)
     elseif nb == 1 then
       r = matmul(shaped(am, { m, k }), shaped(bm, { k, n }))
     else
