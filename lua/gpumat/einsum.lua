@@ -325,12 +325,13 @@ return function(gm, core, methods)
     local drop = {}
     for _, l in ipairs(acc.ls) do drop[l] = not keep_out[l] end
     sum_away(acc, drop, sizes)
-    local r = shaped(arrange(acc.m, acc.ls, res), dims_of(sizes, res))
-    if #res == 0 then return r[1] end
-    -- a result that went through no sum, product or diagonal may share
+    local p = arrange(acc.m, acc.ls, res)
+    local c = p:contiguous()
+    -- a result that went through no sum, product, diagonal or copy shares
     -- the operand's elements
-    if not acc.fresh then r = r:copy() end
-    return r
+    if not acc.fresh and c == p then c = c:copy() end
+    if #res == 0 then return c:view(1)[1] end
+    return c:view(dims_of(sizes, res))
   end
 
   gm.matmul = matmul
