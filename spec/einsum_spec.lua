@@ -60,8 +60,8 @@ local function numpy(vars, exprs)
     local vs, shape = {}, {}
     for i, x in ipairs(d[2]) do vs[i] = string.format("%.17g", x) end
     for i, x in ipairs(d[1]) do shape[i] = tostring(x) end
-    src[#src + 1] = string.format("%s = np.array([%s], dtype=np.float64).reshape((%s,))", name,
-      table.concat(vs, ","), table.concat(shape, ","))
+    src[#src + 1] = string.format("%s = np.array([%s], dtype=np.float64).reshape(%s)", name,
+      table.concat(vs, ","), #shape == 0 and "()" or "(" .. table.concat(shape, ",") .. ",)")
   end
   for _, e in ipairs(exprs) do
     src[#src + 1] = "r = np.asarray(" .. e .. ", dtype=np.float64)"
@@ -203,6 +203,49 @@ describe("gm.einsum and gm.matmul", function()
         local ref = numpy(vars, exprs)
         for c, case in ipairs(EINSUM) do
           close(gm.einsum(case[1], table.unpack(args[c])), ref[c], ct, case[1])
+        end
+      end)
+
+      it("random specs (repeated labels, size-1 broadcasting, implicit and explicit outputs) as np.einsum", function()
+        if not pend() then return end
+        local rng = 12345
+        local function rand(n) -- deterministic, 1..n
+          rng = (rng * 1103515245 + 12345) % 2147483648
+          return (rng // 65536) % n + 1
+        end
+        local letters, vars, exprs, cases = { "a", "b", "c", "d", "e" }, {}, {}, {}
+        for c = 1, 40 do
+          local size = {}
+          for _, l in ipairs(letters) do size[l] = rand(3) + 1 end
+          local terms, shapes, used = {}, {}, {}
+          for k = 1, rand(3) do
+            local t, d, one = {}, {}, {}
+            for i = 1, rand(4) - 1 do
+              local l = letters[rand(#letters)]
+              if one[l] == nil then one[l] = rand(5) == 1 end
+              t[i], d[i], used[l] = l, one[l] and 1 or size[l], true
+            end
+            terms[k], shapes[k] = table.concat(t), d
+          end
+          local spec = table.concat(terms, ",")
+          if rand(2) == 1 then
+            local out = {}
+            for _, l in ipairs(letters) do
+              if used[l] and rand(2) == 1 then table.insert(out, rand(#out + 1), l) end
+            end
+            spec = spec .. "->" .. table.concat(out)
+          end
+          local ms, vs, names = operands(ct, shapes, 1000 + 10 * c)
+          for i, n in ipairs(names) do
+            names[i] = "R" .. n .. "_" .. c
+            vars[names[i]] = vs[n]
+          end
+          exprs[c] = string.format("np.einsum('%s', %s)", spec, table.concat(names, ", "))
+          cases[c] = { spec, ms }
+        end
+        local ref = numpy(vars, exprs)
+        for c, case in ipairs(cases) do
+          close(gm.einsum(case[1], table.unpack(case[2])), ref[c], ct, case[1])
         end
       end)
 
