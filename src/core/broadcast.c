@@ -44,12 +44,11 @@ static gm_status check_operands(const gm_bc_arg *args, int n, const char *const 
   return GM_OK;
 }
 
-/* Storage elements m may touch: [lo, hi] (strides are never negative). */
+/* Storage elements m may touch: [lo, hi] (backward axes reach below the
+ * displacement). */
 static void span(const gm_mat *m, size_t *lo, size_t *hi) {
-  size_t h = m->displacement;
-  for (int d = 0; d < m->rank; d++) h += (m->dims[d] - 1) * (size_t)m->strides[d];
-  *lo = m->displacement;
-  *hi = h;
+  *lo = gm_mat_lowest(m);
+  *hi = *lo + gm_mat_extent(m) - 1;
 }
 
 static bool same_view(const gm_mat *a, const gm_mat *b) {

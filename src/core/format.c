@@ -81,7 +81,7 @@ static void put_axis(printer *p, int axis, size_t offset) {
       i = n - EDGE_ITEMS - 1;
       continue;
     }
-    put_axis(p, axis + 1, offset + i * (size_t)p->m->strides[axis]);
+    put_axis(p, axis + 1, offset + i * (size_t)p->m->strides[axis]); /* wraps back in range when < 0 */
   }
   gm_strbuf_add(p->b, "}");
 }
@@ -89,12 +89,12 @@ static void put_axis(printer *p, int axis, size_t offset) {
 /* "2x3", or "D+2x3+S" when some of the storage is invisible (MGL's
  * displacement+dims+slack); rank 0 shows as "scalar". */
 static void put_shape(gm_strbuf *b, const gm_mat *m) {
-  size_t max_size = m->vec->max_size, extent = gm_mat_extent(m);
-  bool partial = m->displacement != 0 || m->displacement + extent != max_size;
-  if (partial) gm_strbuf_addf(b, "%zu+", m->displacement);
+  size_t max_size = m->vec->max_size, extent = gm_mat_extent(m), lo = gm_mat_lowest(m);
+  bool partial = lo != 0 || lo + extent != max_size;
+  if (partial) gm_strbuf_addf(b, "%zu+", lo);
   if (m->rank == 0) gm_strbuf_add(b, "scalar");
   for (int i = 0; i < m->rank; i++) gm_strbuf_addf(b, i ? "x%zu" : "%zu", m->dims[i]);
-  if (partial) gm_strbuf_addf(b, "+%zu", max_size - m->displacement - extent);
+  if (partial) gm_strbuf_addf(b, "+%zu", max_size - lo - extent);
 }
 
 /* Reads the contents through peek.h (a device copy into a temporary
@@ -119,7 +119,7 @@ static gm_status put_contents(gm_strbuf *b, gm_mat *m, long max_elements) {
     p.data = scratch;
   }
   p.summarize = max_elements >= 0 && m->size > (size_t)max_elements;
-  put_axis(&p, 0, 0);
+  put_axis(&p, 0, gm_peek_first(m));
   gm_host_scratch_free(scratch, cap);
   return GM_OK;
 }

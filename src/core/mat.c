@@ -186,9 +186,9 @@ gm_status gm_mat_get(gm_mat *m, size_t k, double *out) {
   if (k >= m->size) return index_error(m, k);
   size_t off = gm_mat_storage_index(m, k);
   if (gm_vec_element_quick(m->vec, off, false, out)) return GM_OK;
-  void *p;
-  GM_TRY(gm_mat_watch_strided(m, GM_FACET_FOREIGN, GM_INPUT, NULL, &p));
-  *out = gm_ctype_get(m->ctype, p, off - m->displacement);
+  void *p; /* the storage's base: off may lie below the displacement (a backward view) */
+  GM_TRY(gm_vec_watch(m->vec, GM_FACET_FOREIGN, GM_INPUT, gm_mat_covers_all(m), NULL, &p));
+  *out = gm_ctype_get(m->ctype, p, off);
   gm_mat_unwatch(m, GM_FACET_FOREIGN, GM_INPUT);
   return GM_OK;
 }
@@ -198,9 +198,9 @@ gm_status gm_mat_put(gm_mat *m, size_t k, double value) {
   GM_TRY(gm_check_writable(NULL, m));
   size_t off = gm_mat_storage_index(m, k);
   if (gm_vec_element_quick(m->vec, off, true, &value)) return GM_OK;
-  void *p;
-  GM_TRY(gm_mat_watch_strided(m, GM_FACET_FOREIGN, GM_IO, NULL, &p));
-  gm_ctype_set(m->ctype, p, off - m->displacement, value);
+  void *p; /* the storage's base, as in gm_mat_get */
+  GM_TRY(gm_vec_watch(m->vec, GM_FACET_FOREIGN, GM_IO, gm_mat_covers_all(m), NULL, &p));
+  gm_ctype_set(m->ctype, p, off, value);
   gm_mat_unwatch(m, GM_FACET_FOREIGN, GM_IO);
   return GM_OK;
 }

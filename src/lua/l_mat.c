@@ -534,7 +534,7 @@ static int l_coerce_to_ctype(lua_State *L) {
 /* Pushes the subscripts of table at idx; returns their count. */
 static int push_subscripts(lua_State *L, int idx, const char *fn) {
   lua_Integer n = luaL_len(L, idx);
-  if (n > GM_MAX_RANK) gml_argerror(L, 2, fn, "too many subscripts (%lld)", (long long)n);
+  if (n > 2 * GM_MAX_RANK) gml_argerror(L, 2, fn, "too many subscripts (%lld)", (long long)n); /* newaxis adds axes */
   for (lua_Integer i = 1; i <= n; i++) lua_geti(L, idx, i);
   return (int)n;
 }
@@ -544,7 +544,10 @@ static int push_subscripts(lua_State *L, int idx, const char *fn) {
  * the end: replaced on the stack by their 1-based position (which a view
  * reads the same way). */
 static inline bool one_element(lua_State *L, const gm_mat *m, int first, int n) {
-  if (n != m->rank) return n > m->rank; /* too many: the element path's error */
+  if (n < m->rank) return false;
+  for (int i = 0; i < n; i++)
+    if (lua_type(L, first + i) != LUA_TNUMBER) return false; /* a view (newaxis, "...", ranges) */
+  if (n > m->rank) return true; /* too many integers: the element path's error */
   for (int i = 0; i < n; i++) {
     int isint;
     lua_Integer s = lua_tointegerx(L, first + i, &isint);
