@@ -52,7 +52,19 @@ GM_API const char *gm_status_name(gm_status st);
 typedef struct gm_mat gm_mat;
 
 /* Element types (gm_mat_options.ctype, gm_mat_wrap, gm_mat_ctype). */
-enum { GM_CTYPE_FLOAT = 0, GM_CTYPE_DOUBLE = 1 };
+enum {
+  GM_CTYPE_FLOAT = 0,
+  GM_CTYPE_DOUBLE = 1,
+  GM_CTYPE_BOOL = 2, /* C bool: one byte, 0 or 1 */
+  GM_CTYPE_INT8 = 3,
+  GM_CTYPE_INT16 = 4,
+  GM_CTYPE_INT32 = 5,
+  GM_CTYPE_INT64 = 6,
+  GM_CTYPE_UINT8 = 7,
+  GM_CTYPE_UINT16 = 8,
+  GM_CTYPE_UINT32 = 9,
+  GM_CTYPE_UINT64 = 10
+};
 
 /* Facets (the cube manual's names): FOREIGN is host memory, CUDA_HOST the
  * same host memory page-locked, CUDA device memory, MANAGED managed
@@ -73,7 +85,7 @@ typedef enum gm_sync { GM_SYNC_FALSE = 0, GM_SYNC_TRUE = 1, GM_SYNC_MAYBE = 2 } 
 
 /* Options of gm_mat_new; zero-initialise and set what you need. */
 typedef struct gm_mat_options {
-  int ctype;                /* 0 = float, 1 = double (gm_ctype) */
+  int ctype;                /* GM_CTYPE_FLOAT, GM_CTYPE_DOUBLE, ... (gm_ctype) */
   size_t displacement;
   size_t max_size;          /* 0 = displacement + size */
   int has_initial_element;  /* 0: storage is not initialised */
@@ -196,7 +208,7 @@ GM_API int gm_cuda_active(void);
  * gm_buffer_new/displace/ensure are owned by the caller and ended with
  * gm_buffer_free (the memory goes when the last view and, for owning
  * buffers, the last reference are gone).  Element types are named as in
- * Lua: "int8" "uint8" "int16" "uint16" "int32" "uint32" "int64" "float"
+ * Lua: "bool" "int8" "uint8" "int16" "uint16" "int32" "uint32" "int64" "uint64" "float"
  * "double".  Spaces other than host need an active context (gm_cuda_begin
  * on a device, or the emulated device). */
 typedef struct gm_buffer gm_buffer;

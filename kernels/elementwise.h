@@ -134,7 +134,7 @@ GM_HD float gm_tanhf(float x) {
 }
 
 /* ---- per-type element functions ----
- * GM_EW_DEFINE(T, E, ..., S the C math suffix, ...) per GM_CTYPES row;
+ * GM_EW_DEFINE(T, E, ..., S the C math suffix, ...) per GM_FLOAT_CTYPES row;
  * exp, log and tanh are gm_exp<S>, gm_log<S>, gm_tanh<S> (the polynomials
  * above for float, the C library for double). */
 
@@ -206,6 +206,6 @@ GM_HD double gm_tanh(double x) { return tanh(x); }
     }                                                      \
   }
 
-GM_CTYPES(GM_EW_DEFINE)
+GM_FLOAT_CTYPES(GM_EW_DEFINE)
 
 #endif

@@ -93,9 +93,12 @@ struct gm_launch_rows {
   }
 };
 
-// One launch text for every ctype: GM_CTYPE_DO(ctype, L) runs L(T) with
-// T the ctype's C type, in a switch generated from GM_CTYPES, so a new
-// ctype needs no edit here.  L is a function-like macro: T is substituted
+// One launch text for every floating ctype: GM_CTYPE_DO(ctype, L) runs
+// L(T) with T the ctype's C type, in a switch generated from
+// GM_FLOAT_CTYPES (most kernels compute in floats; the core refuses other
+// ctypes before it dispatches to them), so a new ctype needs no edit here;
+// GM_ANY_CTYPE_LAUNCH is GM_CTYPE_LAUNCH over every row of GM_CTYPES
+// (fills and copies, which move elements of any type).  L is a function-like macro: T is substituted
 // textually, and the emulated device counts each instantiation under its
 // own name ("unary_kernel<float>").  GM_CTYPE_LAUNCH does the same as the
 // whole body of an extern "C" launcher: it returns the launch's error, or
@@ -106,11 +109,18 @@ struct gm_launch_rows {
     break;
 #define GM_CTYPE_DO(ctype, L)                   \
   switch (ctype) {                              \
-    GM_CTYPES_WITH(GM_CTYPE_DO_CASE_, L)        \
+    GM_FLOAT_CTYPES_WITH(GM_CTYPE_DO_CASE_, L)  \
     default:                                    \
       break;                                    \
   }
 #define GM_CTYPE_LAUNCH(ctype, L)                 \
+  switch (ctype) {                                \
+    GM_FLOAT_CTYPES_WITH(GM_CTYPE_DO_CASE_, L)    \
+    default:                                      \
+      return (int)cudaErrorInvalidValue;          \
+  }                                               \
+  return (int)cudaGetLastError()
+#define GM_ANY_CTYPE_LAUNCH(ctype, L)             \
   switch (ctype) {                                \
     GM_CTYPES_WITH(GM_CTYPE_DO_CASE_, L)          \
     default:                                      \

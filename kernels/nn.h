@@ -152,6 +152,6 @@ GM_HD void gm_nn_cover(int64_t i, int64_t start, int64_t stride, int64_t anchor,
     return s;                                                                                    \
   }
 
-GM_CTYPES(GM_NN_DEFINE)
+GM_FLOAT_CTYPES(GM_NN_DEFINE)
 
 #endif

@@ -56,7 +56,7 @@ extern "C" int gm_cuda_uniform(int ctype, unsigned long long key, unsigned long 
     GM_LAUNCH(gm_uniform_kernel<T>, g.grid, g.block, 0, g.s)(key, counter, n, lim, nextafter##m(lim, (T)0), (T *)x); \
     break;                                                                                            \
   }
-    GM_CTYPES(X)
+    GM_FLOAT_CTYPES(X)
 #undef X
     default:
       return (int)cudaErrorInvalidValue;
@@ -74,7 +74,7 @@ extern "C" int gm_cuda_gaussian(int ctype, unsigned long long key, unsigned long
     GM_LAUNCH(gm_gaussian_kernel<T>, g.grid, g.block, 0, g.s)(key, counter, n, mean, stddev, (T *)x); \
     break;                                                                                            \
   }
-    GM_CTYPES(X)
+    GM_FLOAT_CTYPES(X)
 #undef X
     default:
       return (int)cudaErrorInvalidValue;

@@ -20,6 +20,6 @@ extern "C" int gm_cuda_strided_copy(int ctype, const gm_strided_geom *g, const v
   void *stream = lc->stream;
   gm_launch l(g->n, stream);
 #define LAUNCH(T) GM_LAUNCH_RANGE(gm_strided_copy_kernel<T>, l.grid, l.block, l.s, g->n, 1)(*g, (const T *)(src), (T *)(dst))
-  GM_CTYPE_LAUNCH(ctype, LAUNCH);
+  GM_ANY_CTYPE_LAUNCH(ctype, LAUNCH);
 #undef LAUNCH
 }

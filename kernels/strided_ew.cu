@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include "launch_cuda.cuh"
+#include "sat_cast.h"
 #include "strided_ew.h"
 
 namespace {
@@ -28,6 +29,18 @@ template <int OP, typename T> struct bc_fn;
   };
 GM_BCAST_OPS(GM_BC_FN)
 #undef GM_BC_FN
+
+// The integer element functions (add, sub, cmul: kernels/strided_ew.h)
+template <int OP, typename U> struct bc_int_fn;
+#define GM_BC_INT_FN(E, f)                                                       \
+  template <typename U> struct bc_int_fn<GM_BC_##E, U> {                         \
+    typedef U T;                                                                 \
+    __device__ static U apply(U a, U b) { return (U)((unsigned long long)a f (unsigned long long)b); } \
+  };
+GM_BC_INT_FN(ADD, +)
+GM_BC_INT_FN(SUB, -)
+GM_BC_INT_FN(CMUL, *)
+#undef GM_BC_INT_FN
 
 // Offsets of every operand at the start of row r (the row-major index over
 // the outer axes), unrolled over GM_STRIDED_MAX_OPS so that off[] stays in
@@ -61,7 +74,8 @@ template <class Fn>
 __global__ void binary_kernel(const gm_strided s, typename Fn::T *o, const typename Fn::T *a,
                               const typename Fn::T *b) {
   typedef typename Fn::T T;
-  const T av = (T)s.scalar[1], bv = (T)s.scalar[2];
+  // numbers convert into T as astype does (integers saturate: no UB)
+  const T av = gm_sat_to<T>(s.scalar[1]), bv = gm_sat_to<T>(s.scalar[2]);
   STRIDED_SPACE(s, rows, len, in);
   const int64_t s0 = s.strides[0][in], s1 = s.strides[1][in], s2 = s.strides[2][in];
   ROWS_2D(r, c, rows, len) {
@@ -79,7 +93,7 @@ __device__ inline double where_fn(double c, double a, double b) { return gm_bc_w
 
 template <typename T>
 __global__ void where_kernel(const gm_strided s, T *o, const T *cond, const T *a, const T *b) {
-  const T cv = (T)s.scalar[1], av = (T)s.scalar[2], bv = (T)s.scalar[3];
+  const T cv = gm_sat_to<T>(s.scalar[1]), av = gm_sat_to<T>(s.scalar[2]), bv = gm_sat_to<T>(s.scalar[3]);
   STRIDED_SPACE(s, rows, len, in);
   const int64_t s0 = s.strides[0][in], s1 = s.strides[1][in], s2 = s.strides[2][in], s3 = s.strides[3][in];
   ROWS_2D(r, c, rows, len) {
@@ -124,6 +138,25 @@ int launch_binary(int op, const gm_strided *s, void *out, const void *a, const v
   return (int)cudaGetLastError();
 }
 
+template <int OP, typename T>
+void launch_int_op(const gm_strided *s, void *out, const void *a, const void *b, cudaStream_t st) {
+  typedef bc_int_fn<OP, T> Fn;
+  strided_geometry g(s, st);
+  GM_LAUNCH_RANGE(binary_kernel<Fn>, g.grid, g.block, st, g.rows, g.len)(*s, (T *)out, (const T *)a, (const T *)b);
+}
+
+// Integer mats: add, sub and cmul (the core refuses the other ops)
+template <typename T>
+int launch_int_binary(int op, const gm_strided *s, void *out, const void *a, const void *b, cudaStream_t st) {
+  switch (op) {
+    case GM_BC_ADD: launch_int_op<GM_BC_ADD, T>(s, out, a, b, st); break;
+    case GM_BC_SUB: launch_int_op<GM_BC_SUB, T>(s, out, a, b, st); break;
+    case GM_BC_CMUL: launch_int_op<GM_BC_CMUL, T>(s, out, a, b, st); break;
+    default: return 1; /* cudaErrorInvalidValue (the CPU model has no enum) */
+  }
+  return (int)cudaGetLastError();
+}
+
 }  // namespace
 
 extern "C" int gm_cuda_strided_binary(int ctype, int op, const gm_strided *s, void *out, const void *a,
@@ -133,6 +166,13 @@ extern "C" int gm_cuda_strided_binary(int ctype, int op, const gm_strided *s, vo
 #define LAUNCH(T) return launch_binary<T>(op, s, out, a, b, st)
   GM_CTYPE_DO(ctype, LAUNCH)
 #undef LAUNCH
+  switch (ctype) {
+#define GM_INT_CASE_(T, E, ...) \
+  case GM_##E: return launch_int_binary<T>(op, s, out, a, b, st);
+    GM_INTEGER_CTYPES(GM_INT_CASE_)
+#undef GM_INT_CASE_
+    default: break;
+  }
   return (int)cudaErrorInvalidValue;
 }
 

@@ -97,6 +97,15 @@ typedef enum gm_bcast_op {
 
 /* one row per ctype: (c type, ..., C math suffix as the 8th column) */
 #define GM_BC_DEFINE_ROW_(T, E, name, kw, blas, cublas, etype, S, ...) GM_BC_DEFINE(T, S)
-GM_CTYPES(GM_BC_DEFINE_ROW_)
+GM_FLOAT_CTYPES(GM_BC_DEFINE_ROW_)
+
+/* Integer add, sub and cmul (the integer ops so far): two's complement
+ * wrapping, computed in unsigned 64-bit arithmetic, defined for every
+ * operand (no signed overflow); the narrowing back is modulo (GCC, nvcc). */
+#define GM_BC_DEFINE_INT_(T, ...)                                                                   \
+  GM_HD T gm_bc_add_##T(T a, T b) { return (T)((unsigned long long)a + (unsigned long long)b); }  \
+  GM_HD T gm_bc_sub_##T(T a, T b) { return (T)((unsigned long long)a - (unsigned long long)b); }  \
+  GM_HD T gm_bc_cmul_##T(T a, T b) { return (T)((unsigned long long)a * (unsigned long long)b); }
+GM_INTEGER_CTYPES(GM_BC_DEFINE_INT_)
 
 #endif

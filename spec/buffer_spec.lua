@@ -92,7 +92,7 @@ describe("buffers: kinds and element types", function()
     assert.has_error(function() gm.make_foreign_array({ 2, -1 }) end,
       "bad argument #1 to 'make_foreign_array' (dimension 2 must be non-negative, got -1)")
     assert.has_error(function() gm.make_foreign_array(2, { element_type = "complex" }) end,
-      "bad argument #2 to 'make_foreign_array' (option 'element_type' must be one of int8 uint8 int16 uint16 int32 uint32 int64 float double, got complex)")
+      "bad argument #2 to 'make_foreign_array' (option 'element_type' must be one of bool int8 uint8 int16 uint16 int32 uint32 int64 uint64 float double, got complex)")
     assert.has_error(function() gm.make_foreign_array(2, { element_type = "float", foreign_type = "float" }) end,
       "bad argument #2 to 'make_foreign_array' (options 'element_type' and 'foreign_type' are mutually exclusive)")
     assert.has_error(function() gm.make_foreign_array(2, { pitch_elt_size = 4 }) end,
@@ -472,10 +472,11 @@ describe("buffers: mat_from_buffer", function()
     end)
   end)
 
-  it("rejects integer buffers, mismatched ctypes and sizes", function()
+  it("takes integer buffers as integer mats; rejects mismatched ctypes and sizes", function()
     local i = gm.make_foreign_array(4, { element_type = "int32" })
-    assert.has_error(function() gm.mat_from_buffer(i) end,
-      "bad argument #1 to 'mat_from_buffer' (element type must be float or double, got int32)")
+    assert.are.equal("int32", gm.mat_from_buffer(i):ctype())
+    assert.has_error(function() gm.mat_from_buffer(i, { ctype = "float" }) end,
+      "bad argument #2 to 'mat_from_buffer' (option 'ctype' must be the buffer's element type int32)")
     local f = gm.make_foreign_array(4, { element_type = "float" })
     assert.has_error(function() gm.mat_from_buffer(f, { ctype = "double" }) end,
       "bad argument #2 to 'mat_from_buffer' (option 'ctype' must be the buffer's element type float)")

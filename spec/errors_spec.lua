@@ -47,11 +47,11 @@ describe("mat errors", function()
 
   it("rejects bad ctypes", function()
     assert.has_error(function() gm.mat(2, {ctype = "int"}) end,
-      "bad argument #2 to 'mat' (option 'ctype' must be \"float\" or \"double\", got int)")
+      "bad argument #2 to 'mat' (option 'ctype' must be \"float\" (\"float32\"), \"double\" (\"float64\"), \"bool\", \"int8\", \"int16\", \"int32\", \"int64\", \"uint8\", \"uint16\", \"uint32\" or \"uint64\", got int)")
     assert.has_error(function() gm.mat(2, {ctype = 1}) end,
-      "bad argument #2 to 'mat' (option 'ctype' must be \"float\" or \"double\", got number)")
+      "bad argument #2 to 'mat' (option 'ctype' must be \"float\" (\"float32\"), \"double\" (\"float64\"), \"bool\", \"int8\", \"int16\", \"int32\", \"int64\", \"uint8\", \"uint16\", \"uint32\" or \"uint64\", got number)")
     assert.has_error(function() gm.coerce_to_ctype(1, "half") end,
-      "bad argument #2 to 'coerce_to_ctype' (ctype must be \"float\" or \"double\", got half)")
+      "bad argument #2 to 'coerce_to_ctype' (ctype must be \"float\" (\"float32\"), \"double\" (\"float64\"), \"bool\", \"int8\", \"int16\", \"int32\", \"int64\", \"uint8\", \"uint16\", \"uint32\" or \"uint64\", got half)")
     assert.has_error(function() gm.default_ctype = "int" end)
     assert.are.equal("double", gm.default_ctype)
     assert.has_error(function() gm.mat(2, {displaced_to = gm.mat(4), ctype = "float"}) end,

@@ -175,14 +175,14 @@ describe("non-destructive", function()
     assert.has_error(function() gm.mm_mul(d, { d, transpose = true, x = 1 }) end, "bad argument #2 to 'mm_mul' (unknown field 'x')")
     assert.has_error(function() gm.transpose(gm.mat(3)) end, "bad argument #1 to 'transpose' (matrix must be 2-dimensional, has rank 1)")
     assert.has_error(function() gm.scalar_as_mat(1, { ctype = "int" }) end,
-                     "bad argument #2 to 'scalar_as_mat' (option 'ctype' must be \"float\" or \"double\", got int)")
+                     "bad argument #2 to 'scalar_as_mat' (option 'ctype' must be \"float\" (\"float32\"), \"double\" (\"float64\"), \"bool\", \"int8\", \"int16\", \"int32\", \"int64\", \"uint8\", \"uint16\", \"uint32\" or \"uint64\", got int)")
     assert.has_error(function() gm.scalar_as_mat("1") end, "bad argument #1 to 'scalar_as_mat' (number expected, got string)")
     assert.has_error(function() return d * f end, "bad argument #2 to '__mul' (mixed ctypes double and float)")
     assert.has_error(function() return d * gm.mat({ 3, 2 }) end, "bad argument #2 to '__mul' (inner dimensions differ: 2 vs 3)")
     assert.has_error(function() return d * "2" end, "bad argument #2 to '__mul' (mat or number expected, got string)")
     assert.has_error(function() return {} * d end, "bad argument #1 to '__mul' (mat or number expected, got table)")
-    assert.has_error(function() return d * gm.mat({ 2, 2, 1 }) end,
-                     "bad argument #2 to '__mul' (matrix must be 2-dimensional, has rank 3)")
+    -- an operand of rank > 2 makes `*` gm.matmul (batched), whose shape errors name matmul
+    assert.has_error(function() return d * gm.mat({ 2, 3, 1 }) end, "matmul: inner dimensions differ: 2 vs 3")
     assert.has_error(function() return "2" / d end, "bad argument #1 to '__div' (mat or number expected, got string)")
     assert.has_error(function() gm.copy_row(d, math.maxinteger) end,
                      "bad argument #2 to 'copy_row' (row 9223372036854775807 is out of range 1..2)")

@@ -518,15 +518,15 @@ describe("view errors", function()
     assert.has_error(function() m:narrow(1, 0, 1) end, "bad argument #3 to 'narrow' (first 0 is out of range 1..2 on axis 1 of a 2x3 mat)")
     assert.has_error(function() m:select(1, 3) end, "bad argument #3 to 'select' (index 3 is out of range 1..2 on axis 1 of a 2x3 mat)")
     assert.has_error(function() return m[{ {}, { 1, 3, 0 } }] end,
-      "bad argument #2 to 'index' (step must be at least 1, got 0 (axis 2))")
+      "bad argument #2 to 'index' (step must not be 0 (axis 2))")
     assert.has_error(function() return m[{ {}, { 1, 3, -1 } }] end,
-      "bad argument #2 to 'index' (step must be at least 1, got -1 (axis 2))")
+      "bad argument #2 to 'index' (range 1..3 (step -1) is out of range 1..3 on axis 2 of a 2x3 mat)")
     assert.has_error(function() return m[{ { 1, 3 } }] end,
       "bad argument #2 to 'index' (range 1..3 is out of range 1..2 on axis 1 of a 2x3 mat)")
     assert.has_error(function() return m[{ 3, {} }] end,
       "bad argument #2 to 'index' (subscript 3 is out of range 1..2 on axis 1 of a 2x3 mat)")
     assert.has_error(function() return m[{ {}, "x" }] end,
-      "bad argument #2 to 'index' (subscript 2 must be an integer or a {first, last, step} table, got string)")
+      "bad argument #2 to 'index' (subscript 2 must be an integer, a {first, last, step} table, gm.newaxis or \"...\", got string)")
     assert.has_error(function() m[{ {}, { 1, 4 } }] = 0 end,
       "bad argument #2 to 'set' (range 1..4 is out of range 1..3 on axis 2 of a 2x3 mat)")
     assert.has_error(function() m:permute(1, 1) end,
@@ -573,5 +573,157 @@ describe("view errors", function()
     assert.are.same({ 3, 2 }, t:dims())
     assert.are.same({ 6 }, t:contiguous():view(6):dims())
     unchanged(m)
+  end)
+end)
+
+describe("indexing forms: negative steps, gm.newaxis, \"...\", broadcasting writes", function()
+  local function iota(...) -- 1, 2, 3, ... in the given dims
+    local m = gm.mat({ ... })
+    for k = 1, m:size() do m[k] = k end
+    return m
+  end
+
+  -- reversed rows and columns of a plain table
+  local function rev(t)
+    local r = {}
+    for i = #t, 1, -1 do r[#r + 1] = t[i] end
+    return r
+  end
+
+  it("{-1, 1, -1} reverses an axis as a view with a negative stride", function()
+    local m = gm.array_to_mat({ { 1, 2, 3 }, { 4, 5, 6 } })
+    local r = m[{ { -1, 1, -1 } }]
+    assert.are.same({ -3, 1 }, r:strides())
+    assert.are.same({ { 4, 5, 6 }, { 1, 2, 3 } }, r:to_table())
+    local c = m[{ {}, { -1, 1, -1 } }]
+    assert.are.same({ { 3, 2, 1 }, { 6, 5, 4 } }, c:to_table())
+    assert.are.same({ { 2, 1 } }, m[{ { 1, 1 }, { 2, 1, -1 } }]:to_table())
+    assert.are.same({ 6, 4 }, m[{ 2, { 3, 1, -2 } }]:to_table())
+    assert.are.same({ 0 }, m[{ 1, { 1, 2, -1 } }]:dims()) -- last = first + 1 backwards: empty
+    m[{ { -1, 1, -1 }, 1 }] = 9 -- a write through the backward view
+    assert.are.same({ { 9, 2, 3 }, { 9, 5, 6 } }, m:to_table())
+  end)
+
+  it("negative-step views through every consumer, on the host and the emulated device", function()
+    local function check()
+      local m = iota(3, 4)
+      local t = m:to_table()
+      local want = {}
+      for i = 1, 3 do want[i] = rev(t[4 - i]) end -- both axes reversed
+      local v = m[{ { -1, 1, -1 }, { -1, 1, -1 } }]
+      assert.are.same(want, v:to_table())
+      assert.are.same(want, v:contiguous():to_table())
+      assert.are.equal(78, v:sum())
+      assert.are.same({ 42, 26, 10 }, v:sum(2):to_table())
+      assert.are.same({ 24, 21, 18, 15 }, v:sum(1):to_table())
+      local p = v + 1
+      assert.are.equal(want[1][1] + 1, p[{ 1, 1 }])
+      assert.are.equal(want[3][4] + 1, p[{ 3, 4 }])
+      assert.are.same({ { 24, 16, 8 } }, (v[{ {}, { 1, 1 } }]:t() * 2):to_table())
+      assert.are.equal(want[2][3], v[{ 2, 3 }])
+      assert.matches("{{12, 11, 10, 9}, {8, 7, 6, 5}, {4, 3, 2, 1}}", tostring(v), 1, true)
+      v[{ 1, {} }] = gm.array_to_mat({ 1, 2, 3, 4 }) -- row 1 of v is m's last row, backwards
+      assert.are.same({ 4, 3, 2, 1 }, m[{ 3, {} }]:to_table())
+      local w = gm.zeros(2, 3)
+      w[{ {}, { -1, 1, -1 } }] = gm.array_to_mat({ { 1, 2, 3 }, { 4, 5, 6 } })
+      assert.are.same({ { 3, 2, 1 }, { 6, 5, 4 } }, w:to_table())
+    end
+    check()
+    gm.with_cuda(EMU, check)
+  end)
+
+  it("negative-step views through products, in-place ops, stack, copy and .npy", function()
+    local function check()
+      local m = gm.array_to_mat({ { 1, 2, 3 }, { 4, 5, 6 } })
+      local v = gm.array_to_mat({ 1, 2, 3 })
+      assert.are.same({ 10, 28 }, (m * v[{ { -1, 1, -1 } }]):to_table())
+      assert.are.same({ 32, 14 }, (m[{ { -1, 1, -1 }, { -1, 1, -1 } }] * v[{ { -1, 1, -1 } }]):to_table())
+      assert.are.same({ { 27, 36, 45 }, { 22, 29, 36 }, { 17, 22, 27 } }, (m[{ {}, { -1, 1, -1 } }]:t() * m):to_table())
+      assert.are.same({ { 6, 3 }, { 5, 2 }, { 4, 1 } }, m[{ { -1, 1, -1 }, { -1, 1, -1 } }]:transpose():to_table())
+      assert.are.same({ 3, 2, 1 }, v[{ { -1, 1, -1 } }]:copy():to_table())
+      assert.are.same({ { 4, 5, 6 }, { 1, 2, 3 }, { 1, 2, 3 }, { 4, 5, 6 } },
+        gm.stack(1, { m[{ { -1, 1, -1 } }], m }):to_table())
+      local w = gm.array_to_mat({ 1, 2, 3, 4 })
+      gm.scal_(2, w[{ { -1, 1, -2 } }]) -- elements 4 and 2, in place
+      assert.are.same({ 1, 4, 3, 8 }, w:to_table())
+      local f = os.tmpname()
+      gm.save_npy(m[{ {}, { -1, 1, -1 } }], f)
+      assert.are.same({ { 3, 2, 1 }, { 6, 5, 4 } }, gm.load_npy(f):to_table())
+      os.remove(f)
+    end
+    check()
+    gm.with_cuda(EMU, check)
+  end)
+
+  it("printing a negative-step view shows its span", function()
+    local m = iota(5)
+    local v = m[{ { 4, 2, -1 } }]
+    assert.are.same({ 4, 3, 2 }, v:to_table())
+    assert.matches("^#<MAT 1%+3%+1 double F {4, 3, 2}>$", tostring(v))
+    assert.matches("4    3    2", gm.format_mat(v), 1, true)
+  end)
+
+  it("printing a negative-step view of a mat only the device holds reads the device copy", function()
+    gm.with_cuda(EMU, function()
+      local m = gm.mat({ 3, 4 })
+      m:fill_(0)
+      local w = m + gm.range(1, 12):view(3, 4) -- written on the device only
+      assert.are.equal("C", w:facets())
+      local v = w[{ { -1, 1, -1 }, { -1, 1, -2 } }]
+      assert.are.equal("#<MAT 1+3x2+0 double C {{12, 10}, {8, 6}, {4, 2}}>", tostring(v))
+      assert.matches("12   10\n  8    6\n  4    2", gm.format_mat(v), 1, true)
+      assert.are.equal("C", w:facets())
+    end)
+  end)
+
+  it("gm.newaxis inserts a size-1 axis, \"...\" stands for the missing {}", function()
+    local m = iota(2, 3, 4)
+    assert.are.same({ 1, 2, 3, 4 }, m[{ gm.newaxis }]:dims())
+    assert.are.same({ 2, 1, 3, 4 }, m[{ {}, gm.newaxis }]:dims())
+    assert.are.same({ 2, 3, 4, 1 }, m[{ "...", gm.newaxis }]:dims())
+    assert.are.same({ 2, 3 }, m[{ "...", 2 }]:dims())
+    assert.are.same({ { 2, 6, 10 }, { 14, 18, 22 } }, m[{ "...", 2 }]:to_table())
+    assert.are.same({ 3 }, m[{ 1, "...", -1 }]:dims())
+    assert.are.same({ 4, 8, 12 }, m[{ 1, "...", -1 }]:to_table())
+    assert.are.same({ 2, 3, 4 }, m[{ "..." }]:dims())
+    -- newaxis, select axis 1, newaxis, "..." (axis 2), newaxis, {1, 2} on axis 3
+    local v = m[{ gm.newaxis, 1, gm.newaxis, "...", gm.newaxis, { 1, 2 } }]
+    assert.are.same({ 1, 1, 3, 1, 2 }, v:dims())
+    assert.are.same({ { { { { 1, 2 } }, { { 5, 6 } }, { { 9, 10 } } } } }, v:to_table())
+  end)
+
+  it("writes broadcast: a missing leading axis repeats, a size-1 axis stretches", function()
+    local w = gm.zeros(2, 3)
+    w[{}] = gm.array_to_mat({ 1, 2, 3 })
+    assert.are.same({ { 1, 2, 3 }, { 1, 2, 3 } }, w:to_table())
+    w[{ "..." }] = gm.array_to_mat({ { 7 }, { 8 } })
+    assert.are.same({ { 7, 7, 7 }, { 8, 8, 8 } }, w:to_table())
+    w[{ "...", { -1, 1, -1 } }] = gm.array_to_mat({ 1, 2, 3 })
+    assert.are.same({ { 3, 2, 1 }, { 3, 2, 1 } }, w:to_table())
+    assert.has_error(function() w[{}] = gm.array_to_mat({ 1, 2 }) end,
+      "set: cannot broadcast a 2 mat into a 2x3 view")
+  end)
+
+  it("hostile forms raise before touching memory", function()
+    local m = gm.array_to_mat({ { 1, 2, 3 }, { 4, 5, 6 } })
+    assert.has_error(function() return m[{ "...", "..." }] end,
+      "bad argument #2 to 'index' (\"...\" may appear only once among the subscripts)")
+    assert.has_error(function() return m[{ { 3, 1, -1 } }] end,
+      "bad argument #2 to 'index' (range 3..1 (step -1) is out of range 1..2 on axis 1 of a 2x3 mat)")
+    assert.has_error(function() m[{ {}, { 4, 1, -1 } }] = 0 end,
+      "bad argument #2 to 'set' (range 4..1 (step -1) is out of range 1..3 on axis 2 of a 2x3 mat)")
+    assert.has_error(function() return m[{ 1, 1, 1 }] end)
+    assert.has_error(function() return m[{ "...", 1, 1, 1 }] end,
+      "bad argument #2 to 'index' (too many subscripts (3) for a 2x3 mat)")
+    assert.has_error(function() return m[{ {}, { 1, 3, math.mininteger } }] end)
+    assert.are.same({ { 1 }, { 4 } }, m[{ {}, { 1, 3, math.maxinteger } }]:to_table())
+    assert.are.same({ { 3 }, { 6 } }, m[{ {}, { 3, 1, math.mininteger } }]:to_table())
+    assert.has_error(function() return m[{ "....." }] end)
+    assert.has_error(function() return m[{ { math.maxinteger, 1, -1 } }] end)
+    assert.has_error(function() return m[{ { math.maxinteger, math.mininteger, -1 } }] end)
+    assert.has_error(function() return m[{ { math.mininteger, math.maxinteger, 1 } }] end)
+    local deep = { gm.newaxis, gm.newaxis, gm.newaxis, gm.newaxis, gm.newaxis, gm.newaxis, gm.newaxis }
+    assert.has_error(function() return m[deep] end, "bad argument #2 to 'index' (the view would have rank 9, more than 8)")
+    assert.are.same({ { 1, 2, 3 }, { 4, 5, 6 } }, m:to_table())
   end)
 end)

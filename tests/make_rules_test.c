@@ -33,7 +33,7 @@ static void test_values(void) {
   gm_etype et = GM_E_F32;
   CHECK(gm_etype_option_parse("foreign_type", "int32_t", &et) == GM_OK && et == GM_E_I32);
   CHECK(fails_with(gm_etype_option_parse("element_type", "half", &et),
-                   "option 'element_type' must be one of int8 uint8 int16 uint16 int32 uint32 int64 float double, "
+                   "option 'element_type' must be one of bool int8 uint8 int16 uint16 int32 uint32 int64 uint64 float double, "
                    "got half"));
   CHECK(et == GM_E_I32);
 }
@@ -144,8 +144,10 @@ static void test_ensure_options(void) {
   gm_ctype ct = GM_FLOAT;
   int bad = 0;
   CHECK(gm_buffer_new(GM_MEM_HOST, "int32", 1, dims, &b) == GM_OK);
-  CHECK(fails_with(gm_mat_buffer_ctype(b, NULL, &ct, &bad), "element type must be float or double, got int32"));
-  CHECK(bad == 1);
+  /* every buffer element type is a mat element type (one list) */
+  CHECK(gm_mat_buffer_ctype(b, NULL, &ct, &bad) == GM_OK && ct == GM_INT32 && bad == 0);
+  CHECK(fails_with(gm_mat_buffer_ctype(b, "float", &ct, &bad), "option 'ctype' must be the buffer's element type int32"));
+  CHECK(bad == 2);
   gm_buffer_free(b);
   CHECK(gm_buffer_new(GM_MEM_HOST, "double", 1, dims, &b) == GM_OK);
   CHECK(gm_mat_buffer_ctype(b, "double", &ct, &bad) == GM_OK && ct == GM_DOUBLE);

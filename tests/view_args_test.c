@@ -113,24 +113,39 @@ static void test_dims_lists(void) {
 static void test_subscripts(void) {
   size_t d[2] = {4, 5};
   gm_mat *m = iota(2, d, false), *v = NULL;
-  gm_view_sub s[2];
+  gm_view_sub s[GM_MAX_SUBS];
+  int k = 0;
   gm_sub_arg steps[2] = {{GM_SUB_RANGE, -3, -1, 2}, {GM_SUB_SELECT, -1, 0, 0}};
-  CHECK(gm_view_subs_resolve(m, 2, steps, s) == GM_OK);
+  CHECK(gm_view_subs_resolve(m, 2, steps, s, &k) == GM_OK && k == 2);
   CHECK(!s[0].select && s[0].first == 1 && s[0].count == 2 && s[0].step == 2);
   CHECK(s[1].select && s[1].first == 4);
   CHECK(gm_view_index(m, 2, s, &v) == GM_OK && v->rank == 1 && v->dims[0] == 2 && v->strides[0] == 10);
   CHECK(get(v, 0) == 9 && get(v, 1) == 19); /* rows 2 and 4, last column */
   gm_mat_free(v);
+  /* backwards: rows 4, 2 of column 2; the lowest storage element is row 2's */
+  gm_sub_arg back[2] = {{GM_SUB_RANGE, -1, 2, -2}, {GM_SUB_SELECT, 2, 0, 0}};
+  CHECK(gm_view_subs_resolve(m, 2, back, s, &k) == GM_OK && s[0].first == 3 && s[0].count == 2 && s[0].step == -2);
+  CHECK(gm_view_index(m, 2, s, &v) == GM_OK && v->rank == 1 && v->dims[0] == 2 && v->strides[0] == -10);
+  CHECK(get(v, 0) == 16 && get(v, 1) == 6 && gm_mat_lowest(v) == 6 && gm_mat_extent(v) == 11);
+  gm_mat_free(v);
+  /* newaxis and "...": {newaxis, ..., 2} is 1x4 (column 2) */
+  gm_sub_arg forms[3] = {{GM_SUB_NEWAXIS, 0, 0, 1}, {GM_SUB_ELLIPSIS, 0, 0, 1}, {GM_SUB_SELECT, 2, 0, 0}};
+  CHECK(gm_view_subs_resolve(m, 3, forms, s, &k) == GM_OK && k == 3 && s[0].newaxis && !s[1].select);
+  CHECK(gm_view_index(m, k, s, &v) == GM_OK && v->rank == 2 && v->dims[0] == 1 && v->dims[1] == 4);
+  CHECK(get(v, 0) == 1 && get(v, 3) == 16);
+  gm_mat_free(v);
   gm_sub_arg all_empty[2] = {{GM_SUB_ALL, 0, 0, 1}, {GM_SUB_RANGE, 3, 2, 1}};
-  CHECK(gm_view_subs_resolve(m, 2, all_empty, s) == GM_OK);
+  CHECK(gm_view_subs_resolve(m, 2, all_empty, s, &k) == GM_OK);
   CHECK(s[0].count == 4 && s[0].first == 0 && s[1].count == 0 && s[1].first == 2);
   gm_sub_arg step0 = {GM_SUB_RANGE, 1, 2, 0}, past = {GM_SUB_RANGE, 2, 9, 1}, sel = {GM_SUB_SELECT, 6, 0, 0};
-  CHECK_FAIL(gm_view_subs_resolve(m, 1, &step0, s), "step must be at least 1, got 0 (axis 1)");
-  CHECK_FAIL(gm_view_subs_resolve(m, 1, &past, s), "range 2..9 is out of range 1..4 on axis 1 of a 4x5 mat");
+  CHECK_FAIL(gm_view_subs_resolve(m, 1, &step0, s, &k), "step must not be 0 (axis 1)");
+  CHECK_FAIL(gm_view_subs_resolve(m, 1, &past, s, &k), "range 2..9 is out of range 1..4 on axis 1 of a 4x5 mat");
   gm_sub_arg two[2] = {{GM_SUB_ALL, 0, 0, 1}, sel};
-  CHECK_FAIL(gm_view_subs_resolve(m, 2, two, s), "subscript 6 is out of range 1..5 on axis 2 of a 4x5 mat");
+  CHECK_FAIL(gm_view_subs_resolve(m, 2, two, s, &k), "subscript 6 is out of range 1..5 on axis 2 of a 4x5 mat");
   gm_sub_arg three[3] = {sel, sel, sel};
-  CHECK_FAIL(gm_view_subs_resolve(m, 3, three, s), "too many subscripts (3) for a 4x5 mat");
+  CHECK_FAIL(gm_view_subs_resolve(m, 3, three, s, &k), "too many subscripts (3) for a 4x5 mat");
+  gm_sub_arg dots[2] = {{GM_SUB_ELLIPSIS, 0, 0, 1}, {GM_SUB_ELLIPSIS, 0, 0, 1}};
+  CHECK_FAIL(gm_view_subs_resolve(m, 2, dots, s, &k), "\"...\" may appear only once among the subscripts");
   gm_mat_free(m);
 }
 

@@ -113,7 +113,7 @@ def make(op, dtype, dims):
         return alternating(lambda i: np.add(a, b, out=c)), None, "np.add(a, b, out=c)"
     # Allocating forms, as users write them (bench/user_bench.lua): every
     # call builds a new result; numpy frees the last one by refcount.
-    user = user_op(op, a, shape, dtype) or linalg_op(op, a, shape, dtype)
+    user = user_op(op, a, shape, dtype) or linalg_op(op, a, shape, dtype) or einsum_op(op, a, shape, dtype)
     if user:
         return user
     if op == "matmul":
@@ -172,6 +172,29 @@ def linalg_op(op, a, shape, dtype):
         "la_eigh": (lambda: la.eigh(wc), "np.linalg.eigh(a)"),
         "la_det": (lambda: la.det(wc), "np.linalg.det(a)"),
         "la_inv": (lambda: la.inv(wc), "np.linalg.inv(a)"),
+    }
+    if op not in forms:
+        return None
+    f, note = forms[op]
+
+    def run(k):
+        r = None
+        for _ in range(k):
+            r = f()
+        return r
+    return run, None, note
+
+
+def einsum_op(op, a, shape, dtype):
+    """np.einsum forms (es_*, bench/einsum_bench.lua) or None: a product of
+    a with a second pattern array of its shape; _opt passes optimize=True
+    (numpy's tensordot/BLAS path; its default is its own C loops)."""
+    b = pattern(shape, dtype)
+    spec = "bij,bjk->bik" if len(shape) == 3 else "ij,jk->ik"
+    forms = {
+        "es_mm": (lambda: np.einsum(spec, a, b), "np.einsum('%s', a, b)" % spec),
+        "es_mm_opt": (lambda: np.einsum(spec, a, b, optimize=True),
+                      "np.einsum('%s', a, b, optimize=True)" % spec),
     }
     if op not in forms:
         return None

@@ -11,7 +11,7 @@
 local argerror = require("gpumat.argcheck").argerror
 
 -- gm.mat's options that these constructors accept (the contents are theirs).
-local mat_options = { ctype = true, cuda_enabled = true, synchronization = true, displacement = true,
+local mat_options = { ctype = true, dtype = true, cuda_enabled = true, synchronization = true, displacement = true,
   max_size = true }
 
 return function(gm, core, methods)
@@ -91,7 +91,8 @@ return function(gm, core, methods)
 
   function gm.full(dims, value, opts)
     check_dims(dims, 1, "full")
-    if type(value) ~= "number" then argerror(2, "full", "value must be a number, got %s", type(value)) end
+    if type(value) == "boolean" then value = value and 1 or 0 end -- a bool mat's true / false
+    if type(value) ~= "number" then argerror(2, "full", "value must be a number or a boolean, got %s", type(value)) end
     opts = check_opts(opts, 3, "full")
     opts.initial_element = value
     return make("full", dims, opts, 3)
@@ -177,13 +178,19 @@ return function(gm, core, methods)
   gm.zeros_like = like("zeros_like", 0)
   gm.ones_like = like("ones_like", 1)
 
-  -- m:as(ctype): a new mat of ctype with m's dims and values (rounded
-  -- through float for "float"), converted where the data is.
-  function methods.as(m, ctype)
-    if not is_mat(m) then argerror(1, "as", "gpumat.mat expected, got %s", type(m)) end
-    if type(ctype) ~= "string" then argerror(2, "as", "ctype name expected, got %s", type(ctype)) end
-    local ok, r = pcall(gm.mat, m:dims(), { ctype = ctype, cuda_enabled = m:cuda_enabled(), initial_contents = m })
-    if not ok then error((tostring(r):gsub("to 'mat'", "to 'as'")), 0) end
-    return r
+  -- m:as(dtype) / gm.astype(m, dtype): a new mat of that element type with
+  -- m's dims and values converted as the array standard's astype
+  -- (core.astype: integers wrap, float -> integer saturates, NaN -> 0).
+  local function astype(fname)
+    return function(m, ctype)
+      if not is_mat(m) then argerror(1, fname, "gpumat.mat expected, got %s", type(m)) end
+      if type(ctype) ~= "string" then argerror(2, fname, "ctype name expected, got %s", type(ctype)) end
+      local ok, r = pcall(core.astype, m, ctype)
+      if not ok then error((tostring(r):gsub("to 'astype'", "to '" .. fname .. "'")), 0) end
+      return r
+    end
   end
+  methods.as = astype("as")
+  gm.astype = astype("astype")
+  methods.astype = gm.astype
 end

@@ -20,7 +20,7 @@ end
 
 -- Methods on mats whose first argument is the mat itself.
 local self_first = {
-  "free", "is_freed", "ctype", "displacement", "dims", "dim", "size", "max_size",
+  "free", "is_freed", "ctype", "dtype", "displacement", "dims", "dim", "size", "max_size",
   "initial_element", "cuda_enabled", "set_cuda_enabled", "mref", "set",
   "row_major_mref", "set_row_major", "row_major_index", "replace_",
 }
@@ -29,7 +29,8 @@ methods.to_table = core.mat_to_array
 
 -- Lua-side areas extend gm and the method table.
 local areas = { "shaping", "facets", "mat_debugging", "random", "cuda", "assemble", "caching",
-  "buffer", "format", "help", "kernel", "constructors", "plot", "dtypes", "linalg", "missing" }
+  "buffer", "format", "help", "kernel", "constructors", "plot", "dtypes", "linalg", "einsum", "ordering",
+  "missing" }
 for _, area in ipairs(areas) do
   require("gpumat." .. area)(gm, core, methods)
 end

@@ -14,7 +14,7 @@ static gm_status parse_etype(const char *name, gm_etype dflt, gm_etype *out) {
     return GM_OK;
   }
   if (gm_etype_parse(name, out) != 0)
-    return gm_fail(GM_EINVAL, "element type must be one of int8 uint8 int16 uint16 int32 uint32 int64 float double, "
+    return gm_fail(GM_EINVAL, "element type must be one of bool int8 uint8 int16 uint16 int32 uint32 int64 uint64 float double, "
                               "got '%s'", name);
   return GM_OK;
 }

@@ -28,6 +28,7 @@ struct gm_nn_ops;          /* core/nn_ops.h */
 struct gm_random_ops;      /* core/random_ops.h */
 struct gm_reduce_ops;      /* core/reduce_ops.h */
 struct gm_reduce_axis_ops; /* core/reduce_axis_ops.h */
+struct gm_scan_ops;        /* core/scan_ops.h */
 struct gm_strided_ew_ops;  /* core/strided_ew_ops.h */
 struct gm_strided_geom;    /* kernels/strided.h */
 
@@ -44,6 +45,7 @@ typedef struct gm_backend {
   const struct gm_random_ops *random;
   const struct gm_reduce_ops *reduce;
   const struct gm_reduce_axis_ops *reduce_axis;
+  const struct gm_scan_ops *scan; /* scans and sorts along an axis */
   const struct gm_strided_ew_ops *strided_ew; /* the strided elementwise engine */
 } gm_backend;
 

@@ -14,6 +14,7 @@
 
 #include "blas_views.h"
 #include "exec.h"
+#include "../../kernels/strided.h"
 
 static gm_status unsupported(const gm_exec *e, const char *op) {
   return gm_fail(GM_EUNSUPPORTED, "%s is not implemented on the %s backend", op, e->be->name);
@@ -132,6 +133,7 @@ static gm_status reduce1(reduce_kind kind, gm_mat *x, size_t n, size_t incx, dou
   GM_TRY(gm_blas_check_vector(x, n, incx, "x", "incx"));
   *out = 0;
   if (n == 0) return GM_OK;
+  GM_TRY(gm_check_float_mats(name, &x, 1));
   gm_exec e = gm_exec_choose(&x, 1);
   gm_status (*f)(void *, gm_ctype, int, const void *, int, double *) =
       kind == R_ASUM ? GM_BLAS_ENTRY(e, asum) : GM_BLAS_ENTRY(e, nrm2);
@@ -170,6 +172,7 @@ gm_status gm_dot(gm_mat *x, gm_mat *y, size_t n, size_t incx, size_t incy, doubl
   *out = 0;
   if (n == 0) return GM_OK;
   gm_mat *ms[2] = {x, y};
+  GM_TRY(gm_check_float_mats("dot", ms, 2));
   gm_exec e = gm_exec_choose(ms, 2);
   if (!GM_BLAS_ENTRY(e, dot)) return unsupported(&e, "dot");
   gm_operand ops[2] = {{x, GM_INPUT, NULL}, {y, GM_INPUT, NULL}};
@@ -186,6 +189,7 @@ gm_status gm_axpy_(double alpha, gm_mat *x, gm_mat *y, size_t n, size_t incx, si
    * y + 0 * x, turning Inf/NaN in x into NaN: one rule everywhere */
   if (n == 0 || alpha == 0) return GM_OK;
   gm_mat *ms[2] = {x, y};
+  GM_TRY(gm_check_float_mats("axpy_", ms, 2));
   gm_exec e = gm_exec_choose(ms, 2);
   if (!GM_BLAS_ENTRY(e, axpy)) return unsupported(&e, "axpy");
   gm_operand ops[2] = {{x, GM_INPUT, NULL}, {y, GM_IO, NULL}};
@@ -200,11 +204,23 @@ gm_status gm_axpy_(double alpha, gm_mat *x, gm_mat *y, size_t n, size_t incx, si
   return gm_finish(&e, ops, 2, st);
 }
 
+/* copy_ of integer and bool mats (no BLAS copy takes them): the
+ * backend's strided copy, a walk of n elements with strides incx, incy. */
+static gm_status copy_elements(const gm_exec *e, gm_mat *x, gm_mat *y, size_t n, size_t incx, size_t incy) {
+  gm_strided_geom g = {.rank = 1, .n = n, .dims = {n}, .src_strides = {(int64_t)incx}, .dst_strides = {(int64_t)incy}};
+  gm_direction ydir = n == y->size && incy == 1 ? GM_OUTPUT : GM_IO;
+  gm_operand ops[2] = {{x, GM_INPUT, NULL}, {y, ydir, NULL}};
+  GM_TRY(gm_acquire(e, ops, 2));
+  gm_status st = e->be->strided_copy(e->dev, x->ctype, &g, ops[0].ptr, ops[1].ptr);
+  return gm_finish(e, ops, 2, st);
+}
+
 gm_status gm_copy_(gm_mat *x, gm_mat *y, size_t n, size_t incx, size_t incy) {
   GM_TRY(check_write_pair("copy_", x, y, n, incx, incy));
   if (n == 0) return GM_OK;
   gm_mat *ms[2] = {x, y};
   gm_exec e = gm_exec_choose(ms, 2);
+  if (!gm_ctype_is_float(x->ctype)) return copy_elements(&e, x, y, n, incx, incy);
   if (!GM_BLAS_ENTRY(e, copy)) return unsupported(&e, "copy");
   /* all of y written: no need to bring its old contents in */
   gm_direction ydir = n == y->size && incy == 1 ? GM_OUTPUT : GM_IO;
@@ -217,6 +233,7 @@ gm_status gm_copy_(gm_mat *x, gm_mat *y, size_t n, size_t incx, size_t incy) {
 gm_status gm_scal_(double alpha, gm_mat *x, size_t n, size_t incx) {
   if (n != x->size || incx != 1) GM_TRY(gm_blas_check_vector(x, n, incx, "x", "incx"));
   if (n == 0) return GM_OK;
+  GM_TRY(gm_check_float_mats("scal_", &x, 1));
   gm_exec e = gm_exec_choose(&x, 1);
   if (!GM_BLAS_ENTRY(e, scal)) return unsupported(&e, "scal");
   gm_operand op = {x, GM_IO, NULL};
@@ -397,6 +414,7 @@ gm_status gm_gemm_(double alpha, gm_mat *a, gm_mat *b, double beta, gm_mat *c, g
   GM_TRY(gm_gemm_resolve(a, b, c, &g, &bad));
   if (g.m == 0 || g.n == 0) return GM_OK;
   gm_mat *ms[3] = {a, b, c};
+  GM_TRY(gm_check_float_mats("gemm_", ms, 3));
   gm_exec e = gm_exec_choose(ms, 3);
   if (!GM_BLAS_ENTRY(e, gemm)) return unsupported(&e, "gemm");
   gemm_operand oa = {.m = a}, ob = {.m = b}, oc = {.m = c};
@@ -445,6 +463,7 @@ gm_status gm_geam_(double alpha, gm_submat a, double beta, gm_submat b, gm_subma
   GM_TRY(geam_check(beta, a, b, c, rows, cols));
   if (rows == 0 || cols == 0) return GM_OK;
   gm_mat *ms[3] = {a.m, c.m, b.m};
+  GM_TRY(gm_check_float_mats("geam_", ms, b.m ? 3 : 2));
   gm_exec e = gm_exec_choose(ms, b.m ? 3 : 2);
   if (!GM_BLAS_ENTRY(e, geam)) return unsupported(&e, "geam");
   bool covers = c.off == 0 && (c.ld == cols || rows == 1) && rows * cols == c.m->size;

@@ -44,12 +44,11 @@ static gm_status check_operands(const gm_bc_arg *args, int n, const char *const 
   return GM_OK;
 }
 
-/* Storage elements m may touch: [lo, hi] (strides are never negative). */
+/* Storage elements m may touch: [lo, hi] (backward axes reach below the
+ * displacement). */
 static void span(const gm_mat *m, size_t *lo, size_t *hi) {
-  size_t h = m->displacement;
-  for (int d = 0; d < m->rank; d++) h += (m->dims[d] - 1) * (size_t)m->strides[d];
-  *lo = m->displacement;
-  *hi = h;
+  *lo = gm_mat_lowest(m);
+  *hi = *lo + gm_mat_extent(m) - 1;
 }
 
 static bool same_view(const gm_mat *a, const gm_mat *b) {
@@ -118,10 +117,28 @@ static int list_operands(const gm_bc_arg *args, int n, gm_mat *out, gm_operand o
   return no;
 }
 
+/* Where the op runs: where the operands live, floats for every op, integer
+ * mats for add, sub and cmul (the engine's wrapping loops and kernels);
+ * anything else of another ctype is refused. */
+static gm_status place(const bc_job *j, gm_mat *const *all, int n, gm_exec *e) {
+  bool floats = true, ints = true;
+  for (int i = 0; i < n; i++)
+    if (all[i]) {
+      int k = gm_ctype_kind(all[i]->ctype);
+      floats = floats && k == GM_KIND_FLOAT;
+      ints = ints && (k == GM_KIND_INT || k == GM_KIND_UINT);
+    }
+  bool int_op = j->op == GM_BC_ADD || j->op == GM_BC_SUB || j->op == GM_BC_CMUL;
+  if (!floats && !(ints && int_op)) return gm_check_float_mats(gm_bcast_name((gm_bcast_op)j->op), all, n);
+  *e = gm_exec_choose(all, n);
+  return GM_OK;
+}
+
 static gm_status dispatch_in_place(const gm_bc_arg *args, int n, gm_mat *out, const bc_job *j) {
   gm_mat *all[GM_STRIDED_MAX_OPS] = {out};
   for (int i = 0; i < n; i++) all[i + 1] = args[i].m;
-  gm_exec e = gm_exec_choose(all, n + 1);
+  gm_exec e;
+  GM_TRY(place(j, all, n + 1, &e));
   if (!e.be->strided_ew) return gm_fail(GM_EUNSUPPORTED, "not implemented on the %s backend", e.be->name);
   GM_TRY(gm_check_writable(NULL, out));
   gm_strided s;

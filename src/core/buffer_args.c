@@ -196,7 +196,7 @@ gm_status gm_mem_type_parse(const char *name, gm_mem_type *out) {
 
 gm_status gm_etype_option_parse(const char *key, const char *name, gm_etype *out) {
   if (gm_etype_parse(name, out) != 0)
-    return gm_fail(GM_EINVAL, "option '%s' must be one of int8 uint8 int16 uint16 int32 uint32 int64 float double, got %s",
+    return gm_fail(GM_EINVAL, "option '%s' must be one of bool int8 uint8 int16 uint16 int32 uint32 int64 uint64 float double, got %s",
                    key, name);
   return GM_OK;
 }

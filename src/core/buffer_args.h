@@ -66,7 +66,7 @@ gm_status gm_mapping_parse(const char *name, int *mapping);
 gm_status gm_mem_type_parse(const char *name, gm_mem_type *out);
 
 /* An element type option (key: its name in the message) by name:
- * int8 uint8 int16 uint16 int32 uint32 int64 float double, or a C name. */
+ * bool int8 uint8 int16 uint16 int32 uint32 int64 uint64 float double, or a C name. */
 gm_status gm_etype_option_parse(const char *key, const char *name, gm_etype *out);
 
 /* b as text: "#<BUFFER int32 {2, 3} device>" ("released" for the memory

@@ -3,6 +3,13 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../../kernels/sat_cast.h"
+
+/* include/gpumat.h spells the numbers for C callers */
+#define GM_PUBLIC_CTYPE_AGREES_(T, E, ...) _Static_assert((int)GM_##E == (int)GM_CTYPE_##E, "gpumat.h's GM_CTYPE_" #E);
+GM_CTYPES(GM_PUBLIC_CTYPE_AGREES_)
+#undef GM_PUBLIC_CTYPE_AGREES_
+
 size_t gm_ctype_size(gm_ctype t) {
   switch (t) {
 #define X(ct, E, name, kw, ...) \
@@ -27,6 +34,37 @@ const char *gm_ctype_name(gm_ctype t) {
   }
 }
 
+const char *gm_ctype_dtype(gm_ctype t) {
+  switch (t) {
+#define X(ct, E, name, kw, p, P, ET, S, npy, st, dig, mpi, nccl, kind, dtype, ...) \
+  case GM_##E:                                                                    \
+    return dtype;
+    GM_CTYPES(X)
+#undef X
+    default:
+      return "?";
+  }
+}
+
+int gm_ctype_kind(gm_ctype t) {
+  switch (t) {
+#define X(ct, E, name, kw, p, P, ET, S, npy, st, dig, mpi, nccl, kind, ...) \
+  case GM_##E:                                                             \
+    return kind;
+    GM_CTYPES(X)
+#undef X
+    default:
+      return -1;
+  }
+}
+
+gm_status gm_check_float_ctype(const char *op, int arg, gm_ctype t) {
+  if (gm_ctype_is_float(t)) return GM_OK;
+  const char *d = gm_ctype_dtype(t);
+  return gm_fail(GM_EINVAL, "%s: argument %d is a%s %s mat; this function takes float32/float64 mats (convert with m:as(\"float64\"))",
+                 op, arg, d[0] == 'i' ? "n" : "", d);
+}
+
 const char *gm_ctype_keyword(gm_ctype t) {
   switch (t) {
 #define X(ct, E, name, kw, ...) \
@@ -40,8 +78,8 @@ const char *gm_ctype_keyword(gm_ctype t) {
 }
 
 int gm_ctype_parse(const char *s, gm_ctype *out) {
-#define X(ct, E, name, kw, ...)   \
-  if (strcmp(s, name) == 0) { \
+#define X(ct, E, name, kw, p, P, ET, S, npy, st, dig, mpi, nccl, kind, dtype, ...) \
+  if (strcmp(s, name) == 0 || strcmp(s, dtype) == 0) {                          \
     *out = GM_##E;           \
     return 0;                \
   }
@@ -54,7 +92,7 @@ double gm_ctype_coerce(gm_ctype t, double x) {
   switch (t) {
 #define X(ct, E, name, kw, ...) \
   case GM_##E:             \
-    return (double)(ct)x;
+    return (double)gm_sat_##ct(x);
     GM_CTYPES(X)
 #undef X
     default:
@@ -62,7 +100,14 @@ double gm_ctype_coerce(gm_ctype t, double x) {
   }
 }
 
+/* A bool element read as its byte: memory from a buffer, a wrapped C
+ * array or a retyped view may hold bytes other than 0 and 1, and loading
+ * those as C bool is undefined (UBSan's -fsanitize=bool); nonzero is
+ * true. */
+static bool bool_at(const void *base, size_t i) { return ((const unsigned char *)base)[i] != 0; }
+
 double gm_ctype_get(gm_ctype t, const void *base, size_t i) {
+  if (t == GM_BOOL) return bool_at(base, i);
   switch (t) {
 #define X(ct, E, name, kw, ...) \
   case GM_##E:             \
@@ -78,7 +123,54 @@ void gm_ctype_set(gm_ctype t, void *base, size_t i, double v) {
   switch (t) {
 #define X(ct, E, name, kw, ...)   \
   case GM_##E:               \
-    ((ct *)base)[i] = (ct)v; \
+    ((ct *)base)[i] = gm_sat_##ct(v); \
+    break;
+    GM_CTYPES(X)
+#undef X
+    default:
+      break;
+  }
+}
+
+gm_value gm_ctype_read(gm_ctype t, const void *base, size_t i) {
+  gm_value v = {true, gm_ctype_kind(t) == GM_KIND_UINT, 0, 0};
+  if (t == GM_BOOL) {
+    v.i = bool_at(base, i);
+    return v;
+  }
+  switch (t) {
+    /* uint64 keeps its 64 bits (Lua's unsigned convention); the
+     * conversion is GCC's modulo one, never reached for signed values */
+#define X(ct, E, name, kw, p, P, ET, S, npy, st, dig, mpi, nccl, kind, ...)                                   \
+  case GM_##E: {                                                                                     \
+    ct x = ((const ct *)base)[i];                                                                    \
+    v.i = (kind) == GM_KIND_UINT ? (long long)(unsigned long long)x : (long long)x;                  \
+    return v;                                                                                        \
+  }
+    GM_BOOL_CTYPES(X)
+    GM_INTEGER_CTYPES(X)
+#undef X
+    default:
+      v.is_int = false;
+      v.is_unsigned = false;
+      v.d = gm_ctype_get(t, base, i);
+      return v;
+  }
+}
+
+void gm_ctype_write(gm_ctype t, void *base, size_t i, gm_value v) {
+  if (!v.is_int) {
+    gm_ctype_set(t, base, i, v.d);
+    return;
+  }
+  if (v.is_unsigned && gm_ctype_is_float(t)) { /* a uint64 at or above 2^63 is positive */
+    gm_ctype_set(t, base, i, (double)(unsigned long long)v.i);
+    return;
+  }
+  switch (t) {
+#define X(ct, E, ...)                         \
+  case GM_##E:                                \
+    ((ct *)base)[i] = gm_wrap_##ct(v.i);      \
     break;
     GM_CTYPES(X)
 #undef X
@@ -172,6 +264,7 @@ int gm_ctype_of_etype(gm_etype e, gm_ctype *out) {
 }
 
 long long gm_etype_get_int(gm_etype t, const void *base, size_t i) {
+  if (t == GM_E_BOOL) return bool_at(base, i);
   switch (t) {
 #define X(ct, E, name, cname, isint, issigned) \
   case GM_E_##E:                               \
@@ -184,6 +277,7 @@ long long gm_etype_get_int(gm_etype t, const void *base, size_t i) {
 }
 
 double gm_etype_get_real(gm_etype t, const void *base, size_t i) {
+  if (t == GM_E_BOOL) return bool_at(base, i);
   switch (t) {
 #define X(ct, E, name, cname, isint, issigned) \
   case GM_E_##E:                               \
@@ -199,7 +293,7 @@ void gm_etype_set_int(gm_etype t, void *base, size_t i, long long v) {
   switch (t) {
 #define X(ct, E, name, cname, isint, issigned) \
   case GM_E_##E:                               \
-    ((ct *)base)[i] = (ct)v;                   \
+    ((ct *)base)[i] = gm_wrap_##ct(v);         \
     break;
     GM_BUFFER_ETYPES(X)
 #undef X
@@ -212,7 +306,7 @@ void gm_etype_set_real(gm_etype t, void *base, size_t i, double v) {
   switch (t) {
 #define X(ct, E, name, cname, isint, issigned) \
   case GM_E_##E:                               \
-    ((ct *)base)[i] = (ct)v;                   \
+    ((ct *)base)[i] = gm_sat_##ct(v);          \
     break;
     GM_BUFFER_ETYPES(X)
 #undef X
@@ -229,6 +323,8 @@ bool gm_etype_fits_int(gm_etype t, long long v) {
     case GM_E_U16: return v >= 0 && v <= UINT16_MAX;
     case GM_E_I32: return v >= INT32_MIN && v <= INT32_MAX;
     case GM_E_U32: return v >= 0 && v <= (long long)UINT32_MAX;
+    case GM_E_U64: return v >= 0;
+    case GM_E_BOOL: return v == 0 || v == 1;
     default: return true;
   }
 }

@@ -9,6 +9,7 @@
 /* GM_CTYPES, GM_CTYPES_WITH and the gm_ctype enum: the list itself
  * (ctype_list.h, which kernels/ include too). */
 #include "ctype_list.h"
+#include "status.h"
 
 /* The initializer of an array indexed by ctype whose entries are
  * NAME_<c type> (functions instantiated per ctype):
@@ -30,33 +31,73 @@
       DEFAULT;                            \
   }
 
+/* The same over the floating rows only. */
+#define GM_FLOAT_CTYPE_SWITCH(t, CASE, DEFAULT) \
+  switch (t) {                                  \
+    GM_FLOAT_CTYPES(CASE)                       \
+    default:                                    \
+      DEFAULT;                                  \
+  }
+
 /* Size in bytes of one element. */
 size_t gm_ctype_size(gm_ctype t);
-/* "float" / "double". */
+/* "float" / "double" / "int32" ... (m:ctype()). */
 const char *gm_ctype_name(gm_ctype t);
-/* ":FLOAT" / ":DOUBLE" (MGL-MAT file header keyword). */
+/* The array standard's name: "float32" / "float64" / "int32" ... */
+const char *gm_ctype_dtype(gm_ctype t);
+/* ":FLOAT" / ":DOUBLE" (MGL-MAT file header keyword); "" for the types
+ * MGL's format does not define. */
 const char *gm_ctype_keyword(gm_ctype t);
-/* Parses a Lua name; returns 0 and sets *out, or -1 if unknown. */
+/* GM_KIND_FLOAT / BOOL / INT / UINT (ctype_list.h); -1 if unknown. */
+int gm_ctype_kind(gm_ctype t);
+/* A GM_FLOAT_CTYPES row: what BLAS, the math functions, random fills
+ * and the other float-only ops take.  Inline: element access asks it. */
+static inline bool gm_ctype_is_float(gm_ctype t) {
+  switch (t) {
+#define GM_IS_FLOAT_CASE_(T, E, ...) case GM_##E:
+    GM_FLOAT_CTYPES(GM_IS_FLOAT_CASE_)
+#undef GM_IS_FLOAT_CASE_
+    return true;
+    default:
+      return false;
+  }
+}
+/* GM_EINVAL "OP: argument ARG is an int32 mat; this function takes
+ * float32/float64 mats (convert with m:as("float64"))" unless t is
+ * floating: the one check every float-only op's dispatch makes. */
+gm_status gm_check_float_ctype(const char *op, int arg, gm_ctype t);
+/* Parses a Lua name or a standard dtype name ("float32"); returns 0 and
+ * sets *out, or -1 if unknown. */
 int gm_ctype_parse(const char *name, gm_ctype *out);
-/* Rounds x through the C type (float rounding for GM_FLOAT). */
+/* Rounds x through the C type (float rounding for GM_FLOAT; integers
+ * saturate, NaN -> 0; bool is x != 0). */
 double gm_ctype_coerce(gm_ctype t, double x);
-/* Reads/writes element i of a typed array as double. */
+/* Reads/writes element i of a typed array as double (writes convert as
+ * astype does: kernels/sat_cast.h). */
 double gm_ctype_get(gm_ctype t, const void *base, size_t i);
 void gm_ctype_set(gm_ctype t, void *base, size_t i, double v);
 
-/* Element types of buffers: a separate list, mats stay
- * float/double.  X(c type, enum suffix, Lua name, C type name, is integer,
- * is signed) */
-#define GM_BUFFER_ETYPES(X)                            \
-  X(int8_t, I8, "int8", "int8_t", 1, 1)               \
-  X(uint8_t, U8, "uint8", "uint8_t", 1, 0)            \
-  X(int16_t, I16, "int16", "int16_t", 1, 1)           \
-  X(uint16_t, U16, "uint16", "uint16_t", 1, 0)        \
-  X(int32_t, I32, "int32", "int32_t", 1, 1)           \
-  X(uint32_t, U32, "uint32", "uint32_t", 1, 0)        \
-  X(int64_t, I64, "int64", "int64_t", 1, 1)           \
-  X(float, F32, "float", "float", 0, 1)               \
-  X(double, F64, "double", "double", 0, 1)
+/* An element's value as Lua sees it: integers and bool exactly (is_int:
+ * i holds the value, a uint64 at or above 2^63 as the same 64 bits),
+ * floats as d. */
+typedef struct gm_value {
+  bool is_int;
+  bool is_unsigned; /* i came from an unsigned type: to a float it is i's bits as unsigned */
+  long long i;
+  double d;
+} gm_value;
+gm_value gm_ctype_read(gm_ctype t, const void *base, size_t i);
+/* Writes v converted as astype does: an integer wraps into an integer
+ * type, a float saturates into it (NaN -> 0); bool takes v != 0. */
+void gm_ctype_write(gm_ctype t, void *base, size_t i, gm_value v);
+
+/* Element types of buffers: the same list as mats (GM_CTYPES), each
+ * row's buffer suffix naming its gm_etype (GM_E_F32 ...), with the same
+ * numbers as gm_ctype.  X(c type, enum suffix, Lua name, C type name, is
+ * integer, is signed); bool counts as an unsigned integer (0 or 1). */
+#define GM_BUFFER_ETYPE_ROW_(X, T, E, name, kw, p, P, ET, S, npy, st, dig, mpi, nccl, kind, dtype, cname, ...) \
+  X(T, ET, name, cname, (kind) != GM_KIND_FLOAT, (kind) == GM_KIND_INT || (kind) == GM_KIND_FLOAT)
+#define GM_BUFFER_ETYPES(X) GM_CTYPES_WITH(GM_BUFFER_ETYPE_ROW_, X)
 
 typedef enum gm_etype {
 #define GM_ETYPE_ENUM(t, E, name, cname, isint, issigned) GM_E_##E,

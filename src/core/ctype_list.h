@@ -6,33 +6,82 @@
 #ifndef GM_CORE_CTYPE_LIST_H
 #define GM_CORE_CTYPE_LIST_H
 
-/* X(c type, enum suffix, Lua name, MGL header keyword,
+/* The C types the rows name: bool is a keyword in C++ (and CUDA), a macro
+ * of <stdbool.h> in C before C23. */
+#ifndef __CUDACC_RTC__
+#include <stdint.h>
+#ifndef __cplusplus
+#include <stdbool.h>
+#endif
+#endif
+
+/* X(c type, enum suffix, Lua name (m:ctype()), MGL header keyword ("" when
+ *   MGL's file format has none: io.c refuses those),
  *   BLAS/LAPACK prefix (cblas_s..., LAPACKE_s...),
  *   cuBLAS/cuSOLVER prefix (cublasS..., cusolverDnS...),
  *   buffer element type suffix (GM_E_F32),
  *   C math function suffix (sqrtf, nextafterf),
  *   NumPy .npy dtype descr,
  *   strto suffix (strtof, strtod),
- *   significant decimal digits that always round-trip (FLT_DECIMAL_DIG),
+ *   significant decimal digits that always round-trip (FLT_DECIMAL_DIG;
+ *   0 for integers: printed exactly),
  *   MPI datatype, NCCL datatype (tokens: only src/dist, which includes
- *   mpi.h and nccl.h, expands these columns))
+ *   mpi.h and nccl.h, expands these columns; ncclNumTypes where NCCL has
+ *   none, which NCCL rejects),
+ *   kind (GM_KIND_FLOAT, GM_KIND_BOOL, GM_KIND_INT, GM_KIND_UINT),
+ *   the array standard's dtype name (m:dtype()),
+ *   the C type's name as a string (buffers accept it: "int32_t"))
  * Every X ends its parameters with `...`, so a column added at the end
  * breaks no use:
  *   #define X(T, E, ...) case GM_##E: ... */
 #define GM_CTYPES(X) GM_CTYPES_WITH(GM_CTYPE_CALL_, X)
 
-/* The list itself, passing a through first: X(a, T, E, ...) per row.
- * GM_CTYPES is every element type; GM_FLOAT_CTYPES the real floating
- * rows, the ones BLAS/LAPACK, cuBLAS/cuSOLVER and the C math library take:
- * code that only makes sense for those (matrix products, solvers, sqrt,
- * random fills) instantiates over GM_FLOAT_CTYPES, so a row of another
- * kind added to GM_CTYPES breaks none of it. */
-#define GM_FLOAT_CTYPES_WITH(X, a)                        \
-  X(a, float, FLOAT, "float", ":FLOAT", s, S, F32, f, "<f4", f, 9, MPI_FLOAT, ncclFloat)         \
-  X(a, double, DOUBLE, "double", ":DOUBLE", d, D, F64, , "<f8", d, 17, MPI_DOUBLE, ncclDouble)
-#define GM_CTYPES_WITH(X, a) GM_FLOAT_CTYPES_WITH(X, a)
+/* The list itself, passing a through first: X(a, T, E, ...) per row, in
+ * sublists by kind.  GM_CTYPES is every element type; GM_FLOAT_CTYPES the
+ * real floating rows, the ones BLAS/LAPACK, cuBLAS/cuSOLVER and the C math
+ * library take: code that only makes sense for those (matrix products,
+ * solvers, sqrt, random fills) instantiates over GM_FLOAT_CTYPES, and the
+ * core refuses other ctypes before it dispatches (gm_ctype_is_float).
+ * GM_INTEGER_CTYPES are the signed and unsigned integers, GM_BOOL_CTYPES
+ * bool.  float and double come first: include/gpumat.h spells their
+ * numbers (0, 1).  bool is C's bool (one byte, 0 or 1 on every ABI this
+ * builds for): a distinct C type, so per-type names (fill_bool) do not
+ * clash with uint8_t's, and converting to it is x != 0 in C, C++ and
+ * CUDA alike, which is NumPy's astype(bool). */
+#define GM_FLOAT_CTYPES_WITH(X, a)                                                                     \
+  X(a, float, FLOAT, "float", ":FLOAT", s, S, F32, f, "<f4", f, 9, MPI_FLOAT, ncclFloat, GM_KIND_FLOAT, \
+    "float32", "float")                                                                                \
+  X(a, double, DOUBLE, "double", ":DOUBLE", d, D, F64, , "<f8", d, 17, MPI_DOUBLE, ncclDouble,         \
+    GM_KIND_FLOAT, "float64", "double")
+#define GM_BOOL_CTYPES_WITH(X, a) \
+  X(a, bool, BOOL, "bool", "", x, x, BOOL, , "|b1", x, 0, MPI_C_BOOL, ncclUint8, GM_KIND_BOOL, "bool", "bool")
+#define GM_INTEGER_CTYPES_WITH(X, a)                                                                         \
+  X(a, int8_t, INT8, "int8", "", x, x, I8, , "|i1", x, 0, MPI_INT8_T, ncclInt8, GM_KIND_INT, "int8", "int8_t")      \
+  X(a, int16_t, INT16, "int16", "", x, x, I16, , "<i2", x, 0, MPI_INT16_T, ncclNumTypes, GM_KIND_INT, "int16",      \
+    "int16_t")                                                                                               \
+  X(a, int32_t, INT32, "int32", "", x, x, I32, , "<i4", x, 0, MPI_INT32_T, ncclInt32, GM_KIND_INT, "int32",         \
+    "int32_t")                                                                                               \
+  X(a, int64_t, INT64, "int64", "", x, x, I64, , "<i8", x, 0, MPI_INT64_T, ncclInt64, GM_KIND_INT, "int64",         \
+    "int64_t")                                                                                               \
+  X(a, uint8_t, UINT8, "uint8", "", x, x, U8, , "|u1", x, 0, MPI_UINT8_T, ncclUint8, GM_KIND_UINT, "uint8",         \
+    "uint8_t")                                                                                               \
+  X(a, uint16_t, UINT16, "uint16", "", x, x, U16, , "<u2", x, 0, MPI_UINT16_T, ncclNumTypes, GM_KIND_UINT,         \
+    "uint16", "uint16_t")                                                                                    \
+  X(a, uint32_t, UINT32, "uint32", "", x, x, U32, , "<u4", x, 0, MPI_UINT32_T, ncclUint32, GM_KIND_UINT,           \
+    "uint32", "uint32_t")                                                                                    \
+  X(a, uint64_t, UINT64, "uint64", "", x, x, U64, , "<u8", x, 0, MPI_UINT64_T, ncclUint64, GM_KIND_UINT,           \
+    "uint64", "uint64_t")
+#define GM_CTYPES_WITH(X, a) GM_FLOAT_CTYPES_WITH(X, a) GM_BOOL_CTYPES_WITH(X, a) GM_INTEGER_CTYPES_WITH(X, a)
 #define GM_FLOAT_CTYPES(X) GM_FLOAT_CTYPES_WITH(GM_CTYPE_CALL_, X)
+#define GM_BOOL_CTYPES(X) GM_BOOL_CTYPES_WITH(GM_CTYPE_CALL_, X)
+#define GM_INTEGER_CTYPES(X) GM_INTEGER_CTYPES_WITH(GM_CTYPE_CALL_, X)
 #define GM_CTYPE_CALL_(X, ...) X(__VA_ARGS__)
+
+/* The kinds of the kind column. */
+#define GM_KIND_FLOAT 0
+#define GM_KIND_BOOL 1
+#define GM_KIND_INT 2
+#define GM_KIND_UINT 3
 
 typedef enum gm_ctype {
 #define GM_CTYPE_ENUM(t, E, ...) GM_##E,

@@ -59,6 +59,7 @@ static inline void gm_direct_leave(gm_direct_slot *s) {
 /* Both return false (nothing read or written) when gen no longer
  * certifies the access; the caller then takes the watched path. */
 static inline bool gm_vec_direct_get(gm_vec *v, unsigned long long gen, gm_ctype t, size_t i, double *out) {
+  if (!gm_ctype_is_float(t)) return false; /* integers and bool: gm_mat_get_value */
   gm_direct_slot *s = gm_direct_enter(v, gen);
   if (!s) return false;
   switch (t) {
@@ -66,7 +67,7 @@ static inline bool gm_vec_direct_get(gm_vec *v, unsigned long long gen, gm_ctype
   case GM_##E:             \
     *out = (double)((const ct *)v->host)[i]; \
     break;
-    GM_CTYPES(X)
+    GM_FLOAT_CTYPES(X)
 #undef X
     default:
       break;
@@ -76,6 +77,7 @@ static inline bool gm_vec_direct_get(gm_vec *v, unsigned long long gen, gm_ctype
 }
 
 static inline bool gm_vec_direct_put(gm_vec *v, unsigned long long gen, gm_ctype t, size_t i, double x) {
+  if (!gm_ctype_is_float(t)) return false; /* integers and bool: gm_mat_put_value */
   gm_direct_slot *s = gm_direct_enter(v, gen);
   if (!s) return false;
   switch (t) {
@@ -83,7 +85,7 @@ static inline bool gm_vec_direct_put(gm_vec *v, unsigned long long gen, gm_ctype
   case GM_##E:             \
     ((ct *)v->host)[i] = (ct)x; \
     break;
-    GM_CTYPES(X)
+    GM_FLOAT_CTYPES(X)
 #undef X
     default:
       break;

@@ -62,6 +62,7 @@ typedef struct ew_call {
 static gm_status ew_begin(ew_call *c, const char *op, gm_mat *w, gm_direction wdir, gm_mat *in1,
                           gm_mat *in2) {
   gm_mat *all[3] = {w, in1, in2};
+  GM_TRY(gm_check_float_mats(op, all, 3));
   c->e = gm_exec_choose(all, 3);
   GM_TRY(ew_ops(&c->e, op, &c->ops));
   c->n = 0;
@@ -117,6 +118,7 @@ gm_status gm_unary(const char *fn, gm_unary_op op, gm_mat *x, gm_mat *y) {
   if ((unsigned)op >= GM_N_UNARY) return gm_fail(GM_EINVAL, "unary op %d is unknown", (int)op);
   if (y != x && x->size > 0 && gm_mat_is_contiguous(x) && gm_mat_is_contiguous(y)) {
     gm_mat *all[2] = {x, y};
+    GM_TRY(gm_check_float_mats(fn, all, 2));
     gm_exec e = gm_exec_choose(all, 2);
     if (e.be->elementwise && e.be->elementwise->unary_into) {
       GM_TRY(check_result(fn, x, y));

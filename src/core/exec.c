@@ -8,6 +8,12 @@
 
 gm_exec gm_exec_host(void) { return (gm_exec){GM_FACET_FOREIGN, NULL, &gm_host_backend}; }
 
+gm_status gm_check_float_mats(const char *op, gm_mat *const *mats, int n) {
+  for (int i = 0; i < n; i++)
+    if (mats[i]) GM_TRY(gm_check_float_ctype(op, i + 1, mats[i]->ctype));
+  return GM_OK;
+}
+
 gm_exec gm_exec_choose(gm_mat *const *mats, int n) {
   struct gm_device *dev = gm_current_device();
   if (!dev) return gm_exec_host();

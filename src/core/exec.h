@@ -52,6 +52,13 @@ gm_status gm_finish_in_place(const gm_exec *e, gm_operand *ops, int n, gm_status
  * where threads read inputs while others write. */
 bool gm_mats_overlap(const gm_mat *a, const gm_mat *b);
 
+/* The element type check of the float-only ops (BLAS, math functions,
+ * random fills, NN, reductions, solvers), made where they dispatch so no
+ * backend table entry of another ctype is ever looked up: GM_EINVAL
+ * naming op and the first non-float mat's position in mats (1-based; NULL
+ * entries are skipped). */
+gm_status gm_check_float_mats(const char *op, gm_mat *const *mats, int n);
+
 /* Errors for common precondition failures, naming the op. */
 gm_status gm_check_same_ctype(const char *op, const gm_mat *a, const gm_mat *b);
 

@@ -14,7 +14,25 @@
 /* Leading and trailing entries kept per axis when a mat is summarized. */
 #define EDGE_ITEMS 3
 
+void gm_format_value(gm_ctype t, gm_value v, char *buf, size_t n) {
+  if (!v.is_int)
+    gm_format_number(t, v.d, buf, n);
+  else if (gm_ctype_kind(t) == GM_KIND_BOOL)
+    snprintf(buf, n, "%s", v.i ? "true" : "false");
+  else if (gm_ctype_kind(t) == GM_KIND_UINT)
+    snprintf(buf, n, "%llu", (unsigned long long)v.i);
+  else
+    snprintf(buf, n, "%lld", v.i);
+}
+
 void gm_format_number(gm_ctype t, double x, char *buf, size_t n) {
+  if (!gm_ctype_is_float(t)) { /* an integer or bool type's value as a double */
+    if (gm_ctype_kind(t) == GM_KIND_BOOL)
+      snprintf(buf, n, "%s", x != 0 ? "true" : "false");
+    else
+      snprintf(buf, n, "%.0f", x);
+    return;
+  }
   if (isnan(x)) {
     snprintf(buf, n, "0/0");
     return;
@@ -35,7 +53,7 @@ void gm_format_number(gm_ctype t, double x, char *buf, size_t n) {
       if (strto##sx(buf, NULL) == (T)x) return;                   \
     }                                                             \
     return;
-  GM_CTYPE_SWITCH(t, X, return)
+  GM_FLOAT_CTYPE_SWITCH(t, X, return)
 #undef X
 }
 
@@ -61,8 +79,11 @@ typedef struct printer {
 
 static void put_element(printer *p, size_t k) {
   char num[64];
-  double x = p->source == GM_PEEK_INITIAL ? p->m->vec->initial_element : gm_ctype_get(p->m->ctype, p->data, k);
-  gm_format_number(p->m->ctype, x, num, sizeof num);
+  gm_ctype t = p->m->ctype;
+  if (p->source == GM_PEEK_INITIAL)
+    gm_format_number(t, gm_ctype_coerce(t, p->m->vec->initial_element), num, sizeof num);
+  else
+    gm_format_value(t, gm_ctype_read(t, p->data, k), num, sizeof num);
   gm_strbuf_add(p->b, num);
 }
 
@@ -81,7 +102,7 @@ static void put_axis(printer *p, int axis, size_t offset) {
       i = n - EDGE_ITEMS - 1;
       continue;
     }
-    put_axis(p, axis + 1, offset + i * (size_t)p->m->strides[axis]);
+    put_axis(p, axis + 1, offset + i * (size_t)p->m->strides[axis]); /* wraps back in range when < 0 */
   }
   gm_strbuf_add(p->b, "}");
 }
@@ -89,12 +110,12 @@ static void put_axis(printer *p, int axis, size_t offset) {
 /* "2x3", or "D+2x3+S" when some of the storage is invisible (MGL's
  * displacement+dims+slack); rank 0 shows as "scalar". */
 static void put_shape(gm_strbuf *b, const gm_mat *m) {
-  size_t max_size = m->vec->max_size, extent = gm_mat_extent(m);
-  bool partial = m->displacement != 0 || m->displacement + extent != max_size;
-  if (partial) gm_strbuf_addf(b, "%zu+", m->displacement);
+  size_t max_size = m->vec->max_size, extent = gm_mat_extent(m), lo = gm_mat_lowest(m);
+  bool partial = lo != 0 || lo + extent != max_size;
+  if (partial) gm_strbuf_addf(b, "%zu+", lo);
   if (m->rank == 0) gm_strbuf_add(b, "scalar");
   for (int i = 0; i < m->rank; i++) gm_strbuf_addf(b, i ? "x%zu" : "%zu", m->dims[i]);
-  if (partial) gm_strbuf_addf(b, "+%zu", max_size - m->displacement - extent);
+  if (partial) gm_strbuf_addf(b, "+%zu", max_size - lo - extent);
 }
 
 /* Reads the contents through peek.h (a device copy into a temporary
@@ -119,7 +140,7 @@ static gm_status put_contents(gm_strbuf *b, gm_mat *m, long max_elements) {
     p.data = scratch;
   }
   p.summarize = max_elements >= 0 && m->size > (size_t)max_elements;
-  put_axis(&p, 0, 0);
+  put_axis(&p, 0, gm_peek_first(m));
   gm_host_scratch_free(scratch, cap);
   return GM_OK;
 }

@@ -12,6 +12,7 @@ typedef struct number_format {
   bool integers;
   bool scientific;
   int decimals;
+  bool booleans; /* a bool mat: true / false */
 } number_format;
 
 static const char *nonfinite(double x) {
@@ -54,7 +55,9 @@ static number_format choose_format(const double *v, size_t n, int precision) {
 }
 
 static void format_value(const number_format *f, double x, char *buf, size_t n) {
-  if (nonfinite(x))
+  if (f->booleans)
+    snprintf(buf, n, "%s", x != 0 ? "true" : "false");
+  else if (nonfinite(x))
     snprintf(buf, n, "%s", nonfinite(x));
   else if (f->integers)
     snprintf(buf, n, "%.0f", x);
@@ -128,8 +131,13 @@ static void put_slices(layout *l) {
   } while (next_position(g, lead, pos));
 }
 
-static void put_values(gm_strbuf *out, const gm_peek_grid *g, const double *values, int precision) {
-  layout l = {.out = out, .g = g, .values = values, .nf = choose_format(values, g->cells, precision), .width = 3};
+/* Integer and bool mats print without decimals whatever their size (the
+ * grid reads them as doubles: exact up to 2^53). */
+static void put_values(gm_strbuf *out, const gm_peek_grid *g, gm_ctype t, const double *values, int precision) {
+  int kind = gm_ctype_kind(t);
+  number_format nf = kind == GM_KIND_FLOAT ? choose_format(values, g->cells, precision)
+                                           : (number_format){.integers = true, .booleans = kind == GM_KIND_BOOL};
+  layout l = {.out = out, .g = g, .values = values, .nf = nf, .width = 3};
   for (size_t c = 0; c < g->cells; c++) {
     char num[64];
     format_value(&l.nf, values[c], num, sizeof num);
@@ -167,7 +175,7 @@ gm_status gm_mat_format_grid(gm_mat *m, const gm_grid_format_options *o, gm_strb
   bool initialised = false;
   gm_status st = gm_peek_grid_read(m, &g, values, &initialised);
   if (st == GM_OK && !initialised) gm_strbuf_add(out, "\nuninitialised");
-  if (st == GM_OK && initialised) put_values(out, &g, values, (int)o->precision);
+  if (st == GM_OK && initialised) put_values(out, &g, m->ctype, values, (int)o->precision);
   free(values);
   GM_TRY(st);
   return gm_strbuf_status(out);

@@ -14,17 +14,36 @@ enum { CHUNK = 4096, MAX_HEADER = 256 };
 
 /* ---- element encoding (explicit little-endian, any host order) ---- */
 
+/* The element's bits as an unsigned integer of its width (1, 2, 4 or 8
+ * bytes), so the byte order is explicit. */
+static uint64_t load_bits(const unsigned char *p, size_t nb) {
+  uint8_t b8;
+  uint16_t b16;
+  uint32_t b32;
+  uint64_t b64 = 0;
+  switch (nb) {
+    case 1: memcpy(&b8, p, 1); return b8;
+    case 2: memcpy(&b16, p, 2); return b16;
+    case 4: memcpy(&b32, p, 4); return b32;
+    default: memcpy(&b64, p, 8); return b64;
+  }
+}
+
+static void store_bits(unsigned char *p, size_t nb, uint64_t bits) {
+  uint8_t b8 = (uint8_t)bits;
+  uint16_t b16 = (uint16_t)bits;
+  uint32_t b32 = (uint32_t)bits;
+  switch (nb) {
+    case 1: memcpy(p, &b8, 1); break;
+    case 2: memcpy(p, &b16, 2); break;
+    case 4: memcpy(p, &b32, 4); break;
+    default: memcpy(p, &bits, 8); break;
+  }
+}
+
 static void encode(gm_ctype t, const void *src, size_t i, unsigned char *dst) {
   size_t nb = gm_ctype_size(t);
-  uint64_t bits = 0;
-  /* the element's bits as an integer of its width (4 or 8 bytes) */
-  if (nb == 4) {
-    uint32_t b32;
-    memcpy(&b32, (const unsigned char *)src + i * nb, 4);
-    bits = b32;
-  } else {
-    memcpy(&bits, (const unsigned char *)src + i * nb, 8);
-  }
+  uint64_t bits = load_bits((const unsigned char *)src + i * nb, nb);
   for (size_t k = 0; k < nb; k++) dst[k] = (unsigned char)(bits >> (8 * k));
 }
 
@@ -32,12 +51,7 @@ static void decode(gm_ctype t, const unsigned char *src, void *dst, size_t i) {
   size_t nb = gm_ctype_size(t);
   uint64_t bits = 0;
   for (size_t k = 0; k < nb; k++) bits |= (uint64_t)src[k] << (8 * k);
-  if (nb == 4) {
-    uint32_t b32 = (uint32_t)bits;
-    memcpy((unsigned char *)dst + i * nb, &b32, 4);
-  } else {
-    memcpy((unsigned char *)dst + i * nb, &bits, 8);
-  }
+  store_bits((unsigned char *)dst + i * nb, nb, bits);
 }
 
 static gm_status write_failed(void) {
@@ -175,7 +189,15 @@ static gm_status check_header(FILE *f, const gm_mat *m) {
   return GM_OK;
 }
 
+/* MGL's mat format names float and double only (:CTYPE :FLOAT/:DOUBLE). */
+static gm_status check_mgl_ctype(const gm_mat *m) {
+  if (gm_ctype_keyword(m->ctype)[0]) return GM_OK;
+  return gm_fail(GM_EINVAL, "MGL's mat format holds float and double mats only, not %s (save it with gm.save_npy)",
+                 gm_ctype_dtype(m->ctype));
+}
+
 gm_status gm_write_mat(gm_mat *m, FILE *f, bool headers) {
+  GM_TRY(check_mgl_ctype(m));
   if (headers) {
     char h[MAX_HEADER];
     int len = gm_mat_header(h, sizeof h, m->size, m->ctype);
@@ -186,6 +208,7 @@ gm_status gm_write_mat(gm_mat *m, FILE *f, bool headers) {
 }
 
 gm_status gm_read_mat(gm_mat *m, FILE *f, bool headers) {
+  GM_TRY(check_mgl_ctype(m));
   if (headers) GM_TRY(check_header(f, m));
   unsigned char *bytes;
   GM_TRY(gm_io_read_payload(f, m->ctype, m->size, &bytes));

@@ -76,7 +76,7 @@ gm_status gm_m_eq(gm_mat *a, gm_mat *b, bool *out) {
     for (size_t i = 0; i < n && eq; i++) eq = x[i] == y[i];         \
     break;                                                          \
   }
-  GM_CTYPE_SWITCH(a->ctype, X, break)
+  GM_FLOAT_CTYPE_SWITCH(a->ctype, X, break)
 #undef X
   gm_release(&e, ops, 2);
   *out = eq;
@@ -86,6 +86,7 @@ gm_status gm_m_eq(gm_mat *a, gm_mat *b, bool *out) {
 /* ---- invert, logdet ---- */
 
 static gm_status check_square(const gm_mat *a, const char *op) {
+  GM_TRY(gm_check_float_ctype(op, 1, a->ctype));
   if (a->rank != 2) return gm_fail(GM_EINVAL, "%s: matrix must be 2-dimensional, has rank %d", op, a->rank);
   if (a->dims[0] != a->dims[1])
     return gm_fail(GM_EINVAL, "%s: matrix must be square, is %zux%zu", op, a->dims[0], a->dims[1]);

@@ -186,9 +186,9 @@ gm_status gm_mat_get(gm_mat *m, size_t k, double *out) {
   if (k >= m->size) return index_error(m, k);
   size_t off = gm_mat_storage_index(m, k);
   if (gm_vec_element_quick(m->vec, off, false, out)) return GM_OK;
-  void *p;
-  GM_TRY(gm_mat_watch_strided(m, GM_FACET_FOREIGN, GM_INPUT, NULL, &p));
-  *out = gm_ctype_get(m->ctype, p, off - m->displacement);
+  void *p; /* the storage's base: off may lie below the displacement (a backward view) */
+  GM_TRY(gm_vec_watch(m->vec, GM_FACET_FOREIGN, GM_INPUT, gm_mat_covers_all(m), NULL, &p));
+  *out = gm_ctype_get(m->ctype, p, off);
   gm_mat_unwatch(m, GM_FACET_FOREIGN, GM_INPUT);
   return GM_OK;
 }
@@ -198,9 +198,32 @@ gm_status gm_mat_put(gm_mat *m, size_t k, double value) {
   GM_TRY(gm_check_writable(NULL, m));
   size_t off = gm_mat_storage_index(m, k);
   if (gm_vec_element_quick(m->vec, off, true, &value)) return GM_OK;
+  void *p; /* the storage's base, as in gm_mat_get */
+  GM_TRY(gm_vec_watch(m->vec, GM_FACET_FOREIGN, GM_IO, gm_mat_covers_all(m), NULL, &p));
+  gm_ctype_set(m->ctype, p, off, value);
+  gm_mat_unwatch(m, GM_FACET_FOREIGN, GM_IO);
+  return GM_OK;
+}
+
+/* Element k exactly (integers and bool as integers): the watched path,
+ * no double on the way. */
+gm_status gm_mat_get_value(gm_mat *m, size_t k, gm_value *out) {
+  if (k >= m->size) return index_error(m, k);
+  size_t off = gm_mat_storage_index(m, k);
+  void *p;
+  GM_TRY(gm_mat_watch_strided(m, GM_FACET_FOREIGN, GM_INPUT, NULL, &p));
+  *out = gm_ctype_read(m->ctype, p, off - m->displacement);
+  gm_mat_unwatch(m, GM_FACET_FOREIGN, GM_INPUT);
+  return GM_OK;
+}
+
+gm_status gm_mat_put_value(gm_mat *m, size_t k, gm_value v) {
+  if (k >= m->size) return index_error(m, k);
+  GM_TRY(gm_check_writable(NULL, m));
+  size_t off = gm_mat_storage_index(m, k);
   void *p;
   GM_TRY(gm_mat_watch_strided(m, GM_FACET_FOREIGN, GM_IO, NULL, &p));
-  gm_ctype_set(m->ctype, p, off - m->displacement, value);
+  gm_ctype_write(m->ctype, p, off - m->displacement, v);
   gm_mat_unwatch(m, GM_FACET_FOREIGN, GM_IO);
   return GM_OK;
 }
@@ -212,6 +235,44 @@ gm_status gm_mat_read_doubles(gm_mat *m, double *out) {
   GM_TRY(gm_acquire(&e, &op, 1));
   for (size_t i = 0; i < m->size; i++) out[i] = gm_ctype_get(m->ctype, op.ptr, i);
   return gm_release(&e, &op, 1);
+}
+
+gm_status gm_mat_read_values(gm_mat *m, gm_value *out) {
+  gm_exec e = gm_exec_host();
+  gm_operand op = {m, GM_INPUT, NULL};
+  GM_TRY(gm_acquire(&e, &op, 1));
+  for (size_t i = 0; i < m->size; i++) out[i] = gm_ctype_read(m->ctype, op.ptr, i);
+  return gm_release(&e, &op, 1);
+}
+
+gm_status gm_mat_write_values(gm_mat *m, const gm_value *in) {
+  gm_exec e = gm_exec_host();
+  gm_operand op = {m, GM_OUTPUT, NULL};
+  GM_TRY(gm_acquire(&e, &op, 1));
+  for (size_t i = 0; i < m->size; i++) gm_ctype_write(m->ctype, op.ptr, i, in[i]);
+  return gm_release(&e, &op, 1);
+}
+
+/* astype's element loop: integer sources wrap into integer types, float
+ * sources saturate (gm_ctype_write); floats round to the nearest. */
+static void convert_elements(gm_ctype dt, void *dst, gm_ctype st, const void *src, size_t n) {
+  if (dt == GM_DOUBLE && gm_ctype_is_float(st)) {
+    for (size_t i = 0; i < n; i++) ((double *)dst)[i] = gm_ctype_get(st, src, i);
+    return;
+  }
+  for (size_t i = 0; i < n; i++) gm_ctype_write(dt, dst, i, gm_ctype_read(st, src, i));
+}
+
+gm_status gm_mat_astype(gm_mat *src, gm_mat *dst) {
+  if (src->size != dst->size)
+    return gm_fail(GM_EINVAL, "sizes differ: %zu and %zu", src->size, dst->size);
+  GM_TRY(gm_check_writable(NULL, dst));
+  gm_exec e = gm_exec_host();
+  gm_operand ops[2] = {{src, GM_INPUT, NULL}, {dst, GM_OUTPUT, NULL}};
+  if (src->vec == dst->vec) return gm_fail(GM_EINVAL, "the result shares storage with the source");
+  GM_TRY(gm_acquire(&e, ops, 2));
+  convert_elements(dst->ctype, ops[1].ptr, src->ctype, ops[0].ptr, src->size);
+  return gm_release(&e, ops, 2);
 }
 
 gm_status gm_mat_write_doubles(gm_mat *m, const double *in) {

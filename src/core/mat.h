@@ -64,6 +64,20 @@ gm_status gm_mat_row_major_index(const gm_mat *m, int n, const size_t *subs, siz
 
 /* Bulk host copies of the visible elements as doubles (through FOREIGN). */
 gm_status gm_mat_read_doubles(gm_mat *m, double *out);
+/* gm_mat_get/put (include/gpumat.h) with the element's exact value
+ * (ctype.h gm_value): integers and bool without a double on the way;
+ * writes convert as astype does. */
+gm_status gm_mat_get_value(gm_mat *m, size_t k, gm_value *out);
+gm_status gm_mat_put_value(gm_mat *m, size_t k, gm_value v);
+/* gm_mat_read_doubles with exact values (m:to_table of integer mats). */
+gm_status gm_mat_read_values(gm_mat *m, gm_value *out);
+/* gm_mat_write_doubles with exact values, converted as astype does. */
+gm_status gm_mat_write_values(gm_mat *m, const gm_value *in);
+/* dst := src converted to dst's ctype (same size, row-major order):
+ * NumPy's astype with the array standard's defined edge cases (integers
+ * wrap, float -> integer saturates with NaN -> 0, -> bool is != 0).  On
+ * the host facets (a device mat's data is copied there and back). */
+gm_status gm_mat_astype(gm_mat *src, gm_mat *dst);
 gm_status gm_mat_write_doubles(gm_mat *m, const double *in);
 
 /* ---- construction rules of the makers (mat_make.c) ----

@@ -134,7 +134,9 @@ gm_status gm_mat_over_buffer(const gm_buffer *b, int rank, const size_t *dims, s
                    size, max);
   *bad = 0;
   gm_mat_options mo = *o;
-  mo.ctype = b->et == GM_E_F64 ? GM_DOUBLE : GM_FLOAT;
+  gm_ctype ct = GM_DOUBLE;
+  (void)gm_ctype_of_etype(b->et, &ct); /* every etype is a ctype (one list) */
+  mo.ctype = (int)ct;
   mo.displacement = disp;
   mo.max_size = max;
   gm_mat *m;
@@ -180,7 +182,7 @@ gm_status gm_mat_buffer_ctype(const gm_buffer *b, const char *want, gm_ctype *ou
   gm_ctype ct, w;
   *bad = 1;
   if (gm_ctype_of_etype(b->et, &ct) != 0)
-    return gm_fail(GM_EINVAL, "element type must be float or double, got %s", gm_etype_name(b->et));
+    return gm_fail(GM_EINVAL, "element type %s is not a mat element type", gm_etype_name(b->et));
   *bad = 2;
   if (want && (gm_ctype_parse(want, &w) != 0 || w != ct))
     return gm_fail(GM_EINVAL, "option 'ctype' must be the buffer's element type %s", gm_etype_name(b->et));

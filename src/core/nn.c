@@ -119,6 +119,7 @@ typedef struct nn_call {
 static gm_status nn_begin(nn_call *c, const char *op, gm_operand *o, int n) {
   gm_mat *all[5];
   for (int i = 0; i < n; i++) all[i] = o[i].m;
+  GM_TRY(gm_check_float_mats(op, all, n));
   c->e = gm_exec_choose(all, n);
   GM_TRY(nn_table(&c->e, op, &c->t));
   return gm_acquire(&c->e, o, n);

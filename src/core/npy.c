@@ -110,7 +110,7 @@ static gm_status parse_descr(const char **pp, npy_info *info) {
   }
   GM_CTYPES(X)
 #undef X
-  return gm_fail(GM_EIO, "unsupported .npy dtype '%s' (only '<f4' and '<f8')", d);
+  return gm_fail(GM_EIO, "unsupported .npy dtype '%s' (gpumat reads '|b1', '|i1', '<i2', '<i4', '<i8', '|u1', '<u2', '<u4', '<u8', '<f4' and '<f8')", d);
 }
 
 static gm_status parse_order(const char **pp, npy_info *info) {
@@ -236,6 +236,10 @@ static gm_status load_from(FILE *f, const gm_mat_options *o, gm_mat **out) {
   }
   unsigned char *bytes;
   GM_TRY(gm_io_read_payload(f, info.t, size, &bytes));
+  /* a bool byte other than 0 or 1 would be an invalid C bool (UBSan's
+   * -fsanitize=bool): nonzero reads as true */
+  if (info.t == GM_BOOL)
+    for (size_t i = 0; i < size; i++) bytes[i] = bytes[i] != 0;
   gm_mat_options mo = *o;
   mo.ctype = (int)info.t;
   mo.displacement = 0;

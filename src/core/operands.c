@@ -3,6 +3,7 @@
 #include "blas.h"
 #include "elementwise.h"
 #include "exec.h"
+#include "stage.h"
 #include "view.h"
 
 gm_status gm_result_new(int rank, const size_t *dims, gm_ctype t, bool cuda_enabled, gm_sync sync, gm_mat **out) {
@@ -91,7 +92,11 @@ gm_status gm_matmul(gm_mat *a, gm_mat *b, gm_mat *c) {
   gm_gemm_args g = {false, false, GM_UNSET, GM_UNSET, GM_UNSET, GM_UNSET, GM_UNSET, GM_UNSET};
   if (b->rank == 2) return gm_gemm_(1, a, b, 0, c, g);
   size_t bd[2] = {b->dims[0], 1}, cd[2] = {c->dims[0], 1};
-  gm_mat *bv = NULL, *cv = NULL;
+  gm_mat *bv = NULL, *cv = NULL, *copy = NULL;
+  if (b->size > 1 && b->strides[0] < 0) { /* a backward vector: its elements lie below the displacement */
+    GM_TRY(gm_mat_contiguous_copy(b, &copy));
+    b = copy;
+  }
   gm_status st = gm_mat_view(b, 2, bd, b->displacement, &bv);
   if (st == GM_OK) { /* b may be a strided view: keep its step */
     bv->strides[0] = b->strides[0];
@@ -102,6 +107,7 @@ gm_status gm_matmul(gm_mat *a, gm_mat *b, gm_mat *c) {
   if (st == GM_OK) st = gm_gemm_(1, a, bv, 0, cv, g);
   gm_mat_free(bv);
   gm_mat_free(cv);
+  gm_mat_free(copy);
   return st;
 }
 

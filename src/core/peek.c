@@ -24,8 +24,10 @@ gm_peek_source gm_mat_peek_source(gm_mat *m) {
 }
 
 const void *gm_mat_peek_host(gm_mat *m) {
-  return (const char *)m->vec->host + m->displacement * gm_ctype_size(m->ctype);
+  return (const char *)m->vec->host + gm_mat_lowest(m) * gm_ctype_size(m->ctype);
 }
+
+size_t gm_peek_first(const gm_mat *m) { return m->displacement - gm_mat_lowest(m); }
 
 gm_status gm_mat_peek_device(gm_mat *m, void *buf) {
   gm_facet info;
@@ -33,6 +35,6 @@ gm_status gm_mat_peek_device(gm_mat *m, void *buf) {
     return gm_fail(GM_ESTATE, "mat has no cuda facet to read");
   size_t esize = gm_ctype_size(m->ctype);
   if (m->size == 0) return GM_OK;
-  const char *src = (const char *)info.ptr + m->displacement * esize;
+  const char *src = (const char *)info.ptr + gm_mat_lowest(m) * esize;
   return gm_device_copy_d2h(info.device, buf, src, gm_mat_extent(m) * esize);
 }

@@ -20,11 +20,15 @@ typedef enum gm_peek_source {
 } gm_peek_source;
 
 gm_peek_source gm_mat_peek_source(gm_mat *m);
-/* First visible element in host memory (source GM_PEEK_HOST); the others
- * at m->strides from it. */
+/* The lowest storage element a visible one has (gm_mat_lowest) in host
+ * memory (source GM_PEEK_HOST); the first visible element is
+ * gm_peek_first(m) after it, the others at m->strides from that. */
 const void *gm_mat_peek_host(gm_mat *m);
+/* Index of the first visible element in what gm_mat_peek_host and
+ * gm_mat_peek_device give (0 unless an axis steps backwards). */
+size_t gm_peek_first(const gm_mat *m);
 /* Copies the storage the visible elements span (gm_mat_extent elements
- * from the first; a strided view's elements keep their strides) from the
+ * from the lowest; a strided view's elements keep their strides) from the
  * device facet into buf (source GM_PEEK_DEVICE). */
 gm_status gm_mat_peek_device(gm_mat *m, void *buf);
 

@@ -50,7 +50,7 @@ size_t gm_peek_grid_entry(const gm_peek_grid *g, int axis, size_t j) {
 static void gather(const gm_mat *m, const gm_peek_grid *g, gm_peek_source src, const void *data, double *out) {
   size_t idx[GM_MAX_RANK] = {0};
   for (size_t c = 0; c < g->cells; c++) {
-    size_t off = 0;
+    size_t off = gm_peek_first(m); /* backward axes' terms wrap back in range */
     for (int a = 0; a < g->rank; a++) off += shown_index(g, a, idx[a]) * (size_t)g->strides[a];
     out[c] = src == GM_PEEK_INITIAL ? m->vec->initial_element : gm_ctype_get(g->ctype, data, off);
     for (int a = g->rank - 1; a >= 0; a--) { /* odometer */

@@ -35,7 +35,7 @@ size_t gm_random_per_block(gm_ctype t) {
 #define X(T, E, ...) \
   case GM_##E:       \
     return GM_RANDOM_PER_BLOCK_##E;
-  GM_CTYPE_SWITCH(t, X, return 1)
+  GM_FLOAT_CTYPE_SWITCH(t, X, return 1)
 #undef X
 }
 
@@ -81,6 +81,7 @@ static gm_status no_random(const gm_exec *e, const char *op) {
 /* Shared body of the two fills: acquire, reserve, call, release. */
 static gm_status random_fill(gm_mat *m, gm_random_state *s, bool uniform, double a, double b) {
   const char *op = uniform ? "uniform_random_" : "gaussian_random_";
+  GM_TRY(gm_check_float_mats(op, &m, 1));
   gm_exec e = gm_exec_choose(&m, 1);
   const gm_random_ops *r = e.be->random;
   if (!r || (uniform ? r->uniform == NULL : r->gaussian == NULL)) return no_random(&e, op);

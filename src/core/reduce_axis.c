@@ -79,6 +79,8 @@ static gm_status fill_empty(gm_mat *y, int op, int ddof) {
  * views (a transposed inner block, gaps between inner rows). */
 static bool strided_shape(const gm_mat *x, int axis, size_t sh[3], size_t st[2]) {
   size_t inner = 1, outer = 1, so = 0;
+  for (int a = 0; a < x->rank; a++)
+    if (x->strides[a] < 0) return false; /* a backward axis: staged (the walks step forwards) */
   for (int a = x->rank - 1; a > axis; a--) {
     if (x->dims[a] == 1) continue;
     if (x->strides[a] != (int64_t)inner) return false;
@@ -125,6 +127,8 @@ static bool reduce_strided(gm_mat *x, int axis, int op, int ddof, gm_mat *y, gm_
 }
 
 gm_status gm_reduce_axis(gm_mat *x, int axis, int op, int ddof, gm_mat *y) {
+  gm_mat *typed[2] = {x, y};
+  GM_TRY(gm_check_float_mats(gm_reduce_axis_name(op), typed, 2));
   GM_TRY(check_call(x, axis, op, y));
   gm_mat *base;
   int base_axis;

@@ -21,7 +21,7 @@ typedef struct seq_job {
     T *v = j->p;                                                    \
     for (size_t k = b; k < e; k++) v[k] = (T)(j->first + (double)k * j->step); \
   }
-GM_CTYPES(SEQ_CHUNK)
+GM_FLOAT_CTYPES(SEQ_CHUNK)
 #undef SEQ_CHUNK
 
 /* The running sum first, first + step, ...: sequential by definition (each
@@ -35,13 +35,14 @@ GM_CTYPES(SEQ_CHUNK)
       acc += step;                                                      \
     }                                                                   \
   }
-GM_CTYPES(SEQ_ACC)
+GM_FLOAT_CTYPES(SEQ_ACC)
 #undef SEQ_ACC
 
-static void (*const seq_chunk[GM_N_CTYPES])(void *, size_t, size_t) = {GM_CTYPE_TABLE(seq_chunk)};
-static void (*const seq_acc[GM_N_CTYPES])(void *, size_t, double, double) = {GM_CTYPE_TABLE(seq_acc)};
+static void (*const seq_chunk[GM_N_CTYPES])(void *, size_t, size_t) = {GM_FLOAT_CTYPE_TABLE(seq_chunk)};
+static void (*const seq_acc[GM_N_CTYPES])(void *, size_t, double, double) = {GM_FLOAT_CTYPE_TABLE(seq_acc)};
 
 gm_status gm_mat_fill_sequence(gm_mat *m, double first, double step, bool accumulate, bool has_last, double last) {
+  GM_TRY(gm_check_float_ctype("range", 1, m->ctype)); /* the loops are instantiated for floats */
   size_t n = m->size;
   if (n == 0) return GM_OK;
   if ((unsigned)m->ctype >= GM_N_CTYPES) return gm_fail(GM_EINVAL, "fill_sequence: bad ctype");

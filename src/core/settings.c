@@ -105,7 +105,8 @@ static gm_status set_int(gm_settings *s, const gm_setting *d, const gm_setting_v
 
 static gm_status set_ctype(gm_settings *s, const gm_setting_value *v) {
   gm_ctype t;
-  if (v->type != GM_VALUE_STRING || gm_ctype_parse(v->s, &t) != 0)
+  /* the default element type of floats: integer mats are asked for */
+  if (v->type != GM_VALUE_STRING || gm_ctype_parse(v->s, &t) != 0 || !gm_ctype_is_float(t))
     return gm_fail(GM_EINVAL, "gpumat.default_ctype must be \"float\" or \"double\"");
   s->default_ctype = t;
   return GM_OK;

@@ -3,11 +3,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* A backward axis (negative stride) reaches below the displacement by
+ * (dims - 1) * |stride|; a forward one above it. */
+size_t gm_mat_lowest(const gm_mat *m) {
+  size_t lo = m->displacement;
+  if (m->size == 0 || m->contiguous) return lo;
+  for (int i = 0; i < m->rank; i++)
+    if (m->strides[i] < 0) lo -= (m->dims[i] - 1) * (size_t)(-m->strides[i]);
+  return lo;
+}
+
 size_t gm_mat_extent(const gm_mat *m) {
   if (m->size == 0) return 0;
   if (m->contiguous) return m->size;
   size_t e = 1;
-  for (int i = 0; i < m->rank; i++) e += (m->dims[i] - 1) * (size_t)m->strides[i];
+  for (int i = 0; i < m->rank; i++)
+    e += (m->dims[i] - 1) * (size_t)(m->strides[i] < 0 ? -m->strides[i] : m->strides[i]);
   return e;
 }
 
@@ -29,6 +40,8 @@ void gm_mat_update_contiguous(gm_mat *m) {
   m->contiguous = c;
 }
 
+/* Unsigned arithmetic: a backward axis's term wraps around, and the sum
+ * is the (in-range) storage index. */
 size_t gm_mat_storage_index_slow(const gm_mat *m, size_t k) {
   size_t off = m->displacement;
   for (int i = m->rank - 1; i >= 0; i--) {
@@ -89,33 +102,64 @@ static gm_status sub_range_error(const gm_mat *m, int a, const gm_view_sub *s) {
     return gm_fail(GM_ERANGE, "index %zu is out of range 1..%zu on axis %d of a %s mat", s->first + 1, n, a + 1, d);
   if (s->count == 0)
     return gm_fail(GM_ERANGE, "start %zu is out of range 1..%zu on axis %d of a %s mat", s->first + 1, n + 1, a + 1, d);
-  return gm_fail(GM_ERANGE, "elements %zu..%zu (step %zu) are out of range 1..%zu on axis %d of a %s mat",
-                 s->first + 1, s->first + 1 + (s->count - 1) * s->step, s->step, n, a + 1, d);
+  return gm_fail(GM_ERANGE, "elements from %zu, %zu of them with step %lld, are out of range 1..%zu on axis %d of a %s mat",
+                 s->first + 1, s->count, (long long)s->step, n, a + 1, d);
 }
 
-/* Checks one subscript against axis a of m. */
+/* Checks one subscript against axis a of m: every element it names is on
+ * the axis (a backward range may not pass below the first). */
 static gm_status check_sub(const gm_mat *m, int a, const gm_view_sub *s) {
   size_t n = m->dims[a];
   if (s->select) return s->first < n ? GM_OK : sub_range_error(m, a, s);
-  if (s->step < 1) return gm_fail(GM_EINVAL, "step must be at least 1, got %zu (axis %d)", s->step, a + 1);
+  if (s->step == 0) return gm_fail(GM_EINVAL, "step must not be 0 (axis %d)", a + 1);
   if (s->count == 0) return s->first <= n ? GM_OK : sub_range_error(m, a, s);
-  if (s->first >= n || (s->count - 1) > (n - 1 - s->first) / s->step) return sub_range_error(m, a, s);
+  if (s->first >= n) return sub_range_error(m, a, s);
+  size_t room = s->step > 0 ? n - 1 - s->first : s->first;
+  size_t step = s->step > 0 ? (size_t)s->step : (size_t)0 - (size_t)s->step; /* no -INT64_MIN */
+  if (s->count - 1 > room / step) return sub_range_error(m, a, s);
+  return GM_OK;
+}
+
+/* Each sub checked against the axis it takes; the rank of the result
+ * (newaxis adds one, select drops one) in *rank. */
+static gm_status check_subs(const gm_mat *m, int n, const gm_view_sub *subs, int *rank) {
+  int a = 0, r = 0;
+  for (int i = 0; i < n; i++) {
+    if (subs[i].newaxis) {
+      r++;
+      continue;
+    }
+    if (a >= m->rank) return gm_fail(GM_EINVAL, "too many subscripts for a rank %d mat", m->rank);
+    GM_TRY(check_sub(m, a, &subs[i]));
+    r += !subs[i].select;
+    a++;
+  }
+  r += m->rank - a;
+  if (r > GM_MAX_RANK) return gm_fail(GM_EINVAL, "the view would have rank %d, more than %d", r, GM_MAX_RANK);
+  *rank = r;
   return GM_OK;
 }
 
 gm_status gm_view_index(const gm_mat *m, int n, const gm_view_sub *subs, gm_mat **out) {
-  if (n > m->rank) return gm_fail(GM_EINVAL, "%d subscripts for a rank %d mat", n, m->rank);
-  for (int a = 0; a < n; a++) GM_TRY(check_sub(m, a, &subs[a]));
+  int rank;
+  GM_TRY(check_subs(m, n, subs, &rank));
   gm_mat v = *m;
-  int r = 0;
-  for (int a = 0; a < m->rank; a++) {
-    const gm_view_sub *s = a < n ? &subs[a] : NULL;
+  int r = 0, a = 0;
+  for (int i = 0; i < n || a < m->rank; i++) {
+    const gm_view_sub *s = i < n ? &subs[i] : NULL;
+    if (s && s->newaxis) {
+      v.dims[r] = 1;
+      v.strides[r++] = 0;
+      continue;
+    }
     size_t first = s && (s->select || s->count) ? s->first : 0;
     v.displacement = v.displacement + first * (size_t)m->strides[a];
-    if (s && s->select) continue;
-    v.dims[r] = s ? s->count : m->dims[a];
-    v.strides[r] = s ? m->strides[a] * (int64_t)s->step : m->strides[a];
-    r++;
+    if (!(s && s->select)) {
+      v.dims[r] = s ? s->count : m->dims[a];
+      int64_t step = s && s->count > 1 ? s->step : 1; /* one element: any step, no overflow */
+      v.strides[r++] = m->strides[a] * step;
+    }
+    a++;
   }
   v.rank = r;
   gm_dims_size(r, v.dims, &v.size);
@@ -127,16 +171,16 @@ gm_status gm_view_index(const gm_mat *m, int n, const gm_view_sub *subs, gm_mat 
 gm_status gm_view_narrow(const gm_mat *m, int axis, size_t first, size_t count, gm_mat **out) {
   if (axis < 0 || axis >= m->rank) return gm_fail(GM_EINVAL, "axis %d is out of range 1..%d", axis + 1, m->rank);
   gm_view_sub subs[GM_MAX_RANK];
-  for (int a = 0; a <= axis; a++) subs[a] = (gm_view_sub){false, 0, m->dims[a], 1};
-  subs[axis] = (gm_view_sub){false, first, count, 1};
+  for (int a = 0; a <= axis; a++) subs[a] = (gm_view_sub){false, false, 0, m->dims[a], 1};
+  subs[axis] = (gm_view_sub){false, false, first, count, 1};
   return gm_view_index(m, axis + 1, subs, out);
 }
 
 gm_status gm_view_select(const gm_mat *m, int axis, size_t i, gm_mat **out) {
   if (axis < 0 || axis >= m->rank) return gm_fail(GM_EINVAL, "axis %d is out of range 1..%d", axis + 1, m->rank);
   gm_view_sub subs[GM_MAX_RANK];
-  for (int a = 0; a <= axis; a++) subs[a] = (gm_view_sub){false, 0, m->dims[a], 1};
-  subs[axis] = (gm_view_sub){true, i, 1, 1};
+  for (int a = 0; a <= axis; a++) subs[a] = (gm_view_sub){false, false, 0, m->dims[a], 1};
+  subs[axis] = (gm_view_sub){true, false, i, 1, 1};
   return gm_view_index(m, axis + 1, subs, out);
 }
 

@@ -8,9 +8,12 @@
 
 #include "mat.h"
 
-/* Storage elements from the first visible element to one past the last
- * (0 for an empty mat; m->size for a contiguous one). */
+/* Storage elements the visible elements span, from the lowest to the
+ * highest (0 for an empty mat; m->size for a contiguous one). */
 size_t gm_mat_extent(const gm_mat *m);
+/* The lowest storage index a visible element has: m->displacement unless
+ * an axis steps backwards (a negative stride, m[{{-1, 1, -1}}]). */
+size_t gm_mat_lowest(const gm_mat *m);
 /* Whether two visible elements of m share a storage element (a size-1
  * stretched axis of an expanded view); such a mat cannot be written. */
 bool gm_mat_self_overlaps(const gm_mat *m);
@@ -28,16 +31,20 @@ void gm_strides_text(const gm_mat *m, char *buf, size_t n);
 /* GM_EINVAL naming op when m's elements overlap (writing is refused). */
 gm_status gm_check_writable(const char *op, const gm_mat *m);
 
-/* One subscript of gm_view_index: either one index (select, the axis
- * goes away) or count elements first, first+step, ... */
+/* One subscript of gm_view_index: one index (select, the axis goes
+ * away), count elements first, first+step, ... (step may be negative:
+ * the view walks backwards), or a new size-1 axis (newaxis: consumes no
+ * axis of m). */
 typedef struct gm_view_sub {
-  bool select;
-  size_t first, count, step;
+  bool select, newaxis;
+  size_t first, count;
+  int64_t step;
 } gm_view_sub;
 
 /* A copy of m's view (same dims, strides, displacement) as a new mat. */
 gm_status gm_view_clone(const gm_mat *m, gm_mat **out);
-/* subs[0..n-1] for the leading axes, the others whole. */
+/* subs[0..n-1] for the leading axes (a newaxis sub takes none), the
+ * others whole. */
 gm_status gm_view_index(const gm_mat *m, int n, const gm_view_sub *subs, gm_mat **out);
 gm_status gm_view_narrow(const gm_mat *m, int axis, size_t first, size_t count, gm_mat **out);
 gm_status gm_view_select(const gm_mat *m, int axis, size_t i, gm_mat **out);

@@ -1,5 +1,7 @@
 #include "view_args.h"
 
+#include <stdio.h>
+
 #include "blas.h"
 #include "elementwise.h"
 #include "stage.h"
@@ -102,49 +104,80 @@ gm_status gm_expand_dims_resolve(const gm_mat *m, int rank, size_t *dims) {
 /* 1-based position of i on an axis of d elements (negative: from the end). */
 static int64_t from_end(int64_t i, size_t d) { return i < 0 ? (int64_t)d + i + 1 : i; }
 
-/* A range whose last is first - 1 is empty (allowed up to one past the end). */
-static gm_status resolve_sub(const gm_sub_arg *r, size_t d, int axis, const char *dt, gm_view_sub *s) {
-  if (r->kind == GM_SUB_ALL) {
-    *s = (gm_view_sub){false, 0, d, 1};
+/* A range whose last is first - 1 (first + 1 walking backwards) is empty
+ * (first allowed up to one past the end, or at 0 backwards). */
+static gm_status resolve_range(const gm_sub_arg *r, size_t d, int axis, const char *dt, gm_view_sub *s) {
+  int64_t a = from_end(r->a, d), b = from_end(r->b, d);
+  if (r->step == 0) return gm_fail(GM_EINVAL, "step must not be 0 (axis %d)", axis + 1);
+  bool up = r->step > 0;
+  bool empty = up ? a > INT64_MIN && b == a - 1 : a < INT64_MAX && b == a + 1; /* no overflow at the ends */
+  if (empty && a >= (up ? 1 : 0) && a <= (int64_t)d + (up ? 1 : 0)) {
+    *s = (gm_view_sub){false, false, a > 0 ? (size_t)(a - 1) : 0, 0, r->step};
     return GM_OK;
   }
-  int64_t a = from_end(r->a, d);
-  if (r->kind == GM_SUB_SELECT) {
-    if (a < 1 || (size_t)a > d)
-      return gm_fail(GM_EINVAL, "subscript %lld is out of range 1..%zu on axis %d of a %s mat", (long long)r->a, d,
-                     axis + 1, dt);
-    *s = (gm_view_sub){true, (size_t)(a - 1), 1, 1};
-    return GM_OK;
+  int64_t lo = up ? a : b, hi = up ? b : a;
+  if (lo < 1 || hi < lo || hi > (int64_t)d) {
+    char st[40] = "";
+    if (r->step != 1) snprintf(st, sizeof st, " (step %lld)", (long long)r->step);
+    return gm_fail(GM_EINVAL, "range %lld..%lld%s is out of range 1..%zu on axis %d of a %s mat", (long long)r->a,
+                   (long long)r->b, st, d, axis + 1, dt);
   }
-  int64_t b = from_end(r->b, d);
-  if (r->step < 1) return gm_fail(GM_EINVAL, "step must be at least 1, got %lld (axis %d)", (long long)r->step, axis + 1);
-  if (b == a - 1 && a >= 1 && (size_t)a <= d + 1) {
-    *s = (gm_view_sub){false, (size_t)(a - 1), 0, (size_t)r->step};
-    return GM_OK;
-  }
-  if (a < 1 || b < a || (size_t)b > d)
-    return gm_fail(GM_EINVAL, "range %lld..%lld is out of range 1..%zu on axis %d of a %s mat", (long long)r->a,
-                   (long long)r->b, d, axis + 1, dt);
-  *s = (gm_view_sub){false, (size_t)(a - 1), (size_t)((b - a) / r->step + 1), (size_t)r->step};
+  /* hi - lo < d: no overflow; |step| as unsigned (step may be INT64_MIN) */
+  uint64_t step = up ? (uint64_t)r->step : (uint64_t)0 - (uint64_t)r->step;
+  *s = (gm_view_sub){false, false, (size_t)(a - 1), (size_t)((uint64_t)(hi - lo) / step + 1), r->step};
   return GM_OK;
 }
 
-gm_status gm_view_subs_resolve(const gm_mat *m, int n, const gm_sub_arg *args, gm_view_sub *subs) {
+static gm_status resolve_sub(const gm_sub_arg *r, size_t d, int axis, const char *dt, gm_view_sub *s) {
+  if (r->kind == GM_SUB_ALL) {
+    *s = (gm_view_sub){false, false, 0, d, 1};
+    return GM_OK;
+  }
+  if (r->kind == GM_SUB_RANGE) return resolve_range(r, d, axis, dt, s);
+  int64_t a = from_end(r->a, d);
+  if (a < 1 || (size_t)a > d)
+    return gm_fail(GM_EINVAL, "subscript %lld is out of range 1..%zu on axis %d of a %s mat", (long long)r->a, d,
+                   axis + 1, dt);
+  *s = (gm_view_sub){true, false, (size_t)(a - 1), 1, 1};
+  return GM_OK;
+}
+
+gm_status gm_view_subs_resolve(const gm_mat *m, int n, const gm_sub_arg *args, gm_view_sub *subs, int *n_out) {
   char dt[160];
   gm_dims_text(m->rank, m->dims, dt, sizeof dt);
-  if (n > m->rank) return gm_fail(GM_EINVAL, "too many subscripts (%d) for a %s mat", n, dt);
-  for (int i = 0; i < n; i++) GM_TRY(resolve_sub(&args[i], m->dims[i], i, dt, &subs[i]));
+  int takes = 0, dots = 0;
+  for (int i = 0; i < n; i++) {
+    dots += args[i].kind == GM_SUB_ELLIPSIS;
+    takes += args[i].kind != GM_SUB_ELLIPSIS && args[i].kind != GM_SUB_NEWAXIS;
+  }
+  if (dots > 1) return gm_fail(GM_EINVAL, "\"...\" may appear only once among the subscripts");
+  if (takes > m->rank) return gm_fail(GM_EINVAL, "too many subscripts (%d) for a %s mat", takes, dt);
+  int k = 0, axis = 0;
+  for (int i = 0; i < n; i++) {
+    if (args[i].kind == GM_SUB_NEWAXIS) {
+      if (k >= GM_MAX_SUBS) return gm_fail(GM_EINVAL, "too many subscripts");
+      subs[k++] = (gm_view_sub){false, true, 0, 1, 1};
+      continue;
+    }
+    int span = args[i].kind == GM_SUB_ELLIPSIS ? m->rank - takes : 1;
+    for (int j = 0; j < span; j++, axis++) {
+      gm_sub_arg all = {GM_SUB_ALL, 0, 0, 1};
+      if (k >= GM_MAX_SUBS) return gm_fail(GM_EINVAL, "too many subscripts");
+      GM_TRY(resolve_sub(args[i].kind == GM_SUB_ELLIPSIS ? &all : &args[i], m->dims[axis], axis, dt, &subs[k++]));
+    }
+  }
+  *n_out = k;
   return GM_OK;
 }
 
 /* x stretched to v's dims (same dims, size-1 axes, missing leading axes;
  * leading size-1 axes of x dropped) as a new view in *out. */
 static gm_status stretch_to(const gm_mat *x, const gm_mat *v, gm_mat **out) {
-  int lead = x->rank - v->rank;
-  for (int i = 0; i < lead; i++)
-    if (x->dims[i] != 1) lead = -1;
+  int lead = x->rank - v->rank; /* < 0: missing leading axes, which expand adds */
+  bool ok = true;
+  for (int i = 0; i < lead; i++) ok = ok && x->dims[i] == 1;
   gm_mat *xv = NULL;
-  gm_status st = lead < 0 ? GM_EINVAL : GM_OK;
+  gm_status st = ok ? GM_OK : GM_EINVAL;
   if (st == GM_OK && lead > 0) st = gm_view_dims(x, v->rank, x->dims + lead, &xv);
   if (st == GM_OK) st = gm_view_expand(xv ? xv : x, v->rank, v->dims, out);
   gm_mat_free(xv);

@@ -41,16 +41,21 @@ gm_status gm_dims_infer(int rank, size_t *dims, int infer, size_t size);
 gm_status gm_expand_dims_resolve(const gm_mat *m, int rank, size_t *dims);
 
 /* One subscript of m[{...}] as written: an index, a range {first, last}
- * or {first, last, step}, or {} (the whole axis).  1-based; negative
- * first, last and index count from the end; last == first - 1 is empty. */
-typedef enum { GM_SUB_SELECT, GM_SUB_RANGE, GM_SUB_ALL } gm_sub_kind;
+ * or {first, last, step} (any nonzero step; a negative one walks
+ * backwards), {} (the whole axis), gm.newaxis (a new size-1 axis) or
+ * "..." (as many {} as the other subscripts leave axes; at most once).
+ * 1-based; negative first, last and index count from the end; last ==
+ * first - step/|step| is empty. */
+typedef enum { GM_SUB_SELECT, GM_SUB_RANGE, GM_SUB_ALL, GM_SUB_NEWAXIS, GM_SUB_ELLIPSIS } gm_sub_kind;
 typedef struct gm_sub_arg {
   gm_sub_kind kind;
   int64_t a, b, step;
 } gm_sub_arg;
-/* subs[0..n-1] for gm_view_index from the written subscripts on m's
- * leading axes. */
-gm_status gm_view_subs_resolve(const gm_mat *m, int n, const gm_sub_arg *args, gm_view_sub *subs);
+/* At most this many subscripts as written (newaxis ones add axes). */
+#define GM_MAX_SUBS (2 * GM_MAX_RANK)
+/* subs[0..*n_out-1] for gm_view_index from the n written subscripts on
+ * m's leading axes ("..." expanded); subs holds GM_MAX_SUBS. */
+gm_status gm_view_subs_resolve(const gm_mat *m, int n, const gm_sub_arg *args, gm_view_sub *subs, int *n_out);
 
 /* m[{...}] = x: the view v := x stretched to v's dims (x == NULL: every
  * element := value).  x may share v's storage (it is copied first); v

@@ -59,6 +59,13 @@ int GM_LAUNCHER(reduce)(int ctype, int op, size_t n, const void *x, double *resu
 int GM_LAUNCHER(reduce_axis)(int ctype, int op, int ddof, size_t outer, size_t len, size_t inner, const void *x,
                              void *y, const gm_launch_ctx *lc);
 
+/* kernels/scan.cu: x (outer, len, inner) scanned along len into y (len +
+ * initial), or sorted into y (same dims) */
+int GM_LAUNCHER(scan_axis)(int ctype, int op, int initial, size_t outer, size_t len, size_t inner, const void *x,
+                           void *y, const gm_launch_ctx *lc);
+int GM_LAUNCHER(sort_axis)(int ctype, int desc, size_t outer, size_t len, size_t inner, const void *x, void *y,
+                           const gm_launch_ctx *lc);
+
 /* the strided elementwise engine (kernels/strided_ew.cu): op a gm_bcast_op; NULL inputs
  * are the numbers of s->scalar */
 int GM_LAUNCHER(strided_binary)(int ctype, int op, const gm_strided *s, void *out, const void *a, const void *b,

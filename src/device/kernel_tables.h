@@ -9,7 +9,7 @@
  *   GM_LT_STATUS(ctx, err, k) the gm_status of launcher code err for the
  *                             kernel named k (clearing cudart's slot),
  * and gets static gm_lt_fill, gm_lt_strided_copy,
- * gm_lt_{elementwise,nn,random,reduce,reduce_axis,strided_ew}_ops and
+ * gm_lt_{elementwise,nn,random,reduce,reduce_axis,scan,strided_ew}_ops and
  * gm_lt_blas_ops(library), the device's BLAS library table with the two
  * cases that do not depend on the library's conventions. */
 #include "../core/blas_ops.h"
@@ -18,6 +18,7 @@
 #include "../core/random_ops.h"
 #include "../core/reduce_ops.h"
 #include "../core/reduce_axis_ops.h"
+#include "../core/scan_ops.h"
 #include "../core/strided_ew_ops.h"
 #include "kernel_launchers.h"
 
@@ -186,6 +187,20 @@ static gm_status gm_lt_reduce_axis(void *ctx, gm_ctype t, int op, int ddof, size
 }
 
 static const gm_reduce_axis_ops gm_lt_reduce_axis_ops = {.axis = gm_lt_reduce_axis};
+
+/* ---- scans and sorts along an axis (kernels/scan.cu) ---- */
+
+static gm_status gm_lt_scan_axis(void *ctx, gm_ctype t, int op, int initial, size_t outer, size_t len, size_t inner,
+                                 const void *x, void *y) {
+  return GM_LT_RUN(scan_axis, ((int)t, op, initial, outer, len, inner, x, y, GM_LT_LAUNCH(ctx)), "scan kernel");
+}
+
+static gm_status gm_lt_sort_axis(void *ctx, gm_ctype t, int desc, size_t outer, size_t len, size_t inner,
+                                 const void *x, void *y) {
+  return GM_LT_RUN(sort_axis, ((int)t, desc, outer, len, inner, x, y, GM_LT_LAUNCH(ctx)), "sort kernel");
+}
+
+static const gm_scan_ops gm_lt_scan_ops = {.scan = gm_lt_scan_axis, .sort = gm_lt_sort_axis};
 
 /* ---- the strided elementwise engine (kernels/strided_ew.cu) ---- */
 

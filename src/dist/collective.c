@@ -25,7 +25,8 @@ static place choose(gm_mat *const *mats, int n) {
   return p;
 }
 
-/* x /= size on the host facet (average) */
+/* x /= size on the host facet (average; floats only: on_mpi refuses the
+ * average of other ctypes) */
 static void divide(void *p, size_t n, gm_ctype t, int size) {
 #define X(T, E, ...)                                     \
   case GM_##E: {                                         \
@@ -33,7 +34,7 @@ static void divide(void *p, size_t n, gm_ctype t, int size) {
     for (size_t i = 0; i < n; i++) x[i] /= (T)size;      \
     break;                                               \
   }
-  GM_CTYPE_SWITCH(t, X, break)
+  GM_FLOAT_CTYPE_SWITCH(t, X, break)
 #undef X
 }
 
@@ -75,6 +76,7 @@ static gm_status on_mpi(const gm_dist_call *c, void *a, void *b) {
   gm_ctype t = c->m->ctype;
   switch (c->kind) {
     case GM_DIST_ALLREDUCE: {
+      if (c->average) GM_TRY(gm_check_float_ctype(c->fn, 1, t));
       GM_TRY(gm_dist_allreduce(a, n, t, c->op));
       if (c->average && gm_dist_size() > 1) divide(a, n, t, gm_dist_size());
       return GM_OK;

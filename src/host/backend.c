@@ -7,8 +7,10 @@
 #include "../core/random_ops.h"
 #include "../core/reduce_ops.h"
 #include "../core/reduce_axis_ops.h"
+#include "../core/scan_ops.h"
 #include "../core/strided_ew_ops.h"
 #include "../../kernels/fill.h"
+#include "../../kernels/sat_cast.h"
 #include "strided.h"
 
 static gm_status host_fill(void *ctx, gm_ctype t, size_t n, double alpha, void *x, size_t incx) {
@@ -16,7 +18,7 @@ static gm_status host_fill(void *ctx, gm_ctype t, size_t n, double alpha, void *
   if (incx == 1) return gm_host_fill_contiguous(t, n, alpha, x);
 #define X(T, E, ...)                               \
   case GM_##E:                                     \
-    gm_fill_##T((T *)x, n, incx, (T)alpha);        \
+    gm_fill_##T((T *)x, n, incx, gm_sat_##T(alpha)); \
     return GM_OK;
   GM_CTYPE_SWITCH(t, X, return gm_fail(GM_EINVAL, "fill: bad ctype"))
 #undef X
@@ -32,5 +34,6 @@ const gm_backend gm_host_backend = {
     .random = &gm_host_random_ops,
     .reduce = &gm_host_reduce_ops,
     .reduce_axis = &gm_host_reduce_axis_ops,
+    .scan = &gm_host_scan_ops,
     .strided_ew = &gm_host_strided_ew_ops,
 };

@@ -16,7 +16,7 @@ static enum CBLAS_TRANSPOSE cb(gm_blas_trans t) { return t == GM_BLAS_T ? CblasT
 static gm_status bad_ctype(const char *op) { return gm_fail(GM_EINVAL, "%s: unsupported ctype", op); }
 
 /* A switch on t (GM_CTYPE_SWITCH) whose default is the ctype error of op. */
-#define CTYPE_SWITCH(t, CASE, op) GM_CTYPE_SWITCH(t, CASE, return bad_ctype(op))
+#define CTYPE_SWITCH(t, CASE, op) GM_FLOAT_CTYPE_SWITCH(t, CASE, return bad_ctype(op))
 
 static gm_status h_asum(void *ctx, gm_ctype t, int n, const void *x, int incx, double *out) {
   (void)ctx;
@@ -127,7 +127,7 @@ static gm_status h_scal(void *ctx, gm_ctype t, int n, double alpha, void *x, int
                       tb == GM_BLAS_N ? k : n, tb == GM_BLAS_N ? n : k, alpha, b, ldb, a,             \
                       ta == GM_BLAS_N ? lda : 1, beta, c, ldc);                                       \
   }
-GM_CTYPES(GM_DEFINE_GEMV)
+GM_FLOAT_CTYPES(GM_DEFINE_GEMV)
 #undef GM_DEFINE_GEMV
 
 static gm_status h_gemm(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans tb, int m, int n, int k,
@@ -181,7 +181,7 @@ static gm_status h_gemm(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans t
     }                                                                                             \
   }
 
-GM_CTYPES(GM_DEFINE_GEAM)
+GM_FLOAT_CTYPES(GM_DEFINE_GEAM)
 
 static gm_status h_geam(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans tb, int m, int n,
                         double alpha, const void *a, int lda, double beta, const void *b, int ldb, void *c,
@@ -216,7 +216,7 @@ static gm_status lu_factor(gm_ctype t, int n, void *a, int lda, lapack_int **ipi
   case GM_##E:                    \
     info = LAPACKE_##p##getrf(LAPACK_COL_MAJOR, n, n, a, lda, *ipiv); \
     break;
-    GM_CTYPES(X)
+    GM_FLOAT_CTYPES(X)
 #undef X
     default:
       free(*ipiv);
@@ -248,7 +248,7 @@ static gm_status h_invert(void *ctx, gm_ctype t, int n, void *a, int lda) {
   case GM_##E:                    \
     info = LAPACKE_##p##getri(LAPACK_COL_MAJOR, n, a, lda, ipiv); \
     break;
-      GM_CTYPES(X)
+      GM_FLOAT_CTYPES(X)
 #undef X
       default:
         st = bad_ctype("getri");

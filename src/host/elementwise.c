@@ -42,6 +42,7 @@ GM_MVEC float expm1f(float);
 #endif
 
 #include "../../kernels/elementwise.h"
+#include "../../kernels/sat_cast.h"
 #include "../core/par.h"
 #include "simd.h"
 
@@ -66,7 +67,7 @@ static int overlap(const void *p, const void *q, size_t bytes) {
 #define CHUNK_BY_CTYPE(NAME)                                                           \
   static void NAME(void *arg, size_t b, size_t e) {                                   \
     static void (*const of[GM_N_CTYPES])(const ew_job *, size_t, size_t) = {          \
-        GM_CTYPE_TABLE(NAME)};                                                        \
+        GM_FLOAT_CTYPE_TABLE(NAME)};                                                        \
     const ew_job *j = arg;                                                            \
     of[j->t](j, b, e);                                                                \
   }
@@ -98,7 +99,7 @@ static int overlap(const void *p, const void *q, size_t bytes) {
     loop[j->op]((const T *)j->a + b, (T *)j->c + b, e - b);                         \
   }
 
-GM_CTYPES(UN_LOOPS)
+GM_FLOAT_CTYPES(UN_LOOPS)
 CHUNK_BY_CTYPE(un_chunk)
 CHUNK_BY_CTYPE(un_into_chunk)
 
@@ -137,7 +138,7 @@ static gm_status host_unary_into(void *ctx, gm_ctype t, gm_unary_op op, size_t n
     loop[j->op]((T *)j->c + b, e - b, (T)j->alpha);                                   \
   }
 
-GM_CTYPES(SCALAR_LOOPS)
+GM_FLOAT_CTYPES(SCALAR_LOOPS)
 CHUNK_BY_CTYPE(scalar_chunk)
 
 static gm_status host_scalar(void *ctx, gm_ctype t, gm_scalar_op op, size_t n, double alpha, void *x) {
@@ -220,7 +221,7 @@ static gm_status host_scalar(void *ctx, gm_ctype t, gm_scalar_op op, size_t n, d
     }                                                                                           \
   }
 
-GM_CTYPES(BINARY_LOOPS)
+GM_FLOAT_CTYPES(BINARY_LOOPS)
 CHUNK_BY_CTYPE(binary_chunk)
 
 static gm_status host_geem(void *ctx, gm_ctype t, size_t n, double alpha, const void *a, const void *b,
@@ -274,7 +275,7 @@ static gm_status host_add_sign(void *ctx, gm_ctype t, size_t n, double alpha, co
     }                                                                                           \
   }
 
-GM_CTYPES(ROW_LOOPS)
+GM_FLOAT_CTYPES(ROW_LOOPS)
 CHUNK_BY_CTYPE(row_chunk)
 
 static gm_status host_geerv(void *ctx, gm_ctype t, size_t rows, size_t cols, double alpha, const void *a,
@@ -333,7 +334,7 @@ typedef struct colsum_job {
     }                                                                                           \
   }
 
-GM_CTYPES(SUM_LOOPS)
+GM_FLOAT_CTYPES(SUM_LOOPS)
 CHUNK_BY_CTYPE(rowsum_chunk)
 
 /* Part p of the rows into accumulator row p. */
@@ -346,7 +347,7 @@ static void colsum_part(void *arg, size_t b, size_t e) {
   case GM_##E:                                                              \
     colsum_rows_##T(j->a, r0, r1, j->cols, (T *)cj->acc + p * j->cols);     \
     break;
-    GM_CTYPE_SWITCH(j->t, X, break)
+    GM_FLOAT_CTYPE_SWITCH(j->t, X, break)
 #undef X
   }
 }
@@ -359,7 +360,7 @@ static gm_status host_colsum(const ew_job *j) {
   colsum_job cj = {j, acc, parts};
   /* One task per part; the cost makes gm_par_for run them in parallel. */
   gm_par_for(parts, 1, parts > 1 ? (double)(1u << 30) : 0, colsum_part, &cj);
-  static void (*const finish[GM_N_CTYPES])(const ew_job *, const void *, size_t) = {GM_CTYPE_TABLE(colsum_finish)};
+  static void (*const finish[GM_N_CTYPES])(const ew_job *, const void *, size_t) = {GM_FLOAT_CTYPE_TABLE(colsum_finish)};
   finish[j->t](j, acc, parts);
   free(acc);
   return GM_OK;
@@ -398,15 +399,20 @@ static gm_status host_sum(void *ctx, gm_ctype t, size_t rows, size_t cols, int a
 #include <emmintrin.h>
 FILL_LOOPS(float, __m128, _mm_set1_ps, _mm_stream_ps)
 FILL_LOOPS(double, __m128d, _mm_set1_pd, _mm_stream_pd)
-#else
+#endif
 /* no streaming stores: the plain loop for every size */
 #define PLAIN_FILL_LOOPS(T, ...)                                           \
   GM_SIMD_CLONES static void fill_plain_##T(T *x, size_t n, T alpha) {    \
     for (size_t i = 0; i < n; i++) x[i] = alpha;                           \
   }                                                                        \
   static void fill_stream_##T(T *x, size_t n, T alpha) { fill_plain_##T(x, n, alpha); }
-GM_CTYPES(PLAIN_FILL_LOOPS)
+#if !defined(__SSE2__)
+GM_FLOAT_CTYPES(PLAIN_FILL_LOOPS)
 #endif
+/* bool and the integers: the plain loop (fills of those are the
+ * constructors', where the streaming stores matter less) */
+GM_BOOL_CTYPES(PLAIN_FILL_LOOPS)
+GM_INTEGER_CTYPES(PLAIN_FILL_LOOPS)
 
 /* j->op: streaming stores (the fill is bigger than the caches) */
 static void fill_chunk(void *arg, size_t b, size_t e) {
@@ -414,9 +420,9 @@ static void fill_chunk(void *arg, size_t b, size_t e) {
 #define X(T, E, ...)                                                   \
   case GM_##E:                                                         \
     if (j->op)                                                         \
-      fill_stream_##T((T *)j->c + b, e - b, (T)j->alpha);              \
+      fill_stream_##T((T *)j->c + b, e - b, gm_sat_##T(j->alpha));     \
     else                                                               \
-      fill_plain_##T((T *)j->c + b, e - b, (T)j->alpha);               \
+      fill_plain_##T((T *)j->c + b, e - b, gm_sat_##T(j->alpha));      \
     break;
   GM_CTYPE_SWITCH(j->t, X, break)
 #undef X

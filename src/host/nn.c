@@ -64,15 +64,15 @@ typedef struct nn_job {
     }                                                                                           \
   }
 
-GM_CTYPES(NN_LOOPS)
+GM_FLOAT_CTYPES(NN_LOOPS)
 
 /* The loops by ctype. */
 typedef void (*nn_loop)(void *, size_t, size_t);
-static const nn_loop conv_rows[GM_N_CTYPES] = {GM_CTYPE_TABLE(conv_rows)};
-static const nn_loop conv_dx_rows[GM_N_CTYPES] = {GM_CTYPE_TABLE(conv_dx_rows)};
-static const nn_loop conv_dw_elems[GM_N_CTYPES] = {GM_CTYPE_TABLE(conv_dw_elems)};
-static const nn_loop pool_rows[GM_N_CTYPES] = {GM_CTYPE_TABLE(pool_rows)};
-static const nn_loop pool_dx_rows[GM_N_CTYPES] = {GM_CTYPE_TABLE(pool_dx_rows)};
+static const nn_loop conv_rows[GM_N_CTYPES] = {GM_FLOAT_CTYPE_TABLE(conv_rows)};
+static const nn_loop conv_dx_rows[GM_N_CTYPES] = {GM_FLOAT_CTYPE_TABLE(conv_dx_rows)};
+static const nn_loop conv_dw_elems[GM_N_CTYPES] = {GM_FLOAT_CTYPE_TABLE(conv_dw_elems)};
+static const nn_loop pool_rows[GM_N_CTYPES] = {GM_FLOAT_CTYPE_TABLE(pool_rows)};
+static const nn_loop pool_dx_rows[GM_N_CTYPES] = {GM_FLOAT_CTYPE_TABLE(pool_dx_rows)};
 
 /* Work estimates for the parallel threshold: kernel elements per output. */
 static double kcost(const gm_nn_geom *g, double per_row) { return per_row * (double)(g->kh * g->kw); }

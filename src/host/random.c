@@ -19,7 +19,7 @@ static gm_status host_uniform(void *ctx, const gm_random_state *start, gm_ctype 
                            (T *)x + i, block_count(n, i, GM_RANDOM_PER_BLOCK_##E));                     \
     return GM_OK;                                                                                       \
   }
-  GM_CTYPE_SWITCH(t, X, return gm_fail(GM_EINVAL, "uniform_random_: bad ctype"))
+  GM_FLOAT_CTYPE_SWITCH(t, X, return gm_fail(GM_EINVAL, "uniform_random_: bad ctype"))
 #undef X
 }
 
@@ -32,7 +32,7 @@ static gm_status host_gaussian(void *ctx, const gm_random_state *start, gm_ctype
       gm_gaussian_block_##T(start->key, start->counter + i / GM_RANDOM_PER_BLOCK_##E, mean, stddev,      \
                             (T *)x + i, block_count(n, i, GM_RANDOM_PER_BLOCK_##E));                    \
     return GM_OK;
-  GM_CTYPE_SWITCH(t, X, return gm_fail(GM_EINVAL, "gaussian_random_: bad ctype"))
+  GM_FLOAT_CTYPE_SWITCH(t, X, return gm_fail(GM_EINVAL, "gaussian_random_: bad ctype"))
 #undef X
 }
 

@@ -49,9 +49,9 @@ typedef struct reduce_job {
     return extreme_##T(x, n, j->op == GM_REDUCE_MIN);                            \
   }
 
-GM_CTYPES(REDUCE_LOOPS)
+GM_FLOAT_CTYPES(REDUCE_LOOPS)
 
-static double (*const block_of[GM_N_CTYPES])(const reduce_job *, size_t) = {GM_CTYPE_TABLE(block)};
+static double (*const block_of[GM_N_CTYPES])(const reduce_job *, size_t) = {GM_FLOAT_CTYPE_TABLE(block)};
 
 static void reduce_blocks(void *arg, size_t b, size_t e) {
   const reduce_job *j = arg;

@@ -77,7 +77,7 @@ static void put(const ax_job *j, size_t k, double v) {
   case GM_##E:                   \
     ((T *)j->y)[k] = (T)v;       \
     break;
-  GM_CTYPE_SWITCH(t, PUT_CASE, break)
+  GM_FLOAT_CTYPE_SWITCH(t, PUT_CASE, break)
 #undef PUT_CASE
 }
 
@@ -110,8 +110,8 @@ static void put(const ax_job *j, size_t k, double v) {
 /* The per-ctype instances, indexed by ctype (GM_CTYPES). */
 typedef void (*fold_fn)(const ax_job *j, const ax_seg *s, gm_axacc *acc);
 typedef void (*softmax_fn)(const ax_job *j, const ax_seg *s, const gm_axacc *acc);
-static const fold_fn fold_seg[GM_N_CTYPES] = {GM_CTYPE_TABLE(fold_seg)};
-static const softmax_fn softmax_seg[GM_N_CTYPES] = {GM_CTYPE_TABLE(softmax_seg)};
+static const fold_fn fold_seg[GM_N_CTYPES] = {GM_FLOAT_CTYPE_TABLE(fold_seg)};
+static const softmax_fn softmax_seg[GM_N_CTYPES] = {GM_FLOAT_CTYPE_TABLE(softmax_seg)};
 
 /* Folds segment `task` into its accumulators; with one segment per
  * column also writes the results (softmax: the elements). */

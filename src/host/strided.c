@@ -2,6 +2,7 @@
  * with an odometer from each chunk's first row, chunks over the cores. */
 #include "strided.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include "../../kernels/strided.h"
@@ -14,21 +15,29 @@ typedef struct copy_job {
   char *dst;
 } copy_job;
 
+/* One row as unsigned integers of the element's width: the bits move
+ * unchanged whatever the element type (every GM_CTYPES row is 1, 2, 4
+ * or 8 bytes). */
+#define COPY_ROW_AS(U)                                                               \
+  do {                                                                               \
+    const U *s = (const U *)j->src + so;                                             \
+    U *t = (U *)j->dst + d;                                                          \
+    for (size_t i = 0; i < n; i++) t[(int64_t)i * ds] = s[(int64_t)i * ss];          \
+  } while (0)
+
 static void copy_row(const copy_job *j, int64_t so, int64_t d) {
   const gm_strided_geom *g = j->g;
   int last = g->rank - 1;
   size_t n = g->dims[last];
   int64_t ss = g->src_strides[last], ds = g->dst_strides[last];
-  if (j->esize == 8) {
-    const double *s = (const double *)j->src + so;
-    double *t = (double *)j->dst + d;
-    for (size_t i = 0; i < n; i++) t[(int64_t)i * ds] = s[(int64_t)i * ss];
-  } else {
-    const float *s = (const float *)j->src + so;
-    float *t = (float *)j->dst + d;
-    for (size_t i = 0; i < n; i++) t[(int64_t)i * ds] = s[(int64_t)i * ss];
+  switch (j->esize) {
+    case 8: COPY_ROW_AS(uint64_t); break;
+    case 4: COPY_ROW_AS(uint32_t); break;
+    case 2: COPY_ROW_AS(uint16_t); break;
+    default: COPY_ROW_AS(uint8_t); break;
   }
 }
+#undef COPY_ROW_AS
 
 /* Rows [begin, end) of the outer axes. */
 static void copy_rows(void *arg, size_t begin, size_t end) {

@@ -61,11 +61,22 @@ typedef enum { V_CC, V_CS, V_SC, V_GEN, N_VARIANTS } variant;
 
 #define BC_OP_INNER_(T, E, f, name) BC_INNER(T, f)
 #define BC_CTYPE_INNER_(T, ...) GM_BCAST_OPS_WITH(BC_OP_INNER_, T)
-GM_CTYPES(BC_CTYPE_INNER_)
+GM_FLOAT_CTYPES(BC_CTYPE_INNER_)
 
 #define BC_OP_ROW_(T, E, f, name) [GM_BC_##E] = {bc_##f##_##T##_cc, bc_##f##_##T##_cs, bc_##f##_##T##_sc, bc_##f##_##T##_gen},
 #define BC_CTYPE_ROW_(T, E, ...) [GM_##E] = {GM_BCAST_OPS_WITH(BC_OP_ROW_, T)},
-static const inner_fn inner_table[GM_N_CTYPES][GM_N_BCAST][N_VARIANTS] = {GM_CTYPES(BC_CTYPE_ROW_)};
+/* Integer add, sub and cmul (kernels/strided_ew.h: wrapping). */
+#define BC_INT_DEFINE_(T, ...) \
+  BC_INNER(T, add)             \
+  BC_INNER(T, sub)             \
+  BC_INNER(T, cmul)
+GM_INTEGER_CTYPES(BC_INT_DEFINE_)
+#define BC_INT_OP_(T, f) {bc_##f##_##T##_cc, bc_##f##_##T##_cs, bc_##f##_##T##_sc, bc_##f##_##T##_gen}
+#define BC_INT_ROW_(T, E, ...) \
+  [GM_##E] = {[GM_BC_ADD] = BC_INT_OP_(T, add), [GM_BC_SUB] = BC_INT_OP_(T, sub), [GM_BC_CMUL] = BC_INT_OP_(T, cmul)},
+
+static const inner_fn inner_table[GM_N_CTYPES][GM_N_BCAST][N_VARIANTS] = {
+    GM_FLOAT_CTYPES(BC_CTYPE_ROW_) GM_INTEGER_CTYPES(BC_INT_ROW_)};
 
 /* where: o := c != 0 ? a : b (st: the four inner strides) */
 typedef void (*where_fn)(int64_t n, void *o, const void *c, const void *a, const void *b, const int64_t *st);
@@ -86,9 +97,9 @@ typedef void (*where_fn)(int64_t n, void *o, const void *c, const void *a, const
       o[i * st[0]] = gm_bc_where_##T(c[i * st[1]], a[i * st[2]], b[i * st[3]]);                     \
   }
 
-GM_CTYPES(WHERE_INNER)
+GM_FLOAT_CTYPES(WHERE_INNER)
 #define WHERE_ROW_(T, E, ...) [GM_##E] = {where_##T##_cc, where_##T##_gen},
-static const where_fn where_table[GM_N_CTYPES][2] = {GM_CTYPES(WHERE_ROW_)};
+static const where_fn where_table[GM_N_CTYPES][2] = {GM_FLOAT_CTYPES(WHERE_ROW_)};
 
 /* Everything one chunk needs; p[k] is operand k's base (a number
  * operand points at its value, of the ctype, in `local`). */

@@ -56,16 +56,33 @@ static size_t count_leaves(lua_State *L, int idx, const char *fname, int arg, in
   return total;
 }
 
+/* Where fill_leaves writes: doubles for a float mat, exact values
+ * (gm_value: Lua integers as integers) for an integer or bool mat. */
+typedef struct leaves_out {
+  double *d;
+  gm_value *v;
+} leaves_out;
+
+static void put_leaf(lua_State *L, int idx, const leaves_out *out, size_t k) {
+  if (out->d) {
+    out->d[k] = lua_tonumber(L, idx);
+  } else {
+    bool is_int = lua_isinteger(L, idx);
+    out->v[k] = (gm_value){is_int, false, is_int ? (long long)lua_tointeger(L, idx) : 0, lua_tonumber(L, idx)};
+  }
+}
+
 /* Writes the leaves in row-major order into out[*pos..n-1]. */
-static void fill_leaves(lua_State *L, int idx, double *out, size_t n, size_t *pos, const char *fname, int arg) {
+static void fill_leaves(lua_State *L, int idx, const leaves_out *out, size_t n, size_t *pos, const char *fname,
+                        int arg) {
   idx = lua_absindex(L, idx);
   if (lua_type(L, idx) == LUA_TNUMBER) {
     if (*pos >= n) gml_argerror(L, arg, fname, "contents changed while being read");
-    out[(*pos)++] = lua_tonumber(L, idx);
+    put_leaf(L, idx, out, (*pos)++);
   } else if (gml_ismat(L, idx)) {
     gm_mat *m = ((gml_mat *)lua_touserdata(L, idx))->m;
     if (!m || m->size > n - *pos) gml_argerror(L, arg, fname, "contents changed while being read");
-    GML_TRY(L, gm_mat_read_doubles(m, out + *pos), fname);
+    GML_TRY(L, out->d ? gm_mat_read_doubles(m, out->d + *pos) : gm_mat_read_values(m, out->v + *pos), fname);
     *pos += m->size;
   } else if (lua_istable(L, idx)) {
     lua_Integer len = luaL_len(L, idx);
@@ -85,11 +102,14 @@ static void replace_from(lua_State *L, gm_mat *m, int idx, int arg, const char *
   idx = lua_absindex(L, idx);
   size_t n = count_leaves(L, idx, fname, arg, 0);
   if (n != m->size) gml_argerror(L, arg, fname, "contents have %zu elements, mat has %zu", n, m->size);
-  double *v = lua_newuserdatauv(L, (n ? n : 1) * sizeof *v, 0);
+  /* integer and bool mats take Lua integers exactly (wrapping as astype) */
+  bool exact = !gm_ctype_is_float(m->ctype);
+  void *v = lua_newuserdatauv(L, (n ? n : 1) * (exact ? sizeof(gm_value) : sizeof(double)), 0);
+  leaves_out out = {exact ? NULL : v, exact ? v : NULL};
   size_t pos = 0;
-  fill_leaves(L, idx, v, n, &pos, fname, arg);
+  fill_leaves(L, idx, &out, n, &pos, fname, arg);
   if (pos != n) gml_argerror(L, arg, fname, "contents changed while being read");
-  GML_TRY(L, gm_mat_write_doubles(m, v), fname);
+  GML_TRY(L, exact ? gm_mat_write_values(m, v) : gm_mat_write_doubles(m, v), fname);
   lua_pop(L, 1);
 }
 
@@ -250,6 +270,24 @@ static int l_array_to_mat(lua_State *L) {
   return 1;
 }
 
+/* gm.astype(m, dtype) / m:as(dtype): a new mat of dtype with m's dims,
+ * cuda_enabled and values converted (gm_mat_astype) */
+static int l_astype(lua_State *L) {
+  gml_guard(L, 2); /* the result box is allocated while m is held */
+  const char *fn = "astype";
+  gm_mat *m = gml_checkmat(L, 1, fn);
+  gm_ctype t = gml_check_ctype(L, 2, fn);
+  gm_mat_options o = {0};
+  o.ctype = (int)t;
+  o.cuda_enabled = m->cuda_enabled;
+  o.synchronization = gml_settings_of(L)->default_synchronization;
+  gm_mat *r;
+  GML_TRY(L, gm_mat_new(m->rank, m->dims, &o, &r), fn);
+  gml_pushmat(L, r);
+  GML_TRY(L, gm_mat_astype(m, r), fn);
+  return 1;
+}
+
 /* gm.replace_(m, nested) */
 static int l_replace_(lua_State *L) {
   gml_guard(L, 2); /* the contents' metamethods run while m is held */
@@ -259,18 +297,29 @@ static int l_replace_(lua_State *L) {
   return 1;
 }
 
-static void push_nested(lua_State *L, const gm_mat *m, const double *v, int axis, size_t *pos) {
+/* One element of to_table: v[k] as a Lua number, or gv[k] (integer and
+ * bool mats) as an integer or boolean. */
+static void push_leaf(lua_State *L, const gm_mat *m, const double *v, const gm_value *gv, size_t k) {
+  if (!gv)
+    lua_pushnumber(L, v[k]);
+  else if (gm_ctype_kind(m->ctype) == GM_KIND_BOOL)
+    lua_pushboolean(L, gv[k].i != 0);
+  else
+    lua_pushinteger(L, (lua_Integer)gv[k].i);
+}
+
+static void push_nested(lua_State *L, const gm_mat *m, const double *v, const gm_value *gv, int axis, size_t *pos) {
   if (m->rank == 0) {
-    lua_pushnumber(L, v[0]);
+    push_leaf(L, m, v, gv, 0);
     return;
   }
   size_t n = m->dims[axis];
   lua_createtable(L, (int)n, 0);
   for (size_t i = 0; i < n; i++) {
     if (axis == m->rank - 1)
-      lua_pushnumber(L, v[(*pos)++]);
+      push_leaf(L, m, v, gv, (*pos)++);
     else
-      push_nested(L, m, v, axis + 1, pos);
+      push_nested(L, m, v, gv, axis + 1, pos);
     lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
 }
@@ -279,12 +328,14 @@ static void push_nested(lua_State *L, const gm_mat *m, const double *v, int axis
 static int l_mat_to_array(lua_State *L) {
   gml_guard(L, 1); /* building the tables runs the GC (finalizers) */
   gm_mat *m = gml_checkmat(L, 1, "mat_to_array");
+  bool exact = !gm_ctype_is_float(m->ctype);
+  size_t es = exact ? sizeof(gm_value) : sizeof(double);
   /* a userdata, so a memory error while building the tables leaks nothing */
-  double *v = lua_newuserdatauv(L, (m->size ? m->size : 1) * sizeof *v, 0);
-  GML_TRY(L, gm_mat_read_doubles(m, v), "mat_to_array");
+  void *v = lua_newuserdatauv(L, (m->size ? m->size : 1) * es, 0);
+  GML_TRY(L, exact ? gm_mat_read_values(m, v) : gm_mat_read_doubles(m, v), "mat_to_array");
   size_t pos = 0;
   luaL_checkstack(L, m->rank + 8, "mat_to_array");
-  push_nested(L, m, v, 0, &pos);
+  push_nested(L, m, exact ? NULL : v, exact ? v : NULL, 0, &pos);
   return 1;
 }
 
@@ -326,7 +377,15 @@ static int l_is_freed(lua_State *L) {
 /* ---- readers ----
  * One C function reads every property: its entry (upvalue 1) says which. */
 
-typedef enum mat_prop { M_CTYPE, M_DISPLACEMENT, M_DIMS, M_DIM, M_SIZE, M_MAX_SIZE, M_INITIAL, M_CUDA } mat_prop;
+/* An integer mat's initial element as a Lua integer: the double stored
+ * with the vec, converted into the type as the fill converts it. */
+static void push_initial_integer(lua_State *L, gm_ctype t, double init) {
+  unsigned long long cell = 0; /* room for one element of any type */
+  gm_ctype_set(t, &cell, 0, init);
+  lua_pushinteger(L, (lua_Integer)gm_ctype_read(t, &cell, 0).i);
+}
+
+typedef enum mat_prop { M_CTYPE, M_DTYPE, M_DISPLACEMENT, M_DIMS, M_DIM, M_SIZE, M_MAX_SIZE, M_INITIAL, M_CUDA } mat_prop;
 typedef struct mat_prop_reg {
   gml_reg reg;
   mat_prop p;
@@ -338,16 +397,19 @@ static int l_mat_prop(lua_State *L) {
   double init;
   switch (pr->p) {
   case M_CTYPE: lua_pushstring(L, gm_ctype_name(m->ctype)); break;
+  case M_DTYPE: lua_pushstring(L, gm_ctype_dtype(m->ctype)); break;
   case M_DISPLACEMENT: lua_pushinteger(L, (lua_Integer)gm_mat_displacement(m)); break;
   case M_DIMS: gml_push_dims(L, m); break;
   case M_DIM: lua_pushinteger(L, (lua_Integer)m->dims[gml_check_axis(L, 2, "dim", m->rank)]); break;
   case M_SIZE: lua_pushinteger(L, (lua_Integer)gm_mat_size(m)); break;
   case M_MAX_SIZE: lua_pushinteger(L, (lua_Integer)gm_mat_max_size(m)); break;
   case M_INITIAL:
-    if (gm_mat_initial_element(m, &init))
-      lua_pushnumber(L, init);
-    else
+    if (!gm_mat_initial_element(m, &init))
       lua_pushboolean(L, 0);
+    else if (gm_ctype_kind(m->ctype) == GM_KIND_INT || gm_ctype_kind(m->ctype) == GM_KIND_UINT)
+      push_initial_integer(L, m->ctype, init);
+    else
+      lua_pushnumber(L, init);
     break;
   case M_CUDA: lua_pushboolean(L, m->cuda_enabled); break;
   }
@@ -356,6 +418,7 @@ static int l_mat_prop(lua_State *L) {
 
 static const mat_prop_reg mat_props[] = {
     {{"ctype", l_mat_prop, 1, NULL}, M_CTYPE},
+    {{"dtype", l_mat_prop, 1, NULL}, M_DTYPE},
     {{"displacement", l_mat_prop, 1, NULL}, M_DISPLACEMENT},
     {{"dims", l_mat_prop, 1, NULL}, M_DIMS},
     {{"dim", l_mat_prop, 2, NULL}, M_DIM},
@@ -417,6 +480,42 @@ static double check_value(lua_State *L, int arg, const char *fn) {
   return lua_tonumber(L, arg);
 }
 
+/* A value to write into an element of ctype t: a number for float mats;
+ * a number or a boolean for integer and bool mats, Lua integers and
+ * booleans exactly (gm_value), converted as astype does by the core. */
+static gm_value check_elem(lua_State *L, int arg, gm_ctype t, const char *fn) {
+  int lt = lua_type(L, arg);
+  gm_value v = {false, false, 0, 0};
+  if (!gm_ctype_is_float(t) && lt == LUA_TBOOLEAN) {
+    v.is_int = true;
+    v.i = lua_toboolean(L, arg);
+    return v;
+  }
+  if (lt != LUA_TNUMBER)
+    gml_argerror(L, arg, fn, "number%s expected, got %s", gm_ctype_is_float(t) ? "" : " or boolean", luaL_typename(L, arg));
+  if (!gm_ctype_is_float(t) && lua_isinteger(L, arg)) {
+    v.is_int = true;
+    v.i = (long long)lua_tointeger(L, arg);
+  } else {
+    v.d = lua_tonumber(L, arg);
+  }
+  return v;
+}
+
+/* An integer or bool element (gm_mat_get_value): a Lua integer (uint64
+ * at or above 2^63 as the same 64 bits) or boolean. */
+static int push_exact_element(lua_State *L, gm_mat *m, size_t k, const char *fn) {
+  gm_value v;
+  GML_TRY(L, gm_mat_get_value(m, k, &v), fn);
+  if (!v.is_int)
+    lua_pushnumber(L, v.d);
+  else if (gm_ctype_kind(m->ctype) == GM_KIND_BOOL)
+    lua_pushboolean(L, v.i != 0);
+  else
+    lua_pushinteger(L, (lua_Integer)v.i);
+  return 1;
+}
+
 /* Element k (0-based, checked) of box's mat.  Direct access when box's
  * generation still certifies it (gm_vec_direct_open: no lock, no
  * watch); otherwise the watched access, which then re-opens direct access
@@ -425,6 +524,7 @@ static inline __attribute__((always_inline)) int push_element(lua_State *L, gml_
                                                               const char *fn) {
   gm_mat *m = box->m;
   double v;
+  if (!gm_ctype_is_float(m->ctype)) return push_exact_element(L, m, k, fn);
   if (!gm_vec_direct_get(m->vec, box->gen, m->ctype, gm_mat_storage_index(m, k), &v)) {
     GML_TRY(L, gm_mat_get(m, k, &v), fn);
     box->gen = gm_vec_direct_open(m->vec, &box->writable);
@@ -447,11 +547,15 @@ static int push_indexed(lua_State *L, gml_mat *box, int arg) {
   return push_element(L, box, (size_t)(k - 1), "mref");
 }
 
-static inline __attribute__((always_inline)) void put_element(lua_State *L, gml_mat *box, size_t k, double v,
+static inline __attribute__((always_inline)) void put_element(lua_State *L, gml_mat *box, size_t k, gm_value v,
                                                                const char *fn) {
   gm_mat *m = box->m;
-  if (box->writable && m->contiguous && gm_vec_direct_put(m->vec, box->gen, m->ctype, m->displacement + k, v)) return;
-  GML_TRY(L, gm_mat_put(m, k, v), fn);
+  if (!gm_ctype_is_float(m->ctype)) {
+    GML_TRY(L, gm_mat_put_value(m, k, v), fn);
+    return;
+  }
+  if (box->writable && m->contiguous && gm_vec_direct_put(m->vec, box->gen, m->ctype, m->displacement + k, v.d)) return;
+  GML_TRY(L, gm_mat_put(m, k, v.d), fn);
   box->gen = gm_vec_direct_open(m->vec, &box->writable);
 }
 
@@ -490,7 +594,7 @@ static int l_set(lua_State *L) {
   gml_mat *box = gml_checkelembox(L, 1, "set");
   int top = lua_gettop(L);
   if (top < 2) gml_argerror(L, 2, "set", "value expected");
-  double v = check_value(L, top, "set");
+  gm_value v = check_elem(L, top, box->m->ctype, "set");
   size_t k;
   if (top != 4 || !fast_subscripts2(L, box->m, &k)) check_subscripts(L, box->m, 2, top - 2, "set", &k);
   put_element(L, box, k, v, "set");
@@ -508,7 +612,7 @@ static int l_set_row_major(lua_State *L) {
   gml_check_arity(L, &set_row_major_reg);
   gml_mat *box = gml_checkelembox(L, 1, "set_row_major");
   size_t k = check_row_major(L, box->m, 2, "set_row_major");
-  double v = check_value(L, 3, "set_row_major");
+  gm_value v = check_elem(L, 3, box->m->ctype, "set_row_major");
   put_element(L, box, k, v, "set_row_major");
   lua_settop(L, 1);
   return 1;
@@ -534,7 +638,7 @@ static int l_coerce_to_ctype(lua_State *L) {
 /* Pushes the subscripts of table at idx; returns their count. */
 static int push_subscripts(lua_State *L, int idx, const char *fn) {
   lua_Integer n = luaL_len(L, idx);
-  if (n > GM_MAX_RANK) gml_argerror(L, 2, fn, "too many subscripts (%lld)", (long long)n);
+  if (n > 2 * GM_MAX_RANK) gml_argerror(L, 2, fn, "too many subscripts (%lld)", (long long)n); /* newaxis adds axes */
   for (lua_Integer i = 1; i <= n; i++) lua_geti(L, idx, i);
   return (int)n;
 }
@@ -544,7 +648,10 @@ static int push_subscripts(lua_State *L, int idx, const char *fn) {
  * the end: replaced on the stack by their 1-based position (which a view
  * reads the same way). */
 static inline bool one_element(lua_State *L, const gm_mat *m, int first, int n) {
-  if (n != m->rank) return n > m->rank; /* too many: the element path's error */
+  if (n < m->rank) return false;
+  for (int i = 0; i < n; i++)
+    if (lua_type(L, first + i) != LUA_TNUMBER) return false; /* a view (newaxis, "...", ranges) */
+  if (n > m->rank) return true; /* too many integers: the element path's error */
   for (int i = 0; i < n; i++) {
     int isint;
     lua_Integer s = lua_tointegerx(L, first + i, &isint);
@@ -701,13 +808,13 @@ static int l_newindex(lua_State *L) {
     int n = push_subscripts(L, 2, "set"); /* before taking m: may run Lua */
     gml_mat *box = gml_checkelembox(L, 1, "set");
     if (!one_element(L, box->m, 4, n)) return gml_assign_view(L, n);
-    double v = check_value(L, 3, "set");
+    gm_value v = check_elem(L, 3, box->m->ctype, "set");
     check_subscripts_arg(L, box->m, 4, n, "set", &k, 2);
     put_element(L, box, k, v, "set");
     return 0;
   }
   gml_mat *box = gml_checkelembox(L, 1, "set");
-  double v = check_value(L, 3, "set");
+  gm_value v = check_elem(L, 3, box->m->ctype, "set");
   if (kt == LUA_TNUMBER) {
     k = number_row_major(L, box->m, 2, "set");
   } else {
@@ -764,6 +871,7 @@ void gml_open_mat(lua_State *L, int module_idx) {
       {"set_cuda_enabled", l_set_cuda_enabled, 2, NULL},
       {"row_major_index", l_row_major_index, GML_VARARGS, NULL},
       {"coerce_to_ctype", l_coerce_to_ctype, 2, NULL},
+      {"astype", l_astype, 2, NULL},
       {"mat_methods", l_mat_methods, 0, NULL},
       {NULL, NULL, 0, NULL},
   };

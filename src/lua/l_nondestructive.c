@@ -67,9 +67,17 @@ static int l_copy_column(lua_State *L) { return copy_line(L, "copy_column", "col
 static int l_mat_as_scalar(lua_State *L) {
   gm_mat *a = gml_checkmat(L, 1, "mat_as_scalar");
   if (a->size != 1) gml_argerror(L, 1, "mat_as_scalar", "mat must have size 1, has %zu", a->size);
-  double v;
-  GML_TRY(L, gm_mat_get(a, 0, &v), "mat_as_scalar");
-  lua_pushnumber(L, v);
+  gm_value v = {false, false, 0, 0}; /* integers and bool exactly (a Lua integer or boolean) */
+  if (gm_ctype_is_float(a->ctype))
+    GML_TRY(L, gm_mat_get(a, 0, &v.d), "mat_as_scalar");
+  else
+    GML_TRY(L, gm_mat_get_value(a, 0, &v), "mat_as_scalar");
+  if (!v.is_int)
+    lua_pushnumber(L, v.d);
+  else if (gm_ctype_kind(a->ctype) == GM_KIND_BOOL)
+    lua_pushboolean(L, v.i != 0);
+  else
+    lua_pushinteger(L, (lua_Integer)v.i);
   return 1;
 }
 

@@ -2,7 +2,9 @@
  *   a + b, a - b, a / b, a ^ b   gm.add, gm.sub, gm.cdiv, gm.pow: mats
  *                                (broadcast) and numbers (l_broadcast.c)
  *   a * b             m_mul, the matrix product (2-d); a 1-d right
- *                     operand is a vector (1-d result)
+ *                     operand is a vector (1-d result); with an operand
+ *                     of rank > 2, lua/gpumat/einsum.lua's wrapper of
+ *                     this __mul calls gm.matmul instead (batched)
  *   m * s, s * m, -m  gm.cmul by the number (one pass)
  *   a < b and kin     an error naming m:gt(x) and its kin
  * Every result is a new mat, computed where the operands live (host or

@@ -11,6 +11,7 @@
  *     into m itself.
  * All run where the mat lives (core/reduce_axis.h, core/reduce.h). */
 #include "../core/operands.h"
+#include "../core/reduce.h"
 #include "../core/reduce_axis.h"
 #include "util.h"
 
@@ -75,6 +76,13 @@ static gm_mat *result_mat(lua_State *L, gm_mat *x, const ax_args *a, int op, con
 
 /* m reduced as a whole to a Lua number (argmax/argmin: an integer). */
 static int whole(lua_State *L, gm_mat *m, int op, int ddof, const char *fn) {
+  if (!gm_ctype_is_float(m->ctype)) { /* sum, max, min of an integer mat (util.c lets only those through) */
+    gm_value iv;
+    gm_reduce_op r = op == GM_AX_SUM ? GM_REDUCE_SUM : op == GM_AX_MAX ? GM_REDUCE_MAX : GM_REDUCE_MIN;
+    GML_TRY(L, gm_reduce_integer(m, r, &iv), fn);
+    lua_pushinteger(L, (lua_Integer)iv.i);
+    return 1;
+  }
   double v;
   int bad = 0;
   gm_status st = gm_reduce_all(m, op, ddof, &v, &bad);
@@ -93,6 +101,9 @@ static int reduce(lua_State *L) {
   const char *fn = gm_reduce_axis_name(op);
   ax_args a = read_args(L, op, fn);
   gm_mat *x = gml_checkmat(L, 1, fn);
+  if (a.axis >= 0 && !gm_ctype_is_float(x->ctype))
+    gml_argerror(L, 1, fn, "an %s mat; integer mats reduce as a whole only so far (m:%s()), along an axis this "
+                 "function takes float32/float64 mats (convert with m:as(\"float64\"))", gm_ctype_dtype(x->ctype), fn);
   if (a.axis < 0) return whole(L, x, op, a.ddof, fn);
   gm_mat *y = result_mat(L, x, &a, op, fn);
   GML_TRY(L, gm_reduce_axis(x, a.axis, op, a.ddof, y), fn);

@@ -193,12 +193,16 @@ static int64_t range_entry(lua_State *L, int idx, lua_Integer j, int i, const ch
   return v;
 }
 
+/* gm.newaxis: a light userdata no other value equals. */
+static const char newaxis_tag;
+
 /* Reads the subscripts at first..first+n-1 (their tables may run Lua:
  * before any mat is taken). */
 static void read_subs(lua_State *L, int first, int n, gm_sub_arg *out, const char *fn) {
   for (int i = 0; i < n; i++) {
     int idx = first + i;
     gm_sub_arg *r = &out[i];
+    r->step = 1;
     if (lua_type(L, idx) == LUA_TNUMBER) {
       int isint;
       r->a = lua_tointegerx(L, idx, &isint);
@@ -206,9 +210,13 @@ static void read_subs(lua_State *L, int first, int n, gm_sub_arg *out, const cha
       r->kind = GM_SUB_SELECT;
       continue;
     }
+    if (lua_touserdata(L, idx) == &newaxis_tag || (lua_type(L, idx) == LUA_TSTRING && strcmp(lua_tostring(L, idx), "...") == 0)) {
+      r->kind = lua_type(L, idx) == LUA_TSTRING ? GM_SUB_ELLIPSIS : GM_SUB_NEWAXIS;
+      continue;
+    }
     if (!lua_istable(L, idx) || gml_ismat(L, idx))
-      gml_argerror(L, 2, fn, "subscript %d must be an integer or a {first, last, step} table, got %s", i + 1,
-                   luaL_typename(L, idx));
+      gml_argerror(L, 2, fn, "subscript %d must be an integer, a {first, last, step} table, gm.newaxis or \"...\", got %s",
+                   i + 1, luaL_typename(L, idx));
     lua_Integer len = luaL_len(L, idx);
     if (len > 3)
       gml_argerror(L, 2, fn, "subscript %d: a range is {first, last} or {first, last, step}, got %lld entries", i + 1,
@@ -223,17 +231,18 @@ static void read_subs(lua_State *L, int first, int n, gm_sub_arg *out, const cha
 /* The view of subscripts raw[0..n-1] on the mat at stack index 1. */
 static gm_mat *subs_view(lua_State *L, int n, const gm_sub_arg *raw, const char *fn) {
   gm_mat *m = gml_checkmat(L, 1, fn);
-  gm_view_sub subs[GM_MAX_RANK];
-  if (gm_view_subs_resolve(m, n, raw, subs) != GM_OK) gml_argerror(L, 2, fn, "%s", gm_last_error());
+  gm_view_sub subs[GM_MAX_SUBS];
+  int k = 0;
+  if (gm_view_subs_resolve(m, n, raw, subs, &k) != GM_OK) gml_argerror(L, 2, fn, "%s", gm_last_error());
   gm_mat *v = NULL;
-  GML_TRY(L, gm_view_index(m, n, subs, &v), fn);
+  if (gm_view_index(m, k, subs, &v) != GM_OK) gml_argerror(L, 2, fn, "%s", gm_last_error());
   return v;
 }
 
 /* m[{...}] with subscripts at 3..3+n-1 that are not one element. */
 int gml_index_view(lua_State *L, int n) {
-  gm_sub_arg raw[GM_MAX_RANK];
-  if (n > GM_MAX_RANK) gml_argerror(L, 2, "index", "too many subscripts (%d)", n);
+  gm_sub_arg raw[GM_MAX_SUBS];
+  if (n > GM_MAX_SUBS) gml_argerror(L, 2, "index", "too many subscripts (%d)", n);
   read_subs(L, 3, n, raw, "index");
   gml_pushmat(L, subs_view(L, n, raw, "index"));
   return 1;
@@ -243,8 +252,8 @@ int gml_index_view(lua_State *L, int n) {
  * one element: x a number (filled) or a mat. */
 int gml_assign_view(lua_State *L, int n) {
   const char *fn = "set";
-  gm_sub_arg raw[GM_MAX_RANK];
-  if (n > GM_MAX_RANK) gml_argerror(L, 2, fn, "too many subscripts (%d)", n);
+  gm_sub_arg raw[GM_MAX_SUBS];
+  if (n > GM_MAX_SUBS) gml_argerror(L, 2, fn, "too many subscripts (%d)", n);
   read_subs(L, 4, n, raw, fn);
   bool number = lua_type(L, 3) == LUA_TNUMBER;
   if (!number && !gml_ismat(L, 3)) gml_argerror(L, 3, fn, "number or mat expected, got %s", luaL_typename(L, 3));
@@ -272,4 +281,6 @@ void gml_open_view(lua_State *L, int module_idx) {
       {NULL, NULL, 0, NULL},
   };
   gml_register(L, module_idx, fns);
+  lua_pushlightuserdata(L, (void *)&newaxis_tag);
+  lua_setfield(L, module_idx, "newaxis");
 }

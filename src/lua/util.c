@@ -136,9 +136,45 @@ gml_mat *gml_elembox_error(lua_State *L, int idx, const char *fname) {
   return NULL;
 }
 
+/* The functions that take mats of every element type (GM_CTYPES): making,
+ * viewing, shaping, copying, filling, element access, printing, files,
+ * facets and buffers.  Every other function computes in floats, and its
+ * mat arguments must be float or double: gml_checkbox refuses the others
+ * here, in one place, before any op table is looked up (the core checks
+ * again where it dispatches, for C callers: gm_check_float_mats). */
+static const char *const any_ctype_fns[] = {
+    "mat", "mat_to_array", "replace_", "row_major_index", "size", "ctype", "dtype", "dims", "dim", "max_size",
+    "displacement", "initial_element", "cuda_enabled", "set_cuda_enabled", "copy_mat", "mat_as_scalar", "fill_",
+    "astype", "narrow", "select", "t", "permute", "view", "expand", "expand_as", "strides", "is_contiguous",
+    "contiguous", "mref", "set", "__pairs", "__index", "__newindex", "reshape_and_displace",
+    "reshape_and_displace_", "reshape", "reshape_", "displace", "displace_", "reshape_to_row_matrix_", "adjust_",
+    "with_shape_apply", "with_shape_and_displacement", "write_mat", "read_mat", "save_npy", "__tostring",
+    "_format_grid", "format_mat", "watch_facet", "watch_facets", "facets", "find_facet", "synchronization",
+    "destroy_facet", "destroy", "add_facet_reference", "remove_facet_reference", "use_cuda_p", "free", "__gc",
+    "__close", "ensure_core", "ensure", "mat_from_buffer", "syncing_cuda_facets", "with_syncing_cuda_facets",
+    NULL};
+
+/* The ones that also take integer mats (not bool): wrapping arithmetic
+ * and the whole-mat sum, max and min (core/broadcast.c, core/reduce.c). */
+static const char *const integer_fns[] = {"add", "sub", "cmul", "__add", "__sub", "sum", "max", "min", NULL};
+
+static void check_mat_ctype(lua_State *L, int idx, const gm_mat *m, const char *fname) {
+  if (gm_ctype_is_float(m->ctype)) return;
+  for (const char *const *f = any_ctype_fns; *f; f++)
+    if (strcmp(*f, fname) == 0) return;
+  int kind = gm_ctype_kind(m->ctype);
+  for (const char *const *f = integer_fns; *f && kind != GM_KIND_BOOL; f++)
+    if (strcmp(*f, fname) == 0) return;
+  const char *d = gm_ctype_dtype(m->ctype);
+  gml_argerror(L, idx, fname,
+               "a%s %s mat; this function takes float32/float64 mats (convert with m:as(\"float64\"))",
+               d[0] == 'i' ? "n" : "", d);
+}
+
 gml_mat *gml_checkbox(lua_State *L, int idx, const char *fname) {
   gml_mat *box = gml_checkelembox(L, idx, fname);
   if (gm_n_deferred) gm_deferred_drain();
+  check_mat_ctype(L, idx, box->m, fname);
   return box;
 }
 
@@ -361,6 +397,8 @@ void gml_check_options(lua_State *L, int idx, const char *fname, const char *con
     bool ok = false;
     if (lua_type(L, -1) == LUA_TSTRING) {
       const char *k = lua_tostring(L, -1);
+      /* "dtype" (the array standard's name) is an alias of "ctype" */
+      if (strcmp(k, "dtype") == 0) k = "ctype";
       for (const char *const *a = allowed; *a && !ok; a++) ok = strcmp(*a, k) == 0;
     }
     if (!ok) {
@@ -418,11 +456,23 @@ size_t gml_opt_size(lua_State *L, int idx, const char *key, size_t def, const ch
   return (size_t)v;
 }
 
+/* The names an element type option or argument takes, for messages. */
+#define GML_CTYPE_NAMES                                                                                   \
+  "\"float\" (\"float32\"), \"double\" (\"float64\"), \"bool\", \"int8\", \"int16\", \"int32\", \"int64\", " \
+  "\"uint8\", \"uint16\", \"uint32\" or \"uint64\""
+
 gm_ctype gml_opt_ctype(lua_State *L, int idx, const char *key, const char *fname) {
-  if (!gml_opt_push(L, idx, key)) return gml_settings_of(L)->default_ctype;
+  bool is_ctype = strcmp(key, "ctype") == 0;
+  bool has = gml_opt_push(L, idx, key);
+  if (is_ctype && gml_opt_push(L, idx, "dtype")) { /* the alias */
+    if (has) gml_argerror(L, idx, fname, "options 'ctype' and 'dtype' name the same thing: give one");
+    key = "dtype";
+    has = true;
+  }
+  if (!has) return gml_settings_of(L)->default_ctype;
   gm_ctype t;
   if (lua_type(L, -1) != LUA_TSTRING || gm_ctype_parse(lua_tostring(L, -1), &t) != 0)
-    gml_argerror(L, idx, fname, "option '%s' must be \"float\" or \"double\", got %s", key,
+    gml_argerror(L, idx, fname, "option '%s' must be " GML_CTYPE_NAMES ", got %s", key,
                  lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1));
   lua_pop(L, 1);
   return t;
@@ -440,7 +490,7 @@ size_t gml_check_size(lua_State *L, int idx, const char *fname, const char *what
 gm_ctype gml_check_ctype(lua_State *L, int idx, const char *fname) {
   gm_ctype t;
   if (lua_type(L, idx) != LUA_TSTRING || gm_ctype_parse(lua_tostring(L, idx), &t) != 0)
-    gml_argerror(L, idx, fname, "ctype must be \"float\" or \"double\", got %s",
+    gml_argerror(L, idx, fname, "ctype must be " GML_CTYPE_NAMES ", got %s",
                  lua_type(L, idx) == LUA_TSTRING ? lua_tostring(L, idx) : luaL_typename(L, idx));
   return t;
 }

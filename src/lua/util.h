@@ -235,6 +235,7 @@ void gml_open_util(lua_State *L, int module_idx);
 void gml_open_settings(lua_State *L, int module_idx);
 void gml_open_mat(lua_State *L, int module_idx);
 void gml_open_elementwise(lua_State *L, int module_idx);
+void gml_open_scan(lua_State *L, int module_idx);
 void gml_open_nn(lua_State *L, int module_idx);
 void gml_open_random(lua_State *L, int module_idx);
 void gml_open_io(lua_State *L, int module_idx);

@@ -17,7 +17,7 @@ static cublasOperation_t op(gm_blas_trans t) { return t == GM_BLAS_T ? CUBLAS_OP
 
 /* A switch on t (GM_CTYPE_SWITCH) whose default is the ctype error of op. */
 #define CTYPE_SWITCH(t, CASE, op) \
-  GM_CTYPE_SWITCH(t, CASE, return gm_fail(GM_EINVAL, "%s: unsupported ctype", op))
+  GM_FLOAT_CTYPE_SWITCH(t, CASE, return gm_fail(GM_EINVAL, "%s: unsupported ctype", op))
 
 /* cuBLAS function cublas<P><NAME>(handle, args...) as a gm_status. */
 #define CUBLAS_CALL(P, NAME, ...) cublas_status(cublas##P##NAME(handle(ctx), __VA_ARGS__), "cublas" #P #NAME)

@@ -45,6 +45,7 @@ static gm_backend cuda_kernels = {
     .nn = &gm_lt_nn_ops,                      /* kernels/nn.cu */
     .reduce = &gm_lt_reduce_ops,              /* kernels/reduce.cu */
     .reduce_axis = &gm_lt_reduce_axis_ops,    /* kernels/reduce_axis.cu */
+    .scan = &gm_lt_scan_ops,                  /* kernels/scan.cu */
     .strided_ew = &gm_lt_strided_ew_ops,        /* kernels/strided_ew.cu */
 };
 

@@ -27,7 +27,7 @@ static cusolverDnHandle_t solver(void *ctx) { return gm_cuda_impl(ctx)->cusolver
 
 /* A switch on t (GM_CTYPE_SWITCH) whose default is the ctype error of op. */
 #define CTYPE_SWITCH(t, CASE, op) \
-  GM_CTYPE_SWITCH(t, CASE, return gm_fail(GM_EINVAL, "%s: unsupported ctype", op))
+  GM_FLOAT_CTYPE_SWITCH(t, CASE, return gm_fail(GM_EINVAL, "%s: unsupported ctype", op))
 
 /* cusolverDn<P><NAME>(handle, args...) as a gm_status. */
 #define CUSOLVER_CALL(P, NAME, ...) \

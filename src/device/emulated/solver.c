@@ -55,7 +55,7 @@ static int run_lu(void *arg) {
                                            k->ldb)                                                            \
                  : LAPACKE_##p##getrf_work(LAPACK_COL_MAJOR, k->n, k->n, k->a, k->lda, k->ipiv);              \
     break;
-  GM_CTYPE_SWITCH(k->t, X, st = (int)gm_fail(GM_EINVAL, "%s: unsupported ctype", k->solve ? "getrs" : "getrf"))
+  GM_FLOAT_CTYPE_SWITCH(k->t, X, st = (int)gm_fail(GM_EINVAL, "%s: unsupported ctype", k->solve ? "getrs" : "getrf"))
 #undef X
   if (st == 0) *k->info = (int)r;
   free(k);

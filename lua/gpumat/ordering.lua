@@ -1,0 +1,203 @@
+-- Ordering and scans (API.md "The array standard in Lua"): gm.flip (a
+-- view with negative strides), gm.sort / m:sort, gm.median, gm.quantile,
+-- gm.cumulative_sum / cumulative_prod (m:cumsum, m:cumprod: Torch7's
+-- names) and gm.diff.  The options are read here; the work runs where
+-- the operands live: sort and the scans through core._sort_axis /
+-- core._scan_axis (src/lua/l_scan.c, core/scan.h, kernels/scan.h on
+-- every device), flip through m[{...}], diff and median through views
+-- and the broadcasting operators.
+local argerror = require("gpumat.argcheck").argerror
+
+return function(gm, core, methods)
+  local mat_mt = getmetatable(core.mat(0))
+  local function is_mat(x) return getmetatable(x) == mat_mt end
+
+  local function check_mat(m, fname)
+    if not is_mat(m) then argerror(1, fname, "gpumat.mat expected, got %s", type(m)) end
+    return m
+  end
+
+  -- opts: nil, an integer axis (the Torch7 habit m:sort(2)), or a table
+  -- whose keys are in `known`; -> a table.
+  local function options(opts, n, fname, known)
+    if opts == nil then return {} end
+    if math.type(opts) == "integer" then return { axis = opts } end
+    if type(opts) ~= "table" or is_mat(opts) then
+      argerror(n, fname, "options table or axis expected, got %s", is_mat(opts) and "gpumat.mat" or type(opts))
+    end
+    for k in pairs(opts) do
+      if not known[k] then argerror(n, fname, "unknown option '%s'", tostring(k)) end
+    end
+    return opts
+  end
+
+  -- A 1-based axis of m (negative from the end) as a positive one.
+  local function axis_of(m, a, n, fname)
+    local r = #m:dims()
+    if math.type(a) ~= "integer" then argerror(n, fname, "axis must be an integer, got %s", type(a)) end
+    local p = a < 0 and a + r + 1 or a
+    if p < 1 or p > r then argerror(n, fname, "axis %d is out of range 1..%d (or -%d..-1)", a, r, r) end
+    return p
+  end
+
+  -- Float ctypes only for now (the dtype option names the result's type).
+  local function check_dtype(m, dtype, n, fname)
+    if dtype == nil then return end
+    local own = { float = { float = true, float32 = true }, double = { double = true, float64 = true } }
+    if not (own[m:ctype()] or {})[dtype] then
+      argerror(n, fname, "option 'dtype' %s is not supported yet (only the input's own type, %s)", tostring(dtype),
+        m:ctype())
+    end
+  end
+
+  -- gm.flip(m, {axis}): every axis (or the listed ones) reversed, as a
+  -- view with negative strides (NumPy returns a view too).
+  function gm.flip(m, opts)
+    check_mat(m, "flip")
+    opts = options(opts, 2, "flip", { axis = true })
+    local r = #m:dims()
+    local axes = opts.axis
+    if axes == nil then
+      axes = {}
+      for a = 1, r do axes[a] = a end
+    elseif type(axes) ~= "table" then
+      axes = { axes }
+    end
+    local subs, seen = {}, {}
+    for a = 1, r do subs[a] = {} end
+    for _, a in ipairs(axes) do
+      local p = axis_of(m, a, 2, "flip")
+      if seen[p] then argerror(2, "flip", "axis %d appears twice", p) end
+      seen[p] = true
+      subs[p] = { -1, 1, -1 }
+    end
+    if r == 0 then return m end
+    return m[subs]
+  end
+
+  -- gm.sort(m, {axis = -1, descending = false, stable = true}): a new mat,
+  -- stable always; NaN last ascending, first descending.
+  function gm.sort(m, opts)
+    check_mat(m, "sort")
+    opts = options(opts, 2, "sort", { axis = true, descending = true, stable = true })
+    if #m:dims() == 0 then argerror(1, "sort", "the mat has no axis (rank 0)") end
+    local axis = axis_of(m, opts.axis == nil and -1 or opts.axis, 2, "sort")
+    return core._sort_axis(m, axis, opts.descending and true or false)
+  end
+
+  -- gm.median(m, {axis, keepdims}): NumPy's median (the mean of the middle
+  -- two of an even count; NaN when the line holds a NaN); no axis: of
+  -- every element, a Lua number.
+  function gm.median(m, opts)
+    check_mat(m, "median")
+    opts = options(opts, 2, "median", { axis = true, keepdims = true })
+    local x, axis = m, nil
+    if opts.axis == nil then
+      x = m:contiguous():view(m:size())
+      axis = 1
+    else
+      axis = axis_of(m, opts.axis, 2, "median")
+    end
+    local n = x:dim(axis)
+    if n == 0 then argerror(1, "median", "axis %d is empty", axis) end
+    local s = core._sort_axis(x, axis, false)
+    local lo, hi = (n + 1) // 2, n // 2 + 1
+    local mid = (s:narrow(axis, lo, 1) + s:narrow(axis, hi, 1)) * 0.5
+    local last = s:narrow(axis, n, 1) -- NaN iff the line holds one (sorted last)
+    local y = gm.where(gm.ne(last, last), last, mid)
+    if opts.axis == nil then return y[1] end
+    if opts.keepdims then return y end
+    local dims = {}
+    for a, d in ipairs(x:dims()) do
+      if a ~= axis then dims[#dims + 1] = d end
+    end
+    return y:view(dims)
+  end
+
+  -- gm.quantile(m, q, {axis, keepdims, method = "linear"}): NumPy's linear
+  -- method for one q in [0, 1]: position q (n - 1) between the sorted
+  -- neighbours, interpolated as NumPy's _lerp (from the upper one when the
+  -- weight is at least 0.5); NaN when the line holds a NaN.
+  function gm.quantile(m, q, opts)
+    check_mat(m, "quantile")
+    if type(q) ~= "number" or not (q >= 0 and q <= 1) then
+      argerror(2, "quantile", "q must be a number in [0, 1], got %s", tostring(q))
+    end
+    opts = options(opts, 3, "quantile", { axis = true, keepdims = true, method = true })
+    if opts.method ~= nil and opts.method ~= "linear" then
+      argerror(3, "quantile", "method '%s' is not supported yet (only \"linear\")", tostring(opts.method))
+    end
+    local x, axis = m, 1
+    if opts.axis == nil then x = m:contiguous():view(m:size()) else axis = axis_of(m, opts.axis, 3, "quantile") end
+    local n = x:dim(axis)
+    if n == 0 then argerror(1, "quantile", "axis %d is empty", axis) end
+    local s = core._sort_axis(x, axis, false)
+    local pos = q * (n - 1)
+    local lo = math.floor(pos)
+    local t = pos - lo
+    local a, b = s:narrow(axis, lo + 1, 1), s:narrow(axis, math.min(lo + 2, n), 1)
+    local y = t >= 0.5 and b - (b - a) * (1 - t) or a + (b - a) * t
+    local last = s:narrow(axis, n, 1)
+    y = gm.where(gm.ne(last, last), last, gm.where(gm.eq(a, b), a, y))
+    if opts.axis == nil then return y[1] end
+    if opts.keepdims then return y end
+    local dims = {}
+    for k, d in ipairs(x:dims()) do
+      if k ~= axis then dims[#dims + 1] = d end
+    end
+    return y:view(dims)
+  end
+
+  -- The scans: (x, {axis, dtype, include_initial}); axis may be left out
+  -- for a 1-d x only (the standard's rule).
+  local function scan(fname, op)
+    return function(x, opts)
+      check_mat(x, fname)
+      opts = options(opts, 2, fname, { axis = true, dtype = true, include_initial = true })
+      local r = #x:dims()
+      if r == 0 then argerror(1, fname, "the mat has no axis (rank 0)") end
+      if opts.axis == nil and r > 1 then argerror(2, fname, "axis is required for a rank %d mat", r) end
+      check_dtype(x, opts.dtype, 2, fname)
+      local axis = axis_of(x, opts.axis or 1, 2, fname)
+      return core._scan_axis(x, axis, op, opts.include_initial and true or false)
+    end
+  end
+  gm.cumulative_sum = scan("cumulative_sum", 0)
+  gm.cumulative_prod = scan("cumulative_prod", 1)
+  -- Torch7's m:cumsum(axis) / m:cumprod(axis)
+  function gm.cumsum(x, axis) return gm.cumulative_sum(x, { axis = axis }) end
+  function gm.cumprod(x, axis) return gm.cumulative_prod(x, { axis = axis }) end
+
+  -- gm.diff(x, {axis = -1, n = 1, prepend, append}): the n-th forward
+  -- difference along axis; prepend/append are mats joined to x first.
+  function gm.diff(x, opts)
+    check_mat(x, "diff")
+    opts = options(opts, 2, "diff", { axis = true, n = true, prepend = true, append = true })
+    if #x:dims() == 0 then argerror(1, "diff", "the mat has no axis (rank 0)") end
+    local axis = axis_of(x, opts.axis == nil and -1 or opts.axis, 2, "diff")
+    local n = opts.n == nil and 1 or opts.n
+    if math.type(n) ~= "integer" or n < 0 then argerror(2, "diff", "n must be a non-negative integer, got %s", tostring(n)) end
+    for _, k in ipairs({ "prepend", "append" }) do
+      if opts[k] ~= nil and not is_mat(opts[k]) then
+        argerror(2, "diff", "option '%s' must be a mat, got %s", k, type(opts[k]))
+      end
+    end
+    if opts.prepend or opts.append then
+      local parts = {}
+      if opts.prepend then parts[#parts + 1] = opts.prepend end
+      parts[#parts + 1] = x
+      if opts.append then parts[#parts + 1] = opts.append end
+      x = gm.stack(axis, parts)
+    end
+    for _ = 1, n do
+      local len = x:dim(axis)
+      if len <= 1 then return x:narrow(axis, 1, 0):contiguous() end
+      x = x:narrow(axis, 2, len - 1) - x:narrow(axis, 1, len - 1)
+    end
+    return x
+  end
+
+  for _, name in ipairs({ "flip", "sort", "median", "quantile", "cumulative_sum", "cumulative_prod", "cumsum", "cumprod", "diff" }) do
+    methods[name] = gm[name]
+  end
+end

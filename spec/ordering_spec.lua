@@ -1,0 +1,378 @@
+-- Ordering and scans: gm.sort (stability, NaN placement, every axis,
+-- strided inputs), gm.cumulative_sum/cumulative_prod (m:cumsum,
+-- m:cumprod), gm.diff, gm.median, gm.flip; against plain-Lua references
+-- on the host and on the emulated device (the same kernel sources as
+-- CUDA), and against NumPy when python3 with numpy is installed.
+local gm = require "gpumat"
+
+local EMU = { backend = "emulated" }
+local nan = 0 / 0
+
+local function isnan(x) return x ~= x end
+
+-- a plain-Lua stable insertion sort with the library's order: ascending
+-- with NaN last, descending with NaN first
+local function before(a, b, desc)
+  if desc then return a > b or (isnan(a) and not isnan(b)) end
+  return a < b or (isnan(b) and not isnan(a))
+end
+local function ref_sort(t, desc)
+  local r = {}
+  for i, v in ipairs(t) do
+    local j = i
+    while j > 1 and before(v, r[j - 1], desc) do
+      r[j] = r[j - 1]
+      j = j - 1
+    end
+    r[j] = v
+  end
+  return r
+end
+
+-- same values, NaN equal to NaN, -0.0 told from 0.0
+local function same_bits(want, got, what)
+  assert.are.equal(#want, #got, what)
+  for i = 1, #want do
+    local w, g = want[i], got[i]
+    local ok = (isnan(w) and isnan(g)) or (w == g and 1 / w == 1 / g)
+    if not ok then error(string.format("%s: element %d is %s, want %s", what, i, tostring(g), tostring(w)), 2) end
+  end
+end
+
+-- a deterministic pseudo-random sequence (an LCG) with repeats and NaN
+local function values(n, seed, with_nan)
+  local t, s = {}, seed
+  for i = 1, n do
+    s = (s * 1103515245 + 12345) % 2147483648
+    t[i] = (s % 17) - 8 + ((s // 17) % 4) / 4
+    if with_nan and s % 11 == 0 then t[i] = nan end
+  end
+  return t
+end
+
+-- the lines of a 3-d table along axis (1..3), and how to put them back
+local function lines(t, dims, axis)
+  local out = {}
+  local other = {}
+  for a = 1, 3 do
+    if a ~= axis then other[#other + 1] = a end
+  end
+  for i = 1, dims[other[1]] do
+    for j = 1, dims[other[2]] do
+      local line = {}
+      for k = 1, dims[axis] do
+        local idx = {}
+        idx[other[1]], idx[other[2]], idx[axis] = i, j, k
+        line[k] = t[idx[1]][idx[2]][idx[3]]
+      end
+      out[#out + 1] = line
+    end
+  end
+  return out
+end
+
+local function nested(flat, dims)
+  local t, k = {}, 0
+  for i = 1, dims[1] do
+    t[i] = {}
+    for j = 1, dims[2] do
+      t[i][j] = {}
+      for l = 1, dims[3] do
+        k = k + 1
+        t[i][j][l] = flat[k]
+      end
+    end
+  end
+  return t
+end
+
+local places = {
+  { "the host", function(f) f() end },
+  { "the emulated device", function(f) gm.with_cuda(EMU, f) end },
+}
+
+for _, place in ipairs(places) do
+  local where, run = place[1], place[2]
+
+  describe("gm.sort on " .. where, function()
+    it("sorts every axis of a 3-d mat, ascending and descending, both ctypes", function()
+      run(function()
+        local dims = { 3, 4, 5 }
+        for _, ctype in ipairs({ "double", "float" }) do
+          local m = gm.array_to_mat(nested(values(60, 7, true), dims), { ctype = ctype })
+          local t = m:to_table()
+          for axis = 1, 3 do
+            for _, desc in ipairs({ false, true }) do
+              local s = gm.sort(m, { axis = axis, descending = desc })
+              assert.are.same(dims, s:dims())
+              assert.are.equal(ctype, s:ctype())
+              local want, got = lines(t, dims, axis), lines(s:to_table(), dims, axis)
+              for i = 1, #want do
+                same_bits(ref_sort(want[i], desc), got[i], ctype .. " axis " .. axis .. (desc and " desc" or ""))
+              end
+            end
+          end
+          -- the default axis is the last one
+          same_bits(lines(gm.sort(m, { axis = 3 }):to_table(), dims, 1)[1], lines(m:sort():to_table(), dims, 1)[1], "default")
+        end
+      end)
+    end)
+
+    it("is stable: equal keys keep their order (-0.0 and 0.0)", function()
+      run(function()
+        local t = { 0.0, -0.0, 1, -0.0, 0.0, -1, -0.0 }
+        local m = gm.array_to_mat(t)
+        same_bits({ -1, 0.0, -0.0, -0.0, 0.0, -0.0, 1 }, m:sort():to_table(), "ascending")
+        same_bits({ 1, 0.0, -0.0, -0.0, 0.0, -0.0, -1 }, m:sort({ descending = true }):to_table(), "descending")
+        same_bits({ -1, 0.0, -0.0, -0.0, 0.0, -0.0, 1 }, m:sort({ stable = false }):to_table(), "stable = false")
+      end)
+    end)
+
+    it("puts NaN last ascending and first descending", function()
+      run(function()
+        local m = gm.array_to_mat({ nan, 2, -math.huge, nan, math.huge, 1 })
+        same_bits({ -math.huge, 1, 2, math.huge, nan, nan }, m:sort():to_table(), "ascending")
+        same_bits({ nan, nan, math.huge, 2, 1, -math.huge }, m:sort({ descending = true }):to_table(), "descending")
+      end)
+    end)
+
+    it("sorts lines of every length 0..40 and a long one (every merge width)", function()
+      run(function()
+        for n = 0, 40 do
+          local t = values(n, n + 3, n % 3 == 0)
+          local got = n == 0 and {} or gm.array_to_mat(t):sort():to_table()
+          if n == 0 then assert.are.same({ 0 }, gm.sort(gm.mat(0)):dims()) end
+          same_bits(ref_sort(t, false), got, "length " .. n)
+        end
+        local t = values(3001, 99, true)
+        same_bits(ref_sort(t, true), gm.array_to_mat(t):sort({ descending = true }):to_table(), "length 3001")
+      end)
+    end)
+
+    it("sorts strided views (negative steps, transposes) without touching them", function()
+      run(function()
+        local m = gm.array_to_mat({ { 5, 1, 4 }, { 2, 6, 3 } })
+        assert.are.same({ { 3, 1, 2 }, { 4, 6, 5 } }, gm.sort(m[{ {}, { -1, 1, -1 } }], { axis = 1 }):to_table())
+        assert.are.same({ { 2, 5 }, { 1, 6 }, { 3, 4 } }, m:t():sort():to_table())
+        assert.are.same({ { 5, 1, 4 }, { 2, 6, 3 } }, m:to_table())
+      end)
+    end)
+  end)
+
+  describe("scans on " .. where, function()
+    it("cumulative_sum and cumulative_prod along each axis", function()
+      run(function()
+        local m = gm.array_to_mat({ { { 1, 2 }, { 3, 4 }, { 5, 6 } }, { { 0.5, -1 }, { 2, 0 }, { -3, 0.25 } } })
+        assert.are.same({ { { 1, 2 }, { 3, 4 }, { 5, 6 } }, { { 1.5, 1 }, { 5, 4 }, { 2, 6.25 } } },
+          gm.cumulative_sum(m, { axis = 1 }):to_table())
+        assert.are.same({ { { 1, 2 }, { 4, 6 }, { 9, 12 } }, { { 0.5, -1 }, { 2.5, -1 }, { -0.5, -0.75 } } },
+          gm.cumulative_sum(m, { axis = 2 }):to_table())
+        assert.are.same({ { { 1, 3 }, { 3, 7 }, { 5, 11 } }, { { 0.5, -0.5 }, { 2, 2 }, { -3, -2.75 } } },
+          m:cumsum(-1):to_table())
+        assert.are.same({ { { 1, 2 }, { 3, 8 }, { 15, 48 } }, { { 0.5, -1 }, { 1, 0 }, { -3, 0 } } },
+          m:cumprod(2):to_table())
+        assert.are.same({ { { 1, 2 }, { 3, 4 }, { 5, 6 } }, { { 0.5, -2 }, { 6, 0 }, { -15, 1.5 } } },
+          gm.cumulative_prod(m, { axis = 1 }):to_table())
+      end)
+    end)
+
+    it("include_initial puts the identity first; an empty axis gives just it", function()
+      run(function()
+        local v = gm.array_to_mat({ 2, 3, 4 })
+        assert.are.same({ 0, 2, 5, 9 }, gm.cumulative_sum(v, { include_initial = true }):to_table())
+        assert.are.same({ 1, 2, 6, 24 }, gm.cumulative_prod(v, { include_initial = true }):to_table())
+        assert.are.same({ 2, 5, 9 }, gm.cumulative_sum(v):to_table())
+        local e = gm.mat({ 2, 0 })
+        assert.are.same({ { 0 }, { 0 } }, gm.cumulative_sum(e, { axis = 2, include_initial = true }):to_table())
+        assert.are.same({ { 1 }, { 1 } }, gm.cumulative_prod(e, { axis = 2, include_initial = true }):to_table())
+        assert.are.same({ 2, 0 }, gm.cumulative_sum(e, { axis = 2 }):dims())
+      end)
+    end)
+
+    it("accumulates in the ctype, sequentially, within float's tolerance", function()
+      run(function()
+        local t = values(500, 5, false)
+        local m = gm.array_to_mat(t, { ctype = "float" })
+        local got, s = m:cumsum():to_table(), 0
+        local src = m:to_table()
+        for i = 1, #t do
+          s = s + src[i]
+          assert.is_true(math.abs(got[i] - s) <= 1e-4 * (1 + math.abs(s)), "element " .. i)
+        end
+      end)
+    end)
+
+    it("scans strided views", function()
+      run(function()
+        local m = gm.array_to_mat({ { 1, 2, 3 }, { 4, 5, 6 } })
+        assert.are.same({ { 3, 5, 6 }, { 6, 11, 15 } }, m[{ {}, { -1, 1, -1 } }]:cumsum(2):to_table())
+        assert.are.same({ { 1, 4 }, { 3, 9 }, { 6, 15 } }, m:t():cumsum(1):to_table())
+      end)
+    end)
+  end)
+
+  describe("diff, median and flip on " .. where, function()
+    it("gm.diff: n-th differences, axis, prepend and append", function()
+      run(function()
+        local m = gm.array_to_mat({ { 1, 4, 9, 16 }, { 2, 3, 5, 8 } })
+        assert.are.same({ { 3, 5, 7 }, { 1, 2, 3 } }, gm.diff(m):to_table())
+        assert.are.same({ { 2, 2 }, { 1, 1 } }, m:diff({ n = 2 }):to_table())
+        assert.are.same({ { 1, -1, -4, -8 } }, m:diff({ axis = 1 }):to_table())
+        assert.are.same({ { 1, 3, 5, 7 }, { 2, 1, 2, 3 } }, m:diff({ prepend = gm.zeros(2, 1) }):to_table())
+        assert.are.same({ { 3, 5, 7, -16 }, { 1, 2, 3, -8 } }, m:diff({ append = gm.zeros(2, 1) }):to_table())
+        assert.are.same({ 2, 0 }, m:diff({ n = 4 }):dims())
+        assert.are.same(m:to_table(), m:diff({ n = 0 }):to_table())
+      end)
+    end)
+
+    it("gm.median: NumPy's (mean of the middle two, NaN when a NaN is in the line)", function()
+      run(function()
+        local m = gm.array_to_mat({ { 3, 1, 2, 4 }, { 1, nan, 2, 3 }, { 7, 7, -1, 0 } })
+        local r = gm.median(m, { axis = 2 }):to_table()
+        assert.are.equal(2.5, r[1])
+        assert.is_true(isnan(r[2]))
+        assert.are.equal(3.5, r[3])
+        assert.are.same({ 3, 1 }, gm.median(m, { axis = 2, keepdims = true }):dims())
+        local c = gm.median(m, { axis = 1 }):to_table()
+        assert.are.equal(3, c[1])
+        assert.is_true(isnan(c[2]))
+        assert.are.same({ 2, 3 }, { c[3], c[4] })
+        assert.are.equal(3, gm.median(gm.array_to_mat({ 5, 1, 3 })))
+        assert.are.equal(1.5, gm.median(gm.array_to_mat({ { 1, 2 }, { 3, 0 } }))) -- of every element: 0, 1, 2, 3
+      end)
+    end)
+
+    it("gm.quantile: NumPy's linear method, NaN when a NaN is in the line", function()
+      run(function()
+        local m = gm.array_to_mat({ { 3, 1, 2, 4, 10 }, { 1, nan, 2, 3, 5 }, { 7, 7, 7, 7, 7 } })
+        local r = gm.quantile(m, 0.7, { axis = 2 }):to_table()
+        assert.is_true(math.abs(r[1] - 3.8) < 1e-15)
+        assert.is_true(isnan(r[2]))
+        assert.are.equal(7, r[3])
+        assert.are.same({ 1, 7 }, { gm.quantile(m, 0, { axis = 2 })[1], gm.quantile(m, 1, { axis = 2 })[3] })
+        assert.are.same({ 3, 1 }, gm.quantile(m, 0.5, { axis = 2, keepdims = true }):dims())
+        assert.are.equal(2.5, gm.quantile(gm.array_to_mat({ 4, 1, 2, 3 }), 0.5))
+      end)
+    end)
+
+    it("gm.flip: a view with negative strides on the same storage", function()
+      run(function()
+        local m = gm.array_to_mat({ { 1, 2, 3 }, { 4, 5, 6 } })
+        local f = gm.flip(m)
+        assert.are.same({ { 6, 5, 4 }, { 3, 2, 1 } }, f:to_table())
+        assert.are.same({ -3, -1 }, f:strides())
+        assert.are.same({ { 3, 2, 1 }, { 6, 5, 4 } }, m:flip({ axis = 2 }):to_table())
+        assert.are.same({ { 4, 5, 6 }, { 1, 2, 3 } }, m:flip({ axis = { -2 } }):to_table())
+        f[{ 1, 1 }] = 60
+        assert.are.equal(60, m[{ 2, 3 }])
+        assert.are.equal(60 + 15, f:sum())
+        assert.are.same({ 0, 3 }, gm.flip(gm.mat({ 0, 3 })):dims())
+      end)
+    end)
+  end)
+end
+
+describe("the emulated device runs kernels/scan.cu", function()
+  local function launches()
+    local t = {}
+    for k, v in pairs(gm.emulated_kernel_launches()) do t[k] = v.launches end
+    return t
+  end
+  it("sort_kernel and scan_kernel per ctype, one launch per call", function()
+    for _, ctype in ipairs({ "float", "double" }) do
+      local before = launches()
+      gm.with_cuda(EMU, function()
+        local m = gm.array_to_mat({ { 3, 1 }, { 2, 0 } }, { ctype = ctype })
+        assert.are.same({ { 1, 3 }, { 0, 2 } }, m:sort():to_table())
+        assert.are.same({ { 3, 1 }, { 5, 1 } }, m:cumsum(1):to_table())
+        assert.are.same({ { 3, 1 }, { 6, 0 } }, m:cumprod(1):to_table())
+      end)
+      local after = launches()
+      local function d(k) return (after[k] or 0) - (before[k] or 0) end
+      assert.are.equal(1, d("sort_kernel<" .. ctype .. ">"))
+      assert.are.equal(2, d("scan_kernel<" .. ctype .. ">"))
+    end
+  end)
+end)
+
+describe("ordering errors", function()
+  local m = gm.array_to_mat({ { 1, 2 }, { 3, 4 } })
+  it("names the function and the argument", function()
+    assert.has_error(function() gm.sort(m, { axis = 3 }) end, "bad argument #2 to 'sort' (axis 3 is out of range 1..2 (or -2..-1))")
+    assert.has_error(function() gm.sort(m, { order = 1 }) end, "bad argument #2 to 'sort' (unknown option 'order')")
+    assert.has_error(function() gm.sort(1) end, "bad argument #1 to 'sort' (gpumat.mat expected, got number)")
+    assert.has_error(function() gm.cumulative_sum(m) end, "bad argument #2 to 'cumulative_sum' (axis is required for a rank 2 mat)")
+    assert.has_error(function() gm.cumulative_sum(m, { axis = 1, dtype = "int64" }) end,
+      "bad argument #2 to 'cumulative_sum' (option 'dtype' int64 is not supported yet (only the input's own type, double))")
+    assert.has_error(function() gm.diff(m, { n = -1 }) end, "bad argument #2 to 'diff' (n must be a non-negative integer, got -1)")
+    assert.has_error(function() gm.diff(m, { prepend = 0 }) end, "bad argument #2 to 'diff' (option 'prepend' must be a mat, got number)")
+    assert.has_error(function() gm.flip(m, { axis = { 1, -2 } }) end, "bad argument #2 to 'flip' (axis 1 appears twice)")
+    assert.has_error(function() gm.median(gm.mat({ 2, 0 }), { axis = 2 }) end, "bad argument #1 to 'median' (axis 2 is empty)")
+    assert.has_error(function() gm.quantile(m, 1.5) end, "bad argument #2 to 'quantile' (q must be a number in [0, 1], got 1.5)")
+    assert.has_error(function() gm.quantile(m, 0.5, { method = "nearest" }) end,
+      "bad argument #3 to 'quantile' (method 'nearest' is not supported yet (only \"linear\"))")
+    assert.has_error(function() gm.sort(m, 1, 2) end)
+    assert.are.same({ { 1, 2 }, { 3, 4 } }, m:to_table())
+  end)
+end)
+
+describe("against NumPy", function()
+  local function run_py(py, code)
+    local p = io.popen(py .. " -c '" .. code .. "' 2>/dev/null")
+    local out = p and p:read("a") or ""
+    if p then p:close() end
+    return out
+  end
+  -- the first python3 that has numpy (a pyenv shim may shadow the system's)
+  local python
+  for _, py in ipairs({ "python3", "/usr/bin/python3" }) do
+    if not python and run_py(py, "import numpy; print(1)"):match("^1") then python = py end
+  end
+  local has_numpy = python ~= nil
+  local function numpy(code) return run_py(python, code) end
+
+  it("sort, cumsum, diff and median agree with numpy on the same values", function()
+    if not has_numpy then return pending("python3 with numpy is not installed") end
+    local t = values(24, 11, true)
+    local lit = {}
+    for i, v in ipairs(t) do lit[i] = isnan(v) and "nan" or string.format("%.17g", v) end
+    local src = "import numpy as np; nan = np.nan; a = np.array([" .. table.concat(lit, ",") .. "]).reshape(4, 6); " ..
+      "p = lambda x: print(\" \".join(repr(float(v)) for v in np.ravel(x))); " ..
+      "p(np.sort(a, axis=1, kind=\"stable\")); p(np.sort(a, axis=0, kind=\"stable\")); p(np.cumsum(a, axis=1)); " ..
+      "p(np.diff(a, axis=0)); p(np.median(np.nan_to_num(a), axis=1)); p(np.flip(a, axis=1)); " ..
+      "[p(np.quantile(np.nan_to_num(a), q, axis=0)) for q in (0, 0.1, 0.37, 0.5, 0.9, 1)]; p(np.quantile(a, 0.3, axis=1))"
+    local out = {}
+    for line in numpy(src):gmatch("[^\n]+") do
+      local row = {}
+      for w in line:gmatch("%S+") do row[#row + 1] = w == "nan" and nan or tonumber(w) end
+      out[#out + 1] = row
+    end
+    assert.are.equal(13, #out)
+    local rows = {}
+    for i = 1, 4 do
+      rows[i] = {}
+      for j = 1, 6 do rows[i][j] = t[(i - 1) * 6 + j] end
+    end
+    local a = gm.array_to_mat(rows)
+    local clean = gm.where(gm.ne(a, a), gm.zeros(4, 6), a)
+    local function flat(m)
+      local r = {}
+      for k = 1, m:size() do r[k] = m[k] end
+      return r
+    end
+    for _, run in ipairs({ function(f) f() end, function(f) gm.with_cuda(EMU, f) end }) do
+      run(function()
+        same_bits(out[1], flat(gm.sort(a, { axis = 2 })), "sort axis 2")
+        same_bits(out[2], flat(gm.sort(a, { axis = 1 })), "sort axis 1")
+        same_bits(out[3], flat(gm.cumulative_sum(a, { axis = 2 })), "cumsum")
+        same_bits(out[4], flat(gm.diff(a, { axis = 1 })), "diff")
+        same_bits(out[5], flat(gm.median(clean, { axis = 2 })), "median")
+        same_bits(out[6], flat(gm.flip(a, { axis = 2 })), "flip")
+        for i, q in ipairs({ 0, 0.1, 0.37, 0.5, 0.9, 1 }) do
+          same_bits(out[6 + i], flat(gm.quantile(clean, q, { axis = 1 })), "quantile " .. q)
+        end
+        same_bits(out[13], flat(gm.quantile(a, 0.3, { axis = 2 })), "quantile with NaN")
+      end)
+    end
+  end)
+end)

@@ -1,0 +1,489 @@
+-- Typed mats: bool and every integer type as mat element
+-- types (docs/API.md "Element types").  Every value is checked against a
+-- plain-Lua reference; under GPUMAT_DEVICE=emulated the bodies run inside
+-- the emulated device (spec/helper.lua), so fills and copies take its
+-- kernels and element access reads back through its facets.
+local gm = require "gpumat"
+
+-- The integer types: their range as Lua integers (uint64's top is the
+-- integer with all 64 bits set, Lua's unsigned convention).
+local INTS = {
+  { name = "int8", lo = -128, hi = 127, bytes = 1, descr = "|i1" },
+  { name = "int16", lo = -32768, hi = 32767, bytes = 2, descr = "<i2" },
+  { name = "int32", lo = -2147483648, hi = 2147483647, bytes = 4, descr = "<i4" },
+  { name = "int64", lo = math.mininteger, hi = math.maxinteger, bytes = 8, descr = "<i8" },
+  { name = "uint8", lo = 0, hi = 255, bytes = 1, descr = "|u1" },
+  { name = "uint16", lo = 0, hi = 65535, bytes = 2, descr = "<u2" },
+  { name = "uint32", lo = 0, hi = 4294967295, bytes = 4, descr = "<u4" },
+  { name = "uint64", lo = 0, hi = -1, bytes = 8, descr = "<u8" },
+}
+local ALL = { "float32", "float64", "bool" }
+for _, t in ipairs(INTS) do ALL[#ALL + 1] = t.name end
+
+-- v wrapped into t (two's complement), as astype between integers does.
+local function wrap(t, v)
+  if t.bytes == 8 then return v end
+  local bits = t.bytes * 8
+  local u = v & ((1 << bits) - 1)
+  if t.lo < 0 and u >= (1 << (bits - 1)) then u = u - (1 << bits) end
+  return u
+end
+
+-- x (a float) converted into t with saturation: NaN -> 0, out of range ->
+-- the nearest bound, else truncated toward zero.
+local function sat(t, x)
+  if x ~= x then return 0 end
+  local lo = t.lo + 0.0
+  local hi = t.name == "uint64" and 2.0 ^ 64 or t.name == "int64" and 2.0 ^ 63 or t.hi + 0.0
+  if x <= lo then return t.lo end
+  if x >= hi then return t.hi end
+  local r = x < 0 and math.ceil(x) or math.floor(x)
+  if t.name == "uint64" and r >= 2.0 ^ 63 then return math.tointeger(r - 2.0 ^ 64) end
+  return math.tointeger(r)
+end
+
+-- The Python with numpy (bench/lib/bench_external.lua's choice).
+local PY = os.getenv("GPUMAT_BENCH_PYTHON") or "/usr/bin/python3"
+
+local function tmpname(suffix)
+  return os.tmpname() .. suffix
+end
+
+describe("typed mats: names and constructors", function()
+  it("every element type makes mats with m:ctype() and m:dtype()", function()
+    for _, d in ipairs(ALL) do
+      local m = gm.mat({ 2, 3 }, { ctype = d })
+      assert.are.equal(d, m:dtype())
+      local ct = d == "float32" and "float" or d == "float64" and "double" or d
+      assert.are.equal(ct, m:ctype())
+      assert.are.same({ 2, 3 }, m:dims())
+      local z = gm.zeros(2, 3, { dtype = d })
+      assert.are.equal(d, z:dtype())
+      local one = gm.ones({ 4 }, { dtype = d })
+      local want = d == "bool" and true or d:find("float") and 1.0 or 1
+      for k = 1, 4 do assert.are.equal(want, one[k]) end
+      local zero = 0
+      if d == "bool" then zero = false elseif d:find("float") then zero = 0.0 end
+      assert.are.equal(zero, z[{ 2, 3 }])
+    end
+  end)
+
+  it("ctype and dtype name the same option: both at once raise", function()
+    assert.has_error(function() gm.mat(2, { ctype = "int8", dtype = "int8" }) end,
+      "bad argument #2 to 'mat' (options 'ctype' and 'dtype' name the same thing: give one)")
+    assert.has_error(function() gm.mat(2, { dtype = "int3" }) end)
+    assert.are.equal("int16", gm.array_to_mat({ 1, 2 }, { dtype = "int16" }):dtype())
+  end)
+
+  it("full fills with the value converted as astype does", function()
+    for _, t in ipairs(INTS) do
+      local m = gm.full({ 3 }, 7, { dtype = t.name })
+      assert.are.same({ 7, 7, 7 }, m:to_table())
+      local s = gm.full({ 2 }, 1e30, { dtype = t.name })
+      assert.are.same({ t.hi, t.hi }, s:to_table())
+      local n = gm.full({ 2 }, 0 / 0, { dtype = t.name })
+      assert.are.same({ 0, 0 }, n:to_table())
+      assert.are.equal(7, m:initial_element())
+      assert.are.equal("integer", math.type(m:initial_element()))
+      assert.are.equal(t.hi, s:initial_element())
+    end
+    assert.are.same({ true, true }, gm.full({ 2 }, true, { dtype = "bool" }):to_table())
+    assert.are.same({ false }, gm.full({ 1 }, 0, { dtype = "bool" }):to_table())
+  end)
+
+  it("array_to_mat and fill_ on every integer type", function()
+    for _, t in ipairs(INTS) do
+      local m = gm.array_to_mat({ { 1, 2 }, { 3, 100 } }, { ctype = t.name })
+      assert.are.same({ { 1, 2 }, { 3, 100 } }, m:to_table())
+      m:fill_(5)
+      assert.are.same({ { 5, 5 }, { 5, 5 } }, m:to_table())
+      assert.are.equal("integer", math.type(m[1]))
+    end
+  end)
+end)
+
+describe("typed mats: element access", function()
+  it("reads and writes each type's bounds exactly as Lua integers", function()
+    for _, t in ipairs(INTS) do
+      local m = gm.zeros({ 2, 2 }, { dtype = t.name })
+      m[{ 1, 1 }] = t.lo
+      m[{ 1, 2 }] = t.hi
+      m[3] = 42
+      m:set(2, 2, -1)
+      assert.are.equal(t.lo, m[{ 1, 1 }])
+      assert.are.equal(t.hi, m:mref(1, 2))
+      assert.are.equal(42, m[3])
+      assert.are.equal(wrap(t, -1), m[4])
+      assert.are.equal("integer", math.type(m[{ 1, 2 }]))
+      assert.are.same({ { t.lo, t.hi }, { 42, wrap(t, -1) } }, m:to_table())
+    end
+  end)
+
+  it("uint64 at or above 2^63 reads as the integer with the same bits", function()
+    local m = gm.zeros({ 2 }, { dtype = "uint64" })
+    m[1] = math.mininteger -- 2^63
+    m[2] = -1              -- 2^64 - 1
+    assert.are.equal(math.mininteger, m[1])
+    assert.are.equal(-1, m[2])
+    assert.is_true(math.ult(1, m[1]))
+    assert.truthy(tostring(m):find("{9223372036854775808, 18446744073709551615}", 1, true))
+  end)
+
+  it("integer writes wrap, float writes saturate, NaN gives 0, booleans give 1 and 0", function()
+    for _, t in ipairs(INTS) do
+      local m = gm.zeros({ 8 }, { dtype = t.name })
+      m[1] = 300
+      m[2] = 300.0
+      m[3] = -1.5
+      m[4] = 0 / 0
+      m[5] = -1e300
+      m[6] = 2.9
+      m[7] = true
+      m[8] = false
+      assert.are.same({ wrap(t, 300), sat(t, 300.0), sat(t, -1.5), 0, t.lo, 2, 1, 0 }, m:to_table())
+    end
+    local u8 = gm.zeros({ 2 }, { dtype = "uint8" })
+    u8[1] = 300
+    u8[2] = 300.0
+    assert.are.same({ 44, 255 }, u8:to_table()) -- the documented rule, spelled out once
+  end)
+
+  it("bool mats hold true and false; numbers write as != 0 (NaN is true)", function()
+    local b = gm.zeros({ 5 }, { dtype = "bool" })
+    b[1] = true
+    b[2] = 2
+    b[3] = 0.0
+    b[4] = 0 / 0
+    b[5] = -0.5
+    assert.are.same({ true, true, false, true, true }, b:to_table())
+    assert.are.equal("boolean", type(b[1]))
+    assert.has_error(function() b[1] = "x" end, "bad argument #3 to 'set' (number or boolean expected, got string)")
+  end)
+
+  it("views, reshape, strides and copies keep the type and the values", function()
+    for _, t in ipairs(INTS) do
+      local m = gm.array_to_mat({ { 1, 2, 3 }, { 4, 5, 6 } }, { dtype = t.name })
+      local tr = m:t()
+      assert.are.equal(t.name, tr:dtype())
+      assert.are.same({ { 1, 4 }, { 2, 5 }, { 3, 6 } }, tr:to_table())
+      local c = tr:copy()
+      assert.are.equal(t.name, c:dtype())
+      assert.are.same({ { 1, 4 }, { 2, 5 }, { 3, 6 } }, c:to_table())
+      assert.are.same({ 2, 5 }, m:select(2, 2):to_table())
+      assert.are.same({ { 2, 3 }, { 5, 6 } }, m:narrow(2, 2, 2):to_table())
+      assert.are.same({ { 1, 2 }, { 3, 4 }, { 5, 6 } }, m:reshape({ 3, 2 }):to_table())
+      local ct = tr:contiguous()
+      assert.are.same({ 1, 4, 2, 5, 3, 6 }, { ct[1], ct[2], ct[3], ct[4], ct[5], ct[6] })
+      m[{ 2, {} }] = 9 -- slice assignment fills
+      assert.are.same({ { 1, 2, 3 }, { 9, 9, 9 } }, m:to_table())
+    end
+  end)
+end)
+
+describe("typed mats: astype", function()
+  local xs = { 1.5, -1.5, 300.0, -300.0, 0 / 0, 1 / 0, -1 / 0, 1e20, -0.0, 70000.7 }
+
+  it("float -> integer saturates (NaN -> 0) for every integer type", function()
+    for _, src in ipairs({ "float64", "float32" }) do
+      local f = gm.array_to_mat(xs, { dtype = src })
+      for _, t in ipairs(INTS) do
+        local r = f:as(t.name)
+        assert.are.equal(t.name, r:dtype())
+        local want = {}
+        for i, x in ipairs(xs) do want[i] = sat(t, src == "float32" and f[i] or x) end
+        assert.are.same(want, r:to_table())
+      end
+    end
+  end)
+
+  it("integer -> integer wraps; -> float rounds; -> bool is != 0", function()
+    local vals = { 300, -1, 70000, -129, 0, 2147483647 }
+    local m = gm.array_to_mat(vals, { dtype = "int64" })
+    for _, t in ipairs(INTS) do
+      local want = {}
+      for i, v in ipairs(vals) do want[i] = wrap(t, v) end
+      assert.are.same(want, gm.astype(m, t.name):to_table())
+      -- and back to int64 from that type: the wrapped values, sign- or zero-extended
+      local back = gm.astype(gm.astype(m, t.name), "int64"):to_table()
+      for i, v in ipairs(want) do
+        local ext = v
+        if t.lo == 0 and t.bytes == 8 then ext = v end
+        assert.are.equal(ext, back[i])
+      end
+    end
+    assert.are.same({ true, true, true, true, false, true }, m:as("bool"):to_table())
+    assert.are.same({ 300.0, -1.0, 70000.0, -129.0, 0.0, 2147483647.0 }, m:as("float64"):to_table())
+    local u = gm.zeros({ 1 }, { dtype = "uint64" })
+    u[1] = -1 -- 2^64 - 1
+    assert.are.equal(2.0 ^ 64, u:as("float64")[1])
+    assert.are.equal(-1, u:as("int64")[1])
+    assert.are.same({ 1.0, 0.0 }, gm.array_to_mat({ 1, 0 }, { dtype = "bool" }):as("double"):to_table())
+  end)
+
+  it("every pair of types converts small values exactly", function()
+    for _, a in ipairs(ALL) do
+      for _, b in ipairs(ALL) do
+        local m = gm.array_to_mat({ 0, 1, 1, 0 }, { dtype = a })
+        local r = m:as(b)
+        local want = b == "bool" and { false, true, true, false }
+          or b:find("float") and { 0.0, 1.0, 1.0, 0.0 } or { 0, 1, 1, 0 }
+        assert.are.same(want, r:to_table(), a .. " -> " .. b)
+      end
+    end
+  end)
+end)
+
+describe("typed mats: integer arithmetic and whole-mat reductions", function()
+  -- the values of the operands: near each type's bounds, so sums,
+  -- differences and products wrap
+  local function operands(t)
+    local a = { t.hi, t.lo, 7, t.hi - 1, 3 }
+    local b = { 1, -1, 9, t.hi, t.lo + 2 }
+    if t.lo == 0 then b[2] = 2 end
+    for i = 1, #b do a[i], b[i] = wrap(t, a[i]), wrap(t, b[i]) end
+    return a, b
+  end
+
+  it("add, sub and cmul wrap as two's complement, for every integer type", function()
+    for _, t in ipairs(INTS) do
+      local a, b = operands(t)
+      local ma = gm.zeros({ #a }, { dtype = t.name })
+      local mb = gm.zeros({ #b }, { dtype = t.name })
+      for i = 1, #a do ma[i], mb[i] = a[i], b[i] end
+      local sum, dif, prod = {}, {}, {}
+      for i = 1, #a do
+        sum[i], dif[i], prod[i] = wrap(t, a[i] + b[i]), wrap(t, a[i] - b[i]), wrap(t, a[i] * b[i])
+      end
+      local r = ma + mb
+      assert.are.equal(t.name, r:dtype())
+      assert.are.same(sum, r:to_table(), t.name .. " +")
+      assert.are.same(dif, (ma - mb):to_table(), t.name .. " -")
+      assert.are.same(prod, gm.cmul(ma, mb):to_table(), t.name .. " cmul")
+      assert.are.same(sum, gm.add(ma, mb):to_table())
+      assert.are.same(dif, gm.sub(ma, mb):to_table())
+      local plus2 = {}
+      for i = 1, #a do plus2[i] = wrap(t, a[i] + 2) end
+      assert.are.same(plus2, (ma + 2):to_table(), t.name .. " + 2")
+    end
+  end)
+
+  it("runs where the operands live: the emulated device's kernels #nocuda", function()
+    gm.with_cuda({ backend = "emulated" }, function()
+      local a = gm.array_to_mat({ 127, -128, 3 }, { dtype = "int8" })
+      local r = a + a
+      assert.truthy(r:facets():find("C", 1, true))
+      assert.are.same({ -2, 0, 6 }, r:to_table())
+      -- a number converts into the type as a float write does (saturating), then wraps
+      assert.are.same({ -2, -1, -126 }, (a + 1000.0):to_table())
+      assert.are.same({ 127, -128, 3 }, (a - 0 / 0):to_table())
+      local u = gm.array_to_mat({ { 1, 2 }, { 3, 4 } }, { dtype = "uint16" })
+      assert.are.same({ { 1, 6 }, { 6, 16 } }, gm.cmul(u, u:t()):to_table())
+    end)
+  end)
+
+  it("broadcasts and walks strided views", function()
+    local m = gm.array_to_mat({ { 1, 2, 3 }, { 4, 5, 6 } }, { dtype = "int16" })
+    local row = gm.array_to_mat({ 10, 20, 30 }, { dtype = "int16" })
+    assert.are.same({ { 11, 22, 33 }, { 14, 25, 36 } }, (m + row):to_table())
+    local sq = gm.array_to_mat({ { 1, 2 }, { 3, 4 } }, { dtype = "uint32" })
+    assert.are.same({ { 2, 5 }, { 5, 8 } }, (sq + sq:t()):to_table())
+    assert.are.same({ { 0, 4294967295 }, { 1, 0 } }, (sq - sq:t()):to_table())
+  end)
+
+  it("sum, max and min of the whole mat are Lua integers (sum wraps in 64 bits)", function()
+    for _, t in ipairs(INTS) do
+      local a = { t.hi, t.lo, 7, wrap(t, -2), 1 }
+      local m = gm.zeros({ #a }, { dtype = t.name })
+      for i = 1, #a do m[i] = a[i] end
+      local sum, mx, mn = 0, a[1], a[1]
+      local less = t.name == "uint64" and math.ult or function(x, y) return x < y end
+      for _, v in ipairs(a) do
+        -- NumPy: small signed types sum as int64, unsigned as uint64 (their values are non-negative)
+        if t.lo == 0 and t.bytes < 8 then v = v & ((1 << (t.bytes * 8)) - 1) end
+        sum = sum + v -- Lua integers wrap too
+      end
+      for _, v in ipairs(a) do
+        if less(mx, v) then mx = v end
+        if less(v, mn) then mn = v end
+      end
+      assert.are.equal(sum, m:sum(), t.name .. " sum")
+      assert.are.equal("integer", math.type(m:sum()))
+      assert.are.equal(mx, m:max(), t.name .. " max")
+      assert.are.equal(mn, m:min(), t.name .. " min")
+    end
+    assert.are.equal(0, gm.zeros({ 0 }, { dtype = "int8" }):sum())
+    assert.has_error(function() gm.zeros({ 0 }, { dtype = "int8" }):max() end, "max: the mat is empty")
+  end)
+
+  it("refuses the rest clearly: bool arithmetic, division, axis reductions, mixed types", function()
+    local m = gm.zeros({ 2, 2 }, { dtype = "int32" })
+    assert.has_error(function() return gm.cdiv(m, m) end,
+      "bad argument #1 to 'cdiv' (an int32 mat; this function takes float32/float64 mats (convert with m:as(\"float64\")))")
+    assert.has_error(function() return m:sum(1) end,
+      "bad argument #1 to 'sum' (an int32 mat; integer mats reduce as a whole only so far (m:sum()), along an axis "
+      .. "this function takes float32/float64 mats (convert with m:as(\"float64\")))")
+    local b = gm.zeros({ 2 }, { dtype = "bool" })
+    assert.has_error(function() return b + b end,
+      "bad argument #1 to '__add' (a bool mat; this function takes float32/float64 mats (convert with m:as(\"float64\")))")
+    assert.has_error(function() return m + gm.zeros({ 2, 2 }) end, "bad argument #2 to '__add' (mixed ctypes int32 and double)")
+    assert.has_error(function() return m + gm.zeros({ 2, 2 }, { dtype = "int64" }) end)
+  end)
+end)
+
+describe("typed mats: text", function()
+  it("tostring and format_mat print integers without decimals and bools as true/false", function()
+    local m = gm.array_to_mat({ { 1, -2 }, { 3, 40 } }, { dtype = "int32" })
+    assert.truthy(tostring(m):find("int32", 1, true))
+    assert.truthy(tostring(m):find("{{1, -2}, {3, 40}}", 1, true))
+    local b = gm.array_to_mat({ 1, 0 }, { dtype = "bool" })
+    assert.truthy(tostring(b):find("{true, false}", 1, true))
+    local f = gm.format_mat(m)
+    assert.truthy(f:find("40", 1, true))
+    assert.falsy(f:find("40.", 1, true))
+    assert.truthy(gm.format_mat(b):find("true", 1, true))
+    assert.truthy(gm.format_mat(b):find("false", 1, true))
+  end)
+end)
+
+describe("typed mats: refusals", function()
+  it("float-only functions name the function, the argument and the dtype", function()
+    local m = gm.zeros({ 2, 2 }, { dtype = "int32" })
+    assert.has_error(function() gm.sqrt(m) end,
+      "bad argument #1 to 'sqrt' (an int32 mat; this function takes float32/float64 mats (convert with m:as(\"float64\")))")
+    assert.has_error(function() return m:mean() end)
+    local ok, err = pcall(function() return gm.exp(m) end)
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("int32 mat", 1, true))
+    local ok2, err2 = pcall(gm.m_mul, m, m)
+    assert.is_false(ok2)
+    assert.truthy(tostring(err2):find("float32/float64", 1, true))
+    local u = gm.zeros({ 3 }, { dtype = "uint8" })
+    local ok3, err3 = pcall(function() return u:uniform_random_() end)
+    assert.is_false(ok3)
+    assert.truthy(tostring(err3):find("a uint8 mat", 1, true))
+  end)
+
+  it("MGL's mat format refuses integer mats clearly", function()
+    local p = tmpname(".mat")
+    local m = gm.zeros({ 2 }, { dtype = "int16" })
+    local f = assert(io.open(p, "wb"))
+    local ok, err = pcall(gm.write_mat, m, f)
+    f:close()
+    os.remove(p)
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("MGL's mat format holds float and double mats only, not int16", 1, true))
+  end)
+end)
+
+-- The bytes of a .npy file of version 1.0 with the given header dict.
+local function npy_bytes(dict, payload)
+  local h = dict
+  local total = 10 + #h + 1
+  h = h .. string.rep(" ", (64 - total % 64) % 64) .. "\n"
+  return "\147NUMPY\1\0" .. string.pack("<I2", #h) .. h .. payload
+end
+
+describe("typed mats: .npy", function()
+  it("round-trips every type with numpy's descr #host", function()
+    for _, t in ipairs(INTS) do
+      local m = gm.array_to_mat({ t.lo, t.hi, 1, 0 }, { dtype = t.name })
+      local p = tmpname(".npy")
+      gm.save_npy(m, p)
+      local f = assert(io.open(p, "rb"))
+      local bytes = f:read("a")
+      f:close()
+      assert.truthy(bytes:find("'descr': '" .. t.descr .. "'", 1, true))
+      local r = gm.load_npy(p)
+      os.remove(p)
+      assert.are.equal(t.name, r:dtype())
+      assert.are.same({ t.lo, t.hi, 1, 0 }, r:to_table())
+    end
+    local b = gm.array_to_mat({ 1, 0, 1 }, { dtype = "bool" })
+    local p = tmpname(".npy")
+    gm.save_npy(b, p)
+    local r = gm.load_npy(p)
+    os.remove(p)
+    assert.are.same({ true, false, true }, r:to_table())
+  end)
+
+  it("hostile files: truncated data, unknown descr, bool bytes other than 0/1 #host", function()
+    local p = tmpname(".npy")
+    local function write(s)
+      local f = assert(io.open(p, "wb"))
+      f:write(s)
+      f:close()
+    end
+    write(npy_bytes("{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }", string.pack("<i4i4", 1, 2)))
+    local ok, err = pcall(gm.load_npy, p)
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("truncated .npy file", 1, true))
+    write(npy_bytes("{'descr': '<i3', 'fortran_order': False, 'shape': (1,), }", "abc"))
+    ok, err = pcall(gm.load_npy, p)
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("unsupported .npy dtype '<i3'", 1, true))
+    write(npy_bytes("{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }", "\0\2\255"))
+    local m = gm.load_npy(p)
+    assert.are.same({ false, true, true }, m:to_table())
+    write(npy_bytes("{'descr': '<u2', 'fortran_order': False, 'shape': (2, 1), }", string.pack("<I2I2", 65535, 7)))
+    assert.are.same({ { 65535 }, { 7 } }, gm.load_npy(p):to_table())
+    os.remove(p)
+  end)
+
+  it("agrees with numpy in both directions #host", function()
+    local probe = io.popen(PY .. " -c 'import numpy; print(numpy.__version__)' 2>/dev/null")
+    local version = probe and probe:read("l")
+    if probe then probe:close() end
+    if not version then
+      pending("python3 with numpy is not installed")
+      return
+    end
+    for _, t in ipairs(INTS) do
+      local mine, theirs = tmpname(".npy"), tmpname(".npy")
+      local m = gm.array_to_mat({ { t.lo, t.hi }, { 5, 0 } }, { dtype = t.name })
+      gm.save_npy(m, mine)
+      local lo = t.lo
+      local hi = t.name == "uint64" and "18446744073709551615" or tostring(t.hi)
+      local cmd = (PY .. " -c \"import numpy as np; a = np.load('%s'); "
+        .. "assert a.dtype == np.dtype('%s'), a.dtype; assert a.tolist() == [[%s, %s], [5, 0]], a.tolist(); "
+        .. "np.save('%s', np.array([[%s, 3], [%s, 9]], dtype='%s'))\""):format(
+        mine, t.descr, lo, hi, theirs, hi, lo, t.descr)
+      assert.is_true(os.execute(cmd), t.name)
+      local r = gm.load_npy(theirs)
+      os.remove(mine)
+      os.remove(theirs)
+      assert.are.equal(t.name, r:dtype())
+      assert.are.same({ { t.hi, 3 }, { t.lo, 9 } }, r:to_table())
+    end
+    local p = tmpname(".npy")
+    assert.is_true(os.execute((PY .. " -c \"import numpy as np; np.save('%s', np.array([True, False, True]))\""):format(p)))
+    assert.are.same({ true, false, true }, gm.load_npy(p):to_table())
+    os.remove(p)
+  end)
+end)
+
+describe("typed mats: buffers", function()
+  it("buffers of every element type become mats of that type #host", function()
+    for _, t in ipairs(INTS) do
+      local b = gm.make_foreign_array({ 3 }, { element_type = t.name })
+      gm.set_row_major_bref(b, 1, t.lo)
+      gm.set_row_major_bref(b, 2, 7)
+      gm.set_row_major_bref(b, 3, t.name == "uint64" and 9 or t.hi)
+      local m = gm.mat_from_buffer(b)
+      assert.are.equal(t.name, m:dtype())
+      assert.are.same({ t.lo, 7, t.name == "uint64" and 9 or t.hi }, m:to_table())
+    end
+    local b = gm.make_foreign_array({ 2 }, { element_type = "bool" })
+    gm.set_row_major_bref(b, 1, 1)
+    gm.set_row_major_bref(b, 2, 0)
+    assert.are.same({ true, false }, gm.mat_from_buffer(b):to_table())
+    -- a uint8 buffer seen as bool: bytes other than 0 and 1 read as true
+    local u = gm.make_foreign_array({ 3 }, { element_type = "uint8" })
+    gm.set_row_major_bref(u, 1, 2)
+    gm.set_row_major_bref(u, 2, 0)
+    gm.set_row_major_bref(u, 3, 255)
+    local bm = gm.mat_from_buffer(gm.buffer_displace(u, { element_type = "bool" }))
+    assert.are.same({ true, false, true }, bm:to_table())
+    assert.truthy(tostring(bm):find("{true, false, true}", 1, true))
+    assert.are.same({ 1, 0, 1 }, bm:as("int8"):to_table())
+  end)
+end)

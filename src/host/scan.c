@@ -1,0 +1,76 @@
+/* Host loops of the scans and the sort along an axis (core/scan_ops.h):
+ * the per-line functions of kernels/scan.h, the ones the device kernels
+ * run, over the lines split across the cores (gm_par_for); a chunk of
+ * lines sorts in one scratch of 2 * len elements. */
+#include <stdlib.h>
+
+#include "../core/par.h"
+#include "../core/scan_ops.h"
+
+typedef struct scan_job {
+  gm_ctype t;
+  int op, initial;
+  size_t len, inner;
+  const void *x;
+  void *y;
+  int failed; /* a chunk found no memory for its scratch */
+} scan_job;
+
+static void scan_chunk(void *arg, size_t begin, size_t end) {
+  const scan_job *j = arg;
+  size_t n = j->len, m = j->len + (size_t)j->initial;
+#define X(T, E, ...)                                                                                   \
+  case GM_##E:                                                                                         \
+    for (size_t i = begin; i < end; i++)                                                               \
+      gm_scan_line_##T(j->op, j->initial, n, j->inner, (const T *)j->x + gm_scan_line_start(i, n, j->inner), \
+                       (T *)j->y + gm_scan_line_start(i, m, j->inner));                                \
+    break;
+  switch (j->t) {
+    GM_FLOAT_CTYPES(X)
+    default:
+      break;
+  }
+#undef X
+}
+
+static void sort_chunk(void *arg, size_t begin, size_t end) {
+  scan_job *j = arg;
+  size_t n = j->len;
+  void *w = malloc(2 * n * gm_ctype_size(j->t) + 1);
+  if (!w) {
+    __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
+    return;
+  }
+#define X(T, E, ...)                                                                                   \
+  case GM_##E:                                                                                         \
+    for (size_t i = begin; i < end; i++) {                                                             \
+      size_t s = gm_scan_line_start(i, n, j->inner);                                                   \
+      gm_sort_line_##T(j->op, n, j->inner, (const T *)j->x + s, (T *)j->y + s, (T *)w);                \
+    }                                                                                                  \
+    break;
+  switch (j->t) {
+    GM_FLOAT_CTYPES(X)
+    default:
+      break;
+  }
+#undef X
+  free(w);
+}
+
+static gm_status host_scan(void *ctx, gm_ctype t, int op, int initial, size_t outer, size_t len, size_t inner,
+                           const void *x, void *y) {
+  (void)ctx;
+  scan_job j = {t, op, initial, len, inner, x, y, 0};
+  gm_par_for(outer * inner, 1, (double)len + 1, scan_chunk, &j);
+  return GM_OK;
+}
+
+static gm_status host_sort(void *ctx, gm_ctype t, int desc, size_t outer, size_t len, size_t inner, const void *x,
+                           void *y) {
+  (void)ctx;
+  scan_job j = {t, desc, 0, len, inner, x, y, 0};
+  gm_par_for(outer * inner, 1, 8.0 * (double)len + 1, sort_chunk, &j);
+  return j.failed ? gm_fail(GM_ENOMEM, "sort: out of host memory for the merge scratch") : GM_OK;
+}
+
+const gm_scan_ops gm_host_scan_ops = {.scan = host_scan, .sort = host_sort};
