@@ -307,7 +307,9 @@ describe("gm.linalg", function()
         assert.equal(3, gm.linalg.matrix_rank(a))
         local stack = gm.zeros({ 2, 5, 4 }, { ctype = ct })
         stack[{ 1 }] = low
-        close(gm.linalg.matrix_rank(stack), ref[8], ct, "matrix_rank of a stack")
+        local ranks = gm.linalg.matrix_rank(stack)
+        assert.equal("int64", ranks:dtype())
+        assert.same(ref[8], ranks:to_table(), "matrix_rank of a stack")
         close(gm.linalg.pinv(low), ref[1], ct, "pinv rank deficient")
         close(gm.linalg.pinv(a), ref[2], ct, "pinv")
         local x, res, rank, s = gm.linalg.lstsq(a, b)
@@ -441,11 +443,16 @@ describe("gm.linalg", function()
         local lu, piv = gm.linalg.lu_factor(a)
         assert.same({ 2, 1, 4, 4 }, dims_of(lu))
         assert.same({ 2, 1, 4 }, dims_of(piv))
-        for _, x in ipairs(flat(piv)) do assert.is_true(x >= 1 and x <= 4 and x == math.floor(x)) end
+        assert.equal("int64", piv:dtype())
+        for _, x in ipairs(flat(piv)) do assert.is_true(math.type(x) == "integer" and x >= 1 and x <= 4) end
         local x = gm.linalg.lu_solve(lu, piv, b)
         assert.same({ 2, 3, 4, 2 }, dims_of(x))
         close(x, ref[1], ct, "lu_solve")
-        assert.has_error(function() gm.linalg.lu_solve(lu, piv * 0, b) end)
+        -- float pivots of lu's ctype still work; bad ones raise
+        close(gm.linalg.lu_solve(lu, piv:as(ct), b), ref[1], ct, "lu_solve, float pivots")
+        assert.has_error(function() gm.linalg.lu_solve(lu, gm.zeros({ 2, 1, 4 }, { dtype = "int64" }), b) end)
+        assert.has_error(function() gm.linalg.lu_solve(lu, gm.zeros({ 2, 1, 4 }, { dtype = "bool" }), b) end,
+          "bad argument #2 to 'lu_solve' (an integer mat of pivots expected (lu_factor's), got bool mat)")
         assert.has_error(function() gm.linalg.lu_solve(lu, piv, mk(ct, { 3, 2 }, vals(6, 1))) end,
           "bad argument #3 to 'lu_solve' (b has 3 rows, lu is 4x4)")
         -- singular: factors, no error; U's last pivot is zero

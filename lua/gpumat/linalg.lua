@@ -313,8 +313,8 @@ return function(gm, core, methods)
     local rtol = rtol_of(fn, a, opts, 2)
     local mask = kept(L.svdvals(a), rtol)
     if #a:dims() == 2 then return math.tointeger(mask:sum()) or mask:sum() end
-    if mask:dims()[#mask:dims()] == 0 then return zeros((stack_of(a)), a) end
-    return mask:sum(-1)
+    if mask:dims()[#mask:dims()] == 0 then return zeros((stack_of(a)), a):as("int64") end
+    return mask:sum(-1):as("int64")
   end
 
   -- pinv = V diag(1/s, kept) U^T from the reduced SVD
@@ -415,9 +415,10 @@ return function(gm, core, methods)
     return fresh(mT(ac:view(cat(s, n, m)))), piv, s, m, n
   end
 
+  -- the pivots are an int64 mat, as the contract gives every index
   function L.lu_factor(a)
     local lu, piv = getrf("lu_factor", a)
-    return lu, piv
+    return lu, piv:as("int64")
   end
 
   -- lu: P from the pivots (row i swapped with row piv[i], in order:
@@ -451,9 +452,14 @@ return function(gm, core, methods)
   function L.lu_solve(lu, pivots, b)
     local fn = "lu_solve"
     local n = square(fn, lu, 1)
-    check(fn, pivots, 2, 1)
+    if not is_mat(pivots) or (pivots:ctype() ~= lu:ctype() and not gm.isdtype(pivots:dtype(), "integral")) then
+      argerror(2, fn, "an integer mat of pivots expected (lu_factor's), got %s",
+        is_mat(pivots) and (pivots:dtype() .. " mat") or type(pivots))
+    end
     check(fn, b, 3, 2)
-    same_ctype(fn, lu, pivots, 2)
+    -- getrs takes the pivots in the factors' ctype (whole numbers, checked there)
+    if pivots:ctype() ~= lu:ctype() then pivots = pivots:as(lu:ctype()) end
+    check(fn, pivots, 2, 1)
     same_ctype(fn, lu, b, 3)
     local dp, db = pivots:dims(), b:dims()
     if dp[#dp] ~= n then argerror(2, fn, "pivots has %d elements per matrix, lu is %dx%d", dp[#dp], n, n) end
