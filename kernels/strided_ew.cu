@@ -41,6 +41,19 @@ GM_BC_INT_FN(ADD, +)
 GM_BC_INT_FN(SUB, -)
 GM_BC_INT_FN(CMUL, *)
 #undef GM_BC_INT_FN
+// The integer-only ops (// % & | ^ << >>): overloads of int_ops.h's
+// per-type functions, so bc_int_fn can name them for any U.
+#define GM_BC_INT_OVL_(T, E, f, name) \
+  __device__ inline T bc_##f(T a, T b) { return gm_bc_##f##_##T(a, b); }
+#define GM_BC_INT_OVL_ROW_(T, ...) GM_BCAST_INT_OPS_WITH(GM_BC_INT_OVL_, T)
+GM_INTEGER_CTYPES(GM_BC_INT_OVL_ROW_)
+#define GM_BC_INT_ONLY_FN_(E, f, name)                               \
+  template <typename U> struct bc_int_fn<GM_BC_##E, U> {              \
+    typedef U T;                                                      \
+    __device__ static U apply(U a, U b) { return bc_##f(a, b); }      \
+  };
+GM_BCAST_INT_OPS(GM_BC_INT_ONLY_FN_)
+#undef GM_BC_INT_ONLY_FN_
 
 // Offsets of every operand at the start of row r (the row-major index over
 // the outer axes), unrolled over GM_STRIDED_MAX_OPS so that off[] stays in
@@ -145,13 +158,17 @@ void launch_int_op(const gm_strided *s, void *out, const void *a, const void *b,
   GM_LAUNCH_RANGE(binary_kernel<Fn>, g.grid, g.block, st, g.rows, g.len)(*s, (T *)out, (const T *)a, (const T *)b);
 }
 
-// Integer mats: add, sub and cmul (the core refuses the other ops)
+// Integer mats: add, sub, cmul and the integer-only ops (the core refuses the rest)
 template <typename T>
 int launch_int_binary(int op, const gm_strided *s, void *out, const void *a, const void *b, cudaStream_t st) {
   switch (op) {
     case GM_BC_ADD: launch_int_op<GM_BC_ADD, T>(s, out, a, b, st); break;
     case GM_BC_SUB: launch_int_op<GM_BC_SUB, T>(s, out, a, b, st); break;
     case GM_BC_CMUL: launch_int_op<GM_BC_CMUL, T>(s, out, a, b, st); break;
+#define GM_BC_INT_CASE_(E, f, name) \
+  case GM_BC_##E: launch_int_op<GM_BC_##E, T>(s, out, a, b, st); break;
+    GM_BCAST_INT_OPS(GM_BC_INT_CASE_)
+#undef GM_BC_INT_CASE_
     default: return 1; /* cudaErrorInvalidValue (the CPU model has no enum) */
   }
   return (int)cudaGetLastError();

@@ -16,6 +16,7 @@
 
 #include "../src/core/ctype_list.h"
 #include "hd.h"
+#include "int_ops.h"
 
 /* At most this many axes (the library's GM_MAX_RANK, checked in
  * src/core/strided.c) and operands (the output first, then up to three
@@ -70,10 +71,25 @@ GM_HD void gm_strided_ew_offsets(const gm_strided *s, int64_t i, int64_t off[GM_
   X(a, EQ, eq, "eq")            \
   X(a, NE, ne, "ne")
 #define GM_BCAST_CALL_(X, ...) X(__VA_ARGS__)
+/* Integer-only ops (floats are refused by core/broadcast.c): Lua's
+ * // % & | ~ << >> on integer mats, kernels/int_ops.h's element functions
+ * (floor as Lua's, defined for every operand: docs/API.md "Defined
+ * everywhere").  They follow GM_BCAST_OPS in the enum; GM_BC_FLOORDIV is
+ * the first of them. */
+#define GM_BCAST_INT_OPS(X) GM_BCAST_INT_OPS_WITH(GM_BCAST_CALL_, X)
+#define GM_BCAST_INT_OPS_WITH(X, a)            \
+  X(a, FLOORDIV, ifloordiv, "floor_divide")    \
+  X(a, REMAINDER, iremainder, "remainder")     \
+  X(a, BAND, iand, "bitwise_and")              \
+  X(a, BOR, ior, "bitwise_or")                 \
+  X(a, BXOR, ixor, "bitwise_xor")              \
+  X(a, SHL, ishl, "bitwise_left_shift")        \
+  X(a, SHR, ishr, "bitwise_right_shift")
 
 typedef enum gm_bcast_op {
 #define GM_BCAST_ENUM(E, f, name) GM_BC_##E,
   GM_BCAST_OPS(GM_BCAST_ENUM)
+  GM_BCAST_INT_OPS(GM_BCAST_ENUM)
 #undef GM_BCAST_ENUM
   GM_N_BCAST
 } gm_bcast_op;
@@ -107,5 +123,12 @@ GM_FLOAT_CTYPES(GM_BC_DEFINE_ROW_)
   GM_HD T gm_bc_sub_##T(T a, T b) { return (T)((unsigned long long)a - (unsigned long long)b); }  \
   GM_HD T gm_bc_cmul_##T(T a, T b) { return (T)((unsigned long long)a * (unsigned long long)b); }
 GM_INTEGER_CTYPES(GM_BC_DEFINE_INT_)
+
+/* gm_bc_<f>_T of the integer-only ops: int_ops.h's gm_<f>_T under the
+ * engine's naming (the host loops paste gm_bc_<f>_T). */
+#define GM_BC_INT_ONLY_(T, E, f, name) \
+  GM_HD T gm_bc_##f##_##T(T a, T b) { return gm_##f##_##T(a, b); }
+#define GM_BC_INT_ONLY_ROW_(T, ...) GM_BCAST_INT_OPS_WITH(GM_BC_INT_ONLY_, T)
+GM_INTEGER_CTYPES(GM_BC_INT_ONLY_ROW_)
 
 #endif

@@ -9,7 +9,7 @@
 
 static const char *const bcast_names[GM_N_BCAST] = {
 #define GM_BCAST_NAME(E, f, name) name,
-    GM_BCAST_OPS(GM_BCAST_NAME)
+    GM_BCAST_OPS(GM_BCAST_NAME) GM_BCAST_INT_OPS(GM_BCAST_NAME)
 #undef GM_BCAST_NAME
 };
 
@@ -117,6 +117,19 @@ static int list_operands(const gm_bc_arg *args, int n, gm_mat *out, gm_operand o
   return no;
 }
 
+/* // % & | ~ << >> (GM_BCAST_INT_OPS) are integer-only so far: a float
+ * or bool mat is refused naming the op and the ctype. */
+static gm_status int_only_error(const bc_job *j, gm_mat *const *all, int n) {
+  gm_ctype t = j->t;
+  for (int i = 0; i < n; i++)
+    if (all[i]) {
+      int k = gm_ctype_kind(all[i]->ctype);
+      if (k != GM_KIND_INT && k != GM_KIND_UINT) t = all[i]->ctype;
+    }
+  return gm_fail(GM_EINVAL, "integer mats only, got a %s mat (%s is integer-only so far)", gm_ctype_name(t),
+                 gm_bcast_name((gm_bcast_op)j->op));
+}
+
 /* Where the op runs: where the operands live, floats for every op, integer
  * mats for add, sub and cmul (the engine's wrapping loops and kernels);
  * anything else of another ctype is refused. */
@@ -128,7 +141,8 @@ static gm_status place(const bc_job *j, gm_mat *const *all, int n, gm_exec *e) {
       floats = floats && k == GM_KIND_FLOAT;
       ints = ints && (k == GM_KIND_INT || k == GM_KIND_UINT);
     }
-  bool int_op = j->op == GM_BC_ADD || j->op == GM_BC_SUB || j->op == GM_BC_CMUL;
+  bool int_op = j->op == GM_BC_ADD || j->op == GM_BC_SUB || j->op == GM_BC_CMUL || j->op >= GM_BC_FLOORDIV;
+  if (j->op >= GM_BC_FLOORDIV && !ints) return int_only_error(j, all, n);
   if (!floats && !(ints && int_op)) return gm_check_float_mats(gm_bcast_name((gm_bcast_op)j->op), all, n);
   *e = gm_exec_choose(all, n);
   return GM_OK;

@@ -69,11 +69,14 @@ GM_FLOAT_CTYPES(BC_CTYPE_INNER_)
 #define BC_INT_DEFINE_(T, ...) \
   BC_INNER(T, add)             \
   BC_INNER(T, sub)             \
-  BC_INNER(T, cmul)
+  BC_INNER(T, cmul)             \
+  GM_BCAST_INT_OPS_WITH(BC_OP_INNER_, T)
 GM_INTEGER_CTYPES(BC_INT_DEFINE_)
 #define BC_INT_OP_(T, f) {bc_##f##_##T##_cc, bc_##f##_##T##_cs, bc_##f##_##T##_sc, bc_##f##_##T##_gen}
-#define BC_INT_ROW_(T, E, ...) \
-  [GM_##E] = {[GM_BC_ADD] = BC_INT_OP_(T, add), [GM_BC_SUB] = BC_INT_OP_(T, sub), [GM_BC_CMUL] = BC_INT_OP_(T, cmul)},
+#define BC_INT_ONLY_ROW_(T, E, f, name) [GM_BC_##E] = BC_INT_OP_(T, f),
+#define BC_INT_ROW_(T, E, ...)                                                                                  \
+  [GM_##E] = {[GM_BC_ADD] = BC_INT_OP_(T, add), [GM_BC_SUB] = BC_INT_OP_(T, sub), [GM_BC_CMUL] = BC_INT_OP_(T, cmul), \
+              GM_BCAST_INT_OPS_WITH(BC_INT_ONLY_ROW_, T)},
 
 static const inner_fn inner_table[GM_N_CTYPES][GM_N_BCAST][N_VARIANTS] = {
     GM_FLOAT_CTYPES(BC_CTYPE_ROW_) GM_INTEGER_CTYPES(BC_INT_ROW_)};

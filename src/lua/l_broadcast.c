@@ -6,6 +6,8 @@
  * memory. */
 #include "l_broadcast.h"
 
+#include <math.h>
+
 #include "../core/operands.h"
 #include "l_ew.h"
 
@@ -21,6 +23,11 @@ int gml_broadcast(lua_State *L, int op, const int *idx, int n, int out_idx, cons
   gm_bc_arg a[3];
   for (int i = 0; i < n; i++) check_arg(L, idx[i], argfn); /* types first, in order */
   for (int i = 0; i < n; i++) a[i] = check_arg(L, idx[i], argfn);
+  /* & | ~ << >> take whole numbers, as Lua's own do (a whole float
+   * beyond int64, such as ~'s 2^64 for unsigned types, saturates) */
+  for (int i = 0; i < n && op >= GM_BC_BAND; i++)
+    if (!a[i].m && !lua_isinteger(L, idx[i]) && floor(a[i].v) != a[i].v)
+      gml_argerror(L, idx[i], argfn, "number has no integer representation");
   bool cuda;
   gm_ctype t;
   int bad = 0;

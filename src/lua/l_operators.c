@@ -7,6 +7,10 @@
  *                     this __mul calls gm.matmul instead (batched)
  *   m * s, s * m, -m  gm.cmul by the number (one pass)
  *   a < b and kin     an error naming m:gt(x) and its kin
+ *   a // b, a % b, a & b, a | b, a ~ b, a << b, a >> b, ~a
+ *                     gm.floor_divide, remainder, bitwise_and, _or,
+ *                     _xor, _left_shift, _right_shift, bitwise_invert:
+ *                     integer mats only (core/broadcast.c refuses others)
  * Every result is a new mat, computed where the operands live (host or
  * device); the operands are not changed.  Scalars are rounded to the
  * mat's ctype.  Argument errors name the metamethod: "bad argument #2 to
@@ -38,6 +42,29 @@ static int op_add(lua_State *L) { return broadcast_op(L, GM_BC_ADD, "__add"); }
 static int op_sub(lua_State *L) { return broadcast_op(L, GM_BC_SUB, "__sub"); }
 static int op_div(lua_State *L) { return broadcast_op(L, GM_BC_CDIV, "__div"); }
 static int op_pow(lua_State *L) { return broadcast_op(L, GM_BC_POW, "__pow"); }
+static int op_idiv(lua_State *L) { return broadcast_op(L, GM_BC_FLOORDIV, "__idiv"); }
+static int op_mod(lua_State *L) { return broadcast_op(L, GM_BC_REMAINDER, "__mod"); }
+static int op_band(lua_State *L) { return broadcast_op(L, GM_BC_BAND, "__band"); }
+static int op_bor(lua_State *L) { return broadcast_op(L, GM_BC_BOR, "__bor"); }
+static int op_bxor(lua_State *L) { return broadcast_op(L, GM_BC_BXOR, "__bxor"); }
+static int op_shl(lua_State *L) { return broadcast_op(L, GM_BC_SHL, "__shl"); }
+static int op_shr(lua_State *L) { return broadcast_op(L, GM_BC_SHR, "__shr"); }
+
+/* ~m and gm.bitwise_invert(m) as m xor all-ones (one pass): -1 for a
+ * signed type; 2^64 for an unsigned one, which the number's saturating
+ * conversion makes the type's MAX.  A non-integer mat is refused by the
+ * core, naming bitwise_xor's caller below. */
+static int invert(lua_State *L, const char *fn) {
+  gm_mat *m = gml_checkmat(L, 1, fn);
+  int k = gm_ctype_kind(m->ctype);
+  if (k != GM_KIND_INT && k != GM_KIND_UINT)
+    return gml_argerror(L, 1, fn, "integer mat expected, got a %s mat", gm_ctype_name(m->ctype));
+  lua_settop(L, 1);
+  lua_pushnumber(L, k == GM_KIND_INT ? -1.0 : 18446744073709551616.0);
+  return broadcast_op(L, GM_BC_BXOR, fn);
+}
+static int op_bnot(lua_State *L) { return invert(L, "__bnot"); }
+static int l_bitwise_invert(lua_State *L) { return invert(L, "bitwise_invert"); }
 
 /* -m as m * -1 (one pass: broadcast cmul by a number); -0.0 stays -0.0.
  * Lua passes the operand twice: the second becomes the number. */
@@ -85,10 +112,14 @@ static int op_lt(lua_State *L) { return compare_error(L, "__lt"); }
 static int op_le(lua_State *L) { return compare_error(L, "__le"); }
 
 void gml_open_operators(lua_State *L, int module_idx) {
-  (void)module_idx;
+  static const gml_reg fns[] = {{"bitwise_invert", l_bitwise_invert, 1, NULL}, {NULL, NULL, 0, NULL}};
+  gml_register(L, module_idx, fns);
   static const gml_reg ops[] = {{"__add", op_add, 2, NULL}, {"__sub", op_sub, 2, NULL}, {"__unm", op_unm, 2, NULL},
                                  {"__mul", op_mul, 2, NULL}, {"__div", op_div, 2, NULL}, {"__pow", op_pow, 2, NULL},
-                                 {"__lt", op_lt, 2, NULL}, {"__le", op_le, 2, NULL}, {NULL, NULL, 0, NULL}};
+                                 {"__lt", op_lt, 2, NULL}, {"__le", op_le, 2, NULL}, {"__idiv", op_idiv, 2, NULL},
+                                 {"__mod", op_mod, 2, NULL}, {"__band", op_band, 2, NULL}, {"__bor", op_bor, 2, NULL},
+                                 {"__bxor", op_bxor, 2, NULL}, {"__shl", op_shl, 2, NULL}, {"__shr", op_shr, 2, NULL},
+                                 {"__bnot", op_bnot, 2, NULL}, {NULL, NULL, 0, NULL}};
   luaL_getmetatable(L, GML_MAT_MT);
   gml_register(L, -1, ops);
   lua_pop(L, 1);

@@ -154,9 +154,13 @@ static const char *const any_ctype_fns[] = {
     "__close", "ensure_core", "ensure", "mat_from_buffer", "syncing_cuda_facets", "with_syncing_cuda_facets",
     NULL};
 
-/* The ones that also take integer mats (not bool): wrapping arithmetic
- * and the whole-mat sum, max and min (core/broadcast.c, core/reduce.c). */
-static const char *const integer_fns[] = {"add", "sub", "cmul", "__add", "__sub", "sum", "max", "min", NULL};
+/* The ones that also take integer mats (not bool): wrapping arithmetic,
+ * the whole-mat sum, max and min (core/broadcast.c, core/reduce.c), and
+ * the integer-only // % & | ~ << >> (the core refuses float mats there). */
+static const char *const integer_fns[] = {
+    "add", "sub", "cmul", "__add", "__sub", "sum", "max", "min", "floor_divide", "remainder", "bitwise_and",
+    "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift", "bitwise_invert", "__idiv", "__mod",
+    "__band", "__bor", "__bxor", "__shl", "__shr", "__bnot", NULL};
 
 static void check_mat_ctype(lua_State *L, int idx, const gm_mat *m, const char *fname) {
   if (gm_ctype_is_float(m->ctype)) return;
