@@ -174,6 +174,9 @@ describe("integer operators", function()
     assert.has_error(function() return gm.bitwise_invert(bo) end)
     assert.has_error(function() return bo & bo end)
     assert.has_error(function() return gm.bitwise_or(i, "x") end)
+    assert.has_error(function() return i | (0 / 0) end, "bad argument #2 to '__bor' (number has no integer representation)")
+    assert.has_error(function() return i >> math.huge end,
+                     "bad argument #2 to '__shr' (number has no integer representation)")
     -- a whole float is an integer, as in Lua
     check_all(i & 3.0, {1, 2}, "whole float")
   end)

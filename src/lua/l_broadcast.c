@@ -26,7 +26,7 @@ int gml_broadcast(lua_State *L, int op, const int *idx, int n, int out_idx, cons
   /* & | ~ << >> take whole numbers, as Lua's own do (a whole float
    * beyond int64, such as ~'s 2^64 for unsigned types, saturates) */
   for (int i = 0; i < n && op >= GM_BC_BAND; i++)
-    if (!a[i].m && !lua_isinteger(L, idx[i]) && floor(a[i].v) != a[i].v)
+    if (!a[i].m && !lua_isinteger(L, idx[i]) && (floor(a[i].v) != a[i].v || isinf(a[i].v)))
       gml_argerror(L, idx[i], argfn, "number has no integer representation");
   bool cuda;
   gm_ctype t;
