@@ -47,6 +47,9 @@ GM_BC_INT_FN(CMUL, *)
   __device__ inline T bc_##f(T a, T b) { return gm_bc_##f##_##T(a, b); }
 #define GM_BC_INT_OVL_ROW_(T, ...) GM_BCAST_INT_OPS_WITH(GM_BC_INT_OVL_, T)
 GM_INTEGER_CTYPES(GM_BC_INT_OVL_ROW_)
+__device__ inline bool bc_iand(bool a, bool b) { return gm_bc_iand_bool(a, b); }
+__device__ inline bool bc_ior(bool a, bool b) { return gm_bc_ior_bool(a, b); }
+__device__ inline bool bc_ixor(bool a, bool b) { return gm_bc_ixor_bool(a, b); }
 #define GM_BC_INT_ONLY_FN_(E, f, name)                               \
   template <typename U> struct bc_int_fn<GM_BC_##E, U> {              \
     typedef U T;                                                      \
@@ -174,6 +177,17 @@ int launch_int_binary(int op, const gm_strided *s, void *out, const void *a, con
   return (int)cudaGetLastError();
 }
 
+// bool mats: & | ~ only (the core refuses the rest)
+int launch_bool_binary(int op, const gm_strided *s, void *out, const void *a, const void *b, cudaStream_t st) {
+  switch (op) {
+    case GM_BC_BAND: launch_int_op<GM_BC_BAND, bool>(s, out, a, b, st); break;
+    case GM_BC_BOR: launch_int_op<GM_BC_BOR, bool>(s, out, a, b, st); break;
+    case GM_BC_BXOR: launch_int_op<GM_BC_BXOR, bool>(s, out, a, b, st); break;
+    default: return 1; /* cudaErrorInvalidValue (the CPU model has no enum) */
+  }
+  return (int)cudaGetLastError();
+}
+
 }  // namespace
 
 extern "C" int gm_cuda_strided_binary(int ctype, int op, const gm_strided *s, void *out, const void *a,
@@ -188,6 +202,7 @@ extern "C" int gm_cuda_strided_binary(int ctype, int op, const gm_strided *s, vo
   case GM_##E: return launch_int_binary<T>(op, s, out, a, b, st);
     GM_INTEGER_CTYPES(GM_INT_CASE_)
 #undef GM_INT_CASE_
+    case GM_BOOL: return launch_bool_binary(op, s, out, a, b, st);
     default: break;
   }
   return (int)cudaErrorInvalidValue;

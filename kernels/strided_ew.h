@@ -131,4 +131,9 @@ GM_INTEGER_CTYPES(GM_BC_DEFINE_INT_)
 #define GM_BC_INT_ONLY_ROW_(T, ...) GM_BCAST_INT_OPS_WITH(GM_BC_INT_ONLY_, T)
 GM_INTEGER_CTYPES(GM_BC_INT_ONLY_ROW_)
 
+/* bool mats take & | ~ (logical on bool, as NumPy's bitwise ops on bool) */
+GM_HD bool gm_bc_iand_bool(bool a, bool b) { return a && b; }
+GM_HD bool gm_bc_ior_bool(bool a, bool b) { return a || b; }
+GM_HD bool gm_bc_ixor_bool(bool a, bool b) { return a != b; }
+
 #endif

@@ -138,6 +138,23 @@ describe("integer operators", function()
     end
   end)
 
+  it("bool mats take & | ~ and unary ~ (logical), host and emulated #nocuda", function()
+    local function run()
+      local a = gm.array_to_mat({1, 1, 0, 0}, {ctype = "bool"})
+      local b = gm.array_to_mat({1, 0, 1, 0}, {ctype = "bool"})
+      assert.are.same({true, false, false, false}, (a & b):to_table())
+      assert.are.same({true, true, true, false}, gm.bitwise_or(a, b):to_table())
+      assert.are.same({false, true, true, false}, (a ~ b):to_table())
+      assert.are.same({false, false, true, true}, (~a):to_table())
+      assert.are.same({false, false, true, true}, gm.bitwise_invert(a):to_table())
+      return a & b
+    end
+    run()
+    gm.with_cuda({backend = "emulated"}, function()
+      assert.truthy(run():facets():find("C", 1, true))
+    end)
+  end)
+
   it("uint64 edge values (the array_to_mat of uint64 is given in range)", function()
     local m = gm.array_to_mat({0, 1, 7, 4294967296}, {ctype = "uint64"})
     check_all(m // 2, {0, 0, 3, 2147483648}, "uint64 //")
@@ -170,9 +187,10 @@ describe("integer operators", function()
                      "floor_divide: integer mats only, got a double mat (floor_divide is integer-only so far)")
     assert.has_error(function() return f % f end,
                      "remainder: integer mats only, got a double mat (remainder is integer-only so far)")
-    assert.has_error(function() return ~f end, "bad argument #1 to '__bnot' (integer mat expected, got a double mat)")
-    assert.has_error(function() return gm.bitwise_invert(bo) end)
-    assert.has_error(function() return bo & bo end)
+    assert.has_error(function() return ~f end, "bad argument #1 to '__bnot' (integer or bool mat expected, got a double mat)")
+    assert.has_error(function() return bo // bo end,
+                     "bad argument #1 to '__idiv' (a bool mat; this function takes float32/float64 mats (convert with m:as(\"float64\")))")
+    assert.has_error(function() return bo << bo end)
     assert.has_error(function() return gm.bitwise_or(i, "x") end)
     assert.has_error(function() return i | (0 / 0) end, "bad argument #2 to '__bor' (number has no integer representation)")
     assert.has_error(function() return i >> math.huge end,

@@ -117,8 +117,8 @@ static int list_operands(const gm_bc_arg *args, int n, gm_mat *out, gm_operand o
   return no;
 }
 
-/* // % & | ~ << >> (GM_BCAST_INT_OPS) are integer-only so far: a float
- * or bool mat is refused naming the op and the ctype. */
+/* // % & | ~ << >> (GM_BCAST_INT_OPS) are integer-only so far (bool
+ * mats also take & | ~): another mat is refused naming the op and ctype. */
 static gm_status int_only_error(const bc_job *j, gm_mat *const *all, int n) {
   gm_ctype t = j->t;
   for (int i = 0; i < n; i++)
@@ -142,6 +142,13 @@ static gm_status place(const bc_job *j, gm_mat *const *all, int n, gm_exec *e) {
       ints = ints && (k == GM_KIND_INT || k == GM_KIND_UINT);
     }
   bool int_op = j->op == GM_BC_ADD || j->op == GM_BC_SUB || j->op == GM_BC_CMUL || j->op >= GM_BC_FLOORDIV;
+  bool bools = true;
+  for (int i = 0; i < n; i++) bools = bools && (!all[i] || all[i]->ctype == GM_BOOL);
+  bool bool_op = j->op == GM_BC_BAND || j->op == GM_BC_BOR || j->op == GM_BC_BXOR;
+  if (bools && bool_op) {
+    *e = gm_exec_choose(all, n);
+    return GM_OK;
+  }
   if (j->op >= GM_BC_FLOORDIV && !ints) return int_only_error(j, all, n);
   if (!floats && !(ints && int_op)) return gm_check_float_mats(gm_bcast_name((gm_bcast_op)j->op), all, n);
   *e = gm_exec_choose(all, n);

@@ -78,8 +78,14 @@ GM_INTEGER_CTYPES(BC_INT_DEFINE_)
   [GM_##E] = {[GM_BC_ADD] = BC_INT_OP_(T, add), [GM_BC_SUB] = BC_INT_OP_(T, sub), [GM_BC_CMUL] = BC_INT_OP_(T, cmul), \
               GM_BCAST_INT_OPS_WITH(BC_INT_ONLY_ROW_, T)},
 
+BC_INNER(bool, iand)
+BC_INNER(bool, ior)
+BC_INNER(bool, ixor)
+
 static const inner_fn inner_table[GM_N_CTYPES][GM_N_BCAST][N_VARIANTS] = {
-    GM_FLOAT_CTYPES(BC_CTYPE_ROW_) GM_INTEGER_CTYPES(BC_INT_ROW_)};
+    GM_FLOAT_CTYPES(BC_CTYPE_ROW_) GM_INTEGER_CTYPES(BC_INT_ROW_)[GM_BOOL] = {
+        [GM_BC_BAND] = BC_INT_OP_(bool, iand), [GM_BC_BOR] = BC_INT_OP_(bool, ior),
+        [GM_BC_BXOR] = BC_INT_OP_(bool, ixor)}};
 
 /* where: o := c != 0 ? a : b (st: the four inner strides) */
 typedef void (*where_fn)(int64_t n, void *o, const void *c, const void *a, const void *b, const int64_t *st);

@@ -51,16 +51,16 @@ static int op_shl(lua_State *L) { return broadcast_op(L, GM_BC_SHL, "__shl"); }
 static int op_shr(lua_State *L) { return broadcast_op(L, GM_BC_SHR, "__shr"); }
 
 /* ~m and gm.bitwise_invert(m) as m xor all-ones (one pass): -1 for a
- * signed type; 2^64 for an unsigned one, which the number's saturating
+ * signed type, true for bool; 2^64 for an unsigned one, which the number's saturating
  * conversion makes the type's MAX.  A non-integer mat is refused by the
  * core, naming bitwise_xor's caller below. */
 static int invert(lua_State *L, const char *fn) {
   gm_mat *m = gml_checkmat(L, 1, fn);
   int k = gm_ctype_kind(m->ctype);
-  if (k != GM_KIND_INT && k != GM_KIND_UINT)
-    return gml_argerror(L, 1, fn, "integer mat expected, got a %s mat", gm_ctype_name(m->ctype));
+  if (k != GM_KIND_INT && k != GM_KIND_UINT && k != GM_KIND_BOOL)
+    return gml_argerror(L, 1, fn, "integer or bool mat expected, got a %s mat", gm_ctype_name(m->ctype));
   lua_settop(L, 1);
-  lua_pushnumber(L, k == GM_KIND_INT ? -1.0 : 18446744073709551616.0);
+  lua_pushnumber(L, k == GM_KIND_INT ? -1.0 : k == GM_KIND_BOOL ? 1.0 : 18446744073709551616.0);
   return broadcast_op(L, GM_BC_BXOR, fn);
 }
 static int op_bnot(lua_State *L) { return invert(L, "__bnot"); }

@@ -162,11 +162,17 @@ static const char *const integer_fns[] = {
     "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift", "bitwise_invert", "__idiv", "__mod",
     "__band", "__bor", "__bxor", "__shl", "__shr", "__bnot", NULL};
 
+/* The ones bool mats take too: & | ~ (logical on bool). */
+static const char *const bool_fns[] = {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert", "__band",
+                                       "__bor", "__bxor", "__bnot", NULL};
+
 static void check_mat_ctype(lua_State *L, int idx, const gm_mat *m, const char *fname) {
   if (gm_ctype_is_float(m->ctype)) return;
   for (const char *const *f = any_ctype_fns; *f; f++)
     if (strcmp(*f, fname) == 0) return;
   int kind = gm_ctype_kind(m->ctype);
+  for (const char *const *f = bool_fns; *f && kind == GM_KIND_BOOL; f++)
+    if (strcmp(*f, fname) == 0) return;
   for (const char *const *f = integer_fns; *f && kind != GM_KIND_BOOL; f++)
     if (strcmp(*f, fname) == 0) return;
   const char *d = gm_ctype_dtype(m->ctype);
