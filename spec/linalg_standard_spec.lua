@@ -7,52 +7,9 @@ local gm = require "gpumat"
 
 local TOL = { float = 1e-4, double = 1e-10 }
 
--- the first python3 with numpy (the one on PATH may lack it; Debian's has
--- it, as bench/ uses); GPUMAT_PYTHON names another.  The references are
--- written for NumPy >= 1.24 (no NumPy 2-only names).
-local function find_python()
-  for _, py in ipairs { os.getenv("GPUMAT_PYTHON") or "python3", "/usr/bin/python3" } do
-    local ok = os.execute(py .. " -c 'import numpy' >/dev/null 2>&1")
-    if ok == true or ok == 0 then return py end
-  end
-end
-local PYTHON = find_python()
-local NUMPY = PYTHON ~= nil
-
--- deterministic values in [-1, 1], multiples of 1/64 (exact in float)
-local function vals(n, seed)
-  local t, x = {}, seed * 7919 + 17
-  for i = 1, n do
-    x = (x * 1103515245 + 12345) % 2147483648
-    t[i] = (x % 129 - 64) / 64
-  end
-  return t
-end
-
-local function count(dims)
-  local n = 1
-  for _, d in ipairs(dims) do n = n * d end
-  return n
-end
-
-local function flat(m)
-  if type(m) == "number" then return { m } end
-  local out = {}
-  local function rec(x)
-    if type(x) == "table" then
-      for _, v in ipairs(x) do rec(v) end
-    else
-      out[#out + 1] = x
-    end
-  end
-  rec(m:to_table())
-  return out
-end
-
-local function mk(ct, dims, v)
-  if #v == 0 then return gm.zeros(dims, { ctype = ct }) end
-  return gm.mat(#v, { ctype = ct, initial_contents = v }):reshape(dims)
-end
+-- NumPy, values and mats: spec/numpy_ref.lua
+local R = require "numpy_ref"
+local NUMPY, vals, count, flat, mk = R.python ~= nil, R.vals, R.count, R.flat, R.mk
 
 -- a stack of well-conditioned matrices (n I added), and of SPD ones
 local function wellcond(dims, seed)
@@ -64,39 +21,11 @@ local function wellcond(dims, seed)
   return v
 end
 
--- Python literals and NumPy's results: vars = {name = {dims, values}},
--- exprs a list of Python expressions; returns one flat list per expr
+-- NumPy's results of exprs over vars = {name = {dims, values}}: one flat
+-- list per expr
 local function numpy(vars, exprs)
-  local src = { "import numpy as np", "import sys" }
-  for name, d in pairs(vars) do
-    local vs = {}
-    for i, x in ipairs(d[2]) do vs[i] = string.format("%.17g", x) end
-    local shape = {}
-    for i, x in ipairs(d[1]) do shape[i] = tostring(x) end
-    src[#src + 1] = string.format("%s = np.array([%s], dtype=np.float64).reshape((%s,))", name,
-      table.concat(vs, ","), table.concat(shape, ","))
-  end
-  for _, e in ipairs(exprs) do
-    src[#src + 1] = "r = np.ravel(np.asarray(" .. e .. ", dtype=np.float64))"
-    src[#src + 1] = "print(' '.join(repr(float(x)) for x in r))"
-  end
-  local path = os.tmpname()
-  local f = assert(io.open(path, "w"))
-  f:write(table.concat(src, "\n"), "\n")
-  f:close()
-  local p = assert(io.popen(PYTHON .. " " .. path))
-  local out = {}
-  for line in p:lines() do
-    local t = {}
-    for w in line:gmatch("%S+") do
-      local x = tonumber(w) or (w == "inf" and math.huge) or (w == "-inf" and -math.huge) or (0 / 0)
-      t[#t + 1] = x
-    end
-    out[#out + 1] = t
-  end
-  p:close()
-  os.remove(path)
-  assert(#out == #exprs, "numpy failed (its message is above)")
+  local out = R.numpy(vars, exprs)
+  for i, r in ipairs(out) do out[i] = r[2] end
   return out
 end
 

@@ -8,14 +8,7 @@ local need_gpu, CUDA = require("gpu_case")(_ENV)
 
 local TOL = { float = 1e-4, double = 1e-10 }
 
-local function vals(n, seed)
-  local t, x = {}, seed * 7919 + 17
-  for i = 1, n do
-    x = (x * 1103515245 + 12345) % 2147483648
-    t[i] = (x % 129 - 64) / 64
-  end
-  return t
-end
+local vals = require("numpy_ref").vals
 
 local function close(a, b, ct, what)
   local ta, tb = a:view(-1):to_table(), b:view(-1):to_table()
