@@ -7,7 +7,7 @@
 #include <cuda_runtime.h>
 
 #include "launch_cuda.cuh"
-#include "sat_cast.h"
+#include "int_ops.h"
 
 template <typename T>
 __global__ void gm_fill_kernel(T *x, size_t n, size_t incx, T alpha) {
@@ -73,7 +73,7 @@ static int transpose(int ctype, size_t m, size_t n, double alpha, const void *a,
 extern "C" int gm_cuda_fill(int ctype, size_t n, double alpha, void *x, size_t incx, const gm_launch_ctx *lc) {
   void *stream = lc->stream;
   gm_launch l(n, stream);
-// alpha converted as astype does (integers saturate: kernels/sat_cast.h)
+// alpha converted as astype does (integers saturate: kernels/int_ops.h)
 #define LAUNCH(T) GM_LAUNCH_RANGE(gm_fill_kernel<T>, l.grid, l.block, l.s, n, 1)((T *)(x), n, incx, gm_sat_##T(alpha))
   GM_ANY_CTYPE_LAUNCH(ctype, LAUNCH);
 #undef LAUNCH

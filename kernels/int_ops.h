@@ -48,6 +48,7 @@
 #endif
 #include <stdint.h>
 
+#include "../src/core/ctype_list.h"
 #include "hd.h"
 
 /* X(T, U unsigned of the same width, W unsigned working type, bits,
@@ -141,5 +142,48 @@ GM_UINT_ROWS(GM_UINT_DEFINE_)
 /* NaN is nonzero: true, as NumPy's astype(bool). */
 GM_HD bool gm_cast_float_bool(float x) { return x != 0.0f; }
 GM_HD bool gm_cast_double_bool(double x) { return x != 0.0; }
+
+/* Conversions into every element type (GM_CTYPES) with a defined result
+ * for every input, for astype, fills and element writes (ctype_list.h's
+ * names, so a GM_CTYPES row pastes gm_sat_##T / gm_wrap_##T):
+ *   gm_sat_T(double x): float -> T, saturating as gm_cast_double_T; bool
+ *     is x != 0 (NaN -> true).
+ *   gm_wrap_T(long long v): integer -> T, wrapping (NumPy's astype
+ *     between integers); bool is v != 0; floats round. */
+#define GM_SAT_DEFINE_INT_(T, ...)                                    \
+  GM_HD T gm_sat_##T(double x) { return gm_cast_double_##T(x); }      \
+  GM_HD T gm_wrap_##T(long long v) { return (T)(unsigned long long)v; }
+GM_SINT_ROWS(GM_SAT_DEFINE_INT_)
+GM_UINT_ROWS(GM_SAT_DEFINE_INT_)
+#undef GM_SAT_DEFINE_INT_
+
+/* bool's names through a macro: in C before C23 `bool` expands to _Bool
+ * as the rows pass through the X-macros, so their gm_sat_##T is
+ * gm_sat__Bool there and gm_sat_bool in C++ */
+#define GM_SAT_CAT_(a, b) a##b
+#define GM_SAT_CAT(a, b) GM_SAT_CAT_(a, b)
+GM_HD bool GM_SAT_CAT(gm_sat_, bool)(double x) { return x != 0; }
+GM_HD bool GM_SAT_CAT(gm_wrap_, bool)(long long v) { return v != 0; }
+GM_HD float gm_sat_float(double x) { return (float)x; }
+GM_HD float gm_wrap_float(long long v) { return (float)v; }
+GM_HD double gm_sat_double(double x) { return x; }
+GM_HD double gm_wrap_double(long long v) { return (double)v; }
+
+/* C++ (CUDA and the emulated device's kernels): gm_sat_to<T>(x) is
+ * gm_sat_T(x), for templates over the element type. */
+#ifdef __cplusplus
+#ifdef __CUDACC__
+#define GM_SAT_HD_ __host__ __device__
+#else
+#define GM_SAT_HD_
+#endif
+template <typename T>
+GM_SAT_HD_ inline T gm_sat_to(double x);
+#define GM_SAT_TO_(T, ...) \
+  template <>              \
+  GM_SAT_HD_ inline T gm_sat_to<T>(double x) { return gm_sat_##T(x); }
+GM_CTYPES(GM_SAT_TO_)
+#undef GM_SAT_TO_
+#endif
 
 #endif

@@ -11,7 +11,7 @@
 #include <cuda_runtime.h>
 
 #include "launch_cuda.cuh"
-#include "sat_cast.h"
+#include "int_ops.h"
 #include "strided_ew.h"
 
 namespace {

@@ -293,7 +293,7 @@ inline gm_emu_range_launcher<P...> gm_emu_launch_range(void (*kernel)(P...), dim
 #include "nn.h"
 #include "random.h"
 #include "reduce_axis.h"
-#include "sat_cast.h"
+#include "int_ops.h"
 #include "scan.h"
 #include "strided.h"
 #include "strided_ew.h"

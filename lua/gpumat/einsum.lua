@@ -28,7 +28,6 @@ local argerror = argcheck.argerror
 return function(gm, core, methods)
   local mat_mt = getmetatable(core.mat(0))
   local function is_mat(x) return getmetatable(x) == mat_mt end
-  local FLOAT = { float = true, double = true }
   local FN = "einsum"
   local matmul = gm.linalg.matmul
   -- a stack of products of at most this many multiplications each is one
@@ -306,7 +305,7 @@ return function(gm, core, methods)
     for k = 1, nops do
       local m = ops[k]
       if not is_mat(m) then argerror(k + 1, FN, "gpumat.mat expected, got %s", type(m)) end
-      if not FLOAT[m:ctype()] then argerror(k + 1, FN, "floating ctype expected, got %s", m:ctype()) end
+      core._check_float(FN, k + 1, m)
       ct = ct or m:ctype()
       if m:ctype() ~= ct then argerror(k + 1, FN, "mixed ctypes %s and %s", ct, m:ctype()) end
     end
@@ -343,7 +342,7 @@ return function(gm, core, methods)
   mat_mt.__mul = function(a, b)
     if is_mat(a) and is_mat(b) and (#a:dims() > 2 or #b:dims() > 2) then
       for n, m in ipairs { a, b } do
-        if not FLOAT[m:ctype()] then argerror(n, "__mul", "floating ctype expected, got %s", m:ctype()) end
+        core._check_float("__mul", n, m)
       end
       if a:ctype() ~= b:ctype() then argerror(2, "__mul", "mixed ctypes %s and %s", a:ctype(), b:ctype()) end
       return matmul(a, b)

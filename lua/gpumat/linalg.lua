@@ -19,7 +19,7 @@ return function(gm, core, methods)
 
   local function check(fn, a, n, minrank)
     if not is_mat(a) then argerror(n, fn, "gpumat.mat expected, got %s", type(a)) end
-    if not EPS[a:ctype()] then argerror(n, fn, "floating ctype expected, got %s", a:ctype()) end
+    core._check_float(fn, n, a)
     if minrank and #a:dims() < minrank then
       argerror(n, fn, "needs at least %d dimensions, has %d", minrank, #a:dims())
     end
@@ -557,14 +557,15 @@ return function(gm, core, methods)
     check(fn, y, 2)
     same_ctype(fn, x, y, 2)
     opts = options(fn, opts, 3, { axis = true })
-    local p = gm.cmul(x, y)
-    local rank = #p:dims()
+    -- lengths checked before the product is allocated
+    local rank = math.max(#x:dims(), #y:dims())
     local ax = axis_of(fn, opts.axis or -1, rank, 3)
     local ax1 = axis_of(fn, opts.axis or -1, #x:dims(), 3)
     local ax2 = axis_of(fn, opts.axis or -1, #y:dims(), 3)
     if x:dims()[ax1] ~= y:dims()[ax2] then
       raise("%s: the vectors have %d and %d elements", fn, x:dims()[ax1], y:dims()[ax2])
     end
+    local p = gm.cmul(x, y)
     if rank == 1 then return p:sum() end
     return p:sum(ax)
   end

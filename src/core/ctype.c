@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../../kernels/sat_cast.h"
+#include "../../kernels/int_ops.h"
 
 /* include/gpumat.h spells the numbers for C callers */
 #define GM_PUBLIC_CTYPE_AGREES_(T, E, ...) _Static_assert((int)GM_##E == (int)GM_CTYPE_##E, "gpumat.h's GM_CTYPE_" #E);

@@ -73,7 +73,7 @@ int gm_ctype_parse(const char *name, gm_ctype *out);
  * saturate, NaN -> 0; bool is x != 0). */
 double gm_ctype_coerce(gm_ctype t, double x);
 /* Reads/writes element i of a typed array as double (writes convert as
- * astype does: kernels/sat_cast.h). */
+ * astype does: kernels/int_ops.h). */
 double gm_ctype_get(gm_ctype t, const void *base, size_t i);
 void gm_ctype_set(gm_ctype t, void *base, size_t i, double v);
 

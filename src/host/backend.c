@@ -10,7 +10,7 @@
 #include "../core/scan_ops.h"
 #include "../core/strided_ew_ops.h"
 #include "../../kernels/fill.h"
-#include "../../kernels/sat_cast.h"
+#include "../../kernels/int_ops.h"
 #include "strided.h"
 
 static gm_status host_fill(void *ctx, gm_ctype t, size_t n, double alpha, void *x, size_t incx) {

@@ -326,6 +326,14 @@ static gm_status h_orgqr(void *ctx, gm_ctype t, int m, int n, void *a, int lda, 
       return bad_ctype(op);       \
   }
 
+/* Scratch of n items of elem bytes for a LAPACK job (at least one), after
+ * the ctype check, so the jobs' switches below need no cleanup branch. */
+static gm_status job_scratch(gm_ctype t, const char *op, size_t n, size_t elem, void **p) {
+  if (!gm_ctype_is_float(t)) return bad_ctype(op);
+  *p = malloc((n > 0 ? n : 1) * elem);
+  return *p ? GM_OK : gm_fail(GM_ENOMEM, "out of host memory");
+}
+
 /* gesv of a small matrix (n <= SMALL_LU) in plain loops, LAPACK's
  * unblocked algorithm (getf2: the pivot is the first largest |a| of the
  * column, a zero pivot's column is left unscaled and info is its 1-based
@@ -398,9 +406,9 @@ static gm_status h_small_gesv(const gm_linalg_job *j, int *info) {
  * gives NaN results as NumPy's (and cuSOLVER's) do. */
 static gm_status h_gesv(const gm_linalg_job *j, int *info) {
   if (j->n <= SMALL_LU) return h_small_gesv(j, info);
-  lapack_int *ipiv = malloc((size_t)(j->n > 0 ? j->n : 1) * sizeof *ipiv);
-  if (!ipiv) return gm_fail(GM_ENOMEM, "out of host memory");
-  lapack_int r = 0;
+  lapack_int *ipiv, r = 0;
+  gm_status st = job_scratch(j->t, "getrf", (size_t)j->n, sizeof *ipiv, (void **)&ipiv);
+  if (st != GM_OK) return st;
   char tr = j->trans ? 'T' : 'N';
 #define X(T, E, name, kw, p, ...)                                                                   \
   case GM_##E:                                                                                      \
@@ -408,12 +416,7 @@ static gm_status h_gesv(const gm_linalg_job *j, int *info) {
     if (r == 0) r = LAPACKE_##p##getrs_work(LAPACK_COL_MAJOR, tr, j->n, j->nrhs, j->a, j->n, ipiv, \
                                             j->b, j->n);                                           \
     break;
-  switch (j->t) {
-    GM_FLOAT_CTYPES(X)
-    default:
-      free(ipiv);
-      return bad_ctype("getrf");
-  }
+  switch (j->t) { GM_FLOAT_CTYPES(X) default: break; }
 #undef X
   free(ipiv);
   *info = (int)r;
@@ -433,8 +436,9 @@ static gm_status h_potrf_u(const gm_linalg_job *j, int *info) {
 static gm_status h_qr(const gm_linalg_job *j, int *info) {
   int k = j->m < j->n ? j->m : j->n;
   size_t elem = gm_ctype_size(j->t);
-  void *tau = malloc((size_t)(k > 0 ? k : 1) * elem);
-  if (!tau) return gm_fail(GM_ENOMEM, "out of host memory");
+  void *tau;
+  gm_status st = job_scratch(j->t, "geqrf", (size_t)k, elem, &tau);
+  if (st != GM_OK) return st;
   lapack_int r = 0;
 #define X(T, E, name, kw, p, ...)                                                         \
   case GM_##E:                                                                            \
@@ -444,12 +448,7 @@ static gm_status h_qr(const gm_linalg_job *j, int *info) {
       r = LAPACKE_##p##orgqr(LAPACK_COL_MAJOR, j->m, j->qcols, k, j->b, j->m, tau);       \
     }                                                                                     \
     break;
-  switch (j->t) {
-    GM_FLOAT_CTYPES(X)
-    default:
-      free(tau);
-      return bad_ctype("geqrf");
-  }
+  switch (j->t) { GM_FLOAT_CTYPES(X) default: break; }
 #undef X
   free(tau);
   *info = (int)r;
@@ -495,24 +494,19 @@ static gm_status h_trsm(void *ctx, gm_ctype t, bool left, bool upper, gm_blas_tr
 #undef X
 }
 
-/* getrf with the pivots converted to the ctype into w (gm.linalg's
- * pivots are mats of a's type until integer mats exist). */
+/* getrf with the pivots converted to the ctype into w (the job carries
+ * them in a's type; gm.linalg converts them to int64 for the user). */
 static gm_status h_getrf(const gm_linalg_job *j, int *info) {
   int k = j->m < j->n ? j->m : j->n;
-  lapack_int *ipiv = malloc((size_t)(k > 0 ? k : 1) * sizeof *ipiv);
-  if (!ipiv) return gm_fail(GM_ENOMEM, "out of host memory");
-  lapack_int r = 0;
+  lapack_int *ipiv, r = 0;
+  gm_status st = job_scratch(j->t, "getrf", (size_t)k, sizeof *ipiv, (void **)&ipiv);
+  if (st != GM_OK) return st;
 #define X(T, E, name, kw, p, ...)                                               \
   case GM_##E:                                                                  \
     r = LAPACKE_##p##getrf_work(LAPACK_COL_MAJOR, j->m, j->n, j->a, j->m, ipiv); \
     for (int i = 0; i < k; i++) ((T *)j->w)[i] = (T)ipiv[i];                    \
     break;
-  switch (j->t) {
-    GM_FLOAT_CTYPES(X)
-    default:
-      free(ipiv);
-      return bad_ctype("getrf");
-  }
+  switch (j->t) { GM_FLOAT_CTYPES(X) default: break; }
 #undef X
   free(ipiv);
   *info = (int)r;
@@ -521,11 +515,10 @@ static gm_status h_getrf(const gm_linalg_job *j, int *info) {
 
 /* getrs with GETRF's pivots read back from w (checked: 1..n). */
 static gm_status h_getrs(const gm_linalg_job *j, int *info) {
-  lapack_int *ipiv = malloc((size_t)(j->n > 0 ? j->n : 1) * sizeof *ipiv);
-  if (!ipiv) return gm_fail(GM_ENOMEM, "out of host memory");
-  lapack_int r = 0;
+  lapack_int *ipiv, r = 0;
+  gm_status st = job_scratch(j->t, "getrs", (size_t)j->n, sizeof *ipiv, (void **)&ipiv);
+  if (st != GM_OK) return st;
   char tr = j->trans ? 'T' : 'N';
-  gm_status st = GM_OK;
 #define X(T, E, name, kw, p, ...)                                                                   \
   case GM_##E:                                                                                      \
     for (int i = 0; i < j->n && st == GM_OK; i++) {                                                 \
@@ -538,12 +531,7 @@ static gm_status h_getrs(const gm_linalg_job *j, int *info) {
     if (st == GM_OK)                                                                                \
       r = LAPACKE_##p##getrs_work(LAPACK_COL_MAJOR, tr, j->n, j->nrhs, j->a, j->n, ipiv, j->b, j->n); \
     break;
-  switch (j->t) {
-    GM_FLOAT_CTYPES(X)
-    default:
-      free(ipiv);
-      return bad_ctype("getrs");
-  }
+  switch (j->t) { GM_FLOAT_CTYPES(X) default: break; }
 #undef X
   free(ipiv);
   *info = (int)r;

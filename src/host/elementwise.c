@@ -42,7 +42,7 @@ GM_MVEC float expm1f(float);
 #endif
 
 #include "../../kernels/elementwise.h"
-#include "../../kernels/sat_cast.h"
+#include "../../kernels/int_ops.h"
 #include "../core/par.h"
 #include "simd.h"
 

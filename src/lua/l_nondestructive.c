@@ -278,13 +278,24 @@ static int l_stack_(lua_State *L) {
   return 1;
 }
 
+/* core._check_float(fname, argn, m): the shared refusal of a non-float
+ * mat for Lua-written float-only functions (gm.linalg, gm.einsum). */
+static int l_check_float(lua_State *L) {
+  const char *fname = luaL_checkstring(L, 1);
+  int argn = (int)luaL_checkinteger(L, 2);
+  gm_mat *m = gml_checkelembox(L, 3, fname)->m;
+  if (!gm_ctype_is_float(m->ctype)) gml_float_only_error(L, argn, fname, m);
+  return 0;
+}
+
 void gml_open_nondestructive(lua_State *L, int module_idx) {
   static const gml_reg fns[] = {
       {"copy_mat", l_copy_mat, 1, NULL},   {"copy_row", l_copy_row, 2, NULL},     {"copy_column", l_copy_column, 2, NULL},
       {"mat_as_scalar", l_mat_as_scalar, 1, NULL}, {"scalar_as_mat", l_scalar_as_mat, 2, NULL}, {"m_eq", l_m_eq, 2, NULL},
       {"transpose", l_transpose, 1, NULL}, {"m_mul", l_m_mul, 3, NULL},           {"m_add", l_m_add, 2, NULL},
       {"m_sub", l_m_sub, 2, NULL},         {"invert", l_invert, 1, NULL},         {"logdet", l_logdet, 1, NULL},
-      {"stack_", l_stack_, 3, NULL},       {"_linalg", l_linalg_run, 16, NULL}, {NULL, NULL, 0, NULL},
+      {"stack_", l_stack_, 3, NULL},       {"_linalg", l_linalg_run, 16, NULL}, {"_check_float", l_check_float, 3, NULL},
+      {NULL, NULL, 0, NULL},
   };
   static const gml_reg methods[] = {{"copy", l_copy_mat, 1, NULL}, {"transpose", l_transpose, 1, NULL}, {NULL, NULL, 0, NULL}};
   /* module functions and methods of the same name */

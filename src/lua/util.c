@@ -175,10 +175,14 @@ static void check_mat_ctype(lua_State *L, int idx, const gm_mat *m, const char *
     if (strcmp(*f, fname) == 0) return;
   for (const char *const *f = integer_fns; *f && kind != GM_KIND_BOOL; f++)
     if (strcmp(*f, fname) == 0) return;
+  gml_float_only_error(L, idx, fname, m);
+}
+
+int gml_float_only_error(lua_State *L, int idx, const char *fname, const gm_mat *m) {
   const char *d = gm_ctype_dtype(m->ctype);
-  gml_argerror(L, idx, fname,
-               "a%s %s mat; this function takes float32/float64 mats (convert with m:as(\"float64\"))",
-               d[0] == 'i' ? "n" : "", d);
+  return gml_argerror(L, idx, fname,
+                      "a%s %s mat; this function takes float32/float64 mats (convert with m:as(\"float64\"))",
+                      d[0] == 'i' ? "n" : "", d);
 }
 
 gml_mat *gml_checkbox(lua_State *L, int idx, const char *fname) {

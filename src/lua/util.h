@@ -120,6 +120,10 @@ int gml_error(lua_State *L, const char *fmt, ...);
 /* Raises "bad argument #arg to 'fname' (formatted reason)" (C formats)
  * like gml_error. */
 int gml_argerror(lua_State *L, int arg, const char *fname, const char *fmt, ...);
+/* The one refusal of a non-float mat by a float-only function (argument
+ * idx of fname): "bad argument #idx to 'fname' (an int32 mat; this
+ * function takes float32/float64 mats ...)".  Does not return. */
+int gml_float_only_error(lua_State *L, int idx, const char *fname, const gm_mat *m);
 /* Raises the error for a failed core call: a plain message "fname: msg"
  * or, for resource conditions (cuda_out_of_memory, cuda_error,
  * cublas_error, curand_error, nvrtc_error, mpi_error, nccl_error), an error object table with
