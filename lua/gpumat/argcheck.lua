@@ -64,4 +64,25 @@ function M.strict_table(t)
   return t
 end
 
+-- The options table of fname (argument n): nil gives {}; a key not in
+-- allowed raises "unknown option 'k'".  Returns the table itself.
+function M.options(fname, opts, n, allowed)
+  if opts == nil then return {} end
+  if type(opts) ~= "table" then M.argerror(n, fname, "options table expected, got %s", type(opts)) end
+  for k in pairs(opts) do
+    if not allowed[k] then M.argerror(n, fname, "unknown option '%s'", tostring(k)) end
+  end
+  return opts
+end
+
+-- A 1-based axis of a rank-`rank` mat (negative counts from the end: -1
+-- is the last), as a positive index; anything else raises naming
+-- argument n of fname.
+function M.axis(fname, ax, rank, n)
+  if math.type(ax) ~= "integer" or ax == 0 or ax > rank or ax < -rank then
+    M.argerror(n, fname, "axis %s is out of range 1..%d (or -%d..-1)", tostring(ax), rank, rank)
+  end
+  return ax < 0 and rank + 1 + ax or ax
+end
+
 return M

@@ -18,14 +18,15 @@ return function(gm, core, methods)
   local mat_mt = getmetatable(core.mat(0))
   local function is_mat(x) return getmetatable(x) == mat_mt end
 
-  local function check_opts(opts, n, fname)
+  -- a copy of opts, which may hold gm.mat's options and the extra ones
+  local function check_opts(opts, n, fname, extra)
     if opts == nil then return {} end
     if type(opts) ~= "table" then
       argerror(n, fname, "options table expected, got %s", is_mat(opts) and "gpumat.mat" or type(opts))
     end
     local copy = {}
     for k, v in pairs(opts) do
-      if not mat_options[k] then argerror(n, fname, "unknown option '%s'", tostring(k)) end
+      if not mat_options[k] and not (extra and extra[k]) then argerror(n, fname, "unknown option '%s'", tostring(k)) end
       copy[k] = v
     end
     return copy
@@ -98,15 +99,18 @@ return function(gm, core, methods)
     return make("full", dims, opts, 3)
   end
 
+  -- gm.eye(n, m, {k, ...}): ones on diagonal k (k > 0 above the main one)
   function gm.eye(n, m, opts)
     if type(m) == "table" and opts == nil then m, opts = nil, m end
     check_dim(n, 1, "eye")
     if m ~= nil then check_dim(m, 2, "eye") end
     m = m or n
-    opts = check_opts(opts, 3, "eye")
-    opts.initial_element = 0
+    local k = type(opts) == "table" and opts.k or 0
+    if math.type(k) ~= "integer" then argerror(3, "eye", "option 'k' must be an integer, got %s", tostring(k)) end
+    opts = check_opts(opts, 3, "eye", { k = true })
+    opts.k, opts.initial_element = nil, 0
     local e = make("eye", { n, m }, opts, 3)
-    for i = 1, math.min(n, m) do e:set(i, i, 1) end
+    for i = math.max(1, 1 - k), math.min(n, m - k) do e:set(i, i + k, 1) end
     return e
   end
 
@@ -131,6 +135,16 @@ return function(gm, core, methods)
     return count, true
   end
 
+  -- values first + k * step into m: exactly in integers for an integer
+  -- mat and integer bounds, else in double (converted as astype does)
+  local function fill_sequence(m, first, step, accumulate)
+    if math.type(first) == "integer" and math.type(step) == "integer" and gm.isdtype(m:dtype(), "integral") then
+      core._fill_int_sequence(m, first, step)
+    else
+      core._fill_sequence(m, first, step, accumulate, nil)
+    end
+  end
+
   function gm.range(first, last, step, opts)
     if type(step) == "table" and opts == nil then step, opts = nil, step end
     step = step == nil and 1 or step
@@ -142,7 +156,37 @@ return function(gm, core, methods)
     local count, accumulate = range_count(first, last, step)
     if count > MAX_RANGE then argerror(2, "range", "too many values (%d)", count) end
     local m = make("range", count, opts, 4)
-    core._fill_sequence(m, first, step, accumulate, nil)
+    fill_sequence(m, first, step, accumulate)
+    return m
+  end
+
+  -- gm.arange(stop), arange(start, stop), arange(start, stop, step), each
+  -- with an optional trailing {dtype, ...}: the standard's half-open
+  -- range (ceil((stop - start) / step) values start + k * step); int64
+  -- when every bound is a Lua integer, else the default float
+  function gm.arange(a, b, c, opts)
+    local args = {}
+    for i, v in ipairs { a, b, c, opts } do
+      if type(v) == "table" then opts = v break end
+      if type(v) ~= "number" or v ~= v then argerror(i, "arange", "number expected, got %s", tostring(v)) end
+      args[i] = v
+      if i == 4 then argerror(4, "arange", "options table expected, got number") end
+    end
+    if #args == 0 then argerror(1, "arange", "number expected, got no value") end
+    if #args < 4 and opts == args[#args + 1] then opts = nil end
+    local start, stop, step = #args == 1 and 0 or args[1], #args == 1 and args[1] or args[2], args[3] or 1
+    if step == 0 then argerror(3, "arange", "step must not be zero") end
+    local ints = math.type(start) == "integer" and math.type(stop) == "integer" and math.type(step) == "integer"
+    local est = (stop - start + 0.0) / step
+    if est >= MAX_RANGE then argerror(2, "arange", "too many values (about %.3g)", est) end
+    local count = math.max(0, math.ceil(est))
+    if ints and (stop >= start) == (stop - start >= 0) then
+      count = step > 0 and math.max(0, (stop - start + step - 1) // step) or math.max(0, (start - stop - step - 1) // -step)
+    end
+    opts = check_opts(opts, #args + 1, "arange")
+    if opts.dtype == nil and opts.ctype == nil then opts.dtype = ints and "int64" or gm.default_ctype end
+    local m = make("arange", count, opts, #args + 1)
+    fill_sequence(m, start, step, false)
     return m
   end
 
@@ -169,14 +213,106 @@ return function(gm, core, methods)
   gm.rand = random("rand", function(m) return m:uniform_random_() end)
   gm.randn = random("randn", function(m) return m:gaussian_random_() end)
 
-  local function like(fname, value)
-    return function(m)
-      if not is_mat(m) then argerror(1, fname, "gpumat.mat expected, got %s", type(m)) end
-      return gm.mat(m:dims(), { ctype = m:ctype(), cuda_enabled = m:cuda_enabled(), initial_element = value })
-    end
+  -- a mat of x's dims, dtype and device, the options (dtype, ...)
+  -- overriding them, filled with value
+  local function make_like(fname, x, value, opts, n)
+    if not is_mat(x) then argerror(1, fname, "gpumat.mat expected, got %s", type(x)) end
+    opts = check_opts(opts, n, fname)
+    if opts.dtype == nil and opts.ctype == nil then opts.dtype = x:dtype() end
+    if opts.cuda_enabled == nil then opts.cuda_enabled = x:cuda_enabled() end
+    if type(value) == "boolean" then value = value and 1 or 0 end
+    if type(value) ~= "number" then argerror(2, fname, "value must be a number or a boolean, got %s", type(value)) end
+    opts.initial_element = value
+    return make(fname, x:dims(), opts, n)
   end
-  gm.zeros_like = like("zeros_like", 0)
-  gm.ones_like = like("ones_like", 1)
+  function gm.zeros_like(x, opts) return make_like("zeros_like", x, 0, opts, 2) end
+  function gm.ones_like(x, opts) return make_like("ones_like", x, 1, opts, 2) end
+  -- gpumat's mats are always initialized: empty_like and empty give zeros
+  function gm.empty_like(x, opts) return make_like("empty_like", x, 0, opts, 2) end
+  function gm.full_like(x, value, opts) return make_like("full_like", x, value, opts, 3) end
+  gm.empty = filled("empty", 0)
+
+  -- gm.meshgrid(x1, x2, ..., {indexing = "xy" | "ij"}): a list of mats,
+  -- one per 1-d input, each input repeated along the other inputs' axes
+  -- ("xy", the default, swaps the first two axes as NumPy)
+  function gm.meshgrid(...)
+    local fname, xs = "meshgrid", { ... }
+    local opts = {}
+    if type(xs[#xs]) == "table" and not is_mat(xs[#xs]) then opts = table.remove(xs) end
+    for k in pairs(opts) do
+      if k ~= "indexing" then argerror(#xs + 1, fname, "unknown option '%s'", tostring(k)) end
+    end
+    local ij = opts.indexing == "ij"
+    if not ij and opts.indexing ~= nil and opts.indexing ~= "xy" then
+      argerror(#xs + 1, fname, "indexing must be \"xy\" or \"ij\", got %s", tostring(opts.indexing))
+    end
+    local dims, pos = {}, {}
+    for i, x in ipairs(xs) do
+      if not is_mat(x) or #x:dims() ~= 1 then argerror(i, fname, "a 1-d mat expected") end
+      pos[i] = (not ij and #xs >= 2 and i <= 2) and 3 - i or i
+      dims[pos[i]] = x:size()
+    end
+    local out = {}
+    for i, x in ipairs(xs) do
+      local shape = {}
+      for k = 1, #xs do shape[k] = k == pos[i] and dims[k] or 1 end
+      out[i] = x:contiguous():reshape(shape):expand(dims):copy()
+    end
+    return out
+  end
+
+  -- the leaves of a nested Lua list with booleans as 0/1, and whether
+  -- every leaf was a boolean / an integer
+  local function leaves(t)
+    local all_bool, all_int, any = true, true, false
+    local function rec(v)
+      if type(v) == "table" and not is_mat(v) then
+        local c = {}
+        for i = 1, #v do c[i] = rec(v[i]) end
+        return c
+      end
+      any = true
+      if type(v) == "boolean" then all_int = false return v and 1 or 0 end
+      all_bool = false
+      if math.type(v) ~= "integer" then all_int = false end
+      return v
+    end
+    local c = rec(t)
+    return c, all_bool and any, all_int and any
+  end
+
+  -- gm.asarray(obj, {dtype, copy, ...}): a mat from a mat (itself unless a
+  -- dtype conversion or copy = true asks for a new one), a Lua number or
+  -- boolean (a 0-d mat) or a nested Lua list (dtype bool when every
+  -- element is a boolean, int64 when every one is an integer, else the
+  -- default float)
+  function gm.asarray(obj, opts)
+    local fname = "asarray"
+    local copy
+    if type(opts) == "table" then copy = opts.copy end
+    opts = check_opts(opts, 2, fname, { copy = true })
+    opts.copy = nil
+    local dt = opts.dtype or opts.ctype
+    if is_mat(obj) then
+      local conv = dt ~= nil and gm.result_type(dt) ~= obj:dtype()
+      if conv and copy == false then argerror(2, fname, "copy = false, but converting to %s copies", dt) end
+      if conv then return obj:astype(dt) end
+      return copy and obj:copy() or obj
+    end
+    if copy == false then argerror(2, fname, "copy = false needs a mat") end
+    local infer
+    if type(obj) == "boolean" or type(obj) == "number" then
+      infer = type(obj) == "boolean" and "bool" or math.type(obj) == "integer" and "int64" or gm.default_ctype
+      if dt == nil and opts.ctype == nil then opts.dtype = infer end
+      return gm.full({}, obj, opts)
+    end
+    if type(obj) ~= "table" then argerror(1, fname, "a mat, number, boolean or list expected, got %s", type(obj)) end
+    local t, all_bool, all_int = leaves(obj)
+    if dt == nil then opts.dtype = all_bool and "bool" or all_int and "int64" or gm.default_ctype end
+    local ok, m = pcall(gm.array_to_mat, t, opts)
+    if not ok then error((tostring(m):gsub("to 'array_to_mat'", "to '" .. fname .. "'")), 0) end
+    return m
+  end
 
   -- m:as(dtype) / gm.astype(m, dtype): a new mat of that element type with
   -- m's dims and values converted as the array standard's astype

@@ -30,14 +30,7 @@ return function(gm, core, methods)
     if a:ctype() ~= b:ctype() then argerror(n, fn, "mixed ctypes %s and %s", a:ctype(), b:ctype()) end
   end
 
-  local function options(fn, opts, n, allowed)
-    if opts == nil then return {} end
-    if type(opts) ~= "table" or is_mat(opts) then argerror(n, fn, "options table expected, got %s", type(opts)) end
-    for k in pairs(opts) do
-      if not allowed[k] then argerror(n, fn, "unknown option '%s'", tostring(k)) end
-    end
-    return opts
-  end
+  local options = argcheck.options
 
   local function square(fn, a, n)
     check(fn, a, n, 2)
@@ -544,12 +537,7 @@ return function(gm, core, methods)
     return gm.cmul(x:view(x:size(), 1), y:view(1, y:size()))
   end
 
-  local function axis_of(fn, ax, rank, n)
-    if math.type(ax) ~= "integer" or ax == 0 or ax > rank or ax < -rank then
-      argerror(n, fn, "axis %s is out of range 1..%d (or -%d..-1)", tostring(ax), rank, rank)
-    end
-    return ax < 0 and rank + 1 + ax or ax
-  end
+  local axis_of = argcheck.axis
 
   function L.vecdot(x, y, opts)
     local fn = "vecdot"

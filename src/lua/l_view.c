@@ -230,7 +230,7 @@ static void read_subs(lua_State *L, int first, int n, gm_sub_arg *out, const cha
 
 /* The view of subscripts raw[0..n-1] on the mat at stack index 1. */
 static gm_mat *subs_view(lua_State *L, int n, const gm_sub_arg *raw, const char *fn) {
-  gm_mat *m = gml_checkmat(L, 1, fn);
+  gm_mat *m = gml_checkelembox(L, 1, fn)->m; /* a view of any element type */
   gm_view_sub subs[GM_MAX_SUBS];
   int k = 0;
   if (gm_view_subs_resolve(m, n, raw, subs, &k) != GM_OK) gml_argerror(L, 2, fn, "%s", gm_last_error());
