@@ -16,6 +16,9 @@ import time
 import numpy as np
 
 DTYPES = {"float": np.float32, "double": np.float64}
+# the array standard's names (bench/typed_bench.lua) map to themselves
+DTYPES.update({n: np.dtype(n).type for n in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                                             "uint32", "uint64", "float32", "float64")})
 
 
 def pattern(shape, dtype):
@@ -113,7 +116,8 @@ def make(op, dtype, dims):
         return alternating(lambda i: np.add(a, b, out=c)), None, "np.add(a, b, out=c)"
     # Allocating forms, as users write them (bench/user_bench.lua): every
     # call builds a new result; numpy frees the last one by refcount.
-    user = user_op(op, a, shape, dtype) or linalg_op(op, a, shape, dtype) or einsum_op(op, a, shape, dtype)
+    user = (typed_op(op, shape, dtype) or user_op(op, a, shape, dtype) or linalg_op(op, a, shape, dtype)
+            or einsum_op(op, a, shape, dtype))
     if user:
         return user
     if op == "matmul":
@@ -142,6 +146,40 @@ def user_op(op, a, shape, dtype):
     }
     if op not in forms:
         return None
+    f, note = forms[op]
+
+    def run(n):
+        r = None
+        for _ in range(n):
+            r = f()
+        return r
+    return run, None, note
+
+
+def int_pattern(shape, dtype):
+    """The integer data of bench/typed_bench.lua: (k * 37) % 251 + 1."""
+    k = np.arange(int(np.prod(shape)), dtype=np.int64)
+    return ((k * 37) % 251 + 1).astype(dtype).reshape(shape)
+
+
+def typed_op(op, shape, dtype):
+    """Integer and bool forms (t_*, bench/typed_bench.lua) or None: the
+    allocating expressions of the typed-mats issue's goals."""
+    if not op.startswith("t_"):
+        return None
+    if op == "t_gt":
+        a = pattern(shape, dtype)
+    else:
+        a = int_pattern(shape, dtype)
+    b = int_pattern(shape, dtype)[::-1].copy()
+    forms = {
+        "t_add": (lambda: a + b, "a + b"),
+        "t_sum": (lambda: a.sum(), "a.sum()"),
+        "t_astype_f32": (lambda: a.astype(np.float32), "a.astype(np.float32)"),
+        "t_band": (lambda: a & b, "a & b"),
+        "t_floordiv": (lambda: a // b, "a // b"),
+        "t_gt": (lambda: a > 0.5, "a > 0.5 (a bool array)"),
+    }
     f, note = forms[op]
 
     def run(n):

@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "convert.h"
 #include "exec.h"
 #include "view.h"
 
@@ -253,16 +254,6 @@ gm_status gm_mat_write_values(gm_mat *m, const gm_value *in) {
   return gm_release(&e, &op, 1);
 }
 
-/* astype's element loop: integer sources wrap into integer types, float
- * sources saturate (gm_ctype_write); floats round to the nearest. */
-static void convert_elements(gm_ctype dt, void *dst, gm_ctype st, const void *src, size_t n) {
-  if (dt == GM_DOUBLE && gm_ctype_is_float(st)) {
-    for (size_t i = 0; i < n; i++) ((double *)dst)[i] = gm_ctype_get(st, src, i);
-    return;
-  }
-  for (size_t i = 0; i < n; i++) gm_ctype_write(dt, dst, i, gm_ctype_read(st, src, i));
-}
-
 gm_status gm_mat_astype(gm_mat *src, gm_mat *dst) {
   if (src->size != dst->size)
     return gm_fail(GM_EINVAL, "sizes differ: %zu and %zu", src->size, dst->size);
@@ -271,7 +262,7 @@ gm_status gm_mat_astype(gm_mat *src, gm_mat *dst) {
   gm_operand ops[2] = {{src, GM_INPUT, NULL}, {dst, GM_OUTPUT, NULL}};
   if (src->vec == dst->vec) return gm_fail(GM_EINVAL, "the result shares storage with the source");
   GM_TRY(gm_acquire(&e, ops, 2));
-  convert_elements(dst->ctype, ops[1].ptr, src->ctype, ops[0].ptr, src->size);
+  gm_convert(dst->ctype, ops[1].ptr, src->ctype, ops[0].ptr, src->size);
   return gm_release(&e, ops, 2);
 }
 

@@ -1,0 +1,68 @@
+-- Integer and bool mats as users write them (issue "Typed mats I", item
+-- 8): allocating expressions on 16M elements against numpy's same
+-- expressions in the same run, goal time <= 1.0x numpy's: int32 a + b,
+-- the whole int64 sum, uint8 -> float32 astype, int32 bitwise_and and
+-- floor_divide, and float32 a:gt(0.5) (a bool mat, as numpy's a > 0.5).
+-- Data: (k * 37) % 251 + 1 (never zero, so // divides by nonzero values),
+-- b the same reversed; the comparison reads the float pattern.
+local gm = require "gpumat"
+local U = require "bench_util"
+
+local N = U.N16M
+
+-- (k * 37) % 251 + 1 for k = 0..n-1 as dtype, and its reverse
+local function int_mats(dtype)
+  local k = gm.arange(N)
+  local a = (gm.cmul(k, 37) % 251 + 1):astype(dtype)
+  local b = gm.flip(a):copy()
+  return a, b
+end
+
+-- label, numpy op, input dtype, gm functions needed, make(a, b) -> call
+local FORMS = {
+  { "int32 a + b", "t_add", "int32", { "add" }, function(a, b) return function() return a + b end end },
+  { "int64 a:sum()", "t_sum", "int64", { "sum" }, function(a) return function() return a:sum() end end },
+  { "uint8 a:astype(\"float32\")", "t_astype_f32", "uint8", { "astype" },
+    function(a) return function() return a:astype("float32") end end },
+  { "int32 a & b", "t_band", "int32", { "bitwise_and" }, function(a, b) return function() return a & b end end },
+  { "int32 a // b", "t_floordiv", "int32", { "floor_divide" }, function(a, b) return function() return a // b end end },
+  { "float32 a:gt(0.5)", "t_gt", "float32", { "gt" }, function(a) return function() return a:gt(0.5) end end },
+}
+
+local function case(form)
+  local label, np_op, dtype, requires, make = form[1], form[2], form[3], form[4], form[5]
+  return {
+    name = label .. ", 16M",
+    group = "typed",
+    requires = requires,
+    prepare = function()
+      local a, b
+      if dtype == "float32" then a = U.pattern_mat(gm, N, "float") else a, b = int_mats(dtype) end
+      local f = make(a, b)
+      return function(n)
+        local r
+        for _ = 1, n do r = f() end
+        return r
+      end, nil, function() U.free(a, b) end
+    end,
+    against = { {
+      label = "numpy",
+      numpy = { op = np_op, dtype = dtype, dims = { N } },
+      goal = U.time_at_most(1.0, "numpy"),
+    } },
+  }
+end
+
+local cases = {}
+for _, form in ipairs(FORMS) do cases[#cases + 1] = case(form) end
+
+return {
+  order = 16,
+  title = "Integer and bool mats (allocating forms, 16M elements)",
+  description = "Each call allocates its result; numpy runs the same expressions on arrays of the same " ..
+    "dtype and values ((k * 37) % 251 + 1, b reversed; the comparison on the float pattern).",
+  notes = {
+    "a:sum() of int64 returns a Lua integer; numpy's a.sum() a numpy int64 scalar.",
+  },
+  cases = cases,
+}
