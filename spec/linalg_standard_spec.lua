@@ -131,6 +131,13 @@ describe("gm.linalg", function()
         assert.same({ 2, 0, 0, 2, 1, 2, 2, 4, 1, 0, 0, 1 }, flat(st))
         local d = gm.linalg.det(st)
         close(d, { 4, 0, 1 }, ct, "det with a singular one")
+        -- a NaN gives a NaN determinant (NumPy's), not an error; others unaffected
+        local nanst = mk(ct, { 2, 2, 2 }, { 1, 0 / 0, 3, 4, 2, 0, 0, 2 })
+        local dn = flat(gm.linalg.det(nanst))
+        assert.is_true(dn[1] ~= dn[1])
+        assert.equal(4, dn[2])
+        local ns, nl = gm.linalg.slogdet(mk(ct, { 2, 2 }, { 0 / 0, 1, 1, 1 }))
+        assert.is_true(nl ~= nl)
         -- a long stack: the first singular one in stack order is named
         local big = gm.eye(3, { ctype = ct }):expand(5, 8, 3, 3):contiguous()
         big[{ 3, 2 }] = 0 -- matrix (3-1)*8+2 = 18

@@ -158,17 +158,26 @@ return function(gm, core, methods)
   end
 
   -- slogdet/det: gm.logdet (LU on the place where a lives) per matrix
+  -- gm.logdet of one matrix; one holding a NaN or an infinity (which
+  -- LAPACK's and gpumat's getrf refuse) has a NaN determinant, as NumPy's
+  local function logdet(m)
+    local ok, v, sign = pcall(gm.logdet, m)
+    if ok then return v, sign end
+    if tostring(v):find("contains NaN or infinity", 1, true) then return 0 / 0, 0 / 0 end
+    error(v, 0)
+  end
+
   local function slogdet_all(fn, a)
     local n = square(fn, a, 1)
     local s, count = stack_of(a)
     if #s == 0 then
-      local v, sign = gm.logdet(a)
+      local v, sign = logdet(a)
       return nil, sign, v
     end
     local signs, logs = {}, {}
     local a3 = count > 0 and a:contiguous():view(count, n, n)
     for i = 1, count do
-      local v, sign = gm.logdet(a3:select(1, i))
+      local v, sign = logdet(a3:select(1, i))
       signs[i], logs[i] = sign, v
     end
     return s, signs, logs
