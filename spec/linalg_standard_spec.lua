@@ -138,6 +138,11 @@ describe("gm.linalg", function()
         assert.equal(4, dn[2])
         local ns, nl = gm.linalg.slogdet(mk(ct, { 2, 2 }, { 0 / 0, 1, 1, 1 }))
         assert.is_true(nl ~= nl)
+        -- qr of a NaN column: NaN in R's last column, Q from the finite one (NumPy's)
+        local q, r = gm.linalg.qr(mk(ct, { 2, 2 }, { 1, 0 / 0, 3, 4 }))
+        local rv = flat(r)
+        assert.is_true(rv[2] ~= rv[2] and rv[4] ~= rv[4])
+        close(flat(q), { -1 / math.sqrt(10), -3 / math.sqrt(10), -3 / math.sqrt(10), 1 / math.sqrt(10) }, ct, "qr q")
         -- a long stack: the first singular one in stack order is named
         local big = gm.eye(3, { ctype = ct }):expand(5, 8, 3, 3):contiguous()
         big[{ 3, 2 }] = 0 -- matrix (3-1)*8+2 = 18

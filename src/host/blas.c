@@ -5,6 +5,7 @@
 #include <lapacke.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -432,25 +433,42 @@ static gm_status h_potrf_u(const gm_linalg_job *j, int *info) {
 #undef X
 }
 
-/* geqrf on a, its first k columns copied into b, orgqr on b. */
+/* geqrf on a, its first k columns copied into b, orgqr on b: through the
+ * _work entries (workspace queried first), which skip LAPACKE's NaN scan,
+ * so a NaN gives NaN factors as NumPy's (and cuSOLVER's) do. */
+#define QR_WORK_(T, E, name, kw, p, ...)                                                               \
+  static lapack_int qr_##E(const gm_linalg_job *j, int k, T *tau) {                                   \
+    T q1 = 0, q2 = 0;                                                                                 \
+    lapack_int r = LAPACKE_##p##geqrf_work(LAPACK_COL_MAJOR, j->m, j->n, j->a, j->m, tau, &q1, -1);   \
+    if (r == 0) r = LAPACKE_##p##orgqr_work(LAPACK_COL_MAJOR, j->m, j->qcols, k, j->b, j->m, tau, &q2, -1); \
+    lapack_int lwork = (lapack_int)(q1 > q2 ? q1 : q2);                                               \
+    T *work = malloc((size_t)(lwork > 0 ? lwork : 1) * sizeof *work);                                 \
+    if (!work) return INT32_MIN;                                                                      \
+    if (r == 0) r = LAPACKE_##p##geqrf_work(LAPACK_COL_MAJOR, j->m, j->n, j->a, j->m, tau, work, lwork); \
+    if (r == 0) {                                                                                     \
+      memcpy(j->b, j->a, (size_t)j->m * (size_t)k * sizeof(T));                                       \
+      r = LAPACKE_##p##orgqr_work(LAPACK_COL_MAJOR, j->m, j->qcols, k, j->b, j->m, tau, work, lwork); \
+    }                                                                                                 \
+    free(work);                                                                                       \
+    return r;                                                                                         \
+  }
+GM_FLOAT_CTYPES(QR_WORK_)
+#undef QR_WORK_
+
 static gm_status h_qr(const gm_linalg_job *j, int *info) {
   int k = j->m < j->n ? j->m : j->n;
-  size_t elem = gm_ctype_size(j->t);
   void *tau;
-  gm_status st = job_scratch(j->t, "geqrf", (size_t)k, elem, &tau);
+  gm_status st = job_scratch(j->t, "geqrf", (size_t)k, gm_ctype_size(j->t), &tau);
   if (st != GM_OK) return st;
   lapack_int r = 0;
-#define X(T, E, name, kw, p, ...)                                                         \
-  case GM_##E:                                                                            \
-    r = LAPACKE_##p##geqrf(LAPACK_COL_MAJOR, j->m, j->n, j->a, j->m, tau);                \
-    if (r == 0) {                                                                         \
-      memcpy(j->b, j->a, (size_t)j->m * (size_t)k * elem);                                \
-      r = LAPACKE_##p##orgqr(LAPACK_COL_MAJOR, j->m, j->qcols, k, j->b, j->m, tau);       \
-    }                                                                                     \
+#define X(T, E, ...)  \
+  case GM_##E:        \
+    r = qr_##E(j, k, tau); \
     break;
   switch (j->t) { GM_FLOAT_CTYPES(X) default: break; }
 #undef X
   free(tau);
+  if (r == INT32_MIN) return gm_fail(GM_ENOMEM, "out of host memory");
   *info = (int)r;
   return GM_OK;
 }
