@@ -32,11 +32,11 @@ namespace {
 
 #define AX_THREADS GM_AX_THREADS
 
-// y holds doubles for argmax/argmin (1-based indices), else T.
+// y holds int64s for argmax/argmin (1-based indices), else T.
 template <typename T>
 __device__ inline void put(int op, void *y, size_t i, double v) {
   if (gm_ax_is_arg(op))
-    ((double *)y)[i] = v;
+    ((long long *)y)[i] = (long long)v;
   else
     ((T *)y)[i] = (T)v;
 }
@@ -352,15 +352,70 @@ int launch_items(int ctype, int op, int ddof, size_t outer, size_t len, size_t i
   return err;
 }
 
+// Bool and integer mats (sum, prod, max, min, argmax, argmin): item q
+// folds column q exactly (gm_axint of reduce_axis.h, as the host).  y:
+// the wrapped int64/uint64 sum or product, the extreme as T, or the int64
+// index.
+template <typename T>
+__global__ void reduce_axis_int(int op, int uns, size_t outer, size_t len, size_t inner, const T *x, void *y) {
+  GRID_STRIDE(q, outer * inner) {
+    const T *xc = x + q / inner * len * inner + q % inner;
+    gm_axint c = gm_axi_init(op);
+    for (size_t k = 0; k < len; k++) gm_axi_step(op, uns, &c, (unsigned long long)xc[k * inner], (long long)k);
+    const unsigned long long r = gm_axi_result(op, c);
+    if (op == GM_AX_MAX || op == GM_AX_MIN)
+      ((T *)y)[q] = (T)r;
+    else
+      ((unsigned long long *)y)[q] = r;
+  }
+}
+
+#define AXI_UNS_CASE_(T, E, name, kw, p, P, ET, S, npy, st, dig, mpi, nccl, kind, ...) \
+  case GM_##E:                                                                          \
+    return (kind) == GM_KIND_UINT;
+#define AXI_FLOAT_CASE_(T, E, ...) \
+  case GM_##E:                     \
+    return 1;
+int ctype_is_float(int ctype) {
+  switch (ctype) {
+    GM_FLOAT_CTYPES(AXI_FLOAT_CASE_)
+    default: return 0;
+  }
+}
+int ctype_is_unsigned(int ctype) {
+  switch (ctype) {
+    GM_INTEGER_CTYPES(AXI_UNS_CASE_)
+    default: return 0;
+  }
+}
+
+int launch_int(int ctype, int op, size_t outer, size_t len, size_t inner, const void *x, void *y, cudaStream_t s) {
+  if (op == GM_AX_MEAN || op == GM_AX_VAR || op == GM_AX_STD || gm_ax_is_lse(op)) return (int)cudaErrorInvalidValue;
+  const int uns = ctype_is_unsigned(ctype);
+  gm_launch l(outer * inner, s);
+#define LAUNCH(T)                                                                               \
+  GM_LAUNCH_RANGE(reduce_axis_int<T>, l.grid, l.block, s, outer * inner, (double)len) \
+  (op, uns, outer, len, inner, (const T *)x, y)
+  switch (ctype) {
+    GM_BOOL_CTYPES_WITH(GM_CTYPE_DO_CASE_, LAUNCH)
+    GM_INTEGER_CTYPES_WITH(GM_CTYPE_DO_CASE_, LAUNCH)
+    default: return (int)cudaErrorInvalidValue;
+  }
+#undef LAUNCH
+  return (int)cudaGetLastError();
+}
+
 }  // namespace
 
 // y := the reduction op of x (outer, len, inner) over len: outer * inner
-// elements (softmax: x's shape), of ctype `ctype`, or double for
-// argmax/argmin.  outer * inner > 0.
+// elements (softmax: x's shape), of ctype `ctype`, or int64 for
+// argmax/argmin (bool and integer sums and products: int64/uint64).
+// outer * inner > 0.
 extern "C" int gm_cuda_reduce_axis(int ctype, int op, int ddof, size_t outer, size_t len, size_t inner,
                                    const void *x, void *y, const gm_launch_ctx *lc) {
   void *stream = lc->stream;
   cudaStream_t s = (cudaStream_t)stream;
+  if (!ctype_is_float(ctype)) return launch_int(ctype, op, outer, len, inner, x, y, s);
   const gm_ax_geom g = gm_ax_plan(outer, len, inner, lc->cpu_model);
   if (g.form == GM_AX_FORM_ITEMS || g.form == GM_AX_FORM_TILES)
     return launch_items(ctype, op, ddof, outer, len, inner, g.splits, g.form == GM_AX_FORM_TILES, x, y, lc);
