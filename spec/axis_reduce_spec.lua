@@ -541,7 +541,7 @@ describe("reduction errors", function()
       "bad argument #3 to 'prod' (out has ctype float, the result is double)")
     local f = gm.mat({ 2, 3 }, { ctype = "float" })
     assert.has_error(function() f:argmin(2, { out = gm.mat({ 2 }, { ctype = "float" }) }) end,
-      "bad argument #3 to 'argmin' (out has ctype float, the result is double)")
+      "bad argument #3 to 'argmin' (out has ctype float, the result is int64)")
     assert.has_error(function() m:sum(2, { out = m:reshape({ 2 }) }) end, "bad argument #3 to 'sum' (out shares storage with the input)")
     assert.has_error(function() m:sum(1, { out = 5 }) end, "bad argument #3 to 'sum' (out must be a gpumat.mat, got number)")
   end)
