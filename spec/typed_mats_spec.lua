@@ -439,6 +439,13 @@ describe("typed mats: reductions along an axis", function()
     assert.are.equal(65536.0, i32:mean())
     assert.are.equal("float", math.type(i32:mean()))
     assert.are.equal(1, i32:argmax())
+    -- a long axis with few outputs: the device splits it into parts and merges them in order
+    local long = gm.full({ 5000 }, 7, { dtype = "int16" })
+    long[17], long[4321], long[4400] = -3, 9, 9
+    assert.are.equal(7 * 5000 - 10 + 2 + 2, long:sum())
+    assert.are.same({ 4321, 17, 9, -3 }, { long:argmax(), long:argmin(), long:max(), long:min() })
+    assert.are.same({ 7 * 2500 - 10, 7 * 2500 + 4 }, long:view({ 2, 2500 }):sum(2):to_table())
+    assert.are.same({ 1821, 17 }, { long:view({ 2, 2500 }):argmax(2)[2], long:view({ 2, 2500 }):argmin(2)[1] })
     local b = gm.array_to_mat({ 0, 1, 1 }, { dtype = "bool" })
     assert.are.equal(2, b:sum())
     assert.is_true(b:max())

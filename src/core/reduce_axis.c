@@ -211,7 +211,8 @@ gm_status gm_reduce_whole_value(gm_mat *x, int op, int ddof, gm_value *out) {
     if (gm_ax_is_extreme(op)) return gm_fail(GM_EINVAL, "%s: the mat is empty", name);
     gm_ctype t = gm_reduce_axis_ctype(x, op);
     double e = empty_value(op, ddof);
-    *out = (gm_value){!gm_ctype_is_float(t), gm_ctype_kind(t) == GM_KIND_UINT, (long long)e, e};
+    bool is_int = !gm_ctype_is_float(t); /* (mean's NaN has no integer value) */
+    *out = (gm_value){is_int, gm_ctype_kind(t) == GM_KIND_UINT, is_int ? (long long)e : 0, e};
     return GM_OK;
   }
   /* x seen as one axis of all its elements (a non-contiguous view through
