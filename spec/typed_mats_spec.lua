@@ -423,6 +423,48 @@ describe("typed mats: reductions along an axis", function()
     end
   end)
 
+  it("agrees with NumPy: result dtypes and values along each axis, every type (one python3 process)", function()
+    local R = require "numpy_ref"
+    if not R.python then pending(R.why) return end
+    local v = {}
+    for k = 1, 12 do v[k] = (k * 37) % 23 - 11 end
+    local OPS = { "sum", "prod", "max", "min", "argmax", "argmin", "mean", "var", "any", "all", "count_nonzero" }
+    -- NumPy's argmax is 0-based; uint64 results print as their int64 bits (Lua's convention)
+    local lines = R.run(([[
+import numpy as np
+v = np.array([%s], dtype=np.int64).reshape(3, 4)
+for d in [%s]:
+    a = v.astype(d)
+    for op in [%s]:
+        for ax in (0, 1):
+            r = getattr(np, op)(a, axis=ax)
+            r = r + 1 if op.startswith("arg") else r
+            out = r.view(np.int64) if r.dtype == np.uint64 else r
+            print(d, op, ax, r.dtype, " ".join(repr(x) for x in out.astype(object).tolist()))]]):format(
+      table.concat(v, ","), '"' .. table.concat(ALL, '","') .. '"', '"' .. table.concat(OPS, '","') .. '"'))
+    local base = gm.array_to_mat(v, { dtype = "int64" }):view({ 3, 4 })
+    local n = 0
+    for _, line in ipairs(lines) do
+      local d, op, ax, dt, rest = line:match("^(%S+) (%S+) (%d) (%S+) ?(.*)$")
+      local r = gm[op](base:as(d), tonumber(ax) + 1)
+      local what = ("%s %s(%d)"):format(d, op, ax + 1)
+      assert.are.equal(dt, r:dtype(), what)
+      local got, i = r:to_table(), 0
+      for w in rest:gmatch("%S+") do
+        i = i + 1
+        local e = w == "True" or (w ~= "False" and (math.tointeger(tonumber(w)) or tonumber(w)))
+        if math.type(e) == "float" then
+          assert.is_true(math.abs(e - got[i]) <= 1e-6 * math.max(1, math.abs(e)), what)
+        else
+          assert.are.equal(e, got[i], what)
+        end
+      end
+      assert.are.equal(#got, i, what)
+      n = n + 1
+    end
+    assert.are.equal(#ALL * #OPS * 2, n)
+  end)
+
   it("integer sums and products wrap in 64 bits; whole-mat forms give Lua values", function()
     local i64 = gm.array_to_mat({ { math.maxinteger, 1 }, { 2, 3 } }, { dtype = "int64" })
     assert.are.same({ math.mininteger, 5 }, i64:sum(2):to_table())
