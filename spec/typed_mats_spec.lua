@@ -568,7 +568,9 @@ for d in [%s]:
       "bad argument #3 to 'sum' (dtype int32: the sum of an int32 mat is int64 (a sum or product of integers is "
       .. "int64 or uint64, a mean, var or std float32 or float64))")
     assert.has_error(function() m:sum(1, { axis = 2 }) end)
-    assert.has_error(function() gm.softmax(m, 1) end)
+    assert.has_error(function() gm.softmax(m, 1) end,
+      "bad argument #1 to 'softmax' (an int32 mat; softmax takes float32/float64 mats (convert with m:as(\"float64\")))")
+    assert.are.equal("float64", gm.logsumexp(m, 1):dtype())
   end)
 end)
 

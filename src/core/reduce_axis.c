@@ -76,7 +76,7 @@ static gm_status check_call(const gm_mat *x, int axis, int op, const gm_mat *y) 
   if (x->dims[axis] == 0 && gm_ax_is_extreme(op))
     return gm_fail(GM_EINVAL, "%s: axis %d is empty", name, axis + 1);
   if (op == GM_AX_SOFTMAX && !gm_ctype_is_float(x->ctype))
-    return gm_fail(GM_EINVAL, "softmax: a %s mat; softmax takes float32/float64 mats", gm_ctype_dtype(x->ctype));
+    return gm_fail(GM_EINVAL, "softmax: takes float32/float64 mats, not %s", gm_ctype_dtype(x->ctype));
   gm_ctype want = gm_reduce_axis_ctype(x, op);
   if (y->ctype != want)
     return gm_fail(GM_EINVAL, "%s: out has ctype %s, the result is %s", name, gm_ctype_name(y->ctype),
