@@ -13,7 +13,7 @@ local function reduce_case(fn, ctype, axis, goal)
     requires = { fn },
     prepare = function()
       local x = U.pattern_mat(gm, { N, N }, ctype)
-      local y = gm.mat(N, { ctype = fn == "argmax" and "double" or ctype })
+      local y = gm.mat(N, { ctype = fn == "argmax" and "int64" or ctype })
       local opts = { out = y }
       local f = gm[fn]
       return function(n)

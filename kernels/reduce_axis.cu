@@ -32,11 +32,11 @@ namespace {
 
 #define AX_THREADS GM_AX_THREADS
 
-// y holds doubles for argmax/argmin (1-based indices), else T.
+// y holds int64s for argmax/argmin (1-based indices), else T.
 template <typename T>
 __device__ inline void put(int op, void *y, size_t i, double v) {
   if (gm_ax_is_arg(op))
-    ((double *)y)[i] = v;
+    ((long long *)y)[i] = (long long)v;
   else
     ((T *)y)[i] = (T)v;
 }
@@ -352,15 +352,115 @@ int launch_items(int ctype, int op, int ddof, size_t outer, size_t len, size_t i
   return err;
 }
 
+// Bool and integer mats (sum, prod, max, min, argmax, argmin): item (p,
+// q) folds part p (elements [p * chunk, (p + 1) * chunk)) of column q
+// exactly (gm_axint of reduce_axis.h, as the host); with one split it
+// writes the result, else its partial accumulator for
+// reduce_axis_int_merge, which merges them in order.  y: the wrapped
+// int64/uint64 sum or product, the extreme as T, or the int64 index.
+template <typename T>
+__device__ inline void put_int(int op, void *y, size_t q, gm_axint c) {
+  const unsigned long long r = gm_axi_result(op, c);
+  if (op == GM_AX_MAX || op == GM_AX_MIN)
+    ((T *)y)[q] = (T)r;
+  else
+    ((unsigned long long *)y)[q] = r;
+}
+
+template <typename T>
+__global__ void reduce_axis_int(int op, int uns, size_t outer, size_t len, size_t inner, size_t chunk, size_t splits,
+                                const T *x, void *y, gm_axint *part) {
+  const size_t n_out = outer * inner;
+  GRID_STRIDE(i, splits * n_out) {
+    const size_t p = i / n_out, q = i % n_out;
+    const T *xc = x + q / inner * len * inner + q % inner;
+    const size_t k0 = p * chunk < len ? p * chunk : len, k1 = len - k0 < chunk ? len : k0 + chunk;
+    gm_axint c = gm_axi_init(op);
+    for (size_t k = k0; k < k1; k++) gm_axi_step(op, uns, &c, (unsigned long long)xc[k * inner], (long long)k);
+    if (part)
+      part[p * n_out + q] = c;
+    else
+      put_int<T>(op, y, q, c);
+  }
+}
+
+template <typename T>
+__global__ void reduce_axis_int_merge(int op, int uns, size_t n_out, size_t splits, const gm_axint *part, void *y) {
+  GRID_STRIDE(q, n_out) {
+    gm_axint c = part[q];
+    for (size_t p = 1; p < splits; p++) gm_axi_merge(op, uns, &c, part[p * n_out + q]);
+    put_int<T>(op, y, q, c);
+  }
+}
+
+#define AXI_UNS_CASE_(T, E, name, kw, p, P, ET, S, npy, st, dig, mpi, nccl, kind, ...) \
+  case GM_##E:                                                                          \
+    return (kind) == GM_KIND_UINT;
+#define AXI_FLOAT_CASE_(T, E, ...) \
+  case GM_##E:                     \
+    return 1;
+int ctype_is_float(int ctype) {
+  switch (ctype) {
+    GM_FLOAT_CTYPES(AXI_FLOAT_CASE_)
+    default: return 0;
+  }
+}
+int ctype_is_unsigned(int ctype) {
+  switch (ctype) {
+    GM_INTEGER_CTYPES(AXI_UNS_CASE_)
+    default: return 0;
+  }
+}
+
+// Few outputs with a long axis (the whole-mat forms: one output) split
+// the axis into parts of at least AXI_CHUNK elements, at most AXI_ITEMS
+// items in all, so a GPU has threads to run.
+#define AXI_CHUNK 1024
+#define AXI_ITEMS ((size_t)1 << 16)
+int launch_int(int ctype, int op, size_t outer, size_t len, size_t inner, const void *x, void *y,
+               const gm_launch_ctx *lc) {
+  if (op == GM_AX_MEAN || op == GM_AX_VAR || op == GM_AX_STD || gm_ax_is_lse(op)) return (int)cudaErrorInvalidValue;
+  cudaStream_t s = (cudaStream_t)lc->stream;
+  const int uns = ctype_is_unsigned(ctype);
+  const size_t n_out = outer * inner, most = AXI_ITEMS / n_out;
+  size_t splits = (len + AXI_CHUNK - 1) / AXI_CHUNK;
+  if (splits > most) splits = most;
+  if (splits < 1) splits = 1;
+  const size_t chunk = (len + splits - 1) / splits;
+  gm_axint *part = NULL;
+  if (splits > 1) {
+    int err = gm_scratch_alloc(lc, splits * n_out * sizeof *part, (void **)&part);
+    if (err != 0) return err;
+  }
+  gm_launch l(splits * n_out, s), m(n_out, s);
+#define LAUNCH(T)                                                                                       \
+  GM_LAUNCH_RANGE(reduce_axis_int<T>, l.grid, l.block, s, splits * n_out, (double)chunk)                \
+  (op, uns, outer, len, inner, chunk, splits, (const T *)x, y, part);                                   \
+  if (part) GM_LAUNCH_RANGE(reduce_axis_int_merge<T>, m.grid, m.block, s, n_out, (double)splits)        \
+  (op, uns, n_out, splits, part, y)
+  int err = 0;
+  switch (ctype) {
+    GM_BOOL_CTYPES_WITH(GM_CTYPE_DO_CASE_, LAUNCH)
+    GM_INTEGER_CTYPES_WITH(GM_CTYPE_DO_CASE_, LAUNCH)
+    default: err = (int)cudaErrorInvalidValue;
+  }
+#undef LAUNCH
+  if (err == 0) err = (int)cudaGetLastError();
+  if (part) gm_scratch_free(lc, part);
+  return err;
+}
+
 }  // namespace
 
 // y := the reduction op of x (outer, len, inner) over len: outer * inner
-// elements (softmax: x's shape), of ctype `ctype`, or double for
-// argmax/argmin.  outer * inner > 0.
+// elements (softmax: x's shape), of ctype `ctype`, or int64 for
+// argmax/argmin (bool and integer sums and products: int64/uint64).
+// outer * inner > 0.
 extern "C" int gm_cuda_reduce_axis(int ctype, int op, int ddof, size_t outer, size_t len, size_t inner,
                                    const void *x, void *y, const gm_launch_ctx *lc) {
   void *stream = lc->stream;
   cudaStream_t s = (cudaStream_t)stream;
+  if (!ctype_is_float(ctype)) return launch_int(ctype, op, outer, len, inner, x, y, lc);
   const gm_ax_geom g = gm_ax_plan(outer, len, inner, lc->cpu_model);
   if (g.form == GM_AX_FORM_ITEMS || g.form == GM_AX_FORM_TILES)
     return launch_items(ctype, op, ddof, outer, len, inner, g.splits, g.form == GM_AX_FORM_TILES, x, y, lc);

@@ -9,12 +9,13 @@
  * gm_ax_step (element k of the column) and combines partial accumulators
  * of disjoint parts with gm_ax_merge; merge is order-independent (ties go
  * to the smaller index), so any split of a column — host tiles, device
- * lanes — gives the same argmax.  Accumulation is in double for every
- * ctype.
+ * lanes — gives the same argmax.  Accumulation is in double for the
+ * float ctypes; bool and integer columns fold exactly (gm_axint, below).
  *
  * NaN rules (NumPy's): any NaN in a column makes sum/prod/mean/var/std,
  * max/min and logsumexp NaN, and argmax/argmin give the first NaN's index.
- * Empty columns: sum 0, prod 1, mean/var/std NaN, logsumexp -inf (max,
+ * Empty columns: sum 0, prod 1, mean/var/std NaN, logsumexp -inf, any
+ * false, all true, count_nonzero 0 (max,
  * min, argmax and argmin of an empty axis are refused by the core). */
 #ifndef GM_KERNELS_REDUCE_AXIS_H
 #define GM_KERNELS_REDUCE_AXIS_H
@@ -37,6 +38,11 @@ enum {
   GM_AX_ARGMIN,
   GM_AX_LOGSUMEXP,
   GM_AX_SOFTMAX, /* writes every element: exp(x - max) / sum */
+  /* x != 0 (NaN counts), then max, min or sum of that bool mat: the core
+   * maps these to GM_AX_MAX, MIN and SUM, so no loop or kernel sees them */
+  GM_AX_ANY,
+  GM_AX_ALL,
+  GM_AX_COUNT_NONZERO,
   GM_AX_N_OPS
 };
 
@@ -56,12 +62,13 @@ typedef struct gm_axacc {
 GM_HD int gm_ax_is_extreme(int op) { return op == GM_AX_MAX || op == GM_AX_MIN || op == GM_AX_ARGMAX || op == GM_AX_ARGMIN; }
 GM_HD int gm_ax_is_lse(int op) { return op == GM_AX_LOGSUMEXP || op == GM_AX_SOFTMAX; }
 GM_HD int gm_ax_wants_max(int op) { return op == GM_AX_MAX || op == GM_AX_ARGMAX; }
-/* Whether the result is a 1-based index (a double mat), not a value. */
+/* Whether the result is a 1-based index (an int64 mat), not a value. */
 GM_HD int gm_ax_is_arg(int op) { return op == GM_AX_ARGMAX || op == GM_AX_ARGMIN; }
+GM_HD int gm_ax_is_logical(int op) { return op == GM_AX_ANY || op == GM_AX_ALL || op == GM_AX_COUNT_NONZERO; }
 
 GM_HD gm_axacc gm_ax_init(int op) {
   gm_axacc c;
-  c.a = op == GM_AX_PROD ? 1.0 : gm_ax_is_lse(op) ? -INFINITY : 0.0;
+  c.a = op == GM_AX_PROD || op == GM_AX_ALL ? 1.0 : gm_ax_is_lse(op) ? -INFINITY : 0.0;
   c.b = 0.0;
   c.n = gm_ax_is_extreme(op) ? -1 : 0;
   return c;
@@ -152,5 +159,56 @@ GM_HD double gm_ax_result(int op, gm_axacc c, long long len, int ddof) {
 
 /* Softmax of element x of a column whose accumulator is c. */
 GM_HD double gm_ax_softmax(gm_axacc c, double x) { return exp(x - c.a) / c.b; }
+
+/* ---- bool and integer columns ----
+ * sum, prod, max, min, argmax and argmin of bool and integer mats fold
+ * exactly, on the element's value widened to 64 bits ((unsigned long
+ * long)v: a signed value's two's-complement bits, bool 0 or 1): sum and
+ * prod wrap modulo 2^64 in unsigned arithmetic (NumPy's int64/uint64
+ * results, no signed overflow), max/min/argmax/argmin compare in the
+ * type, signed ones through their bits with the sign bit flipped, and
+ * keep the first of ties.  (mean/var/std of these go through a double
+ * copy in the core; logsumexp and softmax take float mats only.) */
+typedef struct gm_axint {
+  unsigned long long v; /* sum, product, or the best value's bits */
+  long long n;          /* 0-based index of the best element; -1: none yet */
+} gm_axint;
+
+GM_HD gm_axint gm_axi_init(int op) {
+  gm_axint c;
+  c.v = op == GM_AX_PROD ? 1ull : 0ull;
+  c.n = -1;
+  return c;
+}
+
+/* Folds v (index k) into c; uns: the type is unsigned (else signed or
+ * bool, where the flip is harmless: 0 and 1 keep their order). */
+GM_HD void gm_axi_step(int op, int uns, gm_axint *c, unsigned long long v, long long k) {
+  if (op == GM_AX_SUM) {
+    c->v += v;
+  } else if (op == GM_AX_PROD) {
+    c->v *= v;
+  } else {
+    const unsigned long long flip = uns ? 0ull : 1ull << 63;
+    unsigned long long a = v ^ flip, b = c->v ^ flip;
+    int better = gm_ax_wants_max(op) ? a > b : a < b;
+    if (c->n < 0 || better || (a == b && k < c->n)) {
+      c->v = v;
+      c->n = k;
+    }
+  }
+}
+
+/* c := c combined with d (disjoint elements). */
+GM_HD void gm_axi_merge(int op, int uns, gm_axint *c, gm_axint d) {
+  if (op == GM_AX_SUM || op == GM_AX_PROD || d.n >= 0) gm_axi_step(op, uns, c, d.v, d.n);
+}
+
+/* The result's bits: the sum or product (an int64/uint64 element), the
+ * best value (converted back to the element type by the writer) or the
+ * 1-based index (int64). */
+GM_HD unsigned long long gm_axi_result(int op, gm_axint c) {
+  return gm_ax_is_arg(op) ? (unsigned long long)(c.n + 1) : c.v;
+}
 
 #endif

@@ -23,6 +23,10 @@ namespace {
   }
 GM_FLOAT_CTYPES(GM_CU_SCAN)
 #undef GM_CU_SCAN
+// bool and integer mats' scans, widened by the core (scan.h)
+__device__ void scan_line(int op, int initial, size_t len, size_t inner, const uint64_t *x, uint64_t *y) {
+  gm_scan_line_uint64_t(op, initial, len, inner, x, y);
+}
 
 // Line i: x's axis has len elements, y's len + initial.
 template <typename T>
@@ -59,6 +63,10 @@ extern "C" int gm_cuda_scan_axis(int ctype, int op, int initial, size_t outer, s
   gm_launch l(lines, lc->stream);
 #define LAUNCH(T) \
   GM_LAUNCH_RANGE(scan_kernel<T>, l.grid, l.block, l.s, lines, len + 1)(op, initial, lines, len, inner, (const T *)x, (T *)y)
+  if (ctype == GM_UINT64) { // int64 and uint64 mats of bool and integer scans (the core passes uint64)
+    LAUNCH(uint64_t);
+    return (int)cudaGetLastError();
+  }
   GM_FLOAT_CTYPE_LAUNCH_(ctype, LAUNCH);
 #undef LAUNCH
 }

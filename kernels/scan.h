@@ -5,8 +5,9 @@
  * row-major; a line is the len elements of one (outer, inner) pair, at
  * stride inner.  One caller (host thread or CUDA thread) owns a whole
  * line, so every output element has one writer and the results do not
- * depend on the device or the thread count.  Float ctypes only
- * (GM_FLOAT_CTYPES): NaN ordering is a floating notion. */
+ * depend on the device or the thread count.  Float ctypes
+ * (GM_FLOAT_CTYPES: NaN ordering is a floating notion), and uint64 for
+ * the scans of bool and integer mats (below). */
 #ifndef GM_KERNELS_SCAN_H
 #define GM_KERNELS_SCAN_H
 
@@ -61,6 +62,20 @@
   }
 GM_FLOAT_CTYPES(GM_SCAN_FNS_)
 #undef GM_SCAN_FNS_
+
+/* Cumulative sums and products of bool and integer mats: the core widens
+ * them to int64 or uint64 (NumPy's result types) and scans the bits as
+ * uint64_t here, which wraps modulo 2^64 as NumPy's int64 does, with no
+ * signed overflow. */
+GM_HD void gm_scan_line_uint64_t(int op, int initial, size_t len, size_t inner, const uint64_t *x, uint64_t *y) {
+  uint64_t acc = op == GM_SCAN_SUM ? 0u : 1u;
+  size_t j = 0;
+  if (initial) y[j++ * inner] = acc;
+  for (size_t k = 0; k < len; k++, j++) {
+    acc = op == GM_SCAN_SUM ? acc + x[k * inner] : acc * x[k * inner];
+    y[j * inner] = acc;
+  }
+}
 
 /* The line of item i of (outer, inner): its first element's offset in a
  * mat whose axis has n elements. */

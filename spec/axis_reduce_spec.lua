@@ -139,7 +139,7 @@ local function check_op(op, ctype, dims, axis, opts)
   local what = ("%s(%d) of %s %s"):format(op, axis, table.concat(dims, "x"), ctype)
   assert.are.same(result_dims(dims, pos, opts and opts.keepdims), r:dims(), what .. ": dims")
   local arg = op == "argmax" or op == "argmin"
-  assert.are.equal(arg and "double" or ctype, r:ctype(), what .. ": ctype")
+  assert.are.equal(arg and "int64" or ctype, r:ctype(), what .. ": ctype")
   assert_values(ref_reduce(op, t, dims, pos, opts and opts.unbiased and 1 or 0), r, arg and "double" or ctype, what)
 end
 
@@ -265,8 +265,10 @@ describe("reductions along an axis", function()
       local keep = gm.mat({ 1, 4 }, { ctype = ct })
       assert.are.equal(keep, m:min(1, { out = keep, keepdims = true }))
       assert_values(ref_reduce("min", t, { 3, 4 }, 1), keep, ct, "min into out")
-      local idx = gm.mat({ 3 })
+      local idx = gm.mat({ 3 }, { ctype = "int64" })
       assert.are.equal(idx, gm.argmax(m, -1, { out = idx }))
+      assert.has_error(function() gm.argmin(m, -1, { out = gm.mat({ 3 }) }) end,
+        "bad argument #3 to 'argmin' (out has ctype double, the result is int64)")
       assert_values(ref_reduce("argmax", t, { 3, 4 }, 2), idx, "double", "argmax into out")
     end
   end)
@@ -539,7 +541,7 @@ describe("reduction errors", function()
       "bad argument #3 to 'prod' (out has ctype float, the result is double)")
     local f = gm.mat({ 2, 3 }, { ctype = "float" })
     assert.has_error(function() f:argmin(2, { out = gm.mat({ 2 }, { ctype = "float" }) }) end,
-      "bad argument #3 to 'argmin' (out has ctype float, the result is double)")
+      "bad argument #3 to 'argmin' (out has ctype float, the result is int64)")
     assert.has_error(function() m:sum(2, { out = m:reshape({ 2 }) }) end, "bad argument #3 to 'sum' (out shares storage with the input)")
     assert.has_error(function() m:sum(1, { out = 5 }) end, "bad argument #3 to 'sum' (out must be a gpumat.mat, got number)")
   end)

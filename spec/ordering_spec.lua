@@ -303,7 +303,7 @@ describe("ordering errors", function()
     assert.has_error(function() gm.sort(1) end, "bad argument #1 to 'sort' (gpumat.mat expected, got number)")
     assert.has_error(function() gm.cumulative_sum(m) end, "bad argument #2 to 'cumulative_sum' (axis is required for a rank 2 mat)")
     assert.has_error(function() gm.cumulative_sum(m, { axis = 1, dtype = "int64" }) end,
-      "bad argument #2 to 'cumulative_sum' (option 'dtype' int64 is not supported yet (only the input's own type, double))")
+      "bad argument #2 to 'cumulative_sum' (option 'dtype' int64: the scan of a float64 mat is float64 (or give float32 or float64))")
     assert.has_error(function() gm.diff(m, { n = -1 }) end, "bad argument #2 to 'diff' (n must be a non-negative integer, got -1)")
     assert.has_error(function() gm.diff(m, { prepend = 0 }) end, "bad argument #2 to 'diff' (option 'prepend' must be a mat, got number)")
     assert.has_error(function() gm.flip(m, { axis = { 1, -2 } }) end, "bad argument #2 to 'flip' (axis 1 appears twice)")

@@ -312,21 +312,265 @@ describe("typed mats: integer arithmetic and whole-mat reductions", function()
       assert.are.equal(mn, m:min(), t.name .. " min")
     end
     assert.are.equal(0, gm.zeros({ 0 }, { dtype = "int8" }):sum())
-    assert.has_error(function() gm.zeros({ 0 }, { dtype = "int8" }):max() end, "max: the mat is empty")
+    assert.has_error(function() gm.zeros({ 0 }, { dtype = "int8" }):max() end, "bad argument #1 to 'max' (the mat is empty)")
   end)
 
-  it("refuses the rest clearly: bool arithmetic, division, axis reductions, mixed types", function()
+  it("refuses the rest clearly: bool arithmetic, division, mixed types", function()
     local m = gm.zeros({ 2, 2 }, { dtype = "int32" })
     assert.has_error(function() return gm.cdiv(m, m) end,
       "bad argument #1 to 'cdiv' (an int32 mat; this function takes float32/float64 mats (convert with m:as(\"float64\")))")
-    assert.has_error(function() return m:sum(1) end,
-      "bad argument #1 to 'sum' (an int32 mat; integer mats reduce as a whole only so far (m:sum()), along an axis "
-      .. "this function takes float32/float64 mats (convert with m:as(\"float64\")))")
     local b = gm.zeros({ 2 }, { dtype = "bool" })
     assert.has_error(function() return b + b end,
       "bad argument #1 to '__add' (a bool mat; this function takes float32/float64 mats (convert with m:as(\"float64\")))")
     assert.has_error(function() return m + gm.zeros({ 2, 2 }) end, "bad argument #2 to '__add' (mixed ctypes int32 and double)")
     assert.has_error(function() return m + gm.zeros({ 2, 2 }, { dtype = "int64" }) end)
+  end)
+end)
+
+describe("typed mats: reductions along an axis", function()
+  -- dtype name -> the INTS row (nil for float32/float64/bool)
+  local ROW = {}
+  for _, t in ipairs(INTS) do ROW[t.name] = t end
+  -- 3x4 values: small numbers of both signs (wrapped into unsigned types,
+  -- so uint rows hold values near their top), with ties
+  local function values(d)
+    local v = {}
+    for k = 1, 12 do
+      local x = (k * 37) % 23 - 11
+      if d == "bool" then v[k] = k % 3 ~= 0
+      elseif ROW[d] then v[k] = wrap(ROW[d], x)
+      else v[k] = x / 4 end
+    end
+    return v
+  end
+  -- Lua number of an element (bool 0/1; uint64 values with the top bit set as 2^64 + v)
+  local function num(d, x)
+    if x == true then return 1 elseif x == false then return 0 end
+    if d == "uint64" and x < 0 then return x + 2.0 ^ 64 end
+    return x
+  end
+  local function less(d, a, b)
+    if d == "bool" then return not a and b end
+    if d == "uint64" then return math.ult(a, b) end
+    return a < b
+  end
+  -- reference of op over the column of v (3x4, row-major) along axis at index i of the result
+  local function ref(d, op, v, axis, i)
+    local col = {}
+    for k = 1, (axis == 1 and 3 or 4) do
+      if axis == 1 then col[k] = v[(k - 1) * 4 + i] else col[k] = v[(i - 1) * 4 + k] end -- (v may hold false)
+    end
+    local float = d == "float32" or d == "float64"
+    if op == "sum" or op == "prod" then
+      local s = op == "sum" and 0 or 1
+      for _, x in ipairs(col) do
+        x = float and x or math.tointeger(x == true and 1 or x == false and 0 or x)
+        if not float and ROW[d] and ROW[d].lo == 0 and ROW[d].bytes < 8 then x = x & ((1 << (ROW[d].bytes * 8)) - 1) end
+        s = op == "sum" and s + x or s * x -- Lua integers wrap modulo 2^64, as int64/uint64 sums
+      end
+      return s
+    elseif op == "max" or op == "min" or op == "argmax" or op == "argmin" then
+      local b, bi = col[1], 1
+      for k = 2, #col do
+        local x = col[k]
+        if (op == "max" or op == "argmax") and less(d, b, x) or (op == "min" or op == "argmin") and less(d, x, b) then b, bi = x, k end
+      end
+      return op:sub(1, 3) == "arg" and bi or b
+    else -- mean, var (double)
+      local s = 0
+      for _, x in ipairs(col) do s = s + num(d, x) end
+      local mean = s / #col
+      if op == "mean" then return mean end
+      local q = 0
+      for _, x in ipairs(col) do q = q + (num(d, x) - mean) ^ 2 end
+      return q / #col
+    end
+  end
+  local function result_dtype(d, op)
+    if op:sub(1, 3) == "arg" then return "int64" end
+    if op == "max" or op == "min" or d == "float32" or d == "float64" then return d end
+    if op == "sum" or op == "prod" then return d:sub(1, 4) == "uint" and "uint64" or "int64" end
+    return "float64"
+  end
+
+  it("sum, prod, max, min, argmax, argmin, mean, var of every type: NumPy's result types and exact values", function()
+    for _, d in ipairs(ALL) do
+      local v = values(d)
+      local m = gm.zeros({ 3, 4 }, { dtype = d })
+      local nums = {}
+      for k = 1, 12 do nums[k] = v[k] == true and 1 or v[k] == false and 0 or v[k] end
+      m:replace_(nums)
+      for _, src in ipairs { m, m:t():contiguous():t() } do -- contiguous, then a strided view of the same values
+        -- (var of uint64's values near 2^64 would compare roundings of differences of huge doubles)
+        for _, op in ipairs { "sum", "prod", "max", "min", "argmax", "argmin", "mean", d ~= "uint64" and "var" or nil } do
+          for axis = 1, 2 do
+            local r = src[op](src, axis)
+            local what = ("%s %s(%d)"):format(d, op, axis)
+            assert.are.equal(result_dtype(d, op), r:dtype(), what)
+            local got = r:to_table()
+            for i = 1, #got do
+              local e = ref(d, op, v, axis, i)
+              if type(e) == "number" and math.type(e) == "float" then
+                local g = got[i]
+                assert.is_true(math.abs(e - g) <= 1e-6 * math.max(1, math.abs(e)), what .. " [" .. i .. "]: " .. e .. " vs " .. g)
+              else
+                assert.are.equal(e, got[i], what .. " [" .. i .. "]")
+              end
+            end
+          end
+        end
+      end
+    end
+  end)
+
+  it("agrees with NumPy: result dtypes and values along each axis, every type (one python3 process)", function()
+    local R = require "numpy_ref"
+    if not R.python then pending(R.why) return end
+    local v = {}
+    for k = 1, 12 do v[k] = (k * 37) % 23 - 11 end
+    local OPS = { "sum", "prod", "max", "min", "argmax", "argmin", "mean", "var", "any", "all", "count_nonzero" }
+    -- NumPy's argmax is 0-based; uint64 results print as their int64 bits (Lua's convention)
+    local lines = R.run(([[
+import numpy as np
+v = np.array([%s], dtype=np.int64).reshape(3, 4)
+for d in [%s]:
+    a = v.astype(d)
+    for op in [%s]:
+        for ax in (0, 1):
+            r = getattr(np, op)(a, axis=ax)
+            r = r + 1 if op.startswith("arg") else r
+            out = r.view(np.int64) if r.dtype == np.uint64 else r
+            print(d, op, ax, r.dtype, " ".join(repr(x) for x in out.astype(object).tolist()))]]):format(
+      table.concat(v, ","), '"' .. table.concat(ALL, '","') .. '"', '"' .. table.concat(OPS, '","') .. '"'))
+    local base = gm.array_to_mat(v, { dtype = "int64" }):view({ 3, 4 })
+    local n = 0
+    for _, line in ipairs(lines) do
+      local d, op, ax, dt, rest = line:match("^(%S+) (%S+) (%d) (%S+) ?(.*)$")
+      local r = gm[op](base:as(d), tonumber(ax) + 1)
+      local what = ("%s %s(%d)"):format(d, op, ax + 1)
+      assert.are.equal(dt, r:dtype(), what)
+      local got, i = r:to_table(), 0
+      for w in rest:gmatch("%S+") do
+        i = i + 1
+        local e = w == "True" or (w ~= "False" and (math.tointeger(tonumber(w)) or tonumber(w)))
+        if math.type(e) == "float" then
+          assert.is_true(math.abs(e - got[i]) <= 1e-6 * math.max(1, math.abs(e)), what)
+        else
+          assert.are.equal(e, got[i], what)
+        end
+      end
+      assert.are.equal(#got, i, what)
+      n = n + 1
+    end
+    assert.are.equal(#ALL * #OPS * 2, n)
+  end)
+
+  it("integer sums and products wrap in 64 bits; whole-mat forms give Lua values", function()
+    local i64 = gm.array_to_mat({ { math.maxinteger, 1 }, { 2, 3 } }, { dtype = "int64" })
+    assert.are.same({ math.mininteger, 5 }, i64:sum(2):to_table())
+    local u8 = gm.array_to_mat({ { 255, 255 }, { 1, 2 } }, { dtype = "uint8" })
+    assert.are.same({ 510, 3 }, u8:sum(2):to_table())
+    assert.are.same({ 65025, 2 }, u8:prod(2):to_table())
+    local u64 = gm.array_to_mat({ -1, 2 }, { dtype = "uint64" }) -- 2^64 - 1 and 2
+    assert.are.equal(1, u64:sum(1):to_table()) -- a 0-d result
+    assert.are.equal(-1, u64:max()) -- the uint64 top as its bits
+    local i32 = gm.array_to_mat({ 65536, 65536, 65536, 65536 }, { dtype = "int32" })
+    assert.are.equal(0, i32:prod(1):to_table()) -- 2^64 wraps to 0
+    assert.are.equal(0, i32:prod())
+    assert.are.equal("integer", math.type(i32:prod()))
+    assert.are.equal(65536.0, i32:mean())
+    assert.are.equal("float", math.type(i32:mean()))
+    assert.are.equal(1, i32:argmax())
+    -- a long axis with few outputs: the device splits it into parts and merges them in order
+    local long = gm.full({ 5000 }, 7, { dtype = "int16" })
+    long[17], long[4321], long[4400] = -3, 9, 9
+    assert.are.equal(7 * 5000 - 10 + 2 + 2, long:sum())
+    assert.are.same({ 4321, 17, 9, -3 }, { long:argmax(), long:argmin(), long:max(), long:min() })
+    assert.are.same({ 7 * 2500 - 10, 7 * 2500 + 4 }, long:view({ 2, 2500 }):sum(2):to_table())
+    assert.are.same({ 1821, 17 }, { long:view({ 2, 2500 }):argmax(2)[2], long:view({ 2, 2500 }):argmin(2)[1] })
+    local b = gm.array_to_mat({ 0, 1, 1 }, { dtype = "bool" })
+    assert.are.equal(2, b:sum())
+    assert.is_true(b:max())
+    assert.is_false(b:min())
+    assert.are.equal(2, b:argmax())
+  end)
+
+  it("empty axes: sum 0, prod 1, mean NaN, any false, all true, count_nonzero 0", function()
+    local z = gm.zeros({ 0, 3 }, { dtype = "int8" })
+    assert.are.same({ 0, 0, 0 }, z:sum(1):to_table())
+    assert.are.equal("int64", z:sum(1):dtype())
+    assert.are.same({ 1, 1, 1 }, z:prod(1):to_table())
+    local mean = z:mean(1):to_table()
+    assert.is_true(mean[1] ~= mean[1])
+    assert.are.same({ false, false, false }, z:any(1):to_table())
+    assert.are.same({ true, true, true }, z:all(1):to_table())
+    assert.are.same({ 0, 0, 0 }, gm.count_nonzero(z, 1):to_table())
+    assert.is_false(z:any())
+    assert.is_true(z:all())
+    assert.are.equal(0, z:count_nonzero())
+    assert.has_error(function() z:max(1) end)
+  end)
+
+  it("any, all and count_nonzero of every type (NaN is nonzero), keepdims and out", function()
+    for _, d in ipairs(ALL) do
+      local m = gm.zeros({ 2, 3 }, { dtype = d })
+      m:replace_ { 0, 1, 0, 0, 1, 1 }
+      assert.are.same({ false, true, true }, m:any(1):to_table(), d)
+      assert.are.same({ false, true, false }, gm.all(m, 1):to_table(), d)
+      assert.are.same({ 1, 2 }, m:count_nonzero(2):to_table(), d)
+      assert.are.equal("int64", m:count_nonzero(2):dtype())
+      assert.are.same({ { 1 }, { 2 } }, m:count_nonzero(2, { keepdims = true }):to_table())
+      assert.is_true(m:any())
+      assert.is_false(m:all())
+      assert.are.equal(3, m:count_nonzero())
+    end
+    local f = gm.array_to_mat({ 0 / 0, 0, 2 }, { dtype = "float32" })
+    assert.are.equal(2, f:count_nonzero())
+    assert.is_false(f:all())
+    assert.is_true(gm.any(f, 1):to_table()) -- a 0-d result
+    local out = gm.zeros({ 3 }, { dtype = "bool" })
+    assert.are.equal(out, gm.any(gm.ones({ 2, 3 }), 1, { out = out }))
+    assert.are.same({ true, true, true }, out:to_table())
+  end)
+
+  it("cumulative_sum and cumulative_prod of bool and integers: int64 (uint64 for unsigned), wrapping", function()
+    local i8 = gm.array_to_mat({ { 100, 100, -128 }, { 1, 2, 3 } }, { dtype = "int8" })
+    local c = gm.cumulative_sum(i8, { axis = 2 })
+    assert.are.equal("int64", c:dtype())
+    assert.are.same({ { 100, 200, 72 }, { 1, 3, 6 } }, c:to_table())
+    assert.are.same({ { 100, 10000, -1280000 }, { 1, 2, 6 } }, i8:cumprod(2):to_table())
+    assert.are.same({ { 0, 100, 200, 72 }, { 0, 1, 3, 6 } },
+      gm.cumulative_sum(i8, { axis = 2, include_initial = true }):to_table())
+    local u8 = gm.array_to_mat({ 255, 255 }, { dtype = "uint8" })
+    assert.are.equal("uint64", u8:cumsum(1):dtype())
+    assert.are.same({ 255, 510 }, u8:cumsum(1):to_table())
+    local i64 = gm.array_to_mat({ math.maxinteger, 1 }, { dtype = "int64" })
+    assert.are.same({ math.maxinteger, math.mininteger }, i64:cumsum(1):to_table())
+    local b = gm.array_to_mat({ { 1, 0 }, { 1, 1 } }, { dtype = "bool" })
+    assert.are.same({ { 1, 0 }, { 2, 1 } }, b:cumsum(1):to_table())
+    local f = gm.cumulative_sum(i8, { axis = 1, dtype = "float64" })
+    assert.are.equal("float64", f:dtype())
+    assert.are.same({ { 100.0, 100.0, -128.0 }, { 101.0, 102.0, -125.0 } }, f:to_table())
+    assert.has_error(function() gm.cumulative_sum(i8, { axis = 1, dtype = "int8" }) end,
+      "bad argument #2 to 'cumulative_sum' (option 'dtype' int8: the scan of an int8 mat is int64 (or give float32 or float64))")
+  end)
+
+  it("the dtype option and the standard's {axis = ...} form", function()
+    local m = gm.array_to_mat({ { 2147483647, 1 }, { 3, 4 } }, { dtype = "int32" })
+    local s = gm.sum(m, { axis = 2, dtype = "float64" })
+    assert.are.equal("float64", s:dtype())
+    assert.are.same({ 2147483648.0, 7.0 }, s:to_table())
+    assert.are.same({ 2147483650, 5 }, gm.sum(m, { axis = 1 }):to_table())
+    assert.are.equal("uint64", m:sum(1, { dtype = "uint64" }):dtype())
+    assert.are.equal(2147483655, m:sum({ dtype = "int64" }))
+    assert.are.equal("float32", m:mean(2, { dtype = "float32" }):dtype())
+    assert.has_error(function() m:sum(1, { dtype = "int32" }) end,
+      "bad argument #3 to 'sum' (dtype int32: the sum of an int32 mat is int64 (a sum or product of integers is "
+      .. "int64 or uint64, a mean, var or std float32 or float64))")
+    assert.has_error(function() m:sum(1, { axis = 2 }) end)
+    assert.has_error(function() gm.softmax(m, 1) end,
+      "bad argument #1 to 'softmax' (an int32 mat; softmax takes float32/float64 mats (convert with m:as(\"float64\")))")
+    assert.are.equal("float64", gm.logsumexp(m, 1):dtype())
   end)
 end)
 
@@ -350,7 +594,6 @@ describe("typed mats: refusals", function()
     local m = gm.zeros({ 2, 2 }, { dtype = "int32" })
     assert.has_error(function() gm.sqrt(m) end,
       "bad argument #1 to 'sqrt' (an int32 mat; this function takes float32/float64 mats (convert with m:as(\"float64\")))")
-    assert.has_error(function() return m:mean() end)
     local ok, err = pcall(function() return gm.exp(m) end)
     assert.is_false(ok)
     assert.truthy(tostring(err):find("int32 mat", 1, true))

@@ -41,13 +41,19 @@ return function(gm, core, methods)
   end
 
   -- Float ctypes only for now (the dtype option names the result's type).
-  local function check_dtype(m, dtype, n, fname)
-    if dtype == nil then return end
-    local own = { float = { float = true, float32 = true }, double = { double = true, float64 = true } }
-    if not (own[m:ctype()] or {})[dtype] then
-      argerror(n, fname, "option 'dtype' %s is not supported yet (only the input's own type, %s)", tostring(dtype),
-        m:ctype())
-    end
+  -- The scans' input for option dtype: m itself when the scan gives that
+  -- type (a float m's own; int64 for bool and signed m, uint64 for
+  -- unsigned: NumPy's), m converted for a float dtype.
+  local DTYPE = { float = "float32", float32 = "float32", double = "float64", float64 = "float64", int64 = "int64",
+    uint64 = "uint64" }
+  local function scan_input(m, dtype, n, fname)
+    if dtype == nil then return m end
+    local d, own = DTYPE[dtype], m:dtype()
+    local result = own:match("^float") and own or own:match("^uint") and "uint64" or "int64"
+    if d == result then return m end
+    if d == "float32" or d == "float64" then return m:as(d) end
+    argerror(n, fname, "option 'dtype' %s: the scan of a%s %s mat is %s (or give float32 or float64)", tostring(dtype),
+      own:match("^[iu]") == "i" and "n" or "", own, result)
   end
 
   -- gm.flip(m, {axis}): every axis (or the listed ones) reversed, as a
@@ -157,7 +163,7 @@ return function(gm, core, methods)
       local r = #x:dims()
       if r == 0 then argerror(1, fname, "the mat has no axis (rank 0)") end
       if opts.axis == nil and r > 1 then argerror(2, fname, "axis is required for a rank %d mat", r) end
-      check_dtype(x, opts.dtype, 2, fname)
+      x = scan_input(x, opts.dtype, 2, fname)
       local axis = axis_of(x, opts.axis or 1, 2, fname)
       return core._scan_axis(x, axis, op, opts.include_initial and true or false)
     end

@@ -14,34 +14,6 @@ const char *gm_reduce_name(gm_reduce_op op) {
   return "unknown";
 }
 
-/* a before b in op's order: unsigned types compare their bits unsigned */
-static bool better(gm_reduce_op op, bool uns, long long a, long long b) {
-  bool less = uns ? (unsigned long long)a < (unsigned long long)b : a < b;
-  return op == GM_REDUCE_MIN ? less : !less && a != b;
-}
-
-gm_status gm_reduce_integer(gm_mat *x, gm_reduce_op op, gm_value *out) {
-  int kind = gm_ctype_kind(x->ctype);
-  if (kind != GM_KIND_INT && kind != GM_KIND_UINT)
-    return gm_fail(GM_EINVAL, "%s: argument 1 is a %s mat, not an integer one", gm_reduce_name(op), gm_ctype_dtype(x->ctype));
-  if (x->size == 0 && op != GM_REDUCE_SUM) return gm_fail(GM_EINVAL, "the mat is empty");
-  bool uns = kind == GM_KIND_UINT;
-  *out = (gm_value){true, uns, 0, 0};
-  if (x->size == 0) return GM_OK;
-  gm_exec e = gm_exec_host();
-  gm_operand o = {x, GM_INPUT, NULL};
-  GM_TRY(gm_acquire(&e, &o, 1));
-  unsigned long long sum = 0;
-  long long best = gm_ctype_read(x->ctype, o.ptr, 0).i;
-  for (size_t i = 0; i < x->size; i++) {
-    long long v = gm_ctype_read(x->ctype, o.ptr, i).i;
-    sum += (unsigned long long)v; /* wraps modulo 2^64, never signed overflow */
-    if (better(op, uns, v, best)) best = v;
-  }
-  out->i = op == GM_REDUCE_SUM ? (long long)sum : best;
-  return gm_release(&e, &o, 1);
-}
-
 /* A view whose rows (last axis) the axis reduction walks in place
  * (gm_reduce_axis_walks: a column block, every other row): each row's
  * result into a small contiguous mat (1/row-length of x), then those

@@ -13,11 +13,5 @@
 const char *gm_reduce_name(gm_reduce_op op);
 /* *out := the reduction of x's visible elements. */
 gm_status gm_reduce(gm_mat *x, gm_reduce_op op, double *out);
-/* The same for integer mats, exactly: the sum wraps modulo 2^64 (an
- * int64 for signed types, a uint64 for unsigned ones: is_unsigned set),
- * as NumPy's sum; min and max compare in the type.  On the host facet
- * (no device kernel takes integers yet).  GM_EINVAL for bool and float
- * mats and for min/max of an empty mat. */
-gm_status gm_reduce_integer(gm_mat *x, gm_reduce_op op, gm_value *out);
 
 #endif

@@ -6,8 +6,9 @@
 #include "reduce.h"
 #include "stage.h"
 
-static const char *const names[GM_AX_N_OPS] = {"sum", "prod",   "mean",   "max",       "min",    "var",
-                                              "std", "argmax", "argmin", "logsumexp", "softmax"};
+static const char *const names[GM_AX_N_OPS] = {"sum",       "prod",    "mean", "max", "min",          "var",
+                                              "std",       "argmax",  "argmin", "logsumexp", "softmax", "any",
+                                              "all",       "count_nonzero"};
 
 const char *gm_reduce_axis_name(int op) { return op >= 0 && op < GM_AX_N_OPS ? names[op] : "unknown"; }
 
@@ -22,7 +23,39 @@ int gm_reduce_axis_dims(const gm_mat *x, int axis, int op, bool keepdims, size_t
   return rank;
 }
 
-gm_ctype gm_reduce_axis_ctype(const gm_mat *x, int op) { return gm_ax_is_arg(op) ? GM_DOUBLE : x->ctype; }
+gm_ctype gm_reduce_ctype_of(gm_ctype t, int op) {
+  if (gm_ax_is_arg(op) || op == GM_AX_COUNT_NONZERO) return GM_INT64;
+  if (op == GM_AX_ANY || op == GM_AX_ALL) return GM_BOOL;
+  if (gm_ctype_is_float(t) || op == GM_AX_MAX || op == GM_AX_MIN || op == GM_AX_SOFTMAX) return t;
+  if (op == GM_AX_SUM || op == GM_AX_PROD) return gm_ctype_kind(t) == GM_KIND_UINT ? GM_UINT64 : GM_INT64;
+  return GM_DOUBLE; /* mean, var, std, logsumexp of bool and integers (NumPy's default float) */
+}
+
+gm_ctype gm_reduce_axis_ctype(const gm_mat *x, int op) { return gm_reduce_ctype_of(x->ctype, op); }
+
+gm_status gm_reduce_converted(gm_mat *x, gm_ctype t, gm_mat **out) {
+  gm_mat_options mo = {.ctype = (int)t, .cuda_enabled = x->cuda_enabled};
+  GM_TRY(gm_mat_new(x->rank, x->dims, &mo, out));
+  gm_status st = gm_mat_astype(x, *out);
+  if (st != GM_OK) {
+    gm_mat_free(*out);
+    *out = NULL;
+  }
+  return st;
+}
+
+/* mean/var/std/logsumexp of a bool or integer x as those of its double
+ * copy; any/all/count_nonzero as max/min/sum of x != 0 (a bool copy
+ * unless x is bool). */
+static gm_status reduce_copy(gm_mat *x, int axis, int op, int ddof, gm_mat *y) {
+  bool logical = gm_ax_is_logical(op);
+  gm_mat *c = x;
+  if (!logical || x->ctype != GM_BOOL) GM_TRY(gm_reduce_converted(x, logical ? GM_BOOL : GM_DOUBLE, &c));
+  int cop = op == GM_AX_ANY ? GM_AX_MAX : op == GM_AX_ALL ? GM_AX_MIN : op == GM_AX_COUNT_NONZERO ? GM_AX_SUM : op;
+  gm_status st = gm_reduce_axis(c, axis, cop, ddof, y);
+  if (c != x) gm_mat_free(c);
+  return st;
+}
 
 bool gm_reduce_axis_same_view(const gm_mat *a, const gm_mat *b) {
   if (a == b) return true;
@@ -42,6 +75,8 @@ static gm_status check_call(const gm_mat *x, int axis, int op, const gm_mat *y) 
     return gm_fail(GM_EINVAL, "%s: axis %d is out of range 1..%d", name, axis + 1, x->rank);
   if (x->dims[axis] == 0 && gm_ax_is_extreme(op))
     return gm_fail(GM_EINVAL, "%s: axis %d is empty", name, axis + 1);
+  if (op == GM_AX_SOFTMAX && !gm_ctype_is_float(x->ctype))
+    return gm_fail(GM_EINVAL, "softmax: takes float32/float64 mats, not %s", gm_ctype_dtype(x->ctype));
   gm_ctype want = gm_reduce_axis_ctype(x, op);
   if (y->ctype != want)
     return gm_fail(GM_EINVAL, "%s: out has ctype %s, the result is %s", name, gm_ctype_name(y->ctype),
@@ -127,9 +162,10 @@ static bool reduce_strided(gm_mat *x, int axis, int op, int ddof, gm_mat *y, gm_
 }
 
 gm_status gm_reduce_axis(gm_mat *x, int axis, int op, int ddof, gm_mat *y) {
-  gm_mat *typed[2] = {x, y};
-  GM_TRY(gm_check_float_mats(gm_reduce_axis_name(op), typed, 2));
   GM_TRY(check_call(x, axis, op, y));
+  bool exact = op == GM_AX_SUM || op == GM_AX_PROD || gm_ax_is_extreme(op);
+  if (x->size && (gm_ax_is_logical(op) || (!gm_ctype_is_float(x->ctype) && !exact)))
+    return reduce_copy(x, axis, op, ddof, y);
   gm_mat *base;
   int base_axis;
   if (!gm_mat_is_contiguous(x) && op != GM_AX_SOFTMAX && x->size && gm_view_permuted_block(x, axis, false, &base, &base_axis)) {
@@ -161,12 +197,22 @@ gm_status gm_reduce_axis(gm_mat *x, int axis, int op, int ddof, gm_mat *y) {
 }
 
 gm_status gm_reduce_whole(gm_mat *x, int op, int ddof, double *out) {
+  gm_value v;
+  GM_TRY(gm_reduce_whole_value(x, op, ddof, &v));
+  *out = !v.is_int ? v.d : v.is_unsigned ? (double)(unsigned long long)v.i : (double)v.i;
+  return GM_OK;
+}
+
+gm_status gm_reduce_whole_value(gm_mat *x, int op, int ddof, gm_value *out) {
   const char *name = gm_reduce_axis_name(op);
   if (op < 0 || op >= GM_AX_N_OPS || op == GM_AX_SOFTMAX)
     return gm_fail(GM_EINVAL, "reduce_whole: unknown op %d", op);
   if (x->size == 0) {
     if (gm_ax_is_extreme(op)) return gm_fail(GM_EINVAL, "%s: the mat is empty", name);
-    *out = empty_value(op, ddof);
+    gm_ctype t = gm_reduce_axis_ctype(x, op);
+    double e = empty_value(op, ddof);
+    bool is_int = !gm_ctype_is_float(t); /* (mean's NaN has no integer value) */
+    *out = (gm_value){is_int, gm_ctype_kind(t) == GM_KIND_UINT, is_int ? (long long)e : 0, e};
     return GM_OK;
   }
   /* x seen as one axis of all its elements (a non-contiguous view through
@@ -192,7 +238,7 @@ gm_status gm_reduce_whole(gm_mat *x, int op, int ddof, double *out) {
   gm_status st = gm_mat_new(1, &one, &mo, &y);
   if (st == GM_OK) {
     st = gm_reduce_axis(flat, 0, op, ddof, y);
-    if (st == GM_OK) st = gm_mat_read_doubles(y, out);
+    if (st == GM_OK) st = gm_mat_get_value(y, 0, out);
     gm_mat_free(y);
   }
   gm_mat_free(flat);
@@ -247,12 +293,24 @@ gm_status gm_reduce_all(gm_mat *m, int op, int ddof, double *v, int *bad) {
     *bad = 1;
     return gm_fail(GM_EINVAL, "the mat is empty");
   }
-  if (op == GM_AX_SUM || op == GM_AX_MAX || op == GM_AX_MIN) {
+  if (gm_ctype_is_float(m->ctype) && (op == GM_AX_SUM || op == GM_AX_MAX || op == GM_AX_MIN)) {
     gm_reduce_op r = op == GM_AX_SUM ? GM_REDUCE_SUM : op == GM_AX_MAX ? GM_REDUCE_MAX : GM_REDUCE_MIN;
     return gm_reduce(m, r, v);
   }
-  if (op != GM_AX_MEAN) return gm_reduce_whole(m, op, ddof, v);
+  if (op != GM_AX_MEAN || !gm_ctype_is_float(m->ctype)) return gm_reduce_whole(m, op, ddof, v);
   GM_TRY(gm_reduce(m, GM_REDUCE_SUM, v));
   *v /= (double)m->size;
   return GM_OK;
+}
+
+gm_status gm_reduce_all_value(gm_mat *m, int op, int ddof, gm_value *v, int *bad) {
+  if (!gm_ctype_is_float(m->ctype) || gm_ax_is_logical(op) || gm_ax_is_arg(op)) {
+    if (m->size == 0 && (gm_ax_is_extreme(op) || op == GM_AX_MEAN)) {
+      *bad = 1;
+      return gm_fail(GM_EINVAL, "the mat is empty");
+    }
+    return gm_reduce_whole_value(m, op, ddof, v);
+  }
+  *v = (gm_value){false, false, 0, 0};
+  return gm_reduce_all(m, op, ddof, &v->d, bad);
 }

@@ -8,8 +8,10 @@
  * and raw pointers in that backend's memory space at the first visible
  * element of contiguous arrays: x is (outer, len, inner) row-major and is
  * reduced over len into y, outer * inner elements (x's shape for softmax),
- * of x's ctype, or double for argmax/argmin (1-based indices).
- * outer * inner > 0 and len > 0. */
+ * of x's ctype, or int64 for argmax/argmin (1-based indices).  Bool and
+ * integer x take sum, prod (y int64, uint64 for unsigned x; wrapping),
+ * max, min and argmax/argmin only (the core copies them to double for the
+ * others).  outer * inner > 0 and len > 0. */
 #ifndef GM_CORE_REDUCE_AXIS_OPS_H
 #define GM_CORE_REDUCE_AXIS_OPS_H
 

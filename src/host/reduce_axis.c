@@ -70,14 +70,17 @@ static ax_seg segment(const ax_job *j, size_t task) {
   return s;
 }
 
-/* Output k := v (double for argmax/argmin, else x's ctype). */
+/* Output k := v (an int64 1-based index for argmax/argmin, else x's ctype). */
 static void put(const ax_job *j, size_t k, double v) {
-  gm_ctype t = gm_ax_is_arg(j->op) ? GM_DOUBLE : j->t;
+  if (gm_ax_is_arg(j->op)) {
+    ((int64_t *)j->y)[k] = (int64_t)v;
+    return;
+  }
 #define PUT_CASE(T, E, ...)      \
   case GM_##E:                   \
     ((T *)j->y)[k] = (T)v;       \
     break;
-  GM_FLOAT_CTYPE_SWITCH(t, PUT_CASE, break)
+  GM_FLOAT_CTYPE_SWITCH(j->t, PUT_CASE, break)
 #undef PUT_CASE
 }
 
@@ -112,6 +115,42 @@ typedef void (*fold_fn)(const ax_job *j, const ax_seg *s, gm_axacc *acc);
 typedef void (*softmax_fn)(const ax_job *j, const ax_seg *s, const gm_axacc *acc);
 static const fold_fn fold_seg[GM_N_CTYPES] = {GM_FLOAT_CTYPE_TABLE(fold_seg)};
 static const softmax_fn softmax_seg[GM_N_CTYPES] = {GM_FLOAT_CTYPE_TABLE(softmax_seg)};
+
+/* ---- bool and integer mats: sum, prod, max, min, argmax, argmin ----
+ * Exact 64-bit folds (gm_axint of kernels/reduce_axis.h, as the device),
+ * a column per output, outputs spread over the cores.  y: the wrapped sum
+ * or product (int64/uint64), the extreme in x's type, or the int64 index. */
+#define AXI_FOLD(T, E, ...)                                                                          \
+  static void int_fold_##E(void *arg, size_t b, size_t e) {                                          \
+    const ax_job *j = arg;                                                                          \
+    const int uns = gm_ctype_kind(GM_##E) == GM_KIND_UINT;                                          \
+    for (size_t q = b; q < e; q++) {                                                                \
+      const T *x = (const T *)j->x + q / j->inner * j->so + q % j->inner;                           \
+      gm_axint c = gm_axi_init(j->op);                                                              \
+      for (size_t k = 0; k < j->len; k++) gm_axi_step(j->op, uns, &c, (unsigned long long)x[k * j->sl], (long long)k); \
+      unsigned long long r = gm_axi_result(j->op, c);                                               \
+      if (j->op == GM_AX_MAX || j->op == GM_AX_MIN)                                                 \
+        ((T *)j->y)[q] = (T)r;                                                                      \
+      else                                                                                          \
+        ((uint64_t *)j->y)[q] = r; /* int64 and uint64 share the representation */                 \
+    }                                                                                               \
+  }
+GM_BOOL_CTYPES(AXI_FOLD)
+GM_INTEGER_CTYPES(AXI_FOLD)
+#undef AXI_FOLD
+#define AXI_ENTRY(T, E, ...) [GM_##E] = int_fold_##E,
+static void (*const int_fold[GM_N_CTYPES])(void *, size_t, size_t) = {GM_BOOL_CTYPES(AXI_ENTRY)
+                                                                          GM_INTEGER_CTYPES(AXI_ENTRY)};
+#undef AXI_ENTRY
+
+static gm_status host_int_axis(gm_ctype t, int op, size_t outer, size_t so, size_t len, size_t sl, size_t inner,
+                               const void *x, void *y) {
+  if (op == GM_AX_MEAN || op == GM_AX_VAR || op == GM_AX_STD || gm_ax_is_lse(op) || !int_fold[t])
+    return gm_fail(GM_EINVAL, "reduce_axis: op %d takes float mats only here", op);
+  ax_job j = {.t = t, .op = op, .outer = outer, .len = len, .inner = inner, .so = so, .sl = sl, .x = x, .y = y};
+  gm_par_for(outer * inner, 1, (double)len * 2, int_fold[t], &j);
+  return GM_OK;
+}
 
 /* Folds segment `task` into its accumulators; with one segment per
  * column also writes the results (softmax: the elements). */
@@ -159,6 +198,7 @@ static gm_status host_axis_strided(void *ctx, gm_ctype t, int op, int ddof, size
                                    size_t sl, size_t inner, const void *x, void *y) {
   (void)ctx;
   if ((unsigned)t >= GM_N_CTYPES) return gm_fail(GM_EINVAL, "reduce_axis: bad ctype");
+  if (!gm_ctype_is_float(t)) return host_int_axis(t, op, outer, so, len, sl, inner, x, y);
   /* softmax writes y in x's layout, which only a contiguous x has */
   if (op == GM_AX_SOFTMAX && (so != len * inner || sl != inner))
     return gm_fail(GM_EINVAL, "softmax: the input must be contiguous");

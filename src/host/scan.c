@@ -27,6 +27,7 @@ static void scan_chunk(void *arg, size_t begin, size_t end) {
     break;
   switch (j->t) {
     GM_FLOAT_CTYPES(X)
+    X(uint64_t, UINT64, 0) /* bool and integer mats, widened by the core (kernels/scan.h) */
     default:
       break;
   }

@@ -1,11 +1,13 @@
 /* Reductions as Torch7 and NumPy users write them, module functions and
- * methods alike (gm.sum(m, axis, opts) is m:sum(axis, opts)):
- *   sum mean prod max min var std argmax argmin (m, axis, {keepdims,
- *     out, unbiased (var/std)}): along a 1-based axis (negative counts
- *     from the end, -1 the last) into a new mat or `out`, the axis dropped
- *     unless keepdims; argmax/argmin give 1-based indices in a double
- *     mat.  Without an axis: the whole mat to a Lua number (argmax/argmin:
- *     the 1-based row-major index as an integer).
+ * methods alike (gm.sum(m, axis, opts) is m:sum(axis, opts), and
+ * gm.sum(m, {axis = 2, ...}) the array standard's form of it):
+ *   sum mean prod max min var std argmax argmin any all count_nonzero
+ *     (m, axis, {keepdims, out, unbiased (var/std), dtype (sum, prod,
+ *     mean, var, std)}): along a 1-based axis (negative counts from the
+ *     end, -1 the last) into a new mat or `out`, the axis dropped unless
+ *     keepdims; every real ctype, result types as core/reduce_axis.h
+ *     (argmax/argmin: 1-based indices in an int64 mat).  Without an axis:
+ *     the whole mat to a Lua number, integer or boolean.
  *   logsumexp(m, axis, opts), softmax(m, axis, {out}): computed stably
  *     (the column's max subtracted); softmax keeps m's dims and may write
  *     into m itself.
@@ -19,7 +21,8 @@ typedef struct ax_args {
   int axis; /* 0-based; -1: none (whole mat) */
   bool keepdims;
   int ddof;
-  int out_idx; /* stack index of `out`, 0 without */
+  int out_idx;   /* stack index of `out`, 0 without */
+  bool dtype; /* the dtype option is given */
 } ax_args;
 
 static int check_axis_arg(lua_State *L, int rank, const char *fn) {
@@ -31,17 +34,36 @@ static int check_axis_arg(lua_State *L, int rank, const char *fn) {
   return axis;
 }
 
-/* Reads every argument (the guard pins m and out while options are read). */
+/* The options each op takes (dtype: the ops NumPy gives one). */
+static const char *const *op_options(int op) {
+  static const char *const value_opts[] = {"axis", "keepdims", "out", NULL};
+  /* "ctype" is "dtype" too (gml_check_options) */
+  static const char *const dtype_opts[] = {"axis", "keepdims", "out", "ctype", NULL};
+  static const char *const var_opts[] = {"axis", "keepdims", "out", "unbiased", "ctype", NULL};
+  static const char *const soft_opts[] = {"axis", "out", NULL};
+  if (op == GM_AX_VAR || op == GM_AX_STD) return var_opts;
+  if (op == GM_AX_SUM || op == GM_AX_PROD || op == GM_AX_MEAN) return dtype_opts;
+  return op == GM_AX_SOFTMAX ? soft_opts : value_opts;
+}
+
+/* Reads every argument (the guard pins m and out while options are read).
+ * gm.sum(m, {axis = 2, ...}), the array standard's form, is gm.sum(m, 2,
+ * {...}): the table moves to argument 3 before the guard opens. */
 static ax_args read_args(lua_State *L, int op, const char *fn) {
-  static const char *const value_opts[] = {"keepdims", "out", NULL};
-  static const char *const var_opts[] = {"keepdims", "out", "unbiased", NULL};
-  static const char *const soft_opts[] = {"out", NULL};
+  bool table_form = lua_type(L, 2) == LUA_TTABLE && lua_isnoneornil(L, 3);
+  if (table_form) {
+    lua_settop(L, 2);
+    lua_getfield(L, 2, "axis");
+    lua_insert(L, 2);
+  }
   gml_guard(L, 3);
   gm_mat *m = gml_checkmat(L, 1, fn);
   int rank = m->rank;
-  ax_args a = {-1, false, 0, 0};
+  ax_args a = {-1, false, 0, 0, false};
   bool is_var = op == GM_AX_VAR || op == GM_AX_STD;
-  gml_check_options(L, 3, fn, is_var ? var_opts : op == GM_AX_SOFTMAX ? soft_opts : value_opts);
+  gml_check_options(L, 3, fn, op_options(op));
+  if (!table_form && gml_opt_push(L, 3, "axis"))
+    gml_argerror(L, 3, fn, "axis is argument #2 (or give every option in a table there)");
   bool needs_axis = op == GM_AX_SOFTMAX || op == GM_AX_LOGSUMEXP;
   if (!lua_isnoneornil(L, 2) || needs_axis) a.axis = check_axis_arg(L, rank, fn);
   a.keepdims = gml_opt_boolean(L, 3, "keepdims", false, fn);
@@ -51,9 +73,30 @@ static ax_args read_args(lua_State *L, int op, const char *fn) {
     gml_pin(L, -1);
     a.out_idx = lua_gettop(L);
   }
+  if (lua_istable(L, 3)) {
+    lua_getfield(L, 3, "dtype");
+    lua_getfield(L, 3, "ctype");
+    a.dtype = !lua_isnil(L, -1) || !lua_isnil(L, -2);
+    lua_pop(L, 2);
+  }
   if (a.axis < 0 && (a.keepdims || a.out_idx))
     gml_argerror(L, 3, fn, "keepdims and out need an axis (argument #2)");
   return a;
+}
+
+/* The dtype option: x converted to it (a new mat pushed, NumPy's
+ * accumulation type), when the op's result in that type is that type. */
+static gm_mat *apply_dtype(lua_State *L, gm_mat *x, int op, const char *fn) {
+  gm_ctype t = gml_opt_ctype(L, 3, "ctype", fn);
+  if (gm_reduce_ctype_of(t, op) != t)
+    gml_argerror(L, 3, fn, "dtype %s: the %s of a%s %s mat is %s (a sum or product of integers is int64 or "
+                 "uint64, a mean, var or std float32 or float64)", gm_ctype_dtype(t), fn,
+                 gm_ctype_dtype(t)[0] == 'i' ? "n" : "", gm_ctype_dtype(t), gm_ctype_dtype(gm_reduce_ctype_of(t, op)));
+  if (t == x->ctype) return x;
+  gm_mat *c;
+  GML_TRY(L, gm_reduce_converted(x, t, &c), fn);
+  gml_pushmat(L, c);
+  return c;
 }
 
 /* The result mat (core/reduce_axis.h): `out` checked, or a new mat, pushed. */
@@ -74,24 +117,21 @@ static gm_mat *result_mat(lua_State *L, gm_mat *x, const ax_args *a, int op, con
   return m;
 }
 
-/* m reduced as a whole to a Lua number (argmax/argmin: an integer). */
+/* m reduced as a whole to a Lua value: a number, an integer (argmax and
+ * argmin: the 1-based row-major index; sums and products of integers,
+ * wrapped) or a boolean (any, all, max and min of bool). */
 static int whole(lua_State *L, gm_mat *m, int op, int ddof, const char *fn) {
-  if (!gm_ctype_is_float(m->ctype)) { /* sum, max, min of an integer mat (util.c lets only those through) */
-    gm_value iv;
-    gm_reduce_op r = op == GM_AX_SUM ? GM_REDUCE_SUM : op == GM_AX_MAX ? GM_REDUCE_MAX : GM_REDUCE_MIN;
-    GML_TRY(L, gm_reduce_integer(m, r, &iv), fn);
-    lua_pushinteger(L, (lua_Integer)iv.i);
-    return 1;
-  }
-  double v;
+  gm_value v;
   int bad = 0;
-  gm_status st = gm_reduce_all(m, op, ddof, &v, &bad);
+  gm_status st = gm_reduce_all_value(m, op, ddof, &v, &bad);
   if (st != GM_OK && bad) gml_argerror(L, bad, fn, "%s", gm_last_error());
   GML_TRY(L, st, fn);
-  if (gm_ax_is_arg(op))
-    lua_pushinteger(L, (lua_Integer)v);
+  if (gm_reduce_axis_ctype(m, op) == GM_BOOL)
+    lua_pushboolean(L, v.i != 0);
+  else if (v.is_int)
+    lua_pushinteger(L, (lua_Integer)v.i);
   else
-    lua_pushnumber(L, v);
+    lua_pushnumber(L, v.d);
   return 1;
 }
 
@@ -101,9 +141,10 @@ static int reduce(lua_State *L) {
   const char *fn = gm_reduce_axis_name(op);
   ax_args a = read_args(L, op, fn);
   gm_mat *x = gml_checkmat(L, 1, fn);
-  if (a.axis >= 0 && !gm_ctype_is_float(x->ctype))
-    gml_argerror(L, 1, fn, "an %s mat; integer mats reduce as a whole only so far (m:%s()), along an axis this "
-                 "function takes float32/float64 mats (convert with m:as(\"float64\"))", gm_ctype_dtype(x->ctype), fn);
+  if (op == GM_AX_SOFTMAX && !gm_ctype_is_float(x->ctype))
+    gml_argerror(L, 1, fn, "a%s %s mat; softmax takes float32/float64 mats (convert with m:as(\"float64\"))",
+                 gm_ctype_dtype(x->ctype)[0] == 'i' ? "n" : "", gm_ctype_dtype(x->ctype));
+  if (a.dtype) x = apply_dtype(L, x, op, fn);
   if (a.axis < 0) return whole(L, x, op, a.ddof, fn);
   gm_mat *y = result_mat(L, x, &a, op, fn);
   GML_TRY(L, gm_reduce_axis(x, a.axis, op, a.ddof, y), fn);

@@ -138,7 +138,7 @@ gml_mat *gml_elembox_error(lua_State *L, int idx, const char *fname) {
 
 /* The functions that take mats of every element type (GM_CTYPES): making,
  * viewing, shaping, copying, filling, element access, printing, files,
- * facets and buffers.  Every other function computes in floats, and its
+ * facets, buffers and the reductions.  Every other function computes in floats, and its
  * mat arguments must be float or double: gml_checkbox refuses the others
  * here, in one place, before any op table is looked up (the core checks
  * again where it dispatches, for C callers: gm_check_float_mats). */
@@ -152,13 +152,16 @@ static const char *const any_ctype_fns[] = {
     "_format_grid", "format_mat", "watch_facet", "watch_facets", "facets", "find_facet", "synchronization",
     "destroy_facet", "destroy", "add_facet_reference", "remove_facet_reference", "use_cuda_p", "free", "__gc",
     "__close", "ensure_core", "ensure", "mat_from_buffer", "syncing_cuda_facets", "with_syncing_cuda_facets",
-    NULL};
+    /* the reductions and scans (core/reduce_axis.h, core/scan.h: exact for bool and integers; softmax refuses
+     * them there) */
+    "sum", "prod", "mean", "max", "min", "var", "std", "argmax", "argmin", "logsumexp", "softmax", "any", "all",
+    "count_nonzero", "cumulative_sum", "cumulative_prod", NULL};
 
-/* The ones that also take integer mats (not bool): wrapping arithmetic,
- * the whole-mat sum, max and min (core/broadcast.c, core/reduce.c), and
- * the integer-only // % & | ~ << >> (the core refuses float mats there). */
+/* The ones that also take integer mats (not bool): wrapping arithmetic
+ * (core/broadcast.c) and the integer-only // % & | ~ << >> (the core
+ * refuses float mats there). */
 static const char *const integer_fns[] = {
-    "add", "sub", "cmul", "__add", "__sub", "sum", "max", "min", "floor_divide", "remainder", "bitwise_and",
+    "add", "sub", "cmul", "__add", "__sub", "floor_divide", "remainder", "bitwise_and",
     "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift", "bitwise_invert", "__idiv", "__mod",
     "__band", "__bor", "__bxor", "__shl", "__shr", "__bnot", NULL};
 
