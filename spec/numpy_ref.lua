@@ -6,10 +6,11 @@ local gm = require "gpumat"
 
 local R = {}
 
--- the first python3 with numpy (the one on PATH may lack it; Debian's has
--- it, as bench/ uses); GPUMAT_PYTHON names another.  References are
+-- the first python3 with numpy: Debian's (as bench/ uses; the one on PATH
+-- may lack numpy and be a slow shim), then PATH's; GPUMAT_PYTHON names
+-- another.  References are
 -- written for NumPy >= 1.24 (no NumPy 2-only names).
-for _, py in ipairs { os.getenv("GPUMAT_PYTHON") or "python3", "/usr/bin/python3" } do
+for _, py in ipairs { os.getenv("GPUMAT_PYTHON") or "/usr/bin/python3", "python3" } do
   local ok = os.execute(py .. " -c 'import numpy' >/dev/null 2>&1")
   if ok == true or ok == 0 then R.python = py break end
 end
