@@ -41,7 +41,7 @@ end
 
 local function accuracy(W, b, X, Y)
   local pred = (X * W + b):argmax(2, { keepdims = true }) -- 1-based class indices
-  return gm.eq(pred, Y):mean()
+  return gm.eq(pred, Y):as("float64"):mean() -- bool matches counted as 1.0/0.0
 end
 
 local function train()
