@@ -345,7 +345,7 @@ return function(gm, core, methods)
     if b:dims()[1] ~= m then argerror(2, fn, "b has %d rows, a has %d", b:dims()[1], m) end
     local rcond = opts.rcond or math.max(m, n) * EPS[a:ctype()]
     local s = L.svdvals(a)
-    local rank = #s:dims() > 0 and s:size() > 0 and math.tointeger((kept(s, rcond)):sum()) or 0
+    local rank = #s:dims() > 0 and s:size() > 0 and math.tointeger((kept(s, rcond)):as(s:dtype()):sum()) or 0
     local p = L.pinv(a, { rtol = rcond })
     local vector = #b:dims() == 1
     local b2 = vector and b:view(m, 1) or b

@@ -95,6 +95,8 @@ static int op_mul(lua_State *L) {
   check_operand(L, 2, fn);
   /* s * m, m * s: one pass of broadcast cmul by the number (a copy then
    * an in-place scaling read and wrote the result twice) */
+  if (is_number(L, 1) && is_number(L, 2))
+    return gml_argerror(L, 2, fn, "mat expected, got number (one operand must be a mat)");
   if (is_number(L, 1) || is_number(L, 2)) return broadcast_op(L, GM_BC_CMUL, "cmul"); /* cmul's types */
   gm_mat *a = gml_checkmat(L, 1, fn), *b = gml_checkmat(L, 2, fn), *c;
   size_t dims[2];
