@@ -420,7 +420,7 @@ describe("typed mats: promotion, weak scalars, comparisons", function()
     assert.are.same({ { true, false, false }, { true, true, false } }, out:to_table())
     assert.are.same({ { true, false, false }, { false, true, false } }, col:equal(row):to_table())
     assert.has_error(function() gm.gt(col, row, { out = gm.zeros({ 2, 3 }) }) end,
-      "gt: out is a double mat but the result is bool")
+      "gt: out's ctype is double but the result's is bool")
     -- int64 with uint64 compares in float64 (their promotion)
     assert.are.same({ true }, gm.lt(mk("int64", { -1 }), mk("uint64", { 1 })):to_table())
   end)

@@ -245,7 +245,7 @@ static void test_broadcast_common(void) {
   /* float + double computed in double: f is converted first; a float out is refused */
   gm_mat *o = iota(1, d, false), *fo = iota(1, d, true);
   CHECK(gm_broadcast_binary(GM_BC_ADD, GM_DOUBLE, args[1], args[2], o) == GM_OK && get(o, 1) == 2);
-  CHECK_FAIL(gm_broadcast_binary(GM_BC_ADD, GM_DOUBLE, args[1], args[2], fo), "out is a float mat but the result is double");
+  CHECK_FAIL(gm_broadcast_binary(GM_BC_ADD, GM_DOUBLE, args[1], args[2], fo), "out's ctype is float but the result's is double");
   gm_mat_free(o);
   gm_mat_free(fo);
   gm_mat_free(f);

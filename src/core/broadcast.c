@@ -32,7 +32,7 @@ static gm_status check_operands(const gm_bc_arg *args, int n, gm_ctype want, gm_
   size_t dims[GM_MAX_RANK];
   GM_TRY(gm_bc_result_dims(args, n, &rank, dims));
   if (out->ctype != want)
-    return gm_fail(GM_EINVAL, "out is a %s mat but the result is %s", gm_ctype_name(out->ctype), gm_ctype_name(want));
+    return gm_fail(GM_EINVAL, "out's ctype is %s but the result's is %s", gm_ctype_name(out->ctype), gm_ctype_name(want));
   if (rank != out->rank || memcmp(dims, out->dims, (size_t)rank * sizeof dims[0]) != 0) {
     char so[160], sr[160];
     gm_format_dims(out->rank, out->dims, so, sizeof so);
