@@ -350,9 +350,11 @@ describe("typed mats: promotion, weak scalars, comparisons", function()
   end
 
   it("every pair of types: add and cdiv promote as gm.result_type, lt gives bool", function()
+    local ma, mb = {}, {}
+    for _, t in ipairs(ALL) do ma[t], mb[t] = mk(t, clip(t, A)), mk(t, clip(t, B)) end
     for _, ta in ipairs(ALL) do
       for _, tb in ipairs(ALL) do
-        local a, b = mk(ta, clip(ta, A)), mk(tb, clip(tb, B))
+        local a, b = ma[ta], mb[tb]
         local va, vb = clip(ta, A), clip(tb, B)
         local want = gm.result_type(a, b)
         local lt, sum, quo = {}, {}, {}
