@@ -114,7 +114,8 @@ local function train()
 
   local function accuracy()
     -- the predicted class is P > 0.5; the share of points where it is Y
-    return gm.eq(P:gt(0.5), Y):mean()
+    -- (bool comparisons, counted as 1.0/0.0)
+    return gm.eq(P:gt(0.5), Y):as(P:dtype()):mean()
   end
 
   local function backward()

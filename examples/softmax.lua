@@ -40,8 +40,8 @@ local function dataset(n, centers)
 end
 
 local function accuracy(W, b, X, Y)
-  local pred = (X * W + b):argmax(2, { keepdims = true }):as("double") -- 1-based class indices (int64, as Y)
-  return gm.eq(pred, Y):mean()
+  local pred = (X * W + b):argmax(2, { keepdims = true }) -- 1-based class indices (int64)
+  return gm.eq(pred, Y):mean() -- the mean of a bool mat: the fraction of matches
 end
 
 local function train()

@@ -18,29 +18,63 @@ namespace {
 
 // the element function of op OP (resolved at compile time)
 template <int OP, typename T> struct bc_fn;
+// (T the inputs' type, R the result's)
 #define GM_BC_FN(E, f, name)                                                     \
   template <> struct bc_fn<GM_BC_##E, float> {                                   \
     typedef float T;                                                             \
+    typedef float R;                                                             \
     __device__ static float apply(float a, float b) { return gm_bc_##f##_float(a, b); } \
   };                                                                             \
   template <> struct bc_fn<GM_BC_##E, double> {                                  \
     typedef double T;                                                            \
+    typedef double R;                                                            \
     __device__ static double apply(double a, double b) { return gm_bc_##f##_double(a, b); } \
   };
-GM_BCAST_OPS(GM_BC_FN)
+GM_BCAST_ARITH_OPS_WITH(GM_BCAST_CALL_, GM_BC_FN)
 #undef GM_BC_FN
+
+// The comparisons on every ctype (bool results): overloads of
+// strided_ew.h's per-type functions, so bc_cmp_fn can name them for any U.
+#define GM_BC_CMP_OVL_(T, E, f, name) \
+  __device__ inline bool bc_##f(T a, T b) { return gm_bc_##f##_##T(a, b); }
+#define GM_BC_CMP_OVL_ROW_(T, ...) GM_BCAST_CMP_OPS_WITH(GM_BC_CMP_OVL_, T)
+GM_CTYPES(GM_BC_CMP_OVL_ROW_)
+template <int OP, typename U> struct bc_cmp_fn;
+#define GM_BC_CMP_FN_(E, f, name)                                   \
+  template <typename U> struct bc_cmp_fn<GM_BC_##E, U> {             \
+    typedef U T;                                                     \
+    typedef bool R;                                                  \
+    __device__ static bool apply(U a, U b) { return bc_##f(a, b); }  \
+  };
+GM_BCAST_CMP_OPS(GM_BC_CMP_FN_)
+#undef GM_BC_CMP_FN_
 
 // The integer element functions (add, sub, cmul: kernels/strided_ew.h)
 template <int OP, typename U> struct bc_int_fn;
 #define GM_BC_INT_FN(E, f)                                                       \
   template <typename U> struct bc_int_fn<GM_BC_##E, U> {                         \
     typedef U T;                                                                 \
+    typedef U R;                                                                 \
     __device__ static U apply(U a, U b) { return (U)((unsigned long long)a f (unsigned long long)b); } \
   };
 GM_BC_INT_FN(ADD, +)
 GM_BC_INT_FN(SUB, -)
 GM_BC_INT_FN(CMUL, *)
 #undef GM_BC_INT_FN
+#define GM_BC_INT_MINMAX_OVL_(T, ...)                                                 \
+  __device__ inline T bc_cmax(T a, T b) { return gm_bc_cmax_##T(a, b); }              \
+  __device__ inline T bc_cmin(T a, T b) { return gm_bc_cmin_##T(a, b); }
+GM_INTEGER_CTYPES(GM_BC_INT_MINMAX_OVL_)
+#undef GM_BC_INT_MINMAX_OVL_
+#define GM_BC_INT_MINMAX_FN_(E, f)                               \
+  template <typename U> struct bc_int_fn<GM_BC_##E, U> {          \
+    typedef U T;                                                  \
+    typedef U R;                                                  \
+    __device__ static U apply(U a, U b) { return bc_##f(a, b); }  \
+  };
+GM_BC_INT_MINMAX_FN_(CMAX, cmax)
+GM_BC_INT_MINMAX_FN_(CMIN, cmin)
+#undef GM_BC_INT_MINMAX_FN_
 // The integer-only ops (// % & | ^ << >>): overloads of int_ops.h's
 // per-type functions, so bc_int_fn can name them for any U.
 #define GM_BC_INT_OVL_(T, E, f, name) \
@@ -53,6 +87,7 @@ __device__ inline bool bc_ixor(bool a, bool b) { return gm_bc_ixor_bool(a, b); }
 #define GM_BC_INT_ONLY_FN_(E, f, name)                               \
   template <typename U> struct bc_int_fn<GM_BC_##E, U> {              \
     typedef U T;                                                      \
+    typedef U R;                                                      \
     __device__ static U apply(U a, U b) { return bc_##f(a, b); }      \
   };
 GM_BCAST_INT_OPS(GM_BC_INT_ONLY_FN_)
@@ -87,7 +122,7 @@ __device__ __forceinline__ void row_offsets(const gm_strided &s, size_t row, int
 
 // Fn: a bc_fn (one template argument, so launch sites need no comma)
 template <class Fn>
-__global__ void binary_kernel(const gm_strided s, typename Fn::T *o, const typename Fn::T *a,
+__global__ void binary_kernel(const gm_strided s, typename Fn::R *o, const typename Fn::T *a,
                               const typename Fn::T *b) {
   typedef typename Fn::T T;
   // numbers convert into T as astype does (integers saturate: no UB)
@@ -104,12 +139,16 @@ __global__ void binary_kernel(const gm_strided s, typename Fn::T *o, const typen
   }
 }
 
-__device__ inline float where_fn(float c, float a, float b) { return gm_bc_where_float(c, a, b); }
-__device__ inline double where_fn(double c, double a, double b) { return gm_bc_where_double(c, a, b); }
+#define GM_BC_WHERE_OVL_(T, ...) \
+  __device__ inline T where_fn(bool c, T a, T b) { return gm_bc_where_##T(c, a, b); }
+GM_CTYPES(GM_BC_WHERE_OVL_)
+#undef GM_BC_WHERE_OVL_
 
+// cond is bool (the core converts any other cond first)
 template <typename T>
-__global__ void where_kernel(const gm_strided s, T *o, const T *cond, const T *a, const T *b) {
-  const T cv = gm_sat_to<T>(s.scalar[1]), av = gm_sat_to<T>(s.scalar[2]), bv = gm_sat_to<T>(s.scalar[3]);
+__global__ void where_kernel(const gm_strided s, T *o, const bool *cond, const T *a, const T *b) {
+  const bool cv = s.scalar[1] != 0;
+  const T av = gm_sat_to<T>(s.scalar[2]), bv = gm_sat_to<T>(s.scalar[3]);
   STRIDED_SPACE(s, rows, len, in);
   const int64_t s0 = s.strides[0][in], s1 = s.strides[1][in], s2 = s.strides[2][in], s3 = s.strides[3][in];
   ROWS_2D(r, c, rows, len) {
@@ -147,7 +186,7 @@ int launch_binary(int op, const gm_strided *s, void *out, const void *a, const v
   switch (op) {
 #define GM_BC_CASE(E, f, name) \
   case GM_BC_##E: launch_op<GM_BC_##E, T>(s, out, a, b, st); break;
-    GM_BCAST_OPS(GM_BC_CASE)
+    GM_BCAST_ARITH_OPS_WITH(GM_BCAST_CALL_, GM_BC_CASE)
 #undef GM_BC_CASE
     default: return 1; /* cudaErrorInvalidValue (the CPU model has no enum) */
   }
@@ -161,17 +200,39 @@ void launch_int_op(const gm_strided *s, void *out, const void *a, const void *b,
   GM_LAUNCH_RANGE(binary_kernel<Fn>, g.grid, g.block, st, g.rows, g.len)(*s, (T *)out, (const T *)a, (const T *)b);
 }
 
-// Integer mats: add, sub, cmul and the integer-only ops (the core refuses the rest)
+// Integer mats: add, sub, cmul, cmax, cmin and the integer-only ops (the core refuses the rest)
 template <typename T>
 int launch_int_binary(int op, const gm_strided *s, void *out, const void *a, const void *b, cudaStream_t st) {
   switch (op) {
     case GM_BC_ADD: launch_int_op<GM_BC_ADD, T>(s, out, a, b, st); break;
     case GM_BC_SUB: launch_int_op<GM_BC_SUB, T>(s, out, a, b, st); break;
     case GM_BC_CMUL: launch_int_op<GM_BC_CMUL, T>(s, out, a, b, st); break;
+    case GM_BC_CMAX: launch_int_op<GM_BC_CMAX, T>(s, out, a, b, st); break;
+    case GM_BC_CMIN: launch_int_op<GM_BC_CMIN, T>(s, out, a, b, st); break;
 #define GM_BC_INT_CASE_(E, f, name) \
   case GM_BC_##E: launch_int_op<GM_BC_##E, T>(s, out, a, b, st); break;
     GM_BCAST_INT_OPS(GM_BC_INT_CASE_)
 #undef GM_BC_INT_CASE_
+    default: return 1; /* cudaErrorInvalidValue (the CPU model has no enum) */
+  }
+  return (int)cudaGetLastError();
+}
+
+template <int OP, typename T>
+void launch_cmp_op(const gm_strided *s, void *out, const void *a, const void *b, cudaStream_t st) {
+  typedef bc_cmp_fn<OP, T> Fn;
+  strided_geometry g(s, st);
+  GM_LAUNCH_RANGE(binary_kernel<Fn>, g.grid, g.block, st, g.rows, g.len)(*s, (bool *)out, (const T *)a, (const T *)b);
+}
+
+// The comparisons: inputs of T, a bool out
+template <typename T>
+int launch_cmp(int op, const gm_strided *s, void *out, const void *a, const void *b, cudaStream_t st) {
+  switch (op) {
+#define GM_BC_CMP_CASE_(E, f, name) \
+  case GM_BC_##E: launch_cmp_op<GM_BC_##E, T>(s, out, a, b, st); break;
+    GM_BCAST_CMP_OPS(GM_BC_CMP_CASE_)
+#undef GM_BC_CMP_CASE_
     default: return 1; /* cudaErrorInvalidValue (the CPU model has no enum) */
   }
   return (int)cudaGetLastError();
@@ -194,6 +255,15 @@ extern "C" int gm_cuda_strided_binary(int ctype, int op, const gm_strided *s, vo
                                       const void *b, const gm_launch_ctx *lc) {
   void *stream = lc->stream;
   cudaStream_t st = (cudaStream_t)stream;
+  if (op >= GM_BC_GT && op <= GM_BC_NE) {
+#define LAUNCH(T) return launch_cmp<T>(op, s, out, a, b, st)
+    switch (ctype) {
+      GM_CTYPES_WITH(GM_CTYPE_DO_CASE_, LAUNCH)
+      default: break;
+    }
+#undef LAUNCH
+    return (int)cudaErrorInvalidValue;
+  }
 #define LAUNCH(T) return launch_binary<T>(op, s, out, a, b, st)
   GM_CTYPE_DO(ctype, LAUNCH)
 #undef LAUNCH
@@ -213,7 +283,7 @@ extern "C" int gm_cuda_strided_where(int ctype, const gm_strided *s, void *out, 
   void *stream = lc->stream;
   cudaStream_t st = (cudaStream_t)stream;
   strided_geometry g(s, st);
-#define LAUNCH(T) GM_LAUNCH_RANGE(where_kernel<T>, g.grid, g.block, st, g.rows, g.len)(*s, (T *)(out), (const T *)(cond), (const T *)(a), (const T *)(b))
-  GM_CTYPE_LAUNCH(ctype, LAUNCH);
+#define LAUNCH(T) GM_LAUNCH_RANGE(where_kernel<T>, g.grid, g.block, st, g.rows, g.len)(*s, (T *)(out), (const bool *)(cond), (const T *)(a), (const T *)(b))
+  GM_ANY_CTYPE_LAUNCH(ctype, LAUNCH);
 #undef LAUNCH
 }

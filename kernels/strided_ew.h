@@ -7,7 +7,7 @@
  *
  * NaN rules (the same on every backend): arithmetic propagates NaN;
  * cmax/cmin propagate a NaN from either side (NumPy's maximum/minimum);
- * comparisons with a NaN are false (ne true), as in C. */
+ * comparisons with a NaN are false (ne true), as in C, and give bool. */
 #ifndef GM_KERNELS_STRIDED_EW_H
 #define GM_KERNELS_STRIDED_EW_H
 
@@ -53,17 +53,21 @@ GM_HD void gm_strided_ew_offsets(const gm_strided *s, int64_t i, int64_t off[GM_
 }
 
 /* The binary ops: X(ENUM suffix, element function suffix, public name).
- * Comparisons give 1 or 0 of the ctype.  GM_BCAST_OPS_WITH passes `a`
- * first: X(a, E, f, name). */
+ * GM_BCAST_OPS_WITH passes `a` first: X(a, E, f, name).  The arithmetic
+ * ones write the inputs' ctype; the comparisons (GM_BCAST_CMP_OPS, GM_BC_GT
+ * ... GM_BC_NE) write bool from inputs of any ctype. */
 #define GM_BCAST_OPS(X) GM_BCAST_OPS_WITH(GM_BCAST_CALL_, X)
-#define GM_BCAST_OPS_WITH(X, a) \
+#define GM_BCAST_OPS_WITH(X, a) GM_BCAST_ARITH_OPS_WITH(X, a) GM_BCAST_CMP_OPS_WITH(X, a)
+#define GM_BCAST_ARITH_OPS_WITH(X, a) \
   X(a, ADD, add, "add")         \
   X(a, SUB, sub, "sub")         \
   X(a, CMUL, cmul, "cmul")      \
   X(a, CDIV, cdiv, "cdiv")      \
   X(a, POW, pow, "pow")         \
   X(a, CMAX, cmax, "cmax")      \
-  X(a, CMIN, cmin, "cmin")      \
+  X(a, CMIN, cmin, "cmin")
+#define GM_BCAST_CMP_OPS(X) GM_BCAST_CMP_OPS_WITH(GM_BCAST_CALL_, X)
+#define GM_BCAST_CMP_OPS_WITH(X, a) \
   X(a, GT, gt, "gt")            \
   X(a, GE, ge, "ge")            \
   X(a, LT, lt, "lt")            \
@@ -102,26 +106,33 @@ typedef enum gm_bcast_op {
   GM_HD T gm_bc_cdiv_##T(T a, T b) { return a / b; }                                 \
   GM_HD T gm_bc_pow_##T(T a, T b) { return pow##S(a, b); }                           \
   GM_HD T gm_bc_cmax_##T(T a, T b) { return (a != a || a > b) ? a : b; }            \
-  GM_HD T gm_bc_cmin_##T(T a, T b) { return (a != a || a < b) ? a : b; }            \
-  GM_HD T gm_bc_gt_##T(T a, T b) { return a > b ? (T)1 : (T)0; }                     \
-  GM_HD T gm_bc_ge_##T(T a, T b) { return a >= b ? (T)1 : (T)0; }                    \
-  GM_HD T gm_bc_lt_##T(T a, T b) { return a < b ? (T)1 : (T)0; }                     \
-  GM_HD T gm_bc_le_##T(T a, T b) { return a <= b ? (T)1 : (T)0; }                    \
-  GM_HD T gm_bc_eq_##T(T a, T b) { return a == b ? (T)1 : (T)0; }                    \
-  GM_HD T gm_bc_ne_##T(T a, T b) { return a != b ? (T)1 : (T)0; }                    \
-  GM_HD T gm_bc_where_##T(T c, T a, T b) { return c != 0 ? a : b; }
+  GM_HD T gm_bc_cmin_##T(T a, T b) { return (a != a || a < b) ? a : b; }
 
 /* one row per ctype: (c type, ..., C math suffix as the 8th column) */
 #define GM_BC_DEFINE_ROW_(T, E, name, kw, blas, cublas, etype, S, ...) GM_BC_DEFINE(T, S)
 GM_FLOAT_CTYPES(GM_BC_DEFINE_ROW_)
 
-/* Integer add, sub and cmul (the integer ops so far): two's complement
- * wrapping, computed in unsigned 64-bit arithmetic, defined for every
- * operand (no signed overflow); the narrowing back is modulo (GCC, nvcc). */
+/* Comparisons (bool results) and where (a bool cond) on every ctype: the
+ * core promotes both inputs to one ctype first (docs/API.md "Promotion"). */
+#define GM_BC_DEFINE_CMP_(T, ...)                                  \
+  GM_HD bool gm_bc_gt_##T(T a, T b) { return a > b; }              \
+  GM_HD bool gm_bc_ge_##T(T a, T b) { return a >= b; }             \
+  GM_HD bool gm_bc_lt_##T(T a, T b) { return a < b; }              \
+  GM_HD bool gm_bc_le_##T(T a, T b) { return a <= b; }             \
+  GM_HD bool gm_bc_eq_##T(T a, T b) { return a == b; }             \
+  GM_HD bool gm_bc_ne_##T(T a, T b) { return a != b; }             \
+  GM_HD T gm_bc_where_##T(bool c, T a, T b) { return c ? a : b; }
+GM_CTYPES(GM_BC_DEFINE_CMP_)
+
+/* Integer add, sub and cmul: two's complement wrapping, computed in
+ * unsigned 64-bit arithmetic, defined for every operand (no signed
+ * overflow); the narrowing back is modulo (GCC, nvcc).  cmax, cmin. */
 #define GM_BC_DEFINE_INT_(T, ...)                                                                   \
   GM_HD T gm_bc_add_##T(T a, T b) { return (T)((unsigned long long)a + (unsigned long long)b); }  \
   GM_HD T gm_bc_sub_##T(T a, T b) { return (T)((unsigned long long)a - (unsigned long long)b); }  \
-  GM_HD T gm_bc_cmul_##T(T a, T b) { return (T)((unsigned long long)a * (unsigned long long)b); }
+  GM_HD T gm_bc_cmul_##T(T a, T b) { return (T)((unsigned long long)a * (unsigned long long)b); } \
+  GM_HD T gm_bc_cmax_##T(T a, T b) { return a > b ? a : b; }                                      \
+  GM_HD T gm_bc_cmin_##T(T a, T b) { return a < b ? a : b; }
 GM_INTEGER_CTYPES(GM_BC_DEFINE_INT_)
 
 /* gm_bc_<f>_T of the integer-only ops: int_ops.h's gm_<f>_T under the
@@ -131,9 +142,13 @@ GM_INTEGER_CTYPES(GM_BC_DEFINE_INT_)
 #define GM_BC_INT_ONLY_ROW_(T, ...) GM_BCAST_INT_OPS_WITH(GM_BC_INT_ONLY_, T)
 GM_INTEGER_CTYPES(GM_BC_INT_ONLY_ROW_)
 
-/* bool mats take & | ~ (logical on bool, as NumPy's bitwise ops on bool) */
-GM_HD bool gm_bc_iand_bool(bool a, bool b) { return a && b; }
-GM_HD bool gm_bc_ior_bool(bool a, bool b) { return a || b; }
-GM_HD bool gm_bc_ixor_bool(bool a, bool b) { return a != b; }
+/* bool mats take & | ~ (logical on bool, as NumPy's bitwise ops on bool);
+ * through the row, so that C's names (bool is the macro _Bool there)
+ * match the other generated ones */
+#define GM_BC_DEFINE_BOOL_(T, ...)                                 \
+  GM_HD T gm_bc_iand_##T(T a, T b) { return a && b; }              \
+  GM_HD T gm_bc_ior_##T(T a, T b) { return a || b; }               \
+  GM_HD T gm_bc_ixor_##T(T a, T b) { return a != b; }
+GM_BOOL_CTYPES(GM_BC_DEFINE_BOOL_)
 
 #endif

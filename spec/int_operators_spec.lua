@@ -177,9 +177,7 @@ describe("integer operators", function()
     local u = gm.array_to_mat({1, 2}, {ctype = "uint8"})
     local f = gm.array_to_mat({1.5, 2})
     local bo = gm.array_to_mat({1, 0}, {ctype = "bool"})
-    assert.has_error(function() return i // u end, "bad argument #2 to '__idiv' (mixed ctypes int32 and uint8)")
-    assert.has_error(function() return gm.bitwise_and(i, u) end,
-                     "bad argument #2 to 'bitwise_and' (mixed ctypes int32 and uint8)")
+    assert.are.equal("int32", (i // u):dtype()) -- mixed integer types promote
     assert.has_error(function() return i & 1.5 end, "bad argument #2 to '__band' (number has no integer representation)")
     assert.has_error(function() return gm.bitwise_left_shift(i, 0.5) end,
                      "bad argument #2 to 'bitwise_left_shift' (number has no integer representation)")
@@ -189,7 +187,7 @@ describe("integer operators", function()
                      "remainder: integer mats only, got a double mat (remainder is integer-only so far)")
     assert.has_error(function() return ~f end, "bad argument #1 to '__bnot' (integer or bool mat expected, got a double mat)")
     assert.has_error(function() return bo // bo end,
-                     "bad argument #1 to '__idiv' (a bool mat; this function takes float32/float64 mats (convert with m:as(\"float64\")))")
+                     "floor_divide: integer mats only, got a bool mat (floor_divide is integer-only so far)")
     assert.has_error(function() return bo << bo end)
     assert.has_error(function() return gm.bitwise_or(i, "x") end)
     assert.has_error(function() return i | (0 / 0) end, "bad argument #2 to '__bor' (number has no integer representation)")

@@ -167,9 +167,9 @@ describe("non-destructive", function()
 
   it("rejects bad operands", function()
     local d, f = gm.mat({ 2, 2 }), gm.mat({ 2, 2 }, { ctype = "float" })
-    assert.has_error(function() return d + f end, "bad argument #2 to '__add' (mixed ctypes double and float)")
+    assert.are.equal("double", (d + f):ctype()) -- promotes
     assert.has_error(function() gm.m_sub(d, gm.mat(3)) end, "bad argument #2 to 'm_sub' (sizes differ: 4 vs 3)")
-    assert.has_error(function() return d + true end, "bad argument #2 to '__add' (mat or number expected, got boolean)")
+    assert.has_error(function() return d + "1" end, "bad argument #2 to '__add' (mat or number expected, got string)")
     assert.has_error(function() gm.m_mul(d, gm.mat({ 3, 2 })) end, "bad argument #2 to 'm_mul' (inner dimensions differ: 2 vs 3)")
     assert.has_error(function() gm.mm_mul(d, gm.mat({ 3, 2 })) end, "bad argument #2 to 'mm_mul' (inner dimensions differ: 2 vs 3)")
     assert.has_error(function() gm.mm_mul(d, { d, transpose = true, x = 1 }) end, "bad argument #2 to 'mm_mul' (unknown field 'x')")

@@ -273,9 +273,10 @@ describe("typed mats: integer arithmetic and whole-mat reductions", function()
       local r = a + a
       assert.truthy(r:facets():find("C", 1, true))
       assert.are.same({ -2, 0, 6 }, r:to_table())
-      -- a number converts into the type as a float write does (saturating), then wraps
-      assert.are.same({ -2, -1, -126 }, (a + 1000.0):to_table())
-      assert.are.same({ 127, -128, 3 }, (a - 0 / 0):to_table())
+      -- a Lua integer converts into the type as a float write does (saturating), then wraps
+      assert.are.same({ -2, -1, -126 }, (a + 1000):to_table())
+      -- a Lua float makes the result the default float
+      assert.are.same({ 1127, 872, 1003 }, (a + 1000.0):to_table())
       local u = gm.array_to_mat({ { 1, 2 }, { 3, 4 } }, { dtype = "uint16" })
       assert.are.same({ { 1, 6 }, { 6, 16 } }, gm.cmul(u, u:t()):to_table())
     end)
@@ -315,15 +316,142 @@ describe("typed mats: integer arithmetic and whole-mat reductions", function()
     assert.has_error(function() gm.zeros({ 0 }, { dtype = "int8" }):max() end, "bad argument #1 to 'max' (the mat is empty)")
   end)
 
-  it("refuses the rest clearly: bool arithmetic, division, mixed types", function()
+  it("refuses the rest clearly: bool arithmetic, integer pow", function()
     local m = gm.zeros({ 2, 2 }, { dtype = "int32" })
-    assert.has_error(function() return gm.cdiv(m, m) end,
-      "bad argument #1 to 'cdiv' (an int32 mat; this function takes float32/float64 mats (convert with m:as(\"float64\")))")
+    assert.has_error(function() return gm.pow(m, m) end,
+      "bad argument #1 to 'pow' (an int32 mat; this function takes float32/float64 mats (convert with m:as(\"float64\")))")
     local b = gm.zeros({ 2 }, { dtype = "bool" })
     assert.has_error(function() return b + b end,
       "bad argument #1 to '__add' (a bool mat; this function takes float32/float64 mats (convert with m:as(\"float64\")))")
-    assert.has_error(function() return m + gm.zeros({ 2, 2 }) end, "bad argument #2 to '__add' (mixed ctypes int32 and double)")
-    assert.has_error(function() return m + gm.zeros({ 2, 2 }, { dtype = "int64" }) end)
+  end)
+end)
+
+describe("typed mats: promotion, weak scalars, comparisons", function()
+  -- small values every type holds (bool: 0 and 1)
+  local A, B = { 0, 1, 3 }, { 1, 1, 2 }
+  local function mk(t, v)
+    local m = gm.zeros({ #v }, { dtype = t })
+    for i = 1, #v do m[i] = t == "bool" and v[i] ~= 0 or v[i] end
+    return m
+  end
+  local function num(x) return x == true and 1 or x == false and 0 or x end
+  local function nums(m)
+    local r = {}
+    for i, x in ipairs(m:to_table()) do r[i] = num(x) end
+    return r
+  end
+  local function clip(t, v) -- A, B as stored in t
+    local r = {}
+    for i = 1, #v do r[i] = t == "bool" and math.min(v[i], 1) or v[i] end
+    return r
+  end
+
+  it("every pair of types: add and cdiv promote as gm.result_type, lt gives bool", function()
+    local ma, mb = {}, {}
+    for _, t in ipairs(ALL) do ma[t], mb[t] = mk(t, clip(t, A)), mk(t, clip(t, B)) end
+    for _, ta in ipairs(ALL) do
+      for _, tb in ipairs(ALL) do
+        local a, b = ma[ta], mb[tb]
+        local va, vb = clip(ta, A), clip(tb, B)
+        local want = gm.result_type(a, b)
+        local lt, sum, quo = {}, {}, {}
+        for i = 1, #va do
+          lt[i], sum[i], quo[i] = va[i] < vb[i], va[i] + vb[i], va[i] / vb[i]
+        end
+        local what = ta .. " with " .. tb
+        if want ~= "bool" then
+          local r = a + b
+          assert.are.equal(want, r:dtype(), what)
+          assert.are.same(sum, nums(r), what)
+        end
+        local q = gm.cdiv(a, b)
+        local qt = gm.isdtype(want, "real floating") and want or "float64"
+        assert.are.equal(qt, q:dtype(), what .. " cdiv")
+        for i = 1, #quo do assert.near(quo[i], q[i], 1e-6 * math.abs(quo[i]), what .. " cdiv") end
+        local c = a:lt(b)
+        assert.are.equal("bool", c:dtype(), what)
+        assert.are.same(lt, c:to_table(), what .. " lt")
+      end
+    end
+  end)
+
+  it("Lua values are weak: integers take the mat's type, floats make integer results float64", function()
+    for _, t in ipairs(ALL) do
+      local m = mk(t, clip(t, A))
+      local float = t == "float32" or t == "float64"
+      if t ~= "bool" then
+        assert.are.equal(t, (m + 1):dtype(), t .. " + 1")
+        assert.are.equal(t, (2 * m):dtype(), "2 * " .. t)
+        assert.are.equal(t, gm.cmax(m, 1):dtype(), t .. " cmax")
+        assert.are.same({ 1, 1, 3 }, nums(gm.cmax(m, 1)), t .. " cmax")
+        assert.are.same({ 0, 1, 1 }, nums(gm.cmin(1, m)), t .. " cmin")
+      else
+        assert.are.equal("int64", (m + 1):dtype())
+      end
+      local r = m + 1.5
+      assert.are.equal(float and t or "float64", r:dtype(), t .. " + 1.5")
+      assert.are.same(t == "bool" and { 1.5, 2.5, 2.5 } or { 1.5, 2.5, 4.5 }, nums(r), t .. " + 1.5")
+      assert.are.same({ false, true, t == "bool" }, m:eq(true):to_table(), t .. " eq true")
+      assert.are.same({ true, false, false }, gm.gt(1, m):to_table(), "1 > " .. t)
+    end
+    assert.are.same({ 2.5, 3.5, 4.5 }, (gm.array_to_mat({ 1, 2, 3 }, { dtype = "int32" }) + 1.5):to_table())
+    local i8 = mk("int8", { 1, 2, 3 })
+    assert.are.same({ -1, -2, -3 }, (-i8):to_table())
+    assert.are.equal("int8", (-i8):dtype())
+    assert.are.same({ 255, 254, 253 }, (-mk("uint8", { 1, 2, 3 })):to_table())
+  end)
+
+  it("comparisons: NaN rules, numbers on either side, broadcasting, out", function()
+    for _, t in ipairs({ "float32", "float64" }) do
+      local m = gm.array_to_mat({ 0 / 0, 1, 2 }, { dtype = t })
+      assert.are.same({ false, false, true }, m:gt(1):to_table())
+      assert.are.same({ false, true, true }, m:ge(1):to_table())
+      assert.are.same({ false, false, false }, gm.less(m, 1):to_table())
+      assert.are.same({ false, true, false }, gm.le(m, 1):to_table())
+      assert.are.same({ false, true, true }, m:eq(m):to_table())
+      assert.are.same({ true, false, true }, m:not_equal(1):to_table())
+      assert.are.same({ false, false, true }, gm.lt(1, m):to_table())
+    end
+    local col = gm.array_to_mat({ { 1 }, { 2 } }, { dtype = "int16" })
+    local row = gm.array_to_mat({ 1, 2, 3 }, { dtype = "uint32" })
+    local out = gm.zeros({ 2, 3 }, { dtype = "bool" })
+    assert.are.equal(out, gm.greater_equal(col, row, { out = out }))
+    assert.are.same({ { true, false, false }, { true, true, false } }, out:to_table())
+    assert.are.same({ { true, false, false }, { false, true, false } }, col:equal(row):to_table())
+    assert.has_error(function() gm.gt(col, row, { out = gm.zeros({ 2, 3 }) }) end,
+      "gt: out's ctype is double but the result's is bool")
+    -- int64 with uint64 compares in float64 (their promotion)
+    assert.are.same({ true }, gm.lt(mk("int64", { -1 }), mk("uint64", { 1 })):to_table())
+  end)
+
+  it("where takes a bool cond (or any nonzero cond) and promotes a with b", function()
+    local m = gm.array_to_mat({ -1, 2, -3 }, { dtype = "int32" })
+    local r = gm.where(m:gt(0), m, 0)
+    assert.are.equal("int32", r:dtype())
+    assert.are.same({ 0, 2, 0 }, r:to_table())
+    local f = gm.array_to_mat({ 0.5, 0.5, 0.5 }, { dtype = "float32" })
+    local w = gm.where(m:lt(0), m, f)
+    assert.are.equal("float64", w:dtype())
+    assert.are.same({ -1, 0.5, -3 }, w:to_table())
+    local cond = gm.array_to_mat({ 0, 0 / 0, 2 })
+    assert.are.same({ 20, 10, 10 }, gm.where(cond, 10, 20):to_table())
+    assert.are.equal("int64", gm.where(cond, 10, 20):dtype())
+    assert.are.same({ false, true, true }, gm.where(cond, true, false):to_table())
+    -- a bool mask used as numbers promotes (bool with float: float)
+    local g = gm.array_to_mat({ 1.5, 2.5, 3.5 }, { dtype = "float32" })
+    local h = gm.cmul(g, m:gt(0))
+    assert.are.equal("float32", h:dtype())
+    assert.are.same({ 0, 2.5, 0 }, h:to_table())
+  end)
+
+  it("integer operators promote mixed integer types; a float promotion refuses", function()
+    local i = gm.array_to_mat({ -7, 8 }, { dtype = "int32" })
+    local u = gm.array_to_mat({ 2, 3 }, { dtype = "uint8" })
+    assert.are.equal("int32", (i // u):dtype())
+    assert.are.same({ -4, 2 }, (i // u):to_table())
+    assert.are.same({ 0, 0 }, (i & u):to_table())
+    assert.has_error(function() return mk("int64", { 1 }) // mk("uint64", { 1 }) end,
+      "floor_divide: integer mats only, got a double mat (floor_divide is integer-only so far)")
   end)
 end)
 

@@ -237,14 +237,17 @@ static void test_broadcast_common(void) {
   size_t d[1] = {2};
   gm_mat *f = iota(1, d, true), *g = iota(1, d, false);
   gm_bc_arg args[3] = {{NULL, 1}, {f, 0}, {g, 0}};
-  gm_ctype t = GM_DOUBLE;
   bool cuda = false;
   int bad = -1;
-  CHECK(gm_bc_common(args, 2, &t, &cuda, &bad) == GM_OK && t == GM_FLOAT && bad == -1);
-  CHECK_FAIL(gm_bc_common(args, 3, &t, &cuda, &bad), "mixed ctypes float and double");
-  CHECK(bad == 2);
-  CHECK_FAIL(gm_bc_common(args, 1, &t, &cuda, &bad), "mat expected, got number (one operand must be a mat)");
+  CHECK(gm_bc_common(args, 3, &cuda, &bad) == GM_OK && bad == -1); /* mixed ctypes promote */
+  CHECK_FAIL(gm_bc_common(args, 1, &cuda, &bad), "mat expected, got number (one operand must be a mat)");
   CHECK(bad == 0);
+  /* float + double computed in double: f is converted first; a float out is refused */
+  gm_mat *o = iota(1, d, false), *fo = iota(1, d, true);
+  CHECK(gm_broadcast_binary(GM_BC_ADD, GM_DOUBLE, args[1], args[2], o) == GM_OK && get(o, 1) == 2);
+  CHECK_FAIL(gm_broadcast_binary(GM_BC_ADD, GM_DOUBLE, args[1], args[2], fo), "out's ctype is float but the result's is double");
+  gm_mat_free(o);
+  gm_mat_free(fo);
   gm_mat_free(f);
   gm_mat_free(g);
 }

@@ -14,8 +14,8 @@ gm.with_cuda({}, function()
   for _ = 1, 30 do
     -- |x|^2 - 2 x.c + |c|^2: N x 1, N x K and a row of K
     D = X:pow(2):sum(2, { keepdims = true }) - 2 * (X * Cs:t()) + Cs:pow(2):sum(2)
-    local labels = D:argmin(2, { keepdims = true }):as(ks:dtype()) -- N x 1, 1-based (int64, to compare with ks)
-    local onehot = labels:eq(ks)                        -- N x K
+    local labels = D:argmin(2, { keepdims = true })   -- N x 1, 1-based
+    local onehot = labels:eq(ks):as(X:dtype())          -- N x K, 1/0 in X's type
     Cs = (onehot:t() * X) / onehot:sum(1):view(K, 1)
   end
   C.report(t0, D:min(2):sum())

@@ -89,6 +89,9 @@ for _, a in ipairs(NAMES) do
 end
 
 return function(gm, core)
+  -- the broadcasting ops (src/lua/l_broadcast.c) promote mixed ctypes
+  -- with this same table
+  core._set_promotion(promote)
   local mat_mt = getmetatable(core.mat(0))
   local known = table.concat(NAMES, ", ")
 

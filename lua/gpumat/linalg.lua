@@ -300,8 +300,8 @@ return function(gm, core, methods)
     return opts.rtol or math.max(d[#d - 1], d[#d]) * EPS[a:ctype()]
   end
 
-  -- the singular values above rtol * the largest, per matrix (a mat of
-  -- 1s and 0s), and the singular values
+  -- the singular values above rtol * the largest, per matrix (a bool
+  -- mat), and the singular values
   local function kept(s, rtol)
     local k = s:dims()[#s:dims()]
     if k == 0 then return s, s end
@@ -313,7 +313,8 @@ return function(gm, core, methods)
     local fn = "matrix_rank"
     check(fn, a, 1, 2)
     local rtol = rtol_of(fn, a, opts, 2)
-    local mask = kept(L.svdvals(a), rtol)
+    local s = L.svdvals(a)
+    local mask = kept(s, rtol):as(s:dtype()) -- counted in floats (exact below 2^24)
     if #a:dims() == 2 then return math.tointeger(mask:sum()) or mask:sum() end
     if mask:dims()[#mask:dims()] == 0 then return zeros((stack_of(a)), a):as("int64") end
     return mask:sum(-1):as("int64")
@@ -346,7 +347,7 @@ return function(gm, core, methods)
     if b:dims()[1] ~= m then argerror(2, fn, "b has %d rows, a has %d", b:dims()[1], m) end
     local rcond = opts.rcond or math.max(m, n) * EPS[a:ctype()]
     local s = L.svdvals(a)
-    local rank = #s:dims() > 0 and s:size() > 0 and math.tointeger((kept(s, rcond)):sum()) or 0
+    local rank = #s:dims() > 0 and s:size() > 0 and math.tointeger((kept(s, rcond)):as(s:dtype()):sum()) or 0
     local p = L.pinv(a, { rtol = rcond })
     local vector = #b:dims() == 1
     local b2 = vector and b:view(m, 1) or b
@@ -366,7 +367,7 @@ return function(gm, core, methods)
   -- diagonal, and that position, or nil
   local function zero_diagonal(a, n)
     local z = gm.eq(L.diagonal(a), 0)
-    if z:sum() == 0 then return nil end
+    if z:as("int32"):sum() == 0 then return nil end
     local rows = z:contiguous():view(-1, n):to_table()
     for i, row in ipairs(rows) do
       for j = 1, n do
@@ -600,7 +601,7 @@ return function(gm, core, methods)
     if ord == math.huge then return ax:max(-1) end
     if ord == -math.huge then return ax:min(-1) end
     if ord == 1 then return ax:sum(-1) end
-    if ord == 0 then return gm.ne(x, 0):sum(-1) end
+    if ord == 0 then return gm.ne(x, 0):as(x:dtype()):sum(-1) end
     return gm.pow(gm.pow(ax, ord):sum(-1), 1 / ord)
   end
 

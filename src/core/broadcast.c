@@ -26,15 +26,13 @@ gm_status gm_bc_result_dims(const gm_bc_arg *args, int n, int *rank, size_t dims
   return GM_OK;
 }
 
-/* ctypes and out's dims against the inputs'. */
-static gm_status check_operands(const gm_bc_arg *args, int n, const char *const *names, gm_mat *out) {
+/* out's ctype (want) and dims against the inputs'. */
+static gm_status check_operands(const gm_bc_arg *args, int n, gm_ctype want, gm_mat *out) {
   int rank;
   size_t dims[GM_MAX_RANK];
   GM_TRY(gm_bc_result_dims(args, n, &rank, dims));
-  for (int i = 0; i < n; i++)
-    if (args[i].m && args[i].m->ctype != out->ctype)
-      return gm_fail(GM_EINVAL, "mixed ctypes: %s is %s, out is %s", names[i], gm_ctype_name(args[i].m->ctype),
-                     gm_ctype_name(out->ctype));
+  if (out->ctype != want)
+    return gm_fail(GM_EINVAL, "out's ctype is %s but the result's is %s", gm_ctype_name(out->ctype), gm_ctype_name(want));
   if (rank != out->rank || memcmp(dims, out->dims, (size_t)rank * sizeof dims[0]) != 0) {
     char so[160], sr[160];
     gm_format_dims(out->rank, out->dims, so, sizeof so);
@@ -69,12 +67,27 @@ static bool needs_copy(const gm_mat *m, const gm_mat *out) {
   return alo <= bhi && blo <= ahi;
 }
 
-/* Replaces inputs that overlap out by contiguous copies (*tmp[i]). */
-static gm_status copy_overlapping(gm_bc_arg *args, int n, const gm_mat *out, gm_mat **tmp) {
+/* m converted to ctype t in a new contiguous mat (astype: on the host) */
+static gm_status converted(gm_mat *m, gm_ctype t, gm_mat **out) {
+  gm_mat_options o = {0};
+  o.ctype = (int)t;
+  o.cuda_enabled = m->cuda_enabled;
+  o.synchronization = m->vec->synchronization;
+  GM_TRY(gm_mat_new(m->rank, m->dims, &o, out));
+  gm_status st = gm_mat_astype(m, *out);
+  if (st != GM_OK) gm_mat_free(*out);
+  return st;
+}
+
+/* Replaces inputs of another ctype than want[i] by converted copies
+ * (promotion: one conversion pass, then the same-ctype loop or kernel),
+ * and inputs that overlap out by contiguous copies (*tmp[i]). */
+static gm_status stage_inputs(gm_bc_arg *args, int n, const gm_ctype *want, const gm_mat *out, gm_mat **tmp) {
   for (int i = 0; i < n; i++) {
     tmp[i] = NULL;
-    if (!needs_copy(args[i].m, out)) continue;
-    gm_status st = gm_mat_contiguous_copy(args[i].m, &tmp[i]);
+    bool convert = args[i].m && args[i].m->ctype != want[i];
+    if (!convert && !needs_copy(args[i].m, out)) continue;
+    gm_status st = convert ? converted(args[i].m, want[i], &tmp[i]) : gm_mat_contiguous_copy(args[i].m, &tmp[i]);
     if (st != GM_OK) {
       for (int j = 0; j < i; j++) gm_mat_free(tmp[j]);
       return st;
@@ -117,49 +130,30 @@ static int list_operands(const gm_bc_arg *args, int n, gm_mat *out, gm_operand o
   return no;
 }
 
-/* // % & | ~ << >> (GM_BCAST_INT_OPS) are integer-only so far (bool
- * mats also take & | ~): another mat is refused naming the op and ctype. */
-static gm_status int_only_error(const bc_job *j, gm_mat *const *all, int n) {
-  gm_ctype t = j->t;
-  for (int i = 0; i < n; i++)
-    if (all[i]) {
-      int k = gm_ctype_kind(all[i]->ctype);
-      if (k != GM_KIND_INT && k != GM_KIND_UINT) t = all[i]->ctype;
-    }
-  return gm_fail(GM_EINVAL, "integer mats only, got a %s mat (%s is integer-only so far)", gm_ctype_name(t),
-                 gm_bcast_name((gm_bcast_op)j->op));
-}
-
-/* Where the op runs: where the operands live, floats for every op, integer
- * mats for add, sub and cmul (the engine's wrapping loops and kernels);
- * anything else of another ctype is refused. */
-static gm_status place(const bc_job *j, gm_mat *const *all, int n, gm_exec *e) {
-  bool floats = true, ints = true;
-  for (int i = 0; i < n; i++)
-    if (all[i]) {
-      int k = gm_ctype_kind(all[i]->ctype);
-      floats = floats && k == GM_KIND_FLOAT;
-      ints = ints && (k == GM_KIND_INT || k == GM_KIND_UINT);
-    }
-  bool int_op = j->op == GM_BC_ADD || j->op == GM_BC_SUB || j->op == GM_BC_CMUL || j->op >= GM_BC_FLOORDIV;
-  bool bools = true;
-  for (int i = 0; i < n; i++) bools = bools && (!all[i] || all[i]->ctype == GM_BOOL);
+/* Whether the engine has op for inputs of ctype t: comparisons and where
+ * every ctype; floats every arithmetic op; integers add, sub, cmul, cmax,
+ * cmin and the integer-only ops (// % & | ~ << >>, GM_BCAST_INT_OPS); bool & | ~.  The
+ * refusal names the op and ctype. */
+static gm_status check_kind(const bc_job *j) {
+  if (j->op >= (int)GM_N_BCAST || (unsigned)j->t >= GM_N_CTYPES) return gm_fail(GM_EINVAL, "unknown op or ctype");
+  int k = gm_ctype_kind(j->t);
+  bool ints = k == GM_KIND_INT || k == GM_KIND_UINT;
   bool bool_op = j->op == GM_BC_BAND || j->op == GM_BC_BOR || j->op == GM_BC_BXOR;
-  if (bools && bool_op) {
-    *e = gm_exec_choose(all, n);
-    return GM_OK;
-  }
-  if (j->op >= GM_BC_FLOORDIV && !ints) return int_only_error(j, all, n);
-  if (!floats && !(ints && int_op)) return gm_check_float_mats(gm_bcast_name((gm_bcast_op)j->op), all, n);
-  *e = gm_exec_choose(all, n);
-  return GM_OK;
+  if (j->op < 0 || GM_BC_IS_CMP(j->op) || (j->t == GM_BOOL && bool_op)) return GM_OK;
+  const char *name = gm_bcast_name((gm_bcast_op)j->op);
+  if (GM_BC_IS_INT_ONLY(j->op) && !ints)
+    return gm_fail(GM_EINVAL, "integer mats only, got a %s mat (%s is integer-only so far)", gm_ctype_name(j->t),
+                   name);
+  bool int_op = j->op == GM_BC_ADD || j->op == GM_BC_SUB || j->op == GM_BC_CMUL || j->op == GM_BC_CMAX ||
+                j->op == GM_BC_CMIN || GM_BC_IS_INT_ONLY(j->op);
+  if (ints && int_op) return GM_OK;
+  return gm_check_float_ctype(name, 1, j->t);
 }
 
 static gm_status dispatch_in_place(const gm_bc_arg *args, int n, gm_mat *out, const bc_job *j) {
   gm_mat *all[GM_STRIDED_MAX_OPS] = {out};
   for (int i = 0; i < n; i++) all[i + 1] = args[i].m;
-  gm_exec e;
-  GM_TRY(place(j, all, n + 1, &e));
+  gm_exec e = gm_exec_choose(all, n + 1);
   if (!e.be->strided_ew) return gm_fail(GM_EUNSUPPORTED, "not implemented on the %s backend", e.be->name);
   GM_TRY(gm_check_writable(NULL, out));
   gm_strided s;
@@ -175,58 +169,61 @@ static gm_status dispatch_in_place(const gm_bc_arg *args, int n, gm_mat *out, co
   return gm_finish_in_place(&e, o, no, run(&e, j, &s, ptrs));
 }
 
-static gm_status dispatch(const gm_bc_arg *given, int n, gm_mat *out, const bc_job *j) {
+/* want[i]: the ctype the backend reads input i in */
+static gm_status dispatch(const gm_bc_arg *given, int n, const gm_ctype *want, gm_mat *out, const bc_job *j) {
   gm_bc_arg args[GM_STRIDED_MAX_OPS - 1];
   gm_mat *tmp[GM_STRIDED_MAX_OPS - 1];
   memcpy(args, given, (size_t)n * sizeof args[0]);
-  GM_TRY(copy_overlapping(args, n, out, tmp));
+  GM_TRY(stage_inputs(args, n, want, out, tmp));
   gm_status st = dispatch_in_place(args, n, out, j);
   for (int i = 0; i < n; i++) gm_mat_free(tmp[i]);
   return st;
 }
 
-gm_status gm_broadcast_binary(gm_bcast_op op, gm_bc_arg a, gm_bc_arg b, gm_mat *out) {
-  static const char *const names[] = {"a", "b"};
+gm_status gm_broadcast_binary(gm_bcast_op op, gm_ctype t, gm_bc_arg a, gm_bc_arg b, gm_mat *out) {
   if ((unsigned)op >= GM_N_BCAST) return gm_fail(GM_EINVAL, "binary op %d is unknown", (int)op);
+  if ((unsigned)t >= GM_N_CTYPES) return gm_fail(GM_EINVAL, "ctype %d is unknown", (int)t);
   gm_bc_arg args[2] = {a, b};
-  GM_TRY(check_operands(args, 2, names, out));
+  bc_job j = {(int)op, t};
+  GM_TRY(check_operands(args, 2, GM_BC_IS_CMP(op) ? GM_BOOL : t, out));
+  GM_TRY(check_kind(&j));
   if (out->size == 0) return GM_OK;
   /* m ^ 2 as m * m (numpy's square): one multiply, exactly rounded, where
    * pow ran the C library's pow per element (a quarter of a k-means step) */
   if (op == GM_BC_POW && a.m && !b.m && b.v == 2) {
-    op = GM_BC_CMUL;
+    j.op = GM_BC_CMUL;
     args[1] = a;
   }
-  bc_job j = {(int)op, out->ctype};
-  return dispatch(args, 2, out, &j);
+  gm_ctype want[2] = {t, t};
+  return dispatch(args, 2, want, out, &j);
 }
 
-gm_status gm_broadcast_where(gm_bc_arg cond, gm_bc_arg a, gm_bc_arg b, gm_mat *out) {
-  static const char *const names[] = {"cond", "a", "b"};
+gm_status gm_broadcast_where(gm_ctype t, gm_bc_arg cond, gm_bc_arg a, gm_bc_arg b, gm_mat *out) {
+  if ((unsigned)t >= GM_N_CTYPES) return gm_fail(GM_EINVAL, "ctype %d is unknown", (int)t);
   gm_bc_arg args[3] = {cond, a, b};
-  GM_TRY(check_operands(args, 3, names, out));
+  GM_TRY(check_operands(args, 3, t, out));
   if (out->size == 0) return GM_OK;
-  bc_job j = {-1, out->ctype};
-  return dispatch(args, 3, out, &j);
+  bc_job j = {-1, t};
+  gm_ctype want[3] = {GM_BOOL, t, t};
+  return dispatch(args, 3, want, out, &j);
 }
 
-gm_status gm_bc_common(const gm_bc_arg *args, int n, gm_ctype *t, bool *cuda, int *bad) {
-  const gm_mat *first = NULL;
+gm_status gm_bc_check_kind(int op, gm_ctype t) {
+  bc_job j = {op, t};
+  return check_kind(&j);
+}
+
+gm_status gm_bc_common(const gm_bc_arg *args, int n, bool *cuda, int *bad) {
+  bool any = false;
   *cuda = true;
   for (int i = 0; i < n; i++) {
     if (!args[i].m) continue;
     *cuda = *cuda && args[i].m->cuda_enabled;
-    if (!first) {
-      first = args[i].m;
-    } else if (args[i].m->ctype != first->ctype) {
-      *bad = i;
-      return gm_fail(GM_EINVAL, "mixed ctypes %s and %s", gm_ctype_name(first->ctype), gm_ctype_name(args[i].m->ctype));
-    }
+    any = true;
   }
-  if (!first) {
+  if (!any) {
     *bad = n - 1;
     return gm_fail(GM_EINVAL, "mat expected, got number (one operand must be a mat)");
   }
-  *t = first->ctype;
   return GM_OK;
 }

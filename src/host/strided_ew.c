@@ -28,31 +28,33 @@ __attribute__((simd("notinbranch"))) extern float powf(float, float);
  * pointers so one table indexed by ctype, op and variant holds them. */
 typedef void (*inner_fn)(int64_t n, void *o, const void *a, const void *b, int64_t so, int64_t sa, int64_t sb);
 
-#define BC_INNER(T, f)                                                                                \
+/* BC_INNER_R(R, T, f): inputs T, output R (bool for the comparisons) */
+#define BC_INNER(T, f) BC_INNER_R(T, T, f)
+#define BC_INNER_R(R, T, f)                                                                           \
   GM_SIMD_CLONES static void bc_##f##_##T##_cc(int64_t n, void *ov, const void *av, const void *bv,   \
                                               int64_t so, int64_t sa, int64_t sb) {                   \
-    T *o = ov;                                                                                        \
+    R *o = ov;                                                                                        \
     const T *a = av, *b = bv;                                                                         \
     (void)so, (void)sa, (void)sb;                                                                     \
     for (int64_t i = 0; i < n; i++) o[i] = gm_bc_##f##_##T(a[i], b[i]);                               \
   }                                                                                                   \
   GM_SIMD_CLONES static void bc_##f##_##T##_cs(int64_t n, void *ov, const void *av, const void *bv,   \
                                               int64_t so, int64_t sa, int64_t sb) {                   \
-    T *o = ov;                                                                                        \
+    R *o = ov;                                                                                        \
     const T *a = av, b = *(const T *)bv;                                                              \
     (void)so, (void)sa, (void)sb;                                                                     \
     for (int64_t i = 0; i < n; i++) o[i] = gm_bc_##f##_##T(a[i], b);                                  \
   }                                                                                                   \
   GM_SIMD_CLONES static void bc_##f##_##T##_sc(int64_t n, void *ov, const void *av, const void *bv,   \
                                               int64_t so, int64_t sa, int64_t sb) {                   \
-    T *o = ov;                                                                                        \
+    R *o = ov;                                                                                        \
     const T a = *(const T *)av, *b = bv;                                                              \
     (void)so, (void)sa, (void)sb;                                                                     \
     for (int64_t i = 0; i < n; i++) o[i] = gm_bc_##f##_##T(a, b[i]);                                  \
   }                                                                                                   \
   static void bc_##f##_##T##_gen(int64_t n, void *ov, const void *av, const void *bv, int64_t so,     \
                                  int64_t sa, int64_t sb) {                                            \
-    T *o = ov;                                                                                        \
+    R *o = ov;                                                                                        \
     const T *a = av, *b = bv;                                                                         \
     for (int64_t i = 0; i < n; i++) o[i * so] = gm_bc_##f##_##T(a[i * sa], b[i * sb]);               \
   }
@@ -60,62 +62,74 @@ typedef void (*inner_fn)(int64_t n, void *o, const void *a, const void *b, int64
 typedef enum { V_CC, V_CS, V_SC, V_GEN, N_VARIANTS } variant;
 
 #define BC_OP_INNER_(T, E, f, name) BC_INNER(T, f)
-#define BC_CTYPE_INNER_(T, ...) GM_BCAST_OPS_WITH(BC_OP_INNER_, T)
+#define BC_CTYPE_INNER_(T, ...) GM_BCAST_ARITH_OPS_WITH(BC_OP_INNER_, T)
 GM_FLOAT_CTYPES(BC_CTYPE_INNER_)
+/* The comparisons on every ctype: bool out */
+#define BC_CMP_INNER_(T, E, f, name) BC_INNER_R(bool, T, f)
+#define BC_CTYPE_CMP_INNER_(T, ...) GM_BCAST_CMP_OPS_WITH(BC_CMP_INNER_, T)
+GM_CTYPES(BC_CTYPE_CMP_INNER_)
 
 #define BC_OP_ROW_(T, E, f, name) [GM_BC_##E] = {bc_##f##_##T##_cc, bc_##f##_##T##_cs, bc_##f##_##T##_sc, bc_##f##_##T##_gen},
 #define BC_CTYPE_ROW_(T, E, ...) [GM_##E] = {GM_BCAST_OPS_WITH(BC_OP_ROW_, T)},
-/* Integer add, sub and cmul (kernels/strided_ew.h: wrapping). */
+/* Integer add, sub and cmul (kernels/strided_ew.h: wrapping), cmax, cmin. */
 #define BC_INT_DEFINE_(T, ...) \
   BC_INNER(T, add)             \
   BC_INNER(T, sub)             \
   BC_INNER(T, cmul)             \
+  BC_INNER(T, cmax)             \
+  BC_INNER(T, cmin)             \
   GM_BCAST_INT_OPS_WITH(BC_OP_INNER_, T)
 GM_INTEGER_CTYPES(BC_INT_DEFINE_)
 #define BC_INT_OP_(T, f) {bc_##f##_##T##_cc, bc_##f##_##T##_cs, bc_##f##_##T##_sc, bc_##f##_##T##_gen}
 #define BC_INT_ONLY_ROW_(T, E, f, name) [GM_BC_##E] = BC_INT_OP_(T, f),
 #define BC_INT_ROW_(T, E, ...)                                                                                  \
   [GM_##E] = {[GM_BC_ADD] = BC_INT_OP_(T, add), [GM_BC_SUB] = BC_INT_OP_(T, sub), [GM_BC_CMUL] = BC_INT_OP_(T, cmul), \
-              GM_BCAST_INT_OPS_WITH(BC_INT_ONLY_ROW_, T)},
+              [GM_BC_CMAX] = BC_INT_OP_(T, cmax), [GM_BC_CMIN] = BC_INT_OP_(T, cmin),                          \
+              GM_BCAST_CMP_OPS_WITH(BC_OP_ROW_, T) GM_BCAST_INT_OPS_WITH(BC_INT_ONLY_ROW_, T)},
 
-BC_INNER(bool, iand)
-BC_INNER(bool, ior)
-BC_INNER(bool, ixor)
+/* bool: the comparisons and & | ~ (through the row: C spells bool _Bool) */
+#define BC_BOOL_DEFINE_(T, ...) BC_INNER(T, iand) BC_INNER(T, ior) BC_INNER(T, ixor)
+GM_BOOL_CTYPES(BC_BOOL_DEFINE_)
+#define BC_BOOL_ROW_(T, E, ...)                                                                              \
+  [GM_##E] = {GM_BCAST_CMP_OPS_WITH(BC_OP_ROW_, T)[GM_BC_BAND] = BC_INT_OP_(T, iand),                      \
+              [GM_BC_BOR] = BC_INT_OP_(T, ior), [GM_BC_BXOR] = BC_INT_OP_(T, ixor)},
 
 static const inner_fn inner_table[GM_N_CTYPES][GM_N_BCAST][N_VARIANTS] = {
-    GM_FLOAT_CTYPES(BC_CTYPE_ROW_) GM_INTEGER_CTYPES(BC_INT_ROW_)[GM_BOOL] = {
-        [GM_BC_BAND] = BC_INT_OP_(bool, iand), [GM_BC_BOR] = BC_INT_OP_(bool, ior),
-        [GM_BC_BXOR] = BC_INT_OP_(bool, ixor)}};
+    GM_FLOAT_CTYPES(BC_CTYPE_ROW_) GM_INTEGER_CTYPES(BC_INT_ROW_) GM_BOOL_CTYPES(BC_BOOL_ROW_)};
 
-/* where: o := c != 0 ? a : b (st: the four inner strides) */
+/* where: o := c ? a : b, c bool (st: the four inner strides) */
 typedef void (*where_fn)(int64_t n, void *o, const void *c, const void *a, const void *b, const int64_t *st);
 
 #define WHERE_INNER(T, ...)                                                                          \
   GM_SIMD_CLONES static void where_##T##_cc(int64_t n, void *ov, const void *cv, const void *av,    \
                                             const void *bv, const int64_t *st) {                     \
     T *o = ov;                                                                                       \
-    const T *c = cv, *a = av, *b = bv;                                                               \
+    const bool *c = cv;                                                                              \
+    const T *a = av, *b = bv;                                                                        \
     (void)st;                                                                                        \
     for (int64_t i = 0; i < n; i++) o[i] = gm_bc_where_##T(c[i], a[i], b[i]);                        \
   }                                                                                                  \
   static void where_##T##_gen(int64_t n, void *ov, const void *cv, const void *av, const void *bv,  \
                               const int64_t *st) {                                                   \
     T *o = ov;                                                                                       \
-    const T *c = cv, *a = av, *b = bv;                                                               \
+    const bool *c = cv;                                                                              \
+    const T *a = av, *b = bv;                                                                        \
     for (int64_t i = 0; i < n; i++)                                                                  \
       o[i * st[0]] = gm_bc_where_##T(c[i * st[1]], a[i * st[2]], b[i * st[3]]);                     \
   }
 
-GM_FLOAT_CTYPES(WHERE_INNER)
+GM_CTYPES(WHERE_INNER)
 #define WHERE_ROW_(T, E, ...) [GM_##E] = {where_##T##_cc, where_##T##_gen},
-static const where_fn where_table[GM_N_CTYPES][2] = {GM_FLOAT_CTYPES(WHERE_ROW_)};
+static const where_fn where_table[GM_N_CTYPES][2] = {GM_CTYPES(WHERE_ROW_)};
 
 /* Everything one chunk needs; p[k] is operand k's base (a number
- * operand points at its value, of the ctype, in `local`). */
+ * operand points at its value, of its ctype ct[k], in `local`).  The
+ * inputs are of ctype t; a comparison's output and where's cond are bool. */
 typedef struct st_job {
   gm_ctype t;
   int op; /* gm_bcast_op, or -1 for where */
   const gm_strided *s;
+  gm_ctype ct[GM_STRIDED_MAX_OPS];
   char *p[GM_STRIDED_MAX_OPS];
   _Alignas(16) unsigned char local[GM_STRIDED_MAX_OPS][16];
 } st_job;
@@ -131,9 +145,8 @@ static variant classify(const int64_t *inner) {
 /* One run of n elements along the innermost axis from offsets off. */
 static void run_inner(const st_job *j, int64_t n, const int64_t *off, const int64_t *inner) {
   const gm_strided *s = j->s;
-  int64_t es = (int64_t)gm_ctype_size(j->t);
   void *q[GM_STRIDED_MAX_OPS];
-  for (int k = 0; k < s->nops; k++) q[k] = j->p[k] + off[k] * es;
+  for (int k = 0; k < s->nops; k++) q[k] = j->p[k] + off[k] * (int64_t)gm_ctype_size(j->ct[k]);
   if (j->op < 0) {
     int cc = inner[0] == 1 && inner[1] == 1 && inner[2] == 1 && inner[3] == 1;
     where_table[j->t][cc ? 0 : 1](n, q[0], q[1], q[2], q[3], inner);
@@ -202,7 +215,7 @@ static void set_base(st_job *j, int k, const void *p) {
   if (p) {
     j->p[k] = (char *)(uintptr_t)p;
   } else { /* a number: its value in the ctype, repeated by stride 0 */
-    gm_ctype_set(j->t, j->local[k], 0, j->s->scalar[k]);
+    gm_ctype_set(j->ct[k], j->local[k], 0, j->s->scalar[k]);
     j->p[k] = (char *)j->local[k];
   }
 }
@@ -221,7 +234,8 @@ static void run(st_job *j, double cost) {
 static gm_status host_binary(void *ctx, gm_ctype t, gm_bcast_op op, const gm_strided *s, void *out, const void *a,
                              const void *b) {
   (void)ctx;
-  st_job j = {.t = t, .op = (int)op, .s = s};
+  bool cmp = op >= GM_BC_GT && op <= GM_BC_NE;
+  st_job j = {.t = t, .op = (int)op, .s = s, .ct = {cmp ? GM_BOOL : t, t, t, t}};
   set_base(&j, 0, out);
   set_base(&j, 1, a);
   set_base(&j, 2, b);
@@ -232,7 +246,7 @@ static gm_status host_binary(void *ctx, gm_ctype t, gm_bcast_op op, const gm_str
 static gm_status host_where(void *ctx, gm_ctype t, const gm_strided *s, void *out, const void *cond, const void *a,
                             const void *b) {
   (void)ctx;
-  st_job j = {.t = t, .op = -1, .s = s};
+  st_job j = {.t = t, .op = -1, .s = s, .ct = {t, GM_BOOL, t, t}};
   set_base(&j, 0, out);
   set_base(&j, 1, cond);
   set_base(&j, 2, a);

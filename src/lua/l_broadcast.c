@@ -1,9 +1,9 @@
 /* Broadcasting elementwise ops in Lua: gm.add(a, b, {out = m}), gm.sub,
  * gm.cmul, gm.cdiv, gm.pow, gm.cmax, gm.cmin, the comparisons gm.gt, ge,
- * lt, le, eq, ne, and gm.where(cond, a, b, {out = m}); the binary ops
- * are also methods (m:add(b), m:gt(0)).  Operands are mats or numbers;
- * every argument is read and checked here before the core touches
- * memory. */
+ * lt, le, eq, ne (bool results), and gm.where(cond, a, b, {out = m});
+ * the binary ops are also methods (m:add(b), m:gt(0)).  Operands are mats,
+ * numbers or booleans, of mixed ctypes (promoted here); every argument is
+ * read and checked here before the core touches memory. */
 #include "l_broadcast.h"
 
 #include <math.h>
@@ -11,27 +11,116 @@
 #include "../core/operands.h"
 #include "l_ew.h"
 
-/* The operand at idx: a mat, or a number (m NULL). */
+/* The operand at idx: a mat, or a number or boolean (m NULL). */
 static gm_bc_arg check_arg(lua_State *L, int idx, const char *fn) {
   if (lua_type(L, idx) == LUA_TNUMBER) return (gm_bc_arg){NULL, lua_tonumber(L, idx)};
-  if (!gml_ismat(L, idx)) gml_argerror(L, idx, fn, "mat or number expected, got %s", luaL_typename(L, idx));
+  if (lua_type(L, idx) == LUA_TBOOLEAN) return (gm_bc_arg){NULL, lua_toboolean(L, idx) ? 1.0 : 0.0};
+  if (!gml_ismat(L, idx))
+    gml_argerror(L, idx, fn, "mat or number expected, got %s", luaL_typename(L, idx));
   return (gm_bc_arg){gml_checkmat(L, idx, fn), 0};
 }
 
-int gml_broadcast(lua_State *L, int op, const int *idx, int n, int out_idx, const char *argfn) {
+/* ---- promotion ----
+ * The table of two ctypes' result is lua/gpumat/dtypes.lua's (the one
+ * promotion table, checked against NumPy): it hands it over once, at
+ * load, through core.set_promotion; it lives in the registry. */
+static const char promotion_key = 'p';
+
+typedef struct promotion {
+  unsigned char to[GM_N_CTYPES][GM_N_CTYPES];
+} promotion;
+
+/* core.set_promotion(t): t[a][b] = r, dtype names ("float32"), every pair
+ * of mat ctypes */
+static int l_set_promotion(lua_State *L) {
+  const char *fn = "set_promotion";
+  luaL_checktype(L, 1, LUA_TTABLE);
+  promotion *p = lua_newuserdatauv(L, sizeof *p, 0);
+  for (int a = 0; a < GM_N_CTYPES; a++)
+    for (int b = 0; b < GM_N_CTYPES; b++) {
+      gm_ctype r;
+      if (lua_getfield(L, 1, gm_ctype_dtype((gm_ctype)a)) != LUA_TTABLE ||
+          lua_getfield(L, -1, gm_ctype_dtype((gm_ctype)b)) != LUA_TSTRING || gm_ctype_parse(lua_tostring(L, -1), &r))
+        return gml_argerror(L, 1, fn, "no result for %s with %s", gm_ctype_dtype((gm_ctype)a),
+                            gm_ctype_dtype((gm_ctype)b));
+      p->to[a][b] = (unsigned char)r;
+      lua_pop(L, 2);
+    }
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &promotion_key);
+  return 0;
+}
+
+static gm_ctype promote(lua_State *L, gm_ctype a, gm_ctype b, const char *fn) {
+  if (a == b) return a;
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &promotion_key);
+  const promotion *p = lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  if (!p) luaL_error(L, "%s: the promotion table is not loaded (require \"gpumat\")", fn);
+  return (gm_ctype)p->to[a][b];
+}
+
+/* The result ctype of the operands at idx[first..n-1] (docs/API.md
+ * "Promotion"): the mats' promotion; Lua values are weak (gm.result_type's
+ * rule): a float makes a bool or integer result the default float, an
+ * integer makes a bool one int64, a boolean takes any type.  Without a mat
+ * the weak kind decides (the default float, int64, bool). */
+static gm_ctype result_ctype(lua_State *L, int op, const gm_bc_arg *a, const int *idx, int first, int n,
+                             const char *fn) {
+  int strong = -1, weak = -1;
+  for (int i = first; i < n; i++) {
+    if (a[i].m) {
+      strong = strong < 0 ? (int)a[i].m->ctype : (int)promote(L, (gm_ctype)strong, a[i].m->ctype, fn);
+    } else {
+      /* & | ~ << >> take a whole float as its integer, as Lua's do */
+      int w = lua_type(L, idx[i]) == LUA_TBOOLEAN ? 0 : lua_isinteger(L, idx[i]) || GM_BC_IS_BITWISE(op) ? 1 : 2;
+      weak = w > weak ? w : weak;
+    }
+  }
+  gm_ctype t = strong < 0 ? GM_BOOL : (gm_ctype)strong;
+  int kind = gm_ctype_kind(t);
+  if (weak == 2 && kind != GM_KIND_FLOAT) return gml_settings_of(L)->default_ctype;
+  if (weak == 1 && kind == GM_KIND_BOOL) return GM_INT64;
+  return t;
+}
+
+/* The ctype op computes in: the result ctype, but true division of
+ * integers or bools gives the default float (NumPy's divide). */
+static gm_ctype compute_ctype(lua_State *L, int op, const gm_bc_arg *a, const int *idx, int n, const char *fn) {
+  gm_ctype t = result_ctype(L, op, a, idx, op < 0 ? 1 : 0, n, fn);
+  if (op == GM_BC_CDIV && gm_ctype_kind(t) != GM_KIND_FLOAT) return gml_settings_of(L)->default_ctype;
+  return t;
+}
+
+/* Refuses an op the engine lacks for ctype t: the integer-only ops name
+ * the op (core/broadcast.c's message), the float-only ones the first
+ * operand of a non-float ctype, as gml_checkmat does for other functions. */
+static void check_kind(lua_State *L, int op, gm_ctype t, const gm_bc_arg *a, const int *idx, int n, const char *fn) {
+  gm_status st = gm_bc_check_kind(op, t);
+  if (st == GM_OK) return;
+  if (GM_BC_IS_INT_ONLY(op)) GML_TRY(L, st, gm_bcast_name((gm_bcast_op)op));
+  int bad = 0;
+  while (bad < n - 1 && !(a[bad].m && a[bad].m->ctype == t)) bad++;
+  const char *d = gm_ctype_dtype(t);
+  gml_argerror(L, idx[bad], fn, "a%s %s mat; this function takes float32/float64 mats (convert with m:as(\"float64\"))",
+               d[0] == 'i' ? "n" : "", d);
+}
+
+int gml_broadcast_as(lua_State *L, int op, const int *idx, int n, int out_idx, const char *argfn, int ctype) {
   const char *name = op >= 0 ? gm_bcast_name((gm_bcast_op)op) : "where";
   gm_bc_arg a[3];
   for (int i = 0; i < n; i++) check_arg(L, idx[i], argfn); /* types first, in order */
   for (int i = 0; i < n; i++) a[i] = check_arg(L, idx[i], argfn);
   /* & | ~ << >> take whole numbers, as Lua's own do (a whole float
    * beyond int64, such as ~'s 2^64 for unsigned types, saturates) */
-  for (int i = 0; i < n && op >= GM_BC_BAND; i++)
+  for (int i = 0; i < n && GM_BC_IS_BITWISE(op); i++)
     if (!a[i].m && !lua_isinteger(L, idx[i]) && (floor(a[i].v) != a[i].v || isinf(a[i].v)))
       gml_argerror(L, idx[i], argfn, "number has no integer representation");
   bool cuda;
-  gm_ctype t;
   int bad = 0;
-  if (gm_bc_common(a, n, &t, &cuda, &bad) != GM_OK) gml_argerror(L, idx[bad], argfn, "%s", gm_last_error());
+  if (gm_bc_common(a, n, &cuda, &bad) != GM_OK) gml_argerror(L, idx[bad], argfn, "%s", gm_last_error());
+  gm_ctype t = ctype >= 0 ? (gm_ctype)ctype : compute_ctype(L, op, a, idx, n, argfn);
+  check_kind(L, op, t, a, idx, n, argfn);
+  bool cmp = GM_BC_IS_CMP(op);
   int rank;
   size_t dims[GM_MAX_RANK];
   GML_TRY(L, gm_bc_result_dims(a, n, &rank, dims), name);
@@ -41,14 +130,18 @@ int gml_broadcast(lua_State *L, int op, const int *idx, int n, int out_idx, cons
     lua_pushvalue(L, out_idx);
   } else {
     gm_sync sync = gml_settings_of(L)->default_synchronization;
-    GML_TRY(L, gm_result_new(rank, dims, t, cuda, sync, &out), argfn);
+    GML_TRY(L, gm_result_new(rank, dims, cmp ? GM_BOOL : t, cuda, sync, &out), argfn);
     gml_pushmat(L, out);
   }
   if (op >= 0)
-    GML_TRY(L, gm_broadcast_binary((gm_bcast_op)op, a[0], a[1], out), name);
+    GML_TRY(L, gm_broadcast_binary((gm_bcast_op)op, t, a[0], a[1], out), name);
   else
-    GML_TRY(L, gm_broadcast_where(a[0], a[1], a[2], out), name);
+    GML_TRY(L, gm_broadcast_where(t, a[0], a[1], a[2], out), name);
   return 1;
+}
+
+int gml_broadcast(lua_State *L, int op, const int *idx, int n, int out_idx, const char *argfn) {
+  return gml_broadcast_as(L, op, idx, n, out_idx, argfn, -1);
 }
 
 /* The {out = m} option at idx: the stack index of m (pinned), or 0. */
@@ -89,10 +182,24 @@ static int l_where(lua_State *L) {
 static gml_reg binary_regs[GM_N_BCAST];
 
 void gml_open_broadcast(lua_State *L, int module_idx) {
-  static const gml_reg where_reg[] = {{"where", l_where, 4, NULL}, {NULL, NULL, 0, NULL}};
+  static const gml_reg where_reg[] = {
+      {"where", l_where, 4, NULL}, {"_set_promotion", l_set_promotion, 1, NULL}, {NULL, NULL, 0, NULL}};
   /* the method m:OP(b, opts) is the function itself (self is a) */
   for (int op = 0; op < GM_N_BCAST; op++)
     binary_regs[op] = (gml_reg){gm_bcast_name((gm_bcast_op)op), l_binary, 3, NULL};
   gml_register_ops(L, module_idx, binary_regs, GM_N_BCAST);
   gml_register(L, module_idx, where_reg);
+  /* the array standard's names of the comparisons: the same functions */
+  static const char *const aliases[][2] = {{"greater", "gt"}, {"greater_equal", "ge"}, {"less", "lt"},
+                                           {"less_equal", "le"}, {"equal", "eq"},       {"not_equal", "ne"}};
+  module_idx = lua_absindex(L, module_idx);
+  luaL_getmetatable(L, GML_MAT_MT);
+  lua_getfield(L, -1, "__methods");
+  for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++) {
+    lua_getfield(L, module_idx, aliases[i][1]);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, module_idx, aliases[i][0]);
+    lua_setfield(L, -2, aliases[i][0]);
+  }
+  lua_pop(L, 2);
 }

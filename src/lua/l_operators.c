@@ -12,8 +12,8 @@
  *                     _xor, _left_shift, _right_shift, bitwise_invert:
  *                     integer mats only (core/broadcast.c refuses others)
  * Every result is a new mat, computed where the operands live (host or
- * device); the operands are not changed.  Scalars are rounded to the
- * mat's ctype.  Argument errors name the metamethod: "bad argument #2 to
+ * device); the operands are not changed.  Mixed ctypes promote and Lua
+ * numbers are weak (l_broadcast.c, docs/API.md "Promotion").  Argument errors name the metamethod: "bad argument #2 to
  * '__add' (mat or number expected, got string)"; shape errors the op:
  * "add: cannot broadcast 2x3 with 3x2".
  *
@@ -61,18 +61,29 @@ static int invert(lua_State *L, const char *fn) {
     return gml_argerror(L, 1, fn, "integer or bool mat expected, got a %s mat", gm_ctype_name(m->ctype));
   lua_settop(L, 1);
   lua_pushnumber(L, k == GM_KIND_INT ? -1.0 : k == GM_KIND_BOOL ? 1.0 : 18446744073709551616.0);
-  return broadcast_op(L, GM_BC_BXOR, fn);
+  gml_guard(L, 2);
+  static const int idx[2] = {1, 2};
+  return gml_broadcast_as(L, GM_BC_BXOR, idx, 2, 0, fn, (int)m->ctype); /* the number is no weak float */
 }
 static int op_bnot(lua_State *L) { return invert(L, "__bnot"); }
 static int l_bitwise_invert(lua_State *L) { return invert(L, "bitwise_invert"); }
 
-/* -m as m * -1 (one pass: broadcast cmul by a number); -0.0 stays -0.0.
- * Lua passes the operand twice: the second becomes the number. */
+/* -m as m * -1 (one pass: broadcast cmul by a number, a weak integer:
+ * m's ctype); -0.0 stays -0.0.  An unsigned mat wraps: m * MAX (2^64
+ * saturates to MAX), in m's ctype.  Lua passes the operand twice: the
+ * second becomes the number. */
 static int op_unm(lua_State *L) {
   check_operand(L, 1, "__unm");
   lua_settop(L, 1);
-  lua_pushnumber(L, -1);
-  return broadcast_op(L, GM_BC_CMUL, "__unm");
+  gm_mat *m = gml_checkmat(L, 1, "__unm");
+  if (gm_ctype_kind(m->ctype) != GM_KIND_UINT) {
+    lua_pushinteger(L, -1);
+    return broadcast_op(L, GM_BC_CMUL, "__unm");
+  }
+  lua_pushnumber(L, 18446744073709551616.0);
+  gml_guard(L, 2);
+  static const int idx[2] = {1, 2};
+  return gml_broadcast_as(L, GM_BC_CMUL, idx, 2, 0, "__unm", (int)m->ctype);
 }
 
 /* a * b: the matrix product (a 2-d; b 2-d, or 1-d for matrix x vector
@@ -84,7 +95,9 @@ static int op_mul(lua_State *L) {
   check_operand(L, 2, fn);
   /* s * m, m * s: one pass of broadcast cmul by the number (a copy then
    * an in-place scaling read and wrote the result twice) */
-  if (is_number(L, 1) || is_number(L, 2)) return broadcast_op(L, GM_BC_CMUL, fn);
+  if (is_number(L, 1) && is_number(L, 2))
+    return gml_argerror(L, 2, fn, "mat expected, got number (one operand must be a mat)");
+  if (is_number(L, 1) || is_number(L, 2)) return broadcast_op(L, GM_BC_CMUL, "cmul"); /* cmul's types */
   gm_mat *a = gml_checkmat(L, 1, fn), *b = gml_checkmat(L, 2, fn), *c;
   size_t dims[2];
   int rank, bad = 0;
@@ -105,8 +118,8 @@ static int compare_error(lua_State *L, const char *fn) {
     return gml_argerror(L, 1, fn, "gpumat.mat expected, got %s", luaL_typename(L, 1));
   return gml_argerror(L, bad, fn,
                       "a mat cannot be compared with '<', '>', '<=' or '>=': comparisons of mats are "
-                      "elementwise methods, m:gt(x), m:lt(x), m:ge(x), m:le(x), m:eq(x), m:ne(x) (a mat of "
-                      "0s and 1s); compare a number with m:max(), m:min() or m[i]");
+                      "elementwise methods, m:gt(x), m:lt(x), m:ge(x), m:le(x), m:eq(x), m:ne(x) (a bool "
+                      "mat); compare a number with m:max(), m:min() or m[i]");
 }
 static int op_lt(lua_State *L) { return compare_error(L, "__lt"); }
 static int op_le(lua_State *L) { return compare_error(L, "__le"); }

@@ -157,21 +157,27 @@ static const char *const any_ctype_fns[] = {
     "sum", "prod", "mean", "max", "min", "var", "std", "argmax", "argmin", "logsumexp", "softmax", "any", "all",
     "count_nonzero", "cumulative_sum", "cumulative_prod", NULL};
 
-/* The ones that also take integer mats (not bool): wrapping arithmetic
- * (core/broadcast.c) and the integer-only // % & | ~ << >> (the core
- * refuses float mats there). */
-static const char *const integer_fns[] = {
-    "add", "sub", "cmul", "__add", "__sub", "floor_divide", "remainder", "bitwise_and",
-    "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift", "bitwise_invert", "__idiv", "__mod",
-    "__band", "__bor", "__bxor", "__shl", "__shr", "__bnot", NULL};
+/* The broadcasting ops (l_broadcast.c, l_operators.c): mats of every type
+ * promote to one compute ctype first, which the binding and the core check
+ * against the op (core/broadcast.c). */
+static const char *const promoting_fns[] = {
+    "add", "sub", "cmul", "cdiv", "pow", "cmax", "cmin", "gt", "ge", "lt", "le", "eq", "ne", "where", "__add",
+    "__sub", "__div", "__pow", "__unm", "floor_divide", "remainder", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "bitwise_left_shift", "bitwise_right_shift", "__idiv", "__mod", "__band", "__bor", "__bxor", "__shl", "__shr",
+    NULL};
 
-/* The ones bool mats take too: & | ~ (logical on bool). */
-static const char *const bool_fns[] = {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert", "__band",
-                                       "__bor", "__bxor", "__bnot", NULL};
+/* The ones that also take integer mats (not bool): ~ (the core refuses
+ * float mats there). */
+static const char *const integer_fns[] = {"bitwise_invert", "__bnot", NULL};
+
+/* The ones bool mats take too: ~ (logical not). */
+static const char *const bool_fns[] = {"bitwise_invert", "__bnot", NULL};
 
 static void check_mat_ctype(lua_State *L, int idx, const gm_mat *m, const char *fname) {
   if (gm_ctype_is_float(m->ctype)) return;
   for (const char *const *f = any_ctype_fns; *f; f++)
+    if (strcmp(*f, fname) == 0) return;
+  for (const char *const *f = promoting_fns; *f; f++)
     if (strcmp(*f, fname) == 0) return;
   int kind = gm_ctype_kind(m->ctype);
   for (const char *const *f = bool_fns; *f && kind == GM_KIND_BOOL; f++)
