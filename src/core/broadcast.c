@@ -9,7 +9,7 @@
 
 static const char *const bcast_names[GM_N_BCAST] = {
 #define GM_BCAST_NAME(E, f, name) name,
-    GM_BCAST_OPS(GM_BCAST_NAME) GM_BCAST_INT_OPS(GM_BCAST_NAME)
+    GM_BCAST_OPS(GM_BCAST_NAME) GM_BCAST_INT_OPS(GM_BCAST_NAME) GM_BCAST_FLOAT_OPS(GM_BCAST_NAME)
 #undef GM_BCAST_NAME
 };
 
@@ -141,7 +141,10 @@ static gm_status place(const bc_job *j, gm_mat *const *all, int n, gm_exec *e) {
       floats = floats && k == GM_KIND_FLOAT;
       ints = ints && (k == GM_KIND_INT || k == GM_KIND_UINT);
     }
-  bool int_op = j->op == GM_BC_ADD || j->op == GM_BC_SUB || j->op == GM_BC_CMUL || j->op >= GM_BC_FLOORDIV;
+  /* GM_BCAST_FLOAT_OPS: floats only, refused below like pow on integers */
+  bool float_only = j->op >= GM_BC_ATAN2;
+  bool int_op = !float_only && (j->op == GM_BC_ADD || j->op == GM_BC_SUB || j->op == GM_BC_CMUL ||
+                                j->op >= GM_BC_FLOORDIV);
   bool bools = true;
   for (int i = 0; i < n; i++) bools = bools && (!all[i] || all[i]->ctype == GM_BOOL);
   bool bool_op = j->op == GM_BC_BAND || j->op == GM_BC_BOR || j->op == GM_BC_BXOR;
@@ -149,7 +152,7 @@ static gm_status place(const bc_job *j, gm_mat *const *all, int n, gm_exec *e) {
     *e = gm_exec_choose(all, n);
     return GM_OK;
   }
-  if (j->op >= GM_BC_FLOORDIV && !ints) return int_only_error(j, all, n);
+  if (j->op >= GM_BC_FLOORDIV && !float_only && !ints) return int_only_error(j, all, n);
   if (!floats && !(ints && int_op)) return gm_check_float_mats(gm_bcast_name((gm_bcast_op)j->op), all, n);
   *e = gm_exec_choose(all, n);
   return GM_OK;
