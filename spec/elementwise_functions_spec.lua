@@ -408,7 +408,7 @@ describe("elementwise functions", function()
     local methods = getmetatable(gm.mat(1)).__methods
     it("are the same functions as gpumat's", function()
       local names = { multiply = "cmul", divide = "cdiv", maximum = "cmax", minimum = "cmin", subtract = "sub",
-        negative = "neg" }
+        negative = "neg", reciprocal = "inv" }
       for std, own in pairs(names) do
         assert.equal(gm[own], gm[std], std)
         assert.equal(methods[own], methods[std], "m:" .. std)

@@ -319,12 +319,17 @@ void gml_open_nondestructive(lua_State *L, int module_idx) {
   lua_getfield(L, -1, "__methods");
   gml_register(L, -1, methods);
   gml_register(L, -1, elementwise);
-  /* the array standard's name of neg: the same function */
-  lua_getfield(L, -1, "neg");
-  lua_setfield(L, -2, "negative");
+  /* the array standard's names of neg and inv: the same functions */
+  static const char *const aliases[][2] = {{"negative", "neg"}, {"reciprocal", "inv"}};
+  for (int i = 0; i < 2; i++) {
+    lua_getfield(L, -1, aliases[i][1]);
+    lua_setfield(L, -2, aliases[i][0]);
+  }
   lua_pushnil(L); /* core._truth: logical_and/or/xor's conversion, no method */
   lua_setfield(L, -2, "_truth");
   lua_pop(L, 2);
-  lua_getfield(L, module_idx, "neg");
-  lua_setfield(L, module_idx, "negative");
+  for (int i = 0; i < 2; i++) {
+    lua_getfield(L, module_idx, aliases[i][1]);
+    lua_setfield(L, module_idx, aliases[i][0]);
+  }
 }
