@@ -19,6 +19,14 @@ namespace {
 
 GM_CU_UNARY(float)
 GM_CU_UNARY(double)
+// integer mats: the GM_UNARY_INT_OPS rows (gm_unary_<T> switches over them)
+#define GM_CU_INT_UNARY_(T, ...) \
+  __device__ T unary_op(int op, T x) { return gm_unary_##T(op, x); }
+GM_INTEGER_CTYPES(GM_CU_INT_UNARY_)
+// predicates of every ctype (overloads, so the kernel template names one)
+#define GM_CU_PRED_(T, ...) \
+  __device__ bool predicate_op(int op, T x) { return gm_predicate_##T(op, x); }
+GM_CTYPES(GM_CU_PRED_)
 
 // The op is a template argument inside the loop (the dispatch picks the
 // instance once per thread), so the loop body is one element function:
@@ -42,6 +50,12 @@ __device__ __forceinline__ void unary_dispatch(int op, size_t n, T *x) {
 template <typename T>
 __global__ void unary_kernel(int op, size_t n, T *x) {
   unary_dispatch<T>(op, n, x);
+}
+
+// y (bool) := predicate op of x (a GM_PREDICATE_OPS row)
+template <typename T>
+__global__ void predicate_kernel(int op, size_t n, const T *x, bool *y) {
+  GRID_STRIDE(i, n) y[i] = predicate_op(op, x[i]);
 }
 
 template <typename T, int OP>
@@ -238,7 +252,24 @@ extern "C" int gm_cuda_ew_unary(int ctype, int op, size_t n, void *x, const gm_l
   void *stream = lc->stream;
   gm_launch l(n, stream);
 #define LAUNCH(T) GM_LAUNCH_RANGE(unary_kernel<T>, l.grid, l.block, l.s, n, 1)(op, n, (T *)(x))
-  GM_CTYPE_LAUNCH(ctype, LAUNCH);
+  GM_CTYPE_DO(ctype, LAUNCH)
+  switch (ctype) {  // integer mats (the core allows only GM_UNARY_INT_OPS rows there)
+#define GM_INT_CASE_(T, E, ...) \
+  case GM_##E: LAUNCH(T); break;
+    GM_INTEGER_CTYPES(GM_INT_CASE_)
+#undef GM_INT_CASE_
+    default:
+      if (ctype != GM_FLOAT && ctype != GM_DOUBLE) return (int)cudaErrorInvalidValue;
+  }
+#undef LAUNCH
+  return (int)cudaGetLastError();
+}
+
+extern "C" int gm_cuda_ew_predicate(int ctype, int op, size_t n, const void *x, void *y, const gm_launch_ctx *lc) {
+  void *stream = lc->stream;
+  gm_launch l(n, stream);
+#define LAUNCH(T) GM_LAUNCH_RANGE(predicate_kernel<T>, l.grid, l.block, l.s, n, 1)(op, n, (const T *)(x), (bool *)(y))
+  GM_ANY_CTYPE_LAUNCH(ctype, LAUNCH);
 #undef LAUNCH
 }
 

@@ -23,6 +23,7 @@
 #include "../src/core/ctype_list.h"
 #include "elementwise_table.h"
 #include "hd.h"
+#include "int_ops.h"
 
 /* ---- bit casts (memcpy is the portable, vectorizable idiom) ---- */
 
@@ -158,13 +159,32 @@ GM_HD double gm_tanh(double x) { return tanh(x); }
   GM_HD T gm_abs_##T(T x) { return fabs##S(x); }                                     \
   GM_HD T gm_floor_##T(T x) { return floor##S(x); }                                  \
   GM_HD T gm_ceil_##T(T x) { return ceil##S(x); }                                    \
-  /* halves round away from zero (C round), not to even */                           \
-  GM_HD T gm_round_##T(T x) { return round##S(x); }                                  \
+  /* halves round to even (the array standard, NumPy): rint in the default \
+   * rounding mode, which the library never changes */                               \
+  GM_HD T gm_round_##T(T x) { return rint##S(x); }                                   \
   GM_HD T gm_neg_##T(T x) { return -x; }                                             \
   GM_HD T gm_log1p_##T(T x) { return log1p##S(x); }                                  \
   GM_HD T gm_expm1_##T(T x) { return expm1##S(x); }                                  \
   /* NaN fails the comparison and stays NaN */                                       \
   GM_HD T gm_relu_##T(T x) { return x < 0 ? (T)0 : x; }                              \
+  GM_HD T gm_acos_##T(T x) { return acos##S(x); }                                    \
+  GM_HD T gm_acosh_##T(T x) { return acosh##S(x); }                                  \
+  GM_HD T gm_asin_##T(T x) { return asin##S(x); }                                    \
+  GM_HD T gm_asinh_##T(T x) { return asinh##S(x); }                                  \
+  GM_HD T gm_atan_##T(T x) { return atan##S(x); }                                    \
+  GM_HD T gm_atanh_##T(T x) { return atanh##S(x); }                                  \
+  GM_HD T gm_log2_##T(T x) { return log2##S(x); }                                    \
+  GM_HD T gm_log10_##T(T x) { return log10##S(x); }                                  \
+  GM_HD T gm_trunc_##T(T x) { return trunc##S(x); }                                  \
+  GM_HD T gm_positive_##T(T x) { return x; }                                         \
+  /* predicates (bool results): NaN is truthy (NumPy's astype(bool)) */              \
+  GM_HD bool gm_pred_isnan_##T(T x) { return x != x; }                               \
+  GM_HD bool gm_pred_isinf_##T(T x) { return x == (T)INFINITY || x == -(T)INFINITY; } \
+  /* inf - inf and NaN - NaN are NaN, a finite x - x is 0 */                         \
+  GM_HD bool gm_pred_isfinite_##T(T x) { return x - x == 0; }                        \
+  GM_HD bool gm_pred_signbit_##T(T x) { return copysign##S((T)1, x) < 0; }           \
+  GM_HD bool gm_pred_logical_not_##T(T x) { return x == 0; }                         \
+  GM_HD bool gm_pred__truth_##T(T x) { return x != 0; }                               \
   GM_HD T gm_expt_##T(T x, T power) { return pow##S(x, power); }                     \
   GM_HD T gm_lt_##T(T x, T y) { return x < y ? (T)1 : (T)0; }                        \
   GM_HD T gm_min_##T(T alpha, T x) { return alpha < x ? alpha : x; }                 \
@@ -207,5 +227,68 @@ GM_HD double gm_tanh(double x) { return tanh(x); }
   }
 
 GM_FLOAT_CTYPES(GM_EW_DEFINE)
+
+/* ---- integer element types: the GM_UNARY_INT_OPS rows ----
+ * abs(MIN) and neg(MIN) wrap to MIN (two's complement, NumPy), square
+ * wraps (int_ops.h: no signed overflow); floor, ceil, round, trunc and
+ * positive are the identity on integers (the array standard). */
+#define GM_EW_INT_COMMON_(T)                                              \
+  GM_HD T gm_square_##T(T x) { return gm_imul_##T(x, x); }                \
+  GM_HD T gm_neg_##T(T x) { return gm_ineg_##T(x); }                      \
+  GM_HD T gm_floor_##T(T x) { return x; }                                 \
+  GM_HD T gm_ceil_##T(T x) { return x; }                                  \
+  GM_HD T gm_round_##T(T x) { return x; }                                 \
+  GM_HD T gm_trunc_##T(T x) { return x; }                                 \
+  GM_HD T gm_positive_##T(T x) { return x; }                              \
+  GM_HD bool gm_pred_isnan_##T(T x) { return (void)x, false; }            \
+  GM_HD bool gm_pred_isinf_##T(T x) { return (void)x, false; }            \
+  GM_HD bool gm_pred_isfinite_##T(T x) { return (void)x, true; }          \
+  GM_HD bool gm_pred_logical_not_##T(T x) { return x == 0; }              \
+  GM_HD bool gm_pred__truth_##T(T x) { return x != 0; }                    \
+  GM_HD T gm_unary_##T(int op, T x) {                                     \
+    switch (op) {                                                         \
+      GM_UNARY_INT_OPS_WITH(GM_EW_UNARY_CASE_, T)                         \
+      default:                                                            \
+        return x;                                                         \
+    }                                                                     \
+  }
+#define GM_EW_SINT_(T, ...)                                                      \
+  GM_HD T gm_abs_##T(T x) { return x < 0 ? gm_ineg_##T(x) : x; }                 \
+  GM_HD T gm_sign_##T(T x) { return (T)((x > 0) - (x < 0)); }                    \
+  GM_HD bool gm_pred_signbit_##T(T x) { return x < 0; }                          \
+  GM_EW_INT_COMMON_(T)
+#define GM_EW_UINT_(T, ...)                                                      \
+  GM_HD T gm_abs_##T(T x) { return x; }                                          \
+  GM_HD T gm_sign_##T(T x) { return (T)(x != 0); }                               \
+  GM_HD bool gm_pred_signbit_##T(T x) { return (void)x, false; }                 \
+  GM_EW_INT_COMMON_(T)
+GM_SINT_ROWS(GM_EW_SINT_)
+GM_UINT_ROWS(GM_EW_UINT_)
+
+/* bool: the predicates only (false is 0, true 1); through the row so
+ * that T is the same token (_Bool in C) as in the dispatch below */
+#define GM_EW_BOOL_(T, ...)                                               \
+  GM_HD bool gm_pred_isnan_##T(T x) { return (void)x, false; }            \
+  GM_HD bool gm_pred_isinf_##T(T x) { return (void)x, false; }            \
+  GM_HD bool gm_pred_isfinite_##T(T x) { return (void)x, true; }          \
+  GM_HD bool gm_pred_signbit_##T(T x) { return (void)x, false; }          \
+  GM_HD bool gm_pred_logical_not_##T(T x) { return !x; }                  \
+  GM_HD bool gm_pred__truth_##T(T x) { return x; }
+GM_BOOL_CTYPES(GM_EW_BOOL_)
+
+/* gm_predicate_<T>(op, x): the predicate of a GM_PREDICATE_OPS row chosen
+ * at run time (the CUDA kernel). */
+#define GM_EW_PRED_CASE_(T, name, E, ...) \
+  case GM_PRED_##E:                       \
+    return gm_pred_##name##_##T(x);
+#define GM_EW_PRED_DISPATCH_(T, ...)                     \
+  GM_HD bool gm_predicate_##T(int op, T x) {             \
+    switch (op) {                                        \
+      GM_PREDICATE_OPS_WITH(GM_EW_PRED_CASE_, T)         \
+      default:                                           \
+        return false;                                    \
+    }                                                    \
+  }
+GM_CTYPES(GM_EW_PRED_DISPATCH_)
 
 #endif

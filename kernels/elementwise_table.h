@@ -46,7 +46,46 @@
   X(a, neg, NEG, 1)             \
   X(a, log1p, LOG1P, 16)        \
   X(a, expm1, EXPM1, 16)        \
-  X(a, relu, RELU, 1)
+  X(a, relu, RELU, 1)           \
+  X(a, acos, ACOS, 16)          \
+  X(a, acosh, ACOSH, 16)        \
+  X(a, asin, ASIN, 16)          \
+  X(a, asinh, ASINH, 16)        \
+  X(a, atan, ATAN, 16)          \
+  X(a, atanh, ATANH, 16)        \
+  X(a, log2, LOG2, 16)          \
+  X(a, log10, LOG10, 16)        \
+  X(a, trunc, TRUNC, 1)         \
+  X(a, positive, POSITIVE, 1)
+
+/* The GM_UNARY_OPS rows integer mats take too (the array standard's
+ * integer-capable unary functions): X(name, ENUM).  Element functions
+ * gm_<name>_<T> for the integer T are in elementwise.h; every other row
+ * refuses integer mats (core/elementwise.c). */
+#define GM_UNARY_INT_OPS(X) GM_UNARY_INT_OPS_WITH(GM_EW_TABLE_CALL_, X)
+#define GM_UNARY_INT_OPS_WITH(X, a) \
+  X(a, square, SQUARE)              \
+  X(a, abs, ABS)                    \
+  X(a, sign, SIGN)                  \
+  X(a, floor, FLOOR)                \
+  X(a, ceil, CEIL)                  \
+  X(a, round, ROUND)                \
+  X(a, neg, NEG)                    \
+  X(a, trunc, TRUNC)                \
+  X(a, positive, POSITIVE)
+
+/* Predicates, y := f(x) with y a bool mat and x of any element type:
+ * X(name, ENUM), element function gm_pred_<name>_<T>(x) (elementwise.h).
+ * _truth is x != 0 (astype(bool) on the device too), which
+ * logical_and/or/xor apply to their operands first (lua/gpumat). */
+#define GM_PREDICATE_OPS(X) GM_PREDICATE_OPS_WITH(GM_EW_TABLE_CALL_, X)
+#define GM_PREDICATE_OPS_WITH(X, a)  \
+  X(a, isnan, ISNAN)                 \
+  X(a, isinf, ISINF)                 \
+  X(a, isfinite, ISFINITE)           \
+  X(a, signbit, SIGNBIT)             \
+  X(a, logical_not, LOGICAL_NOT)     \
+  X(a, _truth, TRUTH)
 
 /* Ops with one scalar parameter x := f(x, alpha), element function
  * gm_scalar_<name>_<T>(x, alpha): X(name, ENUM, Lua function, cost). */
@@ -63,6 +102,13 @@ typedef enum gm_unary_op {
 #undef GM_EW_ENUM_
   GM_N_UNARY
 } gm_unary_op;
+
+typedef enum gm_predicate_op {
+#define GM_EW_ENUM_(name, E, ...) GM_PRED_##E,
+  GM_PREDICATE_OPS(GM_EW_ENUM_)
+#undef GM_EW_ENUM_
+  GM_N_PREDICATE
+} gm_predicate_op;
 
 typedef enum gm_scalar_op {
 #define GM_EW_ENUM_(name, E, ...) GM_SC_##E,

@@ -31,6 +31,7 @@ template <int OP, typename T> struct bc_fn;
     __device__ static double apply(double a, double b) { return gm_bc_##f##_double(a, b); } \
   };
 GM_BCAST_ARITH_OPS_WITH(GM_BCAST_CALL_, GM_BC_FN)
+GM_BCAST_FLOAT_OPS(GM_BC_FN)
 #undef GM_BC_FN
 
 // The comparisons on every ctype (bool results): overloads of
@@ -187,6 +188,7 @@ int launch_binary(int op, const gm_strided *s, void *out, const void *a, const v
 #define GM_BC_CASE(E, f, name) \
   case GM_BC_##E: launch_op<GM_BC_##E, T>(s, out, a, b, st); break;
     GM_BCAST_ARITH_OPS_WITH(GM_BCAST_CALL_, GM_BC_CASE)
+    GM_BCAST_FLOAT_OPS(GM_BC_CASE)
 #undef GM_BC_CASE
     default: return 1; /* cudaErrorInvalidValue (the CPU model has no enum) */
   }

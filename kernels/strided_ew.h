@@ -90,10 +90,23 @@ GM_HD void gm_strided_ew_offsets(const gm_strided *s, int64_t i, int64_t off[GM_
   X(a, SHL, ishl, "bitwise_left_shift")        \
   X(a, SHR, ishr, "bitwise_right_shift")
 
+/* Float-only ops (integer and bool mats are refused by core/broadcast.c):
+ * the array standard's binary functions of real floats, C's functions
+ * (CUDA's on the device) but logaddexp, which is NumPy's formula.  They
+ * follow GM_BCAST_INT_OPS in the enum; GM_BC_ATAN2 is the first. */
+#define GM_BCAST_FLOAT_OPS(X) GM_BCAST_FLOAT_OPS_WITH(GM_BCAST_CALL_, X)
+#define GM_BCAST_FLOAT_OPS_WITH(X, a)       \
+  X(a, ATAN2, atan2, "atan2")               \
+  X(a, HYPOT, hypot, "hypot")               \
+  X(a, COPYSIGN, copysign, "copysign")      \
+  X(a, NEXTAFTER, nextafter, "nextafter")   \
+  X(a, LOGADDEXP, logaddexp, "logaddexp")
+
 typedef enum gm_bcast_op {
 #define GM_BCAST_ENUM(E, f, name) GM_BC_##E,
   GM_BCAST_OPS(GM_BCAST_ENUM)
   GM_BCAST_INT_OPS(GM_BCAST_ENUM)
+  GM_BCAST_FLOAT_OPS(GM_BCAST_ENUM)
 #undef GM_BCAST_ENUM
   GM_N_BCAST
 } gm_bcast_op;
@@ -108,8 +121,24 @@ typedef enum gm_bcast_op {
   GM_HD T gm_bc_cmax_##T(T a, T b) { return (a != a || a > b) ? a : b; }            \
   GM_HD T gm_bc_cmin_##T(T a, T b) { return (a != a || a < b) ? a : b; }
 
+/* The GM_BCAST_FLOAT_OPS rows.  logaddexp is NumPy's npy_logaddexp:
+ * equal sides give a + log 2 (so inf with inf stays inf, no inf - inf),
+ * else the larger side plus log1p(exp(-|a - b|)); a NaN side gives NaN. */
+#define GM_BC_FLOAT_DEFINE(T, S)                                                     \
+  GM_HD T gm_bc_atan2_##T(T a, T b) { return atan2##S(a, b); }                       \
+  GM_HD T gm_bc_hypot_##T(T a, T b) { return hypot##S(a, b); }                       \
+  GM_HD T gm_bc_copysign_##T(T a, T b) { return copysign##S(a, b); }                 \
+  GM_HD T gm_bc_nextafter_##T(T a, T b) { return nextafter##S(a, b); }               \
+  GM_HD T gm_bc_logaddexp_##T(T a, T b) {                                            \
+    if (a == b) return a + (T)0.693147180559945309417232121458176568;                \
+    T d = a - b;                                                                     \
+    if (d > 0) return a + log1p##S(exp##S(-d));                                      \
+    if (d <= 0) return b + log1p##S(exp##S(d));                                      \
+    return d;                                                                        \
+  }
+
 /* one row per ctype: (c type, ..., C math suffix as the 8th column) */
-#define GM_BC_DEFINE_ROW_(T, E, name, kw, blas, cublas, etype, S, ...) GM_BC_DEFINE(T, S)
+#define GM_BC_DEFINE_ROW_(T, E, name, kw, blas, cublas, etype, S, ...) GM_BC_DEFINE(T, S) GM_BC_FLOAT_DEFINE(T, S)
 GM_FLOAT_CTYPES(GM_BC_DEFINE_ROW_)
 
 /* Comparisons (bool results) and where (a bool cond) on every ctype: the

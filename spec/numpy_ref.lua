@@ -76,7 +76,7 @@ end
 -- vars = {name = {dims, values}}), in one process: one {shape, flat
 -- values} per expr (inf, -inf and nan read back as Lua numbers)
 function R.numpy(vars, exprs)
-  local src = { "import numpy as np" }
+  local src = { "import numpy as np", "inf, nan = np.inf, np.nan  # %.17g writes these" }
   for name, d in pairs(vars) do
     local vs, shape = {}, {}
     for i, x in ipairs(d[2]) do vs[i] = string.format("%.17g", x) end

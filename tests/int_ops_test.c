@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../kernels/elementwise.h"
 #include "../kernels/int_ops.h"
 #include "check.h"
 
@@ -219,8 +220,49 @@ static void check_cast_table(void) {
   CHECK(gm_cast_int8_t_bool(-128) && !gm_cast_uint64_t_bool(0) && gm_cast_uint64_t_bool(UINT64_MAX));
 }
 
+/* elementwise.h's unary functions of integer mats (GM_UNARY_INT_OPS) on
+ * every 8-bit value and the wider types' edges: abs and neg of MIN wrap,
+ * square wraps, sign is -1/0/1, the rounding functions are the identity;
+ * and the integer predicates. */
+#define CHECK_UNARY_INT(T, BITS, SGN)                                                  \
+  static void check_unary_##T(T a) {                                                   \
+    i128 v = (i128)a;                                                                  \
+    CHECK((i128)gm_abs_##T(a) == wrap(v < 0 ? -v : v, BITS, SGN));                     \
+    CHECK((i128)gm_neg_##T(a) == wrap(-v, BITS, SGN));                                 \
+    CHECK((i128)gm_square_##T(a) == wrap_mul(v, v, BITS, SGN));                        \
+    CHECK((i128)gm_sign_##T(a) == (v > 0) - (v < 0));                                  \
+    CHECK(gm_floor_##T(a) == a && gm_ceil_##T(a) == a && gm_round_##T(a) == a);        \
+    CHECK(gm_trunc_##T(a) == a && gm_positive_##T(a) == a);                            \
+    CHECK(gm_unary_##T(GM_UN_ABS, a) == gm_abs_##T(a));                                \
+    CHECK(!gm_pred_isnan_##T(a) && !gm_pred_isinf_##T(a) && gm_pred_isfinite_##T(a));  \
+    CHECK(gm_pred_signbit_##T(a) == (v < 0) && gm_pred_logical_not_##T(a) == (v == 0)); \
+  }
+CHECK_UNARY_INT(int8_t, 8, 1)
+CHECK_UNARY_INT(uint8_t, 8, 0)
+CHECK_UNARY_INT(int16_t, 16, 1)
+CHECK_UNARY_INT(uint16_t, 16, 0)
+CHECK_UNARY_INT(int32_t, 32, 1)
+CHECK_UNARY_INT(uint32_t, 32, 0)
+CHECK_UNARY_INT(int64_t, 64, 1)
+CHECK_UNARY_INT(uint64_t, 64, 0)
+
+static void check_unary_ints(void) {
+  for (int a = 0; a < 256; a++) check_unary_int8_t((int8_t)(a - 128)), check_unary_uint8_t((uint8_t)a);
+  const int64_t s[] = {INT64_MIN, INT64_MIN + 1, INT32_MIN, INT16_MIN, -2, -1, 0, 1, 2, INT16_MAX, INT32_MAX, INT64_MAX};
+  for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
+    check_unary_int16_t((int16_t)s[i]);
+    check_unary_int32_t((int32_t)s[i]);
+    check_unary_int64_t(s[i]);
+    check_unary_uint16_t((uint16_t)s[i]);
+    check_unary_uint32_t((uint32_t)s[i]);
+    check_unary_uint64_t((uint64_t)s[i]);
+  }
+  CHECK(gm_abs_int8_t(INT8_MIN) == INT8_MIN && gm_neg_int64_t(INT64_MIN) == INT64_MIN); /* NumPy's */
+}
+
 int main(void) {
   check_all_8bit_pairs();
+  check_unary_ints();
   check_edges_int16_t(16);
   check_edges_int32_t(32);
   check_edges_int64_t(64);

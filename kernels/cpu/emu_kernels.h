@@ -299,6 +299,7 @@ inline gm_emu_range_launcher<P...> gm_emu_launch_range(void (*kernel)(P...), dim
 #include "strided_ew.h"
 
 #define gm_cuda_ew_unary gm_emu_ew_unary
+#define gm_cuda_ew_predicate gm_emu_ew_predicate
 #define gm_cuda_ew_scalar gm_emu_ew_scalar
 #define gm_cuda_ew_geem gm_emu_ew_geem
 #define gm_cuda_ew_lt gm_emu_ew_lt

@@ -9,7 +9,7 @@
 
 static const char *const bcast_names[GM_N_BCAST] = {
 #define GM_BCAST_NAME(E, f, name) name,
-    GM_BCAST_OPS(GM_BCAST_NAME) GM_BCAST_INT_OPS(GM_BCAST_NAME)
+    GM_BCAST_OPS(GM_BCAST_NAME) GM_BCAST_INT_OPS(GM_BCAST_NAME) GM_BCAST_FLOAT_OPS(GM_BCAST_NAME)
 #undef GM_BCAST_NAME
 };
 

@@ -59,10 +59,31 @@ typedef struct ew_call {
   int n;
 } ew_call;
 
-static gm_status ew_begin(ew_call *c, const char *op, gm_mat *w, gm_direction wdir, gm_mat *in1,
-                          gm_mat *in2) {
+/* Whether unary op takes integer mats (a GM_UNARY_INT_OPS row). */
+static bool int_unary(int op) {
+  static const bool ok[GM_N_UNARY] = {
+#define X(name, E, ...) [GM_UN_##E] = true,
+      GM_UNARY_INT_OPS(X)
+#undef X
+  };
+  return op >= 0 && op < GM_N_UNARY && ok[op];
+}
+
+/* The ctype check of the mats of unary op (a negative op: not a unary
+ * op, floats only): integer mats pass for the GM_UNARY_INT_OPS rows. */
+static gm_status check_ctypes(const char *name, int op, gm_mat *const *all, int n) {
+  bool ints = int_unary(op);
+  for (int i = 0; i < n && ints; i++) {
+    int k = all[i] ? gm_ctype_kind(all[i]->ctype) : GM_KIND_INT;
+    ints = k == GM_KIND_INT || k == GM_KIND_UINT;
+  }
+  return ints ? GM_OK : gm_check_float_mats(name, all, n);
+}
+
+static gm_status ew_begin_op(ew_call *c, const char *op, int unary, gm_mat *w, gm_direction wdir, gm_mat *in1,
+                             gm_mat *in2) {
   gm_mat *all[3] = {w, in1, in2};
-  GM_TRY(gm_check_float_mats(op, all, 3));
+  GM_TRY(check_ctypes(op, unary, all, 3));
   c->e = gm_exec_choose(all, 3);
   GM_TRY(ew_ops(&c->e, op, &c->ops));
   c->n = 0;
@@ -70,6 +91,11 @@ static gm_status ew_begin(ew_call *c, const char *op, gm_mat *w, gm_direction wd
   if (in2 && in2 != w && in2 != in1) c->o[c->n++] = (gm_operand){in2, GM_INPUT, NULL};
   c->o[c->n++] = (gm_operand){w, wdir, NULL};
   return gm_acquire(&c->e, c->o, c->n);
+}
+
+static gm_status ew_begin(ew_call *c, const char *op, gm_mat *w, gm_direction wdir, gm_mat *in1,
+                          gm_mat *in2) {
+  return ew_begin_op(c, op, -1, w, wdir, in1, in2);
 }
 
 /* Pointer of mat m among the acquired operands. */
@@ -89,7 +115,7 @@ gm_status gm_unary_(gm_unary_op op, gm_mat *x, size_t n) {
   if (n > x->size) return gm_fail(GM_EINVAL, "%s_: n (%zu) exceeds the size of x (%zu)", name, n, x->size);
   if (n == 0) return GM_OK;
   ew_call c;
-  GM_TRY(ew_begin(&c, name, x, GM_IO, NULL, NULL));
+  GM_TRY(ew_begin_op(&c, name, (int)op, x, GM_IO, NULL, NULL));
   return ew_end(&c, c.ops->unary(c.e.dev, x->ctype, op, n, ew_ptr(&c, x)));
 }
 
@@ -118,18 +144,50 @@ gm_status gm_unary(const char *fn, gm_unary_op op, gm_mat *x, gm_mat *y) {
   if ((unsigned)op >= GM_N_UNARY) return gm_fail(GM_EINVAL, "unary op %d is unknown", (int)op);
   if (y != x && x->size > 0 && gm_mat_is_contiguous(x) && gm_mat_is_contiguous(y)) {
     gm_mat *all[2] = {x, y};
-    GM_TRY(gm_check_float_mats(fn, all, 2));
+    GM_TRY(check_ctypes(fn, (int)op, all, 2));
     gm_exec e = gm_exec_choose(all, 2);
     if (e.be->elementwise && e.be->elementwise->unary_into) {
       GM_TRY(check_result(fn, x, y));
       ew_call c;
-      GM_TRY(ew_begin(&c, fn, y, GM_OUTPUT, x, NULL));
+      GM_TRY(ew_begin_op(&c, fn, (int)op, y, GM_OUTPUT, x, NULL));
       gm_status st = c.ops->unary_into(c.e.dev, x->ctype, op, x->size, ew_ptr(&c, x), ew_ptr(&c, y));
       return ew_end(&c, st);
     }
   }
   GM_TRY(copy_to_result(fn, x, y));
   return gm_unary_(op, y, y->size);
+}
+
+static const char *const predicate_names[GM_N_PREDICATE] = {
+#define X(name, E, ...) [GM_PRED_##E] = #name,
+    GM_PREDICATE_OPS(X)
+#undef X
+};
+
+const char *gm_predicate_name(gm_predicate_op op) {
+  return (unsigned)op < GM_N_PREDICATE ? predicate_names[op] : "unknown";
+}
+
+/* y (bool, x's dims, its own storage) := op(x), x of any ctype */
+gm_status gm_predicate(gm_predicate_op op, gm_mat *x, gm_mat *y) {
+  if ((unsigned)op >= GM_N_PREDICATE) return gm_fail(GM_EINVAL, "predicate %d is unknown", (int)op);
+  const char *fn = predicate_names[op];
+  if (y->ctype != GM_BOOL) return gm_fail(GM_EINVAL, "%s: out must be a bool mat", fn);
+  bool same_dims = x->rank == y->rank;
+  for (int i = 0; same_dims && i < x->rank; i++) same_dims = x->dims[i] == y->dims[i];
+  if (!same_dims) return gm_fail(GM_EINVAL, "%s: out must have the dims of x", fn);
+  if (x->size == 0) return GM_OK;
+  if (x->vec == y->vec) return gm_fail(GM_EINVAL, "%s: out shares storage with x", fn);
+  gm_mat *all[2] = {y, x};
+  ew_call c;
+  c.e = gm_exec_choose(all, 2);
+  GM_TRY(ew_ops(&c.e, fn, &c.ops));
+  if (!c.ops->predicate) return gm_fail(GM_EUNSUPPORTED, "%s: not implemented on the %s backend", fn, c.e.be->name);
+  c.o[0] = (gm_operand){x, GM_INPUT, NULL};
+  c.o[1] = (gm_operand){y, GM_OUTPUT, NULL};
+  c.n = 2;
+  GM_TRY(gm_acquire(&c.e, c.o, c.n));
+  return ew_end(&c, c.ops->predicate(c.e.dev, x->ctype, op, x->size, c.o[0].ptr, c.o[1].ptr));
 }
 
 gm_status gm_clamp_(gm_mat *x, double lo, double hi) {

@@ -18,6 +18,10 @@ gm_status gm_unary_(gm_unary_op op, gm_mat *x, size_t n);
  * fn names the caller in messages.  x and y: one ctype and equal dims; y
  * must not share storage with x unless it is x. */
 gm_status gm_unary(const char *fn, gm_unary_op op, gm_mat *x, gm_mat *y);
+/* y := op(x) for a GM_PREDICATE_OPS row: y a bool mat with x's dims and
+ * its own storage, x of any ctype. */
+gm_status gm_predicate(gm_predicate_op op, gm_mat *x, gm_mat *y);
+const char *gm_predicate_name(gm_predicate_op op);
 /* x := min(max(x, lo), hi) (NaN elements stay NaN; lo > hi gives hi);
  * lo and hi must not be NaN.  gm_clamp writes the result to y as
  * gm_unary does. */

@@ -31,6 +31,8 @@ typedef struct gm_elementwise_ops {
   /* y[i] := op(x[i]) for i < n, x and y disjoint (optional; NULL: the
    * core copies x into y and runs unary on y, two passes) */
   gm_status (*unary_into)(void *ctx, gm_ctype t, gm_unary_op op, size_t n, const void *x, void *y);
+  /* y[i] := op(x[i]) for i < n, y bool, x of ctype t (any), disjoint */
+  gm_status (*predicate)(void *ctx, gm_ctype t, gm_predicate_op op, size_t n, const void *x, void *y);
   /* x[i] := f(x[i], alpha), f the GM_SCALAR_OPS row op (pow, +, min, max) */
   gm_status (*scalar)(void *ctx, gm_ctype t, gm_scalar_op op, size_t n, double alpha, void *x);
   /* c[i] := alpha * a[i] * b[i] + beta * c[i]  (b or a may alias c) */

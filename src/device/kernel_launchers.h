@@ -26,6 +26,8 @@ int GM_LAUNCHER(geam0)(int ctype, int trans, size_t m, size_t n, double alpha, c
 int GM_LAUNCHER(strided_copy)(int ctype, const struct gm_strided_geom *g, const void *src, void *dst, const gm_launch_ctx *lc);
 
 int GM_LAUNCHER(ew_unary)(int ctype, int op, size_t n, void *x, const gm_launch_ctx *lc);
+/* y (bool) := predicate op (a GM_PREDICATE_OPS row) of x, of ctype */
+int GM_LAUNCHER(ew_predicate)(int ctype, int op, size_t n, const void *x, void *y, const gm_launch_ctx *lc);
 /* kind: 0 expt, 1 add_scalar, 2 min, 3 max */
 int GM_LAUNCHER(ew_scalar)(int ctype, int kind, size_t n, double alpha, void *x, const gm_launch_ctx *lc);
 int GM_LAUNCHER(ew_geem)(int ctype, size_t n, double alpha, const void *a, const void *b, double beta, void *c,

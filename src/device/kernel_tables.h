@@ -77,6 +77,10 @@ static gm_status gm_lt_unary(void *ctx, gm_ctype t, gm_unary_op op, size_t n, vo
   return GM_LT_RUN(ew_unary, ((int)t, (int)op, n, x, GM_LT_LAUNCH(ctx)), "unary kernel");
 }
 
+static gm_status gm_lt_predicate(void *ctx, gm_ctype t, gm_predicate_op op, size_t n, const void *x, void *y) {
+  return GM_LT_RUN(ew_predicate, ((int)t, (int)op, n, x, y, GM_LT_LAUNCH(ctx)), "predicate kernel");
+}
+
 static gm_status gm_lt_scalar(void *ctx, gm_ctype t, gm_scalar_op op, size_t n, double alpha, void *x) {
   return GM_LT_RUN(ew_scalar, ((int)t, (int)op, n, alpha, x, GM_LT_LAUNCH(ctx)), "scalar kernel");
 }
@@ -113,6 +117,7 @@ static gm_status gm_lt_scale(void *ctx, gm_ctype t, gm_scale_kind kind, size_t r
 
 static const gm_elementwise_ops gm_lt_elementwise_ops = {
     .unary = gm_lt_unary,
+    .predicate = gm_lt_predicate,
     .scalar = gm_lt_scalar,
     .geem = gm_lt_geem,
     .geerv = gm_lt_geerv,

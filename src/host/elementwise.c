@@ -43,6 +43,7 @@ GM_MVEC float expm1f(float);
 
 #include "../../kernels/elementwise.h"
 #include "../../kernels/int_ops.h"
+#include "../core/ctype.h"
 #include "../core/par.h"
 #include "simd.h"
 
@@ -100,8 +101,66 @@ static int overlap(const void *p, const void *q, size_t bytes) {
   }
 
 GM_FLOAT_CTYPES(UN_LOOPS)
-CHUNK_BY_CTYPE(un_chunk)
-CHUNK_BY_CTYPE(un_into_chunk)
+
+/* integer mats: the GM_UNARY_INT_OPS rows (the core refuses the others) */
+#define UN_INT_LOOPS(T, ...)                                                            \
+  GM_UNARY_INT_OPS_WITH(UN_LOOP, T)                                                     \
+  GM_UNARY_INT_OPS_WITH(UN_INTO_LOOP, T)                                                \
+  static void un_chunk_##T(const ew_job *j, size_t b, size_t e) {                       \
+    static void (*const loop[GM_N_UNARY])(T *, size_t) = {GM_UNARY_INT_OPS_WITH(UN_ENTRY, T)}; \
+    loop[j->op]((T *)j->c + b, e - b);                                                  \
+  }                                                                                     \
+  static void un_into_chunk_##T(const ew_job *j, size_t b, size_t e) {                  \
+    static void (*const loop[GM_N_UNARY])(const T *, T *, size_t) = {                   \
+        GM_UNARY_INT_OPS_WITH(UN_INTO_ENTRY, T)};                                       \
+    loop[j->op]((const T *)j->a + b, (T *)j->c + b, e - b);                             \
+  }
+GM_INTEGER_CTYPES(UN_INT_LOOPS)
+
+/* CHUNK_BY_CTYPE over the float and integer rows */
+#define CHUNK_BY_NUMERIC_CTYPE(NAME)                                                  \
+  static void NAME(void *arg, size_t b, size_t e) {                                   \
+    static void (*const of[GM_N_CTYPES])(const ew_job *, size_t, size_t) = {          \
+        GM_FLOAT_CTYPE_TABLE(NAME) GM_INTEGER_CTYPES_WITH(GM_CTYPE_ENTRY_, NAME)};     \
+    const ew_job *j = arg;                                                            \
+    of[j->t](j, b, e);                                                                \
+  }
+CHUNK_BY_NUMERIC_CTYPE(un_chunk)
+CHUNK_BY_NUMERIC_CTYPE(un_into_chunk)
+
+/* ---- predicates: y (bool) := f(x), one loop per GM_PREDICATE_OPS row and ctype ---- */
+
+#define PRED_LOOP(T, NAME, E, ...)                                                            \
+  GM_SIMD_CLONES static void pred_##NAME##_##T(const T *restrict x, bool *restrict y, size_t n) { \
+    for (size_t i = 0; i < n; i++) y[i] = gm_pred_##NAME##_##T(x[i]);                       \
+  }
+#define PRED_ENTRY(T, NAME, E, ...) [GM_PRED_##E] = pred_##NAME##_##T,
+#define PRED_LOOPS(T, ...)                                                                    \
+  GM_PREDICATE_OPS_WITH(PRED_LOOP, T)                                                         \
+  static void pred_chunk_##T(const ew_job *j, size_t b, size_t e) {                          \
+    static void (*const loop[GM_N_PREDICATE])(const T *, bool *, size_t) = {                 \
+        GM_PREDICATE_OPS_WITH(PRED_ENTRY, T)};                                                \
+    loop[j->op]((const T *)j->a + b, (bool *)j->c + b, e - b);                                \
+  }
+GM_CTYPES(PRED_LOOPS)
+
+/* a switch, not GM_CTYPE_TABLE: bool's rows paste _Bool in C */
+static void pred_chunk(void *arg, size_t b, size_t e) {
+  const ew_job *j = arg;
+#define X(T, E, ...)          \
+  case GM_##E:                \
+    pred_chunk_##T(j, b, e);  \
+    break;
+  GM_CTYPE_SWITCH(j->t, X, break)
+#undef X
+}
+
+static gm_status host_predicate(void *ctx, gm_ctype t, gm_predicate_op op, size_t n, const void *x, void *y) {
+  (void)ctx;
+  ew_job j = {.t = t, .op = (int)op, .a = x, .c = y};
+  gm_par_for(n, 16, 1.0, pred_chunk, &j);
+  return GM_OK;
+}
 
 static const double unary_cost[GM_N_UNARY] = {
 #define X(name, E, c, ...) [GM_UN_##E] = c,
@@ -437,6 +496,7 @@ gm_status gm_host_fill_contiguous(gm_ctype t, size_t n, double alpha, void *x) {
 const gm_elementwise_ops gm_host_elementwise_ops = {
     .unary = host_unary,
     .unary_into = host_unary_into,
+    .predicate = host_predicate,
     .scalar = host_scalar,
     .geem = host_geem,
     .geerv = host_geerv,

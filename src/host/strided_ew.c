@@ -62,7 +62,7 @@ typedef void (*inner_fn)(int64_t n, void *o, const void *a, const void *b, int64
 typedef enum { V_CC, V_CS, V_SC, V_GEN, N_VARIANTS } variant;
 
 #define BC_OP_INNER_(T, E, f, name) BC_INNER(T, f)
-#define BC_CTYPE_INNER_(T, ...) GM_BCAST_ARITH_OPS_WITH(BC_OP_INNER_, T)
+#define BC_CTYPE_INNER_(T, ...) GM_BCAST_ARITH_OPS_WITH(BC_OP_INNER_, T) GM_BCAST_FLOAT_OPS_WITH(BC_OP_INNER_, T)
 GM_FLOAT_CTYPES(BC_CTYPE_INNER_)
 /* The comparisons on every ctype: bool out */
 #define BC_CMP_INNER_(T, E, f, name) BC_INNER_R(bool, T, f)
@@ -70,7 +70,8 @@ GM_FLOAT_CTYPES(BC_CTYPE_INNER_)
 GM_CTYPES(BC_CTYPE_CMP_INNER_)
 
 #define BC_OP_ROW_(T, E, f, name) [GM_BC_##E] = {bc_##f##_##T##_cc, bc_##f##_##T##_cs, bc_##f##_##T##_sc, bc_##f##_##T##_gen},
-#define BC_CTYPE_ROW_(T, E, ...) [GM_##E] = {GM_BCAST_OPS_WITH(BC_OP_ROW_, T)},
+#define BC_CTYPE_ROW_(T, E, ...) \
+  [GM_##E] = {GM_BCAST_OPS_WITH(BC_OP_ROW_, T) GM_BCAST_FLOAT_OPS_WITH(BC_OP_ROW_, T)},
 /* Integer add, sub and cmul (kernels/strided_ew.h: wrapping), cmax, cmin. */
 #define BC_INT_DEFINE_(T, ...) \
   BC_INNER(T, add)             \
@@ -239,7 +240,7 @@ static gm_status host_binary(void *ctx, gm_ctype t, gm_bcast_op op, const gm_str
   set_base(&j, 0, out);
   set_base(&j, 1, a);
   set_base(&j, 2, b);
-  run(&j, op == GM_BC_POW ? 16.0 : 1.0);
+  run(&j, op == GM_BC_POW || op >= GM_BC_ATAN2 ? 16.0 : 1.0);
   return GM_OK;
 }
 

@@ -8,6 +8,7 @@
 
 #include <math.h>
 
+#include "../core/elementwise.h"
 #include "../core/operands.h"
 #include "l_ew.h"
 
@@ -178,6 +179,56 @@ static int l_where(lua_State *L) {
   return gml_broadcast(L, -1, idx, 3, out, fn);
 }
 
+/* The operand at idx as a bool operand pushed on the stack: a mat's
+ * x != 0 (a new bool mat, on its place), a number's 1 or 0 (NaN is 1). */
+static int push_truth(lua_State *L, int idx, const char *fn) {
+  if (lua_type(L, idx) == LUA_TNUMBER) {
+    double v = lua_tonumber(L, idx);
+    lua_pushboolean(L, v != 0); /* a weak bool: the result stays bool */
+    return lua_gettop(L);
+  }
+  gm_mat *x = gml_checkmat(L, idx, fn), *y;
+  GML_TRY(L, gm_result_new(x->rank, x->dims, GM_BOOL, x->cuda_enabled, gml_settings_of(L)->default_synchronization, &y),
+          fn);
+  gml_pushmat(L, y);
+  GML_TRY(L, gm_predicate(GM_PRED_TRUTH, x, y), fn);
+  return lua_gettop(L);
+}
+
+/* gm.logical_and/or/xor(a, b, {out = m}): & | ~ of the operands' truth
+ * (nonzero is true), a bool result; upvalue 1 is the bool op */
+static int l_logical(lua_State *L) {
+  static const char *const names[] = {"logical_and", "logical_or", "logical_xor"};
+  int op = (int)lua_tointeger(L, gml_upvalueindex(1));
+  const char *fn = names[op - GM_BC_BAND];
+  gml_guard(L, 3);
+  check_arg(L, 1, fn);
+  check_arg(L, 2, fn);
+  int out = opt_out(L, 3, fn);
+  if (!gml_ismat(L, 1) && !gml_ismat(L, 2))
+    gml_argerror(L, 2, fn, "mat expected, got number (one operand must be a mat)");
+  int idx[2];
+  for (int i = 0; i < 2; i++) idx[i] = push_truth(L, i + 1, fn);
+  return gml_broadcast(L, op, idx, 2, out, fn);
+}
+
+/* The array standard's names of ops gpumat has under MGL's: the same
+ * functions (errors name the MGL function). */
+static void alias_standard_names(lua_State *L, int module_idx) {
+  static const char *const pairs[][2] = {
+      {"multiply", "cmul"}, {"divide", "cdiv"}, {"maximum", "cmax"}, {"minimum", "cmin"}, {"subtract", "sub"}};
+  luaL_getmetatable(L, GML_MAT_MT);
+  lua_getfield(L, -1, "__methods");
+  int methods = lua_gettop(L);
+  for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+    lua_getfield(L, module_idx, pairs[i][1]);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, module_idx, pairs[i][0]);
+    lua_setfield(L, methods, pairs[i][0]);
+  }
+  lua_pop(L, 2);
+}
+
 /* One registration per op (the arity check names it), static storage. */
 static gml_reg binary_regs[GM_N_BCAST];
 
@@ -189,6 +240,14 @@ void gml_open_broadcast(lua_State *L, int module_idx) {
     binary_regs[op] = (gml_reg){gm_bcast_name((gm_bcast_op)op), l_binary, 3, NULL};
   gml_register_ops(L, module_idx, binary_regs, GM_N_BCAST);
   gml_register(L, module_idx, where_reg);
+  static const gml_reg logical_regs[] = {
+      {"logical_and", l_logical, 3, NULL}, {"logical_or", l_logical, 3, NULL}, {"logical_xor", l_logical, 3, NULL}};
+  for (int i = 0; i < 3; i++) {
+    lua_pushinteger(L, GM_BC_BAND + i);
+    gml_push_function(L, &logical_regs[i], 1);
+    lua_setfield(L, module_idx, logical_regs[i].name);
+  }
+  alias_standard_names(L, lua_absindex(L, module_idx));
   /* the array standard's names of the comparisons: the same functions */
   static const char *const aliases[][2] = {{"greater", "gt"}, {"greater_equal", "ge"}, {"less", "lt"},
                                            {"less_equal", "le"}, {"equal", "eq"},       {"not_equal", "ne"}};

@@ -238,6 +238,21 @@ static int unary_new(lua_State *L, gm_unary_op op) {
 GM_UNARY_OPS(X)
 #undef X
 
+/* gm.isnan(x) / x:isnan() ...: a new bool mat (GM_PREDICATE_OPS) */
+static int predicate_new(lua_State *L, gm_predicate_op op) {
+  const char *fn = gm_predicate_name(op);
+  gml_guard(L, 1); /* the result box is allocated while the operand is held */
+  gm_mat *x = gml_checkmat(L, 1, fn);
+  gm_mat *y = push_result(L, x->rank, x->dims, GM_BOOL, x->cuda_enabled, fn);
+  GML_TRY(L, gm_predicate(op, x, y), fn);
+  return 1;
+}
+
+#define X(name, E, ...) \
+  static int l_pred_##name(lua_State *L) { return predicate_new(L, GM_PRED_##E); }
+GM_PREDICATE_OPS(X)
+#undef X
+
 /* gm.clamp(x, lo, hi, {out}) / x:clamp(lo, hi, {out}) */
 static int l_clamp(lua_State *L) {
   const char *fn = "clamp";
@@ -303,6 +318,9 @@ void gml_open_nondestructive(lua_State *L, int module_idx) {
 #define X(name, E, ...) {#name, l_new_##name, 2, NULL},
       GM_UNARY_OPS(X)
 #undef X
+#define X(name, E, ...) {#name, l_pred_##name, 1, NULL},
+      GM_PREDICATE_OPS(X)
+#undef X
       {"clamp", l_clamp, 4, NULL},
       {NULL, NULL, 0, NULL},
   };
@@ -312,5 +330,17 @@ void gml_open_nondestructive(lua_State *L, int module_idx) {
   lua_getfield(L, -1, "__methods");
   gml_register(L, -1, methods);
   gml_register(L, -1, elementwise);
+  /* the array standard's names of neg and inv: the same functions */
+  static const char *const aliases[][2] = {{"negative", "neg"}, {"reciprocal", "inv"}};
+  for (int i = 0; i < 2; i++) {
+    lua_getfield(L, -1, aliases[i][1]);
+    lua_setfield(L, -2, aliases[i][0]);
+  }
+  lua_pushnil(L); /* core._truth: logical_and/or/xor's conversion, no method */
+  lua_setfield(L, -2, "_truth");
   lua_pop(L, 2);
+  for (int i = 0; i < 2; i++) {
+    lua_getfield(L, module_idx, aliases[i][1]);
+    lua_setfield(L, module_idx, aliases[i][0]);
+  }
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../kernels/elementwise_table.h"
 #include "../core/counters.h"
 #include "../core/mem/runtime.h"
 
@@ -173,13 +174,31 @@ static const char *const integer_fns[] = {"bitwise_invert", "__bnot", NULL};
 /* The ones bool mats take too: ~ (logical not). */
 static const char *const bool_fns[] = {"bitwise_invert", "__bnot", NULL};
 
+/* The element-table functions beyond those: the predicates (isnan, ...,
+ * logical_not) take every ctype, and the GM_UNARY_INT_OPS rows (abs, neg,
+ * floor, ...) with their `_` forms integer mats too. */
+static const char *const predicate_fns[] = {
+#define X(name, ...) #name,
+    GM_PREDICATE_OPS(X)
+#undef X
+    "logical_and", "logical_or", "logical_xor", NULL};
+static const char *const unary_int_fns[] = {
+#define X(name, ...) #name, #name "_",
+    GM_UNARY_INT_OPS(X)
+#undef X
+    NULL};
+
 static void check_mat_ctype(lua_State *L, int idx, const gm_mat *m, const char *fname) {
   if (gm_ctype_is_float(m->ctype)) return;
   for (const char *const *f = any_ctype_fns; *f; f++)
     if (strcmp(*f, fname) == 0) return;
   for (const char *const *f = promoting_fns; *f; f++)
     if (strcmp(*f, fname) == 0) return;
+  for (const char *const *f = predicate_fns; *f; f++)
+    if (strcmp(*f, fname) == 0) return;
   int kind = gm_ctype_kind(m->ctype);
+  for (const char *const *f = unary_int_fns; *f && kind != GM_KIND_BOOL; f++)
+    if (strcmp(*f, fname) == 0) return;
   for (const char *const *f = bool_fns; *f && kind == GM_KIND_BOOL; f++)
     if (strcmp(*f, fname) == 0) return;
   for (const char *const *f = integer_fns; *f && kind != GM_KIND_BOOL; f++)

@@ -67,19 +67,18 @@ def logistic(x):
     return 1.0 / (1.0 + np.exp(-x))
 
 
-def round_half_away(x):
-    # C round (gpumat's): halves away from zero; np.round goes to even
-    return np.sign(x) * np.floor(np.abs(x) + 0.5)
-
-
 UNARY = {
     "square": np.square, "sqrt": np.sqrt, "log": np.log, "exp": np.exp,
     "inv": lambda x: 1.0 / x, "logistic": logistic, "sin": np.sin,
     "cos": np.cos, "tan": np.tan, "sinh": np.sinh, "cosh": np.cosh,
     "tanh": np.tanh, "abs": np.abs, "sign": np.sign, "floor": np.floor,
-    "ceil": np.ceil, "round": round_half_away, "neg": np.negative,
+    "ceil": np.ceil, "round": np.round, "neg": np.negative,
     "log1p": np.log1p, "expm1": np.expm1,
     "relu": lambda x: np.where(x < 0, 0.0, x),
+    "acos": np.arccos, "acosh": np.arccosh, "asin": np.arcsin,
+    "asinh": np.arcsinh, "atan": np.arctan, "atanh": np.arctanh,
+    "log2": np.log2, "log10": np.log10, "trunc": np.trunc,
+    "positive": np.positive,
 }
 
 
