@@ -245,6 +245,18 @@ void gml_open_view(lua_State *L, int module_idx);
 /* l_view.c: m[{...}] and m[{...}] = x when the subscripts (at 3.. for a
  * read, 4.. for a write with the value at 3) are not one element. */
 int gml_index_view(lua_State *L, int n);
+/* The index mat or bool mask of m[{...}] (l_view.c reads it, l_index.c
+ * applies it): at, the first of the k placeholder subscripts it became;
+ * idx, its stack index; axis, where its axes lie in the pushed view;
+ * front, NumPy's rule moved them first. */
+typedef struct gml_adv {
+  int at, k, idx, axis;
+  bool mask, front;
+} gml_adv;
+/* Reads (value_idx 0: pushes the copy) or assigns the value at value_idx
+ * through adv on the view at vidx. */
+int gml_adv_apply(lua_State *L, int vidx, const gml_adv *adv, int value_idx, const char *fn);
+void gml_open_index(lua_State *L, int module_idx);
 int gml_assign_view(lua_State *L, int n);
 /* l_view.c: reshape's dims forms (a list or integers, one -1) and its
  * view of a non-contiguous mat (or with -1). */
