@@ -152,7 +152,10 @@ static const char *const any_ctype_fns[] = {
     "_format_grid", "format_mat", "watch_facet", "watch_facets", "facets", "find_facet", "synchronization",
     "destroy_facet", "destroy", "add_facet_reference", "remove_facet_reference", "use_cuda_p", "free", "__gc",
     "__close", "ensure_core", "ensure", "mat_from_buffer", "syncing_cuda_facets", "with_syncing_cuda_facets",
-    NULL};
+    /* indexing (l_index.c, m[{...}] with index mats and masks) */
+    "index", "take", "index_select", "take_along_axis", "gather", "put_along_axis", "scatter_", "scatter_add_",
+    "scatter_reduce", "scatter_reduce_", "index_add_", "index_copy_", "index_fill_", "masked_select", "masked_fill_",
+    "masked_scatter_", "nonzero", "argwhere", NULL};
 
 /* The ones that also take integer mats (not bool): wrapping arithmetic,
  * the whole-mat sum, max and min (core/broadcast.c, core/reduce.c), and
