@@ -44,7 +44,7 @@ describe("advanced indexing", function()
     "y[[1,0], :, 1]", "y[:, [0,2], 1]", "y[1, :, [0,3]]", "y[:, [[0,1],[2,2]]]",
     "x[x % 3 == 0]", "y[np.array([[True,False,True],[False,True,False]])]", "x[:, [True, False, True, True]]",
     "np.take(x, [[0,11],[5,5]])", "np.take_along_axis(x, np.array([[0,3],[2,2],[1,0]]), 1)",
-    "np.argwhere(x % 5 == 0)",
+    "np.argwhere(x % 5 == 0)", "x[[0,2,-1],[3,1,1]]", "y[[[0],[1]], :, [0,3]]", "y[:, [0,2], [[1],[3]]]",
   }
   setup(function()
     if not R.python then return end
@@ -78,6 +78,10 @@ describe("advanced indexing", function()
     local aw = {}
     for i, v in ipairs(ref[14][2]) do aw[i] = v + 1 end
     check(gm.argwhere(R.mk("double", { 3, 4 }, fives)), { ref[14][1], aw }, "argwhere 1-based")
+    local y = seq("int32", { 2, 3, 4 })
+    check(seq("double", { 3, 4 })[{ ints({ 1, 3, -1 }), ints({ 4, 2, 2 }, nil, "uint16") }], ref[15], "two index mats")
+    check(y[{ ints({ 1, 2 }, { 2, 1 }), {}, ints({ 1, 4 }) }], ref[16], "broadcast apart: first")
+    check(y[{ {}, ints({ 1, 3 }), ints({ 2, 4 }, { 2, 1 }) }], ref[17], "broadcast adjacent: in place")
   end)
 
   it("reads are copies; writes go through index mats and masks, last repeated index wins", function()
@@ -92,6 +96,8 @@ describe("advanced indexing", function()
       assert.are.same({ 0, 50, 3, 60, 5, 50, 7, 60, 9, 50, 11, 60 }, R.flat(x), ct)
       x[{ 1, ints({ 1, 1, 3 }) }] = R.mk(ct, { 3 }, { 5, 7, 9 })
       assert.are.same({ 7, 50, 9, 60 }, R.flat(x[{ 1, {} }]), ct)
+      x[{ ints({ 2, 3 }), ints({ 1, -1 }) }] = 4
+      assert.are.same({ 4, 50, 7, 60, 9, 50, 11, 4 }, R.flat(x[{ { 2, 3 }, {} }]), ct)
       local v = x[{ { 3, 1, -1 }, {} }] -- a view with a negative stride
       v[{ ints({ 1 }) }] = 1
       assert.are.same({ 1, 1, 1, 1 }, R.flat(x[{ 3, {} }]), ct)
@@ -147,7 +153,9 @@ describe("advanced indexing", function()
     assert.error_matches(function() return x:gather(3, { { 1 } }) end, "'gather'")
     assert.error_matches(function() return x:index_select(1, { 1.5 }) end, "index 1 must be an integer")
     assert.error_matches(function() x[{ ints({ 1, 2 }) }] = gm.zeros(3) end, "does not broadcast")
-    assert.error_matches(function() return x[{ ints({ 1 }), ints({ 1 }) }] end, "one index mat or mask per subscript")
+    assert.error_matches(function() return x[{ ints({ 1, 2 }), ints({ 1, 2, 3 }) }] end, "do not broadcast together")
+    assert.error_matches(function() x[{ ints({ 1 }), ints({ 5 }) }] = 0 end, "'set'.*index 5 is out of range for length 4")
+    assert.error_matches(function() return x[{ mask({ 1, 0, 1 }, { 3 }), ints({ 1 }) }] end, "a mask with other index mats")
     assert.are.same(before, R.flat(x))
   end)
 end)

@@ -33,6 +33,10 @@ void gm_index_arg_free(gm_index_arg *a);
 /* 1-based values (negative from the end) to 0-based positions in 0..len-1;
  * "index V is out of range for length LEN" otherwise. */
 gm_status gm_index_normalize(gm_index_arg *a, size_t len);
+/* NumPy's several index arrays: a := the positions (0-based, row-major
+ * over axes of lengths lens[0..n)) that the normalized args, broadcast
+ * together, select; a's dims are the broadcast dims. */
+gm_status gm_index_broadcast_flat(int n, const gm_index_arg *args, const size_t *lens, gm_index_arg *a);
 /* a := the 0-based row-major positions where the bool mat mask is true
  * (rank 1); "mask must be a bool mat" for other ctypes. */
 gm_status gm_index_mask_positions(gm_mat *mask, gm_index_arg *a);

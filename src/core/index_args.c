@@ -123,3 +123,42 @@ gm_status gm_index_nonzero(gm_mat *m, bool argwhere, gm_mat **outs) {
   gm_index_arg_free(&pos);
   return st;
 }
+
+/* The broadcast dims of args (trailing axes aligned) into a's rank/dims. */
+static gm_status broadcast_dims(int n, const gm_index_arg *args, gm_index_arg *a) {
+  a->rank = 0;
+  for (int q = 0; q < n; q++) a->rank = args[q].rank > a->rank ? args[q].rank : a->rank;
+  for (int d = 0; d < a->rank; d++) a->dims[d] = 1;
+  for (int q = 0; q < n; q++) {
+    int shift = a->rank - args[q].rank;
+    for (int d = 0; d < args[q].rank; d++) {
+      size_t *o = &a->dims[d + shift], id = args[q].dims[d];
+      if (id != 1 && *o != 1 && id != *o)
+        return gm_fail(GM_EINVAL, "index mats of lengths %zu and %zu on one axis do not broadcast together", id, *o);
+      if (id != 1) *o = id;
+    }
+  }
+  size_t total = 0;
+  GM_TRY(gm_dims_size(a->rank, a->dims, &total));
+  return arg_alloc(a, total);
+}
+
+gm_status gm_index_broadcast_flat(int n, const gm_index_arg *args, const size_t *lens, gm_index_arg *a) {
+  GM_TRY(broadcast_dims(n, args, a));
+  for (size_t i = 0; i < a->n; i++) {
+    int64_t pos = 0;
+    for (int q = 0; q < n; q++) {
+      size_t flat = i, at = 0, stride = 1;
+      int shift = a->rank - args[q].rank;
+      for (int d = args[q].rank - 1; d >= 0; d--) {
+        size_t c = flat % a->dims[d + shift];
+        flat /= a->dims[d + shift];
+        if (args[q].dims[d] != 1) at += c * stride;
+        stride *= args[q].dims[d];
+      }
+      pos = pos * (int64_t)lens[q] + args[q].v[at];
+    }
+    a->v[i] = pos;
+  }
+  return GM_OK;
+}

@@ -347,19 +347,48 @@ static int nonzero(lua_State *L, bool argwhere) {
 static int l_nonzero(lua_State *L) { return nonzero(L, false); }
 static int l_argwhere(lua_State *L) { return nonzero(L, true); }
 
+/* Several index mats of m[{...}]: read, checked against their axes of v
+ * (axis + q) and broadcast together into positions over those axes. */
+static void read_broadcast(lua_State *L, const gml_adv *adv, const gm_mat *v, int axis, const char *fn,
+                           gm_index_arg *a) {
+  gm_mat *ims[GM_MAX_RANK];
+  for (int q = 0; q < adv->n; q++) {
+    ims[q] = gml_checkmat(L, adv->idx[q], fn);
+    int kind = gm_ctype_kind(ims[q]->ctype);
+    if (kind != GM_KIND_INT && kind != GM_KIND_UINT)
+      gml_argerror(L, 2, fn, "index mat must have an integer ctype, got %s", gm_ctype_name(ims[q]->ctype));
+  }
+  gm_index_arg args[GM_MAX_RANK];
+  int read = 0;
+  gm_status st = GM_OK;
+  for (; st == GM_OK && read < adv->n; read++) {
+    args[read] = (gm_index_arg){0};
+    st = gm_index_arg_from_mat(ims[read], &args[read]);
+    if (st == GM_OK) st = gm_index_normalize(&args[read], v->dims[axis + read]);
+  }
+  if (st == GM_OK) st = gm_index_broadcast_flat(adv->n, args, v->dims + axis, a);
+  for (int q = 0; q < read; q++) gm_index_arg_free(&args[q]);
+  if (st != GM_OK) gml_argerror(L, 2, fn, "%s", gm_last_error());
+}
+
 /* m[{..., idx, ...}] and m[mask] (l_view.c): through the view at vidx,
- * whose axes [axis, axis + k) the index mat or mask selects. */
+ * whose axes [axis, axis + k) the index mats or mask select. */
 int gml_adv_apply(lua_State *L, int vidx, const gml_adv *adv, int value_idx, const char *fn) {
-  gm_mat *v = gml_checkmat(L, vidx, fn), *im = gml_checkmat(L, adv->idx, fn);
+  gm_mat *v = gml_checkmat(L, vidx, fn), *im = gml_checkmat(L, adv->idx[0], fn);
   ix_call c = {.fn = fn, .x = v, .axis = adv->axis, .k = adv->k, .index_arg = 2, .ret = vidx};
   if (value_idx) {
     c.write = true;
     c.src = check_source(L, value_idx, fn, &c.value);
   }
   gm_index_arg a = {0};
-  if (!adv->mask) {
+  if (!adv->mask && adv->n == 1) {
     c.len = v->dims[c.axis];
-    check_index_at(L, adv->idx, 2, fn, &a);
+    check_index_at(L, adv->idx[0], 2, fn, &a);
+    return run_call(L, &c, &a);
+  }
+  c.normalized = true;
+  if (!adv->mask) {
+    read_broadcast(L, adv, v, c.axis, fn, &a);
     return run_call(L, &c, &a);
   }
   for (int d = 0; d < adv->k; d++)
@@ -367,7 +396,6 @@ int gml_adv_apply(lua_State *L, int vidx, const gml_adv *adv, int value_idx, con
       gml_argerror(L, 2, fn, "the mask's axis %d has length %zu, the indexed axis %zu", d + 1, im->dims[d],
                    v->dims[c.axis + d]);
   if (gm_index_mask_positions(im, &a) != GM_OK) gml_argerror(L, 2, fn, "%s", gm_last_error());
-  c.normalized = true;
   return run_call(L, &c, &a);
 }
 

@@ -223,28 +223,38 @@ static void read_sub(lua_State *L, int idx, int i, gm_sub_arg *r, const char *fn
   r->step = len == 3 ? range_entry(L, idx, 3, i + 1, fn) : 1;
 }
 
+/* Records the index mat or mask at idx (subscript i) in adv and its
+ * placeholders in out from *j. */
+static void read_adv(lua_State *L, int idx, int i, gm_sub_arg *out, int *j, gml_adv *adv, const char *fn) {
+  gm_mat *im = gml_checkmat(L, idx, fn);
+  bool mask = im->ctype == GM_BOOL;
+  if (adv->mask || (mask && adv->n > 0))
+    gml_argerror(L, 2, fn, "subscript %d: a mask with other index mats or masks is not supported yet", i + 1);
+  int k = mask ? im->rank : 1;
+  if (k == 0) gml_argerror(L, 2, fn, "subscript %d: a 0-d mask is not supported", i + 1);
+  if (*j + k > GM_MAX_SUBS || adv->k + k > GM_MAX_RANK) gml_argerror(L, 2, fn, "too many subscripts");
+  adv->mask = mask;
+  adv->idx[adv->n++] = idx;
+  for (int d = 0; d < k; d++) {
+    adv->at[adv->k++] = *j;
+    out[(*j)++] = (gm_sub_arg){GM_SUB_ALL, 0, 0, 1};
+  }
+}
+
 /* Reads the subscripts at first..first+n-1 (their tables may run Lua:
- * before any mat is taken) into out[0..*nraw): an index mat or mask
- * becomes {} placeholders for the axes it consumes (adv). */
+ * before any mat is taken) into out[0..*nraw): index mats and masks
+ * become {} placeholders for the axes they consume (adv). */
 static void read_subs(lua_State *L, int first, int n, gm_sub_arg *out, int *nraw, gml_adv *adv, const char *fn) {
   int j = 0;
-  adv->at = -1;
+  *adv = (gml_adv){0};
   for (int i = 0; i < n; i++) {
     int idx = first + i;
-    if (!gml_ismat(L, idx)) {
-      if (j >= GM_MAX_SUBS) gml_argerror(L, 2, fn, "too many subscripts");
-      read_sub(L, idx, i, &out[j++], fn);
+    if (gml_ismat(L, idx)) {
+      read_adv(L, idx, i, out, &j, adv, fn);
       continue;
     }
-    gm_mat *im = gml_checkmat(L, idx, fn);
-    if (adv->at >= 0) gml_argerror(L, 2, fn, "subscript %d: one index mat or mask per subscript (several are not supported yet)", i + 1);
-    adv->mask = im->ctype == GM_BOOL;
-    adv->k = adv->mask ? im->rank : 1;
-    if (adv->k == 0) gml_argerror(L, 2, fn, "subscript %d: a 0-d mask is not supported", i + 1);
-    if (j + adv->k > GM_MAX_SUBS) gml_argerror(L, 2, fn, "too many subscripts");
-    adv->at = j;
-    adv->idx = idx;
-    for (int d = 0; d < adv->k; d++) out[j++] = (gm_sub_arg){GM_SUB_ALL, 0, 0, 1};
+    if (j >= GM_MAX_SUBS) gml_argerror(L, 2, fn, "too many subscripts");
+    read_sub(L, idx, i, &out[j++], fn);
   }
   *nraw = j;
 }
@@ -260,11 +270,17 @@ static gm_mat *subs_view(lua_State *L, int n, const gm_sub_arg *raw, const char 
   return v;
 }
 
-/* adv->axis: where the placeholders' axes lie in the view of raw on a
- * mat of rank; adv->front: NumPy's rule that the selected axes go first
- * when integer subscripts and the index mat are not adjacent. */
-static void adv_axis(const gm_sub_arg *raw, int n, int rank, gml_adv *adv) {
-  int consumed = 0, lo = adv->at, hi = adv->at + adv->k - 1;
+static bool is_placeholder(const gml_adv *adv, int i) {
+  for (int p = 0; p < adv->k; p++)
+    if (adv->at[p] == i) return true;
+  return false;
+}
+
+/* vaxis[p]: where placeholder p's axis lies in the view of raw on a mat
+ * of rank; adv->front: NumPy's rule that the selected axes go first when
+ * the integer subscripts and index mats are not all adjacent. */
+static void adv_axes(const gm_sub_arg *raw, int n, int rank, gml_adv *adv, int *vaxis) {
+  int consumed = 0, lo = adv->at[0], hi = adv->at[adv->k - 1];
   for (int i = 0; i < n; i++) {
     if (raw[i].kind == GM_SUB_SELECT || raw[i].kind == GM_SUB_RANGE || raw[i].kind == GM_SUB_ALL) consumed++;
     if (raw[i].kind == GM_SUB_SELECT) {
@@ -272,26 +288,31 @@ static void adv_axis(const gm_sub_arg *raw, int n, int rank, gml_adv *adv) {
       hi = i > hi ? i : hi;
     }
   }
-  adv->axis = 0;
-  for (int i = 0; i < adv->at; i++) {
-    if (raw[i].kind == GM_SUB_RANGE || raw[i].kind == GM_SUB_ALL || raw[i].kind == GM_SUB_NEWAXIS) adv->axis++;
-    if (raw[i].kind == GM_SUB_ELLIPSIS) adv->axis += rank - consumed;
+  for (int p = 0; p < adv->k; p++) {
+    vaxis[p] = 0;
+    for (int i = 0; i < adv->at[p]; i++) {
+      if (raw[i].kind == GM_SUB_RANGE || raw[i].kind == GM_SUB_ALL || raw[i].kind == GM_SUB_NEWAXIS) vaxis[p]++;
+      if (raw[i].kind == GM_SUB_ELLIPSIS) vaxis[p] += rank - consumed;
+    }
   }
   adv->front = false;
   for (int i = lo; i <= hi; i++)
-    if (raw[i].kind != GM_SUB_SELECT && (i < adv->at || i >= adv->at + adv->k)) adv->front = true;
+    if (raw[i].kind != GM_SUB_SELECT && !is_placeholder(adv, i)) adv->front = true;
+  adv->axis = vaxis[0];
 }
 
-/* Pushes the view of raw with the index mat's axes (adv) first when
- * NumPy's rule puts them there. */
+/* Pushes the view of raw with the index axes first when NumPy's rule
+ * puts them there (else they are adjacent from adv->axis). */
 static void push_adv_view(lua_State *L, int n, const gm_sub_arg *raw, gml_adv *adv, const char *fn) {
-  adv_axis(raw, n, gml_checkmat(L, 1, fn)->rank, adv);
+  int vaxis[GM_MAX_RANK];
+  adv_axes(raw, n, gml_checkmat(L, 1, fn)->rank, adv, vaxis);
   gm_mat *v = subs_view(L, n, raw, fn);
-  if (adv->front && adv->axis > 0) {
+  if (adv->front) {
     int perm[GM_MAX_RANK], r = 0;
-    for (int d = 0; d < adv->k; d++) perm[r++] = adv->axis + d;
+    bool taken[GM_MAX_RANK] = {false};
+    for (int p = 0; p < adv->k; p++) taken[perm[r++] = vaxis[p]] = true;
     for (int d = 0; d < v->rank; d++)
-      if (d < adv->axis || d >= adv->axis + adv->k) perm[r++] = d;
+      if (!taken[d]) perm[r++] = d;
     gm_mat *w = NULL;
     gm_status st = gm_view_permute(v, v->rank, perm, &w);
     gm_mat_free(v);
@@ -309,7 +330,7 @@ int gml_index_view(lua_State *L, int n) {
   int nraw = 0;
   if (n > GM_MAX_SUBS) gml_argerror(L, 2, "index", "too many subscripts (%d)", n);
   read_subs(L, 3, n, raw, &nraw, &adv, "index");
-  if (adv.at >= 0) {
+  if (adv.n > 0) {
     push_adv_view(L, nraw, raw, &adv, "index");
     return gml_adv_apply(L, lua_gettop(L), &adv, 0, "index");
   }
@@ -326,7 +347,7 @@ int gml_assign_view(lua_State *L, int n) {
   int nraw = 0;
   if (n > GM_MAX_SUBS) gml_argerror(L, 2, fn, "too many subscripts (%d)", n);
   read_subs(L, 4, n, raw, &nraw, &adv, fn);
-  if (adv.at >= 0) {
+  if (adv.n > 0) {
     push_adv_view(L, nraw, raw, &adv, fn);
     gml_adv_apply(L, lua_gettop(L), &adv, 3, fn);
     return 0;
