@@ -163,6 +163,7 @@ static int l_take(lua_State *L) {
   gm_mat *x = gml_checkmat(L, 1, fn);
   ix_call c = {.fn = fn, .x = x, .k = x->rank, .len = x->size, .index_arg = 2};
   if (lua_istable(L, 3) && !gml_ismat(L, 3)) {
+    gml_check_options(L, 3, fn, (const char *const[]){"axis", NULL});
     lua_getfield(L, 3, "axis");
     lua_replace(L, 3);
   }
@@ -191,6 +192,7 @@ static int l_index_select(lua_State *L) {
 /* The axis of take_along_axis's forms: an integer or {axis = k} at idx. */
 static int along_axis_arg(lua_State *L, int idx, const gm_mat *x, const char *fn) {
   if (lua_istable(L, idx) && !gml_ismat(L, idx)) {
+    gml_check_options(L, idx, fn, (const char *const[]){"axis", NULL});
     lua_getfield(L, idx, "axis");
     lua_replace(L, idx);
   }
