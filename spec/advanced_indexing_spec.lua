@@ -8,7 +8,7 @@
 local gm = require "gpumat"
 local R = require "numpy_ref"
 
-local CTYPES = { "double", "float", "int32", "int64", "uint8" }
+local CTYPES = { "double", "float", "int64", "uint8" }
 
 -- a mat of ctype ct and dims with the values 1..n (exact in every ctype)
 local function seq(ct, dims)
