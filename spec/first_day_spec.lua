@@ -1,7 +1,7 @@
 -- A new user's first-day traps, as a Torch7/NumPy user meets them:
 -- a mat compared with < > <= >= names the elementwise methods instead of
--- Lua's "attempt to compare two gpumat.mat values"; m[mask] and m[true]
--- raise at once instead of returning nil (B2); gm.array_to_mat({M, M})
+-- Lua's "attempt to compare two gpumat.mat values"; m[mask] selects and m[true]
+-- raises at once instead of returning nil (B2); gm.array_to_mat({M, M})
 -- stacks mats on a new leading axis as np.array([a, b]) does (B6).
 local gm = require "gpumat"
 
@@ -20,13 +20,12 @@ describe("first-day traps", function()
     end
   end)
 
-  it("a mat or a boolean as a key raises, naming what works instead (B2)", function()
-    assert.has_error(function() return M[M:gt(3)] end,
-      "bad argument #2 to 'mref' (cannot index a mat with a mat (boolean masks and index mats are not "
-        .. "subscripts yet: gm.where(mask, m, 0) keeps the elements where mask is 1))")
+  it("a bool mask as a key selects; a boolean key raises, naming what works instead (B2)", function()
+    local mask = gm.zeros({ 2, 3 }, { dtype = "bool" })
+    for i = 4, 6 do mask[i] = true end
+    assert.are.same({ 4, 5, 6 }, M[mask]:to_table())
     assert.has_error(function() return M[true] end,
-      "bad argument #2 to 'mref' (cannot index a mat with a boolean (boolean masks and index mats are not "
-        .. "subscripts yet: gm.where(mask, m, 0) keeps the elements where mask is 1))")
+      "bad argument #2 to 'mref' (cannot index a mat with a boolean (use an index, {i, j, ...}, an index mat or a bool mask))")
     -- what still reads as before: nil key, elements, methods, out of range
     assert.is_nil(M[nil])
     assert.are.equal(2, M[2])

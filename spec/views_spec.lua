@@ -526,7 +526,7 @@ describe("view errors", function()
     assert.has_error(function() return m[{ 3, {} }] end,
       "bad argument #2 to 'index' (subscript 3 is out of range 1..2 on axis 1 of a 2x3 mat)")
     assert.has_error(function() return m[{ {}, "x" }] end,
-      "bad argument #2 to 'index' (subscript 2 must be an integer, a {first, last, step} table, gm.newaxis or \"...\", got string)")
+      "bad argument #2 to 'index' (subscript 2 must be an integer, a {first, last, step} table, an index mat, a bool mask, gm.newaxis or \"...\", got string)")
     assert.has_error(function() m[{ {}, { 1, 4 } }] = 0 end,
       "bad argument #2 to 'set' (range 1..4 is out of range 1..3 on axis 2 of a 2x3 mat)")
     assert.has_error(function() m:permute(1, 1) end,

@@ -30,6 +30,7 @@ struct gm_reduce_ops;      /* core/reduce_ops.h */
 struct gm_reduce_axis_ops; /* core/reduce_axis_ops.h */
 struct gm_scan_ops;        /* core/scan_ops.h */
 struct gm_strided_ew_ops;  /* core/strided_ew_ops.h */
+struct gm_index_ops;       /* core/index_ops.h */
 struct gm_strided_geom;    /* kernels/strided.h */
 
 typedef struct gm_backend {
@@ -47,6 +48,7 @@ typedef struct gm_backend {
   const struct gm_reduce_axis_ops *reduce_axis;
   const struct gm_scan_ops *scan; /* scans and sorts along an axis */
   const struct gm_strided_ew_ops *strided_ew; /* the strided elementwise engine */
+  const struct gm_index_ops *index;           /* the gather/scatter engine of indexing */
 } gm_backend;
 
 /* The host backend (src/host/backend.c). */

@@ -7,6 +7,7 @@
  * geometry), filled by the device's kernels.c.  No include guard: a translation unit
  * includes it once, with its GM_LAUNCHER (kernel_tables.h does). */
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../core/nn_ops.h"
 #include "../../kernels/launch.h"
@@ -74,3 +75,10 @@ int GM_LAUNCHER(strided_binary)(int ctype, int op, const gm_strided *s, void *ou
                                 const gm_launch_ctx *lc);
 int GM_LAUNCHER(strided_where)(int ctype, const gm_strided *s, void *out, const void *cond, const void *a,
                                const void *b, const gm_launch_ctx *lc);
+
+/* kernels/index.cu: y[i] = x[off[i]] for i < n; the runs of a grouped
+ * scatter into y (kernels/index.h) */
+int GM_LAUNCHER(index_gather)(int ctype, size_t n, const void *x, const int64_t *off, void *y,
+                              const gm_launch_ctx *lc);
+int GM_LAUNCHER(index_scatter)(int ctype, int mode, size_t runs, const int64_t *dst, const int64_t *start,
+                               const int64_t *spos, const void *src, void *y, const gm_launch_ctx *lc);

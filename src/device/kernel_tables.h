@@ -9,7 +9,7 @@
  *   GM_LT_STATUS(ctx, err, k) the gm_status of launcher code err for the
  *                             kernel named k (clearing cudart's slot),
  * and gets static gm_lt_fill, gm_lt_strided_copy,
- * gm_lt_{elementwise,nn,random,reduce,reduce_axis,scan,strided_ew}_ops and
+ * gm_lt_{elementwise,index,nn,random,reduce,reduce_axis,scan,strided_ew}_ops and
  * gm_lt_blas_ops(library), the device's BLAS library table with the two
  * cases that do not depend on the library's conventions. */
 #include "../core/blas_ops.h"
@@ -18,6 +18,7 @@
 #include "../core/random_ops.h"
 #include "../core/reduce_ops.h"
 #include "../core/reduce_axis_ops.h"
+#include "../core/index_ops.h"
 #include "../core/scan_ops.h"
 #include "../core/strided_ew_ops.h"
 #include "kernel_launchers.h"
@@ -220,5 +221,19 @@ static gm_status gm_lt_strided_where(void *ctx, gm_ctype t, const gm_strided *s,
 }
 
 static const gm_strided_ew_ops gm_lt_strided_ew_ops = {.binary = gm_lt_strided_binary, .where = gm_lt_strided_where};
+
+/* ---- the gather/scatter engine of indexing (kernels/index.cu) ---- */
+
+static gm_status gm_lt_index_gather(void *ctx, gm_ctype t, size_t n, const void *x, const int64_t *off, void *y) {
+  return GM_LT_RUN(index_gather, ((int)t, n, x, off, y, GM_LT_LAUNCH(ctx)), "index gather kernel");
+}
+
+static gm_status gm_lt_index_scatter(void *ctx, gm_ctype t, int mode, size_t runs, const int64_t *dst,
+                                     const int64_t *start, const int64_t *spos, const void *src, void *y) {
+  return GM_LT_RUN(index_scatter, ((int)t, mode, runs, dst, start, spos, src, y, GM_LT_LAUNCH(ctx)),
+                   "index scatter kernel");
+}
+
+static const gm_index_ops gm_lt_index_ops = {.gather = gm_lt_index_gather, .scatter = gm_lt_index_scatter};
 
 #undef GM_LT_RUN

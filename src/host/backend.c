@@ -7,6 +7,7 @@
 #include "../core/random_ops.h"
 #include "../core/reduce_ops.h"
 #include "../core/reduce_axis_ops.h"
+#include "../core/index_ops.h"
 #include "../core/scan_ops.h"
 #include "../core/strided_ew_ops.h"
 #include "../../kernels/fill.h"
@@ -35,5 +36,6 @@ const gm_backend gm_host_backend = {
     .reduce = &gm_host_reduce_ops,
     .reduce_axis = &gm_host_reduce_axis_ops,
     .scan = &gm_host_scan_ops,
+    .index = &gm_host_index_ops,
     .strided_ew = &gm_host_strided_ew_ops,
 };

@@ -755,6 +755,15 @@ static int cache_index(lua_State *L) {
   return l_index(L);
 }
 
+/* Replaces the mat key at 2 by the table {key}. */
+static int mat_key_as_table(lua_State *L) {
+  lua_createtable(L, 1, 0);
+  lua_pushvalue(L, 2);
+  lua_rawseti(L, -2, 1);
+  lua_replace(L, 2);
+  return LUA_TTABLE;
+}
+
 static int l_index(lua_State *L) {
   gml_check_arity(L, &index_reg);
   int kt = lua_type(L, 2);
@@ -778,6 +787,7 @@ static int l_index(lua_State *L) {
     gml_mat *box = gml_checkelembox(L, 1, "mref");
     return push_indexed(L, box, 2);
   }
+  if (kt == LUA_TUSERDATA && gml_ismat(L, 2)) kt = mat_key_as_table(L); /* m[mask], m[idx]: as m[{mask}] */
   if (kt == LUA_TTABLE) {
     lua_settop(L, 2);
     int n = push_subscripts(L, 2, "mref"); /* before taking m: may run Lua */
@@ -788,13 +798,11 @@ static int l_index(lua_State *L) {
     return push_element(L, box, k, "mref");
   }
   if (!gml_testbox(L, 1)) return gml_argerror(L, 1, "__index", "gpumat.mat expected, got %s", luaL_typename(L, 1));
-  /* m[mask], m[true]: NumPy's boolean and index-array subscripts; a nil
-   * here would surface later as "attempt to index a nil value" */
+  /* m[true] and other keys: a nil here would surface later as "attempt
+   * to index a nil value" */
   if (kt != LUA_TNIL)
-    return gml_argerror(L, 2, "mref",
-                        "cannot index a mat with a %s (boolean masks and index mats are not subscripts yet: "
-                        "gm.where(mask, m, 0) keeps the elements where mask is 1)",
-                        gml_ismat(L, 2) ? "mat" : luaL_typename(L, 2));
+    return gml_argerror(L, 2, "mref", "cannot index a mat with a %s (use an index, {i, j, ...}, an index mat or a bool mask)",
+                        luaL_typename(L, 2));
   lua_pushnil(L);
   return 1;
 }
@@ -803,6 +811,7 @@ static int l_newindex(lua_State *L) {
   gml_check_arity(L, &newindex_reg);
   int kt = lua_type(L, 2);
   size_t k;
+  if (kt == LUA_TUSERDATA && gml_ismat(L, 2)) kt = mat_key_as_table(L);
   if (kt == LUA_TTABLE) {
     lua_settop(L, 3);
     int n = push_subscripts(L, 2, "set"); /* before taking m: may run Lua */

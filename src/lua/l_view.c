@@ -196,36 +196,67 @@ static int64_t range_entry(lua_State *L, int idx, lua_Integer j, int i, const ch
 /* gm.newaxis: a light userdata no other value equals. */
 static const char newaxis_tag;
 
+/* One subscript as written (not a mat) into *r. */
+static void read_sub(lua_State *L, int idx, int i, gm_sub_arg *r, const char *fn) {
+  r->step = 1;
+  if (lua_type(L, idx) == LUA_TNUMBER) {
+    int isint;
+    r->a = lua_tointegerx(L, idx, &isint);
+    if (!isint) gml_argerror(L, 2, fn, "subscript %d must be an integer, got a fraction", i + 1);
+    r->kind = GM_SUB_SELECT;
+    return;
+  }
+  if (lua_touserdata(L, idx) == &newaxis_tag || (lua_type(L, idx) == LUA_TSTRING && strcmp(lua_tostring(L, idx), "...") == 0)) {
+    r->kind = lua_type(L, idx) == LUA_TSTRING ? GM_SUB_ELLIPSIS : GM_SUB_NEWAXIS;
+    return;
+  }
+  if (!lua_istable(L, idx))
+    gml_argerror(L, 2, fn, "subscript %d must be an integer, a {first, last, step} table, an index mat, a bool mask, gm.newaxis or \"...\", got %s",
+                 i + 1, luaL_typename(L, idx));
+  lua_Integer len = luaL_len(L, idx);
+  if (len > 3)
+    gml_argerror(L, 2, fn, "subscript %d: a range is {first, last} or {first, last, step}, got %lld entries", i + 1,
+                 (long long)len);
+  r->kind = len == 0 ? GM_SUB_ALL : GM_SUB_RANGE;
+  if (len >= 1) r->a = r->b = range_entry(L, idx, 1, i + 1, fn);
+  if (len >= 2) r->b = range_entry(L, idx, 2, i + 1, fn);
+  r->step = len == 3 ? range_entry(L, idx, 3, i + 1, fn) : 1;
+}
+
+/* Records the index mat or mask at idx (subscript i) in adv and its
+ * placeholders in out from *j. */
+static void read_adv(lua_State *L, int idx, int i, gm_sub_arg *out, int *j, gml_adv *adv, const char *fn) {
+  gm_mat *im = gml_checkmat(L, idx, fn);
+  bool mask = im->ctype == GM_BOOL;
+  if (adv->mask || (mask && adv->n > 0))
+    gml_argerror(L, 2, fn, "subscript %d: a mask with other index mats or masks is not supported yet", i + 1);
+  int k = mask ? im->rank : 1;
+  if (k == 0) gml_argerror(L, 2, fn, "subscript %d: a 0-d mask is not supported", i + 1);
+  if (*j + k > GM_MAX_SUBS || adv->k + k > GM_MAX_RANK) gml_argerror(L, 2, fn, "too many subscripts");
+  adv->mask = mask;
+  adv->idx[adv->n++] = idx;
+  for (int d = 0; d < k; d++) {
+    adv->at[adv->k++] = *j;
+    out[(*j)++] = (gm_sub_arg){GM_SUB_ALL, 0, 0, 1};
+  }
+}
+
 /* Reads the subscripts at first..first+n-1 (their tables may run Lua:
- * before any mat is taken). */
-static void read_subs(lua_State *L, int first, int n, gm_sub_arg *out, const char *fn) {
+ * before any mat is taken) into out[0..*nraw): index mats and masks
+ * become {} placeholders for the axes they consume (adv). */
+static void read_subs(lua_State *L, int first, int n, gm_sub_arg *out, int *nraw, gml_adv *adv, const char *fn) {
+  int j = 0;
+  *adv = (gml_adv){0};
   for (int i = 0; i < n; i++) {
     int idx = first + i;
-    gm_sub_arg *r = &out[i];
-    r->step = 1;
-    if (lua_type(L, idx) == LUA_TNUMBER) {
-      int isint;
-      r->a = lua_tointegerx(L, idx, &isint);
-      if (!isint) gml_argerror(L, 2, fn, "subscript %d must be an integer, got a fraction", i + 1);
-      r->kind = GM_SUB_SELECT;
+    if (gml_ismat(L, idx)) {
+      read_adv(L, idx, i, out, &j, adv, fn);
       continue;
     }
-    if (lua_touserdata(L, idx) == &newaxis_tag || (lua_type(L, idx) == LUA_TSTRING && strcmp(lua_tostring(L, idx), "...") == 0)) {
-      r->kind = lua_type(L, idx) == LUA_TSTRING ? GM_SUB_ELLIPSIS : GM_SUB_NEWAXIS;
-      continue;
-    }
-    if (!lua_istable(L, idx) || gml_ismat(L, idx))
-      gml_argerror(L, 2, fn, "subscript %d must be an integer, a {first, last, step} table, gm.newaxis or \"...\", got %s",
-                   i + 1, luaL_typename(L, idx));
-    lua_Integer len = luaL_len(L, idx);
-    if (len > 3)
-      gml_argerror(L, 2, fn, "subscript %d: a range is {first, last} or {first, last, step}, got %lld entries", i + 1,
-                   (long long)len);
-    r->kind = len == 0 ? GM_SUB_ALL : GM_SUB_RANGE;
-    if (len >= 1) r->a = r->b = range_entry(L, idx, 1, i + 1, fn);
-    if (len >= 2) r->b = range_entry(L, idx, 2, i + 1, fn);
-    r->step = len == 3 ? range_entry(L, idx, 3, i + 1, fn) : 1;
+    if (j >= GM_MAX_SUBS) gml_argerror(L, 2, fn, "too many subscripts");
+    read_sub(L, idx, i, &out[j++], fn);
   }
+  *nraw = j;
 }
 
 /* The view of subscripts raw[0..n-1] on the mat at stack index 1. */
@@ -239,12 +270,71 @@ static gm_mat *subs_view(lua_State *L, int n, const gm_sub_arg *raw, const char 
   return v;
 }
 
+static bool is_placeholder(const gml_adv *adv, int i) {
+  for (int p = 0; p < adv->k; p++)
+    if (adv->at[p] == i) return true;
+  return false;
+}
+
+/* vaxis[p]: where placeholder p's axis lies in the view of raw on a mat
+ * of rank; adv->front: NumPy's rule that the selected axes go first when
+ * the integer subscripts and index mats are not all adjacent. */
+static void adv_axes(const gm_sub_arg *raw, int n, int rank, gml_adv *adv, int *vaxis) {
+  int consumed = 0, lo = adv->at[0], hi = adv->at[adv->k - 1];
+  for (int i = 0; i < n; i++) {
+    if (raw[i].kind == GM_SUB_SELECT || raw[i].kind == GM_SUB_RANGE || raw[i].kind == GM_SUB_ALL) consumed++;
+    if (raw[i].kind == GM_SUB_SELECT) {
+      lo = i < lo ? i : lo;
+      hi = i > hi ? i : hi;
+    }
+  }
+  for (int p = 0; p < adv->k; p++) {
+    vaxis[p] = 0;
+    for (int i = 0; i < adv->at[p]; i++) {
+      if (raw[i].kind == GM_SUB_RANGE || raw[i].kind == GM_SUB_ALL || raw[i].kind == GM_SUB_NEWAXIS) vaxis[p]++;
+      if (raw[i].kind == GM_SUB_ELLIPSIS) vaxis[p] += rank - consumed;
+    }
+  }
+  adv->front = false;
+  for (int i = lo; i <= hi; i++)
+    if (raw[i].kind != GM_SUB_SELECT && !is_placeholder(adv, i)) adv->front = true;
+  adv->axis = vaxis[0];
+}
+
+/* Pushes the view of raw with the index axes first when NumPy's rule
+ * puts them there (else they are adjacent from adv->axis). */
+static void push_adv_view(lua_State *L, int n, const gm_sub_arg *raw, gml_adv *adv, const char *fn) {
+  int vaxis[GM_MAX_RANK];
+  adv_axes(raw, n, gml_checkmat(L, 1, fn)->rank, adv, vaxis);
+  gm_mat *v = subs_view(L, n, raw, fn);
+  if (adv->front) {
+    int perm[GM_MAX_RANK], r = 0;
+    bool taken[GM_MAX_RANK] = {false};
+    for (int p = 0; p < adv->k; p++) taken[perm[r++] = vaxis[p]] = true;
+    for (int d = 0; d < v->rank; d++)
+      if (!taken[d]) perm[r++] = d;
+    gm_mat *w = NULL;
+    gm_status st = gm_view_permute(v, v->rank, perm, &w);
+    gm_mat_free(v);
+    if (st != GM_OK) gml_raise(L, st, fn);
+    v = w;
+    adv->axis = 0;
+  }
+  gml_pushmat(L, v);
+}
+
 /* m[{...}] with subscripts at 3..3+n-1 that are not one element. */
 int gml_index_view(lua_State *L, int n) {
   gm_sub_arg raw[GM_MAX_SUBS];
+  gml_adv adv;
+  int nraw = 0;
   if (n > GM_MAX_SUBS) gml_argerror(L, 2, "index", "too many subscripts (%d)", n);
-  read_subs(L, 3, n, raw, "index");
-  gml_pushmat(L, subs_view(L, n, raw, "index"));
+  read_subs(L, 3, n, raw, &nraw, &adv, "index");
+  if (adv.n > 0) {
+    push_adv_view(L, nraw, raw, &adv, "index");
+    return gml_adv_apply(L, lua_gettop(L), &adv, 0, "index");
+  }
+  gml_pushmat(L, subs_view(L, nraw, raw, "index"));
   return 1;
 }
 
@@ -253,13 +343,20 @@ int gml_index_view(lua_State *L, int n) {
 int gml_assign_view(lua_State *L, int n) {
   const char *fn = "set";
   gm_sub_arg raw[GM_MAX_SUBS];
+  gml_adv adv;
+  int nraw = 0;
   if (n > GM_MAX_SUBS) gml_argerror(L, 2, fn, "too many subscripts (%d)", n);
-  read_subs(L, 4, n, raw, fn);
+  read_subs(L, 4, n, raw, &nraw, &adv, fn);
+  if (adv.n > 0) {
+    push_adv_view(L, nraw, raw, &adv, fn);
+    gml_adv_apply(L, lua_gettop(L), &adv, 3, fn);
+    return 0;
+  }
   bool number = lua_type(L, 3) == LUA_TNUMBER;
   if (!number && !gml_ismat(L, 3)) gml_argerror(L, 3, fn, "number or mat expected, got %s", luaL_typename(L, 3));
   double value = number ? lua_tonumber(L, 3) : 0;
   gm_mat *x = number ? NULL : gml_checkmat(L, 3, fn);
-  gm_mat *v = subs_view(L, n, raw, fn); /* nothing below runs Lua until v is freed */
+  gm_mat *v = subs_view(L, nraw, raw, fn); /* nothing below runs Lua until v is freed */
   gm_status st = gm_view_assign(v, x, value);
   gm_mat_free(v);
   if (st != GM_OK) gml_raise(L, st, fn);

@@ -35,6 +35,7 @@ static void (*const areas[])(lua_State *L, int module_idx) = {
     gml_open_broadcast,
     gml_open_reduce_axis,
     gml_open_scan,
+    gml_open_index,
     gml_open_constructors,
     gml_open_kernel,
     gml_open_emukern,

@@ -156,7 +156,11 @@ static const char *const any_ctype_fns[] = {
     /* the reductions and scans (core/reduce_axis.h, core/scan.h: exact for bool and integers; softmax refuses
      * them there) */
     "sum", "prod", "mean", "max", "min", "var", "std", "argmax", "argmin", "logsumexp", "softmax", "any", "all",
-    "count_nonzero", "cumulative_sum", "cumulative_prod", NULL};
+    "count_nonzero", "cumulative_sum", "cumulative_prod",
+    /* indexing (l_index.c, m[{...}] with index mats and masks) */
+    "index", "take", "index_select", "take_along_axis", "gather", "put_along_axis", "scatter_", "scatter_add_",
+    "scatter_reduce", "scatter_reduce_", "index_add_", "index_copy_", "index_fill_", "masked_select", "masked_fill_",
+    "masked_scatter_", "nonzero", "argwhere", NULL};
 
 /* The broadcasting ops (l_broadcast.c, l_operators.c): mats of every type
  * promote to one compute ctype first, which the binding and the core check

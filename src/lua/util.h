@@ -249,6 +249,20 @@ void gml_open_view(lua_State *L, int module_idx);
 /* l_view.c: m[{...}] and m[{...}] = x when the subscripts (at 3.. for a
  * read, 4.. for a write with the value at 3) are not one element. */
 int gml_index_view(lua_State *L, int n);
+/* The index mats or bool mask of m[{...}] (l_view.c reads them, l_index.c
+ * applies them): n mats at stack indices idx[0..n) (one mask, or integer
+ * mats broadcast together), which became the k placeholder subscripts at
+ * raw positions at[0..k); axis, where their axes start in the pushed
+ * view; front, NumPy's rule moved them first. */
+typedef struct gml_adv {
+  int n, k, axis;
+  int idx[GM_MAX_RANK], at[GM_MAX_RANK];
+  bool mask, front;
+} gml_adv;
+/* Reads (value_idx 0: pushes the copy) or assigns the value at value_idx
+ * through adv on the view at vidx. */
+int gml_adv_apply(lua_State *L, int vidx, const gml_adv *adv, int value_idx, const char *fn);
+void gml_open_index(lua_State *L, int module_idx);
 int gml_assign_view(lua_State *L, int n);
 /* l_view.c: reshape's dims forms (a list or integers, one -1) and its
  * view of a non-contiguous mat (or with -1). */

@@ -47,6 +47,7 @@ static gm_backend cuda_kernels = {
     .reduce_axis = &gm_lt_reduce_axis_ops,    /* kernels/reduce_axis.cu */
     .scan = &gm_lt_scan_ops,                  /* kernels/scan.cu */
     .strided_ew = &gm_lt_strided_ew_ops,        /* kernels/strided_ew.cu */
+    .index = &gm_lt_index_ops,                  /* kernels/index.cu */
 };
 
 /* Filled at the first call (device init), before any op runs; later

@@ -55,5 +55,6 @@ const gm_backend *gm_emulated_kernels(void) {
   emulated_kernels.reduce_axis = &gm_lt_reduce_axis_ops;
   emulated_kernels.scan = &gm_lt_scan_ops;
   emulated_kernels.strided_ew = &gm_lt_strided_ew_ops;
+  emulated_kernels.index = &gm_lt_index_ops;
   return &emulated_kernels;
 }

@@ -1,0 +1,82 @@
+/* Per-item functions of the gather/scatter engine of every indexing form
+ * (m[{idx}], m[mask], take, take_along_axis, put_along_axis, the Torch7
+ * index_* / scatter* / masked_* functions), shared by the host loops
+ * (src/host/index.c) and the CUDA kernels (kernels/index.cu, which the
+ * emulated device also runs), so every backend gives the same bits.
+ *
+ * Offsets are element offsets (int64, negative allowed: views with
+ * negative strides) from a view's first element, computed and checked on
+ * the host by core/index.c before any kernel runs.  A scatter comes
+ * grouped: run r writes the one element dst[r] from the sources
+ * spos[start[r] .. start[r+1]) in their original order, so one thread
+ * owns each written element.  No atomics: duplicates accumulate in index
+ * order on every device, which makes scatter_add_ deterministic (the
+ * float sums do not depend on thread timing) for every ctype. */
+#ifndef GM_KERNELS_INDEX_H
+#define GM_KERNELS_INDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../src/core/ctype_list.h"
+#include "hd.h"
+#include "int_ops.h"
+
+#define GM_INDEX_SET 0  /* the last source wins */
+#define GM_INDEX_ADD 1  /* sum (bool: or) */
+#define GM_INDEX_PROD 2 /* product (bool: and) */
+#define GM_INDEX_AMAX 3 /* maximum (NaN wins) */
+#define GM_INDEX_AMIN 4 /* minimum (NaN wins) */
+
+/* add and multiply: floats as C does, integers wrapping (int_ops.h:
+ * signed overflow would be UB), bool as or / and */
+#define GM_INDEX_FLOAT_(T, ...)                                  \
+  GM_HD T gm_index_add_##T(T a, T b) { return a + b; }            \
+  GM_HD T gm_index_mul_##T(T a, T b) { return a * b; }            \
+  GM_HD bool gm_index_nan_##T(T a) { return a != a; }
+#define GM_INDEX_INT_(T, ...)                                     \
+  GM_HD T gm_index_add_##T(T a, T b) { return gm_iadd_##T(a, b); } \
+  GM_HD T gm_index_mul_##T(T a, T b) { return gm_imul_##T(a, b); } \
+  GM_HD bool gm_index_nan_##T(T a) { return (void)a, false; }
+#define GM_INDEX_BOOL_(T, ...)                                   \
+  GM_HD T gm_index_add_##T(T a, T b) { return a || b; }           \
+  GM_HD T gm_index_mul_##T(T a, T b) { return a && b; }           \
+  GM_HD bool gm_index_nan_##T(T a) { return (void)a, false; }
+GM_FLOAT_CTYPES(GM_INDEX_FLOAT_)
+GM_INTEGER_CTYPES(GM_INDEX_INT_)
+GM_BOOL_CTYPES(GM_INDEX_BOOL_)
+#undef GM_INDEX_FLOAT_
+#undef GM_INDEX_INT_
+#undef GM_INDEX_BOOL_
+
+#define GM_INDEX_FNS_(T, ...)                                                                        \
+  GM_HD T gm_index_combine_##T(int mode, T a, T b) {                                                  \
+    switch (mode) {                                                                                   \
+      case GM_INDEX_ADD:                                                                              \
+        return gm_index_add_##T(a, b);                                                                \
+      case GM_INDEX_PROD:                                                                             \
+        return gm_index_mul_##T(a, b);                                                                \
+      case GM_INDEX_AMAX:                                                                             \
+        return (gm_index_nan_##T(b) || b > a) ? b : a;                                                             \
+      case GM_INDEX_AMIN:                                                                             \
+        return (gm_index_nan_##T(b) || b < a) ? b : a;                                                             \
+      default:                                                                                        \
+        return b;                                                                                     \
+    }                                                                                                 \
+  }                                                                                                   \
+  /* run r of a grouped scatter (the file's comment) */                                              \
+  GM_HD void gm_index_scatter_run_##T(int mode, size_t r, const int64_t *dst, const int64_t *start,    \
+                                      const int64_t *spos, const T *src, T *y) {                      \
+    int64_t lo = start[r], hi = start[r + 1];                                                         \
+    if (mode == GM_INDEX_SET) {                                                                       \
+      y[dst[r]] = src[spos[hi - 1]];                                                                  \
+      return;                                                                                         \
+    }                                                                                                 \
+    T acc = y[dst[r]];                                                                                \
+    for (int64_t k = lo; k < hi; k++) acc = gm_index_combine_##T(mode, acc, src[spos[k]]);            \
+    y[dst[r]] = acc;                                                                                  \
+  }
+GM_CTYPES(GM_INDEX_FNS_)
+#undef GM_INDEX_FNS_
+
+#endif

@@ -1,0 +1,161 @@
+-- Integer-array and boolean-mask indexing (docs/API.md "Indexing"):
+-- m[{idx}], m[mask] reads (copies) and writes, and the indexing functions
+-- (take, take_along_axis, put_along_axis, index_select, gather, scatter_,
+-- scatter_add_, scatter_reduce, index_add_, index_fill_, index_copy_,
+-- masked_select, masked_fill_, masked_scatter_, nonzero, argwhere) against
+-- NumPy (one python3 process) and plain-Lua references, over a few
+-- ctypes; hostile index mats raise before any element is touched.
+local gm = require "gpumat"
+local R = require "numpy_ref"
+
+local CTYPES = { "double", "float", "int64", "uint8" }
+
+-- a mat of ctype ct and dims with the values 1..n (exact in every ctype)
+local function seq(ct, dims)
+  local v = {}
+  for i = 1, R.count(dims) do v[i] = i end
+  return R.mk(ct, dims, v)
+end
+
+local function ints(v, dims, ct)
+  return R.mk(ct or "int64", dims or { #v }, v)
+end
+
+-- a bool mat of dims, true where the flat list v is truthy (1)
+local function mask(v, dims)
+  local m = gm.zeros(dims, { dtype = "bool" })
+  for i, b in ipairs(v) do if b == 1 then m[i] = true end end
+  return m
+end
+
+local function clone(m) return m:astype(m:dtype()) end
+
+local function check(got, want, what)
+  assert.are.same(want[1], got:dims(), what)
+  local g = R.flat(got)
+  assert.are.equal(#want[2], #g, what)
+  for i = 1, #g do assert.are.equal(want[2][i], tonumber(g[i]), what .. " at " .. i) end
+end
+
+describe("advanced indexing", function()
+  local ref -- NumPy's results, one process for the whole file
+  local exprs = {
+    "x[[2,0,-1,2]]", "x[:, [3,0]]", "x[1, [3,0,0]]", "x[::-1, [1,2]]",
+    "y[[1,0], :, 1]", "y[:, [0,2], 1]", "y[1, :, [0,3]]", "y[:, [[0,1],[2,2]]]",
+    "x[x % 3 == 0]", "y[np.array([[True,False,True],[False,True,False]])]", "x[:, [True, False, True, True]]",
+    "np.take(x, [[0,11],[5,5]])", "np.take_along_axis(x, np.array([[0,3],[2,2],[1,0]]), 1)",
+    "np.argwhere(x % 5 == 0)", "x[[0,2,-1],[3,1,1]]", "y[[[0],[1]], :, [0,3]]", "y[:, [0,2], [[1],[3]]]",
+  }
+  setup(function()
+    if not R.python then return end
+    local x, y = {}, {}
+    for i = 1, 12 do x[i] = i end
+    for i = 1, 24 do y[i] = i end
+    ref = R.numpy({ x = { { 3, 4 }, x }, y = { { 2, 3, 4 }, y } }, exprs)
+  end)
+
+  it("m[{...}] with an index mat or a mask reads as NumPy, in every ctype", function()
+    if not ref then pending(R.why) return end
+    for _, ct in ipairs(CTYPES) do
+      local x, y = seq(ct, { 3, 4 }), seq(ct, { 2, 3, 4 })
+      local i3 = ints({ 3, 1, -1, 3 }, nil, "int16")
+      check(x[{ i3 }], ref[1], ct .. " x[idx]")
+      check(x[{ {}, ints({ 4, 1 }, nil, "uint8") }], ref[2], ct .. " x[:, idx]")
+      check(x[{ 2, ints({ 4, 1, 1 }) }], ref[3], ct .. " x[1, idx]")
+      check(x[{ { -1, 1, -1 }, ints({ 2, 3 }) }], ref[4], ct .. " reversed rows")
+      check(y[{ ints({ 2, 1 }), {}, 2 }], ref[5], ct .. " non-adjacent: first")
+      check(y[{ {}, ints({ 1, 3 }), 2 }], ref[6], ct .. " adjacent: in place")
+      check(y[{ 2, {}, ints({ 1, 4 }) }], ref[7], ct .. " int and index apart")
+      check(y[{ {}, ints({ 1, 2, 3, 3 }, { 2, 2 }) }], ref[8], ct .. " 2-d index")
+      check(x[mask({ 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1 }, { 3, 4 })], ref[9], ct .. " x[mask]")
+      check(y[mask({ 1, 0, 1, 0, 1, 0 }, { 2, 3 })], ref[10], ct .. " leading mask")
+      check(x[{ {}, mask({ 1, 0, 1, 1 }, { 4 }) }], ref[11], ct .. " x[:, mask]")
+      check(gm.take(x, ints({ 1, 12, 6, 6 }, { 2, 2 })), ref[12], ct .. " take flat")
+      check(gm.take_along_axis(x, ints({ 1, 4, 3, 3, 2, 1 }, { 3, 2 }), 2), ref[13], ct .. " take_along_axis")
+    end
+    local fives = {}
+    for i = 1, 12 do fives[i] = i % 5 == 0 and 1 or 0 end
+    local aw = {}
+    for i, v in ipairs(ref[14][2]) do aw[i] = v + 1 end
+    check(gm.argwhere(R.mk("double", { 3, 4 }, fives)), { ref[14][1], aw }, "argwhere 1-based")
+    local y = seq("int32", { 2, 3, 4 })
+    check(seq("double", { 3, 4 })[{ ints({ 1, 3, -1 }), ints({ 4, 2, 2 }, nil, "uint16") }], ref[15], "two index mats")
+    check(y[{ ints({ 1, 2 }, { 2, 1 }), {}, ints({ 1, 4 }) }], ref[16], "broadcast apart: first")
+    check(y[{ {}, ints({ 1, 3 }), ints({ 2, 4 }, { 2, 1 }) }], ref[17], "broadcast adjacent: in place")
+  end)
+
+  it("reads are copies; writes go through index mats and masks, last repeated index wins", function()
+    for _, ct in ipairs(CTYPES) do
+      local x = seq(ct, { 3, 4 })
+      local c = x[{ ints({ 1 }) }]
+      c[1] = 99
+      assert.are.equal(1, tonumber(x[1]), ct)
+      x[mask({ 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1 }, { 3, 4 })] = 0
+      assert.are.same({ 0, 2, 3, 4, 5, 0, 7, 8, 9, 10, 11, 0 }, R.flat(x), ct)
+      x[{ {}, ints({ 2, -1 }) }] = R.mk(ct, { 2 }, { 50, 60 }) -- broadcast over rows
+      assert.are.same({ 0, 50, 3, 60, 5, 50, 7, 60, 9, 50, 11, 60 }, R.flat(x), ct)
+      x[{ 1, ints({ 1, 1, 3 }) }] = R.mk(ct, { 3 }, { 5, 7, 9 })
+      assert.are.same({ 7, 50, 9, 60 }, R.flat(x[{ 1, {} }]), ct)
+      x[{ ints({ 2, 3 }), ints({ 1, -1 }) }] = 4
+      assert.are.same({ 4, 50, 7, 60, 9, 50, 11, 4 }, R.flat(x[{ { 2, 3 }, {} }]), ct)
+      local v = x[{ { 3, 1, -1 }, {} }] -- a view with a negative stride
+      v[{ ints({ 1 }) }] = 1
+      assert.are.same({ 1, 1, 1, 1 }, R.flat(x[{ 3, {} }]), ct)
+    end
+  end)
+
+  it("the Torch7 and NumPy functions give the plain-Lua references", function()
+    for _, ct in ipairs(CTYPES) do
+      local x = seq(ct, { 3, 4 })
+      assert.are.same({ 2, 4, 6, 8, 10, 12 }, R.flat(x:index_select(2, { 2, 4 })), ct)
+      assert.are.same({ 9, 10, 11, 12, 1, 2, 3, 4 }, R.flat(gm.take(x, { 3, -3 }, { axis = 1 })), ct)
+      assert.are.same({ 2, 1, 7, 7, 12, 9 }, R.flat(x:gather(2, { { 2, 1 }, { 3, 3 }, { 4, 1 } })), ct)
+      local g = clone(x)
+      assert.are.equal(g, g:scatter_(2, ints({ 4, 4, 1 }, { 3, 1 }), R.mk(ct, { 3, 2 }, { 20, 0, 21, 0, 22, 0 })))
+      assert.are.same({ 1, 2, 3, 20, 5, 6, 7, 21, 22, 10, 11, 12 }, R.flat(g), ct)
+      g = clone(x):scatter_add_(1, ints({ 1, 1, 1, 1, 1, 1, 3, 1 }, { 2, 4 }), 1) -- duplicates accumulate
+      assert.are.same({ 3, 4, 4, 6, 5, 6, 7, 8, 9, 10, 12, 12 }, R.flat(g), ct)
+      g = x:scatter_reduce(1, ints({ 3, 3, 3, 3 }, { 1, 4 }), R.mk(ct, { 1, 4 }, { 20, 1, 30, 2 }), "amax")
+      assert.are.same({ 20, 10, 30, 12 }, R.flat(g[{ 3, {} }]), ct)
+      assert.are.same({ 1, 2, 3, 4 }, R.flat(x[{ 1, {} }]), ct .. " scatter_reduce copies")
+      g = clone(x):index_add_(1, { 2, 2 }, R.mk(ct, { 2, 4 }, { 1, 1, 1, 1, 2, 2, 2, 2 }))
+      assert.are.same({ 8, 9, 10, 11 }, R.flat(g[{ 2, {} }]), ct)
+      g = clone(x):index_fill_(2, { 1, -1 }, 0):index_copy_(1, { 3 }, R.mk(ct, { 1, 4 }, { 4, 3, 2, 1 }))
+      assert.are.same({ 0, 2, 3, 0, 0, 6, 7, 0, 4, 3, 2, 1 }, R.flat(g), ct)
+      local mk = mask({ 1, 0, 0, 1 }, { 4 }) -- broadcast over the rows
+      assert.are.same({ 1, 4, 5, 8, 9, 12 }, R.flat(x:masked_select(mk)), ct)
+      g = clone(x):masked_fill_(mk, 0):masked_scatter_(mask({ 0, 1, 1, 0 }, { 4 }), seq(ct, { 7 }))
+      assert.are.same({ 0, 1, 2, 0, 0, 3, 4, 0, 0, 5, 6, 0 }, R.flat(g), ct)
+      g = gm.put_along_axis(clone(x), ints({ 2, 1, 1 }, { 3, 1 }), 0, 2)
+      assert.are.same({ 1, 0, 3, 4, 0, 6, 7, 8, 0, 10, 11, 12 }, R.flat(g), ct)
+      local nz = gm.nonzero(g)
+      assert.are.same({ 1, 1, 1, 2, 2, 2, 3, 3, 3 }, R.flat(nz[1]), ct)
+      assert.are.same({ 1, 3, 4, 2, 3, 4, 2, 3, 4 }, R.flat(nz[2]), ct)
+      assert.are.equal("int64", nz[1]:dtype(), ct)
+    end
+  end)
+
+  it("hostile and wrong-shaped indices raise naming the function, and change nothing", function()
+    local x = seq("double", { 3, 4 })
+    local before = R.flat(x)
+    local MIN, MAX = math.mininteger, math.maxinteger
+    for _, bad in ipairs({ MIN, MAX, 0, 4, -4 }) do
+      assert.has_error(function() x[{ ints({ 1, bad }) }] = 0 end,
+        string.format("bad argument #2 to 'set' (index %d is out of range for length 3 (1..3, or -3..-1 from the end))", bad))
+      assert.error_matches(function() return x:index_select(1, { bad }) end, "'index_select'.*out of range")
+      assert.error_matches(function() x:scatter_add_(1, ints({ bad, 1, 1, 1 }, { 1, 4 }), 1) end, "'scatter_add_'.*out of range")
+    end
+    assert.error_matches(function() return x[{ ints({ -1 }, nil, "uint64") }] end, "index 9223372036854775807 is out of range")
+    assert.error_matches(function() return x[{ R.mk("float", { 1 }, { 1 }) }] end, "index mat must have an integer ctype, got float")
+    assert.error_matches(function() return x[mask({ 1, 0 }, { 2 })] end, "'index'.*the mask's axis 1 has length 2, the indexed axis 3")
+    assert.error_matches(function() return gm.take_along_axis(x, ints({ 1 }), 1) end, "must have the rank of the mat")
+    assert.error_matches(function() return x:masked_select(x) end, "'masked_select'.*mask must be a bool mat, got double")
+    assert.error_matches(function() return x:gather(3, { { 1 } }) end, "'gather'")
+    assert.error_matches(function() return x:index_select(1, { 1.5 }) end, "index 1 must be an integer")
+    assert.error_matches(function() x[{ ints({ 1, 2 }) }] = gm.zeros(3) end, "does not broadcast")
+    assert.error_matches(function() return x[{ ints({ 1, 2 }), ints({ 1, 2, 3 }) }] end, "do not broadcast together")
+    assert.error_matches(function() x[{ ints({ 1 }), ints({ 5 }) }] = 0 end, "'set'.*index 5 is out of range for length 4")
+    assert.error_matches(function() return x[{ mask({ 1, 0, 1 }, { 3 }), ints({ 1 }) }] end, "a mask with other index mats")
+    assert.are.same(before, R.flat(x))
+  end)
+end)
