@@ -152,7 +152,8 @@ static const char *const any_ctype_fns[] = {
     "_format_grid", "format_mat", "watch_facet", "watch_facets", "facets", "find_facet", "synchronization",
     "destroy_facet", "destroy", "add_facet_reference", "remove_facet_reference", "use_cuda_p", "free", "__gc",
     "__close", "ensure_core", "ensure", "mat_from_buffer", "syncing_cuda_facets", "with_syncing_cuda_facets",
-    NULL};
+    /* the sort engine's (l_scan.c: every real ctype, kernels/scan.h) */
+    "argsort", "cummax", "cummin", "mode", "unique", "searchsorted", "isin", NULL};
 
 /* The ones that also take integer mats (not bool): wrapping arithmetic,
  * the whole-mat sum, max and min (core/broadcast.c, core/reduce.c), and
