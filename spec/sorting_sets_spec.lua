@@ -186,6 +186,11 @@ for _, place in ipairs(places) do
         local u, ui, inv, cnt = gm.unique_all(gm.zeros(0))
         assert.are.same({ 0, 0, 0, 0 }, { u:size(), ui:size(), inv:size(), cnt:size() })
         assert.are.same({ false, false }, gm.isin(gm.zeros(2), gm.zeros(0)):to_table())
+        -- mixed types meet in result_type: 2.5 is not the int 2; a number gives a Lua integer
+        local im = mk("int32", { 3 }, { 2, 3, 4 })
+        assert.are.same({ false, true, false }, gm.isin(im, { 2.5, 3 }):to_table())
+        assert.are.equal(2, gm.searchsorted(im, 2.5))
+        assert.are.equal(3, gm.searchsorted(im, 3, { side = "right" }))
       end)
     end)
   end)

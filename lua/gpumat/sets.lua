@@ -25,10 +25,12 @@ return function(gm, core, methods, h)
   -- x2 the 1-based position at which inserting it keeps the 1-d x1 sorted
   -- (NumPy's index + 1, in 1..n + 1): "left" the first such, "right" the
   -- last.  NaN sorts last as in gm.sort; sorter (int64, 1-based, gm.argsort
-  -- of x1) reads x1 in sorted order.  int64 mat of x2's dims.
+  -- of x1) reads x1 in sorted order.  int64 mat of x2's dims (a Lua
+  -- integer for a number x2).  Different ctypes meet in gm.result_type.
   function gm.searchsorted(x1, x2, opts)
     check_mat(x1, "searchsorted")
-    if type(x2) == "number" then x2 = gm.array_to_mat({ x2 }):as(x1:dtype()) end
+    local scalar = type(x2) == "number"
+    if scalar then x2 = gm.array_to_mat({ x2 }) end
     if getmetatable(x2) ~= getmetatable(x1) then argerror(2, "searchsorted", "gpumat.mat expected, got %s", type(x2)) end
     opts = options(opts, 3, "searchsorted", { side = true, sorter = true })
     if #x1:dims() ~= 1 then argerror(1, "searchsorted", "x1 must be 1-d, got rank %d", #x1:dims()) end
@@ -49,15 +51,18 @@ return function(gm, core, methods, h)
       end
     end
     local a, b = common(x1, x2)
-    return core._search(a, sorter, b, side == "left" and LEFT or RIGHT)
+    local p = core._search(a, sorter, b, side == "left" and LEFT or RIGHT)
+    if scalar then return p[1] end
+    return p
   end
 
   -- gm.isin(x, test_elements, {invert = false}): bool mat of x's dims,
   -- true where the element equals one of test_elements (== decides, so a
-  -- NaN is in nothing); invert negates.
+  -- NaN is in nothing); invert negates.  test_elements may be a Lua list
+  -- (double values); different ctypes meet in gm.result_type.
   function gm.isin(x, test, opts)
     check_mat(x, "isin")
-    if type(test) == "table" and getmetatable(test) == nil then test = gm.array_to_mat(test):as(x:dtype()) end
+    if type(test) == "table" and getmetatable(test) == nil then test = gm.array_to_mat(test) end
     if getmetatable(test) ~= getmetatable(x) then argerror(2, "isin", "gpumat.mat expected, got %s", type(test)) end
     opts = options(opts, 3, "isin", { invert = true })
     local a, b = common(x, test)
