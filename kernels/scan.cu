@@ -126,7 +126,7 @@ extern "C" int gm_cuda_sort_axis(int ctype, int desc, size_t outer, size_t len, 
 // indices) per line, from the stream's scratch.
 extern "C" int gm_cuda_lines_axis(int ctype, int op, int flag, size_t outer, size_t len, size_t inner, const void *x,
                                   void *y, int64_t *yi, const gm_launch_ctx *lc) {
-  const size_t lines = outer * inner, esize = gm_ctype_bytes(ctype);
+  const size_t lines = gm_lines_count(op, outer, inner), esize = gm_ctype_bytes(ctype);
   if (esize == 0) return (int)cudaErrorInvalidValue;
   void *w = NULL;
   int err = op == GM_LINES_CUMEXT ? 0 : gm_scratch_alloc(lc, lines * gm_lines_scratch(len, esize), &w);

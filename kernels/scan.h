@@ -78,6 +78,7 @@ GM_HD size_t gm_scan_line_start(size_t i, size_t n, size_t inner) { return i / i
 #define GM_LINES_CUMEXT 1  /* flag: 1 cummax, 0 cummin (Torch's rule, NaN sticks) */
 #define GM_LINES_MODE 2    /* the axis' output length is 1 */
 #define GM_LINES_UNIQUE 3  /* one line (outer = inner = 1); yi holds 3 len + 1 */
+#define GM_LINES_UNIQUE_ROWS 4 /* unique rows of a contiguous (len, inner) x: one caller; y (len, inner) */
 
 /* searchsorted's sides and isin's (invert) modes */
 #define GM_SEARCH_LEFT 0
@@ -92,6 +93,10 @@ GM_HD size_t gm_scan_line_start(size_t i, size_t n, size_t inner) { return i / i
 
 /* The output length along the axis of op for an input of len. */
 GM_HD size_t gm_lines_out_len(int op, size_t len) { return op == GM_LINES_MODE ? 1 : len; }
+/* The number of callers (lines) of op: unique rows has one. */
+GM_HD size_t gm_lines_count(int op, size_t outer, size_t inner) {
+  return op == GM_LINES_UNIQUE_ROWS ? 1 : outer * inner;
+}
 
 #define GM_ORD_FNS_(T, E, BEFORE, ISNAN)                                                                  \
   GM_HD void gm_ord_merge_##E(int desc, const T *sv, const int64_t *si, T *dv, int64_t *di, size_t lo, size_t mid, \
@@ -164,8 +169,59 @@ GM_HD size_t gm_lines_out_len(int op, size_t len) { return op == GM_LINES_MODE ?
     }                                                                                                     \
     yi[3 * len] = u;                                                                                      \
   }                                                                                                       \
+  /* Rows a, b of k elements: lexicographically before (the sort's order),                                \
+   * and equal (==: a row holding NaN equals none). */                                                    \
+  GM_HD int gm_ord_row_before_##E(const T *a, const T *b, size_t k) {                                     \
+    for (size_t c = 0; c < k; c++) {                                                                      \
+      if (BEFORE(a[c], b[c], 0)) return 1;                                                                \
+      if (BEFORE(b[c], a[c], 0)) return 0;                                                                \
+    }                                                                                                     \
+    return 0;                                                                                             \
+  }                                                                                                       \
+  GM_HD int gm_ord_row_same_##E(const T *a, const T *b, size_t k) {                                       \
+    for (size_t c = 0; c < k; c++)                                                                        \
+      if (!(a[c] == b[c])) return 0;                                                                      \
+    return 1;                                                                                             \
+  }                                                                                                       \
+  /* Stable merge sort of the n row numbers of x (rows of k) into wi[o, o + n); returns o. */             \
+  GM_HD size_t gm_ord_sort_rows_##E(size_t n, size_t k, const T *x, int64_t *wi) {                        \
+    int64_t *a = wi, *b = wi + n;                                                                         \
+    for (size_t r = 0; r < n; r++) a[r] = (int64_t)r;                                                     \
+    for (size_t width = 1; width < n; width *= 2) {                                                       \
+      for (size_t lo = 0; lo < n; lo += 2 * width) {                                                      \
+        size_t mid = n - lo < width ? n : lo + width, hi = n - mid < width ? n : mid + width;             \
+        size_t i = lo, j = mid, o = lo;                                                                   \
+        while (i < mid && j < hi) b[o++] = gm_ord_row_before_##E(x + a[j] * k, x + a[i] * k, k) ? a[j++] : a[i++]; \
+        while (i < mid) b[o++] = a[i++];                                                                  \
+        while (j < hi) b[o++] = a[j++];                                                                   \
+      }                                                                                                   \
+      int64_t *t = a;                                                                                     \
+      a = b, b = t;                                                                                       \
+    }                                                                                                     \
+    return a == wi ? 0 : n;                                                                               \
+  }                                                                                                       \
+  /* NumPy's unique(axis) on rows: y the unique rows, yi as unique's. */                                  \
+  GM_HD void gm_ord_unique_rows_##E(size_t n, size_t k, const T *x, T *y, int64_t *yi, int64_t *wi) {     \
+    const int64_t *s = wi + gm_ord_sort_rows_##E(n, k, x, wi);                                            \
+    int64_t u = 0, *first = yi, *count = yi + n, *inverse = yi + 2 * n;                                   \
+    for (size_t r = 0; r < n; r++) {                                                                      \
+      const T *row = x + s[r] * k;                                                                        \
+      if (r == 0 || !gm_ord_row_same_##E(x + s[r - 1] * k, row, k)) {                                    \
+        for (size_t c = 0; c < k; c++) y[u * k + c] = row[c];                                             \
+        first[u] = s[r] + 1;                                                                              \
+        count[u++] = 0;                                                                                   \
+      }                                                                                                   \
+      count[u - 1]++;                                                                                     \
+      inverse[s[r]] = u;                                                                                  \
+    }                                                                                                     \
+    yi[3 * n] = u;                                                                                        \
+  }                                                                                                       \
   GM_HD void gm_lines_line_##E(int op, int flag, size_t len, size_t inner, const T *x, T *y, int64_t *yi,    \
                                T *wv, int64_t *wi) {                                                      \
+    if (op == GM_LINES_UNIQUE_ROWS) {                                                                     \
+      gm_ord_unique_rows_##E(len, inner, x, y, yi, wi);                                                   \
+      return;                                                                                             \
+    }                                                                                                     \
     if (op == GM_LINES_CUMEXT) {                                                                          \
       gm_ord_cumext_##E(flag, len, inner, x, y, yi);                                                      \
       return;                                                                                             \

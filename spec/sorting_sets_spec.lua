@@ -236,7 +236,8 @@ describe("against NumPy", function()
     local t = { 3, nan, 1, 3, -0.0, 2, nan, 1, 0.0, 3, 5, -1 }
     local s = { -1, 0, 1, 1, 2, 5, nan }
     local q = { 1, nan, 4, 2, nan, nan, nan, nan, 3, 0.5, nan, 7 }
-    local o = R.numpy({ a = { { 12 }, t }, s = { { 7 }, s }, q = { { 3, 4 }, q } }, {
+    local g = { 2, 1, 2, 0, 1, 1, 2, 1, 2, 0, 1, 1, 2, 0, 2 }
+    local o = R.numpy({ a = { { 12 }, t }, s = { { 7 }, s }, q = { { 3, 4 }, q }, g = { { 5, 3 }, g } }, {
       "np.unique(a, equal_nan=False)",
       "np.unique(a, return_index=True, equal_nan=False)[1] + 1",
       "np.unique(a, return_inverse=True, equal_nan=False)[1] + 1",
@@ -246,6 +247,10 @@ describe("against NumPy", function()
       "np.searchsorted(s[::-1], a, sorter=np.arange(7)[::-1].copy()) + 1",
       "np.isin(a, s)", "np.isin(a, s, invert=True)",
       "(__import__('warnings').simplefilter('ignore'), np.nanquantile(q, 0.3, axis=1))[1]", "np.nanquantile(q, 0.75, axis=0)", "np.nanquantile(q, 0.5)",
+      "np.unique(g, axis=0)", "np.unique(g, axis=0, return_index=True)[1] + 1",
+      "np.unique(g, axis=0, return_inverse=True)[1] + 1", "np.unique(g, axis=0, return_counts=True)[1]",
+      "np.unique(g, axis=1)", "np.unique(g, axis=1, return_index=True)[1] + 1",
+      "np.unique(g, axis=1, return_inverse=True)[1] + 1", "np.unique(g, axis=1, return_counts=True)[1]",
     })
     -- signless: NumPy's unique keeps whichever of -0.0 and 0.0 its
     -- unstable sort puts first; gpumat the first occurrence
@@ -282,6 +287,17 @@ describe("against NumPy", function()
         check(o[10], gm.nanquantile(qm, 0.3, { axis = 2 }), "nanquantile axis 2")
         check(o[11], gm.nanquantile(qm, 0.75, { axis = 1 }), "nanquantile axis 1")
         same(o[12][2][1], gm.nanquantile(qm, 0.5), "nanquantile of all")
+        -- unique along an axis: lexicographic slices (NumPy's unique(axis))
+        for _, ct in ipairs({ "int32", "double" }) do
+          local gmat = mk(ct, { 5, 3 }, g)
+          for axis = 1, 2 do
+            local res = { gm.unique_all(gmat, { axis = axis }) }
+            local at = 12 + 4 * (axis - 1)
+            for k, what in ipairs({ "values", "indices", "inverse", "counts" }) do
+              check(o[at + k], res[k], ct .. " unique axis " .. axis .. " " .. what)
+            end
+          end
+        end
       end)
     end
   end)

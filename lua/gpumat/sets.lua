@@ -8,7 +8,7 @@ local argerror = require("gpumat.argcheck").argerror
 
 return function(gm, core, methods, h)
   local options, check_mat, axis_of = h.options, h.check_mat, h.axis_of
-  local ARGSORT, UNIQUE = 0, 3
+  local ARGSORT, UNIQUE, UNIQUE_ROWS = 0, 3, 4
   local LEFT, RIGHT, ISIN, NOTIN = 0, 1, 2, 3
 
   -- m as a contiguous 1-d mat of its elements (row-major).
@@ -70,11 +70,37 @@ return function(gm, core, methods, h)
     return core._search(s, nil, a, opts.invert and NOTIN or ISIN)
   end
 
+  -- unique_all of the slices of x along axis (NumPy's unique(axis)): the
+  -- axis moved first, the rest flattened to rows, the unique rows moved back.
+  local function unique_axis(x, axis, fname)
+    local r = #x:dims()
+    local a = axis_of(x, axis, 2, fname)
+    local order, back = { a }, {}
+    for k = 1, r do
+      if k ~= a then order[#order + 1] = k end
+    end
+    for k, o in ipairs(order) do back[o] = k end
+    local n = x:dim(a)
+    local moved = x:permute(table.unpack(order)):contiguous()
+    local mdims = moved:dims()
+    local rows = moved:view(n, n == 0 and 0 or moved:size() // n)
+    if n > 0 and rows:dim(2) == 0 then argerror(1, fname, "the slices along axis %d are empty", a) end
+    local v, yi = core._lines_axis(rows, 1, UNIQUE_ROWS, false, true)
+    local u = yi[3 * n + 1]
+    mdims[1] = u
+    local vals = v:narrow(1, 1, u):contiguous():view(mdims):permute(table.unpack(back)):contiguous()
+    return vals, yi:narrow(1, 1, u):contiguous(), yi:narrow(1, 2 * n + 1, n):contiguous(),
+      yi:narrow(1, n + 1, u):contiguous()
+  end
+
   -- The standard's unique_all of x (flattened): sorted values (NaNs each
   -- distinct), first positions, inverse (x's dims) and counts; int64,
-  -- 1-based.
-  function gm.unique_all(x)
-    check_mat(x, "unique_all")
+  -- 1-based.  {axis = k}: NumPy's unique along axis (unique slices in
+  -- lexicographic order; the inverse then has the axis' length).
+  local function unique_all(x, opts, fname)
+    check_mat(x, fname)
+    opts = options(opts, 2, fname, { axis = true })
+    if opts.axis ~= nil then return unique_axis(x, opts.axis, fname) end
     local f = flat(x)
     local n = f:size()
     local v, yi = core._lines_axis(f, 1, UNIQUE, false, true)
@@ -83,18 +109,14 @@ return function(gm, core, methods, h)
     return v:narrow(1, 1, u):contiguous(), yi:narrow(1, 1, u):contiguous(), inverse,
       yi:narrow(1, n + 1, u):contiguous()
   end
-  function gm.unique_values(x)
-    check_mat(x, "unique_values")
-    return (gm.unique_all(x))
-  end
-  function gm.unique_counts(x)
-    check_mat(x, "unique_counts")
-    local v, _, _, c = gm.unique_all(x)
+  function gm.unique_all(x, opts) return unique_all(x, opts, "unique_all") end
+  function gm.unique_values(x, opts) return (unique_all(x, opts, "unique_values")) end
+  function gm.unique_counts(x, opts)
+    local v, _, _, c = unique_all(x, opts, "unique_counts")
     return v, c
   end
-  function gm.unique_inverse(x)
-    check_mat(x, "unique_inverse")
-    local v, _, i = gm.unique_all(x)
+  function gm.unique_inverse(x, opts)
+    local v, _, i = unique_all(x, opts, "unique_inverse")
     return v, i
   end
 

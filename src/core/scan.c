@@ -118,19 +118,35 @@ static const char *lines_name(int op, int flag) {
   }
 }
 
+/* The int64 result of op: x's dims with axis `on` long, or for the
+ * unique ops a 1-d mat of 3 len + 1 (first positions, counts, inverse,
+ * the count). */
+static gm_status new_index(const gm_mat *x, int op, int axis, size_t len, gm_mat **out) {
+  if (op < GM_LINES_UNIQUE) return new_typed(x, GM_INT64, axis, gm_lines_out_len(op, len), out);
+  size_t n = 3 * len + 1;
+  gm_mat_options mo = {.ctype = GM_INT64, .cuda_enabled = x->cuda_enabled};
+  GM_TRY(gm_mat_new(1, &n, &mo, out));
+  return len == 0 ? gm_fill_(0.0, *out, n) : GM_OK;
+}
+
+static gm_status check_lines(const char *fn, const gm_mat *x, int axis, int op, size_t sh[3]) {
+  if (op < GM_LINES_ARGSORT || op > GM_LINES_UNIQUE_ROWS) return gm_fail(GM_EINVAL, "lines: unknown op %d", op);
+  GM_TRY(axis_shape(fn, x, axis, sh));
+  if (op == GM_LINES_UNIQUE && x->rank != 1) return gm_fail(GM_EINVAL, "%s: the mat must be 1-d", fn);
+  if (op == GM_LINES_UNIQUE_ROWS && (x->rank != 2 || axis != 0 || (sh[1] > 0 && sh[2] == 0)))
+    return gm_fail(GM_EINVAL, "%s: rows of a 2-d mat with at least one column expected", fn);
+  if (op == GM_LINES_MODE && sh[1] == 0) return gm_fail(GM_EINVAL, "%s: axis %d is empty", fn, axis + 1);
+  return GM_OK;
+}
+
 gm_status gm_lines_axis(gm_mat *x, int axis, int op, int flag, bool values, gm_mat **y, gm_mat **yi) {
   const char *fn = lines_name(op, flag);
   size_t sh[3] = {0, 0, 0};
-  if (op < GM_LINES_ARGSORT || op > GM_LINES_UNIQUE) return gm_fail(GM_EINVAL, "lines: unknown op %d", op);
-  GM_TRY(axis_shape(fn, x, axis, sh));
-  if (op == GM_LINES_UNIQUE && x->rank != 1) return gm_fail(GM_EINVAL, "%s: the mat must be 1-d", fn);
-  if (op == GM_LINES_MODE && sh[1] == 0) return gm_fail(GM_EINVAL, "%s: axis %d is empty", fn, axis + 1);
-  size_t on = gm_lines_out_len(op, sh[1]), in = op == GM_LINES_UNIQUE ? 3 * on + 1 : on;
+  GM_TRY(check_lines(fn, x, axis, op, sh));
   gm_mat *v = NULL, *ix = NULL;
-  gm_status st = values || op != GM_LINES_ARGSORT ? new_typed(x, x->ctype, axis, on, &v) : GM_OK;
-  if (st == GM_OK) st = new_typed(x, GM_INT64, axis, in, &ix);
-  if (st == GM_OK && op == GM_LINES_UNIQUE && sh[1] == 0) st = gm_fill_(0.0, ix, ix->size);
-  else if (st == GM_OK && sh[0] * sh[1] * sh[2] > 0) st = run_lines(fn, x, v, ix, op, flag, sh);
+  gm_status st = values || op != GM_LINES_ARGSORT ? new_typed(x, x->ctype, axis, gm_lines_out_len(op, sh[1]), &v) : GM_OK;
+  if (st == GM_OK) st = new_index(x, op, axis, sh[1], &ix);
+  if (st == GM_OK && sh[0] * sh[1] * sh[2] > 0) st = run_lines(fn, x, v, ix, op, flag, sh);
   if (st != GM_OK) {
     gm_mat_free(v);
     gm_mat_free(ix);

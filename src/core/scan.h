@@ -24,7 +24,8 @@ gm_status gm_sort_axis(gm_mat *x, int axis, bool descending, gm_mat **out);
  * along 0-based axis: argsort and cummax/cummin keep x's dims, mode makes
  * the axis 1 long, unique takes a 1-d x and gives y of x's length (the
  * first count values are the unique ones) and yi of 3 n + 1 (first
- * positions, counts, inverse, then the count). */
+ * positions, counts, inverse, then the count); unique rows takes a 2-d
+ * contiguous x and axis 0, y the unique rows first. */
 gm_status gm_lines_axis(gm_mat *x, int axis, int op, int flag, bool values, gm_mat **y, gm_mat **yi);
 /* *out := each element of v searched in the sorted 1-d s (through the
  * int64 1-based permutation sorter when not NULL): int64 1-based

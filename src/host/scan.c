@@ -115,7 +115,7 @@ static gm_status host_lines(void *ctx, gm_ctype t, int op, int flag, size_t oute
                             const void *x, void *y, int64_t *yi) {
   (void)ctx;
   lines_job j = {t, op, flag, len, inner, x, y, yi, 0};
-  gm_par_for(outer * inner, 1, 8.0 * (double)len + 1, lines_chunk, &j);
+  gm_par_for(gm_lines_count(op, outer, inner), 1, 8.0 * (double)len + 1, lines_chunk, &j);
   return j.failed ? gm_fail(GM_ENOMEM, "sort: out of host memory for the merge scratch") : GM_OK;
 }
 

@@ -39,9 +39,9 @@ static int l_sort_axis(lua_State *L) {
 /* core._lines_axis(m, axis, op, flag, values) -> y (or nil), yi: the
  * index-carrying engine (core/scan.h gm_lines_axis), op GM_LINES_* */
 static int l_lines_axis(lua_State *L) {
-  static const char *const names[] = {"argsort", "cummax", "mode", "unique"};
+  static const char *const names[] = {"argsort", "cummax", "mode", "unique", "unique"};
   int op = (int)luaL_checkinteger(L, 3), flag = lua_toboolean(L, 4);
-  const char *fn = names[op >= 0 && op <= 3 ? op : 0];
+  const char *fn = names[op >= 0 && op <= 4 ? op : 0];
   if (op == GM_LINES_CUMEXT && !flag) fn = "cummin";
   gm_mat *m = gml_checkmat(L, 1, fn), *y = NULL, *yi = NULL;
   int axis = check_axis(L, m, fn);
