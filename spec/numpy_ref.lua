@@ -79,7 +79,7 @@ function R.numpy(vars, exprs)
   local src = { "import numpy as np", "inf, nan = np.inf, np.nan  # %.17g writes these" }
   for name, d in pairs(vars) do
     local vs, shape = {}, {}
-    for i, x in ipairs(d[2]) do vs[i] = string.format("%.17g", x) end
+    for i, x in ipairs(d[2]) do vs[i] = x ~= x and "np.nan" or string.format("%.17g", x):gsub("inf", "np.inf") end
     for i, x in ipairs(d[1]) do shape[i] = tostring(x) end
     src[#src + 1] = string.format("%s = np.array([%s], dtype=np.float64).reshape(%s)", name,
       table.concat(vs, ","), #shape == 0 and "()" or "(" .. table.concat(shape, ",") .. ",)")

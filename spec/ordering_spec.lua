@@ -278,7 +278,7 @@ describe("the emulated device runs kernels/scan.cu", function()
     for k, v in pairs(gm.emulated_kernel_launches()) do t[k] = v.launches end
     return t
   end
-  it("sort_kernel and scan_kernel per ctype, one launch per call", function()
+  it("lines_kernel (sort) and scan_kernel per ctype, one launch per call", function()
     for _, ctype in ipairs({ "float", "double" }) do
       local before = launches()
       gm.with_cuda(EMU, function()
@@ -289,7 +289,7 @@ describe("the emulated device runs kernels/scan.cu", function()
       end)
       local after = launches()
       local function d(k) return (after[k] or 0) - (before[k] or 0) end
-      assert.are.equal(1, d("sort_kernel<" .. ctype .. ">"))
+      assert.are.equal(1, d("lines_kernel<" .. ctype .. ">"))
       assert.are.equal(2, d("scan_kernel<" .. ctype .. ">"))
     end
   end)

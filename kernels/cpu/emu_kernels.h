@@ -321,6 +321,8 @@ inline gm_emu_range_launcher<P...> gm_emu_launch_range(void (*kernel)(P...), dim
 #define gm_cuda_reduce_axis gm_emu_reduce_axis
 #define gm_cuda_scan_axis gm_emu_scan_axis
 #define gm_cuda_sort_axis gm_emu_sort_axis
+#define gm_cuda_lines_axis gm_emu_lines_axis
+#define gm_cuda_search gm_emu_search
 #define gm_cuda_strided_binary gm_emu_strided_binary
 #define gm_cuda_strided_where gm_emu_strided_where
 #define gm_cuda_strided_copy gm_emu_strided_copy

@@ -81,14 +81,114 @@ return function(gm, core, methods)
     return m[subs]
   end
 
-  -- gm.sort(m, {axis = -1, descending = false, stable = true}): a new mat,
-  -- stable always; NaN last ascending, first descending.
+  -- The index-carrying engine's ops (core._lines_axis, kernels/scan.h).
+  local ARGSORT, CUMEXT, MODE, UNIQUE = 0, 1, 2, 3
+
+  -- m's axis for the sorting family: opts.axis or -1; a rank-0 mat has none.
+  local function sort_axis(m, opts, n, fname)
+    if #m:dims() == 0 then argerror(1, fname, "the mat has no axis (rank 0)") end
+    return axis_of(m, opts.axis == nil and -1 or opts.axis, n, fname)
+  end
+
+  -- gm.sort(m, {axis = -1, descending = false, stable = true}) -> values,
+  -- indices (Torch7's pair; int64, 1-based): stable always; NaN last
+  -- ascending, first descending; every ctype.
   function gm.sort(m, opts)
     check_mat(m, "sort")
     opts = options(opts, 2, "sort", { axis = true, descending = true, stable = true })
-    if #m:dims() == 0 then argerror(1, "sort", "the mat has no axis (rank 0)") end
-    local axis = axis_of(m, opts.axis == nil and -1 or opts.axis, 2, "sort")
-    return core._sort_axis(m, axis, opts.descending and true or false)
+    local axis = sort_axis(m, opts, 2, "sort")
+    return core._lines_axis(m, axis, ARGSORT, opts.descending and true or false, true)
+  end
+
+  -- gm.argsort(m, {axis = -1, descending = false, stable = true}): the
+  -- int64 1-based positions that sort each line (gm.sort's second result).
+  function gm.argsort(m, opts)
+    check_mat(m, "argsort")
+    opts = options(opts, 2, "argsort", { axis = true, descending = true, stable = true })
+    local axis = sort_axis(m, opts, 2, "argsort")
+    local _, i = core._lines_axis(m, axis, ARGSORT, opts.descending and true or false, false)
+    return i
+  end
+
+  -- The dims of x without axis (keepdims false) for a 1-long axis result.
+  local function drop_axis(y, axis, keep)
+    if keep then return y end
+    local dims = {}
+    for a, d in ipairs(y:dims()) do
+      if a ~= axis then dims[#dims + 1] = d end
+    end
+    return y:view(dims)
+  end
+
+  -- k of fname: an integer in lo..n.
+  local function check_k(k, lo, n, fname)
+    if math.type(k) ~= "integer" or k < lo or k > n then
+      argerror(2, fname, "k must be an integer in %d..%d, got %s", lo, n, tostring(k))
+    end
+  end
+
+  -- gm.topk(m, k, {axis = -1, largest = true, sorted = true}) -> values,
+  -- indices: the k largest (smallest) along axis, always in sorted order,
+  -- ties in their original order; NaN counts as the largest.
+  function gm.topk(m, k, opts)
+    check_mat(m, "topk")
+    opts = options(opts, 3, "topk", { axis = true, largest = true, sorted = true })
+    local axis = sort_axis(m, opts, 3, "topk")
+    check_k(k, 0, m:dim(axis), "topk")
+    local v, i = core._lines_axis(m, axis, ARGSORT, opts.largest ~= false, true)
+    return v:narrow(axis, 1, k):contiguous(), i:narrow(axis, 1, k):contiguous()
+  end
+
+  -- gm.kthvalue(m, k, {axis = -1, keepdims = false}) -> values, indices:
+  -- the k-th smallest (1-based) of each line (NaN last), Torch7's.
+  function gm.kthvalue(m, k, opts)
+    check_mat(m, "kthvalue")
+    opts = options(opts, 3, "kthvalue", { axis = true, keepdims = true })
+    local axis = sort_axis(m, opts, 3, "kthvalue")
+    check_k(k, 1, m:dim(axis), "kthvalue")
+    local v, i = core._lines_axis(m, axis, ARGSORT, false, true)
+    return drop_axis(v:narrow(axis, k, 1):contiguous(), axis, opts.keepdims),
+      drop_axis(i:narrow(axis, k, 1):contiguous(), axis, opts.keepdims)
+  end
+
+  -- gm.mode(m, {axis = -1, keepdims = false}) -> values, indices: the most
+  -- frequent value of each line (the smallest of several; NaNs count as
+  -- one value) and the position of its first occurrence.
+  function gm.mode(m, opts)
+    check_mat(m, "mode")
+    opts = options(opts, 2, "mode", { axis = true, keepdims = true })
+    local axis = sort_axis(m, opts, 2, "mode")
+    if m:dim(axis) == 0 then argerror(1, "mode", "axis %d is empty", axis) end
+    local v, i = core._lines_axis(m, axis, MODE, false, true)
+    return drop_axis(v, axis, opts.keepdims), drop_axis(i, axis, opts.keepdims)
+  end
+
+  -- gm.cummax(m, axis) / gm.cummin: running extreme and its int64 index
+  -- (Torch7's: a tie moves the index to the later element; a NaN takes
+  -- over and stays).  axis may be an options table {axis = k}; left out
+  -- only for a 1-d m.
+  local function cumext(fname, max)
+    return function(m, opts)
+      check_mat(m, fname)
+      opts = options(opts, 2, fname, { axis = true })
+      local r = #m:dims()
+      if r == 0 then argerror(1, fname, "the mat has no axis (rank 0)") end
+      if opts.axis == nil and r > 1 then argerror(2, fname, "axis is required for a rank %d mat", r) end
+      return core._lines_axis(m, axis_of(m, opts.axis or 1, 2, fname), CUMEXT, max, true)
+    end
+  end
+  gm.cummax = cumext("cummax", true)
+  gm.cummin = cumext("cummin", false)
+
+  -- gm.randperm(n): an int64 permutation of 1..n from gpumat's generator
+  -- (the argsort of n uniform draws).
+  function gm.randperm(n)
+    if math.type(n) ~= "integer" or n < 0 then
+      argerror(1, "randperm", "n must be a non-negative integer, got %s", tostring(n))
+    end
+    if n == 0 then return gm.zeros(0):as("int64") end
+    local _, i = core._lines_axis(gm.rand(n), 1, ARGSORT, false, false)
+    return i
   end
 
   -- gm.median(m, {axis, keepdims}): NumPy's median (the mean of the middle
@@ -203,6 +303,12 @@ return function(gm, core, methods)
     return x
   end
 
+  require("gpumat.sets")(gm, core, methods, { options = options, check_mat = check_mat, axis_of = axis_of })
+
+  for _, name in ipairs({ "argsort", "topk", "kthvalue", "mode", "cummax", "cummin", "nanquantile", "searchsorted",
+    "isin", "unique_values", "unique_counts", "unique_inverse", "unique_all" }) do
+    methods[name] = gm[name]
+  end
   for _, name in ipairs({ "flip", "sort", "median", "quantile", "cumulative_sum", "cumulative_prod", "cumsum", "cumprod", "diff" }) do
     methods[name] = gm[name]
   end

@@ -68,6 +68,12 @@ int GM_LAUNCHER(scan_axis)(int ctype, int op, int initial, size_t outer, size_t 
                            void *y, const gm_launch_ctx *lc);
 int GM_LAUNCHER(sort_axis)(int ctype, int desc, size_t outer, size_t len, size_t inner, const void *x, void *y,
                            const gm_launch_ctx *lc);
+/* the index-carrying engine (op GM_LINES_*, every ctype) and the search of
+ * v in a sorted s (mode GM_SEARCH_*), as gm_scan_ops' lines and search */
+int GM_LAUNCHER(lines_axis)(int ctype, int op, int flag, size_t outer, size_t len, size_t inner, const void *x,
+                            void *y, int64_t *yi, const gm_launch_ctx *lc);
+int GM_LAUNCHER(search)(int ctype, int mode, size_t n, const void *s, const int64_t *sorter, size_t m, const void *v,
+                        void *out, const gm_launch_ctx *lc);
 
 /* the strided elementwise engine (kernels/strided_ew.cu): op a gm_bcast_op; NULL inputs
  * are the numbers of s->scalar */

@@ -206,7 +206,18 @@ static gm_status gm_lt_sort_axis(void *ctx, gm_ctype t, int desc, size_t outer, 
   return GM_LT_RUN(sort_axis, ((int)t, desc, outer, len, inner, x, y, GM_LT_LAUNCH(ctx)), "sort kernel");
 }
 
-static const gm_scan_ops gm_lt_scan_ops = {.scan = gm_lt_scan_axis, .sort = gm_lt_sort_axis};
+static gm_status gm_lt_lines_axis(void *ctx, gm_ctype t, int op, int flag, size_t outer, size_t len, size_t inner,
+                                  const void *x, void *y, int64_t *yi) {
+  return GM_LT_RUN(lines_axis, ((int)t, op, flag, outer, len, inner, x, y, yi, GM_LT_LAUNCH(ctx)), "lines kernel");
+}
+
+static gm_status gm_lt_search(void *ctx, gm_ctype t, int mode, size_t n, const void *s, const int64_t *sorter,
+                              size_t m, const void *v, void *out) {
+  return GM_LT_RUN(search, ((int)t, mode, n, s, sorter, m, v, out, GM_LT_LAUNCH(ctx)), "search kernel");
+}
+
+static const gm_scan_ops gm_lt_scan_ops = {
+    .scan = gm_lt_scan_axis, .sort = gm_lt_sort_axis, .lines = gm_lt_lines_axis, .search = gm_lt_search};
 
 /* ---- the strided elementwise engine (kernels/strided_ew.cu) ---- */
 

@@ -74,4 +74,82 @@ static gm_status host_sort(void *ctx, gm_ctype t, int desc, size_t outer, size_t
   return j.failed ? gm_fail(GM_ENOMEM, "sort: out of host memory for the merge scratch") : GM_OK;
 }
 
-const gm_scan_ops gm_host_scan_ops = {.scan = host_scan, .sort = host_sort};
+/* ---- the index-carrying engine (kernels/scan.h, every ctype) ---- */
+
+typedef struct lines_job {
+  gm_ctype t;
+  int op, flag;
+  size_t len, inner;
+  const void *x;
+  void *y;
+  int64_t *yi;
+  int failed;
+} lines_job;
+
+static void lines_chunk(void *arg, size_t begin, size_t end) {
+  lines_job *j = arg;
+  size_t n = j->len, on = gm_lines_out_len(j->op, n), es = gm_ctype_size(j->t);
+  char *w = malloc(2 * n * (es + sizeof(int64_t)) + 1);
+  if (!w) {
+    __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
+    return;
+  }
+  int64_t *wi = (int64_t *)(void *)w; /* the indices first: their alignment is the strictest */
+#define X(T, E, ...)                                                                                          \
+  case GM_##E:                                                                                                \
+    for (size_t i = begin; i < end; i++) {                                                                    \
+      size_t s = gm_scan_line_start(i, n, j->inner), o = gm_scan_line_start(i, on, j->inner);                 \
+      gm_lines_line_##E(j->op, j->flag, n, j->inner, (const T *)j->x + s, j->y ? (T *)j->y + o : NULL, j->yi + o, \
+                        (T *)(void *)(wi + 2 * n), wi);                                                       \
+    }                                                                                                         \
+    break;
+  switch (j->t) {
+    GM_CTYPES(X)
+    default:
+      break;
+  }
+#undef X
+  free(w);
+}
+
+static gm_status host_lines(void *ctx, gm_ctype t, int op, int flag, size_t outer, size_t len, size_t inner,
+                            const void *x, void *y, int64_t *yi) {
+  (void)ctx;
+  lines_job j = {t, op, flag, len, inner, x, y, yi, 0};
+  gm_par_for(gm_lines_count(op, outer, inner), 1, 8.0 * (double)len + 1, lines_chunk, &j);
+  return j.failed ? gm_fail(GM_ENOMEM, "sort: out of host memory for the merge scratch") : GM_OK;
+}
+
+typedef struct search_job {
+  gm_ctype t;
+  int mode;
+  size_t n;
+  const void *s, *v;
+  const int64_t *sorter;
+  void *out;
+} search_job;
+
+static void search_chunk(void *arg, size_t begin, size_t end) {
+  const search_job *j = arg;
+#define X(T, E, ...)                                                                   \
+  case GM_##E:                                                                         \
+    for (size_t i = begin; i < end; i++)                                               \
+      gm_search_one_##E(j->mode, j->n, (const T *)j->s, j->sorter, (const T *)j->v, i, j->out); \
+    break;
+  switch (j->t) {
+    GM_CTYPES(X)
+    default:
+      break;
+  }
+#undef X
+}
+
+static gm_status host_search(void *ctx, gm_ctype t, int mode, size_t n, const void *s, const int64_t *sorter,
+                             size_t m, const void *v, void *out) {
+  (void)ctx;
+  search_job j = {t, mode, n, s, v, sorter, out};
+  gm_par_for(m, 1, 4.0 * (double)(n + 1), search_chunk, &j);
+  return GM_OK;
+}
+
+const gm_scan_ops gm_host_scan_ops = {.scan = host_scan, .sort = host_sort, .lines = host_lines, .search = host_search};

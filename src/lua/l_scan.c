@@ -36,10 +36,40 @@ static int l_sort_axis(lua_State *L) {
   return 1;
 }
 
+/* core._lines_axis(m, axis, op, flag, values) -> y (or nil), yi: the
+ * index-carrying engine (core/scan.h gm_lines_axis), op GM_LINES_* */
+static int l_lines_axis(lua_State *L) {
+  static const char *const names[] = {"argsort", "cummax", "mode", "unique", "unique"};
+  int op = (int)luaL_checkinteger(L, 3), flag = lua_toboolean(L, 4);
+  const char *fn = names[op >= 0 && op <= 4 ? op : 0];
+  if (op == GM_LINES_CUMEXT && !flag) fn = "cummin";
+  gm_mat *m = gml_checkmat(L, 1, fn), *y = NULL, *yi = NULL;
+  int axis = check_axis(L, m, fn);
+  bool values = lua_toboolean(L, 5);
+  GML_TRY(L, gm_lines_axis(m, axis, op, flag, values, &y, &yi), fn);
+  if (y) gml_pushmat(L, y);
+  else lua_pushnil(L);
+  gml_pushmat(L, yi);
+  return 2;
+}
+
+/* core._search(s, sorter or nil, v, mode) -> int64 or bool mat */
+static int l_search(lua_State *L) {
+  int mode = (int)luaL_checkinteger(L, 4);
+  const char *fn = mode <= GM_SEARCH_RIGHT ? "searchsorted" : "isin";
+  gm_mat *s = gml_checkmat(L, 1, fn), *v = gml_checkmat(L, 3, fn), *y = NULL;
+  gm_mat *sorter = gml_optmat(L, 2, fn);
+  GML_TRY(L, gm_search_sorted(s, sorter, v, mode, &y), fn);
+  gml_pushmat(L, y);
+  return 1;
+}
+
 void gml_open_scan(lua_State *L, int module_idx) {
   static const gml_reg fns[] = {
       {"_scan_axis", l_scan_axis, 4, NULL},
       {"_sort_axis", l_sort_axis, 3, NULL},
+      {"_lines_axis", l_lines_axis, 5, NULL},
+      {"_search", l_search, 4, NULL},
       {NULL, NULL, 0, NULL},
   };
   gml_register(L, module_idx, fns);

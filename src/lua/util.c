@@ -160,7 +160,9 @@ static const char *const any_ctype_fns[] = {
     /* indexing (l_index.c, m[{...}] with index mats and masks) */
     "index", "take", "index_select", "take_along_axis", "gather", "put_along_axis", "scatter_", "scatter_add_",
     "scatter_reduce", "scatter_reduce_", "index_add_", "index_copy_", "index_fill_", "masked_select", "masked_fill_",
-    "masked_scatter_", "nonzero", "argwhere", NULL};
+    "masked_scatter_", "nonzero", "argwhere",
+    /* the sort engine's (l_scan.c: every real ctype, kernels/scan.h) */
+    "argsort", "cummax", "cummin", "mode", "unique", "searchsorted", "isin", NULL};
 
 /* The broadcasting ops (l_broadcast.c, l_operators.c): mats of every type
  * promote to one compute ctype first, which the binding and the core check

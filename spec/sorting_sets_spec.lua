@@ -1,0 +1,304 @@
+-- The index-carrying sort engine (kernels/scan.h gm_lines_line_*, every
+-- ctype): gm.sort's indices, argsort, topk, kthvalue, mode, cummax,
+-- cummin, randperm, searchsorted, isin, the unique_* set functions and
+-- nanquantile; against plain-Lua references over the ctype list and
+-- against NumPy (spec/numpy_ref.lua, one process), on the host and on the
+-- emulated device (the kernel sources CUDA compiles).
+local gm = require "gpumat"
+local R = require "numpy_ref"
+
+local EMU = { backend = "emulated" }
+local nan = 0 / 0
+local CTYPES = { "double", "float", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64" }
+
+-- a number key of a Lua element (booleans as 0/1) and the library's order
+local function key(v) if type(v) == "boolean" then return v and 1 or 0 end return v end
+local function before(a, b, desc)
+  a, b = key(a), key(b)
+  if desc then return a > b or (a ~= a and b == b) end
+  return a < b or (b ~= b and a == a)
+end
+-- the stable 1-based argsort of a Lua list (insertion sort)
+local function ref_argsort(t, desc)
+  local r = {}
+  for i = 1, #t do
+    local j = i
+    while j > 1 and before(t[i], t[r[j - 1]], desc) do
+      r[j] = r[j - 1]
+      j = j - 1
+    end
+    r[j] = i
+  end
+  return r
+end
+
+-- element values of ctype ct: few distinct ones (ties), NaN and -0.0 in floats
+local function elems(ct, n, seed)
+  local t, s = {}, seed
+  for i = 1, n do
+    s = (s * 1103515245 + 12345) % 2147483648
+    local v = s % 5
+    if ct == "bool" then t[i] = v % 2 == 1
+    elseif ct == "double" or ct == "float" then
+      t[i] = ({ 1.5, -2, 0.0, -0.0, nan })[v + 1]
+    elseif ct:match("^int") then t[i] = v - 2
+    else t[i] = v * 3 end
+  end
+  return t
+end
+
+local function mk(ct, dims, t)
+  local m = gm.zeros(dims, { ctype = ct })
+  for i, v in ipairs(t) do m[i] = v end
+  return m
+end
+
+local function flat(m)
+  local r = {}
+  for k = 1, m:size() do r[k] = m[k] end
+  return r
+end
+
+-- the lines of a 2-d list (row-major, dims r x c) along axis, as index lists
+local function line_idx(r, c, axis)
+  local out = {}
+  if axis == 2 then
+    for i = 1, r do
+      out[i] = {}
+      for j = 1, c do out[i][j] = (i - 1) * c + j end
+    end
+  else
+    for j = 1, c do
+      out[j] = {}
+      for i = 1, r do out[j][i] = (i - 1) * c + j end
+    end
+  end
+  return out
+end
+
+local function same(w, g, what)
+  local ok = w == g or (w ~= w and g ~= g)
+  if type(w) == "number" and w == 0 and g == 0 and math.type(w) == "float" then ok = 1 / w == 1 / g end
+  if not ok then error(string.format("%s: got %s, want %s", what, tostring(g), tostring(w)), 2) end
+end
+
+local places = {
+  { "the host", function(f) f() end },
+  { "the emulated device", function(f) gm.with_cuda(EMU, f) end },
+}
+
+for _, place in ipairs(places) do
+  local where, run = place[1], place[2]
+  describe("the index-carrying sort on " .. where, function()
+    it("sort -> values, int64 indices; argsort; every ctype, both axes and orders, stable", function()
+      run(function()
+        local r, c = 3, 6
+        for _, ct in ipairs(CTYPES) do
+          local t = elems(ct, r * c, #ct)
+          local m = mk(ct, { r, c }, t)
+          for axis = 1, 2 do
+            for _, desc in ipairs({ false, true }) do
+              local v, i = gm.sort(m, { axis = axis, descending = desc })
+              local a = gm.argsort(m, { axis = axis, descending = desc })
+              assert.are.equal(ct, v:ctype())
+              assert.are.equal("int64", i:dtype())
+              local vf, iff, af = flat(v), flat(i), flat(a)
+              for _, line in ipairs(line_idx(r, c, axis)) do
+                local lt = {}
+                for k, p in ipairs(line) do lt[k] = t[p] end
+                local want = ref_argsort(lt, desc)
+                for k, p in ipairs(line) do
+                  local what = string.format("%s axis %d%s pos %d", ct, axis, desc and " desc" or "", k)
+                  same(want[k], iff[p], what .. " index")
+                  same(want[k], af[p], what .. " argsort")
+                  same(lt[want[k]], vf[p], what .. " value")
+                end
+              end
+            end
+          end
+        end
+      end)
+    end)
+
+    it("topk, kthvalue, mode, cummax and cummin against Lua references", function()
+      run(function()
+        for _, ct in ipairs({ "double", "int16", "uint8" }) do
+          local t = elems(ct, 12, 3)
+          local m = mk(ct, { 2, 6 }, t)
+          local tv, ti = gm.topk(m, 3)
+          local kv, ki = gm.kthvalue(m, 2)
+          local mv, mi = gm.mode(m)
+          local xv, xi = gm.cummax(m, 2)
+          local nv, ni = gm.cummin(m, { axis = 2 })
+          assert.are.same({ 2, 3 }, tv:dims())
+          assert.are.same({ 2 }, kv:dims())
+          for row = 1, 2 do
+            local lt = {}
+            for k = 1, 6 do lt[k] = t[(row - 1) * 6 + k] end
+            local d, a = ref_argsort(lt, true), ref_argsort(lt, false)
+            for k = 1, 3 do
+              same(d[k], ti[{ row, k }], ct .. " topk index")
+              same(lt[d[k]], tv[{ row, k }], ct .. " topk value")
+            end
+            same(a[2], ki[row], ct .. " kthvalue index")
+            same(lt[a[2]], kv[row], ct .. " kthvalue value")
+            -- mode: the smallest most frequent value, its first position
+            local best, bn = nil, 0
+            for _, p in ipairs(a) do
+              local n, first = 0, nil
+              for k, v in ipairs(lt) do
+                if v == lt[p] or (v ~= v and lt[p] ~= lt[p]) then
+                  n = n + 1
+                  first = first or k
+                end
+              end
+              if n > bn then best, bn = first, n end
+            end
+            same(best, mi[row], ct .. " mode index")
+            same(lt[best], mv[row], ct .. " mode value")
+            -- Torch's cummax/cummin: NaN takes over, ties move to the later one
+            local hi, hiI, lo, loI
+            for k, v in ipairs(lt) do
+              if k == 1 or v ~= v or (hi == hi and v >= hi) then hi, hiI = v, k end
+              if k == 1 or v ~= v or (lo == lo and v <= lo) then lo, loI = v, k end
+              same(hi, xv[{ row, k }], ct .. " cummax")
+              same(hiI, xi[{ row, k }], ct .. " cummax index")
+              same(lo, nv[{ row, k }], ct .. " cummin")
+              same(loI, ni[{ row, k }], ct .. " cummin index")
+            end
+          end
+        end
+      end)
+    end)
+
+    it("randperm is an int64 permutation of 1..n; empty inputs give empty results", function()
+      run(function()
+        local p = gm.randperm(20)
+        assert.are.equal("int64", p:dtype())
+        local seen = {}
+        for _, v in ipairs(flat(p)) do seen[v] = true end
+        for k = 1, 20 do assert.is_true(seen[k]) end
+        assert.are.equal(0, gm.randperm(0):size())
+        local e = gm.zeros({ 2, 0 }, { ctype = "int32" })
+        local v, i = gm.sort(e)
+        assert.are.same({ 2, 0 }, i:dims())
+        assert.are.same({ 2, 0 }, v:dims())
+        local u, ui, inv, cnt = gm.unique_all(gm.zeros(0))
+        assert.are.same({ 0, 0, 0, 0 }, { u:size(), ui:size(), inv:size(), cnt:size() })
+        assert.are.same({ false, false }, gm.isin(gm.zeros(2), gm.zeros(0)):to_table())
+        -- mixed types meet in result_type: 2.5 is not the int 2; a number gives a Lua integer
+        local im = mk("int32", { 3 }, { 2, 3, 4 })
+        assert.are.same({ false, true, false }, gm.isin(im, { 2.5, 3 }):to_table())
+        assert.are.equal(2, gm.searchsorted(im, 2.5))
+        assert.are.equal(3, gm.searchsorted(im, 3, { side = "right" }))
+      end)
+    end)
+  end)
+end
+
+describe("the emulated device runs lines_kernel and search_kernel", function()
+  it("once per call, per ctype", function()
+    local function n(k) return (gm.emulated_kernel_launches()[k] or { launches = 0 }).launches end
+    local b1, b2 = n("lines_kernel<int32_t>"), n("search_kernel<int32_t>")
+    gm.with_cuda(EMU, function()
+      local m = mk("int32", { 4 }, { 3, 1, 2, 1 })
+      gm.argsort(m)
+      gm.searchsorted(gm.sort(m), m)
+    end)
+    assert.are.equal(2, n("lines_kernel<int32_t>") - b1)
+    assert.are.equal(1, n("search_kernel<int32_t>") - b2)
+  end)
+end)
+
+describe("sorting and set errors", function()
+  local m = gm.array_to_mat({ { 1, 2 }, { 3, 4 } })
+  it("name the function and the argument", function()
+    assert.has_error(function() gm.topk(m, 3) end, "bad argument #2 to 'topk' (k must be an integer in 0..2, got 3)")
+    assert.has_error(function() gm.kthvalue(m, 0) end, "bad argument #2 to 'kthvalue' (k must be an integer in 1..2, got 0)")
+    assert.has_error(function() gm.argsort(m, { axis = 3 }) end,
+      "bad argument #2 to 'argsort' (axis 3 is out of range 1..2 (or -2..-1))")
+    assert.has_error(function() gm.mode(gm.zeros({ 2, 0 })) end, "bad argument #1 to 'mode' (axis 2 is empty)")
+    assert.has_error(function() gm.cummax(m) end, "bad argument #2 to 'cummax' (axis is required for a rank 2 mat)")
+    assert.has_error(function() gm.searchsorted(m, m) end, "bad argument #1 to 'searchsorted' (x1 must be 1-d, got rank 2)")
+    local s = gm.array_to_mat({ 1, 2 })
+    assert.has_error(function() gm.searchsorted(s, m, { side = "up" }) end,
+      "bad argument #3 to 'searchsorted' (side must be \"left\" or \"right\", got up)")
+    assert.has_error(function() gm.searchsorted(s, m, { sorter = gm.array_to_mat({ 1, 3 }):as("int64") }) end,
+      "bad argument #3 to 'searchsorted' (sorter holds a position outside 1..2)")
+    assert.has_error(function() gm.randperm(-1) end, "bad argument #1 to 'randperm' (n must be a non-negative integer, got -1)")
+    assert.has_error(function() gm.isin(m, 3) end, "bad argument #2 to 'isin' (gpumat.mat expected, got number)")
+  end)
+end)
+
+describe("against NumPy", function()
+  it("unique_all, searchsorted, isin and nanquantile agree", function()
+    if not R.python then return pending(R.why) end
+    local t = { 3, nan, 1, 3, -0.0, 2, nan, 1, 0.0, 3, 5, -1 }
+    local s = { -1, 0, 1, 1, 2, 5, nan }
+    local q = { 1, nan, 4, 2, nan, nan, nan, nan, 3, 0.5, nan, 7 }
+    local g = { 2, 1, 2, 0, 1, 1, 2, 1, 2, 0, 1, 1, 2, 0, 2 }
+    local o = R.numpy({ a = { { 12 }, t }, s = { { 7 }, s }, q = { { 3, 4 }, q }, g = { { 5, 3 }, g } }, {
+      "np.unique(a, equal_nan=False)",
+      "np.unique(a, return_index=True, equal_nan=False)[1] + 1",
+      "np.unique(a, return_inverse=True, equal_nan=False)[1] + 1",
+      "np.unique(a, return_counts=True, equal_nan=False)[1]",
+      "np.searchsorted(s, a, side='left') + 1",
+      "np.searchsorted(s, a, side='right') + 1",
+      "np.searchsorted(s[::-1], a, sorter=np.arange(7)[::-1].copy()) + 1",
+      "np.isin(a, s)", "np.isin(a, s, invert=True)",
+      "(__import__('warnings').simplefilter('ignore'), np.nanquantile(q, 0.3, axis=1))[1]", "np.nanquantile(q, 0.75, axis=0)", "np.nanquantile(q, 0.5)",
+      "np.unique(g, axis=0)", "np.unique(g, axis=0, return_index=True)[1] + 1",
+      "np.unique(g, axis=0, return_inverse=True)[1] + 1", "np.unique(g, axis=0, return_counts=True)[1]",
+      "np.unique(g, axis=1)", "np.unique(g, axis=1, return_index=True)[1] + 1",
+      "np.unique(g, axis=1, return_inverse=True)[1] + 1", "np.unique(g, axis=1, return_counts=True)[1]",
+    })
+    -- signless: NumPy's unique keeps whichever of -0.0 and 0.0 its
+    -- unstable sort puts first; gpumat the first occurrence
+    local function check(want, got, what, signless)
+      local g = flat(got)
+      assert.are.equal(#want[2], #g, what)
+      for k = 1, #g do
+        local v = g[k]
+        if type(v) == "boolean" then v = v and 1 or 0 end
+        if signless and v == 0 then v = want[2][k] end
+        same(want[2][k], v, what .. " " .. k)
+      end
+    end
+    for _, place in ipairs(places) do
+      place[2](function()
+        local a = gm.array_to_mat(t)
+        for _, ct in ipairs({ "double", "float" }) do
+          local x = a:as(ct)
+          local v, i, inv, cnt = gm.unique_all(x)
+          check(o[1], v, ct .. " unique values", true)
+          check(o[2], i, ct .. " unique indices")
+          check(o[3], inv, ct .. " unique inverse")
+          check(o[4], cnt, ct .. " unique counts")
+          check(o[1], gm.unique_values(x), ct .. " unique_values", true)
+          local sm = gm.array_to_mat(s):as(ct)
+          check(o[5], gm.searchsorted(sm, x), ct .. " searchsorted left")
+          check(o[6], gm.searchsorted(sm, x, { side = "right" }), ct .. " searchsorted right")
+          local rev = gm.flip(sm):contiguous()
+          check(o[7], gm.searchsorted(rev, x, { sorter = gm.argsort(rev) }), ct .. " searchsorted sorter")
+          check(o[8], gm.isin(x, sm), ct .. " isin")
+          check(o[9], gm.isin(x, sm, { invert = true }), ct .. " isin invert")
+        end
+        local qm = gm.array_to_mat(q):view(3, 4)
+        check(o[10], gm.nanquantile(qm, 0.3, { axis = 2 }), "nanquantile axis 2")
+        check(o[11], gm.nanquantile(qm, 0.75, { axis = 1 }), "nanquantile axis 1")
+        same(o[12][2][1], gm.nanquantile(qm, 0.5), "nanquantile of all")
+        -- unique along an axis: lexicographic slices (NumPy's unique(axis))
+        for _, ct in ipairs({ "int32", "double" }) do
+          local gmat = mk(ct, { 5, 3 }, g)
+          for axis = 1, 2 do
+            local res = { gm.unique_all(gmat, { axis = axis }) }
+            local at = 12 + 4 * (axis - 1)
+            for k, what in ipairs({ "values", "indices", "inverse", "counts" }) do
+              check(o[at + k], res[k], ct .. " unique axis " .. axis .. " " .. what)
+            end
+          end
+        end
+      end)
+    end
+  end)
+end)
