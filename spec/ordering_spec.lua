@@ -219,6 +219,8 @@ for _, place in ipairs(places) do
         assert.are.same({ { 2, 2 }, { 1, 1 } }, m:diff({ n = 2 }):to_table())
         assert.are.same({ { 1, -1, -4, -8 } }, m:diff({ axis = 1 }):to_table())
         assert.are.same({ { 1, 3, 5, 7 }, { 2, 1, 2, 3 } }, m:diff({ prepend = gm.zeros(2, 1) }):to_table())
+        assert.are.same({ { 1, 3, 5, 7 }, { 2, 1, 2, 3 } }, m:diff({ prepend = 0 }):to_table())
+        assert.are.same({ 1, 1, 1, 6 }, gm.diff(gm.arange(1, 5), { append = 10 }):to_table())
         assert.are.same({ { 3, 5, 7, -16 }, { 1, 2, 3, -8 } }, m:diff({ append = gm.zeros(2, 1) }):to_table())
         assert.are.same({ 2, 0 }, m:diff({ n = 4 }):dims())
         assert.are.same(m:to_table(), m:diff({ n = 0 }):to_table())
@@ -305,7 +307,8 @@ describe("ordering errors", function()
     assert.has_error(function() gm.cumulative_sum(m, { axis = 1, dtype = "int64" }) end,
       "bad argument #2 to 'cumulative_sum' (option 'dtype' int64: the scan of a float64 mat is float64 (or give float32 or float64))")
     assert.has_error(function() gm.diff(m, { n = -1 }) end, "bad argument #2 to 'diff' (n must be a non-negative integer, got -1)")
-    assert.has_error(function() gm.diff(m, { prepend = 0 }) end, "bad argument #2 to 'diff' (option 'prepend' must be a mat, got number)")
+    assert.has_error(function() gm.diff(m, { prepend = "0" }) end,
+      "bad argument #2 to 'diff' (option 'prepend' must be a mat or a number, got string)")
     assert.has_error(function() gm.flip(m, { axis = { 1, -2 } }) end, "bad argument #2 to 'flip' (axis 1 appears twice)")
     assert.has_error(function() gm.median(gm.mat({ 2, 0 }), { axis = 2 }) end, "bad argument #1 to 'median' (axis 2 is empty)")
     assert.has_error(function() gm.quantile(m, 1.5) end, "bad argument #2 to 'quantile' (q must be a number in [0, 1], got 1.5)")

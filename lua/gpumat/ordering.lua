@@ -283,17 +283,26 @@ return function(gm, core, methods)
     local axis = axis_of(x, opts.axis == nil and -1 or opts.axis, 2, "diff")
     local n = opts.n == nil and 1 or opts.n
     if math.type(n) ~= "integer" or n < 0 then argerror(2, "diff", "n must be a non-negative integer, got %s", tostring(n)) end
+    -- a number stands for a length-1 slice of that value (NumPy's)
+    local edge = {}
     for _, k in ipairs({ "prepend", "append" }) do
-      if opts[k] ~= nil and not is_mat(opts[k]) then
-        argerror(2, "diff", "option '%s' must be a mat, got %s", k, type(opts[k]))
+      local v = opts[k]
+      if v ~= nil and not is_mat(v) and type(v) ~= "number" then
+        argerror(2, "diff", "option '%s' must be a mat or a number, got %s", k, type(v))
       end
+      if type(v) == "number" then
+        local d = x:dims()
+        d[axis] = 1
+        v = gm.full(d, v, { dtype = gm.result_type(x, v), cuda_enabled = x:cuda_enabled() })
+      end
+      edge[k] = v
     end
-    if opts.prepend or opts.append then
+    if edge.prepend or edge.append then
       local parts = {}
-      if opts.prepend then parts[#parts + 1] = opts.prepend end
+      if edge.prepend then parts[#parts + 1] = edge.prepend end
       parts[#parts + 1] = x
-      if opts.append then parts[#parts + 1] = opts.append end
-      x = gm.stack(axis, parts)
+      if edge.append then parts[#parts + 1] = edge.append end
+      x = gm.concat(parts, { axis = axis })
     end
     for _ = 1, n do
       local len = x:dim(axis)
