@@ -32,6 +32,8 @@ template <int OP, typename T> struct bc_fn;
   };
 GM_BCAST_ARITH_OPS_WITH(GM_BCAST_CALL_, GM_BC_FN)
 GM_BCAST_FLOAT_OPS(GM_BC_FN)
+GM_BC_FN(FLOORDIV, ifloordiv, "floor_divide")
+GM_BC_FN(REMAINDER, iremainder, "remainder")
 #undef GM_BC_FN
 
 // The comparisons on every ctype (bool results): overloads of
@@ -189,6 +191,8 @@ int launch_binary(int op, const gm_strided *s, void *out, const void *a, const v
   case GM_BC_##E: launch_op<GM_BC_##E, T>(s, out, a, b, st); break;
     GM_BCAST_ARITH_OPS_WITH(GM_BCAST_CALL_, GM_BC_CASE)
     GM_BCAST_FLOAT_OPS(GM_BC_CASE)
+    GM_BC_CASE(FLOORDIV, ifloordiv, "floor_divide")
+    GM_BC_CASE(REMAINDER, iremainder, "remainder")
 #undef GM_BC_CASE
     default: return 1; /* cudaErrorInvalidValue (the CPU model has no enum) */
   }

@@ -75,8 +75,9 @@ GM_HD void gm_strided_ew_offsets(const gm_strided *s, int64_t i, int64_t off[GM_
   X(a, EQ, eq, "eq")            \
   X(a, NE, ne, "ne")
 #define GM_BCAST_CALL_(X, ...) X(__VA_ARGS__)
-/* Integer-only ops (floats are refused by core/broadcast.c): Lua's
- * // % & | ~ << >> on integer mats, kernels/int_ops.h's element functions
+/* Integer ops (floats are refused by core/broadcast.c but for // and %,
+ * which floats have too: GM_BC_FLOAT_DEFINE): Lua's // % & | ~ << >> on
+ * integer mats, kernels/int_ops.h's element functions
  * (floor as Lua's, defined for every operand: docs/API.md "Defined
  * everywhere").  They follow GM_BCAST_OPS in the enum; GM_BC_FLOORDIV is
  * the first of them. */
@@ -121,10 +122,19 @@ typedef enum gm_bcast_op {
   GM_HD T gm_bc_cmax_##T(T a, T b) { return (a != a || a > b) ? a : b; }            \
   GM_HD T gm_bc_cmin_##T(T a, T b) { return (a != a || a < b) ? a : b; }
 
-/* The GM_BCAST_FLOAT_OPS rows.  logaddexp is NumPy's npy_logaddexp:
+/* Float // and % (GM_BC_FLOORDIV, GM_BC_REMAINDER on float mats): Lua's
+ * own, floor(a / b) and fmod moved to b's sign when the signs differ,
+ * so m // 2 and m % 2 give what the Lua numbers would.  The
+ * GM_BCAST_FLOAT_OPS rows.  logaddexp is NumPy's npy_logaddexp:
  * equal sides give a + log 2 (so inf with inf stays inf, no inf - inf),
  * else the larger side plus log1p(exp(-|a - b|)); a NaN side gives NaN. */
 #define GM_BC_FLOAT_DEFINE(T, S)                                                     \
+  GM_HD T gm_bc_ifloordiv_##T(T a, T b) { return floor##S(a / b); }                  \
+  GM_HD T gm_bc_iremainder_##T(T a, T b) {                                           \
+    T m = fmod##S(a, b);                                                             \
+    if ((m > 0) ? b < 0 : (m < 0 && b > 0)) m += b;                                  \
+    return m;                                                                        \
+  }                                                                                  \
   GM_HD T gm_bc_atan2_##T(T a, T b) { return atan2##S(a, b); }                       \
   GM_HD T gm_bc_hypot_##T(T a, T b) { return hypot##S(a, b); }                       \
   GM_HD T gm_bc_copysign_##T(T a, T b) { return copysign##S(a, b); }                 \

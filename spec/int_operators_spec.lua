@@ -155,6 +155,32 @@ describe("integer operators", function()
     end)
   end)
 
+  it("float // and % are Lua's own, bit for bit, on the host and the emulated device", function()
+    local inf, nan = math.huge, 0 / 0
+    local A = { 7.5, -7.5, 7.5, -7.5, 0.0, -0.0, 5, -5, inf, -inf, 3, nan, 1e308, -2.5 }
+    local B = { 2, 2, -2, -2, 3, 3, 0.0, -0.0, 2, 3, inf, 1, 1e-308, -inf }
+    local function same(x, y) return (x ~= x and y ~= y) or (x == y and 1 / x == 1 / y) end
+    local function run(ct)
+      local a, b = gm.array_to_mat(A, { ctype = ct }), gm.array_to_mat(B, { ctype = ct })
+      local q, r, q2 = (a // b):to_table(), (a % b):to_table(), (a // 2):to_table()
+      for k = 1, #A do
+        local x, y = A[k], B[k]
+        if ct == "float" then x, y = string.unpack("f", string.pack("f", x)), string.unpack("f", string.pack("f", y)) end
+        -- float: these quotients are exact in single precision too, so
+        -- Lua's double results rounded to float are the reference
+        local function ref(v) return ct == "float" and string.unpack("f", string.pack("f", v)) or v end
+        assert(same(q[k], ref(x // y)), string.format("%s: %s // %s: %s, Lua %s", ct, x, y, q[k], x // y))
+        assert(same(r[k], ref(x % y)), string.format("%s: %s %% %s: %s, Lua %s", ct, x, y, r[k], x % y))
+        assert(same(q2[k], ref(x // 2)), string.format("%s: %s // 2: %s", ct, x, q2[k]))
+      end
+      return (a // b):dtype()
+    end
+    for _, ct in ipairs { "double", "float" } do
+      assert.are.equal(ct == "float" and "float32" or "float64", run(ct))
+      gm.with_cuda({ backend = "emulated" }, function() run(ct) end)
+    end
+  end)
+
   it("uint64 edge values (the array_to_mat of uint64 is given in range)", function()
     local m = gm.array_to_mat({0, 1, 7, 4294967296}, {ctype = "uint64"})
     check_all(m // 2, {0, 0, 3, 2147483648}, "uint64 //")
@@ -181,13 +207,9 @@ describe("integer operators", function()
     assert.has_error(function() return i & 1.5 end, "bad argument #2 to '__band' (number has no integer representation)")
     assert.has_error(function() return gm.bitwise_left_shift(i, 0.5) end,
                      "bad argument #2 to 'bitwise_left_shift' (number has no integer representation)")
-    assert.has_error(function() return f // 2 end,
-                     "floor_divide: integer mats only, got a double mat (floor_divide is integer-only so far)")
-    assert.has_error(function() return f % f end,
-                     "remainder: integer mats only, got a double mat (remainder is integer-only so far)")
     assert.has_error(function() return ~f end, "bad argument #1 to '__bnot' (integer or bool mat expected, got a double mat)")
-    assert.has_error(function() return bo // bo end,
-                     "floor_divide: integer mats only, got a bool mat (floor_divide is integer-only so far)")
+    assert.has_error(function() return bo // bo end, "floor_divide: integer or float mats only, got a bool mat")
+    assert.has_error(function() return bo % bo end, "remainder: integer or float mats only, got a bool mat")
     assert.has_error(function() return bo << bo end)
     assert.has_error(function() return gm.bitwise_or(i, "x") end)
     assert.has_error(function() return i | (0 / 0) end, "bad argument #2 to '__bor' (number has no integer representation)")

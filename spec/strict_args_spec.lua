@@ -41,9 +41,9 @@ describe("strict arguments", function()
       -- dims as several integers (the strided views contract; gm.zeros(2, 3,
       -- opts)): they check their own count
       reshape = true, view = true, permute = true, expand = true,
-      zeros = true, ones = true, rand = true, randn = true,
+      zeros = true, ones = true, rand = true, randn = true, empty = true,
       -- the standard's *arrays_and_dtypes: any number of mats, dtypes and scalars
-      result_type = true,
+      result_type = true, broadcast_arrays = true, broadcast_shapes = true, meshgrid = true,
       -- einsum(spec, ...): one operand per term of spec, counted against it
       einsum = true }
     local checked = 0

@@ -141,7 +141,11 @@ static gm_status check_kind(const bc_job *j) {
   bool bool_op = j->op == GM_BC_BAND || j->op == GM_BC_BOR || j->op == GM_BC_BXOR;
   if (j->op < 0 || GM_BC_IS_CMP(j->op) || (j->t == GM_BOOL && bool_op)) return GM_OK;
   const char *name = gm_bcast_name((gm_bcast_op)j->op);
-  if (GM_BC_IS_INT_ONLY(j->op) && !ints)
+  /* // and % also run on floats (Lua's float // and %), not on bool */
+  bool divmod = j->op == GM_BC_FLOORDIV || j->op == GM_BC_REMAINDER;
+  if (divmod && !ints && k != GM_KIND_FLOAT)
+    return gm_fail(GM_EINVAL, "integer or float mats only, got a %s mat", gm_ctype_name(j->t));
+  if (GM_BC_IS_INT_ONLY(j->op) && !ints && !divmod)
     return gm_fail(GM_EINVAL, "integer mats only, got a %s mat (%s is integer-only so far)", gm_ctype_name(j->t),
                    name);
   bool int_op = j->op == GM_BC_ADD || j->op == GM_BC_SUB || j->op == GM_BC_CMUL || j->op == GM_BC_CMAX ||

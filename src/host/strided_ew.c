@@ -62,7 +62,9 @@ typedef void (*inner_fn)(int64_t n, void *o, const void *a, const void *b, int64
 typedef enum { V_CC, V_CS, V_SC, V_GEN, N_VARIANTS } variant;
 
 #define BC_OP_INNER_(T, E, f, name) BC_INNER(T, f)
-#define BC_CTYPE_INNER_(T, ...) GM_BCAST_ARITH_OPS_WITH(BC_OP_INNER_, T) GM_BCAST_FLOAT_OPS_WITH(BC_OP_INNER_, T)
+#define BC_CTYPE_INNER_(T, ...)                                                   \
+  GM_BCAST_ARITH_OPS_WITH(BC_OP_INNER_, T) GM_BCAST_FLOAT_OPS_WITH(BC_OP_INNER_, T) \
+  BC_INNER(T, ifloordiv) BC_INNER(T, iremainder)
 GM_FLOAT_CTYPES(BC_CTYPE_INNER_)
 /* The comparisons on every ctype: bool out */
 #define BC_CMP_INNER_(T, E, f, name) BC_INNER_R(bool, T, f)
@@ -70,8 +72,9 @@ GM_FLOAT_CTYPES(BC_CTYPE_INNER_)
 GM_CTYPES(BC_CTYPE_CMP_INNER_)
 
 #define BC_OP_ROW_(T, E, f, name) [GM_BC_##E] = {bc_##f##_##T##_cc, bc_##f##_##T##_cs, bc_##f##_##T##_sc, bc_##f##_##T##_gen},
-#define BC_CTYPE_ROW_(T, E, ...) \
-  [GM_##E] = {GM_BCAST_OPS_WITH(BC_OP_ROW_, T) GM_BCAST_FLOAT_OPS_WITH(BC_OP_ROW_, T)},
+#define BC_CTYPE_ROW_(T, E, ...)                                                              \
+  [GM_##E] = {GM_BCAST_OPS_WITH(BC_OP_ROW_, T) GM_BCAST_FLOAT_OPS_WITH(BC_OP_ROW_, T)          \
+                  BC_OP_ROW_(T, FLOORDIV, ifloordiv, "") BC_OP_ROW_(T, REMAINDER, iremainder, "")},
 /* Integer add, sub and cmul (kernels/strided_ew.h: wrapping), cmax, cmin. */
 #define BC_INT_DEFINE_(T, ...) \
   BC_INNER(T, add)             \
