@@ -234,6 +234,23 @@ describe("typed mats: astype", function()
 end)
 
 describe("typed mats: integer arithmetic and whole-mat reductions", function()
+  it("whole-mat reductions of long integer mats (folded in pieces on the host) give the serial fold's bits", function()
+    local n = 200003
+    local a = gm.arange(n):astype("int32") - 100000
+    local s = 0
+    for i = 0, n - 1 do s = s + (i - 100000) end
+    assert.are.equal(s, a:sum())
+    assert.are.same({ 100002, -100000 }, { a:max(), a:min() })
+    assert.are.same({ n, 1 }, { a:argmax(1):to_table(), a:argmin(1):to_table() })
+    local u = gm.full({ n }, 255, { dtype = "uint8" })
+    local p = 1
+    for _ = 1, n do p = p * 255 end -- Lua's integers wrap as uint64's product does
+    assert.are.same({ 255 * n, p }, { u:sum(), u:prod() })
+    local b = gm.zeros({ n }, { dtype = "bool" })
+    b[n - 3], b[n - 1] = true, true
+    assert.are.same({ true, n - 3, 2 }, { b:max(), b:argmax(1):to_table(), b:sum() })
+  end)
+
   -- the values of the operands: near each type's bounds, so sums,
   -- differences and products wrap
   local function operands(t)

@@ -118,37 +118,82 @@ static const softmax_fn softmax_seg[GM_N_CTYPES] = {GM_FLOAT_CTYPE_TABLE(softmax
 
 /* ---- bool and integer mats: sum, prod, max, min, argmax, argmin ----
  * Exact 64-bit folds (gm_axint of kernels/reduce_axis.h, as the device),
- * a column per output, outputs spread over the cores.  y: the wrapped sum
- * or product (int64/uint64), the extreme in x's type, or the int64 index. */
-#define AXI_FOLD(T, E, ...)                                                                          \
-  static void int_fold_##E(void *arg, size_t b, size_t e) {                                          \
-    const ax_job *j = arg;                                                                          \
-    const int uns = gm_ctype_kind(GM_##E) == GM_KIND_UINT;                                          \
-    for (size_t q = b; q < e; q++) {                                                                \
-      const T *x = (const T *)j->x + q / j->inner * j->so + q % j->inner;                           \
-      gm_axint c = gm_axi_init(j->op);                                                              \
-      for (size_t k = 0; k < j->len; k++) gm_axi_step(j->op, uns, &c, (unsigned long long)x[k * j->sl], (long long)k); \
-      unsigned long long r = gm_axi_result(j->op, c);                                               \
-      if (j->op == GM_AX_MAX || j->op == GM_AX_MIN)                                                 \
-        ((T *)j->y)[q] = (T)r;                                                                      \
-      else                                                                                          \
-        ((uint64_t *)j->y)[q] = r; /* int64 and uint64 share the representation */                 \
-    }                                                                                               \
+ * a column per output, outputs spread over the cores; an output with a
+ * long axis (the whole-mat forms) is cut into pieces folded in parallel and
+ * merged in order, which gives the same bits (wrapping sums and products
+ * are associative, extremes keep the first index).  y: the wrapped sum or
+ * product (int64/uint64), the extreme in x's type, or the int64 index. */
+#define AXI_RANGE(T, E, ...)                                                                          \
+  static gm_axint int_range_##E(const ax_job *j, size_t q, size_t b, size_t e) {                     \
+    const T *x = (const T *)j->x + q / j->inner * j->so + q % j->inner;                               \
+    const int uns = gm_ctype_kind(GM_##E) == GM_KIND_UINT;                                            \
+    gm_axint c = gm_axi_init(j->op);                                                                  \
+    if (j->op == GM_AX_SUM && j->sl == 1) { /* the common case, in a loop that vectorizes */          \
+      unsigned long long acc = 0;                                                                     \
+      for (size_t k = b; k < e; k++) acc += (unsigned long long)x[k];                                 \
+      c.v = acc;                                                                                      \
+      return c;                                                                                       \
+    }                                                                                                 \
+    for (size_t k = b; k < e; k++) gm_axi_step(j->op, uns, &c, (unsigned long long)x[k * j->sl], (long long)k); \
+    return c;                                                                                         \
   }
-GM_BOOL_CTYPES(AXI_FOLD)
-GM_INTEGER_CTYPES(AXI_FOLD)
-#undef AXI_FOLD
-#define AXI_ENTRY(T, E, ...) [GM_##E] = int_fold_##E,
-static void (*const int_fold[GM_N_CTYPES])(void *, size_t, size_t) = {GM_BOOL_CTYPES(AXI_ENTRY)
-                                                                          GM_INTEGER_CTYPES(AXI_ENTRY)};
+GM_BOOL_CTYPES(AXI_RANGE)
+GM_INTEGER_CTYPES(AXI_RANGE)
+#undef AXI_RANGE
+#define AXI_ENTRY(T, E, ...) [GM_##E] = int_range_##E,
+static gm_axint (*const int_range[GM_N_CTYPES])(const ax_job *, size_t, size_t, size_t) = {
+    GM_BOOL_CTYPES(AXI_ENTRY) GM_INTEGER_CTYPES(AXI_ENTRY)};
 #undef AXI_ENTRY
+
+static void int_store(const ax_job *j, size_t q, gm_axint c) {
+  unsigned long long r = gm_axi_result(j->op, c);
+  if (j->op == GM_AX_MAX || j->op == GM_AX_MIN)
+    gm_ctype_write(j->t, j->y, q, (gm_value){true, gm_ctype_kind(j->t) == GM_KIND_UINT, (long long)r, 0});
+  else
+    ((uint64_t *)j->y)[q] = r; /* int64 and uint64 share the representation */
+}
+
+static void int_fold(void *arg, size_t b, size_t e) {
+  const ax_job *j = arg;
+  for (size_t q = b; q < e; q++) int_store(j, q, int_range[j->t](j, q, 0, j->len));
+}
+
+/* one output's axis in pieces of j->seg elements, folded in parallel */
+enum { INT_PIECES = 64 };
+typedef struct int_split {
+  const ax_job *j;
+  size_t q;
+  gm_axint part[INT_PIECES];
+} int_split;
+
+static void int_piece(void *arg, size_t b, size_t e) {
+  int_split *s = arg;
+  for (size_t p = b; p < e; p++) {
+    size_t k0 = p * s->j->seg, k1 = k0 + s->j->seg < s->j->len ? k0 + s->j->seg : s->j->len;
+    s->part[p] = int_range[s->j->t](s->j, s->q, k0, k1);
+  }
+}
 
 static gm_status host_int_axis(gm_ctype t, int op, size_t outer, size_t so, size_t len, size_t sl, size_t inner,
                                const void *x, void *y) {
-  if (op == GM_AX_MEAN || op == GM_AX_VAR || op == GM_AX_STD || gm_ax_is_lse(op) || !int_fold[t])
+  if (op == GM_AX_MEAN || op == GM_AX_VAR || op == GM_AX_STD || gm_ax_is_lse(op) || !int_range[t])
     return gm_fail(GM_EINVAL, "reduce_axis: op %d takes float mats only here", op);
   ax_job j = {.t = t, .op = op, .outer = outer, .len = len, .inner = inner, .so = so, .sl = sl, .x = x, .y = y};
-  gm_par_for(outer * inner, 1, (double)len * 2, int_fold[t], &j);
+  size_t outs = outer * inner, threads = (size_t)gm_par_threads();
+  if (outs >= threads || len < ((size_t)1 << 16)) {
+    gm_par_for(outs, 1, (double)len * 2, int_fold, &j);
+    return GM_OK;
+  }
+  j.seg = (len + INT_PIECES - 1) / INT_PIECES;
+  size_t pieces = (len + j.seg - 1) / j.seg;
+  int_split sp = {.j = &j};
+  for (size_t q = 0; q < outs; q++) {
+    sp.q = q;
+    gm_par_for(pieces, 1, (double)j.seg * 2, int_piece, &sp);
+    gm_axint c = sp.part[0];
+    for (size_t p = 1; p < pieces; p++) gm_axi_merge(op, gm_ctype_kind(t) == GM_KIND_UINT, &c, sp.part[p]);
+    int_store(&j, q, c);
+  }
   return GM_OK;
 }
 
