@@ -101,7 +101,8 @@ done
 
 # luarocks make, offline, into a scratch tree; then load the installed module
 tree=$(mktemp -d)
-if luarocks --lua-version 5.4 make --tree "$tree" rockspec/gpumat-scm-1.rockspec >"$log/rock.log" 2>&1 &&
+# (luarocks runs `cmake --build` without -j: the level comes from the environment)
+if CMAKE_BUILD_PARALLEL_LEVEL="$jobs" luarocks --lua-version 5.4 make --tree "$tree" rockspec/gpumat-scm-1.rockspec >"$log/rock.log" 2>&1 &&
    LUA_PATH="$tree/share/lua/5.4/?.lua;$tree/share/lua/5.4/?/init.lua" LUA_CPATH="$tree/lib/lua/5.4/?.so" \
    lua5.4 -e 'local gm = require "gpumat"; assert(gm.mat(3, {initial_element = 2})[3] == 2)' >>"$log/rock.log" 2>&1; then
   echo "== luarocks make: ok"; passed=$((passed + 1))
