@@ -35,6 +35,17 @@ def alternating(fn):
     return run
 
 
+def last_of(f):
+    """run(n): n calls of the allocating form f, keeping only the last
+    result (numpy frees the others by reference counting)."""
+    def run(n):
+        r = None
+        for _ in range(n):
+            r = f()
+        return r
+    return run
+
+
 def make(op, dtype, dims):
     """Return (run(n), setup or None, note) for one request."""
     shape = tuple(dims)
@@ -147,13 +158,7 @@ def user_op(op, a, shape, dtype):
     if op not in forms:
         return None
     f, note = forms[op]
-
-    def run(n):
-        r = None
-        for _ in range(n):
-            r = f()
-        return r
-    return run, None, note
+    return last_of(f), None, note
 
 
 def int_pattern(shape, dtype):
@@ -181,13 +186,7 @@ def typed_op(op, shape, dtype):
         "t_gt": (lambda: a > 0.5, "a > 0.5 (a bool array)"),
     }
     f, note = forms[op]
-
-    def run(n):
-        r = None
-        for _ in range(n):
-            r = f()
-        return r
-    return run, None, note
+    return last_of(f), None, note
 
 
 def linalg_op(op, a, shape, dtype):
@@ -214,13 +213,7 @@ def linalg_op(op, a, shape, dtype):
     if op not in forms:
         return None
     f, note = forms[op]
-
-    def run(k):
-        r = None
-        for _ in range(k):
-            r = f()
-        return r
-    return run, None, note
+    return last_of(f), None, note
 
 
 def einsum_op(op, a, shape, dtype):
@@ -237,13 +230,7 @@ def einsum_op(op, a, shape, dtype):
     if op not in forms:
         return None
     f, note = forms[op]
-
-    def run(k):
-        r = None
-        for _ in range(k):
-            r = f()
-        return r
-    return run, None, note
+    return last_of(f), None, note
 
 
 def timed(run, n):
