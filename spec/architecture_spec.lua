@@ -20,7 +20,7 @@ end
 describe("docs/ARCHITECTURE.md", function()
   local entries = index_entries(read("docs/ARCHITECTURE.md"))
 
-  it("names every source file with its layer #host", function()
+  it("names every source file with its layer #host #source", function()
     local missing = {}
     for _, f in ipairs(source_files()) do
       if not entries[f] or not entries[f]:find("%S") then missing[#missing + 1] = f end
@@ -31,7 +31,7 @@ describe("docs/ARCHITECTURE.md", function()
     end
   end)
 
-  it("names no file that does not exist #host", function()
+  it("names no file that does not exist #host #source", function()
     local gone = {}
     for f in pairs(entries) do
       local h = io.open(f, "rb")
@@ -78,7 +78,7 @@ local function cited_files()
 end
 
 describe("source files", function()
-  it("cite no document outside the repository #host", function()
+  it("cite no document outside the repository #host #source", function()
     local found, n = {}, 0
     for _, f in ipairs(cited_files()) do
       n = n + 1
@@ -93,7 +93,7 @@ describe("source files", function()
       table.concat(found, "\n"), 0) end
   end)
 
-  it("the citation check recognises each form #host", function()
+  it("the citation check recognises each form #host #source", function()
     -- built by concatenation, so this file does not match its own check
     local R, S, D, I, F = "rev" .. "iew #3", "se" .. "ed 004", "DES" .. "IGN.md", "iss" .. "ue 7", "Found" .. "ation item 10"
     for _, s in ipairs({"x (" .. R .. ")", "(" .. S .. ")", D, I, "(" .. "#4)", "a " .. SECTION .. "6", F}) do
@@ -111,7 +111,7 @@ describe("kernels/", function()
   -- kernels/launch.h: stream, scratch allocator, geometry): no file of the
   -- kernels (the CPU model's shim under kernels/cpu aside) declares a
   -- function it would call up in a device or the core.
-  it("declare no function of a device or the core #host", function()
+  it("declare no function of a device or the core #host #source", function()
     local found = {}
     for _, path in ipairs(tree.find("kernels -maxdepth 1 -type f \\( -name '*.cu' -o -name '*.cuh' -o -name '*.h' \\)")) do
       local src = read(path)
@@ -122,5 +122,37 @@ describe("kernels/", function()
       for name in src:gmatch("(gm_device[%w_]*)") do found[#found + 1] = path .. ": " .. name end
     end
     assert.are.equal("", table.concat(found, "\n"))
+  end)
+end)
+
+-- src/core's sub-folders are layers (docs/ARCHITECTURE.md, "Layers and
+-- include rules"): a file includes headers of its own layer and those
+-- below; the few edges upward are listed here and there, each with its
+-- reason in the map.
+describe("src/core's layers", function()
+  local rank = { mem = 0, model = 0, exec = 1, ops = 2, io = 2, api = 3 }
+  local upward = {
+    ["src/core/model/mat.c -> exec"] = true, ["src/core/model/mat.c -> ops"] = true,
+    ["src/core/exec/stage.c -> ops"] = true, ["src/core/mem/device.h -> exec"] = true,
+  }
+  it("include only their own layer and those below #host #source", function()
+    local bad, n = {}, 0
+    for _, path in ipairs(tree.find("src/core -mindepth 2 -type f \\( -name '*.c' -o -name '*.h' \\)")) do
+      local layer = path:match("^src/core/([%w_]+)/")
+      assert(rank[layer], "a sub-folder of src/core that has no layer: " .. path)
+      for target in read(path):gmatch('#include "%.%./([%w_]+)/') do
+        n = n + 1
+        if rank[target] and rank[target] > rank[layer] and not upward[path .. " -> " .. target] then
+          bad[#bad + 1] = path .. " includes ../" .. target .. "/"
+        end
+      end
+    end
+    assert.is_true(n > 100)
+    if #bad > 0 then error("includes against the layers:\n" .. table.concat(bad, "\n"), 0) end
+  end)
+
+  it("hold every file of the core #host #source", function()
+    local loose = tree.find("src/core -maxdepth 1 -type f")
+    if #loose > 0 then error("files of src/core outside its layers: " .. table.concat(loose, ", "), 0) end
   end)
 end)

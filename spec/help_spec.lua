@@ -17,7 +17,7 @@ local function read(path)
 end
 
 describe("gm.help", function()
-  it("help_data.lua is what tools/gen-help.lua makes of docs/API.md (regenerate after editing it) #host", function()
+  it("help_data.lua is what tools/gen-help.lua makes of docs/API.md (regenerate after editing it) #host #source", function()
     local p = assert(io.popen("lua5.4 tools/gen-help.lua --stdout", "r"))
     local fresh = p:read("a")
     assert.is_true(p:close())

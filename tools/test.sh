@@ -30,10 +30,11 @@ count() { # name logfile
 }
 
 build() { # dir cmake-args...
-  local dir=$1; shift
+  local dir=$1 t0=$SECONDS; shift
   cmake -S . -B "$dir" -DGPUMAT_WERROR=ON "$@" >"$log/cmake-$dir.log" 2>&1 &&
     cmake --build "$dir" -j "$jobs" >"$log/build-$dir.log" 2>&1
   local rc=$?
+  echo "   (build $dir: $((SECONDS - t0)) s)"
   if [ $rc -ne 0 ]; then
     echo "== build $dir FAILED"; tail -40 "$log/cmake-$dir.log" "$log/build-$dir.log"
     failed=$((failed + 1)); status=1
@@ -53,26 +54,32 @@ if build build; then
   # Each pass is one busted process, which keeps about one core busy, so
   # passes run two at a time (the machine has 2 cores; CI's budget is
   # wall time).  Counted in a fixed order once both have ended.
+  t0=$SECONDS
   tools/run-specs.sh build >"$log/host.log" &
   tools/run-specs.sh build GPUMAT_DEVICE=emulated >"$log/emu.log"
   wait
   count host "$log/host.log"; count emulated "$log/emu.log"
+  echo "   (host and emulated passes: $((SECONDS - t0)) s)"
   # the most adversarial legal order: queued device work runs only when
   # something waits for it, so a missing wait reads stale data every time
+  t0=$SECONDS
   tools/run-specs.sh build GPUMAT_DEVICE=emulated GPUMAT_EMULATED_ASYNC=lazy >"$log/lazy.log" &
   tools/run-specs.sh build GPUMAT_TEST_GC=aggressive >"$log/gc.log"
   wait
   count emulated-lazy "$log/lazy.log"; count gc-aggressive "$log/gc.log"
+  echo "   (lazy and gc-aggressive passes: $((SECONDS - t0)) s)"
 fi
 
 if build build-asan -DGPUMAT_SANITIZE=ON -DGPUMAT_CUDA=OFF -DCMAKE_BUILD_TYPE=Debug; then
   asan=$(gcc -print-file-name=libasan.so)
   san=(LD_PRELOAD="$asan" ASAN_OPTIONS=detect_leaks=0:protect_shadow_gap=0:abort_on_error=1
        UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
+  t0=$SECONDS
   tools/run-specs.sh build-asan "${san[@]}" >"$log/asan.log" &
   tools/run-specs.sh build-asan "${san[@]}" GPUMAT_DEVICE=emulated >"$log/asan-emu.log"
   wait
   count asan+ubsan "$log/asan.log"; count asan+ubsan-emulated "$log/asan-emu.log"
+  echo "   (asan passes: $((SECONDS - t0)) s)"
 fi
 
 # Extra steps, one file per area: tools/suite.d/*.sh, run in name order with
@@ -86,6 +93,7 @@ export SAN_ENV="LD_PRELOAD=$(gcc -print-file-name=libasan.so) ASAN_OPTIONS=detec
 for step in tools/suite.d/*.sh; do
   [ -e "$step" ] || continue
   name=$(basename "$step" .sh)
+  t0=$SECONDS
   bash "$step" >"$log/step-$name.log" 2>&1
   line=$(grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$log/step-$name.log" | tail -1)
   if [ -z "$line" ]; then
@@ -94,7 +102,7 @@ for step in tools/suite.d/*.sh; do
   fi
   read -r p f k < <(echo "$line" | sed -E 's#^([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$#\1 \2 \4#')
   k=${k:-0}
-  echo "== $name: $p passed, $f failed, $k skipped"
+  echo "== $name: $p passed, $f failed, $k skipped ($((SECONDS - t0)) s)"
   passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + k))
   if [ "$f" -ne 0 ]; then tail -60 "$log/step-$name.log"; status=1; fi
 done
