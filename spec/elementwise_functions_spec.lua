@@ -342,6 +342,11 @@ describe("elementwise functions", function()
       assert.truthy(tostring(err):find("atan2", 1, true), tostring(err))
       local b = gm.mat(2, { ctype = "bool" })
       assert.is_false((pcall(gm.logaddexp, b, b)))
+      -- a float mat with an integer one: promoted to the float type first
+      local f = gm.mat(2, { initial_contents = { 1, 1 } })
+      local y = gm.atan2(f, i)
+      assert.equal("double", y:ctype())
+      near_list(y:to_table(), { math.atan(1, 1), math.atan(1, 2) }, "double", "atan2(float64, int32)")
     end)
   end)
 
