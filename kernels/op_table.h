@@ -3,7 +3,7 @@
  *   - the C enums (gm_unary_op, gm_predicate_op, gm_scalar_op,
  *     gm_bcast_op, the GM_AX_* reductions) and the op names; the public
  *     gm_function numbers (include/gpumat.h spells them out so the
- *     installed header stands alone; src/core/api_ops.c checks every
+ *     installed header stands alone; src/core/api/api_ops.c checks every
  *     unary row against it),
  *   - the element-function dispatch and the CUDA kernels' switches
  *     (kernels/elementwise.h, elementwise.cu, strided_ew.cu) and the host

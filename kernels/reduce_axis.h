@@ -22,7 +22,7 @@
 
 #include <math.h>
 
-#include "../src/core/ctype_list.h"
+#include "../src/core/model/ctype_list.h"
 #include "hd.h"
 #include "op_table.h"
 

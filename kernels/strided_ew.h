@@ -14,13 +14,13 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "../src/core/ctype_list.h"
+#include "../src/core/model/ctype_list.h"
 #include "hd.h"
 #include "int_ops.h"
 #include "op_table.h"
 
 /* At most this many axes (the library's GM_MAX_RANK, checked in
- * src/core/strided.c) and operands (the output first, then up to three
+ * src/core/ops/strided.c) and operands (the output first, then up to three
  * inputs: where's cond, a, b). */
 #define GM_STRIDED_MAX_DIMS 8
 #define GM_STRIDED_MAX_OPS 4

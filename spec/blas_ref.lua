@@ -8,7 +8,7 @@ local M = {}
 
 M.ctypes = { "float", "double" }
 -- the relative tolerance per ctype: the ctype list's column
--- (src/core/ctype_list.h, gpumat.core._ctypes)
+-- (src/core/model/ctype_list.h, gpumat.core._ctypes)
 M.tol = {}
 for name, c in pairs(require("gpumat.core")._ctypes) do M.tol[name] = c.tol end
 

@@ -6,7 +6,7 @@
 #define GM_CORE_OP_TABLE_H
 
 #include "../../kernels/op_table.h"
-#include "ctype.h"
+#include "model/ctype.h"
 
 typedef struct gm_op_row {
   const char *name;  /* the C stem (gm_<name>_T) */

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "../core/op_table.h"
-#include "../core/counters.h"
+#include "../core/model/counters.h"
 #include "../core/mem/runtime.h"
 
 
@@ -157,7 +157,7 @@ static const char *const any_ctype_fns[] = {
     "_format_grid", "format_mat", "watch_facet", "watch_facets", "facets", "find_facet", "synchronization",
     "destroy_facet", "destroy", "add_facet_reference", "remove_facet_reference", "use_cuda_p", "free", "__gc",
     "__close", "ensure_core", "ensure", "mat_from_buffer", "syncing_cuda_facets", "with_syncing_cuda_facets",
-    /* the scans (core/scan.h: exact for bool and integers) */
+    /* the scans (core/ops/scan.h: exact for bool and integers) */
     "cumulative_sum", "cumulative_prod",
     /* indexing (l_index.c, m[{...}] with index mats and masks) */
     "index", "take", "index_select", "take_along_axis", "gather", "put_along_axis", "scatter_", "scatter_add_",
@@ -169,7 +169,7 @@ static const char *const any_ctype_fns[] = {
 /* The broadcasting functions beyond the op table's rows (l_broadcast.c,
  * l_operators.c): where and the operators, whose mats of every type
  * promote to one compute ctype first, which the binding and the core check
- * against the op (core/broadcast.c), and logical_and/or/xor (bool results
+ * against the op (core/ops/broadcast.c), and logical_and/or/xor (bool results
  * of x != 0, lua/gpumat). */
 static const char *const promoting_fns[] = {"where", "__add", "__sub", "__div", "__pow", "__unm", "__idiv", "__mod",
                                             "__band", "__bor", "__bxor", "__shl", "__shr", "logical_and",
@@ -229,7 +229,7 @@ gm_mat *gml_checkmat(lua_State *L, int idx, const char *fname) { return gml_chec
 
 /* ---- guards and pins (see util.h) ----
  *
- * The frames, pins and deferred frees are the core's (core/deferred.c,
+ * The frames, pins and deferred frees are the core's (core/model/deferred.c,
  * per OS thread); a guard is the to-be-closed object that closes its
  * frame.  A frame left open by a coroutine that died with an error is
  * closed by the guard's __gc.  The frame's owner is the lua_State: pins
