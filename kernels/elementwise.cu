@@ -9,7 +9,7 @@
 
 namespace {
 
-// The element functions by op number (rows of elementwise_table.h).
+// The element functions by op number (rows of op_table.h).
 #define GM_CU_UNARY(T)                                                           \
   __device__ T unary_op(int op, T x) { return gm_unary_##T(op, x); }            \
   __device__ T scalar_op(int op, T x, T alpha) { return gm_scalar_##T(op, x, alpha); } \

@@ -1,5 +1,5 @@
 /* Element functions of the elementwise ops (one per row of
- * elementwise_table.h), shared by the host loops
+ * op_table.h), shared by the host loops
  * (src/host/elementwise.c) and the CUDA kernels (kernels/elementwise.cu),
  * so the host specs test the arithmetic the GPU runs.
  *
@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "../src/core/model/ctype_list.h"
-#include "elementwise_table.h"
+#include "op_table.h"
 #include "hd.h"
 #include "int_ops.h"
 

@@ -24,27 +24,12 @@
 
 #include "../src/core/model/ctype_list.h"
 #include "hd.h"
+#include "op_table.h"
 
-/* Ops (core/ops/reduce_axis_ops.h names them for the core). */
-enum {
-  GM_AX_SUM = 0,
-  GM_AX_PROD,
-  GM_AX_MEAN,
-  GM_AX_MAX,
-  GM_AX_MIN,
-  GM_AX_VAR,
-  GM_AX_STD,
-  GM_AX_ARGMAX,
-  GM_AX_ARGMIN,
-  GM_AX_LOGSUMEXP,
-  GM_AX_SOFTMAX, /* writes every element: exp(x - max) / sum */
-  /* x != 0 (NaN counts), then max, min or sum of that bool mat: the core
-   * maps these to GM_AX_MAX, MIN and SUM, so no loop or kernel sees them */
-  GM_AX_ANY,
-  GM_AX_ALL,
-  GM_AX_COUNT_NONZERO,
-  GM_AX_N_OPS
-};
+/* Ops: the REDUCE rows of kernels/op_table.h (GM_AX_SUM ... GM_AX_N_OPS).
+ * GM_AX_ANY, ALL and COUNT_NONZERO fold x != 0 (NaN counts) as max, min
+ * or sum of that bool mat: the core maps them to GM_AX_MAX, MIN and SUM,
+ * so no loop or kernel sees them. */
 
 /* a, b: the op's running values; n: elements folded (sum, prod, var,
  * logsumexp) or the 0-based index of the best element, -1 for none yet

@@ -16,10 +16,12 @@
 
 namespace {
 
-// the element function of op OP (resolved at compile time)
+// The element functions of op OP (resolved at compile time), one per row
+// of the op table (kernels/op_table.h) and kind it runs on: bc_fn for the
+// float rows (T the inputs' type, R the result's), bc_cmp_fn for the
+// comparisons (bool results), bc_int_fn for the integer and bool rows.
 template <int OP, typename T> struct bc_fn;
-// (T the inputs' type, R the result's)
-#define GM_BC_FN(E, f, name)                                                     \
+#define GM_BC_FN(f, E, ...)                                                      \
   template <> struct bc_fn<GM_BC_##E, float> {                                   \
     typedef float T;                                                             \
     typedef float R;                                                             \
@@ -30,20 +32,24 @@ template <int OP, typename T> struct bc_fn;
     typedef double R;                                                            \
     __device__ static double apply(double a, double b) { return gm_bc_##f##_double(a, b); } \
   };
-GM_BCAST_ARITH_OPS_WITH(GM_BCAST_CALL_, GM_BC_FN)
-GM_BCAST_FLOAT_OPS(GM_BC_FN)
-GM_BC_FN(FLOORDIV, ifloordiv, "floor_divide")
-GM_BC_FN(REMAINDER, iremainder, "remainder")
+GM_BINARY_OPS_OF(FLOAT, GM_BC_FN)
 #undef GM_BC_FN
 
-// The comparisons on every ctype (bool results): overloads of
-// strided_ew.h's per-type functions, so bc_cmp_fn can name them for any U.
-#define GM_BC_CMP_OVL_(T, E, f, name) \
+// Overloads of strided_ew.h's per-type functions, so that a template can
+// name them for any U: the comparisons on every ctype, the integer rows
+// on the integers, the bool rows on bool.
+#define GM_BC_OVL_(T, f, E, ...) \
+  __device__ inline T bc_##f(T a, T b) { return gm_bc_##f##_##T(a, b); }
+#define GM_BC_CMP_OVL_(T, f, E, ...) \
   __device__ inline bool bc_##f(T a, T b) { return gm_bc_##f##_##T(a, b); }
 #define GM_BC_CMP_OVL_ROW_(T, ...) GM_BCAST_CMP_OPS_WITH(GM_BC_CMP_OVL_, T)
+#define GM_BC_INT_OVL_ROW_(T, ...) GM_BINARY_OPS_OF_WITH(INT, GM_BC_OVL_, T)
+#define GM_BC_BOOL_OVL_ROW_(T, ...) GM_BINARY_OPS_OF_WITH(BOOL, GM_BC_OVL_, T)
 GM_CTYPES(GM_BC_CMP_OVL_ROW_)
+GM_INTEGER_CTYPES(GM_BC_INT_OVL_ROW_)
+GM_BOOL_CTYPES(GM_BC_BOOL_OVL_ROW_)
 template <int OP, typename U> struct bc_cmp_fn;
-#define GM_BC_CMP_FN_(E, f, name)                                   \
+#define GM_BC_CMP_FN_(f, E, ...)                                    \
   template <typename U> struct bc_cmp_fn<GM_BC_##E, U> {             \
     typedef U T;                                                     \
     typedef bool R;                                                  \
@@ -51,50 +57,16 @@ template <int OP, typename U> struct bc_cmp_fn;
   };
 GM_BCAST_CMP_OPS(GM_BC_CMP_FN_)
 #undef GM_BC_CMP_FN_
-
-// The integer element functions (add, sub, cmul: kernels/strided_ew.h)
+// (the bool rows are integer rows too: a bool-only row would need its own)
 template <int OP, typename U> struct bc_int_fn;
-#define GM_BC_INT_FN(E, f)                                                       \
-  template <typename U> struct bc_int_fn<GM_BC_##E, U> {                         \
-    typedef U T;                                                                 \
-    typedef U R;                                                                 \
-    __device__ static U apply(U a, U b) { return (U)((unsigned long long)a f (unsigned long long)b); } \
-  };
-GM_BC_INT_FN(ADD, +)
-GM_BC_INT_FN(SUB, -)
-GM_BC_INT_FN(CMUL, *)
-#undef GM_BC_INT_FN
-#define GM_BC_INT_MINMAX_OVL_(T, ...)                                                 \
-  __device__ inline T bc_cmax(T a, T b) { return gm_bc_cmax_##T(a, b); }              \
-  __device__ inline T bc_cmin(T a, T b) { return gm_bc_cmin_##T(a, b); }
-GM_INTEGER_CTYPES(GM_BC_INT_MINMAX_OVL_)
-#undef GM_BC_INT_MINMAX_OVL_
-#define GM_BC_INT_MINMAX_FN_(E, f)                               \
-  template <typename U> struct bc_int_fn<GM_BC_##E, U> {          \
-    typedef U T;                                                  \
-    typedef U R;                                                  \
-    __device__ static U apply(U a, U b) { return bc_##f(a, b); }  \
-  };
-GM_BC_INT_MINMAX_FN_(CMAX, cmax)
-GM_BC_INT_MINMAX_FN_(CMIN, cmin)
-#undef GM_BC_INT_MINMAX_FN_
-// The integer-only ops (// % & | ^ << >>): overloads of int_ops.h's
-// per-type functions, so bc_int_fn can name them for any U.
-#define GM_BC_INT_OVL_(T, E, f, name) \
-  __device__ inline T bc_##f(T a, T b) { return gm_bc_##f##_##T(a, b); }
-#define GM_BC_INT_OVL_ROW_(T, ...) GM_BCAST_INT_OPS_WITH(GM_BC_INT_OVL_, T)
-GM_INTEGER_CTYPES(GM_BC_INT_OVL_ROW_)
-__device__ inline bool bc_iand(bool a, bool b) { return gm_bc_iand_bool(a, b); }
-__device__ inline bool bc_ior(bool a, bool b) { return gm_bc_ior_bool(a, b); }
-__device__ inline bool bc_ixor(bool a, bool b) { return gm_bc_ixor_bool(a, b); }
-#define GM_BC_INT_ONLY_FN_(E, f, name)                               \
+#define GM_BC_INT_FN_(f, E, ...)                                     \
   template <typename U> struct bc_int_fn<GM_BC_##E, U> {              \
     typedef U T;                                                      \
     typedef U R;                                                      \
     __device__ static U apply(U a, U b) { return bc_##f(a, b); }      \
   };
-GM_BCAST_INT_OPS(GM_BC_INT_ONLY_FN_)
-#undef GM_BC_INT_ONLY_FN_
+GM_BINARY_OPS_OF(INT, GM_BC_INT_FN_)
+#undef GM_BC_INT_FN_
 
 // Offsets of every operand at the start of row r (the row-major index over
 // the outer axes), unrolled over GM_STRIDED_MAX_OPS so that off[] stays in
@@ -187,12 +159,9 @@ void launch_op(const gm_strided *s, void *out, const void *a, const void *b, cud
 template <typename T>
 int launch_binary(int op, const gm_strided *s, void *out, const void *a, const void *b, cudaStream_t st) {
   switch (op) {
-#define GM_BC_CASE(E, f, name) \
+#define GM_BC_CASE(f, E, ...) \
   case GM_BC_##E: launch_op<GM_BC_##E, T>(s, out, a, b, st); break;
-    GM_BCAST_ARITH_OPS_WITH(GM_BCAST_CALL_, GM_BC_CASE)
-    GM_BCAST_FLOAT_OPS(GM_BC_CASE)
-    GM_BC_CASE(FLOORDIV, ifloordiv, "floor_divide")
-    GM_BC_CASE(REMAINDER, iremainder, "remainder")
+    GM_BINARY_OPS_OF(FLOAT, GM_BC_CASE)
 #undef GM_BC_CASE
     default: return 1; /* cudaErrorInvalidValue (the CPU model has no enum) */
   }
@@ -206,18 +175,13 @@ void launch_int_op(const gm_strided *s, void *out, const void *a, const void *b,
   GM_LAUNCH_RANGE(binary_kernel<Fn>, g.grid, g.block, st, g.rows, g.len)(*s, (T *)out, (const T *)a, (const T *)b);
 }
 
-// Integer mats: add, sub, cmul, cmax, cmin and the integer-only ops (the core refuses the rest)
+// Integer mats: the BINARY rows that run on integers (the core refuses the rest)
 template <typename T>
 int launch_int_binary(int op, const gm_strided *s, void *out, const void *a, const void *b, cudaStream_t st) {
   switch (op) {
-    case GM_BC_ADD: launch_int_op<GM_BC_ADD, T>(s, out, a, b, st); break;
-    case GM_BC_SUB: launch_int_op<GM_BC_SUB, T>(s, out, a, b, st); break;
-    case GM_BC_CMUL: launch_int_op<GM_BC_CMUL, T>(s, out, a, b, st); break;
-    case GM_BC_CMAX: launch_int_op<GM_BC_CMAX, T>(s, out, a, b, st); break;
-    case GM_BC_CMIN: launch_int_op<GM_BC_CMIN, T>(s, out, a, b, st); break;
-#define GM_BC_INT_CASE_(E, f, name) \
+#define GM_BC_INT_CASE_(f, E, ...) \
   case GM_BC_##E: launch_int_op<GM_BC_##E, T>(s, out, a, b, st); break;
-    GM_BCAST_INT_OPS(GM_BC_INT_CASE_)
+    GM_BINARY_OPS_OF(INT, GM_BC_INT_CASE_)
 #undef GM_BC_INT_CASE_
     default: return 1; /* cudaErrorInvalidValue (the CPU model has no enum) */
   }
@@ -235,7 +199,7 @@ void launch_cmp_op(const gm_strided *s, void *out, const void *a, const void *b,
 template <typename T>
 int launch_cmp(int op, const gm_strided *s, void *out, const void *a, const void *b, cudaStream_t st) {
   switch (op) {
-#define GM_BC_CMP_CASE_(E, f, name) \
+#define GM_BC_CMP_CASE_(f, E, ...) \
   case GM_BC_##E: launch_cmp_op<GM_BC_##E, T>(s, out, a, b, st); break;
     GM_BCAST_CMP_OPS(GM_BC_CMP_CASE_)
 #undef GM_BC_CMP_CASE_
@@ -244,12 +208,13 @@ int launch_cmp(int op, const gm_strided *s, void *out, const void *a, const void
   return (int)cudaGetLastError();
 }
 
-// bool mats: & | ~ only (the core refuses the rest)
+// bool mats: the BINARY rows that run on bool, & | ~ (the core refuses the rest)
 int launch_bool_binary(int op, const gm_strided *s, void *out, const void *a, const void *b, cudaStream_t st) {
   switch (op) {
-    case GM_BC_BAND: launch_int_op<GM_BC_BAND, bool>(s, out, a, b, st); break;
-    case GM_BC_BOR: launch_int_op<GM_BC_BOR, bool>(s, out, a, b, st); break;
-    case GM_BC_BXOR: launch_int_op<GM_BC_BXOR, bool>(s, out, a, b, st); break;
+#define GM_BC_BOOL_CASE_(f, E, ...) \
+  case GM_BC_##E: launch_int_op<GM_BC_##E, bool>(s, out, a, b, st); break;
+    GM_BINARY_OPS_OF(BOOL, GM_BC_BOOL_CASE_)
+#undef GM_BC_BOOL_CASE_
     default: return 1; /* cudaErrorInvalidValue (the CPU model has no enum) */
   }
   return (int)cudaGetLastError();
@@ -261,7 +226,7 @@ extern "C" int gm_cuda_strided_binary(int ctype, int op, const gm_strided *s, vo
                                       const void *b, const gm_launch_ctx *lc) {
   void *stream = lc->stream;
   cudaStream_t st = (cudaStream_t)stream;
-  if (op >= GM_BC_GT && op <= GM_BC_NE) {
+  if (gm_bc_is_cmp(op)) {
 #define LAUNCH(T) return launch_cmp<T>(op, s, out, a, b, st)
     switch (ctype) {
       GM_CTYPES_WITH(GM_CTYPE_DO_CASE_, LAUNCH)

@@ -17,6 +17,7 @@
 #include "../src/core/model/ctype_list.h"
 #include "hd.h"
 #include "int_ops.h"
+#include "op_table.h"
 
 /* At most this many axes (the library's GM_MAX_RANK, checked in
  * src/core/ops/strided.c) and operands (the output first, then up to three
@@ -52,65 +53,23 @@ GM_HD void gm_strided_ew_offsets(const gm_strided *s, int64_t i, int64_t off[GM_
   }
 }
 
-/* The binary ops: X(ENUM suffix, element function suffix, public name).
- * GM_BCAST_OPS_WITH passes `a` first: X(a, E, f, name).  The arithmetic
- * ones write the inputs' ctype; the comparisons (GM_BCAST_CMP_OPS, GM_BC_GT
- * ... GM_BC_NE) write bool from inputs of any ctype. */
-#define GM_BCAST_OPS(X) GM_BCAST_OPS_WITH(GM_BCAST_CALL_, X)
-#define GM_BCAST_OPS_WITH(X, a) GM_BCAST_ARITH_OPS_WITH(X, a) GM_BCAST_CMP_OPS_WITH(X, a)
-#define GM_BCAST_ARITH_OPS_WITH(X, a) \
-  X(a, ADD, add, "add")         \
-  X(a, SUB, sub, "sub")         \
-  X(a, CMUL, cmul, "cmul")      \
-  X(a, CDIV, cdiv, "cdiv")      \
-  X(a, POW, pow, "pow")         \
-  X(a, CMAX, cmax, "cmax")      \
-  X(a, CMIN, cmin, "cmin")
-#define GM_BCAST_CMP_OPS(X) GM_BCAST_CMP_OPS_WITH(GM_BCAST_CALL_, X)
-#define GM_BCAST_CMP_OPS_WITH(X, a) \
-  X(a, GT, gt, "gt")            \
-  X(a, GE, ge, "ge")            \
-  X(a, LT, lt, "lt")            \
-  X(a, LE, le, "le")            \
-  X(a, EQ, eq, "eq")            \
-  X(a, NE, ne, "ne")
-#define GM_BCAST_CALL_(X, ...) X(__VA_ARGS__)
-/* Integer ops (floats are refused by core/ops/broadcast.c but for // and %,
- * which floats have too: GM_BC_FLOAT_DEFINE): Lua's // % & | ~ << >> on
- * integer mats, kernels/int_ops.h's element functions
- * (floor as Lua's, defined for every operand: docs/API.md "Defined
- * everywhere").  They follow GM_BCAST_OPS in the enum; GM_BC_FLOORDIV is
- * the first of them. */
-#define GM_BCAST_INT_OPS(X) GM_BCAST_INT_OPS_WITH(GM_BCAST_CALL_, X)
-#define GM_BCAST_INT_OPS_WITH(X, a)            \
-  X(a, FLOORDIV, ifloordiv, "floor_divide")    \
-  X(a, REMAINDER, iremainder, "remainder")     \
-  X(a, BAND, iand, "bitwise_and")              \
-  X(a, BOR, ior, "bitwise_or")                 \
-  X(a, BXOR, ixor, "bitwise_xor")              \
-  X(a, SHL, ishl, "bitwise_left_shift")        \
-  X(a, SHR, ishr, "bitwise_right_shift")
+/* The binary ops and comparisons are the BINARY and COMPARE rows of
+ * kernels/op_table.h (gm_bcast_op, GM_BCAST_OPS, GM_BINARY_OPS_OF): the
+ * arithmetic ones write the inputs' ctype, the comparisons bool from
+ * inputs of any ctype; the kinds column says which ctypes each runs on,
+ * and the element functions gm_bc_<name>_<T> below exist for those. */
 
-/* Float-only ops (integer and bool mats are refused by core/ops/broadcast.c):
- * the array standard's binary functions of real floats, C's functions
- * (CUDA's on the device) but logaddexp, which is NumPy's formula.  They
- * follow GM_BCAST_INT_OPS in the enum; GM_BC_ATAN2 is the first. */
-#define GM_BCAST_FLOAT_OPS(X) GM_BCAST_FLOAT_OPS_WITH(GM_BCAST_CALL_, X)
-#define GM_BCAST_FLOAT_OPS_WITH(X, a)       \
-  X(a, ATAN2, atan2, "atan2")               \
-  X(a, HYPOT, hypot, "hypot")               \
-  X(a, COPYSIGN, copysign, "copysign")      \
-  X(a, NEXTAFTER, nextafter, "nextafter")   \
-  X(a, LOGADDEXP, logaddexp, "logaddexp")
-
-typedef enum gm_bcast_op {
-#define GM_BCAST_ENUM(E, f, name) GM_BC_##E,
-  GM_BCAST_OPS(GM_BCAST_ENUM)
-  GM_BCAST_INT_OPS(GM_BCAST_ENUM)
-  GM_BCAST_FLOAT_OPS(GM_BCAST_ENUM)
-#undef GM_BCAST_ENUM
-  GM_N_BCAST
-} gm_bcast_op;
+/* Whether op is a comparison (a COMPARE row: bool out). */
+GM_HD int gm_bc_is_cmp(int op) {
+  switch (op) {
+#define GM_BC_CMP_CASE_(f, E, ...) case GM_BC_##E:
+    GM_BCAST_CMP_OPS(GM_BC_CMP_CASE_)
+#undef GM_BC_CMP_CASE_
+    return 1;
+    default:
+      return 0;
+  }
+}
 
 /* GM_BC_DEFINE(T, suffix of the C math functions) */
 #define GM_BC_DEFINE(T, S)                                                           \
@@ -125,7 +84,7 @@ typedef enum gm_bcast_op {
 /* Float // and % (GM_BC_FLOORDIV, GM_BC_REMAINDER on float mats): Lua's
  * own, floor(a / b) and fmod moved to b's sign when the signs differ,
  * so m // 2 and m % 2 give what the Lua numbers would.  The
- * GM_BCAST_FLOAT_OPS rows.  logaddexp is NumPy's npy_logaddexp:
+ * float-only BINARY rows (atan2 ... logaddexp).  logaddexp is NumPy's npy_logaddexp:
  * equal sides give a + log 2 (so inf with inf stays inf, no inf - inf),
  * else the larger side plus log1p(exp(-|a - b|)); a NaN side gives NaN. */
 #define GM_BC_FLOAT_DEFINE(T, S)                                                     \
@@ -174,11 +133,13 @@ GM_CTYPES(GM_BC_DEFINE_CMP_)
   GM_HD T gm_bc_cmin_##T(T a, T b) { return a < b ? a : b; }
 GM_INTEGER_CTYPES(GM_BC_DEFINE_INT_)
 
-/* gm_bc_<f>_T of the integer-only ops: int_ops.h's gm_<f>_T under the
- * engine's naming (the host loops paste gm_bc_<f>_T). */
-#define GM_BC_INT_ONLY_(T, E, f, name) \
+/* gm_bc_<f>_T of // % & | ~ << >> on integers: int_ops.h's gm_<f>_T
+ * under the engine's naming (the host loops paste gm_bc_<f>_T). */
+#define GM_BC_INT_ONLY_(T, f) \
   GM_HD T gm_bc_##f##_##T(T a, T b) { return gm_##f##_##T(a, b); }
-#define GM_BC_INT_ONLY_ROW_(T, ...) GM_BCAST_INT_OPS_WITH(GM_BC_INT_ONLY_, T)
+#define GM_BC_INT_ONLY_ROW_(T, ...)                                                             \
+  GM_BC_INT_ONLY_(T, ifloordiv) GM_BC_INT_ONLY_(T, iremainder) GM_BC_INT_ONLY_(T, iand)         \
+  GM_BC_INT_ONLY_(T, ior) GM_BC_INT_ONLY_(T, ixor) GM_BC_INT_ONLY_(T, ishl) GM_BC_INT_ONLY_(T, ishr)
 GM_INTEGER_CTYPES(GM_BC_INT_ONLY_ROW_)
 
 /* bool mats take & | ~ (logical on bool, as NumPy's bitwise ops on bool);

@@ -5,7 +5,7 @@
 -- spec/device_ops.lua compares the two directly.
 local gm = require "gpumat"
 
-local TOL = { float = 1e-5, double = 1e-12 }
+local TOL = require("blas_ref").tol -- the ctype list's tolerance column
 local CTYPES = { "float", "double" }
 
 local function close(e, a, ctype)
@@ -39,42 +39,9 @@ local function make(ctype, dims, scale, fresh)
 end
 
 -- The reduction of column values v (a Lua list) by op.
-local function ref_column(op, v, ddof)
-  local n = #v
-  if op == "sum" or op == "mean" then
-    local s = 0
-    for _, x in ipairs(v) do s = s + x end
-    if op == "mean" then return n > 0 and s / n or 0 / 0 end
-    return s
-  elseif op == "prod" then
-    local p = 1
-    for _, x in ipairs(v) do p = p * x end
-    return p
-  elseif op == "var" or op == "std" then
-    if n - ddof <= 0 then return 0 / 0 end
-    local s = 0
-    for _, x in ipairs(v) do s = s + x end
-    local mean, q = s / n, 0
-    for _, x in ipairs(v) do q = q + (x - mean) ^ 2 end
-    local var = q / (n - ddof)
-    return op == "std" and math.sqrt(var) or var
-  elseif op == "logsumexp" then
-    local m = -math.huge
-    for _, x in ipairs(v) do if x > m then m = x end end
-    if m == -math.huge then return m end
-    local s = 0
-    for _, x in ipairs(v) do s = s + math.exp(x - m) end
-    return m + math.log(s)
-  else -- max, min, argmax, argmin: first NaN, else first best
-    local best, at = nil, nil
-    for i, x in ipairs(v) do
-      if x ~= x then return op:sub(1, 3) == "arg" and i or x end
-      local better = best == nil or ((op == "max" or op == "argmax") and x > best or (op == "min" or op == "argmin") and x < best)
-      if better then best, at = x, i end
-    end
-    return op:sub(1, 3) == "arg" and at or best
-  end
-end
+-- the references: one table keyed by op name (spec/op_refs.lua)
+local refs = require "op_refs"
+local function ref_column(op, v, ddof) return refs[op](v, nil, ddof) end
 
 -- Reference of op along 1-based axis of a flat row-major list t with dims.
 local function ref_reduce(op, t, dims, axis, ddof)

@@ -7,7 +7,10 @@ local gm = require "gpumat"
 local M = {}
 
 M.ctypes = { "float", "double" }
-M.tol = { float = 1e-5, double = 1e-12 }
+-- the relative tolerance per ctype: the ctype list's column
+-- (src/core/model/ctype_list.h, gpumat.core._ctypes)
+M.tol = {}
+for name, c in pairs(require("gpumat.core")._ctypes) do M.tol[name] = c.tol end
 
 -- n deterministic values in [-2, 2], multiples of 1/4
 function M.vals(n, seed)

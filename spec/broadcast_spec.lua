@@ -10,21 +10,14 @@ local unpack = table.unpack
 
 -- ---- reference ----
 
-local ref_ops = {
-  add = function(a, b) return a + b end,
-  sub = function(a, b) return a - b end,
-  cmul = function(a, b) return a * b end,
-  cdiv = function(a, b) return a / b end,
-  pow = function(a, b) return a ^ b end,
-  cmax = function(a, b) if a ~= a or a > b then return a end return b end,
-  cmin = function(a, b) if a ~= a or a < b then return a end return b end,
-  gt = function(a, b) return a > b and 1 or 0 end,
-  ge = function(a, b) return a >= b and 1 or 0 end,
-  lt = function(a, b) return a < b and 1 or 0 end,
-  le = function(a, b) return a <= b and 1 or 0 end,
-  eq = function(a, b) return a == b and 1 or 0 end,
-  ne = function(a, b) return a ~= b and 1 or 0 end,
-}
+-- the references: one table keyed by op name (spec/op_refs.lua); the
+-- comparisons' booleans as 1/0
+local refs = require "op_refs"
+local ref_ops = {}
+for _, name in ipairs { "add", "sub", "cmul", "cdiv", "pow", "cmax", "cmin" } do ref_ops[name] = refs[name] end
+for _, name in ipairs { "gt", "ge", "lt", "le", "eq", "ne" } do
+  ref_ops[name] = function(a, b) return refs[name](a, b) and 1 or 0 end
+end
 local CMP = { gt = true, ge = true, lt = true, le = true, eq = true, ne = true }
 local op_names = { "add", "sub", "cmul", "cdiv", "pow", "cmax", "cmin", "gt", "ge", "lt", "le", "eq", "ne" }
 

@@ -29,7 +29,7 @@ local A34 = { { 1, 2, 3, 4 }, { 5, 6, 7, 8 }, { 9, 1, 2, 3 } }
 local B42 = { { 1, 0 }, { 2, 1 }, { 0, 3 }, { 1, 1 } }
 local X44 = { { 1, 2, 3, 4 }, { 5, 6, 7, 8 }, { 9, 1, 2, 3 }, { 4, 5, 6, 7 } }
 
--- every unary op of the op table (kernels/elementwise_table.h), in its order
+-- every unary op of the op table (kernels/op_table.h), in its order
 M.unary = require("gpumat.core")._unary_ops
 
 M.families = {

@@ -4,7 +4,7 @@
 -- of place), clamp / clamp_, the unary functions on integer mats, the
 -- predicates and logical functions (bool results), the float-only binary
 -- functions (atan2 hypot copysign nextafter logaddexp), the standard's
--- names, and the op table (kernels/elementwise_table.h) agreeing with the
+-- names, and the op table (kernels/op_table.h) agreeing with the
 -- Lua module and gm.help.  Values against plain-Lua references (NumPy
 -- for nextafter and logaddexp) with a tolerance per ctype, on the host
 -- and on the emulated device.
@@ -35,79 +35,31 @@ local function near_list(actual, expected, ct, what)
   for i = 1, #expected do near(actual[i], expected[i], ct, what .. "[" .. i .. "]") end
 end
 
--- the standard's round: halves to even (C's rint, NumPy's round)
-local function round(x)
-  if x ~= x or x == INF or x == -INF then return x end
-  local r = math.floor(x + 0.5)
-  if r - x == 0.5 and r % 2 ~= 0 then r = r - 1 end
-  return r
-end
-
-local function trunc(x)
-  if x ~= x or x == INF or x == -INF then return x end
-  return x < 0 and math.ceil(x) or math.floor(x)
-end
-local function asinh(x)
-  local a = math.abs(x)
-  local r = math.log(a + math.sqrt(a * a + 1))
-  return x < 0 and -r or r
-end
-local function acosh(x)
-  if x ~= x or x < 1 then return NAN end
-  if x == INF then return INF end
-  return math.log(x + math.sqrt(x * x - 1))
-end
-local function atanh(x)
-  if x ~= x or math.abs(x) > 1 then return NAN end
-  if x == 1 then return INF elseif x == -1 then return -INF end
-  return 0.5 * math.log((1 + x) / (1 - x))
-end
-local function nan_outside(f, lo, hi)
-  return function(x)
-    if x ~= x or x < lo or x > hi then return NAN end
-    return f(x)
-  end
-end
-local function log_base(b)
-  return function(x)
-    if x ~= x or x < 0 then return NAN end
-    if x == 0 then return -INF end
-    return math.log(x, b)
-  end
-end
-
--- log(1 + x) and e^x - 1 without the cancellation near 0 (series there)
-local function log1p(x)
-  if math.abs(x) < 1e-4 then return x - x * x / 2 + x ^ 3 / 3 - x ^ 4 / 4 end
-  return math.log(1 + x)
-end
-local function expm1(x)
-  if math.abs(x) < 1e-4 then return x + x * x / 2 + x ^ 3 / 6 + x ^ 4 / 24 end
-  return math.exp(x) - 1
-end
+-- the references: one table keyed by op name (spec/op_refs.lua)
+local refs = require "op_refs"
 
 -- reference and inputs of the functions after MGL's twelve (the inputs
 -- are exact in float, so the float reference is the double one rounded)
 local new_ops = {
-  abs = { math.abs, { -2.5, -0.25, 0, 1.5, -INF, NAN } },
-  sign = { function(x) return x > 0 and 1 or x < 0 and -1 or x end, { -3.5, -0.25, 0, 0.75, INF, NAN } },
-  floor = { math.floor, { -2.5, -2, -0.25, 0.25, 2.75, 1e6 + 0.5 } },
-  ceil = { math.ceil, { -2.5, -2, -0.25, 0.25, 2.75, 1e6 + 0.5 } },
-  round = { round, { -2.5, -1.5, -0.5, 0.5, 1.5, 2.5, -0.25, 0.75, 3 } },
-  neg = { function(x) return -x end, { -2.5, 0.25, 3, INF, NAN } },
-  log1p = { log1p, { -1, -0.5, 0, 2 ^ -30, 0.75, 3, -2, NAN } },
-  expm1 = { expm1, { -20, -0.5, 0, 2 ^ -30, 0.75, 5, INF, NAN } },
-  relu = { function(x) return (x < 0) and 0 or x end, { -2.5, -0.25, 0, 0.5, 3, -INF, NAN } },
-  acos = { nan_outside(math.acos, -1, 1), { -1, -0.5, 0, 0.75, 1, 1.5, NAN } },
-  acosh = { acosh, { 0.5, 1, 1.5, 10, INF, NAN } },
-  asin = { nan_outside(math.asin, -1, 1), { -1, -0.5, 0, 0.75, 1, -1.5, NAN } },
-  asinh = { asinh, { -10, -0.5, 0, 0.75, 3, INF, NAN } },
-  atan = { math.atan, { -10, -0.5, 0, 0.75, 3, INF, -INF, NAN } },
-  atanh = { atanh, { -1, -0.5, 0, 0.75, 1, 2, NAN } },
-  log2 = { log_base(2), { 0, 0.125, 1, 3, 1024, -1, INF, NAN } },
-  log10 = { log_base(10), { 0, 0.5, 1, 7, 1000, -1, INF, NAN } },
-  trunc = { trunc, { -2.5, -2, -0.75, 0.25, 2.75, 1e6 + 0.5, INF, NAN } },
-  positive = { function(x) return x end, { -2.5, 0, 3, INF, NAN } },
+  abs = { refs.abs, { -2.5, -0.25, 0, 1.5, -INF, NAN } },
+  sign = { refs.sign, { -3.5, -0.25, 0, 0.75, INF, NAN } },
+  floor = { refs.floor, { -2.5, -2, -0.25, 0.25, 2.75, 1e6 + 0.5 } },
+  ceil = { refs.ceil, { -2.5, -2, -0.25, 0.25, 2.75, 1e6 + 0.5 } },
+  round = { refs.round, { -2.5, -1.5, -0.5, 0.5, 1.5, 2.5, -0.25, 0.75, 3 } },
+  neg = { refs.neg, { -2.5, 0.25, 3, INF, NAN } },
+  log1p = { refs.log1p, { -1, -0.5, 0, 2 ^ -30, 0.75, 3, -2, NAN } },
+  expm1 = { refs.expm1, { -20, -0.5, 0, 2 ^ -30, 0.75, 5, INF, NAN } },
+  relu = { refs.relu, { -2.5, -0.25, 0, 0.5, 3, -INF, NAN } },
+  acos = { refs.acos, { -1, -0.5, 0, 0.75, 1, 1.5, NAN } },
+  acosh = { refs.acosh, { 0.5, 1, 1.5, 10, INF, NAN } },
+  asin = { refs.asin, { -1, -0.5, 0, 0.75, 1, -1.5, NAN } },
+  asinh = { refs.asinh, { -10, -0.5, 0, 0.75, 3, INF, NAN } },
+  atan = { refs.atan, { -10, -0.5, 0, 0.75, 3, INF, -INF, NAN } },
+  atanh = { refs.atanh, { -1, -0.5, 0, 0.75, 1, 2, NAN } },
+  log2 = { refs.log2, { 0, 0.125, 1, 3, 1024, -1, INF, NAN } },
+  log10 = { refs.log10, { 0, 0.5, 1, 7, 1000, -1, INF, NAN } },
+  trunc = { refs.trunc, { -2.5, -2, -0.75, 0.25, 2.75, 1e6 + 0.5, INF, NAN } },
+  positive = { refs.positive, { -2.5, 0, 3, INF, NAN } },
 }
 local new_names = { "abs", "sign", "floor", "ceil", "round", "neg", "log1p", "expm1", "relu", "acos", "acosh",
   "asin", "asinh", "atan", "atanh", "log2", "log10", "trunc", "positive" }
@@ -162,8 +114,8 @@ describe("elementwise functions", function()
       it("log1p and expm1 keep their precision near 0", function()
         R.places(function()
           local x = mat(ct, { 1e-7, -1e-7 })
-          near_list(x:log1p():to_table(), expected_of(log1p, { 1e-7, -1e-7 }, ct), ct, "log1p")
-          near_list(x:expm1():to_table(), expected_of(expm1, { 1e-7, -1e-7 }, ct), ct, "expm1")
+          near_list(x:log1p():to_table(), expected_of(refs.log1p, { 1e-7, -1e-7 }, ct), ct, "log1p")
+          near_list(x:expm1():to_table(), expected_of(refs.expm1, { 1e-7, -1e-7 }, ct), ct, "expm1")
         end)
       end)
 
@@ -229,23 +181,21 @@ describe("elementwise functions", function()
       if ct:sub(1, 1) == "i" and v >= 1 << (bits - 1) then v = v - (1 << bits) end
       return v
     end
-    local refs = {
-      abs = function(v) return v < 0 and -v or v end,
-      neg = function(v) return -v end,
-      sign = function(v) return v > 0 and 1 or v < 0 and -1 or 0 end,
-      square = function(v) return v * v end,
-      floor = function(v) return v end, ceil = function(v) return v end, round = function(v) return v end,
-      trunc = function(v) return v end, positive = function(v) return v end,
-    }
+    -- the rows integer mats take (their kinds column), refs on integers
+    local int_rows = {}
+    for _, row in ipairs(core._op_table) do
+      if row.family == "unary" and row.kinds.int then int_rows[#int_rows + 1] = row.name end
+    end
     for _, ct in ipairs { "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64" } do
       it(ct .. ": abs/neg of MIN wrap, square wraps, rounding is the identity", function()
         local lo, hi = limits[ct][1], limits[ct][2]
         local vals = lo < 0 and { lo, lo + 1, -3, 0, 5, hi } or { 0, 3, 200 % (hi + 1), hi }
         R.places(function(place)
           local x = gm.mat(#vals, { ctype = ct, initial_contents = vals })
-          for name, f in pairs(refs) do
+          for _, name in ipairs(int_rows) do
+            local f, t = refs[name], { kind = ct:sub(1, 1) == "u" and "uint" or "int" }
             local expected = {}
-            for i, v in ipairs(vals) do expected[i] = wrap(f(v), ct) end
+            for i, v in ipairs(vals) do expected[i] = wrap(f(v, t), ct) end
             local y = gm[name](x)
             assert.equal(ct, y:ctype())
             assert.same(expected, y:to_table(), place .. " " .. ct .. " " .. name)
@@ -344,16 +294,7 @@ describe("elementwise functions", function()
     local a_vals = { 0, -0.0, 1, -1.5, 3, INF, -INF, NAN, 2.5, -4, 0.75, 100 }
     local b_vals = { -0.0, 2, -3 }
     local nref = require "numpy_ref"
-    local function copysign(x, y)
-      local neg = y < 0 or (y == 0 and 1 / y < 0)
-      local m = math.abs(x)
-      return neg and -m or m
-    end
-    local function hypot(x, y)
-      if math.abs(x) == INF or math.abs(y) == INF then return INF end
-      return math.sqrt(x * x + y * y)
-    end
-    local lua_refs = { atan2 = math.atan, hypot = hypot, copysign = copysign }
+    local lua_refs = { atan2 = refs.atan2, hypot = refs.hypot, copysign = refs.copysign }
     for _, ct in ipairs(R.ctypes) do
       it(ct .. ": atan2 hypot copysign (Lua), nextafter logaddexp (NumPy)", function()
         local np = ct == "float" and "np.float32" or "np.float64"
@@ -401,6 +342,11 @@ describe("elementwise functions", function()
       assert.truthy(tostring(err):find("atan2", 1, true), tostring(err))
       local b = gm.mat(2, { ctype = "bool" })
       assert.is_false((pcall(gm.logaddexp, b, b)))
+      -- a float mat with an integer one: promoted to the float type first
+      local f = gm.mat(2, { initial_contents = { 1, 1 } })
+      local y = gm.atan2(f, i)
+      assert.equal("double", y:ctype())
+      near_list(y:to_table(), { math.atan(1, 1), math.atan(1, 2) }, "double", "atan2(float64, int32)")
     end)
   end)
 
@@ -483,6 +429,101 @@ describe("elementwise functions", function()
       assert.same(mgl, { table.unpack(core._unary_ops, 1, 12) })
       assert.same(new_names, { table.unpack(core._unary_ops, 13) })
       assert.equal(31, #core._unary_ops)
+    end)
+
+    -- every row of kernels/op_table.h against its reference in
+    -- spec/op_refs.lua, on every ctype its kinds column says it runs on,
+    -- with the result ctype its result column says (host and emulated)
+    local refs = require "op_refs"
+    local inputs = {
+      float = { { -2.5, -1, -0.5, 0, 0.5, 1, 2, 3 }, { 0.5, -1.5, 2, 0.25, -3, 4, 1, -0.75 } },
+      int = { { -3, -1, 0, 1, 2, 5, -2, 7 }, { 2, -1, 3, 0, 1, 7, -3, 1 } },
+      uint = { { 0, 1, 2, 3, 5, 7, 6, 4 }, { 2, 1, 3, 0, 1, 7, 2, 1 } },
+      bool = { { 0, 1, 1, 0, 1, 0, 0, 1 }, { 1, 1, 0, 0, 1, 0, 1, 1 } },
+    }
+    local function info(ct)
+      local c = core._ctypes[ct]
+      return { name = ct, kind = c.kind, tol = c.tol, bits = tonumber(c.dtype:match("%d+")), signed = c.kind == "int" }
+    end
+    local function wrap(v, t)
+      if t.kind ~= "int" and t.kind ~= "uint" then return v end
+      v = math.tointeger(v) or v
+      if math.type(v) ~= "integer" or t.bits == 64 then return v end
+      v = v & ((1 << t.bits) - 1)
+      if t.signed and v >= 1 << (t.bits - 1) then v = v - (1 << t.bits) end
+      return v
+    end
+    local function result_ctype(row, t)
+      local r = row.result
+      if r == "bool" or r == "int64" then return r end
+      if t.kind == "float" or r == "same" then return t.name end
+      if r == "float" then return "double" end
+      return t.kind == "uint" and "uint64" or "int64" -- accumulator
+    end
+    local function num(v) return v == true and 1 or v == false and 0 or v end
+    local function check(got, want, t, rt, what)
+      got, want = num(got), num(want)
+      if rt.kind == "float" and type(want) == "number" then
+        want = gm.coerce_to_ctype(want, rt.name)
+        local ok = (want ~= want and got ~= got) or got == want
+          or math.abs(got - want) <= rt.tol * math.max(1, math.abs(want))
+        assert(ok, string.format("%s: expected %.17g, got %.17g", what, want, got))
+      else
+        assert(got == wrap(want, rt), string.format("%s: expected %s, got %s", what, tostring(want), tostring(got)))
+      end
+    end
+    -- the row's function on the first input (and the second) of kind t
+    local function run(row, x, y, t)
+      local f, n = row.family, row.name
+      if f == "unary" or f == "predicate" then return (gm[n] or core[n])(x) end -- core._truth
+      if f == "scalar" then return x[n](x, 1.5) end
+      if f == "binary" or f == "comparison" then return gm[n](x, y) end
+      if n == "softmax" then return gm.softmax(x, 1) end
+      if n == "logsumexp" then return gm.mat_as_scalar(gm.logsumexp(x, 1)) end -- an axis is required
+      return gm[n](x)
+    end
+    local function expected(row, a, b, t)
+      local f, ref = row.family, refs[row.name]
+      if f == "reduction" then return ref(a, t) end
+      local out = {}
+      for i = 1, #a do
+        if f == "unary" or f == "predicate" then out[i] = ref(a[i], t)
+        elseif f == "scalar" then out[i] = ref(a[i], 1.5, t)
+        else out[i] = ref(a[i], b[i], t) end
+      end
+      return out
+    end
+
+    it("has a reference for every row, and every row computes it on the ctypes it runs on", function()
+      local missing = {}
+      for _, row in ipairs(core._op_table) do
+        if not refs[row.name] then missing[#missing + 1] = row.name end
+      end
+      assert.are.same({}, missing, "add these rows' references to spec/op_refs.lua")
+      local cts = {}
+      for ct in pairs(core._ctypes) do cts[#cts + 1] = ct end
+      table.sort(cts)
+      R.places(function(place)
+        for _, row in ipairs(core._op_table) do
+          for _, ct in ipairs(cts) do
+            local t = info(ct)
+            if row.kinds[t.kind] then
+              local a, b = inputs[t.kind][1], inputs[t.kind][2]
+              local what = string.format("%s %s %s", place, row.name, ct)
+              local got = run(row, mat(ct, a), mat(ct, b), t)
+              local want = expected(row, a, b, t)
+              if type(want) ~= "table" then
+                check(got, want, t, info(row.result == "bool" and "bool" or ct), what)
+              else
+                local rt = info(result_ctype(row, t))
+                assert.equal(rt.name, got:ctype(), what .. ": result ctype")
+                local g = got:to_table()
+                for i = 1, #want do check(g[i], want[i], t, rt, what .. "[" .. i .. "]") end
+              end
+            end
+          end
+        end
+      end)
     end)
 
     it("registers and documents every table entry, in place and out of place", function()

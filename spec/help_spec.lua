@@ -41,6 +41,23 @@ describe("gm.help", function()
     assert.are.same({}, missing, "document these in docs/API.md (then run tools/gen-help.lua)")
   end)
 
+  it("has an entry for every row of the op table (kernels/op_table.h), a unary row's F_ too #host", function()
+    local data = require "gpumat.help_data"
+    local core = require "gpumat.core"
+    local missing = {}
+    for _, row in ipairs(core._op_table) do
+      -- a "_" prefix marks an internal row (_truth: lua/gpumat's logical ops)
+      if row.name:sub(1, 1) ~= "_" then
+        local names = row.family == "unary" and { row.name, row.name .. "_" } or { row.name }
+        for _, name in ipairs(names) do
+          if not data[name] then missing[#missing + 1] = name end
+        end
+      end
+    end
+    assert.is_true(#core._op_table >= 80)
+    assert.are.same({}, missing, "document these in docs/API.md (then run tools/gen-help.lua)")
+  end)
+
   it("finds topics by name, qualified name and function value", function()
     local t = gm.help_text("asum")
     assert.are.equal(t, gm.help_text("gm.asum"))

@@ -16,31 +16,17 @@ local function wrap(v, bits, signed)
   return m
 end
 
-local function ref_shl(a, b, bits, signed)
-  if b < 0 or b >= bits then return 0 end
-  return wrap(a << b, bits, signed)
+-- the references: one table keyed by op name (spec/op_refs.lua), on
+-- (a, b, ctype facts), wrapped to the type here
+local op_refs = require "op_refs"
+local refs = {}
+for _, name in ipairs { "floor_divide", "remainder", "bitwise_and", "bitwise_or", "bitwise_xor",
+  "bitwise_left_shift", "bitwise_right_shift" } do
+  refs[name] = function(a, b, bits, signed)
+    local t = { kind = signed and "int" or "uint", bits = bits, signed = signed }
+    return wrap(op_refs[name](a, b, t), bits, signed)
+  end
 end
-local function ref_shr(a, b, bits, signed)
-  if b < 0 or b >= bits then return (signed and a < 0) and -1 or 0 end
-  if signed and a < 0 then return ~((~a) >> b) end
-  return a >> b -- unsigned values of narrow types are non-negative here
-end
-
-local refs = {
-  floor_divide = function(a, b, bits, signed)
-    if b == 0 then return 0 end
-    return wrap(a // b, bits, signed)
-  end,
-  remainder = function(a, b, bits, signed)
-    if b == 0 then return 0 end
-    return wrap(a % b, bits, signed)
-  end,
-  bitwise_and = function(a, b, bits, signed) return wrap(a & b, bits, signed) end,
-  bitwise_or = function(a, b, bits, signed) return wrap(a | b, bits, signed) end,
-  bitwise_xor = function(a, b, bits, signed) return wrap(a ~ b, bits, signed) end,
-  bitwise_left_shift = ref_shl,
-  bitwise_right_shift = ref_shr,
-}
 local ops = {
   floor_divide = function(a, b) return a // b end,
   remainder = function(a, b) return a % b end,

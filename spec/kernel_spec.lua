@@ -9,7 +9,7 @@ local device = os.getenv("GPUMAT_DEVICE") or ""
 -- GPUMAT_EMULATED_GEOMETRY=exact (tools/suite.d/24-exact-geometry.sh):
 -- no range form, every launch runs its threads, with the same values
 local RANGED = os.getenv("GPUMAT_EMULATED_GEOMETRY") == "exact" and 0 or 1
-local tol = { float = 1e-5, double = 1e-12 }
+local tol = require("blas_ref").tol -- the ctype list's tolerance column
 
 -- the launch counter of the device spec/helper.lua wraps the tests in
 local counter = ({ cuda = "cuda_launches", emulated = "emulated_launches" })[device] or "host_launches"

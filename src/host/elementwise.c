@@ -163,7 +163,7 @@ static gm_status host_predicate(void *ctx, gm_ctype t, gm_predicate_op op, size_
 }
 
 static const double unary_cost[GM_N_UNARY] = {
-#define X(name, E, c, ...) [GM_UN_##E] = c,
+#define X(name, E, lua, kinds, result, c, ...) [GM_UN_##E] = c,
     GM_UNARY_OPS(X)
 #undef X
 };
@@ -203,7 +203,7 @@ CHUNK_BY_CTYPE(scalar_chunk)
 static gm_status host_scalar(void *ctx, gm_ctype t, gm_scalar_op op, size_t n, double alpha, void *x) {
   (void)ctx;
   static const double cost[GM_N_SCALAR] = {
-#define X(name, E, lua_name, c, ...) [GM_SC_##E] = c,
+#define X(name, E, lua_name, kinds, result, c, ...) [GM_SC_##E] = c,
       GM_SCALAR_OPS(X)
 #undef X
   };

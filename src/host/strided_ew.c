@@ -61,45 +61,27 @@ typedef void (*inner_fn)(int64_t n, void *o, const void *a, const void *b, int64
 
 typedef enum { V_CC, V_CS, V_SC, V_GEN, N_VARIANTS } variant;
 
-#define BC_OP_INNER_(T, E, f, name) BC_INNER(T, f)
-#define BC_CTYPE_INNER_(T, ...)                                                   \
-  GM_BCAST_ARITH_OPS_WITH(BC_OP_INNER_, T) GM_BCAST_FLOAT_OPS_WITH(BC_OP_INNER_, T) \
-  BC_INNER(T, ifloordiv) BC_INNER(T, iremainder)
-GM_FLOAT_CTYPES(BC_CTYPE_INNER_)
-/* The comparisons on every ctype: bool out */
-#define BC_CMP_INNER_(T, E, f, name) BC_INNER_R(bool, T, f)
-#define BC_CTYPE_CMP_INNER_(T, ...) GM_BCAST_CMP_OPS_WITH(BC_CMP_INNER_, T)
-GM_CTYPES(BC_CTYPE_CMP_INNER_)
-
-#define BC_OP_ROW_(T, E, f, name) [GM_BC_##E] = {bc_##f##_##T##_cc, bc_##f##_##T##_cs, bc_##f##_##T##_sc, bc_##f##_##T##_gen},
-#define BC_CTYPE_ROW_(T, E, ...)                                                              \
-  [GM_##E] = {GM_BCAST_OPS_WITH(BC_OP_ROW_, T) GM_BCAST_FLOAT_OPS_WITH(BC_OP_ROW_, T)          \
-                  BC_OP_ROW_(T, FLOORDIV, ifloordiv, "") BC_OP_ROW_(T, REMAINDER, iremainder, "")},
-/* Integer add, sub and cmul (kernels/strided_ew.h: wrapping), cmax, cmin. */
-#define BC_INT_DEFINE_(T, ...) \
-  BC_INNER(T, add)             \
-  BC_INNER(T, sub)             \
-  BC_INNER(T, cmul)             \
-  BC_INNER(T, cmax)             \
-  BC_INNER(T, cmin)             \
-  GM_BCAST_INT_OPS_WITH(BC_OP_INNER_, T)
-GM_INTEGER_CTYPES(BC_INT_DEFINE_)
-#define BC_INT_OP_(T, f) {bc_##f##_##T##_cc, bc_##f##_##T##_cs, bc_##f##_##T##_sc, bc_##f##_##T##_gen}
-#define BC_INT_ONLY_ROW_(T, E, f, name) [GM_BC_##E] = BC_INT_OP_(T, f),
-#define BC_INT_ROW_(T, E, ...)                                                                                  \
-  [GM_##E] = {[GM_BC_ADD] = BC_INT_OP_(T, add), [GM_BC_SUB] = BC_INT_OP_(T, sub), [GM_BC_CMUL] = BC_INT_OP_(T, cmul), \
-              [GM_BC_CMAX] = BC_INT_OP_(T, cmax), [GM_BC_CMIN] = BC_INT_OP_(T, cmin),                          \
-              GM_BCAST_CMP_OPS_WITH(BC_OP_ROW_, T) GM_BCAST_INT_OPS_WITH(BC_INT_ONLY_ROW_, T)},
-
-/* bool: the comparisons and & | ~ (through the row: C spells bool _Bool) */
-#define BC_BOOL_DEFINE_(T, ...) BC_INNER(T, iand) BC_INNER(T, ior) BC_INNER(T, ixor)
-GM_BOOL_CTYPES(BC_BOOL_DEFINE_)
-#define BC_BOOL_ROW_(T, E, ...)                                                                              \
-  [GM_##E] = {GM_BCAST_CMP_OPS_WITH(BC_OP_ROW_, T)[GM_BC_BAND] = BC_INT_OP_(T, iand),                      \
-              [GM_BC_BOR] = BC_INT_OP_(T, ior), [GM_BC_BXOR] = BC_INT_OP_(T, ixor)},
+/* One set of loops per op and ctype the op table (kernels/op_table.h)
+ * says it runs on: the BINARY rows whose kinds include the ctype's kind,
+ * and the comparisons (bool out) on every ctype. */
+#define BC_OP_INNER_(T, f, ...) BC_INNER(T, f)
+#define BC_CMP_INNER_(T, f, ...) BC_INNER_R(bool, T, f)
+#define BC_OP_ROW_(T, f, E, ...) [GM_BC_##E] = {bc_##f##_##T##_cc, bc_##f##_##T##_cs, bc_##f##_##T##_sc, bc_##f##_##T##_gen},
+#define BC_LOOPS_(K, T) GM_BINARY_OPS_OF_WITH(K, BC_OP_INNER_, T) GM_BCAST_CMP_OPS_WITH(BC_CMP_INNER_, T)
+#define BC_ROW_(K, T, E) [GM_##E] = {GM_BINARY_OPS_OF_WITH(K, BC_OP_ROW_, T) GM_BCAST_CMP_OPS_WITH(BC_OP_ROW_, T)},
+#define BC_FLOAT_LOOPS_(T, ...) BC_LOOPS_(FLOAT, T)
+#define BC_INT_LOOPS_(T, ...) BC_LOOPS_(INT, T)
+#define BC_BOOL_LOOPS_(T, ...) BC_LOOPS_(BOOL, T)
+#define BC_FLOAT_ROW_(T, E, ...) BC_ROW_(FLOAT, T, E)
+#define BC_INT_ROW_(T, E, ...) BC_ROW_(INT, T, E)
+#define BC_BOOL_ROW_(T, E, ...) BC_ROW_(BOOL, T, E)
+/* (bool through the row: C spells it _Bool, as the generated names do) */
+GM_FLOAT_CTYPES(BC_FLOAT_LOOPS_)
+GM_INTEGER_CTYPES(BC_INT_LOOPS_)
+GM_BOOL_CTYPES(BC_BOOL_LOOPS_)
 
 static const inner_fn inner_table[GM_N_CTYPES][GM_N_BCAST][N_VARIANTS] = {
-    GM_FLOAT_CTYPES(BC_CTYPE_ROW_) GM_INTEGER_CTYPES(BC_INT_ROW_) GM_BOOL_CTYPES(BC_BOOL_ROW_)};
+    GM_FLOAT_CTYPES(BC_FLOAT_ROW_) GM_INTEGER_CTYPES(BC_INT_ROW_) GM_BOOL_CTYPES(BC_BOOL_ROW_)};
 
 /* where: o := c ? a : b, c bool (st: the four inner strides) */
 typedef void (*where_fn)(int64_t n, void *o, const void *c, const void *a, const void *b, const int64_t *st);
@@ -238,12 +220,17 @@ static void run(st_job *j, double cost) {
 static gm_status host_binary(void *ctx, gm_ctype t, gm_bcast_op op, const gm_strided *s, void *out, const void *a,
                              const void *b) {
   (void)ctx;
-  bool cmp = op >= GM_BC_GT && op <= GM_BC_NE;
+  static const double cost[GM_N_BCAST] = {
+#define X(f, E, lua, kinds, result, c, ...) [GM_BC_##E] = c,
+      GM_BCAST_OPS(X)
+#undef X
+  };
+  bool cmp = gm_bc_is_cmp(op);
   st_job j = {.t = t, .op = (int)op, .s = s, .ct = {cmp ? GM_BOOL : t, t, t, t}};
   set_base(&j, 0, out);
   set_base(&j, 1, a);
   set_base(&j, 2, b);
-  run(&j, op == GM_BC_POW || op >= GM_BC_ATAN2 ? 16.0 : 1.0);
+  run(&j, cost[op]);
   return GM_OK;
 }
 

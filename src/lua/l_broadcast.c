@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "../core/ops/elementwise.h"
+#include "../core/ops/op_table.h"
 #include "../core/ops/operands.h"
 #include "l_ew.h"
 
@@ -84,11 +85,13 @@ static gm_ctype result_ctype(lua_State *L, int op, const gm_bc_arg *a, const int
   return t;
 }
 
-/* The ctype op computes in: the result ctype, but true division of
- * integers or bools gives the default float (NumPy's divide). */
+/* The ctype op computes in: the result ctype, but a row whose result is
+ * FLOAT in the op table (true division) computes integers and bools in
+ * the default float (NumPy's divide). */
 static gm_ctype compute_ctype(lua_State *L, int op, const gm_bc_arg *a, const int *idx, int n, const char *fn) {
   gm_ctype t = result_ctype(L, op, a, idx, op < 0 ? 1 : 0, n, fn);
-  if (op == GM_BC_CDIV && gm_ctype_kind(t) != GM_KIND_FLOAT) return gml_settings_of(L)->default_ctype;
+  const gm_op_row *r = op < 0 ? NULL : gm_op_row_of(gm_bc_is_cmp(op) ? GM_OPF_COMPARE : GM_OPF_BINARY, op);
+  if (r && r->result == GM_OPR_FLOAT && gm_ctype_kind(t) != GM_KIND_FLOAT) return gml_settings_of(L)->default_ctype;
   return t;
 }
 

@@ -7,6 +7,7 @@
 
 #include "../core/ops/elementwise.h"
 #include "../core/ops/elementwise_args.h"
+#include "../core/ops/op_table.h"
 
 /* A failed argument check (core/ops/elementwise_args.h) as the error of
  * argument arg. */
@@ -227,6 +228,53 @@ static int scale(lua_State *L, const char *fn, bool rows) {
 static int l_scale_rows_(lua_State *L) { return scale(L, "scale_rows_", true); }
 static int l_scale_columns_(lua_State *L) { return scale(L, "scale_columns_", false); }
 
+/* core._op_table: the op table's rows (kernels/op_table.h) in order, each
+ * {name, c_name, family, op, kinds = {float = true, ...}, result, cost};
+ * the specs check their references and gm.help against it. */
+static void push_op_table(lua_State *L) {
+  lua_createtable(L, gm_n_op_rows, 0);
+  for (int i = 0; i < gm_n_op_rows; i++) {
+    const gm_op_row *r = &gm_op_rows[i];
+    lua_createtable(L, 0, 7);
+    lua_pushstring(L, r->lua);
+    lua_setfield(L, -2, "name");
+    lua_pushstring(L, r->name);
+    lua_setfield(L, -2, "c_name");
+    lua_pushstring(L, gm_op_family_name(r->family));
+    lua_setfield(L, -2, "family");
+    lua_pushinteger(L, r->op);
+    lua_setfield(L, -2, "op");
+    lua_newtable(L);
+    for (int k = GM_KIND_FLOAT; k <= GM_KIND_UINT; k++) {
+      lua_pushboolean(L, (r->kinds >> k) & 1);
+      lua_setfield(L, -2, gm_op_kind_name(k));
+    }
+    lua_setfield(L, -2, "kinds");
+    lua_pushstring(L, gm_op_result_name(r->result));
+    lua_setfield(L, -2, "result");
+    lua_pushnumber(L, r->cost);
+    lua_setfield(L, -2, "cost");
+    lua_rawseti(L, -2, i + 1);
+  }
+}
+
+/* core._ctypes: the ctype list's rows by name, {dtype, kind, tol} (tol:
+ * the relative tolerance the specs compare computed float results with). */
+static void push_ctypes(lua_State *L) {
+  lua_createtable(L, 0, GM_N_CTYPES);
+#define X(T, E, name, kw, p, P, et, S, npy, st, dig, mpi, nccl, kind, dtype, cname, tol, ...) \
+  lua_createtable(L, 0, 3);                                                                   \
+  lua_pushstring(L, dtype);                                                                   \
+  lua_setfield(L, -2, "dtype");                                                               \
+  lua_pushstring(L, gm_op_kind_name(kind));                                                   \
+  lua_setfield(L, -2, "kind");                                                                \
+  lua_pushnumber(L, tol);                                                                     \
+  lua_setfield(L, -2, "tol");                                                                 \
+  lua_setfield(L, -2, name);
+  GM_CTYPES(X)
+#undef X
+}
+
 void gml_open_elementwise(lua_State *L, int module_idx) {
   static const struct {
     gml_reg r;
@@ -255,4 +303,8 @@ void gml_open_elementwise(lua_State *L, int module_idx) {
     lua_rawseti(L, -2, op + 1);
   }
   lua_setfield(L, module_idx, "_unary_ops");
+  push_op_table(L);
+  lua_setfield(L, module_idx, "_op_table");
+  push_ctypes(L);
+  lua_setfield(L, module_idx, "_ctypes");
 }

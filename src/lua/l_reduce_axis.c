@@ -14,6 +14,7 @@
  * All run where the mat lives (core/ops/reduce_axis.h, core/ops/reduce.h). */
 #include "../core/ops/operands.h"
 #include "../core/ops/reduce.h"
+#include "../core/ops/op_table.h"
 #include "../core/ops/reduce_axis.h"
 #include "util.h"
 
@@ -141,9 +142,10 @@ static int reduce(lua_State *L) {
   const char *fn = gm_reduce_axis_name(op);
   ax_args a = read_args(L, op, fn);
   gm_mat *x = gml_checkmat(L, 1, fn);
-  if (op == GM_AX_SOFTMAX && !gm_ctype_is_float(x->ctype))
-    gml_argerror(L, 1, fn, "a%s %s mat; softmax takes float32/float64 mats (convert with m:as(\"float64\"))",
-                 gm_ctype_dtype(x->ctype)[0] == 'i' ? "n" : "", gm_ctype_dtype(x->ctype));
+  /* the takes column of the op's row (softmax: floats only) */
+  if (!gm_op_takes_ctype(gm_op_row_of(GM_OPF_REDUCE, op), x->ctype))
+    gml_argerror(L, 1, fn, "a%s %s mat; %s takes float32/float64 mats (convert with m:as(\"float64\"))",
+                 gm_ctype_dtype(x->ctype)[0] == 'i' ? "n" : "", gm_ctype_dtype(x->ctype), fn);
   if (a.dtype) x = apply_dtype(L, x, op, fn);
   if (a.axis < 0) return whole(L, x, op, a.ddof, fn);
   gm_mat *y = result_mat(L, x, &a, op, fn);

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../kernels/elementwise_table.h"
+#include "../core/ops/op_table.h"
 #include "../core/model/counters.h"
 #include "../core/mem/runtime.h"
 
@@ -137,12 +137,16 @@ gml_mat *gml_elembox_error(lua_State *L, int idx, const char *fname) {
   return NULL;
 }
 
-/* The functions that take mats of every element type (GM_CTYPES): making,
+/* Which functions take mats of which element types, checked here in one
+ * place before any op table is looked up (the core checks again where it
+ * dispatches, for C callers: gm_check_float_mats).  The rows of the op
+ * table (kernels/op_table.h) by their columns (table_allows); beyond
+ * them, these lists.  Every other function computes in floats, and its
+ * mat arguments must be float or double.
+ *
+ * The functions that take mats of every element type (GM_CTYPES): making,
  * viewing, shaping, copying, filling, element access, printing, files,
- * facets, buffers and the reductions.  Every other function computes in floats, and its
- * mat arguments must be float or double: gml_checkbox refuses the others
- * here, in one place, before any op table is looked up (the core checks
- * again where it dispatches, for C callers: gm_check_float_mats). */
+ * facets, buffers, scans, indexing and sorting. */
 static const char *const any_ctype_fns[] = {
     "mat", "mat_to_array", "replace_", "row_major_index", "size", "ctype", "dtype", "dims", "dim", "max_size",
     "displacement", "initial_element", "cuda_enabled", "set_cuda_enabled", "copy_mat", "mat_as_scalar", "fill_",
@@ -153,10 +157,8 @@ static const char *const any_ctype_fns[] = {
     "_format_grid", "format_mat", "watch_facet", "watch_facets", "facets", "find_facet", "synchronization",
     "destroy_facet", "destroy", "add_facet_reference", "remove_facet_reference", "use_cuda_p", "free", "__gc",
     "__close", "ensure_core", "ensure", "mat_from_buffer", "syncing_cuda_facets", "with_syncing_cuda_facets",
-    /* the reductions and scans (core/ops/reduce_axis.h, core/ops/scan.h: exact for bool and integers; softmax refuses
-     * them there) */
-    "sum", "prod", "mean", "max", "min", "var", "std", "argmax", "argmin", "logsumexp", "softmax", "any", "all",
-    "count_nonzero", "cumulative_sum", "cumulative_prod",
+    /* the scans (core/ops/scan.h: exact for bool and integers) */
+    "cumulative_sum", "cumulative_prod",
     /* indexing (l_index.c, m[{...}] with index mats and masks) */
     "index", "take", "index_select", "take_along_axis", "gather", "put_along_axis", "scatter_", "scatter_add_",
     "scatter_reduce", "scatter_reduce_", "index_add_", "index_copy_", "index_fill_", "masked_select", "masked_fill_",
@@ -164,14 +166,14 @@ static const char *const any_ctype_fns[] = {
     /* the sort engine's (l_scan.c: every real ctype, kernels/scan.h) */
     "argsort", "cummax", "cummin", "mode", "unique", "searchsorted", "isin", NULL};
 
-/* The broadcasting ops (l_broadcast.c, l_operators.c): mats of every type
+/* The broadcasting functions beyond the op table's rows (l_broadcast.c,
+ * l_operators.c): where and the operators, whose mats of every type
  * promote to one compute ctype first, which the binding and the core check
- * against the op (core/ops/broadcast.c). */
-static const char *const promoting_fns[] = {
-    "add", "sub", "cmul", "cdiv", "pow", "cmax", "cmin", "gt", "ge", "lt", "le", "eq", "ne", "where", "__add",
-    "__sub", "__div", "__pow", "__unm", "floor_divide", "remainder", "bitwise_and", "bitwise_or", "bitwise_xor",
-    "bitwise_left_shift", "bitwise_right_shift", "__idiv", "__mod", "__band", "__bor", "__bxor", "__shl", "__shr",
-    NULL};
+ * against the op (core/ops/broadcast.c), and logical_and/or/xor (bool results
+ * of x != 0, lua/gpumat). */
+static const char *const promoting_fns[] = {"where", "__add", "__sub", "__div", "__pow", "__unm", "__idiv", "__mod",
+                                            "__band", "__bor", "__bxor", "__shl", "__shr", "logical_and",
+                                            "logical_or", "logical_xor", NULL};
 
 /* The ones that also take integer mats (not bool): ~ (the core refuses
  * float mats there). */
@@ -180,19 +182,19 @@ static const char *const integer_fns[] = {"bitwise_invert", "__bnot", NULL};
 /* The ones bool mats take too: ~ (logical not). */
 static const char *const bool_fns[] = {"bitwise_invert", "__bnot", NULL};
 
-/* The element-table functions beyond those: the predicates (isnan, ...,
- * logical_not) take every ctype, and the GM_UNARY_INT_OPS rows (abs, neg,
- * floor, ...) with their `_` forms integer mats too. */
-static const char *const predicate_fns[] = {
-#define X(name, ...) #name,
-    GM_PREDICATE_OPS(X)
-#undef X
-    "logical_and", "logical_or", "logical_xor", NULL};
-static const char *const unary_int_fns[] = {
-#define X(name, ...) #name, #name "_",
-    GM_UNARY_INT_OPS(X)
-#undef X
-    NULL};
+/* Whether the op table's function fname takes a mat of ctype t: 1 or 0,
+ * -1 for a function not in the table.  The broadcasting rows promote
+ * their operands to one compute ctype, which l_broadcast.c checks against
+ * the row, and the reductions check theirs (l_reduce_axis.c), each with
+ * a message naming what the op takes; the other rows by their takes
+ * column, gm.F_ (in place) by the kinds the row runs on. */
+static int table_allows(const char *fname, gm_ctype t) {
+  const gm_op_row *r = gm_op_find(fname);
+  if (!r) return -1;
+  if (r->family == GM_OPF_BINARY || r->family == GM_OPF_COMPARE || r->family == GM_OPF_REDUCE) return 1;
+  if (r->family == GM_OPF_UNARY && strcmp(fname, r->lua) != 0) return gm_op_runs_on(r, t);
+  return gm_op_takes_ctype(r, t);
+}
 
 static void check_mat_ctype(lua_State *L, int idx, const gm_mat *m, const char *fname) {
   if (gm_ctype_is_float(m->ctype)) return;
@@ -200,11 +202,8 @@ static void check_mat_ctype(lua_State *L, int idx, const gm_mat *m, const char *
     if (strcmp(*f, fname) == 0) return;
   for (const char *const *f = promoting_fns; *f; f++)
     if (strcmp(*f, fname) == 0) return;
-  for (const char *const *f = predicate_fns; *f; f++)
-    if (strcmp(*f, fname) == 0) return;
+  if (table_allows(fname, m->ctype) == 1) return;
   int kind = gm_ctype_kind(m->ctype);
-  for (const char *const *f = unary_int_fns; *f && kind != GM_KIND_BOOL; f++)
-    if (strcmp(*f, fname) == 0) return;
   for (const char *const *f = bool_fns; *f && kind == GM_KIND_BOOL; f++)
     if (strcmp(*f, fname) == 0) return;
   for (const char *const *f = integer_fns; *f && kind != GM_KIND_BOOL; f++)

@@ -110,7 +110,7 @@ local function maybe_last(dims, lo, hi)
   return operand(dims, lo, hi)
 end
 
--- every unary op of the op table (kernels/elementwise_table.h)
+-- every unary op of the op table (kernels/op_table.h)
 local unary = require("gpumat.core")._unary_ops
 
 -- Each generator returns (step table without snapshots, operands list, run fn).

@@ -46,6 +46,18 @@ const char *gm_ctype_dtype(gm_ctype t) {
   }
 }
 
+double gm_ctype_tolerance(gm_ctype t) {
+  switch (t) {
+#define X(ct, E, name, kw, p, P, ET, S, npy, st, dig, mpi, nccl, kind, dtype, cname, tol, ...) \
+  case GM_##E:                                                                              \
+    return tol;
+    GM_CTYPES(X)
+#undef X
+    default:
+      return 0;
+  }
+}
+
 int gm_ctype_kind(gm_ctype t) {
   switch (t) {
 #define X(ct, E, name, kw, p, P, ET, S, npy, st, dig, mpi, nccl, kind, ...) \

@@ -50,6 +50,11 @@ const char *gm_ctype_dtype(gm_ctype t);
 const char *gm_ctype_keyword(gm_ctype t);
 /* GM_KIND_FLOAT / BOOL / INT / UINT (ctype_list.h); -1 if unknown. */
 int gm_ctype_kind(gm_ctype t);
+/* The relative tolerance of a computed result of float ctype t against its
+ * exact value (the ctype list's column: what the specs compare with, and
+ * "equal within rounding" for checks of inputs such as a symmetric
+ * matrix); 0 for exact types. */
+double gm_ctype_tolerance(gm_ctype t);
 /* A GM_FLOAT_CTYPES row: what BLAS, the math functions, random fills
  * and the other float-only ops take.  Inline: element access asks it. */
 static inline bool gm_ctype_is_float(gm_ctype t) {

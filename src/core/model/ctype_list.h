@@ -30,7 +30,11 @@
  *   none, which NCCL rejects),
  *   kind (GM_KIND_FLOAT, GM_KIND_BOOL, GM_KIND_INT, GM_KIND_UINT),
  *   the array standard's dtype name (m:dtype()),
- *   the C type's name as a string (buffers accept it: "int32_t"))
+ *   the C type's name as a string (buffers accept it: "int32_t", 0),
+ *   the relative tolerance of this type's computed float results against
+ *   the exact value (0: exact types): what the specs compare with (Lua
+ *   reads it as gpumat.core._ctypes[name].tol) and the core's "equal
+ *   within rounding" (gm_ctype_tolerance))
  * Every X ends its parameters with `...`, so a column added at the end
  * breaks no use:
  *   #define X(T, E, ...) case GM_##E: ... */
@@ -50,27 +54,27 @@
  * CUDA alike, which is NumPy's astype(bool). */
 #define GM_FLOAT_CTYPES_WITH(X, a)                                                                     \
   X(a, float, FLOAT, "float", ":FLOAT", s, S, F32, f, "<f4", f, 9, MPI_FLOAT, ncclFloat, GM_KIND_FLOAT, \
-    "float32", "float")                                                                                \
+    "float32", "float", 1e-5)                                                                                \
   X(a, double, DOUBLE, "double", ":DOUBLE", d, D, F64, , "<f8", d, 17, MPI_DOUBLE, ncclDouble,         \
-    GM_KIND_FLOAT, "float64", "double")
+    GM_KIND_FLOAT, "float64", "double", 1e-12)
 #define GM_BOOL_CTYPES_WITH(X, a) \
-  X(a, bool, BOOL, "bool", "", x, x, BOOL, , "|b1", x, 0, MPI_C_BOOL, ncclUint8, GM_KIND_BOOL, "bool", "bool")
+  X(a, bool, BOOL, "bool", "", x, x, BOOL, , "|b1", x, 0, MPI_C_BOOL, ncclUint8, GM_KIND_BOOL, "bool", "bool", 0)
 #define GM_INTEGER_CTYPES_WITH(X, a)                                                                         \
-  X(a, int8_t, INT8, "int8", "", x, x, I8, , "|i1", x, 0, MPI_INT8_T, ncclInt8, GM_KIND_INT, "int8", "int8_t")      \
+  X(a, int8_t, INT8, "int8", "", x, x, I8, , "|i1", x, 0, MPI_INT8_T, ncclInt8, GM_KIND_INT, "int8", "int8_t", 0)      \
   X(a, int16_t, INT16, "int16", "", x, x, I16, , "<i2", x, 0, MPI_INT16_T, ncclNumTypes, GM_KIND_INT, "int16",      \
-    "int16_t")                                                                                               \
+    "int16_t", 0)                                                                                               \
   X(a, int32_t, INT32, "int32", "", x, x, I32, , "<i4", x, 0, MPI_INT32_T, ncclInt32, GM_KIND_INT, "int32",         \
-    "int32_t")                                                                                               \
+    "int32_t", 0)                                                                                               \
   X(a, int64_t, INT64, "int64", "", x, x, I64, , "<i8", x, 0, MPI_INT64_T, ncclInt64, GM_KIND_INT, "int64",         \
-    "int64_t")                                                                                               \
+    "int64_t", 0)                                                                                               \
   X(a, uint8_t, UINT8, "uint8", "", x, x, U8, , "|u1", x, 0, MPI_UINT8_T, ncclUint8, GM_KIND_UINT, "uint8",         \
-    "uint8_t")                                                                                               \
+    "uint8_t", 0)                                                                                               \
   X(a, uint16_t, UINT16, "uint16", "", x, x, U16, , "<u2", x, 0, MPI_UINT16_T, ncclNumTypes, GM_KIND_UINT,         \
-    "uint16", "uint16_t")                                                                                    \
+    "uint16", "uint16_t", 0)                                                                                    \
   X(a, uint32_t, UINT32, "uint32", "", x, x, U32, , "<u4", x, 0, MPI_UINT32_T, ncclUint32, GM_KIND_UINT,           \
-    "uint32", "uint32_t")                                                                                    \
+    "uint32", "uint32_t", 0)                                                                                    \
   X(a, uint64_t, UINT64, "uint64", "", x, x, U64, , "<u8", x, 0, MPI_UINT64_T, ncclUint64, GM_KIND_UINT,           \
-    "uint64", "uint64_t")
+    "uint64", "uint64_t", 0)
 #define GM_CTYPES_WITH(X, a) GM_FLOAT_CTYPES_WITH(X, a) GM_BOOL_CTYPES_WITH(X, a) GM_INTEGER_CTYPES_WITH(X, a)
 #define GM_FLOAT_CTYPES(X) GM_FLOAT_CTYPES_WITH(GM_CTYPE_CALL_, X)
 #define GM_BOOL_CTYPES(X) GM_BOOL_CTYPES_WITH(GM_CTYPE_CALL_, X)

@@ -4,12 +4,13 @@
 #include <string.h>
 
 #include "../exec/exec.h"
+#include "op_table.h"
 #include "../exec/stage.h"
 #include "../model/view.h"
 
 static const char *const bcast_names[GM_N_BCAST] = {
-#define GM_BCAST_NAME(E, f, name) name,
-    GM_BCAST_OPS(GM_BCAST_NAME) GM_BCAST_INT_OPS(GM_BCAST_NAME) GM_BCAST_FLOAT_OPS(GM_BCAST_NAME)
+#define GM_BCAST_NAME(f, E, name, ...) [GM_BC_##E] = name,
+    GM_BCAST_OPS(GM_BCAST_NAME)
 #undef GM_BCAST_NAME
 };
 
@@ -130,28 +131,21 @@ static int list_operands(const gm_bc_arg *args, int n, gm_mat *out, gm_operand o
   return no;
 }
 
-/* Whether the engine has op for inputs of ctype t: comparisons and where
- * every ctype; floats every arithmetic op; integers add, sub, cmul, cmax,
- * cmin and the integer-only ops (// % & | ~ << >>, GM_BCAST_INT_OPS); bool & | ~.  The
- * refusal names the op and ctype. */
+/* Whether the engine has op for inputs of ctype t: the kinds column of
+ * its row in the op table (kernels/op_table.h; where takes every ctype).
+ * The refusal names the op and ctype and says what the op takes. */
 static gm_status check_kind(const bc_job *j) {
   if (j->op >= (int)GM_N_BCAST || (unsigned)j->t >= GM_N_CTYPES) return gm_fail(GM_EINVAL, "unknown op or ctype");
-  int k = gm_ctype_kind(j->t);
-  bool ints = k == GM_KIND_INT || k == GM_KIND_UINT;
-  bool bool_op = j->op == GM_BC_BAND || j->op == GM_BC_BOR || j->op == GM_BC_BXOR;
-  if (j->op < 0 || GM_BC_IS_CMP(j->op) || (j->t == GM_BOOL && bool_op)) return GM_OK;
-  const char *name = gm_bcast_name((gm_bcast_op)j->op);
-  /* // and % also run on floats (Lua's float // and %), not on bool */
-  bool divmod = j->op == GM_BC_FLOORDIV || j->op == GM_BC_REMAINDER;
-  if (divmod && !ints && k != GM_KIND_FLOAT)
+  const gm_op_row *r = j->op < 0 ? NULL : gm_op_row_of(GM_OPF_BINARY, j->op);
+  if (!r) r = j->op < 0 ? NULL : gm_op_row_of(GM_OPF_COMPARE, j->op);
+  if (!r || gm_op_runs_on(r, j->t)) return GM_OK;
+  unsigned ints = 1u << GM_KIND_INT, floats = 1u << GM_KIND_FLOAT;
+  if ((r->kinds & ints) && (r->kinds & floats))
     return gm_fail(GM_EINVAL, "integer or float mats only, got a %s mat", gm_ctype_name(j->t));
-  if (GM_BC_IS_INT_ONLY(j->op) && !ints && !divmod)
+  if (r->kinds & ints)
     return gm_fail(GM_EINVAL, "integer mats only, got a %s mat (%s is integer-only so far)", gm_ctype_name(j->t),
-                   name);
-  bool int_op = j->op == GM_BC_ADD || j->op == GM_BC_SUB || j->op == GM_BC_CMUL || j->op == GM_BC_CMAX ||
-                j->op == GM_BC_CMIN || GM_BC_IS_INT_ONLY(j->op);
-  if (ints && int_op) return GM_OK;
-  return gm_check_float_ctype(name, 1, j->t);
+                   r->lua);
+  return gm_check_float_ctype(r->lua, 1, j->t);
 }
 
 static gm_status dispatch_in_place(const gm_bc_arg *args, int n, gm_mat *out, const bc_job *j) {

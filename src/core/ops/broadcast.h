@@ -18,7 +18,7 @@
 /* Kinds of ops, by enum range (ops appended after GM_BC_SHR are in none):
  * the comparisons (bool results), the integer-only ones (// % & | ~ << >>),
  * the bitwise ones (& | ~ << >>: whole numbers only). */
-#define GM_BC_IS_CMP(op) ((op) >= GM_BC_GT && (op) <= GM_BC_NE)
+#define GM_BC_IS_CMP(op) gm_bc_is_cmp(op)
 #define GM_BC_IS_INT_ONLY(op) ((op) >= GM_BC_FLOORDIV && (op) <= GM_BC_SHR)
 #define GM_BC_IS_BITWISE(op) ((op) >= GM_BC_BAND && (op) <= GM_BC_SHR)
 

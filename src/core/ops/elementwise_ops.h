@@ -14,7 +14,7 @@
 #include "../model/status.h"
 
 /* gm_unary_op, gm_scalar_op: the rows of the op table. */
-#include "../../../kernels/elementwise_table.h"
+#include "../../../kernels/op_table.h"
 
 /* Lua/MGL name of a unary op ("square", ...). */
 const char *gm_unary_name(gm_unary_op op);

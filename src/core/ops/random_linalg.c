@@ -62,7 +62,7 @@ static gm_status check_mv_args(const gm_mat *means, const gm_mat *cov) {
 
 /* Symmetry within rounding: |c_ij - c_ji| <= tol * max |c|. */
 static gm_status check_symmetric(gm_ctype t, size_t n, const void *c) {
-  double big = 0, tol = t == GM_FLOAT ? 1e-5 : 1e-12;
+  double big = 0, tol = gm_ctype_tolerance(t);
   for (size_t i = 0; i < n * n; i++) big = fmax(big, fabs(gm_ctype_get(t, c, i)));
   for (size_t i = 0; i < n; i++)
     for (size_t j = 0; j < i; j++)

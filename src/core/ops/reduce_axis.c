@@ -3,12 +3,15 @@
 #include "../model/view.h"
 
 #include "../exec/exec.h"
+#include "op_table.h"
 #include "reduce.h"
 #include "../exec/stage.h"
 
-static const char *const names[GM_AX_N_OPS] = {"sum",       "prod",    "mean", "max", "min",          "var",
-                                              "std",       "argmax",  "argmin", "logsumexp", "softmax", "any",
-                                              "all",       "count_nonzero"};
+static const char *const names[GM_AX_N_OPS] = {
+#define X(name, E, lua, ...) [GM_AX_##E] = lua,
+    GM_REDUCE_OPS(X)
+#undef X
+};
 
 const char *gm_reduce_axis_name(int op) { return op >= 0 && op < GM_AX_N_OPS ? names[op] : "unknown"; }
 
@@ -23,12 +26,12 @@ int gm_reduce_axis_dims(const gm_mat *x, int axis, int op, bool keepdims, size_t
   return rank;
 }
 
+/* the result column of the op's row (kernels/op_table.h): NumPy's
+ * result types; mean, var, std, logsumexp of bool and integers are
+ * float64 (NumPy's default float) */
 gm_ctype gm_reduce_ctype_of(gm_ctype t, int op) {
-  if (gm_ax_is_arg(op) || op == GM_AX_COUNT_NONZERO) return GM_INT64;
-  if (op == GM_AX_ANY || op == GM_AX_ALL) return GM_BOOL;
-  if (gm_ctype_is_float(t) || op == GM_AX_MAX || op == GM_AX_MIN || op == GM_AX_SOFTMAX) return t;
-  if (op == GM_AX_SUM || op == GM_AX_PROD) return gm_ctype_kind(t) == GM_KIND_UINT ? GM_UINT64 : GM_INT64;
-  return GM_DOUBLE; /* mean, var, std, logsumexp of bool and integers (NumPy's default float) */
+  const gm_op_row *r = gm_op_row_of(GM_OPF_REDUCE, op);
+  return r ? gm_op_result_ctype(r->result, t) : t;
 }
 
 gm_ctype gm_reduce_axis_ctype(const gm_mat *x, int op) { return gm_reduce_ctype_of(x->ctype, op); }
@@ -75,8 +78,8 @@ static gm_status check_call(const gm_mat *x, int axis, int op, const gm_mat *y) 
     return gm_fail(GM_EINVAL, "%s: axis %d is out of range 1..%d", name, axis + 1, x->rank);
   if (x->dims[axis] == 0 && gm_ax_is_extreme(op))
     return gm_fail(GM_EINVAL, "%s: axis %d is empty", name, axis + 1);
-  if (op == GM_AX_SOFTMAX && !gm_ctype_is_float(x->ctype))
-    return gm_fail(GM_EINVAL, "softmax: takes float32/float64 mats, not %s", gm_ctype_dtype(x->ctype));
+  if (!gm_op_takes_ctype(gm_op_row_of(GM_OPF_REDUCE, op), x->ctype))
+    return gm_fail(GM_EINVAL, "%s: takes float32/float64 mats, not %s", name, gm_ctype_dtype(x->ctype));
   gm_ctype want = gm_reduce_axis_ctype(x, op);
   if (y->ctype != want)
     return gm_fail(GM_EINVAL, "%s: out has ctype %s, the result is %s", name, gm_ctype_name(y->ctype),
