@@ -65,6 +65,7 @@ GM_BC_INT_FN(SUB, -)
 GM_BC_INT_FN(CMUL, *)
 #undef GM_BC_INT_FN
 #define GM_BC_INT_MINMAX_OVL_(T, ...)                                                 \
+  __device__ inline T bc_pow(T a, T b) { return gm_bc_pow_##T(a, b); }                \
   __device__ inline T bc_cmax(T a, T b) { return gm_bc_cmax_##T(a, b); }              \
   __device__ inline T bc_cmin(T a, T b) { return gm_bc_cmin_##T(a, b); }
 GM_INTEGER_CTYPES(GM_BC_INT_MINMAX_OVL_)
@@ -75,6 +76,7 @@ GM_INTEGER_CTYPES(GM_BC_INT_MINMAX_OVL_)
     typedef U R;                                                  \
     __device__ static U apply(U a, U b) { return bc_##f(a, b); }  \
   };
+GM_BC_INT_MINMAX_FN_(POW, pow)
 GM_BC_INT_MINMAX_FN_(CMAX, cmax)
 GM_BC_INT_MINMAX_FN_(CMIN, cmin)
 #undef GM_BC_INT_MINMAX_FN_
@@ -206,13 +208,14 @@ void launch_int_op(const gm_strided *s, void *out, const void *a, const void *b,
   GM_LAUNCH_RANGE(binary_kernel<Fn>, g.grid, g.block, st, g.rows, g.len)(*s, (T *)out, (const T *)a, (const T *)b);
 }
 
-// Integer mats: add, sub, cmul, cmax, cmin and the integer-only ops (the core refuses the rest)
+// Integer mats: add, sub, cmul, pow, cmax, cmin and the integer-only ops (the core refuses the rest)
 template <typename T>
 int launch_int_binary(int op, const gm_strided *s, void *out, const void *a, const void *b, cudaStream_t st) {
   switch (op) {
     case GM_BC_ADD: launch_int_op<GM_BC_ADD, T>(s, out, a, b, st); break;
     case GM_BC_SUB: launch_int_op<GM_BC_SUB, T>(s, out, a, b, st); break;
     case GM_BC_CMUL: launch_int_op<GM_BC_CMUL, T>(s, out, a, b, st); break;
+    case GM_BC_POW: launch_int_op<GM_BC_POW, T>(s, out, a, b, st); break;
     case GM_BC_CMAX: launch_int_op<GM_BC_CMAX, T>(s, out, a, b, st); break;
     case GM_BC_CMIN: launch_int_op<GM_BC_CMIN, T>(s, out, a, b, st); break;
 #define GM_BC_INT_CASE_(E, f, name) \

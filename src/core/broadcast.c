@@ -67,7 +67,7 @@ static bool needs_copy(const gm_mat *m, const gm_mat *out) {
   return alo <= bhi && blo <= ahi;
 }
 
-/* m converted to ctype t in a new contiguous mat (astype: on the host) */
+/* m converted to ctype t in a new contiguous mat (astype: where m lives) */
 static gm_status converted(gm_mat *m, gm_ctype t, gm_mat **out) {
   gm_mat_options o = {0};
   o.ctype = (int)t;
@@ -130,17 +130,35 @@ static int list_operands(const gm_bc_arg *args, int n, gm_mat *out, gm_operand o
   return no;
 }
 
+/* The op bool mats run for op, NumPy's logical arithmetic on bool: + and
+ * maximum are or, * and minimum and; & | ~ themselves; op - 1 when bool
+ * has no such op. */
+static int bool_op(int op) {
+  switch (op) {
+    case GM_BC_ADD:
+    case GM_BC_CMAX:
+    case GM_BC_BOR: return GM_BC_BOR;
+    case GM_BC_CMUL:
+    case GM_BC_CMIN:
+    case GM_BC_BAND: return GM_BC_BAND;
+    case GM_BC_BXOR: return GM_BC_BXOR;
+    default: return op - 1;
+  }
+}
+
 /* Whether the engine has op for inputs of ctype t: comparisons and where
- * every ctype; floats every arithmetic op; integers add, sub, cmul, cmax,
- * cmin and the integer-only ops (// % & | ~ << >>, GM_BCAST_INT_OPS); bool & | ~.  The
- * refusal names the op and ctype. */
+ * every ctype; floats every arithmetic op; integers add, sub, cmul, pow,
+ * cmax, cmin and the integer-only ops (// % & | ~ << >>, GM_BCAST_INT_OPS);
+ * bool & | ~ and NumPy's logical arithmetic (bool_op below).  The refusal
+ * names the op and ctype. */
 static gm_status check_kind(const bc_job *j) {
   if (j->op >= (int)GM_N_BCAST || (unsigned)j->t >= GM_N_CTYPES) return gm_fail(GM_EINVAL, "unknown op or ctype");
   int k = gm_ctype_kind(j->t);
   bool ints = k == GM_KIND_INT || k == GM_KIND_UINT;
-  bool bool_op = j->op == GM_BC_BAND || j->op == GM_BC_BOR || j->op == GM_BC_BXOR;
-  if (j->op < 0 || GM_BC_IS_CMP(j->op) || (j->t == GM_BOOL && bool_op)) return GM_OK;
+  if (j->op < 0 || GM_BC_IS_CMP(j->op) || (j->t == GM_BOOL && bool_op(j->op) != j->op - 1)) return GM_OK;
   const char *name = gm_bcast_name((gm_bcast_op)j->op);
+  if (j->t == GM_BOOL && j->op == GM_BC_SUB)
+    return gm_fail(GM_EINVAL, "bool mats do not subtract (NumPy's rule): use ~ (bitwise_xor) or logical_xor");
   /* // and % also run on floats (Lua's float // and %), not on bool */
   bool divmod = j->op == GM_BC_FLOORDIV || j->op == GM_BC_REMAINDER;
   if (divmod && !ints && k != GM_KIND_FLOAT)
@@ -148,8 +166,8 @@ static gm_status check_kind(const bc_job *j) {
   if (GM_BC_IS_INT_ONLY(j->op) && !ints && !divmod)
     return gm_fail(GM_EINVAL, "integer mats only, got a %s mat (%s is integer-only so far)", gm_ctype_name(j->t),
                    name);
-  bool int_op = j->op == GM_BC_ADD || j->op == GM_BC_SUB || j->op == GM_BC_CMUL || j->op == GM_BC_CMAX ||
-                j->op == GM_BC_CMIN || GM_BC_IS_INT_ONLY(j->op);
+  bool int_op = j->op == GM_BC_ADD || j->op == GM_BC_SUB || j->op == GM_BC_CMUL || j->op == GM_BC_POW ||
+                j->op == GM_BC_CMAX || j->op == GM_BC_CMIN || GM_BC_IS_INT_ONLY(j->op);
   if (ints && int_op) return GM_OK;
   return gm_check_float_ctype(name, 1, j->t);
 }
@@ -198,6 +216,7 @@ gm_status gm_broadcast_binary(gm_bcast_op op, gm_ctype t, gm_bc_arg a, gm_bc_arg
     j.op = GM_BC_CMUL;
     args[1] = a;
   }
+  if (t == GM_BOOL && !GM_BC_IS_CMP(j.op)) j.op = bool_op(j.op);
   gm_ctype want[2] = {t, t};
   return dispatch(args, 2, want, out, &j);
 }

@@ -75,11 +75,12 @@ GM_CTYPES(BC_CTYPE_CMP_INNER_)
 #define BC_CTYPE_ROW_(T, E, ...)                                                              \
   [GM_##E] = {GM_BCAST_OPS_WITH(BC_OP_ROW_, T) GM_BCAST_FLOAT_OPS_WITH(BC_OP_ROW_, T)          \
                   BC_OP_ROW_(T, FLOORDIV, ifloordiv, "") BC_OP_ROW_(T, REMAINDER, iremainder, "")},
-/* Integer add, sub and cmul (kernels/strided_ew.h: wrapping), cmax, cmin. */
+/* Integer add, sub, cmul and pow (kernels/strided_ew.h: wrapping), cmax, cmin. */
 #define BC_INT_DEFINE_(T, ...) \
   BC_INNER(T, add)             \
   BC_INNER(T, sub)             \
   BC_INNER(T, cmul)             \
+  BC_INNER(T, pow)              \
   BC_INNER(T, cmax)             \
   BC_INNER(T, cmin)             \
   GM_BCAST_INT_OPS_WITH(BC_OP_INNER_, T)
@@ -88,7 +89,7 @@ GM_INTEGER_CTYPES(BC_INT_DEFINE_)
 #define BC_INT_ONLY_ROW_(T, E, f, name) [GM_BC_##E] = BC_INT_OP_(T, f),
 #define BC_INT_ROW_(T, E, ...)                                                                                  \
   [GM_##E] = {[GM_BC_ADD] = BC_INT_OP_(T, add), [GM_BC_SUB] = BC_INT_OP_(T, sub), [GM_BC_CMUL] = BC_INT_OP_(T, cmul), \
-              [GM_BC_CMAX] = BC_INT_OP_(T, cmax), [GM_BC_CMIN] = BC_INT_OP_(T, cmin),                          \
+              [GM_BC_POW] = BC_INT_OP_(T, pow), [GM_BC_CMAX] = BC_INT_OP_(T, cmax), [GM_BC_CMIN] = BC_INT_OP_(T, cmin),                          \
               GM_BCAST_CMP_OPS_WITH(BC_OP_ROW_, T) GM_BCAST_INT_OPS_WITH(BC_INT_ONLY_ROW_, T)},
 
 /* bool: the comparisons and & | ~ (through the row: C spells bool _Bool) */

@@ -171,7 +171,7 @@ static const char *const promoting_fns[] = {
     "add", "sub", "cmul", "cdiv", "pow", "cmax", "cmin", "gt", "ge", "lt", "le", "eq", "ne", "where", "__add",
     "__sub", "__div", "__pow", "__unm", "floor_divide", "remainder", "bitwise_and", "bitwise_or", "bitwise_xor",
     "bitwise_left_shift", "bitwise_right_shift", "__idiv", "__mod", "__band", "__bor", "__bxor", "__shl", "__shr",
-    NULL};
+    "atan2", "hypot", "copysign", "nextafter", "logaddexp", NULL};
 
 /* The ones that also take integer mats (not bool): ~ (the core refuses
  * float mats there). */
@@ -188,6 +188,14 @@ static const char *const predicate_fns[] = {
     GM_PREDICATE_OPS(X)
 #undef X
     "logical_and", "logical_or", "logical_xor", NULL};
+/* The out-of-place unary functions (gm.sqrt(m), ...): a float-only one
+ * gives a float mat of a bool or integer one (core: gm_unary_result_ctype);
+ * bool mats take none of the integer rows (abs, neg, ...). */
+static const char *const unary_new_fns[] = {
+#define X(name, ...) #name,
+    GM_UNARY_OPS(X)
+#undef X
+    "negative", "reciprocal", NULL};
 static const char *const unary_int_fns[] = {
 #define X(name, ...) #name, #name "_",
     GM_UNARY_INT_OPS(X)
@@ -203,6 +211,11 @@ static void check_mat_ctype(lua_State *L, int idx, const gm_mat *m, const char *
   for (const char *const *f = predicate_fns; *f; f++)
     if (strcmp(*f, fname) == 0) return;
   int kind = gm_ctype_kind(m->ctype);
+  bool bool_int_row = false; /* abs(bool) ...: refused here, by name */
+  for (const char *const *f = unary_int_fns; *f && kind == GM_KIND_BOOL; f++)
+    bool_int_row = bool_int_row || strcmp(*f, fname) == 0;
+  for (const char *const *f = unary_new_fns; *f && !bool_int_row; f++)
+    if (strcmp(*f, fname) == 0) return;
   for (const char *const *f = unary_int_fns; *f && kind != GM_KIND_BOOL; f++)
     if (strcmp(*f, fname) == 0) return;
   for (const char *const *f = bool_fns; *f && kind == GM_KIND_BOOL; f++)
