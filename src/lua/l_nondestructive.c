@@ -218,9 +218,11 @@ static int result_for(lua_State *L, int idx, const char *fn, gm_mat *x, gm_ctype
   gml_pin(L, out);
   gm_mat *y = ((gml_mat *)lua_touserdata(L, out))->m;
   if (!y) gml_argerror(L, idx, fn, "option 'out' is a freed mat");
-  if (y->ctype != t)
+  if (t == x->ctype) {
+    check(L, gm_check_out_like(x, y), idx, fn);
+  } else if (y->ctype != t) { /* a promoted result; the core checks dims and storage */
     gml_argerror(L, idx, fn, "option 'out' is %s but the result is %s", gm_ctype_name(y->ctype), gm_ctype_name(t));
-  if (t == x->ctype) check(L, gm_check_out_like(x, y), idx, fn); /* else the core checks dims and storage */
+  }
   return out;
 }
 
