@@ -362,8 +362,8 @@ describe("typed mats: pow, bool arithmetic, float functions of integers", functi
     end
   end
   -- gpumat's names of NumPy's float-only functions
-  local FLOAT_FNS = { sqrt = "sqrt", exp = "exp", log1p = "log1p", sin = "sin", atan = "arctan", tanh = "tanh" }
-  local FLOAT_BIN = { atan2 = "arctan2", hypot = "hypot", logaddexp = "logaddexp" }
+  local FLOAT_FNS = { sqrt = "sqrt", log1p = "log1p", sin = "sin" }
+  local FLOAT_BIN = { atan2 = "arctan2", logaddexp = "logaddexp" }
 
   it("agrees with NumPy on every type: ^ wraps in integers, float functions promote (one python3 process)", function()
     local R = require "numpy_ref"
@@ -408,7 +408,7 @@ with np.errstate(all="ignore"):
       assert.are.equal(#got, i, what)
       n = n + 1
     end
-    assert.are.equal(#ALL * 10, n)
+    assert.are.equal(#ALL * 6, n)
   end)
 
   it("integer ^: negative mat exponents give 1/a^-b truncated, 0^0 is 1, mixed types promote", function()
