@@ -17,7 +17,7 @@
 
 #include <stdint.h>
 
-#include "../src/core/ctype_list.h"
+#include "../src/core/model/ctype_list.h"
 #include "hd.h"
 
 /* X(suffix, element storage type, ctype enum suffix, W, is bool) */

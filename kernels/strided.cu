@@ -26,8 +26,8 @@ extern "C" int gm_cuda_strided_copy(int ctype, const gm_strided_geom *g, const v
 }
 
 // Conversion between element types (astype on the device, and the
-// promotion of mixed operands, core/mat.c): the host's rules
-// (src/core/convert.c, kernels/int_ops.h) element by element: a float
+// promotion of mixed operands, core/model/mat.c): the host's rules
+// (src/core/ops/convert.c, kernels/int_ops.h) element by element: a float
 // source saturates into an integer (gm_sat_to), an integer source
 // converts as C does (wrapping into narrower integers, exact or rounded
 // into floats, x != 0 into bool), a bool source reads its byte as

@@ -1,16 +1,16 @@
 /* The host backend: op entry points on host memory, assembled from the
  * areas' host tables. */
-#include "../core/backend.h"
-#include "../core/convert.h"
-#include "../core/elementwise_ops.h"
-#include "../core/nn_ops.h"
-#include "../core/blas_ops.h"
-#include "../core/random_ops.h"
-#include "../core/reduce_ops.h"
-#include "../core/reduce_axis_ops.h"
-#include "../core/index_ops.h"
-#include "../core/scan_ops.h"
-#include "../core/strided_ew_ops.h"
+#include "../core/exec/backend.h"
+#include "../core/ops/convert.h"
+#include "../core/ops/elementwise_ops.h"
+#include "../core/ops/nn_ops.h"
+#include "../core/ops/blas_ops.h"
+#include "../core/ops/random_ops.h"
+#include "../core/ops/reduce_ops.h"
+#include "../core/ops/reduce_axis_ops.h"
+#include "../core/ops/index_ops.h"
+#include "../core/ops/scan_ops.h"
+#include "../core/ops/strided_ew_ops.h"
 #include "../../kernels/fill.h"
 #include "../../kernels/int_ops.h"
 #include "imatmul.h"
@@ -37,7 +37,7 @@ const gm_backend gm_host_backend = {
     .name = "host",
     .fill = host_fill,
     .strided_copy = gm_host_strided_copy, /* strided.c */
-    .convert = host_convert,              /* core/convert.c */
+    .convert = host_convert,              /* core/ops/convert.c */
     .imatmul = gm_host_imatmul,           /* imatmul.c */
     .blas = &gm_host_blas_ops,
     .elementwise = &gm_host_elementwise_ops,

@@ -9,7 +9,7 @@
 #include "imatmul.h"
 
 #include "../../kernels/imatmul.h"
-#include "../core/par.h"
+#include "../core/exec/par.h"
 
 /* columns of c accumulated at once (a block of W stays in L1) */
 enum { COLS = 256 };
