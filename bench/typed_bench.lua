@@ -4,7 +4,11 @@
 -- the whole int64 sum, uint8 -> float32 astype, int32 bitwise_and and
 -- floor_divide, and float32 a:gt(0.5) (a bool mat, as numpy's a > 0.5).
 -- Data: (k * 37) % 251 + 1 (never zero, so // divides by nonzero values),
--- b the same reversed; the comparison reads the float pattern.
+-- b the same reversed; the comparison reads the float pattern.  The same
+-- forms run again on the emulated device (inside gm.with_cuda, waiting
+-- for the device at the end of each timed batch) against the host in the
+-- same run: goal within 3x of the host, the emulated device's goal
+-- (bench/emulated_bench.lua).
 local gm = require "gpumat"
 local U = require "bench_util"
 
@@ -29,22 +33,63 @@ local FORMS = {
   { "float32 a:gt(0.5)", "t_gt", "float32", { "gt" }, function(a) return function() return a:gt(0.5) end end },
 }
 
+local EMU = { backend = "emulated" }
+
+-- The operands of a form: a, b as dtype (b nil for the float pattern).
+local function operands(dtype)
+  if dtype == "float32" then return U.pattern_mat(gm, N, "float") end
+  return int_mats(dtype)
+end
+
+-- The form's timed function, on the host or inside the emulated device
+-- (operands made there, moved to the device by a warm-up call).
+local function prepare_on(form, emulated)
+  local make = form[5]
+  if not emulated then
+    local a, b = operands(form[3])
+    local f = make(a, b)
+    return function(n)
+      local r
+      for _ = 1, n do r = f() end
+      return r
+    end, nil, function() U.free(a, b) end
+  end
+  local a, b, f
+  gm.with_cuda(EMU, function()
+    a, b = operands(form[3])
+    f = make(a, b)
+    f()
+    gm.synchronize()
+  end)
+  return function(n)
+    gm.with_cuda(EMU, function()
+      for _ = 1, n do f() end
+      gm.synchronize()
+    end)
+  end, nil, function() U.free(a, b) end
+end
+
+local function emulated_case(form)
+  return {
+    name = form[1] .. ", 16M, emulated device",
+    group = "typed",
+    requires = form[4],
+    prepare = function() return prepare_on(form, true) end,
+    against = { {
+      label = "host",
+      prepare = function() return prepare_on(form, false) end,
+      goal = U.time_at_most(3.0, "host"),
+    } },
+  }
+end
+
 local function case(form)
-  local label, np_op, dtype, requires, make = form[1], form[2], form[3], form[4], form[5]
+  local label, np_op, dtype, requires = form[1], form[2], form[3], form[4]
   return {
     name = label .. ", 16M",
     group = "typed",
     requires = requires,
-    prepare = function()
-      local a, b
-      if dtype == "float32" then a = U.pattern_mat(gm, N, "float") else a, b = int_mats(dtype) end
-      local f = make(a, b)
-      return function(n)
-        local r
-        for _ = 1, n do r = f() end
-        return r
-      end, nil, function() U.free(a, b) end
-    end,
+    prepare = function() return prepare_on(form, false) end,
     against = { {
       label = "numpy",
       numpy = { op = np_op, dtype = dtype, dims = { N } },
@@ -55,6 +100,7 @@ end
 
 local cases = {}
 for _, form in ipairs(FORMS) do cases[#cases + 1] = case(form) end
+for _, form in ipairs(FORMS) do cases[#cases + 1] = emulated_case(form) end
 
 return {
   order = 16,

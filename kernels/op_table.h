@@ -105,7 +105,7 @@
   R(X, a, BINARY, sub, SUB, "sub", FIU, SAME, 1)                                      \
   R(X, a, BINARY, cmul, CMUL, "cmul", FIU, SAME, 1)                                   \
   R(X, a, BINARY, cdiv, CDIV, "cdiv", F, FLOAT, 1)                                    \
-  R(X, a, BINARY, pow, POW, "pow", F, SAME, 16)                                       \
+  R(X, a, BINARY, pow, POW, "pow", FIU, SAME, 16)                                     \
   R(X, a, BINARY, cmax, CMAX, "cmax", FIU, SAME, 1)                                   \
   R(X, a, BINARY, cmin, CMIN, "cmin", FIU, SAME, 1)                                   \
   R(X, a, COMPARE, gt, GT, "gt", FBIU, BOOL, 1)                                       \

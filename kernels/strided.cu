@@ -4,6 +4,7 @@
 // neighbouring threads touch neighbouring elements of the contiguous side.
 #include <cuda_runtime.h>
 
+#include "int_ops.h"
 #include "launch_cuda.cuh"
 #include "strided.h"
 
@@ -22,4 +23,66 @@ extern "C" int gm_cuda_strided_copy(int ctype, const gm_strided_geom *g, const v
 #define LAUNCH(T) GM_LAUNCH_RANGE(gm_strided_copy_kernel<T>, l.grid, l.block, l.s, g->n, 1)(*g, (const T *)(src), (T *)(dst))
   GM_ANY_CTYPE_LAUNCH(ctype, LAUNCH);
 #undef LAUNCH
+}
+
+// Conversion between element types (astype on the device, and the
+// promotion of mixed operands, core/model/mat.c): the host's rules
+// (src/core/ops/convert.c, kernels/int_ops.h) element by element: a float
+// source saturates into an integer (gm_sat_to), an integer source
+// converts as C does (wrapping into narrower integers, exact or rounded
+// into floats, x != 0 into bool), a bool source reads its byte as
+// nonzero (buffers may hold other bytes than 0 and 1).
+template <typename S> struct gm_conv_src {
+  typedef S L;
+  template <typename D> __device__ static D to(S x) { return (D)x; }
+};
+template <> struct gm_conv_src<bool> {
+  typedef unsigned char L;
+  template <typename D> __device__ static D to(unsigned char x) { return (D)(x != 0); }
+};
+template <> struct gm_conv_src<float> {
+  typedef float L;
+  template <typename D> __device__ static D to(float x) { return gm_sat_to<D>((double)x); }
+};
+template <> struct gm_conv_src<double> {
+  typedef double L;
+  template <typename D> __device__ static D to(double x) { return gm_sat_to<D>(x); }
+};
+
+// the pair of types as one template argument (launch sites take no comma)
+template <typename D> struct gm_conv_to {
+  template <typename S> struct from {
+    typedef D Dst;
+    typedef S Src;
+  };
+};
+
+template <class P>
+__global__ void gm_convert_kernel(size_t n, const typename gm_conv_src<typename P::Src>::L *src,
+                                  typename P::Dst *dst) {
+  GRID_STRIDE(k, n) { dst[k] = gm_conv_src<typename P::Src>::template to<typename P::Dst>(src[k]); }
+}
+
+// the destination switch for source type S (a template, so the ctype
+// list is not expanded inside itself)
+template <typename S>
+int gm_convert_from(int dctype, size_t n, const void *src, void *dst, void *stream) {
+  gm_launch l(n, stream);
+  typedef typename gm_conv_src<S>::L L;
+#define LAUNCH(D)                                                                                        \
+  GM_LAUNCH_RANGE(gm_convert_kernel<typename gm_conv_to<D>::template from<S>>, l.grid, l.block, l.s, n, 1)( \
+      n, (const L *)(src), (D *)(dst))
+  GM_ANY_CTYPE_LAUNCH(dctype, LAUNCH);
+#undef LAUNCH
+}
+
+extern "C" int gm_cuda_convert(int dctype, void *dst, int sctype, const void *src, size_t n, const gm_launch_ctx *lc) {
+  if (n == 0) return 0;
+#define FROM(S) return gm_convert_from<S>(dctype, n, src, dst, lc->stream)
+  switch (sctype) {
+    GM_CTYPES_WITH(GM_CTYPE_DO_CASE_, FROM)
+    default: break;
+  }
+#undef FROM
+  return (int)cudaErrorInvalidValue;
 }

@@ -124,11 +124,13 @@ GM_CTYPES(GM_BC_DEFINE_CMP_)
 
 /* Integer add, sub and cmul: two's complement wrapping, computed in
  * unsigned 64-bit arithmetic, defined for every operand (no signed
- * overflow); the narrowing back is modulo (GCC, nvcc).  cmax, cmin. */
+ * overflow); the narrowing back is modulo (GCC, nvcc).  pow: int_ops.h's
+ * (wrapping; a negative exponent gives 1/a^-b truncated).  cmax, cmin. */
 #define GM_BC_DEFINE_INT_(T, ...)                                                                   \
   GM_HD T gm_bc_add_##T(T a, T b) { return (T)((unsigned long long)a + (unsigned long long)b); }  \
   GM_HD T gm_bc_sub_##T(T a, T b) { return (T)((unsigned long long)a - (unsigned long long)b); }  \
   GM_HD T gm_bc_cmul_##T(T a, T b) { return (T)((unsigned long long)a * (unsigned long long)b); } \
+  GM_HD T gm_bc_pow_##T(T a, T b) { return gm_ipow_##T(a, b); }                                   \
   GM_HD T gm_bc_cmax_##T(T a, T b) { return a > b ? a : b; }                                      \
   GM_HD T gm_bc_cmin_##T(T a, T b) { return a < b ? a : b; }
 GM_INTEGER_CTYPES(GM_BC_DEFINE_INT_)

@@ -288,6 +288,7 @@ inline gm_emu_range_launcher<P...> gm_emu_launch_range(void (*kernel)(P...), dim
 // compiled in (include guards keep them from opening again inside).
 #include "elementwise.h"
 #include "fill.h"
+#include "imatmul.h"
 #include "index.h"
 #include "launch.h"
 #include "launch_cuda.cuh"
@@ -326,6 +327,8 @@ inline gm_emu_range_launcher<P...> gm_emu_launch_range(void (*kernel)(P...), dim
 #define gm_cuda_strided_binary gm_emu_strided_binary
 #define gm_cuda_strided_where gm_emu_strided_where
 #define gm_cuda_strided_copy gm_emu_strided_copy
+#define gm_cuda_convert gm_emu_convert
+#define gm_cuda_imatmul gm_emu_imatmul
 #define gm_cuda_index_gather gm_emu_index_gather
 #define gm_cuda_index_scatter gm_emu_index_scatter
 

@@ -336,15 +336,14 @@ return function(gm, core, methods)
   gm.matmul = matmul
   methods.matmul = matmul
 
-  -- `*` on stacks: gm.matmul; the rest (2-d, matrix x vector, numbers)
-  -- stays the C operator
+  -- `*` on stacks, and of integer, bool or mixed-type mats: gm.matmul
+  -- (which promotes); the rest (2-d float mats of one type, matrix x
+  -- vector, numbers) stays the C operator
   local c_mul = mat_mt.__mul
+  local floats = { float = true, double = true }
   mat_mt.__mul = function(a, b)
-    if is_mat(a) and is_mat(b) and (#a:dims() > 2 or #b:dims() > 2) then
-      for n, m in ipairs { a, b } do
-        core._check_float("__mul", n, m)
-      end
-      if a:ctype() ~= b:ctype() then argerror(2, "__mul", "mixed ctypes %s and %s", a:ctype(), b:ctype()) end
+    if is_mat(a) and is_mat(b) and (#a:dims() > 2 or #b:dims() > 2 or a:ctype() ~= b:ctype() or
+          not floats[a:ctype()]) then
       return matmul(a, b)
     end
     return c_mul(a, b)

@@ -30,6 +30,30 @@ return function(gm, core, methods)
     if a:ctype() ~= b:ctype() then argerror(n, fn, "mixed ctypes %s and %s", a:ctype(), b:ctype()) end
   end
 
+  local function is_float(a)
+    local t = a:ctype()
+    return t == "float" or t == "double"
+  end
+
+  -- the products (matmul, tensordot, vecdot) take every real type: a
+  -- mat argument of any ctype, and the operands promoted to
+  -- gm.result_type (converted where they live); integer and bool
+  -- products stay in their type (NumPy's: sums wrap, bool is or of ands)
+  local function check_any(fn, a, n, minrank)
+    if not is_mat(a) then argerror(n, fn, "gpumat.mat expected, got %s", type(a)) end
+    if minrank and #a:dims() < minrank then
+      argerror(n, fn, "needs at least %d dimensions, has %d", minrank, #a:dims())
+    end
+    return a
+  end
+
+  local function promoted(x, y)
+    local t = gm.result_type(x, y)
+    if x:dtype() ~= t then x = x:as(t) end
+    if y:dtype() ~= t then y = y:as(t) end
+    return x, y
+  end
+
   local options = argcheck.options
 
   local function square(fn, a, n)
@@ -103,6 +127,10 @@ return function(gm, core, methods)
     local c = gm.mat(cat(s, p, r), { ctype = x:ctype(), cuda_enabled = x:cuda_enabled(), initial_element = false })
     local x3, y3 = x:contiguous(), y:contiguous()
     if y3 == x3 then y3 = x3:copy() end -- the job's operands never share storage
+    if not is_float(x) then -- no BLAS: kernels/imatmul.h's loops
+      core._int_matmul(x3:view(count, p, q), y3:view(count, q, r), c:view(count, p, r))
+      return c
+    end
     run("matmul", "gemm", r, p, q, 0, false, false, false, y3, x3, nil, c)
     return c
   end
@@ -551,9 +579,9 @@ return function(gm, core, methods)
 
   function L.vecdot(x, y, opts)
     local fn = "vecdot"
-    check(fn, x, 1)
-    check(fn, y, 2)
-    same_ctype(fn, x, y, 2)
+    check_any(fn, x, 1)
+    check_any(fn, y, 2)
+    x, y = promoted(x, y)
     opts = options(fn, opts, 3, { axis = true })
     -- lengths checked before the product is allocated
     local rank = math.max(#x:dims(), #y:dims())
@@ -564,8 +592,15 @@ return function(gm, core, methods)
       raise("%s: the vectors have %d and %d elements", fn, x:dims()[ax1], y:dims()[ax2])
     end
     local p = gm.cmul(x, y)
-    if rank == 1 then return p:sum() end
-    return p:sum(ax)
+    if is_float(p) then
+      if rank == 1 then return p:sum() end
+      return p:sum(ax)
+    end
+    -- integers keep their type (the sum wraps in it), bool is any (NumPy's)
+    if rank == 1 then p, ax = p:view(1, p:size()), 2 end
+    local r = p:dtype() == "bool" and p:any(ax) or p:sum(ax):as(p:dtype()) -- int64 sums wrapped into the type
+    if rank == 1 then return r[1] end
+    return r
   end
 
   function L.cross(x, y, opts)
@@ -669,9 +704,9 @@ return function(gm, core, methods)
   -- tensordot: the contracted axes of x moved last, y's first, one gemm
   function L.tensordot(x, y, opts)
     local fn = "tensordot"
-    check(fn, x, 1)
-    check(fn, y, 2)
-    same_ctype(fn, x, y, 2)
+    check_any(fn, x, 1)
+    check_any(fn, y, 2)
+    x, y = promoted(x, y)
     opts = options(fn, opts, 3, { axes = true })
     local dx, dy = x:dims(), y:dims()
     local axes, ax, ay = opts.axes or 2, {}, {}
@@ -717,9 +752,9 @@ return function(gm, core, methods)
   -- operands promoted as the standard says)
   function L.matmul(x, y)
     local fn = "matmul"
-    check(fn, x, 1, 1)
-    check(fn, y, 2, 1)
-    same_ctype(fn, x, y, 2)
+    check_any(fn, x, 1, 1)
+    check_any(fn, y, 2, 1)
+    x, y = promoted(x, y)
     local vx, vy = #x:dims() == 1, #y:dims() == 1
     local x2 = vx and x:view(1, x:size()) or x
     local y2 = vy and y:view(y:size(), 1) or y

@@ -25,6 +25,11 @@ int GM_LAUNCHER(scal)(int ctype, size_t n, double alpha, void *x, size_t incx, c
 int GM_LAUNCHER(geam0)(int ctype, int trans, size_t m, size_t n, double alpha, const void *a, size_t lda, void *c,
                        size_t ldc, const gm_launch_ctx *lc);
 int GM_LAUNCHER(strided_copy)(int ctype, const struct gm_strided_geom *g, const void *src, void *dst, const gm_launch_ctx *lc);
+/* dst[k] := src[k] converted from sctype to dctype as astype does, k < n */
+int GM_LAUNCHER(convert)(int dctype, void *dst, int sctype, const void *src, size_t n, const gm_launch_ctx *lc);
+/* c := x y, integer or bool stacks (kernels/imatmul.cu) */
+int GM_LAUNCHER(imatmul)(int ctype, size_t batch, size_t p, size_t q, size_t r, const void *x, const void *y, void *c,
+                         const gm_launch_ctx *lc);
 
 int GM_LAUNCHER(ew_unary)(int ctype, int op, size_t n, void *x, const gm_launch_ctx *lc);
 /* y (bool) := predicate op (a GM_PREDICATE_OPS row) of x, of ctype */

@@ -8,7 +8,7 @@
  *   GM_LT_LAUNCH(ctx)         the launchers' stream argument for device ctx,
  *   GM_LT_STATUS(ctx, err, k) the gm_status of launcher code err for the
  *                             kernel named k (clearing cudart's slot),
- * and gets static gm_lt_fill, gm_lt_strided_copy,
+ * and gets static gm_lt_fill, gm_lt_strided_copy, gm_lt_convert, gm_lt_imatmul,
  * gm_lt_{elementwise,index,nn,random,reduce,reduce_axis,scan,strided_ew}_ops and
  * gm_lt_blas_ops(library), the device's BLAS library table with the two
  * cases that do not depend on the library's conventions. */
@@ -37,6 +37,17 @@ static gm_status gm_lt_fill(void *ctx, gm_ctype t, size_t n, double alpha, void 
 /* kernels/strided.cu */
 static gm_status gm_lt_strided_copy(void *ctx, gm_ctype t, const gm_strided_geom *g, const void *src, void *dst) {
   return GM_LT_RUN(strided_copy, ((int)t, g, src, dst, GM_LT_LAUNCH(ctx)), "strided copy kernel");
+}
+
+/* kernels/strided.cu */
+static gm_status gm_lt_convert(void *ctx, gm_ctype dt, void *dst, gm_ctype st, const void *src, size_t n) {
+  return GM_LT_RUN(convert, ((int)dt, dst, (int)st, src, n, GM_LT_LAUNCH(ctx)), "convert kernel");
+}
+
+/* kernels/imatmul.cu */
+static gm_status gm_lt_imatmul(void *ctx, gm_ctype t, size_t batch, size_t p, size_t q, size_t r, const void *x,
+                               const void *y, void *c) {
+  return GM_LT_RUN(imatmul, ((int)t, batch, p, q, r, x, y, c, GM_LT_LAUNCH(ctx)), "integer matmul kernel");
 }
 
 /* ---- BLAS cases run as kernels (kernels/fill.cu) ----

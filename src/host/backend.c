@@ -1,6 +1,7 @@
 /* The host backend: op entry points on host memory, assembled from the
  * areas' host tables. */
 #include "../core/exec/backend.h"
+#include "../core/ops/convert.h"
 #include "../core/ops/elementwise_ops.h"
 #include "../core/ops/nn_ops.h"
 #include "../core/ops/blas_ops.h"
@@ -12,6 +13,7 @@
 #include "../core/ops/strided_ew_ops.h"
 #include "../../kernels/fill.h"
 #include "../../kernels/int_ops.h"
+#include "imatmul.h"
 #include "strided.h"
 
 static gm_status host_fill(void *ctx, gm_ctype t, size_t n, double alpha, void *x, size_t incx) {
@@ -25,10 +27,18 @@ static gm_status host_fill(void *ctx, gm_ctype t, size_t n, double alpha, void *
 #undef X
 }
 
+static gm_status host_convert(void *ctx, gm_ctype dt, void *dst, gm_ctype st, const void *src, size_t n) {
+  (void)ctx;
+  gm_convert(dt, dst, st, src, n);
+  return GM_OK;
+}
+
 const gm_backend gm_host_backend = {
     .name = "host",
     .fill = host_fill,
     .strided_copy = gm_host_strided_copy, /* strided.c */
+    .convert = host_convert,              /* core/ops/convert.c */
+    .imatmul = gm_host_imatmul,           /* imatmul.c */
     .blas = &gm_host_blas_ops,
     .elementwise = &gm_host_elementwise_ops,
     .nn = &gm_host_nn_ops,

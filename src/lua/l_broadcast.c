@@ -87,21 +87,36 @@ static gm_ctype result_ctype(lua_State *L, int op, const gm_bc_arg *a, const int
 
 /* The ctype op computes in: the result ctype, but a row whose result is
  * FLOAT in the op table (true division) computes integers and bools in
- * the default float (NumPy's divide). */
+ * the default float (NumPy's divide), the float-only rows (kinds F: atan2
+ * ...) a float (gm_ctype_float_for: NumPy's, float32 for its float16), and
+ * bool ^ // % int8 (NumPy's: bool has no such loop). */
 static gm_ctype compute_ctype(lua_State *L, int op, const gm_bc_arg *a, const int *idx, int n, const char *fn) {
   gm_ctype t = result_ctype(L, op, a, idx, op < 0 ? 1 : 0, n, fn);
   const gm_op_row *r = op < 0 ? NULL : gm_op_row_of(gm_bc_is_cmp(op) ? GM_OPF_COMPARE : GM_OPF_BINARY, op);
   if (r && r->result == GM_OPR_FLOAT && gm_ctype_kind(t) != GM_KIND_FLOAT) return gml_settings_of(L)->default_ctype;
+  if (r && r->kinds == (1u << GM_KIND_FLOAT)) return gm_ctype_float_for(t);
+  if (t == GM_BOOL && (op == GM_BC_POW || op == GM_BC_FLOORDIV || op == GM_BC_REMAINDER)) return GM_INT8;
   return t;
 }
 
-/* Refuses an op the engine lacks for ctype t: the integer-only ops name
- * the op (core/ops/broadcast.c's message), the float-only ones the first
- * operand of a non-float ctype, as gml_checkmat does for other functions. */
+/* An integer base with a negative Lua number exponent raises, as NumPy
+ * does (a mat exponent cannot: its negative elements give 1/a^-b truncated,
+ * kernels/int_ops.h). */
+static void check_int_pow(lua_State *L, int op, gm_ctype t, const gm_bc_arg *a, const int *idx, const char *fn) {
+  int k = gm_ctype_kind(t);
+  if (op != GM_BC_POW || (k != GM_KIND_INT && k != GM_KIND_UINT) || a[1].m || !(a[1].v < 0)) return;
+  gml_argerror(L, idx[1], fn, "integers to negative integer powers are not allowed (NumPy's rule; convert the base "
+                              "with m:as(\"float64\"))");
+}
+
+/* Refuses an op the engine lacks for ctype t: the integer-only ops and
+ * bool's refusals name the op (core/ops/broadcast.c's message), the float-only
+ * ones the first operand of a non-float ctype, as gml_checkmat does for
+ * other functions. */
 static void check_kind(lua_State *L, int op, gm_ctype t, const gm_bc_arg *a, const int *idx, int n, const char *fn) {
   gm_status st = gm_bc_check_kind(op, t);
   if (st == GM_OK) return;
-  if (GM_BC_IS_INT_ONLY(op)) GML_TRY(L, st, gm_bcast_name((gm_bcast_op)op));
+  if (GM_BC_IS_INT_ONLY(op) || t == GM_BOOL) GML_TRY(L, st, gm_bcast_name((gm_bcast_op)op));
   int bad = 0;
   while (bad < n - 1 && !(a[bad].m && a[bad].m->ctype == t)) bad++;
   const char *d = gm_ctype_dtype(t);
@@ -124,6 +139,7 @@ int gml_broadcast_as(lua_State *L, int op, const int *idx, int n, int out_idx, c
   if (gm_bc_common(a, n, &cuda, &bad) != GM_OK) gml_argerror(L, idx[bad], argfn, "%s", gm_last_error());
   gm_ctype t = ctype >= 0 ? (gm_ctype)ctype : compute_ctype(L, op, a, idx, n, argfn);
   check_kind(L, op, t, a, idx, n, argfn);
+  check_int_pow(L, op, t, a, idx, argfn);
   bool cmp = GM_BC_IS_CMP(op);
   int rank;
   size_t dims[GM_MAX_RANK];

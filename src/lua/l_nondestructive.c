@@ -204,12 +204,13 @@ static int l_linalg_run(lua_State *L) {
 /* ---- elementwise functions, out of place (one per GM_UNARY_OPS row) ---- */
 
 /* The `out` option at idx: the stack index of that mat (pinned; checked
- * against x), or a new mat like x pushed on the stack. */
-static int result_for(lua_State *L, int idx, const char *fn, gm_mat *x) {
+ * against x and the result's ctype t), or a new mat of x's dims and
+ * ctype t pushed on the stack. */
+static int result_for(lua_State *L, int idx, const char *fn, gm_mat *x, gm_ctype t) {
   static const char *const allowed[] = {"out", NULL};
   gml_check_options(L, idx, fn, allowed);
   if (!gml_opt_push(L, idx, "out")) {
-    push_like(L, x, fn);
+    push_result(L, x->rank, x->dims, t, x->cuda_enabled, fn);
     return lua_gettop(L);
   }
   if (!gml_ismat(L, -1)) gml_argerror(L, idx, fn, "option 'out' must be a mat, got %s", luaL_typename(L, -1));
@@ -217,16 +218,21 @@ static int result_for(lua_State *L, int idx, const char *fn, gm_mat *x) {
   gml_pin(L, out);
   gm_mat *y = ((gml_mat *)lua_touserdata(L, out))->m;
   if (!y) gml_argerror(L, idx, fn, "option 'out' is a freed mat");
-  check(L, gm_check_out_like(x, y), idx, fn);
+  if (t == x->ctype) {
+    check(L, gm_check_out_like(x, y), idx, fn);
+  } else if (y->ctype != t) { /* a promoted result; the core checks dims and storage */
+    gml_argerror(L, idx, fn, "option 'out' is %s but the result is %s", gm_ctype_name(y->ctype), gm_ctype_name(t));
+  }
   return out;
 }
 
-/* gm.F(x, {out}) / x:F({out}): F(x) as a new mat (or into out) */
+/* gm.F(x, {out}) / x:F({out}): F(x) as a new mat (or into out); a float
+ * function of a bool or integer mat gives a float one (NumPy's) */
 static int unary_new(lua_State *L, gm_unary_op op) {
   const char *fn = gm_unary_name(op);
   gml_guard(L, 2); /* the result box is allocated while the operands are held */
   gm_mat *x = gml_checkmat(L, 1, fn);
-  int out = result_for(L, 2, fn, x);
+  int out = result_for(L, 2, fn, x, gm_unary_result_ctype(op, x->ctype));
   GML_TRY(L, gm_unary(fn, op, x, ((gml_mat *)lua_touserdata(L, out))->m), fn);
   lua_pushvalue(L, out);
   return 1;
@@ -259,7 +265,7 @@ static int l_clamp(lua_State *L) {
   double lo = gml_ew_bound(L, 2, fn, "lo"), hi = gml_ew_bound(L, 3, fn, "hi");
   gml_guard(L, 4); /* read first: the guard extends the stack with nils */
   gm_mat *x = gml_checkmat(L, 1, fn);
-  int out = result_for(L, 4, fn, x);
+  int out = result_for(L, 4, fn, x, x->ctype);
   GML_TRY(L, gm_clamp(fn, x, lo, hi, ((gml_mat *)lua_touserdata(L, out))->m), fn);
   lua_pushvalue(L, out);
   return 1;
@@ -293,6 +299,15 @@ static int l_stack_(lua_State *L) {
   return 1;
 }
 
+/* core._int_matmul(x, y, c): gm_int_matmul for lua/gpumat/linalg.lua,
+ * which prepares the contiguous (batch, p, q) x (batch, q, r) stacks */
+static int l_int_matmul(lua_State *L) {
+  const char *fn = "matmul";
+  gm_mat *x = gml_checkelembox(L, 1, fn)->m, *y = gml_checkelembox(L, 2, fn)->m, *c = gml_checkelembox(L, 3, fn)->m;
+  GML_TRY(L, gm_int_matmul(x, y, c), fn);
+  return 0;
+}
+
 /* core._check_float(fname, argn, m): the shared refusal of a non-float
  * mat for Lua-written float-only functions (gm.linalg, gm.einsum). */
 static int l_check_float(lua_State *L) {
@@ -310,6 +325,7 @@ void gml_open_nondestructive(lua_State *L, int module_idx) {
       {"transpose", l_transpose, 1, NULL}, {"m_mul", l_m_mul, 3, NULL},           {"m_add", l_m_add, 2, NULL},
       {"m_sub", l_m_sub, 2, NULL},         {"invert", l_invert, 1, NULL},         {"logdet", l_logdet, 1, NULL},
       {"stack_", l_stack_, 3, NULL},       {"_linalg", l_linalg_run, 16, NULL}, {"_check_float", l_check_float, 3, NULL},
+      {"_int_matmul", l_int_matmul, 3, NULL},
       {NULL, NULL, 0, NULL},
   };
   static const gml_reg methods[] = {{"copy", l_copy_mat, 1, NULL}, {"transpose", l_transpose, 1, NULL}, {NULL, NULL, 0, NULL}};

@@ -76,6 +76,8 @@ static int op_unm(lua_State *L) {
   check_operand(L, 1, "__unm");
   lua_settop(L, 1);
   gm_mat *m = gml_checkmat(L, 1, "__unm");
+  if (m->ctype == GM_BOOL) /* NumPy's rule too */
+    gml_argerror(L, 1, "__unm", "bool mats do not negate: use ~ (bitwise_invert) or logical_not");
   if (gm_ctype_kind(m->ctype) != GM_KIND_UINT) {
     lua_pushinteger(L, -1);
     return broadcast_op(L, GM_BC_CMUL, "__unm");

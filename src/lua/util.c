@@ -187,14 +187,23 @@ static const char *const bool_fns[] = {"bitwise_invert", "__bnot", NULL};
  * their operands to one compute ctype, which l_broadcast.c checks against
  * the row, and the reductions check theirs (l_reduce_axis.c), each with
  * a message naming what the op takes; the other rows by their takes
- * column, gm.F_ (in place) by the kinds the row runs on. */
+ * column, gm.F_ (in place) by the kinds the row runs on, gm.F (out of
+ * place) as below. */
 static int table_allows(const char *fname, gm_ctype t) {
   const gm_op_row *r = gm_op_find(fname);
   if (!r) return -1;
   if (r->family == GM_OPF_BINARY || r->family == GM_OPF_COMPARE || r->family == GM_OPF_REDUCE) return 1;
-  if (r->family == GM_OPF_UNARY && strcmp(fname, r->lua) != 0) return gm_op_runs_on(r, t);
-  return gm_op_takes_ctype(r, t);
+  if (r->family != GM_OPF_UNARY) return gm_op_takes_ctype(r, t);
+  if (strcmp(fname, r->lua) != 0) return gm_op_runs_on(r, t);
+  /* out of place (gm.sqrt(m)): a float-only row computes a bool or integer
+   * mat in a float (core: gm_unary_result_ctype); bool mats take none of the
+   * integer rows (abs, neg, ...) */
+  return !(t == GM_BOOL && gm_op_runs_on(r, GM_INT32));
 }
+
+/* The standard's names of unary functions that are not rows: the core
+ * checks their ctypes as it does the rows'. */
+static const char *const unary_alias_fns[] = {"negative", "reciprocal", NULL};
 
 static void check_mat_ctype(lua_State *L, int idx, const gm_mat *m, const char *fname) {
   if (gm_ctype_is_float(m->ctype)) return;
@@ -204,6 +213,8 @@ static void check_mat_ctype(lua_State *L, int idx, const gm_mat *m, const char *
     if (strcmp(*f, fname) == 0) return;
   if (table_allows(fname, m->ctype) == 1) return;
   int kind = gm_ctype_kind(m->ctype);
+  for (const char *const *f = unary_alias_fns; *f && kind != GM_KIND_BOOL; f++)
+    if (strcmp(*f, fname) == 0) return;
   for (const char *const *f = bool_fns; *f && kind == GM_KIND_BOOL; f++)
     if (strcmp(*f, fname) == 0) return;
   for (const char *const *f = integer_fns; *f && kind != GM_KIND_BOOL; f++)

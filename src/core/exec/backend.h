@@ -40,6 +40,12 @@ typedef struct gm_backend {
   /* dst[k] = src[k] along g's walk, each side with its own strides: the
    * gather and scatter of non-contiguous operands (core/exec/stage.c) */
   gm_status (*strided_copy)(void *ctx, gm_ctype t, const struct gm_strided_geom *g, const void *src, void *dst);
+  /* dst[k] = src[k] converted from st to dt (astype's rules, kernels/int_ops.h) for k < n, both contiguous */
+  gm_status (*convert)(void *ctx, gm_ctype dt, void *dst, gm_ctype st, const void *src, size_t n);
+  /* c := x y for contiguous row-major stacks x (batch, p, q), y (batch, q,
+   * r), c (batch, p, r) of an integer or bool ctype (kernels/imatmul.h) */
+  gm_status (*imatmul)(void *ctx, gm_ctype t, size_t batch, size_t p, size_t q, size_t r, const void *x,
+                       const void *y, void *c);
   const struct gm_blas_ops *blas;
   const struct gm_elementwise_ops *elementwise;
   const struct gm_nn_ops *nn;

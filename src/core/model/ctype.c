@@ -58,6 +58,11 @@ double gm_ctype_tolerance(gm_ctype t) {
   }
 }
 
+gm_ctype gm_ctype_float_for(gm_ctype t) {
+  if (gm_ctype_is_float(t)) return t;
+  return gm_ctype_size(t) <= 2 ? GM_FLOAT : GM_DOUBLE;
+}
+
 int gm_ctype_kind(gm_ctype t) {
   switch (t) {
 #define X(ct, E, name, kw, p, P, ET, S, npy, st, dig, mpi, nccl, kind, ...) \

@@ -254,16 +254,22 @@ gm_status gm_mat_write_values(gm_mat *m, const gm_value *in) {
   return gm_release(&e, &op, 1);
 }
 
+/* Where the mats live (the device's convert kernel, kernels/strided.cu,
+ * for mats on a device: a promotion or astype there copies nothing
+ * through the host). */
 gm_status gm_mat_astype(gm_mat *src, gm_mat *dst) {
   if (src->size != dst->size)
     return gm_fail(GM_EINVAL, "sizes differ: %zu and %zu", src->size, dst->size);
   GM_TRY(gm_check_writable(NULL, dst));
-  gm_exec e = gm_exec_host();
+  gm_mat *all[2] = {src, dst};
+  gm_exec e = gm_exec_choose(all, 2);
+  if (!e.be->convert) e = gm_exec_host();
   gm_operand ops[2] = {{src, GM_INPUT, NULL}, {dst, GM_OUTPUT, NULL}};
   if (src->vec == dst->vec) return gm_fail(GM_EINVAL, "the result shares storage with the source");
+  if (src->size == 0) return GM_OK;
   GM_TRY(gm_acquire(&e, ops, 2));
-  gm_convert(dst->ctype, ops[1].ptr, src->ctype, ops[0].ptr, src->size);
-  return gm_release(&e, ops, 2);
+  gm_status st = e.be->convert(e.dev, dst->ctype, ops[1].ptr, src->ctype, ops[0].ptr, src->size);
+  return gm_finish(&e, ops, 2, st);
 }
 
 gm_status gm_mat_write_doubles(gm_mat *m, const double *in) {

@@ -116,5 +116,10 @@ gm_status gm_logdet(gm_mat *a, double *logabs, int *sign);
  * *failed is its 1-based index in the stack and *info the info (0, 0
  * when every matrix went through). */
 gm_status gm_linalg_run(gm_linalg_job job, gm_mat *const ms[5], size_t *failed, int *info);
+/* c := x y for integer or bool stacks of one ctype, contiguous row-major:
+ * x (batch, p, q), y (batch, q, r), c (batch, p, r) (gm.matmul of those
+ * types; kernels/imatmul.h: wrapping sums, bool or of ands), where the
+ * mats live.  x and y may share storage; c must not. */
+gm_status gm_int_matmul(gm_mat *x, gm_mat *y, gm_mat *c);
 
 #endif

@@ -68,7 +68,7 @@ static bool needs_copy(const gm_mat *m, const gm_mat *out) {
   return alo <= bhi && blo <= ahi;
 }
 
-/* m converted to ctype t in a new contiguous mat (astype: on the host) */
+/* m converted to ctype t in a new contiguous mat (astype: where m lives) */
 static gm_status converted(gm_mat *m, gm_ctype t, gm_mat **out) {
   gm_mat_options o = {0};
   o.ctype = (int)t;
@@ -131,6 +131,18 @@ static int list_operands(const gm_bc_arg *args, int n, gm_mat *out, gm_operand o
   return no;
 }
 
+/* NumPy's logical arithmetic on bool: + and maximum are or, * and minimum
+ * and (the table's bool rows & | ^ run them); op itself otherwise. */
+static int bool_op(int op) {
+  switch (op) {
+    case GM_BC_ADD:
+    case GM_BC_CMAX: return GM_BC_BOR;
+    case GM_BC_CMUL:
+    case GM_BC_CMIN: return GM_BC_BAND;
+    default: return op;
+  }
+}
+
 /* Whether the engine has op for inputs of ctype t: the kinds column of
  * its row in the op table (kernels/op_table.h; where takes every ctype).
  * The refusal names the op and ctype and says what the op takes. */
@@ -138,6 +150,9 @@ static gm_status check_kind(const bc_job *j) {
   if (j->op >= (int)GM_N_BCAST || (unsigned)j->t >= GM_N_CTYPES) return gm_fail(GM_EINVAL, "unknown op or ctype");
   const gm_op_row *r = j->op < 0 ? NULL : gm_op_row_of(GM_OPF_BINARY, j->op);
   if (!r) r = j->op < 0 ? NULL : gm_op_row_of(GM_OPF_COMPARE, j->op);
+  if (j->t == GM_BOOL && j->op == GM_BC_SUB)
+    return gm_fail(GM_EINVAL, "bool mats do not subtract (NumPy's rule): use ~ (bitwise_xor) or logical_xor");
+  if (j->t == GM_BOOL && j->op >= 0 && bool_op(j->op) != j->op) return GM_OK;
   if (!r || gm_op_runs_on(r, j->t)) return GM_OK;
   unsigned ints = 1u << GM_KIND_INT, floats = 1u << GM_KIND_FLOAT;
   if ((r->kinds & ints) && (r->kinds & floats))
@@ -192,6 +207,7 @@ gm_status gm_broadcast_binary(gm_bcast_op op, gm_ctype t, gm_bc_arg a, gm_bc_arg
     j.op = GM_BC_CMUL;
     args[1] = a;
   }
+  if (t == GM_BOOL && !GM_BC_IS_CMP(j.op)) j.op = bool_op(j.op);
   gm_ctype want[2] = {t, t};
   return dispatch(args, 2, want, out, &j);
 }

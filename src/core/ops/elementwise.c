@@ -137,11 +137,33 @@ static gm_status copy_to_result(const char *fn, gm_mat *x, gm_mat *y) {
   return gm_copy_(x, y, x->size, 1, 1);
 }
 
+gm_ctype gm_unary_result_ctype(gm_unary_op op, gm_ctype t) {
+  return gm_ctype_is_float(t) || int_unary((int)op) ? t : gm_ctype_float_for(t);
+}
+
+/* y := op(x) for a bool or integer x of a float-only op: y is of the
+ * promoted type (gm_unary_result_ctype), x converted into it where the
+ * mats live (gm_mat_astype), then the op in place on y. */
+static gm_status unary_promoted(const char *fn, gm_unary_op op, gm_mat *x, gm_mat *y) {
+  gm_ctype t = gm_unary_result_ctype(op, x->ctype);
+  if (y->ctype != t)
+    return gm_fail(GM_EINVAL, "%s: out must be %s (the result for a %s mat), got %s", fn, gm_ctype_name(t),
+                   gm_ctype_name(x->ctype), gm_ctype_name(y->ctype));
+  bool same_dims = x->rank == y->rank;
+  for (int i = 0; same_dims && i < x->rank; i++) same_dims = x->dims[i] == y->dims[i];
+  if (!same_dims) return gm_fail(GM_EINVAL, "%s: out must have the dims of x", fn);
+  if (x->size == 0) return GM_OK;
+  if (gm_mats_overlap(x, y)) return gm_fail(GM_EINVAL, "%s: out shares storage with x", fn);
+  GM_TRY(gm_mat_astype(x, y));
+  return gm_unary_(op, y, y->size);
+}
+
 /* y := op(x) in one pass where the backend has unary_into and x, y are
  * distinct contiguous mats (a view is staged by gm_acquire as before);
  * else x is copied into y and the op runs in place on y. */
 gm_status gm_unary(const char *fn, gm_unary_op op, gm_mat *x, gm_mat *y) {
   if ((unsigned)op >= GM_N_UNARY) return gm_fail(GM_EINVAL, "unary op %d is unknown", (int)op);
+  if (gm_unary_result_ctype(op, x->ctype) != x->ctype) return unary_promoted(fn, op, x, y);
   if (y != x && x->size > 0 && gm_mat_is_contiguous(x) && gm_mat_is_contiguous(y)) {
     gm_mat *all[2] = {x, y};
     GM_TRY(check_ctypes(fn, (int)op, all, 2));

@@ -15,9 +15,14 @@
 /* x[i] := op(x[i]) for the first n visible elements (n <= size). */
 gm_status gm_unary_(gm_unary_op op, gm_mat *x, size_t n);
 /* y := op(x) elementwise, a new result in y (y == x works in place).
- * fn names the caller in messages.  x and y: one ctype and equal dims; y
- * must not share storage with x unless it is x. */
+ * fn names the caller in messages.  x and y: equal dims, y of
+ * gm_unary_result_ctype(op, x's ctype); y must not share storage with x
+ * unless it is x. */
 gm_status gm_unary(const char *fn, gm_unary_op op, gm_mat *x, gm_mat *y);
+/* The ctype gm_unary gives for an x of ctype t: t, but a float-only op
+ * (not a GM_UNARY_INT_OPS row) of a bool or integer t gives
+ * gm_ctype_float_for(t) (NumPy's promotion; x is converted first). */
+gm_ctype gm_unary_result_ctype(gm_unary_op op, gm_ctype t);
 /* y := op(x) for a GM_PREDICATE_OPS row: y a bool mat with x's dims and
  * its own storage, x of any ctype. */
 gm_status gm_predicate(gm_predicate_op op, gm_mat *x, gm_mat *y);

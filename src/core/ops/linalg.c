@@ -9,6 +9,7 @@
 
 #include "blas.h"
 #include "../exec/exec.h"
+#include "../model/view.h"
 
 /* ---- stack_ ---- */
 
@@ -254,4 +255,37 @@ gm_status gm_linalg_run(gm_linalg_job job, gm_mat *const ms[5], size_t *failed, 
     if (one < 0 || (one > 0 && job.kind != GM_LA_GETRF)) break;
   }
   return gm_finish(&e, acq, na, st);
+}
+
+/* ---- integer and bool matrix products (no BLAS for those) ---- */
+
+static gm_status int_matmul_check(const gm_mat *x, const gm_mat *y, const gm_mat *c) {
+  const gm_mat *ms[3] = {x, y, c};
+  for (int i = 0; i < 3; i++) {
+    if (ms[i]->ctype != x->ctype) return gm_fail(GM_EINVAL, "mixed ctypes");
+    if (ms[i]->rank != 3 || !ms[i]->contiguous) return gm_fail(GM_EINVAL, "operand %d is not a contiguous stack", i + 1);
+  }
+  if (is_float_ctype(x->ctype)) return gm_fail(GM_EINVAL, "ctype %s is floating (gemm's)", gm_ctype_name(x->ctype));
+  const size_t *a = x->dims, *b = y->dims, *r = c->dims;
+  if (a[0] != b[0] || a[0] != r[0] || a[2] != b[1] || r[1] != a[1] || r[2] != b[2])
+    return gm_fail(GM_EINVAL, "dims do not match (batch, p, q) x (batch, q, r) -> (batch, p, r)");
+  if (gm_mats_overlap(c, x) || gm_mats_overlap(c, y)) return gm_fail(GM_EINVAL, "operands overlap");
+  return GM_OK;
+}
+
+gm_status gm_int_matmul(gm_mat *x, gm_mat *y, gm_mat *c) {
+  GM_TRY(int_matmul_check(x, y, c));
+  GM_TRY(gm_check_writable(NULL, c));
+  if (c->size == 0) return GM_OK;
+  gm_mat *all[3] = {x, y, c};
+  gm_exec e = gm_exec_choose(all, 3);
+  if (!e.be->imatmul) e = gm_exec_host();
+  gm_operand ops[3] = {{x, GM_INPUT, NULL}, {y, GM_INPUT, NULL}, {c, GM_OUTPUT, NULL}};
+  int n = y == x ? 1 : 2; /* x * x: one operand read twice */
+  if (n == 1) ops[1] = ops[2];
+  GM_TRY(gm_acquire(&e, ops, n + 1));
+  const void *py = n == 1 ? ops[0].ptr : ops[1].ptr;
+  gm_status st = e.be->imatmul(e.dev, x->ctype, x->dims[0], x->dims[1], x->dims[2], y->dims[2], ops[0].ptr, py,
+                               ops[n].ptr);
+  return gm_finish(&e, ops, n + 1, st);
 }

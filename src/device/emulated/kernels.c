@@ -46,6 +46,8 @@ const gm_backend *gm_emulated_kernels(void) {
   emulated_kernels.name = "emulated";
   emulated_kernels.fill = gm_lt_fill;
   emulated_kernels.strided_copy = gm_lt_strided_copy;
+  emulated_kernels.convert = gm_lt_convert;
+  emulated_kernels.imatmul = gm_lt_imatmul;
   emulated_blas = gm_lt_blas_ops(gm_emulated_blas_ops(gm_host_backend.blas));
   emulated_kernels.blas = &emulated_blas;
   emulated_kernels.elementwise = &gm_lt_elementwise_ops;
