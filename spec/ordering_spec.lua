@@ -358,6 +358,21 @@ describe("the emulated device runs kernels/scan.cu", function()
       assert.are.equal(2, d("scan_kernel<" .. ctype .. ">"))
     end
   end)
+  it("a long line runs the chunked passes, one launch each", function()
+    local core = require "gpumat.core"
+    finally(function() core._set_chunk(0) end)
+    core._set_chunk(4)
+    local before = launches()
+    gm.with_cuda(EMU, function()
+      local m = gm.array_to_mat({ 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 }, { ctype = "double" })
+      assert.are.same({ 0, 1, 3, 6, 10, 15, 21, 28, 36, 45, 55 }, gm.cumulative_sum(m, { include_initial = true }):to_table())
+    end)
+    local after = launches()
+    for _, k in ipairs({ "scan_total_kernel<double>", "scan_carry_kernel<double>", "scan_apply_kernel<double>" }) do
+      assert.are.equal(1, (after[k] or 0) - (before[k] or 0), k)
+    end
+    assert.are.equal(before["scan_kernel<double>"] or 0, after["scan_kernel<double>"] or 0)
+  end)
 end)
 
 describe("ordering errors", function()
