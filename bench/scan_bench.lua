@@ -1,4 +1,4 @@
--- Scans, take and boolean masks (issue 27, items 5 and 6): allocating
+-- Scans, take and boolean masks: allocating
 -- forms against numpy's same calls in the same run, on the host (goal
 -- time <= 1.0x numpy's) and on the emulated device (goal within 3x of
 -- the host; the rows compare with numpy, so emulated / host is the ratio
