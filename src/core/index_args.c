@@ -45,6 +45,10 @@ static gm_status read_values(gm_mat *m, gm_value **vals) {
  * conversion pass (parallel, convert.c); a uint64 above int64's range
  * becomes INT64_MAX, out of any range. */
 static void int64_values(gm_ctype t, const void *p, size_t n, int64_t *v) {
+  if (t == GM_INT64) {
+    memcpy(v, p, n * sizeof *v);
+    return;
+  }
   if (t != GM_UINT64) {
     gm_convert(GM_INT64, v, t, p, n);
     return;
