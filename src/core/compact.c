@@ -1,15 +1,15 @@
 /* Stream compaction on the op's place (core/compact.h): the backend's
  * compact entry counts (the one value that comes back to the host, to
  * size the result), then writes the selection into the new mat in a
- * second device call.  The chunk is GM_SCAN_CHUNK (core/scan.h), or the
+ * second device call.  The chunk is GM_SCAN_CHUNK (core/ops/scan.h), or the
  * specs' override so small mats run many chunks. */
 #include "compact.h"
 
 #include <string.h>
 
-#include "exec.h"
-#include "index_ops.h"
-#include "scan.h"
+#include "exec/exec.h"
+#include "ops/index_ops.h"
+#include "ops/scan.h"
 
 static size_t chunk_len(void) {
   size_t o = gm_chunk_override();

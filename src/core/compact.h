@@ -7,7 +7,7 @@
 #ifndef GM_CORE_COMPACT_H
 #define GM_CORE_COMPACT_H
 
-#include "mat.h"
+#include "model/mat.h"
 
 /* *out := a new 1-d mat (x's ctype and place) of x's elements where the
  * bool mat mask (x's dims) is true, in row-major order. */

@@ -1,9 +1,9 @@
 /* The C half of the scans and the sort (lua/gpumat/ordering.lua reads
  * the options): core._scan_axis(m, axis, op, include_initial) and
- * core._sort_axis(m, axis, descending) over core/scan.h, axis 1-based
+ * core._sort_axis(m, axis, descending) over core/ops/scan.h, axis 1-based
  * (negative from the end) as users write it. */
-#include "../core/reduce_axis.h"
-#include "../core/scan.h"
+#include "../core/ops/reduce_axis.h"
+#include "../core/ops/scan.h"
 #include "util.h"
 
 /* The 0-based axis of argument 2 for fn on m. */
@@ -37,7 +37,7 @@ static int l_sort_axis(lua_State *L) {
 }
 
 /* core._lines_axis(m, axis, op, flag, values) -> y (or nil), yi: the
- * index-carrying engine (core/scan.h gm_lines_axis), op GM_LINES_* */
+ * index-carrying engine (core/ops/scan.h gm_lines_axis), op GM_LINES_* */
 static int l_lines_axis(lua_State *L) {
   static const char *const names[] = {"argsort", "cummax", "mode", "unique", "unique"};
   int op = (int)luaL_checkinteger(L, 3), flag = lua_toboolean(L, 4);
@@ -65,7 +65,7 @@ static int l_search(lua_State *L) {
 }
 
 /* core._set_chunk(n): the specs' override of the chunk length of the
- * chunked scans and compactions (core/scan.h), 0 for the defaults */
+ * chunked scans and compactions (core/ops/scan.h), 0 for the defaults */
 static int l_set_chunk(lua_State *L) {
   lua_Integer n = luaL_checkinteger(L, 1);
   if (n < 0 || n > ((lua_Integer)1 << 30)) gml_argerror(L, 1, "_set_chunk", "chunk %lld out of range 0..2^30", (long long)n);
