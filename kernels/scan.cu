@@ -1,7 +1,10 @@
 // Scans and the sort along an axis on the device (cumulative_sum,
 // cumulative_prod, sort): one thread per line of (outer, inner), running
 // the per-line functions of scan.h that the host loops run too, so both
-// devices and the host give the same bits.  Range launches (no barriers,
+// devices and the host give the same bits.  A scan of few long lines
+// (the core's chunk > 0) runs scan.h's chunked passes instead: one thread
+// per chunk folds it, one per line turns the totals into carries, one
+// per chunk rescans it from its carry (three range launches).  Range launches (no barriers,
 // no thread reads another's line).  The sort is a stable bottom-up merge
 // sort per line in a scratch of 2 * len elements per line: simple and
 // correct for any line length; a long line is sorted by one thread (no
@@ -18,15 +21,22 @@ namespace {
   __device__ void scan_line(int op, int initial, size_t len, size_t inner, const T *x, T *y) {    \
     gm_scan_line_##T(op, initial, len, inner, x, y);                                            \
   }                                                                                             \
+  __device__ T scan_total(int op, size_t a, size_t b, size_t inner, const T *x) {               \
+    return gm_scan_total_##T(op, a, b, inner, x);                                               \
+  }                                                                                             \
+  __device__ void scan_carries(int op, size_t n, T *c) { gm_scan_carries_##T(op, n, c); }       \
+  __device__ void scan_apply(int op, T acc, size_t a, size_t b, size_t inner, const T *x, T *y) { \
+    gm_scan_apply_##T(op, acc, a, b, inner, x, y);                                              \
+  }
+GM_FLOAT_CTYPES(GM_CU_SCAN)
+GM_CU_SCAN(uint64_t) // bool and integer mats' scans, widened by the core (scan.h)
+#undef GM_CU_SCAN
+#define GM_CU_SORT(T, ...)                                                                      \
   __device__ void sort_line(int desc, size_t len, size_t inner, const T *x, T *y, T *w) {         \
     gm_sort_line_##T(desc, len, inner, x, y, w);                                                \
   }
-GM_FLOAT_CTYPES(GM_CU_SCAN)
-#undef GM_CU_SCAN
-// bool and integer mats' scans, widened by the core (scan.h)
-__device__ void scan_line(int op, int initial, size_t len, size_t inner, const uint64_t *x, uint64_t *y) {
-  gm_scan_line_uint64_t(op, initial, len, inner, x, y);
-}
+GM_FLOAT_CTYPES(GM_CU_SORT)
+#undef GM_CU_SORT
 
 // The index-carrying engine and the search, every ctype (scan.h).
 #define GM_CU_LINES(T, E, ...)                                                                            \
@@ -47,6 +57,36 @@ __global__ void scan_kernel(int op, int initial, size_t lines, size_t len, size_
   GRID_STRIDE(i, lines) {
     scan_line(op, initial, len, inner, x + gm_scan_line_start(i, len, inner),
               y + gm_scan_line_start(i, len + initial, inner));
+  }
+}
+
+// Long lines in chunks (scan.h's three passes): item i is chunk i % nc
+// of line i / nc; c holds lines x nc totals, then carries.
+template <typename T>
+__global__ void scan_total_kernel(int op, size_t lines, size_t len, size_t inner, size_t chunk, const T *x, T *c) {
+  const size_t nc = gm_scan_nchunks(len, chunk);
+  GRID_STRIDE(i, lines * nc) {
+    size_t k = i % nc;
+    c[i] = scan_total(op, k * chunk, gm_scan_chunk_end(k, len, chunk), inner, x + gm_scan_line_start(i / nc, len, inner));
+  }
+}
+
+template <typename T>
+__global__ void scan_carry_kernel(int op, int initial, size_t lines, size_t len, size_t inner, size_t nc, T *c, T *y) {
+  GRID_STRIDE(l, lines) {
+    scan_carries(op, nc, c + l * nc);
+    if (initial) y[gm_scan_line_start(l, len + 1, inner)] = op == GM_SCAN_SUM ? (T)0 : (T)1;
+  }
+}
+
+template <typename T>
+__global__ void scan_apply_kernel(int op, int initial, size_t lines, size_t len, size_t inner, size_t chunk,
+                                  const T *x, const T *c, T *y) {
+  const size_t nc = gm_scan_nchunks(len, chunk);
+  GRID_STRIDE(i, lines * nc) {
+    size_t k = i % nc, l = i / nc;
+    scan_apply(op, c[i], k * chunk, gm_scan_chunk_end(k, len, chunk), inner, x + gm_scan_line_start(l, len, inner),
+               y + gm_scan_line_start(l, len + initial, inner) + (size_t)initial * inner);
   }
 }
 
@@ -82,30 +122,61 @@ __global__ void search_kernel(int mode, size_t n, const T *s, const int64_t *sor
   GRID_STRIDE(i, m) { search_one(mode, n, s, sorter, v, i, out); }
 }
 
-// A switch over the float ctypes only (scan.h): others get
-// cudaErrorInvalidValue.
-#define GM_FLOAT_CTYPE_LAUNCH_(ctype, L)                   \
-  switch (ctype) {                                        \
-    GM_FLOAT_CTYPES_WITH(GM_CTYPE_DO_CASE_, L)            \
-    default:                                              \
-      return (int)cudaErrorInvalidValue;                  \
-  }                                                       \
-  return (int)cudaGetLastError()
+
+// The three passes of a chunked scan (chunk > 0), the chunk totals in a
+// scratch of lines x chunks elements.  Launch texts name T (a macro, not
+// a template) so the emulated device counts each ctype's kernels apart.
+int scan_chunked(int ctype, int op, int initial, size_t lines, size_t len, size_t inner, size_t chunk, const void *x,
+                 void *y, const gm_launch_ctx *lc) {
+  const size_t nc = gm_scan_nchunks(len, chunk), items = lines * nc;
+  const size_t esize = ctype == GM_UINT64 ? sizeof(uint64_t) : gm_ctype_bytes(ctype);
+  void *c = NULL;
+  int err = gm_scratch_alloc(lc, items * esize, &c);
+  if (err != 0) return err;
+  gm_launch l(items, lc->stream), m(lines, lc->stream);
+#define PASSES(T)                                                                                                  \
+  do {                                                                                                             \
+    GM_LAUNCH_RANGE(scan_total_kernel<T>, l.grid, l.block, l.s, items, chunk)(op, lines, len, inner, chunk,        \
+                                                                             (const T *)x, (T *)c);                \
+    GM_LAUNCH_RANGE(scan_carry_kernel<T>, m.grid, m.block, m.s, lines, nc)(op, initial, lines, len, inner, nc,     \
+                                                                          (T *)c, (T *)y);                         \
+    GM_LAUNCH_RANGE(scan_apply_kernel<T>, l.grid, l.block, l.s, items, chunk)(op, initial, lines, len, inner, chunk, \
+                                                                             (const T *)x, (const T *)c, (T *)y);  \
+  } while (0)
+  switch (ctype) { // float ctypes, and uint64 for bool and integer scans (widened by the core)
+    GM_FLOAT_CTYPES_WITH(GM_CTYPE_DO_CASE_, PASSES)
+    case GM_UINT64:
+      PASSES(uint64_t);
+      break;
+    default:
+      err = (int)cudaErrorInvalidValue;
+  }
+#undef PASSES
+  if (err == 0) err = (int)cudaGetLastError();
+  gm_scratch_free(lc, c);
+  return err;
+}
 
 }  // namespace
 
-extern "C" int gm_cuda_scan_axis(int ctype, int op, int initial, size_t outer, size_t len, size_t inner,
+// chunk 0: one thread per line; else the chunked passes (scan.h).
+extern "C" int gm_cuda_scan_axis(int ctype, int op, int initial, size_t outer, size_t len, size_t inner, size_t chunk,
                                  const void *x, void *y, const gm_launch_ctx *lc) {
   const size_t lines = outer * inner;
+  if (chunk > 0) return scan_chunked(ctype, op, initial, lines, len, inner, chunk, x, y, lc);
   gm_launch l(lines, lc->stream);
 #define LAUNCH(T) \
   GM_LAUNCH_RANGE(scan_kernel<T>, l.grid, l.block, l.s, lines, len + 1)(op, initial, lines, len, inner, (const T *)x, (T *)y)
-  if (ctype == GM_UINT64) { // int64 and uint64 mats of bool and integer scans (the core passes uint64)
-    LAUNCH(uint64_t);
-    return (int)cudaGetLastError();
+  switch (ctype) { // as scan_chunked
+    GM_FLOAT_CTYPES_WITH(GM_CTYPE_DO_CASE_, LAUNCH)
+    case GM_UINT64:
+      LAUNCH(uint64_t);
+      break;
+    default:
+      return (int)cudaErrorInvalidValue;
   }
-  GM_FLOAT_CTYPE_LAUNCH_(ctype, LAUNCH);
 #undef LAUNCH
+  return (int)cudaGetLastError();
 }
 
 extern "C" int gm_cuda_sort_axis(int ctype, int desc, size_t outer, size_t len, size_t inner, const void *x, void *y,

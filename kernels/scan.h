@@ -26,18 +26,79 @@
 #define GM_SORT_BEFORE(a, b, desc) \
   ((desc) ? ((a) > (b) || ((a) != (a) && (b) == (b))) : ((a) < (b) || ((b) != (b) && (a) == (a))))
 
+/* ---- The scans (cumulative_sum, cumulative_prod) ----
+ * One line at a time (gm_scan_line_T: a caller owns the line), or, for
+ * long lines, in chunks of `chunk` elements (the core picks chunk, the
+ * same on every backend, so the bits do not depend on the device or the
+ * thread count): pass 1 folds each chunk alone (gm_scan_total_T, four
+ * interleaved accumulators, then combined), pass 2 turns a line's chunk
+ * totals into carries in order (gm_scan_carries_T: an exclusive scan),
+ * pass 3 rescans each chunk from its carry (gm_scan_apply_T).  Within a
+ * chunk the running value is sequential, as in the one-caller form;
+ * only the totals are regrouped, so a float result differs from the
+ * sequential one by rounding alone: |error| <= 2 len eps sum|x_k| for
+ * sums (the bound of any order of summation, eps the ctype's), relative
+ * error <= 2 len eps for products (no overflow or underflow).  The
+ * uint64 row (bool and integer mats, below) is exact: addition and
+ * multiplication modulo 2^64 are associative. */
+#define GM_SCAN_PIECES_(T, ...)                                                                     \
+  /* acc op-folded with x[a, b) in order, each running value written to y */                        \
+  GM_HD T gm_scan_apply_##T(int op, T acc, size_t a, size_t b, size_t inner, const T *x, T *y) {     \
+    if (op == GM_SCAN_SUM)                                                                          \
+      for (size_t k = a; k < b; k++) y[k * inner] = acc = acc + x[k * inner];                       \
+    else                                                                                            \
+      for (size_t k = a; k < b; k++) y[k * inner] = acc = acc * x[k * inner];                       \
+    return acc;                                                                                     \
+  }                                                                                                 \
+  /* The op-fold of x[a, b) from the identity: four accumulators */                                \
+  GM_HD T gm_scan_total_##T(int op, size_t a, size_t b, size_t inner, const T *x) {                 \
+    T id = op == GM_SCAN_SUM ? (T)0 : (T)1, r[4] = {id, id, id, id};                                \
+    size_t k = a;                                                                                   \
+    if (op == GM_SCAN_SUM) {                                                                        \
+      for (; b - k >= 4; k += 4)                                                                    \
+        for (int q = 0; q < 4; q++) r[q] = r[q] + x[(k + (size_t)q) * inner];                       \
+      for (; k < b; k++) r[0] = r[0] + x[k * inner];                                                \
+      return (r[0] + r[1]) + (r[2] + r[3]);                                                         \
+    }                                                                                               \
+    for (; b - k >= 4; k += 4)                                                                      \
+      for (int q = 0; q < 4; q++) r[q] = r[q] * x[(k + (size_t)q) * inner];                         \
+    for (; k < b; k++) r[0] = r[0] * x[k * inner];                                                  \
+    return (r[0] * r[1]) * (r[2] * r[3]);                                                           \
+  }                                                                                                 \
+  /* c[0, n) chunk totals := the carries into each chunk (in order) */                              \
+  GM_HD void gm_scan_carries_##T(int op, size_t n, T *c) {                                          \
+    T acc = op == GM_SCAN_SUM ? (T)0 : (T)1;                                                        \
+    for (size_t k = 0; k < n; k++) {                                                                \
+      T t = c[k];                                                                                   \
+      c[k] = acc;                                                                                   \
+      acc = op == GM_SCAN_SUM ? acc + t : acc * t;                                                  \
+    }                                                                                               \
+  }                                                                                                 \
+  /* One caller per line; y has len + initial elements (initial: a                                 \
+   * leading identity) */                                                                           \
+  GM_HD void gm_scan_line_##T(int op, int initial, size_t len, size_t inner, const T *x, T *y) {     \
+    T id = op == GM_SCAN_SUM ? (T)0 : (T)1;                                                         \
+    if (initial) y[0] = id;                                                                         \
+    gm_scan_apply_##T(op, id, 0, len, inner, x, y + (size_t)initial * inner);                       \
+  }
+GM_FLOAT_CTYPES(GM_SCAN_PIECES_)
+/* Cumulative sums and products of bool and integer mats: the core widens
+ * them to int64 or uint64 (NumPy's result types) and scans the bits as
+ * uint64_t here, which wraps modulo 2^64 as NumPy's int64 does, with no
+ * signed overflow. */
+GM_SCAN_PIECES_(uint64_t)
+#undef GM_SCAN_PIECES_
+
+/* Chunks of `chunk` elements covering a line of len (chunk > 0); chunk c
+ * is [c chunk, min(len, (c + 1) chunk)). */
+GM_HD size_t gm_scan_nchunks(size_t len, size_t chunk) { return (len + chunk - 1) / chunk; }
+GM_HD size_t gm_scan_chunk_end(size_t c, size_t len, size_t chunk) {
+  return len - c * chunk < chunk ? len : (c + 1) * chunk;
+}
+
 /* Merges src[lo, mid) and src[mid, hi) into dst[lo, hi): the right run's
  * element goes first only when strictly before (stability). */
 #define GM_SCAN_FNS_(T, ...)                                                                        \
-  GM_HD void gm_scan_line_##T(int op, int initial, size_t len, size_t inner, const T *x, T *y) {      \
-    T acc = op == GM_SCAN_SUM ? (T)0 : (T)1;                                                        \
-    size_t j = 0;                                                                                   \
-    if (initial) y[j++ * inner] = acc;                                                              \
-    for (size_t k = 0; k < len; k++, j++) {                                                         \
-      acc = op == GM_SCAN_SUM ? acc + x[k * inner] : acc * x[k * inner];                            \
-      y[j * inner] = acc;                                                                           \
-    }                                                                                               \
-  }                                                                                                 \
   GM_HD void gm_sort_merge_##T(int desc, const T *src, T *dst, size_t lo, size_t mid, size_t hi) {   \
     size_t i = lo, j = mid, k = lo;                                                                 \
     while (i < mid && j < hi) dst[k++] = GM_SORT_BEFORE(src[j], src[i], desc) ? src[j++] : src[i++]; \
@@ -62,20 +123,6 @@
   }
 GM_FLOAT_CTYPES(GM_SCAN_FNS_)
 #undef GM_SCAN_FNS_
-
-/* Cumulative sums and products of bool and integer mats: the core widens
- * them to int64 or uint64 (NumPy's result types) and scans the bits as
- * uint64_t here, which wraps modulo 2^64 as NumPy's int64 does, with no
- * signed overflow. */
-GM_HD void gm_scan_line_uint64_t(int op, int initial, size_t len, size_t inner, const uint64_t *x, uint64_t *y) {
-  uint64_t acc = op == GM_SCAN_SUM ? 0u : 1u;
-  size_t j = 0;
-  if (initial) y[j++ * inner] = acc;
-  for (size_t k = 0; k < len; k++, j++) {
-    acc = op == GM_SCAN_SUM ? acc + x[k * inner] : acc * x[k * inner];
-    y[j * inner] = acc;
-  }
-}
 
 /* The line of item i of (outer, inner): its first element's offset in a
  * mat whose axis has n elements. */

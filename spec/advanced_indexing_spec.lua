@@ -135,6 +135,51 @@ describe("advanced indexing", function()
     end
   end)
 
+  it("masks, nonzero and argwhere compact in many chunks (core._set_chunk), in every ctype", function()
+    local core = require "gpumat.core"
+    local ALL = { "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float", "double" }
+    local dims, mv, zv = { 5, 7 }, {}, {}
+    for i = 1, 35 do
+      mv[i] = (i * 7) % 3 == 0 and 1 or 0
+      zv[i] = (i * 5) % 4 == 0 and 0 or i % 3
+    end
+    local function nums(m)
+      local t = R.flat(m)
+      for i, v in ipairs(t) do t[i] = v == true and 1 or v == false and 0 or tonumber(v) end
+      return t
+    end
+    finally(function() core._set_chunk(0) end)
+    for _, chunk in ipairs({ 3, 0 }) do -- 3: twelve chunks, the last partial; 0: the default
+      core._set_chunk(chunk)
+      for _, ct in ipairs(ALL) do
+        local vals, z, want, nz, aw = {}, {}, {}, { {}, {} }, {}
+        for i = 1, 35 do
+          vals[i] = ct == "bool" and i % 2 or i
+          z[i] = zv[i]
+          if mv[i] == 1 then want[#want + 1] = vals[i] end
+        end
+        if ct == "float" or ct == "double" then z[4] = 0 / 0 end -- NaN is nonzero
+        for i = 1, 35 do
+          if z[i] ~= 0 then
+            local r, c = (i - 1) // 7 + 1, (i - 1) % 7 + 1
+            nz[1][#nz[1] + 1], nz[2][#nz[2] + 1], aw[#aw + 1], aw[#aw + 2] = r, c, r, c
+          end
+        end
+        local x, m, what = R.mk(ct, dims, vals), mask(mv, dims), ct .. " chunk " .. chunk
+        assert.are.same(want, nums(x[m]), what .. " x[mask]")
+        assert.are.same(want, nums(x:masked_select(m)), what .. " masked_select")
+        local got = gm.nonzero(R.mk(ct, dims, z))
+        assert.are.same(nz, { nums(got[1]), nums(got[2]) }, what .. " nonzero")
+        check(gm.argwhere(R.mk(ct, dims, z)), { { #aw // 2, 2 }, aw }, what .. " argwhere")
+      end
+      local x = seq("double", dims)[{ { -1, 1, -1 }, {} }] -- a strided view: staged for the compaction
+      local want = {}
+      for i = 1, 35 do if mv[i] == 1 then want[#want + 1] = ((5 - (i - 1) // 7) - 1) * 7 + (i - 1) % 7 + 1 end end
+      assert.are.same(want, R.flat(x[mask(mv, dims)]), "reversed rows, chunk " .. chunk)
+      assert.are.same({}, R.flat(x[gm.zeros(dims, { dtype = "bool" })]), "an all-false mask")
+    end
+  end)
+
   it("hostile and wrong-shaped indices raise naming the function, and change nothing", function()
     local x = seq("double", { 3, 4 })
     local before = R.flat(x)

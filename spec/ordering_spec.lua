@@ -39,6 +39,22 @@ local function same_bits(want, got, what)
   end
 end
 
+-- a mat's elements in row-major order as Lua numbers (bool as 0 and 1)
+local function flat_numbers(m)
+  local out = {}
+  local function rec(x)
+    if type(x) == "table" then
+      for _, v in ipairs(x) do rec(v) end
+    elseif type(x) == "boolean" then
+      out[#out + 1] = x and 1 or 0
+    else
+      out[#out + 1] = x
+    end
+  end
+  rec(m:to_table())
+  return out
+end
+
 -- a deterministic pseudo-random sequence (an LCG) with repeats and NaN
 local function values(n, seed, with_nan)
   local t, s = {}, seed
@@ -202,6 +218,53 @@ for _, place in ipairs(places) do
       end)
     end)
 
+    it("runs long lines in chunks (core._set_chunk) with the sequential results, every ctype", function()
+      local core = require "gpumat.core"
+      local ALL = { "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float", "double" }
+      -- v flat row-major (dims r x c) scanned along axis (1 or 2) in plain Lua
+      local function ref(v, dims, axis, prod, initial)
+        local sh, out = initial and 1 or 0, {}
+        local oc = dims[2] + (axis == 2 and sh or 0)
+        local outer, len = dims[3 - axis], dims[axis]
+        for o = 1, outer do
+          local acc = prod and 1 or 0
+          local function put(k, x) -- k-th element (0-based) of line o
+            local r, c = axis == 2 and o or k + 1, axis == 2 and k + 1 or o
+            out[(r - 1) * oc + c] = x
+          end
+          if initial then put(0, acc) end
+          for k = 1, len do
+            local x = axis == 2 and v[(o - 1) * dims[2] + k] or v[(k - 1) * dims[2] + o]
+            acc = prod and acc * x or acc + x
+            put(k - 1 + sh, acc)
+          end
+        end
+        return out
+      end
+      finally(function() core._set_chunk(0) end)
+      core._set_chunk(4) -- lines of 19: five chunks, the last one partial
+      run(function()
+        for _, ct in ipairs(ALL) do
+          for axis = 1, 2 do
+            local dims = axis == 2 and { 3, 19 } or { 19, 3 }
+            local sv, pv = {}, {}
+            for i = 1, 57 do
+              sv[i] = ct == "bool" and i % 3 // 2 or (i * 5) % 7 - (ct:find("^u") and 0 or 3)
+              pv[i] = ct == "bool" and 1 - i % 7 // 6 or 1 + i % 2
+            end
+            for _, initial in ipairs({ false, true }) do
+              local o = { axis = axis, include_initial = initial }
+              local what = ("%s axis %d initial %s"):format(ct, axis, tostring(initial))
+              local s = gm.cumulative_sum(gm.array_to_mat(sv, { ctype = ct }):reshape(dims), o)
+              local p = gm.cumulative_prod(gm.array_to_mat(pv, { ctype = ct }):reshape(dims), o)
+              same_bits(ref(sv, dims, axis, false, initial), flat_numbers(s), "cumsum " .. what)
+              same_bits(ref(pv, dims, axis, true, initial), flat_numbers(p), "cumprod " .. what)
+            end
+          end
+        end
+      end)
+    end)
+
     it("scans strided views", function()
       run(function()
         local m = gm.array_to_mat({ { 1, 2, 3 }, { 4, 5, 6 } })
@@ -294,6 +357,21 @@ describe("the emulated device runs kernels/scan.cu", function()
       assert.are.equal(1, d("lines_kernel<" .. ctype .. ">"))
       assert.are.equal(2, d("scan_kernel<" .. ctype .. ">"))
     end
+  end)
+  it("a long line runs the chunked passes, one launch each", function()
+    local core = require "gpumat.core"
+    finally(function() core._set_chunk(0) end)
+    core._set_chunk(4)
+    local before = launches()
+    gm.with_cuda(EMU, function()
+      local m = gm.array_to_mat({ 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 }, { ctype = "double" })
+      assert.are.same({ 0, 1, 3, 6, 10, 15, 21, 28, 36, 45, 55 }, gm.cumulative_sum(m, { include_initial = true }):to_table())
+    end)
+    local after = launches()
+    for _, k in ipairs({ "scan_total_kernel<double>", "scan_carry_kernel<double>", "scan_apply_kernel<double>" }) do
+      assert.are.equal(1, (after[k] or 0) - (before[k] or 0), k)
+    end
+    assert.are.equal(before["scan_kernel<double>"] or 0, after["scan_kernel<double>"] or 0)
   end)
 end)
 

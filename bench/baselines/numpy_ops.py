@@ -127,8 +127,8 @@ def make(op, dtype, dims):
         return alternating(lambda i: np.add(a, b, out=c)), None, "np.add(a, b, out=c)"
     # Allocating forms, as users write them (bench/user_bench.lua): every
     # call builds a new result; numpy frees the last one by refcount.
-    user = (typed_op(op, shape, dtype) or user_op(op, a, shape, dtype) or linalg_op(op, a, shape, dtype)
-            or einsum_op(op, a, shape, dtype))
+    user = (typed_op(op, shape, dtype) or scan_op(op, a, shape) or user_op(op, a, shape, dtype)
+            or linalg_op(op, a, shape, dtype) or einsum_op(op, a, shape, dtype))
     if user:
         return user
     if op == "matmul":
@@ -184,6 +184,26 @@ def typed_op(op, shape, dtype):
         "t_band": (lambda: a & b, "a & b"),
         "t_floordiv": (lambda: a // b, "a // b"),
         "t_gt": (lambda: a > 0.5, "a > 0.5 (a bool array)"),
+    }
+    f, note = forms[op]
+    return last_of(f), None, note
+
+
+def scan_op(op, a, shape):
+    """Scans, take and masks (s_*, bench/scan_bench.lua) or None, on the
+    pattern a: np.cumsum (flat, or along axis 1, the last axis, as
+    gpumat's axis 2 of a row-major mat), a.take of 4M int64 positions
+    (k * 104729) % size, and a[mask] with mask = a > 0.5 (about half)."""
+    if not op.startswith("s_"):
+        return None
+    size = a.size
+    idx = (np.arange(size // 4, dtype=np.int64) * 104729) % size
+    mask = a > 0.5
+    forms = {
+        "s_cumsum": (lambda: np.cumsum(a), "np.cumsum(a)"),
+        "s_cumsum_ax1": (lambda: np.cumsum(a, axis=1), "np.cumsum(a, axis=1)"),
+        "s_take": (lambda: a.take(idx), "a.take(idx), idx int64 of size/4"),
+        "s_masked": (lambda: a[mask], "a[mask], mask = a > 0.5"),
     }
     f, note = forms[op]
     return last_of(f), None, note

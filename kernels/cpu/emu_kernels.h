@@ -286,6 +286,7 @@ inline gm_emu_range_launcher<P...> gm_emu_launch_range(void (*kernel)(P...), dim
 
 // The .cu files' own includes, here outside the namespace they are
 // compiled in (include guards keep them from opening again inside).
+#include "compact.h"
 #include "elementwise.h"
 #include "fill.h"
 #include "imatmul.h"
@@ -331,5 +332,6 @@ inline gm_emu_range_launcher<P...> gm_emu_launch_range(void (*kernel)(P...), dim
 #define gm_cuda_imatmul gm_emu_imatmul
 #define gm_cuda_index_gather gm_emu_index_gather
 #define gm_cuda_index_scatter gm_emu_index_scatter
+#define gm_cuda_index_compact gm_emu_index_compact
 
 #endif

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "../core/ops/nn_ops.h"
+#include "../../kernels/compact.h"
 #include "../../kernels/launch.h"
 #include "../../kernels/strided.h"
 #include "../../kernels/strided_ew.h"
@@ -68,9 +69,9 @@ int GM_LAUNCHER(reduce_axis)(int ctype, int op, int ddof, size_t outer, size_t l
                              void *y, const gm_launch_ctx *lc);
 
 /* kernels/scan.cu: x (outer, len, inner) scanned along len into y (len +
- * initial), or sorted into y (same dims) */
-int GM_LAUNCHER(scan_axis)(int ctype, int op, int initial, size_t outer, size_t len, size_t inner, const void *x,
-                           void *y, const gm_launch_ctx *lc);
+ * initial; chunk as gm_scan_ops' scan), or sorted into y (same dims) */
+int GM_LAUNCHER(scan_axis)(int ctype, int op, int initial, size_t outer, size_t len, size_t inner, size_t chunk,
+                           const void *x, void *y, const gm_launch_ctx *lc);
 int GM_LAUNCHER(sort_axis)(int ctype, int desc, size_t outer, size_t len, size_t inner, const void *x, void *y,
                            const gm_launch_ctx *lc);
 /* the index-carrying engine (op GM_LINES_*, every ctype) and the search of
@@ -93,3 +94,6 @@ int GM_LAUNCHER(index_gather)(int ctype, size_t n, const void *x, const int64_t 
                               const gm_launch_ctx *lc);
 int GM_LAUNCHER(index_scatter)(int ctype, int mode, size_t runs, const int64_t *dst, const int64_t *start,
                                const int64_t *spos, const void *src, void *y, const gm_launch_ctx *lc);
+/* stream compaction (kernels/compact.h), as gm_index_ops' compact */
+int GM_LAUNCHER(index_compact)(int mt, size_t n, size_t chunk, const void *m, size_t esize, const void *x, void *y,
+                               const gm_compact_dims *d, int64_t *c, size_t *count, const gm_launch_ctx *lc);

@@ -208,8 +208,8 @@ static const gm_reduce_axis_ops gm_lt_reduce_axis_ops = {.axis = gm_lt_reduce_ax
 /* ---- scans and sorts along an axis (kernels/scan.cu) ---- */
 
 static gm_status gm_lt_scan_axis(void *ctx, gm_ctype t, int op, int initial, size_t outer, size_t len, size_t inner,
-                                 const void *x, void *y) {
-  return GM_LT_RUN(scan_axis, ((int)t, op, initial, outer, len, inner, x, y, GM_LT_LAUNCH(ctx)), "scan kernel");
+                                 size_t chunk, const void *x, void *y) {
+  return GM_LT_RUN(scan_axis, ((int)t, op, initial, outer, len, inner, chunk, x, y, GM_LT_LAUNCH(ctx)), "scan kernel");
 }
 
 static gm_status gm_lt_sort_axis(void *ctx, gm_ctype t, int desc, size_t outer, size_t len, size_t inner,
@@ -256,6 +256,13 @@ static gm_status gm_lt_index_scatter(void *ctx, gm_ctype t, int mode, size_t run
                    "index scatter kernel");
 }
 
-static const gm_index_ops gm_lt_index_ops = {.gather = gm_lt_index_gather, .scatter = gm_lt_index_scatter};
+static gm_status gm_lt_index_compact(void *ctx, gm_ctype mt, size_t n, size_t chunk, const void *m, size_t esize,
+                                     const void *x, void *y, const gm_compact_dims *d, int64_t *c, size_t *count) {
+  return GM_LT_RUN(index_compact, ((int)mt, n, chunk, m, esize, x, y, d, c, count, GM_LT_LAUNCH(ctx)),
+                   "compaction kernel");
+}
+
+static const gm_index_ops gm_lt_index_ops = {
+    .gather = gm_lt_index_gather, .scatter = gm_lt_index_scatter, .compact = gm_lt_index_compact};
 
 #undef GM_LT_RUN

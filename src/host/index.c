@@ -1,7 +1,9 @@
 /* Host loops of the gather/scatter engine (core/ops/index_ops.h): the
  * per-item functions of kernels/index.h, the ones the device kernels
  * run, split across the cores (gm_par_for).  A scatter's runs write
- * distinct elements, so chunks of runs never write one element twice. */
+ * distinct elements, so chunks of runs never write one element twice.
+ * Stream compaction: kernels/compact.h's passes, chunks over the cores. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/ops/index_ops.h"
@@ -16,8 +18,17 @@ typedef struct index_job {
   void *y;
 } index_job;
 
+/* By element size: typed moves, not a memcpy call per element. */
 static void gather_chunk(void *arg, size_t begin, size_t end) {
   const index_job *j = arg;
+#define G(U)                                                                       \
+  case sizeof(U):                                                                  \
+    for (size_t i = begin; i < end; i++) ((U *)j->y)[i] = ((const U *)j->x)[j->off[i]]; \
+    return;
+  switch (j->esize) {
+    G(uint8_t) G(uint16_t) G(uint32_t) G(uint64_t) default : break;
+  }
+#undef G
   const char *x = j->x;
   char *y = j->y;
   for (size_t i = begin; i < end; i++) memcpy(y + i * j->esize, x + j->off[i] * (int64_t)j->esize, j->esize);
@@ -53,4 +64,70 @@ static gm_status host_scatter(void *ctx, gm_ctype t, int mode, size_t runs, cons
   return GM_OK;
 }
 
-const gm_index_ops gm_host_index_ops = {.gather = host_gather, .scatter = host_scatter};
+typedef struct compact_job {
+  gm_ctype mt;
+  size_t n, chunk, esize;
+  const void *m, *x;
+  void *y;
+  const gm_compact_dims *d;
+  int64_t *c, *cnt; /* coordinates; per-chunk counts, then offsets */
+} compact_job;
+
+static void count_chunks(void *arg, size_t begin, size_t end) {
+  const compact_job *j = arg;
+#define X(T, E, ...)                                                                                          \
+  case GM_##E:                                                                                                \
+    for (size_t k = begin; k < end; k++)                                                                      \
+      j->cnt[k] = gm_compact_count_##E(k * j->chunk, gm_scan_chunk_end(k, j->n, j->chunk), (const T *)j->m); \
+    break;
+  switch (j->mt) {
+    GM_CTYPES(X)
+    default:
+      break;
+  }
+#undef X
+}
+
+/* Pass 3 of chunk k: the values (bool m), the coordinates, or both. */
+static void write_chunk(const compact_job *j, size_t k) {
+  size_t a = k * j->chunk, b = gm_scan_chunk_end(k, j->n, j->chunk);
+  int64_t o = j->cnt[k], hi = j->cnt[k + 1];
+#define V(U)                                                                                         \
+  case sizeof(U):                                                                                    \
+    gm_compact_values_##U(a, b, (const bool *)j->m, o, hi, (const U *)j->x, (U *)j->y);               \
+    break;
+  if (j->y) switch (j->esize) {
+      V(uint8_t) V(uint16_t) V(uint32_t) V(uint64_t) default : break;
+    }
+#undef V
+#define X(T, E, ...)                                                   \
+  case GM_##E:                                                         \
+    gm_compact_coords_##E(a, b, (const T *)j->m, o, j->d, j->c);       \
+    break;
+  if (j->c) switch (j->mt) {
+      GM_CTYPES(X)
+      default:
+        break;
+    }
+#undef X
+}
+
+static void write_chunks(void *arg, size_t begin, size_t end) {
+  for (size_t k = begin; k < end; k++) write_chunk(arg, k);
+}
+
+static gm_status host_compact(void *ctx, gm_ctype mt, size_t n, size_t chunk, const void *m, size_t esize,
+                              const void *x, void *y, const gm_compact_dims *d, int64_t *c, size_t *count) {
+  (void)ctx;
+  size_t nc = gm_scan_nchunks(n, chunk);
+  compact_job j = {mt, n, chunk, esize, m, x, y, d, c, malloc((nc + 1) * sizeof(int64_t))};
+  if (!j.cnt) return gm_fail(GM_ENOMEM, "compaction: out of host memory for %zu chunk counts", nc);
+  gm_par_for(nc, 1, (double)chunk, count_chunks, &j);
+  gm_compact_offsets(nc, j.cnt);
+  if (!y && !c) *count = (size_t)j.cnt[nc];
+  else gm_par_for(nc, 1, 2.0 * (double)chunk, write_chunks, &j);
+  free(j.cnt);
+  return GM_OK;
+}
+
+const gm_index_ops gm_host_index_ops = {.gather = host_gather, .scatter = host_scatter, .compact = host_compact};

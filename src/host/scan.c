@@ -1,7 +1,9 @@
 /* Host loops of the scans and the sort along an axis (core/ops/scan_ops.h):
  * the per-line functions of kernels/scan.h, the ones the device kernels
  * run, over the lines split across the cores (gm_par_for); a chunk of
- * lines sorts in one scratch of 2 * len elements. */
+ * lines sorts in one scratch of 2 * len elements.  Long lines (the
+ * core's chunk > 0) scan in scan.h's three passes, chunks of every line
+ * over the cores, so one line uses them all. */
 #include <stdlib.h>
 
 #include "../core/exec/par.h"
@@ -13,7 +15,9 @@ typedef struct scan_job {
   size_t len, inner;
   const void *x;
   void *y;
-  int failed; /* a chunk found no memory for its scratch */
+  int failed;    /* a chunk found no memory for its scratch */
+  size_t chunk;  /* the chunked scan: elements per chunk, */
+  void *c;       /* lines x nc totals, then carries */
 } scan_job;
 
 static void scan_chunk(void *arg, size_t begin, size_t end) {
@@ -58,18 +62,75 @@ static void sort_chunk(void *arg, size_t begin, size_t end) {
   free(w);
 }
 
+/* Items [begin, end) of the chunked scan, item i chunk i % nc of line
+ * i / nc: pass 1 (totals into c) or pass 3 (rescan from the carry). */
+static void chunks_pass(const scan_job *j, int pass, size_t begin, size_t end) {
+  size_t n = j->len, m = n + (size_t)j->initial, nc = gm_scan_nchunks(n, j->chunk), in = j->inner;
+#define X(T, E, ...)                                                                                     \
+  case GM_##E:                                                                                           \
+    for (size_t i = begin; i < end; i++) {                                                               \
+      size_t k = i % nc, a = k * j->chunk, b = gm_scan_chunk_end(k, n, j->chunk);                        \
+      const T *x = (const T *)j->x + gm_scan_line_start(i / nc, n, in);                                  \
+      T *c = (T *)j->c + i;                                                                              \
+      if (pass == 1) *c = gm_scan_total_##T(j->op, a, b, in, x);                                         \
+      else gm_scan_apply_##T(j->op, *c, a, b, in, x, (T *)j->y + gm_scan_line_start(i / nc, m, in) + (size_t)j->initial * in); \
+    }                                                                                                    \
+    break;
+  switch (j->t) {
+    GM_FLOAT_CTYPES(X)
+    X(uint64_t, UINT64, 0)
+    default:
+      break;
+  }
+#undef X
+}
+
+static void totals_chunk(void *arg, size_t begin, size_t end) { chunks_pass(arg, 1, begin, end); }
+static void apply_chunk(void *arg, size_t begin, size_t end) { chunks_pass(arg, 3, begin, end); }
+
+/* Pass 2 on lines [begin, end): carries, and the leading identity. */
+static void carries_chunk(void *arg, size_t begin, size_t end) {
+  const scan_job *j = arg;
+  size_t nc = gm_scan_nchunks(j->len, j->chunk);
+#define X(T, E, ...)                                                                                    \
+  case GM_##E:                                                                                          \
+    for (size_t l = begin; l < end; l++) {                                                              \
+      gm_scan_carries_##T(j->op, nc, (T *)j->c + l * nc);                                               \
+      if (j->initial) ((T *)j->y)[gm_scan_line_start(l, j->len + 1, j->inner)] = j->op == GM_SCAN_SUM ? (T)0 : (T)1; \
+    }                                                                                                   \
+    break;
+  switch (j->t) {
+    GM_FLOAT_CTYPES(X)
+    X(uint64_t, UINT64, 0)
+    default:
+      break;
+  }
+#undef X
+}
+
 static gm_status host_scan(void *ctx, gm_ctype t, int op, int initial, size_t outer, size_t len, size_t inner,
-                           const void *x, void *y) {
+                           size_t chunk, const void *x, void *y) {
   (void)ctx;
-  scan_job j = {t, op, initial, len, inner, x, y, 0};
-  gm_par_for(outer * inner, 1, (double)len + 1, scan_chunk, &j);
+  scan_job j = {t, op, initial, len, inner, x, y, 0, chunk, NULL};
+  size_t lines = outer * inner;
+  if (chunk == 0) {
+    gm_par_for(lines, 1, (double)len + 1, scan_chunk, &j);
+    return GM_OK;
+  }
+  size_t nc = gm_scan_nchunks(len, chunk);
+  j.c = malloc(lines * nc * gm_ctype_size(t) + 1);
+  if (!j.c) return gm_fail(GM_ENOMEM, "cumulative_sum: out of host memory for %zu chunk totals", lines * nc);
+  gm_par_for(lines * nc, 1, (double)chunk, totals_chunk, &j);
+  gm_par_for(lines, 1, (double)nc, carries_chunk, &j);
+  gm_par_for(lines * nc, 1, 2.0 * (double)chunk, apply_chunk, &j);
+  free(j.c);
   return GM_OK;
 }
 
 static gm_status host_sort(void *ctx, gm_ctype t, int desc, size_t outer, size_t len, size_t inner, const void *x,
                            void *y) {
   (void)ctx;
-  scan_job j = {t, desc, 0, len, inner, x, y, 0};
+  scan_job j = {t, desc, 0, len, inner, x, y, 0, 0, NULL};
   gm_par_for(outer * inner, 1, 8.0 * (double)len + 1, sort_chunk, &j);
   return j.failed ? gm_fail(GM_ENOMEM, "sort: out of host memory for the merge scratch") : GM_OK;
 }

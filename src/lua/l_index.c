@@ -8,6 +8,7 @@
  * read (they are the one allocation a Lua error would leak). */
 #include <string.h>
 
+#include "../core/ops/compact.h"
 #include "../core/ops/index.h"
 #include "../core/ops/reduce_axis.h"
 #include "../core/exec/stage.h"
@@ -303,6 +304,14 @@ static int masked(lua_State *L, ix_call *c) {
   if (c->flat && !c->src) gml_argerror(L, 3, c->fn, "mat expected, got %s", luaL_typename(L, 3));
   if (gm_view_expand(mask, x->rank, x->dims, &mv) != GM_OK)
     gml_argerror(L, 2, c->fn, "the mask does not broadcast to the mat: %s", gm_last_error());
+  if (!c->write) { /* masked_select: compacted where the mats live */
+    gm_mat *y = NULL;
+    gm_status st = gm_compact_select(x, mv, &y);
+    gm_mat_free(mv);
+    GML_TRY(L, st, c->fn);
+    gml_pushmat(L, y);
+    return 1;
+  }
   gm_index_arg a = {0};
   gm_status st = gm_index_mask_positions(mv, &a);
   gm_mat_free(mv);
@@ -334,7 +343,7 @@ static int nonzero(lua_State *L, bool argwhere) {
   gm_mat *m = gml_checkmat(L, 1, fn), *outs[GM_MAX_RANK] = {NULL};
   int rank = m->rank;
   lua_createtable(L, rank, 0);
-  GML_TRY(L, gm_index_nonzero(m, argwhere, outs), fn);
+  GML_TRY(L, gm_compact_nonzero(m, argwhere, outs), fn);
   if (argwhere) {
     gml_pushmat(L, outs[0]);
     return 1;
@@ -397,6 +406,12 @@ int gml_adv_apply(lua_State *L, int vidx, const gml_adv *adv, int value_idx, con
     if (im->dims[d] != v->dims[c.axis + d])
       gml_argerror(L, 2, fn, "the mask's axis %d has length %zu, the indexed axis %zu", d + 1, im->dims[d],
                    v->dims[c.axis + d]);
+  if (!value_idx && c.axis == 0 && adv->k == v->rank && im->ctype == GM_BOOL) { /* m[mask]: a compaction */
+    gm_mat *y = NULL;
+    GML_TRY(L, gm_compact_select(v, im, &y), fn);
+    gml_pushmat(L, y);
+    return 1;
+  }
   if (gm_index_mask_positions(im, &a) != GM_OK) gml_argerror(L, 2, fn, "%s", gm_last_error());
   return run_call(L, &c, &a);
 }

@@ -64,12 +64,22 @@ static int l_search(lua_State *L) {
   return 1;
 }
 
+/* core._set_chunk(n): the specs' override of the chunk length of the
+ * chunked scans and compactions (core/ops/scan.h), 0 for the defaults */
+static int l_set_chunk(lua_State *L) {
+  lua_Integer n = luaL_checkinteger(L, 1);
+  if (n < 0 || n > ((lua_Integer)1 << 30)) gml_argerror(L, 1, "_set_chunk", "chunk %lld out of range 0..2^30", (long long)n);
+  gm_set_chunk_override((size_t)n);
+  return 0;
+}
+
 void gml_open_scan(lua_State *L, int module_idx) {
   static const gml_reg fns[] = {
       {"_scan_axis", l_scan_axis, 4, NULL},
       {"_sort_axis", l_sort_axis, 3, NULL},
       {"_lines_axis", l_lines_axis, 5, NULL},
       {"_search", l_search, 4, NULL},
+      {"_set_chunk", l_set_chunk, 1, NULL},
       {NULL, NULL, 0, NULL},
   };
   gml_register(L, module_idx, fns);

@@ -79,8 +79,5 @@ gm_status gm_index_scatter(gm_mat *y, size_t n, const int64_t *dst, gm_mat *src,
 gm_status gm_index_write_flat(gm_mat *y, const gm_index_plan *p, gm_mat *src);
 /* *out := a new int64 mat of dims with the values v, placed like `like`. */
 gm_status gm_index_int64_mat(const int64_t *v, int rank, const size_t *dims, const gm_mat *like, gm_mat **out);
-/* nonzero (argwhere false: rank int64 mats, one per axis, outs[0..rank))
- * or argwhere (one n x rank int64 mat, outs[0]) of m: 1-based positions. */
-gm_status gm_index_nonzero(gm_mat *m, bool argwhere, gm_mat **outs);
 
 #endif

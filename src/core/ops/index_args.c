@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "convert.h"
+#include "../exec/exec.h"
 #include "index.h"
 
 static gm_status arg_alloc(gm_index_arg *a, size_t n) {
@@ -39,18 +41,38 @@ static gm_status read_values(gm_mat *m, gm_value **vals) {
   return st;
 }
 
+/* a->v := the n integer elements at p (ctype t) as int64: one
+ * conversion pass (parallel, convert.c); a uint64 above int64's range
+ * becomes INT64_MAX, out of any range. */
+static void int64_values(gm_ctype t, const void *p, size_t n, int64_t *v) {
+  if (t == GM_INT64) {
+    memcpy(v, p, n * sizeof *v);
+    return;
+  }
+  if (t != GM_UINT64) {
+    gm_convert(GM_INT64, v, t, p, n);
+    return;
+  }
+  const uint64_t *u = p;
+  for (size_t i = 0; i < n; i++) v[i] = u[i] > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)u[i];
+}
+
 gm_status gm_index_arg_from_mat(gm_mat *idx, gm_index_arg *a) {
   int kind = gm_ctype_kind(idx->ctype);
   if (kind != GM_KIND_INT && kind != GM_KIND_UINT)
     return gm_fail(GM_EINVAL, "index mat must have an integer ctype, got %s", gm_ctype_name(idx->ctype));
-  gm_value *vals = NULL;
-  GM_TRY(read_values(idx, &vals));
   a->rank = idx->rank;
   memcpy(a->dims, idx->dims, sizeof a->dims);
-  gm_status st = arg_alloc(a, idx->size);
-  /* a uint64 at or above 2^63 reads as a negative i: out of any range */
-  for (size_t i = 0; st == GM_OK && i < idx->size; i++) a->v[i] = vals[i].is_unsigned && vals[i].i < 0 ? INT64_MAX : vals[i].i;
-  free(vals);
+  GM_TRY(arg_alloc(a, idx->size));
+  if (idx->size == 0) return GM_OK;
+  gm_exec e = gm_exec_host();
+  gm_operand op = {idx, GM_INPUT, NULL};
+  gm_status st = gm_acquire(&e, &op, 1);
+  if (st == GM_OK) {
+    int64_values(idx->ctype, op.ptr, idx->size, a->v);
+    st = gm_release(&e, &op, 1);
+  }
+  if (st != GM_OK) gm_index_arg_free(a);
   return st;
 }
 
@@ -90,39 +112,6 @@ gm_status gm_index_mask_positions(gm_mat *mask, gm_index_arg *a) {
 }
 
 gm_status gm_index_nonzero_positions(gm_mat *m, gm_index_arg *a) { return positions(m, a); }
-
-/* The 1-based coordinates of positions pos in m (row-major): c[k * rank +
- * d] for argwhere, c[d * n + k] per axis for nonzero. */
-static void coords(const gm_mat *m, const gm_index_arg *pos, bool argwhere, int64_t *c) {
-  size_t n = pos->n;
-  for (size_t k = 0; k < n; k++) {
-    size_t flat = (size_t)pos->v[k];
-    for (int d = m->rank - 1; d >= 0; d--) {
-      c[argwhere ? k * (size_t)m->rank + (size_t)d : (size_t)d * n + k] = (int64_t)(flat % m->dims[d]) + 1;
-      flat /= m->dims[d];
-    }
-  }
-}
-
-gm_status gm_index_nonzero(gm_mat *m, bool argwhere, gm_mat **outs) {
-  gm_index_arg pos = {0};
-  GM_TRY(gm_index_nonzero_positions(m, &pos));
-  size_t n = pos.n, r = (size_t)m->rank, dims[2] = {n, r};
-  int64_t *c = malloc(n * r * sizeof *c + 1);
-  gm_status st = c ? GM_OK : gm_fail(GM_ENOMEM, "nonzero: out of host memory for %zu positions", n);
-  if (st == GM_OK) coords(m, &pos, argwhere, c);
-  int made = 0, want = argwhere ? 1 : m->rank;
-  while (st == GM_OK && made < want) {
-    st = argwhere ? gm_index_int64_mat(c, 2, dims, m, &outs[0])
-                  : gm_index_int64_mat(c + (size_t)made * n, 1, &n, m, &outs[made]);
-    if (st == GM_OK) made++;
-  }
-  if (st != GM_OK)
-    for (int i = 0; i < made; i++) gm_mat_free(outs[i]);
-  free(c);
-  gm_index_arg_free(&pos);
-  return st;
-}
 
 /* The broadcast dims of args (trailing axes aligned) into a's rank/dims. */
 static gm_status broadcast_dims(int n, const gm_index_arg *args, gm_index_arg *a) {

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../../../kernels/compact.h"
 #include "../../../kernels/index.h"
 #include "../model/ctype.h"
 #include "../model/status.h"
@@ -23,6 +24,13 @@ typedef struct gm_index_ops {
   /* y[dst[r]] := the run r of src combined by mode (GM_INDEX_*) */
   gm_status (*scatter)(void *ctx, gm_ctype t, int mode, size_t runs, const int64_t *dst, const int64_t *start,
                        const int64_t *spos, const void *src, void *y);
+  /* Stream compaction (kernels/compact.h) of m (ctype mt, n > 0 elements,
+   * contiguous) in chunks of `chunk`: with neither y nor c, *count := how
+   * many elements are nonzero; else, in row-major order, y := x's
+   * elements (esize bytes each) where the bool m is true (when y), c :=
+   * the coordinates of the nonzero elements laid out by d (when c). */
+  gm_status (*compact)(void *ctx, gm_ctype mt, size_t n, size_t chunk, const void *m, size_t esize, const void *x,
+                       void *y, const gm_compact_dims *d, int64_t *c, size_t *count);
 } gm_index_ops;
 
 /* The host implementation (src/host/index.c). */

@@ -6,8 +6,10 @@
 
 #include "index.h"
 
-/* The offset of row-major position flat over x's axes [a, b). */
+/* The offset of row-major position flat (< the axes' size) over x's axes
+ * [a, b); one axis needs no division. */
 static int64_t axes_offset(const gm_mat *x, int a, int b, size_t flat) {
+  if (b - a == 1) return (int64_t)flat * x->strides[a];
   int64_t off = 0;
   for (int d = b - 1; d >= a; d--) {
     off += (int64_t)(flat % x->dims[d]) * x->strides[d];
@@ -36,10 +38,13 @@ gm_status gm_index_plan_take(const gm_mat *x, int axis, int k, const gm_index_ar
   for (int d = 0; d < pos->rank; d++) p->dims[p->rank++] = pos->dims[d];
   for (int d = axis + k; d < x->rank; d++) inner *= p->dims[p->rank++] = x->dims[d];
   GM_TRY(plan_alloc(p));
-  for (size_t i = 0; i < p->n; i++) {
-    size_t t = i / inner;
-    p->off[i] = axes_offset(x, 0, axis, t / np) + axes_offset(x, axis, axis + k, (size_t)pos->v[t % np]) +
-                axes_offset(x, axis + k, x->rank, i % inner);
+  size_t outer = np > 0 && inner > 0 ? p->n / (np * inner) : 0, i = 0;
+  for (size_t o = 0; o < outer; o++) { /* nested: no division per element */
+    int64_t ob = axes_offset(x, 0, axis, o);
+    for (size_t q = 0; q < np; q++) {
+      int64_t qb = ob + axes_offset(x, axis, axis + k, (size_t)pos->v[q]);
+      for (size_t r = 0; r < inner; r++) p->off[i++] = qb + axes_offset(x, axis + k, x->rank, r);
+    }
   }
   return GM_OK;
 }

@@ -3,6 +3,20 @@
 #include "elementwise.h"
 #include "../exec/exec.h"
 
+/* Process-wide, read by every call: only the specs set it. */
+static size_t chunk_override;
+
+void gm_set_chunk_override(size_t chunk) { __atomic_store_n(&chunk_override, chunk, __ATOMIC_RELAXED); }
+size_t gm_chunk_override(void) { return __atomic_load_n(&chunk_override, __ATOMIC_RELAXED); }
+
+/* A function of the shape alone, never of the place or the thread count:
+ * every backend regroups a line's sum the same way (kernels/scan.h). */
+size_t gm_scan_chunk(size_t lines, size_t len) {
+  size_t o = gm_chunk_override();
+  if (o > 0) return len > o ? o : 0;
+  return lines < GM_SCAN_FEW_LINES && len >= 4 * (size_t)GM_SCAN_CHUNK ? GM_SCAN_CHUNK : 0;
+}
+
 static bool is_float(gm_ctype t) {
 #define X(T, E, ...) t == GM_##E ||
   return GM_FLOAT_CTYPES(X) false;
@@ -46,7 +60,9 @@ static gm_status run(const char *fn, gm_mat *x, gm_mat *y, const scan_call *c) {
   gm_operand o[2] = {{x, GM_INPUT, NULL}, {y, GM_OUTPUT, NULL}};
   GM_TRY(gm_acquire(&e, o, 2));
   gm_ctype t = x->ctype == GM_INT64 ? GM_UINT64 : x->ctype; /* int64 scans as its bits (kernels/scan.h) */
-  gm_status st = c->what == 0 ? ops->scan(e.dev, t, c->op, c->initial, c->sh[0], c->sh[1], c->sh[2], o[0].ptr, o[1].ptr)
+  size_t chunk = gm_scan_chunk(c->sh[0] * c->sh[2], c->sh[1]);
+  gm_status st = c->what == 0 ? ops->scan(e.dev, t, c->op, c->initial, c->sh[0], c->sh[1], c->sh[2], chunk, o[0].ptr,
+                                          o[1].ptr)
                               : ops->sort(e.dev, x->ctype, c->op, c->sh[0], c->sh[1], c->sh[2], o[0].ptr, o[1].ptr);
   return gm_finish(&e, o, 2, st);
 }

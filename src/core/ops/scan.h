@@ -35,4 +35,19 @@ gm_status gm_lines_axis(gm_mat *x, int axis, int op, int flag, bool values, gm_m
  * GM_SEARCH_ISIN / NOTIN; v's dims; s and v of one ctype. */
 gm_status gm_search_sorted(gm_mat *s, gm_mat *sorter, gm_mat *v, int mode, gm_mat **out);
 
+/* Elements per chunk of the chunked passes (kernels/scan.h): a scan whose
+ * lines are fewer than GM_SCAN_FEW_LINES and at least 4 chunks long runs
+ * chunked, so a long line uses every core or GPU thread; stream
+ * compaction (core/ops/compact.h) counts and scatters in such chunks too. */
+#define GM_SCAN_CHUNK 1024
+#define GM_SCAN_FEW_LINES 1024
+/* The chunk of a scan of lines x len: 0 for one caller per line. */
+size_t gm_scan_chunk(size_t lines, size_t len);
+/* For the specs only (core._set_chunk): chunk > 0 makes every scan
+ * longer than chunk, and every compaction, use chunks of that many
+ * elements, so small mats reach the chunked paths; 0 restores the
+ * defaults.  gm_chunk_override() is the current value. */
+void gm_set_chunk_override(size_t chunk);
+size_t gm_chunk_override(void);
+
 #endif

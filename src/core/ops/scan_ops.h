@@ -6,7 +6,8 @@
  * and raw pointers in that backend's memory space at the first element of
  * contiguous arrays: x is (outer, len, inner) row-major; y is (outer, len
  * + initial, inner) for scan (initial: a leading identity element), x's
- * dims for sort.  Float ctypes only; outer * inner > 0. */
+ * dims for sort.  Float ctypes only (and uint64 for scan: bool and
+ * integer mats, widened by the core); outer * inner > 0. */
 #ifndef GM_CORE_SCAN_OPS_H
 #define GM_CORE_SCAN_OPS_H
 
@@ -17,8 +18,10 @@
 #include "../model/status.h"
 
 typedef struct gm_scan_ops {
-  /* y := running op (GM_SCAN_SUM, GM_SCAN_PROD) of x along len */
-  gm_status (*scan)(void *ctx, gm_ctype t, int op, int initial, size_t outer, size_t len, size_t inner,
+  /* y := running op (GM_SCAN_SUM, GM_SCAN_PROD) of x along len; chunk 0:
+   * one caller per line, else the chunked passes of kernels/scan.h over
+   * chunks of that many elements (the core's choice, gm_scan_chunk) */
+  gm_status (*scan)(void *ctx, gm_ctype t, int op, int initial, size_t outer, size_t len, size_t inner, size_t chunk,
                     const void *x, void *y);
   /* y := x's lines sorted (stable; desc: descending; NaN as GM_SORT_BEFORE) */
   gm_status (*sort)(void *ctx, gm_ctype t, int desc, size_t outer, size_t len, size_t inner, const void *x,

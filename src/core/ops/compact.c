@@ -1,0 +1,96 @@
+/* Stream compaction on the op's place (core/compact.h): the backend's
+ * compact entry counts (the one value that comes back to the host, to
+ * size the result), then writes the selection into the new mat in a
+ * second device call.  The chunk is GM_SCAN_CHUNK (core/ops/scan.h), or the
+ * specs' override so small mats run many chunks. */
+#include "compact.h"
+
+#include <string.h>
+
+#include "../exec/exec.h"
+#include "index_ops.h"
+#include "scan.h"
+
+static size_t chunk_len(void) {
+  size_t o = gm_chunk_override();
+  return o > 0 ? o : GM_SCAN_CHUNK;
+}
+
+static gm_status no_compact(const char *fn, const gm_exec *e) {
+  return gm_fail(GM_EUNSUPPORTED, "%s: not implemented on the %s backend", fn, e->be->name);
+}
+
+/* *count := m's nonzero elements, counted on e's place. */
+static gm_status count_on(const gm_exec *e, gm_mat *m, size_t *count) {
+  gm_operand o = {m, GM_INPUT, NULL};
+  GM_TRY(gm_acquire(e, &o, 1));
+  gm_status st = e->be->index->compact(e->dev, m->ctype, m->size, chunk_len(), o.ptr, 0, NULL, NULL, NULL, NULL, count);
+  return gm_finish(e, &o, 1, st);
+}
+
+/* The writing pass: m selects from x into y (values) or into c (coordinates). */
+static gm_status write_on(const gm_exec *e, gm_mat *m, gm_mat *x, gm_mat *y, const gm_compact_dims *d, gm_mat *c) {
+  gm_operand o[3] = {{m, GM_INPUT, NULL}, {x ? x : c, x ? GM_INPUT : GM_OUTPUT, NULL}, {y, GM_OUTPUT, NULL}};
+  int n = x ? 3 : 2;
+  GM_TRY(gm_acquire(e, o, n));
+  size_t es = x ? gm_ctype_size(x->ctype) : 0;
+  gm_status st = x ? e->be->index->compact(e->dev, m->ctype, m->size, chunk_len(), o[0].ptr, es, o[1].ptr, o[2].ptr,
+                                           NULL, NULL, NULL)
+                   : e->be->index->compact(e->dev, m->ctype, m->size, chunk_len(), o[0].ptr, 0, NULL, NULL, d,
+                                           o[1].ptr, NULL);
+  return gm_finish(e, o, n, st);
+}
+
+gm_status gm_compact_select(gm_mat *x, gm_mat *mask, gm_mat **out) {
+  if (mask->ctype != GM_BOOL) return gm_fail(GM_EINVAL, "mask must be a bool mat, got %s", gm_ctype_name(mask->ctype));
+  if (mask->rank != x->rank || memcmp(mask->dims, x->dims, (size_t)x->rank * sizeof *x->dims) != 0)
+    return gm_fail(GM_EINVAL, "the mask must have the mat's dims");
+  gm_mat *all[2] = {x, mask};
+  gm_exec e = gm_exec_choose(all, 2);
+  if (!e.be->index || !e.be->index->compact) return no_compact("masked_select", &e);
+  size_t n = 0;
+  if (x->size > 0) GM_TRY(count_on(&e, mask, &n));
+  gm_mat_options mo = {.ctype = (int)x->ctype, .cuda_enabled = x->cuda_enabled};
+  GM_TRY(gm_mat_new(1, &n, &mo, out));
+  gm_status st = n > 0 ? write_on(&e, mask, x, *out, NULL, NULL) : GM_OK;
+  if (st != GM_OK) {
+    gm_mat_free(*out);
+    *out = NULL;
+  }
+  return st;
+}
+
+/* *c := a new int64 mat of dims whose elements are d's coordinates of
+ * m's nonzeros (count n). */
+static gm_status coords_mat(const gm_exec *e, gm_mat *m, const gm_compact_dims *d, int rank, const size_t *dims,
+                            gm_mat **c) {
+  gm_mat_options mo = {.ctype = GM_INT64, .cuda_enabled = m->cuda_enabled};
+  GM_TRY(gm_mat_new(rank, dims, &mo, c));
+  gm_status st = (*c)->size > 0 ? write_on(e, m, NULL, NULL, d, *c) : GM_OK;
+  if (st != GM_OK) {
+    gm_mat_free(*c);
+    *c = NULL;
+  }
+  return st;
+}
+
+gm_status gm_compact_nonzero(gm_mat *m, bool argwhere, gm_mat **outs) {
+  gm_exec e = gm_exec_choose(&m, 1);
+  if (!e.be->index || !e.be->index->compact) return no_compact(argwhere ? "argwhere" : "nonzero", &e);
+  gm_compact_dims d = {.rank = m->rank, .axis = -1};
+  for (int a = 0; a < m->rank; a++) d.dims[a] = m->dims[a];
+  size_t n = 0, dims[2];
+  if (m->size > 0) GM_TRY(count_on(&e, m, &n));
+  dims[0] = n;
+  dims[1] = (size_t)m->rank;
+  if (argwhere) return coords_mat(&e, m, &d, 2, dims, &outs[0]);
+  for (int a = 0; a < m->rank; a++) { /* a pass per axis: no host copy of device coordinates */
+    d.axis = a;
+    gm_status st = coords_mat(&e, m, &d, 1, dims, &outs[a]);
+    if (st != GM_OK) {
+      for (int i = 0; i < a; i++) gm_mat_free(outs[i]);
+      return st;
+    }
+  }
+  return GM_OK;
+}
