@@ -211,6 +211,9 @@ describe("integer operators", function()
     assert.has_error(function() return bo // bo end, "floor_divide: integer or float mats only, got a bool mat")
     assert.has_error(function() return bo % bo end, "remainder: integer or float mats only, got a bool mat")
     assert.has_error(function() return bo << bo end)
+    -- unary - of a bool mat refuses as gm.negative does (it gave an int64 mat of 0/-1)
+    assert.has_error(function() return -bo end,
+                     "bad argument #1 to '__unm' (a bool mat; this function takes float32/float64 mats (convert with m:as(\"float64\")))")
     assert.has_error(function() return gm.bitwise_or(i, "x") end)
     assert.has_error(function() return i | (0 / 0) end, "bad argument #2 to '__bor' (number has no integer representation)")
     assert.has_error(function() return i >> math.huge end,

@@ -71,11 +71,13 @@ static int l_bitwise_invert(lua_State *L) { return invert(L, "bitwise_invert"); 
 /* -m as m * -1 (one pass: broadcast cmul by a number, a weak integer:
  * m's ctype); -0.0 stays -0.0.  An unsigned mat wraps: m * MAX (2^64
  * saturates to MAX), in m's ctype.  Lua passes the operand twice: the
- * second becomes the number. */
+ * second becomes the number.  A bool mat refuses, as gm.negative does
+ * (bool * -1 would promote to int64; NumPy raises for -bool). */
 static int op_unm(lua_State *L) {
   check_operand(L, 1, "__unm");
   lua_settop(L, 1);
   gm_mat *m = gml_checkmat(L, 1, "__unm");
+  if (gm_ctype_kind(m->ctype) == GM_KIND_BOOL) return gml_float_only_error(L, 1, "__unm", m);
   if (gm_ctype_kind(m->ctype) != GM_KIND_UINT) {
     lua_pushinteger(L, -1);
     return broadcast_op(L, GM_BC_CMUL, "__unm");
