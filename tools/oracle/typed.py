@@ -178,28 +178,37 @@ class AnySign(np.ndarray):
 
 # ---- element functions with gpumat's definitions --------------------------
 
+def Z(dt):
+    """A typed zero (a Python 0 would turn a uint64 np.where into float64)."""
+    return np.dtype(dt).type(0)
+
+
+def O(dt):
+    return np.dtype(dt).type(1)
+
+
 def int_floordiv(a, b, dt):
     info = np.iinfo(dt)
     zero = b == 0
-    safe_b = np.where(zero, 1, b).astype(dt)
+    safe_b = np.where(zero, O(dt), b).astype(dt)
     if info.min < 0:
         ovf = (a == info.min) & (b == -1)
-        safe_b = np.where(ovf, 1, safe_b).astype(dt)
+        safe_b = np.where(ovf, O(dt), safe_b).astype(dt)
         q = np.floor_divide(a, safe_b)
         q = np.where(ovf, a, q)
     else:
         q = np.floor_divide(a, safe_b)
-    return np.where(zero, 0, q).astype(dt)
+    return np.where(zero, Z(dt), q).astype(dt)
 
 
 def int_rem(a, b, dt):
     info = np.iinfo(dt)
     zero = b == 0
-    safe_b = np.where(zero, 1, b).astype(dt)
+    safe_b = np.where(zero, O(dt), b).astype(dt)
     if info.min < 0:
-        safe_b = np.where(b == -1, 1, safe_b).astype(dt)
+        safe_b = np.where(b == -1, O(dt), safe_b).astype(dt)
     r = np.remainder(a, safe_b)
-    return np.where(zero, 0, r).astype(dt)
+    return np.where(zero, Z(dt), r).astype(dt)
 
 
 def lua_floordiv(a, b):
@@ -216,12 +225,12 @@ def shift(a, b, dt, left):
     w = width(dt)
     bi = b.astype(np.int64) if np.dtype(dt).kind == "i" else b.astype(np.uint64)
     out_of = (bi >= w) | (bi < 0) if np.dtype(dt).kind == "i" else (bi >= w)
-    s = np.where(out_of, 0, bi).astype(dt)
+    s = np.where(out_of, Z(bi.dtype), bi).astype(dt)
     if left:
         r = np.left_shift(a, s)
-        return np.where(out_of, 0, r).astype(dt)
+        return np.where(out_of, Z(dt), r).astype(dt)
     r = np.right_shift(a, s)
-    fill = np.where(a < 0, -1, 0) if np.dtype(dt).kind == "i" else 0
+    fill = np.where(a < 0, dt.type(-1), Z(dt)) if np.dtype(dt).kind == "i" else Z(dt)
     return np.where(out_of, fill, r).astype(dt)
 
 
@@ -480,6 +489,9 @@ def diff(xs, opts):
     def want():
         v = a
         for _ in range(n):
+            if v.shape[ax] <= 1:  # nothing to subtract: an empty axis
+                v = np.take(v, range(0), axis=ax)
+                continue
             v = np.subtract(np.take(v, range(1, v.shape[ax]), axis=ax),
                             np.take(v, range(0, v.shape[ax] - 1), axis=ax)) if v.shape[ax] > 0 else v
         return v.astype(a.dtype), kind(a.dtype) != "float", 2
