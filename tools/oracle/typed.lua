@@ -281,6 +281,11 @@ OPS.reduce = function()
     opts = { axis = R(1, #dims) * (R() < 0.2 and -1 or 1) }
     if R() < 0.3 and f ~= "argmax" and f ~= "argmin" then opts.keepdims = true end
   end
+  -- sum, prod, mean, var, std take a dtype: a float one, or the result's own
+  if R() < 0.25 and ({ sum = 1, prod = 1, mean = 1, var = 1, std = 1 })[f] then
+    opts = opts or {}
+    opts.dtype = pick({ "float32", "float64", "int64", "uint64", pick(M.DTYPES) })
+  end
   return call(f, { a }, opts)
 end
 OPS.cumulative = function()
@@ -308,6 +313,18 @@ OPS.diff = function()
     return st, mats, function(gm) return gm.diff(a.m, { axis = st.opts.axis, n = st.opts.n, prepend = p.m }) end
   end
   return call("diff", xs, opts)
+end
+-- The matrix product of integer, bool and mixed mats (promoted; integers
+-- wrap), 2-d and batched.
+OPS.matmul = function()
+  local r, k, c = R(1, 4), R(0, 4), R(1, 4)
+  local batch = R() < 0.25 and { R(1, 2) } or {}
+  local da, db = { table.unpack(batch) }, { table.unpack(batch) }
+  da[#da + 1], da[#da + 2] = r, k
+  db[#db + 1], db[#db + 2] = k, c
+  local a = M.operand(da, dtype_for(R() < 0.7 and "intbool" or "any"))
+  local b = M.operand(db, R() < 0.5 and a.ref.dtype or dtype_for("any"))
+  return call("matmul", { a, b })
 end
 OPS.astype = function()
   local a = M.operand(rdims(R(1, 3)), dtype_for("any"))

@@ -26,14 +26,17 @@ exactly; floats within TOL[dtype] * scale * (1 + |want|).
 import json
 import math
 
+import warnings
+
 import numpy as np
 
+warnings.simplefilter("ignore")  # numpy's warnings for ddof <= 0, empty slices
 TOL = {"float32": 2e-5, "float64": 1e-11}
 NP = {"bool": np.bool_, "int8": np.int8, "int16": np.int16, "int32": np.int32,
       "int64": np.int64, "uint8": np.uint8, "uint16": np.uint16, "uint32": np.uint32,
       "uint64": np.uint64, "float32": np.float32, "float64": np.float64}
 NAME = {np.dtype(v): k for k, v in NP.items()}
-REFUSAL = ("takes float32/float64 mats", "mats only", "a bool mat", "bool mats",
+REFUSAL = ("takes float32/float64 mats", "mats only", "mixed ctypes", "a bool mat", "bool mats",
            "is integer-only", "no integer representation")
 
 
@@ -432,6 +435,16 @@ def reduction(name):
             raise MustRaise("empty")
         k = kind(a.dtype)
         exact = True
+        if "dtype" in opts:  # a float dtype converts first; else it must be the result's
+            t = np.dtype(NP[opts["dtype"]])
+            if t.kind == "f":
+                a, k = a.astype(t), "float"
+            else:
+                natural = np.dtype(np.uint64 if a.dtype.kind == "u" else np.int64) \
+                    if name in ("sum", "prod") and k != "float" else \
+                    (a.dtype if k == "float" else np.dtype(np.float64))
+                if t != natural:
+                    raise MustRaise("dtype")
         if name in ("sum", "prod"):
             rt = a.dtype if k == "float" else (np.uint64 if a.dtype.kind == "u" else np.int64)
             src = a.astype(np.float64) if k == "float" else a.astype(rt)
@@ -500,6 +513,23 @@ def diff(xs, opts):
     return want()
 
 
+def matmul(xs, opts):
+    a, b = xs
+    r = promote(xs)
+
+    def want():
+        if r == np.bool_:
+            return np.matmul(a, b), True, 1
+        if r.kind == "f":
+            return np.matmul(a.astype(np.float64), b.astype(np.float64)).astype(r), False, a.shape[-1] + 1
+        return np.matmul(a.astype(r), b.astype(r)), True, 1
+    # integer matmul is being added (typed24); mixed float32/float64 still
+    # raises "mixed ctypes" (the contract says promote): both reported
+    if r.kind != "f" or a.dtype != b.dtype:
+        raise Refusable(want)
+    return want()
+
+
 def astype_op(xs, opts):
     return astype(xs[0], NP[xs[1]]), True, 1
 
@@ -534,7 +564,7 @@ OPS = {
                          else a.astype(np.int64) < 0, True),
     "logical_not": int_unary(lambda a: ~a.astype(np.bool_), True),
     "bitwise_invert": int_unary(invert, True),
-    "where": where, "astype": astype_op, "diff": diff,
+    "where": where, "astype": astype_op, "diff": diff, "matmul": matmul,
     "cumulative_sum": cumulative("cumulative_sum"), "cumulative_prod": cumulative("cumulative_prod"),
 }
 for _f, _n in [("sqrt", np.sqrt), ("exp", np.exp), ("log", np.log), ("expm1", np.expm1),
