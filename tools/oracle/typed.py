@@ -435,16 +435,15 @@ def reduction(name):
             raise MustRaise("empty")
         k = kind(a.dtype)
         exact = True
-        if "dtype" in opts:  # a float dtype converts first; else it must be the result's
+        if "dtype" in opts:  # m converts to dtype first, which must be the result's type
             t = np.dtype(NP[opts["dtype"]])
-            if t.kind == "f":
-                a, k = a.astype(t), "float"
-            else:
-                natural = np.dtype(np.uint64 if a.dtype.kind == "u" else np.int64) \
-                    if name in ("sum", "prod") and k != "float" else \
-                    (a.dtype if k == "float" else np.dtype(np.float64))
+            if t.kind != "f":
+                natural = np.dtype(np.uint64 if t.kind == "u" else np.int64) \
+                    if name in ("sum", "prod") else np.dtype(np.float64)
                 if t != natural:
                     raise MustRaise("dtype")
+            a = astype(a, t)
+            k = kind(t)
         if name in ("sum", "prod"):
             rt = a.dtype if k == "float" else (np.uint64 if a.dtype.kind == "u" else np.int64)
             src = a.astype(np.float64) if k == "float" else a.astype(rt)
@@ -469,6 +468,11 @@ def reduction(name):
             if keep and ax is not None:
                 v = np.expand_dims(v, ax)
         v = np.asarray(v)
+        if k == "float" and name in ("sum", "mean", "var", "std") and a.size:
+            # a sum's rounding scales with its terms, not its result
+            f = np.abs(a.astype(np.float64))
+            mag = float(np.max(np.where(np.isfinite(f), f, 0)))
+            n = (n + 1) * (1 + (mag * mag if name == "var" else mag))
         if ax is None and not keep:
             return ("lua", v.astype(rt)[()] if v.dtype.kind != "f" or np.dtype(rt).kind == "f" else v[()]), \
                 exact, n + 1
