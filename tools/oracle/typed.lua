@@ -197,9 +197,38 @@ local INTOPS = { "floor_divide", "remainder", "bitwise_and", "bitwise_or", "bitw
   "bitwise_left_shift", "bitwise_right_shift" }
 local FLOAT2 = { "atan2", "hypot", "copysign", "nextafter", "logaddexp" }
 
+-- An `out` mat for a call (a view of the result's dims and dtype, maybe
+-- strided): the step records it, typed.py expects its storage written
+-- there and nowhere else.
+local function with_out(st, mats, run, dims, dtype)
+  local o = M.operand(dims, dtype)
+  st.out = o.ref
+  mats[#mats + 1] = o
+  return st, mats, function(gm)
+    local r = run(gm, o.m)
+    if r ~= o.m then error("oracle: out= returned another mat") end
+    return r
+  end
+end
+
 OPS.binary = function()
   local f = pick(ARITH)
-  return call(f, binary_args(R() < 0.8 and "any" or "float"))
+  local xs = binary_args(R() < 0.8 and "any" or "float")
+  if R() < 0.2 then -- into an out mat of the result's dims and dtype
+    local gm = require "gpumat"
+    local a, b = arg_value(xs[1]), arg_value(xs[2])
+    local ok, dims = pcall(function()
+      return gm.broadcast_shapes(type(a) == "userdata" and a:dims() or {}, type(b) == "userdata" and b:dims() or {})
+    end)
+    local okt, t = pcall(gm.result_type, a, b)
+    if ok and okt then
+      if f:match("^greater") or f:match("^less") or f:match("equal$") or f:match("^logical") then t = "bool"
+      elseif f == "divide" and not t:match("^float") then t = "float64" end
+      local st, mats = call(f, xs)
+      return with_out(st, mats, function(gm2, o) return gm2[f](a, b, { out = o }) end, dims, t)
+    end
+  end
+  return call(f, xs)
 end
 OPS.intbinary = function()
   local f = pick(INTOPS)

@@ -654,15 +654,41 @@ def refusal_ok(msg):
     return any(s in msg for s in REFUSAL)
 
 
+def out_written(p, st, out):
+    """An out= call: the result (recorded as res, the same mat) must be in
+    the out view, and its storage unchanged elsewhere."""
+    after = decode(p["after"][str(out["s"])], out["dtype"])
+    before = st[out["s"]].copy()
+    base = before.copy()
+    st2 = {out["s"]: base}
+    idx = np.arange(base.size)
+    st2[out["s"]] = idx
+    pos = operand(st2, out).reshape(-1)  # the storage positions of the view
+    if "res" in p:
+        base[pos] = decode(p["res"]["vals"], p["res"]["dtype"]).astype(base.dtype)
+    if not np.array_equal(base, after, equal_nan=True):
+        bad = np.nonzero(~((base == after) | ((base != base) & (after != after))))[0][:5]
+        return ["out's storage differs from the result at positions %s" % bad.tolist()]
+    return []
+
+
 def check_step(p, stats):
     """Problems of one typed step (empty when it agrees with numpy)."""
     types = storage_types(p)
     st = {int(k): decode(v, types[int(k)]) for k, v in p["before"].items()}
     problems = []
-    for k, v in p["after"].items():  # non-destructive: inputs unchanged
+    out = p.get("out")
+    if out is not None:
+        types[out["s"]] = out["dtype"]
+        st.setdefault(out["s"], decode(p["before"][str(out["s"])], out["dtype"]))
+    for k, v in p["after"].items():  # inputs unchanged (an out's storage: below)
+        if out is not None and int(k) == out["s"]:
+            continue
         if not np.array_equal(decode(v, types[int(k)]), st[int(k)], equal_nan=True):
             problems.append("storage %s changed" % k)
     xs = [arg(st, a) for a in p["args"]]
+    if out is not None and p.get("err") is None:
+        problems += out_written(p, st, out)
     opts = p.get("opts") or {}
     if "prepend" in p:
         opts = dict(opts, _prepend=operand(st, p["prepend"]))
