@@ -1,8 +1,8 @@
 """NumPy differential oracle, typed steps (numpy side; see typed.lua).
 
-Replays one typed step with numpy under gpumat's contract
-(/work/shared/API.md "The array standard in Lua", docs/API.md "Element
-types and promotion"), which is NumPy 2's where NumPy 1.24 differs:
+Replays one typed step with numpy under gpumat's rules (docs/API.md
+"Element types and promotion", "Broadcasting elementwise ops"), which
+are NumPy 2's where NumPy 1.24 differs:
 
   * promotion: mats by np.result_type of their dtypes (the same as NumPy 2
     for these 11 types); Lua numbers are weak scalars (NEP 50): a Lua
