@@ -106,7 +106,7 @@ local hostile_numbers = {math.mininteger, math.maxinteger, math.mininteger + 1, 
 -- The pool of live mats the arguments come from.
 local pool = {}
 local hostile_ran = false   -- set by every hostile callback
--- every element type (src/core/ctype_list.h), float and double most often
+-- every element type (src/core/model/ctype_list.h), float and double most often
 local CTYPES = {"float", "double", "float", "double", "bool", "int8", "int16", "int32", "int64",
   "uint8", "uint16", "uint32", "uint64"}
 local function new_mat()
