@@ -199,6 +199,9 @@ describe("integer operators", function()
     assert.are.same({1, 0}, (bo // bo):to_table())
     assert.are.same({0, 0}, (bo % bo):to_table())
     assert.has_error(function() return bo << bo end)
+    -- unary - of a bool mat refuses as gm.negative does (it gave an int64 mat of 0/-1)
+    assert.has_error(function() return -bo end,
+                     "bad argument #1 to '__unm' (bool mats do not negate: use ~ (bitwise_invert) or logical_not)")
     assert.has_error(function() return gm.bitwise_or(i, "x") end)
     assert.has_error(function() return i | (0 / 0) end, "bad argument #2 to '__bor' (number has no integer representation)")
     assert.has_error(function() return i >> math.huge end,

@@ -96,11 +96,21 @@ local settings = {"default_ctype", "print_mat", "print_mat_facets", "print_max_e
 local saved = {}
 for _, k in ipairs(settings) do saved[k] = gm[k] end
 
+-- Numbers at the element types' edges: integer limits, shift counts
+-- around the widths, values that saturate or wrap, NaN and infinities.
+local hostile_numbers = {math.mininteger, math.maxinteger, math.mininteger + 1, -1, 0, 1, 127, 128, -129,
+  255, 256, 32767, 65535, 65536, 2147483647, -2147483648, 4294967295, 4294967296, 7, 8, 15, 16, 31, 32,
+  33, 63, 64, 65, -64, 1 << 53, (1 << 53) + 1, 0 / 0, math.huge, -math.huge, 2^63, -2^63, 2^64, 1e300,
+  -0.0, 0.5, -2.5, 3e38, true, false}
+
 -- The pool of live mats the arguments come from.
 local pool = {}
 local hostile_ran = false   -- set by every hostile callback
+-- every element type (src/core/model/ctype_list.h), float and double most often
+local CTYPES = {"float", "double", "float", "double", "bool", "int8", "int16", "int32", "int64",
+  "uint8", "uint16", "uint32", "uint64"}
 local function new_mat()
-  local ctype = pick({"float", "double"})
+  local ctype = pick(CTYPES)
   local r = R(0, 3)
   local dims = {}
   for i = 1, r do dims[i] = R(0, 4) end
@@ -110,6 +120,9 @@ local function new_mat()
     max_size = size + R(0, 3), cuda_enabled = R() < 0.8})
   if not ok then return nil end
   if R() < 0.3 and size > 0 then pcall(gm.uniform_random_, m) end
+  if R() < 0.3 and size > 0 then -- the type's edges (wrapping writes), NaN, infinities
+    for i = 1, math.min(size, 8) do pcall(gm.set, m, i, pick(hostile_numbers)) end
+  end
   if R() < 0.3 and m:max_size() > size then
     local ok2, v = pcall(gm.reshape_and_displace, m, dims, m:max_size() - size)
     if ok2 then m = v end
@@ -159,7 +172,8 @@ local gen_value
 local small = {0, 1, 2, 3, 4, 5, -1, -2}
 local edge = {0.5, -0.5, 0 / 0, math.huge, -math.huge, 2^45, 2^59, 2^62, math.maxinteger,
   math.mininteger, 1e300, -0, 2^31, 2^32 + 1}
-local strings = {"float", "double", "foreign", "cuda", "cuda_host", "managed", "input", "output",
+local strings = {"float", "double", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
+  "uint32", "uint64", "float32", "float64", "float16", "complex64", "foreign", "cuda", "cuda_host", "managed", "input", "output",
   "io", "maybe", "foo", "", "f.npy", "/", "/nonexistent/x.npy", ".", "1", "emulated"}
 local optkeys = {"n", "incx", "incy", "ctype", "displacement", "max_size", "initial_element",
   "initial_contents", "displaced_to", "cuda_enabled", "synchronization", "axis", "alpha", "beta",
@@ -167,7 +181,8 @@ local optkeys = {"n", "incx", "incy", "ctype", "displacement", "max_size", "init
   "anchor", "batched", "pool_dimensions", "limit", "mean", "stddev", "state", "scale", "ensures",
   "destroys", "backend", "enabled", "n_pool_bytes", "device_id", "verbose", "safe", "key",
   "pass_raw", "displacement_start", "displacement_step", "place", "destroy_old", "means",
-  "covariances", "transpose", "random_seed", "n_random_states", "pinned", "mapped", "kinds"}
+  "covariances", "transpose", "random_seed", "n_random_states", "pinned", "mapped", "kinds", "dtype",
+  "keepdims", "include_initial", "prepend", "append", "out", "copy", "unbiased", "correction"}
 
 -- values of the other userdata types (and types Lua code rarely passes)
 local light -- a light userdata: a facet pointer
@@ -205,7 +220,9 @@ function gen_value(depth)
   local k = R(1, 16)
   if k <= 4 then return pool[R(#pool)] or 1
   elseif k == 5 then return pick(small)
-  elseif k == 6 then return R() < 0.7 and pick(small) or pick(edge)
+  elseif k == 6 then
+    local r = R()
+    return r < 0.6 and pick(small) or r < 0.8 and pick(edge) or pick(hostile_numbers)
   elseif k == 7 then return pick(strings)
   elseif k == 8 then return R() < 0.5
   elseif k == 9 then return nil
@@ -230,7 +247,7 @@ function gen_value(depth)
   else return finalizer_object() end
 end
 
-local stats = {calls = 0, ok = 0, errors = 0, hostile = 0, checked = 0, zero = 0}
+local stats = {calls = 0, ok = 0, errors = 0, hostile = 0, checked = 0, zero = 0, typed = 0, typed_ok = 0}
 local by_kind = {}
 
 local function snapshot(m)
@@ -425,6 +442,105 @@ local function zero_size_round()
   for _, op in ipairs(zero_ops) do zero_call(op, ops, shape[1], shape[2]) end
 end
 
+-- ---- typed operands ----
+-- Every broadcasting op, Lua operator, astype and typed reduction on mats
+-- of random element types (mixed), against hostile values: integer
+-- limits, huge shift counts, NaN/inf (into integer types), booleans,
+-- strings, freed mats, tables with metamethods, an `out` of another
+-- type or overlapping.  None may crash; an error is a string; a result
+-- of the promoting ops has gm.result_type's dtype (comparisons: bool).
+local typed_binary = {"add", "sub", "cmul", "cdiv", "pow", "cmax", "cmin", "floor_divide", "remainder",
+  "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift", "gt", "ge",
+  "lt", "le", "eq", "ne", "logical_and", "logical_or", "logical_xor", "atan2", "hypot", "copysign",
+  "nextafter", "logaddexp"}
+local promoting = {add = true, sub = true, cmul = true, cmax = true, cmin = true, floor_divide = true,
+  remainder = true, bitwise_and = true, bitwise_or = true, bitwise_xor = true,
+  bitwise_left_shift = true, bitwise_right_shift = true}
+local comparing = {gt = true, ge = true, lt = true, le = true, eq = true, ne = true, logical_and = true,
+  logical_or = true, logical_xor = true}
+local typed_unary = {"abs", "negative", "positive", "sign", "square", "trunc", "round", "floor", "ceil",
+  "isnan", "isinf", "isfinite", "signbit", "logical_not", "bitwise_invert", "sqrt", "exp", "log",
+  "sum", "prod", "max", "min", "mean", "var", "std", "any", "all", "count_nonzero", "argmax", "argmin",
+  "cumulative_sum", "cumulative_prod", "diff"}
+local lua_ops = {
+  function(a, b) return a + b end, function(a, b) return a - b end, function(a, b) return a / b end,
+  function(a, b) return a ^ b end, function(a, b) return a // b end, function(a, b) return a % b end,
+  function(a, b) return a & b end, function(a, b) return a | b end, function(a, b) return a ~ b end,
+  function(a, b) return a << b end, function(a, b) return a >> b end, function(a) return -a end,
+  function(a) return ~a end, function(a, b) return a * b end,
+}
+local function typed_mat()
+  local t = pick(CTYPES)
+  local dims = {}
+  for i = 1, R(0, 2) do dims[i] = R(0, 3) end
+  local ok, m = pcall(gm.zeros, dims, {ctype = t})
+  if not ok then return nil end
+  for i = 1, math.min(m:size(), 6) do pcall(gm.set, m, i, pick(hostile_numbers)) end
+  if R() < 0.2 and #dims == 2 then m = m:t() end
+  return m
+end
+local function typed_operand(a)
+  local k = R(1, 10)
+  if k <= 4 then return typed_mat() or a
+  elseif k <= 7 then return pick(hostile_numbers)
+  elseif k == 8 then return gen_value(1)
+  elseif k == 9 then return a
+  else local m = gm.mat(R(0, 2), {ctype = pick(CTYPES)}); m:free(); return m end
+end
+local function typed_check(name, ok, r, a, b)
+  stats.typed = stats.typed + 1
+  if ok then stats.typed_ok = stats.typed_ok + 1 end
+  if not ok then
+    if type(r) ~= "string" and type(r) ~= "table" then violation("%s raised a %s", name, type(r)) end
+    return
+  end
+  if getmetatable(r) ~= mat_mt or getmetatable(a) ~= mat_mt then return end
+  local want
+  if comparing[name] then want = "bool"
+  elseif promoting[name] and (getmetatable(b) == mat_mt or math.type(b) == "integer" or type(b) == "boolean") then
+    local ok2, t = pcall(gm.result_type, a, b)
+    if ok2 then want = t end
+  end
+  if want and r:dtype() ~= want then
+    violation("%s of %s and %s gave %s, result_type says %s", name, a:dtype(),
+      getmetatable(b) == mat_mt and b:dtype() or tostring(b), r:dtype(), want)
+  end
+end
+local function typed_round()
+  local a = typed_mat()
+  if not a then return end
+  for _ = 1, 20 do
+    local b = typed_operand(a)
+    local r = R(1, 5)
+    if r == 1 then
+      local name = pick(typed_binary)
+      local x, y = a, b
+      if R() < 0.3 then x, y = b, a end
+      local opts = R() < 0.15 and {out = R() < 0.5 and typed_mat() or a} or nil
+      local ok, res = pcall(gm[name], x, y, opts)
+      typed_check(name, ok, res, x, y)
+    elseif r == 2 then
+      local f = pick(lua_ops)
+      local ok, res = pcall(f, a, b)
+      typed_check("operator", ok, res, a, b)
+      ok, res = pcall(f, b, a)
+      typed_check("operator", ok, res, b, a)
+    elseif r == 3 then
+      local name = pick(typed_unary)
+      local opts = R() < 0.5 and {axis = R(-3, 3), keepdims = R() < 0.3 or nil,
+        dtype = R() < 0.2 and pick(CTYPES) or nil} or nil
+      typed_check(name, pcall(gm[name], a, opts))
+    elseif r == 4 then
+      typed_check("astype", pcall(gm.astype, a, pick(CTYPES)))
+      typed_check("where", pcall(gm.where, a, b, typed_operand(a)))
+    else
+      typed_check("set", pcall(gm.set, a, R(0, 3), b))
+      typed_check("fill_", pcall(gm.fill_, b, a))
+      typed_check("full", pcall(gm.full, {R(0, 2)}, b, {ctype = pick(CTYPES)}))
+    end
+  end
+end
+
 local device = os.getenv("GPUMAT_DEVICE")
 local chunk = 100
 local done = 0
@@ -433,6 +549,7 @@ while done < ncalls do
   local n = math.min(chunk, ncalls - done)
   local function body()
     zero_size_round()
+    typed_round()
     for _ = 1, n do one_call() end
   end
   if device and device ~= "" then
@@ -452,7 +569,8 @@ local kinds = {}
 for k, v in pairs(by_kind) do kinds[#kinds + 1] = k .. "=" .. v end
 table.sort(kinds)
 io.write(string.format("fuzz seed %d (%s): %d functions, %d calls, %d returned, %d raised "
-  .. "(%s), %d with hostile callbacks, %d unchanged-on-error checks, %d zero-size calls, %d violations\n",
+  .. "(%s), %d with hostile callbacks, %d unchanged-on-error checks, %d zero-size calls, %d typed calls (%d returned), "
+  .. "%d violations\n",
   seed, device or "host", #funcs, stats.calls, stats.ok, stats.errors, table.concat(kinds, " "),
-  stats.hostile, stats.checked, stats.zero, violations))
+  stats.hostile, stats.checked, stats.zero, stats.typed, stats.typed_ok, violations))
 os.exit(violations == 0 and 0 or 1)

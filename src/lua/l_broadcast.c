@@ -199,11 +199,12 @@ static int l_where(lua_State *L) {
 }
 
 /* The operand at idx as a bool operand pushed on the stack: a mat's
- * x != 0 (a new bool mat, on its place), a number's 1 or 0 (NaN is 1). */
+ * x != 0 (a new bool mat, on its place), a number's 1 or 0 (NaN is 1), a
+ * Lua boolean itself (a weak bool, as in every broadcasting op). */
 static int push_truth(lua_State *L, int idx, const char *fn) {
-  if (lua_type(L, idx) == LUA_TNUMBER) {
-    double v = lua_tonumber(L, idx);
-    lua_pushboolean(L, v != 0); /* a weak bool: the result stays bool */
+  if (lua_type(L, idx) == LUA_TNUMBER || lua_type(L, idx) == LUA_TBOOLEAN) {
+    int t = lua_type(L, idx) == LUA_TBOOLEAN ? lua_toboolean(L, idx) : lua_tonumber(L, idx) != 0;
+    lua_pushboolean(L, t); /* a weak bool: the result stays bool */
     return lua_gettop(L);
   }
   gm_mat *x = gml_checkmat(L, idx, fn), *y;
@@ -225,7 +226,7 @@ static int l_logical(lua_State *L) {
   check_arg(L, 2, fn);
   int out = opt_out(L, 3, fn);
   if (!gml_ismat(L, 1) && !gml_ismat(L, 2))
-    gml_argerror(L, 2, fn, "mat expected, got number (one operand must be a mat)");
+    gml_argerror(L, 2, fn, "mat expected, got %s (one operand must be a mat)", luaL_typename(L, 2));
   int idx[2];
   for (int i = 0; i < 2; i++) idx[i] = push_truth(L, i + 1, fn);
   return gml_broadcast(L, op, idx, 2, out, fn);

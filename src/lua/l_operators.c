@@ -71,7 +71,8 @@ static int l_bitwise_invert(lua_State *L) { return invert(L, "bitwise_invert"); 
 /* -m as m * -1 (one pass: broadcast cmul by a number, a weak integer:
  * m's ctype); -0.0 stays -0.0.  An unsigned mat wraps: m * MAX (2^64
  * saturates to MAX), in m's ctype.  Lua passes the operand twice: the
- * second becomes the number. */
+ * second becomes the number.  A bool mat refuses, as gm.negative does
+ * (bool * -1 would promote to int64; NumPy raises for -bool). */
 static int op_unm(lua_State *L) {
   check_operand(L, 1, "__unm");
   lua_settop(L, 1);

@@ -11,9 +11,12 @@ for float and 1e-11 for double, scale the number of terms a result sums
 exactly.  Prints a summary; exits 1 on any mismatch.
 """
 import json
+import os
 import sys
 
 import numpy as np
+
+import typed
 
 np.seterr(all="ignore")
 TOL = {"float": 2e-5, "double": 1e-11}
@@ -269,8 +272,27 @@ def close(ctype, got, want, scale):
     return ok, None
 
 
+TYPED_STATS = {"refused": {}, "computed": {}, "steps": 0}
+
+
+def check_typed(prog, report):
+    bad = 0
+    for si, p in enumerate(prog["steps"]):
+        TYPED_STATS["steps"] += 1
+        problems = typed.check_step(p, TYPED_STATS)
+        if problems:
+            bad += 1
+            q = {k: v for k, v in p.items() if k not in ("before", "after", "res")}
+            report.append("program %d step %d (typed) %s: %s\n  step %s\n  result %s" % (
+                prog["id"], si + 1, p["f"], "; ".join(problems), json.dumps(q),
+                json.dumps(p.get("res"))[:600]))
+    return bad
+
+
 def check_program(prog, report):
     ctype = prog["ctype"]
+    if ctype == "typed":
+        return check_typed(prog, report)
     bad = 0
     for si, p in enumerate(prog["steps"]):
         st = {int(k): np.array(v, dtype=np.float64) for k, v in p["before"].items()}
@@ -307,6 +329,10 @@ def check_program(prog, report):
     return bad
 
 
+def summary(d):
+    return ", ".join("%s %d" % kv for kv in sorted(d.items())) or "none"
+
+
 def main():
     total_prog = total_steps = total_bad = 0
     report = []
@@ -318,8 +344,12 @@ def main():
             total_steps += len(prog["steps"])
             total_bad += check_program(prog, report)
         print("%s: seed %s on %s" % (path, data["seed"], data["device"]))
-    for line in report[:20]:
+    for line in report[:int(os.environ.get("ORACLE_REPORT", "20"))]:
         print(line)
+    if TYPED_STATS["steps"]:
+        print("typed: %d steps; refusals the contract allows today: %s; computed where a refusal "
+              "was allowed: %s" % (TYPED_STATS["steps"], summary(TYPED_STATS["refused"]),
+                                   summary(TYPED_STATS["computed"])))
     print("oracle: %d programs, %d steps, %d mismatches" % (total_prog, total_steps, total_bad))
     sys.exit(1 if total_bad else 0)
 

@@ -10,6 +10,10 @@
 -- Steps are checked one at a time on gpumat's own inputs, so rounding
 -- differences never accumulate along a program.
 local gm = require "gpumat"
+package.path = arg[0]:gsub("[^/]*$", "") .. "?.lua;" .. package.path
+-- the share of programs that are typed (typed.lua); the rest are the
+-- float/double programs of the gens below
+local TYPED_SHARE = tonumber(os.getenv("ORACLE_TYPED_SHARE") or "") or 0.5
 
 local seed, count, out = tonumber(arg[1]), tonumber(arg[2]), arg[3]
 assert(seed and count and out, "usage: gen.lua SEED COUNT OUT.json")
@@ -27,8 +31,14 @@ local function enc(v, buf)
     elseif v == math.huge then buf[#buf + 1] = "Infinity"
     elseif v == -math.huge then buf[#buf + 1] = "-Infinity"
     elseif math.type(v) == "integer" then buf[#buf + 1] = tostring(v)
-    else buf[#buf + 1] = string.format("%.17g", v) end
-  elseif t == "string" then buf[#buf + 1] = string.format("%q", v)
+    else
+      -- a float keeps a decimal point so JSON readers see a float (-0.0 too)
+      local s = string.format("%.17g", v)
+      if not s:find("[.eni]") then s = s .. ".0" end
+      buf[#buf + 1] = s
+    end
+  elseif t == "string" then
+    buf[#buf + 1] = '"' .. v:gsub('[%c"\\]', function(c) return string.format("\\u%04x", c:byte()) end) .. '"'
   elseif t == "boolean" then buf[#buf + 1] = tostring(v)
   elseif t == "table" then
     if #v > 0 or next(v) == nil then
@@ -305,7 +315,34 @@ table.sort(gen_names)
 
 local function flat(base) return base:to_table() end
 
+-- A typed program (tools/oracle/typed.lua): ops on mats of every element
+-- type; one step records its arguments, the storages before and after and
+-- the result.
+local typed = require "typed"
+local function typed_program(pid)
+  storages = {}
+  typed.reset(storages)
+  local steps = {}
+  for _ = 1, R(1, 4) do
+    local st, mats, run = typed.OPS[pick(typed.names)]()
+    local involved, seen = {}, {}
+    for _, o in ipairs(mats) do
+      if not seen[o.ref.s] then seen[o.ref.s] = true; involved[#involved + 1] = o.ref.s end
+    end
+    local before = {}
+    for _, s in ipairs(involved) do before[tostring(s)] = storages[s]:to_table() end
+    typed.run(gm, st, run)
+    local after = {}
+    for _, s in ipairs(involved) do after[tostring(s)] = storages[s]:to_table() end
+    st.before, st.after = before, after
+    steps[#steps + 1] = st
+  end
+  return {id = pid, ctype = "typed", steps = steps}
+end
+
 local function program(pid)
+  -- typed programs mix element types; the others are float or double
+  if R() < TYPED_SHARE then return typed_program(pid) end
   storages = {}
   ctype = pick({"float", "double"})
   last = nil

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # NumPy differential oracle: gen.lua runs random programs with gpumat on
 # the host and on the emulated device, check.py replays them with numpy
-# (float64) and compares.  Prints "N passed, N failed" (one per batch).
+# (float64; typed programs by typed.py's rules) and compares.  Prints "N passed, N failed" (one per batch).
 #   tools/oracle/run.sh BUILD_DIR PROGRAMS_PER_BATCH BATCHES [FIRST_SEED]
 set -uo pipefail
 cd "$(dirname "$0")/../.."

@@ -12,9 +12,9 @@ if [ -z "${BUILD_ASAN:-}" ] || [ ! -e "$BUILD_ASAN/gpumat/core.so" ]; then
 fi
 asan=ASAN_OPTIONS=detect_leaks=0:protect_shadow_gap=0:abort_on_error=1:allocator_may_return_null=1
 # shellcheck disable=SC2086
-out1=$(FUZZ_TIME_LIMIT=60 tools/fuzz-run.sh "$BUILD_ASAN" 3 3000 1 ${SAN_ENV:-} "$asan")
+out1=$(FUZZ_TIME_LIMIT=60 tools/fuzz-run.sh "$BUILD_ASAN" 3 2600 1 ${SAN_ENV:-} "$asan")
 # shellcheck disable=SC2086
-out2=$(FUZZ_TIME_LIMIT=120 tools/fuzz-run.sh "$BUILD_ASAN" 1 1500 101 ${SAN_ENV:-} "$asan" \
+out2=$(FUZZ_TIME_LIMIT=120 tools/fuzz-run.sh "$BUILD_ASAN" 1 1300 101 ${SAN_ENV:-} "$asan" \
   GPUMAT_GC_PACE_MIN=0 GPUMAT_HOST_FAIL_EVERY=17)
 printf '%s\n' "$out1" | sed '$d'
 printf '%s\n' "$out2" | sed '$d'
