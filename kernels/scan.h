@@ -16,9 +16,14 @@
 
 #include "../src/core/ctype_list.h"
 #include "hd.h"
+#include "strided_ew.h"
 
 #define GM_SCAN_SUM 0
 #define GM_SCAN_PROD 1
+/* cumulative_logsumexp (float ctypes): the running logaddexp from -inf,
+ * NumPy's stable npy_logaddexp (gm_bc_logaddexp_T of strided_ew.h) per
+ * step, as PyTorch's logcumsumexp scans; a NaN stays from there on. */
+#define GM_SCAN_LOGSUMEXP 2
 
 /* The ordering of sort: ascending puts NaN last (NumPy); descending is
  * its mirror, NaN first (NaN counts as the largest value, as PyTorch's
@@ -30,11 +35,12 @@
  * element goes first only when strictly before (stability). */
 #define GM_SCAN_FNS_(T, ...)                                                                        \
   GM_HD void gm_scan_line_##T(int op, int initial, size_t len, size_t inner, const T *x, T *y) {      \
-    T acc = op == GM_SCAN_SUM ? (T)0 : (T)1;                                                        \
+    T acc = op == GM_SCAN_SUM ? (T)0 : op == GM_SCAN_PROD ? (T)1 : (T)-INFINITY;                    \
     size_t j = 0;                                                                                   \
     if (initial) y[j++ * inner] = acc;                                                              \
     for (size_t k = 0; k < len; k++, j++) {                                                         \
-      acc = op == GM_SCAN_SUM ? acc + x[k * inner] : acc * x[k * inner];                            \
+      T v = x[k * inner];                                                                           \
+      acc = op == GM_SCAN_SUM ? acc + v : op == GM_SCAN_PROD ? acc * v : gm_bc_logaddexp_##T(acc, v); \
       y[j * inner] = acc;                                                                           \
     }                                                                                               \
   }                                                                                                 \
