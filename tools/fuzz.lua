@@ -427,7 +427,7 @@ local function zero_size_round()
   for _, op in ipairs(zero_ops) do zero_call(op, ops, shape[1], shape[2]) end
 end
 
--- ---- indexing, ordering, sets and scans (issue 27) ----
+-- ---- indexing, ordering, sets and scans ----
 -- Each chunk also makes a few calls of the indexing and ordering
 -- functions with operands of every element type and hostile indices:
 -- index mats of every integer type holding out-of-range, negative,

@@ -1,5 +1,5 @@
--- NumPy differential oracle for indexing, ordering, sets and scans
--- (issue 27), gpumat side.
+-- NumPy differential oracle for indexing, ordering, sets and scans,
+-- gpumat side.
 --   lua5.4 tools/oracle/indexing.lua SEED COUNT OUT.json
 -- Runs COUNT random cases (inside gm.with_cuda when GPUMAT_DEVICE is set)
 -- of sort, argsort, topk, unique_all, searchsorted, isin, cumulative
@@ -137,7 +137,9 @@ local function index_mat(n, dims, dtype)
   if dtype:match("^u") or dtype == "int8" then -- keep the values the type holds
     for i, v in ipairs(vals) do
       local lo, hi = EDGE[dtype][1], EDGE[dtype][2]
-      if v < lo or v > hi then vals[i] = dtype:match("^u") and (v < 0 and n + 1 or v) or lo end
+      if v < lo or v > hi then -- a negative in-range index as its positive twin, else an extreme
+        vals[i] = (v < 0 and v >= -n) and v + n + 1 or (v < lo and lo or hi)
+      end
     end
   end
   return mat(dtype, dims, vals)

@@ -1,5 +1,5 @@
-"""NumPy differential oracle for indexing, ordering, sets and scans
-(issue 27), numpy side (run with /usr/bin/python3).
+"""NumPy differential oracle for indexing, ordering, sets and scans,
+numpy side (run with /usr/bin/python3).
 
     /usr/bin/python3 tools/oracle/indexing.py OUT.json...
 

@@ -29,7 +29,7 @@ for ((b = 0; b < batches; b++)); do
     if $py tools/oracle/check.py "$out"; then passed=$((passed + 1)); programs=$((programs + per))
     else failed=$((failed + 1)); fi
     rm -f "$out"
-    # the indexing, ordering, set and scan ops (issue 27), half as many cases
+    # the indexing, ordering, set and scan ops, half as many cases
     if env "${devenv[@]}" lua5.4 tools/oracle/indexing.lua "$seed" "$ix_per" "$tmp/ix-$dev-$seed.json"; then
       ix+=("$tmp/ix-$dev-$seed.json")
     else echo "indexing.lua failed (seed $seed, $dev)"; failed=$((failed + 1)); fi
