@@ -532,7 +532,8 @@ local ix_calls = {
 local function index_round()
   for _ = 1, 6 do
     local x = R() < 0.7 and ix_operand() or (pool[R(#pool)] or ix_operand())
-    local name, f = pick(ix_calls)(x)
+    local made, name, f = pcall(pick(ix_calls), x) -- a freed pool mat fails here, before the call
+    if not made then name, f = "setup", function() end end
     local snap = snapshot(x)
     hostile_ran = false
     stats.index = stats.index + 1
