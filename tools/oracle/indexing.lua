@@ -1,8 +1,9 @@
 -- NumPy differential oracle for indexing, ordering, sets and scans,
 -- gpumat side.
---   lua5.4 tools/oracle/indexing.lua SEED COUNT OUT.json
--- Runs COUNT random cases (inside gm.with_cuda when GPUMAT_DEVICE is set)
--- of sort, argsort, topk, unique_all, searchsorted, isin, cumulative
+--   lua5.4 tools/oracle/indexing.lua FIRST_SEED COUNT OUT.json [SEEDS]
+-- Runs, for each of SEEDS seeds, COUNT random cases on the host and the
+-- same cases inside gm.with_cuda (GPUMAT_DEVICE's device, else the
+-- emulated one) of sort, argsort, topk, unique_all, searchsorted, isin, cumulative
 -- sums and products, take, take_along_axis, nonzero, masked_select,
 -- m[{...}] reads and writes with integer, range, index-mat and mask
 -- subscripts (mixed), flip, roll, repeat, tile, pad and diag, on mats of
@@ -14,9 +15,8 @@
 -- then, out-of-range ones (numpy must raise there too).
 local gm = require "gpumat"
 
-local seed, count, out = tonumber(arg[1]), tonumber(arg[2]), arg[3]
-assert(seed and count and out, "usage: indexing.lua SEED COUNT OUT.json")
-math.randomseed(seed)
+local seed, count, out, batches = tonumber(arg[1]), tonumber(arg[2]), arg[3], tonumber(arg[4] or 1)
+assert(seed and count and out and batches, "usage: indexing.lua FIRST_SEED COUNT OUT.json [SEEDS]")
 local R = math.random
 local function pick(t) return t[R(#t)] end
 
@@ -329,11 +329,11 @@ for k in pairs(gens) do names[#names + 1] = k end
 table.sort(names)
 
 local cases = {}
-local function all()
+local function all(where)
   for i = 1, count do
     local op = pick(names)
     local c, run = gens[op]()
-    c.op, c.id = op, i
+    c.op, c.id, c.seed, c.device = op, i, math.tointeger(seed), where
     local ok, r = pcall(run)
     if ok then
       c.out = {}
@@ -344,12 +344,23 @@ local function all()
     cases[#cases + 1] = c
   end
 end
+-- every seed's cases on the host, then inside gm.with_cuda on the device
+-- GPUMAT_DEVICE names (the emulated one when unset): one process for the
+-- whole campaign, as a process start costs more than the cases
 local device = os.getenv("GPUMAT_DEVICE")
-if device and device ~= "" then gm.with_cuda({}, all) else all() end
+if not device or device == "" then device = "emulated" end
+local seed0 = seed
+for b = 0, batches - 1 do
+  seed = seed0 + b
+  math.randomseed(seed)
+  all("host")
+  math.randomseed(seed)
+  gm.with_cuda({ backend = device }, function() all(device) end)
+end
 
 local f = assert(io.open(out, "w"))
 local buf = {}
-enc({ seed = seed, device = device or "host", cases = cases }, buf)
+enc({ cases = cases }, buf)
 f:write(table.concat(buf))
 f:close()
-io.write(string.format("indexing: generated %d cases (seed %d, %s)\n", count, seed, device or "host"))
+io.write(string.format("indexing: generated %d cases (seeds %d..%d, host and %s)\n", #cases, seed0, seed, device))

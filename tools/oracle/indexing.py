@@ -211,7 +211,7 @@ def main():
             if why:
                 bad += 1
                 report.append("case %d (%s, seed %s on %s): %s\n  %s" % (
-                    c["id"], c["op"], data["seed"], data["device"], why, json.dumps(c)[:600]))
+                    c["id"], c["op"], c["seed"], c["device"], why, json.dumps(c)[:600]))
     for line in report[:20]:
         print(line)
     print("indexing oracle: %d cases, %d mismatches" % (total, bad))
