@@ -428,7 +428,7 @@ local function zero_size_round()
 end
 
 -- ---- indexing, ordering, sets and scans ----
--- Each chunk also makes a few calls of the indexing and ordering
+-- Each chunk also makes four calls of the indexing and ordering
 -- functions with operands of every element type and hostile indices:
 -- index mats of every integer type holding out-of-range, negative,
 -- repeated and extreme values (math.mininteger, math.maxinteger, uint64's
@@ -530,7 +530,7 @@ local ix_calls = {
   end end,
 }
 local function index_round()
-  for _ = 1, 6 do
+  for _ = 1, 4 do
     local x = R() < 0.7 and ix_operand() or (pool[R(#pool)] or ix_operand())
     local made, name, f = pcall(pick(ix_calls), x) -- a freed pool mat fails here, before the call
     if not made then name, f = "setup", function() end end
