@@ -4,7 +4,7 @@
 -- names), gm.cumulative_logsumexp and gm.diff.  The options are read
 -- here; the work runs where the operands live: sort and the scans
 -- through core._sort_axis / core._scan_axis (src/lua/l_scan.c,
--- core/scan.h, kernels/scan.h on every device), flip through m[{...}],
+-- core/ops/scan.h, kernels/scan.h on every device), flip through m[{...}],
 -- diff and median through views and the broadcasting operators.
 local argerror = require("gpumat.argcheck").argerror
 

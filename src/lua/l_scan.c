@@ -1,9 +1,9 @@
 /* The C half of the scans and the sort (lua/gpumat/ordering.lua reads
  * the options): core._scan_axis(m, axis, op, include_initial) and
- * core._sort_axis(m, axis, descending) over core/scan.h, axis 1-based
+ * core._sort_axis(m, axis, descending) over core/ops/scan.h, axis 1-based
  * (negative from the end) as users write it. */
-#include "../core/reduce_axis.h"
-#include "../core/scan.h"
+#include "../core/ops/reduce_axis.h"
+#include "../core/ops/scan.h"
 #include "util.h"
 
 /* The 0-based axis of argument 2 for fn on m. */
@@ -37,7 +37,7 @@ static int l_sort_axis(lua_State *L) {
 }
 
 /* core._lines_axis(m, axis, op, flag, values) -> y (or nil), yi: the
- * index-carrying engine (core/scan.h gm_lines_axis), op GM_LINES_* */
+ * index-carrying engine (core/ops/scan.h gm_lines_axis), op GM_LINES_* */
 static int l_lines_axis(lua_State *L) {
   static const char *const names[] = {"argsort", "cummax", "mode", "unique", "unique"};
   int op = (int)luaL_checkinteger(L, 3), flag = lua_toboolean(L, 4);
