@@ -27,20 +27,35 @@
 #define GM_INDEX_PROD 2 /* product (bool: and) */
 #define GM_INDEX_AMAX 3 /* maximum (NaN wins) */
 #define GM_INDEX_AMIN 4 /* minimum (NaN wins) */
+#define GM_INDEX_MEAN 5 /* the sum divided by the count (integers: floor) */
+#define GM_INDEX_OP 15  /* the mode's bits naming the op */
+/* or'ed into a mode: the reduction starts from the run's first source,
+ * not from y's element (PyTorch's include_self = false) */
+#define GM_INDEX_NO_SELF 16
 
 /* add and multiply: floats as C does, integers wrapping (int_ops.h:
- * signed overflow would be UB), bool as or / and */
+ * signed overflow would be UB), bool as or / and; mean's division by the
+ * count c >= 1: floats as C does, integers floored (PyTorch's
+ * div_(count, "floor")), the count exact in int64 (PyTorch counts in the
+ * mat's type, which wraps for int8 beyond 127 sources), so the quotient
+ * always fits T; bool mats never get a mean (the binding refuses). */
 #define GM_INDEX_FLOAT_(T, ...)                                  \
   GM_HD T gm_index_add_##T(T a, T b) { return a + b; }            \
   GM_HD T gm_index_mul_##T(T a, T b) { return a * b; }            \
+  GM_HD T gm_index_div_##T(T a, int64_t c) { return a / (T)c; }   \
   GM_HD bool gm_index_nan_##T(T a) { return a != a; }
-#define GM_INDEX_INT_(T, ...)                                     \
-  GM_HD T gm_index_add_##T(T a, T b) { return gm_iadd_##T(a, b); } \
-  GM_HD T gm_index_mul_##T(T a, T b) { return gm_imul_##T(a, b); } \
+#define GM_INDEX_INT_(T, E, name, kw, blas, cublas, etype, S, npy, strto, digits, mpi, nccl, KIND, ...) \
+  GM_HD T gm_index_add_##T(T a, T b) { return gm_iadd_##T(a, b); }                                  \
+  GM_HD T gm_index_mul_##T(T a, T b) { return gm_imul_##T(a, b); }                                  \
+  GM_HD T gm_index_div_##T(T a, int64_t c) {                                                         \
+    if ((KIND) == GM_KIND_UINT) return (T)((uint64_t)a / (uint64_t)c);                               \
+    return (T)gm_ifloordiv_int64_t((int64_t)a, c);                                                   \
+  }                                                                                                  \
   GM_HD bool gm_index_nan_##T(T a) { return (void)a, false; }
 #define GM_INDEX_BOOL_(T, ...)                                   \
   GM_HD T gm_index_add_##T(T a, T b) { return a || b; }           \
   GM_HD T gm_index_mul_##T(T a, T b) { return a && b; }           \
+  GM_HD T gm_index_div_##T(T a, int64_t c) { return (void)c, a; } \
   GM_HD bool gm_index_nan_##T(T a) { return (void)a, false; }
 GM_FLOAT_CTYPES(GM_INDEX_FLOAT_)
 GM_INTEGER_CTYPES(GM_INDEX_INT_)
@@ -64,16 +79,20 @@ GM_BOOL_CTYPES(GM_INDEX_BOOL_)
         return b;                                                                                     \
     }                                                                                                 \
   }                                                                                                   \
-  /* run r of a grouped scatter (the file's comment) */                                              \
+  /* run r of a grouped scatter (the file's comment): mode's op over y's                             \
+   * element (unless GM_INDEX_NO_SELF) and the run's sources in order */                             \
   GM_HD void gm_index_scatter_run_##T(int mode, size_t r, const int64_t *dst, const int64_t *start,    \
                                       const int64_t *spos, const T *src, T *y) {                      \
-    int64_t lo = start[r], hi = start[r + 1];                                                         \
-    if (mode == GM_INDEX_SET) {                                                                       \
+    int64_t lo = start[r], hi = start[r + 1], k = lo;                                                 \
+    int op = mode & GM_INDEX_OP;                                                                      \
+    if (op == GM_INDEX_SET) {                                                                         \
       y[dst[r]] = src[spos[hi - 1]];                                                                  \
       return;                                                                                         \
     }                                                                                                 \
-    T acc = y[dst[r]];                                                                                \
-    for (int64_t k = lo; k < hi; k++) acc = gm_index_combine_##T(mode, acc, src[spos[k]]);            \
+    T acc = (mode & GM_INDEX_NO_SELF) ? src[spos[k++]] : y[dst[r]];                                   \
+    int step = op == GM_INDEX_MEAN ? GM_INDEX_ADD : op;                                               \
+    for (; k < hi; k++) acc = gm_index_combine_##T(step, acc, src[spos[k]]);                          \
+    if (op == GM_INDEX_MEAN) acc = gm_index_div_##T(acc, hi - lo + ((mode & GM_INDEX_NO_SELF) ? 0 : 1)); \
     y[dst[r]] = acc;                                                                                  \
   }
 GM_CTYPES(GM_INDEX_FNS_)

@@ -16,9 +16,14 @@
 
 #include "../src/core/model/ctype_list.h"
 #include "hd.h"
+#include "strided_ew.h"
 
 #define GM_SCAN_SUM 0
 #define GM_SCAN_PROD 1
+/* cumulative_logsumexp (float ctypes): the running logaddexp from -inf,
+ * NumPy's stable npy_logaddexp (gm_bc_logaddexp_T of strided_ew.h) per
+ * step, as PyTorch's logcumsumexp scans; a NaN stays from there on. */
+#define GM_SCAN_LOGSUMEXP 2
 
 /* The ordering of sort: ascending puts NaN last (NumPy); descending is
  * its mirror, NaN first (NaN counts as the largest value, as PyTorch's
@@ -26,7 +31,7 @@
 #define GM_SORT_BEFORE(a, b, desc) \
   ((desc) ? ((a) > (b) || ((a) != (a) && (b) == (b))) : ((a) < (b) || ((b) != (b) && (a) == (a))))
 
-/* ---- The scans (cumulative_sum, cumulative_prod) ----
+/* ---- The scans (cumulative_sum, cumulative_prod, cumulative_logsumexp) ----
  * One line at a time (gm_scan_line_T: a caller owns the line), or, for
  * long lines, in chunks of `chunk` elements (the core picks chunk, the
  * same on every backend, so the bits do not depend on the device or the
@@ -41,24 +46,36 @@
  * error <= 2 len eps for products (no overflow or underflow).  The
  * uint64 row (bool and integer mats, below) is exact: addition and
  * multiplication modulo 2^64 are associative. */
-#define GM_SCAN_PIECES_(T, ...)                                                                     \
+#define GM_SCAN_PIECES_(T, ID3, OP3)                                                                \
+  /* the op's identity and step (OP3: logaddexp for the floats) */                                 \
+  GM_HD T gm_scan_id_##T(int op) { return op == GM_SCAN_SUM ? (T)0 : op == GM_SCAN_PROD ? (T)1 : ID3; } \
+  GM_HD T gm_scan_op_##T(int op, T a, T b) {                                                        \
+    return op == GM_SCAN_SUM ? a + b : op == GM_SCAN_PROD ? a * b : OP3(a, b);                      \
+  }                                                                                                 \
   /* acc op-folded with x[a, b) in order, each running value written to y */                        \
   GM_HD T gm_scan_apply_##T(int op, T acc, size_t a, size_t b, size_t inner, const T *x, T *y) {     \
     if (op == GM_SCAN_SUM)                                                                          \
       for (size_t k = a; k < b; k++) y[k * inner] = acc = acc + x[k * inner];                       \
-    else                                                                                            \
+    else if (op == GM_SCAN_PROD)                                                                    \
       for (size_t k = a; k < b; k++) y[k * inner] = acc = acc * x[k * inner];                       \
+    else                                                                                            \
+      for (size_t k = a; k < b; k++) y[k * inner] = acc = OP3(acc, x[k * inner]);                   \
     return acc;                                                                                     \
   }                                                                                                 \
-  /* The op-fold of x[a, b) from the identity: four accumulators */                                \
+  /* The op-fold of x[a, b) from the identity: four accumulators (sums,                            \
+   * products), in order (logaddexp) */                                                             \
   GM_HD T gm_scan_total_##T(int op, size_t a, size_t b, size_t inner, const T *x) {                 \
-    T id = op == GM_SCAN_SUM ? (T)0 : (T)1, r[4] = {id, id, id, id};                                \
+    T id = gm_scan_id_##T(op), r[4] = {id, id, id, id};                                             \
     size_t k = a;                                                                                   \
     if (op == GM_SCAN_SUM) {                                                                        \
       for (; b - k >= 4; k += 4)                                                                    \
         for (int q = 0; q < 4; q++) r[q] = r[q] + x[(k + (size_t)q) * inner];                       \
       for (; k < b; k++) r[0] = r[0] + x[k * inner];                                                \
       return (r[0] + r[1]) + (r[2] + r[3]);                                                         \
+    }                                                                                               \
+    if (op != GM_SCAN_PROD) {                                                                       \
+      for (; k < b; k++) r[0] = OP3(r[0], x[k * inner]);                                            \
+      return r[0];                                                                                  \
     }                                                                                               \
     for (; b - k >= 4; k += 4)                                                                      \
       for (int q = 0; q < 4; q++) r[q] = r[q] * x[(k + (size_t)q) * inner];                         \
@@ -67,26 +84,31 @@
   }                                                                                                 \
   /* c[0, n) chunk totals := the carries into each chunk (in order) */                              \
   GM_HD void gm_scan_carries_##T(int op, size_t n, T *c) {                                          \
-    T acc = op == GM_SCAN_SUM ? (T)0 : (T)1;                                                        \
+    T acc = gm_scan_id_##T(op);                                                                     \
     for (size_t k = 0; k < n; k++) {                                                                \
       T t = c[k];                                                                                   \
       c[k] = acc;                                                                                   \
-      acc = op == GM_SCAN_SUM ? acc + t : acc * t;                                                  \
+      acc = gm_scan_op_##T(op, acc, t);                                                             \
     }                                                                                               \
   }                                                                                                 \
   /* One caller per line; y has len + initial elements (initial: a                                 \
    * leading identity) */                                                                           \
   GM_HD void gm_scan_line_##T(int op, int initial, size_t len, size_t inner, const T *x, T *y) {     \
-    T id = op == GM_SCAN_SUM ? (T)0 : (T)1;                                                         \
+    T id = gm_scan_id_##T(op);                                                                      \
     if (initial) y[0] = id;                                                                         \
     gm_scan_apply_##T(op, id, 0, len, inner, x, y + (size_t)initial * inner);                       \
   }
-GM_FLOAT_CTYPES(GM_SCAN_PIECES_)
+#define GM_SCAN_FLOAT_PIECES_(T, ...) GM_SCAN_PIECES_(T, (T)-INFINITY, gm_bc_logaddexp_##T)
+GM_FLOAT_CTYPES(GM_SCAN_FLOAT_PIECES_)
+#undef GM_SCAN_FLOAT_PIECES_
 /* Cumulative sums and products of bool and integer mats: the core widens
  * them to int64 or uint64 (NumPy's result types) and scans the bits as
  * uint64_t here, which wraps modulo 2^64 as NumPy's int64 does, with no
- * signed overflow. */
-GM_SCAN_PIECES_(uint64_t)
+ * signed overflow.  (logsumexp converts them to float64 first: its step
+ * here is never taken.) */
+#define GM_SCAN_U64_LSE_(a, b) (a)
+GM_SCAN_PIECES_(uint64_t, (uint64_t)0, GM_SCAN_U64_LSE_)
+#undef GM_SCAN_U64_LSE_
 #undef GM_SCAN_PIECES_
 
 /* Chunks of `chunk` elements covering a line of len (chunk > 0); chunk c

@@ -1,7 +1,8 @@
 -- Integer-array and boolean-mask indexing (docs/API.md "Indexing"):
--- m[{idx}], m[mask] reads (copies) and writes, and the indexing functions
--- (take, take_along_axis, put_along_axis, index_select, gather, scatter_,
--- scatter_add_, scatter_reduce, index_add_, index_fill_, index_copy_,
+-- m[{idx}], m[mask] and both in one subscript, reads (copies) and writes,
+-- and the indexing functions (take, take_along_axis, put_along_axis,
+-- index_select, gather, scatter_, scatter_add_, scatter_reduce with every
+-- reduce and include_self, index_add_, index_fill_, index_copy_,
 -- masked_select, masked_fill_, masked_scatter_, nonzero, argwhere) against
 -- NumPy (one python3 process) and plain-Lua references, over a few
 -- ctypes; hostile index mats raise before any element is touched.
@@ -45,6 +46,12 @@ describe("advanced indexing", function()
     "x[x % 3 == 0]", "y[np.array([[True,False,True],[False,True,False]])]", "x[:, [True, False, True, True]]",
     "np.take(x, [[0,11],[5,5]])", "np.take_along_axis(x, np.array([[0,3],[2,2],[1,0]]), 1)",
     "np.argwhere(x % 5 == 0)", "x[[0,2,-1],[3,1,1]]", "y[[[0],[1]], :, [0,3]]", "y[:, [0,2], [[1],[3]]]",
+    -- a mask among index mats: its nonzero() coordinates, broadcast with them
+    "y[np.array([False,True]), :, [1,3]]", "y[np.array([[True,False,True],[False,True,True]]), [0,3,1,2]]",
+    "y[[1,0], np.array([True,False,True])]", "y[:, np.array([False,True,True]), [[0],[3]]]",
+    "y[np.array([True,True]), 1, np.array([True,False,False,True])]",
+    "(lambda z: (z.__setitem__((np.array([False,True]), slice(None), [3,0]), 0), z)[1])(y.copy())",
+    "(lambda z: (z.__setitem__(([1,0], np.array([True,False,True])), 100 + np.arange(8.).reshape(2,4)), z)[1])(y.copy())",
   }
   setup(function()
     if not R.python then return end
@@ -72,6 +79,17 @@ describe("advanced indexing", function()
       check(x[{ {}, mask({ 1, 0, 1, 1 }, { 4 }) }], ref[11], ct .. " x[:, mask]")
       check(gm.take(x, ints({ 1, 12, 6, 6 }, { 2, 2 })), ref[12], ct .. " take flat")
       check(gm.take_along_axis(x, ints({ 1, 4, 3, 3, 2, 1 }, { 3, 2 }), 2), ref[13], ct .. " take_along_axis")
+      check(y[{ mask({ 0, 1 }, { 2 }), {}, ints({ 2, 4 }) }], ref[18], ct .. " mask, slice, index: first")
+      check(y[{ mask({ 1, 0, 1, 0, 1, 1 }, { 2, 3 }), ints({ 1, 4, 2, 3 }, nil, "int32") }], ref[19], ct .. " 2-d mask, index")
+      check(y[{ ints({ 2, 1 }), mask({ 1, 0, 1 }, { 3 }) }], ref[20], ct .. " index, mask")
+      check(y[{ {}, mask({ 0, 1, 1 }, { 3 }), ints({ 1, 4 }, { 2, 1 }) }], ref[21], ct .. " mask, 2-d index broadcast")
+      check(y[{ mask({ 1, 1 }, { 2 }), 2, mask({ 1, 0, 0, 1 }, { 4 }) }], ref[22], ct .. " two masks and an integer")
+      local w = clone(y)
+      w[{ mask({ 0, 1 }, { 2 }), {}, ints({ 4, 1 }) }] = 0
+      check(w, ref[23], ct .. " write through a mask and an index")
+      w = clone(y)
+      w[{ ints({ 2, 1 }), mask({ 1, 0, 1 }, { 3 }) }] = R.mk(ct, { 2, 4 }, { 100, 101, 102, 103, 104, 105, 106, 107 })
+      check(w, ref[24], ct .. " write a mat through an index and a mask")
     end
     local fives = {}
     for i = 1, 12 do fives[i] = i % 5 == 0 and 1 or 0 end
@@ -180,6 +198,72 @@ describe("advanced indexing", function()
     end
   end)
 
+  -- PyTorch's scatter_reduce along axis ax of the 2-d x (flat values xv,
+  -- dims xd) with index iv (dims id) and source sv (dims sd), plain Lua
+  local function ref_scatter_reduce(xv, xd, ax, iv, id, sv, sd, reduce, self, int)
+    local out, groups = { table.unpack(xv) }, {}
+    for i = 1, id[1] do
+      for j = 1, id[2] do
+        local rc, t = { i, j }, iv[(i - 1) * id[2] + j]
+        rc[ax] = t < 0 and t + xd[ax] + 1 or t
+        local key = (rc[1] - 1) * xd[2] + rc[2]
+        groups[key] = groups[key] or (self and { xv[key] } or {})
+        table.insert(groups[key], sv[(i - 1) * sd[2] + j])
+      end
+    end
+    for key, list in pairs(groups) do
+      local acc = list[1]
+      for k = 2, #list do
+        local v = list[k]
+        if reduce == "sum" or reduce == "mean" then acc = acc + v
+        elseif reduce == "prod" then acc = acc * v
+        elseif reduce == "amax" then acc = math.max(acc, v)
+        else acc = math.min(acc, v) end
+      end
+      if reduce == "mean" then acc = int and acc // #list or acc / #list end
+      out[key] = acc
+    end
+    return out
+  end
+
+  it("scatter_reduce: every reduce, with and without the mat's own elements, against a plain-Lua reference", function()
+    local cases = { -- axis, index (dims), source dims: repeated and negative indices
+      { 1, { 3, 1, -1, 2, 3, 1, 1, 2 }, { 2, 4 }, { 2, 4 } },
+      { 2, { 4, 4, 1, 2, -1, 1 }, { 3, 2 }, { 3, 3 } },
+    }
+    for _, ct in ipairs(CTYPES) do
+      local signed = ct ~= "uint8"
+      local xv, sv = {}, {}
+      for i = 1, 12 do xv[i] = signed and i - 6 or i end
+      for i = 1, 9 do sv[i] = signed and ({ 3, -2, 5, 1, -4, 2, 7, -1, 6 })[i] or ({ 1, 2, 3, 2, 1, 3, 2, 2, 1 })[i] end
+      local int = ct:match("int") ~= nil
+      for _, c in ipairs(cases) do
+        local ax, iv, id, sd = c[1], c[2], c[3], c[4]
+        local x, src = R.mk(ct, { 3, 4 }, xv), R.mk(ct, sd, { table.unpack(sv, 1, sd[1] * sd[2]) })
+        local sflat = {}
+        for i = 1, sd[1] * sd[2] do sflat[i] = sv[i] end
+        for _, reduce in ipairs({ "sum", "prod", "mean", "amax", "amin" }) do
+          for _, self in ipairs({ true, false }) do
+            local what = string.format("%s axis %d %s include_self=%s", ct, ax, reduce, tostring(self))
+            local got = R.flat(x:scatter_reduce(ax, ints(iv, id), src, reduce, { include_self = self }))
+            local want = ref_scatter_reduce(xv, { 3, 4 }, ax, iv, id, sflat, sd, reduce, self, int)
+            for i = 1, 12 do
+              local tol = ct == "float" and 1e-6 * (1 + math.abs(want[i])) or 0
+              assert(math.abs(tonumber(got[i]) - want[i]) <= tol,
+                string.format("%s at %d: got %s, want %s", what, i, tostring(got[i]), tostring(want[i])))
+            end
+          end
+        end
+        assert.are.same(xv, R.flat(x), ct .. " scatter_reduce copies")
+      end
+    end
+    -- the in-place form, and a mean's floor of negative integer sums
+    local x = R.mk("int32", { 1, 3 }, { 0, 0, 5 })
+    assert.are.equal(x, x:scatter_reduce_(2, ints({ 1, 1, 2 }, { 1, 3 }), R.mk("int32", { 1, 3 }, { -7, 0, -3 }), "mean",
+      { include_self = false }))
+    assert.are.same({ -4, -3, 5 }, R.flat(x))
+  end)
+
   it("hostile and wrong-shaped indices raise naming the function, and change nothing", function()
     local x = seq("double", { 3, 4 })
     local before = R.flat(x)
@@ -200,7 +284,17 @@ describe("advanced indexing", function()
     assert.error_matches(function() x[{ ints({ 1, 2 }) }] = gm.zeros(3) end, "does not broadcast")
     assert.error_matches(function() return x[{ ints({ 1, 2 }), ints({ 1, 2, 3 }) }] end, "do not broadcast together")
     assert.error_matches(function() x[{ ints({ 1 }), ints({ 5 }) }] = 0 end, "'set'.*index 5 is out of range for length 4")
-    assert.error_matches(function() return x[{ mask({ 1, 0, 1 }, { 3 }), ints({ 1 }) }] end, "a mask with other index mats")
+    assert.error_matches(function() return x[{ mask({ 1, 0 }, { 2 }), ints({ 1 }) }] end,
+      "'index'.*the mask's axis 1 has length 2, the indexed axis 3")
+    assert.error_matches(function() return x[{ mask({ 1, 0, 1 }, { 3 }), ints({ 1, 2, 3 }) }] end, "do not broadcast together")
+    assert.error_matches(function() x[{ mask({ 1, 0, 1 }, { 3 }), ints({ MIN }) }] = 1 end, "'set'.*out of range for length 4")
+    assert.error_matches(function() return x[{ mask({ 1, 0, 1 }, { 3 }), R.mk("float", { 1 }, { 1 }) }] end,
+      "index mat must have an integer ctype, got float")
+    assert.error_matches(function() x:scatter_reduce_(1, ints({ 1 }, { 1, 1 }), 1, "max") end,
+      "reduce must be \"sum\", \"prod\", \"mean\", \"amax\" or \"amin\", got \"max\"")
+    assert.error_matches(function() gm.zeros({ 2 }, { dtype = "bool" }):scatter_reduce_(1, { 1 }, true, "mean") end,
+      "bad argument #1 to 'scatter_reduce_' %(reduce \"mean\" of a bool mat")
+    assert.error_matches(function() x:scatter_reduce(1, { { 1 } }, 1, "sum", { include_self = 0 }) end, "'scatter_reduce'.*include_self")
     assert.are.same(before, R.flat(x))
   end)
 end)

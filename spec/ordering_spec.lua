@@ -457,3 +457,64 @@ describe("against NumPy", function()
     end
   end)
 end)
+
+describe("cumulative_logsumexp and the statistics of integer mats", function()
+  local R = require "numpy_ref"
+  local inf = math.huge
+  -- a: 3 x 5 floats with the hard cases of a running log-sum-exp (far
+  -- apart magnitudes, infinities, a NaN); b: 3 x 5 small integers
+  local av = { -1000, 0, 1000, -inf, 2, 0.5, -3, nan, 1, 4, -inf, -inf, 3, inf, -2 }
+  local bv = { 7, 0, 3, 9, 2, 5, 5, 1, 8, 4, 6, 2, 2, 9, 0 }
+  local exprs = {
+    "(np.seterr(all='ignore'), np.logaddexp.accumulate(a, axis=1))[1]", "np.logaddexp.accumulate(a, axis=0)",
+    "np.logaddexp.accumulate(a.astype(np.float32), axis=1)", "np.logaddexp.accumulate(b, axis=1)",
+    "np.median(b.astype(np.int32), axis=1)", "np.median(b.astype(np.uint8))",
+    "np.quantile(b.astype(np.int64), 0.3, axis=0)", "np.nanquantile(b.astype(np.int16), 0.7, axis=1)",
+  }
+  local ref
+  setup(function() if R.python then ref = R.numpy({ a = { { 3, 5 }, av }, b = { { 3, 5 }, bv } }, exprs) end end)
+
+  local function near(want, got, tol, what)
+    assert.are.same(want[1], got:dims(), what)
+    local g = R.flat(got)
+    for i, w in ipairs(want[2]) do
+      local ok = (w ~= w and g[i] ~= g[i]) or w == g[i] or math.abs(g[i] - w) <= tol * (1 + math.abs(w))
+      assert(ok, string.format("%s at %d: got %s, want %s", what, i, tostring(g[i]), tostring(w)))
+    end
+  end
+
+  for _, place in ipairs(places) do
+    it("agree with NumPy on " .. place[1], function()
+      if not ref then return pending(R.why) end
+      place[2](function()
+        local a = R.mk("double", { 3, 5 }, av)
+        near(ref[1], gm.cumulative_logsumexp(a, { axis = 2 }), 1e-13, "axis 2")
+        near(ref[2], gm.cumulative_logsumexp(a, { axis = -2 }), 1e-13, "axis 1")
+        near(ref[3], a:as("float32"):cumulative_logsumexp({ axis = 2 }), 1e-6, "float32")
+        local ints = R.mk("int32", { 3, 5 }, bv)
+        local c = gm.cumulative_logsumexp(ints, { axis = 2 })
+        assert.are.equal("float64", c:dtype())
+        near(ref[4], c, 1e-13, "int32 promoted")
+        local ii = gm.cumulative_logsumexp(a, { axis = 2, include_initial = true })
+        assert.are.same({ -inf, -inf, -inf }, R.flat(ii[{ {}, 1 }]))
+        near(ref[1], ii[{ {}, { 2, 6 } }], 1e-13, "include_initial")
+        assert.are.equal("float32", gm.cumulative_logsumexp(ints, { axis = 1, dtype = "float32" }):dtype())
+        near(ref[5], gm.median(ints, { axis = 2 }), 0, "median of int32")
+        assert.are.equal("float64", gm.median(ints, { axis = 2 }):dtype())
+        assert.are.equal(ref[6][2][1], gm.median(R.mk("uint8", { 3, 5 }, bv)), "median of uint8")
+        near(ref[7], gm.quantile(R.mk("int64", { 3, 5 }, bv), 0.3, { axis = 1 }), 1e-15, "quantile of int64")
+        near(ref[8], gm.nanquantile(R.mk("int16", { 3, 5 }, bv), 0.7, { axis = 2 }), 1e-15, "nanquantile of int16")
+      end)
+    end)
+  end
+
+  it("name the function and the argument", function()
+    local m = R.mk("double", { 2, 2 }, { 1, 2, 3, 4 })
+    assert.has_error(function() gm.cumulative_logsumexp(m) end,
+      "bad argument #2 to 'cumulative_logsumexp' (axis is required for a rank 2 mat)")
+    assert.has_error(function() gm.cumulative_logsumexp(m, { axis = 1, dtype = "int64" }) end,
+      "bad argument #2 to 'cumulative_logsumexp' (option 'dtype' must be float32 or float64, got int64)")
+    assert.has_error(function() gm.cumulative_logsumexp(m, { axis = 1, initial = 0 }) end,
+      "bad argument #2 to 'cumulative_logsumexp' (unknown option 'initial')")
+  end)
+end)

@@ -19,7 +19,9 @@
 -- run in the middle of calls, and GPUMAT_HOST_FAIL_EVERY=N fails every
 -- Nth host allocation, src/core/mem/hostpool.h).  Each chunk
 -- also runs every op family on zero-size operands ({0, n}, {n, 0}, ...;
--- see zero_size below).  With GPUMAT_DEVICE set, calls run in chunks
+-- see zero_size below) and a few indexing and ordering calls with mats of
+-- every element type and hostile index mats, masks and option tables
+-- (index_round below).  With GPUMAT_DEVICE set, calls run in chunks
 -- inside gm.with_cuda.  Run it in a scratch directory: paths it writes
 -- are relative.
 -- Invariants checked: a call that raises leaves every mat argument that no
@@ -247,7 +249,7 @@ function gen_value(depth)
   else return finalizer_object() end
 end
 
-local stats = {calls = 0, ok = 0, errors = 0, hostile = 0, checked = 0, zero = 0, typed = 0, typed_ok = 0}
+local stats = {calls = 0, ok = 0, errors = 0, hostile = 0, checked = 0, zero = 0, typed = 0, typed_ok = 0, index = 0}
 local by_kind = {}
 
 local function snapshot(m)
@@ -541,6 +543,131 @@ local function typed_round()
   end
 end
 
+-- ---- indexing, ordering, sets and scans ----
+-- Each chunk also makes four calls of the indexing and ordering
+-- functions with operands of every element type and hostile indices:
+-- index mats of every integer type holding out-of-range, negative,
+-- repeated and extreme values (math.mininteger, math.maxinteger, uint64's
+-- top bit), masks of the wrong shape or rank, subscripts mixing masks,
+-- index mats, ranges and integers, and argument tables whose metamethods
+-- raise (a string or a table error) or run the hostile actions.  Each
+-- call may raise cleanly; a raise that no callback caused must leave the
+-- mat arguments unchanged (the index values are checked before any
+-- element is touched).
+local IX_DTYPES = {"float32", "float64", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+  "uint64"}
+local IX_INTS = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
+local function ix_mat(dtype, dims, fill)
+  local ok, m = pcall(gm.zeros, dims, {dtype = dtype})
+  if not ok then return gm.zeros({1}) end
+  for i = 1, m:size() do pcall(function() m[i] = fill(i) end) end
+  return m
+end
+local function ix_dims()
+  local d = {}
+  for i = 1, R(0, 3) do d[i] = R(0, 4) end
+  return d
+end
+local function ix_index()
+  local dt = pick(IX_INTS)
+  local vals = {0, 1, 2, -1, -2, 3, 5, 1000, math.mininteger, math.maxinteger, -1 << 63}
+  return ix_mat(dt, R() < 0.8 and {R(0, 4)} or ix_dims(), function() return pick(vals) end)
+end
+local function ix_mask(like)
+  local d = like and like:dims() or ix_dims()
+  if R() < 0.4 and #d > 0 then d[R(#d)] = R(0, 5) end -- the wrong shape, now and then
+  if R() < 0.1 then d[#d + 1] = 2 end
+  return ix_mat("bool", d, function() return R() < 0.5 end)
+end
+-- tables whose metamethods raise: a string or a table as the error
+local function raising_table(base)
+  local function boom() if R() < 0.5 then error("hostile __index", 0) end error({kind = "hostile"}) end
+  return setmetatable(base or {}, {__index = boom, __len = boom, __pairs = boom, __eq = boom, __tostring = boom})
+end
+local function ix_opts(keys)
+  local t = {}
+  for _ = 1, R(0, 2) do t[pick(keys)] = gen_value(0) end
+  local k = R(1, 4)
+  if k == 1 then return raising_table(t) elseif k == 2 then return hostile_table(t) end
+  return t
+end
+local function ix_operand()
+  return ix_mat(pick(IX_DTYPES), ix_dims(), function() return pick({0, 1, -1, 2.5, 0 / 0, math.huge, 7}) end)
+end
+local function ix_sub(x)
+  local subs = {}
+  for i = 1, R(0, #x:dims() + 1) do
+    local k = R(1, 7)
+    if k == 1 then subs[i] = pick({1, -1, 0, 2, math.mininteger, math.maxinteger})
+    elseif k == 2 then subs[i] = {pick({1, -1, 2}), pick({-1, 3, math.maxinteger}), pick({1, -1, 2, -2})}
+    elseif k == 3 then subs[i] = ix_index()
+    elseif k == 4 then subs[i] = ix_mask()
+    elseif k == 5 then subs[i] = R() < 0.5 and raising_table({1, 2}) or hostile_table({1})
+    elseif k == 6 then subs[i] = R() < 0.5 and "..." or gm.newaxis
+    else subs[i] = {} end
+  end
+  return subs
+end
+local ix_calls = {
+  function(x) return "index", function() return x[ix_sub(x)] end end,
+  function(x) local s, v = ix_sub(x), R() < 0.5 and ix_operand() or 1
+    return "set", function() x[s] = v end end,
+  function(x) local i = ix_index(); return "take", function() return gm.take(x, i, ix_opts({"axis"})) end end,
+  function(x) local i = ix_index()
+    return "take_along_axis", function() return gm.take_along_axis(x, i, pick({1, -1, 2, {axis = 1}, raising_table()})) end end,
+  function(x) local i, s = ix_index(), ix_operand()
+    return "scatter_reduce_", function()
+      return x:scatter_reduce_(pick({1, 2, -1}), i, s, pick({"sum", "prod", "mean", "amax", "amin"}), ix_opts({"include_self"}))
+    end end,
+  function(x) local i, s = ix_index(), ix_operand()
+    return "index_add_", function() return x:index_add_(pick({1, -1}), i, s) end end,
+  function(x) local i = ix_index(); return "index_select", function() return x:index_select(pick({1, 2}), i) end end,
+  function(x) local m = ix_mask(x); return "masked_fill_", function() return x:masked_fill_(m, 3) end end,
+  function(x) local m = ix_mask(x); return "masked_scatter_", function() return x:masked_scatter_(m, ix_operand()) end end,
+  function(x) return "sort", function() return gm.sort(x, ix_opts({"axis", "descending", "stable"})) end end,
+  function(x) return "topk", function() return gm.topk(x, pick({0, 1, 3, -1, math.maxinteger}), ix_opts({"axis", "largest"})) end end,
+  function(x) return "unique_all", function() return gm.unique_all(x, R() < 0.3 and ix_opts({"axis"}) or nil) end end,
+  function(x) local v = ix_operand()
+    return "searchsorted", function() return gm.searchsorted(x, v, ix_opts({"side", "sorter"})) end end,
+  function(x) return "isin", function() return gm.isin(x, ix_operand(), ix_opts({"invert"})) end end,
+  function(x) return "cumulative", function()
+    return gm[pick({"cumulative_sum", "cumulative_prod", "cumulative_logsumexp"})](x,
+      ix_opts({"axis", "include_initial", "dtype"}))
+  end end,
+  function(x) return "median", function()
+    local f, o = pick({"median", "quantile", "nanquantile"}), ix_opts({"axis", "keepdims"})
+    if f == "median" then return gm.median(x, o) end
+    return gm[f](x, pick({0, 0.5, 1, 0 / 0, 2}), o)
+  end end,
+  function(x) return "nonzero", function() return gm.nonzero(x), gm.argwhere(x) end end,
+  function(x) return "shape", function()
+    local f = pick({"roll", "repeat", "tile", "pad", "diag", "flip"})
+    return gm[f](x, pick({1, -1, 0, {1, 2}, math.maxinteger, raising_table()}), ix_opts({"axis", "mode"}))
+  end end,
+}
+local function index_round()
+  for _ = 1, 4 do
+    local x = R() < 0.7 and ix_operand() or (pool[R(#pool)] or ix_operand())
+    local made, name, f = pcall(pick(ix_calls), x) -- a freed pool mat fails here, before the call
+    if not made then name, f = "setup", function() end end
+    local snap = snapshot(x)
+    hostile_ran = false
+    stats.index = stats.index + 1
+    local ok, err = pcall(f)
+    if not ok and type(err) ~= "string" and type(err) ~= "table" then
+      violation("%s raised a %s", name, type(err))
+    end
+    if not ok and not hostile_ran and snap and not (type(err) == "table" and err.kind == "hostile")
+      and not (type(err) == "string" and err:find("hostile", 1, true)) then
+      local now = snapshot(x)
+      if now and (now.d ~= snap.d or not same(now.t, snap.t)) then
+        violation("%s raised (%s) but changed its mat", name, tostring(err))
+      end
+    end
+  end
+end
+
+
 local device = os.getenv("GPUMAT_DEVICE")
 local chunk = 100
 local done = 0
@@ -550,6 +677,7 @@ while done < ncalls do
   local function body()
     zero_size_round()
     typed_round()
+    index_round()
     for _ = 1, n do one_call() end
   end
   if device and device ~= "" then
@@ -569,8 +697,8 @@ local kinds = {}
 for k, v in pairs(by_kind) do kinds[#kinds + 1] = k .. "=" .. v end
 table.sort(kinds)
 io.write(string.format("fuzz seed %d (%s): %d functions, %d calls, %d returned, %d raised "
-  .. "(%s), %d with hostile callbacks, %d unchanged-on-error checks, %d zero-size calls, %d typed calls (%d returned), "
+  .. "(%s), %d with hostile callbacks, %d unchanged-on-error checks, %d zero-size calls, %d typed calls (%d returned), %d indexing calls, "
   .. "%d violations\n",
   seed, device or "host", #funcs, stats.calls, stats.ok, stats.errors, table.concat(kinds, " "),
-  stats.hostile, stats.checked, stats.zero, stats.typed, stats.typed_ok, violations))
+  stats.hostile, stats.checked, stats.zero, stats.typed, stats.typed_ok, stats.index, violations))
 os.exit(violations == 0 and 0 or 1)

@@ -1,11 +1,11 @@
 -- Ordering and scans (API.md "The array standard in Lua"): gm.flip (a
 -- view with negative strides), gm.sort / m:sort, gm.median, gm.quantile,
 -- gm.cumulative_sum / cumulative_prod (m:cumsum, m:cumprod: Torch7's
--- names) and gm.diff.  The options are read here; the work runs where
--- the operands live: sort and the scans through core._sort_axis /
--- core._scan_axis (src/lua/l_scan.c, core/ops/scan.h, kernels/scan.h on
--- every device), flip through m[{...}], diff and median through views
--- and the broadcasting operators.
+-- names), gm.cumulative_logsumexp and gm.diff.  The options are read
+-- here; the work runs where the operands live: sort and the scans
+-- through core._sort_axis / core._scan_axis (src/lua/l_scan.c,
+-- core/ops/scan.h, kernels/scan.h on every device), flip through m[{...}],
+-- diff and median through views and the broadcasting operators.
 local argerror = require("gpumat.argcheck").argerror
 
 return function(gm, core, methods)
@@ -38,6 +38,14 @@ return function(gm, core, methods)
     local p = a < 0 and a + r + 1 or a
     if p < 1 or p > r then argerror(n, fname, "axis %d is out of range 1..%d (or -%d..-1)", a, r, r) end
     return p
+  end
+
+  -- The statistics of bool and integer mats (median, quantile,
+  -- nanquantile) are float64 as NumPy's: m converted first (int64 values
+  -- beyond 2^53 round, as NumPy's float64 arithmetic does); float mats
+  -- keep their type.
+  local function float_stats(m)
+    return m:dtype():match("^float") and m or m:as("float64")
   end
 
   -- Float ctypes only for now (the dtype option names the result's type).
@@ -192,11 +200,12 @@ return function(gm, core, methods)
   end
 
   -- gm.median(m, {axis, keepdims}): NumPy's median (the mean of the middle
-  -- two of an even count; NaN when the line holds a NaN); no axis: of
-  -- every element, a Lua number.
+  -- two of an even count; NaN when the line holds a NaN; float64 for
+  -- bool and integer m); no axis: of every element, a Lua number.
   function gm.median(m, opts)
     check_mat(m, "median")
     opts = options(opts, 2, "median", { axis = true, keepdims = true })
+    m = float_stats(m)
     local x, axis = m, nil
     if opts.axis == nil then
       x = m:contiguous():view(m:size())
@@ -230,6 +239,7 @@ return function(gm, core, methods)
       argerror(2, "quantile", "q must be a number in [0, 1], got %s", tostring(q))
     end
     opts = options(opts, 3, "quantile", { axis = true, keepdims = true, method = true })
+    m = float_stats(m)
     if opts.method ~= nil and opts.method ~= "linear" then
       argerror(3, "quantile", "method '%s' is not supported yet (only \"linear\")", tostring(opts.method))
     end
@@ -263,13 +273,26 @@ return function(gm, core, methods)
       local r = #x:dims()
       if r == 0 then argerror(1, fname, "the mat has no axis (rank 0)") end
       if opts.axis == nil and r > 1 then argerror(2, fname, "axis is required for a rank %d mat", r) end
-      x = scan_input(x, opts.dtype, 2, fname)
+      if op == 2 then
+        local d = opts.dtype
+        if d ~= nil and DTYPE[d] ~= "float32" and DTYPE[d] ~= "float64" then
+          argerror(2, fname, "option 'dtype' must be float32 or float64, got %s", tostring(d))
+        end
+        x = d and x:dtype() ~= DTYPE[d] and x:as(DTYPE[d]) or float_stats(x)
+      else
+        x = scan_input(x, opts.dtype, 2, fname)
+      end
       local axis = axis_of(x, opts.axis or 1, 2, fname)
       return core._scan_axis(x, axis, op, opts.include_initial and true or false)
     end
   end
   gm.cumulative_sum = scan("cumulative_sum", 0)
   gm.cumulative_prod = scan("cumulative_prod", 1)
+  -- gm.cumulative_logsumexp(x, {axis, dtype, include_initial}): PyTorch's
+  -- logcumsumexp, log(cumulative_sum(exp(x))) computed stably (a running
+  -- logaddexp, kernels/scan.h; include_initial puts -inf in front); bool
+  -- and integer x give float64 (as gm.logsumexp), dtype float32/float64.
+  gm.cumulative_logsumexp = scan("cumulative_logsumexp", 2)
   -- Torch7's m:cumsum(axis) / m:cumprod(axis)
   function gm.cumsum(x, axis) return gm.cumulative_sum(x, { axis = axis }) end
   function gm.cumprod(x, axis) return gm.cumulative_prod(x, { axis = axis }) end
@@ -312,13 +335,14 @@ return function(gm, core, methods)
     return x
   end
 
-  require("gpumat.sets")(gm, core, methods, { options = options, check_mat = check_mat, axis_of = axis_of })
+  require("gpumat.sets")(gm, core, methods, { options = options, check_mat = check_mat, axis_of = axis_of,
+    float_stats = float_stats })
 
   for _, name in ipairs({ "argsort", "topk", "kthvalue", "mode", "cummax", "cummin", "nanquantile", "searchsorted",
     "isin", "unique_values", "unique_counts", "unique_inverse", "unique_all" }) do
     methods[name] = gm[name]
   end
-  for _, name in ipairs({ "flip", "sort", "median", "quantile", "cumulative_sum", "cumulative_prod", "cumsum", "cumprod", "diff" }) do
+  for _, name in ipairs({ "flip", "sort", "median", "quantile", "cumulative_sum", "cumulative_prod", "cumulative_logsumexp", "cumsum", "cumprod", "diff" }) do
     methods[name] = gm[name]
   end
 end

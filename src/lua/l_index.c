@@ -263,25 +263,29 @@ static int l_index_fill_(lua_State *L) {
 
 /* The GM_INDEX_* mode of scatter_reduce's reduce argument at idx. */
 static int reduce_mode(lua_State *L, int idx, const char *fn) {
-  static const char *const names[] = {"sum", "prod", "amax", "amin", NULL};
-  static const int modes[] = {GM_INDEX_ADD, GM_INDEX_PROD, GM_INDEX_AMAX, GM_INDEX_AMIN};
+  static const char *const names[] = {"sum", "prod", "amax", "amin", "mean", NULL};
+  static const int modes[] = {GM_INDEX_ADD, GM_INDEX_PROD, GM_INDEX_AMAX, GM_INDEX_AMIN, GM_INDEX_MEAN};
   const char *r = gml_check_string(L, idx, fn, NULL);
   for (int i = 0; names[i]; i++)
     if (strcmp(r, names[i]) == 0) return modes[i];
-  return gml_argerror(L, idx, fn, "reduce must be \"sum\", \"prod\", \"amax\" or \"amin\", got \"%s\"", r);
+  return gml_argerror(L, idx, fn, "reduce must be \"sum\", \"prod\", \"mean\", \"amax\" or \"amin\", got \"%s\"", r);
 }
 
-/* m:scatter_reduce_(axis, idx, src, reduce) in place; m:scatter_reduce(...)
- * on a copy; the reduction includes m's own elements (Torch7's default
- * include_self = true, the only form) */
+/* m:scatter_reduce_(axis, idx, src, reduce, {include_self = true}) in
+ * place; m:scatter_reduce(...) on a copy.  PyTorch's semantics: each
+ * indexed element reduces its sources in index order, starting from its
+ * own value (include_self) or from its first source; elements no index
+ * names keep their value; "mean" divides by the count of the values
+ * reduced (integers: floored; a bool mat has no mean). */
 static int scatter_reduce(lua_State *L, bool copy) {
   const char *fn = copy ? "scatter_reduce" : "scatter_reduce_";
   int mode = reduce_mode(L, 5, fn);
   if (!lua_isnoneornil(L, 6)) {
     gml_check_options(L, 6, fn, (const char *const[]){"include_self", NULL});
-    if (!gml_opt_boolean(L, 6, "include_self", true, fn))
-      gml_argerror(L, 6, fn, "include_self = false is not supported (the reduction starts from the mat's elements)");
+    if (!gml_opt_boolean(L, 6, "include_self", true, fn)) mode |= GM_INDEX_NO_SELF;
   }
+  if ((mode & GM_INDEX_OP) == GM_INDEX_MEAN && gml_checkmat(L, 1, fn)->ctype == GM_BOOL)
+    gml_argerror(L, 1, fn, "reduce \"mean\" of a bool mat (convert it first: m:astype(\"float64\"))");
   lua_settop(L, 4);
   if (copy) {
     gm_mat *c = NULL;
@@ -358,32 +362,54 @@ static int nonzero(lua_State *L, bool argwhere) {
 static int l_nonzero(lua_State *L) { return nonzero(L, false); }
 static int l_argwhere(lua_State *L) { return nonzero(L, true); }
 
-/* Several index mats of m[{...}]: read, checked against their axes of v
- * (axis + q) and broadcast together into positions over those axes. */
+/* A mask must have the dims of the axes of v from `at` it consumes. */
+static void check_mask_axes(lua_State *L, const gm_mat *mask, const gm_mat *v, int at, const char *fn) {
+  for (int d = 0; d < mask->rank; d++)
+    if (mask->dims[d] != v->dims[at + d])
+      gml_argerror(L, 2, fn, "the mask's axis %d has length %zu, the indexed axis %zu", d + 1, mask->dims[d],
+                   v->dims[at + d]);
+}
+
+/* The index mats and masks of m[{...}] (NumPy's combined advanced
+ * indices): each checked against its axes of v from axis (a mask's dims
+ * must match the axes it consumes), then read, a mask as its nonzero()
+ * coordinates, one index per axis, and all broadcast together into
+ * positions over those axes.  The Lua checks come before any read (an
+ * error after one would leak it). */
 static void read_broadcast(lua_State *L, const gml_adv *adv, const gm_mat *v, int axis, const char *fn,
                            gm_index_arg *a) {
   gm_mat *ims[GM_MAX_RANK];
-  for (int q = 0; q < adv->n; q++) {
+  for (int q = 0, at = axis; q < adv->n; q++) {
     ims[q] = gml_checkmat(L, adv->idx[q], fn);
     int kind = gm_ctype_kind(ims[q]->ctype);
-    if (kind != GM_KIND_INT && kind != GM_KIND_UINT)
+    if (kind == GM_KIND_BOOL) check_mask_axes(L, ims[q], v, at, fn);
+    if (kind != GM_KIND_INT && kind != GM_KIND_UINT && kind != GM_KIND_BOOL)
       gml_argerror(L, 2, fn, "index mat must have an integer ctype, got %s", gm_ctype_name(ims[q]->ctype));
+    at += kind == GM_KIND_BOOL ? ims[q]->rank : 1;
   }
   gm_index_arg args[GM_MAX_RANK];
   int read = 0;
   gm_status st = GM_OK;
-  for (; st == GM_OK && read < adv->n; read++) {
+  for (int q = 0; st == GM_OK && q < adv->n; q++) {
+    if (ims[q]->ctype == GM_BOOL) {
+      st = gm_index_mask_coords(ims[q], args + read);
+      read += st == GM_OK ? ims[q]->rank : 0;
+      continue;
+    }
     args[read] = (gm_index_arg){0};
-    st = gm_index_arg_from_mat(ims[read], &args[read]);
-    if (st == GM_OK) st = gm_index_normalize(&args[read], v->dims[axis + read]);
+    st = gm_index_arg_from_mat(ims[q], &args[read]);
+    if (st == GM_OK) {
+      read++;
+      st = gm_index_normalize(&args[read - 1], v->dims[axis + read - 1]);
+    }
   }
-  if (st == GM_OK) st = gm_index_broadcast_flat(adv->n, args, v->dims + axis, a);
+  if (st == GM_OK) st = gm_index_broadcast_flat(read, args, v->dims + axis, a);
   for (int q = 0; q < read; q++) gm_index_arg_free(&args[q]);
   if (st != GM_OK) gml_argerror(L, 2, fn, "%s", gm_last_error());
 }
 
 /* m[{..., idx, ...}] and m[mask] (l_view.c): through the view at vidx,
- * whose axes [axis, axis + k) the index mats or mask select. */
+ * whose axes [axis, axis + k) the index mats and masks select. */
 int gml_adv_apply(lua_State *L, int vidx, const gml_adv *adv, int value_idx, const char *fn) {
   gm_mat *v = gml_checkmat(L, vidx, fn), *im = gml_checkmat(L, adv->idx[0], fn);
   ix_call c = {.fn = fn, .x = v, .axis = adv->axis, .k = adv->k, .index_arg = 2, .ret = vidx};
@@ -398,21 +424,18 @@ int gml_adv_apply(lua_State *L, int vidx, const gml_adv *adv, int value_idx, con
     return run_call(L, &c, &a);
   }
   c.normalized = true;
-  if (!adv->mask) {
-    read_broadcast(L, adv, v, c.axis, fn, &a);
+  if (adv->mask && adv->n == 1) { /* a mask alone: its positions directly (no coordinates) */
+    check_mask_axes(L, im, v, c.axis, fn);
+    if (!value_idx && c.axis == 0 && adv->k == v->rank && im->ctype == GM_BOOL) { /* m[mask]: a compaction */
+      gm_mat *y = NULL;
+      GML_TRY(L, gm_compact_select(v, im, &y), fn);
+      gml_pushmat(L, y);
+      return 1;
+    }
+    if (gm_index_mask_positions(im, &a) != GM_OK) gml_argerror(L, 2, fn, "%s", gm_last_error());
     return run_call(L, &c, &a);
   }
-  for (int d = 0; d < adv->k; d++)
-    if (im->dims[d] != v->dims[c.axis + d])
-      gml_argerror(L, 2, fn, "the mask's axis %d has length %zu, the indexed axis %zu", d + 1, im->dims[d],
-                   v->dims[c.axis + d]);
-  if (!value_idx && c.axis == 0 && adv->k == v->rank && im->ctype == GM_BOOL) { /* m[mask]: a compaction */
-    gm_mat *y = NULL;
-    GML_TRY(L, gm_compact_select(v, im, &y), fn);
-    gml_pushmat(L, y);
-    return 1;
-  }
-  if (gm_index_mask_positions(im, &a) != GM_OK) gml_argerror(L, 2, fn, "%s", gm_last_error());
+  read_broadcast(L, adv, v, c.axis, fn, &a);
   return run_call(L, &c, &a);
 }
 

@@ -14,11 +14,11 @@ static int check_axis(lua_State *L, const gm_mat *m, const char *fn) {
   return axis;
 }
 
-/* core._scan_axis(m, axis, op, include_initial): op 0 sum, 1 prod */
+/* core._scan_axis(m, axis, op, include_initial): op 0 sum, 1 prod, 2 logsumexp */
 static int l_scan_axis(lua_State *L) {
   int op = (int)luaL_checkinteger(L, 3);
   bool initial = lua_toboolean(L, 4);
-  const char *fn = op == GM_SCAN_PROD ? "cumulative_prod" : "cumulative_sum";
+  const char *fn = op == GM_SCAN_PROD ? "cumulative_prod" : op == GM_SCAN_LOGSUMEXP ? "cumulative_logsumexp" : "cumulative_sum";
   gm_mat *m = gml_checkmat(L, 1, fn), *y = NULL;
   int axis = check_axis(L, m, fn);
   GML_TRY(L, gm_scan_axis(m, axis, op, initial, &y), fn);

@@ -228,12 +228,10 @@ static void read_sub(lua_State *L, int idx, int i, gm_sub_arg *r, const char *fn
 static void read_adv(lua_State *L, int idx, int i, gm_sub_arg *out, int *j, gml_adv *adv, const char *fn) {
   gm_mat *im = gml_checkmat(L, idx, fn);
   bool mask = im->ctype == GM_BOOL;
-  if (adv->mask || (mask && adv->n > 0))
-    gml_argerror(L, 2, fn, "subscript %d: a mask with other index mats or masks is not supported yet", i + 1);
   int k = mask ? im->rank : 1;
   if (k == 0) gml_argerror(L, 2, fn, "subscript %d: a 0-d mask is not supported", i + 1);
   if (*j + k > GM_MAX_SUBS || adv->k + k > GM_MAX_RANK) gml_argerror(L, 2, fn, "too many subscripts");
-  adv->mask = mask;
+  adv->mask = adv->mask || mask;
   adv->idx[adv->n++] = idx;
   for (int d = 0; d < k; d++) {
     adv->at[adv->k++] = *j;

@@ -249,11 +249,13 @@ void gml_open_view(lua_State *L, int module_idx);
 /* l_view.c: m[{...}] and m[{...}] = x when the subscripts (at 3.. for a
  * read, 4.. for a write with the value at 3) are not one element. */
 int gml_index_view(lua_State *L, int n);
-/* The index mats or bool mask of m[{...}] (l_view.c reads them, l_index.c
- * applies them): n mats at stack indices idx[0..n) (one mask, or integer
- * mats broadcast together), which became the k placeholder subscripts at
- * raw positions at[0..k); axis, where their axes start in the pushed
- * view; front, NumPy's rule moved them first. */
+/* The index mats and bool masks of m[{...}] (l_view.c reads them,
+ * l_index.c applies them): n mats at stack indices idx[0..n) (integer
+ * mats and masks, a mask standing for its nonzero() coordinates, all
+ * broadcast together), which became the k placeholder subscripts at raw
+ * positions at[0..k) (a mask one per axis it consumes); mask, one of them
+ * is a mask; axis, where their axes start in the pushed view; front,
+ * NumPy's rule moved them first. */
 typedef struct gml_adv {
   int n, k, axis;
   int idx[GM_MAX_RANK], at[GM_MAX_RANK];

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # NumPy differential oracle: gen.lua runs random programs with gpumat on
 # the host and on the emulated device, check.py replays them with numpy
-# (float64; typed programs by typed.py's rules) and compares.  Prints "N passed, N failed" (one per batch).
+# (float64; typed programs by typed.py's rules) and compares; indexing.lua
+# runs random cases of the indexing, ordering, set and scan ops (half as
+# many as programs) and indexing.py replays them with numpy in their own
+# dtypes.  Prints "N passed, N failed" (one per batch and device, and one
+# for the indexing cases).
 #   tools/oracle/run.sh BUILD_DIR PROGRAMS_PER_BATCH BATCHES [FIRST_SEED]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -26,5 +30,11 @@ for ((b = 0; b < batches; b++)); do
     rm -f "$out"
   done
 done
-echo "oracle: $programs programs checked with zero mismatches in $passed batches"
+# the indexing, ordering, set and scan ops: half as many cases per seed and
+# device, every seed in one process (a process start costs more than them)
+cases=0 ix_per=$(( (per + 1) / 2 ))
+if env -u GPUMAT_DEVICE lua5.4 tools/oracle/indexing.lua "$seed0" "$ix_per" "$tmp/ix.json" "$batches" &&
+   $py tools/oracle/indexing.py "$tmp/ix.json"; then passed=$((passed + 1)); cases=$((ix_per * 2 * batches))
+else failed=$((failed + 1)); fi
+echo "oracle: $programs programs and $cases indexing cases checked with zero mismatches in $passed batches"
 echo "$passed passed, $failed failed"

@@ -40,6 +40,10 @@ gm_status gm_index_broadcast_flat(int n, const gm_index_arg *args, const size_t 
 /* a := the 0-based row-major positions where the bool mat mask is true
  * (rank 1); "mask must be a bool mat" for other ctypes. */
 gm_status gm_index_mask_positions(gm_mat *mask, gm_index_arg *a);
+/* args[0..mask's rank) := the 0-based coordinates of the bool mask's true
+ * elements, one rank-1 arg per axis (NumPy's mask.nonzero(): how a mask
+ * joins other index mats in one subscript). */
+gm_status gm_index_mask_coords(gm_mat *mask, gm_index_arg *args);
 /* a := the 0-based row-major positions of m's nonzero elements (NaN is
  * nonzero), any ctype. */
 gm_status gm_index_nonzero_positions(gm_mat *m, gm_index_arg *a);

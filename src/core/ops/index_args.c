@@ -113,6 +113,29 @@ gm_status gm_index_mask_positions(gm_mat *mask, gm_index_arg *a) {
 
 gm_status gm_index_nonzero_positions(gm_mat *m, gm_index_arg *a) { return positions(m, a); }
 
+gm_status gm_index_mask_coords(gm_mat *mask, gm_index_arg *args) {
+  gm_index_arg pos = {0};
+  GM_TRY(gm_index_mask_positions(mask, &pos));
+  gm_status st = GM_OK;
+  int made = 0;
+  for (; st == GM_OK && made < mask->rank; made++) {
+    args[made] = (gm_index_arg){0};
+    st = gm_index_arg_from_values(pos.n, pos.v, &args[made]);
+  }
+  if (st != GM_OK) made--; /* the failed one holds nothing */
+  for (size_t k = 0; st == GM_OK && k < pos.n; k++) {
+    size_t flat = (size_t)pos.v[k];
+    for (int d = mask->rank - 1; d >= 0; d--) {
+      args[d].v[k] = (int64_t)(flat % mask->dims[d]);
+      flat /= mask->dims[d];
+    }
+  }
+  if (st != GM_OK)
+    for (int d = 0; d < made; d++) gm_index_arg_free(&args[d]);
+  gm_index_arg_free(&pos);
+  return st;
+}
+
 /* The broadcast dims of args (trailing axes aligned) into a's rank/dims. */
 static gm_status broadcast_dims(int n, const gm_index_arg *args, gm_index_arg *a) {
   a->rank = 0;

@@ -83,10 +83,14 @@ static gm_status call(const char *fn, gm_mat *x, int axis, const scan_call *c0, 
 }
 
 gm_status gm_scan_axis(gm_mat *x, int axis, int op, bool initial, gm_mat **out) {
-  const char *fn = op == GM_SCAN_SUM ? "cumulative_sum" : "cumulative_prod";
-  if (op != GM_SCAN_SUM && op != GM_SCAN_PROD) return gm_fail(GM_EINVAL, "scan: unknown op %d", op);
+  static const char *const names[] = {"cumulative_sum", "cumulative_prod", "cumulative_logsumexp"};
+  if (op != GM_SCAN_SUM && op != GM_SCAN_PROD && op != GM_SCAN_LOGSUMEXP)
+    return gm_fail(GM_EINVAL, "scan: unknown op %d", op);
+  const char *fn = names[op];
   scan_call c = {0, op, initial, {0}};
   if (is_float(x->ctype)) return call(fn, x, axis, &c, out);
+  if (op == GM_SCAN_LOGSUMEXP) /* the Lua side converts bool and integer mats to float64 first */
+    return gm_fail(GM_EUNSUPPORTED, "%s: %s mats are not supported (float32 and float64)", fn, gm_ctype_name(x->ctype));
   /* bool and integers: NumPy's int64 result (uint64 for unsigned types)
    * from a copy widened to it, unless x already has that type */
   gm_ctype t = gm_ctype_kind(x->ctype) == GM_KIND_UINT ? GM_UINT64 : GM_INT64;
