@@ -162,7 +162,7 @@ static const char *const any_ctype_fns[] = {
     "scatter_reduce", "scatter_reduce_", "index_add_", "index_copy_", "index_fill_", "masked_select", "masked_fill_",
     "masked_scatter_", "nonzero", "argwhere",
     /* the sort engine's (l_scan.c: every real ctype, kernels/scan.h) */
-    "argsort", "cummax", "cummin", "mode", "unique", "searchsorted", "isin", NULL};
+    "argsort", "topk", "cummax", "cummin", "mode", "unique", "searchsorted", "isin", NULL};
 
 /* The broadcasting ops (l_broadcast.c, l_operators.c): mats of every type
  * promote to one compute ctype first, which the binding and the core check
