@@ -40,7 +40,7 @@ target_include_directories(gpumat_emu_kernels BEFORE PRIVATE kernels/cpu/emu ker
 # default, and the AVX2/AVX-512 clones of emu_kernels.h have FMA): the
 # kernels' results stay the host loops' bit for bit (Philox gaussians).  No OpenMP (no
 # libgomp for embedders to link): GMCPU_PAR_FOR sends the blocks of a big
-# launch over gm_par_for (src/core/par.c), the host loops' parallel-for,
+# launch over gm_par_for (src/core/exec/par.c), the host loops' parallel-for,
 # which GPUMAT_NUM_THREADS bounds like them.
 # -fno-exceptions/-fno-rtti: plain C++ runtime needs (static guards only).
 target_compile_definitions(gpumat_emu_kernels PRIVATE GMCPU_PAR_FOR)

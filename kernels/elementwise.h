@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../src/core/ctype_list.h"
+#include "../src/core/model/ctype_list.h"
 #include "elementwise_table.h"
 #include "hd.h"
 #include "int_ops.h"

@@ -1,8 +1,8 @@
 /* The elementwise op table: one row per op, the single list behind
- *   - the core's enums and names (src/core/elementwise_ops.h,
- *     src/core/elementwise.c) and the public gm_function numbers
+ *   - the core's enums and names (src/core/ops/elementwise_ops.h,
+ *     src/core/ops/elementwise.c) and the public gm_function numbers
  *     (include/gpumat.h spells them out so the installed header stands
- *     alone; src/core/api_ops.c checks every row against it),
+ *     alone; src/core/api/api_ops.c checks every row against it),
  *   - the element-function dispatch of elementwise.h (host and CUDA),
  *   - the host loops (src/host/elementwise.c),
  *   - the Lua registration (src/lua/l_elementwise.c) and the op lists the
@@ -61,7 +61,7 @@
 /* The GM_UNARY_OPS rows integer mats take too (the array standard's
  * integer-capable unary functions): X(name, ENUM).  Element functions
  * gm_<name>_<T> for the integer T are in elementwise.h; every other row
- * refuses integer mats (core/elementwise.c). */
+ * refuses integer mats (core/ops/elementwise.c). */
 #define GM_UNARY_INT_OPS(X) GM_UNARY_INT_OPS_WITH(GM_EW_TABLE_CALL_, X)
 #define GM_UNARY_INT_OPS_WITH(X, a) \
   X(a, square, SQUARE)              \

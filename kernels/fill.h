@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "../src/core/ctype_list.h"
+#include "../src/core/model/ctype_list.h"
 #include "hd.h"
 
 #define GM_DEFINE_FILL(T, ...)                                                \

@@ -6,7 +6,7 @@
  *
  * Offsets are element offsets (int64, negative allowed: views with
  * negative strides) from a view's first element, computed and checked on
- * the host by core/index.c before any kernel runs.  A scatter comes
+ * the host by core/ops/index.c before any kernel runs.  A scatter comes
  * grouped: run r writes the one element dst[r] from the sources
  * spos[start[r] .. start[r+1]) in their original order, so one thread
  * owns each written element.  No atomics: duplicates accumulate in index
@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../src/core/ctype_list.h"
+#include "../src/core/model/ctype_list.h"
 #include "hd.h"
 #include "int_ops.h"
 

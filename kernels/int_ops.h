@@ -48,7 +48,7 @@
 #endif
 #include <stdint.h>
 
-#include "../src/core/ctype_list.h"
+#include "../src/core/model/ctype_list.h"
 #include "hd.h"
 
 /* X(T, U unsigned of the same width, W unsigned working type, bits,

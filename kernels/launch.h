@@ -56,7 +56,7 @@ static inline void gm_launch_1d(size_t n, int *block, int *grid) {
 /* NULL when grid g[0..2] and block g[3..5] with `shmem` bytes of dynamic
  * shared memory are a configuration CUDA launches; else what is wrong.
  * The emulated device's launches (kernels/cpu/emu_kernels.h) and the
- * run-time kernels on every backend (core/kernel.c) refuse the same. */
+ * run-time kernels on every backend (core/exec/kernel.c) refuse the same. */
 static inline const char *gm_launch_config_error(const unsigned g[6], size_t shmem) {
   if (!g[0] || !g[1] || !g[2] || !g[3] || !g[4] || !g[5]) return "a grid or block dimension is 0";
   if (g[0] > GM_CUDA_MAX_GRID_X) return "grid x is over 2147483647";

@@ -5,7 +5,7 @@
 
 #include <cuda_runtime.h>
 
-#include "../src/core/ctype_list.h"
+#include "../src/core/model/ctype_list.h"
 #include "launch.h"
 
 // Launch sites: GM_LAUNCH(kernel, grid, block, shmem, stream)(args...), and

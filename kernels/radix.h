@@ -1,6 +1,6 @@
 /* The stable LSD radix sort of the sorts along an axis (sort, argsort,
  * mode, unique, median ...: the lines of kernels/scan.h's index-carrying
- * engine from a length on, core/scan.h), shared by the host
+ * engine from a length on, core/ops/scan.h), shared by the host
  * (src/host/radix.c) and the devices (kernels/radix.cu, which the
  * emulated device runs too).
  *
@@ -28,7 +28,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../src/core/ctype_list.h"
+#include "../src/core/model/ctype_list.h"
 #include "hd.h"
 #include "scan.h"
 

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../src/core/ctype_list.h"
+#include "../src/core/model/ctype_list.h"
 #include "hd.h"
 
 #define GM_RANDOM_PER_BLOCK_FLOAT 4

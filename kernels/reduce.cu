@@ -1,4 +1,4 @@
-// Whole-array reductions (core/reduce_ops.h) on the device: sum in double,
+// Whole-array reductions (core/ops/reduce_ops.h) on the device: sum in double,
 // min and max with NaN propagation (any NaN element gives NaN, as on the
 // host).  Range launches only (no barriers, no shared memory) and one
 // scratch array (the caller's allocator, gm_scratch_alloc) of partials:

@@ -22,10 +22,10 @@
 
 #include <math.h>
 
-#include "../src/core/ctype_list.h"
+#include "../src/core/model/ctype_list.h"
 #include "hd.h"
 
-/* Ops (core/reduce_axis_ops.h names them for the core). */
+/* Ops (core/ops/reduce_axis_ops.h names them for the core). */
 enum {
   GM_AX_SUM = 0,
   GM_AX_PROD,

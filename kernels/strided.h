@@ -1,6 +1,6 @@
 /* Strided copies: gathering a strided view into a contiguous temporary
  * and scattering it back (the core's staging of non-contiguous operands,
- * src/core/stage.c).  The geometry and the per-element offset function
+ * src/core/exec/stage.c).  The geometry and the per-element offset function
  * are shared by the host loop (src/host/strided.c) and the CUDA kernel
  * (kernels/strided.cu, also run by the emulated device). */
 #ifndef GM_KERNELS_STRIDED_H

@@ -14,12 +14,12 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "../src/core/ctype_list.h"
+#include "../src/core/model/ctype_list.h"
 #include "hd.h"
 #include "int_ops.h"
 
 /* At most this many axes (the library's GM_MAX_RANK, checked in
- * src/core/strided.c) and operands (the output first, then up to three
+ * src/core/ops/strided.c) and operands (the output first, then up to three
  * inputs: where's cond, a, b). */
 #define GM_STRIDED_MAX_DIMS 8
 #define GM_STRIDED_MAX_OPS 4
@@ -75,7 +75,7 @@ GM_HD void gm_strided_ew_offsets(const gm_strided *s, int64_t i, int64_t off[GM_
   X(a, EQ, eq, "eq")            \
   X(a, NE, ne, "ne")
 #define GM_BCAST_CALL_(X, ...) X(__VA_ARGS__)
-/* Integer ops (floats are refused by core/broadcast.c but for // and %,
+/* Integer ops (floats are refused by core/ops/broadcast.c but for // and %,
  * which floats have too: GM_BC_FLOAT_DEFINE): Lua's // % & | ~ << >> on
  * integer mats, kernels/int_ops.h's element functions
  * (floor as Lua's, defined for every operand: docs/API.md "Defined
@@ -91,7 +91,7 @@ GM_HD void gm_strided_ew_offsets(const gm_strided *s, int64_t i, int64_t off[GM_
   X(a, SHL, ishl, "bitwise_left_shift")        \
   X(a, SHR, ishr, "bitwise_right_shift")
 
-/* Float-only ops (integer and bool mats are refused by core/broadcast.c):
+/* Float-only ops (integer and bool mats are refused by core/ops/broadcast.c):
  * the array standard's binary functions of real floats, C's functions
  * (CUDA's on the device) but logaddexp, which is NumPy's formula.  They
  * follow GM_BCAST_INT_OPS in the enum; GM_BC_ATAN2 is the first. */

@@ -1,6 +1,6 @@
 -- Direct element access (m[k], m[k] = v, mref, set and their row-major
 -- forms): the binding keeps a host pointer certified by the vec's
--- generation (core/vec.h, gm_vec_direct_open) and skips watch/unwatch.
+-- generation (core/model/vec.h, gm_vec_direct_open) and skips watch/unwatch.
 -- These tests change a mat's facets, shape or memory behind that cached
 -- pointer in every way the API allows and check that the next access sees
 -- exactly what the watched path would: new values, new bounds, errors.

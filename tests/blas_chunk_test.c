@@ -1,5 +1,5 @@
 /* Level-1 BLAS calls over more elements than BLAS's int are split into
- * several calls (src/core/blas.c gm_blas_chunk).  Mats over
+ * several calls (src/core/ops/blas.c gm_blas_chunk).  Mats over
  * 2^31 elements do not fit this machine's tests, so the chunk size is
  * lowered to 7 and every split op is compared with the unsplit call, on
  * the host and on the emulated device, for strides 1 and 3.
@@ -15,12 +15,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/backend.h"
-#include "core/blas.h"
-#include "core/blas_ops.h"
+#include "core/exec/backend.h"
+#include "core/ops/blas.h"
+#include "core/ops/blas_ops.h"
 #include "core/mem/runtime.h"
-#include "core/context.h"
-#include "core/exec.h"
+#include "core/model/context.h"
+#include "core/exec/exec.h"
 
 #include "check.h"
 #include "emulated_context.h"

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/context.h"
+#include "core/model/context.h"
 #include "gpumat.h"
 
 #include "check.h"

@@ -17,11 +17,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/blas.h"
-#include "core/context.h"
-#include "core/elementwise.h"
-#include "core/mat.h"
-#include "core/vec.h"
+#include "core/ops/blas.h"
+#include "core/model/context.h"
+#include "core/ops/elementwise.h"
+#include "core/model/mat.h"
+#include "core/model/vec.h"
 #include "device/emulated/alias.h"
 #include "device/emulated/emulated.h"
 #include "device/emulated/launchers.h"

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "core/context.h"
+#include "core/model/context.h"
 
 static inline gm_context_options gm_test_emulated_options(int id) {
   gm_context_options o;

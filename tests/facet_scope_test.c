@@ -9,11 +9,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/access.h"
-#include "core/context.h"
-#include "core/deferred.h"
-#include "core/syncing.h"
-#include "core/vec.h"
+#include "core/model/access.h"
+#include "core/model/context.h"
+#include "core/model/deferred.h"
+#include "core/model/syncing.h"
+#include "core/model/vec.h"
 
 #include "check.h"
 #include "emulated_context.h"

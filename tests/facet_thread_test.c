@@ -11,8 +11,8 @@
 #include <stdatomic.h>
 #include <stdio.h>
 
-#include "core/direct.h"
-#include "core/mat.h"
+#include "core/model/direct.h"
+#include "core/model/mat.h"
 #include "gpumat.h"
 
 #include "check.h"
@@ -224,7 +224,7 @@ static void test_synchronized(gm_sync sync) {
   gm_mat_free(m);
 }
 
-/* Direct element access (core/direct.h): one thread keeps reading element
+/* Direct element access (core/model/direct.h): one thread keeps reading element
  * 0 through a certificate while another writes every element with
  * watched puts, each of which ends the certificate (a metadata access on
  * another thread: membarrier, then wait for the reader to leave).  The

@@ -2,7 +2,7 @@
  * for C: shapes, shortest round-trip numbers, NaN and infinities,
  * summarizing, displaced views, rank 0, options, the device path on the
  * emulated device), the digit grouping of the memory reports, the grid
- * format_mat shows (core/peek_grid.h) and its text (core/format_grid.h).  Exits 0 when every check
+ * format_mat shows (core/io/peek_grid.h) and its text (core/io/format_grid.h).  Exits 0 when every check
  * passes. */
 #include <math.h>
 #include <stdio.h>
@@ -11,9 +11,9 @@
 #include "gpumat.h"
 
 #include "check.h"
-#include "core/format.h"
-#include "core/format_grid.h"
-#include "core/peek_grid.h"
+#include "core/io/format.h"
+#include "core/io/format_grid.h"
+#include "core/io/peek_grid.h"
 
 /* gm_mat_to_string of m equals want (options o, NULL: defaults). */
 static void check_text(gm_mat *m, const gm_print_options *o, const char *want) {

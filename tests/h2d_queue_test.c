@@ -12,10 +12,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/blas.h"
-#include "core/context.h"
-#include "core/mat.h"
-#include "core/vec.h"
+#include "core/ops/blas.h"
+#include "core/model/context.h"
+#include "core/model/mat.h"
+#include "core/model/vec.h"
 #include "device/emulated/emulated.h"
 
 #include "check.h"

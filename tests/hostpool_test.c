@@ -13,7 +13,7 @@
 
 #include "core/mem/block.h"
 #include "core/mem/hostpool.h"
-#include "core/status.h"
+#include "core/model/status.h"
 
 #include "check.h"
 

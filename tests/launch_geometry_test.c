@@ -14,7 +14,7 @@
 #include "check.h"
 #include "../kernels/launch.h"
 #include "../kernels/reduce_axis.h"
-#include "core/ctype_list.h"
+#include "core/model/ctype_list.h"
 
 #define GM_LAUNCHER(name) gm_emu_##name
 #include "device/kernel_launchers.h"

@@ -1,5 +1,5 @@
 /* The construction and argument rules of buffers and mats without Lua
- * (src/core/buffer_args.c, mat_make.c, memspace.c): element values per
+ * (src/core/io/buffer_args.c, mat_make.c, memspace.c): element values per
  * type, maker pitches and flags, subscripts and indices, fill and copy
  * spans, displacement options, ensure options, gm.mat's sizes and
  * displaced mats, nested contents, and the public buffer getters.  Each
@@ -10,9 +10,9 @@
 
 #include "check.h"
 #include "gpumat.h"
-#include "core/buffer_args.h"
+#include "core/io/buffer_args.h"
 #include "core/mem/device.h"
-#include "core/memspace.h"
+#include "core/mem/memspace.h"
 
 /* st is GM_EINVAL and the message is exactly msg. */
 static int fails_with(gm_status st, const char *msg) {

@@ -1,4 +1,4 @@
-/* gm_par_for (src/core/par.c): every index of [0, n) is visited exactly
+/* gm_par_for (src/core/exec/par.c): every index of [0, n) is visited exactly
  * once, chunks are multiples of align, loops below the threshold run
  * inline, a gm_par_for inside a chunk (from a pool thread) runs inline,
  * and several threads calling it at once each get their own loop done
@@ -9,7 +9,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "core/par.h"
+#include "core/exec/par.h"
 
 #include "check.h"
 

@@ -1,5 +1,5 @@
 /* The model that the Lua binding reads and pushes but no longer decides:
- * the settings table (src/core/settings.c: defaults, kinds, ranges,
+ * the settings table (src/core/model/settings.c: defaults, kinds, ranges,
  * read-only ones and their messages), the context option rules
  * (context.c: backends, GPUMAT_DEVICE, device ids, random states rounded
  * to warps), the run-time kernel launch parameters (kernel.c: spec and
@@ -10,12 +10,12 @@
 
 #include "check.h"
 #include "gpumat.h"
-#include "core/context.h"
-#include "core/counters.h"
-#include "core/kernel.h"
+#include "core/model/context.h"
+#include "core/model/counters.h"
+#include "core/exec/kernel.h"
 #include "core/mem/runtime.h"
-#include "core/room.h"
-#include "core/settings.h"
+#include "core/io/room.h"
+#include "core/model/settings.h"
 
 static gm_setting_value v_bool(bool b) { return (gm_setting_value){.type = GM_VALUE_BOOL, .b = b, .type_name = "boolean"}; }
 static gm_setting_value v_int(long long i) { return (gm_setting_value){.type = GM_VALUE_INT, .i = i, .type_name = "number"}; }

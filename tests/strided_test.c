@@ -1,4 +1,4 @@
-/* The strided elementwise engine's iteration space (src/core/strided.c):
+/* The strided elementwise engine's iteration space (src/core/ops/strided.c):
  * broadcast dims and their error message, operand strides (0 on
  * stretched axes), and coalescing, where axes must merge and where they
  * must not.  Only dims and strides of the mats are read, so the mats
@@ -7,7 +7,7 @@
 
 #include "check.h"
 #include "gpumat.h"
-#include "core/strided.h"
+#include "core/ops/strided.h"
 
 static gm_mat mat_of(int rank, const size_t *dims) {
   gm_mat m;

@@ -1,4 +1,4 @@
-/* The array surface's argument rules in the core (src/core/view_args.c,
+/* The array surface's argument rules in the core (src/core/ops/view_args.c,
  * shaping.c, operands.c, elementwise_args.c, the argument functions of
  * reduce_axis.c and broadcast.c): the resolved values for concrete
  * inputs (1-based and negative indices, ranges with steps, -1 dims,
@@ -9,13 +9,13 @@
 #include <string.h>
 
 #include "check.h"
-#include "core/broadcast.h"
-#include "core/elementwise_args.h"
-#include "core/operands.h"
-#include "core/reduce_axis.h"
-#include "core/sequence.h"
-#include "core/shaping.h"
-#include "core/view_args.h"
+#include "core/ops/broadcast.h"
+#include "core/ops/elementwise_args.h"
+#include "core/ops/operands.h"
+#include "core/ops/reduce_axis.h"
+#include "core/ops/sequence.h"
+#include "core/model/shaping.h"
+#include "core/ops/view_args.h"
 #include "gpumat.h"
 
 /* st failed with GM_EINVAL and exactly the message msg. */

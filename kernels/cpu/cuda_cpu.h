@@ -267,7 +267,7 @@ template <class F> inline void run_block_loop(index ix, F f) {
 
 #ifdef GMCPU_PAR_FOR
 // The emulated device's build of kernels/*.cu (no OpenMP in the library):
-// the work goes over the library's own parallel-for, src/core/par.c.
+// the work goes over the library's own parallel-for, src/core/exec/par.c.
 extern "C" void gm_par_for(size_t n, size_t align, double cost, void (*fn)(void *arg, size_t begin, size_t end),
                            void *arg);
 #endif

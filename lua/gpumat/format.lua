@@ -1,7 +1,7 @@
 -- gm.format_mat(m, opts) and m:show(opts): a mat as aligned rows and
 -- columns, large ones summarized with "..." as NumPy does.  The text is
--- built by core._format_grid (src/core/format_grid.c), which reads the
--- elements through the same path as tostring (core/peek.h): formatting
+-- built by core._format_grid (src/core/io/format_grid.c), which reads the
+-- elements through the same path as tostring (core/io/peek.h): formatting
 -- never creates a facet or changes up-to-date bits.  Here: the options.
 local argcheck = require "gpumat.argcheck"
 

@@ -1,6 +1,6 @@
 -- gm.linalg: the array standard's linear algebra extension (2025.12), real
 -- floating ctypes.  The factorisations go through core._linalg
--- (src/core/linalg.c: one LAPACK job per matrix of a stack, on the host
+-- (src/core/ops/linalg.c: one LAPACK job per matrix of a stack, on the host
 -- (LAPACK), the emulated device (LAPACK behind cuSOLVER's arguments) or
 -- CUDA (cuSOLVER)); this file prepares the column-major stacks those jobs
 -- take and reads their results back as row-major mats.  A contiguous

@@ -3,7 +3,7 @@
 -- gm.cumulative_sum / cumulative_prod (m:cumsum, m:cumprod: Torch7's
 -- names) and gm.diff.  The options are read here; the work runs where
 -- the operands live: sort and the scans through core._sort_axis /
--- core._scan_axis (src/lua/l_scan.c, core/scan.h, kernels/scan.h on
+-- core._scan_axis (src/lua/l_scan.c, core/ops/scan.h, kernels/scan.h on
 -- every device), flip through m[{...}], diff and median through views
 -- and the broadcasting operators.
 local argerror = require("gpumat.argcheck").argerror

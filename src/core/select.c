@@ -1,9 +1,9 @@
-/* topk and kthvalue without sorting the lines (core/scan.h
+/* topk and kthvalue without sorting the lines (core/ops/scan.h
  * gm_select_axis): validation and dispatch to the place's gm_scan_ops
  * select (kernels/select.h on every backend). */
-#include "scan.h"
+#include "ops/scan.h"
 
-#include "exec.h"
+#include "exec/exec.h"
 #include "../../kernels/select.h"
 
 /* A new mat of ctype t like x (dims, place) with axis `axis` of length k. */

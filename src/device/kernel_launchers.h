@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/nn_ops.h"
+#include "../core/ops/nn_ops.h"
 #include "../../kernels/launch.h"
 #include "../../kernels/strided.h"
 #include "../../kernels/strided_ew.h"

@@ -1,5 +1,5 @@
 /* The op sub-tables of a device that runs kernels/NAME.cu: each entry
- * adapts the core's interface (core/elementwise_ops.h, nn_ops.h,
+ * adapts the core's interface (core/ops/elementwise_ops.h, nn_ops.h,
  * random_ops.h, reduce_ops.h) to a launcher of kernel_launchers.h.  The
  * CUDA device (src/device/cuda/kernels.c) and the emulated device
  * (src/device/emulated/kernels.c) run the same kernel sources, so they
@@ -12,17 +12,17 @@
  * gm_lt_{elementwise,index,nn,random,reduce,reduce_axis,scan,strided_ew}_ops and
  * gm_lt_blas_ops(library), the device's BLAS library table with the two
  * cases that do not depend on the library's conventions. */
-#include "../core/blas_ops.h"
-#include "../core/elementwise_ops.h"
-#include "../core/nn_ops.h"
-#include "../core/random_ops.h"
-#include "../core/reduce_ops.h"
-#include "../core/reduce_axis_ops.h"
-#include "../core/index_ops.h"
-#include "../core/scan.h"
-#include "../core/scan_ops.h"
+#include "../core/ops/blas_ops.h"
+#include "../core/ops/elementwise_ops.h"
+#include "../core/ops/nn_ops.h"
+#include "../core/ops/random_ops.h"
+#include "../core/ops/reduce_ops.h"
+#include "../core/ops/reduce_axis_ops.h"
+#include "../core/ops/index_ops.h"
+#include "../core/ops/scan.h"
+#include "../core/ops/scan_ops.h"
 #include "../../kernels/radix.h"
-#include "../core/strided_ew_ops.h"
+#include "../core/ops/strided_ew_ops.h"
 #include "kernel_launchers.h"
 
 #if !defined(GM_LT_LAUNCH) || !defined(GM_LT_STATUS)
@@ -205,7 +205,7 @@ static gm_status gm_lt_scan_axis(void *ctx, gm_ctype t, int op, int initial, siz
 
 static gm_status gm_lt_sort_axis(void *ctx, gm_ctype t, int desc, size_t outer, size_t len, size_t inner,
                                  const void *x, void *y) {
-  if (len >= gm_sort_radix_min()) /* kernels/radix.cu from that length on (core/scan.h) */
+  if (len >= gm_sort_radix_min()) /* kernels/radix.cu from that length on (core/ops/scan.h) */
     return GM_LT_RUN(radix_lines, ((int)t, GM_LINES_ARGSORT, desc, outer, len, inner, gm_sort_radix_chunk(), x, y, NULL,
                                    GM_LT_LAUNCH(ctx)), "radix sort kernel");
   return GM_LT_RUN(sort_axis, ((int)t, desc, outer, len, inner, x, y, GM_LT_LAUNCH(ctx)), "sort kernel");

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../core/blas_ops.h"
+#include "../core/ops/blas_ops.h"
 #include "../core/mem/runtime.h"
 
 /* The op tables of the device the call runs on: ctx is that gm_device

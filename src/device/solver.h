@@ -8,8 +8,8 @@
 #ifndef GM_DEVICE_SOLVER_H
 #define GM_DEVICE_SOLVER_H
 
-#include "../core/backend.h"
-#include "../core/blas_ops.h"
+#include "../core/exec/backend.h"
+#include "../core/ops/blas_ops.h"
 
 /* One cuSOLVER call of gm.linalg's jobs (cusolverDn<t><fn>, the
  * arguments of the same names; every pointer is device memory, work has

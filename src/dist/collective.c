@@ -2,7 +2,7 @@
  * collective.h). */
 #include "collective.h"
 
-#include "../core/exec.h"
+#include "../core/exec/exec.h"
 #include "nccl.h"
 
 static bool checking;

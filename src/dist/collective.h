@@ -11,7 +11,7 @@
 
 #include <stdbool.h>
 
-#include "../core/mat.h"
+#include "../core/model/mat.h"
 #include "comm.h"
 
 typedef enum gm_dist_kind {

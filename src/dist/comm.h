@@ -13,8 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../core/ctype.h"
-#include "../core/status.h"
+#include "../core/model/ctype.h"
+#include "../core/model/status.h"
 
 typedef enum gm_dist_op { GM_DIST_SUM = 0, GM_DIST_MAX, GM_DIST_MIN, GM_DIST_PROD } gm_dist_op;
 

@@ -1,6 +1,6 @@
 /* The host BLAS table: CBLAS (OpenBLAS) with CblasColMajor, LAPACKE for
  * invert/logdet/potrf/geqrf/orgqr, loops for geam.  Arguments are column-major as documented
- * in core/blas_ops.h; the row-major mapping is done by core/blas.c. */
+ * in core/ops/blas_ops.h; the row-major mapping is done by core/ops/blas.c. */
 #include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/blas_ops.h"
+#include "../core/ops/blas_ops.h"
 #include "simd.h"
 
 static enum CBLAS_TRANSPOSE cb(gm_blas_trans t) { return t == GM_BLAS_T ? CblasTrans : CblasNoTrans; }

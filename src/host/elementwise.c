@@ -8,7 +8,7 @@
  * instruction, which errno handling prevents, and the selects of the
  * branch-free exp/log/tanh only if-convert when FP ops may be speculated.
  * IEEE results, NaN and infinity are untouched (no -ffast-math). */
-#include "../core/elementwise_ops.h"
+#include "../core/ops/elementwise_ops.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -43,8 +43,8 @@ GM_MVEC float expm1f(float);
 
 #include "../../kernels/elementwise.h"
 #include "../../kernels/int_ops.h"
-#include "../core/ctype.h"
-#include "../core/par.h"
+#include "../core/model/ctype.h"
+#include "../core/exec/par.h"
 #include "simd.h"
 
 /* Everything one chunk of an op needs. */

@@ -1,11 +1,11 @@
-/* Host loops of the gather/scatter engine (core/index_ops.h): the
+/* Host loops of the gather/scatter engine (core/ops/index_ops.h): the
  * per-item functions of kernels/index.h, the ones the device kernels
  * run, split across the cores (gm_par_for).  A scatter's runs write
  * distinct elements, so chunks of runs never write one element twice. */
 #include <string.h>
 
-#include "../core/index_ops.h"
-#include "../core/par.h"
+#include "../core/ops/index_ops.h"
+#include "../core/exec/par.h"
 
 typedef struct index_job {
   gm_ctype t;

@@ -2,9 +2,9 @@
  * kernels/nn.h over every output (or gradient) element, split across the
  * cores by rows.  Each element is written by exactly one call, so the
  * parallel split needs no synchronization. */
-#include "../core/nn_ops.h"
+#include "../core/ops/nn_ops.h"
 
-#include "../core/par.h"
+#include "../core/exec/par.h"
 
 typedef struct nn_job {
   const gm_nn_geom *g;

@@ -6,8 +6,8 @@
  * over the cores. */
 #include <stdlib.h>
 
-#include "../core/par.h"
-#include "../core/scan.h"
+#include "../core/exec/par.h"
+#include "../core/ops/scan.h"
 #include "../../kernels/radix.h"
 #include "radix.h"
 

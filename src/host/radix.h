@@ -8,13 +8,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/ctype.h"
-#include "../core/status.h"
+#include "../core/model/ctype.h"
+#include "../core/model/status.h"
 
 /* The lines of x (outer, len, inner) sorted for op (GM_LINES_ARGSORT with
  * flag descending, MODE or UNIQUE: kernels/scan.h) into y (x's type, or
  * NULL) and yi (int64, 1-based, or NULL for the values only: the sort of
- * core/scan.h's gm_sort_axis), both (outer, gm_lines_out_len, inner);
+ * core/ops/scan.h's gm_sort_axis), both (outer, gm_lines_out_len, inner);
  * chunk: a long line's chunk (gm_sort_radix_chunk()). */
 typedef struct gm_host_radix_args {
   gm_ctype t;

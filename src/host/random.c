@@ -3,7 +3,7 @@
 #include <math.h>
 
 #include "../../kernels/random.h"
-#include "../core/random_ops.h"
+#include "../core/ops/random_ops.h"
 
 /* Samples in the Philox block that starts at element i of n. */
 static size_t block_count(size_t n, size_t i, size_t per_block) { return n - i < per_block ? n - i : per_block; }

@@ -1,16 +1,16 @@
-/* Host loops of the reduce area (core/reduce_ops.h).
+/* Host loops of the reduce area (core/ops/reduce_ops.h).
  *
  * The array is cut into fixed blocks of BLOCK elements whose partial
  * results are combined in block order, so the value does not depend on
  * how many threads gm_par_for uses.  Sums are gm_lane_sum (simd.h):
  * double accumulators in independent lanes.  Min and max count NaNs
  * alongside, and any NaN makes the result NaN. */
-#include "../core/reduce_ops.h"
+#include "../core/ops/reduce_ops.h"
 
 #include <math.h>
 #include <stdlib.h>
 
-#include "../core/par.h"
+#include "../core/exec/par.h"
 #include "simd.h"
 
 #define BLOCK ((size_t)1 << 16)

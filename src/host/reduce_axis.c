@@ -1,4 +1,4 @@
-/* Host loops of the reductions along an axis (core/reduce_axis_ops.h),
+/* Host loops of the reductions along an axis (core/ops/reduce_axis_ops.h),
  * on the accumulators of kernels/reduce_axis.h that the device kernels
  * use too.
  *
@@ -27,8 +27,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../core/par.h"
-#include "../core/reduce_axis_ops.h"
+#include "../core/exec/par.h"
+#include "../core/ops/reduce_axis_ops.h"
 #include "../../kernels/elementwise.h"
 #include "simd.h"
 

@@ -1,12 +1,12 @@
-/* Host loops of the scans and the sort along an axis (core/scan_ops.h):
+/* Host loops of the scans and the sort along an axis (core/ops/scan_ops.h):
  * the per-line functions of kernels/scan.h, the ones the device kernels
  * run, over the lines split across the cores (gm_par_for); a chunk of
  * lines sorts in one scratch of 2 * len elements. */
 #include <stdlib.h>
 
-#include "../core/par.h"
-#include "../core/scan.h"
-#include "../core/scan_ops.h"
+#include "../core/exec/par.h"
+#include "../core/ops/scan.h"
+#include "../core/ops/scan_ops.h"
 #include "../../kernels/radix.h"
 #include "radix.h"
 

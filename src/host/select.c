@@ -4,8 +4,8 @@
  * chunks' heaps merged; many lines one per caller, over the cores. */
 #include <stdlib.h>
 
-#include "../core/par.h"
-#include "../core/scan.h"
+#include "../core/exec/par.h"
+#include "../core/ops/scan.h"
 #include "../../kernels/select.h"
 #include "radix.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "../../kernels/strided.h"
-#include "../core/par.h"
+#include "../core/exec/par.h"
 
 typedef struct copy_job {
   const gm_strided_geom *g;

@@ -1,4 +1,4 @@
-/* Host loops of the strided elementwise engine (core/strided_ew_ops.h): the
+/* Host loops of the strided elementwise engine (core/ops/strided_ew_ops.h): the
  * element functions of kernels/strided_ew.h over an N-d iteration space.
  *
  * gm_par_for splits the flat row-major index range over the cores; a
@@ -11,11 +11,11 @@
  * GM_SIMD_CLONES builds AVX-512 and AVX2 versions.  Compiled with the
  * flags of src/host/elementwise.c (CMakeLists.txt) so pow vectorizes as
  * there. */
-#include "../core/strided_ew_ops.h"
+#include "../core/ops/strided_ew_ops.h"
 
 #include <math.h>
 
-#include "../core/par.h"
+#include "../core/exec/par.h"
 #include "simd.h"
 
 #ifdef GPUMAT_HAVE_MVEC

@@ -6,7 +6,7 @@
  * The hot methods (x:scal_(a), y:axpy_(a, x)) are C functions with no Lua
  * wrapper and no allocation: without an options table they go straight to
  * the core. */
-#include "../core/blas.h"
+#include "../core/ops/blas.h"
 #include "util.h"
 
 static const char *const vec1_opts[] = {"n", "incx", NULL};

@@ -8,8 +8,8 @@
 
 #include <math.h>
 
-#include "../core/elementwise.h"
-#include "../core/operands.h"
+#include "../core/ops/elementwise.h"
+#include "../core/ops/operands.h"
 #include "l_ew.h"
 
 /* The operand at idx: a mat, or a number or boolean (m NULL). */
@@ -93,7 +93,7 @@ static gm_ctype compute_ctype(lua_State *L, int op, const gm_bc_arg *a, const in
 }
 
 /* Refuses an op the engine lacks for ctype t: the integer-only ops name
- * the op (core/broadcast.c's message), the float-only ones the first
+ * the op (core/ops/broadcast.c's message), the float-only ones the first
  * operand of a non-float ctype, as gml_checkmat does for other functions. */
 static void check_kind(lua_State *L, int op, gm_ctype t, const gm_bc_arg *a, const int *idx, int n, const char *fn) {
   gm_status st = gm_bc_check_kind(op, t);

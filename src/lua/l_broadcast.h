@@ -3,7 +3,7 @@
 #ifndef GM_LUA_L_BROADCAST_H
 #define GM_LUA_L_BROADCAST_H
 
-#include "../core/broadcast.h"
+#include "../core/ops/broadcast.h"
 #include "util.h"
 
 /* Pushes op applied to the n operands at stack indices idx[] (mats,

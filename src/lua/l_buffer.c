@@ -1,7 +1,7 @@
 /* Buffers in Lua: the makers, refcounts, displacement, element access,
  * bulk copies and raw bytes of the buffer model (core/mem/buffer.h); this
  * file reads arguments and pushes results, and the rules the arguments
- * obey are core/buffer_args.c's.  Lua tables as buffers and the
+ * obey are core/io/buffer_args.c's.  Lua tables as buffers and the
  * with_* helpers are in lua/gpumat/buffer.lua.
  *
  * Binding rule: every function reads all its Lua arguments first; only
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/buffer_args.h"
-#include "../core/context.h"
+#include "../core/io/buffer_args.h"
+#include "../core/model/context.h"
 #include "../core/mem/runtime.h"
 
 /* ---- the userdata ---- */

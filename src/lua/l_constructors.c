@@ -2,11 +2,11 @@
  * rest): core._fill_sequence and _fill_int_sequence write arithmetic
  * sequences for gm.range, gm.arange and gm.linspace without a Lua table of
  * the values. */
-#include "../core/sequence.h"
+#include "../core/ops/sequence.h"
 #include "util.h"
 
 /* core._fill_sequence(m, first, step, accumulate, last): the sequence of
- * core/sequence.h into m; `last` is a number or nil. */
+ * core/ops/sequence.h into m; `last` is a number or nil. */
 static int l_fill_sequence(lua_State *L) {
   const char *fn = "_fill_sequence";
   double first = luaL_checknumber(L, 2), step = luaL_checknumber(L, 3);

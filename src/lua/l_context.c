@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/context.h"
-#include "../core/room.h"
+#include "../core/model/context.h"
+#include "../core/io/room.h"
 #include "../core/mem/runtime.h"
 #include "../device/emulated/emulated.h"
 #include "util.h"

@@ -5,10 +5,10 @@
  * touches memory. */
 #include "l_ew.h"
 
-#include "../core/elementwise.h"
-#include "../core/elementwise_args.h"
+#include "../core/ops/elementwise.h"
+#include "../core/ops/elementwise_args.h"
 
-/* A failed argument check (core/elementwise_args.h) as the error of
+/* A failed argument check (core/ops/elementwise_args.h) as the error of
  * argument arg. */
 static void check(lua_State *L, gm_status st, int arg, const char *fname) {
   if (st != GM_OK) gml_argerror(L, arg, fname, "%s", gm_last_error());

@@ -9,9 +9,9 @@
  * lua_pcall from C this also lets fn yield. */
 #include <string.h>
 
-#include "../core/access.h"
-#include "../core/barrier.h"
-#include "../core/context.h"
+#include "../core/model/access.h"
+#include "../core/model/barrier.h"
+#include "../core/model/context.h"
 #include "util.h"
 
 #define ACCESS_MT "gpumat.facet_access"
@@ -40,7 +40,7 @@ static void check_function(lua_State *L, int idx, const char *fn) {
     gml_argerror(L, idx, fn, "function expected, got %s", luaL_typename(L, idx));
 }
 
-/* ---- scoped access: a userdata holding a gm_access (core/access.h) ---- */
+/* ---- scoped access: a userdata holding a gm_access (core/model/access.h) ---- */
 
 static gm_access *new_access(lua_State *L, int n) {
   gm_access *a = lua_newuserdatauv(L, gm_access_size(n), 0);

@@ -1,12 +1,12 @@
 /* The texts of mats, built by the core under the arguments and the
  * state's print_* settings:
- *   tostring(m)  "#<MAT 2x3 double CF {{1, 2, 3}, {4, 5, 6}}>" (core/format.h)
+ *   tostring(m)  "#<MAT 2x3 double CF {{1, 2, 3}, {4, 5, 6}}>" (core/io/format.h)
  *   core._format_grid(m, max_slices, max_rows, max_cols, precision)
- *       gm.format_mat's rows and columns (core/format_grid.h; the
+ *       gm.format_mat's rows and columns (core/io/format_grid.h; the
  *       options are checked in lua/gpumat/format.lua) */
-#include "../core/format.h"
-#include "../core/format_grid.h"
-#include "../core/peek_grid.h"
+#include "../core/io/format.h"
+#include "../core/io/format_grid.h"
+#include "../core/io/peek_grid.h"
 #include "util.h"
 
 /* A text is built in C memory owned by a userdata of this type, so a

@@ -1,4 +1,4 @@
-/* Integer-array and boolean-mask indexing in Lua (core/index.h): the
+/* Integer-array and boolean-mask indexing in Lua (core/ops/index.h): the
  * functions take, index_select, take_along_axis, gather,
  * put_along_axis, scatter_, scatter_add_, scatter_reduce(_), index_add_,
  * index_fill_, index_copy_, masked_select, masked_fill_, masked_scatter_,
@@ -8,10 +8,10 @@
  * read (they are the one allocation a Lua error would leak). */
 #include <string.h>
 
-#include "../core/index.h"
-#include "../core/reduce_axis.h"
-#include "../core/stage.h"
-#include "../core/view.h"
+#include "../core/ops/index.h"
+#include "../core/ops/reduce_axis.h"
+#include "../core/exec/stage.h"
+#include "../core/model/view.h"
 #include "util.h"
 
 /* The 0-based axis of the integer at idx for m. */

@@ -1,9 +1,9 @@
 /* Mat I/O in Lua (MGL-MAT §16): write_mat/read_mat on Lua file handles,
- * save_npy/load_npy on paths.  Formats and guarantees: src/core/io.h. */
+ * save_npy/load_npy on paths.  Formats and guarantees: src/core/io/io.h. */
 #include <lualib.h>
 #include <string.h>
 
-#include "../core/io.h"
+#include "../core/io/io.h"
 #include "util.h"
 
 /* The FILE* of a Lua file handle at idx (io.open's userdata). */

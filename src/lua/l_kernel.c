@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/context.h"
-#include "../core/kernel.h"
+#include "../core/model/context.h"
+#include "../core/exec/kernel.h"
 #include "../core/mem/device.h"
 #include "../core/mem/runtime.h"
 #include "util.h"

@@ -2,15 +2,15 @@
  * metatable sugar.  Printing, shaping and facets live in their own files.
  * Construction reads the options here; the rules they obey (sizes,
  * displaced mats, staging, nested contents' shape, subscripts) are
- * core/mat_make.c's. */
+ * core/model/mat_make.c's. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/context.h"
-#include "../core/direct.h"
-#include "../core/view.h"
+#include "../core/model/context.h"
+#include "../core/model/direct.h"
+#include "../core/model/view.h"
 #include "util.h"
 
 gm_sync gml_check_sync(lua_State *L, int idx, const char *fname);

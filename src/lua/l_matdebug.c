@@ -1,8 +1,8 @@
 /* Debugging aids for mats (MGL-MAT §17): allocation counters for
  * with_mat_counters and the foreign memory report of foreign_room
- * (its text: core/format.c). */
-#include "../core/counters.h"
-#include "../core/format.h"
+ * (its text: core/io/format.c). */
+#include "../core/model/counters.h"
+#include "../core/io/format.h"
 #include "util.h"
 
 /* core.mat_counters() -> n_mats_created, n_mat_bytes_created (process-wide

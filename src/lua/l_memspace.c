@@ -1,5 +1,5 @@
 /* Memory spaces in Lua: ensure (core/mem/buffer.h for buffers,
- * core/memspace.h for mats), mat_from_buffer, and the scoped allocation
+ * core/mem/memspace.h for mats), mat_from_buffer, and the scoped allocation
  * caches (core/mem/cache.c; the scope stack is driven from
  * lua/gpumat/buffer.lua's gm.cached).  This file reads arguments and
  * pushes results. */
@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/buffer_args.h"
-#include "../core/context.h"
+#include "../core/io/buffer_args.h"
+#include "../core/model/context.h"
 #include "../core/mem/runtime.h"
-#include "../core/memspace.h"
+#include "../core/mem/memspace.h"
 #include "l_buffer.h"
 
 #define GML_CACHE_MT "gpumat.alloc_cache"

@@ -10,7 +10,7 @@
 
 #include "l_ew.h"
 
-#include "../core/nn.h"
+#include "../core/ops/nn.h"
 
 static const char *const conv_options[] = {"start", "stride", "anchor", "batched", NULL};
 static const char *const pool_options[] = {"start", "stride", "anchor", "batched", "pool_dimensions", NULL};

@@ -2,15 +2,15 @@
  * elementwise functions (gm.exp(x), gm.clamp(x, lo, hi)); the arithmetic
  * operators are in l_operators.c.  Results are new mats with the input's ctype and
  * cuda_enabled flag, computed on the inputs' place with the BLAS table
- * (core/blas.h), so they work on the device too. */
+ * (core/ops/blas.h), so they work on the device too. */
 #include <limits.h>
 
-#include "../core/blas.h"
-#include "../core/elementwise.h"
-#include "../core/operands.h"
+#include "../core/ops/blas.h"
+#include "../core/ops/elementwise.h"
+#include "../core/ops/operands.h"
 #include "l_ew.h"
 
-/* Pushes a new result mat (core/operands.h). */
+/* Pushes a new result mat (core/ops/operands.h). */
 static gm_mat *push_result(lua_State *L, int rank, const size_t *dims, gm_ctype t, bool cuda_enabled,
                            const char *fn) {
   gm_mat *m;
@@ -23,7 +23,7 @@ static gm_mat *push_like(lua_State *L, const gm_mat *a, const char *fn) {
   return push_result(L, a->rank, a->dims, a->ctype, a->cuda_enabled, fn);
 }
 
-/* A failed operand check (core/operands.h) as the error of argument argn. */
+/* A failed operand check (core/ops/operands.h) as the error of argument argn. */
 static void check(lua_State *L, gm_status st, int argn, const char *fn) {
   if (st != GM_OK) gml_argerror(L, argn, fn, "%s", gm_last_error());
 }

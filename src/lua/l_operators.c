@@ -10,7 +10,7 @@
  *   a // b, a % b, a & b, a | b, a ~ b, a << b, a >> b, ~a
  *                     gm.floor_divide, remainder, bitwise_and, _or,
  *                     _xor, _left_shift, _right_shift, bitwise_invert:
- *                     integer mats only (core/broadcast.c refuses others)
+ *                     integer mats only (core/ops/broadcast.c refuses others)
  * Every result is a new mat, computed where the operands live (host or
  * device); the operands are not changed.  Mixed ctypes promote and Lua
  * numbers are weak (l_broadcast.c, docs/API.md "Promotion").  Argument errors name the metamethod: "bad argument #2 to
@@ -19,7 +19,7 @@
  *
  * Binding rule: operands are held on the stack (gml_guard) while the
  * result is allocated, which may run finalizers. */
-#include "../core/operands.h"
+#include "../core/ops/operands.h"
 #include "l_broadcast.h"
 #include "util.h"
 

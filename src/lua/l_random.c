@@ -1,11 +1,11 @@
 /* Random numbers in Lua (MGL-MAT §15): fills, mv_gaussian_random,
  * orthogonal_random_, and the "gpumat.random_state" userdata (a copy of
- * a Philox stream: key and next block, see src/core/random.h). */
+ * a Philox stream: key and next block, see src/core/ops/random.h). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/random.h"
+#include "../core/ops/random.h"
 #include "util.h"
 
 #define GML_RANDOM_STATE_MT "gpumat.random_state"

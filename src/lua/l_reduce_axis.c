@@ -5,16 +5,16 @@
  *     (m, axis, {keepdims, out, unbiased (var/std), dtype (sum, prod,
  *     mean, var, std)}): along a 1-based axis (negative counts from the
  *     end, -1 the last) into a new mat or `out`, the axis dropped unless
- *     keepdims; every real ctype, result types as core/reduce_axis.h
+ *     keepdims; every real ctype, result types as core/ops/reduce_axis.h
  *     (argmax/argmin: 1-based indices in an int64 mat).  Without an axis:
  *     the whole mat to a Lua number, integer or boolean.
  *   logsumexp(m, axis, opts), softmax(m, axis, {out}): computed stably
  *     (the column's max subtracted); softmax keeps m's dims and may write
  *     into m itself.
- * All run where the mat lives (core/reduce_axis.h, core/reduce.h). */
-#include "../core/operands.h"
-#include "../core/reduce.h"
-#include "../core/reduce_axis.h"
+ * All run where the mat lives (core/ops/reduce_axis.h, core/ops/reduce.h). */
+#include "../core/ops/operands.h"
+#include "../core/ops/reduce.h"
+#include "../core/ops/reduce_axis.h"
 #include "util.h"
 
 typedef struct ax_args {
@@ -99,7 +99,7 @@ static gm_mat *apply_dtype(lua_State *L, gm_mat *x, int op, const char *fn) {
   return c;
 }
 
-/* The result mat (core/reduce_axis.h): `out` checked, or a new mat, pushed. */
+/* The result mat (core/ops/reduce_axis.h): `out` checked, or a new mat, pushed. */
 static gm_mat *result_mat(lua_State *L, gm_mat *x, const ax_args *a, int op, const char *fn) {
   size_t dims[GM_MAX_RANK];
   int rank, bad = 0;

@@ -1,9 +1,9 @@
 /* The C half of the scans and the sort (lua/gpumat/ordering.lua reads
  * the options): core._scan_axis(m, axis, op, include_initial) and
- * core._sort_axis(m, axis, descending) over core/scan.h, axis 1-based
+ * core._sort_axis(m, axis, descending) over core/ops/scan.h, axis 1-based
  * (negative from the end) as users write it. */
-#include "../core/reduce_axis.h"
-#include "../core/scan.h"
+#include "../core/ops/reduce_axis.h"
+#include "../core/ops/scan.h"
 #include "util.h"
 
 /* The 0-based axis of argument 2 for fn on m. */
@@ -37,7 +37,7 @@ static int l_sort_axis(lua_State *L) {
 }
 
 /* core._lines_axis(m, axis, op, flag, values) -> y (or nil), yi: the
- * index-carrying engine (core/scan.h gm_lines_axis), op GM_LINES_* */
+ * index-carrying engine (core/ops/scan.h gm_lines_axis), op GM_LINES_* */
 static int l_lines_axis(lua_State *L) {
   static const char *const names[] = {"argsort", "cummax", "mode", "unique", "unique"};
   int op = (int)luaL_checkinteger(L, 3), flag = lua_toboolean(L, 4);
@@ -65,7 +65,7 @@ static int l_search(lua_State *L) {
 }
 
 /* core._select_axis(m, axis, k, descending) -> values, indices: the
- * first k of each line's stable sort (core/scan.h gm_select_axis) */
+ * first k of each line's stable sort (core/ops/scan.h gm_select_axis) */
 static int l_select_axis(lua_State *L) {
   gm_mat *m = gml_checkmat(L, 1, "topk"), *y = NULL, *yi = NULL;
   int axis = check_axis(L, m, "topk");
@@ -78,7 +78,7 @@ static int l_select_axis(lua_State *L) {
 }
 
 /* core._sort_radix(min_len, chunk): the radix sort's thresholds (0: the
- * defaults), for the specs (core/scan.h gm_sort_radix_set) */
+ * defaults), for the specs (core/ops/scan.h gm_sort_radix_set) */
 static int l_sort_radix(lua_State *L) {
   lua_Integer m = luaL_checkinteger(L, 1), c = luaL_checkinteger(L, 2);
   if (m < 0 || c < 0) return luaL_error(L, "_sort_radix: thresholds must be >= 0");

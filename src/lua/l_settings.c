@@ -2,12 +2,12 @@
  * They live in C so C code sees them; the Lua module table forwards reads
  * and writes here (init.lua).  The settings model (names, kinds,
  * defaults, ranges, messages, which ones are process-wide) is the core's
- * (src/core/settings.c); the binding keeps one gm_settings per Lua state,
+ * (src/core/model/settings.c); the binding keeps one gm_settings per Lua state,
  * a userdata in the registry, so two lua_States of one application do not
  * see each other's choices, and converts Lua values. */
 #include <string.h>
 
-#include "../core/settings.h"
+#include "../core/model/settings.h"
 #include "gpumat.h"
 #include "util.h"
 

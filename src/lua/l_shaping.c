@@ -2,8 +2,8 @@
  * storage, destructive shaping changes the view.  Displacements are
  * absolute offsets into the storage (not indices); the row of
  * reshape_to_row_matrix_ is a 1-based index. */
-#include "../core/shaping.h"
-#include "../core/view_args.h"
+#include "../core/model/shaping.h"
+#include "../core/ops/view_args.h"
 #include "util.h"
 
 static size_t check_displacement(lua_State *L, int arg, const char *fn) {
@@ -17,7 +17,7 @@ static void check_shaped(lua_State *L, gm_status st, int bad, int fit_arg, const
   GML_TRY(L, st, fn);
 }
 
-/* m shaped (core/shaping.h) and pushed: a new view, or m itself in place. */
+/* m shaped (core/model/shaping.h) and pushed: a new view, or m itself in place. */
 static int shape(lua_State *L, gm_mat *m, int rank, const size_t *dims, size_t d, bool in_place, int fit_arg,
                  const char *fn) {
   gm_mat *v = NULL;
@@ -29,7 +29,7 @@ static int shape(lua_State *L, gm_mat *m, int rank, const size_t *dims, size_t d
   return 1;
 }
 
-/* A strided view cannot be shaped (core/shaping.h). */
+/* A strided view cannot be shaped (core/model/shaping.h). */
 static void check_contiguous(lua_State *L, const gm_mat *m, const char *fn) {
   if (gm_check_shapable(m) != GM_OK) gml_argerror(L, 1, fn, "%s", gm_last_error());
 }

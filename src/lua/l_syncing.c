@@ -1,6 +1,6 @@
 /* with_syncing_cuda_facets (MGL-MAT §18.3.1): reads the two lists of mats
- * and the options; the copies, locks and the end are core/syncing.c's. */
-#include "../core/syncing.h"
+ * and the options; the copies, locks and the end are core/model/syncing.c's. */
+#include "../core/model/syncing.h"
 #include "util.h"
 
 #define GML_SYNC_MT "gpumat.syncing_cuda_facets"

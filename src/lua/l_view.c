@@ -1,17 +1,17 @@
-/* Strided views in Lua (core/view.h): narrow, select, t, permute, expand,
+/* Strided views in Lua (core/model/view.h): narrow, select, t, permute, expand,
  * expand_as, view, strides, is_contiguous, contiguous, and the subscript
  * views of m[{...}] and slice assignment m[{...}] = x (l_mat.c hands
  * table subscripts that are not one element here).  The 1-based values
- * as written go to core/view_args.h, which resolves and checks them.
+ * as written go to core/ops/view_args.h, which resolves and checks them.
  * Every Lua argument is read before a mat is taken. */
 #include <string.h>
 
-#include "../core/stage.h"
-#include "../core/view_args.h"
+#include "../core/exec/stage.h"
+#include "../core/ops/view_args.h"
 #include "util.h"
 
 /* v, or the error of a failed core call: at argument bad when it names
- * one (core/view_args.h), else "fn: message". */
+ * one (core/ops/view_args.h), else "fn: message". */
 static int push_result(lua_State *L, gm_status st, gm_mat *v, const char *fn, int bad) {
   if (st != GM_OK && bad) gml_argerror(L, bad, fn, "%s", gm_last_error());
   if (st != GM_OK) gml_raise(L, st, fn);
@@ -81,7 +81,7 @@ static int l_permute(lua_State *L) {
   return push_result(L, st, v, fn, 0);
 }
 
-/* Dims from a list at idx or integers idx..top into l (core/view_args.h:
+/* Dims from a list at idx or integers idx..top into l (core/ops/view_args.h:
  * -1 entries, at most one unless l->many_minus, become SIZE_MAX). */
 static void check_dims_forms(lua_State *L, int idx, const char *fn, gm_dims_list *l) {
   int top = lua_gettop(L);

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "../../kernels/elementwise_table.h"
-#include "../core/counters.h"
+#include "../core/model/counters.h"
 #include "../core/mem/runtime.h"
 
 
@@ -153,7 +153,7 @@ static const char *const any_ctype_fns[] = {
     "_format_grid", "format_mat", "watch_facet", "watch_facets", "facets", "find_facet", "synchronization",
     "destroy_facet", "destroy", "add_facet_reference", "remove_facet_reference", "use_cuda_p", "free", "__gc",
     "__close", "ensure_core", "ensure", "mat_from_buffer", "syncing_cuda_facets", "with_syncing_cuda_facets",
-    /* the reductions and scans (core/reduce_axis.h, core/scan.h: exact for bool and integers; softmax refuses
+    /* the reductions and scans (core/ops/reduce_axis.h, core/ops/scan.h: exact for bool and integers; softmax refuses
      * them there) */
     "sum", "prod", "mean", "max", "min", "var", "std", "argmax", "argmin", "logsumexp", "softmax", "any", "all",
     "count_nonzero", "cumulative_sum", "cumulative_prod",
@@ -166,7 +166,7 @@ static const char *const any_ctype_fns[] = {
 
 /* The broadcasting ops (l_broadcast.c, l_operators.c): mats of every type
  * promote to one compute ctype first, which the binding and the core check
- * against the op (core/broadcast.c). */
+ * against the op (core/ops/broadcast.c). */
 static const char *const promoting_fns[] = {
     "add", "sub", "cmul", "cdiv", "pow", "cmax", "cmin", "gt", "ge", "lt", "le", "eq", "ne", "where", "__add",
     "__sub", "__div", "__pow", "__unm", "floor_divide", "remainder", "bitwise_and", "bitwise_or", "bitwise_xor",
@@ -230,7 +230,7 @@ gm_mat *gml_checkmat(lua_State *L, int idx, const char *fname) { return gml_chec
 
 /* ---- guards and pins (see util.h) ----
  *
- * The frames, pins and deferred frees are the core's (core/deferred.c,
+ * The frames, pins and deferred frees are the core's (core/model/deferred.c,
  * per OS thread); a guard is the to-be-closed object that closes its
  * frame.  A frame left open by a coroutine that died with an error is
  * closed by the guard's __gc.  The frame's owner is the lua_State: pins

@@ -13,9 +13,9 @@
 #include <lua.h>
 #include <stdbool.h>
 
-#include "../core/deferred.h"
-#include "../core/mat.h"
-#include "../core/settings.h"
+#include "../core/model/deferred.h"
+#include "../core/model/mat.h"
+#include "../core/model/settings.h"
 
 #define GML_MAT_MT "gpumat.mat"
 
@@ -98,7 +98,7 @@ bool gml_ismat(lua_State *L, int idx);
  * with gml_checkmat_shapable) raises "<fn>: mat is in use by a running
  * gpumat call".  The same holds for every mat while the GC hook of the
  * reclaim cascade / GC nudge runs finalizers (gm_deferred_hook_enter/leave).
- * The frames, pins and the queue are the core's: core/deferred.h. */
+ * The frames, pins and the queue are the core's: core/model/deferred.h. */
 void gml_guard(lua_State *L, int nargs);
 /* Pins the mat at idx (if it is a live mat) into the innermost guard of L. */
 void gml_pin(lua_State *L, int idx);
@@ -164,7 +164,7 @@ int gml_check_axis(lua_State *L, int idx, const char *fname, int rank);
  * two lua_States of one application configure gpumat independently, and
  * a coroutine shares its state's settings (one registry).  The model
  * (fields, defaults, rules) and the process-wide flags are the core's:
- * src/core/settings.h. */
+ * src/core/model/settings.h. */
 typedef gm_settings gml_settings;
 /* L's settings: a userdata in the registry, made by luaopen_gpumat_core
  * (gml_open_settings) with the defaults; a registry lookup, so callers on

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "../counters.h"
+#include "../model/counters.h"
 #include "hostpool.h"
 #include "runtime.h"
 

@@ -29,7 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../status.h"
+#include "../model/status.h"
 
 struct gm_device;
 struct gm_cache_scope;

@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../ctype.h"
+#include "../model/ctype.h"
 #include "block.h"
 
 /* What holds a mat facet while a view of it lives (vec.c's facet

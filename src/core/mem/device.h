@@ -27,8 +27,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../backend.h"
-#include "../status.h"
+#include "../exec/backend.h"
+#include "../model/status.h"
 
 typedef struct gm_device gm_device;
 typedef struct gm_stream gm_stream;

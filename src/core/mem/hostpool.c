@@ -8,7 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../counters.h"
+#include "../model/counters.h"
 
 /* Cached blocks are linked through their own first bytes: caching needs
  * no allocation of its own. */

@@ -41,7 +41,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../status.h"
+#include "../model/status.h"
 
 #define GM_HOSTPOOL_PAGE ((size_t)4096)
 #define GM_HOSTPOOL_HUGE ((size_t)2 << 20)

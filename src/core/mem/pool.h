@@ -21,7 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../status.h"
+#include "../model/status.h"
 
 struct gm_device;
 struct gm_pool_block;

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../counters.h"
+#include "../model/counters.h"
 #include "backends.h"
 
 typedef struct gm_deferred {

@@ -3,7 +3,7 @@
  * specifies, host pointer mode (scalars and reduction results live in
  * host memory).  Failures raise cublas_error with the cuBLAS function name
  * and status. */
-#include "../../core/context.h"
+#include "../../core/model/context.h"
 #include "impl.h"
 
 static gm_status cublas_status(cublasStatus_t st, const char *fn) {

@@ -7,7 +7,7 @@
 #include <cuda_runtime.h>
 #include <stdbool.h>
 
-#include "../../core/blas_ops.h"
+#include "../../core/ops/blas_ops.h"
 #include "../../core/mem/runtime.h"
 
 typedef struct cuda_impl {

@@ -6,7 +6,7 @@
  * mapping (solver.c). */
 #include <stdlib.h>
 
-#include "../../core/blas_ops.h"
+#include "../../core/ops/blas_ops.h"
 #include "../../core/mem/backends.h"
 #include "alias.h"
 #include "emulated.h"

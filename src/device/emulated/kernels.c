@@ -7,7 +7,7 @@
  * library, not our kernels) with invert/logdet through cuSOLVER's
  * argument mapping (solver.c), and scal by 0 and geam with beta 0 as
  * kernels/fill.cu kernels, as on the CUDA backend (kernel_tables.h). */
-#include "../../core/blas_ops.h"
+#include "../../core/ops/blas_ops.h"
 #include "../../core/mem/backends.h"
 #include "emulated.h"
 #include "launchers.h"

@@ -4,7 +4,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "../../core/par.h"
+#include "../../core/exec/par.h"
 
 typedef struct emu_task {
   emu_task_fn fn;

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../core/status.h"
+#include "../../core/model/status.h"
 
 typedef enum emu_mode { EMU_MODE_INLINE = 0, EMU_MODE_ASYNC = 1, EMU_MODE_LAZY = 2 } emu_mode;
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../core/blas_ops.h"
+#include "../../core/ops/blas_ops.h"
 #include "../../core/mem/backends.h"
 #include "alias.h"
 #include "emulated.h"

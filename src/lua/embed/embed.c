@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "../../../include/gpumat_lua.h"
-#include "../../core/view.h"
+#include "../../core/model/view.h"
 #include "../util.h"
 #include "embedded_lua.h"
 

@@ -1,0 +1,153 @@
+/* The BLAS sub-table of gm_backend (backend.h).
+ *
+ * Every entry takes COLUMN-MAJOR, cuBLAS-style arguments on every backend:
+ * ints for sizes, leading dimensions and increments, ctx first (NULL on the
+ * host, the gm_device for a device), pointers already at the first element
+ * to use, in the backend's memory space.  The row-major -> column-major
+ * mapping of gpumat's row-major mats lives once, in core/ops/blas.c, so a new
+ * backend only has to forward these arguments to its library
+ * (host: CBLAS with CblasColMajor; CUDA: the cublasS and cublasD calls).
+ *
+ * Scalars (alpha, beta) come as double and are rounded to the ctype by the
+ * implementation; reductions (asum, nrm2, dot) write their result as a
+ * double to *out, a HOST pointer.
+ *
+ * The core guarantees before calling: n, m, k >= 0; inc >= 1; every
+ * accessed element lies inside the operands; ld >= max(1, rows) in the
+ * column-major sense; alias rules noted per entry.  Entries return GM_OK or
+ * a failure status set with gm_fail() (e.g. GM_ECUBLAS with
+ * gm_set_lib_error_info for a library error).  A NULL entry means the
+ * backend lacks the op: the core then reports GM_EUNSUPPORTED, except for
+ * invert/logdet, which fall back to the host facet, and potrf/geqrf/orgqr,
+ * which only the host facet runs. */
+#ifndef GM_CORE_BLAS_OPS_H
+#define GM_CORE_BLAS_OPS_H
+
+#include <stdbool.h>
+
+#include "../model/ctype.h"
+#include "../model/status.h"
+
+typedef enum gm_blas_trans { GM_BLAS_N = 0, GM_BLAS_T = 1 } gm_blas_trans;
+
+/* One dense LAPACK job on one column-major matrix (gm.linalg, core/ops/linalg.c
+ * loops over the stack).  Every operand is tight (lda = ldq = ldu = m,
+ * ldb = ldvt = n) and in the backend's memory space.
+ * GESV:  a (n x n) := its LU factors; b (n x nrhs) := op(A)^-1 b, op(A)
+ *        A^T when trans (getrf + getrs).  info > 0: singular.
+ * POTRF: the upper triangle of a (n x n) := U with A = U^T U (only the
+ *        upper triangle read and written).  info > 0: not positive
+ *        definite (the order of the leading minor).
+ * QR:    a (m x n) := geqrf's R and reflectors; b (m x qcols, k <= qcols
+ *        <= m with k = min(m, n)) := the first qcols columns of Q (orgqr).
+ * SYEVD: w (n) := the eigenvalues of the symmetric a (n x n, upper
+ *        triangle read) in ascending order; a := the eigenvectors (its
+ *        columns) when vectors, else destroyed.
+ * GESVD: m >= n; w (n) := the singular values, descending; when vectors,
+ *        u (m x m when full, else m x n) := U and vt (n x n) := V^T; a is
+ *        destroyed.  info > 0: no convergence.
+ * TRSM:  m == n; b := the solution X of op(A) X = B (left) or X op(A) = B
+ *        (not left), A (n x n) triangular (upper: its upper triangle
+ *        read, else the lower; unit: its diagonal taken as ones), op(A)
+ *        A^T when trans; b is n x nrhs when left, else nrhs x n (the
+ *        trsm entry below).  a is only read.
+ * GETRF: a (m x n) := its LU factors (getrf); w (min(m, n)) := the
+ *        1-based pivots as elements of the ctype.  info > 0 (a zero
+ *        pivot: U is singular) does not stop a stack.
+ * GETRS: m == n; a (n x n) holds getrf's LU factors and w (n) its
+ *        pivots as GETRF writes them (only read); b (n x nrhs) :=
+ *        op(A)^-1 b, op(A) A^T when trans.
+ * GEMM:  u (m x n) := a (m x nrhs) b (nrhs x n) (the gemm entry; a and b
+ *        only read): the batched matrix product, one C call per stack. */
+typedef enum gm_linalg_kind {
+  GM_LA_GESV, GM_LA_POTRF, GM_LA_QR, GM_LA_SYEVD, GM_LA_GESVD, GM_LA_TRSM, GM_LA_GETRF, GM_LA_GETRS, GM_LA_GEMM
+} gm_linalg_kind;
+
+typedef struct gm_linalg_job {
+  gm_linalg_kind kind;
+  gm_ctype t;
+  int m, n, nrhs, qcols;
+  bool trans, vectors, full;
+  bool upper, left, unit; /* TRSM */
+  void *a, *b, *w, *u, *vt;
+} gm_linalg_job;
+
+typedef struct gm_blas_ops {
+  /* *out = sum |x[i*incx]|, i < n */
+  gm_status (*asum)(void *ctx, gm_ctype t, int n, const void *x, int incx, double *out);
+  /* *out = sqrt(sum x[i*incx]^2) */
+  gm_status (*nrm2)(void *ctx, gm_ctype t, int n, const void *x, int incx, double *out);
+  /* *out = sum x[i*incx] * y[i*incy] */
+  gm_status (*dot)(void *ctx, gm_ctype t, int n, const void *x, int incx, const void *y, int incy,
+                   double *out);
+  /* y[i*incy] += alpha * x[i*incx]; x and y may be identical */
+  gm_status (*axpy)(void *ctx, gm_ctype t, int n, double alpha, const void *x, int incx, void *y,
+                    int incy);
+  /* y[i*incy] = x[i*incx] */
+  gm_status (*copy)(void *ctx, gm_ctype t, int n, const void *x, int incx, void *y, int incy);
+  /* x[i*incx] *= alpha */
+  gm_status (*scal)(void *ctx, gm_ctype t, int n, double alpha, void *x, int incx);
+  /* C = alpha * op(A) * op(B) + beta * C, C is m x n, op(A) m x k, op(B)
+   * k x n (cublasXgemm / cblas_Xgemm).  C does not overlap A or B.  When
+   * beta == 0, C is not read (NaNs in C do not propagate). */
+  gm_status (*gemm)(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans tb, int m, int n, int k,
+                    double alpha, const void *a, int lda, const void *b, int ldb, double beta, void *c,
+                    int ldc);
+  /* C = alpha * op(A) + beta * op(B), C is m x n (cublasXgeam).  Serves
+   * transpose, m_add, m_sub and strided block copies (stack_).  When
+   * beta == 0, B is not read and may be NULL (pass A to libraries that
+   * need a valid pointer).  C does not overlap A or B. */
+  gm_status (*geam)(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans tb, int m, int n,
+                    double alpha, const void *a, int lda, double beta, const void *b, int ldb, void *c,
+                    int ldc);
+  /* B := alpha * op(A)^-1 B (left) or alpha * B op(A)^-1 (not left), B
+   * m x n, A triangular of order m (left) or n (cublasXtrsm /
+   * cblas_Xtrsm); upper picks A's triangle, unit takes its diagonal as
+   * ones.  B does not overlap A.  Optional: gm.linalg's TRSM job needs it
+   * on the backend that runs the job. */
+  gm_status (*trsm)(void *ctx, gm_ctype t, bool left, bool upper, gm_blas_trans ta, bool unit, int m, int n,
+                    double alpha, const void *a, int lda, void *b, int ldb);
+  /* Optional (may be NULL: the core then runs them on the host facet).
+   * invert: A (n x n) := inverse of A, in place; GM_ELAPACK when singular.
+   * logdet: *logabs = log |det A|, *sign in {-1, 0, 1} (0 and -inf when
+   * singular); A is overwritten (by its LU factors). */
+  gm_status (*invert)(void *ctx, gm_ctype t, int n, void *a, int lda);
+  gm_status (*logdet)(void *ctx, gm_ctype t, int n, void *a, int lda, double *logabs, int *sign);
+  /* Optional LAPACK factorisations for mv_gaussian_random and
+   * orthogonal_random_ (core/ops/random_linalg.c), which run on the host
+   * facet: the host table has them, device tables leave them NULL.  *info
+   * is LAPACK's (0: done; > 0: a numerical failure the caller names;
+   * < 0: a bad argument, NaN included); the status fails only when the
+   * backend cannot run the ctype.
+   * potrf: the lower Cholesky factor of A (n x n) in place (A = L L^T,
+   * only the lower triangle read and written); *info > 0 is the order of
+   * the leading minor that is not positive definite. */
+  gm_status (*potrf)(void *ctx, gm_ctype t, int n, void *a, int lda, int *info);
+  /* geqrf: QR of A (m x n, m >= n) in place: R in the upper triangle, the
+   * Householder reflectors below it and their scalars in tau (n elements
+   * of the ctype). */
+  gm_status (*geqrf)(void *ctx, gm_ctype t, int m, int n, void *a, int lda, void *tau, int *info);
+  /* orgqr: A (m x n) := the first n columns of Q from geqrf's output in A
+   * and tau (k = n reflectors). */
+  gm_status (*orgqr)(void *ctx, gm_ctype t, int m, int n, void *a, int lda, const void *tau, int *info);
+  /* Optional (NULL: the core runs gm.linalg on the host facet): one job
+   * (above) on one matrix; *info (a HOST int) is LAPACK's, the status
+   * fails only for errors that are not numerical (ctype, memory, the
+   * library). */
+  gm_status (*linalg)(void *ctx, const gm_linalg_job *job, int *info);
+} gm_blas_ops;
+
+/* The host table (src/host/blas.c): CBLAS (OpenBLAS) and LAPACKE. */
+extern const gm_blas_ops gm_host_blas_ops;
+
+/* dot and copy over raw pointers in a backend's memory, split into calls
+ * of at most gm_blas_chunk elements (core/ops/blas.h) as the mat calls are:
+ * n is a size_t, so n x n blocks of the LAPACK paths (linalg.c, the device
+ * solver) never reach an entry as a wrapped int.  dot
+ * adds the parts' results. */
+gm_status gm_blas_dot_n(const gm_blas_ops *b, void *ctx, gm_ctype t, size_t n, const void *x, size_t incx,
+                        const void *y, size_t incy, double *out);
+gm_status gm_blas_copy_n(const gm_blas_ops *b, void *ctx, gm_ctype t, size_t n, const void *x, size_t incx,
+                         void *y, size_t incy);
+
+#endif

@@ -1,0 +1,233 @@
+/* Validation and dispatch of the broadcasting elementwise ops. */
+#include "broadcast.h"
+
+#include <string.h>
+
+#include "../exec/exec.h"
+#include "../exec/stage.h"
+#include "../model/view.h"
+
+static const char *const bcast_names[GM_N_BCAST] = {
+#define GM_BCAST_NAME(E, f, name) name,
+    GM_BCAST_OPS(GM_BCAST_NAME) GM_BCAST_INT_OPS(GM_BCAST_NAME) GM_BCAST_FLOAT_OPS(GM_BCAST_NAME)
+#undef GM_BCAST_NAME
+};
+
+const char *gm_bcast_name(gm_bcast_op op) { return (unsigned)op < GM_N_BCAST ? bcast_names[op] : "unknown"; }
+
+gm_status gm_bc_result_dims(const gm_bc_arg *args, int n, int *rank, size_t dims[GM_MAX_RANK]) {
+  *rank = 0;
+  for (int i = 0; i < n; i++) {
+    if (!args[i].m) continue;
+    size_t cur[GM_MAX_RANK];
+    memcpy(cur, dims, sizeof cur);
+    GM_TRY(gm_broadcast_dims(*rank, cur, args[i].m->rank, args[i].m->dims, rank, dims));
+  }
+  return GM_OK;
+}
+
+/* out's ctype (want) and dims against the inputs'. */
+static gm_status check_operands(const gm_bc_arg *args, int n, gm_ctype want, gm_mat *out) {
+  int rank;
+  size_t dims[GM_MAX_RANK];
+  GM_TRY(gm_bc_result_dims(args, n, &rank, dims));
+  if (out->ctype != want)
+    return gm_fail(GM_EINVAL, "out's ctype is %s but the result's is %s", gm_ctype_name(out->ctype), gm_ctype_name(want));
+  if (rank != out->rank || memcmp(dims, out->dims, (size_t)rank * sizeof dims[0]) != 0) {
+    char so[160], sr[160];
+    gm_format_dims(out->rank, out->dims, so, sizeof so);
+    gm_format_dims(rank, dims, sr, sizeof sr);
+    return gm_fail(GM_EINVAL, "out is %s but the result is %s", so, sr);
+  }
+  return GM_OK;
+}
+
+/* Storage elements m may touch: [lo, hi] (backward axes reach below the
+ * displacement). */
+static void span(const gm_mat *m, size_t *lo, size_t *hi) {
+  *lo = gm_mat_lowest(m);
+  *hi = *lo + gm_mat_extent(m) - 1;
+}
+
+static bool same_view(const gm_mat *a, const gm_mat *b) {
+  if (a->vec != b->vec || a->displacement != b->displacement || a->rank != b->rank) return false;
+  for (int d = 0; d < a->rank; d++)
+    if (a->dims[d] != b->dims[d] || a->strides[d] != b->strides[d]) return false;
+  return true;
+}
+
+/* Whether input m must be copied before out is written: it shares
+ * storage with out without being out's very elements (an element could
+ * be read after another thread wrote it). */
+static bool needs_copy(const gm_mat *m, const gm_mat *out) {
+  if (!m || m == out || m->vec != out->vec || m->size == 0 || same_view(m, out)) return false;
+  size_t alo, ahi, blo, bhi;
+  span(m, &alo, &ahi);
+  span(out, &blo, &bhi);
+  return alo <= bhi && blo <= ahi;
+}
+
+/* m converted to ctype t in a new contiguous mat (astype: on the host) */
+static gm_status converted(gm_mat *m, gm_ctype t, gm_mat **out) {
+  gm_mat_options o = {0};
+  o.ctype = (int)t;
+  o.cuda_enabled = m->cuda_enabled;
+  o.synchronization = m->vec->synchronization;
+  GM_TRY(gm_mat_new(m->rank, m->dims, &o, out));
+  gm_status st = gm_mat_astype(m, *out);
+  if (st != GM_OK) gm_mat_free(*out);
+  return st;
+}
+
+/* Replaces inputs of another ctype than want[i] by converted copies
+ * (promotion: one conversion pass, then the same-ctype loop or kernel),
+ * and inputs that overlap out by contiguous copies (*tmp[i]). */
+static gm_status stage_inputs(gm_bc_arg *args, int n, const gm_ctype *want, const gm_mat *out, gm_mat **tmp) {
+  for (int i = 0; i < n; i++) {
+    tmp[i] = NULL;
+    bool convert = args[i].m && args[i].m->ctype != want[i];
+    if (!convert && !needs_copy(args[i].m, out)) continue;
+    gm_status st = convert ? converted(args[i].m, want[i], &tmp[i]) : gm_mat_contiguous_copy(args[i].m, &tmp[i]);
+    if (st != GM_OK) {
+      for (int j = 0; j < i; j++) gm_mat_free(tmp[j]);
+      return st;
+    }
+    args[i].m = tmp[i];
+  }
+  return GM_OK;
+}
+
+/* One op's backend call: binary (op >= 0) or where (op < 0). */
+typedef struct bc_job {
+  int op;
+  gm_ctype t;
+} bc_job;
+
+static void *ptr_of(const gm_operand *o, int n, const gm_mat *m) {
+  for (int i = 0; m && i < n; i++)
+    if (o[i].m == m) return o[i].ptr;
+  return NULL;
+}
+
+static gm_status run(const gm_exec *e, const bc_job *j, const gm_strided *s, void *const p[GM_STRIDED_MAX_OPS]) {
+  if (j->op >= 0) return e->be->strided_ew->binary(e->dev, j->t, (gm_bcast_op)j->op, s, p[0], p[1], p[2]);
+  return e->be->strided_ew->where(e->dev, j->t, s, p[0], p[1], p[2], p[3]);
+}
+
+/* Lists the operands to acquire: the input mats once each (out
+ * excluded), then out, read too when it is an input.  Returns the count. */
+static int list_operands(const gm_bc_arg *args, int n, gm_mat *out, gm_operand o[GM_STRIDED_MAX_OPS]) {
+  int no = 0;
+  bool out_read = false;
+  for (int i = 0; i < n; i++) {
+    gm_mat *m = args[i].m;
+    bool seen = m == out;
+    for (int j = 0; j < no && !seen; j++) seen = o[j].m == m;
+    out_read = out_read || m == out;
+    if (m && !seen) o[no++] = (gm_operand){m, GM_INPUT, NULL};
+  }
+  o[no++] = (gm_operand){out, out_read ? GM_IO : GM_OUTPUT, NULL};
+  return no;
+}
+
+/* Whether the engine has op for inputs of ctype t: comparisons and where
+ * every ctype; floats every arithmetic op; integers add, sub, cmul, cmax,
+ * cmin and the integer-only ops (// % & | ~ << >>, GM_BCAST_INT_OPS); bool & | ~.  The
+ * refusal names the op and ctype. */
+static gm_status check_kind(const bc_job *j) {
+  if (j->op >= (int)GM_N_BCAST || (unsigned)j->t >= GM_N_CTYPES) return gm_fail(GM_EINVAL, "unknown op or ctype");
+  int k = gm_ctype_kind(j->t);
+  bool ints = k == GM_KIND_INT || k == GM_KIND_UINT;
+  bool bool_op = j->op == GM_BC_BAND || j->op == GM_BC_BOR || j->op == GM_BC_BXOR;
+  if (j->op < 0 || GM_BC_IS_CMP(j->op) || (j->t == GM_BOOL && bool_op)) return GM_OK;
+  const char *name = gm_bcast_name((gm_bcast_op)j->op);
+  /* // and % also run on floats (Lua's float // and %), not on bool */
+  bool divmod = j->op == GM_BC_FLOORDIV || j->op == GM_BC_REMAINDER;
+  if (divmod && !ints && k != GM_KIND_FLOAT)
+    return gm_fail(GM_EINVAL, "integer or float mats only, got a %s mat", gm_ctype_name(j->t));
+  if (GM_BC_IS_INT_ONLY(j->op) && !ints && !divmod)
+    return gm_fail(GM_EINVAL, "integer mats only, got a %s mat (%s is integer-only so far)", gm_ctype_name(j->t),
+                   name);
+  bool int_op = j->op == GM_BC_ADD || j->op == GM_BC_SUB || j->op == GM_BC_CMUL || j->op == GM_BC_CMAX ||
+                j->op == GM_BC_CMIN || GM_BC_IS_INT_ONLY(j->op);
+  if (ints && int_op) return GM_OK;
+  return gm_check_float_ctype(name, 1, j->t);
+}
+
+static gm_status dispatch_in_place(const gm_bc_arg *args, int n, gm_mat *out, const bc_job *j) {
+  gm_mat *all[GM_STRIDED_MAX_OPS] = {out};
+  for (int i = 0; i < n; i++) all[i + 1] = args[i].m;
+  gm_exec e = gm_exec_choose(all, n + 1);
+  if (!e.be->strided_ew) return gm_fail(GM_EUNSUPPORTED, "not implemented on the %s backend", e.be->name);
+  GM_TRY(gm_check_writable(NULL, out));
+  gm_strided s;
+  gm_strided_init(&s, out->rank, out->dims);
+  gm_strided_operand(&s, 0, out, 0);
+  for (int i = 0; i < n; i++) gm_strided_operand(&s, i + 1, args[i].m, args[i].v);
+  gm_strided_coalesce(&s);
+  gm_operand o[GM_STRIDED_MAX_OPS];
+  int no = list_operands(args, n, out, o);
+  GM_TRY(gm_acquire_in_place(&e, o, no));
+  void *ptrs[GM_STRIDED_MAX_OPS] = {ptr_of(o, no, out)};
+  for (int i = 0; i < n; i++) ptrs[i + 1] = ptr_of(o, no, args[i].m);
+  return gm_finish_in_place(&e, o, no, run(&e, j, &s, ptrs));
+}
+
+/* want[i]: the ctype the backend reads input i in */
+static gm_status dispatch(const gm_bc_arg *given, int n, const gm_ctype *want, gm_mat *out, const bc_job *j) {
+  gm_bc_arg args[GM_STRIDED_MAX_OPS - 1];
+  gm_mat *tmp[GM_STRIDED_MAX_OPS - 1];
+  memcpy(args, given, (size_t)n * sizeof args[0]);
+  GM_TRY(stage_inputs(args, n, want, out, tmp));
+  gm_status st = dispatch_in_place(args, n, out, j);
+  for (int i = 0; i < n; i++) gm_mat_free(tmp[i]);
+  return st;
+}
+
+gm_status gm_broadcast_binary(gm_bcast_op op, gm_ctype t, gm_bc_arg a, gm_bc_arg b, gm_mat *out) {
+  if ((unsigned)op >= GM_N_BCAST) return gm_fail(GM_EINVAL, "binary op %d is unknown", (int)op);
+  if ((unsigned)t >= GM_N_CTYPES) return gm_fail(GM_EINVAL, "ctype %d is unknown", (int)t);
+  gm_bc_arg args[2] = {a, b};
+  bc_job j = {(int)op, t};
+  GM_TRY(check_operands(args, 2, GM_BC_IS_CMP(op) ? GM_BOOL : t, out));
+  GM_TRY(check_kind(&j));
+  if (out->size == 0) return GM_OK;
+  /* m ^ 2 as m * m (numpy's square): one multiply, exactly rounded, where
+   * pow ran the C library's pow per element (a quarter of a k-means step) */
+  if (op == GM_BC_POW && a.m && !b.m && b.v == 2) {
+    j.op = GM_BC_CMUL;
+    args[1] = a;
+  }
+  gm_ctype want[2] = {t, t};
+  return dispatch(args, 2, want, out, &j);
+}
+
+gm_status gm_broadcast_where(gm_ctype t, gm_bc_arg cond, gm_bc_arg a, gm_bc_arg b, gm_mat *out) {
+  if ((unsigned)t >= GM_N_CTYPES) return gm_fail(GM_EINVAL, "ctype %d is unknown", (int)t);
+  gm_bc_arg args[3] = {cond, a, b};
+  GM_TRY(check_operands(args, 3, t, out));
+  if (out->size == 0) return GM_OK;
+  bc_job j = {-1, t};
+  gm_ctype want[3] = {GM_BOOL, t, t};
+  return dispatch(args, 3, want, out, &j);
+}
+
+gm_status gm_bc_check_kind(int op, gm_ctype t) {
+  bc_job j = {op, t};
+  return check_kind(&j);
+}
+
+gm_status gm_bc_common(const gm_bc_arg *args, int n, bool *cuda, int *bad) {
+  bool any = false;
+  *cuda = true;
+  for (int i = 0; i < n; i++) {
+    if (!args[i].m) continue;
+    *cuda = *cuda && args[i].m->cuda_enabled;
+    any = true;
+  }
+  if (!any) {
+    *bad = n - 1;
+    return gm_fail(GM_EINVAL, "mat expected, got number (one operand must be a mat)");
+  }
+  return GM_OK;
+}

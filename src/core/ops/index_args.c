@@ -1,0 +1,164 @@
+/* The index values of the indexing forms (core/ops/index.h): read from an
+ * integer mat or a list, checked against an axis length without
+ * overflow (int64's extremes and uint64 values above int64's range are
+ * just out of range), and the positions of a bool mask or of nonzero
+ * elements. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "index.h"
+
+static gm_status arg_alloc(gm_index_arg *a, size_t n) {
+  a->n = n;
+  a->v = malloc(n * sizeof *a->v + 1);
+  return a->v ? GM_OK : gm_fail(GM_ENOMEM, "index: out of host memory for %zu indices", n);
+}
+
+void gm_index_arg_free(gm_index_arg *a) {
+  free(a->v);
+  a->v = NULL;
+}
+
+gm_status gm_index_arg_from_values(size_t n, const int64_t *v, gm_index_arg *a) {
+  a->rank = 1;
+  a->dims[0] = n;
+  GM_TRY(arg_alloc(a, n));
+  if (n) memcpy(a->v, v, n * sizeof *v);
+  return GM_OK;
+}
+
+/* The values of m as gm_value (host copy) in a new array. */
+static gm_status read_values(gm_mat *m, gm_value **vals) {
+  *vals = malloc(m->size * sizeof **vals + 1);
+  if (!*vals) return gm_fail(GM_ENOMEM, "index: out of host memory for %zu values", m->size);
+  gm_status st = m->size ? gm_mat_read_values(m, *vals) : GM_OK;
+  if (st != GM_OK) {
+    free(*vals);
+    *vals = NULL;
+  }
+  return st;
+}
+
+gm_status gm_index_arg_from_mat(gm_mat *idx, gm_index_arg *a) {
+  int kind = gm_ctype_kind(idx->ctype);
+  if (kind != GM_KIND_INT && kind != GM_KIND_UINT)
+    return gm_fail(GM_EINVAL, "index mat must have an integer ctype, got %s", gm_ctype_name(idx->ctype));
+  gm_value *vals = NULL;
+  GM_TRY(read_values(idx, &vals));
+  a->rank = idx->rank;
+  memcpy(a->dims, idx->dims, sizeof a->dims);
+  gm_status st = arg_alloc(a, idx->size);
+  /* a uint64 at or above 2^63 reads as a negative i: out of any range */
+  for (size_t i = 0; st == GM_OK && i < idx->size; i++) a->v[i] = vals[i].is_unsigned && vals[i].i < 0 ? INT64_MAX : vals[i].i;
+  free(vals);
+  return st;
+}
+
+gm_status gm_index_normalize(gm_index_arg *a, size_t len) {
+  for (size_t i = 0; i < a->n; i++) {
+    int64_t v = a->v[i];
+    if (v >= 1 && (uint64_t)v <= len) {
+      a->v[i] = v - 1;
+    } else if (v < 0 && (uint64_t)(-(v + 1)) < len) { /* -v <= len without negating INT64_MIN */
+      a->v[i] = (int64_t)len + v;
+    } else {
+      return gm_fail(GM_ERANGE, "index %lld is out of range for length %zu (1..%zu, or -%zu..-1 from the end)",
+                     (long long)v, len, len, len);
+    }
+  }
+  return GM_OK;
+}
+
+/* a := the positions of m's nonzero elements. */
+static gm_status positions(gm_mat *m, gm_index_arg *a) {
+  gm_value *vals = NULL;
+  GM_TRY(read_values(m, &vals));
+  size_t n = 0;
+  for (size_t i = 0; i < m->size; i++) n += vals[i].is_int ? vals[i].i != 0 : vals[i].d != 0;
+  a->rank = 1;
+  a->dims[0] = n;
+  gm_status st = arg_alloc(a, n);
+  for (size_t i = 0, k = 0; st == GM_OK && i < m->size; i++)
+    if (vals[i].is_int ? vals[i].i != 0 : vals[i].d != 0) a->v[k++] = (int64_t)i;
+  free(vals);
+  return st;
+}
+
+gm_status gm_index_mask_positions(gm_mat *mask, gm_index_arg *a) {
+  if (mask->ctype != GM_BOOL) return gm_fail(GM_EINVAL, "mask must be a bool mat, got %s", gm_ctype_name(mask->ctype));
+  return positions(mask, a);
+}
+
+gm_status gm_index_nonzero_positions(gm_mat *m, gm_index_arg *a) { return positions(m, a); }
+
+/* The 1-based coordinates of positions pos in m (row-major): c[k * rank +
+ * d] for argwhere, c[d * n + k] per axis for nonzero. */
+static void coords(const gm_mat *m, const gm_index_arg *pos, bool argwhere, int64_t *c) {
+  size_t n = pos->n;
+  for (size_t k = 0; k < n; k++) {
+    size_t flat = (size_t)pos->v[k];
+    for (int d = m->rank - 1; d >= 0; d--) {
+      c[argwhere ? k * (size_t)m->rank + (size_t)d : (size_t)d * n + k] = (int64_t)(flat % m->dims[d]) + 1;
+      flat /= m->dims[d];
+    }
+  }
+}
+
+gm_status gm_index_nonzero(gm_mat *m, bool argwhere, gm_mat **outs) {
+  gm_index_arg pos = {0};
+  GM_TRY(gm_index_nonzero_positions(m, &pos));
+  size_t n = pos.n, r = (size_t)m->rank, dims[2] = {n, r};
+  int64_t *c = malloc(n * r * sizeof *c + 1);
+  gm_status st = c ? GM_OK : gm_fail(GM_ENOMEM, "nonzero: out of host memory for %zu positions", n);
+  if (st == GM_OK) coords(m, &pos, argwhere, c);
+  int made = 0, want = argwhere ? 1 : m->rank;
+  while (st == GM_OK && made < want) {
+    st = argwhere ? gm_index_int64_mat(c, 2, dims, m, &outs[0])
+                  : gm_index_int64_mat(c + (size_t)made * n, 1, &n, m, &outs[made]);
+    if (st == GM_OK) made++;
+  }
+  if (st != GM_OK)
+    for (int i = 0; i < made; i++) gm_mat_free(outs[i]);
+  free(c);
+  gm_index_arg_free(&pos);
+  return st;
+}
+
+/* The broadcast dims of args (trailing axes aligned) into a's rank/dims. */
+static gm_status broadcast_dims(int n, const gm_index_arg *args, gm_index_arg *a) {
+  a->rank = 0;
+  for (int q = 0; q < n; q++) a->rank = args[q].rank > a->rank ? args[q].rank : a->rank;
+  for (int d = 0; d < a->rank; d++) a->dims[d] = 1;
+  for (int q = 0; q < n; q++) {
+    int shift = a->rank - args[q].rank;
+    for (int d = 0; d < args[q].rank; d++) {
+      size_t *o = &a->dims[d + shift], id = args[q].dims[d];
+      if (id != 1 && *o != 1 && id != *o)
+        return gm_fail(GM_EINVAL, "index mats of lengths %zu and %zu on one axis do not broadcast together", id, *o);
+      if (id != 1) *o = id;
+    }
+  }
+  size_t total = 0;
+  GM_TRY(gm_dims_size(a->rank, a->dims, &total));
+  return arg_alloc(a, total);
+}
+
+gm_status gm_index_broadcast_flat(int n, const gm_index_arg *args, const size_t *lens, gm_index_arg *a) {
+  GM_TRY(broadcast_dims(n, args, a));
+  for (size_t i = 0; i < a->n; i++) {
+    int64_t pos = 0;
+    for (int q = 0; q < n; q++) {
+      size_t flat = i, at = 0, stride = 1;
+      int shift = a->rank - args[q].rank;
+      for (int d = args[q].rank - 1; d >= 0; d--) {
+        size_t c = flat % a->dims[d + shift];
+        flat /= a->dims[d + shift];
+        if (args[q].dims[d] != 1) at += c * stride;
+        stride *= args[q].dims[d];
+      }
+      pos = pos * (int64_t)lens[q] + args[q].v[at];
+    }
+    a->v[i] = pos;
+  }
+  return GM_OK;
+}

@@ -1,0 +1,31 @@
+/* The indexing area's backend sub-table (gm_backend.index): the
+ * gather/scatter engine every indexing form runs on (core/ops/index.h), with
+ * the per-item functions of kernels/index.h shared by every backend.
+ *
+ * Entries take ctx first (NULL on the host, the gm_device on a device)
+ * and raw pointers in that backend's memory space; x and y point at a
+ * view's first element and offsets (int64, checked by the core) count
+ * elements from there; dst/start/spos describe a grouped scatter
+ * (kernels/index.h): runs > 0, start has runs + 1 entries. */
+#ifndef GM_CORE_INDEX_OPS_H
+#define GM_CORE_INDEX_OPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../../kernels/index.h"
+#include "../model/ctype.h"
+#include "../model/status.h"
+
+typedef struct gm_index_ops {
+  /* y[i] := x[off[i]] for i < n (y contiguous) */
+  gm_status (*gather)(void *ctx, gm_ctype t, size_t n, const void *x, const int64_t *off, void *y);
+  /* y[dst[r]] := the run r of src combined by mode (GM_INDEX_*) */
+  gm_status (*scatter)(void *ctx, gm_ctype t, int mode, size_t runs, const int64_t *dst, const int64_t *start,
+                       const int64_t *spos, const void *src, void *y);
+} gm_index_ops;
+
+/* The host implementation (src/host/index.c). */
+extern const gm_index_ops gm_host_index_ops;
+
+#endif
