@@ -285,6 +285,41 @@ case("displaced views", "exp_ of a view at displacement 1, 1M", function(dev, ct
   return function() gm.exp_(v) end, keep(dev, base)
 end)
 
+-- Sorting, selection, sets and search (bench/ordering_bench.lua's rows):
+-- hashed values h(k) = (k * 2654435761) % 2^32 (h / 2^32, or int32 h % 1000).
+local function hashed(dev, n, ct, unique)
+  local h = gm.cmul(gm.arange(n), 2654435761) % 4294967296
+  local v = unique and (h % 1000) or (h:astype("float64") * (1 / 4294967296))
+  local m = gm.mat(n, { ctype = unique and "int32" or ct, cuda_enabled = dev })
+  gm.copy_(v:astype(m:dtype()), m)
+  return m
+end
+local N16 = 4096 * 4096
+case("ordering", "sort 16M", function(dev, ct)
+  local a = hashed(dev, N16, ct)
+  return function() return gm.sort(a) end
+end, 1)
+case("ordering", "argsort 4M", function(dev, ct)
+  local a = hashed(dev, N16 // 4, ct)
+  return function() return gm.argsort(a) end
+end, 1)
+case("ordering", "sort along axis 2 of 4096x4096", function(dev, ct)
+  local a = hashed(dev, N16, ct):view(4096, 4096)
+  return function() return gm.sort(a) end
+end, 1)
+case("ordering", "topk 10 of 16M", function(dev, ct)
+  local a = hashed(dev, N16, ct)
+  return function() return gm.topk(a, 10) end
+end, 1)
+case("ordering", "unique_values of 4M int32 (1000 distinct)", function(dev)
+  local a = hashed(dev, N16 // 4, nil, true)
+  return function() return gm.unique_values(a) end
+end, 1)
+case("ordering", "searchsorted 1M into 16M", function(dev, ct)
+  local s, q = gm.sort(hashed(dev, N16, ct)), hashed(dev, 1048576, ct)
+  return function() return gm.searchsorted(s, q) end
+end, 1)
+
 ---------------------------------------------------------------------------
 
 local function selected(c)

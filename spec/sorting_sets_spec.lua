@@ -5,6 +5,7 @@
 -- against NumPy (spec/numpy_ref.lua, one process), on the host and on the
 -- emulated device (the kernel sources CUDA compiles).
 local gm = require "gpumat"
+local core = require "gpumat.core"
 local R = require "numpy_ref"
 
 local EMU = { backend = "emulated" }
@@ -47,6 +48,24 @@ local function elems(ct, n, seed)
   return t
 end
 
+-- elems with every other element spread over the type's range (every
+-- key byte of the radix sort), floats exact in float32 (inf too)
+local LIM = { int8 = 2 ^ 7, int16 = 2 ^ 15, int32 = 2 ^ 31, int64 = 2 ^ 53, uint8 = 2 ^ 8, uint16 = 2 ^ 16,
+  uint32 = 2 ^ 32, uint64 = 2 ^ 53 }
+local function spread(ct, n, seed)
+  local t, s = elems(ct, n, seed), seed
+  for i = 1, n, 2 do
+    s = (s * 1103515245 + 12345) % 2147483648
+    if ct == "double" or ct == "float" then
+      t[i] = s % 13 == 0 and (s % 2 == 0 and math.huge or -math.huge) or (s % 2 * 2 - 1) * (s % 1000) * 2.0 ^ (s % 41 - 20)
+    elseif ct ~= "bool" then
+      local v = s / 2147483648 * LIM[ct]
+      t[i] = math.tointeger(math.floor(ct:match("^int") and 2 * v - LIM[ct] or v))
+    end
+  end
+  return t
+end
+
 local function mk(ct, dims, t)
   local m = gm.zeros(dims, { ctype = ct })
   for i, v in ipairs(t) do m[i] = v end
@@ -82,6 +101,89 @@ local function same(w, g, what)
   if not ok then error(string.format("%s: got %s, want %s", what, tostring(g), tostring(w)), 2) end
 end
 
+-- gm.sort (values, indices) and gm.argsort of the r x c mat of list t of
+-- ctype ct along both axes, both orders, against the stable Lua argsort
+local function check_sorts(ct, t, r, c)
+  local m = mk(ct, { r, c }, t)
+  for axis = 1, 2 do
+    for _, desc in ipairs({ false, true }) do
+      local v, i = gm.sort(m, { axis = axis, descending = desc })
+      local a = gm.argsort(m, { axis = axis, descending = desc })
+      assert.are.equal(ct, v:ctype())
+      assert.are.equal("int64", i:dtype())
+      local vf, iff, af = flat(v), flat(i), flat(a)
+      for _, line in ipairs(line_idx(r, c, axis)) do
+        local lt = {}
+        for k, p in ipairs(line) do lt[k] = t[p] end
+        local want = ref_argsort(lt, desc)
+        for k, p in ipairs(line) do
+          local what = string.format("%s axis %d%s pos %d", ct, axis, desc and " desc" or "", k)
+          same(want[k], iff[p], what .. " index")
+          same(want[k], af[p], what .. " argsort")
+          same(lt[want[k]], vf[p], what .. " value")
+        end
+      end
+    end
+  end
+end
+
+-- mode, topk and kthvalue of the {2, 20} and {8, 5} mats of t (lines of
+-- 20, 5), unique_all of the 1-d t, median of the float ones: against Lua
+-- references
+local function check_sets(ct, t)
+  for _, rc in ipairs({ { 2, 20 }, { 8, 5 } }) do
+    local m = mk(ct, rc, t)
+    local mv, mi = gm.mode(m)
+    local md = (ct == "double" or ct == "float") and gm.median(m, { axis = 2 })
+    local tv, ti = gm.topk(m, 3)
+    local sv, si = gm.topk(m, 2, { largest = false })
+    local kv, ki = gm.kthvalue(m, 4)
+    for row = 1, rc[1] do
+      local lt = {}
+      for k = 1, rc[2] do lt[k] = t[(row - 1) * rc[2] + k] end
+      local a, d = ref_argsort(lt, false), ref_argsort(lt, true)
+      for k = 1, 3 do
+        same(d[k], ti[{ row, k }], ct .. " topk index")
+        same(lt[d[k]], tv[{ row, k }], ct .. " topk value")
+        if k <= 2 then same(a[k], si[{ row, k }], ct .. " topk smallest index") end
+      end
+      same(lt[a[1]], sv[{ row, 1 }], ct .. " topk smallest value")
+      same(a[4], ki[row], ct .. " kthvalue index")
+      same(lt[a[4]], kv[row], ct .. " kthvalue value")
+      local best, bn, lo = nil, 0, 1 -- the first longest run of equal sorted values
+      for k = 2, #a + 1 do
+        local x, y = lt[a[k - 1]], lt[a[k]]
+        if k > #a or not (x == y or (x ~= x and y ~= y)) then
+          if k - lo > bn then best, bn = a[lo], k - lo end
+          lo = k
+        end
+      end
+      same(best, mi[row], ct .. " mode index")
+      same(lt[best], mv[row], ct .. " mode value")
+      if md then
+        local n = #a
+        local w = (lt[a[n]] ~= lt[a[n]]) and lt[a[n]] or (lt[a[(n + 1) // 2]] + lt[a[n // 2 + 1]]) * 0.5
+        local g = md[row]
+        assert(g == w or (g ~= g and w ~= w) or math.abs(g - w) <= 1e-6 * math.abs(w), ct .. " median")
+      end
+    end
+  end
+  local v, first, inv, cnt = gm.unique_all(mk(ct, { #t }, t))
+  local a, u = ref_argsort(t, false), 0
+  for k, p in ipairs(a) do
+    if k == 1 or not (t[a[k - 1]] == t[p]) then
+      u = u + 1
+      same(t[p], v[u], ct .. " unique value")
+      same(p, first[u], ct .. " unique first")
+      if u > 1 then same(k - a.start, cnt[u - 1], ct .. " unique count") end
+      a.start = k
+    end
+    same(u, inv[p], ct .. " unique inverse")
+  end
+  same(#a + 1 - a.start, cnt[u], ct .. " unique count")
+  same(u, v:size(), ct .. " unique size")
+end
+
 local places = {
   { "the host", function(f) f() end },
   { "the emulated device", function(f) gm.with_cuda(EMU, f) end },
@@ -92,34 +194,25 @@ for _, place in ipairs(places) do
   describe("the index-carrying sort on " .. where, function()
     it("sort -> values, int64 indices; argsort; every ctype, both axes and orders, stable", function()
       run(function()
-        local r, c = 3, 6
-        for _, ct in ipairs(CTYPES) do
-          local t = elems(ct, r * c, #ct)
-          local m = mk(ct, { r, c }, t)
-          for axis = 1, 2 do
-            for _, desc in ipairs({ false, true }) do
-              local v, i = gm.sort(m, { axis = axis, descending = desc })
-              local a = gm.argsort(m, { axis = axis, descending = desc })
-              assert.are.equal(ct, v:ctype())
-              assert.are.equal("int64", i:dtype())
-              local vf, iff, af = flat(v), flat(i), flat(a)
-              for _, line in ipairs(line_idx(r, c, axis)) do
-                local lt = {}
-                for k, p in ipairs(line) do lt[k] = t[p] end
-                local want = ref_argsort(lt, desc)
-                for k, p in ipairs(line) do
-                  local what = string.format("%s axis %d%s pos %d", ct, axis, desc and " desc" or "", k)
-                  same(want[k], iff[p], what .. " index")
-                  same(want[k], af[p], what .. " argsort")
-                  same(lt[want[k]], vf[p], what .. " value")
-                end
-              end
-            end
-          end
-        end
+        for _, ct in ipairs(CTYPES) do check_sorts(ct, elems(ct, 18, #ct), 3, 6) end
       end)
     end)
 
+    it("the radix sort and selection (core._sort_radix: from 4 elements, chunks of 8): every ctype", function()
+      run(function()
+        core._sort_radix(4, 8)
+        local ok, err = pcall(function()
+          for _, ct in ipairs(CTYPES) do
+            local t = spread(ct, 40, #ct)
+            -- {2, 20} and {20, 2}: two lines in chunks; {8, 5}: a line per caller
+            for _, rc in ipairs({ { 2, 20 }, { 20, 2 }, { 8, 5 } }) do check_sorts(ct, t, rc[1], rc[2]) end
+            check_sets(ct, t)
+          end
+        end)
+        core._sort_radix(0, 0)
+        assert(ok, err)
+      end)
+    end)
     it("topk, kthvalue, mode, cummax and cummin against Lua references", function()
       run(function()
         for _, ct in ipairs({ "double", "int16", "uint8" }) do
@@ -207,6 +300,22 @@ describe("the emulated device runs lines_kernel and search_kernel", function()
     end)
     assert.are.equal(2, n("lines_kernel<int32_t>") - b1)
     assert.are.equal(1, n("search_kernel<int32_t>") - b2)
+  end)
+end)
+
+describe("the emulated device runs the radix sort's kernels", function()
+  it("a pass per key byte on a long line (an item per chunk), one launch for many lines", function()
+    local function n(k) return (gm.emulated_kernel_launches()[k] or { launches = 0 }).launches end
+    local b1, b2 = n("radix_scatter_kernel<T>"), n("radix_lines_kernel<T>")
+    core._sort_radix(4, 8)
+    local ok, err = pcall(gm.with_cuda, EMU, function()
+      gm.argsort(mk("int32", { 20 }, spread("int32", 20, 5)))
+      gm.argsort(mk("int32", { 8, 5 }, spread("int32", 40, 5)))
+    end)
+    core._sort_radix(0, 0)
+    assert(ok, err)
+    assert.are.equal(4, n("radix_scatter_kernel<T>") - b1)
+    assert.are.equal(1, n("radix_lines_kernel<T>") - b2)
   end)
 end)
 

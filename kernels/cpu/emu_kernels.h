@@ -294,10 +294,12 @@ inline gm_emu_range_launcher<P...> gm_emu_launch_range(void (*kernel)(P...), dim
 #include "launch.h"
 #include "launch_cuda.cuh"
 #include "nn.h"
+#include "radix.h"
 #include "random.h"
 #include "reduce_axis.h"
 #include "int_ops.h"
 #include "scan.h"
+#include "select.h"
 #include "strided.h"
 #include "strided_ew.h"
 
@@ -325,6 +327,8 @@ inline gm_emu_range_launcher<P...> gm_emu_launch_range(void (*kernel)(P...), dim
 #define gm_cuda_sort_axis gm_emu_sort_axis
 #define gm_cuda_lines_axis gm_emu_lines_axis
 #define gm_cuda_search gm_emu_search
+#define gm_cuda_radix_lines gm_emu_radix_lines
+#define gm_cuda_radix_select gm_emu_radix_select
 #define gm_cuda_strided_binary gm_emu_strided_binary
 #define gm_cuda_strided_where gm_emu_strided_where
 #define gm_cuda_strided_copy gm_emu_strided_copy

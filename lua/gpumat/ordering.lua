@@ -91,6 +91,9 @@ return function(gm, core, methods)
 
   -- The index-carrying engine's ops (core._lines_axis, kernels/scan.h).
   local ARGSORT, CUMEXT, MODE, UNIQUE = 0, 1, 2, 3
+  -- topk and kthvalue select (core._select_axis, kernels/select.h) up to
+  -- this k (GM_SELECT_MAX_K); larger k sort the lines.
+  local SELECT_MAX_K = 1024
 
   -- m's axis for the sorting family: opts.axis or -1; a rank-0 mat has none.
   local function sort_axis(m, opts, n, fname)
@@ -137,12 +140,14 @@ return function(gm, core, methods)
 
   -- gm.topk(m, k, {axis = -1, largest = true, sorted = true}) -> values,
   -- indices: the k largest (smallest) along axis, always in sorted order,
-  -- ties in their original order; NaN counts as the largest.
+  -- ties in their original order; NaN counts as the largest.  Small k
+  -- select without sorting the lines (the same results).
   function gm.topk(m, k, opts)
     check_mat(m, "topk")
     opts = options(opts, 3, "topk", { axis = true, largest = true, sorted = true })
     local axis = sort_axis(m, opts, 3, "topk")
     check_k(k, 0, m:dim(axis), "topk")
+    if k >= 1 and k <= SELECT_MAX_K then return core._select_axis(m, axis, k, opts.largest ~= false) end
     local v, i = core._lines_axis(m, axis, ARGSORT, opts.largest ~= false, true)
     return v:narrow(axis, 1, k):contiguous(), i:narrow(axis, 1, k):contiguous()
   end
@@ -154,7 +159,9 @@ return function(gm, core, methods)
     opts = options(opts, 3, "kthvalue", { axis = true, keepdims = true })
     local axis = sort_axis(m, opts, 3, "kthvalue")
     check_k(k, 1, m:dim(axis), "kthvalue")
-    local v, i = core._lines_axis(m, axis, ARGSORT, false, true)
+    local v, i
+    if k <= SELECT_MAX_K then v, i = core._select_axis(m, axis, k, false)
+    else v, i = core._lines_axis(m, axis, ARGSORT, false, true) end
     return drop_axis(v:narrow(axis, k, 1):contiguous(), axis, opts.keepdims),
       drop_axis(i:narrow(axis, k, 1):contiguous(), axis, opts.keepdims)
   end

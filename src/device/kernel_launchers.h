@@ -78,6 +78,13 @@ int GM_LAUNCHER(sort_axis)(int ctype, int desc, size_t outer, size_t len, size_t
  * v in a sorted s (mode GM_SEARCH_*), as gm_scan_ops' lines and search */
 int GM_LAUNCHER(lines_axis)(int ctype, int op, int flag, size_t outer, size_t len, size_t inner, const void *x,
                             void *y, int64_t *yi, const gm_launch_ctx *lc);
+/* kernels/radix.cu: the sorting ops of lines_axis (argsort, mode, unique;
+ * yi NULL: sort_axis's values) by the radix sort, long lines in chunks */
+int GM_LAUNCHER(radix_lines)(int ctype, int op, int flag, size_t outer, size_t len, size_t inner, size_t chunk,
+                             const void *x, void *y, int64_t *yi, const gm_launch_ctx *lc);
+/* kernels/radix.cu: gm_scan_ops' select (kernels/select.h) */
+int GM_LAUNCHER(radix_select)(int ctype, int desc, size_t k, size_t outer, size_t len, size_t inner, size_t chunk,
+                              const void *x, void *y, int64_t *yi, const gm_launch_ctx *lc);
 int GM_LAUNCHER(search)(int ctype, int mode, size_t n, const void *s, const int64_t *sorter, size_t m, const void *v,
                         void *out, const gm_launch_ctx *lc);
 

@@ -19,7 +19,9 @@
 #include "../core/ops/reduce_ops.h"
 #include "../core/ops/reduce_axis_ops.h"
 #include "../core/ops/index_ops.h"
+#include "../core/ops/scan.h"
 #include "../core/ops/scan_ops.h"
+#include "../../kernels/radix.h"
 #include "../core/ops/strided_ew_ops.h"
 #include "kernel_launchers.h"
 
@@ -214,11 +216,17 @@ static gm_status gm_lt_scan_axis(void *ctx, gm_ctype t, int op, int initial, siz
 
 static gm_status gm_lt_sort_axis(void *ctx, gm_ctype t, int desc, size_t outer, size_t len, size_t inner,
                                  const void *x, void *y) {
+  if (len >= gm_sort_radix_min()) /* kernels/radix.cu from that length on (core/ops/scan.h) */
+    return GM_LT_RUN(radix_lines, ((int)t, GM_LINES_ARGSORT, desc, outer, len, inner, gm_sort_radix_chunk(), x, y, NULL,
+                                   GM_LT_LAUNCH(ctx)), "radix sort kernel");
   return GM_LT_RUN(sort_axis, ((int)t, desc, outer, len, inner, x, y, GM_LT_LAUNCH(ctx)), "sort kernel");
 }
 
 static gm_status gm_lt_lines_axis(void *ctx, gm_ctype t, int op, int flag, size_t outer, size_t len, size_t inner,
                                   const void *x, void *y, int64_t *yi) {
+  if (gm_radix_sorting_op(op) && len >= gm_sort_radix_min())
+    return GM_LT_RUN(radix_lines, ((int)t, op, flag, outer, len, inner, gm_sort_radix_chunk(), x, y, yi,
+                                   GM_LT_LAUNCH(ctx)), "radix sort kernel");
   return GM_LT_RUN(lines_axis, ((int)t, op, flag, outer, len, inner, x, y, yi, GM_LT_LAUNCH(ctx)), "lines kernel");
 }
 
@@ -227,8 +235,17 @@ static gm_status gm_lt_search(void *ctx, gm_ctype t, int mode, size_t n, const v
   return GM_LT_RUN(search, ((int)t, mode, n, s, sorter, m, v, out, GM_LT_LAUNCH(ctx)), "search kernel");
 }
 
-static const gm_scan_ops gm_lt_scan_ops = {
-    .scan = gm_lt_scan_axis, .sort = gm_lt_sort_axis, .lines = gm_lt_lines_axis, .search = gm_lt_search};
+static gm_status gm_lt_select(void *ctx, gm_ctype t, int desc, size_t k, size_t outer, size_t len, size_t inner,
+                              const void *x, void *y, int64_t *yi) {
+  return GM_LT_RUN(radix_select, ((int)t, desc, k, outer, len, inner, gm_sort_radix_chunk(), x, y, yi, GM_LT_LAUNCH(ctx)),
+                   "select kernel");
+}
+
+static const gm_scan_ops gm_lt_scan_ops = {.scan = gm_lt_scan_axis,
+                                           .sort = gm_lt_sort_axis,
+                                           .lines = gm_lt_lines_axis,
+                                           .search = gm_lt_search,
+                                           .select = gm_lt_select};
 
 /* ---- the strided elementwise engine (kernels/strided_ew.cu) ---- */
 

@@ -7,7 +7,10 @@
 #include <stdlib.h>
 
 #include "../core/exec/par.h"
+#include "../core/ops/scan.h"
 #include "../core/ops/scan_ops.h"
+#include "../../kernels/radix.h"
+#include "radix.h"
 
 typedef struct scan_job {
   gm_ctype t;
@@ -130,6 +133,10 @@ static gm_status host_scan(void *ctx, gm_ctype t, int op, int initial, size_t ou
 static gm_status host_sort(void *ctx, gm_ctype t, int desc, size_t outer, size_t len, size_t inner, const void *x,
                            void *y) {
   (void)ctx;
+  if (len >= gm_sort_radix_min()) { /* the radix sort (src/host/radix.c), values only */
+    gm_host_radix_args a = {t, GM_LINES_ARGSORT, desc, outer, len, inner, gm_sort_radix_chunk(), x, y, NULL};
+    return gm_host_radix(&a);
+  }
   scan_job j = {t, desc, 0, len, inner, x, y, 0, 0, NULL};
   gm_par_for(outer * inner, 1, 8.0 * (double)len + 1, sort_chunk, &j);
   return j.failed ? gm_fail(GM_ENOMEM, "sort: out of host memory for the merge scratch") : GM_OK;
@@ -176,6 +183,10 @@ static void lines_chunk(void *arg, size_t begin, size_t end) {
 static gm_status host_lines(void *ctx, gm_ctype t, int op, int flag, size_t outer, size_t len, size_t inner,
                             const void *x, void *y, int64_t *yi) {
   (void)ctx;
+  if (gm_radix_sorting_op(op) && len >= gm_sort_radix_min()) { /* the radix sort (src/host/radix.c) */
+    gm_host_radix_args a = {t, op, flag, outer, len, inner, gm_sort_radix_chunk(), x, y, yi};
+    return gm_host_radix(&a);
+  }
   lines_job j = {t, op, flag, len, inner, x, y, yi, 0};
   gm_par_for(gm_lines_count(op, outer, inner), 1, 8.0 * (double)len + 1, lines_chunk, &j);
   return j.failed ? gm_fail(GM_ENOMEM, "sort: out of host memory for the merge scratch") : GM_OK;
@@ -213,4 +224,5 @@ static gm_status host_search(void *ctx, gm_ctype t, int mode, size_t n, const vo
   return GM_OK;
 }
 
-const gm_scan_ops gm_host_scan_ops = {.scan = host_scan, .sort = host_sort, .lines = host_lines, .search = host_search};
+const gm_scan_ops gm_host_scan_ops = {
+    .scan = host_scan, .sort = host_sort, .lines = host_lines, .search = host_search, .select = gm_host_select};

@@ -73,6 +73,28 @@ static int l_set_chunk(lua_State *L) {
   return 0;
 }
 
+/* core._select_axis(m, axis, k, descending) -> values, indices: the
+ * first k of each line's stable sort (core/ops/scan.h gm_select_axis) */
+static int l_select_axis(lua_State *L) {
+  gm_mat *m = gml_checkmat(L, 1, "topk"), *y = NULL, *yi = NULL;
+  int axis = check_axis(L, m, "topk");
+  lua_Integer k = luaL_checkinteger(L, 3);
+  if (k < 1) gml_argerror(L, 3, "topk", "k must be at least 1, got %lld", (long long)k);
+  GML_TRY(L, gm_select_axis(m, axis, (size_t)k, lua_toboolean(L, 4), &y, &yi), "topk");
+  gml_pushmat(L, y);
+  gml_pushmat(L, yi);
+  return 2;
+}
+
+/* core._sort_radix(min_len, chunk): the radix sort's thresholds (0: the
+ * defaults), for the specs (core/ops/scan.h gm_sort_radix_set) */
+static int l_sort_radix(lua_State *L) {
+  lua_Integer m = luaL_checkinteger(L, 1), c = luaL_checkinteger(L, 2);
+  if (m < 0 || c < 0) return luaL_error(L, "_sort_radix: thresholds must be >= 0");
+  gm_sort_radix_set((size_t)m, (size_t)c);
+  return 0;
+}
+
 void gml_open_scan(lua_State *L, int module_idx) {
   static const gml_reg fns[] = {
       {"_scan_axis", l_scan_axis, 4, NULL},
@@ -80,6 +102,8 @@ void gml_open_scan(lua_State *L, int module_idx) {
       {"_lines_axis", l_lines_axis, 5, NULL},
       {"_search", l_search, 4, NULL},
       {"_set_chunk", l_set_chunk, 1, NULL},
+      {"_sort_radix", l_sort_radix, 2, NULL},
+      {"_select_axis", l_select_axis, 4, NULL},
       {NULL, NULL, 0, NULL},
   };
   gml_register(L, module_idx, fns);

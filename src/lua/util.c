@@ -164,7 +164,7 @@ static const char *const any_ctype_fns[] = {
     "scatter_reduce", "scatter_reduce_", "index_add_", "index_copy_", "index_fill_", "masked_select", "masked_fill_",
     "masked_scatter_", "nonzero", "argwhere",
     /* the sort engine's (l_scan.c: every real ctype, kernels/scan.h) */
-    "argsort", "cummax", "cummin", "mode", "unique", "searchsorted", "isin", NULL};
+    "argsort", "topk", "cummax", "cummin", "mode", "unique", "searchsorted", "isin", NULL};
 
 /* The broadcasting functions beyond the op table's rows (l_broadcast.c,
  * l_operators.c): where and the operators, whose mats of every type

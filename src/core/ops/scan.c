@@ -2,6 +2,7 @@
 
 #include "elementwise.h"
 #include "../exec/exec.h"
+#include "../../../kernels/radix.h"
 
 /* Process-wide, read by every call: only the specs set it. */
 static size_t chunk_override;
@@ -226,4 +227,13 @@ gm_status gm_search_sorted(gm_mat *s, gm_mat *sorter, gm_mat *v, int mode, gm_ma
   }
   *out = y;
   return GM_OK;
+}
+
+static size_t radix_min = GM_RADIX_MIN_LEN, radix_chunk = GM_RADIX_CHUNK;
+
+size_t gm_sort_radix_min(void) { return __atomic_load_n(&radix_min, __ATOMIC_RELAXED); }
+size_t gm_sort_radix_chunk(void) { return __atomic_load_n(&radix_chunk, __ATOMIC_RELAXED); }
+void gm_sort_radix_set(size_t min_len, size_t chunk) {
+  __atomic_store_n(&radix_min, min_len ? min_len : GM_RADIX_MIN_LEN, __ATOMIC_RELAXED);
+  __atomic_store_n(&radix_chunk, chunk ? chunk : GM_RADIX_CHUNK, __ATOMIC_RELAXED);
 }

@@ -50,4 +50,21 @@ size_t gm_scan_chunk(size_t lines, size_t len);
 void gm_set_chunk_override(size_t chunk);
 size_t gm_chunk_override(void);
 
+/* *y, *yi := the first k of each line's stable sort along 0-based axis
+ * (descending or ascending, NaN as gm_sort_axis), values of x's ctype and
+ * int64 1-based positions, the axis k long, found without sorting the
+ * lines (core/ops/select.c, kernels/select.h): gm.topk, gm.kthvalue for
+ * 1 <= k <= GM_SELECT_MAX_K. */
+gm_status gm_select_axis(gm_mat *x, int axis, size_t k, bool descending, gm_mat **y, gm_mat **yi);
+
+/* The radix sort's thresholds (kernels/radix.h), process-wide: lines of
+ * gm_sort_radix_min() elements or more sort by radix (shorter ones by the
+ * merge sort), a line longer than gm_sort_radix_chunk() (of few lines) in
+ * chunks of that many.  gm_sort_radix_set(0, 0) restores the defaults
+ * (GM_RADIX_MIN_LEN, GM_RADIX_CHUNK); the specs set small ones so that
+ * small mats take every path (core._sort_radix). */
+size_t gm_sort_radix_min(void);
+size_t gm_sort_radix_chunk(void);
+void gm_sort_radix_set(size_t min_len, size_t chunk);
+
 #endif

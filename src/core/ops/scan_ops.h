@@ -36,6 +36,12 @@ typedef struct gm_scan_ops {
    * positions in 1..n, when not NULL), mode GM_SEARCH_*; m elements */
   gm_status (*search)(void *ctx, gm_ctype t, int mode, size_t n, const void *s, const int64_t *sorter, size_t m,
                       const void *v, void *out);
+  /* y, yi (outer, k, inner) := the first k (1 <= k <= min(len,
+   * GM_SELECT_MAX_K)) of each line's stable sort (desc: descending) and
+   * their 1-based positions, without sorting the lines (kernels/select.h);
+   * NULL: not on this backend */
+  gm_status (*select)(void *ctx, gm_ctype t, int desc, size_t k, size_t outer, size_t len, size_t inner,
+                      const void *x, void *y, int64_t *yi);
 } gm_scan_ops;
 
 /* The host implementation (src/host/scan.c). */
