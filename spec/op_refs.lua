@@ -134,7 +134,16 @@ M.add = function(a, b) return a + b end
 M.sub = function(a, b) return a - b end
 M.cmul = function(a, b) return a * b end
 M.cdiv = function(a, b) return a / b end
-M.pow = function(a, b) return a ^ b end
+-- integers: the power in Lua's wrapping integers (the spec wraps it to the
+-- type); a negative exponent gives 1/a^-b truncated (kernels/int_ops.h)
+M.pow = function(a, b, t)
+  if not t or (t.kind ~= "int" and t.kind ~= "uint") then return a ^ b end
+  a, b = math.tointeger(a), math.tointeger(b)
+  if b < 0 then return a == 1 and 1 or a == -1 and (b % 2 ~= 0 and -1 or 1) or 0 end
+  local r = 1
+  for _ = 1, b do r = r * a end
+  return r
+end
 M.cmax = function(a, b) if a ~= a or a > b then return a end return b end
 M.cmin = function(a, b) if a ~= a or a < b then return a end return b end
 M.gt = function(a, b) return a > b end

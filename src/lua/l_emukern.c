@@ -6,17 +6,23 @@
 #include "../../kernels/cpu/emu_kernel_stats.h"
 #include "util.h"
 
-#define MAX_SITES 256
-
 /* -> {[kernel name] = {launches = n, parallel = launches whose blocks ran
  *     on more than one OS thread, file = path of the .cu, sync = bool}}
  * (process-wide running totals; a kernel appears after its first launch;
  * two launch sites of one kernel add up). */
 static int l_emulated_kernel_launches(lua_State *L) {
-  static gm_emu_kernel_counter sites[MAX_SITES];
-  /* copied first: no Lua allocation while reading the registry */
-  size_t n = gm_emu_kernel_stats(sites, MAX_SITES);
-  if (n > MAX_SITES) n = MAX_SITES;
+  /* copied first into a buffer of the registry's size (sites register at
+   * their first launch, so it may grow between the count and the copy: then
+   * again, larger): no Lua allocation while reading the registry, and no
+   * fixed cap (the suite's op-table test alone launches hundreds) */
+  size_t n = gm_emu_kernel_stats(NULL, 0), cap;
+  gm_emu_kernel_counter *sites;
+  do {
+    cap = n + 16;
+    lua_settop(L, 0);
+    sites = lua_newuserdatauv(L, cap * sizeof *sites, 0);
+    n = gm_emu_kernel_stats(sites, cap);
+  } while (n > cap);
   lua_createtable(L, 0, (int)n);
   for (size_t i = 0; i < n; i++) {
     if (lua_getfield(L, -1, sites[i].name) == LUA_TTABLE) {
@@ -45,7 +51,7 @@ static int l_emulated_kernel_launches(lua_State *L) {
     lua_setfield(L, -2, "sync");
     lua_setfield(L, -2, sites[i].name);
   }
-  return 1;
+  return 1; /* the table (the buffer below it is garbage) */
 }
 
 void gml_open_emukern(lua_State *L, int module_idx) {

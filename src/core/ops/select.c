@@ -4,7 +4,7 @@
 #include "scan.h"
 
 #include "../exec/exec.h"
-#include "../../kernels/select.h"
+#include "../../../kernels/select.h"
 
 /* A new mat of ctype t like x (dims, place) with axis `axis` of length k. */
 static gm_status new_like(const gm_mat *x, gm_ctype t, int axis, size_t k, gm_mat **out) {
