@@ -273,8 +273,8 @@ def binary(fn, float_only=False, bool_ok=True, exact=False):
         a, b = conv(xs[0], r), conv(xs[1], r)
 
         def want(rr=r):
-            if rr.kind != "f" and float_only:
-                rr = np.dtype(np.float64)
+            if rr.kind != "f" and float_only:  # gpumat's float for the type (NumPy's, float32 for its float16)
+                rr = np.dtype(np.float32 if rr.itemsize <= 2 else np.float64)
                 aa, bb = conv(xs[0], rr), conv(xs[1], rr)
             else:
                 aa, bb = a, b
@@ -322,8 +322,9 @@ def floordiv_or_rem(which):
         def want():
             if r.kind == "f":
                 return (lua_floordiv if which == "div" else lua_mod)(a, b).astype(r), True, 1
-            if r == np.bool_:
-                raise MustRaise("bool")
+            if r == np.bool_:  # NumPy's: bool has no such loop, int8 computes it
+                i8 = np.dtype(np.int8)
+                return (int_floordiv if which == "div" else int_rem)(a.astype(i8), b.astype(i8), i8), True, 1
             return (int_floordiv if which == "div" else int_rem)(a, b, r), True, 1
         if has_bool(xs):
             raise Refusable(want)
@@ -370,8 +371,9 @@ def pow_op(xs, opts):
     def want():
         if r.kind == "f":
             return np.power(a, b), False, 1
-        if r == np.bool_:
-            raise MustRaise("bool")
+        if r == np.bool_:  # NumPy's: bool ** bool computes in int8
+            i8 = np.dtype(np.int8)
+            return int_pow(a.astype(i8), b.astype(i8), i8), True, 1
         return int_pow(a, b, r), True, 1
     if r.kind != "f":
         raise Refusable(want)
