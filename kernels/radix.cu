@@ -6,8 +6,10 @@
 // bases) and the chunks' stable scatter (an item per chunk), all range
 // launches of radix.h's functions, which the host runs too; then the
 // sorted run written out (an item per element) or, for mode and unique,
-// finished by one item.  Many lines: a line per item, each sorted whole
-// (gm_radix_lines_line_E).  The scratch comes from the launch's
+// finished by one item.  Many lines stay with kernels/scan.cu's merge
+// sort, a line per item: a whole-line radix sort per thread keeps 256
+// counters per key byte in local memory (tools/suite.d/26-ptxas.sh
+// refuses its spills).  The scratch comes from the launch's
 // stream-ordered allocator.  Launchers return the cudaError_t of the
 // launches.
 #include <cuda_runtime.h>
@@ -30,10 +32,6 @@ namespace {
   }                                                                                                             \
   __device__ void finish(int op, size_t len, size_t inner, const T *s, const int64_t *si, T *y, int64_t *yi) {  \
     gm_radix_finish_##E(op, len, inner, s, si, y, yi);                                                          \
-  }                                                                                                             \
-  __device__ void lines_line(int op, int flag, size_t len, size_t inner, const T *x, T *y, int64_t *yi, T *wv,  \
-                             int64_t *wi) {                                                                     \
-    gm_radix_lines_line_##E(op, flag, len, inner, x, y, yi, wv, wi);                                            \
   }                                                                                                             \
   __device__ void sel_chunk(int desc, size_t k, size_t c, size_t chunk, size_t len, size_t st, const T *x,       \
                             gm_sel_item *h, size_t *cnt) {                                                      \
@@ -84,24 +82,6 @@ __global__ void radix_finish_kernel(int op, size_t len, const T *s, const int64_
   GRID_STRIDE(i, (size_t)1) { finish(op, len, 1, s, si, y, yi); }
 }
 
-// Bytes of one line's scratch in the many-lines form: 2 len indices (when
-// carried) then 2 len values, rounded up to 8 (the next line's indices).
-__host__ __device__ inline size_t line_scratch(size_t len, size_t esize, bool idx) {
-  return (2 * len * (esize + (idx ? sizeof(int64_t) : 0)) + 7) / 8 * 8;
-}
-
-template <typename T>
-__global__ void radix_lines_kernel(int op, int flag, size_t lines, size_t len, size_t inner, const T *x, T *y, int64_t *yi,
-                             char *w) {
-  const size_t on = gm_lines_out_len(op, len), wb = line_scratch(len, sizeof(T), yi != NULL);
-  GRID_STRIDE(i, lines) {
-    size_t s = gm_scan_line_start(i, len, inner), o = gm_scan_line_start(i, on, inner);
-    int64_t *wi = yi ? (int64_t *)(void *)(w + wb * i) : NULL;
-    T *wv = (T *)(void *)(w + wb * i + (yi ? 2 * len * sizeof(int64_t) : 0));
-    lines_line(op, flag, len, inner, x + s, y ? y + o : NULL, yi ? yi + o : NULL, wv, wi);
-  }
-}
-
 // One long line x (stride inner) sorted into the scratch w (2 len values)
 // and wi (2 len indices, or NULL), then written out to y/yi; cnt holds
 // (nch + 1) x 256 counts.  Every pass runs (the host skips those of one
@@ -145,20 +125,6 @@ int few_long(int op, int flag, size_t lines, size_t len, size_t inner, size_t ch
     sort_long<T>(op, op == GM_LINES_ARGSORT && flag, len, inner, chunk, x + s, y ? y + o : NULL, yi ? yi + o : NULL,
                  (T *)w, wi, cnt, lc->stream);
   }
-  err = (int)cudaGetLastError();
-  gm_scratch_free(lc, w);
-  return err;
-}
-
-template <typename T>
-int many_lines(int op, int flag, size_t lines, size_t len, size_t inner, const T *x, T *y, int64_t *yi,
-               const gm_launch_ctx *lc) {
-  void *w = NULL;
-  int err = gm_scratch_alloc(lc, lines * line_scratch(len, sizeof(T), yi != NULL), &w);
-  if (err != 0) return err;
-  gm_launch l(lines, lc->stream);
-  GM_LAUNCH_RANGE(radix_lines_kernel<T>, l.grid, l.block, l.s, lines, 4 * len)(op, flag, lines, len, inner, x, y, yi,
-                                                                         (char *)w);
   err = (int)cudaGetLastError();
   gm_scratch_free(lc, w);
   return err;
@@ -236,14 +202,12 @@ extern "C" int gm_cuda_radix_select(int ctype, int desc, size_t k, size_t outer,
 // flag descending, mode, unique) on the lines of x (outer, len, inner)
 // into y and yi as gm_cuda_lines_axis; yi NULL: the values only (the sort
 // of gm_cuda_sort_axis).  Lines longer than chunk, at most
-// GM_RADIX_FEW_LINES of them, sort in chunks.
+// GM_RADIX_FEW_LINES of them (src/device/kernel_tables.h sends only
+// those), sort in chunks.
 extern "C" int gm_cuda_radix_lines(int ctype, int op, int flag, size_t outer, size_t len, size_t inner, size_t chunk,
                                    const void *x, void *y, int64_t *yi, const gm_launch_ctx *lc) {
   const size_t lines = outer * inner;
-  const bool few = lines <= GM_RADIX_FEW_LINES && len > chunk;
-#define LAUNCH(T)                                                                                           \
-  return few ? few_long<T>(op, flag, lines, len, inner, chunk, (const T *)x, (T *)y, yi, lc)                \
-             : many_lines<T>(op, flag, lines, len, inner, (const T *)x, (T *)y, yi, lc);
+#define LAUNCH(T) return few_long<T>(op, flag, lines, len, inner, chunk, (const T *)x, (T *)y, yi, lc);
   switch (ctype) {
     GM_CTYPES_WITH(GM_CTYPE_DO_CASE_, LAUNCH)
     default:
