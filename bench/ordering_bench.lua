@@ -58,11 +58,7 @@ local function case(form)
     prepare = function()
       local ops = { make() }
       local f = ops[1]
-      return function(n)
-        local r
-        for _ = 1, n do r = f() end
-        return r
-      end, nil, function() U.free(table.unpack(ops, 2)) end
+      return U.last_of(f), nil, function() U.free(table.unpack(ops, 2)) end
     end,
     against = { {
       label = "numpy",

@@ -56,12 +56,7 @@ local function case(form, place)
         f, aux = make(a)
       end
       if dev then gm.with_cuda(EMU, build) else build() end
-      local function loop(n)
-        local r
-        for _ = 1, n do r = f() end
-        if dev then gm.synchronize() end
-        return r
-      end
+      local loop = U.last_of(f, dev and gm.synchronize)
       local run = dev and function(n) return gm.with_cuda(EMU, function() return loop(n) end) end or loop
       return run, nil, function() U.free(a, aux) end
     end,

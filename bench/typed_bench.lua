@@ -48,11 +48,7 @@ local function prepare_on(form, emulated)
   if not emulated then
     local a, b = operands(form[3])
     local f = make(a, b)
-    return function(n)
-      local r
-      for _ = 1, n do r = f() end
-      return r
-    end, nil, function() U.free(a, b) end
+    return U.last_of(f), nil, function() U.free(a, b) end
   end
   local a, b, f
   gm.with_cuda(EMU, function()

@@ -53,7 +53,8 @@ def make(op, dtype, dims):
     shape = tuple(dims)
     ordering = ordering_op(op, shape, dtype)  # before `a`: o_searchsorted's dims are two lengths
     if ordering:
-        return ordering
+        f, note = ordering
+        return last_of(f), None, note
     a = pattern(shape, dtype)
     if op == "scal_alt":  # two calls per iteration: *2 then *0.5
         mul = np.multiply

@@ -46,4 +46,16 @@ function U.free(...)
   end
 end
 
+-- run(n): n calls of the allocating form f, keeping only the last result
+-- (the others become garbage, as in a user's loop), then after() if given
+-- (a device sync, so queued work is timed)
+function U.last_of(f, after)
+  return function(n)
+    local r
+    for _ = 1, n do r = f() end
+    if after then after() end
+    return r
+  end
+end
+
 return U
