@@ -3,7 +3,7 @@
 # As root it runs apt-get; otherwise it prints the command to run.
 set -euo pipefail
 pkgs=(lua5.4 liblua5.4-dev lua-busted libopenblas-dev liblapacke-dev cmake make gcc g++ luarocks
-      pkg-config libopenmpi-dev openmpi-bin python3-numpy tmux gnuplot-nox lua-readline)
+      pkg-config libopenmpi-dev openmpi-bin python3-numpy tmux gnuplot-nox lua-readline ccache)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
