@@ -47,20 +47,8 @@ function M.same_list(actual, expected, ct, what)
   end
 end
 
--- nested rows of a 2d mat -> flat row-major list
-function M.flatten(t)
-  local out = {}
-  local function rec(x)
-    if type(x) == "table" then
-      for _, v in ipairs(x) do rec(v) end
-    else
-      out[#out + 1] = x
-    end
-  end
-  rec(t)
-  return out
-end
-
+-- nested rows of a 2d mat -> flat row-major list; a mat's elements so
+M.flatten = require("numpy_ref").flatten
 function M.flat(m) return M.flatten(m:to_table()) end
 
 -- rounds like the ctype (for building expected values of float results)

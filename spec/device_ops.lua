@@ -15,6 +15,14 @@ local M = {}
 
 M.TOL = { float = 1e-5, double = 1e-12 }
 
+-- Where a spec runs the same checks: a name for its describe blocks and a
+-- runner that calls f there (the emulated device through a nested context,
+-- so under GPUMAT_DEVICE=emulated the "host" runner is the wrapper's device).
+M.places = {
+  { "the host", function(f) f() end },
+  { "the emulated device", function(f) gm.with_cuda({ backend = "emulated" }, f) end },
+}
+
 local function mat(ctype, contents) return gm.mat(#contents, { ctype = ctype, initial_contents = contents }) end
 local function mat2(ctype, rows) return gm.mat({ #rows, #rows[1] }, { ctype = ctype, initial_contents = rows }) end
 

@@ -32,9 +32,10 @@ function R.count(dims)
   return n
 end
 
--- the elements of a mat (or a number) in row-major order, as a flat list
-function R.flat(m)
-  if type(m) ~= "userdata" then return { m } end
+-- the numbers of a nested table (a mat's to_table(), or a number) in
+-- row-major order, as a flat list: the one flattener of the specs'
+-- helpers (blas_ref and strided_mats hand it out too)
+function R.flatten(t)
   local out = {}
   local function rec(x)
     if type(x) == "table" then
@@ -43,8 +44,14 @@ function R.flat(m)
       out[#out + 1] = x
     end
   end
-  rec(m:to_table())
+  rec(t)
   return out
+end
+
+-- the elements of a mat (or a number) in row-major order, as a flat list
+function R.flat(m)
+  if type(m) ~= "userdata" then return { m } end
+  return R.flatten(m:to_table())
 end
 
 -- a mat of ctype ct and dims from the flat list v

@@ -102,10 +102,7 @@ local function nested(flat, dims)
   return t
 end
 
-local places = {
-  { "the host", function(f) f() end },
-  { "the emulated device", function(f) gm.with_cuda(EMU, f) end },
-}
+local places = require("device_ops").places
 
 for _, place in ipairs(places) do
   local where, run = place[1], place[2]
@@ -441,8 +438,8 @@ describe("against NumPy", function()
       for k = 1, m:size() do r[k] = m[k] end
       return r
     end
-    for _, run in ipairs({ function(f) f() end, function(f) gm.with_cuda(EMU, f) end }) do
-      run(function()
+    for _, place in ipairs(places) do
+      place[2](function()
         same_bits(out[1], flat(gm.sort(a, { axis = 2 })), "sort axis 2")
         same_bits(out[2], flat(gm.sort(a, { axis = 1 })), "sort axis 1")
         same_bits(out[3], flat(gm.cumulative_sum(a, { axis = 2 })), "cumsum")

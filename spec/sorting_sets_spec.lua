@@ -184,10 +184,7 @@ local function check_sets(ct, t)
   same(u, v:size(), ct .. " unique size")
 end
 
-local places = {
-  { "the host", function(f) f() end },
-  { "the emulated device", function(f) gm.with_cuda(EMU, f) end },
-}
+local places = require("device_ops").places
 
 for _, place in ipairs(places) do
   local where, run = place[1], place[2]

@@ -69,15 +69,7 @@ function M.with_strided_mats(mode, fn)
 end
 
 -- the numbers of a nested table in row-major order
-local function flat(t, out)
-  out = out or {}
-  if type(t) ~= "table" then
-    out[#out + 1] = t
-    return out
-  end
-  for _, v in ipairs(t) do flat(v, out) end
-  return out
-end
+local flat = require("numpy_ref").flatten
 M.flat = flat
 
 -- launches of the strided gather/scatter copy (staged operands) so far
