@@ -48,7 +48,7 @@ build() { # dir cmake-args...
   local rc=$?
   echo "   (build $dir: $((SECONDS - t0)) s)"
   if [ $rc -ne 0 ]; then
-    echo "== build $dir FAILED"; tail -40 "$log/cmake-$dir.log" "$log/build-$dir.log"
+    echo "== build $dir FAILED"; tail -n 40 "$log/cmake-$dir.log" "$log/build-$dir.log"
     failed=$((failed + 1)); status=1
   fi
   return $rc
@@ -105,11 +105,26 @@ fi
 # ignored in favour of that line, and no such line counts as one failure.
 export BUILD=build BUILD_ASAN=build-asan
 export SAN_ENV="LD_PRELOAD=$(gcc -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0:protect_shadow_gap=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1"
-for step in tools/suite.d/*.sh; do
-  [ -e "$step" ] || continue
+# A step whose file has the line "# lane: background" (one that builds on
+# both cores: the TSan build) runs beside the others, which mostly keep
+# one core busy each, one after another; all are counted in name order
+# once both lanes have ended.
+run_step() { # step file
+  local name t0=$SECONDS
+  name=$(basename "$1" .sh)
+  bash "$1" >"$log/step-$name.log" 2>&1
+  echo $((SECONDS - t0)) >"$log/step-$name.secs"
+}
+steps=()
+for step in tools/suite.d/*.sh; do [ -e "$step" ] && steps+=("$step"); done
+t0=$SECONDS
+for step in "${steps[@]}"; do
+  if grep -qx '# lane: background' "$step"; then run_step "$step" & fi
+done
+for step in "${steps[@]}"; do grep -qx '# lane: background' "$step" || run_step "$step"; done
+wait
+for step in "${steps[@]}"; do
   name=$(basename "$step" .sh)
-  t0=$SECONDS
-  bash "$step" >"$log/step-$name.log" 2>&1
   line=$(grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$log/step-$name.log" | tail -1)
   if [ -z "$line" ]; then
     echo "== $name: no summary line"; tail -40 "$log/step-$name.log"
@@ -117,10 +132,11 @@ for step in tools/suite.d/*.sh; do
   fi
   read -r p f k < <(echo "$line" | sed -E 's#^([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$#\1 \2 \4#')
   k=${k:-0}
-  echo "== $name: $p passed, $f failed, $k skipped ($((SECONDS - t0)) s)"
+  echo "== $name: $p passed, $f failed, $k skipped ($(cat "$log/step-$name.secs") s)"
   passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + k))
   if [ "$f" -ne 0 ]; then tail -60 "$log/step-$name.log"; status=1; fi
 done
+echo "   (suite.d steps: $((SECONDS - t0)) s)"
 
 # luarocks make, offline, into a scratch tree; then load the installed module
 tree=$(mktemp -d) t0=$SECONDS

@@ -110,7 +110,21 @@ return function(gm, core, methods, h)
       yi:narrow(1, n + 1, u):contiguous()
   end
   function gm.unique_all(x, opts) return unique_all(x, opts, "unique_all") end
-  function gm.unique_values(x, opts) return (unique_all(x, opts, "unique_values")) end
+  -- unique_values needs neither positions nor counts: the values sorted
+  -- (no positions carried: the radix sort moves only the keys) and each
+  -- run's first kept (stream compaction where it differs from the one
+  -- before; != keeps every NaN, and -0.0 == 0.0 keeps the run's first, as
+  -- unique_all does).
+  function gm.unique_values(x, opts)
+    check_mat(x, "unique_values")
+    opts = options(opts, 2, "unique_values", { axis = true })
+    if opts.axis ~= nil then return (unique_axis(x, opts.axis, "unique_values")) end
+    local s = gm.sort(flat(x))
+    local n = s:size()
+    if n <= 1 then return s end
+    local rest = s:narrow(1, 2, n - 1)
+    return gm.concat({ s:narrow(1, 1, 1), gm.masked_select(rest, gm.not_equal(rest, s:narrow(1, 1, n - 1))) })
+  end
   function gm.unique_counts(x, opts)
     local v, _, _, c = unique_all(x, opts, "unique_counts")
     return v, c

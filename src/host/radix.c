@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "../core/exec/par.h"
+#include "../core/mem/hostpool.h"
 #include "../core/ops/scan.h"
 #include "../../kernels/radix.h"
 #include "radix.h"
@@ -97,12 +98,31 @@ static void sort_long(radix_job *j, size_t es, char *w, int64_t *wi) {
   j->src = w, j->si = wi;
 }
 
+/* Scratch from the host pool (mem/hostpool.h): a long line's two
+ * buffers are as large as the line, and fresh malloc'd pages are faulted
+ * in one by one on every sort (about 2 ms per 4 MB); the pool keeps them
+ * faulted in for the next call.  NULL on failure. */
+typedef struct scratch {
+  void *p;
+  size_t size;
+} scratch;
+
+static void *scratch_get(scratch *s, size_t bytes) {
+  if (gm_host_scratch(bytes ? bytes : 1, &s->p, &s->size) != GM_OK) s->p = NULL;
+  return s->p;
+}
+
+static void scratch_put(scratch *s) {
+  if (s->p) gm_host_scratch_free(s->p, s->size);
+}
+
 /* A few long lines, one after the other, each over the cores. */
 static gm_status few_long(const gm_host_radix_args *a, size_t es) {
   const size_t n = a->len, nch = gm_radix_chunks(n, a->chunk);
-  char *w = malloc(2 * n * es);
-  int64_t *wi = a->yi ? malloc(2 * n * sizeof *wi) : NULL;
-  size_t *cnt = malloc((nch + 1) * GM_RADIX_DIGITS * sizeof *cnt);
+  scratch sw = {0}, swi = {0}, scnt = {0};
+  char *w = scratch_get(&sw, 2 * n * es);
+  int64_t *wi = a->yi ? scratch_get(&swi, 2 * n * sizeof *wi) : NULL;
+  size_t *cnt = scratch_get(&scnt, (nch + 1) * GM_RADIX_DIGITS * sizeof *cnt);
   gm_status st = GM_OK;
   if (!w || !cnt || (a->yi && !wi)) st = gm_fail(GM_ENOMEM, "sort: out of host memory for the radix scratch");
   for (size_t i = 0; st == GM_OK && i < a->outer * a->inner; i++) {
@@ -114,9 +134,9 @@ static gm_status few_long(const gm_host_radix_args *a, size_t es) {
     if (a->op == GM_LINES_ARGSORT) gm_par_for(n, 1, 2.0, finish_range, &j);
     else finish_range(&j, 0, n);
   }
-  free(w);
-  free(wi);
-  free(cnt);
+  scratch_put(&sw);
+  scratch_put(&swi);
+  scratch_put(&scnt);
   return st;
 }
 
@@ -131,7 +151,8 @@ static void lines_chunk(void *arg, size_t begin, size_t end) {
   lines_job *lj = arg;
   const gm_host_radix_args *a = lj->a;
   const size_t n = a->len, on = gm_lines_out_len(a->op, n);
-  int64_t *wi = malloc(2 * n * (lj->es + sizeof(int64_t))); /* indices first: the strictest alignment */
+  scratch sw = {0};
+  int64_t *wi = scratch_get(&sw, 2 * n * (lj->es + sizeof(int64_t))); /* indices first: the strictest alignment */
   if (!wi) {
     __atomic_store_n(&lj->failed, 1, __ATOMIC_RELAXED);
     return;
@@ -150,7 +171,7 @@ static void lines_chunk(void *arg, size_t begin, size_t end) {
       break;
   }
 #undef X
-  free(wi);
+  scratch_put(&sw);
 }
 
 gm_status gm_host_radix(const gm_host_radix_args *a) {

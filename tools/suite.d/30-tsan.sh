@@ -10,6 +10,8 @@
 # kernels' C++ objects instrumented too).  GPUMAT_SANITIZE turns off the target_clones resolvers,
 # which run before TSan is initialised.  -g1: line tables are all a report
 # needs, at a fraction of full debug info's compile time.  Ends with "N passed, N failed".
+# lane: background
+# (tools/test.sh runs it beside the other steps: its build uses both cores)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 dir=build-tsan

@@ -193,7 +193,7 @@ static gm_status fill_block(gm_block *b, size_t height) {
 
 gm_status gm_block_alloc(gm_space space, gm_device *dev, size_t bytes, unsigned flags, gm_block **out) {
   if (bytes > SIZE_MAX / 2) return gm_fail(GM_ERANGE, "block of %zu bytes is too large", bytes);
-  gm_block *b;
+  gm_block *b = NULL; /* (set by new_block on success; -O3 cannot see it) */
   GM_TRY(new_block(space, dev, &b));
   b->bytes = bytes;
   b->flags = space == GM_SPACE_PINNED ? flags : 0;
@@ -212,7 +212,7 @@ gm_status gm_block_alloc(gm_space space, gm_device *dev, size_t bytes, unsigned 
 gm_status gm_block_alloc_pitched(gm_device *dev, size_t width, size_t height, gm_block **out) {
   if (width == 0 || height == 0) return gm_fail(GM_EINVAL, "a pitched block needs rows of at least one byte");
   if (height > SIZE_MAX / 2 / width) return gm_fail(GM_ERANGE, "pitched block is too large");
-  gm_block *b;
+  gm_block *b = NULL;
   GM_TRY(new_block(GM_SPACE_DEVICE, dev, &b));
   b->width = width;
   b->bytes = width * height;
