@@ -23,6 +23,7 @@ typedef struct gm_index_arg {
   size_t dims[GM_MAX_RANK];
   size_t n;
   int64_t *v; /* n values, owned (gm_index_arg_free) */
+  size_t cap; /* v's host-pool block size (mem/hostpool.h) */
 } gm_index_arg;
 
 /* a := idx's values; idx must have an integer ctype. */
@@ -53,6 +54,7 @@ typedef struct gm_index_plan {
   size_t dims[GM_MAX_RANK];
   size_t n;     /* the product of dims */
   int64_t *off; /* n offsets, owned (gm_index_plan_free) */
+  size_t cap;   /* off's host-pool block size (mem/hostpool.h) */
 } gm_index_plan;
 
 /* NumPy's take over axes [axis, axis + k) of x (their row-major

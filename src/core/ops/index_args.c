@@ -3,21 +3,28 @@
  * overflow (int64's extremes and uint64 values above int64's range are
  * just out of range), and the positions of a bool mask or of nonzero
  * elements. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "convert.h"
 #include "../exec/exec.h"
+#include "../mem/hostpool.h"
 #include "index.h"
 
+/* From the host pool: an index as large as the selection is read on
+ * every call (take of 4M positions: 32 MB), and fresh malloc'd pages
+ * are faulted in one by one each time. */
 static gm_status arg_alloc(gm_index_arg *a, size_t n) {
   a->n = n;
-  a->v = malloc(n * sizeof *a->v + 1);
-  return a->v ? GM_OK : gm_fail(GM_ENOMEM, "index: out of host memory for %zu indices", n);
+  a->v = NULL;
+  if (n > (SIZE_MAX - 1) / sizeof *a->v || gm_host_scratch(n * sizeof *a->v + 1, (void **)&a->v, &a->cap) != GM_OK)
+    return gm_fail(GM_ENOMEM, "index: out of host memory for %zu indices", n);
+  return GM_OK;
 }
 
 void gm_index_arg_free(gm_index_arg *a) {
-  free(a->v);
+  if (a->v) gm_host_scratch_free(a->v, a->cap);
   a->v = NULL;
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "index.h"
+#include "../mem/hostpool.h"
 
 /* The offset of row-major position flat (< the axes' size) over x's axes
  * [a, b); one axis needs no division. */
@@ -18,14 +19,18 @@ static int64_t axes_offset(const gm_mat *x, int a, int b, size_t flat) {
   return off;
 }
 
+/* From the host pool, as the index values (index_args.c). */
 static gm_status plan_alloc(gm_index_plan *p) {
   GM_TRY(gm_dims_size(p->rank, p->dims, &p->n));
-  p->off = malloc(p->n * sizeof *p->off + 1);
-  return p->off ? GM_OK : gm_fail(GM_ENOMEM, "index: out of host memory for %zu offsets", p->n);
+  p->off = NULL;
+  if (p->n > (SIZE_MAX - 1) / sizeof *p->off ||
+      gm_host_scratch(p->n * sizeof *p->off + 1, (void **)&p->off, &p->cap) != GM_OK)
+    return gm_fail(GM_ENOMEM, "index: out of host memory for %zu offsets", p->n);
+  return GM_OK;
 }
 
 void gm_index_plan_free(gm_index_plan *p) {
-  free(p->off);
+  if (p->off) gm_host_scratch_free(p->off, p->cap);
   p->off = NULL;
 }
 
