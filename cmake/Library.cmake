@@ -1,5 +1,6 @@
 # libgpumat for C applications (include/gpumat.h, include/gpumat_lua.h):
-# a shared and a static library linked from gpumat_objs plus the
+# a shared and a static library linked from gpumat_objs (and, through
+# gpumat_link, gpumat_base_objs and the kernels) plus the
 # embedding entry points (src/lua/embed) with every lua/gpumat/**.lua
 # compiled in; installed with the headers, gpumat.pc and the CMake package
 # gpumat (find_package(gpumat) -> gpumat::gpumat, gpumat::gpumat_static).

@@ -187,21 +187,21 @@ static ncclRedOp_t red(gm_dist_op op, bool average) {
 }
 
 gm_status gm_nccl_allreduce(gm_device *d, void *buf, size_t n, gm_ctype t, gm_dist_op op, bool average) {
-  ncclComm_t c;
+  ncclComm_t c = NULL;
   GM_TRY(get_comm(d, &c));
   if (n) NCCL_RUN(d, ncclAllReduce, (buf, buf, n, dtype(t), red(op, average), c, stream_of(d)));
   return GM_OK;
 }
 
 gm_status gm_nccl_bcast(gm_device *d, void *buf, size_t n, gm_ctype t, int root) {
-  ncclComm_t c;
+  ncclComm_t c = NULL;
   GM_TRY(get_comm(d, &c));
   if (n) NCCL_RUN(d, ncclBroadcast, (buf, buf, n, dtype(t), root, c, stream_of(d)));
   return GM_OK;
 }
 
 gm_status gm_nccl_allgather(gm_device *d, const void *send, void *recv, size_t n, gm_ctype t) {
-  ncclComm_t c;
+  ncclComm_t c = NULL;
   GM_TRY(get_comm(d, &c));
   if (n) NCCL_RUN(d, ncclAllGather, (send, recv, n, dtype(t), c, stream_of(d)));
   return GM_OK;
@@ -209,21 +209,21 @@ gm_status gm_nccl_allgather(gm_device *d, const void *send, void *recv, size_t n
 
 gm_status gm_nccl_reduce_scatter(gm_device *d, const void *send, void *recv, size_t n, gm_ctype t,
                                  gm_dist_op op) {
-  ncclComm_t c;
+  ncclComm_t c = NULL;
   GM_TRY(get_comm(d, &c));
   if (n) NCCL_RUN(d, ncclReduceScatter, (send, recv, n, dtype(t), red(op, false), c, stream_of(d)));
   return GM_OK;
 }
 
 gm_status gm_nccl_send(gm_device *d, const void *buf, size_t n, gm_ctype t, int dest) {
-  ncclComm_t c;
+  ncclComm_t c = NULL;
   GM_TRY(get_comm(d, &c));
   if (n) NCCL_RUN(d, ncclSend, (buf, n, dtype(t), dest, c, stream_of(d)));
   return GM_OK;
 }
 
 gm_status gm_nccl_recv(gm_device *d, void *buf, size_t n, gm_ctype t, int src) {
-  ncclComm_t c;
+  ncclComm_t c = NULL;
   GM_TRY(get_comm(d, &c));
   if (n) NCCL_RUN(d, ncclRecv, (buf, n, dtype(t), src, c, stream_of(d)));
   return GM_OK;
@@ -233,7 +233,7 @@ gm_status gm_nccl_recv(gm_device *d, void *buf, size_t n, gm_ctype t, int src) {
  * an exchange where every rank sends first does not deadlock. */
 gm_status gm_nccl_sendrecv(gm_device *d, const void *send, size_t n, int dest, void *recv, size_t rn, int src,
                            gm_ctype t) {
-  ncclComm_t c;
+  ncclComm_t c = NULL;
   GM_TRY(get_comm(d, &c));
   ncclResult_t r = ncclGroupStart();
   if (r != ncclSuccess) return nccl_fail("ncclGroupStart", r);

@@ -443,7 +443,7 @@ static int l_set_cuda_enabled(lua_State *L) {
  * 0-based row-major index.  Errors name argument first+i, or `arg` when
  * non-zero (m[{i, j}] sugar: the subscripts come from the key, arg 2). */
 static void check_subscripts_arg(lua_State *L, gm_mat *m, int first, int n, const char *fn, size_t *k, int arg) {
-  long long subs[GM_MAX_RANK];
+  long long subs[GM_MAX_RANK] = {0};
   for (int i = 0; n == m->rank && i < n; i++) { /* a wrong count is reported first */
     int isnum;
     subs[i] = (long long)lua_tointegerx(L, first + i, &isnum);
