@@ -33,6 +33,17 @@ static int capsule_tostring(lua_State *L) {
   return 1;
 }
 
+/* capsule:device() -> DLPack's device type and id of the tensor (the
+ * standard's __dlpack_device__: 1 kDLCPU, 2 kDLCUDA, 3 kDLCUDAHost, 13
+ * kDLCUDAManaged), read before it is consumed. */
+static int capsule_device(lua_State *L) {
+  gml_capsule *c = gml_checkudata(L, 1, GML_DLPACK_MT, "device");
+  if (!c->t) return gml_argerror(L, 1, "device", "the DLPack capsule was already consumed");
+  lua_pushinteger(L, (lua_Integer)c->t->dl_tensor.device.device_type);
+  lua_pushinteger(L, (lua_Integer)c->t->dl_tensor.device.device_id);
+  return 2;
+}
+
 /* core.__dlpack(m, {device = "host" | "cuda", copy = bool}) */
 static int l_dlpack(lua_State *L) {
   const char *fn = "__dlpack";
@@ -102,6 +113,9 @@ void gml_open_dlpack(lua_State *L, int module_idx) {
   gml_register(L, module_idx, fns);
   luaL_newmetatable(L, GML_DLPACK_MT);
   gml_register(L, -1, meta);
+  static const gml_reg methods[] = {{"device", capsule_device, 1, NULL}, {NULL, NULL, 0, NULL}};
+  gml_newlib(L, methods);
+  lua_setfield(L, -2, "__index");
   lua_pushliteral(L, "gpumat.dlpack");
   lua_setfield(L, -2, "__name");
   lua_pop(L, 1);
