@@ -24,7 +24,11 @@
 #include "../model/context.h"
 #include "../model/view.h"
 
-/* DLPack's type code of each kind of the ctype list (ctype_list.h). */
+/* DLPack's type code of each kind of the ctype list (ctype_list.h); bits
+ * are 8 * the size (a complex row's whole pair, as DLPack counts).  A kind
+ * not here has no code (refused both ways).  Two 16-bit float formats
+ * (float16, bfloat16) would need kinds of their own to tell kDLFloat from
+ * kDLBfloat. */
 static const struct {
   bool ok;
   uint8_t code;
