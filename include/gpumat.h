@@ -25,6 +25,9 @@
 #include <dlpack/dlpack.h>
 #endif
 #endif
+#ifdef __cplusplus
+extern "C" { /* as dlpack.h: the deleter is a C function pointer */
+#endif
 #ifndef DLPACK_DLPACK_H_
 #define DLPACK_DLPACK_H_ /* no header: DLPack 1.1's types (a later include of one is skipped) */
 #define GPUMAT_DLPACK_OWN 1
@@ -75,6 +78,9 @@ typedef struct DLManagedTensorVersioned {
 #ifdef GPUMAT_DLPACK_OWN
 #define DLPACK_MAJOR_VERSION 1
 #define DLPACK_MINOR_VERSION 1
+#endif
+#ifdef __cplusplus
+}
 #endif
 
 #ifdef __cplusplus
