@@ -85,16 +85,19 @@ if(GPUMAT_LIBRARY)
   install(FILES ${CMAKE_BINARY_DIR}/gpumatConfig.cmake ${CMAKE_BINARY_DIR}/gpumatConfigVersion.cmake
     DESTINATION ${GPUMAT_CMAKEDIR})
 
-  # C test of the embedding API (gm_mat_wrap ... gpumat_checkmat) against
-  # the shared library, run by spec/c_api_spec.lua.
+  # C tests of the embedding API (gm_mat_wrap ... gpumat_checkmat) and of
+  # DLPack (gm_mat_to_dlpack, gm_mat_from_dlpack) against the shared
+  # library, run by spec/c_api_spec.lua.
   if(GPUMAT_BUILD_TESTS)
-    add_executable(gpumat_embed_api_test tests/embed_api_test.c)
-    target_link_libraries(gpumat_embed_api_test PRIVATE gpumat m Threads::Threads)
-    gpumat_warnings(gpumat_embed_api_test)
-    if(GPUMAT_SANITIZE)
-      target_compile_options(gpumat_embed_api_test PRIVATE ${GPUMAT_SAN_FLAGS})
-      target_link_options(gpumat_embed_api_test PRIVATE -fsanitize=address,undefined)
-    endif()
+    foreach(t embed_api dlpack)
+      add_executable(gpumat_${t}_test tests/${t}_test.c)
+      target_link_libraries(gpumat_${t}_test PRIVATE gpumat m Threads::Threads)
+      gpumat_warnings(gpumat_${t}_test)
+      if(GPUMAT_SANITIZE)
+        target_compile_options(gpumat_${t}_test PRIVATE ${GPUMAT_SAN_FLAGS})
+        target_link_options(gpumat_${t}_test PRIVATE -fsanitize=address,undefined)
+      endif()
+    endforeach()
   endif()
 endif()
 

@@ -10,6 +10,78 @@
 #define GPUMAT_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+/* ---- DLPack (gm_mat_to_dlpack, gm_mat_from_dlpack) ----
+ * The exchange structs are DLPack 1.x's (DLManagedTensorVersioned).  The
+ * system's <dlpack/dlpack.h> is used when there is one, so an application
+ * that includes it too (or PyTorch's, CuPy's copy: one include guard)
+ * sees the same types; Debian's libdlpack-dev is 0.6, older than the
+ * versioned struct, so what a header lacks is defined here with 1.x's
+ * exact layout and values, and with no header at all, the whole 1.x ABI
+ * gpumat uses.  Define GPUMAT_NO_SYSTEM_DLPACK to skip the system header. */
+#if !defined(GPUMAT_NO_SYSTEM_DLPACK) && defined(__has_include)
+#if __has_include(<dlpack/dlpack.h>)
+#include <dlpack/dlpack.h>
+#endif
+#endif
+#ifdef __cplusplus
+extern "C" { /* as dlpack.h: the deleter is a C function pointer */
+#endif
+#ifndef DLPACK_DLPACK_H_
+#define DLPACK_DLPACK_H_ /* no header: DLPack 1.1's types (a later include of one is skipped) */
+#define GPUMAT_DLPACK_OWN 1
+typedef enum {
+  kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3, kDLOpenCL = 4, kDLVulkan = 7, kDLMetal = 8, kDLVPI = 9,
+  kDLROCM = 10, kDLROCMHost = 11, kDLExtDev = 12, kDLCUDAManaged = 13, kDLOneAPI = 14, kDLWebGPU = 15,
+  kDLHexagon = 16, kDLMAIA = 17
+} DLDeviceType;
+typedef struct {
+  DLDeviceType device_type;
+  int32_t device_id;
+} DLDevice;
+typedef enum {
+  kDLInt = 0U, kDLUInt = 1U, kDLFloat = 2U, kDLOpaqueHandle = 3U, kDLBfloat = 4U, kDLComplex = 5U, kDLBool = 6U
+} DLDataTypeCode;
+typedef struct {
+  uint8_t code;
+  uint8_t bits;
+  uint16_t lanes;
+} DLDataType;
+typedef struct {
+  void *data;
+  DLDevice device;
+  int32_t ndim;
+  DLDataType dtype;
+  int64_t *shape;
+  int64_t *strides; /* in elements; NULL: compact row-major */
+  uint64_t byte_offset;
+} DLTensor;
+#elif !defined(DLPACK_MAJOR_VERSION) && defined(DLPACK_VERSION) && DLPACK_VERSION < 80
+enum { kDLBool = 6 }; /* added in DLPack 0.8 */
+#endif
+#ifndef DLPACK_MAJOR_VERSION /* a 0.x header: the versioned struct of 1.x */
+typedef struct {
+  uint32_t major;
+  uint32_t minor;
+} DLPackVersion;
+#define DLPACK_FLAG_BITMASK_READ_ONLY (1UL << 0UL)
+#define DLPACK_FLAG_BITMASK_IS_COPIED (1UL << 1UL)
+typedef struct DLManagedTensorVersioned {
+  DLPackVersion version;
+  void *manager_ctx;
+  void (*deleter)(struct DLManagedTensorVersioned *self);
+  uint64_t flags;
+  DLTensor dl_tensor;
+} DLManagedTensorVersioned;
+#endif
+#ifdef GPUMAT_DLPACK_OWN
+#define DLPACK_MAJOR_VERSION 1
+#define DLPACK_MINOR_VERSION 1
+#endif
+#ifdef __cplusplus
+}
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -201,6 +273,55 @@ GM_API gm_status gm_cuda_begin(const gm_cuda_options *opts);
 GM_API gm_status gm_cuda_end(void);
 /* Whether the calling thread's operations currently run on a device. */
 GM_API int gm_cuda_active(void);
+
+/* ---- DLPack: mats to and from PyTorch, CuPy, JAX, NumPy without a copy ----
+ * The structs are DLPack 1.x's (top of this header).  Producer and
+ * consumer share the memory, as the DLPack standard says.
+ *
+ * gm_mat_to_dlpack: *out describes m's elements where they are: the
+ * first visible element, m's dims and strides in elements (views
+ * included; an expanded view is flagged READ_ONLY), m's element type
+ * (bool kDLBool, integers kDLInt/kDLUInt, floats kDLFloat, bits 8 * size)
+ * and device: kDLCPU for host memory, kDLCUDAHost for page-locked,
+ * kDLCUDAManaged for managed, kDLCUDA (device id) for a CUDA device.
+ * opts->device picks the facet: GM_DLPACK_WHERE (0) the cuda facet when
+ * only it is current on a CUDA device, else the host; GM_DLPACK_HOST;
+ * GM_DLPACK_CUDA (needs an active context on a CUDA device; the emulated
+ * device's memory is not CUDA memory: GM_EUNSUPPORTED).  The facet is
+ * brought up to date as with_facet(m, facet, "io") would, so it is then
+ * the only current one: the consumer's writes are what gpumat reads next,
+ * as long as m is used through that facet (an operation that writes m in
+ * another facet makes the exported memory stale until that facet is
+ * accessed again).  gpumat's queued device work on it has finished.
+ * opts->copy nonzero exports a new row-major copy (flag IS_COPIED) that
+ * only the consumer sees.  The export holds m's storage and that facet
+ * (destroy_facet and context exits skip it) until its deleter runs, which
+ * may be before or after gm_mat_free(m), on any thread; the consumer
+ * calls (*out)->deleter(*out) exactly once.  opts NULL: all defaults.
+ *
+ * gm_mat_from_dlpack: a mat over t's memory, without a copy: t's shape,
+ * and its strides as a view (any strides, negative or zero included, that
+ * stay inside the memory; NULL strides: row-major).  kDLCPU and
+ * kDLCUDAHost memory becomes the host ("foreign") facet, kDLCUDAManaged
+ * the managed facet inside a context on a CUDA device (else the host
+ * facet), kDLCUDA the cuda facet (needs an active context on that
+ * device).  The mat's storage calls t->deleter(t) exactly once when its
+ * last view goes (gm_mat_free, a Lua mat collected; for device and managed
+ * memory after the device's queued work, when the device's deferred frees
+ * are next drained: gm_cuda_end, gm.collect()); a tensor without elements
+ * is released at once.  The producer's work on the memory must be
+ * complete (DLPack without a stream).  Refused with t still the caller's
+ * (its deleter not called): a major version other than 1, the READ_ONLY
+ * flag (mats are writable), lanes != 1 or a dtype no ctype has, another
+ * device type, misaligned data, more than GM_MAX_RANK dimensions. */
+struct DLManagedTensorVersioned;
+enum { GM_DLPACK_WHERE = 0, GM_DLPACK_HOST = 1, GM_DLPACK_CUDA = 2 };
+typedef struct gm_dlpack_options {
+  int device; /* GM_DLPACK_WHERE, GM_DLPACK_HOST, GM_DLPACK_CUDA */
+  int copy;   /* nonzero: export a copy */
+} gm_dlpack_options;
+GM_API gm_status gm_mat_to_dlpack(gm_mat *m, const gm_dlpack_options *opts, struct DLManagedTensorVersioned **out);
+GM_API gm_status gm_mat_from_dlpack(struct DLManagedTensorVersioned *t, gm_mat **out);
 
 /* ---- Buffers: typed views of reference-counted memory in one space ----
  * A buffer is a view (element type, dims, byte offset, layout) of one

@@ -35,6 +35,11 @@ GM_API void gpumat_pushmat(lua_State *L, const gm_mat *m);
  * returns NULL then.  Take a reference of your own with gm_mat_view. */
 GM_API gm_mat *gpumat_checkmat(lua_State *L, int idx);
 GM_API gm_mat *gpumat_testmat(lua_State *L, int idx);
+/* Pushes a DLPack capsule owning t (a tensor from PyTorch, CuPy, JAX or
+ * gm_mat_to_dlpack): gm.from_dlpack(capsule) makes it a mat without a
+ * copy; a capsule nobody consumes calls t->deleter(t) when it is
+ * collected.  t NULL raises. */
+GM_API void gpumat_pushdlpack(lua_State *L, struct DLManagedTensorVersioned *t);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,5 @@
 -- Runs the C test executables (CMake targets gpumat_c_api_test,
--- gpumat_facet_thread_test and gpumat_embed_api_test) from the build
+-- gpumat_facet_thread_test, gpumat_embed_api_test, gpumat_dlpack_test) from the build
 -- directory the suite uses.
 local function run_c_test(name, env)
   local build = os.getenv("GPUMAT_BUILD_DIR") or "build"
@@ -76,5 +76,8 @@ describe("public C API", function()
     -- with leak detection: in the ASan build a leaked mat, view or Lua
     -- state fails the test (ignored by the other builds)
     run_c_test("gpumat_embed_api_test", "ASAN_OPTIONS=detect_leaks=1:protect_shadow_gap=0:abort_on_error=1 ")
+  end)
+  it("tests/dlpack_test.c passes (DLPack export and import, both free orders, refusals)", function()
+    run_c_test("gpumat_dlpack_test", "ASAN_OPTIONS=detect_leaks=1:protect_shadow_gap=0:abort_on_error=1 ")
   end)
 end)

@@ -2,8 +2,11 @@
 # Installs the Debian packages gpumat needs when they are missing.
 # As root it runs apt-get; otherwise it prints the command to run.
 set -euo pipefail
+# libdlpack-dev: the DLPack header include/gpumat.h uses when present (it is
+# 0.6 on Debian 12; gpumat.h adds DLPack 1.x's versioned struct and builds
+# without any header too)
 pkgs=(lua5.4 liblua5.4-dev lua-busted libopenblas-dev liblapacke-dev cmake make gcc g++ luarocks
-      pkg-config libopenmpi-dev openmpi-bin python3-numpy tmux gnuplot-nox lua-readline ccache)
+      pkg-config libopenmpi-dev openmpi-bin python3-numpy tmux gnuplot-nox lua-readline ccache libdlpack-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

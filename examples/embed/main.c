@@ -8,7 +8,12 @@
  *      is there; the data comes back into our buffer when it ends);
  *   4. we read the mat the script left in the global `result` with
  *      gpumat_testmat: print it (gm_mat_to_string) and read it through
- *      a host buffer of doubles (gm_mat_ensure).
+ *      a host buffer of doubles (gm_mat_ensure);
+ *   5. DLPack, as with PyTorch, CuPy or JAX: we hand `result` out as a
+ *      DLManagedTensorVersioned (gm_mat_to_dlpack, no copy) that outlives
+ *      the Lua state (gpumat's side freed first, the consumer's deleter
+ *      last), and take a tensor of ours in (gm_mat_from_dlpack, no copy):
+ *      gpumat calls our deleter when its mat goes (consumer first).
  * Build: cc main.c $(pkg-config --cflags --libs gpumat) -o embed
  * Run:   ./embed transform.lua */
 #include <lauxlib.h>
@@ -24,6 +29,38 @@ static int n_released;
 static void release_buffer(void *ud) {
   n_released++;
   free(ud); /* the buffer is ours: gpumat tells us when it is done */
+}
+
+/* 5: a tensor we produce, as another library would: its deleter frees it */
+typedef struct our_tensor {
+  DLManagedTensorVersioned t;
+  int64_t shape[1];
+  double data[4];
+} our_tensor;
+static int n_deleted;
+static void delete_tensor(DLManagedTensorVersioned *t) {
+  n_deleted++;
+  free(t->manager_ctx);
+}
+
+static int dlpack_in(void) {
+  our_tensor *o = calloc(1, sizeof *o);
+  if (!o) return 1;
+  for (int i = 0; i < 4; i++) o->data[i] = i + 1.5;
+  o->shape[0] = 4;
+  o->t = (DLManagedTensorVersioned){{1, 0}, o, delete_tensor, 0,
+                                    {o->data, {kDLCPU, 0}, 1, {kDLFloat, 64, 1}, o->shape, NULL, 0}};
+  gm_mat *m = NULL;
+  if (gm_mat_from_dlpack(&o->t, &m) != GM_OK) { /* still ours on failure */
+    fprintf(stderr, "embed: gm_mat_from_dlpack: %s\n", gm_last_error());
+    delete_tensor(&o->t);
+    return 1;
+  }
+  double sum = 0;
+  gm_status st = gm_sum(m, &sum);
+  gm_mat_free(m); /* the last view: gpumat calls our deleter */
+  printf("dlpack in: sum %g, our deleter called %d time(s)\n", sum, n_deleted);
+  return st != GM_OK || n_deleted != 1;
 }
 
 static int fail(lua_State *L, const char *what) {
@@ -89,9 +126,19 @@ int main(int argc, char **argv) {
   printf("result from the script (%zu):", n);
   for (size_t k = 0; k < n; k++) printf(" %g", sums[k]);
   printf("\n");
+  /* 5: result handed out with DLPack; it outlives the Lua state */
+  DLManagedTensorVersioned *out = NULL;
+  if (gm_mat_to_dlpack(r, NULL, &out) != GM_OK) {
+    fprintf(stderr, "embed: gm_mat_to_dlpack: %s\n", gm_last_error());
+    return 1;
+  }
   lua_pop(L, 1);
 
   lua_close(L); /* the last view of the buffer goes with the Lua state */
   printf("buffer released by gpumat: %d time(s)\n", n_released);
-  return n_released == 1 ? 0 : 1;
+  const float *f = out->dl_tensor.data; /* float32, kDLCPU, one axis of 3 */
+  printf("dlpack out: %lld elements after lua_close: %g %g %g\n", (long long)out->dl_tensor.shape[0], f[0], f[1],
+         f[2]);
+  out->deleter(out); /* the consumer lets go last */
+  return n_released == 1 && dlpack_in() == 0 ? 0 : 1;
 }

@@ -22,7 +22,7 @@ end
 local self_first = {
   "free", "is_freed", "ctype", "dtype", "displacement", "dims", "dim", "size", "max_size",
   "initial_element", "cuda_enabled", "set_cuda_enabled", "mref", "set",
-  "row_major_mref", "set_row_major", "row_major_index", "replace_",
+  "row_major_mref", "set_row_major", "row_major_index", "replace_", "__dlpack",
 }
 for _, name in ipairs(self_first) do methods[name] = core[name] end
 methods.to_table = core.mat_to_array

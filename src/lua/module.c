@@ -1,6 +1,7 @@
 /* luaopen_gpumat_core: builds the C module table from the areas.  Each
  * area (l_*.c) registers its functions with gml_register. */
 #include "l_buffer.h"
+#include "l_dlpack.h"
 #include "util.h"
 
 #if defined(__GNUC__)
@@ -31,6 +32,7 @@ static void (*const areas[])(lua_State *L, int module_idx) = {
     gml_open_context,
     gml_open_buffer,
     gml_open_memspace,
+    gml_open_dlpack,
     gml_open_operators,
     gml_open_broadcast,
     gml_open_reduce_axis,

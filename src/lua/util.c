@@ -157,6 +157,7 @@ static const char *const any_ctype_fns[] = {
     "_format_grid", "format_mat", "watch_facet", "watch_facets", "facets", "find_facet", "synchronization",
     "destroy_facet", "destroy", "add_facet_reference", "remove_facet_reference", "use_cuda_p", "free", "__gc",
     "__close", "ensure_core", "ensure", "mat_from_buffer", "syncing_cuda_facets", "with_syncing_cuda_facets",
+    "__dlpack",
     /* the scans (core/ops/scan.h: exact for bool and integers) */
     "cumulative_sum", "cumulative_prod",
     /* indexing (l_index.c, m[{...}] with index mats and masks) */

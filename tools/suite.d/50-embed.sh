@@ -54,19 +54,24 @@ if grep -q -- "-I$PWD/include" "$tmp/cmk/CMakeFiles/embed.dir/flags.make" 2>/dev
 fi
 
 # 3. run: the buffer is transformed in place (2x + 1), the script's mat is
-# printed and read back (column sums), the buffer is released exactly once
+# printed and read back (column sums), the buffer is released exactly once,
+# result leaves through DLPack and outlives the Lua state, a tensor of the
+# application comes in through DLPack and its deleter runs once
 src=$PWD
 expect_buf="buffer after the script: 3 5 7 9 11 13"
 expect_res="result from the script (3): 12 16 20"
 expect_rel="buffer released by gpumat: 1 time(s)"
 expect_txt="result: #<MAT 3 float F {12, 16, 20}>"
+expect_out="dlpack out: 3 elements after lua_close: 12 16 20"
+expect_in="dlpack in: sum 12, our deleter called 1 time(s)"
 run() { # name exe where env...
   local name=$1 exe=$2 where=$3; shift 3
   if [ ! -x "$exe" ]; then bad "$name: not built"; return; fi
   (cd "$tmp" && env "$@" "$exe" "$src/examples/embed/transform.lua") >"$tmp/out.log" 2>&1
   if grep -qxF "$expect_buf" "$tmp/out.log" && grep -qxF "$expect_res" "$tmp/out.log" &&
      grep -qxF "$expect_rel" "$tmp/out.log" &&
-     grep -qxF "$expect_txt" "$tmp/out.log" && grep -qxF "script: ran on $where" "$tmp/out.log"; then ok "$name"
+     grep -qxF "$expect_txt" "$tmp/out.log" && grep -qxF "$expect_out" "$tmp/out.log" &&
+     grep -qxF "$expect_in" "$tmp/out.log" && grep -qxF "script: ran on $where" "$tmp/out.log"; then ok "$name"
   else bad "$name"; cat "$tmp/out.log"; fi
 }
 # (no GPU in CI: GPUMAT_DEVICE=cuda, the default, runs on the host)

@@ -226,10 +226,12 @@ gm_status gm_block_alloc_pitched(gm_device *dev, size_t width, size_t height, gm
   return GM_OK;
 }
 
-gm_status gm_block_wrap(void *ptr, size_t bytes, void (*release_fn)(void *), void *ud, gm_block **out) {
+gm_status gm_block_wrap_in(gm_space space, struct gm_device *dev, void *ptr, size_t bytes, void (*release_fn)(void *),
+                           void *ud, gm_block **out) {
   if (!ptr) return gm_fail(GM_EINVAL, "cannot wrap a NULL pointer");
   gm_block *b = NULL;
-  GM_TRY(new_block(GM_SPACE_HOST, NULL, &b));
+  GM_TRY(new_block(space, dev, &b));
+  if (b->device) gm_device_ref(b->device); /* release() drops it */
   b->ptr = ptr;
   b->bytes = b->alloc_bytes = bytes;
   b->wrapped = true;
@@ -239,13 +241,20 @@ gm_status gm_block_wrap(void *ptr, size_t bytes, void (*release_fn)(void *), voi
   return GM_OK;
 }
 
+gm_status gm_block_wrap(void *ptr, size_t bytes, void (*release_fn)(void *), void *ud, gm_block **out) {
+  return gm_block_wrap_in(GM_SPACE_HOST, NULL, ptr, bytes, release_fn, ud, out);
+}
+
 void gm_block_hold(gm_block *b) { atomic_fetch_add(&b->holds, 1); }
 
 static void release(gm_block *b, int why) {
   int live = GM_BLOCK_LIVE;
   if (!atomic_compare_exchange_strong(&b->state, &live, why)) return;
   if (b->wrapped) { /* the application's memory: hand it back */
-    if (b->wrap_release) b->wrap_release(b->wrap_ud);
+    /* device or managed memory only once the device's queued work that
+     * may use it has run: through its deferred queue */
+    if (b->wrap_release && b->device) gm_device_defer_call(b->device, b->wrap_release, b->wrap_ud);
+    else if (b->wrap_release) b->wrap_release(b->wrap_ud);
   } else if (!gm_cache_give(b))
     gm_block_free_memory(b->space, b->device, b->ptr, b->alloc_bytes, b->pitch, b->flags, b->registered_on);
   b->registered_on = NULL;

@@ -60,8 +60,9 @@ typedef struct gm_block {
   struct gm_cache_scope *scope;    /* allocating scope, until kept or released */
   atomic_bool in_scope;            /* scope != NULL: a release without it skips the cache lock */
   struct gm_block *scope_prev, *scope_next;
-  /* gm_block_wrap: HOST memory the application owns (gm_mat_wrap): never
-   * freed, cached or page-locked; wrap_release(wrap_ud) when released */
+  /* gm_block_wrap: memory the application owns (gm_mat_wrap, DLPack
+   * imports): never freed, cached or page-locked; wrap_release(wrap_ud)
+   * when released */
   bool wrapped;
   void (*wrap_release)(void *ud);
   void *wrap_ud;
@@ -80,6 +81,12 @@ gm_status gm_block_alloc_pitched(struct gm_device *dev, size_t width, size_t hei
  * no scope): release(ud) instead of a free when it is released (release
  * may be NULL); gm_block_register refuses it (GM_EUNSUPPORTED). */
 gm_status gm_block_wrap(void *ptr, size_t bytes, void (*release)(void *), void *ud, gm_block **out);
+/* gm_block_wrap in any space (foreign memory imported with DLPack):
+ * DEVICE and MANAGED need dev (referenced); release(ud) of a block with a
+ * device goes through dev's deferred queue, after the device's queued
+ * work (gm_device_defer_call). */
+gm_status gm_block_wrap_in(gm_space space, struct gm_device *dev, void *ptr, size_t bytes, void (*release)(void *),
+                           void *ud, gm_block **out);
 
 void gm_block_hold(gm_block *b);
 /* Drops a hold; at zero releases live memory and frees the struct. */

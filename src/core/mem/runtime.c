@@ -127,11 +127,24 @@ static void enqueue(gm_device *d, void *p, int kind, size_t bytes) {
 
 /* Deferred kinds besides host releases: a pool block, a raw (pitched)
  * block given straight back to the backend, a managed block. */
-enum { DEFER_POOL = -1, DEFER_RAW = -2, DEFER_MANAGED = -3 };
+enum { DEFER_POOL = -1, DEFER_RAW = -2, DEFER_MANAGED = -3, DEFER_CALL = -4 };
+
+/* A DEFER_CALL node's ptr: the release of foreign device memory (a DLPack
+ * producer's deleter), which may free it at once. */
+typedef struct deferred_call {
+  void (*fn)(void *);
+  void *ud;
+} deferred_call;
 
 void gm_device_defer_free(gm_device *d, void *p) { enqueue(d, p, DEFER_POOL, 0); }
 void gm_device_defer_raw_free(gm_device *d, void *p) { enqueue(d, p, DEFER_RAW, 0); }
 void gm_device_defer_managed_free(gm_device *d, void *p) { enqueue(d, p, DEFER_MANAGED, 0); }
+void gm_device_defer_call(gm_device *d, void (*fn)(void *), void *ud) {
+  deferred_call *c = malloc(sizeof *c);
+  if (!c) return; /* cannot queue: the foreign memory stays in use until the process ends */
+  *c = (deferred_call){fn, ud};
+  enqueue(d, c, DEFER_CALL, 0);
+}
 void gm_device_defer_host_release(gm_device *d, void *p, int kind, size_t bytes) {
   if (kind == GM_HOST_PINNED_POOL) atomic_fetch_add(&d->n_pinned_queued, 1);
   enqueue(d, p, kind, bytes);
@@ -144,6 +157,12 @@ static void release_one(gm_device *d, gm_deferred *q) {
   }
   if (q->kind == DEFER_RAW) {
     d->ops->raw_free(d, q->ptr);
+    return;
+  }
+  if (q->kind == DEFER_CALL) {
+    deferred_call *c = q->ptr;
+    c->fn(c->ud);
+    free(c);
     return;
   }
   if (q->kind == DEFER_MANAGED) {
@@ -165,10 +184,11 @@ static void release_one(gm_device *d, gm_deferred *q) {
 
 /* A page-locked block going back to the pinned pool may still be the
  * source or destination of a queued copy: one wait for the device per
- * drain, before any is reused (cudaFreeHost waited for each). */
-static void sync_for_pinned(gm_device *d, const gm_deferred *q) {
+ * drain, before any is reused (cudaFreeHost waited for each); so may
+ * foreign memory whose release a DEFER_CALL hands back to its owner. */
+static void sync_for_pinned(gm_device *d, const gm_deferred *q, bool host) {
   for (; q; q = q->next)
-    if (q->kind == GM_HOST_PINNED_POOL) {
+    if ((host && q->kind == GM_HOST_PINNED_POOL) || q->kind == DEFER_CALL) {
       (void)d->ops->synchronize(d); /* a failure is the stream's error: reported by its next sync */
       return;
     }
@@ -195,7 +215,7 @@ static void drain(gm_device *d, int level) {
   atomic_store(&d->n_queued, 0);
   pthread_mutex_unlock(&d->queue_lock);
   long n_keep = 0;
-  if (host) sync_for_pinned(d, q);
+  if (level != DRAIN_POOL) sync_for_pinned(d, q, host);
   while (q) {
     gm_deferred *next = q->next;
     if (drains(level, q->kind)) {

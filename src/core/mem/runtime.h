@@ -94,6 +94,10 @@ void gm_device_defer_free(gm_device *d, void *p);
 /* Queues a pitched block for raw_free / a managed block for managed_free. */
 void gm_device_defer_raw_free(gm_device *d, void *p);
 void gm_device_defer_managed_free(gm_device *d, void *p);
+/* Queues fn(ud), run after a device synchronization by the drain that
+ * frees device blocks: foreign memory a DLPack producer frees in its
+ * deleter, which gpumat's queued work may still use. */
+void gm_device_defer_call(gm_device *d, void (*fn)(void *), void *ud);
 /* How host memory that a device knows of is released. */
 enum { GM_HOST_MALLOC = 0, GM_HOST_PINNED = 1, GM_HOST_PINNED_POOL = 2 };
 /* Queues release of host memory that d registered (GM_HOST_MALLOC: it is

@@ -113,17 +113,11 @@ gm_status gm_vec_new(gm_ctype ctype, size_t max_size, bool has_initial_element,
   return GM_OK;
 }
 
-gm_status gm_vec_wrap(gm_ctype ctype, size_t max_size, void *host, void (*release)(void *), void *ud,
-                      gm_vec **out) {
-  gm_block *b = NULL;
+gm_status gm_vec_wrap_block(gm_ctype ctype, size_t max_size, struct gm_block *b, gm_vec **out) {
   gm_vec *v = NULL;
-  GM_TRY(gm_block_wrap(host, max_size * gm_ctype_size(ctype), release, ud, &b));
   gm_status st = gm_vec_new(ctype, max_size, false, 0, GM_SYNC_MAYBE, &v);
   if (st == GM_OK) st = gm_vec_adopt_block(v, b);
   if (st != GM_OK) {
-    b->wrap_release = NULL; /* the memory stays the caller's */
-    gm_block_deref(b);
-    gm_block_drop(b);
     gm_vec_unref(v);
     return st;
   }
@@ -132,6 +126,19 @@ gm_status gm_vec_wrap(gm_ctype ctype, size_t max_size, void *host, void (*releas
   gm_block_drop(b);
   *out = v;
   return GM_OK;
+}
+
+gm_status gm_vec_wrap(gm_ctype ctype, size_t max_size, void *host, void (*release)(void *), void *ud,
+                      gm_vec **out) {
+  gm_block *b = NULL;
+  GM_TRY(gm_block_wrap(host, max_size * gm_ctype_size(ctype), release, ud, &b));
+  gm_status st = gm_vec_wrap_block(ctype, max_size, b, out);
+  if (st != GM_OK) {
+    b->wrap_release = NULL; /* the memory stays the caller's */
+    gm_block_deref(b);
+    gm_block_drop(b);
+  }
+  return st;
 }
 
 void gm_vec_ref(gm_vec *v) { atomic_fetch_add(&v->refcount, 1); }

@@ -116,6 +116,10 @@ gm_status gm_vec_check_memory(gm_vec *v);
  * skips it like a referenced facet).  On failure release is not called. */
 gm_status gm_vec_wrap(gm_ctype ctype, size_t max_size, void *host, void (*release)(void *),
                       void *ud, gm_vec **out);
+/* gm_vec_wrap over a wrapped block of any space (gm_block_wrap_in): on
+ * success the vec has taken over the caller's refcnt and hold of b; on
+ * failure they stay the caller's. */
+gm_status gm_vec_wrap_block(gm_ctype ctype, size_t max_size, struct gm_block *b, gm_vec **out);
 /* New vec with refcount 1 and no facets. */
 gm_status gm_vec_new(gm_ctype ctype, size_t max_size, bool has_initial_element,
                      double initial_element, gm_sync sync, gm_vec **out);

@@ -10,6 +10,7 @@
 
 #include "../../../include/gpumat_lua.h"
 #include "../../core/model/view.h"
+#include "../l_dlpack.h"
 #include "../util.h"
 #include "embedded_lua.h"
 
@@ -56,6 +57,13 @@ void gpumat_pushmat(lua_State *L, const gm_mat *m) {
   gm_status st = gm_view_clone(m, &v); /* keeps a view's strides */
   if (st != GM_OK) gml_raise(L, st, "gpumat_pushmat");
   gml_pushmat(L, v); /* frees v if the userdata cannot be made */
+}
+
+void gpumat_pushdlpack(lua_State *L, DLManagedTensorVersioned *t) {
+  if (luaL_getmetatable(L, GML_DLPACK_MT) != LUA_TTABLE) luaL_error(L, "gpumat_pushdlpack: call luaopen_gpumat first");
+  lua_pop(L, 1);
+  if (!t) luaL_error(L, "gpumat_pushdlpack: tensor is NULL");
+  gml_push_capsule(L, t);
 }
 
 gm_mat *gpumat_testmat(lua_State *L, int idx) {
