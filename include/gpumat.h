@@ -63,7 +63,9 @@ enum {
   GM_CTYPE_UINT8 = 7,
   GM_CTYPE_UINT16 = 8,
   GM_CTYPE_UINT32 = 9,
-  GM_CTYPE_UINT64 = 10
+  GM_CTYPE_UINT64 = 10,
+  GM_CTYPE_COMPLEX64 = 11, /* two floats, real part first (NumPy's complex64) */
+  GM_CTYPE_COMPLEX128 = 12 /* two doubles, real part first */
 };
 
 /* Facets (the cube manual's names): FOREIGN is host memory, CUDA_HOST the

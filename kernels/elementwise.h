@@ -289,6 +289,23 @@ GM_BOOL_CTYPES(GM_EW_BOOL_)
         return false;                                    \
     }                                                    \
   }
-GM_CTYPES(GM_EW_PRED_DISPATCH_)
+GM_REAL_CTYPES(GM_EW_PRED_DISPATCH_)
+
+/* complex: the predicates whose rows have kind C (isnan, isinf and
+ * isfinite of either part, NumPy's; truth is x != 0) */
+#define GM_EW_CX_PRED_(T, ...)                                                        \
+  GM_HD bool gm_pred_isnan_##T(T x) { return gm_cxisnan_##T(x); }                     \
+  GM_HD bool gm_pred_isinf_##T(T x) { return gm_cxisinf_##T(x); }                     \
+  GM_HD bool gm_pred_isfinite_##T(T x) { return gm_cxisfinite_##T(x); }               \
+  GM_HD bool gm_pred_logical_not_##T(T x) { return !gm_cxnonzero_##T(x); }            \
+  GM_HD bool gm_pred__truth_##T(T x) { return gm_cxnonzero_##T(x); }                  \
+  GM_HD bool gm_predicate_##T(int op, T x) {                                          \
+    switch (op) {                                                                     \
+      GM_PREDICATE_COMPLEX_OPS_WITH(GM_EW_PRED_CASE_, T)                              \
+      default:                                                                        \
+        return false;                                                                 \
+    }                                                                                 \
+  }
+GM_COMPLEX_CTYPES(GM_EW_CX_PRED_)
 
 #endif

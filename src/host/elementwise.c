@@ -142,7 +142,7 @@ CHUNK_BY_NUMERIC_CTYPE(un_into_chunk)
         GM_PREDICATE_OPS_WITH(PRED_ENTRY, T)};                                                \
     loop[j->op]((const T *)j->a + b, (bool *)j->c + b, e - b);                                \
   }
-GM_CTYPES(PRED_LOOPS)
+GM_REAL_CTYPES(PRED_LOOPS)
 
 /* a switch, not GM_CTYPE_TABLE: bool's rows paste _Bool in C */
 static void pred_chunk(void *arg, size_t b, size_t e) {
@@ -151,7 +151,7 @@ static void pred_chunk(void *arg, size_t b, size_t e) {
   case GM_##E:                \
     pred_chunk_##T(j, b, e);  \
     break;
-  GM_CTYPE_SWITCH(j->t, X, break)
+  GM_REAL_CTYPE_SWITCH(j->t, X, break)
 #undef X
 }
 
@@ -483,7 +483,7 @@ static void fill_chunk(void *arg, size_t b, size_t e) {
     else                                                               \
       fill_plain_##T((T *)j->c + b, e - b, gm_sat_##T(j->alpha));      \
     break;
-  GM_CTYPE_SWITCH(j->t, X, break)
+  GM_REAL_CTYPE_SWITCH(j->t, X, break)
 #undef X
 }
 

@@ -245,7 +245,7 @@ static void push_op_table(lua_State *L) {
     lua_pushinteger(L, r->op);
     lua_setfield(L, -2, "op");
     lua_newtable(L);
-    for (int k = GM_KIND_FLOAT; k <= GM_KIND_UINT; k++) {
+    for (int k = GM_KIND_FLOAT; k <= GM_KIND_COMPLEX; k++) {
       lua_pushboolean(L, (r->kinds >> k) & 1);
       lua_setfield(L, -2, gm_op_kind_name(k));
     }
@@ -271,7 +271,7 @@ static void push_ctypes(lua_State *L) {
   lua_pushnumber(L, tol);                                                                     \
   lua_setfield(L, -2, "tol");                                                                 \
   lua_setfield(L, -2, name);
-  GM_CTYPES(X)
+  GM_REAL_CTYPES(X)
 #undef X
 }
 
