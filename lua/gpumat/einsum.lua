@@ -338,10 +338,13 @@ return function(gm, core, methods)
 
   -- `*` on stacks, and of integer, bool or mixed-type mats: gm.matmul
   -- (which promotes); the rest (2-d float mats of one type, matrix x
-  -- vector, numbers) stays the C operator
+  -- vector, numbers) stays the C operator; a mat and a gm.complex value
+  -- multiply elementwise
   local c_mul = mat_mt.__mul
   local floats = { float = true, double = true }
   mat_mt.__mul = function(a, b)
+    -- a mat times a gm.complex value scales it (elementwise, promoting)
+    if gm.iscomplex(a) or gm.iscomplex(b) then return gm.cmul(a, b) end
     if is_mat(a) and is_mat(b) and (#a:dims() > 2 or #b:dims() > 2 or a:ctype() ~= b:ctype() or
           not floats[a:ctype()]) then
       return matmul(a, b)

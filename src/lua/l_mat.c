@@ -213,7 +213,7 @@ static int l_mat(lua_State *L) {
 static int nested_dims(lua_State *L, int idx, size_t dims[GM_MAX_RANK], int *leaf_rank, const char *fn) {
   int rank = 0;
   lua_pushvalue(L, idx);
-  while (lua_istable(L, -1) && !gml_ismat(L, -1)) {
+  while (lua_istable(L, -1) && !gml_ismat(L, -1) && !gml_iscomplex(L, -1)) {
     if (rank == GM_MAX_RANK) gml_argerror(L, 1, fn, "nesting exceeds rank %d", GM_MAX_RANK);
     dims[rank++] = (size_t)luaL_len(L, -1);
     lua_geti(L, -1, 1);
@@ -237,8 +237,9 @@ static int nested_dims(lua_State *L, int idx, size_t dims[GM_MAX_RANK], int *lea
 static void check_rectangular(lua_State *L, int idx, const size_t *dims, int rank, int leaf_rank, int depth,
                               const char *fn) {
   idx = lua_absindex(L, idx);
-  bool list = lua_istable(L, idx) && !gml_ismat(L, idx);
-  bool leaf = lua_type(L, idx) == LUA_TNUMBER || gml_ismat(L, idx); /* not nil: a lying __len */
+  bool cx = gml_iscomplex(L, idx);
+  bool list = lua_istable(L, idx) && !gml_ismat(L, idx) && !cx;
+  bool leaf = lua_type(L, idx) == LUA_TNUMBER || gml_ismat(L, idx) || cx; /* not nil: a lying __len */
   lua_Integer n = list && depth < rank ? luaL_len(L, idx) : 0;
   if (gm_nested_entry_check(depth, rank, dims, list, leaf, luaL_typename(L, idx), (long long)n) != GM_OK)
     gml_argerror(L, 1, fn, "%s", gm_last_error());
