@@ -505,8 +505,12 @@ describe("elementwise functions", function()
         if not refs[row.name] then missing[#missing + 1] = row.name end
       end
       assert.are.same({}, missing, "add these rows' references to spec/op_refs.lua")
+      -- the complex ctypes' rows (kinds C) are checked against NumPy in
+      -- spec/complex_spec.lua (op_refs' references compute on Lua reals)
       local cts = {}
-      for ct in pairs(core._ctypes) do cts[#cts + 1] = ct end
+      for ct, c in pairs(core._ctypes) do
+        if c.kind ~= "complex" then cts[#cts + 1] = ct end
+      end
       table.sort(cts)
       R.places(function(place)
         for _, row in ipairs(core._op_table) do

@@ -307,7 +307,7 @@ static void push_ctypes(lua_State *L) {
   lua_pushnumber(L, tol);                                                                     \
   lua_setfield(L, -2, "tol");                                                                 \
   lua_setfield(L, -2, name);
-  GM_REAL_CTYPES(X)
+  GM_CTYPES(X)
 #undef X
 }
 
