@@ -291,6 +291,31 @@ GM_BOOL_CTYPES(GM_EW_BOOL_)
   }
 GM_REAL_CTYPES(GM_EW_PRED_DISPATCH_)
 
+/* complex: the unary rows with kind C (complex_ops.h's principal
+ * branches; square is z * z, inv 1 / z by Smith's division) */
+#define GM_EW_CX_UNARY_(T, ...)                                          \
+  GM_HD T gm_square_##T(T x) { return gm_cxmul_##T(x, x); }              \
+  GM_HD T gm_sqrt_##T(T x) { return gm_cxsqrt_##T(x); }                  \
+  GM_HD T gm_log_##T(T x) { return gm_cxlog_##T(x); }                    \
+  GM_HD T gm_exp_##T(T x) { return gm_cxexp_##T(x); }                    \
+  GM_HD T gm_inv_##T(T x) { return gm_cxinv_##T(x); }                    \
+  GM_HD T gm_sin_##T(T x) { return gm_cxsin_##T(x); }                    \
+  GM_HD T gm_cos_##T(T x) { return gm_cxcos_##T(x); }                    \
+  GM_HD T gm_tan_##T(T x) { return gm_cxtan_##T(x); }                    \
+  GM_HD T gm_sinh_##T(T x) { return gm_cxsinh_##T(x); }                  \
+  GM_HD T gm_cosh_##T(T x) { return gm_cxcosh_##T(x); }                  \
+  GM_HD T gm_tanh_##T(T x) { return gm_cxtanh_##T(x); }                  \
+  GM_HD T gm_neg_##T(T x) { return gm_cxneg_##T(x); }                    \
+  GM_HD T gm_positive_##T(T x) { return x; }                             \
+  GM_HD T gm_unary_##T(int op, T x) {                                    \
+    switch (op) {                                                        \
+      GM_UNARY_COMPLEX_OPS_WITH(GM_EW_UNARY_CASE_, T)                    \
+      default:                                                           \
+        return x;                                                        \
+    }                                                                    \
+  }
+GM_COMPLEX_CTYPES(GM_EW_CX_UNARY_)
+
 /* complex: the predicates whose rows have kind C (isnan, isinf and
  * isfinite of either part, NumPy's; truth is x != 0) */
 #define GM_EW_CX_PRED_(T, ...)                                                        \

@@ -55,24 +55,24 @@
 
 #define GM_OP_ROWS(R, X, a)                                                           \
   /* unary: the first twelve are MGL-MAT's, in its manual's order */                  \
-  R(X, a, UNARY, square, SQUARE, "square", FIU, SAME, 1)                              \
-  R(X, a, UNARY, sqrt, SQRT, "sqrt", F, SAME, 16)                                     \
-  R(X, a, UNARY, log, LOG, "log", F, SAME, 16)                                        \
-  R(X, a, UNARY, exp, EXP, "exp", F, SAME, 16)                                        \
-  R(X, a, UNARY, inv, INV, "inv", F, SAME, 1)                                         \
+  R(X, a, UNARY, square, SQUARE, "square", FIUC, SAME, 1)                              \
+  R(X, a, UNARY, sqrt, SQRT, "sqrt", FC, SAME, 16)                                     \
+  R(X, a, UNARY, log, LOG, "log", FC, SAME, 16)                                        \
+  R(X, a, UNARY, exp, EXP, "exp", FC, SAME, 16)                                        \
+  R(X, a, UNARY, inv, INV, "inv", FC, SAME, 1)                                         \
   R(X, a, UNARY, logistic, LOGISTIC, "logistic", F, SAME, 16)                         \
-  R(X, a, UNARY, sin, SIN, "sin", F, SAME, 16)                                        \
-  R(X, a, UNARY, cos, COS, "cos", F, SAME, 16)                                        \
-  R(X, a, UNARY, tan, TAN, "tan", F, SAME, 16)                                        \
-  R(X, a, UNARY, sinh, SINH, "sinh", F, SAME, 16)                                     \
-  R(X, a, UNARY, cosh, COSH, "cosh", F, SAME, 16)                                     \
-  R(X, a, UNARY, tanh, TANH, "tanh", F, SAME, 16)                                     \
+  R(X, a, UNARY, sin, SIN, "sin", FC, SAME, 16)                                        \
+  R(X, a, UNARY, cos, COS, "cos", FC, SAME, 16)                                        \
+  R(X, a, UNARY, tan, TAN, "tan", FC, SAME, 16)                                        \
+  R(X, a, UNARY, sinh, SINH, "sinh", FC, SAME, 16)                                     \
+  R(X, a, UNARY, cosh, COSH, "cosh", FC, SAME, 16)                                     \
+  R(X, a, UNARY, tanh, TANH, "tanh", FC, SAME, 16)                                     \
   R(X, a, UNARY, abs, ABS, "abs", FIU, SAME, 1)                                       \
   R(X, a, UNARY, sign, SIGN, "sign", FIU, SAME, 1)                                    \
   R(X, a, UNARY, floor, FLOOR, "floor", FIU, SAME, 1)                                 \
   R(X, a, UNARY, ceil, CEIL, "ceil", FIU, SAME, 1)                                    \
   R(X, a, UNARY, round, ROUND, "round", FIU, SAME, 1)                                 \
-  R(X, a, UNARY, neg, NEG, "neg", FIU, SAME, 1)                                       \
+  R(X, a, UNARY, neg, NEG, "neg", FIUC, SAME, 1)                                       \
   R(X, a, UNARY, log1p, LOG1P, "log1p", F, SAME, 16)                                  \
   R(X, a, UNARY, expm1, EXPM1, "expm1", F, SAME, 16)                                  \
   R(X, a, UNARY, relu, RELU, "relu", F, SAME, 1)                                      \
@@ -85,7 +85,7 @@
   R(X, a, UNARY, log2, LOG2, "log2", F, SAME, 16)                                     \
   R(X, a, UNARY, log10, LOG10, "log10", F, SAME, 16)                                  \
   R(X, a, UNARY, trunc, TRUNC, "trunc", FIU, SAME, 1)                                 \
-  R(X, a, UNARY, positive, POSITIVE, "positive", FIU, SAME, 1)                        \
+  R(X, a, UNARY, positive, POSITIVE, "positive", FIUC, SAME, 1)                        \
   /* predicates: _truth is x != 0 (astype(bool) on the device too), which             \
    * logical_and/or/xor apply to their operands first (lua/gpumat) */                 \
   R(X, a, PRED, isnan, ISNAN, "isnan", FBIUC, BOOL, 1)                                 \
@@ -213,6 +213,9 @@ enum { GM_OPF_UNARY, GM_OPF_PRED, GM_OPF_SCALAR, GM_OPF_BINARY, GM_OPF_COMPARE, 
 /* The unary rows integer mats take (their kinds include I). */
 #define GM_UNARY_INT_OPS(X) GM_UNARY_INT_OPS_WITH(GM_OP_CALL_, X)
 #define GM_UNARY_INT_OPS_WITH(X, a) GM_OPS_WITH((1, 0, 0, 0, 0, 0), INT, X, a)
+/* The unary rows complex mats take (kinds with C): element functions
+ * gm_<name>_<T> of kernels/elementwise.h over complex_ops.h. */
+#define GM_UNARY_COMPLEX_OPS_WITH(X, a) GM_OPS_WITH((1, 0, 0, 0, 0, 0), COMPLEX, X, a)
 /* Predicates, y := f(x), y bool: element function gm_pred_<name>_<T>(x). */
 #define GM_PREDICATE_OPS(X) GM_PREDICATE_OPS_WITH(GM_OP_CALL_, X)
 #define GM_PREDICATE_OPS_WITH(X, a) GM_OPS_WITH((0, 1, 0, 0, 0, 0), ANY, X, a)

@@ -222,7 +222,7 @@ static void check_mat_ctype(lua_State *L, int idx, const gm_mat *m, const char *
   if (listed(any_ctype_fns, fname)) return;
   if (gm_ctype_is_complex(m->ctype)) {
     /* the broadcasting functions and rows check their complex kinds */
-    if (listed(promoting_fns, fname) || table_allows(fname, m->ctype) == 1) return;
+    if (listed(promoting_fns, fname) || listed(unary_alias_fns, fname) || table_allows(fname, m->ctype) == 1) return;
     gml_argerror(L, idx, fname, "a %s mat; this function does not take complex mats", gm_ctype_dtype(m->ctype));
   }
   if (listed(real_ctype_fns, fname)) return;
