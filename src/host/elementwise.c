@@ -153,6 +153,9 @@ GM_COMPLEX_CTYPES(UN_CX_LOOPS)
 CHUNK_BY_NUMERIC_CTYPE(un_chunk)
 CHUNK_BY_NUMERIC_CTYPE(un_into_chunk)
 
+/* the predicates' chunk function, over every ctype's loops below */
+static void pred_chunk(void *arg, size_t b, size_t e);
+
 /* ---- predicates: y (bool) := f(x), one loop per GM_PREDICATE_OPS row and ctype ---- */
 
 #define PRED_LOOP(T, NAME, E, ...)                                                            \
