@@ -177,6 +177,7 @@ GM_HD double gm_tanh(double x) { return tanh(x); }
   GM_HD T gm_log10_##T(T x) { return log10##S(x); }                                  \
   GM_HD T gm_trunc_##T(T x) { return trunc##S(x); }                                  \
   GM_HD T gm_positive_##T(T x) { return x; }                                         \
+  GM_HD T gm_conj_##T(T x) { return x; }                                              \
   /* predicates (bool results): NaN is truthy (NumPy's astype(bool)) */              \
   GM_HD bool gm_pred_isnan_##T(T x) { return x != x; }                               \
   GM_HD bool gm_pred_isinf_##T(T x) { return x == (T)INFINITY || x == -(T)INFINITY; } \
@@ -240,6 +241,7 @@ GM_FLOAT_CTYPES(GM_EW_DEFINE)
   GM_HD T gm_round_##T(T x) { return x; }                                 \
   GM_HD T gm_trunc_##T(T x) { return x; }                                 \
   GM_HD T gm_positive_##T(T x) { return x; }                              \
+  GM_HD T gm_conj_##T(T x) { return x; }                                   \
   GM_HD bool gm_pred_isnan_##T(T x) { return (void)x, false; }            \
   GM_HD bool gm_pred_isinf_##T(T x) { return (void)x, false; }            \
   GM_HD bool gm_pred_isfinite_##T(T x) { return (void)x, true; }          \
@@ -307,6 +309,7 @@ GM_REAL_CTYPES(GM_EW_PRED_DISPATCH_)
   GM_HD T gm_tanh_##T(T x) { return gm_cxtanh_##T(x); }                  \
   GM_HD T gm_neg_##T(T x) { return gm_cxneg_##T(x); }                    \
   GM_HD T gm_positive_##T(T x) { return x; }                             \
+  GM_HD T gm_conj_##T(T x) { return gm_cxconj_##T(x); }                             \
   GM_HD T gm_unary_##T(int op, T x) {                                    \
     switch (op) {                                                        \
       GM_UNARY_COMPLEX_OPS_WITH(GM_EW_UNARY_CASE_, T)                    \

@@ -86,6 +86,7 @@
   R(X, a, UNARY, log10, LOG10, "log10", F, SAME, 16)                                  \
   R(X, a, UNARY, trunc, TRUNC, "trunc", FIU, SAME, 1)                                 \
   R(X, a, UNARY, positive, POSITIVE, "positive", FIUC, SAME, 1)                        \
+  R(X, a, UNARY, conj, CONJ, "conj", FIUC, SAME, 1)                                    \
   /* predicates: _truth is x != 0 (astype(bool) on the device too), which             \
    * logical_and/or/xor apply to their operands first (lua/gpumat) */                 \
   R(X, a, PRED, isnan, ISNAN, "isnan", FBIUC, BOOL, 1)                                 \

@@ -124,7 +124,7 @@ describe("complex mats", function()
 
   it("compute the unary functions and predicates as NumPy does", function()
     local a = { C(1, 2), C(-0.5, 0.25), C(0, -1.5), C(2.5, 0), C(-1, -1), C(0.75, -3) }
-    local fns = { "negative", "positive", "square", "reciprocal", "sqrt", "exp", "log", "sin", "cos", "tan",
+    local fns = { "negative", "positive", "conj", "square", "reciprocal", "sqrt", "exp", "log", "sin", "cos", "tan",
       "sinh", "cosh", "tanh" }
     local xs = {}
     for i, z in ipairs(a) do xs[i] = ("complex(%.17g,%.17g)"):format(z.re, z.im) end
