@@ -188,7 +188,7 @@ np.save(%q, np.array([1 - 2j, 0.5j], dtype=np.complex128))]]):format(p1, p2))
     assert.is_false(z == C(1, -2))
     assert.is_true(gm.iscomplex(z))
     assert.is_false(gm.iscomplex(1))
-    assert.has_error(function() return z + "x" end)
+    assert.has_error(function() return z + "x" end, "bad argument #2 to '__add' (gm.complex or number expected, got string)")
     assert.has_error(function() gm.complex("1") end, "bad argument #1 to 'complex' (number expected, got string)")
   end)
 

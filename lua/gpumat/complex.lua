@@ -14,32 +14,48 @@ return function(gm, core)
 
   local function make(re, im) return setmetatable({ re = re, im = im }, mt) end
 
-  -- an operand of an arithmetic metamethod: a complex value or a number
-  local function parts(v, op)
-    if type(v) == "number" then return v + 0.0, 0.0 end
-    if getmetatable(v) == mt then return v.re, v.im end
-    error(("gm.complex: attempt to perform arithmetic (%s) on a %s value"):format(op, type(v)), 3)
+  local function is_complex(v) return getmetatable(v) == mt end
+
+  -- the operands of a binary metamethod as parts: complex values or
+  -- numbers, at least one complex (the VM calls it for one); anything
+  -- else raises naming the metamethod and the argument
+  local function operands(a, b, key)
+    if not is_complex(a) and not is_complex(b) then
+      argcheck.argerror(1, key, "gm.complex expected, got %s", type(a))
+    end
+    local p = {}
+    for i, v in ipairs { a, b } do
+      if type(v) == "number" then
+        p[2 * i - 1], p[2 * i] = v + 0.0, 0.0
+      elseif is_complex(v) then
+        p[2 * i - 1], p[2 * i] = v.re, v.im
+      else
+        argcheck.argerror(i, key, "gm.complex or number expected, got %s", type(v))
+      end
+    end
+    return table.unpack(p, 1, 4)
+  end
+
+  local function check_one(a, key)
+    if not is_complex(a) then argcheck.argerror(1, key, "gm.complex expected, got %s", type(a)) end
+    return a
   end
 
   mt.__index = {}
   mt.__add = function(a, b)
-    local ar, ai = parts(a, "+")
-    local br, bi = parts(b, "+")
+    local ar, ai, br, bi = operands(a, b, "__add")
     return make(ar + br, ai + bi)
   end
   mt.__sub = function(a, b)
-    local ar, ai = parts(a, "-")
-    local br, bi = parts(b, "-")
+    local ar, ai, br, bi = operands(a, b, "__sub")
     return make(ar - br, ai - bi)
   end
   mt.__mul = function(a, b)
-    local ar, ai = parts(a, "*")
-    local br, bi = parts(b, "*")
+    local ar, ai, br, bi = operands(a, b, "__mul")
     return make(ar * br - ai * bi, ar * bi + ai * br)
   end
   mt.__div = function(a, b)
-    local ar, ai = parts(a, "/")
-    local br, bi = parts(b, "/")
+    local ar, ai, br, bi = operands(a, b, "__div")
     if math.abs(br) >= math.abs(bi) then
       if br == 0 and bi == 0 then return make(ar / br, ai / br) end
       local r = bi / br
@@ -50,11 +66,18 @@ return function(gm, core)
     local den = bi + br * r
     return make((ar * r + ai) / den, (ai * r - ar) / den)
   end
-  mt.__unm = function(a) return make(-a.re, -a.im) end
-  mt.__eq = function(a, b)
-    return getmetatable(a) == mt and getmetatable(b) == mt and a.re == b.re and a.im == b.im
+  mt.__unm = function(a)
+    check_one(a, "__unm")
+    return make(-a.re, -a.im)
   end
-  mt.__tostring = function(z) return core._format_complex(z.re, z.im) end
+  mt.__eq = function(a, b)
+    check_one(a, "__eq")
+    return is_complex(b) and a.re == b.re and a.im == b.im
+  end
+  mt.__tostring = function(z)
+    check_one(z, "__tostring")
+    return core._format_complex(z.re, z.im)
+  end
 
   -- gm.complex(re [, im]): im defaults to 0 (strict_table checks the
   -- argument count)
