@@ -61,6 +61,6 @@ void gml_open_complex(lua_State *L, int module_idx) {
   lua_pushstring(L, "complex");
   lua_setfield(L, -2, "__name");
   lua_setfield(L, module_idx, "_complex_mt");
-  lua_pushcfunction(L, l_format_complex);
-  lua_setfield(L, module_idx, "_format_complex");
+  static const gml_reg fns[] = {{"_format_complex", l_format_complex, 3, NULL}, {NULL, NULL, 0, NULL}};
+  gml_register(L, module_idx, fns);
 }
