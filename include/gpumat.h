@@ -135,7 +135,9 @@ enum {
   GM_CTYPE_UINT8 = 7,
   GM_CTYPE_UINT16 = 8,
   GM_CTYPE_UINT32 = 9,
-  GM_CTYPE_UINT64 = 10
+  GM_CTYPE_UINT64 = 10,
+  GM_CTYPE_COMPLEX64 = 11, /* two floats, real part first (NumPy's complex64) */
+  GM_CTYPE_COMPLEX128 = 12 /* two doubles, real part first */
 };
 
 /* Facets (the cube manual's names): FOREIGN is host memory, CUDA_HOST the
@@ -423,7 +425,8 @@ GM_API gm_status gm_sum_axis(gm_mat *x, gm_mat *y, int axis, double alpha, doubl
 
 /* Elementwise functions, x := f(x): MGL-MAT's twelve in its order, then
  * abs .. relu (round: halves to even, as rint; relu: max(x, 0)), then the
- * array standard's acos .. log10, trunc and positive (a copy).  The
+ * array standard's acos .. log10, trunc and positive (a copy), conj (the
+ * complex conjugate; the identity on real types).  The
  * library's op table fixes these numbers; new ones only ever go at the
  * end. */
 typedef enum gm_function {
@@ -432,7 +435,7 @@ typedef enum gm_function {
   GM_FN_ABS, GM_FN_SIGN, GM_FN_FLOOR, GM_FN_CEIL, GM_FN_ROUND, GM_FN_NEG,
   GM_FN_LOG1P, GM_FN_EXPM1, GM_FN_RELU,
   GM_FN_ACOS, GM_FN_ACOSH, GM_FN_ASIN, GM_FN_ASINH, GM_FN_ATAN, GM_FN_ATANH,
-  GM_FN_LOG2, GM_FN_LOG10, GM_FN_TRUNC, GM_FN_POSITIVE,
+  GM_FN_LOG2, GM_FN_LOG10, GM_FN_TRUNC, GM_FN_POSITIVE, GM_FN_CONJ,
   GM_N_FUNCTIONS
 } gm_function;
 GM_API gm_status gm_apply(gm_mat *x, gm_function fn);

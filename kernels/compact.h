@@ -66,7 +66,7 @@ GM_HD void gm_compact_put_coords(const gm_compact_dims *d, size_t i, size_t k, i
     for (size_t k = a; k < b; k++)                                                                   \
       if (m[k] != 0) gm_compact_put_coords(d, k, (size_t)o++, c);                                    \
   }
-GM_CTYPES(GM_COMPACT_FNS_)
+GM_REAL_CTYPES(GM_COMPACT_FNS_)
 #undef GM_COMPACT_FNS_
 
 /* Pass 3 of a bool mask: x[k] for the true m[k] of [a, b) to y[o, hi)

@@ -23,6 +23,8 @@ GM_CU_UNARY(double)
 #define GM_CU_INT_UNARY_(T, ...) \
   __device__ T unary_op(int op, T x) { return gm_unary_##T(op, x); }
 GM_INTEGER_CTYPES(GM_CU_INT_UNARY_)
+// complex mats: the GM_UNARY_COMPLEX_OPS rows
+GM_COMPLEX_CTYPES(GM_CU_INT_UNARY_)
 // predicates of every ctype (overloads, so the kernel template names one)
 #define GM_CU_PRED_(T, ...) \
   __device__ bool predicate_op(int op, T x) { return gm_predicate_##T(op, x); }
@@ -257,6 +259,7 @@ extern "C" int gm_cuda_ew_unary(int ctype, int op, size_t n, void *x, const gm_l
 #define GM_INT_CASE_(T, E, ...) \
   case GM_##E: LAUNCH(T); break;
     GM_INTEGER_CTYPES(GM_INT_CASE_)
+    GM_COMPLEX_CTYPES(GM_INT_CASE_)  // complex mats: the GM_UNARY_COMPLEX_OPS rows
 #undef GM_INT_CASE_
     default:
       if (ctype != GM_FLOAT && ctype != GM_DOUBLE) return (int)cudaErrorInvalidValue;

@@ -177,6 +177,7 @@ GM_HD double gm_tanh(double x) { return tanh(x); }
   GM_HD T gm_log10_##T(T x) { return log10##S(x); }                                  \
   GM_HD T gm_trunc_##T(T x) { return trunc##S(x); }                                  \
   GM_HD T gm_positive_##T(T x) { return x; }                                         \
+  GM_HD T gm_conj_##T(T x) { return x; }                                              \
   /* predicates (bool results): NaN is truthy (NumPy's astype(bool)) */              \
   GM_HD bool gm_pred_isnan_##T(T x) { return x != x; }                               \
   GM_HD bool gm_pred_isinf_##T(T x) { return x == (T)INFINITY || x == -(T)INFINITY; } \
@@ -240,6 +241,7 @@ GM_FLOAT_CTYPES(GM_EW_DEFINE)
   GM_HD T gm_round_##T(T x) { return x; }                                 \
   GM_HD T gm_trunc_##T(T x) { return x; }                                 \
   GM_HD T gm_positive_##T(T x) { return x; }                              \
+  GM_HD T gm_conj_##T(T x) { return x; }                                   \
   GM_HD bool gm_pred_isnan_##T(T x) { return (void)x, false; }            \
   GM_HD bool gm_pred_isinf_##T(T x) { return (void)x, false; }            \
   GM_HD bool gm_pred_isfinite_##T(T x) { return (void)x, true; }          \
@@ -289,6 +291,49 @@ GM_BOOL_CTYPES(GM_EW_BOOL_)
         return false;                                    \
     }                                                    \
   }
-GM_CTYPES(GM_EW_PRED_DISPATCH_)
+GM_REAL_CTYPES(GM_EW_PRED_DISPATCH_)
+
+/* complex: the unary rows with kind C (complex_ops.h's principal
+ * branches; square is z * z, inv 1 / z by Smith's division) */
+#define GM_EW_CX_UNARY_(T, ...)                                          \
+  GM_HD T gm_square_##T(T x) { return gm_cxmul_##T(x, x); }              \
+  GM_HD T gm_sqrt_##T(T x) { return gm_cxsqrt_##T(x); }                  \
+  GM_HD T gm_log_##T(T x) { return gm_cxlog_##T(x); }                    \
+  GM_HD T gm_exp_##T(T x) { return gm_cxexp_##T(x); }                    \
+  GM_HD T gm_inv_##T(T x) { return gm_cxinv_##T(x); }                    \
+  GM_HD T gm_sin_##T(T x) { return gm_cxsin_##T(x); }                    \
+  GM_HD T gm_cos_##T(T x) { return gm_cxcos_##T(x); }                    \
+  GM_HD T gm_tan_##T(T x) { return gm_cxtan_##T(x); }                    \
+  GM_HD T gm_sinh_##T(T x) { return gm_cxsinh_##T(x); }                  \
+  GM_HD T gm_cosh_##T(T x) { return gm_cxcosh_##T(x); }                  \
+  GM_HD T gm_tanh_##T(T x) { return gm_cxtanh_##T(x); }                  \
+  GM_HD T gm_neg_##T(T x) { return gm_cxneg_##T(x); }                    \
+  GM_HD T gm_positive_##T(T x) { return x; }                             \
+  GM_HD T gm_conj_##T(T x) { return gm_cxconj_##T(x); }                             \
+  GM_HD T gm_unary_##T(int op, T x) {                                    \
+    switch (op) {                                                        \
+      GM_UNARY_COMPLEX_OPS_WITH(GM_EW_UNARY_CASE_, T)                    \
+      default:                                                           \
+        return x;                                                        \
+    }                                                                    \
+  }
+GM_COMPLEX_CTYPES(GM_EW_CX_UNARY_)
+
+/* complex: the predicates whose rows have kind C (isnan, isinf and
+ * isfinite of either part, NumPy's; truth is x != 0) */
+#define GM_EW_CX_PRED_(T, ...)                                                        \
+  GM_HD bool gm_pred_isnan_##T(T x) { return gm_cxisnan_##T(x); }                     \
+  GM_HD bool gm_pred_isinf_##T(T x) { return gm_cxisinf_##T(x); }                     \
+  GM_HD bool gm_pred_isfinite_##T(T x) { return gm_cxisfinite_##T(x); }               \
+  GM_HD bool gm_pred_logical_not_##T(T x) { return !gm_cxnonzero_##T(x); }            \
+  GM_HD bool gm_pred__truth_##T(T x) { return gm_cxnonzero_##T(x); }                  \
+  GM_HD bool gm_predicate_##T(int op, T x) {                                          \
+    switch (op) {                                                                     \
+      GM_PREDICATE_COMPLEX_OPS_WITH(GM_EW_PRED_CASE_, T)                              \
+      default:                                                                        \
+        return false;                                                                 \
+    }                                                                                 \
+  }
+GM_COMPLEX_CTYPES(GM_EW_CX_PRED_)
 
 #endif

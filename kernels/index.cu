@@ -27,7 +27,7 @@ __global__ void index_gather_kernel(size_t n, const U *x, const int64_t *off, U 
                               const int64_t *spos, const T *src, T *y) {                                  \
     gm_index_scatter_run_##T(mode, r, dst, start, spos, src, y);                                          \
   }
-GM_CTYPES(GM_CU_INDEX)
+GM_REAL_CTYPES(GM_CU_INDEX)
 #undef GM_CU_INDEX
 
 template <typename T>
@@ -41,7 +41,7 @@ __global__ void index_scatter_kernel(int mode, size_t runs, const int64_t *dst, 
   __device__ void compact_coords(size_t a, size_t b, const T *m, int64_t o, const gm_compact_dims *d, int64_t *c) { \
     gm_compact_coords_##E(a, b, m, o, d, c);                                                          \
   }
-GM_CTYPES(GM_CU_COMPACT)
+GM_REAL_CTYPES(GM_CU_COMPACT)
 #undef GM_CU_COMPACT
 #define GM_CU_VALUES(U)                                                                               \
   __device__ void compact_values(size_t a, size_t b, const bool *m, int64_t o, int64_t hi, const U *x, U *y) { \
@@ -96,7 +96,7 @@ int compact_write(int mt, size_t n, size_t chunk, const void *m, const int64_t *
 #define LAUNCH(T) \
   GM_LAUNCH_RANGE(compact_coords_kernel<T>, l.grid, l.block, l.s, nc, 2 * chunk)(n, chunk, (const T *)m, cnt, *d, c)
   if (c) switch (mt) {
-      GM_CTYPES_WITH(GM_CTYPE_DO_CASE_, LAUNCH)
+      GM_REAL_CTYPES_WITH(GM_CTYPE_DO_CASE_, LAUNCH)
       default:
         return (int)cudaErrorInvalidValue;
     }
@@ -138,7 +138,7 @@ extern "C" int gm_cuda_index_scatter(int ctype, int mode, size_t runs, const int
   GM_LAUNCH_RANGE(index_scatter_kernel<T>, l.grid, l.block, l.s, runs, 2)(mode, runs, dst, start, spos, \
                                                                           (const T *)src, (T *)y)
   switch (ctype) {
-    GM_CTYPES_WITH(GM_CTYPE_DO_CASE_, LAUNCH)
+    GM_REAL_CTYPES_WITH(GM_CTYPE_DO_CASE_, LAUNCH)
     default:
       return (int)cudaErrorInvalidValue;
   }
@@ -160,7 +160,7 @@ extern "C" int gm_cuda_index_compact(int mt, size_t n, size_t chunk, const void 
 #define LAUNCH(T) \
   GM_LAUNCH_RANGE(compact_count_kernel<T>, l.grid, l.block, l.s, nc, chunk)(n, chunk, (const T *)m, cnt)
   switch (mt) {
-    GM_CTYPES_WITH(GM_CTYPE_DO_CASE_, LAUNCH)
+    GM_REAL_CTYPES_WITH(GM_CTYPE_DO_CASE_, LAUNCH)
     default:
       err = (int)cudaErrorInvalidValue;
   }

@@ -95,7 +95,7 @@ GM_BOOL_CTYPES(GM_INDEX_BOOL_)
     if (op == GM_INDEX_MEAN) acc = gm_index_div_##T(acc, hi - lo + ((mode & GM_INDEX_NO_SELF) ? 0 : 1)); \
     y[dst[r]] = acc;                                                                                  \
   }
-GM_CTYPES(GM_INDEX_FNS_)
+GM_REAL_CTYPES(GM_INDEX_FNS_)
 #undef GM_INDEX_FNS_
 
 #endif

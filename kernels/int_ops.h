@@ -169,6 +169,9 @@ GM_HD float gm_wrap_float(long long v) { return (float)v; }
 GM_HD double gm_sat_double(double x) { return x; }
 GM_HD double gm_wrap_double(long long v) { return (double)v; }
 
+/* the complex types' gm_sat_T / gm_wrap_T (imaginary part 0) */
+#include "complex_ops.h"
+
 /* C++ (CUDA and the emulated device's kernels): gm_sat_to<T>(x) is
  * gm_sat_T(x), for templates over the element type. */
 #ifdef __cplusplus

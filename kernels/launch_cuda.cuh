@@ -98,7 +98,8 @@ struct gm_launch_rows {
 // GM_FLOAT_CTYPES (most kernels compute in floats; the core refuses other
 // ctypes before it dispatches to them), so a new ctype needs no edit here;
 // GM_ANY_CTYPE_LAUNCH is GM_CTYPE_LAUNCH over every row of GM_CTYPES
-// (fills and copies, which move elements of any type).  L is a function-like macro: T is substituted
+// (fills and copies, which move elements of any type), GM_REAL_CTYPE_LAUNCH
+// over GM_REAL_CTYPES (kernels that compare or order elements).  L is a function-like macro: T is substituted
 // textually, and the emulated device counts each instantiation under its
 // own name ("unary_kernel<float>").  GM_CTYPE_LAUNCH does the same as the
 // whole body of an extern "C" launcher: it returns the launch's error, or
@@ -116,6 +117,13 @@ struct gm_launch_rows {
 #define GM_CTYPE_LAUNCH(ctype, L)                 \
   switch (ctype) {                                \
     GM_FLOAT_CTYPES_WITH(GM_CTYPE_DO_CASE_, L)    \
+    default:                                      \
+      return (int)cudaErrorInvalidValue;          \
+  }                                               \
+  return (int)cudaGetLastError()
+#define GM_REAL_CTYPE_LAUNCH(ctype, L)            \
+  switch (ctype) {                                \
+    GM_REAL_CTYPES_WITH(GM_CTYPE_DO_CASE_, L)     \
     default:                                      \
       return (int)cudaErrorInvalidValue;          \
   }                                               \

@@ -33,9 +33,11 @@
  *           GM_PRED_, GM_SC_, GM_BC_, GM_AX_ suffix
  *   lua     the public (Lua) name; a UNARY row also has lua .. "_"
  *   kinds   the ctype kinds the element functions and loops run on:
- *           F (float), B (bool), I and U (signed and unsigned integers);
- *           tokens F, B, FIU, FBIU, BIU, IU (GM_OPK_*); a new combination
- *           is one more GM_OPK_*_ line below
+ *           F (float), B (bool), I and U (signed and unsigned integers),
+ *           C (complex: element functions gm_cx<name>_T of
+ *           kernels/complex_ops.h); tokens F, B, FIU, FBIU, BIU, IU, FC,
+ *           FIUC, FBIUC (GM_OPK_*); a new combination is one more
+ *           GM_OPK_*_ line below
  *   result  the result's ctype for an input of ctype t: SAME (t), BOOL,
  *           FLOAT (t for floats; other kinds are taken too, computed on a
  *           float64 copy, float64 result), ACC (t for floats, uint64 for
@@ -53,24 +55,24 @@
 
 #define GM_OP_ROWS(R, X, a)                                                           \
   /* unary: the first twelve are MGL-MAT's, in its manual's order */                  \
-  R(X, a, UNARY, square, SQUARE, "square", FIU, SAME, 1)                              \
-  R(X, a, UNARY, sqrt, SQRT, "sqrt", F, SAME, 16)                                     \
-  R(X, a, UNARY, log, LOG, "log", F, SAME, 16)                                        \
-  R(X, a, UNARY, exp, EXP, "exp", F, SAME, 16)                                        \
-  R(X, a, UNARY, inv, INV, "inv", F, SAME, 1)                                         \
+  R(X, a, UNARY, square, SQUARE, "square", FIUC, SAME, 1)                              \
+  R(X, a, UNARY, sqrt, SQRT, "sqrt", FC, SAME, 16)                                     \
+  R(X, a, UNARY, log, LOG, "log", FC, SAME, 16)                                        \
+  R(X, a, UNARY, exp, EXP, "exp", FC, SAME, 16)                                        \
+  R(X, a, UNARY, inv, INV, "inv", FC, SAME, 1)                                         \
   R(X, a, UNARY, logistic, LOGISTIC, "logistic", F, SAME, 16)                         \
-  R(X, a, UNARY, sin, SIN, "sin", F, SAME, 16)                                        \
-  R(X, a, UNARY, cos, COS, "cos", F, SAME, 16)                                        \
-  R(X, a, UNARY, tan, TAN, "tan", F, SAME, 16)                                        \
-  R(X, a, UNARY, sinh, SINH, "sinh", F, SAME, 16)                                     \
-  R(X, a, UNARY, cosh, COSH, "cosh", F, SAME, 16)                                     \
-  R(X, a, UNARY, tanh, TANH, "tanh", F, SAME, 16)                                     \
+  R(X, a, UNARY, sin, SIN, "sin", FC, SAME, 16)                                        \
+  R(X, a, UNARY, cos, COS, "cos", FC, SAME, 16)                                        \
+  R(X, a, UNARY, tan, TAN, "tan", FC, SAME, 16)                                        \
+  R(X, a, UNARY, sinh, SINH, "sinh", FC, SAME, 16)                                     \
+  R(X, a, UNARY, cosh, COSH, "cosh", FC, SAME, 16)                                     \
+  R(X, a, UNARY, tanh, TANH, "tanh", FC, SAME, 16)                                     \
   R(X, a, UNARY, abs, ABS, "abs", FIU, SAME, 1)                                       \
   R(X, a, UNARY, sign, SIGN, "sign", FIU, SAME, 1)                                    \
   R(X, a, UNARY, floor, FLOOR, "floor", FIU, SAME, 1)                                 \
   R(X, a, UNARY, ceil, CEIL, "ceil", FIU, SAME, 1)                                    \
   R(X, a, UNARY, round, ROUND, "round", FIU, SAME, 1)                                 \
-  R(X, a, UNARY, neg, NEG, "neg", FIU, SAME, 1)                                       \
+  R(X, a, UNARY, neg, NEG, "neg", FIUC, SAME, 1)                                       \
   R(X, a, UNARY, log1p, LOG1P, "log1p", F, SAME, 16)                                  \
   R(X, a, UNARY, expm1, EXPM1, "expm1", F, SAME, 16)                                  \
   R(X, a, UNARY, relu, RELU, "relu", F, SAME, 1)                                      \
@@ -83,15 +85,16 @@
   R(X, a, UNARY, log2, LOG2, "log2", F, SAME, 16)                                     \
   R(X, a, UNARY, log10, LOG10, "log10", F, SAME, 16)                                  \
   R(X, a, UNARY, trunc, TRUNC, "trunc", FIU, SAME, 1)                                 \
-  R(X, a, UNARY, positive, POSITIVE, "positive", FIU, SAME, 1)                        \
+  R(X, a, UNARY, positive, POSITIVE, "positive", FIUC, SAME, 1)                        \
+  R(X, a, UNARY, conj, CONJ, "conj", FIUC, SAME, 1)                                    \
   /* predicates: _truth is x != 0 (astype(bool) on the device too), which             \
    * logical_and/or/xor apply to their operands first (lua/gpumat) */                 \
-  R(X, a, PRED, isnan, ISNAN, "isnan", FBIU, BOOL, 1)                                 \
-  R(X, a, PRED, isinf, ISINF, "isinf", FBIU, BOOL, 1)                                 \
-  R(X, a, PRED, isfinite, ISFINITE, "isfinite", FBIU, BOOL, 1)                        \
+  R(X, a, PRED, isnan, ISNAN, "isnan", FBIUC, BOOL, 1)                                 \
+  R(X, a, PRED, isinf, ISINF, "isinf", FBIUC, BOOL, 1)                                 \
+  R(X, a, PRED, isfinite, ISFINITE, "isfinite", FBIUC, BOOL, 1)                        \
   R(X, a, PRED, signbit, SIGNBIT, "signbit", FBIU, BOOL, 1)                           \
-  R(X, a, PRED, logical_not, LOGICAL_NOT, "logical_not", FBIU, BOOL, 1)               \
-  R(X, a, PRED, _truth, TRUTH, "_truth", FBIU, BOOL, 1)                               \
+  R(X, a, PRED, logical_not, LOGICAL_NOT, "logical_not", FBIUC, BOOL, 1)               \
+  R(X, a, PRED, _truth, TRUTH, "_truth", FBIUC, BOOL, 1)                               \
   /* one scalar parameter, x := f(x, alpha) */                                        \
   R(X, a, SCALAR, expt, EXPT, "expt_", F, SAME, 16)                                   \
   R(X, a, SCALAR, add, ADD, "add_scalar_", F, SAME, 1)                                \
@@ -101,10 +104,10 @@
    * this order.  Integer add, sub, cmul wrap; cdiv is true division               \
    * (integers give float64); // and % are Lua's on floats too; bool takes           \
    * & | ~ (logical) */                                        \
-  R(X, a, BINARY, add, ADD, "add", FIU, SAME, 1)                                      \
-  R(X, a, BINARY, sub, SUB, "sub", FIU, SAME, 1)                                      \
-  R(X, a, BINARY, cmul, CMUL, "cmul", FIU, SAME, 1)                                   \
-  R(X, a, BINARY, cdiv, CDIV, "cdiv", F, FLOAT, 1)                                    \
+  R(X, a, BINARY, add, ADD, "add", FIUC, SAME, 1)                                      \
+  R(X, a, BINARY, sub, SUB, "sub", FIUC, SAME, 1)                                      \
+  R(X, a, BINARY, cmul, CMUL, "cmul", FIUC, SAME, 1)                                   \
+  R(X, a, BINARY, cdiv, CDIV, "cdiv", FC, FLOAT, 1)                                    \
   R(X, a, BINARY, pow, POW, "pow", FIU, SAME, 16)                                     \
   R(X, a, BINARY, cmax, CMAX, "cmax", FIU, SAME, 1)                                   \
   R(X, a, BINARY, cmin, CMIN, "cmin", FIU, SAME, 1)                                   \
@@ -112,8 +115,8 @@
   R(X, a, COMPARE, ge, GE, "ge", FBIU, BOOL, 1)                                       \
   R(X, a, COMPARE, lt, LT, "lt", FBIU, BOOL, 1)                                       \
   R(X, a, COMPARE, le, LE, "le", FBIU, BOOL, 1)                                       \
-  R(X, a, COMPARE, eq, EQ, "eq", FBIU, BOOL, 1)                                       \
-  R(X, a, COMPARE, ne, NE, "ne", FBIU, BOOL, 1)                                       \
+  R(X, a, COMPARE, eq, EQ, "eq", FBIUC, BOOL, 1)                                       \
+  R(X, a, COMPARE, ne, NE, "ne", FBIUC, BOOL, 1)                                       \
   R(X, a, BINARY, ifloordiv, FLOORDIV, "floor_divide", FIU, SAME, 1)                  \
   R(X, a, BINARY, iremainder, REMAINDER, "remainder", FIU, SAME, 1)                   \
   R(X, a, BINARY, iand, BAND, "bitwise_and", BIU, SAME, 1)                            \
@@ -148,15 +151,18 @@
 
 /* bit k is kind k of ctype_list.h's kind column (GM_KIND_FLOAT 0, BOOL 1,
  * INT 2, UINT 3) */
-#define GM_OPK_BITS_(f, b, i, u) ((f) | (b) << 1 | (i) << 2 | (u) << 3)
+#define GM_OPK_BITS_(f, b, i, u, c) ((f) | (b) << 1 | (i) << 2 | (u) << 3 | (c) << 4)
 #define GM_OPK_MASK(kinds) GM_OP_EXP_(GM_OPK_BITS_ GM_OPK_##kinds##_)
-/* the kinds tokens: (float, bool, int, uint) */
-#define GM_OPK_F_ (1, 0, 0, 0)
-#define GM_OPK_B_ (0, 1, 0, 0)
-#define GM_OPK_FIU_ (1, 0, 1, 1)
-#define GM_OPK_FBIU_ (1, 1, 1, 1)
-#define GM_OPK_BIU_ (0, 1, 1, 1)
-#define GM_OPK_IU_ (0, 0, 1, 1)
+/* the kinds tokens: (float, bool, int, uint, complex) */
+#define GM_OPK_F_ (1, 0, 0, 0, 0)
+#define GM_OPK_B_ (0, 1, 0, 0, 0)
+#define GM_OPK_FIU_ (1, 0, 1, 1, 0)
+#define GM_OPK_FBIU_ (1, 1, 1, 1, 0)
+#define GM_OPK_BIU_ (0, 1, 1, 1, 0)
+#define GM_OPK_IU_ (0, 0, 1, 1, 0)
+#define GM_OPK_FC_ (1, 0, 0, 0, 1)
+#define GM_OPK_FIUC_ (1, 0, 1, 1, 1)
+#define GM_OPK_FBIUC_ (1, 1, 1, 1, 1)
 
 enum { GM_OPR_SAME, GM_OPR_BOOL, GM_OPR_FLOAT, GM_OPR_ACC, GM_OPR_INT64 };
 enum { GM_OPF_UNARY, GM_OPF_PRED, GM_OPF_SCALAR, GM_OPF_BINARY, GM_OPF_COMPARE, GM_OPF_REDUCE };
@@ -164,7 +170,7 @@ enum { GM_OPF_UNARY, GM_OPF_PRED, GM_OPF_SCALAR, GM_OPF_BINARY, GM_OPF_COMPARE, 
 /* ---- views: the rows of some families that run on some kind ----
  * GM_OPS_WITH(set, K, X, a) passes X(a, row...) for each row whose family
  * is in set (a tuple of six 0/1 flags in GM_OPF_* order) and whose kinds
- * include K (FLOAT, BOOL, INT, UINT, or ANY). */
+ * include K (FLOAT, BOOL, INT, UINT, COMPLEX, or ANY). */
 #define GM_OP_EXP_(...) __VA_ARGS__
 #define GM_OP_CAT_(p, q) GM_OP_CAT2_(p, q)
 #define GM_OP_CAT2_(p, q) p##q
@@ -174,11 +180,12 @@ enum { GM_OPF_UNARY, GM_OPF_PRED, GM_OPF_SCALAR, GM_OPF_BINARY, GM_OPF_COMPARE, 
 #define GM_OP_AND_10 0
 #define GM_OP_AND_01 0
 #define GM_OP_AND_00 0
-#define GM_OP_K_FLOAT_(f, b, i, u) f
-#define GM_OP_K_BOOL_(f, b, i, u) b
-#define GM_OP_K_INT_(f, b, i, u) i
-#define GM_OP_K_UINT_(f, b, i, u) u
-#define GM_OP_K_ANY_(f, b, i, u) 1
+#define GM_OP_K_FLOAT_(f, b, i, u, c) f
+#define GM_OP_K_BOOL_(f, b, i, u, c) b
+#define GM_OP_K_INT_(f, b, i, u, c) i
+#define GM_OP_K_UINT_(f, b, i, u, c) u
+#define GM_OP_K_COMPLEX_(f, b, i, u, c) c
+#define GM_OP_K_ANY_(f, b, i, u, c) 1
 #define GM_OP_F_UNARY_(u, p, s, b, c, r) u
 #define GM_OP_F_PRED_(u, p, s, b, c, r) p
 #define GM_OP_F_SCALAR_(u, p, s, b, c, r) s
@@ -207,9 +214,14 @@ enum { GM_OPF_UNARY, GM_OPF_PRED, GM_OPF_SCALAR, GM_OPF_BINARY, GM_OPF_COMPARE, 
 /* The unary rows integer mats take (their kinds include I). */
 #define GM_UNARY_INT_OPS(X) GM_UNARY_INT_OPS_WITH(GM_OP_CALL_, X)
 #define GM_UNARY_INT_OPS_WITH(X, a) GM_OPS_WITH((1, 0, 0, 0, 0, 0), INT, X, a)
+/* The unary rows complex mats take (kinds with C): element functions
+ * gm_<name>_<T> of kernels/elementwise.h over complex_ops.h. */
+#define GM_UNARY_COMPLEX_OPS_WITH(X, a) GM_OPS_WITH((1, 0, 0, 0, 0, 0), COMPLEX, X, a)
 /* Predicates, y := f(x), y bool: element function gm_pred_<name>_<T>(x). */
 #define GM_PREDICATE_OPS(X) GM_PREDICATE_OPS_WITH(GM_OP_CALL_, X)
 #define GM_PREDICATE_OPS_WITH(X, a) GM_OPS_WITH((0, 1, 0, 0, 0, 0), ANY, X, a)
+/* The predicates complex mats take (kinds with C). */
+#define GM_PREDICATE_COMPLEX_OPS_WITH(X, a) GM_OPS_WITH((0, 1, 0, 0, 0, 0), COMPLEX, X, a)
 /* x := f(x, alpha): element function gm_scalar_<name>_<T>(x, alpha). */
 #define GM_SCALAR_OPS(X) GM_SCALAR_OPS_WITH(GM_OP_CALL_, X)
 #define GM_SCALAR_OPS_WITH(X, a) GM_OPS_WITH((0, 0, 1, 0, 0, 0), ANY, X, a)
@@ -219,6 +231,8 @@ enum { GM_OPF_UNARY, GM_OPF_PRED, GM_OPF_SCALAR, GM_OPF_BINARY, GM_OPF_COMPARE, 
 #define GM_BCAST_OPS_WITH(X, a) GM_OPS_WITH((0, 0, 0, 1, 1, 0), ANY, X, a)
 #define GM_BCAST_CMP_OPS(X) GM_BCAST_CMP_OPS_WITH(GM_OP_CALL_, X)
 #define GM_BCAST_CMP_OPS_WITH(X, a) GM_OPS_WITH((0, 0, 0, 0, 1, 0), ANY, X, a)
+/* The comparisons that run on kind K (complex: eq and ne only). */
+#define GM_BCAST_CMP_OPS_OF_WITH(K, X, a) GM_OPS_WITH((0, 0, 0, 0, 1, 0), K, X, a)
 /* The binary (not comparison) rows that run on kind K. */
 #define GM_BINARY_OPS_OF(K, X) GM_BINARY_OPS_OF_WITH(K, GM_OP_CALL_, X)
 #define GM_BINARY_OPS_OF_WITH(K, X, a) GM_OPS_WITH((0, 0, 0, 1, 0, 0), K, X, a)

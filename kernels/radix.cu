@@ -45,7 +45,7 @@ namespace {
                            gm_sel_item *h) {                                                                    \
     gm_sel_line_##E(desc, k, len, inner, x, y, yi, h);                                                          \
   }
-GM_CTYPES(GM_CU_RADIX)
+GM_REAL_CTYPES(GM_CU_RADIX)
 #undef GM_CU_RADIX
 
 template <typename T>
@@ -191,7 +191,7 @@ extern "C" int gm_cuda_radix_select(int ctype, int desc, size_t k, size_t outer,
                                     size_t chunk, const void *x, void *y, int64_t *yi, const gm_launch_ctx *lc) {
 #define LAUNCH(T) return select_lines<T>(desc, k, outer * inner, len, inner, chunk, (const T *)x, (T *)y, yi, lc);
   switch (ctype) {
-    GM_CTYPES_WITH(GM_CTYPE_DO_CASE_, LAUNCH)
+    GM_REAL_CTYPES_WITH(GM_CTYPE_DO_CASE_, LAUNCH)
     default:
       return (int)cudaErrorInvalidValue;
   }
@@ -209,7 +209,7 @@ extern "C" int gm_cuda_radix_lines(int ctype, int op, int flag, size_t outer, si
   const size_t lines = outer * inner;
 #define LAUNCH(T) return few_long<T>(op, flag, lines, len, inner, chunk, (const T *)x, (T *)y, yi, lc);
   switch (ctype) {
-    GM_CTYPES_WITH(GM_CTYPE_DO_CASE_, LAUNCH)
+    GM_REAL_CTYPES_WITH(GM_CTYPE_DO_CASE_, LAUNCH)
     default:
       return (int)cudaErrorInvalidValue;
   }

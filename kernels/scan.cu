@@ -48,7 +48,7 @@ GM_FLOAT_CTYPES(GM_CU_SORT)
                              void *out) {                                                                 \
     gm_search_one_##E(mode, n, s, sorter, v, i, out);                                                     \
   }
-GM_CTYPES(GM_CU_LINES)
+GM_REAL_CTYPES(GM_CU_LINES)
 #undef GM_CU_LINES
 
 // Line i: x's axis has len elements, y's len + initial.
@@ -215,7 +215,7 @@ extern "C" int gm_cuda_lines_axis(int ctype, int op, int flag, size_t outer, siz
   GM_LAUNCH_RANGE(lines_kernel<T>, l.grid, l.block, l.s, lines, 8 * len)(op, flag, lines, len, inner, (const T *)x, \
                                                                          (T *)y, yi, (char *)w)
   switch (ctype) {
-    GM_CTYPES_WITH(GM_CTYPE_DO_CASE_, LAUNCH)
+    GM_REAL_CTYPES_WITH(GM_CTYPE_DO_CASE_, LAUNCH)
     default:
       err = (int)cudaErrorInvalidValue;
   }
@@ -230,6 +230,6 @@ extern "C" int gm_cuda_search(int ctype, int mode, size_t n, const void *s, cons
   gm_launch l(m, lc->stream);
 #define LAUNCH(T) \
   GM_LAUNCH_RANGE(search_kernel<T>, l.grid, l.block, l.s, m, 4 * (n + 1))(mode, n, (const T *)s, sorter, m, (const T *)v, out)
-  GM_ANY_CTYPE_LAUNCH(ctype, LAUNCH);
+  GM_REAL_CTYPE_LAUNCH(ctype, LAUNCH);
 #undef LAUNCH
 }

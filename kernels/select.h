@@ -93,7 +93,7 @@ GM_HD void gm_sel_merge(size_t k, size_t nch, gm_sel_item *h, const size_t *cnt)
     gm_sel_sort(h, cnt);                                                                                     \
     gm_sel_out_##E(cnt, h, inner, x, inner, y, yi);                                                          \
   }
-GM_CTYPES(GM_SELECT_FNS_)
+GM_REAL_CTYPES(GM_SELECT_FNS_)
 #undef GM_SELECT_FNS_
 
 #endif

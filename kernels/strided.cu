@@ -31,14 +31,48 @@ extern "C" int gm_cuda_strided_copy(int ctype, const gm_strided_geom *g, const v
 // source saturates into an integer (gm_sat_to), an integer source
 // converts as C does (wrapping into narrower integers, exact or rounded
 // into floats, x != 0 into bool), a bool source reads its byte as
-// nonzero (buffers may hold other bytes than 0 and 1).
+// nonzero (buffers may hold other bytes than 0 and 1); a complex
+// destination takes a real value with imaginary part 0, a real one a
+// complex value's real part (NumPy's astype).
+template <typename D> struct gm_conv_dst {
+  template <typename S> __device__ static D from(S x) { return (D)x; }
+};
+template <> struct gm_conv_dst<gm_complex64> {
+  template <typename S> __device__ static gm_complex64 from(S x) { return gm_cxmake_gm_complex64((float)x, 0.0f); }
+};
+template <> struct gm_conv_dst<gm_complex128> {
+  template <typename S> __device__ static gm_complex128 from(S x) { return gm_cxmake_gm_complex128((double)x, 0.0); }
+};
+// a complex source: to a real D its real part (as a float source), to a
+// complex one both parts
+template <typename D> struct gm_conv_cx {
+  template <typename Z> __device__ static D from(Z z) { return gm_sat_to<D>((double)z.re); }
+};
+template <> struct gm_conv_cx<gm_complex64> {
+  template <typename Z> __device__ static gm_complex64 from(Z z) {
+    return gm_cxmake_gm_complex64((float)z.re, (float)z.im);
+  }
+};
+template <> struct gm_conv_cx<gm_complex128> {
+  template <typename Z> __device__ static gm_complex128 from(Z z) {
+    return gm_cxmake_gm_complex128((double)z.re, (double)z.im);
+  }
+};
 template <typename S> struct gm_conv_src {
   typedef S L;
-  template <typename D> __device__ static D to(S x) { return (D)x; }
+  template <typename D> __device__ static D to(S x) { return gm_conv_dst<D>::from(x); }
 };
 template <> struct gm_conv_src<bool> {
   typedef unsigned char L;
-  template <typename D> __device__ static D to(unsigned char x) { return (D)(x != 0); }
+  template <typename D> __device__ static D to(unsigned char x) { return gm_conv_dst<D>::from(x != 0); }
+};
+template <> struct gm_conv_src<gm_complex64> {
+  typedef gm_complex64 L;
+  template <typename D> __device__ static D to(gm_complex64 x) { return gm_conv_cx<D>::from(x); }
+};
+template <> struct gm_conv_src<gm_complex128> {
+  typedef gm_complex128 L;
+  template <typename D> __device__ static D to(gm_complex128 x) { return gm_conv_cx<D>::from(x); }
 };
 template <> struct gm_conv_src<float> {
   typedef float L;

@@ -34,6 +34,21 @@ template <int OP, typename T> struct bc_fn;
   };
 GM_BINARY_OPS_OF(FLOAT, GM_BC_FN)
 #undef GM_BC_FN
+// complex: its BINARY rows (add, sub, cmul, cdiv), T the complex type
+template <int OP, typename T> struct bc_cx_fn;
+#define GM_BC_CX_FN_(f, E, ...)                                                                    \
+  template <> struct bc_cx_fn<GM_BC_##E, gm_complex64> {                                           \
+    typedef gm_complex64 T;                                                                        \
+    typedef gm_complex64 R;                                                                        \
+    __device__ static T apply(T a, T b) { return gm_bc_##f##_gm_complex64(a, b); }                 \
+  };                                                                                               \
+  template <> struct bc_cx_fn<GM_BC_##E, gm_complex128> {                                          \
+    typedef gm_complex128 T;                                                                       \
+    typedef gm_complex128 R;                                                                       \
+    __device__ static T apply(T a, T b) { return gm_bc_##f##_gm_complex128(a, b); }                \
+  };
+GM_BINARY_OPS_OF(COMPLEX, GM_BC_CX_FN_)
+#undef GM_BC_CX_FN_
 
 // Overloads of strided_ew.h's per-type functions, so that a template can
 // name them for any U: the comparisons on every ctype, the integer rows
@@ -45,7 +60,9 @@ GM_BINARY_OPS_OF(FLOAT, GM_BC_FN)
 #define GM_BC_CMP_OVL_ROW_(T, ...) GM_BCAST_CMP_OPS_WITH(GM_BC_CMP_OVL_, T)
 #define GM_BC_INT_OVL_ROW_(T, ...) GM_BINARY_OPS_OF_WITH(INT, GM_BC_OVL_, T)
 #define GM_BC_BOOL_OVL_ROW_(T, ...) GM_BINARY_OPS_OF_WITH(BOOL, GM_BC_OVL_, T)
-GM_CTYPES(GM_BC_CMP_OVL_ROW_)
+#define GM_BC_CX_CMP_OVL_ROW_(T, ...) GM_BCAST_CMP_OPS_OF_WITH(COMPLEX, GM_BC_CMP_OVL_, T)
+GM_REAL_CTYPES(GM_BC_CMP_OVL_ROW_)
+GM_COMPLEX_CTYPES(GM_BC_CX_CMP_OVL_ROW_)
 GM_INTEGER_CTYPES(GM_BC_INT_OVL_ROW_)
 GM_BOOL_CTYPES(GM_BC_BOOL_OVL_ROW_)
 template <int OP, typename U> struct bc_cmp_fn;
@@ -220,16 +237,43 @@ int launch_bool_binary(int op, const gm_strided *s, void *out, const void *a, co
   return (int)cudaGetLastError();
 }
 
+template <int OP, typename T>
+void launch_cx_op(const gm_strided *s, void *out, const void *a, const void *b, cudaStream_t st) {
+  typedef bc_cx_fn<OP, T> Fn;
+  strided_geometry g(s, st);
+  GM_LAUNCH_RANGE(binary_kernel<Fn>, g.grid, g.block, st, g.rows, g.len)(*s, (T *)out, (const T *)a, (const T *)b);
+}
+
+// complex mats: the BINARY rows with kind C, and == / != (the core
+// refuses the rest)
+template <typename T>
+int launch_cx_binary(int op, const gm_strided *s, void *out, const void *a, const void *b, cudaStream_t st) {
+  switch (op) {
+#define GM_BC_CX_CASE_(f, E, ...) \
+  case GM_BC_##E: launch_cx_op<GM_BC_##E, T>(s, out, a, b, st); break;
+    GM_BINARY_OPS_OF(COMPLEX, GM_BC_CX_CASE_)
+#undef GM_BC_CX_CASE_
+#define GM_BC_CX_CMP_CASE_(T_, f, E, ...) \
+  case GM_BC_##E: launch_cmp_op<GM_BC_##E, T>(s, out, a, b, st); break;
+    GM_BCAST_CMP_OPS_OF_WITH(COMPLEX, GM_BC_CX_CMP_CASE_, T)
+#undef GM_BC_CX_CMP_CASE_
+    default: return 1; /* cudaErrorInvalidValue (the CPU model has no enum) */
+  }
+  return (int)cudaGetLastError();
+}
+
 }  // namespace
 
 extern "C" int gm_cuda_strided_binary(int ctype, int op, const gm_strided *s, void *out, const void *a,
                                       const void *b, const gm_launch_ctx *lc) {
   void *stream = lc->stream;
   cudaStream_t st = (cudaStream_t)stream;
+  if (ctype == GM_COMPLEX64) return launch_cx_binary<gm_complex64>(op, s, out, a, b, st);
+  if (ctype == GM_COMPLEX128) return launch_cx_binary<gm_complex128>(op, s, out, a, b, st);
   if (gm_bc_is_cmp(op)) {
 #define LAUNCH(T) return launch_cmp<T>(op, s, out, a, b, st)
     switch (ctype) {
-      GM_CTYPES_WITH(GM_CTYPE_DO_CASE_, LAUNCH)
+      GM_REAL_CTYPES_WITH(GM_CTYPE_DO_CASE_, LAUNCH)
       default: break;
     }
 #undef LAUNCH

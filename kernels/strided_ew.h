@@ -120,7 +120,19 @@ GM_FLOAT_CTYPES(GM_BC_DEFINE_ROW_)
   GM_HD bool gm_bc_eq_##T(T a, T b) { return a == b; }             \
   GM_HD bool gm_bc_ne_##T(T a, T b) { return a != b; }             \
   GM_HD T gm_bc_where_##T(bool c, T a, T b) { return c ? a : b; }
-GM_CTYPES(GM_BC_DEFINE_CMP_)
+GM_REAL_CTYPES(GM_BC_DEFINE_CMP_)
+
+/* Complex: the BINARY and COMPARE rows with kind C (complex_ops.h's
+ * arithmetic; == and != compare both parts, NaN unequal) and where. */
+#define GM_BC_DEFINE_CX_(T, ...)                                                   \
+  GM_HD T gm_bc_add_##T(T a, T b) { return gm_cxadd_##T(a, b); }                  \
+  GM_HD T gm_bc_sub_##T(T a, T b) { return gm_cxsub_##T(a, b); }                  \
+  GM_HD T gm_bc_cmul_##T(T a, T b) { return gm_cxmul_##T(a, b); }                 \
+  GM_HD T gm_bc_cdiv_##T(T a, T b) { return gm_cxdiv_##T(a, b); }                 \
+  GM_HD bool gm_bc_eq_##T(T a, T b) { return gm_cxeq_##T(a, b); }                 \
+  GM_HD bool gm_bc_ne_##T(T a, T b) { return !gm_cxeq_##T(a, b); }                \
+  GM_HD T gm_bc_where_##T(bool c, T a, T b) { return c ? a : b; }
+GM_COMPLEX_CTYPES(GM_BC_DEFINE_CX_)
 
 /* Integer add, sub and cmul: two's complement wrapping, computed in
  * unsigned 64-bit arithmetic, defined for every operand (no signed

@@ -90,13 +90,29 @@ return function(gm, core, methods)
   gm.zeros = filled("zeros", 0)
   gm.ones = filled("ones", 1)
 
+  -- a gm.complex value: the initial element is its real part (mats'
+  -- initial elements are numbers), a fill then writes both parts; without
+  -- a dtype the mat is complex128 (NumPy's full with a Python complex)
+  local function make_filled(fname, dims, value, opts, n)
+    if not gm.iscomplex(value) then
+      opts.initial_element = value
+      return make(fname, dims, opts, n)
+    end
+    if opts.dtype == nil and opts.ctype == nil then opts.dtype = "complex128" end
+    opts.initial_element = value.re
+    local m = make(fname, dims, opts, n)
+    if value.im ~= 0 then gm.fill_(value, m) end
+    return m
+  end
+
   function gm.full(dims, value, opts)
     check_dims(dims, 1, "full")
     if type(value) == "boolean" then value = value and 1 or 0 end -- a bool mat's true / false
-    if type(value) ~= "number" then argerror(2, "full", "value must be a number or a boolean, got %s", type(value)) end
+    if type(value) ~= "number" and not gm.iscomplex(value) then
+      argerror(2, "full", "value must be a number or a boolean, got %s", type(value))
+    end
     opts = check_opts(opts, 3, "full")
-    opts.initial_element = value
-    return make("full", dims, opts, 3)
+    return make_filled("full", dims, value, opts, 3)
   end
 
   -- gm.eye(n, m, {k, ...}): ones on diagonal k (k > 0 above the main one)
@@ -221,9 +237,10 @@ return function(gm, core, methods)
     if opts.dtype == nil and opts.ctype == nil then opts.dtype = x:dtype() end
     if opts.cuda_enabled == nil then opts.cuda_enabled = x:cuda_enabled() end
     if type(value) == "boolean" then value = value and 1 or 0 end
-    if type(value) ~= "number" then argerror(2, fname, "value must be a number or a boolean, got %s", type(value)) end
-    opts.initial_element = value
-    return make(fname, x:dims(), opts, n)
+    if type(value) ~= "number" and not gm.iscomplex(value) then
+      argerror(2, fname, "value must be a number or a boolean, got %s", type(value))
+    end
+    return make_filled(fname, x:dims(), value, opts, n)
   end
   function gm.zeros_like(x, opts) return make_like("zeros_like", x, 0, opts, 2) end
   function gm.ones_like(x, opts) return make_like("ones_like", x, 1, opts, 2) end
@@ -262,10 +279,14 @@ return function(gm, core, methods)
   end
 
   -- the leaves of a nested Lua list with booleans as 0/1, and whether
-  -- every leaf was a boolean / an integer
+  -- every leaf was a boolean / an integer, whether some leaf is complex
   local function leaves(t)
-    local all_bool, all_int, any = true, true, false
+    local all_bool, all_int, any, some_complex = true, true, false, false
     local function rec(v)
+      if gm.iscomplex(v) then
+        any, all_bool, all_int, some_complex = true, false, false, true
+        return v
+      end
       if type(v) == "table" and not is_mat(v) then
         local c = {}
         for i = 1, #v do c[i] = rec(v[i]) end
@@ -278,7 +299,7 @@ return function(gm, core, methods)
       return v
     end
     local c = rec(t)
-    return c, all_bool and any, all_int and any
+    return c, all_bool and any, all_int and any, some_complex
   end
 
   -- gm.asarray(obj, {dtype, copy, ...}): a mat from a mat (itself unless a
@@ -301,14 +322,17 @@ return function(gm, core, methods)
     end
     if copy == false then argerror(2, fname, "copy = false needs a mat") end
     local infer
-    if type(obj) == "boolean" or type(obj) == "number" then
-      infer = type(obj) == "boolean" and "bool" or math.type(obj) == "integer" and "int64" or gm.default_ctype
+    if type(obj) == "boolean" or type(obj) == "number" or gm.iscomplex(obj) then
+      infer = type(obj) == "boolean" and "bool" or math.type(obj) == "integer" and "int64" or
+          gm.iscomplex(obj) and "complex128" or gm.default_ctype
       if dt == nil and opts.ctype == nil then opts.dtype = infer end
       return gm.full({}, obj, opts)
     end
     if type(obj) ~= "table" then argerror(1, fname, "a mat, number, boolean or list expected, got %s", type(obj)) end
-    local t, all_bool, all_int = leaves(obj)
-    if dt == nil then opts.dtype = all_bool and "bool" or all_int and "int64" or gm.default_ctype end
+    local t, all_bool, all_int, some_complex = leaves(obj)
+    if dt == nil then
+      opts.dtype = all_bool and "bool" or all_int and "int64" or some_complex and "complex128" or gm.default_ctype
+    end
     local ok, m = pcall(gm.array_to_mat, t, opts)
     if not ok then error((tostring(m):gsub("to 'array_to_mat'", "to '" .. fname .. "'")), 0) end
     return m

@@ -131,8 +131,9 @@ return function(gm, core)
 
   -- Lua scalars are weak: a boolean takes any type, an integer any but
   -- bool (which becomes int64), a float the floating types (bool and
-  -- integers become the default float).  Level of the weak scalars: 0
-  -- boolean, 1 integer, 2 float.
+  -- integers become the default float), a gm.complex value the complex
+  -- types (real ones become complex).  Level of the weak scalars: 0
+  -- boolean, 1 integer, 2 float, 3 complex.
   function gm.result_type(...)
     local n = select("#", ...)
     local strong, weak = {}, -1
@@ -142,6 +143,8 @@ return function(gm, core)
         weak = math.max(weak, 0)
       elseif type(v) == "number" then
         weak = math.max(weak, math.type(v) == "integer" and 1 or 2)
+      elseif gm.iscomplex(v) then
+        weak = 3
       else
         strong[#strong + 1] = dtype_arg(v, i, "result_type", true)
       end
@@ -151,6 +154,10 @@ return function(gm, core)
         n == 0 and "no arguments" or "only Lua scalars")
     end
     local r = #strong == 2 and promote[strong[1]][strong[2]] or promote_list(strong)
+    -- a complex value: float32 (and the 16-bit floats) give complex64,
+    -- the other real types complex128 (NumPy 2's weak Python complex)
+    if weak == 3 and INFO[r].level < 3 then return safe[r].complex64 and r ~= "int16" and r ~= "uint16" and
+        INFO[r].level == 2 and "complex64" or "complex128" end
     if weak == 2 and INFO[r].level < 2 then return default_float() end
     if weak == 1 and INFO[r].level < 1 then return "int64" end
     return r

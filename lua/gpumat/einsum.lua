@@ -29,7 +29,18 @@ return function(gm, core, methods)
   local mat_mt = getmetatable(core.mat(0))
   local function is_mat(x) return getmetatable(x) == mat_mt end
   local FN = "einsum"
-  local matmul = gm.linalg.matmul
+  -- complex mats: no complex matrix product yet (cgemm/zgemm), refused
+  -- by name before the integer product is looked for
+  local linalg_matmul = gm.linalg.matmul
+  local function matmul(a, b)
+    for i, x in ipairs { a, b } do
+      if is_mat(x) and x:dtype():match("^complex") then
+        argcheck.argerror(i, "matmul", "a %s mat; the matrix product of complex mats is not implemented yet",
+          x:dtype())
+      end
+    end
+    return linalg_matmul(a, b)
+  end
   -- a stack of products of at most this many multiplications each is one
   -- broadcasting cmul and a sum: a gemm call per matrix costs more there
   -- (1000 8x8 products: 2 ms against 5-9 ms for the gemm loop on the host,
@@ -338,10 +349,13 @@ return function(gm, core, methods)
 
   -- `*` on stacks, and of integer, bool or mixed-type mats: gm.matmul
   -- (which promotes); the rest (2-d float mats of one type, matrix x
-  -- vector, numbers) stays the C operator
+  -- vector, numbers) stays the C operator; a mat and a gm.complex value
+  -- multiply elementwise
   local c_mul = mat_mt.__mul
   local floats = { float = true, double = true }
   mat_mt.__mul = function(a, b)
+    -- a mat times a gm.complex value scales it (elementwise, promoting)
+    if gm.iscomplex(a) or gm.iscomplex(b) then return gm.cmul(a, b) end
     if is_mat(a) and is_mat(b) and (#a:dims() > 2 or #b:dims() > 2 or a:ctype() ~= b:ctype() or
           not floats[a:ctype()]) then
       return matmul(a, b)

@@ -29,7 +29,7 @@ methods.to_table = core.mat_to_array
 
 -- Lua-side areas extend gm and the method table.
 local areas = { "shaping", "facets", "mat_debugging", "random", "cuda", "assemble", "caching",
-  "buffer", "format", "help", "kernel", "constructors", "plot", "dtypes", "linalg", "einsum", "ordering",
+  "buffer", "format", "help", "kernel", "constructors", "plot", "complex", "dtypes", "linalg", "einsum", "ordering",
   "manipulation", "missing" }
 for _, area in ipairs(areas) do
   require("gpumat." .. area)(gm, core, methods)

@@ -44,7 +44,11 @@ return function(gm, core, methods)
   -- nanquantile) are float64 as NumPy's: m converted first (int64 values
   -- beyond 2^53 round, as NumPy's float64 arithmetic does); float mats
   -- keep their type.
-  local function float_stats(m)
+  -- (complex mats have no order: fname refuses them, as the C functions do)
+  local function float_stats(m, fname)
+    if m:dtype():match("^complex") then
+      argerror(1, fname, "a %s mat; this function does not take complex mats", m:dtype())
+    end
     return m:dtype():match("^float") and m or m:as("float64")
   end
 
@@ -212,7 +216,7 @@ return function(gm, core, methods)
   function gm.median(m, opts)
     check_mat(m, "median")
     opts = options(opts, 2, "median", { axis = true, keepdims = true })
-    m = float_stats(m)
+    m = float_stats(m, "median")
     local x, axis = m, nil
     if opts.axis == nil then
       x = m:contiguous():view(m:size())
@@ -246,7 +250,7 @@ return function(gm, core, methods)
       argerror(2, "quantile", "q must be a number in [0, 1], got %s", tostring(q))
     end
     opts = options(opts, 3, "quantile", { axis = true, keepdims = true, method = true })
-    m = float_stats(m)
+    m = float_stats(m, "quantile")
     if opts.method ~= nil and opts.method ~= "linear" then
       argerror(3, "quantile", "method '%s' is not supported yet (only \"linear\")", tostring(opts.method))
     end
@@ -285,7 +289,8 @@ return function(gm, core, methods)
         if d ~= nil and DTYPE[d] ~= "float32" and DTYPE[d] ~= "float64" then
           argerror(2, fname, "option 'dtype' must be float32 or float64, got %s", tostring(d))
         end
-        x = d and x:dtype() ~= DTYPE[d] and x:as(DTYPE[d]) or float_stats(x)
+        float_stats(x, fname)
+        x = d and x:dtype() ~= DTYPE[d] and x:as(DTYPE[d]) or float_stats(x, fname)
       else
         x = scan_input(x, opts.dtype, 2, fname)
       end

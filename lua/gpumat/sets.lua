@@ -144,7 +144,7 @@ return function(gm, core, methods, h)
       argerror(2, "nanquantile", "q must be a number in [0, 1], got %s", tostring(q))
     end
     opts = options(opts, 3, "nanquantile", { axis = true, keepdims = true })
-    m = h.float_stats(m)
+    m = h.float_stats(m, "nanquantile")
     local x, axis = m, 1
     if opts.axis == nil then x = flat(m) else axis = axis_of(m, opts.axis, 3, "nanquantile") end
     local n = x:dim(axis)

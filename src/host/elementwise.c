@@ -117,16 +117,44 @@ GM_FLOAT_CTYPES(UN_LOOPS)
   }
 GM_INTEGER_CTYPES(UN_INT_LOOPS)
 
+/* complex mats: the GM_UNARY_COMPLEX_OPS rows (no SIMD clones: struct
+ * elements) */
+#define UN_CX_LOOP(T, NAME, E, ...)                         \
+  static void un_##NAME##_##T(T *x, size_t n) {             \
+    for (size_t i = 0; i < n; i++) x[i] = gm_##NAME##_##T(x[i]); \
+  }
+#define UN_CX_INTO_LOOP(T, NAME, E, ...)                                                  \
+  static void un_into_##NAME##_##T(const T *restrict x, T *restrict y, size_t n) {        \
+    for (size_t i = 0; i < n; i++) y[i] = gm_##NAME##_##T(x[i]);                         \
+  }
+#define UN_CX_LOOPS(T, ...)                                                                 \
+  GM_UNARY_COMPLEX_OPS_WITH(UN_CX_LOOP, T)                                                  \
+  GM_UNARY_COMPLEX_OPS_WITH(UN_CX_INTO_LOOP, T)                                             \
+  static void un_chunk_##T(const ew_job *j, size_t b, size_t e) {                           \
+    static void (*const loop[GM_N_UNARY])(T *, size_t) = {GM_UNARY_COMPLEX_OPS_WITH(UN_ENTRY, T)}; \
+    loop[j->op]((T *)j->c + b, e - b);                                                      \
+  }                                                                                         \
+  static void un_into_chunk_##T(const ew_job *j, size_t b, size_t e) {                      \
+    static void (*const loop[GM_N_UNARY])(const T *, T *, size_t) = {                       \
+        GM_UNARY_COMPLEX_OPS_WITH(UN_INTO_ENTRY, T)};                                       \
+    loop[j->op]((const T *)j->a + b, (T *)j->c + b, e - b);                                 \
+  }
+GM_COMPLEX_CTYPES(UN_CX_LOOPS)
+
 /* CHUNK_BY_CTYPE over the float and integer rows */
 #define CHUNK_BY_NUMERIC_CTYPE(NAME)                                                  \
   static void NAME(void *arg, size_t b, size_t e) {                                   \
     static void (*const of[GM_N_CTYPES])(const ew_job *, size_t, size_t) = {          \
-        GM_FLOAT_CTYPE_TABLE(NAME) GM_INTEGER_CTYPES_WITH(GM_CTYPE_ENTRY_, NAME)};     \
+        GM_FLOAT_CTYPE_TABLE(NAME) GM_INTEGER_CTYPES_WITH(GM_CTYPE_ENTRY_, NAME)       \
+            GM_COMPLEX_CTYPES_WITH(GM_CTYPE_ENTRY_, NAME)};                           \
     const ew_job *j = arg;                                                            \
     of[j->t](j, b, e);                                                                \
   }
 CHUNK_BY_NUMERIC_CTYPE(un_chunk)
 CHUNK_BY_NUMERIC_CTYPE(un_into_chunk)
+
+/* the predicates' chunk function, over every ctype's loops below */
+static void pred_chunk(void *arg, size_t b, size_t e);
 
 /* ---- predicates: y (bool) := f(x), one loop per GM_PREDICATE_OPS row and ctype ---- */
 
@@ -142,7 +170,16 @@ CHUNK_BY_NUMERIC_CTYPE(un_into_chunk)
         GM_PREDICATE_OPS_WITH(PRED_ENTRY, T)};                                                \
     loop[j->op]((const T *)j->a + b, (bool *)j->c + b, e - b);                                \
   }
-GM_CTYPES(PRED_LOOPS)
+GM_REAL_CTYPES(PRED_LOOPS)
+/* complex mats: the predicate rows with kind C */
+#define PRED_CX_LOOPS(T, ...)                                                                 \
+  GM_PREDICATE_COMPLEX_OPS_WITH(PRED_LOOP, T)                                                 \
+  static void pred_chunk_##T(const ew_job *j, size_t b, size_t e) {                          \
+    static void (*const loop[GM_N_PREDICATE])(const T *, bool *, size_t) = {                 \
+        GM_PREDICATE_COMPLEX_OPS_WITH(PRED_ENTRY, T)};                                        \
+    loop[j->op]((const T *)j->a + b, (bool *)j->c + b, e - b);                                \
+  }
+GM_COMPLEX_CTYPES(PRED_CX_LOOPS)
 
 /* a switch, not GM_CTYPE_TABLE: bool's rows paste _Bool in C */
 static void pred_chunk(void *arg, size_t b, size_t e) {
@@ -483,7 +520,7 @@ static void fill_chunk(void *arg, size_t b, size_t e) {
     else                                                               \
       fill_plain_##T((T *)j->c + b, e - b, gm_sat_##T(j->alpha));      \
     break;
-  GM_CTYPE_SWITCH(j->t, X, break)
+  GM_REAL_CTYPE_SWITCH(j->t, X, break)
 #undef X
 }
 

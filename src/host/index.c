@@ -42,7 +42,7 @@ static void scatter_chunk(void *arg, size_t begin, size_t end) {
       gm_index_scatter_run_##T(j->mode, r, j->dst, j->start, j->spos, (const T *)j->x, (T *)j->y);   \
     break;
   switch (j->t) {
-    GM_CTYPES(X)
+    GM_REAL_CTYPES(X)
     default:
       break;
   }
@@ -81,7 +81,7 @@ static void count_chunks(void *arg, size_t begin, size_t end) {
       j->cnt[k] = gm_compact_count_##E(k * j->chunk, gm_scan_chunk_end(k, j->n, j->chunk), (const T *)j->m); \
     break;
   switch (j->mt) {
-    GM_CTYPES(X)
+    GM_REAL_CTYPES(X)
     default:
       break;
   }
@@ -105,7 +105,7 @@ static void write_chunk(const compact_job *j, size_t k) {
     gm_compact_coords_##E(a, b, (const T *)j->m, o, j->d, j->c);       \
     break;
   if (j->c) switch (j->mt) {
-      GM_CTYPES(X)
+      GM_REAL_CTYPES(X)
       default:
         break;
     }

@@ -33,7 +33,7 @@ static void hist_chunks(void *arg, size_t begin, size_t end) {
       gm_radix_chunk_hist_##E(j->desc, j->shift, c, j->chunk, j->len, j->st, (const T *)j->src, j->cnt);      \
     break;
   switch (j->t) {
-    GM_CTYPES(X)
+    GM_REAL_CTYPES(X)
     default:
       break;
   }
@@ -49,7 +49,7 @@ static void scatter_chunks(void *arg, size_t begin, size_t end) {
                                  (T *)j->dv, j->di, j->cnt, j->tot);                                            \
     break;
   switch (j->t) {
-    GM_CTYPES(X)
+    GM_REAL_CTYPES(X)
     default:
       break;
   }
@@ -66,7 +66,7 @@ static void finish_range(void *arg, size_t begin, size_t end) {
                         j->y ? (T *)j->y + begin * j->inner : NULL, j->yi ? j->yi + begin * j->inner : NULL);   \
     break;
   switch (j->t) {
-    GM_CTYPES(X)
+    GM_REAL_CTYPES(X)
     default:
       break;
   }
@@ -166,7 +166,7 @@ static void lines_chunk(void *arg, size_t begin, size_t end) {
     }                                                                                                           \
     break;
   switch (a->t) {
-    GM_CTYPES(X)
+    GM_REAL_CTYPES(X)
     default:
       break;
   }

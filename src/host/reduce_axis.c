@@ -148,7 +148,7 @@ static gm_axint (*const int_range[GM_N_CTYPES])(const ax_job *, size_t, size_t, 
 static void int_store(const ax_job *j, size_t q, gm_axint c) {
   unsigned long long r = gm_axi_result(j->op, c);
   if (j->op == GM_AX_MAX || j->op == GM_AX_MIN)
-    gm_ctype_write(j->t, j->y, q, (gm_value){true, gm_ctype_kind(j->t) == GM_KIND_UINT, (long long)r, 0});
+    gm_ctype_write(j->t, j->y, q, (gm_value){true, gm_ctype_kind(j->t) == GM_KIND_UINT, (long long)r, 0, false, 0});
   else
     ((uint64_t *)j->y)[q] = r; /* int64 and uint64 share the representation */
 }

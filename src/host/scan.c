@@ -172,7 +172,7 @@ static void lines_chunk(void *arg, size_t begin, size_t end) {
     }                                                                                                         \
     break;
   switch (j->t) {
-    GM_CTYPES(X)
+    GM_REAL_CTYPES(X)
     default:
       break;
   }
@@ -209,7 +209,7 @@ static void search_chunk(void *arg, size_t begin, size_t end) {
       gm_search_one_##E(j->mode, j->n, (const T *)j->s, j->sorter, (const T *)j->v, i, j->out); \
     break;
   switch (j->t) {
-    GM_CTYPES(X)
+    GM_REAL_CTYPES(X)
     default:
       break;
   }

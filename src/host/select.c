@@ -29,7 +29,7 @@ static void chunks(void *arg, size_t begin, size_t end) {
       gm_sel_chunk_##E(j->desc, j->k, c, j->chunk, j->len, j->inner, (const T *)j->x, j->h, j->cnt);      \
     break;
   switch (j->t) {
-    GM_CTYPES(X)
+    GM_REAL_CTYPES(X)
     default:
       break;
   }
@@ -44,7 +44,7 @@ static void out(const select_job *j, size_t i) {
     gm_sel_out_##E(j->k, j->h, j->inner, (const T *)j->x + s, j->inner, (T *)j->y + o, j->yi + o);          \
     break;
   switch (j->t) {
-    GM_CTYPES(X)
+    GM_REAL_CTYPES(X)
     default:
       break;
   }
@@ -66,7 +66,7 @@ static void lines(void *arg, size_t begin, size_t end) {
     }                                                                                                        \
     break;
   switch (j->t) {
-    GM_CTYPES(X)
+    GM_REAL_CTYPES(X)
     default:
       break;
   }

@@ -16,8 +16,8 @@ typedef struct copy_job {
 } copy_job;
 
 /* One row as unsigned integers of the element's width: the bits move
- * unchanged whatever the element type (every GM_CTYPES row is 1, 2, 4
- * or 8 bytes). */
+ * unchanged whatever the element type (every GM_CTYPES row is 1, 2, 4,
+ * 8 or 16 bytes: complex128 moves as its struct). */
 #define COPY_ROW_AS(U)                                                               \
   do {                                                                               \
     const U *s = (const U *)j->src + so;                                             \
@@ -31,6 +31,7 @@ static void copy_row(const copy_job *j, int64_t so, int64_t d) {
   size_t n = g->dims[last];
   int64_t ss = g->src_strides[last], ds = g->dst_strides[last];
   switch (j->esize) {
+    case 16: COPY_ROW_AS(gm_complex128); break;
     case 8: COPY_ROW_AS(uint64_t); break;
     case 4: COPY_ROW_AS(uint32_t); break;
     case 2: COPY_ROW_AS(uint16_t); break;

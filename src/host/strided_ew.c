@@ -75,13 +75,20 @@ typedef enum { V_CC, V_CS, V_SC, V_GEN, N_VARIANTS } variant;
 #define BC_FLOAT_ROW_(T, E, ...) BC_ROW_(FLOAT, T, E)
 #define BC_INT_ROW_(T, E, ...) BC_ROW_(INT, T, E)
 #define BC_BOOL_ROW_(T, E, ...) BC_ROW_(BOOL, T, E)
+/* complex: its BINARY rows and its comparisons (== and !=) */
+#define BC_CX_LOOPS_(T, ...) \
+  GM_BINARY_OPS_OF_WITH(COMPLEX, BC_OP_INNER_, T) GM_BCAST_CMP_OPS_OF_WITH(COMPLEX, BC_CMP_INNER_, T)
+#define BC_CX_ROW_(T, E, ...) \
+  [GM_##E] = {GM_BINARY_OPS_OF_WITH(COMPLEX, BC_OP_ROW_, T) GM_BCAST_CMP_OPS_OF_WITH(COMPLEX, BC_OP_ROW_, T)},
 /* (bool through the row: C spells it _Bool, as the generated names do) */
 GM_FLOAT_CTYPES(BC_FLOAT_LOOPS_)
 GM_INTEGER_CTYPES(BC_INT_LOOPS_)
 GM_BOOL_CTYPES(BC_BOOL_LOOPS_)
+GM_COMPLEX_CTYPES(BC_CX_LOOPS_)
 
 static const inner_fn inner_table[GM_N_CTYPES][GM_N_BCAST][N_VARIANTS] = {
-    GM_FLOAT_CTYPES(BC_FLOAT_ROW_) GM_INTEGER_CTYPES(BC_INT_ROW_) GM_BOOL_CTYPES(BC_BOOL_ROW_)};
+    GM_FLOAT_CTYPES(BC_FLOAT_ROW_) GM_INTEGER_CTYPES(BC_INT_ROW_) GM_BOOL_CTYPES(BC_BOOL_ROW_)
+        GM_COMPLEX_CTYPES(BC_CX_ROW_)};
 
 /* where: o := c ? a : b, c bool (st: the four inner strides) */
 typedef void (*where_fn)(int64_t n, void *o, const void *c, const void *a, const void *b, const int64_t *st);

@@ -13,9 +13,11 @@
 #include "../core/ops/operands.h"
 #include "l_ew.h"
 
-/* The operand at idx: a mat, or a number or boolean (m NULL). */
+/* The operand at idx: a mat, or a number or boolean (m NULL); a
+ * gm.complex value passes (complex_scalars turns it into a mat first). */
 static gm_bc_arg check_arg(lua_State *L, int idx, const char *fn) {
   if (lua_type(L, idx) == LUA_TNUMBER) return (gm_bc_arg){NULL, lua_tonumber(L, idx)};
+  if (gml_iscomplex(L, idx)) return (gm_bc_arg){NULL, 0};
   if (lua_type(L, idx) == LUA_TBOOLEAN) return (gm_bc_arg){NULL, lua_toboolean(L, idx) ? 1.0 : 0.0};
   if (!gml_ismat(L, idx))
     gml_argerror(L, idx, fn, "mat or number expected, got %s", luaL_typename(L, idx));
@@ -80,7 +82,7 @@ static gm_ctype result_ctype(lua_State *L, int op, const gm_bc_arg *a, const int
   }
   gm_ctype t = strong < 0 ? GM_BOOL : (gm_ctype)strong;
   int kind = gm_ctype_kind(t);
-  if (weak == 2 && kind != GM_KIND_FLOAT) return gml_settings_of(L)->default_ctype;
+  if (weak == 2 && kind != GM_KIND_FLOAT && kind != GM_KIND_COMPLEX) return gml_settings_of(L)->default_ctype;
   if (weak == 1 && kind == GM_KIND_BOOL) return GM_INT64;
   return t;
 }
@@ -93,8 +95,9 @@ static gm_ctype result_ctype(lua_State *L, int op, const gm_bc_arg *a, const int
 static gm_ctype compute_ctype(lua_State *L, int op, const gm_bc_arg *a, const int *idx, int n, const char *fn) {
   gm_ctype t = result_ctype(L, op, a, idx, op < 0 ? 1 : 0, n, fn);
   const gm_op_row *r = op < 0 ? NULL : gm_op_row_of(gm_bc_is_cmp(op) ? GM_OPF_COMPARE : GM_OPF_BINARY, op);
-  if (r && r->result == GM_OPR_FLOAT && gm_ctype_kind(t) != GM_KIND_FLOAT) return gml_settings_of(L)->default_ctype;
-  if (r && r->kinds == (1u << GM_KIND_FLOAT)) return gm_ctype_float_for(t);
+  if (r && r->result == GM_OPR_FLOAT && gm_ctype_kind(t) != GM_KIND_FLOAT && !gm_ctype_is_complex(t))
+    return gml_settings_of(L)->default_ctype;
+  if (r && (r->kinds & ~(1u << GM_KIND_COMPLEX)) == (1u << GM_KIND_FLOAT)) return gm_ctype_float_for(t);
   if (t == GM_BOOL && (op == GM_BC_POW || op == GM_BC_FLOORDIV || op == GM_BC_REMAINDER)) return GM_INT8;
   return t;
 }
@@ -119,14 +122,43 @@ static void check_kind(lua_State *L, int op, gm_ctype t, const gm_bc_arg *a, con
   if (GM_BC_IS_INT_ONLY(op) || t == GM_BOOL) GML_TRY(L, st, gm_bcast_name((gm_bcast_op)op));
   int bad = 0;
   while (bad < n - 1 && !(a[bad].m && a[bad].m->ctype == t)) bad++;
+  if (gm_ctype_is_complex(t)) GML_TRY(L, st, fn);
   const char *d = gm_ctype_dtype(t);
   gml_argerror(L, idx[bad], fn, "a%s %s mat; this function takes float32/float64 mats (convert with m:as(\"float64\"))",
                d[0] == 'i' ? "n" : "", d);
 }
 
+/* gm.complex operands become 1-element complex mats (0-d), weak as the
+ * standard's Python complex is: complex64 with float32 or complex64 mats,
+ * complex128 with the others (NumPy 2). */
+static void complex_scalars(lua_State *L, const int *idx, int n, const char *fn) {
+  int strong = -1;
+  bool cuda = true, any = false;
+  for (int i = 0; i < n; i++) {
+    any = any || gml_iscomplex(L, idx[i]);
+    if (!gml_ismat(L, idx[i])) continue;
+    gm_mat *m = gml_checkmat(L, idx[i], fn);
+    strong = strong < 0 ? (int)m->ctype : (int)promote(L, (gm_ctype)strong, m->ctype, fn);
+    cuda = cuda && m->cuda_enabled;
+  }
+  if (!any) return;
+  gm_ctype t = strong == GM_FLOAT || strong == GM_COMPLEX64 ? GM_COMPLEX64 : GM_COMPLEX128;
+  for (int i = 0; i < n; i++) {
+    gm_value v = {false, false, 0, 0, true, 0};
+    if (!gml_iscomplex(L, idx[i])) continue;
+    if (!gml_tocomplex(L, idx[i], &v.d, &v.im)) gml_argerror(L, idx[i], fn, "gm.complex value with non-number parts");
+    gm_mat *m;
+    GML_TRY(L, gm_result_new(0, NULL, t, cuda, gml_settings_of(L)->default_synchronization, &m), fn);
+    gml_pushmat(L, m);
+    GML_TRY(L, gm_mat_put_value(m, 0, v), fn);
+    lua_replace(L, idx[i]);
+  }
+}
+
 int gml_broadcast_as(lua_State *L, int op, const int *idx, int n, int out_idx, const char *argfn, int ctype) {
   const char *name = op >= 0 ? gm_bcast_name((gm_bcast_op)op) : "where";
   gm_bc_arg a[3];
+  complex_scalars(L, idx, n, argfn);
   for (int i = 0; i < n; i++) check_arg(L, idx[i], argfn); /* types first, in order */
   for (int i = 0; i < n; i++) a[i] = check_arg(L, idx[i], argfn);
   /* & | ~ << >> take whole numbers, as Lua's own do (a whole float

@@ -5,7 +5,10 @@
  * touches memory. */
 #include "l_ew.h"
 
+#include "../core/model/view.h"
+#include "../core/ops/broadcast.h"
 #include "../core/ops/elementwise.h"
+#include "../core/ops/operands.h"
 #include "../core/ops/elementwise_args.h"
 #include "../core/ops/op_table.h"
 
@@ -168,8 +171,41 @@ static int l_add_sign_(lua_State *L) {
 }
 
 /* gm.fill_(alpha, x, {n}) */
+/* fill_ of a complex mat with a gm.complex value: where(true, z, z) into
+ * x with z a 1-element mat of x's type (the broadcasting engine, which
+ * carries both parts on every device; the backends' fill takes a double) */
+static void fill_complex(lua_State *L, gm_mat *x, size_t n) {
+  gm_value v = {false, false, 0, 0, true, 0};
+  if (!gml_tocomplex(L, 1, &v.d, &v.im)) gml_argerror(L, 1, "fill_", "gm.complex value with non-number parts");
+  if (n != x->size) gml_argerror(L, 3, "fill_", "option 'n' with a complex value: fill the whole mat or a view");
+  gm_mat *z, *zx;
+  size_t ones[GM_MAX_RANK];
+  for (int i = 0; i < x->rank; i++) ones[i] = 1;
+  gm_sync sync = gml_settings_of(L)->default_synchronization;
+  GML_TRY(L, gm_result_new(x->rank, ones, x->ctype, x->cuda_enabled, sync, &z), "fill_");
+  gml_pushmat(L, z);
+  GML_TRY(L, gm_mat_put_value(z, 0, v), "fill_");
+  GML_TRY(L, gm_view_expand(z, x->rank, x->dims, &zx), "fill_");
+  gml_pushmat(L, zx);
+  GML_TRY(L, gm_broadcast_where(x->ctype, (gm_bc_arg){NULL, 1}, (gm_bc_arg){zx, 0}, (gm_bc_arg){zx, 0}, x), "fill_");
+  lua_pop(L, 2);
+}
+
 static int l_fill_(lua_State *L) {
   if (!lua_isnoneornil(L, 3)) gml_guard(L, 3); /* options' metamethods run while x is held */
+  if (gml_iscomplex(L, 1)) {
+    gm_mat *x = gml_checkmat(L, 2, "fill_");
+    size_t n = opt_n(L, 3, "fill_", x);
+    double re, im;
+    if (gm_ctype_is_complex(x->ctype)) {
+      fill_complex(L, x, n);
+    } else { /* a real mat takes the real part (astype) */
+      if (!gml_tocomplex(L, 1, &re, &im)) gml_argerror(L, 1, "fill_", "gm.complex value with non-number parts");
+      GML_TRY(L, gm_fill_(re, x, n), "fill_");
+    }
+    lua_settop(L, 2);
+    return 1;
+  }
   double alpha = gml_ew_number(L, 1, "fill_", "alpha");
   gm_mat *x = gml_checkmat(L, 2, "fill_");
   size_t n = opt_n(L, 3, "fill_", x);
@@ -245,7 +281,7 @@ static void push_op_table(lua_State *L) {
     lua_pushinteger(L, r->op);
     lua_setfield(L, -2, "op");
     lua_newtable(L);
-    for (int k = GM_KIND_FLOAT; k <= GM_KIND_UINT; k++) {
+    for (int k = GM_KIND_FLOAT; k <= GM_KIND_COMPLEX; k++) {
       lua_pushboolean(L, (r->kinds >> k) & 1);
       lua_setfield(L, -2, gm_op_kind_name(k));
     }

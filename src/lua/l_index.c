@@ -86,7 +86,7 @@ static void check_index(lua_State *L, int idx, const char *fn, gm_index_arg *a) 
 /* A source argument: a mat, or a number or boolean (*value). */
 static gm_mat *check_source(lua_State *L, int idx, const char *fn, gm_value *value) {
   int t = lua_type(L, idx);
-  *value = (gm_value){false, false, 0, 0};
+  *value = (gm_value){false, false, 0, 0, false, 0};
   if (t == LUA_TBOOLEAN) {
     value->is_int = true;
     value->i = lua_toboolean(L, idx);

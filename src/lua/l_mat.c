@@ -37,7 +37,7 @@ static gm_sync opt_sync(lua_State *L, const char *fn) {
 static size_t count_leaves(lua_State *L, int idx, const char *fname, int arg, int depth) {
   idx = lua_absindex(L, idx);
   if (depth > 64) gml_argerror(L, arg, fname, "contents nested too deeply");
-  if (lua_type(L, idx) == LUA_TNUMBER) return 1;
+  if (lua_type(L, idx) == LUA_TNUMBER || gml_iscomplex(L, idx)) return 1;
   if (gml_ismat(L, idx)) {
     gml_mat *box = lua_touserdata(L, idx);
     if (!box->m) gml_argerror(L, arg, fname, "contents: attempt to use a freed mat");
@@ -64,11 +64,19 @@ typedef struct leaves_out {
 } leaves_out;
 
 static void put_leaf(lua_State *L, int idx, const leaves_out *out, size_t k) {
-  if (out->d) {
+  double re, im;
+  if (lua_type(L, idx) != LUA_TNUMBER && !gml_tocomplex(L, idx, &re, &im))
+    gml_error(L, "contents: a gm.complex value's re and im must be numbers");
+  if (lua_type(L, idx) != LUA_TNUMBER) { /* a complex leaf: a real mat takes its real part (astype) */
+    if (out->d)
+      out->d[k] = re;
+    else
+      out->v[k] = (gm_value){false, false, 0, re, true, im};
+  } else if (out->d) {
     out->d[k] = lua_tonumber(L, idx);
   } else {
     bool is_int = lua_isinteger(L, idx);
-    out->v[k] = (gm_value){is_int, false, is_int ? (long long)lua_tointeger(L, idx) : 0, lua_tonumber(L, idx)};
+    out->v[k] = (gm_value){is_int, false, is_int ? (long long)lua_tointeger(L, idx) : 0, lua_tonumber(L, idx), false, 0};
   }
 }
 
@@ -76,7 +84,7 @@ static void put_leaf(lua_State *L, int idx, const leaves_out *out, size_t k) {
 static void fill_leaves(lua_State *L, int idx, const leaves_out *out, size_t n, size_t *pos, const char *fname,
                         int arg) {
   idx = lua_absindex(L, idx);
-  if (lua_type(L, idx) == LUA_TNUMBER) {
+  if (lua_type(L, idx) == LUA_TNUMBER || gml_iscomplex(L, idx)) {
     if (*pos >= n) gml_argerror(L, arg, fname, "contents changed while being read");
     put_leaf(L, idx, out, (*pos)++);
   } else if (gml_ismat(L, idx)) {
@@ -205,7 +213,7 @@ static int l_mat(lua_State *L) {
 static int nested_dims(lua_State *L, int idx, size_t dims[GM_MAX_RANK], int *leaf_rank, const char *fn) {
   int rank = 0;
   lua_pushvalue(L, idx);
-  while (lua_istable(L, -1) && !gml_ismat(L, -1)) {
+  while (lua_istable(L, -1) && !gml_ismat(L, -1) && !gml_iscomplex(L, -1)) {
     if (rank == GM_MAX_RANK) gml_argerror(L, 1, fn, "nesting exceeds rank %d", GM_MAX_RANK);
     dims[rank++] = (size_t)luaL_len(L, -1);
     lua_geti(L, -1, 1);
@@ -229,8 +237,9 @@ static int nested_dims(lua_State *L, int idx, size_t dims[GM_MAX_RANK], int *lea
 static void check_rectangular(lua_State *L, int idx, const size_t *dims, int rank, int leaf_rank, int depth,
                               const char *fn) {
   idx = lua_absindex(L, idx);
-  bool list = lua_istable(L, idx) && !gml_ismat(L, idx);
-  bool leaf = lua_type(L, idx) == LUA_TNUMBER || gml_ismat(L, idx); /* not nil: a lying __len */
+  bool cx = gml_iscomplex(L, idx);
+  bool list = lua_istable(L, idx) && !gml_ismat(L, idx) && !cx;
+  bool leaf = lua_type(L, idx) == LUA_TNUMBER || gml_ismat(L, idx) || cx; /* not nil: a lying __len */
   lua_Integer n = list && depth < rank ? luaL_len(L, idx) : 0;
   if (gm_nested_entry_check(depth, rank, dims, list, leaf, luaL_typename(L, idx), (long long)n) != GM_OK)
     gml_argerror(L, 1, fn, "%s", gm_last_error());
@@ -302,6 +311,8 @@ static int l_replace_(lua_State *L) {
 static void push_leaf(lua_State *L, const gm_mat *m, const double *v, const gm_value *gv, size_t k) {
   if (!gv)
     lua_pushnumber(L, v[k]);
+  else if (gv[k].is_complex)
+    gml_pushcomplex(L, gv[k].d, gv[k].im);
   else if (gm_ctype_kind(m->ctype) == GM_KIND_BOOL)
     lua_pushboolean(L, gv[k].i != 0);
   else
@@ -485,7 +496,14 @@ static double check_value(lua_State *L, int arg, const char *fn) {
  * booleans exactly (gm_value), converted as astype does by the core. */
 static gm_value check_elem(lua_State *L, int arg, gm_ctype t, const char *fn) {
   int lt = lua_type(L, arg);
-  gm_value v = {false, false, 0, 0};
+  gm_value v = {false, false, 0, 0, false, 0};
+  if (lt == LUA_TTABLE && gml_iscomplex(L, arg)) { /* a real type takes the real part (astype) */
+    if (!gml_tocomplex(L, arg, &v.d, &v.im)) gml_argerror(L, arg, fn, "gm.complex value with non-number parts");
+    v.is_complex = true;
+    return v;
+  }
+  if (gm_ctype_is_complex(t) && lt != LUA_TNUMBER && lt != LUA_TBOOLEAN)
+    gml_argerror(L, arg, fn, "number, boolean or gm.complex expected, got %s", luaL_typename(L, arg));
   if (!gm_ctype_is_float(t) && lt == LUA_TBOOLEAN) {
     v.is_int = true;
     v.i = lua_toboolean(L, arg);
@@ -507,7 +525,9 @@ static gm_value check_elem(lua_State *L, int arg, gm_ctype t, const char *fn) {
 static int push_exact_element(lua_State *L, gm_mat *m, size_t k, const char *fn) {
   gm_value v;
   GML_TRY(L, gm_mat_get_value(m, k, &v), fn);
-  if (!v.is_int)
+  if (v.is_complex)
+    gml_pushcomplex(L, v.d, v.im);
+  else if (!v.is_int)
     lua_pushnumber(L, v.d);
   else if (gm_ctype_kind(m->ctype) == GM_KIND_BOOL)
     lua_pushboolean(L, v.i != 0);

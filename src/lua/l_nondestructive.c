@@ -67,7 +67,7 @@ static int l_copy_column(lua_State *L) { return copy_line(L, "copy_column", "col
 static int l_mat_as_scalar(lua_State *L) {
   gm_mat *a = gml_checkmat(L, 1, "mat_as_scalar");
   if (a->size != 1) gml_argerror(L, 1, "mat_as_scalar", "mat must have size 1, has %zu", a->size);
-  gm_value v = {false, false, 0, 0}; /* integers and bool exactly (a Lua integer or boolean) */
+  gm_value v = {false, false, 0, 0, false, 0}; /* integers and bool exactly (a Lua integer or boolean) */
   if (gm_ctype_is_float(a->ctype))
     GML_TRY(L, gm_mat_get(a, 0, &v.d), "mat_as_scalar");
   else

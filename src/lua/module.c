@@ -16,6 +16,7 @@ GM_EXPORT int luaopen_gpumat_core(lua_State *L);
  * that earlier ones made (the mat metatable of l_mat.c). */
 static void (*const areas[])(lua_State *L, int module_idx) = {
     gml_open_util,
+    gml_open_complex,
     gml_open_settings,
     gml_open_mat,
     gml_open_elementwise,

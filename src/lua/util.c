@@ -144,9 +144,9 @@ gml_mat *gml_elembox_error(lua_State *L, int idx, const char *fname) {
  * them, these lists.  Every other function computes in floats, and its
  * mat arguments must be float or double.
  *
- * The functions that take mats of every element type (GM_CTYPES): making,
- * viewing, shaping, copying, filling, element access, printing, files,
- * facets, buffers, scans, indexing and sorting. */
+ * The functions that take mats of every element type (GM_CTYPES, complex
+ * ones too): making, viewing, shaping, copying, filling, element access,
+ * printing, files, facets, buffers. */
 static const char *const any_ctype_fns[] = {
     "mat", "mat_to_array", "replace_", "row_major_index", "size", "ctype", "dtype", "dims", "dim", "max_size",
     "displacement", "initial_element", "cuda_enabled", "set_cuda_enabled", "copy_mat", "mat_as_scalar", "fill_",
@@ -157,7 +157,13 @@ static const char *const any_ctype_fns[] = {
     "_format_grid", "format_mat", "watch_facet", "watch_facets", "facets", "find_facet", "synchronization",
     "destroy_facet", "destroy", "add_facet_reference", "remove_facet_reference", "use_cuda_p", "free", "__gc",
     "__close", "ensure_core", "ensure", "mat_from_buffer", "syncing_cuda_facets", "with_syncing_cuda_facets",
-    "__dlpack",
+    "__dlpack", NULL};
+
+/* Those that take every real type (GM_REAL_CTYPES) but no complex one:
+ * scans, indexing and sorting (their engines are instantiated over the
+ * real types; sorting and searching order elements, which complex
+ * numbers have none of). */
+static const char *const real_ctype_fns[] = {
     /* the scans (core/ops/scan.h: exact for bool and integers) */
     "cumulative_sum", "cumulative_prod",
     /* indexing (l_index.c, m[{...}] with index mats and masks) */
@@ -195,7 +201,7 @@ static int table_allows(const char *fname, gm_ctype t) {
   if (!r) return -1;
   if (r->family == GM_OPF_BINARY || r->family == GM_OPF_COMPARE || r->family == GM_OPF_REDUCE) return 1;
   if (r->family != GM_OPF_UNARY) return gm_op_takes_ctype(r, t);
-  if (strcmp(fname, r->lua) != 0) return gm_op_runs_on(r, t);
+  if (strcmp(fname, r->lua) != 0 || gm_ctype_is_complex(t)) return gm_op_runs_on(r, t);
   /* out of place (gm.sqrt(m)): a float-only row computes a bool or integer
    * mat in a float (core: gm_unary_result_ctype); bool mats take none of the
    * integer rows (abs, neg, ...) */
@@ -206,12 +212,22 @@ static int table_allows(const char *fname, gm_ctype t) {
  * checks their ctypes as it does the rows'. */
 static const char *const unary_alias_fns[] = {"negative", "reciprocal", NULL};
 
+static bool listed(const char *const *list, const char *fname) {
+  for (const char *const *f = list; *f; f++)
+    if (strcmp(*f, fname) == 0) return true;
+  return false;
+}
+
 static void check_mat_ctype(lua_State *L, int idx, const gm_mat *m, const char *fname) {
   if (gm_ctype_is_float(m->ctype)) return;
-  for (const char *const *f = any_ctype_fns; *f; f++)
-    if (strcmp(*f, fname) == 0) return;
-  for (const char *const *f = promoting_fns; *f; f++)
-    if (strcmp(*f, fname) == 0) return;
+  if (listed(any_ctype_fns, fname)) return;
+  if (gm_ctype_is_complex(m->ctype)) {
+    /* the broadcasting functions and rows check their complex kinds */
+    if (listed(promoting_fns, fname) || listed(unary_alias_fns, fname) || table_allows(fname, m->ctype) == 1) return;
+    gml_argerror(L, idx, fname, "a %s mat; this function does not take complex mats", gm_ctype_dtype(m->ctype));
+  }
+  if (listed(real_ctype_fns, fname)) return;
+  if (listed(promoting_fns, fname)) return;
   if (table_allows(fname, m->ctype) == 1) return;
   int kind = gm_ctype_kind(m->ctype);
   for (const char *const *f = unary_alias_fns; *f && kind != GM_KIND_BOOL; f++)

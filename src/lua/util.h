@@ -236,6 +236,13 @@ lua_Integer gml_check_integer(lua_State *L, int idx, const char *fname);
 
 /* Area registration functions, called by luaopen_gpumat_core. */
 void gml_open_util(lua_State *L, int module_idx);
+/* Complex element values (l_complex.c): push a gm.complex table; whether
+ * idx is one; read one (false if idx is not one or its fields are not
+ * numbers). */
+void gml_open_complex(lua_State *L, int module_idx);
+void gml_pushcomplex(lua_State *L, double re, double im);
+bool gml_iscomplex(lua_State *L, int idx);
+bool gml_tocomplex(lua_State *L, int idx, double *re, double *im);
 void gml_open_settings(lua_State *L, int module_idx);
 void gml_open_mat(lua_State *L, int module_idx);
 void gml_open_elementwise(lua_State *L, int module_idx);

@@ -37,6 +37,7 @@ static const struct {
     [GM_KIND_BOOL] = {true, kDLBool},
     [GM_KIND_INT] = {true, kDLInt},
     [GM_KIND_UINT] = {true, kDLUInt},
+    [GM_KIND_COMPLEX] = {true, kDLComplex},
 };
 
 static gm_status dl_dtype(gm_ctype ct, DLDataType *out) {

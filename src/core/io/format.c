@@ -14,8 +14,20 @@
 /* Leading and trailing entries kept per axis when a mat is summarized. */
 #define EDGE_ITEMS 3
 
+void gm_format_complex(gm_ctype t, double re, double im, char *buf, size_t n) {
+  gm_ctype r = gm_ctype_real_of(t);
+  char a[64], b[64];
+  gm_format_number(r, re, a, sizeof a);
+  /* the imaginary part's sign (a negative zero's too) joins the parts */
+  bool neg = signbit(im) && !isnan(im);
+  gm_format_number(r, neg ? -im : im, b, sizeof b);
+  snprintf(buf, n, "%s%s%si", a, neg ? "-" : "+", b);
+}
+
 void gm_format_value(gm_ctype t, gm_value v, char *buf, size_t n) {
-  if (!v.is_int)
+  if (v.is_complex)
+    gm_format_complex(t, v.d, v.im, buf, n);
+  else if (!v.is_int)
     gm_format_number(t, v.d, buf, n);
   else if (gm_ctype_kind(t) == GM_KIND_BOOL)
     snprintf(buf, n, "%s", v.i ? "true" : "false");
@@ -26,6 +38,10 @@ void gm_format_value(gm_ctype t, gm_value v, char *buf, size_t n) {
 }
 
 void gm_format_number(gm_ctype t, double x, char *buf, size_t n) {
+  if (gm_ctype_is_complex(t)) { /* a real value of a complex type: imaginary part 0 */
+    gm_format_complex(t, x, 0, buf, n);
+    return;
+  }
   if (!gm_ctype_is_float(t)) { /* an integer or bool type's value as a double */
     if (gm_ctype_kind(t) == GM_KIND_BOOL)
       snprintf(buf, n, "%s", x != 0 ? "true" : "false");
@@ -78,7 +94,7 @@ typedef struct printer {
 } printer;
 
 static void put_element(printer *p, size_t k) {
-  char num[64];
+  char num[112]; /* two parts of a complex128 */
   gm_ctype t = p->m->ctype;
   if (p->source == GM_PEEK_INITIAL)
     gm_format_number(t, gm_ctype_coerce(t, p->m->vec->initial_element), num, sizeof num);

@@ -19,6 +19,9 @@
  * "1", 0.1f as "0.1" (not 0.10000000149011612); "0/0", "1/0", "-1/0" for
  * NaN and the infinities (Lua expressions of those values). */
 void gm_format_number(gm_ctype t, double x, char *buf, size_t n);
+/* A complex value of ctype t as "1+2i" / "1-2i": each part with
+ * gm_format_number's rules for t's real type. */
+void gm_format_complex(gm_ctype t, double re, double im, char *buf, size_t n);
 /* An element's exact value: integers in full (uint64 unsigned), bool as
  * true / false, floats as gm_format_number. */
 void gm_format_value(gm_ctype t, gm_value v, char *buf, size_t n);

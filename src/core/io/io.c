@@ -41,17 +41,23 @@ static void store_bits(unsigned char *p, size_t nb, uint64_t bits) {
   }
 }
 
+/* A complex element is two little-endian reals (real part first, as
+ * NumPy's '<c8' / '<c16'), each converted as its real type's. */
 static void encode(gm_ctype t, const void *src, size_t i, unsigned char *dst) {
-  size_t nb = gm_ctype_size(t);
-  uint64_t bits = load_bits((const unsigned char *)src + i * nb, nb);
-  for (size_t k = 0; k < nb; k++) dst[k] = (unsigned char)(bits >> (8 * k));
+  size_t es = gm_ctype_size(t), nb = gm_ctype_size(gm_ctype_real_of(t));
+  for (size_t part = 0; part < es; part += nb) {
+    uint64_t bits = load_bits((const unsigned char *)src + i * es + part, nb);
+    for (size_t k = 0; k < nb; k++) dst[part + k] = (unsigned char)(bits >> (8 * k));
+  }
 }
 
 static void decode(gm_ctype t, const unsigned char *src, void *dst, size_t i) {
-  size_t nb = gm_ctype_size(t);
-  uint64_t bits = 0;
-  for (size_t k = 0; k < nb; k++) bits |= (uint64_t)src[k] << (8 * k);
-  store_bits((unsigned char *)dst + i * nb, nb, bits);
+  size_t es = gm_ctype_size(t), nb = gm_ctype_size(gm_ctype_real_of(t));
+  for (size_t part = 0; part < es; part += nb) {
+    uint64_t bits = 0;
+    for (size_t k = 0; k < nb; k++) bits |= (uint64_t)src[part + k] << (8 * k);
+    store_bits((unsigned char *)dst + i * es + part, nb, bits);
+  }
 }
 
 static gm_status write_failed(void) {
@@ -59,7 +65,7 @@ static gm_status write_failed(void) {
 }
 
 static gm_status write_elements(gm_ctype t, const void *p, size_t n, FILE *f) {
-  unsigned char buf[CHUNK * 8];
+  unsigned char buf[CHUNK * 16]; /* complex128's 16 bytes */
   size_t esz = gm_ctype_size(t);
   for (size_t i = 0; i < n; i += CHUNK) {
     size_t cnt = n - i < CHUNK ? n - i : CHUNK;

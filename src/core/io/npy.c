@@ -110,7 +110,7 @@ static gm_status parse_descr(const char **pp, npy_info *info) {
   }
   GM_CTYPES(X)
 #undef X
-  return gm_fail(GM_EIO, "unsupported .npy dtype '%s' (gpumat reads '|b1', '|i1', '<i2', '<i4', '<i8', '|u1', '<u2', '<u4', '<u8', '<f4' and '<f8')", d);
+  return gm_fail(GM_EIO, "unsupported .npy dtype '%s' (gpumat reads '|b1', '|i1', '<i2', '<i4', '<i8', '|u1', '<u2', '<u4', '<u8', '<f4', '<f8', '<c8' and '<c16')", d);
 }
 
 static gm_status parse_order(const char **pp, npy_info *info) {

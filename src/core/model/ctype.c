@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../../../kernels/complex_ops.h"
 #include "../../../kernels/int_ops.h"
 
 /* include/gpumat.h spells the numbers for C callers */
@@ -59,7 +60,7 @@ double gm_ctype_tolerance(gm_ctype t) {
 }
 
 gm_ctype gm_ctype_float_for(gm_ctype t) {
-  if (gm_ctype_is_float(t)) return t;
+  if (gm_ctype_is_float(t) || gm_ctype_is_complex(t)) return t;
   return gm_ctype_size(t) <= 2 ? GM_FLOAT : GM_DOUBLE;
 }
 
@@ -80,6 +81,19 @@ gm_status gm_check_float_ctype(const char *op, int arg, gm_ctype t) {
   const char *d = gm_ctype_dtype(t);
   return gm_fail(GM_EINVAL, "%s: argument %d is a%s %s mat; this function takes float32/float64 mats (convert with m:as(\"float64\"))",
                  op, arg, d[0] == 'i' ? "n" : "", d);
+}
+
+gm_ctype gm_ctype_complex_for(gm_ctype t) {
+  if (gm_ctype_is_complex(t)) return t;
+  return t == GM_FLOAT || t == GM_BOOL || t == GM_INT8 || t == GM_UINT8 || t == GM_INT16 || t == GM_UINT16
+             ? GM_COMPLEX64
+             : GM_COMPLEX128;
+}
+
+gm_status gm_check_real_ctype(const char *op, int arg, gm_ctype t) {
+  if (!gm_ctype_is_complex(t)) return GM_OK;
+  return gm_fail(GM_EINVAL, "%s: argument %d is a %s mat; this function is not defined for complex numbers", op,
+                 arg, gm_ctype_dtype(t));
 }
 
 const char *gm_ctype_keyword(gm_ctype t) {
@@ -110,8 +124,10 @@ double gm_ctype_coerce(gm_ctype t, double x) {
 #define X(ct, E, name, kw, ...) \
   case GM_##E:             \
     return (double)gm_sat_##ct(x);
-    GM_CTYPES(X)
+    GM_REAL_CTYPES(X)
 #undef X
+    case GM_COMPLEX64:
+      return (double)(float)x;
     default:
       return x;
   }
@@ -129,7 +145,12 @@ double gm_ctype_get(gm_ctype t, const void *base, size_t i) {
 #define X(ct, E, name, kw, ...) \
   case GM_##E:             \
     return (double)((const ct *)base)[i];
-    GM_CTYPES(X)
+    GM_REAL_CTYPES(X)
+#undef X
+#define X(ct, E, name, kw, ...) \
+  case GM_##E:                  \
+    return (double)((const ct *)base)[i].re;
+    GM_COMPLEX_CTYPES(X)
 #undef X
     default:
       return 0;
@@ -150,7 +171,7 @@ void gm_ctype_set(gm_ctype t, void *base, size_t i, double v) {
 }
 
 gm_value gm_ctype_read(gm_ctype t, const void *base, size_t i) {
-  gm_value v = {true, gm_ctype_kind(t) == GM_KIND_UINT, 0, 0};
+  gm_value v = {true, gm_ctype_kind(t) == GM_KIND_UINT, 0, 0, false, 0};
   if (t == GM_BOOL) {
     v.i = bool_at(base, i);
     return v;
@@ -167,6 +188,16 @@ gm_value gm_ctype_read(gm_ctype t, const void *base, size_t i) {
     GM_BOOL_CTYPES(X)
     GM_INTEGER_CTYPES(X)
 #undef X
+#define X(ct, E, ...)                  \
+  case GM_##E:                         \
+    v.is_int = false;                  \
+    v.is_unsigned = false;             \
+    v.is_complex = true;               \
+    v.d = ((const ct *)base)[i].re;    \
+    v.im = ((const ct *)base)[i].im;   \
+    return v;
+    GM_COMPLEX_CTYPES(X)
+#undef X
     default:
       v.is_int = false;
       v.is_unsigned = false;
@@ -176,11 +207,18 @@ gm_value gm_ctype_read(gm_ctype t, const void *base, size_t i) {
 }
 
 void gm_ctype_write(gm_ctype t, void *base, size_t i, gm_value v) {
+  if (v.is_complex && gm_ctype_is_complex(t)) {
+    if (t == GM_COMPLEX64)
+      ((gm_complex64 *)base)[i] = gm_cxmake_gm_complex64((float)v.d, (float)v.im);
+    else
+      ((gm_complex128 *)base)[i] = gm_cxmake_gm_complex128(v.d, v.im);
+    return;
+  }
   if (!v.is_int) {
     gm_ctype_set(t, base, i, v.d);
     return;
   }
-  if (v.is_unsigned && gm_ctype_is_float(t)) { /* a uint64 at or above 2^63 is positive */
+  if (v.is_unsigned && (gm_ctype_is_float(t) || gm_ctype_is_complex(t))) { /* a uint64 at or above 2^63 is positive */
     gm_ctype_set(t, base, i, (double)(unsigned long long)v.i);
     return;
   }
@@ -286,8 +324,11 @@ long long gm_etype_get_int(gm_etype t, const void *base, size_t i) {
 #define X(ct, E, name, cname, isint, issigned) \
   case GM_E_##E:                               \
     return (long long)((const ct *)base)[i];
-    GM_BUFFER_ETYPES(X)
+    GM_REAL_CTYPES_WITH(GM_BUFFER_ETYPE_ROW_, X)
 #undef X
+    case GM_E_C64:
+    case GM_E_C128:
+      return (long long)gm_sat_int64_t(gm_etype_get_real(t, base, i));
     default:
       return 0;
   }
@@ -299,8 +340,12 @@ double gm_etype_get_real(gm_etype t, const void *base, size_t i) {
 #define X(ct, E, name, cname, isint, issigned) \
   case GM_E_##E:                               \
     return (double)((const ct *)base)[i];
-    GM_BUFFER_ETYPES(X)
+    GM_REAL_CTYPES_WITH(GM_BUFFER_ETYPE_ROW_, X)
 #undef X
+    case GM_E_C64:
+      return ((const gm_complex64 *)base)[i].re;
+    case GM_E_C128:
+      return ((const gm_complex128 *)base)[i].re;
     default:
       return 0;
   }

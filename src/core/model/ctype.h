@@ -31,6 +31,15 @@
       DEFAULT;                            \
   }
 
+/* The same over the real rows (GM_REAL_CTYPES: every ctype but the
+ * complex ones, which take DEFAULT). */
+#define GM_REAL_CTYPE_SWITCH(t, CASE, DEFAULT) \
+  switch (t) {                                 \
+    GM_REAL_CTYPES(CASE)                       \
+    default:                                   \
+      DEFAULT;                                 \
+  }
+
 /* The same over the floating rows only. */
 #define GM_FLOAT_CTYPE_SWITCH(t, CASE, DEFAULT) \
   switch (t) {                                  \
@@ -55,6 +64,22 @@ int gm_ctype_kind(gm_ctype t);
  * "equal within rounding" for checks of inputs such as a symmetric
  * matrix); 0 for exact types. */
 double gm_ctype_tolerance(gm_ctype t);
+/* A GM_COMPLEX_CTYPES row. */
+static inline bool gm_ctype_is_complex(gm_ctype t) {
+  return t == GM_COMPLEX64 || t == GM_COMPLEX128;
+}
+/* The real type of a complex one's parts (float for complex64, double for
+ * complex128); t itself otherwise: abs, real, imag's result, finfo. */
+static inline gm_ctype gm_ctype_real_of(gm_ctype t) {
+  return t == GM_COMPLEX64 ? GM_FLOAT : t == GM_COMPLEX128 ? GM_DOUBLE : t;
+}
+/* The complex type with t's precision: complex64 for float32 and the
+ * types float32 holds, complex128 otherwise (NumPy's promotion). */
+gm_ctype gm_ctype_complex_for(gm_ctype t);
+/* GM_EINVAL "OP: argument ARG is a complex64 mat; this function is not
+ * defined for complex numbers" when t is complex: the check of the
+ * ordering functions (max, sort, lt, ...) and the other real-only ones. */
+gm_status gm_check_real_ctype(const char *op, int arg, gm_ctype t);
 /* A GM_FLOAT_CTYPES row: what BLAS, the math functions, random fills
  * and the other float-only ops take.  Inline: element access asks it. */
 static inline bool gm_ctype_is_float(gm_ctype t) {
@@ -84,22 +109,26 @@ int gm_ctype_parse(const char *name, gm_ctype *out);
  * saturate, NaN -> 0; bool is x != 0). */
 double gm_ctype_coerce(gm_ctype t, double x);
 /* Reads/writes element i of a typed array as double (writes convert as
- * astype does: kernels/int_ops.h). */
+ * astype does: kernels/int_ops.h; a complex element reads as its real
+ * part and is written with imaginary part 0). */
 double gm_ctype_get(gm_ctype t, const void *base, size_t i);
 void gm_ctype_set(gm_ctype t, void *base, size_t i, double v);
 
 /* An element's value as Lua sees it: integers and bool exactly (is_int:
  * i holds the value, a uint64 at or above 2^63 as the same 64 bits),
- * floats as d. */
+ * floats as d, complex values as d (real part) and im (is_complex). */
 typedef struct gm_value {
   bool is_int;
   bool is_unsigned; /* i came from an unsigned type: to a float it is i's bits as unsigned */
   long long i;
   double d;
+  bool is_complex; /* d + im i; written to a real type, the real part (NumPy's astype) */
+  double im;
 } gm_value;
 gm_value gm_ctype_read(gm_ctype t, const void *base, size_t i);
 /* Writes v converted as astype does: an integer wraps into an integer
- * type, a float saturates into it (NaN -> 0); bool takes v != 0. */
+ * type, a float saturates into it (NaN -> 0); bool takes v != 0; a
+ * complex type takes v with imaginary part 0 (or v's own). */
 void gm_ctype_write(gm_ctype t, void *base, size_t i, gm_value v);
 
 /* Element types of buffers: the same list as mats (GM_CTYPES), each
@@ -107,7 +136,8 @@ void gm_ctype_write(gm_ctype t, void *base, size_t i, gm_value v);
  * numbers as gm_ctype.  X(c type, enum suffix, Lua name, C type name, is
  * integer, is signed); bool counts as an unsigned integer (0 or 1). */
 #define GM_BUFFER_ETYPE_ROW_(X, T, E, name, kw, p, P, ET, S, npy, st, dig, mpi, nccl, kind, dtype, cname, ...) \
-  X(T, ET, name, cname, (kind) != GM_KIND_FLOAT, (kind) == GM_KIND_INT || (kind) == GM_KIND_FLOAT)
+  X(T, ET, name, cname, (kind) != GM_KIND_FLOAT && (kind) != GM_KIND_COMPLEX,                                  \
+    (kind) == GM_KIND_INT || (kind) == GM_KIND_FLOAT || (kind) == GM_KIND_COMPLEX)
 #define GM_BUFFER_ETYPES(X) GM_CTYPES_WITH(GM_BUFFER_ETYPE_ROW_, X)
 
 typedef enum gm_etype {
@@ -129,7 +159,8 @@ gm_etype gm_etype_of_ctype(gm_ctype t);
 /* The mat ctype of a buffer element type; 0 and *out set, or -1 when no
  * mat has that element type. */
 int gm_ctype_of_etype(gm_etype e, gm_ctype *out);
-/* Element i of a typed array: integers as int64 (exact), reals as double. */
+/* Element i of a typed array: integers as int64 (exact), reals as double
+ * (a complex element: its real part). */
 long long gm_etype_get_int(gm_etype t, const void *base, size_t i);
 double gm_etype_get_real(gm_etype t, const void *base, size_t i);
 /* Writes element i, converting (integers wrap as C casts do; callers

@@ -15,6 +15,20 @@
 #endif
 #endif
 
+/* The complex element types: plain structs of two reals (real part
+ * first, as C99's _Complex, std::complex, cuComplex and NumPy lay them
+ * out), not C99 _Complex, which C++ and nvcc do not share with C.  The
+ * arithmetic on them is kernels/complex_ops.h's (GM_HD functions). */
+#ifndef GM_COMPLEX_TYPES_DEFINED_
+#define GM_COMPLEX_TYPES_DEFINED_
+typedef struct gm_complex64 {
+  float re, im;
+} gm_complex64;
+typedef struct gm_complex128 {
+  double re, im;
+} gm_complex128;
+#endif
+
 /* X(c type, enum suffix, Lua name (m:ctype()), MGL header keyword ("" when
  *   MGL's file format has none: io.c refuses those),
  *   BLAS/LAPACK prefix (cblas_s..., LAPACKE_s...),
@@ -28,10 +42,12 @@
  *   MPI datatype, NCCL datatype (tokens: only src/dist, which includes
  *   mpi.h and nccl.h, expands these columns; ncclNumTypes where NCCL has
  *   none, which NCCL rejects),
- *   kind (GM_KIND_FLOAT, GM_KIND_BOOL, GM_KIND_INT, GM_KIND_UINT),
+ *   kind (GM_KIND_FLOAT, GM_KIND_BOOL, GM_KIND_INT, GM_KIND_UINT,
+ *   GM_KIND_COMPLEX),
  *   the array standard's dtype name (m:dtype()),
  *   the C type's name as a string (buffers accept it: "int32_t", 0),
- *   the relative tolerance of this type's computed float results against
+ *   the relative tolerance of this type's computed float results (of a
+ *   complex type: of each part, relative to the modulus) against
  *   the exact value (0: exact types): what the specs compare with (Lua
  *   reads it as gpumat.core._ctypes[name].tol) and the core's "equal
  *   within rounding" (gm_ctype_tolerance))
@@ -41,7 +57,14 @@
 #define GM_CTYPES(X) GM_CTYPES_WITH(GM_CTYPE_CALL_, X)
 
 /* The list itself, passing a through first: X(a, T, E, ...) per row, in
- * sublists by kind.  GM_CTYPES is every element type; GM_FLOAT_CTYPES the
+ * sublists by kind.  GM_CTYPES is every element type; GM_REAL_CTYPES
+ * every one but the complex ones (GM_COMPLEX_CTYPES, last, so a table
+ * indexed by ctype and initialized from GM_REAL_CTYPES in order leaves
+ * the complex entries NULL): code that orders, compares or computes on
+ * reals (sorts, radix keys, reductions, where's and the comparisons'
+ * loops) instantiates over GM_REAL_CTYPES and the core refuses complex
+ * ctypes before it dispatches (gm_op_takes, gm_check_real_ctype);
+ * GM_FLOAT_CTYPES the
  * real floating rows, the ones BLAS/LAPACK, cuBLAS/cuSOLVER and the C math
  * library take: code that only makes sense for those (matrix products,
  * solvers, sqrt, random fills) instantiates over GM_FLOAT_CTYPES, and the
@@ -75,7 +98,18 @@
     "uint32", "uint32_t", 0)                                                                                    \
   X(a, uint64_t, UINT64, "uint64", "", x, x, U64, , "<u8", x, 0, MPI_UINT64_T, ncclUint64, GM_KIND_UINT,           \
     "uint64", "uint64_t", 0)
-#define GM_CTYPES_WITH(X, a) GM_FLOAT_CTYPES_WITH(X, a) GM_BOOL_CTYPES_WITH(X, a) GM_INTEGER_CTYPES_WITH(X, a)
+/* complex64 is BLAS's c, cuBLAS's C (cgemm, cublasCgemm), complex128
+ * z/Z; the tolerance is the real type's; no MPI/NCCL type in the columns
+ * gpumat.dist uses (it refuses them: MPI_DATATYPE_NULL, ncclNumTypes) */
+#define GM_COMPLEX_CTYPES_WITH(X, a)                                                                            \
+  X(a, gm_complex64, COMPLEX64, "complex64", "", c, C, C64, f, "<c8", f, 9, MPI_DATATYPE_NULL, ncclNumTypes,       \
+    GM_KIND_COMPLEX, "complex64", "gm_complex64", 1e-5)                                                          \
+  X(a, gm_complex128, COMPLEX128, "complex128", "", z, Z, C128, , "<c16", d, 17, MPI_DATATYPE_NULL, ncclNumTypes, \
+    GM_KIND_COMPLEX, "complex128", "gm_complex128", 1e-12)
+#define GM_REAL_CTYPES_WITH(X, a) GM_FLOAT_CTYPES_WITH(X, a) GM_BOOL_CTYPES_WITH(X, a) GM_INTEGER_CTYPES_WITH(X, a)
+#define GM_CTYPES_WITH(X, a) GM_REAL_CTYPES_WITH(X, a) GM_COMPLEX_CTYPES_WITH(X, a)
+#define GM_REAL_CTYPES(X) GM_REAL_CTYPES_WITH(GM_CTYPE_CALL_, X)
+#define GM_COMPLEX_CTYPES(X) GM_COMPLEX_CTYPES_WITH(GM_CTYPE_CALL_, X)
 #define GM_FLOAT_CTYPES(X) GM_FLOAT_CTYPES_WITH(GM_CTYPE_CALL_, X)
 #define GM_BOOL_CTYPES(X) GM_BOOL_CTYPES_WITH(GM_CTYPE_CALL_, X)
 #define GM_INTEGER_CTYPES(X) GM_INTEGER_CTYPES_WITH(GM_CTYPE_CALL_, X)
@@ -86,6 +120,7 @@
 #define GM_KIND_BOOL 1
 #define GM_KIND_INT 2
 #define GM_KIND_UINT 3
+#define GM_KIND_COMPLEX 4
 
 typedef enum gm_ctype {
 #define GM_CTYPE_ENUM(t, E, ...) GM_##E,

@@ -154,6 +154,8 @@ static gm_status check_kind(const bc_job *j) {
     return gm_fail(GM_EINVAL, "bool mats do not subtract (NumPy's rule): use ~ (bitwise_xor) or logical_xor");
   if (j->t == GM_BOOL && j->op >= 0 && bool_op(j->op) != j->op) return GM_OK;
   if (!r || gm_op_runs_on(r, j->t)) return GM_OK;
+  if (gm_ctype_is_complex(j->t))
+    return gm_fail(GM_EINVAL, "%s is not defined for complex numbers (got %s operands)", r->lua, gm_ctype_dtype(j->t));
   unsigned ints = 1u << GM_KIND_INT, floats = 1u << GM_KIND_FLOAT;
   if ((r->kinds & ints) && (r->kinds & floats))
     return gm_fail(GM_EINVAL, "integer or float mats only, got a %s mat", gm_ctype_name(j->t));

@@ -1,42 +1,53 @@
 /* Conversion in blocks through a small buffer: each source type loads a
  * block into doubles (float sources) or 64-bit integers (bool and integer
  * sources, unsigned ones keeping their bits), and each destination type
- * stores from it.  Two loops per type instead of one per pair of types
+ * stores from it; complex sources load their real parts as doubles and
+ * their imaginary parts beside them (complex to real keeps the real part,
+ * NumPy's astype; real to complex has imaginary part 0).  Two loops per
+ * type instead of one per pair of types
  * (the X-macro list cannot nest in itself), each a plain loop the
  * compiler vectorizes, over a block that stays in L1. */
 #include "convert.h"
 
+#include "../../../kernels/complex_ops.h"
 #include "../../../kernels/int_ops.h"
 #include "../exec/par.h"
 
 enum { BLOCK = 2048 };
 
-typedef union block {
-  double d[BLOCK];
-  long long i[BLOCK];
+typedef struct block {
+  union {
+    double d[BLOCK];
+    long long i[BLOCK];
+  };
+  double im[BLOCK];
 } block;
 
-/* load_E: src[off..off+len) into b; returns true for doubles */
+/* What a load left in a block: integers (i), doubles (d), or complex
+ * values (d and im). */
+enum { FORM_INT, FORM_DOUBLE, FORM_COMPLEX };
+
+/* load_E: src[off..off+len) into b; returns its FORM_* */
 #define LOAD_(T, E, name, kw, blas, cublas, etype, S, npy, p, digits, mpi, nccl, kind, ...) \
-  static bool load_##E(block *b, const void *src, size_t off, size_t len) {              \
+  static int load_##E(block *b, const void *src, size_t off, size_t len) {               \
     const T *s = (const T *)src + off;                                                   \
     if (kind == GM_KIND_FLOAT) {                                                         \
       for (size_t k = 0; k < len; k++) b->d[k] = (double)s[k];                           \
-      return true;                                                                       \
+      return FORM_DOUBLE;                                                                \
     }                                                                                    \
     if (kind == GM_KIND_BOOL) { /* bytes other than 0 and 1 (from buffers) are true */ \
       const unsigned char *u = (const unsigned char *)src + off;                         \
       for (size_t k = 0; k < len; k++) b->i[k] = u[k] != 0;                              \
-      return false;                                                                      \
+      return FORM_INT;                                                                   \
     }                                                                                    \
     for (size_t k = 0; k < len; k++) b->i[k] = (long long)(unsigned long long)s[k];      \
-    return false;                                                                        \
+    return FORM_INT;                                                                     \
   }
 /* store_E: b into dst[off..off+len); uns: the integers are unsigned */
 #define STORE_(T, E, ...)                                                                        \
-  static void store_##E(void *dst, size_t off, size_t len, const block *b, bool dbl, bool uns) { \
+  static void store_##E(void *dst, size_t off, size_t len, const block *b, int form, bool uns) { \
     T *d = (T *)dst + off;                                                                       \
-    if (dbl) {                                                                                   \
+    if (form != FORM_INT) {                                                                      \
       for (size_t k = 0; k < len; k++) d[k] = gm_sat_##T(b->d[k]);                               \
     } else if (uns) {                                                                            \
       for (size_t k = 0; k < len; k++) d[k] = (T)(unsigned long long)b->i[k];                    \
@@ -44,15 +55,39 @@ typedef union block {
       for (size_t k = 0; k < len; k++) d[k] = (T)b->i[k];                                        \
     }                                                                                            \
   }
-GM_CTYPES(LOAD_)
-GM_CTYPES(STORE_)
+GM_REAL_CTYPES(LOAD_)
+GM_REAL_CTYPES(STORE_)
 #undef LOAD_
 #undef STORE_
 
+/* the complex rows (R: the parts' type) */
+#define LOAD_CX_(T, R, S)                                                   \
+  static int load_##T(block *b, const void *src, size_t off, size_t len) {  \
+    const T *s = (const T *)src + off;                                      \
+    for (size_t k = 0; k < len; k++) {                                      \
+      b->d[k] = (double)s[k].re;                                            \
+      b->im[k] = (double)s[k].im;                                           \
+    }                                                                       \
+    return FORM_COMPLEX;                                                    \
+  }
+#define STORE_CX_(T, R, S)                                                                       \
+  static void store_##T(void *dst, size_t off, size_t len, const block *b, int form, bool uns) { \
+    T *d = (T *)dst + off;                                                                       \
+    for (size_t k = 0; k < len; k++) {                                                           \
+      R re = form != FORM_INT ? (R)b->d[k] : uns ? (R)(unsigned long long)b->i[k] : (R)b->i[k];  \
+      d[k] = gm_cxmake_##T(re, form == FORM_COMPLEX ? (R)b->im[k] : (R)0);                       \
+    }                                                                                            \
+  }
+GM_CX_ROWS(LOAD_CX_)
+GM_CX_ROWS(STORE_CX_)
+#undef LOAD_CX_
+#undef STORE_CX_
+
 #define ENTRY_(NAME, T, E, ...) [GM_##E] = NAME##_##E,
-static bool (*const load[GM_N_CTYPES])(block *, const void *, size_t, size_t) = {GM_CTYPES_WITH(ENTRY_, load)};
-static void (*const store[GM_N_CTYPES])(void *, size_t, size_t, const block *, bool, bool) = {
-    GM_CTYPES_WITH(ENTRY_, store)};
+static int (*const load[GM_N_CTYPES])(block *, const void *, size_t, size_t) = {
+    GM_REAL_CTYPES_WITH(ENTRY_, load)[GM_COMPLEX64] = load_gm_complex64, [GM_COMPLEX128] = load_gm_complex128};
+static void (*const store[GM_N_CTYPES])(void *, size_t, size_t, const block *, int, bool) = {
+    GM_REAL_CTYPES_WITH(ENTRY_, store)[GM_COMPLEX64] = store_gm_complex64, [GM_COMPLEX128] = store_gm_complex128};
 #undef ENTRY_
 
 typedef struct convert_job {
@@ -67,8 +102,8 @@ static void convert_range(void *arg, size_t begin, size_t end) {
   bool uns = gm_ctype_kind(j->st) == GM_KIND_UINT;
   for (size_t off = begin; off < end; off += BLOCK) {
     size_t len = end - off < BLOCK ? end - off : BLOCK;
-    bool dbl = load[j->st](&b, j->src, off, len);
-    store[j->dt](j->dst, off, len, &b, dbl, uns);
+    int form = load[j->st](&b, j->src, off, len);
+    store[j->dt](j->dst, off, len, &b, form, uns);
   }
 }
 

@@ -1,5 +1,6 @@
 /* Validation and dispatch of the destructive elementwise ops. */
 #include "elementwise.h"
+#include "op_table.h"
 
 #include "blas.h"
 #include "../exec/exec.h"
@@ -72,6 +73,14 @@ static bool int_unary(int op) {
 /* The ctype check of the mats of unary op (a negative op: not a unary
  * op, floats only): integer mats pass for the GM_UNARY_INT_OPS rows. */
 static gm_status check_ctypes(const char *name, int op, gm_mat *const *all, int n) {
+  /* complex mats: the rows with kind C (all of the mats complex) */
+  const gm_op_row *r = op >= 0 ? gm_op_row_of(GM_OPF_UNARY, op) : NULL;
+  for (int i = 0; i < n; i++) {
+    if (!all[i] || !gm_ctype_is_complex(all[i]->ctype)) continue;
+    if (r && gm_op_runs_on(r, all[i]->ctype)) return GM_OK;
+    return gm_fail(GM_EINVAL, "%s: argument %d is a %s mat; this function is not defined for complex numbers", name,
+                   i + 1, gm_ctype_dtype(all[i]->ctype));
+  }
   bool ints = int_unary(op);
   for (int i = 0; i < n && ints; i++) {
     int k = all[i] ? gm_ctype_kind(all[i]->ctype) : GM_KIND_INT;
@@ -138,7 +147,7 @@ static gm_status copy_to_result(const char *fn, gm_mat *x, gm_mat *y) {
 }
 
 gm_ctype gm_unary_result_ctype(gm_unary_op op, gm_ctype t) {
-  return gm_ctype_is_float(t) || int_unary((int)op) ? t : gm_ctype_float_for(t);
+  return gm_ctype_is_float(t) || gm_ctype_is_complex(t) || int_unary((int)op) ? t : gm_ctype_float_for(t);
 }
 
 /* y := op(x) for a bool or integer x of a float-only op: y is of the
@@ -194,6 +203,10 @@ const char *gm_predicate_name(gm_predicate_op op) {
 gm_status gm_predicate(gm_predicate_op op, gm_mat *x, gm_mat *y) {
   if ((unsigned)op >= GM_N_PREDICATE) return gm_fail(GM_EINVAL, "predicate %d is unknown", (int)op);
   const char *fn = predicate_names[op];
+  const gm_op_row *r = gm_op_row_of(GM_OPF_PRED, (int)op);
+  if (gm_ctype_is_complex(x->ctype) && r && !gm_op_runs_on(r, x->ctype))
+    return gm_fail(GM_EINVAL, "%s: argument 1 is a %s mat; this function is not defined for complex numbers", fn,
+                   gm_ctype_dtype(x->ctype));
   if (y->ctype != GM_BOOL) return gm_fail(GM_EINVAL, "%s: out must be a bool mat", fn);
   bool same_dims = x->rank == y->rank;
   for (int i = 0; same_dims && i < x->rank; i++) same_dims = x->dims[i] == y->dims[i];

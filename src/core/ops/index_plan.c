@@ -151,7 +151,7 @@ gm_status gm_index_write_flat(gm_mat *y, const gm_index_plan *p, gm_mat *src) {
   if (!spos) return gm_fail(GM_ENOMEM, "index: out of host memory for %zu positions", p->n);
   for (size_t i = 0; i < p->n; i++) spos[i] = (int64_t)i;
   gm_mat *s = NULL;
-  gm_value none = {false, false, 0, 0};
+  gm_value none = {false, false, 0, 0, false, 0};
   gm_status st = source_mat(y, src, none, &s);
   if (st == GM_OK) st = gm_index_scatter(y, p->n, p->off, s, spos, GM_INDEX_SET);
   gm_mat_free(s);

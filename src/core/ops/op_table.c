@@ -10,7 +10,8 @@
                  "op " lua ": kinds I and U differ");
 GM_OP_TABLE(X)
 #undef X
-_Static_assert(GM_OPK_MASK(FBIU) == (1u << GM_KIND_FLOAT | 1u << GM_KIND_BOOL | 1u << GM_KIND_INT | 1u << GM_KIND_UINT),
+_Static_assert(GM_OPK_MASK(FBIUC) == (1u << GM_KIND_FLOAT | 1u << GM_KIND_BOOL | 1u << GM_KIND_INT | 1u << GM_KIND_UINT |
+                                       1u << GM_KIND_COMPLEX),
                "kinds bits follow ctype_list.h's kind column");
 
 #define UNARY_N_ GM_UN_
@@ -56,9 +57,9 @@ gm_ctype gm_op_result_ctype(int result, gm_ctype t) {
   switch (result) {
     case GM_OPR_BOOL: return GM_BOOL;
     case GM_OPR_INT64: return GM_INT64;
-    case GM_OPR_FLOAT: return gm_ctype_is_float(t) ? t : GM_DOUBLE;
+    case GM_OPR_FLOAT: return gm_ctype_is_float(t) || gm_ctype_is_complex(t) ? t : GM_DOUBLE;
     case GM_OPR_ACC:
-      if (gm_ctype_is_float(t)) return t;
+      if (gm_ctype_is_float(t) || gm_ctype_is_complex(t)) return t;
       return gm_ctype_kind(t) == GM_KIND_UINT ? GM_UINT64 : GM_INT64;
     default: return t;
   }
@@ -76,6 +77,6 @@ const char *gm_op_result_name(int result) {
 
 const char *gm_op_kind_name(int kind) {
   static const char *const names[] = {[GM_KIND_FLOAT] = "float", [GM_KIND_BOOL] = "bool", [GM_KIND_INT] = "int",
-                                      [GM_KIND_UINT] = "uint"};
-  return kind >= 0 && kind <= GM_KIND_UINT ? names[kind] : "unknown";
+                                      [GM_KIND_UINT] = "uint", [GM_KIND_COMPLEX] = "complex"};
+  return kind >= 0 && kind <= GM_KIND_COMPLEX ? names[kind] : "unknown";
 }

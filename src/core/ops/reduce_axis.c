@@ -215,7 +215,7 @@ gm_status gm_reduce_whole_value(gm_mat *x, int op, int ddof, gm_value *out) {
     gm_ctype t = gm_reduce_axis_ctype(x, op);
     double e = empty_value(op, ddof);
     bool is_int = !gm_ctype_is_float(t); /* (mean's NaN has no integer value) */
-    *out = (gm_value){is_int, gm_ctype_kind(t) == GM_KIND_UINT, is_int ? (long long)e : 0, e};
+    *out = (gm_value){is_int, gm_ctype_kind(t) == GM_KIND_UINT, is_int ? (long long)e : 0, e, false, 0};
     return GM_OK;
   }
   /* x seen as one axis of all its elements (a non-contiguous view through
@@ -314,6 +314,6 @@ gm_status gm_reduce_all_value(gm_mat *m, int op, int ddof, gm_value *v, int *bad
     }
     return gm_reduce_whole_value(m, op, ddof, v);
   }
-  *v = (gm_value){false, false, 0, 0};
+  *v = (gm_value){false, false, 0, 0, false, 0};
   return gm_reduce_all(m, op, ddof, &v->d, bad);
 }

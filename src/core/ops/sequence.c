@@ -35,7 +35,7 @@ typedef struct seq_job {
     unsigned long long f = (unsigned long long)j->ifirst, s = (unsigned long long)j->istep; \
     for (size_t k = b; k < e; k++) v[k] = gm_wrap_##T((long long)(f + (unsigned long long)k * s)); \
   }
-GM_CTYPES(SEQ_CHUNK)
+GM_REAL_CTYPES(SEQ_CHUNK)
 #undef SEQ_CHUNK
 
 /* The running sum first, first + step, ...: sequential by definition (each
@@ -49,16 +49,16 @@ GM_CTYPES(SEQ_CHUNK)
       acc += step;                                                        \
     }                                                                     \
   }
-GM_CTYPES(SEQ_ACC)
+GM_REAL_CTYPES(SEQ_ACC)
 #undef SEQ_ACC
 
 /* tables by the enum column's name (seq_chunk_BOOL): in C `bool` expands
  * to _Bool on some paths through the X-macros and not on others */
 #define SEQ_ENTRY_(NAME, T, E, ...) [GM_##E] = NAME##_##E,
-static void (*const seq_chunk[GM_N_CTYPES])(void *, size_t, size_t) = {GM_CTYPES_WITH(SEQ_ENTRY_, seq_chunk)};
+static void (*const seq_chunk[GM_N_CTYPES])(void *, size_t, size_t) = {GM_REAL_CTYPES_WITH(SEQ_ENTRY_, seq_chunk)};
 static void (*const seq_int_chunk[GM_N_CTYPES])(void *, size_t, size_t) = {
-    GM_CTYPES_WITH(SEQ_ENTRY_, seq_int_chunk)};
-static void (*const seq_acc[GM_N_CTYPES])(void *, size_t, double, double) = {GM_CTYPES_WITH(SEQ_ENTRY_, seq_acc)};
+    GM_REAL_CTYPES_WITH(SEQ_ENTRY_, seq_int_chunk)};
+static void (*const seq_acc[GM_N_CTYPES])(void *, size_t, double, double) = {GM_REAL_CTYPES_WITH(SEQ_ENTRY_, seq_acc)};
 #undef SEQ_ENTRY_
 
 gm_status gm_mat_fill_sequence(gm_mat *m, double first, double step, bool accumulate, bool has_last, double last) {

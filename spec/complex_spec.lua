@@ -1,0 +1,229 @@
+-- complex64 and complex128 mats (docs/API.md "Complex mats"): making,
+-- element access, printing, conversion to and from every ctype, .npy, the
+-- elementwise arithmetic against NumPy (one python3 per group, complex
+-- numbers passed as pairs), gm.complex values, and the refusals of the
+-- functions not defined (or not yet implemented) for complex numbers.
+local gm = require "gpumat"
+local core = require "gpumat.core"
+local R = require "numpy_ref"
+local places = require("blas_ref").places
+
+local C = gm.complex
+
+local function parts(t)
+  local out = {}
+  for i, z in ipairs(t) do out[i] = { z.re, z.im } end
+  return out
+end
+
+-- |got - want| within the ctype's tolerance (relative to the modulus)
+local function close(got, want, ct, what)
+  local tol = core._ctypes[ct].tol
+  local scale = math.max(1, math.sqrt(want[1] ^ 2 + want[2] ^ 2))
+  for k = 1, 2 do
+    local g, w = k == 1 and got.re or got.im, want[k]
+    local ok = (g ~= g and w ~= w) or g == w or math.abs(g - w) <= tol * scale
+    assert(ok, ("%s: part %d: expected %.17g, got %.17g"):format(what, k, w, g))
+  end
+end
+
+describe("complex mats", function()
+  it("are made, read, written, viewed, copied and printed", function()
+    local m = gm.zeros({ 2, 3 }, { ctype = "complex64" })
+    assert.equal("complex64", m:dtype())
+    assert.equal("complex64", m:ctype())
+    m[1] = C(1.5, -2)
+    m[{ 2, 3 }] = 7
+    m[{ 1, 2 }] = true
+    assert.same({ 1.5, -2 }, { m[1].re, m[1].im })
+    assert.same({ 7, 0 }, { m[{ 2, 3 }].re, m[{ 2, 3 }].im })
+    assert.matches("^#<MAT 2x3 complex64 %u+ {{1%.5%-2i, 1%+0i, 0%+0i}, {0%+0i, 0%+0i, 7%+0i}}>$", tostring(m))
+    assert.same({ { 1.5, -2 }, { 0, 0 } }, parts(m:t():to_table()[1]))
+    assert.same({ { 1.5, -2 }, { 1, 0 } }, parts(m:reshape({ 3, 2 }):to_table()[1]))
+    local c = m:copy()
+    c[1] = C(-1, 1)
+    assert.equal("1.5-2i", tostring(m[1]))
+    assert.equal("-1+1i", tostring(c[1]))
+    local a = gm.asarray({ C(1, 2), C(3, -4) })
+    assert.equal("complex128", a:dtype())
+    assert.matches("^#<MAT 2 complex128 %u+ {1%+2i, 3%-4i}>$", tostring(a))
+    local f = gm.full({ 2 }, C(0.1, -0.25), { dtype = "complex64" })
+    assert.matches("^#<MAT 2 complex64 %u+ {0%.1%-0%.25i, 0%.1%-0%.25i}>$", tostring(f))
+    -- a gm.complex value holds doubles: complex64's 0.1 is 0.10000000149011612
+    assert.equal("0.10000000149011612-0.25i", tostring(f[2]))
+    assert.equal("complex128", gm.full({ 1 }, C(1, 1)):dtype())
+    assert.equal("complex128", gm.mat(3, { ctype = "complex128" }):dtype())
+    f:fill_(C(2, 3))
+    assert.same({ { 2, 3 }, { 2, 3 } }, parts(f:to_table()))
+    assert.equal("0+0i", tostring(gm.mat(1, { ctype = "complex128" })[1]))
+  end)
+
+  it("convert to and from every ctype as NumPy's astype", function()
+    local z = gm.asarray({ C(1.5, -2), C(-3, 4), C(0, 1) })
+    for ct, c in pairs(core._ctypes) do
+      if c.kind ~= "complex" then
+        local r = z:as(ct):to_table()
+        -- the real part, converted as a float64 of that value is
+        local want = gm.asarray({ 1.5, -3, 0 }):as(ct):to_table()
+        assert.same(want, r, ct)
+        local back = gm.asarray({ 1, 0, 1 }):as(ct):as("complex64"):to_table()
+        assert.same({ { 1, 0 }, { 0, 0 }, { 1, 0 } }, parts(back), ct)
+      end
+    end
+    assert.same({ { 1.5, -2 }, { -3, 4 }, { 0, 1 } }, parts(z:as("complex64"):as("complex128"):to_table()))
+  end)
+
+  it("compute + - * / == ~= with broadcasting and scalars as NumPy does", function()
+    local a = { C(1.5, -2), C(-3, 4), C(0.25, 1), C(2, 0), C(-1, -1), C(0, 0.5) }
+    local b = { C(0.5, 1), C(2, -0.75), C(-1, 0) }
+    local py = { "import numpy as np" }
+    local function arr(name, t)
+      local xs = {}
+      for i, z in ipairs(t) do xs[i] = ("complex(%.17g,%.17g)"):format(z.re, z.im) end
+      py[#py + 1] = ("%s = np.array([%s], dtype=np.complex128)"):format(name, table.concat(xs, ","))
+    end
+    arr("a", a)
+    arr("b", b)
+    py[#py + 1] = "a = a.reshape(2, 3)"
+    local exprs = { "a + b", "a - b", "a * b", "a / b", "b - a", "a * 2.5", "a / (1-2j)", "(a == b) + 0j",
+      "(a != a[0, 0]) + 0j" }
+    for _, e in ipairs(exprs) do
+      py[#py + 1] = "r = np.ravel(" .. e .. ")"
+      py[#py + 1] = "print(' '.join('%r %r' % (float(z.real), float(z.imag)) for z in r))"
+    end
+    local lines = R.run(table.concat(py, "\n"))
+    places(function(place)
+      for _, ct in ipairs { "complex64", "complex128" } do
+        local A = gm.asarray(a, { dtype = ct }):reshape({ 2, 3 })
+        local B = gm.asarray(b, { dtype = ct })
+        local got = { A + B, A - B, gm.multiply(A, B), A / B, B - A, A * 2.5, A / C(1, -2), A:eq(B),
+          A:ne(A[{ 1, 1 }]) }
+        for k, g in ipairs(got) do
+          local want = {}
+          for w in lines[k]:gmatch("%S+") do want[#want + 1] = tonumber(w) end
+          local flat = {}
+          for _, row in ipairs(g:to_table()) do for _, v in ipairs(row) do flat[#flat + 1] = v end end
+          local what = ("%s %s %s"):format(place, ct, exprs[k])
+          if k >= 8 then
+            assert.equal("bool", g:dtype(), what)
+            for i, v in ipairs(flat) do assert.equal(want[2 * i - 1] == 1, v, what) end
+          else
+            assert.equal(ct, g:dtype(), what)
+            for i, v in ipairs(flat) do close(v, { want[2 * i - 1], want[2 * i] }, ct, what .. "[" .. i .. "]") end
+          end
+        end
+      end
+      -- promotion: float32 with complex64 is complex64, float64 with it complex128
+      local f32 = gm.asarray({ 1, 2 }, { dtype = "float32" })
+      assert.equal("complex64", (f32 + gm.asarray({ C(0, 1), C(1, 0) }, { dtype = "complex64" })):dtype())
+      assert.equal("complex128", (gm.asarray({ 1.0, 2.0 }) + gm.zeros({ 2 }, { dtype = "complex64" })):dtype())
+      assert.equal("complex64", (f32 + C(0, 1)):dtype())
+      assert.equal("complex128", (gm.asarray({ 1, 2 }) + C(0, 1)):dtype())
+    end)
+  end)
+
+  it("compute the unary functions and predicates as NumPy does", function()
+    local a = { C(1, 2), C(-0.5, 0.25), C(0, -1.5), C(2.5, 0), C(-1, -1), C(0.75, -3) }
+    local fns = { "negative", "positive", "conj", "square", "reciprocal", "sqrt", "exp", "log", "sin", "cos", "tan",
+      "sinh", "cosh", "tanh" }
+    local xs = {}
+    for i, z in ipairs(a) do xs[i] = ("complex(%.17g,%.17g)"):format(z.re, z.im) end
+    local py = { "import numpy as np", ("a = np.array([%s], dtype=np.complex128)"):format(table.concat(xs, ",")) }
+    for _, f in ipairs(fns) do
+      py[#py + 1] = ("print(' '.join('%%r %%r' %% (float(z.real), float(z.imag)) for z in np.%s(a)))"):format(f)
+    end
+    local lines = R.run(table.concat(py, "\n"))
+    places(function(place)
+      for _, ct in ipairs { "complex64", "complex128" } do
+        local A = gm.asarray(a, { dtype = ct })
+        for k, f in ipairs(fns) do
+          local want = {}
+          for w in lines[k]:gmatch("%S+") do want[#want + 1] = tonumber(w) end
+          local got = gm[f](A)
+          local what = ("%s %s %s"):format(place, ct, f)
+          assert.equal(ct, got:dtype(), what)
+          for i, v in ipairs(got:to_table()) do close(v, { want[2 * i - 1], want[2 * i] }, ct, what .. "[" .. i .. "]") end
+        end
+        local nan = gm.asarray({ C(0 / 0, 1), C(1, math.huge), C(1, 2), C(0, 0) }, { dtype = ct })
+        assert.same({ true, false, false, false }, gm.isnan(nan):to_table())
+        assert.same({ false, true, false, false }, gm.isinf(nan):to_table())
+        assert.same({ false, false, true, true }, gm.isfinite(nan):to_table())
+        assert.same({ false, false, false, true }, gm.logical_not(nan):to_table())
+        local x = A:copy()
+        x:exp_()
+        close(x[1], { math.exp(1) * math.cos(2), math.exp(1) * math.sin(2) }, ct, place .. " exp_")
+        close((-A)[1], { -1, -2 }, ct, place .. " unary minus")
+      end
+    end)
+  end)
+
+  it("save and load .npy '<c8' / '<c16' files that NumPy reads and writes", function()
+    local p1, p2 = os.tmpname(), os.tmpname()
+    gm.asarray({ { C(1, 2), C(-3.5, 0.25) } }, { dtype = "complex64" }):save_npy(p1)
+    local lines = R.run(([[
+import numpy as np
+x = np.load(%q)
+print(x.dtype, x.shape, ' '.join('%%r %%r' %% (float(z.real), float(z.imag)) for z in x.ravel()))
+np.save(%q, np.array([1 - 2j, 0.5j], dtype=np.complex128))]]):format(p1, p2))
+    assert.equal("complex64 (1, 2) 1.0 2.0 -3.5 0.25", lines[1])
+    local y = gm.load_npy(p2 .. ".npy")
+    assert.equal("complex128", y:dtype())
+    assert.same({ { 1, -2 }, { 0, 0.5 } }, parts(y:to_table()))
+    os.remove(p1)
+    os.remove(p2)
+    os.remove(p2 .. ".npy")
+  end)
+
+  it("gm.complex values compute and print", function()
+    local z = C(1, 2)
+    assert.equal("1+2i", tostring(z))
+    assert.equal("1-2i", tostring(C(1, -2)))
+    assert.equal("2+2i", tostring(z + 1))
+    assert.equal("0+2i", tostring(1 - (-z + 1) - 1 + C(0, 0)))
+    assert.equal("3-2i", tostring(4 - z - C(0, 0) + C(0, 0)))
+    assert.equal("-3+4i", tostring(z * z))
+    assert.equal("-0.2+0.4i", tostring(z / C(3, -4)))
+    assert.equal("0.5+1i", tostring(z / 2))
+    assert.is_true(z == C(1, 2))
+    assert.is_false(z == C(1, -2))
+    assert.is_true(gm.iscomplex(z))
+    assert.is_false(gm.iscomplex(1))
+    assert.has_error(function() return z + "x" end, "bad argument #2 to '__add' (gm.complex or number expected, got string)")
+    assert.has_error(function() gm.complex("1") end, "bad argument #1 to 'complex' (number expected, got string)")
+  end)
+
+  it("follow the standard's dtype rules", function()
+    assert.equal("complex64", gm.result_type("float32", "complex64"))
+    assert.equal("complex128", gm.result_type("float64", "complex64"))
+    assert.equal("complex64", gm.result_type("float32", C(0, 1)))
+    assert.equal("complex128", gm.result_type("int8", C(0, 1)))
+    assert.is_true(gm.isdtype("complex64", "complex floating"))
+    assert.is_false(gm.isdtype("complex64", "real floating"))
+    assert.equal("float32", gm.finfo("complex64").dtype)
+    assert.equal("float64", gm.finfo(gm.zeros({ 1 }, { dtype = "complex128" })).dtype)
+  end)
+
+  it("refuse, with the function's name, what complex numbers do not have", function()
+    local m = gm.asarray({ C(1, 2), C(3, 4) })
+    local function err(f, ...)
+      local ok, e = pcall(f, ...)
+      assert.is_false(ok)
+      return tostring(e)
+    end
+    assert.matches("sort'.*complex", err(gm.sort, m))
+    assert.matches("lt is not defined for complex numbers", err(m.lt, m, m))
+    assert.matches("cmax is not defined for complex numbers", err(gm.maximum, m, m))
+    assert.matches("'argmax'.*complex", err(gm.argmax, m))
+    assert.matches("'max'.*complex", err(m.max, m))
+    assert.matches("'abs'.*complex", err(gm.abs, m))
+    assert.matches("'signbit'.*complex", err(gm.signbit, m))
+    assert.matches("'floor'.*complex", err(gm.floor, m))
+    assert.matches("'cumulative_sum'.*complex", err(gm.cumulative_sum, m))
+    assert.matches("pow is not defined for complex numbers", err(function() return m ^ 2 end))
+    assert.matches("'take'.*complex", err(gm.take, m, { 1 }))
+    assert.matches("'quantile'.*complex", err(gm.quantile, m, 0.5))
+    assert.matches("'median'.*complex", err(gm.median, m))
+    assert.matches("'matmul'.*complex mats is not implemented yet", err(function() return m * m end))
+    assert.matches("'sum'.*complex", err(m.sum, m))
+  end)
+end)
