@@ -49,7 +49,10 @@ target_include_directories(gpumat_emu_kernels BEFORE PRIVATE kernels/cpu/emu ker
 # or a sanitizer report needs only file and line.
 target_compile_definitions(gpumat_emu_kernels PRIVATE GMCPU_PAR_FOR)
 target_compile_options(gpumat_emu_kernels PRIVATE $<$<OR:$<CONFIG:Debug>,$<CONFIG:RelWithDebInfo>>:-g1>)
-target_compile_options(gpumat_emu_kernels PRIVATE -O3 -fno-math-errno -fno-trapping-math -ffp-contract=off -fno-exceptions -fno-rtti
+# GPUMAT_EMU_OPT: the optimization level (the TSan step builds at -O1:
+# these objects are most of its build, and the race checks need no speed).
+set(GPUMAT_EMU_OPT "-O3" CACHE STRING "optimization flag of the emulated device's kernels")
+target_compile_options(gpumat_emu_kernels PRIVATE ${GPUMAT_EMU_OPT} -fno-math-errno -fno-trapping-math -ffp-contract=off -fno-exceptions -fno-rtti
   -Wall -Wextra -Wno-unknown-pragmas -Wno-unused-parameter)
 if(GPUMAT_WERROR)
   target_compile_options(gpumat_emu_kernels PRIVATE -Werror)

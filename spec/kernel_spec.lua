@@ -244,7 +244,10 @@ describe("define_cuda_kernel", function()
           for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
                i += (int64_t)blockDim.x * gridDim.x) {
             atomicAdd(&out[0], x[i]);
-            atomicMax(&out[1], x[i]);
+            // CUDA has no float or double atomicMax: the bits of a
+            // non-negative value order as an unsigned integer's
+            if (sizeof(T) == 4) atomicMax((unsigned *)(void *)&out[1], __float_as_uint((float)x[i]));
+            else atomicMax((unsigned long long *)(void *)&out[1], (unsigned long long)__double_as_longlong((double)x[i]));
             atomicAdd(&count, 1);
             unsigned old = ucount, seen;
             while ((seen = atomicCAS(&ucount, old, old + 1u)) != old) old = seen;
@@ -253,7 +256,8 @@ describe("define_cuda_kernel", function()
           if (threadIdx.x == 0) {
             atomicAdd(&out[2], (T)count);
             atomicAdd(&out[3], (T)ucount);
-            atomicMax(&out[4], (T)blockIdx.x);
+            if (sizeof(T) == 4) atomicMax((unsigned *)(void *)&out[4], __float_as_uint((float)blockIdx.x));
+            else atomicMax((unsigned long long *)(void *)&out[4], (unsigned long long)__double_as_longlong((double)blockIdx.x));
           }
         ]],
       }

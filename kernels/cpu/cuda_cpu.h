@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 
 #include <math.h>
@@ -354,24 +355,52 @@ template <class T> inline T op_exch(T, T b) { return b; }
 #define __threadfence() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define __threadfence_block() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 
-#define GMCPU_ATOMICS(T)                                                                       \
-  inline T atomicAdd(T *p, T v) { return gmcpu::atomic_update<T>(p, v, gmcpu::op_add<T>); }   \
-  inline T atomicSub(T *p, T v) { return gmcpu::atomic_update<T>(p, v, gmcpu::op_sub<T>); }   \
-  inline T atomicMin(T *p, T v) { return gmcpu::atomic_update<T>(p, v, gmcpu::op_min<T>); }   \
-  inline T atomicMax(T *p, T v) { return gmcpu::atomic_update<T>(p, v, gmcpu::op_max<T>); }   \
-  inline T atomicExch(T *p, T v) { return gmcpu::atomic_update<T>(p, v, gmcpu::op_exch<T>); } \
-  inline T atomicCAS(T *p, T compare, T v) {                                                   \
-    T expected = compare;                                                                      \
-    __atomic_compare_exchange(p, &expected, &v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);    \
-    return expected;                                                                           \
+// CUDA's overloads and no others (CUDA C++ Programming Guide, "Atomic
+// Functions"), so a kernel the CPU model runs compiles under nvcc too: a
+// float atomicMax ran here and failed to compile on the first GPU run.
+#define GMCPU_ATOMIC(name, T, op) \
+  inline T name(T *p, T v) { return gmcpu::atomic_update<T>(p, v, gmcpu::op<T>); }
+#define GMCPU_ATOMIC_CAS(T)                                                                 \
+  inline T atomicCAS(T *p, T compare, T v) {                                                \
+    T expected = compare;                                                                   \
+    __atomic_compare_exchange(p, &expected, &v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
+    return expected;                                                                        \
   }
-GMCPU_ATOMICS(int)
-GMCPU_ATOMICS(unsigned)
-GMCPU_ATOMICS(unsigned long long)
-GMCPU_ATOMICS(long long)
-GMCPU_ATOMICS(float)
-GMCPU_ATOMICS(double)
-#undef GMCPU_ATOMICS
+// add: int, unsigned, unsigned long long, float, double; sub: int,
+// unsigned; min/max: the integers (long long too); exch: int, unsigned,
+// unsigned long long, float; CAS: int, unsigned, unsigned long long
+GMCPU_ATOMIC(atomicAdd, int, op_add)
+GMCPU_ATOMIC(atomicAdd, unsigned, op_add)
+GMCPU_ATOMIC(atomicAdd, unsigned long long, op_add)
+GMCPU_ATOMIC(atomicAdd, float, op_add)
+GMCPU_ATOMIC(atomicAdd, double, op_add)
+GMCPU_ATOMIC(atomicSub, int, op_sub)
+GMCPU_ATOMIC(atomicSub, unsigned, op_sub)
+GMCPU_ATOMIC(atomicMin, int, op_min)
+GMCPU_ATOMIC(atomicMin, unsigned, op_min)
+GMCPU_ATOMIC(atomicMin, unsigned long long, op_min)
+GMCPU_ATOMIC(atomicMin, long long, op_min)
+GMCPU_ATOMIC(atomicMax, int, op_max)
+GMCPU_ATOMIC(atomicMax, unsigned, op_max)
+GMCPU_ATOMIC(atomicMax, unsigned long long, op_max)
+GMCPU_ATOMIC(atomicMax, long long, op_max)
+GMCPU_ATOMIC(atomicExch, int, op_exch)
+GMCPU_ATOMIC(atomicExch, unsigned, op_exch)
+GMCPU_ATOMIC(atomicExch, unsigned long long, op_exch)
+GMCPU_ATOMIC(atomicExch, float, op_exch)
+GMCPU_ATOMIC_CAS(int)
+GMCPU_ATOMIC_CAS(unsigned)
+GMCPU_ATOMIC_CAS(unsigned long long)
+#undef GMCPU_ATOMIC
+#undef GMCPU_ATOMIC_CAS
+
+// the bit reinterpretations of CUDA's device math API
+inline unsigned __float_as_uint(float x) { unsigned u; memcpy(&u, &x, sizeof u); return u; }
+inline float __uint_as_float(unsigned u) { float x; memcpy(&x, &u, sizeof x); return x; }
+inline int __float_as_int(float x) { int i; memcpy(&i, &x, sizeof i); return i; }
+inline float __int_as_float(int i) { float x; memcpy(&x, &i, sizeof x); return x; }
+inline long long __double_as_longlong(double x) { long long i; memcpy(&i, &x, sizeof i); return i; }
+inline double __longlong_as_double(long long i) { double x; memcpy(&x, &i, sizeof x); return x; }
 
 // ---- device math beyond <math.h> -------------------------------------------
 

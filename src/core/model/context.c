@@ -258,8 +258,10 @@ gm_status gm_context_device_info(const char *backend, int id, gm_device_info *in
 }
 
 bool gm_context_cuda_usable(int id, char *reason, size_t n) {
+  /* the device this thread's context holds is usable; another id is
+   * asked of the runtime (a bad id is refused there, with a GPU too) */
   gm_device *d = gm_context_device();
-  if (d && strcmp(d->ops->name, "cuda") == 0) return true;
+  if (d && strcmp(d->ops->name, "cuda") == 0 && d->id == id) return true;
   return gm_cuda_runtime_available(id, reason, n);
 }
 

@@ -96,41 +96,14 @@ static gm_status cu_copy(gm_device *d, void *dst, const void *src, size_t bytes,
   return GM_OK;
 }
 
-/* A synchronous H2D copy from pageable memory needs no stream sync: a
- * batch copy whose source access order is "during the API call" has read
- * the source (staged it) before it returns, so the host may reuse it, and
- * the copy itself is ordered on the stream before later work.  (A plain
- * cudaMemcpyAsync from pageable memory usually stages too, but CUDA does
- * not promise it.)  From page-locked memory the DMA reads the source after
- * the call returns, so that case still waits. */
-static gm_status h2d_staged(gm_device *d, void *dst, const void *src, size_t n) {
-#if CUDART_VERSION >= 13000 /* (12.8's batch copy has another signature) */
-  cudaStream_t st = stream_of(d, NULL);
-  void *dsts[1] = {dst};
-  const void *srcs[1] = {src};
-  size_t sizes[1] = {n}, attr_idx[1] = {0};
-  struct cudaMemcpyAttributes attr;
-  memset(&attr, 0, sizeof attr);
-  attr.srcAccessOrder = cudaMemcpySrcAccessOrderDuringApiCall;
-  attr.srcLocHint.type = cudaMemLocationTypeHost;
-  attr.dstLocHint.type = cudaMemLocationTypeDevice;
-  attr.dstLocHint.id = d->id;
-  cudaError_t e = cudaMemcpyBatchAsync(dsts, srcs, sizes, 1, &attr, attr_idx, 1, st);
-  if (e == cudaSuccess) return GM_OK;
-  if (e != cudaErrorNotSupported && e != cudaErrorInvalidValue) return cuda_fail(e, "cudaMemcpyBatchAsync");
-  (void)cudaGetLastError(); /* not available here: copy, then wait */
-#endif
-  return cu_copy(d, dst, src, n, NULL, cudaMemcpyHostToDevice);
-}
-
+/* An H2D copy without a stream waits for it: the host may rewrite the
+ * source as soon as the call returns.  (A batch copy with source access
+ * "during the API call", cudaMemcpyBatchAsync, was used for pageable
+ * sources to skip the wait; on the first GPU run, an H200 with CUDA 13.0,
+ * spec/gpu/review2_gpu_spec.lua's C7 saw a later host write in the
+ * copied data, so every such copy waits again.) */
 static gm_status cu_h2d(gm_device *d, void *dst, const void *src, size_t n, gm_stream *s) {
-  if (s) return cu_copy(d, dst, src, n, s, cudaMemcpyHostToDevice);
-  struct cudaPointerAttributes at;
-  cudaError_t e = cudaPointerGetAttributes(&at, src);
-  if (e != cudaSuccess) (void)cudaGetLastError(); /* older runtimes: unknown = pageable */
-  bool pageable = e != cudaSuccess || at.type == cudaMemoryTypeUnregistered;
-  if (!pageable) return cu_copy(d, dst, src, n, NULL, cudaMemcpyHostToDevice);
-  return h2d_staged(d, dst, src, n);
+  return cu_copy(d, dst, src, n, s, cudaMemcpyHostToDevice);
 }
 static gm_status cu_d2h(gm_device *d, void *dst, const void *src, size_t n, gm_stream *s) {
   return cu_copy(d, dst, src, n, s, cudaMemcpyDeviceToHost);
