@@ -81,7 +81,7 @@ UNARY = {
     "acos": np.arccos, "acosh": np.arccosh, "asin": np.arcsin,
     "asinh": np.arcsinh, "atan": np.arctan, "atanh": np.arctanh,
     "log2": np.log2, "log10": np.log10, "trunc": np.trunc,
-    "positive": np.positive,
+    "positive": np.positive, "conj": np.conj,
 }
 
 
