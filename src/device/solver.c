@@ -239,6 +239,9 @@ static gm_status job_calls(const gm_solver_ops *s, void *ctx, const gm_linalg_jo
       c.fn = GM_SV_ORGQR, c.n = j->qcols, c.k = k, c.a = j->b, c.info = infos + 1;
       return run_call(s, ctx, w, &c);
     case GM_LA_SYEVD: c.fn = GM_SV_SYEVD, c.vectors = j->vectors, c.w = j->w; return run_call(s, ctx, w, &c);
+    case GM_LA_GEEV:
+      c.fn = GM_SV_GEEV, c.vectors = j->vectors, c.w = j->w, c.u = j->u, c.ldu = j->vectors ? j->n : 1;
+      return run_call(s, ctx, w, &c);
     case GM_LA_GETRF: case GM_LA_GETRS: return lu_job(s, ctx, j, w, infos);
     case GM_LA_TRSM: case GM_LA_GEMM: return blas_job(ctx, j);
     case GM_LA_GESVD:

@@ -16,7 +16,7 @@
  * lwork elements).  The job code (solver.c) fills it; a backend maps it
  * to the library. */
 typedef enum gm_solver_fn {
-  GM_SV_GETRF, GM_SV_GETRS, GM_SV_POTRF, GM_SV_GEQRF, GM_SV_ORGQR, GM_SV_SYEVD, GM_SV_GESVD
+  GM_SV_GETRF, GM_SV_GETRS, GM_SV_POTRF, GM_SV_GEQRF, GM_SV_ORGQR, GM_SV_SYEVD, GM_SV_GESVD, GM_SV_GEEV
 } gm_solver_fn;
 
 typedef struct gm_solver_call {
@@ -24,9 +24,10 @@ typedef struct gm_solver_call {
   gm_ctype t;
   int m, n, k;      /* getrs: n, nrhs = k; orgqr: m, n, k */
   bool trans;       /* getrs: CUBLAS_OP_T */
-  bool vectors;     /* syevd: CUSOLVER_EIG_MODE_VECTOR (uplo is always upper) */
+  bool vectors;     /* syevd, geev (jobvr): CUSOLVER_EIG_MODE_VECTOR (syevd's uplo is always upper) */
   char jobu, jobvt; /* gesvd */
-  void *a, *b, *w, *u, *vt; /* b: getrs's b; w: tau, eigenvalues or S */
+  void *a, *b, *w, *u, *vt; /* b: getrs's b; w: tau, eigenvalues or S (geev: 2n, real
+                             * parts then imaginary, Xgeev's real W); u: geev's VR */
   int lda, ldb, ldu, ldvt;
   int *ipiv, *info;
   void *work;

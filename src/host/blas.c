@@ -483,6 +483,22 @@ static gm_status h_syevd(const gm_linalg_job *j, int *info) {
 #undef X
 }
 
+/* geev on a general a: w := wr then wi (2n, cuSOLVER Xgeev's real
+ * layout), u := the right eigenvectors in LAPACK's real packed form when
+ * vectors (a conjugate pair's vectors are columns j +- i column j+1). */
+static gm_status h_geev(const gm_linalg_job *j, int *info) {
+  char jobvr = j->vectors ? 'V' : 'N';
+  void *vr = j->vectors ? j->u : j->a; /* never written when 'N' */
+  int ldvr = j->vectors ? j->n : 1;
+#define X(T, E, name, kw, p, ...)                                                                    \
+  case GM_##E:                                                                                       \
+    *info = (int)LAPACKE_##p##geev(LAPACK_COL_MAJOR, 'N', jobvr, j->n, j->a, j->n, j->w,              \
+                                   (T *)j->w + j->n, vr, 1, vr, ldvr);                               \
+    return GM_OK;
+  FLOAT_SWITCH(j->t, X, "geev")
+#undef X
+}
+
 /* The host runs gesdd (divide and conquer, as NumPy does: faster than
  * gesvd for vectors); the devices run cuSOLVER's gesvd.  Both give the
  * singular values descending and the same subspaces. */
@@ -614,6 +630,7 @@ static gm_status h_linalg(void *ctx, const gm_linalg_job *j, int *info) {
     case GM_LA_POTRF: return h_potrf_u(j, info);
     case GM_LA_QR: return h_qr(j, info);
     case GM_LA_SYEVD: return h_syevd(j, info);
+    case GM_LA_GEEV: return h_geev(j, info);
     case GM_LA_GESVD: return h_gesvd(j, info);
     case GM_LA_TRSM:
       return h_trsm(NULL, j->t, j->left, j->upper, j->trans ? GM_BLAS_T : GM_BLAS_N, j->unit,

@@ -43,6 +43,12 @@ typedef enum gm_blas_trans { GM_BLAS_N = 0, GM_BLAS_T = 1 } gm_blas_trans;
  * SYEVD: w (n) := the eigenvalues of the symmetric a (n x n, upper
  *        triangle read) in ascending order; a := the eigenvectors (its
  *        columns) when vectors, else destroyed.
+ * GEEV:  m == n; w (2n) := the eigenvalues of the general a (n x n),
+ *        real parts then imaginary parts (cuSOLVER Xgeev's real layout;
+ *        a conjugate pair adjacent, positive imaginary part first); u
+ *        (n x n) := the right eigenvectors, unit length, in LAPACK's real
+ *        packed form (for a pair j, j+1: columns j +- i column j+1) when
+ *        vectors; a is destroyed.  info > 0: no convergence.
  * GESVD: m >= n; w (n) := the singular values, descending; when vectors,
  *        u (m x m when full, else m x n) := U and vt (n x n) := V^T; a is
  *        destroyed.  info > 0: no convergence.
@@ -60,7 +66,8 @@ typedef enum gm_blas_trans { GM_BLAS_N = 0, GM_BLAS_T = 1 } gm_blas_trans;
  * GEMM:  u (m x n) := a (m x nrhs) b (nrhs x n) (the gemm entry; a and b
  *        only read): the batched matrix product, one C call per stack. */
 typedef enum gm_linalg_kind {
-  GM_LA_GESV, GM_LA_POTRF, GM_LA_QR, GM_LA_SYEVD, GM_LA_GESVD, GM_LA_TRSM, GM_LA_GETRF, GM_LA_GETRS, GM_LA_GEMM
+  GM_LA_GESV, GM_LA_POTRF, GM_LA_QR, GM_LA_SYEVD, GM_LA_GESVD, GM_LA_TRSM, GM_LA_GETRF, GM_LA_GETRS, GM_LA_GEMM,
+  GM_LA_GEEV
 } gm_linalg_kind;
 
 typedef struct gm_linalg_job {

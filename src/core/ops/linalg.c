@@ -166,7 +166,7 @@ static size_t job_elems(const gm_linalg_job *j, int i) {
   switch (i) {
     case 0: return j->kind == GM_LA_GEMM ? m * (size_t)j->nrhs : m * n;
     case 1: return j->kind == GM_LA_QR ? m * (size_t)j->qcols : n * (size_t)j->nrhs;
-    case 2: return j->kind == GM_LA_GETRF && m < n ? m : n;
+    case 2: return j->kind == GM_LA_GETRF && m < n ? m : (j->kind == GM_LA_GEEV ? 2 * n : n);
     case 3: return m * (j->full ? m : n);
     default: return n * n;
   }
@@ -177,7 +177,7 @@ static gm_status job_check(const gm_linalg_job *j, gm_mat *const *ms, size_t *ba
     return gm_fail(GM_EINVAL, "negative size");
   int k = j->m < j->n ? j->m : j->n;
   if (j->kind == GM_LA_GESVD && j->m < j->n) return gm_fail(GM_EINVAL, "gesvd needs m >= n");
-  bool square = j->kind == GM_LA_GESV || j->kind == GM_LA_TRSM || j->kind == GM_LA_GETRS;
+  bool square = j->kind == GM_LA_GESV || j->kind == GM_LA_TRSM || j->kind == GM_LA_GETRS || j->kind == GM_LA_GEEV;
   if (square && j->m != j->n) return gm_fail(GM_EINVAL, "the job needs m == n");
   if (j->kind == GM_LA_QR && (j->qcols < k || j->qcols > j->m))
     return gm_fail(GM_EINVAL, "q needs between %d and %d columns", k, j->m);
@@ -228,7 +228,7 @@ gm_status gm_linalg_run(gm_linalg_job job, gm_mat *const ms[5], size_t *failed, 
   if (!e.be->blas || !e.be->blas->linalg) e = gm_exec_host();
   /* gesv reads b; qr's b is read too (LAPACKE's NaN scan covers q's
    * columns past the reflectors), so both are IO: never stale memory */
-  bool b_in = job.kind != GM_LA_POTRF && job.kind != GM_LA_SYEVD && job.kind != GM_LA_GESVD;
+  bool b_in = job.kind != GM_LA_POTRF && job.kind != GM_LA_SYEVD && job.kind != GM_LA_GESVD && job.kind != GM_LA_GEEV;
   gm_operand ops[5];
   for (int i = 0; i < 5; i++)
     ops[i] = (gm_operand){ms[i], i == 0 || (i == 1 && b_in) ? GM_IO : GM_OUTPUT, NULL};

@@ -3,6 +3,8 @@
  * with stream-ordered scratch (memory.c: cudaMallocAsync, trim and retry).  The result stays in
  * device memory; only info (and logdet's diagonal and pivots) are read. */
 #include <cusolverDn.h>
+#include <limits.h>
+#include <stdlib.h>
 
 #include "../../core/mem/backends.h"
 #include "../solver.h"
@@ -74,8 +76,54 @@ static cusolverEigMode_t jobz(const gm_solver_call *c) {
   return c->vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
 }
 
+/* geev through the 64-bit cusolverDnXgeev (CUDA 12.6+), every data type
+ * real: W is 2n (real parts, then imaginary), VR LAPACK's packed form.
+ * Its host workspace is this call's own, alive until the stream is done
+ * with it. */
+#if CUDART_VERSION >= 12060
+static gm_status xgeev(void *ctx, const gm_solver_call *c, int *lw) {
+  cudaDataType dt = c->t == GM_FLOAT ? CUDA_R_32F : CUDA_R_64F;
+  if (c->t != GM_FLOAT && c->t != GM_DOUBLE) return gm_fail(GM_EINVAL, "geev: unsupported ctype");
+  cusolverEigMode_t jobvr = jobz(c);
+  int64_t n = c->n, ldvr = c->ldu > 0 ? c->ldu : 1;
+  cusolverDnParams_t prm = NULL;
+  size_t dev = 0, host = 0, elem = gm_ctype_size(c->t);
+  void *hbuf = NULL;
+  gm_status st = cusolver_status(cusolverDnCreateParams(&prm), "cusolverDnCreateParams");
+  if (st == GM_OK)
+    st = cusolver_status(cusolverDnXgeev_bufferSize(solver(ctx), prm, CUSOLVER_EIG_MODE_NOVECTOR, jobvr, n, dt, c->a,
+                                                    c->lda, dt, c->w, dt, NULL, 1, dt, c->u, ldvr, dt, &dev, &host),
+                         "cusolverDnXgeev_bufferSize");
+  if (st == GM_OK && lw) {
+    size_t e = (dev + elem - 1) / elem;
+    if (e > INT_MAX) st = gm_fail(GM_ERANGE, "geev: workspace too large");
+    else *lw = (int)e;
+  } else if (st == GM_OK) {
+    if (host > 0 && !(hbuf = malloc(host))) st = gm_fail(GM_ENOMEM, "out of host memory");
+    if (st == GM_OK)
+      st = cusolver_status(cusolverDnXgeev(solver(ctx), prm, CUSOLVER_EIG_MODE_NOVECTOR, jobvr, n, dt, c->a, c->lda,
+                                           dt, c->w, dt, NULL, 1, dt, c->u, ldvr, dt, c->work,
+                                           (size_t)c->lwork * elem, hbuf, host, c->info),
+                           "cusolverDnXgeev");
+    if (hbuf) { /* the call may still read it from the stream's work */
+      gm_status s2 = cuda_status(cudaStreamSynchronize(gm_cuda_impl(ctx)->stream), "cudaStreamSynchronize");
+      if (st == GM_OK) st = s2;
+    }
+    free(hbuf);
+  }
+  if (prm) cusolverDnDestroyParams(prm);
+  return st;
+}
+#else
+static gm_status xgeev(void *ctx, const gm_solver_call *c, int *lw) {
+  (void)ctx, (void)c, (void)lw;
+  return gm_fail(GM_EUNSUPPORTED, "geev: needs cusolverDnXgeev (CUDA 12.6 or later)");
+}
+#endif
+
 static gm_status cu_call_buffer_size(void *ctx, const gm_solver_call *c, int *lw) {
   *lw = 0;
+  if (c->fn == GM_SV_GEEV) return xgeev(ctx, c, lw);
 #define X(T, E, name, kw, p, P, ...)                                                                     \
   case GM_##E:                                                                                           \
     switch (c->fn) {                                                                                     \
@@ -90,6 +138,7 @@ static gm_status cu_call_buffer_size(void *ctx, const gm_solver_call *c, int *lw
         return CUSOLVER_CALL(P, syevd_bufferSize, jobz(c), UPPER, c->n, (const T *)c->a, c->lda,        \
                              (const T *)c->w, lw);                                                       \
       case GM_SV_GESVD: return CUSOLVER_CALL(P, gesvd_bufferSize, c->m, c->n, lw);                       \
+      case GM_SV_GEEV: break; /* xgeev, above */                                                         \
     }                                                                                                    \
     break;
   FLOAT_SWITCH(c->t, X, "linalg")
@@ -98,6 +147,7 @@ static gm_status cu_call_buffer_size(void *ctx, const gm_solver_call *c, int *lw
 }
 
 static gm_status cu_call(void *ctx, const gm_solver_call *c) {
+  if (c->fn == GM_SV_GEEV) return xgeev(ctx, c, NULL);
   cublasOperation_t tr = c->trans ? CUBLAS_OP_T : CUBLAS_OP_N;
   int ldu = c->ldu > 0 ? c->ldu : 1, ldvt = c->ldvt > 0 ? c->ldvt : 1;
 #define X(T, E, name, kw, p, P, ...)                                                                      \
@@ -123,6 +173,7 @@ static gm_status cu_call(void *ctx, const gm_solver_call *c) {
         return CUSOLVER_CALL(P, gesvd, (signed char)c->jobu, (signed char)c->jobvt, c->m, c->n,           \
                              (T *)c->a, c->lda, (T *)c->w, (T *)c->u, ldu, (T *)c->vt, ldvt,              \
                              (T *)c->work, c->lwork, NULL, c->info);                                      \
+      case GM_SV_GEEV: break; /* xgeev, above */                                                          \
     }                                                                                                     \
     break;
   FLOAT_SWITCH(c->t, X, "linalg")

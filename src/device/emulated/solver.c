@@ -100,7 +100,7 @@ static gm_status emu_call_buffer_size(void *ctx, const gm_solver_call *c, int *l
   lapack_int r = 0;
   int n = c->n, ldu = c->ldu > 0 ? c->ldu : 1, ldvt = c->ldvt > 0 ? c->ldvt : 1;
   switch (c->fn) {
-    case GM_SV_GEQRF: case GM_SV_ORGQR: case GM_SV_GESVD: break;
+    case GM_SV_GEQRF: case GM_SV_ORGQR: case GM_SV_GESVD: case GM_SV_GEEV: break;
     case GM_SV_SYEVD: {
       long long nn = n, need = c->vectors ? 1 + 6 * nn + 2 * nn * nn : 2 * nn + 1;
       if (need > INT_MAX) return gm_fail(GM_ERANGE, "syevd: workspace too large for LAPACK");
@@ -114,6 +114,8 @@ static gm_status emu_call_buffer_size(void *ctx, const gm_solver_call *c, int *l
     T qv = 1, d[1] = {0};                                                                                      \
     r = c->fn == GM_SV_GEQRF   ? LAPACKE_##p##geqrf_work(LAPACK_COL_MAJOR, c->m, n, d, c->lda, d, &qv, -1)     \
         : c->fn == GM_SV_ORGQR ? LAPACKE_##p##orgqr_work(LAPACK_COL_MAJOR, c->m, n, c->k, d, c->lda, d, &qv, -1) \
+        : c->fn == GM_SV_GEEV  ? LAPACKE_##p##geev_work(LAPACK_COL_MAJOR, 'N', c->vectors ? 'V' : 'N', n, d,    \
+                                                        c->lda, d, d, d, 1, d, ldu, &qv, -1)                  \
                                : LAPACKE_##p##gesvd_work(LAPACK_COL_MAJOR, c->jobu, c->jobvt, c->m, n, d, c->lda, \
                                                          d, d, ldu, d, ldvt, &qv, -1);                         \
     q = (double)qv;                                                                                            \
@@ -166,6 +168,10 @@ static int run_la_float(gm_solver_call *c, lapack_int *r) {
         break;                                                                                             \
       case GM_SV_SYEVD:                                                                                    \
         *r = LAPACKE_##p##syevd_work(L, jobz, 'U', n, c->a, c->lda, c->w, c->work, c->lwork, iwork, liwork); \
+        break;                                                                                             \
+      case GM_SV_GEEV: /* vr is not referenced without vectors */                                         \
+        *r = LAPACKE_##p##geev_work(L, 'N', jobz, n, c->a, c->lda, c->w, (T *)c->w + n, c->a, 1,            \
+                                    c->u ? c->u : c->a, ldu, c->work, c->lwork);                           \
         break;                                                                                             \
       case GM_SV_GESVD:                                                                                    \
         *r = LAPACKE_##p##gesvd_work(L, c->jobu, c->jobvt, c->m, n, c->a, c->lda, c->w, c->u, ldu, c->vt,  \
