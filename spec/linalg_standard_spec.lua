@@ -246,6 +246,22 @@ describe("gm.linalg", function()
         local rr, ri = parts(rot)
         close(rr, { 0, 0, 2.5 }, ct, "rotation, real parts")
         close(ri, { 1, -1, 0 }, ct, "rotation, imaginary parts (the pair's positive part first)")
+        -- a complex stack (cgeev/zgeev): complex64 from complex64
+        local cr, bv = vals(2 * 4 * 4, 23), vals(2 * 4 * 4, 22)
+        local c = mk(ct, { 2, 4, 4 }, cr):as(cx) + mk(ct, { 2, 4, 4 }, bv):as(cx) * gm.complex(0, 1)
+        local cw, cv = gm.linalg.eig(c)
+        assert.equal(cx, cw:dtype())
+        assert.same({ 2, 4, 4 }, dims_of(cv))
+        local cwr, cwi = parts(cw)
+        local cvr, cvi = parts(cv)
+        local cref = numpy({ CR = { { 2, 4, 4 }, cr }, CI = { { 2, 4, 4 }, bv }, WR = { { 2, 4 }, cwr },
+          WI = { { 2, 4 }, cwi }, VR = { { 2, 4, 4 }, cvr }, VI = { { 2, 4, 4 }, cvi } },
+          { "np.abs(np.sort_complex(WR + 1j * WI) - np.sort_complex(np.linalg.eigvals(CR + 1j * CI))).max()",
+            "np.abs((CR + 1j * CI) @ (VR + 1j * VI) - (VR + 1j * VI) * (WR + 1j * WI)[..., None, :]).max()",
+            "np.abs(np.linalg.eigvals(CR + 1j * CI)).max()" })
+        for i, what in ipairs { "complex eigenvalues", "complex A V - V diag(w)" } do
+          assert(cref[i][1] <= 10 * TOL[ct] * math.max(1, cref[3][1]), string.format("%s: off by %g", what, cref[i][1]))
+        end
         local e0 = gm.linalg.eigvals(mk(ct, { 2, 0, 0 }, {}))
         assert.same({ 2, 0 }, dims_of(e0))
         assert.equal(cx, e0:dtype())
@@ -573,6 +589,8 @@ describe("gm.linalg", function()
           "bad argument #2 to 'matrix_power' (integer expected, got float)")
         assert.has_error(function() gm.linalg.inv(sq, 1) end, "bad argument #2 to 'inv' (no value expected)")
         assert.has_error(function() gm.linalg.eig(mk(ct, { 2, 3 }, vals(6, 1))) end,
+          "bad argument #1 to 'eig' (matrices must be square, are 2x3)")
+        assert.has_error(function() gm.linalg.eig(gm.zeros({ 2, 3 }, { dtype = "complex64" })) end,
           "bad argument #1 to 'eig' (matrices must be square, are 2x3)")
         assert.has_error(function() gm.linalg.eigvals(gm.zeros(3, 3, { ctype = "int32" })) end,
           "bad argument #1 to 'eigvals' (an int32 mat; this function takes float32/float64 mats (convert with " ..

@@ -774,7 +774,8 @@ return function(gm, core, methods)
   -- layout); vr the unit right eigenvectors in LAPACK's packed real form:
   -- for a conjugate pair (j, j+1), positive imaginary part first, the
   -- vectors are columns j + i*(j+1) and j - i*(j+1).  The standard's
-  -- results are complex always (float32 gives complex64).
+  -- results are complex always (float32 gives complex64); complex
+  -- matrices go to cgeev/zgeev, whose results need no unpacking.
   local COMPLEX_OF = { float = "complex64", double = "complex128" }
   local I = gm.complex(0, 1)
   local function complex_of(re, im, ct) return re:as(ct) + im:as(ct) * I end
@@ -794,15 +795,24 @@ return function(gm, core, methods)
   end
 
   local function eig(fn, a, vectors)
-    local n = square(fn, a, 1)
+    local cin = is_mat(a) and (a:dtype() == "complex64" or a:dtype() == "complex128")
+    local n = cin and a:dims()[#a:dims()] or square(fn, a, 1)
+    if cin and #a:dims() < 2 then argerror(1, fn, "needs at least 2 dimensions, has %d", #a:dims()) end
+    if cin and a:dims()[#a:dims() - 1] ~= n then
+      argerror(1, fn, "matrices must be square, are %dx%d", a:dims()[#a:dims() - 1], n)
+    end
     local s = stack_of(a)
-    local ct = COMPLEX_OF[a:ctype()]
+    local ct = cin and a:dtype() or COMPLEX_OF[a:ctype()]
     -- LAPACKE scans for these on the host; cuSOLVER would return garbage
     if not gm.all(gm.isfinite(a)) then raise("%s: the matrix contains NaN or infinity", fn) end
-    local ac, w = fresh(mT(a)), zeros(cat(s, 2 * n), a)
+    local ac, w = fresh(mT(a)), zeros(cat(s, cin and n or 2 * n), a)
     local vr = vectors and zeros(cat(s, n, n), a) or nil
     local failed, info = run(fn, "geev", n, n, 0, 0, false, vectors, false, ac, nil, w, vr)
     if info > 0 then raise("%s: matrix %d of the stack: no convergence (info %d)", fn, failed, info) end
+    if cin then -- cgeev/zgeev: complex w and vectors as they are
+      if vectors then return w, fresh(mT(vr)) end
+      return w
+    end
     local ax = #s + 1
     local wr, wi = w:narrow(ax, 1, n), w:narrow(ax, n + 1, n)
     local values = complex_of(wr, wi, ct)

@@ -485,18 +485,27 @@ static gm_status h_syevd(const gm_linalg_job *j, int *info) {
 
 /* geev on a general a: w := wr then wi (2n, cuSOLVER Xgeev's real
  * layout), u := the right eigenvectors in LAPACK's real packed form when
- * vectors (a conjugate pair's vectors are columns j +- i column j+1). */
+ * vectors (a conjugate pair's vectors are columns j +- i column j+1); of
+ * a complex a, w (n) and u are complex (cgeev/zgeev). */
 static gm_status h_geev(const gm_linalg_job *j, int *info) {
   char jobvr = j->vectors ? 'V' : 'N';
   void *vr = j->vectors ? j->u : j->a; /* never written when 'N' */
-  int ldvr = j->vectors ? j->n : 1;
-#define X(T, E, name, kw, p, ...)                                                                    \
-  case GM_##E:                                                                                       \
-    *info = (int)LAPACKE_##p##geev(LAPACK_COL_MAJOR, 'N', jobvr, j->n, j->a, j->n, j->w,              \
-                                   (T *)j->w + j->n, vr, 1, vr, ldvr);                               \
+  int ldvr = j->vectors ? j->n : 1, L = LAPACK_COL_MAJOR;
+  switch (j->t) {
+#define X(T, E, name, kw, p, ...) \
+  case GM_##E:                    \
+    *info = (int)LAPACKE_##p##geev(L, 'N', jobvr, j->n, j->a, j->n, j->w, (T *)j->w + j->n, vr, 1, vr, ldvr); \
     return GM_OK;
-  FLOAT_SWITCH(j->t, X, "geev")
+    GM_FLOAT_CTYPES(X)
 #undef X
+#define X(T, E, name, kw, p, ...) \
+  case GM_##E:                    \
+    *info = (int)LAPACKE_##p##geev(L, 'N', jobvr, j->n, j->a, j->n, j->w, vr, 1, vr, ldvr); \
+    return GM_OK;
+    GM_COMPLEX_CTYPES(X)
+#undef X
+    default: return gm_fail(GM_EINVAL, "geev: unsupported ctype");
+  }
 }
 
 /* The host runs gesdd (divide and conquer, as NumPy does: faster than

@@ -48,7 +48,8 @@ typedef enum gm_blas_trans { GM_BLAS_N = 0, GM_BLAS_T = 1 } gm_blas_trans;
  *        a conjugate pair adjacent, positive imaginary part first); u
  *        (n x n) := the right eigenvectors, unit length, in LAPACK's real
  *        packed form (for a pair j, j+1: columns j +- i column j+1) when
- *        vectors; a is destroyed.  info > 0: no convergence.
+ *        vectors; a is destroyed.  info > 0: no convergence.  The one
+ *        job that takes a complex a: then w (n) and u are complex.
  * GESVD: m >= n; w (n) := the singular values, descending; when vectors,
  *        u (m x m when full, else m x n) := U and vt (n x n) := V^T; a is
  *        destroyed.  info > 0: no convergence.

@@ -166,7 +166,9 @@ static size_t job_elems(const gm_linalg_job *j, int i) {
   switch (i) {
     case 0: return j->kind == GM_LA_GEMM ? m * (size_t)j->nrhs : m * n;
     case 1: return j->kind == GM_LA_QR ? m * (size_t)j->qcols : n * (size_t)j->nrhs;
-    case 2: return j->kind == GM_LA_GETRF && m < n ? m : (j->kind == GM_LA_GEEV ? 2 * n : n);
+    case 2: /* geev of a real a: real parts, then imaginary ones */
+      if (j->kind == GM_LA_GEEV) return gm_ctype_kind(j->t) == GM_KIND_COMPLEX ? n : 2 * n;
+      return j->kind == GM_LA_GETRF && m < n ? m : n;
     case 3: return m * (j->full ? m : n);
     default: return n * n;
   }
@@ -181,7 +183,8 @@ static gm_status job_check(const gm_linalg_job *j, gm_mat *const *ms, size_t *ba
   if (square && j->m != j->n) return gm_fail(GM_EINVAL, "the job needs m == n");
   if (j->kind == GM_LA_QR && (j->qcols < k || j->qcols > j->m))
     return gm_fail(GM_EINVAL, "q needs between %d and %d columns", k, j->m);
-  if (!is_float_ctype(ms[0]->ctype))
+  bool complex_ok = j->kind == GM_LA_GEEV && gm_ctype_kind(ms[0]->ctype) == GM_KIND_COMPLEX;
+  if (!is_float_ctype(ms[0]->ctype) && !complex_ok)
     return gm_fail(GM_EINVAL, "ctype %s is not a floating type", gm_ctype_name(ms[0]->ctype));
   size_t per = job_elems(j, 0);
   *batch = per ? ms[0]->size / per : 0;
@@ -216,8 +219,8 @@ gm_status gm_linalg_run(gm_linalg_job job, gm_mat *const ms[5], size_t *failed, 
   *failed = 0;
   *info = 0;
   size_t batch = 0;
+  job.t = ms[0]->ctype; /* job_elems reads it */
   GM_TRY(job_check(&job, ms, &batch));
-  job.t = ms[0]->ctype;
   if (batch == 0 || job.m == 0 || job.n == 0) return GM_OK;
   if ((job.kind == GM_LA_TRSM || job.kind == GM_LA_GETRS) && job.nrhs == 0) return GM_OK;
   gm_mat *present[5];

@@ -77,13 +77,20 @@ static cusolverEigMode_t jobz(const gm_solver_call *c) {
 }
 
 /* geev through the 64-bit cusolverDnXgeev (CUDA 12.6+), every data type
- * real: W is 2n (real parts, then imaginary), VR LAPACK's packed form.
+ * a's: of a real a, W is 2n (real parts, then imaginary), VR LAPACK's
+ * packed form; of a complex one, W (n) and VR are complex.
  * Its host workspace is this call's own, alive until the stream is done
  * with it. */
 #if CUDART_VERSION >= 12060
 static gm_status xgeev(void *ctx, const gm_solver_call *c, int *lw) {
-  cudaDataType dt = c->t == GM_FLOAT ? CUDA_R_32F : CUDA_R_64F;
-  if (c->t != GM_FLOAT && c->t != GM_DOUBLE) return gm_fail(GM_EINVAL, "geev: unsupported ctype");
+  cudaDataType dt;
+  switch (c->t) {
+    case GM_FLOAT: dt = CUDA_R_32F; break;
+    case GM_DOUBLE: dt = CUDA_R_64F; break;
+    case GM_COMPLEX64: dt = CUDA_C_32F; break;
+    case GM_COMPLEX128: dt = CUDA_C_64F; break;
+    default: return gm_fail(GM_EINVAL, "geev: unsupported ctype");
+  }
   cusolverEigMode_t jobvr = jobz(c);
   int64_t n = c->n, ldvr = c->ldu > 0 ? c->ldu : 1;
   cusolverDnParams_t prm = NULL;

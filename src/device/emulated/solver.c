@@ -94,8 +94,35 @@ static gm_status emu_getrs(void *ctx, gm_ctype t, int n, int nrhs, const void *a
 /* cuSOLVER's bufferSize: LAPACK's own workspace query (lwork = -1, no
  * matrix element read), so the device workspace is the one LAPACK uses;
  * syevd's is LAPACK's documented minimum (its iwork is the closure's). */
+/* cgeev/zgeev's workspace query (complex elements; rwork is the
+ * closure's) */
+static gm_status complex_geev_size(const gm_solver_call *c, int *lwork) {
+  double q = 1;
+  lapack_int r = 0;
+  int ldu = c->ldu > 0 ? c->ldu : 1;
+  char jobvr = c->vectors ? 'V' : 'N';
+#define X(T, E, name, kw, p, ...)                                                                              \
+  case GM_##E: {                                                                                               \
+    T qv = {1, 0}, d[1] = {{0, 0}};                                                                            \
+    __typeof__(qv.re) rd = 0;                                                                                  \
+    r = LAPACKE_##p##geev_work(LAPACK_COL_MAJOR, 'N', jobvr, c->n, (void *)d, c->lda, (void *)d, (void *)d, 1, \
+                               (void *)d, ldu, (void *)&qv, -1, &rd);                                          \
+    q = (double)qv.re;                                                                                         \
+    break;                                                                                                     \
+  }
+  switch (c->t) {
+    GM_COMPLEX_CTYPES(X)
+    default: return gm_fail(GM_EINVAL, "geev: unsupported ctype");
+  }
+#undef X
+  if (r != 0) return gm_fail(GM_ELAPACK, "workspace query failed (info %d)", (int)r);
+  *lwork = (int)q;
+  return GM_OK;
+}
+
 static gm_status emu_call_buffer_size(void *ctx, const gm_solver_call *c, int *lwork) {
   (void)ctx;
+  if (gm_ctype_kind(c->t) == GM_KIND_COMPLEX) return complex_geev_size(c, lwork);
   double q = 1;
   lapack_int r = 0;
   int n = c->n, ldu = c->ldu > 0 ? c->ldu : 1, ldvt = c->ldvt > 0 ? c->ldvt : 1;
@@ -134,6 +161,30 @@ static gm_status emu_call_buffer_size(void *ctx, const gm_solver_call *c, int *l
  * integer workspace (cuSOLVER has none) is the closure's own. */
 static int run_la_float(gm_solver_call *c, lapack_int *r);
 
+/* cgeev/zgeev, the one complex call: its rwork (2n reals; cuSOLVER's
+ * Xgeev keeps it in its host workspace) is the closure's own */
+static int run_la_complex(gm_solver_call *c, lapack_int *r) {
+  size_t n2 = 2 * (size_t)(c->n > 0 ? c->n : 1);
+  char jobvr = c->vectors ? 'V' : 'N';
+  int ldu = c->ldu > 0 ? c->ldu : 1, st = 0;
+  void *vr = c->u ? c->u : c->a;
+#define X(T, E, name, kw, p, ...)                                                                             \
+  case GM_##E: {                                                                                              \
+    __typeof__(((T *)0)->re) *rwork = malloc(n2 * sizeof *rwork);                                            \
+    if (!rwork) return (int)gm_fail(GM_ENOMEM, "out of host memory");                                        \
+    *r = LAPACKE_##p##geev_work(LAPACK_COL_MAJOR, 'N', jobvr, c->n, c->a, c->lda, c->w, vr, 1, vr, ldu, c->work, \
+                                c->lwork, rwork);                                                             \
+    free(rwork);                                                                                              \
+    break;                                                                                                    \
+  }
+  switch (c->t) {
+    GM_COMPLEX_CTYPES(X)
+    default: st = (int)gm_fail(GM_EINVAL, "geev: unsupported ctype");
+  }
+#undef X
+  return st;
+}
+
 static int run_la(void *arg) {
   gm_solver_call *c = arg;
   void **ptrs[] = {&c->a, &c->b, &c->w, &c->u, &c->vt, &c->work};
@@ -141,7 +192,7 @@ static int run_la(void *arg) {
   c->ipiv = gm_emu_alias(c->ipiv);
   c->info = gm_emu_alias(c->info);
   lapack_int r = 0;
-  int st = run_la_float(c, &r);
+  int st = gm_ctype_kind(c->t) == GM_KIND_COMPLEX ? run_la_complex(c, &r) : run_la_float(c, &r);
   if (st == 0) *c->info = (int)r;
   free(c);
   return st;
