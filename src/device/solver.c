@@ -1,6 +1,7 @@
 /* invert/logdet on cuSOLVER-shaped entry points; see solver.h. */
 #include "solver.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -206,12 +207,33 @@ static gm_status lu_job(const gm_solver_ops *s, void *ctx, const gm_linalg_job *
   return run_call(s, ctx, w, &c);
 }
 
-/* TRSM and GEMM: one cuBLAS call each, queued, no info to read back. */
+/* GEMM: the stack's products in one strided-batched call where the
+ * device has it (a launch per matrix costs more than a small product),
+ * else one gemm each; batches past INT_MAX in several calls. */
+static gm_status gemm_job(void *ctx, const gm_linalg_job *j) {
+  const gm_blas_ops *b = kernels_of(ctx)->blas;
+  size_t left = j->batch ? j->batch : 1, elem = gm_ctype_size(j->t);
+  long long sa = (long long)j->m * j->nrhs, sb = (long long)j->nrhs * j->n, su = (long long)j->m * j->n;
+  const char *a = j->a, *bb = j->b;
+  char *u = j->u;
+  while (left > 0) {
+    int now = left > INT_MAX ? INT_MAX : (int)left;
+    if (!b->gemm_batched) now = 1;
+    gm_status st = now == 1 ? b->gemm(ctx, j->t, GM_BLAS_N, GM_BLAS_N, j->m, j->n, j->nrhs, 1.0, a, j->m, bb,
+                                      j->nrhs, 0.0, u, j->m)
+                            : b->gemm_batched(ctx, j->t, GM_BLAS_N, GM_BLAS_N, j->m, j->n, j->nrhs, 1.0, a, j->m,
+                                              sa, bb, j->nrhs, sb, 0.0, u, j->m, su, now);
+    GM_TRY(st);
+    a += (size_t)now * (size_t)sa * elem, bb += (size_t)now * (size_t)sb * elem, u += (size_t)now * (size_t)su * elem;
+    left -= (size_t)now;
+  }
+  return GM_OK;
+}
+
+/* TRSM and GEMM: cuBLAS calls, queued, no info to read back. */
 static gm_status blas_job(void *ctx, const gm_linalg_job *j) {
   const gm_blas_ops *b = kernels_of(ctx)->blas;
-  if (j->kind == GM_LA_GEMM)
-    return b->gemm(ctx, j->t, GM_BLAS_N, GM_BLAS_N, j->m, j->n, j->nrhs, 1.0, j->a, j->m, j->b, j->nrhs, 0.0, j->u,
-                   j->m);
+  if (j->kind == GM_LA_GEMM) return gemm_job(ctx, j);
   int rows = j->left ? j->n : j->nrhs, cols = j->left ? j->nrhs : j->n;
   if (!b->trsm) return gm_fail(GM_EUNSUPPORTED, "trsm: not on this device");
   return b->trsm(ctx, j->t, j->left, j->upper, j->trans ? GM_BLAS_T : GM_BLAS_N, j->unit, rows, cols, 1.0, j->a,

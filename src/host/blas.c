@@ -619,16 +619,26 @@ enum { SMALL_GEMM = 32 };
 GM_FLOAT_CTYPES(GM_DEFINE_SMALL_GEMM)
 #undef GM_DEFINE_SMALL_GEMM
 
-static gm_status h_stack_gemm(const gm_linalg_job *j) {
+static gm_status h_one_gemm(const gm_linalg_job *j, const void *a, const void *b, void *u) {
   if (j->m > SMALL_GEMM || j->n > SMALL_GEMM || j->nrhs > SMALL_GEMM)
-    return h_gemm(NULL, j->t, GM_BLAS_N, GM_BLAS_N, j->m, j->n, j->nrhs, 1.0, j->a, j->m, j->b, j->nrhs, 0.0, j->u,
-                  j->m);
-#define X(T, E, ...)                                      \
-  case GM_##E:                                            \
-    small_gemm_##T(j->m, j->n, j->nrhs, j->a, j->b, j->u); \
+    return h_gemm(NULL, j->t, GM_BLAS_N, GM_BLAS_N, j->m, j->n, j->nrhs, 1.0, a, j->m, b, j->nrhs, 0.0, u, j->m);
+#define X(T, E, ...)                                  \
+  case GM_##E:                                        \
+    small_gemm_##T(j->m, j->n, j->nrhs, a, b, u);     \
     return GM_OK;
   FLOAT_SWITCH(j->t, X, "gemm")
 #undef X
+}
+
+/* The stack's products one after the other (job.batch of them). */
+static gm_status h_stack_gemm(const gm_linalg_job *j) {
+  size_t elem = gm_ctype_size(j->t), batch = j->batch ? j->batch : 1;
+  size_t sa = (size_t)j->m * (size_t)j->nrhs * elem, sb = (size_t)j->nrhs * (size_t)j->n * elem,
+         su = (size_t)j->m * (size_t)j->n * elem;
+  gm_status st = GM_OK;
+  for (size_t i = 0; i < batch && st == GM_OK; i++)
+    st = h_one_gemm(j, (const char *)j->a + i * sa, (const char *)j->b + i * sb, (char *)j->u + i * su);
+  return st;
 }
 
 static gm_status h_linalg(void *ctx, const gm_linalg_job *j, int *info) {

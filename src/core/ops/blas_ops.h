@@ -65,7 +65,9 @@ typedef enum gm_blas_trans { GM_BLAS_N = 0, GM_BLAS_T = 1 } gm_blas_trans;
  *        pivots as GETRF writes them (only read); b (n x nrhs) :=
  *        op(A)^-1 b, op(A) A^T when trans.
  * GEMM:  u (m x n) := a (m x nrhs) b (nrhs x n) (the gemm entry; a and b
- *        only read): the batched matrix product, one C call per stack. */
+ *        only read), for each of `batch` matrices stored one after the
+ *        other (0 counts as 1): the batched matrix product, one job per
+ *        stack (cuBLAS's strided-batched gemm on a device). */
 typedef enum gm_linalg_kind {
   GM_LA_GESV, GM_LA_POTRF, GM_LA_QR, GM_LA_SYEVD, GM_LA_GESVD, GM_LA_TRSM, GM_LA_GETRF, GM_LA_GETRS, GM_LA_GEMM,
   GM_LA_GEEV
@@ -78,6 +80,7 @@ typedef struct gm_linalg_job {
   bool trans, vectors, full;
   bool upper, left, unit; /* TRSM */
   void *a, *b, *w, *u, *vt;
+  size_t batch; /* GEMM */
 } gm_linalg_job;
 
 typedef struct gm_blas_ops {
@@ -143,6 +146,13 @@ typedef struct gm_blas_ops {
    * fails only for errors that are not numerical (ctype, memory, the
    * library). */
   gm_status (*linalg)(void *ctx, const gm_linalg_job *job, int *info);
+  /* Optional (NULL: the caller loops over gemm): gemm on `batch` triples,
+   * matrix i of each operand at its pointer + i * its stride (elements;
+   * cublasXgemmStridedBatched).  The C_i do not overlap each other or any
+   * A_i, B_i. */
+  gm_status (*gemm_batched)(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans tb, int m, int n, int k,
+                            double alpha, const void *a, int lda, long long stride_a, const void *b, int ldb,
+                            long long stride_b, double beta, void *c, int ldc, long long stride_c, int batch);
 } gm_blas_ops;
 
 /* The host table (src/host/blas.c): CBLAS (OpenBLAS) and LAPACKE. */

@@ -250,6 +250,10 @@ gm_status gm_linalg_run(gm_linalg_job job, gm_mat *const ms[5], size_t *failed, 
   /* One matrix after the other, also on the host: spreading a stack of
    * small matrices over the cores (gm_par_for) measured 3x slower than
    * this loop, OpenBLAS's LAPACK calls contending inside the library. */
+  if (job.kind == GM_LA_GEMM) { /* one job for the whole stack (a strided-batched gemm) */
+    job.batch = batch;
+    batch = 1;
+  }
   for (size_t at = 0; at < batch && st == GM_OK; at++) {
     int one = 0;
     st = job_at(&e, &job, ops, at, &one);
