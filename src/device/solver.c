@@ -2,8 +2,10 @@
 #include "solver.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../core/ops/blas_ops.h"
 #include "../core/mem/runtime.h"
@@ -145,15 +147,27 @@ gm_status gm_solver_logdet(const gm_solver_ops *s, void *ctx, gm_ctype t, int n,
 
 enum { MAX_SCRATCH = 6 };
 
+/* A job's scratch blocks, kept for the whole stack: every matrix of a
+ * stack asks for the same blocks in the same order, so matrix i > 0 takes
+ * matrix 0's (`next` walks them again; the calls are queued in stream
+ * order, so reusing a block after the previous matrix's calls is safe). */
 typedef struct job_scratch {
   void *p[MAX_SCRATCH];
-  int n;
+  size_t bytes[MAX_SCRATCH];
+  int n, next;
 } job_scratch;
 
 static gm_status job_alloc(const gm_solver_ops *s, void *ctx, job_scratch *w, size_t bytes, void **out) {
+  if (bytes == 0) bytes = 1;
+  if (w->next < w->n && w->bytes[w->next] >= bytes) {
+    *out = w->p[w->next++];
+    return GM_OK;
+  }
   if (w->n == MAX_SCRATCH) return gm_fail(GM_EINVAL, "linalg: too many scratch blocks");
-  GM_TRY(s->scratch_alloc(ctx, bytes > 0 ? bytes : 1, out));
+  GM_TRY(s->scratch_alloc(ctx, bytes, out));
+  w->bytes[w->n] = bytes;
   w->p[w->n++] = *out;
+  w->next = w->n;
   return GM_OK;
 }
 
@@ -274,19 +288,39 @@ static gm_status job_calls(const gm_solver_ops *s, void *ctx, const gm_linalg_jo
   return gm_fail(GM_EINVAL, "linalg: unknown job %d", (int)j->kind);
 }
 
-gm_status gm_solver_linalg(const gm_solver_ops *s, void *ctx, const gm_linalg_job *job, int *info) {
-  *info = 0;
-  if (job->kind == GM_LA_TRSM || job->kind == GM_LA_GEMM) return blas_job(ctx, job);
-  job_scratch w = {{0}, 0};
-  int *dinfo = NULL, infos[2] = {0, 0};
-  gm_status st = job_alloc(s, ctx, &w, sizeof infos, (void **)&dinfo);
-  if (st == GM_OK) st = job_calls(s, ctx, job, &w, dinfo);
-  /* jobs of one call never write the second slot */
-  bool two = job->kind == GM_LA_GESV || job->kind == GM_LA_QR;
-  if (st == GM_OK) st = s->read(ctx, infos, dinfo, two ? sizeof infos : sizeof infos[0]);
+/* The stack's matrices one after the other, queued without a wait: each
+ * matrix's two infos land in one device array, read back once at the end
+ * (a read per matrix would wait for the device each time). */
+gm_status gm_solver_linalg(const gm_solver_ops *s, void *ctx, const gm_linalg_job *job, int *infos) {
+  size_t batch = job->batch ? job->batch : 1;
+  if (job->kind == GM_LA_GEMM) return blas_job(ctx, job);
+  if (job->kind == GM_LA_TRSM) {
+    for (size_t i = 0; i < batch; i++) {
+      gm_linalg_job one = gm_linalg_job_at(job, i);
+      GM_TRY(blas_job(ctx, &one));
+    }
+    return GM_OK;
+  }
+  if (batch > SIZE_MAX / (2 * sizeof(int))) return gm_fail(GM_ERANGE, "linalg: stack too large");
+  job_scratch w = {{0}, {0}, 0, 0};
+  int *dinfo = NULL, *hinfo = malloc(2 * batch * sizeof *hinfo);
+  gm_status st = hinfo ? job_alloc(s, ctx, &w, 2 * batch * sizeof(int), (void **)&dinfo)
+                       : gm_fail(GM_ENOMEM, "out of host memory");
+  /* jobs of one call never write the second slot: zero it */
+  if (st == GM_OK) {
+    memset(hinfo, 0, 2 * batch * sizeof *hinfo);
+    st = s->write(ctx, dinfo, hinfo, 2 * batch * sizeof *hinfo);
+  }
+  for (size_t i = 0; i < batch && st == GM_OK; i++) {
+    gm_linalg_job one = gm_linalg_job_at(job, i);
+    w.next = 1; /* past dinfo */
+    st = job_calls(s, ctx, &one, &w, dinfo + 2 * i);
+  }
+  if (st == GM_OK) st = s->read(ctx, hinfo, dinfo, 2 * batch * sizeof *hinfo);
   for (int i = w.n - 1; i >= 0; i--) s->scratch_free(ctx, w.p[i]);
   /* the first call's failure is the one to report (getrs after a
    * singular getrf only spreads it) */
-  if (st == GM_OK) *info = infos[0] != 0 ? infos[0] : infos[1];
+  for (size_t i = 0; i < batch && st == GM_OK; i++) infos[i] = hinfo[2 * i] != 0 ? hinfo[2 * i] : hinfo[2 * i + 1];
+  free(hinfo);
   return st;
 }

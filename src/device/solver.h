@@ -64,8 +64,9 @@ gm_status gm_solver_invert(const gm_solver_ops *s, void *ctx, gm_ctype t, int n,
 gm_status gm_solver_logdet(const gm_solver_ops *s, void *ctx, gm_ctype t, int n, void *a, int lda,
                            double *logabs, int *sign);
 
-/* blas_ops.h's linalg entry (one job, one matrix) through s: the calls
- * above in cuSOLVER's order, info read back once at the end. */
-gm_status gm_solver_linalg(const gm_solver_ops *s, void *ctx, const gm_linalg_job *job, int *info);
+/* blas_ops.h's linalg entry (one job, a stack of matrices) through s:
+ * each matrix's calls in cuSOLVER's order, queued one matrix after the
+ * other, the infos read back once at the end. */
+gm_status gm_solver_linalg(const gm_solver_ops *s, void *ctx, const gm_linalg_job *job, int *infos);
 
 #endif

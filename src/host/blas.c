@@ -407,7 +407,7 @@ static gm_status h_small_gesv(const gm_linalg_job *j, int *info) {
  * gives NaN results as NumPy's (and cuSOLVER's) do. */
 static gm_status h_gesv(const gm_linalg_job *j, int *info) {
   if (j->n <= SMALL_LU) return h_small_gesv(j, info);
-  lapack_int *ipiv, r = 0;
+  lapack_int *ipiv = NULL, r = 0;
   gm_status st = job_scratch(j->t, "getrf", (size_t)j->n, sizeof *ipiv, (void **)&ipiv);
   if (st != GM_OK) return st;
   char tr = j->trans ? 'T' : 'N';
@@ -457,7 +457,7 @@ GM_FLOAT_CTYPES(QR_WORK_)
 
 static gm_status h_qr(const gm_linalg_job *j, int *info) {
   int k = j->m < j->n ? j->m : j->n;
-  void *tau;
+  void *tau = NULL;
   gm_status st = job_scratch(j->t, "geqrf", (size_t)k, gm_ctype_size(j->t), &tau);
   if (st != GM_OK) return st;
   lapack_int r = 0;
@@ -541,7 +541,7 @@ static gm_status h_trsm(void *ctx, gm_ctype t, bool left, bool upper, gm_blas_tr
  * them in a's type; gm.linalg converts them to int64 for the user). */
 static gm_status h_getrf(const gm_linalg_job *j, int *info) {
   int k = j->m < j->n ? j->m : j->n;
-  lapack_int *ipiv, r = 0;
+  lapack_int *ipiv = NULL, r = 0;
   gm_status st = job_scratch(j->t, "getrf", (size_t)k, sizeof *ipiv, (void **)&ipiv);
   if (st != GM_OK) return st;
 #define X(T, E, name, kw, p, ...)                                               \
@@ -558,7 +558,7 @@ static gm_status h_getrf(const gm_linalg_job *j, int *info) {
 
 /* getrs with GETRF's pivots read back from w (checked: 1..n). */
 static gm_status h_getrs(const gm_linalg_job *j, int *info) {
-  lapack_int *ipiv, r = 0;
+  lapack_int *ipiv = NULL, r = 0;
   gm_status st = job_scratch(j->t, "getrs", (size_t)j->n, sizeof *ipiv, (void **)&ipiv);
   if (st != GM_OK) return st;
   char tr = j->trans ? 'T' : 'N';
@@ -641,9 +641,8 @@ static gm_status h_stack_gemm(const gm_linalg_job *j) {
   return st;
 }
 
-static gm_status h_linalg(void *ctx, const gm_linalg_job *j, int *info) {
-  (void)ctx;
-  *info = 0;
+/* One job on one matrix. */
+static gm_status h_linalg_one(const gm_linalg_job *j, int *info) {
   switch (j->kind) {
     case GM_LA_GESV: return h_gesv(j, info);
     case GM_LA_POTRF: return h_potrf_u(j, info);
@@ -660,6 +659,20 @@ static gm_status h_linalg(void *ctx, const gm_linalg_job *j, int *info) {
     case GM_LA_GETRS: return h_getrs(j, info);
   }
   return gm_fail(GM_EINVAL, "linalg: unknown job %d", (int)j->kind);
+}
+
+/* The stack's matrices one after the other, stopping where it failed. */
+static gm_status h_linalg(void *ctx, const gm_linalg_job *j, int *infos) {
+  (void)ctx;
+  if (j->kind == GM_LA_GEMM) return h_stack_gemm(j);
+  size_t batch = j->batch ? j->batch : 1;
+  for (size_t i = 0; i < batch; i++) {
+    gm_linalg_job one = gm_linalg_job_at(j, i);
+    infos[i] = 0;
+    GM_TRY(h_linalg_one(&one, &infos[i]));
+    if (infos[i] < 0 || (infos[i] > 0 && j->kind != GM_LA_GETRF)) break;
+  }
+  return GM_OK;
 }
 
 const gm_blas_ops gm_host_blas_ops = {

@@ -80,8 +80,15 @@ typedef struct gm_linalg_job {
   bool trans, vectors, full;
   bool upper, left, unit; /* TRSM */
   void *a, *b, *w, *u, *vt;
-  size_t batch; /* GEMM */
+  /* the stack: `batch` matrices (0 counts as 1) of each operand, one after
+   * the other (gm_linalg_job_at) */
+  size_t batch;
 } gm_linalg_job;
+
+/* Elements of one matrix of operand i (0 a, 1 b, 2 w, 3 u, 4 vt). */
+size_t gm_linalg_job_elems(const gm_linalg_job *j, int i);
+/* The job on matrix i of the stack alone (batch 1). */
+gm_linalg_job gm_linalg_job_at(const gm_linalg_job *j, size_t i);
 
 typedef struct gm_blas_ops {
   /* *out = sum |x[i*incx]|, i < n */
@@ -142,10 +149,13 @@ typedef struct gm_blas_ops {
    * and tau (k = n reflectors). */
   gm_status (*orgqr)(void *ctx, gm_ctype t, int m, int n, void *a, int lda, const void *tau, int *info);
   /* Optional (NULL: the core runs gm.linalg on the host facet): one job
-   * (above) on one matrix; *info (a HOST int) is LAPACK's, the status
-   * fails only for errors that are not numerical (ctype, memory, the
-   * library). */
-  gm_status (*linalg)(void *ctx, const gm_linalg_job *job, int *info);
+   * (above) on every matrix of its stack; infos (HOST ints, one per
+   * matrix, zeroed by the caller) get LAPACK's info of each (a job of two
+   * calls: the first nonzero one; GEMM and TRSM write none).  A backend
+   * may stop after a matrix whose info is < 0, or > 0 in any job but
+   * GETRF (the stack has failed), or go on.  The status fails only for
+   * errors that are not numerical (ctype, memory, the library). */
+  gm_status (*linalg)(void *ctx, const gm_linalg_job *job, int *infos);
   /* Optional (NULL: the caller loops over gemm): gemm on `batch` triples,
    * matrix i of each operand at its pointer + i * its stride (elements;
    * cublasXgemmStridedBatched).  The C_i do not overlap each other or any

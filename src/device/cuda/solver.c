@@ -224,6 +224,6 @@ gm_status gm_cuda_logdet(void *ctx, gm_ctype t, int n, void *a, int lda, double 
   return gm_solver_logdet(&cu_solver, ctx, t, n, a, lda, logabs, sign);
 }
 
-gm_status gm_cuda_linalg(void *ctx, const gm_linalg_job *job, int *info) {
-  return gm_solver_linalg(&cu_solver, ctx, job, info);
+gm_status gm_cuda_linalg(void *ctx, const gm_linalg_job *job, int *infos) {
+  return gm_solver_linalg(&cu_solver, ctx, job, infos);
 }

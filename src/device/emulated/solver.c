@@ -290,8 +290,8 @@ static gm_status emu_logdet(void *ctx, gm_ctype t, int n, void *a, int lda, doub
   return gm_solver_logdet(&emu_solver, ctx, t, n, a, lda, logabs, sign);
 }
 
-static gm_status emu_linalg(void *ctx, const gm_linalg_job *job, int *info) {
-  return gm_solver_linalg(&emu_solver, ctx, job, info);
+static gm_status emu_linalg(void *ctx, const gm_linalg_job *job, int *infos) {
+  return gm_solver_linalg(&emu_solver, ctx, job, infos);
 }
 
 /* The host's BLAS table with cuSOLVER-shaped invert/logdet. */
