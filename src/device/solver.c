@@ -288,6 +288,45 @@ static gm_status job_calls(const gm_solver_ops *s, void *ctx, const gm_linalg_jo
   return gm_fail(GM_EINVAL, "linalg: unknown job %d", (int)j->kind);
 }
 
+/* Stacks of matrices up to this order go through the batched entries
+ * (cuBLAS's getrfBatched is meant for small matrices; past it the
+ * per-matrix cuSOLVER calls use the device better). */
+enum { BATCHED_MAX_N = 64 };
+
+static bool batched(const gm_solver_ops *s, const gm_linalg_job *j, size_t batch) {
+  if (batch < 2 || batch > INT_MAX || j->n > BATCHED_MAX_N) return false;
+  if (j->kind == GM_LA_POTRF) return s->potrf_batched != NULL;
+  return j->kind == GM_LA_GESV && s->getrf_batched && s->getrs_batched;
+}
+
+/* POTRF and GESV of a stack in one or two batched calls: the matrices'
+ * device addresses in device arrays, one info per matrix. */
+static gm_status batched_job(const gm_solver_ops *s, void *ctx, const gm_linalg_job *j, size_t batch, int *infos) {
+  size_t ptrs = batch * sizeof(void *);
+  void **host = malloc(2 * ptrs), **das = NULL, **dbs = NULL;
+  int *dinfo = NULL, *ipiv = NULL, nb = (int)batch;
+  if (!host) return gm_fail(GM_ENOMEM, "out of host memory");
+  for (size_t i = 0; i < batch; i++) {
+    gm_linalg_job one = gm_linalg_job_at(j, i);
+    host[i] = one.a, host[batch + i] = one.b;
+  }
+  job_scratch w = {{0}, {0}, 0, 0};
+  gm_status st = job_alloc(s, ctx, &w, 2 * ptrs, (void **)&das);
+  if (st == GM_OK) st = job_alloc(s, ctx, &w, batch * sizeof(int), (void **)&dinfo);
+  if (st == GM_OK) st = s->write(ctx, das, host, 2 * ptrs);
+  dbs = das ? das + batch : NULL;
+  if (st == GM_OK && j->kind == GM_LA_POTRF) st = s->potrf_batched(ctx, j->t, j->n, das, j->n, dinfo, nb);
+  if (st == GM_OK && j->kind == GM_LA_GESV) {
+    st = job_alloc(s, ctx, &w, batch * (size_t)j->n * sizeof(int), (void **)&ipiv);
+    if (st == GM_OK) st = s->getrf_batched(ctx, j->t, j->n, das, j->n, ipiv, dinfo, nb);
+    if (st == GM_OK) st = s->getrs_batched(ctx, j->t, j->trans, j->n, j->nrhs, das, j->n, ipiv, dbs, j->n, nb);
+  }
+  if (st == GM_OK) st = s->read(ctx, infos, dinfo, batch * sizeof(int));
+  for (int i = w.n - 1; i >= 0; i--) s->scratch_free(ctx, w.p[i]);
+  free(host);
+  return st;
+}
+
 /* The stack's matrices one after the other, queued without a wait: each
  * matrix's two infos land in one device array, read back once at the end
  * (a read per matrix would wait for the device each time). */
@@ -301,7 +340,8 @@ gm_status gm_solver_linalg(const gm_solver_ops *s, void *ctx, const gm_linalg_jo
     }
     return GM_OK;
   }
-  if (batch > SIZE_MAX / (2 * sizeof(int))) return gm_fail(GM_ERANGE, "linalg: stack too large");
+  if (batch > SIZE_MAX / (2 * sizeof(void *))) return gm_fail(GM_ERANGE, "linalg: stack too large");
+  if (batched(s, job, batch)) return batched_job(s, ctx, job, batch, infos);
   job_scratch w = {{0}, {0}, 0, 0};
   int *dinfo = NULL, *hinfo = malloc(2 * batch * sizeof *hinfo);
   gm_status st = hinfo ? job_alloc(s, ctx, &w, 2 * batch * sizeof(int), (void **)&dinfo)

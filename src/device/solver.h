@@ -55,6 +55,17 @@ typedef struct gm_solver_ops {
   /* host->device write of a small argument, after the queued work and
    * finished before the return (src may be freed then) */
   gm_status (*write)(void *ctx, void *dst, const void *src, size_t bytes);
+  /* Optional batched entries for stacks of small matrices (NULL: a call
+   * per matrix).  as, bs: device arrays of `batch` device pointers (each
+   * matrix column-major); infos: `batch` device ints.
+   * cusolverDn<t>potrfBatched(h, UPPER, n, as, lda, infos, batch) */
+  gm_status (*potrf_batched)(void *ctx, gm_ctype t, int n, void **as, int lda, int *infos, int batch);
+  /* cublas<t>getrfBatched(h, n, as, lda, ipiv (n per matrix), infos, batch) */
+  gm_status (*getrf_batched)(void *ctx, gm_ctype t, int n, void **as, int lda, int *ipiv, int *infos, int batch);
+  /* cublas<t>getrsBatched(h, trans ? T : N, n, nrhs, as, lda, ipiv, bs,
+   * ldb, &info (a host int: argument errors only), batch) */
+  gm_status (*getrs_batched)(void *ctx, gm_ctype t, bool trans, int n, int nrhs, void **as, int lda,
+                             const int *ipiv, void **bs, int ldb, int batch);
 } gm_solver_ops;
 
 /* blas_ops.h's invert and logdet (column-major a, in place for invert)

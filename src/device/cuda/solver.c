@@ -2,6 +2,7 @@
  * shared ../solver.c on cusolverDn<t>getrf/getrs, on the compute stream,
  * with stream-ordered scratch (memory.c: cudaMallocAsync, trim and retry).  The result stays in
  * device memory; only info (and logdet's diagonal and pivots) are read. */
+#include <cublas_v2.h>
 #include <cusolverDn.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -188,6 +189,54 @@ static gm_status cu_call(void *ctx, const gm_solver_call *c) {
   return gm_fail(GM_EINVAL, "linalg: unknown call %d", (int)c->fn);
 }
 
+/* ---- batched entries for stacks of small matrices ---- */
+
+static gm_status cublas_status(cublasStatus_t st, const char *fn) {
+  if (st == CUBLAS_STATUS_SUCCESS) return GM_OK;
+  (void)cudaGetLastError();
+  gm_set_lib_error_info(fn, (int)st);
+  return gm_fail(GM_ECUDA, "%s failed (cublas status %d)", fn, (int)st);
+}
+
+static gm_status cu_potrf_batched(void *ctx, gm_ctype t, int n, void **as, int lda, int *infos, int batch) {
+#define X(T, E, name, kw, p, P, ...) \
+  case GM_##E:                       \
+    return CUSOLVER_CALL(P, potrfBatched, UPPER, n, (T **)as, lda, infos, batch);
+  CTYPE_SWITCH(t, X, "potrfBatched")
+#undef X
+}
+
+static gm_status cu_getrf_batched(void *ctx, gm_ctype t, int n, void **as, int lda, int *ipiv, int *infos,
+                                  int batch) {
+  cublasHandle_t h = gm_cuda_impl(ctx)->cublas;
+#define X(T, E, name, kw, p, P, ...) \
+  case GM_##E:                       \
+    return cublas_status(cublas##P##getrfBatched(h, n, (T *const *)as, lda, ipiv, infos, batch), "cublas" #P "getrfBatched");
+  CTYPE_SWITCH(t, X, "getrfBatched")
+#undef X
+}
+
+static gm_status cu_getrs_batched(void *ctx, gm_ctype t, bool trans, int n, int nrhs, void **as, int lda,
+                                  const int *ipiv, void **bs, int ldb, int batch) {
+  cublasHandle_t h = gm_cuda_impl(ctx)->cublas;
+  cublasOperation_t op = trans ? CUBLAS_OP_T : CUBLAS_OP_N;
+  int info = 0;
+  gm_status st = GM_OK;
+#define X(T, E, name, kw, p, P, ...)                                                                           \
+  case GM_##E:                                                                                                 \
+    st = cublas_status(cublas##P##getrsBatched(h, op, n, nrhs, (const T *const *)as, lda, ipiv, (T *const *)bs, \
+                                               ldb, &info, batch),                                             \
+                       "cublas" #P "getrsBatched");                                                            \
+    break;
+  switch (t) {
+    GM_FLOAT_CTYPES(X)
+    default: return gm_fail(GM_EINVAL, "getrsBatched: unsupported ctype");
+  }
+#undef X
+  if (st == GM_OK && info != 0) return gm_fail(GM_EINVAL, "getrsBatched: argument %d rejected", -info);
+  return st;
+}
+
 static gm_status cu_scratch_alloc(void *ctx, size_t bytes, void **out) { return gm_cuda_scratch_alloc_on(ctx, bytes, out); }
 
 static void cu_scratch_free(void *ctx, void *p) { gm_cuda_scratch_free_on(ctx, p); }
@@ -214,6 +263,9 @@ static const gm_solver_ops cu_solver = {
     .scratch_free = cu_scratch_free,
     .read = cu_read,
     .write = cu_write,
+    .potrf_batched = cu_potrf_batched,
+    .getrf_batched = cu_getrf_batched,
+    .getrs_batched = cu_getrs_batched,
 };
 
 gm_status gm_cuda_invert(void *ctx, gm_ctype t, int n, void *a, int lda) {

@@ -246,6 +246,87 @@ static gm_status emu_call(void *ctx, const gm_solver_call *c) {
   return GM_OK;
 }
 
+/* ---- the batched entries: one closure runs the stack with LAPACK ---- */
+
+typedef enum { BT_POTRF, BT_GETRF, BT_GETRS } batch_kind;
+
+typedef struct batch_task {
+  batch_kind kind;
+  gm_ctype t;
+  bool trans;
+  int n, nrhs, lda, ldb, batch;
+  void **as, **bs; /* device arrays of device pointers */
+  int *ipiv, *infos;
+} batch_task;
+
+/* Matrix i's LAPACK call; the return is LAPACK's info. */
+static lapack_int batch_one(const batch_task *k, void *a, void *b, int *ipiv) {
+  int L = LAPACK_COL_MAJOR;
+#define X(T, E, name, kw, p, ...)                                                                             \
+  case GM_##E:                                                                                                \
+    switch (k->kind) {                                                                                        \
+      case BT_POTRF: return LAPACKE_##p##potrf_work(L, 'U', k->n, a, k->lda);                                 \
+      case BT_GETRF: return LAPACKE_##p##getrf_work(L, k->n, k->n, a, k->lda, ipiv);                          \
+      case BT_GETRS:                                                                                          \
+        return LAPACKE_##p##getrs_work(L, k->trans ? 'T' : 'N', k->n, k->nrhs, a, k->lda, ipiv, b, k->ldb);   \
+    }                                                                                                         \
+    break;
+  switch (k->t) {
+    GM_FLOAT_CTYPES(X)
+    default: break;
+  }
+#undef X
+  return -1;
+}
+
+/* The pointer arrays are device data: each element is aliased into a
+ * local copy, never written back. */
+static int run_batch(void *arg) {
+  batch_task *k = arg;
+  void **as = gm_emu_alias(k->as), **bs = k->bs ? gm_emu_alias(k->bs) : NULL;
+  int *ipiv = k->ipiv ? gm_emu_alias(k->ipiv) : NULL, *infos = k->infos ? gm_emu_alias(k->infos) : NULL;
+  int st = 0;
+  for (int i = 0; i < k->batch && st == 0; i++) {
+    void *a = gm_emu_alias(as[i]), *b = bs ? gm_emu_alias(bs[i]) : NULL;
+    lapack_int r = batch_one(k, a, b, ipiv ? ipiv + (size_t)i * (size_t)k->n : NULL);
+    if (infos) infos[i] = (int)r;
+    else if (r < 0) st = (int)gm_fail(GM_EINVAL, "getrsBatched: argument %d rejected", (int)-r);
+  }
+  free(k);
+  return st;
+}
+
+static gm_status queue_batch(void *ctx, const batch_task *proto) {
+  if (gm_ctype_kind(proto->t) != GM_KIND_FLOAT) return gm_fail(GM_EINVAL, "batched solver: unsupported ctype");
+  batch_task *k = malloc(sizeof *k);
+  if (!k) return gm_fail(GM_ENOMEM, "out of host memory");
+  *k = *proto;
+  gm_emu_enqueue(ctx, run_batch, k);
+  return GM_OK;
+}
+
+static gm_status emu_potrf_batched(void *ctx, gm_ctype t, int n, void **as, int lda, int *infos, int batch) {
+  return queue_batch(ctx, &(batch_task){.kind = BT_POTRF, .t = t, .n = n, .lda = lda, .as = as, .infos = infos,
+                                        .batch = batch});
+}
+
+static gm_status emu_getrf_batched(void *ctx, gm_ctype t, int n, void **as, int lda, int *ipiv, int *infos,
+                                   int batch) {
+  return queue_batch(ctx, &(batch_task){.kind = BT_GETRF, .t = t, .n = n, .lda = lda, .as = as, .ipiv = ipiv,
+                                        .infos = infos, .batch = batch});
+}
+
+/* cuBLAS checks getrsBatched's arguments on the host, before it queues */
+static gm_status emu_getrs_batched(void *ctx, gm_ctype t, bool trans, int n, int nrhs, void **as, int lda,
+                                   const int *ipiv, void **bs, int ldb, int batch) {
+  int lo = n > 1 ? n : 1;
+  if (n < 0 || nrhs < 0 || lda < lo || ldb < lo || batch < 0)
+    return gm_fail(GM_EINVAL, "getrsBatched: bad arguments");
+  return queue_batch(ctx, &(batch_task){.kind = BT_GETRS, .t = t, .trans = trans, .n = n, .nrhs = nrhs,
+                                        .lda = lda, .ldb = ldb, .as = as, .bs = bs, .ipiv = (int *)ipiv,
+                                        .batch = batch});
+}
+
 /* Scratch is emulated device memory (raw allocations, protected outside
  * device calls like every other device block). */
 static gm_status emu_scratch_alloc(void *ctx, size_t bytes, void **out) {
@@ -280,6 +361,9 @@ static const gm_solver_ops emu_solver = {
     .scratch_free = emu_scratch_free,
     .read = emu_read,
     .write = emu_write,
+    .potrf_batched = emu_potrf_batched,
+    .getrf_batched = emu_getrf_batched,
+    .getrs_batched = emu_getrs_batched,
 };
 
 static gm_status emu_invert(void *ctx, gm_ctype t, int n, void *a, int lda) {
