@@ -292,16 +292,32 @@ static gm_status job_calls(const gm_solver_ops *s, void *ctx, const gm_linalg_jo
  * (cuBLAS's getrfBatched is meant for small matrices; past it the
  * per-matrix cuSOLVER calls use the device better). */
 enum { BATCHED_MAX_N = 64 };
+/* syevjBatched's own limit */
+enum { SYEVJ_MAX_N = 32 };
 
 static bool batched(const gm_solver_ops *s, const gm_linalg_job *j, size_t batch) {
   if (batch < 2 || batch > INT_MAX || j->n > BATCHED_MAX_N) return false;
   if (j->kind == GM_LA_POTRF) return s->potrf_batched != NULL;
+  if (j->kind == GM_LA_SYEVD) return s->syevj_batched && j->n <= SYEVJ_MAX_N;
   return j->kind == GM_LA_GESV && s->getrf_batched && s->getrs_batched;
+}
+
+/* SYEVD of a stack of matrices of order <= 32: one Jacobi call (the
+ * eigenvalues ascending as syevd's; eigenvectors the same up to sign). */
+static gm_status syevj_job(const gm_solver_ops *s, void *ctx, const gm_linalg_job *j, size_t batch, int *infos) {
+  job_scratch w = {{0}, {0}, 0, 0};
+  int *dinfo = NULL;
+  gm_status st = job_alloc(s, ctx, &w, batch * sizeof(int), (void **)&dinfo);
+  if (st == GM_OK) st = s->syevj_batched(ctx, j->t, j->vectors, j->n, j->a, j->n, j->w, dinfo, (int)batch);
+  if (st == GM_OK) st = s->read(ctx, infos, dinfo, batch * sizeof(int));
+  for (int i = w.n - 1; i >= 0; i--) s->scratch_free(ctx, w.p[i]);
+  return st;
 }
 
 /* POTRF and GESV of a stack in one or two batched calls: the matrices'
  * device addresses in device arrays, one info per matrix. */
 static gm_status batched_job(const gm_solver_ops *s, void *ctx, const gm_linalg_job *j, size_t batch, int *infos) {
+  if (j->kind == GM_LA_SYEVD) return syevj_job(s, ctx, j, batch, infos);
   size_t ptrs = batch * sizeof(void *);
   void **host = malloc(2 * ptrs), **das = NULL, **dbs = NULL;
   int *dinfo = NULL, *ipiv = NULL, nb = (int)batch;

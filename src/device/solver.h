@@ -66,6 +66,12 @@ typedef struct gm_solver_ops {
    * ldb, &info (a host int: argument errors only), batch) */
   gm_status (*getrs_batched)(void *ctx, gm_ctype t, bool trans, int n, int nrhs, void **as, int lda,
                              const int *ipiv, void **bs, int ldb, int batch);
+  /* cusolverDn<t>syevjBatched(h, jobz, UPPER, n, a, lda, w, work, lwork,
+   * infos, params, batch) with its own workspace and default params (n
+   * <= 32): the matrices at a + i * lda * n, eigenvalues ascending at w +
+   * i * n; infos[i] = n + 1 when matrix i did not converge. */
+  gm_status (*syevj_batched)(void *ctx, gm_ctype t, bool vectors, int n, void *a, int lda, void *w, int *infos,
+                             int batch);
 } gm_solver_ops;
 
 /* blas_ops.h's invert and logdet (column-major a, in place for invert)

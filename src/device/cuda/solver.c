@@ -237,6 +237,40 @@ static gm_status cu_getrs_batched(void *ctx, gm_ctype t, bool trans, int n, int 
   return st;
 }
 
+/* syevjBatched with default tolerance and sweeps (syevjInfo_t), its
+ * workspace stream-ordered scratch; the params live until the call is
+ * done with them (a wait: the caller reads the infos next anyway). */
+static gm_status cu_syevj_batched(void *ctx, gm_ctype t, bool vectors, int n, void *a, int lda, void *w, int *infos,
+                                  int batch) {
+  cusolverEigMode_t jz = vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+  syevjInfo_t prm = NULL;
+  int lwork = 0;
+  void *work = NULL;
+  gm_status st = cusolver_status(cusolverDnCreateSyevjInfo(&prm), "cusolverDnCreateSyevjInfo");
+#define X(T, E, name, kw, p, P, ...)                                                                           \
+  case GM_##E:                                                                                                 \
+    if (st == GM_OK)                                                                                           \
+      st = CUSOLVER_CALL(P, syevjBatched_bufferSize, jz, UPPER, n, (const T *)a, lda, (const T *)w, &lwork, prm, \
+                         batch);                                                                               \
+    if (st == GM_OK) st = gm_cuda_scratch_alloc_on(ctx, (size_t)(lwork > 0 ? lwork : 1) * sizeof(T), &work);   \
+    if (st == GM_OK)                                                                                           \
+      st = CUSOLVER_CALL(P, syevjBatched, jz, UPPER, n, (T *)a, lda, (T *)w, (T *)work, lwork, infos, prm,      \
+                         batch);                                                                               \
+    break;
+  switch (t) {
+    GM_FLOAT_CTYPES(X)
+    default: st = gm_fail(GM_EINVAL, "syevjBatched: unsupported ctype");
+  }
+#undef X
+  if (work) gm_cuda_scratch_free_on(ctx, work);
+  if (prm) {
+    gm_status s2 = cuda_status(cudaStreamSynchronize(gm_cuda_impl(ctx)->stream), "cudaStreamSynchronize");
+    if (st == GM_OK) st = s2;
+    cusolverDnDestroySyevjInfo(prm);
+  }
+  return st;
+}
+
 static gm_status cu_scratch_alloc(void *ctx, size_t bytes, void **out) { return gm_cuda_scratch_alloc_on(ctx, bytes, out); }
 
 static void cu_scratch_free(void *ctx, void *p) { gm_cuda_scratch_free_on(ctx, p); }
@@ -266,6 +300,7 @@ static const gm_solver_ops cu_solver = {
     .potrf_batched = cu_potrf_batched,
     .getrf_batched = cu_getrf_batched,
     .getrs_batched = cu_getrs_batched,
+    .syevj_batched = cu_syevj_batched,
 };
 
 gm_status gm_cuda_invert(void *ctx, gm_ctype t, int n, void *a, int lda) {

@@ -248,16 +248,21 @@ static gm_status emu_call(void *ctx, const gm_solver_call *c) {
 
 /* ---- the batched entries: one closure runs the stack with LAPACK ---- */
 
-typedef enum { BT_POTRF, BT_GETRF, BT_GETRS } batch_kind;
+typedef enum { BT_POTRF, BT_GETRF, BT_GETRS, BT_SYEVJ } batch_kind;
 
 typedef struct batch_task {
   batch_kind kind;
   gm_ctype t;
   bool trans;
   int n, nrhs, lda, ldb, batch;
+  bool vectors;    /* syevj */
   void **as, **bs; /* device arrays of device pointers */
+  void *a, *w;     /* syevj: the strided stack, its eigenvalues */
   int *ipiv, *infos;
 } batch_task;
+
+/* syevjBatched's info from syevd's: n + 1 for "no convergence" */
+static lapack_int syevj_info(lapack_int r, int n) { return r > 0 ? n + 1 : r; }
 
 /* Matrix i's LAPACK call; the return is LAPACK's info. */
 static lapack_int batch_one(const batch_task *k, void *a, void *b, int *ipiv) {
@@ -269,6 +274,8 @@ static lapack_int batch_one(const batch_task *k, void *a, void *b, int *ipiv) {
       case BT_GETRF: return LAPACKE_##p##getrf_work(L, k->n, k->n, a, k->lda, ipiv);                          \
       case BT_GETRS:                                                                                          \
         return LAPACKE_##p##getrs_work(L, k->trans ? 'T' : 'N', k->n, k->nrhs, a, k->lda, ipiv, b, k->ldb);   \
+      case BT_SYEVJ: /* syevd: the same eigenvalues, ascending; n + 1 as syevj's "no convergence" */         \
+        return syevj_info(LAPACKE_##p##syevd(L, k->vectors ? 'V' : 'N', 'U', k->n, a, k->lda, b), k->n);     \
     }                                                                                                         \
     break;
   switch (k->t) {
@@ -283,11 +290,14 @@ static lapack_int batch_one(const batch_task *k, void *a, void *b, int *ipiv) {
  * local copy, never written back. */
 static int run_batch(void *arg) {
   batch_task *k = arg;
-  void **as = gm_emu_alias(k->as), **bs = k->bs ? gm_emu_alias(k->bs) : NULL;
+  void **as = k->as ? gm_emu_alias(k->as) : NULL, **bs = k->bs ? gm_emu_alias(k->bs) : NULL;
   int *ipiv = k->ipiv ? gm_emu_alias(k->ipiv) : NULL, *infos = k->infos ? gm_emu_alias(k->infos) : NULL;
   int st = 0;
+  size_t elem = gm_ctype_size(k->t), un = (size_t)k->n;
+  char *sa = k->a ? gm_emu_alias(k->a) : NULL, *sw = k->w ? gm_emu_alias(k->w) : NULL;
   for (int i = 0; i < k->batch && st == 0; i++) {
-    void *a = gm_emu_alias(as[i]), *b = bs ? gm_emu_alias(bs[i]) : NULL;
+    void *a = sa ? sa + (size_t)i * (size_t)k->lda * un * elem : gm_emu_alias(as[i]);
+    void *b = sw ? sw + (size_t)i * un * elem : bs ? gm_emu_alias(bs[i]) : NULL;
     lapack_int r = batch_one(k, a, b, ipiv ? ipiv + (size_t)i * (size_t)k->n : NULL);
     if (infos) infos[i] = (int)r;
     else if (r < 0) st = (int)gm_fail(GM_EINVAL, "getrsBatched: argument %d rejected", (int)-r);
@@ -314,6 +324,12 @@ static gm_status emu_getrf_batched(void *ctx, gm_ctype t, int n, void **as, int 
                                    int batch) {
   return queue_batch(ctx, &(batch_task){.kind = BT_GETRF, .t = t, .n = n, .lda = lda, .as = as, .ipiv = ipiv,
                                         .infos = infos, .batch = batch});
+}
+
+static gm_status emu_syevj_batched(void *ctx, gm_ctype t, bool vectors, int n, void *a, int lda, void *w,
+                                   int *infos, int batch) {
+  return queue_batch(ctx, &(batch_task){.kind = BT_SYEVJ, .t = t, .vectors = vectors, .n = n, .lda = lda, .a = a,
+                                        .w = w, .infos = infos, .batch = batch});
 }
 
 /* cuBLAS checks getrsBatched's arguments on the host, before it queues */
@@ -364,6 +380,7 @@ static const gm_solver_ops emu_solver = {
     .potrf_batched = emu_potrf_batched,
     .getrf_batched = emu_getrf_batched,
     .getrs_batched = emu_getrs_batched,
+    .syevj_batched = emu_syevj_batched,
 };
 
 static gm_status emu_invert(void *ctx, gm_ctype t, int n, void *a, int lda) {
