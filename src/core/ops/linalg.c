@@ -181,7 +181,9 @@ static gm_status job_check(const gm_linalg_job *j, gm_mat *const *ms, size_t *ba
   if (square && j->m != j->n) return gm_fail(GM_EINVAL, "the job needs m == n");
   if (j->kind == GM_LA_QR && (j->qcols < k || j->qcols > j->m))
     return gm_fail(GM_EINVAL, "q needs between %d and %d columns", k, j->m);
-  if (!is_float_ctype(ms[0]->ctype))
+  /* complex stacks: only the product (cgemm/zgemm; no complex LAPACK job yet) */
+  bool cx_gemm = j->kind == GM_LA_GEMM && gm_ctype_is_complex(ms[0]->ctype);
+  if (!is_float_ctype(ms[0]->ctype) && !cx_gemm)
     return gm_fail(GM_EINVAL, "ctype %s is not a floating type", gm_ctype_name(ms[0]->ctype));
   size_t per = job_elems(j, 0);
   *batch = per ? ms[0]->size / per : 0;
