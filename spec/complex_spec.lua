@@ -237,6 +237,9 @@ describe("complex mats", function()
       assert.same({ 0, 0 }, gm.imag(r):to_table())
       assert.equal("float32", gm.imag(r):dtype())
       assert.equal("complex64", (r ^ C(0, 1)):dtype())
+      -- a zero divisor divides the parts by +0 (NumPy's), whatever its sign
+      local q = (gm.asarray({ C(1, -1) }) / gm.asarray({ -0.0 }))[1]
+      assert.same({ math.huge, -math.huge }, { q.re, q.im })
     end)
   end)
 
@@ -265,6 +268,8 @@ describe("complex mats", function()
         assert.same({ 2, 1 }, M:sum(2, { keepdims = true }):dims())
         assert.same({ 1, 3 }, M:prod(1, { keepdims = true }):dims())
         assert.equal("1+0i", tostring(gm.zeros({ 0 }, { dtype = ct }):prod()))
+        -- a 1-d mat reduced along its axis is rank 0, as the real reductions
+        assert.same({}, M[{ 1, {} }]:prod(1):dims())
       end
     end)
   end)

@@ -103,10 +103,13 @@ return function(gm, core, methods)
     local re1 = re + 1
     return from_parts(gm.log(gm.hypot(re1, im)), gm.atan2(im, re1), x:ctype())
   end)
+  -- log scaled part by part (a complex scaling would turn log(0)'s
+  -- -inf + 0i into -inf + NaN i)
   for name, scale in pairs { log2 = 1 / math.log(2), log10 = 1 / math.log(10) } do
     wrap(name, 2, function(_, x, opts)
       no_opts(name, opts)
-      return gm.cmul(gm.log(x), scale)
+      local l = gm.log(x)
+      return from_parts(gm.cmul(part(l, 0), scale), gm.cmul(part(l, 1), scale), x:ctype())
     end)
   end
 
@@ -127,7 +130,11 @@ return function(gm, core, methods)
       if m == 0 then break end
       p = gm.cmul(p, p)
     end
-    if n < 0 then r = gm.reciprocal(r) end
+    if n < 0 then
+      -- 0 ^ -n is NaN (npy_cpow: the complex zeros' negative powers are ill-defined)
+      local nan = gm.full(a:dims(), gm.complex(0 / 0, 0 / 0), { ctype = a:ctype(), cuda_enabled = a:cuda_enabled() })
+      r = gm.where(gm.eq(a, 0), nan, gm.reciprocal(r))
+    end
     return r == a and a:copy() or r
   end
   local function cpow(a, b)
@@ -222,7 +229,7 @@ return function(gm, core, methods)
     if not o.keepdims then
       local d = {}
       for i, v in ipairs(x:dims()) do if i ~= k then d[#d + 1] = v end end
-      y = #d == 0 and y:view(1) or y:view(d)
+      y = y:view(d) -- rank 0 when x was 1-d (the real reductions' result)
     end
     return finish(y, ax, o)
   end)
