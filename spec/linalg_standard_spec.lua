@@ -210,6 +210,63 @@ describe("gm.linalg", function()
         close(mm(mT(v), v), flat(gm.eye(5, { ctype = ct }):expand(2, 3, 5, 5):contiguous()), ct, "V^T V")
       end)
 
+      it("eig and eigvals: NumPy's eigenvalues (sorted), A V = V diag(w), unit columns", function()
+        if not pend() then return end
+        -- random general matrices have complex pairs; a rotation block has
+        -- exactly i, -i; a triangular one repeated real values
+        local av = vals(2 * 3 * 5 * 5, 21)
+        local a = mk(ct, { 2, 3, 5, 5 }, av)
+        local w, v = gm.linalg.eig(a)
+        local cx = ct == "float" and "complex64" or "complex128"
+        assert.equal(cx, w:dtype())
+        assert.equal(cx, v:dtype())
+        assert.same({ 2, 3, 5 }, dims_of(w))
+        assert.same({ 2, 3, 5, 5 }, dims_of(v))
+        local function parts(m)
+          local re, im = {}, {}
+          for i, z in ipairs(flat(m)) do re[i], im[i] = z.re, z.im end
+          return re, im
+        end
+        local wr, wi = parts(w)
+        local vr, vi = parts(v)
+        local ewr, ewi = parts(gm.linalg.eigvals(a))
+        local ref = numpy({ A = { { 2, 3, 5, 5 }, av }, WR = { { 2, 3, 5 }, wr }, WI = { { 2, 3, 5 }, wi },
+          VR = { { 2, 3, 5, 5 }, vr }, VI = { { 2, 3, 5, 5 }, vi }, ER = { { 2, 3, 5 }, ewr }, EI = { { 2, 3, 5 }, ewi } },
+          { "np.abs(np.sort_complex(WR + 1j * WI) - np.sort_complex(np.linalg.eigvals(A))).max()",
+            "np.abs(np.sort_complex(ER + 1j * EI) - np.sort_complex(np.linalg.eigvals(A))).max()",
+            "np.abs(A @ (VR + 1j * VI) - (VR + 1j * VI) * (WR + 1j * WI)[..., None, :]).max()",
+            "np.abs(np.linalg.norm(VR + 1j * VI, axis=-2) - 1).max()",
+            "np.abs(np.linalg.eigvals(A)).max()" })
+        local scale = math.max(1, ref[5][1])
+        -- eigenvalues are less well conditioned than the matrix: 10x the tolerance
+        for i, what in ipairs { "eigenvalues", "eigvals", "A V - V diag(w)", "column norms - 1" } do
+          assert(ref[i][1] <= 10 * TOL[ct] * scale, string.format("%s: off by %g (%s)", what, ref[i][1], ct))
+        end
+        local rot = gm.linalg.eig(mk(ct, { 3, 3 }, { 0, -1, 0, 1, 0, 0, 0, 0, 2.5 }))
+        local rr, ri = parts(rot)
+        close(rr, { 0, 0, 2.5 }, ct, "rotation, real parts")
+        close(ri, { 1, -1, 0 }, ct, "rotation, imaginary parts (the pair's positive part first)")
+        -- a complex stack (cgeev/zgeev): complex64 from complex64
+        local cr, bv = vals(2 * 4 * 4, 23), vals(2 * 4 * 4, 22)
+        local c = mk(ct, { 2, 4, 4 }, cr):as(cx) + mk(ct, { 2, 4, 4 }, bv):as(cx) * gm.complex(0, 1)
+        local cw, cv = gm.linalg.eig(c)
+        assert.equal(cx, cw:dtype())
+        assert.same({ 2, 4, 4 }, dims_of(cv))
+        local cwr, cwi = parts(cw)
+        local cvr, cvi = parts(cv)
+        local cref = numpy({ CR = { { 2, 4, 4 }, cr }, CI = { { 2, 4, 4 }, bv }, WR = { { 2, 4 }, cwr },
+          WI = { { 2, 4 }, cwi }, VR = { { 2, 4, 4 }, cvr }, VI = { { 2, 4, 4 }, cvi } },
+          { "np.abs(np.sort_complex(WR + 1j * WI) - np.sort_complex(np.linalg.eigvals(CR + 1j * CI))).max()",
+            "np.abs((CR + 1j * CI) @ (VR + 1j * VI) - (VR + 1j * VI) * (WR + 1j * WI)[..., None, :]).max()",
+            "np.abs(np.linalg.eigvals(CR + 1j * CI)).max()" })
+        for i, what in ipairs { "complex eigenvalues", "complex A V - V diag(w)" } do
+          assert(cref[i][1] <= 10 * TOL[ct] * math.max(1, cref[3][1]), string.format("%s: off by %g", what, cref[i][1]))
+        end
+        local e0 = gm.linalg.eigvals(mk(ct, { 2, 0, 0 }, {}))
+        assert.same({ 2, 0 }, dims_of(e0))
+        assert.equal(cx, e0:dtype())
+      end)
+
       for _, shape in ipairs { { 3, 6, 4 }, { 3, 4, 6 }, { 5, 5 } } do
         it("svd of " .. table.concat(shape, "x") .. ": NumPy's s, u s vh = a, orthogonal u and vh", function()
           if not pend() then return end
@@ -531,8 +588,15 @@ describe("gm.linalg", function()
         assert.has_error(function() gm.linalg.matrix_power(sq, 1.5) end,
           "bad argument #2 to 'matrix_power' (integer expected, got float)")
         assert.has_error(function() gm.linalg.inv(sq, 1) end, "bad argument #2 to 'inv' (no value expected)")
-        assert.has_error(function() gm.linalg.eig(sq) end, "eig: not implemented yet (complex results need " ..
-          "complex mats); for symmetric matrices use gm.linalg.eigh or gm.linalg.eigvalsh")
+        assert.has_error(function() gm.linalg.eig(mk(ct, { 2, 3 }, vals(6, 1))) end,
+          "bad argument #1 to 'eig' (matrices must be square, are 2x3)")
+        assert.has_error(function() gm.linalg.eig(gm.zeros({ 2, 3 }, { dtype = "complex64" })) end,
+          "bad argument #1 to 'eig' (matrices must be square, are 2x3)")
+        assert.has_error(function() gm.linalg.eigvals(gm.zeros(3, 3, { ctype = "int32" })) end,
+          "bad argument #1 to 'eigvals' (an int32 mat; this function takes float32/float64 mats (convert with " ..
+          "m:as(\"float64\")))")
+        assert.has_error(function() gm.linalg.eig(mk(ct, { 2, 2 }, { 1, 0 / 0, 0, 1 })) end,
+          "eig: the matrix contains NaN or infinity")
         assert.has_error(function() gm.linalg.trace(sq, { dtype = "int8" }) end,
           "bad argument #2 to 'trace' (dtype must be a floating ctype, got int8)")
         local other_ct = ct == "float" and "double" or "float"

@@ -34,11 +34,12 @@ end
 
 -- the numbers of a nested table (a mat's to_table(), or a number) in
 -- row-major order, as a flat list: the one flattener of the specs'
--- helpers (blas_ref and strided_mats hand it out too)
+-- helpers (blas_ref and strided_mats hand it out too); gm.complex values
+-- (tables with re and im) are elements
 function R.flatten(t)
   local out = {}
   local function rec(x)
-    if type(x) == "table" then
+    if type(x) == "table" and x.re == nil then
       for _, v in ipairs(x) do rec(v) end
     else
       out[#out + 1] = x

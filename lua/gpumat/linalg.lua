@@ -771,15 +771,60 @@ return function(gm, core, methods)
     return r:view(rd)
   end
 
-  -- eig/eigvals of a general matrix have complex results, which mats
-  -- cannot hold yet: a clear error instead of a missing field
-  for _, name in ipairs { "eig", "eigvals" } do
-    L[name] = function(a)
-      check(name, a, 1, 2)
-      raise("%s: not implemented yet (complex results need complex mats); for symmetric matrices use " ..
-        "gm.linalg.eigh or gm.linalg.eigvalsh", name)
-    end
+  -- eig/eigvals: geev on A column-major (a's transpose, copied).  w holds
+  -- the real parts, then the imaginary ones (cuSOLVER Xgeev's real
+  -- layout); vr the unit right eigenvectors in LAPACK's packed real form:
+  -- for a conjugate pair (j, j+1), positive imaginary part first, the
+  -- vectors are columns j + i*(j+1) and j - i*(j+1).  The standard's
+  -- results are complex always (float32 gives complex64); complex
+  -- matrices go to cgeev/zgeev, whose results need no unpacking.
+  local COMPLEX_OF = { float = "complex64", double = "complex128" }
+  local I = gm.complex(0, 1)
+  local function complex_of(re, im, ct) return re:as(ct) + im:as(ct) * I end
+
+  -- the packed vectors unpacked: column j's real part is its own column,
+  -- or the previous one's for the second of a pair; its imaginary part the
+  -- next column (first of a pair), minus its own (second), else 0
+  local function unpack_vectors(v, wi, s, n, ct)
+    local ax = #s + 2
+    local z = zeros(cat(s, n, 1), v)
+    local nxt = gm.concat({ v:narrow(ax, 2, n - 1), z }, { axis = ax })
+    local prev = gm.concat({ z, v:narrow(ax, 1, n - 1) }, { axis = ax })
+    local first, second = gm.gt(wi, 0):view(cat(s, 1, n)), gm.lt(wi, 0):view(cat(s, 1, n))
+    local re = gm.where(second, prev, v)
+    local im = gm.where(first, nxt, gm.where(second, -v, 0))
+    return complex_of(re, im, ct)
   end
+
+  local function eig(fn, a, vectors)
+    local cin = is_mat(a) and (a:dtype() == "complex64" or a:dtype() == "complex128")
+    local n = cin and a:dims()[#a:dims()] or square(fn, a, 1)
+    if cin and #a:dims() < 2 then argerror(1, fn, "needs at least 2 dimensions, has %d", #a:dims()) end
+    if cin and a:dims()[#a:dims() - 1] ~= n then
+      argerror(1, fn, "matrices must be square, are %dx%d", a:dims()[#a:dims() - 1], n)
+    end
+    local s = stack_of(a)
+    local ct = cin and a:dtype() or COMPLEX_OF[a:ctype()]
+    -- LAPACKE scans for these on the host; cuSOLVER would return garbage
+    if not gm.all(gm.isfinite(a)) then raise("%s: the matrix contains NaN or infinity", fn) end
+    local ac, w = fresh(mT(a)), zeros(cat(s, cin and n or 2 * n), a)
+    local vr = vectors and zeros(cat(s, n, n), a) or nil
+    local failed, info = run(fn, "geev", n, n, 0, 0, false, vectors, false, ac, nil, w, vr)
+    if info > 0 then raise("%s: matrix %d of the stack: no convergence (info %d)", fn, failed, info) end
+    if cin then -- cgeev/zgeev: complex w and vectors as they are
+      if vectors then return w, fresh(mT(vr)) end
+      return w
+    end
+    local ax = #s + 1
+    local wr, wi = w:narrow(ax, 1, n), w:narrow(ax, n + 1, n)
+    local values = complex_of(wr, wi, ct)
+    if not vectors then return values end
+    if n == 0 then return values, zeros(cat(s, 0, 0), a):as(ct) end
+    return values, unpack_vectors(fresh(mT(vr)), wi, s, n, ct)
+  end
+
+  function L.eig(a) return eig("eig", a, true) end
+  function L.eigvals(a) return eig("eigvals", a, false) end
 
   gm.linalg = argcheck.strict_table(L)
   -- the main namespace's names (the standard has them there too)

@@ -51,4 +51,39 @@ describe("gm.linalg on cuSOLVER", function()
         end)
       end)
   end
+  -- eig on cusolverDnXgeev: eigenvalues the host's (as a set: the order
+  -- may differ), A v = w v for every column, results on the device
+  for _, ct in ipairs { "float", "double" } do
+    it("eig and eigvals match the host's eigenvalues; A v = w v (" .. ct .. ") #outermost", function()
+      if not need_gpu() then return end
+      local n, L = 5, gm.linalg
+      local a = gm.mat(2 * n * n, { ctype = ct, initial_contents = vals(2 * n * n, 7) }):reshape(2, n, n)
+      local hw = L.eigvals(a):view(-1):to_table()
+      gm.with_cuda(CUDA, function()
+        local da = a:copy()
+        gm.scal_(1, da)
+        local w, v = L.eig(da)
+        assert.are.equal("C", w:facets())
+        local wt, vt, at = w:to_table(), v:to_table(), a:to_table()
+        local tol = TOL[ct] * 10
+        for k = 1, 2 do
+          for j = 1, n do
+            local z, best = wt[k][j], math.huge
+            for i = 1, n do
+              local h = hw[(k - 1) * n + i]
+              best = math.min(best, math.abs(z.re - h.re) + math.abs(z.im - h.im))
+            end
+            assert(best <= tol * 10, string.format("eigenvalue %d of matrix %d: %s not the host's", j, k, tostring(z)))
+            for r = 1, n do -- (A v)_r - w v_r for column j
+              local re, im = 0, 0
+              for c = 1, n do re, im = re + at[k][r][c] * vt[k][c][j].re, im + at[k][r][c] * vt[k][c][j].im end
+              local vr, vi = vt[k][r][j].re, vt[k][r][j].im
+              re, im = re - (z.re * vr - z.im * vi), im - (z.re * vi + z.im * vr)
+              assert(math.abs(re) + math.abs(im) <= tol * 10, string.format("A v - w v, matrix %d column %d", k, j))
+            end
+          end
+        end
+      end)
+    end)
+  end
 end)

@@ -1,8 +1,11 @@
 /* invert/logdet on cuSOLVER-shaped entry points; see solver.h. */
 #include "solver.h"
 
+#include <limits.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../core/ops/blas_ops.h"
 #include "../core/mem/runtime.h"
@@ -144,15 +147,27 @@ gm_status gm_solver_logdet(const gm_solver_ops *s, void *ctx, gm_ctype t, int n,
 
 enum { MAX_SCRATCH = 6 };
 
+/* A job's scratch blocks, kept for the whole stack: every matrix of a
+ * stack asks for the same blocks in the same order, so matrix i > 0 takes
+ * matrix 0's (`next` walks them again; the calls are queued in stream
+ * order, so reusing a block after the previous matrix's calls is safe). */
 typedef struct job_scratch {
   void *p[MAX_SCRATCH];
-  int n;
+  size_t bytes[MAX_SCRATCH];
+  int n, next;
 } job_scratch;
 
 static gm_status job_alloc(const gm_solver_ops *s, void *ctx, job_scratch *w, size_t bytes, void **out) {
+  if (bytes == 0) bytes = 1;
+  if (w->next < w->n && w->bytes[w->next] >= bytes) {
+    *out = w->p[w->next++];
+    return GM_OK;
+  }
   if (w->n == MAX_SCRATCH) return gm_fail(GM_EINVAL, "linalg: too many scratch blocks");
-  GM_TRY(s->scratch_alloc(ctx, bytes > 0 ? bytes : 1, out));
+  GM_TRY(s->scratch_alloc(ctx, bytes, out));
+  w->bytes[w->n] = bytes;
   w->p[w->n++] = *out;
+  w->next = w->n;
   return GM_OK;
 }
 
@@ -206,12 +221,33 @@ static gm_status lu_job(const gm_solver_ops *s, void *ctx, const gm_linalg_job *
   return run_call(s, ctx, w, &c);
 }
 
-/* TRSM and GEMM: one cuBLAS call each, queued, no info to read back. */
+/* GEMM: the stack's products in one strided-batched call where the
+ * device has it (a launch per matrix costs more than a small product),
+ * else one gemm each; batches past INT_MAX in several calls. */
+static gm_status gemm_job(void *ctx, const gm_linalg_job *j) {
+  const gm_blas_ops *b = kernels_of(ctx)->blas;
+  size_t left = j->batch ? j->batch : 1, elem = gm_ctype_size(j->t);
+  long long sa = (long long)j->m * j->nrhs, sb = (long long)j->nrhs * j->n, su = (long long)j->m * j->n;
+  const char *a = j->a, *bb = j->b;
+  char *u = j->u;
+  while (left > 0) {
+    int now = left > INT_MAX ? INT_MAX : (int)left;
+    if (!b->gemm_batched) now = 1;
+    gm_status st = now == 1 ? b->gemm(ctx, j->t, GM_BLAS_N, GM_BLAS_N, j->m, j->n, j->nrhs, 1.0, a, j->m, bb,
+                                      j->nrhs, 0.0, u, j->m)
+                            : b->gemm_batched(ctx, j->t, GM_BLAS_N, GM_BLAS_N, j->m, j->n, j->nrhs, 1.0, a, j->m,
+                                              sa, bb, j->nrhs, sb, 0.0, u, j->m, su, now);
+    GM_TRY(st);
+    a += (size_t)now * (size_t)sa * elem, bb += (size_t)now * (size_t)sb * elem, u += (size_t)now * (size_t)su * elem;
+    left -= (size_t)now;
+  }
+  return GM_OK;
+}
+
+/* TRSM and GEMM: cuBLAS calls, queued, no info to read back. */
 static gm_status blas_job(void *ctx, const gm_linalg_job *j) {
   const gm_blas_ops *b = kernels_of(ctx)->blas;
-  if (j->kind == GM_LA_GEMM)
-    return b->gemm(ctx, j->t, GM_BLAS_N, GM_BLAS_N, j->m, j->n, j->nrhs, 1.0, j->a, j->m, j->b, j->nrhs, 0.0, j->u,
-                   j->m);
+  if (j->kind == GM_LA_GEMM) return gemm_job(ctx, j);
   int rows = j->left ? j->n : j->nrhs, cols = j->left ? j->nrhs : j->n;
   if (!b->trsm) return gm_fail(GM_EUNSUPPORTED, "trsm: not on this device");
   return b->trsm(ctx, j->t, j->left, j->upper, j->trans ? GM_BLAS_T : GM_BLAS_N, j->unit, rows, cols, 1.0, j->a,
@@ -239,6 +275,9 @@ static gm_status job_calls(const gm_solver_ops *s, void *ctx, const gm_linalg_jo
       c.fn = GM_SV_ORGQR, c.n = j->qcols, c.k = k, c.a = j->b, c.info = infos + 1;
       return run_call(s, ctx, w, &c);
     case GM_LA_SYEVD: c.fn = GM_SV_SYEVD, c.vectors = j->vectors, c.w = j->w; return run_call(s, ctx, w, &c);
+    case GM_LA_GEEV:
+      c.fn = GM_SV_GEEV, c.vectors = j->vectors, c.w = j->w, c.u = j->u, c.ldu = j->vectors ? j->n : 1;
+      return run_call(s, ctx, w, &c);
     case GM_LA_GETRF: case GM_LA_GETRS: return lu_job(s, ctx, j, w, infos);
     case GM_LA_TRSM: case GM_LA_GEMM: return blas_job(ctx, j);
     case GM_LA_GESVD:
@@ -249,19 +288,79 @@ static gm_status job_calls(const gm_solver_ops *s, void *ctx, const gm_linalg_jo
   return gm_fail(GM_EINVAL, "linalg: unknown job %d", (int)j->kind);
 }
 
-gm_status gm_solver_linalg(const gm_solver_ops *s, void *ctx, const gm_linalg_job *job, int *info) {
-  *info = 0;
-  if (job->kind == GM_LA_TRSM || job->kind == GM_LA_GEMM) return blas_job(ctx, job);
-  job_scratch w = {{0}, 0};
-  int *dinfo = NULL, infos[2] = {0, 0};
-  gm_status st = job_alloc(s, ctx, &w, sizeof infos, (void **)&dinfo);
-  if (st == GM_OK) st = job_calls(s, ctx, job, &w, dinfo);
-  /* jobs of one call never write the second slot */
-  bool two = job->kind == GM_LA_GESV || job->kind == GM_LA_QR;
-  if (st == GM_OK) st = s->read(ctx, infos, dinfo, two ? sizeof infos : sizeof infos[0]);
+/* Stacks of matrices up to this order go through the batched entries
+ * (cuBLAS's getrfBatched is meant for small matrices; past it the
+ * per-matrix cuSOLVER calls use the device better). */
+enum { BATCHED_MAX_N = 64 };
+
+static bool batched(const gm_solver_ops *s, const gm_linalg_job *j, size_t batch) {
+  if (batch < 2 || batch > INT_MAX || j->n > BATCHED_MAX_N) return false;
+  if (j->kind == GM_LA_POTRF) return s->potrf_batched != NULL;
+  return j->kind == GM_LA_GESV && s->getrf_batched && s->getrs_batched;
+}
+
+/* POTRF and GESV of a stack in one or two batched calls: the matrices'
+ * device addresses in device arrays, one info per matrix. */
+static gm_status batched_job(const gm_solver_ops *s, void *ctx, const gm_linalg_job *j, size_t batch, int *infos) {
+  size_t ptrs = batch * sizeof(void *);
+  void **host = malloc(2 * ptrs), **das = NULL, **dbs = NULL;
+  int *dinfo = NULL, *ipiv = NULL, nb = (int)batch;
+  if (!host) return gm_fail(GM_ENOMEM, "out of host memory");
+  for (size_t i = 0; i < batch; i++) {
+    gm_linalg_job one = gm_linalg_job_at(j, i);
+    host[i] = one.a, host[batch + i] = one.b;
+  }
+  job_scratch w = {{0}, {0}, 0, 0};
+  gm_status st = job_alloc(s, ctx, &w, 2 * ptrs, (void **)&das);
+  if (st == GM_OK) st = job_alloc(s, ctx, &w, batch * sizeof(int), (void **)&dinfo);
+  if (st == GM_OK) st = s->write(ctx, das, host, 2 * ptrs);
+  dbs = das ? das + batch : NULL;
+  if (st == GM_OK && j->kind == GM_LA_POTRF) st = s->potrf_batched(ctx, j->t, j->n, das, j->n, dinfo, nb);
+  if (st == GM_OK && j->kind == GM_LA_GESV) {
+    st = job_alloc(s, ctx, &w, batch * (size_t)j->n * sizeof(int), (void **)&ipiv);
+    if (st == GM_OK) st = s->getrf_batched(ctx, j->t, j->n, das, j->n, ipiv, dinfo, nb);
+    if (st == GM_OK) st = s->getrs_batched(ctx, j->t, j->trans, j->n, j->nrhs, das, j->n, ipiv, dbs, j->n, nb);
+  }
+  if (st == GM_OK) st = s->read(ctx, infos, dinfo, batch * sizeof(int));
+  for (int i = w.n - 1; i >= 0; i--) s->scratch_free(ctx, w.p[i]);
+  free(host);
+  return st;
+}
+
+/* The stack's matrices one after the other, queued without a wait: each
+ * matrix's two infos land in one device array, read back once at the end
+ * (a read per matrix would wait for the device each time). */
+gm_status gm_solver_linalg(const gm_solver_ops *s, void *ctx, const gm_linalg_job *job, int *infos) {
+  size_t batch = job->batch ? job->batch : 1;
+  if (job->kind == GM_LA_GEMM) return blas_job(ctx, job);
+  if (job->kind == GM_LA_TRSM) {
+    for (size_t i = 0; i < batch; i++) {
+      gm_linalg_job one = gm_linalg_job_at(job, i);
+      GM_TRY(blas_job(ctx, &one));
+    }
+    return GM_OK;
+  }
+  if (batch > SIZE_MAX / (2 * sizeof(void *))) return gm_fail(GM_ERANGE, "linalg: stack too large");
+  if (batched(s, job, batch)) return batched_job(s, ctx, job, batch, infos);
+  job_scratch w = {{0}, {0}, 0, 0};
+  int *dinfo = NULL, *hinfo = malloc(2 * batch * sizeof *hinfo);
+  gm_status st = hinfo ? job_alloc(s, ctx, &w, 2 * batch * sizeof(int), (void **)&dinfo)
+                       : gm_fail(GM_ENOMEM, "out of host memory");
+  /* jobs of one call never write the second slot: zero it */
+  if (st == GM_OK) {
+    memset(hinfo, 0, 2 * batch * sizeof *hinfo);
+    st = s->write(ctx, dinfo, hinfo, 2 * batch * sizeof *hinfo);
+  }
+  for (size_t i = 0; i < batch && st == GM_OK; i++) {
+    gm_linalg_job one = gm_linalg_job_at(job, i);
+    w.next = 1; /* past dinfo */
+    st = job_calls(s, ctx, &one, &w, dinfo + 2 * i);
+  }
+  if (st == GM_OK) st = s->read(ctx, hinfo, dinfo, 2 * batch * sizeof *hinfo);
   for (int i = w.n - 1; i >= 0; i--) s->scratch_free(ctx, w.p[i]);
   /* the first call's failure is the one to report (getrs after a
    * singular getrf only spreads it) */
-  if (st == GM_OK) *info = infos[0] != 0 ? infos[0] : infos[1];
+  for (size_t i = 0; i < batch && st == GM_OK; i++) infos[i] = hinfo[2 * i] != 0 ? hinfo[2 * i] : hinfo[2 * i + 1];
+  free(hinfo);
   return st;
 }

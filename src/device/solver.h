@@ -16,7 +16,7 @@
  * lwork elements).  The job code (solver.c) fills it; a backend maps it
  * to the library. */
 typedef enum gm_solver_fn {
-  GM_SV_GETRF, GM_SV_GETRS, GM_SV_POTRF, GM_SV_GEQRF, GM_SV_ORGQR, GM_SV_SYEVD, GM_SV_GESVD
+  GM_SV_GETRF, GM_SV_GETRS, GM_SV_POTRF, GM_SV_GEQRF, GM_SV_ORGQR, GM_SV_SYEVD, GM_SV_GESVD, GM_SV_GEEV
 } gm_solver_fn;
 
 typedef struct gm_solver_call {
@@ -24,9 +24,10 @@ typedef struct gm_solver_call {
   gm_ctype t;
   int m, n, k;      /* getrs: n, nrhs = k; orgqr: m, n, k */
   bool trans;       /* getrs: CUBLAS_OP_T */
-  bool vectors;     /* syevd: CUSOLVER_EIG_MODE_VECTOR (uplo is always upper) */
+  bool vectors;     /* syevd, geev (jobvr): CUSOLVER_EIG_MODE_VECTOR (syevd's uplo is always upper) */
   char jobu, jobvt; /* gesvd */
-  void *a, *b, *w, *u, *vt; /* b: getrs's b; w: tau, eigenvalues or S */
+  void *a, *b, *w, *u, *vt; /* b: getrs's b; w: tau, eigenvalues or S (geev: 2n, real
+                             * parts then imaginary, Xgeev's real W); u: geev's VR */
   int lda, ldb, ldu, ldvt;
   int *ipiv, *info;
   void *work;
@@ -54,6 +55,17 @@ typedef struct gm_solver_ops {
   /* host->device write of a small argument, after the queued work and
    * finished before the return (src may be freed then) */
   gm_status (*write)(void *ctx, void *dst, const void *src, size_t bytes);
+  /* Optional batched entries for stacks of small matrices (NULL: a call
+   * per matrix).  as, bs: device arrays of `batch` device pointers (each
+   * matrix column-major); infos: `batch` device ints.
+   * cusolverDn<t>potrfBatched(h, UPPER, n, as, lda, infos, batch) */
+  gm_status (*potrf_batched)(void *ctx, gm_ctype t, int n, void **as, int lda, int *infos, int batch);
+  /* cublas<t>getrfBatched(h, n, as, lda, ipiv (n per matrix), infos, batch) */
+  gm_status (*getrf_batched)(void *ctx, gm_ctype t, int n, void **as, int lda, int *ipiv, int *infos, int batch);
+  /* cublas<t>getrsBatched(h, trans ? T : N, n, nrhs, as, lda, ipiv, bs,
+   * ldb, &info (a host int: argument errors only), batch) */
+  gm_status (*getrs_batched)(void *ctx, gm_ctype t, bool trans, int n, int nrhs, void **as, int lda,
+                             const int *ipiv, void **bs, int ldb, int batch);
 } gm_solver_ops;
 
 /* blas_ops.h's invert and logdet (column-major a, in place for invert)
@@ -63,8 +75,9 @@ gm_status gm_solver_invert(const gm_solver_ops *s, void *ctx, gm_ctype t, int n,
 gm_status gm_solver_logdet(const gm_solver_ops *s, void *ctx, gm_ctype t, int n, void *a, int lda,
                            double *logabs, int *sign);
 
-/* blas_ops.h's linalg entry (one job, one matrix) through s: the calls
- * above in cuSOLVER's order, info read back once at the end. */
-gm_status gm_solver_linalg(const gm_solver_ops *s, void *ctx, const gm_linalg_job *job, int *info);
+/* blas_ops.h's linalg entry (one job, a stack of matrices) through s:
+ * each matrix's calls in cuSOLVER's order, queued one matrix after the
+ * other, the infos read back once at the end. */
+gm_status gm_solver_linalg(const gm_solver_ops *s, void *ctx, const gm_linalg_job *job, int *infos);
 
 #endif

@@ -428,7 +428,7 @@ static gm_status h_small_gesv(const gm_linalg_job *j, int *info) {
  * gives NaN results as NumPy's (and cuSOLVER's) do. */
 static gm_status h_gesv(const gm_linalg_job *j, int *info) {
   if (j->n <= SMALL_LU) return h_small_gesv(j, info);
-  lapack_int *ipiv, r = 0;
+  lapack_int *ipiv = NULL, r = 0;
   gm_status st = job_scratch(j->t, "getrf", (size_t)j->n, sizeof *ipiv, (void **)&ipiv);
   if (st != GM_OK) return st;
   char tr = j->trans ? 'T' : 'N';
@@ -478,7 +478,7 @@ GM_FLOAT_CTYPES(QR_WORK_)
 
 static gm_status h_qr(const gm_linalg_job *j, int *info) {
   int k = j->m < j->n ? j->m : j->n;
-  void *tau;
+  void *tau = NULL;
   gm_status st = job_scratch(j->t, "geqrf", (size_t)k, gm_ctype_size(j->t), &tau);
   if (st != GM_OK) return st;
   lapack_int r = 0;
@@ -502,6 +502,31 @@ static gm_status h_syevd(const gm_linalg_job *j, int *info) {
     return GM_OK;
   FLOAT_SWITCH(j->t, X, "syevd")
 #undef X
+}
+
+/* geev on a general a: w := wr then wi (2n, cuSOLVER Xgeev's real
+ * layout), u := the right eigenvectors in LAPACK's real packed form when
+ * vectors (a conjugate pair's vectors are columns j +- i column j+1); of
+ * a complex a, w (n) and u are complex (cgeev/zgeev). */
+static gm_status h_geev(const gm_linalg_job *j, int *info) {
+  char jobvr = j->vectors ? 'V' : 'N';
+  void *vr = j->vectors ? j->u : j->a; /* never written when 'N' */
+  int ldvr = j->vectors ? j->n : 1, L = LAPACK_COL_MAJOR;
+  switch (j->t) {
+#define X(T, E, name, kw, p, ...) \
+  case GM_##E:                    \
+    *info = (int)LAPACKE_##p##geev(L, 'N', jobvr, j->n, j->a, j->n, j->w, (T *)j->w + j->n, vr, 1, vr, ldvr); \
+    return GM_OK;
+    GM_FLOAT_CTYPES(X)
+#undef X
+#define X(T, E, name, kw, p, ...) \
+  case GM_##E:                    \
+    *info = (int)LAPACKE_##p##geev(L, 'N', jobvr, j->n, j->a, j->n, j->w, vr, 1, vr, ldvr); \
+    return GM_OK;
+    GM_COMPLEX_CTYPES(X)
+#undef X
+    default: return gm_fail(GM_EINVAL, "geev: unsupported ctype");
+  }
 }
 
 /* The host runs gesdd (divide and conquer, as NumPy does: faster than
@@ -537,7 +562,7 @@ static gm_status h_trsm(void *ctx, gm_ctype t, bool left, bool upper, gm_blas_tr
  * them in a's type; gm.linalg converts them to int64 for the user). */
 static gm_status h_getrf(const gm_linalg_job *j, int *info) {
   int k = j->m < j->n ? j->m : j->n;
-  lapack_int *ipiv, r = 0;
+  lapack_int *ipiv = NULL, r = 0;
   gm_status st = job_scratch(j->t, "getrf", (size_t)k, sizeof *ipiv, (void **)&ipiv);
   if (st != GM_OK) return st;
 #define X(T, E, name, kw, p, ...)                                               \
@@ -554,7 +579,7 @@ static gm_status h_getrf(const gm_linalg_job *j, int *info) {
 
 /* getrs with GETRF's pivots read back from w (checked: 1..n). */
 static gm_status h_getrs(const gm_linalg_job *j, int *info) {
-  lapack_int *ipiv, r = 0;
+  lapack_int *ipiv = NULL, r = 0;
   gm_status st = job_scratch(j->t, "getrs", (size_t)j->n, sizeof *ipiv, (void **)&ipiv);
   if (st != GM_OK) return st;
   char tr = j->trans ? 'T' : 'N';
@@ -615,26 +640,36 @@ enum { SMALL_GEMM = 32 };
 GM_FLOAT_CTYPES(GM_DEFINE_SMALL_GEMM)
 #undef GM_DEFINE_SMALL_GEMM
 
-static gm_status h_stack_gemm(const gm_linalg_job *j) {
+static gm_status h_one_gemm(const gm_linalg_job *j, const void *a, const void *b, void *u) {
   if (j->m > SMALL_GEMM || gm_ctype_is_complex(j->t) || j->n > SMALL_GEMM || j->nrhs > SMALL_GEMM)
-    return h_gemm(NULL, j->t, GM_BLAS_N, GM_BLAS_N, j->m, j->n, j->nrhs, 1.0, j->a, j->m, j->b, j->nrhs, 0.0, j->u,
-                  j->m);
-#define X(T, E, ...)                                      \
-  case GM_##E:                                            \
-    small_gemm_##T(j->m, j->n, j->nrhs, j->a, j->b, j->u); \
+    return h_gemm(NULL, j->t, GM_BLAS_N, GM_BLAS_N, j->m, j->n, j->nrhs, 1.0, a, j->m, b, j->nrhs, 0.0, u, j->m);
+#define X(T, E, ...)                                  \
+  case GM_##E:                                        \
+    small_gemm_##T(j->m, j->n, j->nrhs, a, b, u);     \
     return GM_OK;
   FLOAT_SWITCH(j->t, X, "gemm")
 #undef X
 }
 
-static gm_status h_linalg(void *ctx, const gm_linalg_job *j, int *info) {
-  (void)ctx;
-  *info = 0;
+/* The stack's products one after the other (job.batch of them). */
+static gm_status h_stack_gemm(const gm_linalg_job *j) {
+  size_t elem = gm_ctype_size(j->t), batch = j->batch ? j->batch : 1;
+  size_t sa = (size_t)j->m * (size_t)j->nrhs * elem, sb = (size_t)j->nrhs * (size_t)j->n * elem,
+         su = (size_t)j->m * (size_t)j->n * elem;
+  gm_status st = GM_OK;
+  for (size_t i = 0; i < batch && st == GM_OK; i++)
+    st = h_one_gemm(j, (const char *)j->a + i * sa, (const char *)j->b + i * sb, (char *)j->u + i * su);
+  return st;
+}
+
+/* One job on one matrix. */
+static gm_status h_linalg_one(const gm_linalg_job *j, int *info) {
   switch (j->kind) {
     case GM_LA_GESV: return h_gesv(j, info);
     case GM_LA_POTRF: return h_potrf_u(j, info);
     case GM_LA_QR: return h_qr(j, info);
     case GM_LA_SYEVD: return h_syevd(j, info);
+    case GM_LA_GEEV: return h_geev(j, info);
     case GM_LA_GESVD: return h_gesvd(j, info);
     case GM_LA_TRSM:
       return h_trsm(NULL, j->t, j->left, j->upper, j->trans ? GM_BLAS_T : GM_BLAS_N, j->unit,
@@ -645,6 +680,20 @@ static gm_status h_linalg(void *ctx, const gm_linalg_job *j, int *info) {
     case GM_LA_GETRS: return h_getrs(j, info);
   }
   return gm_fail(GM_EINVAL, "linalg: unknown job %d", (int)j->kind);
+}
+
+/* The stack's matrices one after the other, stopping where it failed. */
+static gm_status h_linalg(void *ctx, const gm_linalg_job *j, int *infos) {
+  (void)ctx;
+  if (j->kind == GM_LA_GEMM) return h_stack_gemm(j);
+  size_t batch = j->batch ? j->batch : 1;
+  for (size_t i = 0; i < batch; i++) {
+    gm_linalg_job one = gm_linalg_job_at(j, i);
+    infos[i] = 0;
+    GM_TRY(h_linalg_one(&one, &infos[i]));
+    if (infos[i] < 0 || (infos[i] > 0 && j->kind != GM_LA_GETRF)) break;
+  }
+  return GM_OK;
 }
 
 const gm_blas_ops gm_host_blas_ops = {

@@ -179,7 +179,7 @@ static int l_logdet(lua_State *L) {
  * lua/gpumat/linalg.lua, which prepares the column-major stacks (nil
  * where the job has no operand); the last three are trsm's. */
 static int l_linalg_run(lua_State *L) {
-  static const char *const kinds[] = {"gesv", "potrf", "qr", "syevd", "gesvd", "trsm", "getrf", "getrs", "gemm", NULL};
+  static const char *const kinds[] = {"gesv", "potrf", "qr", "syevd", "gesvd", "trsm", "getrf", "getrs", "gemm", "geev", NULL};
   const char *fn = "linalg";
   gm_linalg_job j = {.kind = (gm_linalg_kind)luaL_checkoption(L, 1, NULL, kinds)};
   int *sizes[4] = {&j.m, &j.n, &j.nrhs, &j.qcols};

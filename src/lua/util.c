@@ -157,7 +157,7 @@ static const char *const any_ctype_fns[] = {
     "_format_grid", "format_mat", "watch_facet", "watch_facets", "facets", "find_facet", "synchronization",
     "destroy_facet", "destroy", "add_facet_reference", "remove_facet_reference", "use_cuda_p", "free", "__gc",
     "__close", "ensure_core", "ensure", "mat_from_buffer", "syncing_cuda_facets", "with_syncing_cuda_facets",
-    "__dlpack", NULL};
+    "__dlpack", "linalg" /* core._linalg: gm_linalg_run checks each job's ctypes */, NULL};
 
 /* Those that take every real type (GM_REAL_CTYPES) but no complex one:
  * scans, indexing and sorting (their engines are instantiated over the

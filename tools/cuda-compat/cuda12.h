@@ -13,11 +13,9 @@
 /* hide 13's prototypes of the changed functions under other names */
 #define cudaMemPrefetchAsync gm_compat13_cudaMemPrefetchAsync
 #define cudaMemAdvise gm_compat13_cudaMemAdvise
-#define cudaMemcpyBatchAsync gm_compat13_cudaMemcpyBatchAsync
 #include <cuda_runtime_api.h>
 #undef cudaMemPrefetchAsync
 #undef cudaMemAdvise
-#undef cudaMemcpyBatchAsync
 
 #undef CUDART_VERSION
 #define CUDART_VERSION GM_COMPAT_CUDART_VERSION
@@ -30,12 +28,6 @@ extern cudaError_t cudaMemPrefetchAsync_v2(const void *devPtr, size_t count, str
                                            unsigned int flags, cudaStream_t stream);
 extern cudaError_t cudaMemAdvise_v2(const void *devPtr, size_t count, enum cudaMemoryAdvise advice,
                                     struct cudaMemLocation location);
-#endif
-/* 12.8 added batch copies, with a failIdx argument 13.0 dropped */
-#if CUDART_VERSION >= 12080
-extern cudaError_t cudaMemcpyBatchAsync(void **dsts, void **srcs, size_t *sizes, size_t count,
-                                        struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs,
-                                        size_t *failIdx, cudaStream_t stream);
 #endif
 
 #endif

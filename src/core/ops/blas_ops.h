@@ -43,6 +43,13 @@ typedef enum gm_blas_trans { GM_BLAS_N = 0, GM_BLAS_T = 1 } gm_blas_trans;
  * SYEVD: w (n) := the eigenvalues of the symmetric a (n x n, upper
  *        triangle read) in ascending order; a := the eigenvectors (its
  *        columns) when vectors, else destroyed.
+ * GEEV:  m == n; w (2n) := the eigenvalues of the general a (n x n),
+ *        real parts then imaginary parts (cuSOLVER Xgeev's real layout;
+ *        a conjugate pair adjacent, positive imaginary part first); u
+ *        (n x n) := the right eigenvectors, unit length, in LAPACK's real
+ *        packed form (for a pair j, j+1: columns j +- i column j+1) when
+ *        vectors; a is destroyed.  info > 0: no convergence.  The one
+ *        job that takes a complex a: then w (n) and u are complex.
  * GESVD: m >= n; w (n) := the singular values, descending; when vectors,
  *        u (m x m when full, else m x n) := U and vt (n x n) := V^T; a is
  *        destroyed.  info > 0: no convergence.
@@ -58,9 +65,12 @@ typedef enum gm_blas_trans { GM_BLAS_N = 0, GM_BLAS_T = 1 } gm_blas_trans;
  *        pivots as GETRF writes them (only read); b (n x nrhs) :=
  *        op(A)^-1 b, op(A) A^T when trans.
  * GEMM:  u (m x n) := a (m x nrhs) b (nrhs x n) (the gemm entry; a and b
- *        only read): the batched matrix product, one C call per stack. */
+ *        only read), for each of `batch` matrices stored one after the
+ *        other (0 counts as 1): the batched matrix product, one job per
+ *        stack (cuBLAS's strided-batched gemm on a device). */
 typedef enum gm_linalg_kind {
-  GM_LA_GESV, GM_LA_POTRF, GM_LA_QR, GM_LA_SYEVD, GM_LA_GESVD, GM_LA_TRSM, GM_LA_GETRF, GM_LA_GETRS, GM_LA_GEMM
+  GM_LA_GESV, GM_LA_POTRF, GM_LA_QR, GM_LA_SYEVD, GM_LA_GESVD, GM_LA_TRSM, GM_LA_GETRF, GM_LA_GETRS, GM_LA_GEMM,
+  GM_LA_GEEV
 } gm_linalg_kind;
 
 typedef struct gm_linalg_job {
@@ -70,7 +80,15 @@ typedef struct gm_linalg_job {
   bool trans, vectors, full;
   bool upper, left, unit; /* TRSM */
   void *a, *b, *w, *u, *vt;
+  /* the stack: `batch` matrices (0 counts as 1) of each operand, one after
+   * the other (gm_linalg_job_at) */
+  size_t batch;
 } gm_linalg_job;
+
+/* Elements of one matrix of operand i (0 a, 1 b, 2 w, 3 u, 4 vt). */
+size_t gm_linalg_job_elems(const gm_linalg_job *j, int i);
+/* The job on matrix i of the stack alone (batch 1). */
+gm_linalg_job gm_linalg_job_at(const gm_linalg_job *j, size_t i);
 
 typedef struct gm_blas_ops {
   /* *out = sum |x[i*incx]|, i < n */
@@ -131,10 +149,20 @@ typedef struct gm_blas_ops {
    * and tau (k = n reflectors). */
   gm_status (*orgqr)(void *ctx, gm_ctype t, int m, int n, void *a, int lda, const void *tau, int *info);
   /* Optional (NULL: the core runs gm.linalg on the host facet): one job
-   * (above) on one matrix; *info (a HOST int) is LAPACK's, the status
-   * fails only for errors that are not numerical (ctype, memory, the
-   * library). */
-  gm_status (*linalg)(void *ctx, const gm_linalg_job *job, int *info);
+   * (above) on every matrix of its stack; infos (HOST ints, one per
+   * matrix, zeroed by the caller) get LAPACK's info of each (a job of two
+   * calls: the first nonzero one; GEMM and TRSM write none).  A backend
+   * may stop after a matrix whose info is < 0, or > 0 in any job but
+   * GETRF (the stack has failed), or go on.  The status fails only for
+   * errors that are not numerical (ctype, memory, the library). */
+  gm_status (*linalg)(void *ctx, const gm_linalg_job *job, int *infos);
+  /* Optional (NULL: the caller loops over gemm): gemm on `batch` triples,
+   * matrix i of each operand at its pointer + i * its stride (elements;
+   * cublasXgemmStridedBatched).  The C_i do not overlap each other or any
+   * A_i, B_i. */
+  gm_status (*gemm_batched)(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans tb, int m, int n, int k,
+                            double alpha, const void *a, int lda, long long stride_a, const void *b, int ldb,
+                            long long stride_b, double beta, void *c, int ldc, long long stride_c, int batch);
 } gm_blas_ops;
 
 /* The host table (src/host/blas.c): CBLAS (OpenBLAS) and LAPACKE. */

@@ -160,16 +160,27 @@ static bool is_float_ctype(gm_ctype t) {
 #undef X
 }
 
-/* Elements of one matrix of operand i (0 a, 1 b, 2 w, 3 u, 4 vt). */
-static size_t job_elems(const gm_linalg_job *j, int i) {
+size_t gm_linalg_job_elems(const gm_linalg_job *j, int i) {
   size_t m = (size_t)j->m, n = (size_t)j->n;
   switch (i) {
     case 0: return j->kind == GM_LA_GEMM ? m * (size_t)j->nrhs : m * n;
     case 1: return j->kind == GM_LA_QR ? m * (size_t)j->qcols : n * (size_t)j->nrhs;
-    case 2: return j->kind == GM_LA_GETRF && m < n ? m : n;
+    case 2: /* geev of a real a: real parts, then imaginary ones */
+      if (j->kind == GM_LA_GEEV) return gm_ctype_kind(j->t) == GM_KIND_COMPLEX ? n : 2 * n;
+      return j->kind == GM_LA_GETRF && m < n ? m : n;
     case 3: return m * (j->full ? m : n);
     default: return n * n;
   }
+}
+
+gm_linalg_job gm_linalg_job_at(const gm_linalg_job *proto, size_t at) {
+  gm_linalg_job j = *proto;
+  void **slot[5] = {&j.a, &j.b, &j.w, &j.u, &j.vt};
+  size_t elem = gm_ctype_size(proto->t);
+  for (int i = 0; i < 5; i++)
+    if (*slot[i]) *slot[i] = (char *)*slot[i] + at * gm_linalg_job_elems(proto, i) * elem;
+  j.batch = 1;
+  return j;
 }
 
 static gm_status job_check(const gm_linalg_job *j, gm_mat *const *ms, size_t *batch) {
@@ -177,25 +188,25 @@ static gm_status job_check(const gm_linalg_job *j, gm_mat *const *ms, size_t *ba
     return gm_fail(GM_EINVAL, "negative size");
   int k = j->m < j->n ? j->m : j->n;
   if (j->kind == GM_LA_GESVD && j->m < j->n) return gm_fail(GM_EINVAL, "gesvd needs m >= n");
-  bool square = j->kind == GM_LA_GESV || j->kind == GM_LA_TRSM || j->kind == GM_LA_GETRS;
+  bool square = j->kind == GM_LA_GESV || j->kind == GM_LA_TRSM || j->kind == GM_LA_GETRS || j->kind == GM_LA_GEEV;
   if (square && j->m != j->n) return gm_fail(GM_EINVAL, "the job needs m == n");
   if (j->kind == GM_LA_QR && (j->qcols < k || j->qcols > j->m))
     return gm_fail(GM_EINVAL, "q needs between %d and %d columns", k, j->m);
-  /* complex stacks: only the product (cgemm/zgemm; no complex LAPACK job yet) */
-  bool cx_gemm = j->kind == GM_LA_GEMM && gm_ctype_is_complex(ms[0]->ctype);
-  if (!is_float_ctype(ms[0]->ctype) && !cx_gemm)
+  /* complex stacks: the product (cgemm/zgemm) and geev's complex form */
+  bool complex_ok = (j->kind == GM_LA_GEEV || j->kind == GM_LA_GEMM) && gm_ctype_is_complex(ms[0]->ctype);
+  if (!is_float_ctype(ms[0]->ctype) && !complex_ok)
     return gm_fail(GM_EINVAL, "ctype %s is not a floating type", gm_ctype_name(ms[0]->ctype));
-  size_t per = job_elems(j, 0);
+  size_t per = gm_linalg_job_elems(j, 0);
   *batch = per ? ms[0]->size / per : 0;
   for (int i = 0; i < 5; i++) {
     const gm_mat *m = ms[i];
     if (!m) continue;
-    if (job_elems(j, i) > (size_t)INT32_MAX) return gm_fail(GM_ERANGE, "matrix too large for LAPACK");
+    if (gm_linalg_job_elems(j, i) > (size_t)INT32_MAX) return gm_fail(GM_ERANGE, "matrix too large for LAPACK");
     if (m->ctype != ms[0]->ctype) return gm_fail(GM_EINVAL, "mixed ctypes");
     if (!m->contiguous) return gm_fail(GM_EINVAL, "operand %d is not contiguous", i + 1);
-    if (m->size != *batch * job_elems(j, i))
+    if (m->size != *batch * gm_linalg_job_elems(j, i))
       return gm_fail(GM_EINVAL, "operand %d has %zu elements, %zu expected", i + 1, m->size,
-                     *batch * job_elems(j, i));
+                     *batch * gm_linalg_job_elems(j, i));
     for (int o = 0; o < i; o++) {
       bool both_read = j->kind == GM_LA_GEMM && i == 1; /* gemm's a and b may share storage */
       if (ms[o] && !both_read && gm_mats_overlap(ms[o], m)) return gm_fail(GM_EINVAL, "operands overlap");
@@ -204,22 +215,12 @@ static gm_status job_check(const gm_linalg_job *j, gm_mat *const *ms, size_t *ba
   return GM_OK;
 }
 
-/* The job on matrix `at` of every operand. */
-static gm_status job_at(const gm_exec *e, const gm_linalg_job *proto, gm_operand *ops, size_t at, int *info) {
-  gm_linalg_job j = *proto;
-  void **slot[5] = {&j.a, &j.b, &j.w, &j.u, &j.vt};
-  size_t elem = gm_ctype_size(proto->t);
-  for (int i = 0; i < 5; i++)
-    *slot[i] = ops[i].m ? (char *)ops[i].ptr + at * job_elems(proto, i) * elem : NULL;
-  return e->be->blas->linalg(e->dev, &j, info);
-}
-
 gm_status gm_linalg_run(gm_linalg_job job, gm_mat *const ms[5], size_t *failed, int *info) {
   *failed = 0;
   *info = 0;
   size_t batch = 0;
+  job.t = ms[0]->ctype; /* gm_linalg_job_elems reads it */
   GM_TRY(job_check(&job, ms, &batch));
-  job.t = ms[0]->ctype;
   if (batch == 0 || job.m == 0 || job.n == 0) return GM_OK;
   if ((job.kind == GM_LA_TRSM || job.kind == GM_LA_GETRS) && job.nrhs == 0) return GM_OK;
   gm_mat *present[5];
@@ -230,7 +231,7 @@ gm_status gm_linalg_run(gm_linalg_job job, gm_mat *const ms[5], size_t *failed, 
   if (!e.be->blas || !e.be->blas->linalg) e = gm_exec_host();
   /* gesv reads b; qr's b is read too (LAPACKE's NaN scan covers q's
    * columns past the reflectors), so both are IO: never stale memory */
-  bool b_in = job.kind != GM_LA_POTRF && job.kind != GM_LA_SYEVD && job.kind != GM_LA_GESVD;
+  bool b_in = job.kind != GM_LA_POTRF && job.kind != GM_LA_SYEVD && job.kind != GM_LA_GESVD && job.kind != GM_LA_GEEV;
   gm_operand ops[5];
   for (int i = 0; i < 5; i++)
     ops[i] = (gm_operand){ms[i], i == 0 || (i == 1 && b_in) ? GM_IO : GM_OUTPUT, NULL};
@@ -245,17 +246,23 @@ gm_status gm_linalg_run(gm_linalg_job job, gm_mat *const ms[5], size_t *failed, 
     if (ms[i]) map[na] = i, acq[na++] = ops[i];
   GM_TRY(gm_acquire(&e, acq, na));
   for (int k = 0; k < na; k++) ops[map[k]] = acq[k];
-  gm_status st = GM_OK;
-  /* One matrix after the other, also on the host: spreading a stack of
-   * small matrices over the cores (gm_par_for) measured 3x slower than
-   * this loop, OpenBLAS's LAPACK calls contending inside the library. */
-  for (size_t at = 0; at < batch && st == GM_OK; at++) {
-    int one = 0;
-    st = job_at(&e, &job, ops, at, &one);
+  /* One job for the whole stack: the backend runs the matrices one after
+   * the other (on the host: spreading a stack of small matrices over the
+   * cores (gm_par_for) measured 3x slower, OpenBLAS's LAPACK calls
+   * contending inside the library), a device with its info read back
+   * once, and its batched calls where it has them. */
+  job.batch = batch;
+  void **slot[5] = {&job.a, &job.b, &job.w, &job.u, &job.vt};
+  for (int i = 0; i < 5; i++) *slot[i] = ops[i].m ? ops[i].ptr : NULL;
+  int *infos = calloc(batch, sizeof *infos);
+  gm_status st = infos ? e.be->blas->linalg(e.dev, &job, infos) : gm_fail(GM_ENOMEM, "out of host memory");
+  for (size_t at = 0; st == GM_OK && at < batch; at++) {
+    int one = infos[at];
     if (one != 0 && *info == 0) *info = one, *failed = at + 1;
     /* a singular U is a result of lu, not a failure: the stack goes on */
     if (one < 0 || (one > 0 && job.kind != GM_LA_GETRF)) break;
   }
+  free(infos);
   return gm_finish(&e, acq, na, st);
 }
 

@@ -117,6 +117,49 @@ static gm_status cu_gemm(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans 
 #undef X
 }
 
+/* cublasCgemmStridedBatched / Z...: complex stacks (cu_cx_gemm's layout note) */
+static gm_status cu_cx_gemm_batched(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans tb, int m, int n, int k,
+                                    double alpha, const void *a, int lda, long long sa, const void *b, int ldb,
+                                    long long sb, double beta, void *c, int ldc, long long sc, int batch) {
+#define X(T, E, name, kw, p, P, ...)                                                                     \
+  case GM_##E: {                                                                                         \
+    T al = gm_sat_##T(alpha), be = gm_sat_##T(beta);                                                     \
+    return CUBLAS_CALL(P, gemmStridedBatched, op(ta), op(tb), m, n, k, (const void *)&al, a, lda, sa, b, \
+                       ldb, sb, (const void *)&be, c, ldc, sc, batch);                                   \
+  }
+  switch (t) {
+    GM_COMPLEX_CTYPES(X)
+    default:
+      return gm_fail(GM_EINVAL, "gemm_batched: unsupported ctype");
+  }
+#undef X
+}
+
+/* The stack's products in one launch (gm.linalg's GEMM job: matmul of
+ * stacks); TF32 as cu_gemm. */
+static gm_status cu_gemm_batched(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans tb, int m, int n, int k,
+                                 double alpha, const void *a, int lda, long long sa, const void *b, int ldb,
+                                 long long sb, double beta, void *c, int ldc, long long sc, int batch) {
+  if (gm_ctype_is_complex(t))
+    return cu_cx_gemm_batched(ctx, t, ta, tb, m, n, k, alpha, a, lda, sa, b, ldb, sb, beta, c, ldc, sc, batch);
+  if (t == GM_FLOAT) {
+    cublasMath_t mode = atomic_load(&gm_cuda_allow_tf32) ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH;
+    GM_TRY(cublas_status(cublasSetMathMode(handle(ctx), mode), "cublasSetMathMode"));
+  }
+#define X(T, E, name, kw, p, P, ...)                                                                       \
+  case GM_##E: {                                                                                           \
+    T al = (T)alpha, be = (T)beta;                                                                         \
+    return CUBLAS_CALL(P, gemmStridedBatched, op(ta), op(tb), m, n, k, &al, (const T *)a, lda, sa,         \
+                       (const T *)b, ldb, sb, &be, (T *)c, ldc, sc, batch);                                 \
+  }
+  switch (t) {
+    GM_FLOAT_CTYPES(X)
+    default:
+      return gm_fail(GM_EINVAL, "gemm_batched: unsupported ctype");
+  }
+#undef X
+}
+
 /* Only beta != 0 gets here: beta == 0 (and scal by 0) run as kernels
  * (../kernel_tables.h), so no result depends on how cuBLAS treats a zero
  * coefficient. */
@@ -164,4 +207,5 @@ const gm_blas_ops gm_cuda_blas_ops = {
     .invert = gm_cuda_invert,
     .logdet = gm_cuda_logdet,
     .linalg = gm_cuda_linalg,
+    .gemm_batched = cu_gemm_batched,
 };

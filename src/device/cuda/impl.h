@@ -40,7 +40,7 @@ extern const gm_blas_ops gm_cuda_blas_ops;
 /* invert/logdet through cuSOLVER (solver.c). */
 gm_status gm_cuda_invert(void *ctx, gm_ctype t, int n, void *a, int lda);
 struct gm_linalg_job;
-gm_status gm_cuda_linalg(void *ctx, const struct gm_linalg_job *job, int *info);
+gm_status gm_cuda_linalg(void *ctx, const struct gm_linalg_job *job, int *infos);
 gm_status gm_cuda_logdet(void *ctx, gm_ctype t, int n, void *a, int lda, double *logabs, int *sign);
 
 /* Memory spaces of buffers and staging mats (memory.c). */

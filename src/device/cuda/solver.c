@@ -2,7 +2,10 @@
  * shared ../solver.c on cusolverDn<t>getrf/getrs, on the compute stream,
  * with stream-ordered scratch (memory.c: cudaMallocAsync, trim and retry).  The result stays in
  * device memory; only info (and logdet's diagonal and pivots) are read. */
+#include <cublas_v2.h>
 #include <cusolverDn.h>
+#include <limits.h>
+#include <stdlib.h>
 
 #include "../../core/mem/backends.h"
 #include "../solver.h"
@@ -74,8 +77,61 @@ static cusolverEigMode_t jobz(const gm_solver_call *c) {
   return c->vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
 }
 
+/* geev through the 64-bit cusolverDnXgeev (CUDA 12.6+), every data type
+ * a's: of a real a, W is 2n (real parts, then imaginary), VR LAPACK's
+ * packed form; of a complex one, W (n) and VR are complex.
+ * Its host workspace is this call's own, alive until the stream is done
+ * with it. */
+#if CUDART_VERSION >= 12060
+static gm_status xgeev(void *ctx, const gm_solver_call *c, int *lw) {
+  cudaDataType dt;
+  switch (c->t) {
+    case GM_FLOAT: dt = CUDA_R_32F; break;
+    case GM_DOUBLE: dt = CUDA_R_64F; break;
+    case GM_COMPLEX64: dt = CUDA_C_32F; break;
+    case GM_COMPLEX128: dt = CUDA_C_64F; break;
+    default: return gm_fail(GM_EINVAL, "geev: unsupported ctype");
+  }
+  cusolverEigMode_t jobvr = jobz(c);
+  int64_t n = c->n, ldvr = c->ldu > 0 ? c->ldu : 1;
+  cusolverDnParams_t prm = NULL;
+  size_t dev = 0, host = 0, elem = gm_ctype_size(c->t);
+  void *hbuf = NULL;
+  gm_status st = cusolver_status(cusolverDnCreateParams(&prm), "cusolverDnCreateParams");
+  if (st == GM_OK)
+    st = cusolver_status(cusolverDnXgeev_bufferSize(solver(ctx), prm, CUSOLVER_EIG_MODE_NOVECTOR, jobvr, n, dt, c->a,
+                                                    c->lda, dt, c->w, dt, NULL, 1, dt, c->u, ldvr, dt, &dev, &host),
+                         "cusolverDnXgeev_bufferSize");
+  if (st == GM_OK && lw) {
+    size_t e = (dev + elem - 1) / elem;
+    if (e > INT_MAX) st = gm_fail(GM_ERANGE, "geev: workspace too large");
+    else *lw = (int)e;
+  } else if (st == GM_OK) {
+    if (host > 0 && !(hbuf = malloc(host))) st = gm_fail(GM_ENOMEM, "out of host memory");
+    if (st == GM_OK)
+      st = cusolver_status(cusolverDnXgeev(solver(ctx), prm, CUSOLVER_EIG_MODE_NOVECTOR, jobvr, n, dt, c->a, c->lda,
+                                           dt, c->w, dt, NULL, 1, dt, c->u, ldvr, dt, c->work,
+                                           (size_t)c->lwork * elem, hbuf, host, c->info),
+                           "cusolverDnXgeev");
+    if (hbuf) { /* the call may still read it from the stream's work */
+      gm_status s2 = cuda_status(cudaStreamSynchronize(gm_cuda_impl(ctx)->stream), "cudaStreamSynchronize");
+      if (st == GM_OK) st = s2;
+    }
+    free(hbuf);
+  }
+  if (prm) cusolverDnDestroyParams(prm);
+  return st;
+}
+#else
+static gm_status xgeev(void *ctx, const gm_solver_call *c, int *lw) {
+  (void)ctx, (void)c, (void)lw;
+  return gm_fail(GM_EUNSUPPORTED, "geev: needs cusolverDnXgeev (CUDA 12.6 or later)");
+}
+#endif
+
 static gm_status cu_call_buffer_size(void *ctx, const gm_solver_call *c, int *lw) {
   *lw = 0;
+  if (c->fn == GM_SV_GEEV) return xgeev(ctx, c, lw);
 #define X(T, E, name, kw, p, P, ...)                                                                     \
   case GM_##E:                                                                                           \
     switch (c->fn) {                                                                                     \
@@ -90,6 +146,7 @@ static gm_status cu_call_buffer_size(void *ctx, const gm_solver_call *c, int *lw
         return CUSOLVER_CALL(P, syevd_bufferSize, jobz(c), UPPER, c->n, (const T *)c->a, c->lda,        \
                              (const T *)c->w, lw);                                                       \
       case GM_SV_GESVD: return CUSOLVER_CALL(P, gesvd_bufferSize, c->m, c->n, lw);                       \
+      case GM_SV_GEEV: break; /* xgeev, above */                                                         \
     }                                                                                                    \
     break;
   FLOAT_SWITCH(c->t, X, "linalg")
@@ -98,6 +155,7 @@ static gm_status cu_call_buffer_size(void *ctx, const gm_solver_call *c, int *lw
 }
 
 static gm_status cu_call(void *ctx, const gm_solver_call *c) {
+  if (c->fn == GM_SV_GEEV) return xgeev(ctx, c, NULL);
   cublasOperation_t tr = c->trans ? CUBLAS_OP_T : CUBLAS_OP_N;
   int ldu = c->ldu > 0 ? c->ldu : 1, ldvt = c->ldvt > 0 ? c->ldvt : 1;
 #define X(T, E, name, kw, p, P, ...)                                                                      \
@@ -123,11 +181,60 @@ static gm_status cu_call(void *ctx, const gm_solver_call *c) {
         return CUSOLVER_CALL(P, gesvd, (signed char)c->jobu, (signed char)c->jobvt, c->m, c->n,           \
                              (T *)c->a, c->lda, (T *)c->w, (T *)c->u, ldu, (T *)c->vt, ldvt,              \
                              (T *)c->work, c->lwork, NULL, c->info);                                      \
+      case GM_SV_GEEV: break; /* xgeev, above */                                                          \
     }                                                                                                     \
     break;
   FLOAT_SWITCH(c->t, X, "linalg")
 #undef X
   return gm_fail(GM_EINVAL, "linalg: unknown call %d", (int)c->fn);
+}
+
+/* ---- batched entries for stacks of small matrices ---- */
+
+static gm_status cublas_status(cublasStatus_t st, const char *fn) {
+  if (st == CUBLAS_STATUS_SUCCESS) return GM_OK;
+  (void)cudaGetLastError();
+  gm_set_lib_error_info(fn, (int)st);
+  return gm_fail(GM_ECUDA, "%s failed (cublas status %d)", fn, (int)st);
+}
+
+static gm_status cu_potrf_batched(void *ctx, gm_ctype t, int n, void **as, int lda, int *infos, int batch) {
+#define X(T, E, name, kw, p, P, ...) \
+  case GM_##E:                       \
+    return CUSOLVER_CALL(P, potrfBatched, UPPER, n, (T **)as, lda, infos, batch);
+  CTYPE_SWITCH(t, X, "potrfBatched")
+#undef X
+}
+
+static gm_status cu_getrf_batched(void *ctx, gm_ctype t, int n, void **as, int lda, int *ipiv, int *infos,
+                                  int batch) {
+  cublasHandle_t h = gm_cuda_impl(ctx)->cublas;
+#define X(T, E, name, kw, p, P, ...) \
+  case GM_##E:                       \
+    return cublas_status(cublas##P##getrfBatched(h, n, (T *const *)as, lda, ipiv, infos, batch), "cublas" #P "getrfBatched");
+  CTYPE_SWITCH(t, X, "getrfBatched")
+#undef X
+}
+
+static gm_status cu_getrs_batched(void *ctx, gm_ctype t, bool trans, int n, int nrhs, void **as, int lda,
+                                  const int *ipiv, void **bs, int ldb, int batch) {
+  cublasHandle_t h = gm_cuda_impl(ctx)->cublas;
+  cublasOperation_t op = trans ? CUBLAS_OP_T : CUBLAS_OP_N;
+  int info = 0;
+  gm_status st = GM_OK;
+#define X(T, E, name, kw, p, P, ...)                                                                           \
+  case GM_##E:                                                                                                 \
+    st = cublas_status(cublas##P##getrsBatched(h, op, n, nrhs, (const T *const *)as, lda, ipiv, (T *const *)bs, \
+                                               ldb, &info, batch),                                             \
+                       "cublas" #P "getrsBatched");                                                            \
+    break;
+  switch (t) {
+    GM_FLOAT_CTYPES(X)
+    default: return gm_fail(GM_EINVAL, "getrsBatched: unsupported ctype");
+  }
+#undef X
+  if (st == GM_OK && info != 0) return gm_fail(GM_EINVAL, "getrsBatched: argument %d rejected", -info);
+  return st;
 }
 
 static gm_status cu_scratch_alloc(void *ctx, size_t bytes, void **out) { return gm_cuda_scratch_alloc_on(ctx, bytes, out); }
@@ -156,6 +263,9 @@ static const gm_solver_ops cu_solver = {
     .scratch_free = cu_scratch_free,
     .read = cu_read,
     .write = cu_write,
+    .potrf_batched = cu_potrf_batched,
+    .getrf_batched = cu_getrf_batched,
+    .getrs_batched = cu_getrs_batched,
 };
 
 gm_status gm_cuda_invert(void *ctx, gm_ctype t, int n, void *a, int lda) {
@@ -166,6 +276,6 @@ gm_status gm_cuda_logdet(void *ctx, gm_ctype t, int n, void *a, int lda, double 
   return gm_solver_logdet(&cu_solver, ctx, t, n, a, lda, logabs, sign);
 }
 
-gm_status gm_cuda_linalg(void *ctx, const gm_linalg_job *job, int *info) {
-  return gm_solver_linalg(&cu_solver, ctx, job, info);
+gm_status gm_cuda_linalg(void *ctx, const gm_linalg_job *job, int *infos) {
+  return gm_solver_linalg(&cu_solver, ctx, job, infos);
 }

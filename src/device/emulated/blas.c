@@ -12,19 +12,42 @@
 #include "emulated.h"
 #include "launchers.h"
 
-typedef enum { B_ASUM, B_NRM2, B_DOT, B_AXPY, B_COPY, B_SCAL, B_GEMM, B_GEAM, B_TRSM } blas_kind;
+typedef enum { B_ASUM, B_NRM2, B_DOT, B_AXPY, B_COPY, B_SCAL, B_GEMM, B_GEAM, B_TRSM, B_GEMM_BATCHED } blas_kind;
 
 typedef struct blas_task {
   blas_kind kind;
   gm_ctype t;
   gm_blas_trans ta, tb;
   bool left, upper, unit; /* trsm */
-  int m, n, k, lda, ldb, ldc;
+  int m, n, k, lda, ldb, ldc, batch;
+  long long sa, sb, sc; /* gemm_batched's strides (elements) */
   double alpha, beta;
   const void *a, *b;
   void *c;
   double *out;
 } blas_task;
+
+/* cuBLAS's strided-batched gemm on the host: the plain product (the only
+ * one gm.linalg asks for) as the host's GEMM job, whose small-matrix loop
+ * beats a CBLAS call per matrix; anything else one gemm per matrix. */
+static gm_status run_gemm_batched(const blas_task *b) {
+  const gm_blas_ops *h = &gm_host_blas_ops;
+  bool plain = b->ta == GM_BLAS_N && b->tb == GM_BLAS_N && b->alpha == 1 && b->beta == 0 && b->lda == b->m &&
+               b->ldb == b->k && b->ldc == b->m && b->sa == (long long)b->m * b->k &&
+               b->sb == (long long)b->k * b->n && b->sc == (long long)b->m * b->n;
+  if (plain) {
+    gm_linalg_job j = {.kind = GM_LA_GEMM, .t = b->t, .m = b->m, .n = b->n, .nrhs = b->k, .a = (void *)b->a,
+                       .b = (void *)b->b, .u = b->c, .batch = (size_t)b->batch};
+    return h->linalg(NULL, &j, NULL); /* GEMM writes no infos */
+  }
+  size_t elem = gm_ctype_size(b->t);
+  gm_status st = GM_OK;
+  for (int i = 0; i < b->batch && st == GM_OK; i++)
+    st = h->gemm(NULL, b->t, b->ta, b->tb, b->m, b->n, b->k, b->alpha, (const char *)b->a + (size_t)i * b->sa * elem,
+                 b->lda, (const char *)b->b + (size_t)i * b->sb * elem, b->ldb, b->beta,
+                 (char *)b->c + (size_t)i * b->sc * elem, b->ldc);
+  return st;
+}
 
 static int run_blas(void *arg) {
   blas_task *b = arg;
@@ -44,6 +67,7 @@ static int run_blas(void *arg) {
     st = h->gemm(NULL, b->t, b->ta, b->tb, b->m, b->n, b->k, b->alpha, b->a, b->lda, b->b, b->ldb, b->beta, b->c,
                  b->ldc);
     break;
+  case B_GEMM_BATCHED: st = run_gemm_batched(b); break;
   case B_TRSM:
     st = h->trsm(NULL, b->t, b->left, b->upper, b->ta, b->unit, b->m, b->n, b->alpha, b->a, b->lda, b->c, b->ldc);
     break;
@@ -119,6 +143,14 @@ static gm_status e_trsm(void *ctx, gm_ctype t, bool left, bool upper, gm_blas_tr
                                  .m = m, .n = n, .alpha = alpha, .a = a, .lda = lda, .c = b, .ldc = ldb});
 }
 
+static gm_status e_gemm_batched(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans tb, int m, int n, int k,
+                                double alpha, const void *a, int lda, long long sa, const void *b, int ldb,
+                                long long sb, double beta, void *c, int ldc, long long sc, int batch) {
+  return queue(ctx, &(blas_task){.kind = B_GEMM_BATCHED, .t = t, .ta = ta, .tb = tb, .m = m, .n = n, .k = k,
+                                 .alpha = alpha, .a = a, .lda = lda, .sa = sa, .b = b, .ldb = ldb, .sb = sb,
+                                 .beta = beta, .c = c, .ldc = ldc, .sc = sc, .batch = batch});
+}
+
 /* The queued BLAS entries; invert/logdet are solver.c's. */
 void gm_emulated_blas_queued(gm_blas_ops *ops) {
   ops->asum = e_asum;
@@ -130,4 +162,5 @@ void gm_emulated_blas_queued(gm_blas_ops *ops) {
   ops->gemm = e_gemm;
   ops->geam = e_geam;
   ops->trsm = e_trsm;
+  ops->gemm_batched = e_gemm_batched;
 }

@@ -94,13 +94,40 @@ static gm_status emu_getrs(void *ctx, gm_ctype t, int n, int nrhs, const void *a
 /* cuSOLVER's bufferSize: LAPACK's own workspace query (lwork = -1, no
  * matrix element read), so the device workspace is the one LAPACK uses;
  * syevd's is LAPACK's documented minimum (its iwork is the closure's). */
+/* cgeev/zgeev's workspace query (complex elements; rwork is the
+ * closure's) */
+static gm_status complex_geev_size(const gm_solver_call *c, int *lwork) {
+  double q = 1;
+  lapack_int r = 0;
+  int ldu = c->ldu > 0 ? c->ldu : 1;
+  char jobvr = c->vectors ? 'V' : 'N';
+#define X(T, E, name, kw, p, ...)                                                                              \
+  case GM_##E: {                                                                                               \
+    T qv = {1, 0}, d[1] = {{0, 0}};                                                                            \
+    __typeof__(qv.re) rd = 0;                                                                                  \
+    r = LAPACKE_##p##geev_work(LAPACK_COL_MAJOR, 'N', jobvr, c->n, (void *)d, c->lda, (void *)d, (void *)d, 1, \
+                               (void *)d, ldu, (void *)&qv, -1, &rd);                                          \
+    q = (double)qv.re;                                                                                         \
+    break;                                                                                                     \
+  }
+  switch (c->t) {
+    GM_COMPLEX_CTYPES(X)
+    default: return gm_fail(GM_EINVAL, "geev: unsupported ctype");
+  }
+#undef X
+  if (r != 0) return gm_fail(GM_ELAPACK, "workspace query failed (info %d)", (int)r);
+  *lwork = (int)q;
+  return GM_OK;
+}
+
 static gm_status emu_call_buffer_size(void *ctx, const gm_solver_call *c, int *lwork) {
   (void)ctx;
+  if (gm_ctype_kind(c->t) == GM_KIND_COMPLEX) return complex_geev_size(c, lwork);
   double q = 1;
   lapack_int r = 0;
   int n = c->n, ldu = c->ldu > 0 ? c->ldu : 1, ldvt = c->ldvt > 0 ? c->ldvt : 1;
   switch (c->fn) {
-    case GM_SV_GEQRF: case GM_SV_ORGQR: case GM_SV_GESVD: break;
+    case GM_SV_GEQRF: case GM_SV_ORGQR: case GM_SV_GESVD: case GM_SV_GEEV: break;
     case GM_SV_SYEVD: {
       long long nn = n, need = c->vectors ? 1 + 6 * nn + 2 * nn * nn : 2 * nn + 1;
       if (need > INT_MAX) return gm_fail(GM_ERANGE, "syevd: workspace too large for LAPACK");
@@ -114,6 +141,8 @@ static gm_status emu_call_buffer_size(void *ctx, const gm_solver_call *c, int *l
     T qv = 1, d[1] = {0};                                                                                      \
     r = c->fn == GM_SV_GEQRF   ? LAPACKE_##p##geqrf_work(LAPACK_COL_MAJOR, c->m, n, d, c->lda, d, &qv, -1)     \
         : c->fn == GM_SV_ORGQR ? LAPACKE_##p##orgqr_work(LAPACK_COL_MAJOR, c->m, n, c->k, d, c->lda, d, &qv, -1) \
+        : c->fn == GM_SV_GEEV  ? LAPACKE_##p##geev_work(LAPACK_COL_MAJOR, 'N', c->vectors ? 'V' : 'N', n, d,    \
+                                                        c->lda, d, d, d, 1, d, ldu, &qv, -1)                  \
                                : LAPACKE_##p##gesvd_work(LAPACK_COL_MAJOR, c->jobu, c->jobvt, c->m, n, d, c->lda, \
                                                          d, d, ldu, d, ldvt, &qv, -1);                         \
     q = (double)qv;                                                                                            \
@@ -132,6 +161,30 @@ static gm_status emu_call_buffer_size(void *ctx, const gm_solver_call *c, int *l
  * integer workspace (cuSOLVER has none) is the closure's own. */
 static int run_la_float(gm_solver_call *c, lapack_int *r);
 
+/* cgeev/zgeev, the one complex call: its rwork (2n reals; cuSOLVER's
+ * Xgeev keeps it in its host workspace) is the closure's own */
+static int run_la_complex(gm_solver_call *c, lapack_int *r) {
+  size_t n2 = 2 * (size_t)(c->n > 0 ? c->n : 1);
+  char jobvr = c->vectors ? 'V' : 'N';
+  int ldu = c->ldu > 0 ? c->ldu : 1, st = 0;
+  void *vr = c->u ? c->u : c->a;
+#define X(T, E, name, kw, p, ...)                                                                             \
+  case GM_##E: {                                                                                              \
+    __typeof__(((T *)0)->re) *rwork = malloc(n2 * sizeof *rwork);                                            \
+    if (!rwork) return (int)gm_fail(GM_ENOMEM, "out of host memory");                                        \
+    *r = LAPACKE_##p##geev_work(LAPACK_COL_MAJOR, 'N', jobvr, c->n, c->a, c->lda, c->w, vr, 1, vr, ldu, c->work, \
+                                c->lwork, rwork);                                                             \
+    free(rwork);                                                                                              \
+    break;                                                                                                    \
+  }
+  switch (c->t) {
+    GM_COMPLEX_CTYPES(X)
+    default: st = (int)gm_fail(GM_EINVAL, "geev: unsupported ctype");
+  }
+#undef X
+  return st;
+}
+
 static int run_la(void *arg) {
   gm_solver_call *c = arg;
   void **ptrs[] = {&c->a, &c->b, &c->w, &c->u, &c->vt, &c->work};
@@ -139,7 +192,7 @@ static int run_la(void *arg) {
   c->ipiv = gm_emu_alias(c->ipiv);
   c->info = gm_emu_alias(c->info);
   lapack_int r = 0;
-  int st = run_la_float(c, &r);
+  int st = gm_ctype_kind(c->t) == GM_KIND_COMPLEX ? run_la_complex(c, &r) : run_la_float(c, &r);
   if (st == 0) *c->info = (int)r;
   free(c);
   return st;
@@ -167,6 +220,10 @@ static int run_la_float(gm_solver_call *c, lapack_int *r) {
       case GM_SV_SYEVD:                                                                                    \
         *r = LAPACKE_##p##syevd_work(L, jobz, 'U', n, c->a, c->lda, c->w, c->work, c->lwork, iwork, liwork); \
         break;                                                                                             \
+      case GM_SV_GEEV: /* vr is not referenced without vectors */                                         \
+        *r = LAPACKE_##p##geev_work(L, 'N', jobz, n, c->a, c->lda, c->w, (T *)c->w + n, c->a, 1,            \
+                                    c->u ? c->u : c->a, ldu, c->work, c->lwork);                           \
+        break;                                                                                             \
       case GM_SV_GESVD:                                                                                    \
         *r = LAPACKE_##p##gesvd_work(L, c->jobu, c->jobvt, c->m, n, c->a, c->lda, c->w, c->u, ldu, c->vt,  \
                                      ldvt, c->work, c->lwork);                                             \
@@ -187,6 +244,87 @@ static gm_status emu_call(void *ctx, const gm_solver_call *c) {
   *k = *c;
   gm_emu_enqueue(ctx, run_la, k);
   return GM_OK;
+}
+
+/* ---- the batched entries: one closure runs the stack with LAPACK ---- */
+
+typedef enum { BT_POTRF, BT_GETRF, BT_GETRS } batch_kind;
+
+typedef struct batch_task {
+  batch_kind kind;
+  gm_ctype t;
+  bool trans;
+  int n, nrhs, lda, ldb, batch;
+  void **as, **bs; /* device arrays of device pointers */
+  int *ipiv, *infos;
+} batch_task;
+
+/* Matrix i's LAPACK call; the return is LAPACK's info. */
+static lapack_int batch_one(const batch_task *k, void *a, void *b, int *ipiv) {
+  int L = LAPACK_COL_MAJOR;
+#define X(T, E, name, kw, p, ...)                                                                             \
+  case GM_##E:                                                                                                \
+    switch (k->kind) {                                                                                        \
+      case BT_POTRF: return LAPACKE_##p##potrf_work(L, 'U', k->n, a, k->lda);                                 \
+      case BT_GETRF: return LAPACKE_##p##getrf_work(L, k->n, k->n, a, k->lda, ipiv);                          \
+      case BT_GETRS:                                                                                          \
+        return LAPACKE_##p##getrs_work(L, k->trans ? 'T' : 'N', k->n, k->nrhs, a, k->lda, ipiv, b, k->ldb);   \
+    }                                                                                                         \
+    break;
+  switch (k->t) {
+    GM_FLOAT_CTYPES(X)
+    default: break;
+  }
+#undef X
+  return -1;
+}
+
+/* The pointer arrays are device data: each element is aliased into a
+ * local copy, never written back. */
+static int run_batch(void *arg) {
+  batch_task *k = arg;
+  void **as = gm_emu_alias(k->as), **bs = k->bs ? gm_emu_alias(k->bs) : NULL;
+  int *ipiv = k->ipiv ? gm_emu_alias(k->ipiv) : NULL, *infos = k->infos ? gm_emu_alias(k->infos) : NULL;
+  int st = 0;
+  for (int i = 0; i < k->batch && st == 0; i++) {
+    void *a = gm_emu_alias(as[i]), *b = bs ? gm_emu_alias(bs[i]) : NULL;
+    lapack_int r = batch_one(k, a, b, ipiv ? ipiv + (size_t)i * (size_t)k->n : NULL);
+    if (infos) infos[i] = (int)r;
+    else if (r < 0) st = (int)gm_fail(GM_EINVAL, "getrsBatched: argument %d rejected", (int)-r);
+  }
+  free(k);
+  return st;
+}
+
+static gm_status queue_batch(void *ctx, const batch_task *proto) {
+  if (gm_ctype_kind(proto->t) != GM_KIND_FLOAT) return gm_fail(GM_EINVAL, "batched solver: unsupported ctype");
+  batch_task *k = malloc(sizeof *k);
+  if (!k) return gm_fail(GM_ENOMEM, "out of host memory");
+  *k = *proto;
+  gm_emu_enqueue(ctx, run_batch, k);
+  return GM_OK;
+}
+
+static gm_status emu_potrf_batched(void *ctx, gm_ctype t, int n, void **as, int lda, int *infos, int batch) {
+  return queue_batch(ctx, &(batch_task){.kind = BT_POTRF, .t = t, .n = n, .lda = lda, .as = as, .infos = infos,
+                                        .batch = batch});
+}
+
+static gm_status emu_getrf_batched(void *ctx, gm_ctype t, int n, void **as, int lda, int *ipiv, int *infos,
+                                   int batch) {
+  return queue_batch(ctx, &(batch_task){.kind = BT_GETRF, .t = t, .n = n, .lda = lda, .as = as, .ipiv = ipiv,
+                                        .infos = infos, .batch = batch});
+}
+
+/* cuBLAS checks getrsBatched's arguments on the host, before it queues */
+static gm_status emu_getrs_batched(void *ctx, gm_ctype t, bool trans, int n, int nrhs, void **as, int lda,
+                                   const int *ipiv, void **bs, int ldb, int batch) {
+  int lo = n > 1 ? n : 1;
+  if (n < 0 || nrhs < 0 || lda < lo || ldb < lo || batch < 0)
+    return gm_fail(GM_EINVAL, "getrsBatched: bad arguments");
+  return queue_batch(ctx, &(batch_task){.kind = BT_GETRS, .t = t, .trans = trans, .n = n, .nrhs = nrhs,
+                                        .lda = lda, .ldb = ldb, .as = as, .bs = bs, .ipiv = (int *)ipiv,
+                                        .batch = batch});
 }
 
 /* Scratch is emulated device memory (raw allocations, protected outside
@@ -223,6 +361,9 @@ static const gm_solver_ops emu_solver = {
     .scratch_free = emu_scratch_free,
     .read = emu_read,
     .write = emu_write,
+    .potrf_batched = emu_potrf_batched,
+    .getrf_batched = emu_getrf_batched,
+    .getrs_batched = emu_getrs_batched,
 };
 
 static gm_status emu_invert(void *ctx, gm_ctype t, int n, void *a, int lda) {
@@ -233,8 +374,8 @@ static gm_status emu_logdet(void *ctx, gm_ctype t, int n, void *a, int lda, doub
   return gm_solver_logdet(&emu_solver, ctx, t, n, a, lda, logabs, sign);
 }
 
-static gm_status emu_linalg(void *ctx, const gm_linalg_job *job, int *info) {
-  return gm_solver_linalg(&emu_solver, ctx, job, info);
+static gm_status emu_linalg(void *ctx, const gm_linalg_job *job, int *infos) {
+  return gm_solver_linalg(&emu_solver, ctx, job, infos);
 }
 
 /* The host's BLAS table with cuSOLVER-shaped invert/logdet. */
