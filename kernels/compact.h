@@ -87,6 +87,8 @@ GM_COMPACT_VALUES_(uint8_t)
 GM_COMPACT_VALUES_(uint16_t)
 GM_COMPACT_VALUES_(uint32_t)
 GM_COMPACT_VALUES_(uint64_t)
+/* 16-byte elements (complex128) move as the struct: no wider integer */
+GM_COMPACT_VALUES_(gm_complex128)
 #undef GM_COMPACT_VALUES_
 
 #endif

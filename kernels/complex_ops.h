@@ -58,11 +58,13 @@
 
 /* Smith's division: with |d.re| >= |d.im|, r = d.im / d.re and the
  * denominator d.re + d.im * r; the other way round symmetrically.  A zero
- * divisor gives inf/NaN parts as IEEE division does. */
+ * divisor gives inf/NaN parts as IEEE division by +0 does (NumPy's: the
+ * parts divided by |d.re|, so -0 does not flip the infinities' signs). */
 #define GM_CX_DEFINE_DIV_(T, R, S)                                                          \
   GM_HD T gm_cxdiv_##T(T a, T b) {                                                          \
     if (GM_CX_FN(fabs, S)(b.re) >= GM_CX_FN(fabs, S)(b.im)) {                               \
-      if (b.re == 0 && b.im == 0) return gm_cxmake_##T(a.re / b.re, a.im / b.re);           \
+      if (b.re == 0 && b.im == 0)                                                           \
+        return gm_cxmake_##T(a.re / GM_CX_FN(fabs, S)(b.re), a.im / GM_CX_FN(fabs, S)(b.re)); \
       R r = b.im / b.re, den = b.re + b.im * r;                                             \
       return gm_cxmake_##T((a.re + a.im * r) / den, (a.im - a.re * r) / den);               \
     }                                                                                       \

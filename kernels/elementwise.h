@@ -211,14 +211,19 @@ GM_HD double gm_tanh(double x) { return tanh(x); }
 #define GM_EW_SCALAR_CASE_(T, name, E, ...) \
   case GM_SC_##E:                           \
     return gm_scalar_##name##_##T(x, a);
+/* one unary dispatcher for every kind: ROWS is the kind's view of the
+ * unary rows (GM_UNARY_OPS_WITH, GM_UNARY_INT_OPS_WITH,
+ * GM_UNARY_COMPLEX_OPS_WITH), called as ROWS(X, T) */
+#define GM_EW_UNARY_DISPATCH_(T, ROWS)   \
+  GM_HD T gm_unary_##T(int op, T x) {    \
+    switch (op) {                        \
+      ROWS(GM_EW_UNARY_CASE_, T)         \
+      default:                           \
+        return x;                        \
+    }                                    \
+  }
 #define GM_EW_DISPATCH(T)                                  \
-  GM_HD T gm_unary_##T(int op, T x) {                      \
-    switch (op) {                                          \
-      GM_UNARY_OPS_WITH(GM_EW_UNARY_CASE_, T)              \
-      default:                                             \
-        return x;                                          \
-    }                                                      \
-  }                                                        \
+  GM_EW_UNARY_DISPATCH_(T, GM_UNARY_OPS_WITH)              \
   GM_HD T gm_scalar_##T(int op, T x, T a) {                \
     switch (op) {                                          \
       GM_SCALAR_OPS_WITH(GM_EW_SCALAR_CASE_, T)            \
@@ -247,13 +252,7 @@ GM_FLOAT_CTYPES(GM_EW_DEFINE)
   GM_HD bool gm_pred_isfinite_##T(T x) { return (void)x, true; }          \
   GM_HD bool gm_pred_logical_not_##T(T x) { return x == 0; }              \
   GM_HD bool gm_pred__truth_##T(T x) { return x != 0; }                    \
-  GM_HD T gm_unary_##T(int op, T x) {                                     \
-    switch (op) {                                                         \
-      GM_UNARY_INT_OPS_WITH(GM_EW_UNARY_CASE_, T)                         \
-      default:                                                            \
-        return x;                                                         \
-    }                                                                     \
-  }
+  GM_EW_UNARY_DISPATCH_(T, GM_UNARY_INT_OPS_WITH)
 #define GM_EW_SINT_(T, ...)                                                      \
   GM_HD T gm_abs_##T(T x) { return x < 0 ? gm_ineg_##T(x) : x; }                 \
   GM_HD T gm_sign_##T(T x) { return (T)((x > 0) - (x < 0)); }                    \
@@ -283,14 +282,16 @@ GM_BOOL_CTYPES(GM_EW_BOOL_)
 #define GM_EW_PRED_CASE_(T, name, E, ...) \
   case GM_PRED_##E:                       \
     return gm_pred_##name##_##T(x);
-#define GM_EW_PRED_DISPATCH_(T, ...)                     \
+/* ROWS: the kind's view of the predicate rows, as GM_EW_UNARY_DISPATCH_'s */
+#define GM_EW_PRED_DISPATCH_OF_(T, ROWS)                 \
   GM_HD bool gm_predicate_##T(int op, T x) {             \
     switch (op) {                                        \
-      GM_PREDICATE_OPS_WITH(GM_EW_PRED_CASE_, T)         \
+      ROWS(GM_EW_PRED_CASE_, T)                          \
       default:                                           \
         return false;                                    \
     }                                                    \
   }
+#define GM_EW_PRED_DISPATCH_(T, ...) GM_EW_PRED_DISPATCH_OF_(T, GM_PREDICATE_OPS_WITH)
 GM_REAL_CTYPES(GM_EW_PRED_DISPATCH_)
 
 /* complex: the unary rows with kind C (complex_ops.h's principal
@@ -309,14 +310,8 @@ GM_REAL_CTYPES(GM_EW_PRED_DISPATCH_)
   GM_HD T gm_tanh_##T(T x) { return gm_cxtanh_##T(x); }                  \
   GM_HD T gm_neg_##T(T x) { return gm_cxneg_##T(x); }                    \
   GM_HD T gm_positive_##T(T x) { return x; }                             \
-  GM_HD T gm_conj_##T(T x) { return gm_cxconj_##T(x); }                             \
-  GM_HD T gm_unary_##T(int op, T x) {                                    \
-    switch (op) {                                                        \
-      GM_UNARY_COMPLEX_OPS_WITH(GM_EW_UNARY_CASE_, T)                    \
-      default:                                                           \
-        return x;                                                        \
-    }                                                                    \
-  }
+  GM_HD T gm_conj_##T(T x) { return gm_cxconj_##T(x); }                  \
+  GM_EW_UNARY_DISPATCH_(T, GM_UNARY_COMPLEX_OPS_WITH)
 GM_COMPLEX_CTYPES(GM_EW_CX_UNARY_)
 
 /* complex: the predicates whose rows have kind C (isnan, isinf and
@@ -327,13 +322,7 @@ GM_COMPLEX_CTYPES(GM_EW_CX_UNARY_)
   GM_HD bool gm_pred_isfinite_##T(T x) { return gm_cxisfinite_##T(x); }               \
   GM_HD bool gm_pred_logical_not_##T(T x) { return !gm_cxnonzero_##T(x); }            \
   GM_HD bool gm_pred__truth_##T(T x) { return gm_cxnonzero_##T(x); }                  \
-  GM_HD bool gm_predicate_##T(int op, T x) {                                          \
-    switch (op) {                                                                     \
-      GM_PREDICATE_COMPLEX_OPS_WITH(GM_EW_PRED_CASE_, T)                              \
-      default:                                                                        \
-        return false;                                                                 \
-    }                                                                                 \
-  }
+  GM_EW_PRED_DISPATCH_OF_(T, GM_PREDICATE_COMPLEX_OPS_WITH)
 GM_COMPLEX_CTYPES(GM_EW_CX_PRED_)
 
 #endif

@@ -27,7 +27,7 @@ __global__ void index_gather_kernel(size_t n, const U *x, const int64_t *off, U 
                               const int64_t *spos, const T *src, T *y) {                                  \
     gm_index_scatter_run_##T(mode, r, dst, start, spos, src, y);                                          \
   }
-GM_REAL_CTYPES(GM_CU_INDEX)
+GM_CTYPES(GM_CU_INDEX)
 #undef GM_CU_INDEX
 
 template <typename T>
@@ -51,6 +51,7 @@ GM_CU_VALUES(uint8_t)
 GM_CU_VALUES(uint16_t)
 GM_CU_VALUES(uint32_t)
 GM_CU_VALUES(uint64_t)
+GM_CU_VALUES(gm_complex128)
 #undef GM_CU_VALUES
 
 template <typename T>
@@ -90,6 +91,7 @@ int compact_write(int mt, size_t n, size_t chunk, const void *m, const int64_t *
       case 2: LAUNCH(uint16_t); break;
       case 4: LAUNCH(uint32_t); break;
       case 8: LAUNCH(uint64_t); break;
+      case 16: LAUNCH(gm_complex128); break; /* complex128: the struct moves its 16 bytes */
       default: return (int)cudaErrorInvalidValue;
     }
 #undef LAUNCH
@@ -124,6 +126,9 @@ extern "C" int gm_cuda_index_gather(int ctype, size_t n, const void *x, const in
     case 8:
       LAUNCH(uint64_t);
       break;
+    case 16: /* complex128: the struct moves its 16 bytes */
+      LAUNCH(gm_complex128);
+      break;
     default:
       return (int)cudaErrorInvalidValue;
   }
@@ -138,7 +143,7 @@ extern "C" int gm_cuda_index_scatter(int ctype, int mode, size_t runs, const int
   GM_LAUNCH_RANGE(index_scatter_kernel<T>, l.grid, l.block, l.s, runs, 2)(mode, runs, dst, start, spos, \
                                                                           (const T *)src, (T *)y)
   switch (ctype) {
-    GM_REAL_CTYPES_WITH(GM_CTYPE_DO_CASE_, LAUNCH)
+    GM_CTYPES_WITH(GM_CTYPE_DO_CASE_, LAUNCH)
     default:
       return (int)cudaErrorInvalidValue;
   }

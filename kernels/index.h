@@ -20,6 +20,7 @@
 
 #include "../src/core/model/ctype_list.h"
 #include "hd.h"
+#include "complex_ops.h"
 #include "int_ops.h"
 
 #define GM_INDEX_SET 0  /* the last source wins */
@@ -64,7 +65,7 @@ GM_BOOL_CTYPES(GM_INDEX_BOOL_)
 #undef GM_INDEX_INT_
 #undef GM_INDEX_BOOL_
 
-#define GM_INDEX_FNS_(T, ...)                                                                        \
+#define GM_INDEX_COMBINE_(T, ...)                                                                        \
   GM_HD T gm_index_combine_##T(int mode, T a, T b) {                                                  \
     switch (mode) {                                                                                   \
       case GM_INDEX_ADD:                                                                              \
@@ -78,7 +79,24 @@ GM_BOOL_CTYPES(GM_INDEX_BOOL_)
       default:                                                                                        \
         return b;                                                                                     \
     }                                                                                                 \
-  }                                                                                                   \
+  }
+GM_REAL_CTYPES(GM_INDEX_COMBINE_)
+#undef GM_INDEX_COMBINE_
+
+/* complex: sum and product (complex_ops.h), mean's division of each
+ * part by the count; no order, so no amax/amin (the core refuses those
+ * modes for complex mats) */
+#define GM_INDEX_CX_(T, R, S)                                                          \
+  GM_HD T gm_index_combine_##T(int mode, T a, T b) {                                    \
+    if (mode == GM_INDEX_ADD) return gm_cxadd_##T(a, b);                                \
+    if (mode == GM_INDEX_PROD) return gm_cxmul_##T(a, b);                               \
+    return b;                                                                           \
+  }                                                                                     \
+  GM_HD T gm_index_div_##T(T a, int64_t c) { return gm_cxmake_##T(a.re / (R)c, a.im / (R)c); }
+GM_CX_ROWS(GM_INDEX_CX_)
+#undef GM_INDEX_CX_
+
+#define GM_INDEX_RUN_(T, ...)                                                                        \
   /* run r of a grouped scatter (the file's comment): mode's op over y's                             \
    * element (unless GM_INDEX_NO_SELF) and the run's sources in order */                             \
   GM_HD void gm_index_scatter_run_##T(int mode, size_t r, const int64_t *dst, const int64_t *start,    \
@@ -95,7 +113,7 @@ GM_BOOL_CTYPES(GM_INDEX_BOOL_)
     if (op == GM_INDEX_MEAN) acc = gm_index_div_##T(acc, hi - lo + ((mode & GM_INDEX_NO_SELF) ? 0 : 1)); \
     y[dst[r]] = acc;                                                                                  \
   }
-GM_REAL_CTYPES(GM_INDEX_FNS_)
-#undef GM_INDEX_FNS_
+GM_CTYPES(GM_INDEX_RUN_)
+#undef GM_INDEX_RUN_
 
 #endif

@@ -166,18 +166,22 @@ struct strided_geometry : gm_launch_rows {
         len((size_t)s->dims[s->ndim - 1]) {}
 };
 
-template <int OP, typename T>
-void launch_op(const gm_strided *s, void *out, const void *a, const void *b, cudaStream_t st) {
-  typedef bc_fn<OP, T> Fn;
+// One launch of binary_kernel for the element function Fn (a bc_fn,
+// bc_int_fn, bc_cmp_fn or bc_cx_fn: its T the inputs', R the result's
+// type): the one launcher of every kind's dispatcher below.
+template <class Fn>
+void launch_fn(const gm_strided *s, void *out, const void *a, const void *b, cudaStream_t st) {
+  typedef typename Fn::T T;
+  typedef typename Fn::R R;
   strided_geometry g(s, st);
-  GM_LAUNCH_RANGE(binary_kernel<Fn>, g.grid, g.block, st, g.rows, g.len)(*s, (T *)out, (const T *)a, (const T *)b);
+  GM_LAUNCH_RANGE(binary_kernel<Fn>, g.grid, g.block, st, g.rows, g.len)(*s, (R *)out, (const T *)a, (const T *)b);
 }
 
 template <typename T>
 int launch_binary(int op, const gm_strided *s, void *out, const void *a, const void *b, cudaStream_t st) {
   switch (op) {
 #define GM_BC_CASE(f, E, ...) \
-  case GM_BC_##E: launch_op<GM_BC_##E, T>(s, out, a, b, st); break;
+  case GM_BC_##E: launch_fn<bc_fn<GM_BC_##E, T> >(s, out, a, b, st); break;
     GM_BINARY_OPS_OF(FLOAT, GM_BC_CASE)
 #undef GM_BC_CASE
     default: return 1; /* cudaErrorInvalidValue (the CPU model has no enum) */
@@ -185,19 +189,12 @@ int launch_binary(int op, const gm_strided *s, void *out, const void *a, const v
   return (int)cudaGetLastError();
 }
 
-template <int OP, typename T>
-void launch_int_op(const gm_strided *s, void *out, const void *a, const void *b, cudaStream_t st) {
-  typedef bc_int_fn<OP, T> Fn;
-  strided_geometry g(s, st);
-  GM_LAUNCH_RANGE(binary_kernel<Fn>, g.grid, g.block, st, g.rows, g.len)(*s, (T *)out, (const T *)a, (const T *)b);
-}
-
 // Integer mats: the BINARY rows that run on integers (the core refuses the rest)
 template <typename T>
 int launch_int_binary(int op, const gm_strided *s, void *out, const void *a, const void *b, cudaStream_t st) {
   switch (op) {
 #define GM_BC_INT_CASE_(f, E, ...) \
-  case GM_BC_##E: launch_int_op<GM_BC_##E, T>(s, out, a, b, st); break;
+  case GM_BC_##E: launch_fn<bc_int_fn<GM_BC_##E, T> >(s, out, a, b, st); break;
     GM_BINARY_OPS_OF(INT, GM_BC_INT_CASE_)
 #undef GM_BC_INT_CASE_
     default: return 1; /* cudaErrorInvalidValue (the CPU model has no enum) */
@@ -205,19 +202,12 @@ int launch_int_binary(int op, const gm_strided *s, void *out, const void *a, con
   return (int)cudaGetLastError();
 }
 
-template <int OP, typename T>
-void launch_cmp_op(const gm_strided *s, void *out, const void *a, const void *b, cudaStream_t st) {
-  typedef bc_cmp_fn<OP, T> Fn;
-  strided_geometry g(s, st);
-  GM_LAUNCH_RANGE(binary_kernel<Fn>, g.grid, g.block, st, g.rows, g.len)(*s, (bool *)out, (const T *)a, (const T *)b);
-}
-
 // The comparisons: inputs of T, a bool out
 template <typename T>
 int launch_cmp(int op, const gm_strided *s, void *out, const void *a, const void *b, cudaStream_t st) {
   switch (op) {
 #define GM_BC_CMP_CASE_(f, E, ...) \
-  case GM_BC_##E: launch_cmp_op<GM_BC_##E, T>(s, out, a, b, st); break;
+  case GM_BC_##E: launch_fn<bc_cmp_fn<GM_BC_##E, T> >(s, out, a, b, st); break;
     GM_BCAST_CMP_OPS(GM_BC_CMP_CASE_)
 #undef GM_BC_CMP_CASE_
     default: return 1; /* cudaErrorInvalidValue (the CPU model has no enum) */
@@ -229,19 +219,12 @@ int launch_cmp(int op, const gm_strided *s, void *out, const void *a, const void
 int launch_bool_binary(int op, const gm_strided *s, void *out, const void *a, const void *b, cudaStream_t st) {
   switch (op) {
 #define GM_BC_BOOL_CASE_(f, E, ...) \
-  case GM_BC_##E: launch_int_op<GM_BC_##E, bool>(s, out, a, b, st); break;
+  case GM_BC_##E: launch_fn<bc_int_fn<GM_BC_##E, bool> >(s, out, a, b, st); break;
     GM_BINARY_OPS_OF(BOOL, GM_BC_BOOL_CASE_)
 #undef GM_BC_BOOL_CASE_
     default: return 1; /* cudaErrorInvalidValue (the CPU model has no enum) */
   }
   return (int)cudaGetLastError();
-}
-
-template <int OP, typename T>
-void launch_cx_op(const gm_strided *s, void *out, const void *a, const void *b, cudaStream_t st) {
-  typedef bc_cx_fn<OP, T> Fn;
-  strided_geometry g(s, st);
-  GM_LAUNCH_RANGE(binary_kernel<Fn>, g.grid, g.block, st, g.rows, g.len)(*s, (T *)out, (const T *)a, (const T *)b);
 }
 
 // complex mats: the BINARY rows with kind C, and == / != (the core
@@ -250,11 +233,11 @@ template <typename T>
 int launch_cx_binary(int op, const gm_strided *s, void *out, const void *a, const void *b, cudaStream_t st) {
   switch (op) {
 #define GM_BC_CX_CASE_(f, E, ...) \
-  case GM_BC_##E: launch_cx_op<GM_BC_##E, T>(s, out, a, b, st); break;
+  case GM_BC_##E: launch_fn<bc_cx_fn<GM_BC_##E, T> >(s, out, a, b, st); break;
     GM_BINARY_OPS_OF(COMPLEX, GM_BC_CX_CASE_)
 #undef GM_BC_CX_CASE_
 #define GM_BC_CX_CMP_CASE_(T_, f, E, ...) \
-  case GM_BC_##E: launch_cmp_op<GM_BC_##E, T>(s, out, a, b, st); break;
+  case GM_BC_##E: launch_fn<bc_cmp_fn<GM_BC_##E, T> >(s, out, a, b, st); break;
     GM_BCAST_CMP_OPS_OF_WITH(COMPLEX, GM_BC_CX_CMP_CASE_, T)
 #undef GM_BC_CX_CMP_CASE_
     default: return 1; /* cudaErrorInvalidValue (the CPU model has no enum) */

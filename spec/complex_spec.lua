@@ -27,6 +27,53 @@ local function close(got, want, ct, what)
   end
 end
 
+
+-- the values of a result as {re, im} pairs in row-major order: a mat
+-- (complex or real), a gm.complex value or a Lua number
+local function flat(v, out)
+  out = out or {}
+  if type(v) == "number" then
+    out[#out + 1] = { re = v, im = 0 }
+  elseif gm.iscomplex(v) then
+    out[#out + 1] = v
+  elseif type(v) == "table" then
+    for _, x in ipairs(v) do flat(x, out) end
+  else
+    flat(v:to_table(), out)
+  end
+  return out
+end
+
+-- a NumPy line of "re im re im ..." as numbers
+local function numbers(line)
+  local want = {}
+  for w in line:gmatch("%S+") do want[#want + 1] = tonumber(w) or (w == "nan" and 0 / 0) end
+  return want
+end
+
+-- a python program printing each expression's values as pairs, one line each
+local function numpy_lines(setup, exprs)
+  local py = { "import numpy as np; np.seterr(all=\"ignore\")", setup }
+  for _, e in ipairs(exprs) do
+    py[#py + 1] = "r = np.ravel(np.asarray(" .. e .. ", dtype=np.complex128))"
+    py[#py + 1] = "print(' '.join('%r %r' % (float(z.real), float(z.imag)) for z in r))"
+  end
+  return R.run(table.concat(py, "\n"))
+end
+
+local function check_values(got, line, ct, what)
+  local want, g = numbers(line), flat(got)
+  assert.equal(#want // 2, #g, what .. ": element count")
+  for i, v in ipairs(g) do close(v, { want[2 * i - 1], want[2 * i] }, ct, what .. "[" .. i .. "]") end
+end
+
+-- NumPy's source text of a list of gm.complex values
+local function pylist(t)
+  local xs = {}
+  for i, z in ipairs(t) do xs[i] = ("complex(%.17g,%.17g)"):format(z.re, z.im) end
+  return "[" .. table.concat(xs, ",") .. "]"
+end
+
 describe("complex mats", function()
   it("are made, read, written, viewed, copied and printed", function()
     local m = gm.zeros({ 2, 3 }, { ctype = "complex64" })
@@ -157,6 +204,133 @@ describe("complex mats", function()
     end)
   end)
 
+  it("compute abs, real, imag, sign, pow, expm1, log1p, log2, log10 as NumPy does", function()
+    local a = { C(1.5, -2), C(-3, 4), C(0.25, 1), C(2, 0), C(-1, -1), C(0, 0) }
+    local b = { C(0.5, 1), C(2, -0.75), C(-1, 0), C(0, 0.5), C(3, 0) }
+    local z0, e0 = { C(0, 0), C(0, 0), C(0, 0), C(1, 1) }, { C(0, 0), C(2, 0), C(0, 1), C(0, 0) }
+    local exprs = { "np.abs(a)", "np.real(a)", "np.imag(a)", "np.where(a == 0, 0, a / np.where(a == 0, 1, np.abs(a)))",
+      "a ** 2", "a5 ** -3", "a5 ** 0.5", "a5 ** b", "np.expm1(a)", "np.log1p(a)", "np.log2(a5)", "np.log10(a5)",
+      "z0 ** e0" }
+    local lines = numpy_lines(("a = np.array(%s); a5 = a[:5]; b = np.array(%s); z0 = np.array(%s); e0 = np.array(%s)")
+      :format(pylist(a), pylist(b), pylist(z0), pylist(e0)), exprs)
+    local part = { complex64 = "float32", complex128 = "float64" }
+    places(function(place)
+      for _, ct in ipairs { "complex64", "complex128" } do
+        local A = gm.asarray(a, { dtype = ct })
+        local A5, B = A:narrow(1, 1, 5), gm.asarray(b, { dtype = ct })
+        local got = { gm.abs(A), gm.real(A), A:imag(), gm.sign(A), A ^ 2, A5 ^ -3, gm.pow(A5, 0.5), A5 ^ B,
+          gm.expm1(A), gm.log1p(A), gm.log2(A5), A5:log10(),
+          gm.pow(gm.asarray(z0, { dtype = ct }), gm.asarray(e0, { dtype = ct })) }
+        for k, g in ipairs(got) do
+          local what = ("%s %s %s"):format(place, ct, exprs[k])
+          assert.equal(k <= 3 and part[ct] or ct, g:dtype(), what)
+          check_values(g, lines[k], ct, what)
+        end
+        -- hypot-style: the squares of these parts overflow float32
+        assert.near(5e30, gm.abs(gm.asarray({ C(3e30, -4e30) }, { dtype = ct }))[1], 5e30 * 1e-6)
+      end
+      -- of a real mat: real is a copy, imag zeros of its type
+      local r = gm.asarray({ 1.5, -2 }, { dtype = "float32" })
+      local rr = gm.real(r)
+      rr[1] = 7
+      assert.same({ 1.5, -2 }, r:to_table())
+      assert.same({ 0, 0 }, gm.imag(r):to_table())
+      assert.equal("float32", gm.imag(r):dtype())
+      assert.equal("complex64", (r ^ C(0, 1)):dtype())
+      -- a zero divisor divides the parts by +0 (NumPy's), whatever its sign
+      local q = (gm.asarray({ C(1, -1) }) / gm.asarray({ -0.0 }))[1]
+      assert.same({ math.huge, -math.huge }, { q.re, q.im })
+    end)
+  end)
+
+  it("reduce (sum, prod, mean, cumulative ones, vecdot) as NumPy does", function()
+    local m = { C(1, 2), C(-0.5, 0.25), C(0, -1.5), C(2.5, 0), C(-1, -1), C(0.75, -3) }
+    local n = { C(0.5, 1), C(2, -0.75), C(-1, 0), C(0, 0.5), C(3, 0), C(1, 1) }
+    local exprs = { "m.sum()", "m.sum(axis=0)", "m.sum(axis=1)", "m.prod()", "m.prod(axis=0)", "m.prod(axis=1)",
+      "m.mean()", "m.mean(axis=1)", "np.cumsum(m, axis=1)", "np.cumprod(m, axis=1)",
+      "np.concatenate(([1], np.cumprod(m.ravel())))", "np.sum(np.conj(m) * n, axis=-1)", "np.vdot(m[0], n[0])" }
+    local lines = numpy_lines(("m = np.array(%s).reshape(2, 3); n = np.array(%s).reshape(2, 3)"):format(pylist(m),
+      pylist(n)), exprs)
+    places(function(place)
+      for _, ct in ipairs { "complex64", "complex128" } do
+        local M = gm.asarray(m, { dtype = ct }):reshape({ 2, 3 })
+        local N = gm.asarray(n, { dtype = ct }):reshape({ 2, 3 })
+        local got = { M:sum(), M:sum(1), gm.sum(M, { axis = 2 }), M:prod(), gm.prod(M, 1), M:prod(2), gm.mean(M),
+          M:mean(2), gm.cumulative_sum(M, { axis = 2 }), M:cumprod(2),
+          gm.cumulative_prod(M:reshape({ 6 }), { include_initial = true }), gm.vecdot(M, N),
+          gm.vecdot(M[{ 1, {} }], N[{ 1, {} }]) }
+        for k, g in ipairs(got) do
+          local what = ("%s %s %s"):format(place, ct, exprs[k])
+          if gm.iscomplex(g) then assert.is_true(k == 1 or k == 4 or k == 7 or k == 13, what)
+          else assert.equal(ct, g:dtype(), what) end
+          check_values(g, lines[k], ct, what)
+        end
+        assert.same({ 2, 1 }, M:sum(2, { keepdims = true }):dims())
+        assert.same({ 1, 3 }, M:prod(1, { keepdims = true }):dims())
+        assert.equal("1+0i", tostring(gm.zeros({ 0 }, { dtype = ct }):prod()))
+        -- a 1-d mat reduced along its axis is rank 0, as the real reductions
+        assert.same({}, M[{ 1, {} }]:prod(1):dims())
+      end
+    end)
+  end)
+
+  it("multiply matrices (matmul, *, gemm_, batched) as NumPy does", function()
+    local x = { C(1, 2), C(-0.5, 0.25), C(0, -1.5), C(2.5, 0), C(-1, -1), C(0.75, -3) }
+    local y = { C(0.5, 1), C(2, -0.75), C(-1, 0), C(0, 0.5), C(3, 0), C(1, 1) }
+    local p, q = {}, {}
+    for i = 1, 12 do
+      p[i] = C(i % 5 - 2, (i * 7) % 3 - 1)
+      q[i] = C((i * 3) % 4 - 1.5, i % 2)
+    end
+    local exprs = { "x @ y", "p @ q", "x @ y[:, 0]", "2 * (x @ y) + 0.5 * c", "xr @ y" }
+    local lines = numpy_lines(("x = np.array(%s).reshape(2, 3); y = np.array(%s).reshape(3, 2); " ..
+      "p = np.array(%s).reshape(2, 2, 3); q = np.array(%s).reshape(2, 3, 2); c = np.array([[1j, 2], [-1, 1 - 1j]]); " ..
+      "xr = x.real.copy()"):format(pylist(x), pylist(y), pylist(p), pylist(q)), exprs)
+    places(function(place)
+      for _, ct in ipairs { "complex64", "complex128" } do
+        local X = gm.asarray(x, { dtype = ct }):reshape({ 2, 3 })
+        local Y = gm.asarray(y, { dtype = ct }):reshape({ 3, 2 })
+        local P = gm.asarray(p, { dtype = ct }):reshape({ 2, 2, 3 })
+        local Q = gm.asarray(q, { dtype = ct }):reshape({ 2, 3, 2 })
+        local c = gm.asarray({ C(0, 1), C(2, 0), C(-1, 0), C(1, -1) }, { dtype = ct }):reshape({ 2, 2 })
+        local got = { X * Y, P * Q, gm.matmul(X, Y[{ {}, 1 }]), gm.gemm_(2, X, Y, 0.5, c),
+          gm.matmul(gm.real(X), Y) }
+        for k, g in ipairs(got) do
+          local what = ("%s %s %s"):format(place, ct, exprs[k])
+          assert.equal(ct, g:dtype(), what)
+          check_values(g, lines[k], ct, what)
+        end
+      end
+    end)
+  end)
+
+  it("move elements in the indexing functions; ordering ones refuse", function()
+    places(function(place)
+      for _, ct in ipairs { "complex64", "complex128" } do
+        local v = gm.asarray({ C(1, 2), C(3, 4), C(5, 6), C(7, 8) }, { dtype = ct })
+        local mask = gm.asarray({ true, false, true, false })
+        assert.same({ { 5, 6 }, { 1, 2 } }, parts(gm.take(v, { 3, 1 }):to_table()), place)
+        assert.same({ { 1, 2 }, { 5, 6 } }, parts(v[mask]:to_table()), place)
+        assert.same({ { 1, 2 }, { 5, 6 } }, parts(v:masked_select(mask):to_table()), place)
+        local w = v:copy()
+        w[gm.asarray({ 2, 4 })] = C(0, -1)
+        w[mask] = 9
+        assert.same({ { 9, 0 }, { 0, -1 }, { 9, 0 }, { 0, -1 } }, parts(w:to_table()), place)
+        local z = gm.zeros({ 2 }, { dtype = ct })
+        z:index_add_(1, { 1, 1, 2 }, v:narrow(1, 1, 3))
+        assert.same({ { 4, 6 }, { 5, 6 } }, parts(z:to_table()), place)
+        local g = gm.asarray({ { C(1, 1), C(2, 2) }, { C(3, 3), C(4, 4) } }, { dtype = ct })
+        assert.same({ { 2, 2 }, { 3, 3 } }, parts(g:gather(2, gm.asarray({ { 2 }, { 1 } })):reshape({ 2 }):to_table()))
+        assert.same({ { 7, 8 }, { 5, 6 }, { 3, 4 }, { 1, 2 } }, parts(gm.flip(v):to_table()), place)
+        assert.same({ { 1, 2 }, { 3, 4 }, { 5, 6 }, { 7, 8 }, { 1, 2 } },
+          parts(gm.concat({ v, v:narrow(1, 1, 1) }):to_table()), place)
+        local ok, e = pcall(gm.scatter_reduce, v, 1, gm.asarray({ 1 }), v:narrow(1, 1, 1), "amax")
+        assert.is_false(ok)
+        assert.matches("'scatter_reduce'.*amax.*no order", tostring(e))
+      end
+    end)
+  end)
+
   it("save and load .npy '<c8' / '<c16' files that NumPy reads and writes", function()
     local p1, p2 = os.tmpname(), os.tmpname()
     gm.asarray({ { C(1, 2), C(-3.5, 0.25) } }, { dtype = "complex64" }):save_npy(p1)
@@ -215,15 +389,17 @@ np.save(%q, np.array([1 - 2j, 0.5j], dtype=np.complex128))]]):format(p1, p2))
     assert.matches("cmax is not defined for complex numbers", err(gm.maximum, m, m))
     assert.matches("'argmax'.*complex", err(gm.argmax, m))
     assert.matches("'max'.*complex", err(m.max, m))
-    assert.matches("'abs'.*complex", err(gm.abs, m))
     assert.matches("'signbit'.*complex", err(gm.signbit, m))
     assert.matches("'floor'.*complex", err(gm.floor, m))
-    assert.matches("'cumulative_sum'.*complex", err(gm.cumulative_sum, m))
-    assert.matches("pow is not defined for complex numbers", err(function() return m ^ 2 end))
-    assert.matches("'take'.*complex", err(gm.take, m, { 1 }))
+    assert.matches("'abs_'.*complex", err(gm.abs_, m))
+    assert.matches("'argsort'.*complex", err(gm.argsort, m))
+    assert.matches("'nonzero'.*complex", err(gm.nonzero, m))
     assert.matches("'quantile'.*complex", err(gm.quantile, m, 0.5))
     assert.matches("'median'.*complex", err(gm.median, m))
-    assert.matches("'matmul'.*complex mats is not implemented yet", err(function() return m * m end))
-    assert.matches("'sum'.*complex", err(m.sum, m))
+    -- where a complex mat is needed, a real one is refused
+    assert.matches("complex_part.*float64 mat, complex expected",
+      err(core._complex_part, gm.asarray({ 1.0 }), 0, gm.asarray({ 1.0 }), false))
+    assert.matches("'abs'.*options are not taken", err(gm.abs, m, { out = m }))
+    assert.matches("'prod'.*dtype float64.*complex", err(m.prod, m, nil, { dtype = "float64" }))
   end)
 end)

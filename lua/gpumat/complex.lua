@@ -57,7 +57,7 @@ return function(gm, core)
   mt.__div = function(a, b)
     local ar, ai, br, bi = operands(a, b, "__div")
     if math.abs(br) >= math.abs(bi) then
-      if br == 0 and bi == 0 then return make(ar / br, ai / br) end
+      if br == 0 and bi == 0 then return make(ar / 0.0, ai / 0.0) end -- NumPy's: by +0 whatever br's sign
       local r = bi / br
       local den = br + bi * r
       return make((ar + ai * r) / den, (ai - ar * r) / den)

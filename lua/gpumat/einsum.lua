@@ -29,18 +29,7 @@ return function(gm, core, methods)
   local mat_mt = getmetatable(core.mat(0))
   local function is_mat(x) return getmetatable(x) == mat_mt end
   local FN = "einsum"
-  -- complex mats: no complex matrix product yet (cgemm/zgemm), refused
-  -- by name before the integer product is looked for
-  local linalg_matmul = gm.linalg.matmul
-  local function matmul(a, b)
-    for i, x in ipairs { a, b } do
-      if is_mat(x) and x:dtype():match("^complex") then
-        argcheck.argerror(i, "matmul", "a %s mat; the matrix product of complex mats is not implemented yet",
-          x:dtype())
-      end
-    end
-    return linalg_matmul(a, b)
-  end
+  local matmul = gm.linalg.matmul
   -- a stack of products of at most this many multiplications each is one
   -- broadcasting cmul and a sum: a gemm call per matrix costs more there
   -- (1000 8x8 products: 2 ms against 5-9 ms for the gemm loop on the host,

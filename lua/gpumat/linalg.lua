@@ -127,7 +127,7 @@ return function(gm, core, methods)
     local c = gm.mat(cat(s, p, r), { ctype = x:ctype(), cuda_enabled = x:cuda_enabled(), initial_element = false })
     local x3, y3 = x:contiguous(), y:contiguous()
     if y3 == x3 then y3 = x3:copy() end -- the job's operands never share storage
-    if not is_float(x) then -- no BLAS: kernels/imatmul.h's loops
+    if not is_float(x) and not x:dtype():match("^complex") then -- no BLAS: kernels/imatmul.h's loops
       core._int_matmul(x3:view(count, p, q), y3:view(count, q, r), c:view(count, p, r))
       return c
     end
@@ -591,8 +591,10 @@ return function(gm, core, methods)
     if x:dims()[ax1] ~= y:dims()[ax2] then
       raise("%s: the vectors have %d and %d elements", fn, x:dims()[ax1], y:dims()[ax2])
     end
-    local p = gm.cmul(x, y)
-    if is_float(p) then
+    -- complex: the standard's sum(conj(x1) * x2)
+    local complex = x:dtype():match("^complex")
+    local p = gm.cmul(complex and gm.conj(x) or x, y)
+    if is_float(p) or complex then
       if rank == 1 then return p:sum() end
       return p:sum(ax)
     end

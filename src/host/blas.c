@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../kernels/complex_ops.h"
 #include "../core/ops/blas_ops.h"
 #include "simd.h"
 
@@ -131,10 +132,30 @@ static gm_status h_scal(void *ctx, gm_ctype t, int n, double alpha, void *x, int
 GM_FLOAT_CTYPES(GM_DEFINE_GEMV)
 #undef GM_DEFINE_GEMV
 
+/* Complex products: cblas_cgemm / zgemm (the ctype list's BLAS column),
+ * alpha and beta real (an imaginary part 0); no gemv shortcut (the
+ * library's own ?gemm handles a vector side well enough for complex). */
+static gm_status h_cx_gemm(gm_ctype t, gm_blas_trans ta, gm_blas_trans tb, int m, int n, int k, double alpha,
+                           const void *a, int lda, const void *b, int ldb, double beta, void *c, int ldc) {
+#define X(T, E, name, kw, p, P, etype, S, ...)                                                            \
+  case GM_##E: {                                                                                          \
+    T al = gm_sat_##T(alpha), be = gm_sat_##T(beta);                                                      \
+    cblas_##p##gemm(CblasColMajor, cb(ta), cb(tb), m, n, k, &al, a, lda, b, ldb, &be, c, ldc);            \
+    return GM_OK;                                                                                         \
+  }
+  switch (t) {
+    GM_COMPLEX_CTYPES(X)
+    default:
+      return bad_ctype("gemm");
+  }
+#undef X
+}
+
 static gm_status h_gemm(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans tb, int m, int n, int k,
                         double alpha, const void *a, int lda, const void *b, int ldb, double beta, void *c,
                         int ldc) {
   (void)ctx;
+  if (gm_ctype_is_complex(t)) return h_cx_gemm(t, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   if ((n == 1 || m == 1) && k > 0 && m > 0 && n > 0) {
 #define V(T, E, ...) \
   case GM_##E:       \
@@ -620,7 +641,7 @@ GM_FLOAT_CTYPES(GM_DEFINE_SMALL_GEMM)
 #undef GM_DEFINE_SMALL_GEMM
 
 static gm_status h_one_gemm(const gm_linalg_job *j, const void *a, const void *b, void *u) {
-  if (j->m > SMALL_GEMM || j->n > SMALL_GEMM || j->nrhs > SMALL_GEMM)
+  if (j->m > SMALL_GEMM || gm_ctype_is_complex(j->t) || j->n > SMALL_GEMM || j->nrhs > SMALL_GEMM)
     return h_gemm(NULL, j->t, GM_BLAS_N, GM_BLAS_N, j->m, j->n, j->nrhs, 1.0, a, j->m, b, j->nrhs, 0.0, u, j->m);
 #define X(T, E, ...)                                  \
   case GM_##E:                                        \

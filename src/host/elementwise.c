@@ -87,58 +87,36 @@ static int overlap(const void *p, const void *q, size_t bytes) {
   }
 #define UN_INTO_ENTRY(T, NAME, E, ...) [GM_UN_##E] = un_into_##NAME##_##T,
 
-#define UN_LOOPS(T, ...)                                                            \
-  GM_UNARY_OPS_WITH(UN_LOOP, T)                                                     \
-  GM_UNARY_OPS_WITH(UN_INTO_LOOP, T)                                                \
-  static void un_chunk_##T(const ew_job *j, size_t b, size_t e) {                   \
-    static void (*const loop[GM_N_UNARY])(T *, size_t) = {GM_UNARY_OPS_WITH(UN_ENTRY, T)}; \
-    loop[j->op]((T *)j->c + b, e - b);                                              \
-  }                                                                                 \
-  static void un_into_chunk_##T(const ew_job *j, size_t b, size_t e) {              \
-    static void (*const loop[GM_N_UNARY])(const T *, T *, size_t) = {               \
-        GM_UNARY_OPS_WITH(UN_INTO_ENTRY, T)};                                       \
-    loop[j->op]((const T *)j->a + b, (T *)j->c + b, e - b);                         \
-  }
-
-GM_FLOAT_CTYPES(UN_LOOPS)
-
-/* integer mats: the GM_UNARY_INT_OPS rows (the core refuses the others) */
-#define UN_INT_LOOPS(T, ...)                                                            \
-  GM_UNARY_INT_OPS_WITH(UN_LOOP, T)                                                     \
-  GM_UNARY_INT_OPS_WITH(UN_INTO_LOOP, T)                                                \
+/* The unary chunk functions of ctype T over the rows of one kind: ROWS
+ * is that kind's view of the table (GM_UNARY_OPS_WITH,
+ * GM_UNARY_INT_OPS_WITH, GM_UNARY_COMPLEX_OPS_WITH; the core refuses the
+ * other rows), LOOP and INTO the loops' makers (complex ones without SIMD
+ * clones: struct elements). */
+#define UN_CHUNKS_(T, ROWS, LOOP, INTO)                                                  \
+  ROWS(LOOP, T)                                                                         \
+  ROWS(INTO, T)                                                                         \
   static void un_chunk_##T(const ew_job *j, size_t b, size_t e) {                       \
-    static void (*const loop[GM_N_UNARY])(T *, size_t) = {GM_UNARY_INT_OPS_WITH(UN_ENTRY, T)}; \
+    static void (*const loop[GM_N_UNARY])(T *, size_t) = {ROWS(UN_ENTRY, T)};           \
     loop[j->op]((T *)j->c + b, e - b);                                                  \
   }                                                                                     \
   static void un_into_chunk_##T(const ew_job *j, size_t b, size_t e) {                  \
-    static void (*const loop[GM_N_UNARY])(const T *, T *, size_t) = {                   \
-        GM_UNARY_INT_OPS_WITH(UN_INTO_ENTRY, T)};                                       \
+    static void (*const loop[GM_N_UNARY])(const T *, T *, size_t) = {ROWS(UN_INTO_ENTRY, T)}; \
     loop[j->op]((const T *)j->a + b, (T *)j->c + b, e - b);                             \
   }
+#define UN_LOOPS(T, ...) UN_CHUNKS_(T, GM_UNARY_OPS_WITH, UN_LOOP, UN_INTO_LOOP)
+GM_FLOAT_CTYPES(UN_LOOPS)
+#define UN_INT_LOOPS(T, ...) UN_CHUNKS_(T, GM_UNARY_INT_OPS_WITH, UN_LOOP, UN_INTO_LOOP)
 GM_INTEGER_CTYPES(UN_INT_LOOPS)
 
-/* complex mats: the GM_UNARY_COMPLEX_OPS rows (no SIMD clones: struct
- * elements) */
-#define UN_CX_LOOP(T, NAME, E, ...)                         \
-  static void un_##NAME##_##T(T *x, size_t n) {             \
+#define UN_CX_LOOP(T, NAME, E, ...)                              \
+  static void un_##NAME##_##T(T *x, size_t n) {                  \
     for (size_t i = 0; i < n; i++) x[i] = gm_##NAME##_##T(x[i]); \
   }
-#define UN_CX_INTO_LOOP(T, NAME, E, ...)                                                  \
-  static void un_into_##NAME##_##T(const T *restrict x, T *restrict y, size_t n) {        \
-    for (size_t i = 0; i < n; i++) y[i] = gm_##NAME##_##T(x[i]);                         \
+#define UN_CX_INTO_LOOP(T, NAME, E, ...)                                           \
+  static void un_into_##NAME##_##T(const T *restrict x, T *restrict y, size_t n) { \
+    for (size_t i = 0; i < n; i++) y[i] = gm_##NAME##_##T(x[i]);                  \
   }
-#define UN_CX_LOOPS(T, ...)                                                                 \
-  GM_UNARY_COMPLEX_OPS_WITH(UN_CX_LOOP, T)                                                  \
-  GM_UNARY_COMPLEX_OPS_WITH(UN_CX_INTO_LOOP, T)                                             \
-  static void un_chunk_##T(const ew_job *j, size_t b, size_t e) {                           \
-    static void (*const loop[GM_N_UNARY])(T *, size_t) = {GM_UNARY_COMPLEX_OPS_WITH(UN_ENTRY, T)}; \
-    loop[j->op]((T *)j->c + b, e - b);                                                      \
-  }                                                                                         \
-  static void un_into_chunk_##T(const ew_job *j, size_t b, size_t e) {                      \
-    static void (*const loop[GM_N_UNARY])(const T *, T *, size_t) = {                       \
-        GM_UNARY_COMPLEX_OPS_WITH(UN_INTO_ENTRY, T)};                                       \
-    loop[j->op]((const T *)j->a + b, (T *)j->c + b, e - b);                                 \
-  }
+#define UN_CX_LOOPS(T, ...) UN_CHUNKS_(T, GM_UNARY_COMPLEX_OPS_WITH, UN_CX_LOOP, UN_CX_INTO_LOOP)
 GM_COMPLEX_CTYPES(UN_CX_LOOPS)
 
 /* CHUNK_BY_CTYPE over the float and integer rows */
@@ -163,22 +141,17 @@ static void pred_chunk(void *arg, size_t b, size_t e);
     for (size_t i = 0; i < n; i++) y[i] = gm_pred_##NAME##_##T(x[i]);                       \
   }
 #define PRED_ENTRY(T, NAME, E, ...) [GM_PRED_##E] = pred_##NAME##_##T,
-#define PRED_LOOPS(T, ...)                                                                    \
-  GM_PREDICATE_OPS_WITH(PRED_LOOP, T)                                                         \
+/* the predicate chunk of T over ROWS, one kind's view of the rows */
+#define PRED_CHUNKS_(T, ROWS)                                                                 \
+  ROWS(PRED_LOOP, T)                                                                          \
   static void pred_chunk_##T(const ew_job *j, size_t b, size_t e) {                          \
-    static void (*const loop[GM_N_PREDICATE])(const T *, bool *, size_t) = {                 \
-        GM_PREDICATE_OPS_WITH(PRED_ENTRY, T)};                                                \
+    static void (*const loop[GM_N_PREDICATE])(const T *, bool *, size_t) = {ROWS(PRED_ENTRY, T)}; \
     loop[j->op]((const T *)j->a + b, (bool *)j->c + b, e - b);                                \
   }
+#define PRED_LOOPS(T, ...) PRED_CHUNKS_(T, GM_PREDICATE_OPS_WITH)
 GM_REAL_CTYPES(PRED_LOOPS)
 /* complex mats: the predicate rows with kind C */
-#define PRED_CX_LOOPS(T, ...)                                                                 \
-  GM_PREDICATE_COMPLEX_OPS_WITH(PRED_LOOP, T)                                                 \
-  static void pred_chunk_##T(const ew_job *j, size_t b, size_t e) {                          \
-    static void (*const loop[GM_N_PREDICATE])(const T *, bool *, size_t) = {                 \
-        GM_PREDICATE_COMPLEX_OPS_WITH(PRED_ENTRY, T)};                                        \
-    loop[j->op]((const T *)j->a + b, (bool *)j->c + b, e - b);                                \
-  }
+#define PRED_CX_LOOPS(T, ...) PRED_CHUNKS_(T, GM_PREDICATE_COMPLEX_OPS_WITH)
 GM_COMPLEX_CTYPES(PRED_CX_LOOPS)
 
 /* a switch, not GM_CTYPE_TABLE: bool's rows paste _Bool in C */

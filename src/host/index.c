@@ -26,7 +26,8 @@ static void gather_chunk(void *arg, size_t begin, size_t end) {
     for (size_t i = begin; i < end; i++) ((U *)j->y)[i] = ((const U *)j->x)[j->off[i]]; \
     return;
   switch (j->esize) {
-    G(uint8_t) G(uint16_t) G(uint32_t) G(uint64_t) default : break;
+    /* 16 bytes (complex128): the struct */
+    G(uint8_t) G(uint16_t) G(uint32_t) G(uint64_t) G(gm_complex128) default : break;
   }
 #undef G
   const char *x = j->x;
@@ -42,7 +43,7 @@ static void scatter_chunk(void *arg, size_t begin, size_t end) {
       gm_index_scatter_run_##T(j->mode, r, j->dst, j->start, j->spos, (const T *)j->x, (T *)j->y);   \
     break;
   switch (j->t) {
-    GM_REAL_CTYPES(X)
+    GM_CTYPES(X)
     default:
       break;
   }
@@ -97,7 +98,7 @@ static void write_chunk(const compact_job *j, size_t k) {
     gm_compact_values_##U(a, b, (const bool *)j->m, o, hi, (const U *)j->x, (U *)j->y);               \
     break;
   if (j->y) switch (j->esize) {
-      V(uint8_t) V(uint16_t) V(uint32_t) V(uint64_t) default : break;
+      V(uint8_t) V(uint16_t) V(uint32_t) V(uint64_t) V(gm_complex128) default : break;
     }
 #undef V
 #define X(T, E, ...)                                                   \

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../core/io/format.h"
+#include "../core/ops/elementwise.h"
 #include "util.h"
 
 #define COMPLEX_MT "gpumat.complex"
@@ -56,11 +57,25 @@ static int l_format_complex(lua_State *L) {
   return 1;
 }
 
+/* core._complex_part(z, part, r, set): r := part (0 real, 1 imaginary)
+ * of z, or (set) that part of z := r (core/ops/elementwise.h); the Lua
+ * side (lua/gpumat/complex_math.lua) makes both mats and checks them */
+static int l_complex_part(lua_State *L) {
+  const char *fn = "_complex_part";
+  gm_mat *z = gml_checkmat(L, 1, fn);
+  lua_Integer part = luaL_checkinteger(L, 2);
+  gm_mat *r = gml_checkmat(L, 3, fn);
+  GML_TRY(L, gm_complex_part(z, (int)part, r, lua_toboolean(L, 4)), fn);
+  return 0;
+}
+
 void gml_open_complex(lua_State *L, int module_idx) {
   luaL_newmetatable(L, COMPLEX_MT);
   lua_pushstring(L, "complex");
   lua_setfield(L, -2, "__name");
   lua_setfield(L, module_idx, "_complex_mt");
-  static const gml_reg fns[] = {{"_format_complex", l_format_complex, 3, NULL}, {NULL, NULL, 0, NULL}};
+  static const gml_reg fns[] = {{"_format_complex", l_format_complex, 3, NULL},
+                                   {"_complex_part", l_complex_part, 4, NULL},
+                                   {NULL, NULL, 0, NULL}};
   gml_register(L, module_idx, fns);
 }

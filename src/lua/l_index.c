@@ -95,6 +95,10 @@ static gm_mat *check_source(lua_State *L, int idx, const char *fn, gm_value *val
     value->i = (long long)lua_tointeger(L, idx);
   } else if (t == LUA_TNUMBER) {
     value->d = lua_tonumber(L, idx);
+  } else if (gml_iscomplex(L, idx)) { /* converted to the mat's type as astype does */
+    if (!gml_tocomplex(L, idx, &value->d, &value->im)) gml_argerror(L, idx, fn, "gm.complex value with non-number parts");
+    value->is_complex = true;
+    return NULL;
   } else {
     if (!gml_ismat(L, idx)) gml_argerror(L, idx, fn, "mat or number expected, got %s", luaL_typename(L, idx));
     return gml_checkmat(L, idx, fn);
@@ -286,6 +290,10 @@ static int scatter_reduce(lua_State *L, bool copy) {
   }
   if ((mode & GM_INDEX_OP) == GM_INDEX_MEAN && gml_checkmat(L, 1, fn)->ctype == GM_BOOL)
     gml_argerror(L, 1, fn, "reduce \"mean\" of a bool mat (convert it first: m:astype(\"float64\"))");
+  int op = mode & GM_INDEX_OP;
+  if ((op == GM_INDEX_AMAX || op == GM_INDEX_AMIN) && gm_ctype_is_complex(gml_checkmat(L, 1, fn)->ctype))
+    gml_argerror(L, 5, fn, "reduce \"%s\" orders elements; complex numbers have no order",
+                 op == GM_INDEX_AMAX ? "amax" : "amin");
   lua_settop(L, 4);
   if (copy) {
     gm_mat *c = NULL;

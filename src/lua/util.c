@@ -173,6 +173,18 @@ static const char *const real_ctype_fns[] = {
     /* the sort engine's (l_scan.c: every real ctype, kernels/scan.h) */
     "argsort", "topk", "cummax", "cummin", "mode", "unique", "searchsorted", "isin", NULL};
 
+/* Float-only functions that take complex mats too: the complex parts'
+ * mover and gm.linalg's job runner (its gemm job is cgemm/zgemm; the
+ * core refuses complex mats for the other jobs). */
+static const char *const complex_too_fns[] = {
+    "_complex_part", "linalg",
+    /* indexing only moves elements (scatter_add_, index_add_ and the sum,
+     * prod and mean of scatter_reduce add and multiply them; amax/amin
+     * are refused by l_index.c) */
+    "index", "take", "index_select", "take_along_axis", "gather", "put_along_axis", "scatter_", "scatter_add_",
+    "scatter_reduce", "scatter_reduce_", "index_add_", "index_copy_", "index_fill_", "masked_select", "masked_fill_",
+    "masked_scatter_", NULL};
+
 /* The broadcasting functions beyond the op table's rows (l_broadcast.c,
  * l_operators.c): where and the operators, whose mats of every type
  * promote to one compute ctype first, which the binding and the core check
@@ -223,7 +235,9 @@ static void check_mat_ctype(lua_State *L, int idx, const gm_mat *m, const char *
   if (listed(any_ctype_fns, fname)) return;
   if (gm_ctype_is_complex(m->ctype)) {
     /* the broadcasting functions and rows check their complex kinds */
-    if (listed(promoting_fns, fname) || listed(unary_alias_fns, fname) || table_allows(fname, m->ctype) == 1) return;
+    if (listed(promoting_fns, fname) || listed(unary_alias_fns, fname) || listed(complex_too_fns, fname) ||
+        table_allows(fname, m->ctype) == 1)
+      return;
     gml_argerror(L, idx, fname, "a %s mat; this function does not take complex mats", gm_ctype_dtype(m->ctype));
   }
   if (listed(real_ctype_fns, fname)) return;

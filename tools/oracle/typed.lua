@@ -44,6 +44,12 @@ end
 -- zeros, NaN, infinities, huge and tiny values.
 local function value(t)
   if t == "bool" then return R(0, 1) end
+  if t:match("^complex") then -- moderate parts (OPS.complex)
+    local function part() local k = R(1, 4) return k == 1 and 0.0 or k == 2 and R(-6, 6) * 0.5 or R() * 4 - 2 end
+    local re, im = part(), part()
+    -- never 0 + 0i: log, reciprocal and sign at 0 are the specs' cases
+    return require("gpumat").complex(re, (re == 0 and im == 0) and 0.5 or im)
+  end
   local k = R(1, 10)
   if is_int(t) then
     local lo, hi = limits(t)
@@ -359,6 +365,60 @@ OPS.astype = function()
   local a = M.operand(rdims(R(1, 3)), dtype_for("any"))
   local t = pick(M.DTYPES)
   return call("astype", { a, { scalar = t, enc = { scalar = t, lt = "dtype" } } })
+end
+
+-- Complex mats (complex64, complex128; docs/API.md "Complex mats"):
+-- arithmetic with a complex, real or scalar second operand, the unary
+-- functions, pow, the reductions and scans, vecdot and matmul.  Parts
+-- are moderate values (halves, small randoms, zeros): the edge cases of
+-- infinities and NaN in complex functions (C99 Annex G) are the specs'.
+local CX = { "complex64", "complex128" }
+local CX_UNARY = { "abs", "real", "imag", "conj", "sign", "negative", "square", "reciprocal", "sqrt", "exp", "log",
+  "expm1", "log1p", "log2", "log10", "sin", "cos", "tan", "sinh", "cosh", "tanh" }
+local CX_BINARY = { "add", "subtract", "multiply", "divide", "equal", "not_equal", "pow" }
+OPS.complex = function()
+  local t = pick(CX)
+  local k = R(1, 6)
+  if k <= 2 then
+    local dims = rdims(R(1, 2))
+    local a = M.operand(dims, t)
+    local b
+    local f = pick(CX_BINARY)
+    -- pow's exponent is never a real mat of edge values: infinite
+    -- exponents are C99 Annex G's special cases, which the element
+    -- functions' textbook formulas do not follow
+    local r = R()
+    if f == "pow" and r >= 0.5 and r < 0.7 then r = 0.8 end
+    if r < 0.5 then b = M.operand(bdims(dims), R() < 0.7 and t or pick(CX))
+    elseif r < 0.7 then b = M.operand(bdims(dims), pick(FLOATS))
+    else -- small Lua numbers (pow's large exponents overflow differently per formula)
+      local v = R() < 0.6 and R(-4, 8) or pick({ 0.5, 1.5, -2.5, 0.0 })
+      b = { scalar = v, enc = { scalar = v, lt = math.type(v) } }
+    end
+    return call(f, { a, b })
+  elseif k == 3 then
+    return call(pick(CX_UNARY), { M.operand(rdims(R(1, 2)), t) })
+  elseif k == 4 then
+    local f = pick({ "sum", "prod", "mean" })
+    local dims = rdims(R(1, 3))
+    local opts = R() < 0.6 and { axis = R(1, #dims) } or nil
+    if opts and R() < 0.3 then opts.keepdims = true end
+    return call(f, { M.operand(dims, t) }, opts)
+  elseif k == 5 then
+    local dims = rdims(R(1, 2))
+    local opts = { axis = R(1, #dims), include_initial = R() < 0.3 or nil }
+    return call(pick({ "cumulative_sum", "cumulative_prod" }), { M.operand(dims, t) }, opts)
+  end
+  local r, q, c = R(1, 3), R(1, 3), R(1, 3)
+  if R() < 0.4 then
+    local dims = rdims(R(1, 2))
+    return call("vecdot", { M.operand(dims, t), M.operand(dims, t) })
+  end
+  local batch = R() < 0.3 and { R(1, 2) } or {}
+  local da, db = { table.unpack(batch) }, { table.unpack(batch) }
+  da[#da + 1], da[#da + 2] = r, q
+  db[#db + 1], db[#db + 2] = q, c
+  return call("matmul", { M.operand(da, t), M.operand(db, t) })
 end
 
 M.names = {}

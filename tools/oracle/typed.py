@@ -31,13 +31,15 @@ import warnings
 import numpy as np
 
 warnings.simplefilter("ignore")  # numpy's warnings for ddof <= 0, empty slices
-TOL = {"float32": 2e-5, "float64": 1e-11}
+TOL = {"float32": 2e-5, "float64": 1e-11, "complex64": 2e-5, "complex128": 1e-11}
 NP = {"bool": np.bool_, "int8": np.int8, "int16": np.int16, "int32": np.int32,
       "int64": np.int64, "uint8": np.uint8, "uint16": np.uint16, "uint32": np.uint32,
-      "uint64": np.uint64, "float32": np.float32, "float64": np.float64}
+      "uint64": np.uint64, "float32": np.float32, "float64": np.float64,
+      "complex64": np.complex64, "complex128": np.complex128}
 NAME = {np.dtype(v): k for k, v in NP.items()}
 REFUSAL = ("takes float32/float64 mats", "mats only", "mixed ctypes", "a bool mat", "bool mats",
-           "is integer-only", "no integer representation")
+           "is integer-only", "no integer representation",
+           "integers to negative integer powers are not allowed")
 
 
 class Refusable(Exception):
@@ -72,6 +74,8 @@ class Weak:
 
 
 def decode(vals, dtype):
+    if dtype.startswith("complex"):  # gm.complex values: {"re": x, "im": y}
+        return np.array([complex(v["re"], v["im"]) if isinstance(v, dict) else v for v in vals], dtype=NP[dtype])
     if dtype == "uint64":
         return np.array([int(v) for v in vals], dtype=np.int64).view(np.uint64)
     if dtype == "bool":
@@ -588,6 +592,124 @@ for _f in ("sum", "prod", "max", "min", "mean", "var", "std", "any", "all", "cou
     OPS[_f] = reduction(_f)
 
 
+# ---- complex mats (typed.lua's OPS.complex) ------------------------------------
+
+def is_complex_step(xs):
+    return any(isinstance(x, np.ndarray) and x.dtype.kind == "c" for x in xs)
+
+
+def cx_result_type(xs):
+    mats = [x.dtype for x in xs if isinstance(x, np.ndarray)]
+    return np.result_type(*mats)  # Lua numbers are weak: the mats decide
+
+
+def cx_binary(fn, cmp=False):
+    def op(xs, opts):
+        rt = cx_result_type(xs)
+        vals = [x.astype(np.complex128) if isinstance(x, np.ndarray) else complex(x.v) for x in xs]
+        if cmp:
+            return fn(*vals), True, 1
+        return np.asarray(fn(*vals)).astype(rt), False, 2
+    return op
+
+
+def cx_pow(a, b):
+    # npy_cpow: 0 ** b is 0 for a real positive b, NaN otherwise; x ** 0 is 1
+    with np.errstate(all="ignore"):
+        r = np.power(a, b)
+    a, b = np.broadcast_arrays(a, b)
+    zero = (a == 0) & ~(b == 0)
+    r = np.where(zero & (b.real > 0) & (b.imag == 0), 0, np.where(zero, complex(np.nan, np.nan), r))
+    return np.where(b == 0, 1, r)
+
+
+def cx_unary(fn, real=False):
+    def op(xs, opts):
+        a = xs[0]
+        with np.errstate(all="ignore"):
+            v = fn(a.astype(np.complex128))
+        rt = (np.float32 if a.dtype == np.complex64 else np.float64) if real else a.dtype
+        return np.asarray(v).astype(rt), False, 4
+    return op
+
+
+def cx_reduction(name):
+    def op(xs, opts):
+        a = xs[0]
+        opts = opts or {}
+        axis = opts.get("axis")
+        ax = None if axis is None else (axis - 1 if axis > 0 else a.ndim + axis)
+        keep = bool(opts.get("keepdims"))
+        v = getattr(np, name)(a.astype(np.complex128), axis=ax, keepdims=keep)
+        n = a.size if ax is None else a.shape[ax]
+        mag = float(np.max(np.abs(a))) if a.size else 0.0
+        scale = (n + 1) * (1 + mag) if name != "prod" else n + 1
+        if ax is None and not keep:  # a gm.complex value, checked at a's precision
+            return ("lua", np.asarray(v).astype(a.dtype)[()]), False, scale
+        return np.asarray(v).astype(a.dtype), False, scale
+    return op
+
+
+def cx_cumulative(name):
+    def op(xs, opts):
+        a, ax = xs[0], opts["axis"] - 1
+        v = (np.cumsum if name == "cumulative_sum" else np.cumprod)(a.astype(np.complex128), axis=ax)
+        if opts.get("include_initial"):
+            shape = list(a.shape)
+            shape[ax] = 1
+            v = np.concatenate([np.full(shape, 0 if name == "cumulative_sum" else 1, np.complex128), v], axis=ax)
+        mag = float(np.max(np.abs(a))) if a.size else 0.0
+        return v.astype(a.dtype), False, (a.shape[ax] + 1) * (1 + mag)
+    return op
+
+
+def cx_vecdot(xs, opts):
+    a, b = xs
+    v = np.sum(np.conj(a.astype(np.complex128)) * b.astype(np.complex128), axis=-1)
+    scale = (a.shape[-1] + 1) * 4
+    if a.ndim == 1:
+        return ("lua", np.asarray(v).astype(cx_result_type(xs))[()]), False, scale
+    return v.astype(cx_result_type(xs)), False, scale
+
+
+def cx_matmul(xs, opts):
+    a, b = xs
+    v = np.matmul(a.astype(np.complex128), b.astype(np.complex128))
+    return v.astype(cx_result_type(xs)), False, (a.shape[-1] + 1) * 4
+
+
+def cx_sign(z):
+    return np.where(z == 0, 0, z / np.where(z == 0, 1, np.abs(z)))
+
+
+CX_OPS = {
+    "add": cx_binary(np.add), "subtract": cx_binary(np.subtract), "multiply": cx_binary(np.multiply),
+    "divide": cx_binary(np.divide), "pow": cx_binary(cx_pow),
+    "equal": cx_binary(np.equal, cmp=True), "not_equal": cx_binary(np.not_equal, cmp=True),
+    "abs": cx_unary(np.abs, real=True), "real": cx_unary(np.real, real=True),
+    "imag": cx_unary(np.imag, real=True), "conj": cx_unary(np.conj), "sign": cx_unary(cx_sign),
+    "negative": cx_unary(np.negative), "square": cx_unary(lambda z: z * z),
+    "reciprocal": cx_unary(lambda z: 1 / z),
+    **{f: cx_unary(getattr(np, f)) for f in ("sqrt", "exp", "log", "expm1", "log1p", "log2", "log10", "sin",
+                                             "cos", "tan", "sinh", "cosh", "tanh")},
+    "sum": cx_reduction("sum"), "prod": cx_reduction("prod"), "mean": cx_reduction("mean"),
+    "cumulative_sum": cx_cumulative("cumulative_sum"), "cumulative_prod": cx_cumulative("cumulative_prod"),
+    "vecdot": cx_vecdot, "matmul": cx_matmul,
+}
+
+
+def close_cx(got, want, dt, scale):
+    """Complex elements within TOL * scale * (1 + |want|) (each part, the
+    modulus as the scale); NaN where NumPy has NaN (in either part)."""
+    tol = TOL[dt] * scale * (1 + np.abs(np.where(np.isfinite(want), want, 0)))
+    nan_ok = np.isnan(got) == np.isnan(want)
+    fin = np.isfinite(want)
+    inf_ok = fin | np.isnan(want) | (got == want)
+    with np.errstate(invalid="ignore"):
+        val_ok = ~fin | (np.abs(got - want) <= tol)
+    return nan_ok & inf_ok & val_ok
+
+
 # ---- comparison ----------------------------------------------------------------
 
 def same_exact(got, want):
@@ -614,6 +736,8 @@ def close(got, want, dt, scale):
 def decode_value(v, dt):
     """A Lua value result (whole reductions) as a numpy scalar of dt."""
     x = v["value"]
+    if isinstance(x, dict):  # a gm.complex value
+        return np.array([complex(x["re"], x["im"])], dtype=np.complex128)
     if dt == np.uint64 and isinstance(x, int):
         return np.array([x], dtype=np.int64).view(np.uint64)
     return np.array([x], dtype=dt if v["lt"] != "float" or np.dtype(dt).kind == "f" else np.float64)
@@ -645,7 +769,10 @@ def compare(p, want, exact, scale):
         if loose is not None:
             got = np.where(loose, np.abs(got) if got.dtype.kind == "f" else False, got)
         got, w = got.reshape(-1), w.reshape(-1)
-    if got.dtype.kind == "f" or w.dtype.kind == "f":
+    if got.dtype.kind == "c" or w.dtype.kind == "c":
+        cdt = dt if dt in ("complex64", "complex128") else "complex128"
+        ok = close_cx(got.astype(np.complex128), w.astype(np.complex128), cdt, scale)
+    elif got.dtype.kind == "f" or w.dtype.kind == "f":
         g, ww = got.astype(np.float64), w.astype(np.float64)
         ok = same_exact(g, ww) if exact else close(g, ww, dt if dt in TOL else "float64", scale)
     else:
@@ -697,7 +824,7 @@ def check_step(p, stats):
     opts = p.get("opts") or {}
     if "prepend" in p:
         opts = dict(opts, _prepend=operand(st, p["prepend"]))
-    fn = OPS[p["f"]]
+    fn = CX_OPS[p["f"]] if is_complex_step(xs) else OPS[p["f"]]
     err = p.get("err")
     any_float = False
     try:

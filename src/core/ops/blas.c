@@ -414,7 +414,8 @@ gm_status gm_gemm_(double alpha, gm_mat *a, gm_mat *b, double beta, gm_mat *c, g
   GM_TRY(gm_gemm_resolve(a, b, c, &g, &bad));
   if (g.m == 0 || g.n == 0) return GM_OK;
   gm_mat *ms[3] = {a, b, c};
-  GM_TRY(gm_check_float_mats("gemm_", ms, 3));
+  /* complex mats too (cgemm/zgemm); resolve checked that the three share a ctype */
+  if (!gm_ctype_is_complex(a->ctype)) GM_TRY(gm_check_float_mats("gemm_", ms, 3));
   gm_exec e = gm_exec_choose(ms, 3);
   if (!GM_BLAS_ENTRY(e, gemm)) return unsupported(&e, "gemm");
   gemm_operand oa = {.m = a}, ob = {.m = b}, oc = {.m = c};

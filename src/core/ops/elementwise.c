@@ -4,6 +4,8 @@
 
 #include "blas.h"
 #include "../exec/exec.h"
+#include "../model/view.h"
+#include "../../../kernels/strided.h"
 
 static const char *const unary_names[GM_N_UNARY] = {
 #define X(name, E, ...) [GM_UN_##E] = #name,
@@ -359,4 +361,29 @@ gm_status gm_scale_rows_(gm_mat *scales, gm_mat *a, gm_mat *result) {
 
 gm_status gm_scale_columns_(gm_mat *scales, gm_mat *a, gm_mat *result) {
   return scale("scale_columns_", GM_SCALE_COLUMNS, scales, a, result);
+}
+
+gm_status gm_complex_part(gm_mat *z, int part, gm_mat *r, bool set) {
+  const char *fn = set ? "complex_from_parts" : "complex_part";
+  if (!gm_ctype_is_complex(z->ctype))
+    return gm_fail(GM_EINVAL, "%s: argument 1 is a %s mat, complex expected", fn, gm_ctype_dtype(z->ctype));
+  if (r->ctype != gm_ctype_real_of(z->ctype))
+    return gm_fail(GM_EINVAL, "%s: the part is a %s mat, %s expected", fn, gm_ctype_dtype(r->ctype),
+                   gm_ctype_dtype(gm_ctype_real_of(z->ctype)));
+  if (part != 0 && part != 1) return gm_fail(GM_EINVAL, "%s: part %d (0 or 1 expected)", fn, part);
+  if (z->size != r->size) return gm_fail(GM_EINVAL, "%s: sizes differ: %zu and %zu", fn, z->size, r->size);
+  if (z->vec == r->vec) return gm_fail(GM_EINVAL, "%s: the part shares storage with the complex mat", fn);
+  GM_TRY(gm_check_writable(fn, set ? z : r));
+  if (z->size == 0) return GM_OK;
+  gm_mat *ms[2] = {z, r};
+  gm_exec e = gm_exec_choose(ms, 2);
+  if (!e.be->strided_copy) e = gm_exec_host();
+  gm_operand ops[2] = {{z, set ? GM_IO : GM_INPUT, NULL}, {r, set ? GM_INPUT : GM_OUTPUT, NULL}};
+  GM_TRY(gm_acquire(&e, ops, 2));
+  size_t n = z->size, es = gm_ctype_size(r->ctype);
+  char *zp = (char *)ops[0].ptr + (size_t)part * es;
+  gm_strided_geom g = {.rank = 1, .n = n, .dims = {n}, .src_strides = {set ? 1 : 2}, .dst_strides = {set ? 2 : 1}};
+  gm_status st = set ? e.be->strided_copy(e.dev, r->ctype, &g, ops[1].ptr, zp)
+                     : e.be->strided_copy(e.dev, r->ctype, &g, zp, ops[1].ptr);
+  return gm_finish(&e, ops, 2, st);
 }

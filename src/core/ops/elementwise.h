@@ -58,4 +58,13 @@ gm_status gm_sum_(gm_mat *x, gm_mat *y, int axis, double alpha, double beta);
 gm_status gm_scale_rows_(gm_mat *scales, gm_mat *a, gm_mat *result);
 gm_status gm_scale_columns_(gm_mat *scales, gm_mat *a, gm_mat *result);
 
+/* One part of a complex mat (part 0 the real parts, 1 the imaginary):
+ * r := that part of z (set false), or that part of z := r (set true, the
+ * other part kept).  z complex, r of its parts' ctype
+ * (gm_ctype_real_of), equal sizes, separate storage; row-major order.  A
+ * move of the parts' type with stride 2 on z's side (the backend's
+ * strided copy), so every device runs it with the kernel it has: real,
+ * imag and abs of complex mats, and complex mats made from parts. */
+gm_status gm_complex_part(gm_mat *z, int part, gm_mat *r, bool set);
+
 #endif

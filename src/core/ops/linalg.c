@@ -192,7 +192,8 @@ static gm_status job_check(const gm_linalg_job *j, gm_mat *const *ms, size_t *ba
   if (square && j->m != j->n) return gm_fail(GM_EINVAL, "the job needs m == n");
   if (j->kind == GM_LA_QR && (j->qcols < k || j->qcols > j->m))
     return gm_fail(GM_EINVAL, "q needs between %d and %d columns", k, j->m);
-  bool complex_ok = j->kind == GM_LA_GEEV && gm_ctype_kind(ms[0]->ctype) == GM_KIND_COMPLEX;
+  /* complex stacks: the product (cgemm/zgemm) and geev's complex form */
+  bool complex_ok = (j->kind == GM_LA_GEEV || j->kind == GM_LA_GEMM) && gm_ctype_is_complex(ms[0]->ctype);
   if (!is_float_ctype(ms[0]->ctype) && !complex_ok)
     return gm_fail(GM_EINVAL, "ctype %s is not a floating type", gm_ctype_name(ms[0]->ctype));
   size_t per = gm_linalg_job_elems(j, 0);

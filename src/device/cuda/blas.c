@@ -5,6 +5,7 @@
  * and status. */
 #include "../../core/model/context.h"
 #include "impl.h"
+#include "../../../kernels/complex_ops.h"
 
 static gm_status cublas_status(cublasStatus_t st, const char *fn) {
   if (st == CUBLAS_STATUS_SUCCESS) return GM_OK;
@@ -79,9 +80,29 @@ static gm_status cu_scal(void *ctx, gm_ctype t, int n, double alpha, void *x, in
 #undef X
 }
 
+/* cublasCgemm / Zgemm: cuComplex and cuDoubleComplex have gm_complex64's
+ * and gm_complex128's layout (two reals, real part first) */
+static gm_status cu_cx_gemm(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans tb, int m, int n, int k,
+                            double alpha, const void *a, int lda, const void *b, int ldb, double beta, void *c,
+                            int ldc) {
+#define X(T, E, name, kw, p, P, ...)                                                             \
+  case GM_##E: {                                                                                 \
+    T al = gm_sat_##T(alpha), be = gm_sat_##T(beta);                                             \
+    return CUBLAS_CALL(P, gemm, op(ta), op(tb), m, n, k, (const void *)&al, a, lda, b, ldb,       \
+                       (const void *)&be, c, ldc);                                               \
+  }
+  switch (t) {
+    GM_COMPLEX_CTYPES(X)
+    default:
+      return gm_fail(GM_EINVAL, "gemm: unsupported ctype");
+  }
+#undef X
+}
+
 static gm_status cu_gemm(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans tb, int m, int n, int k,
                          double alpha, const void *a, int lda, const void *b, int ldb, double beta, void *c,
                          int ldc) {
+  if (gm_ctype_is_complex(t)) return cu_cx_gemm(ctx, t, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   if (t == GM_FLOAT) {
     /* TF32 (a float-only tensor-core mode) only when asked for (gm.cuda_allow_tf32) */
     cublasMath_t mode = atomic_load(&gm_cuda_allow_tf32) ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH;
@@ -96,11 +117,31 @@ static gm_status cu_gemm(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans 
 #undef X
 }
 
+/* cublasCgemmStridedBatched / Z...: complex stacks (cu_cx_gemm's layout note) */
+static gm_status cu_cx_gemm_batched(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans tb, int m, int n, int k,
+                                    double alpha, const void *a, int lda, long long sa, const void *b, int ldb,
+                                    long long sb, double beta, void *c, int ldc, long long sc, int batch) {
+#define X(T, E, name, kw, p, P, ...)                                                                     \
+  case GM_##E: {                                                                                         \
+    T al = gm_sat_##T(alpha), be = gm_sat_##T(beta);                                                     \
+    return CUBLAS_CALL(P, gemmStridedBatched, op(ta), op(tb), m, n, k, (const void *)&al, a, lda, sa, b, \
+                       ldb, sb, (const void *)&be, c, ldc, sc, batch);                                   \
+  }
+  switch (t) {
+    GM_COMPLEX_CTYPES(X)
+    default:
+      return gm_fail(GM_EINVAL, "gemm_batched: unsupported ctype");
+  }
+#undef X
+}
+
 /* The stack's products in one launch (gm.linalg's GEMM job: matmul of
  * stacks); TF32 as cu_gemm. */
 static gm_status cu_gemm_batched(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans tb, int m, int n, int k,
                                  double alpha, const void *a, int lda, long long sa, const void *b, int ldb,
                                  long long sb, double beta, void *c, int ldc, long long sc, int batch) {
+  if (gm_ctype_is_complex(t))
+    return cu_cx_gemm_batched(ctx, t, ta, tb, m, n, k, alpha, a, lda, sa, b, ldb, sb, beta, c, ldc, sc, batch);
   if (t == GM_FLOAT) {
     cublasMath_t mode = atomic_load(&gm_cuda_allow_tf32) ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH;
     GM_TRY(cublas_status(cublasSetMathMode(handle(ctx), mode), "cublasSetMathMode"));
