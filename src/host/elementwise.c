@@ -180,6 +180,14 @@ GM_REAL_CTYPES(PRED_LOOPS)
     loop[j->op]((const T *)j->a + b, (bool *)j->c + b, e - b);                                \
   }
 GM_COMPLEX_CTYPES(PRED_CX_LOOPS)
+/* the 16-bit floats: the float32 predicate of each loaded element */
+#define PRED_HALF_LOOPS(T, ...)                                                               \
+  static void pred_chunk_##T(const ew_job *j, size_t b, size_t e) {                          \
+    const T *x = (const T *)j->a;                                                             \
+    bool *y = (bool *)j->c;                                                                   \
+    for (size_t i = b; i < e; i++) y[i] = gm_predicate_##T(j->op, x[i]);                      \
+  }
+GM_HALF_CTYPES(PRED_HALF_LOOPS)
 
 /* a switch, not GM_CTYPE_TABLE: bool's rows paste _Bool in C */
 static void pred_chunk(void *arg, size_t b, size_t e) {

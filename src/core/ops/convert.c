@@ -10,6 +10,7 @@
 #include "convert.h"
 
 #include "../../../kernels/complex_ops.h"
+#include "../../../kernels/half_ops.h"
 #include "../../../kernels/int_ops.h"
 #include "../exec/par.h"
 
@@ -83,11 +84,35 @@ GM_CX_ROWS(STORE_CX_)
 #undef LOAD_CX_
 #undef STORE_CX_
 
+/* the 16-bit floats: loaded as doubles (exact), stored rounded once to
+ * nearest even (half_ops.h: a double, or a uint64 above 2^53, is not
+ * rounded twice) */
+#define LOAD_HALF_(T, E, ...)                                                \
+  static int load_##E(block *b, const void *src, size_t off, size_t len) {   \
+    const T *s = (const T *)src + off;                                       \
+    for (size_t k = 0; k < len; k++) b->d[k] = (double)gm_hload_##T(s[k]);   \
+    return FORM_DOUBLE;                                                      \
+  }
+#define STORE_HALF_(T, E, ...)                                                                   \
+  static void store_##E(void *dst, size_t off, size_t len, const block *b, int form, bool uns) { \
+    T *d = (T *)dst + off;                                                                       \
+    for (size_t k = 0; k < len; k++)                                                             \
+      d[k] = form != FORM_INT ? gm_sat_##T(b->d[k])                                              \
+             : uns            ? gm_sat_##T(gm_half_ull_to_double((unsigned long long)b->i[k]))         \
+                              : gm_wrap_##T(b->i[k]);                                            \
+  }
+GM_HALF_CTYPES(LOAD_HALF_)
+GM_HALF_CTYPES(STORE_HALF_)
+#undef LOAD_HALF_
+#undef STORE_HALF_
+
 #define ENTRY_(NAME, T, E, ...) [GM_##E] = NAME##_##E,
 static int (*const load[GM_N_CTYPES])(block *, const void *, size_t, size_t) = {
-    GM_REAL_CTYPES_WITH(ENTRY_, load)[GM_COMPLEX64] = load_gm_complex64, [GM_COMPLEX128] = load_gm_complex128};
+    GM_REAL_CTYPES_WITH(ENTRY_, load) GM_HALF_CTYPES_WITH(ENTRY_, load)[GM_COMPLEX64] = load_gm_complex64,
+    [GM_COMPLEX128] = load_gm_complex128};
 static void (*const store[GM_N_CTYPES])(void *, size_t, size_t, const block *, int, bool) = {
-    GM_REAL_CTYPES_WITH(ENTRY_, store)[GM_COMPLEX64] = store_gm_complex64, [GM_COMPLEX128] = store_gm_complex128};
+    GM_REAL_CTYPES_WITH(ENTRY_, store) GM_HALF_CTYPES_WITH(ENTRY_, store)[GM_COMPLEX64] = store_gm_complex64,
+    [GM_COMPLEX128] = store_gm_complex128};
 #undef ENTRY_
 
 typedef struct convert_job {
@@ -96,8 +121,27 @@ typedef struct convert_job {
   const void *src;
 } convert_job;
 
+/* float32 <-> a 16-bit float directly (the compute engine's loads and
+ * stores of half mats: one rounding from float, exact loads); false for
+ * other pairs */
+static bool convert_half_fast(const convert_job *j, size_t b, size_t e) {
+  if (j->st == GM_FLOAT && j->dt == GM_FLOAT16) {
+    for (size_t k = b; k < e; k++) ((gm_float16 *)j->dst)[k] = gm_hstore_gm_float16(((const float *)j->src)[k]);
+  } else if (j->st == GM_FLOAT && j->dt == GM_BFLOAT16) {
+    for (size_t k = b; k < e; k++) ((gm_bfloat16 *)j->dst)[k] = gm_hstore_gm_bfloat16(((const float *)j->src)[k]);
+  } else if (j->st == GM_FLOAT16 && j->dt == GM_FLOAT) {
+    for (size_t k = b; k < e; k++) ((float *)j->dst)[k] = gm_hload_gm_float16(((const gm_float16 *)j->src)[k]);
+  } else if (j->st == GM_BFLOAT16 && j->dt == GM_FLOAT) {
+    for (size_t k = b; k < e; k++) ((float *)j->dst)[k] = gm_hload_gm_bfloat16(((const gm_bfloat16 *)j->src)[k]);
+  } else {
+    return false;
+  }
+  return true;
+}
+
 static void convert_range(void *arg, size_t begin, size_t end) {
   const convert_job *j = arg;
+  if (convert_half_fast(j, begin, end)) return;
   block b;
   bool uns = gm_ctype_kind(j->st) == GM_KIND_UINT;
   for (size_t off = begin; off < end; off += BLOCK) {
