@@ -23,7 +23,7 @@ local function gemm_case(ctype)
   }
 end
 
--- the half types (issue 26 item 5: within 1.5x of float32's sgemm): sgemm
+-- the half types (within 1.5x of float32's sgemm, the goal): sgemm
 -- on float32 copies, the result rounded; against gpumat's own float32
 -- gemm_ in the same run
 local function half_gemm_case(ctype)

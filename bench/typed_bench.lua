@@ -31,7 +31,7 @@ local FORMS = {
   { "int32 a & b", "t_band", "int32", { "bitwise_and" }, function(a, b) return function() return a & b end end },
   { "int32 a // b", "t_floordiv", "int32", { "floor_divide" }, function(a, b) return function() return a // b end end },
   { "float32 a:gt(0.5)", "t_gt", "float32", { "gt" }, function(a) return function() return a:gt(0.5) end end },
-  -- the half types (issue 26 item 5): computed in float32, rounded on store
+  -- the half types (goal: within numpy's float16 time): computed in float32, rounded on store
   { "float16 a + b", "t_add", "float16", { "add" }, function(a, b) return function() return a + b end end },
   { "float16 gm.exp(a)", "t_exp", "float16", { "exp" }, function(a) return function() return gm.exp(a) end end },
 }
