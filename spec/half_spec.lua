@@ -99,6 +99,8 @@ describe("half mats", function()
         local e = gm.zeros({ #xs }, { dtype = ct })
         for i, x in ipairs(xs) do e[i] = x end
         assert.same(want, e:to_table(), ct .. " element writes")
+        e:fill_(xs[1]) -- fills round the same way
+        assert.same(want[1], e[#xs], place .. " " .. ct .. " fill_")
       end)
       local nan = gm.asarray({ 0 / 0 }):astype(ct)[1]
       assert.is_true(nan ~= nan)
@@ -223,5 +225,8 @@ np.save(%q, np.array([1.5, 65504, np.inf], dtype=np.float16))]]):format(p1, p2))
     os.remove(p1)
     os.remove(p2)
     os.remove(p2 .. ".npy")
+    -- what is not there yet refuses by name
+    assert.has_error(function() gm.argsort(h) end, "bad argument #1 to 'argsort' (a float16 mat; this function " ..
+      "does not take float16/bfloat16 mats yet (convert with m:astype(\"float32\")))")
   end)
 end)
