@@ -121,11 +121,42 @@ typedef struct convert_job {
   const void *src;
 } convert_job;
 
+/* float32 <-> float16 with the x86 F16C instructions where the CPU has
+ * them (vcvtps2ph with rounding mode 0 is round to nearest even, with
+ * IEEE's NaN, infinity and subnormal results, the same bits as
+ * half_ops.h's: spec/half_spec.lua compares both with NumPy); about ten
+ * times the bit loop's speed, which does not vectorize. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+__attribute__((target("avx,f16c"))) static void f16_from_f32_f16c(gm_float16 *d, const float *s, size_t n) {
+  size_t k = 0;
+  for (; k + 8 <= n; k += 8)
+    _mm_storeu_si128((__m128i *)(void *)(d + k), _mm256_cvtps_ph(_mm256_loadu_ps(s + k), 0));
+  for (; k < n; k++) d[k] = gm_hstore_gm_float16(s[k]);
+}
+__attribute__((target("avx,f16c"))) static void f16_to_f32_f16c(float *d, const gm_float16 *s, size_t n) {
+  size_t k = 0;
+  for (; k + 8 <= n; k += 8)
+    _mm256_storeu_ps(d + k, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(s + k))));
+  for (; k < n; k++) d[k] = gm_hload_gm_float16(s[k]);
+}
+/* (libgcc's CPU model, filled once at load: a read per block) */
+static bool have_f16c(void) { return __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx"); }
+#else
+static bool have_f16c(void) { return false; }
+static void f16_from_f32_f16c(gm_float16 *d, const float *s, size_t n) { (void)d, (void)s, (void)n; }
+static void f16_to_f32_f16c(float *d, const gm_float16 *s, size_t n) { (void)d, (void)s, (void)n; }
+#endif
+
 /* float32 <-> a 16-bit float directly (the compute engine's loads and
  * stores of half mats: one rounding from float, exact loads); false for
  * other pairs */
 static bool convert_half_fast(const convert_job *j, size_t b, size_t e) {
-  if (j->st == GM_FLOAT && j->dt == GM_FLOAT16) {
+  if (j->st == GM_FLOAT && j->dt == GM_FLOAT16 && have_f16c()) {
+    f16_from_f32_f16c((gm_float16 *)j->dst + b, (const float *)j->src + b, e - b);
+  } else if (j->st == GM_FLOAT16 && j->dt == GM_FLOAT && have_f16c()) {
+    f16_to_f32_f16c((float *)j->dst + b, (const gm_float16 *)j->src + b, e - b);
+  } else if (j->st == GM_FLOAT && j->dt == GM_FLOAT16) {
     for (size_t k = b; k < e; k++) ((gm_float16 *)j->dst)[k] = gm_hstore_gm_float16(((const float *)j->src)[k]);
   } else if (j->st == GM_FLOAT && j->dt == GM_BFLOAT16) {
     for (size_t k = b; k < e; k++) ((gm_bfloat16 *)j->dst)[k] = gm_hstore_gm_bfloat16(((const float *)j->src)[k]);

@@ -180,6 +180,12 @@ static gm_status unary_promoted(const char *fn, gm_unary_op op, gm_mat *x, gm_ma
 gm_status gm_unary(const char *fn, gm_unary_op op, gm_mat *x, gm_mat *y) {
   if ((unsigned)op >= GM_N_UNARY) return gm_fail(GM_EINVAL, "unary op %d is unknown", (int)op);
   if (gm_unary_result_ctype(op, x->ctype) != x->ctype) return unary_promoted(fn, op, x, y);
+  if (gm_ctype_is_half(x->ctype) && y != x) { /* y := op(float32 copy of x), rounded (half.c): no copy into y first */
+    GM_TRY(check_result(fn, x, y));
+    gm_mat *f;
+    GM_TRY(gm_half_float_copy(x, &f));
+    return gm_half_store(f->size ? gm_unary_(op, f, f->size) : GM_OK, f, y);
+  }
   if (y != x && x->size > 0 && gm_mat_is_contiguous(x) && gm_mat_is_contiguous(y) && !gm_ctype_is_half(x->ctype)) {
     gm_mat *all[2] = {x, y};
     GM_TRY(check_ctypes(fn, (int)op, all, 2));
