@@ -99,9 +99,17 @@ template <> struct gm_conv_src<gm_bfloat16> {
     return gm_sat_to<D>((double)gm_hload_gm_bfloat16(x));
   }
 };
+// a float source: through a double (exact) as astype's rule, but into a
+// 16-bit float directly (one rounding either way; the compute engine's
+// stores of half results, core/ops/half.c, take this path)
+template <typename D> __device__ inline D gm_conv_from_float(float x) { return gm_sat_to<D>((double)x); }
+template <> __device__ inline gm_float16 gm_conv_from_float<gm_float16>(float x) { return gm_hstore_gm_float16(x); }
+template <> __device__ inline gm_bfloat16 gm_conv_from_float<gm_bfloat16>(float x) {
+  return gm_hstore_gm_bfloat16(x);
+}
 template <> struct gm_conv_src<float> {
   typedef float L;
-  template <typename D> __device__ static D to(float x) { return gm_sat_to<D>((double)x); }
+  template <typename D> __device__ static D to(float x) { return gm_conv_from_float<D>(x); }
 };
 template <> struct gm_conv_src<double> {
   typedef double L;
