@@ -103,7 +103,7 @@ static inline bool gm_ctype_is_float(gm_ctype t) {
  * mat of type t in (t itself when floating): NumPy's, the first float
  * loop t casts to safely (float64 for 32- and 64-bit integers, float32
  * for 16-bit ones), but float32 where NumPy gives float16 (bool and 8-bit
- * integers: gpumat has no float16 mats yet).  docs/API.md "Promotion". */
+ * integers: kept from before float16 mats existed).  docs/API.md "Promotion". */
 gm_ctype gm_ctype_float_for(gm_ctype t);
 /* GM_EINVAL "OP: argument ARG is an int32 mat; this function takes
  * float32/float64 mats (convert with m:as("float64"))" unless t is
