@@ -31,12 +31,16 @@ local FORMS = {
   { "int32 a & b", "t_band", "int32", { "bitwise_and" }, function(a, b) return function() return a & b end end },
   { "int32 a // b", "t_floordiv", "int32", { "floor_divide" }, function(a, b) return function() return a // b end end },
   { "float32 a:gt(0.5)", "t_gt", "float32", { "gt" }, function(a) return function() return a:gt(0.5) end end },
+  -- the half types (goal: within numpy's float16 time): computed in float32, rounded on store
+  { "float16 a + b", "t_add", "float16", { "add" }, function(a, b) return function() return a + b end end },
+  { "float16 gm.exp(a)", "t_exp", "float16", { "exp" }, function(a) return function() return gm.exp(a) end end },
 }
 
 local EMU = { backend = "emulated" }
 
 -- The operands of a form: a, b as dtype (b nil for the float pattern).
-local function operands(dtype)
+local function operands(dtype, np_op)
+  if np_op == "t_exp" then return U.pattern_mat(gm, N, "float"):astype(dtype) end -- numpy's side: the pattern too
   if dtype == "float32" then return U.pattern_mat(gm, N, "float") end
   return int_mats(dtype)
 end
@@ -46,13 +50,13 @@ end
 local function prepare_on(form, emulated)
   local make = form[5]
   if not emulated then
-    local a, b = operands(form[3])
+    local a, b = operands(form[3], form[2])
     local f = make(a, b)
     return U.last_of(f), nil, function() U.free(a, b) end
   end
   local a, b, f
   gm.with_cuda(EMU, function()
-    a, b = operands(form[3])
+    a, b = operands(form[3], form[2])
     f = make(a, b)
     f()
     gm.synchronize()

@@ -137,7 +137,9 @@ enum {
   GM_CTYPE_UINT32 = 9,
   GM_CTYPE_UINT64 = 10,
   GM_CTYPE_COMPLEX64 = 11, /* two floats, real part first (NumPy's complex64) */
-  GM_CTYPE_COMPLEX128 = 12 /* two doubles, real part first */
+  GM_CTYPE_COMPLEX128 = 12, /* two doubles, real part first */
+  GM_CTYPE_FLOAT16 = 13,    /* IEEE binary16 bits (uint16_t; NumPy's float16) */
+  GM_CTYPE_BFLOAT16 = 14    /* bfloat16 bits: a float32's upper 16 bits, rounded */
 };
 
 /* Facets (the cube manual's names): FOREIGN is host memory, CUDA_HOST the

@@ -325,4 +325,10 @@ GM_COMPLEX_CTYPES(GM_EW_CX_UNARY_)
   GM_EW_PRED_DISPATCH_OF_(T, GM_PREDICATE_COMPLEX_OPS_WITH)
 GM_COMPLEX_CTYPES(GM_EW_CX_PRED_)
 
+/* the 16-bit floats: the predicates of their float32 value (loaded
+ * exactly, so isnan, signbit ... are the stored value's) */
+#define GM_EW_HALF_PRED_(T, ...) \
+  GM_HD bool gm_predicate_##T(int op, T x) { return gm_predicate_float(op, gm_hload_##T(x)); }
+GM_HALF_CTYPES(GM_EW_HALF_PRED_)
+
 #endif

@@ -171,6 +171,8 @@ GM_HD double gm_wrap_double(long long v) { return (double)v; }
 
 /* the complex types' gm_sat_T / gm_wrap_T (imaginary part 0) */
 #include "complex_ops.h"
+/* and the 16-bit floats' (rounded to nearest even) */
+#include "half_ops.h"
 
 /* C++ (CUDA and the emulated device's kernels): gm_sat_to<T>(x) is
  * gm_sat_T(x), for templates over the element type. */

@@ -43,6 +43,20 @@ template <> struct gm_conv_dst<gm_complex64> {
 template <> struct gm_conv_dst<gm_complex128> {
   template <typename S> __device__ static gm_complex128 from(S x) { return gm_cxmake_gm_complex128((double)x, 0.0); }
 };
+// a 16-bit float destination: an integer source rounds once (a uint64
+// above 2^53 keeps a sticky bit, half_ops.h); float sources go through
+// gm_sat_to below
+template <typename S> __device__ inline double gm_conv_int_double(S x) {
+  return (S)(-1) > (S)0 ? gm_half_ull_to_double((unsigned long long)x) : gm_half_ll_to_double((long long)x);
+}
+template <> struct gm_conv_dst<gm_float16> {
+  template <typename S> __device__ static gm_float16 from(S x) { return gm_sat_gm_float16(gm_conv_int_double(x)); }
+};
+template <> struct gm_conv_dst<gm_bfloat16> {
+  template <typename S> __device__ static gm_bfloat16 from(S x) {
+    return gm_sat_gm_bfloat16(gm_conv_int_double(x));
+  }
+};
 // a complex source: to a real D its real part (as a float source), to a
 // complex one both parts
 template <typename D> struct gm_conv_cx {
@@ -74,9 +88,28 @@ template <> struct gm_conv_src<gm_complex128> {
   typedef gm_complex128 L;
   template <typename D> __device__ static D to(gm_complex128 x) { return gm_conv_cx<D>::from(x); }
 };
+// a 16-bit float source: its exact value as a float source
+template <> struct gm_conv_src<gm_float16> {
+  typedef gm_float16 L;
+  template <typename D> __device__ static D to(gm_float16 x) { return gm_sat_to<D>((double)gm_hload_gm_float16(x)); }
+};
+template <> struct gm_conv_src<gm_bfloat16> {
+  typedef gm_bfloat16 L;
+  template <typename D> __device__ static D to(gm_bfloat16 x) {
+    return gm_sat_to<D>((double)gm_hload_gm_bfloat16(x));
+  }
+};
+// a float source: through a double (exact) as astype's rule, but into a
+// 16-bit float directly (one rounding either way; the compute engine's
+// stores of half results, core/ops/half.c, take this path)
+template <typename D> __device__ inline D gm_conv_from_float(float x) { return gm_sat_to<D>((double)x); }
+template <> __device__ inline gm_float16 gm_conv_from_float<gm_float16>(float x) { return gm_hstore_gm_float16(x); }
+template <> __device__ inline gm_bfloat16 gm_conv_from_float<gm_bfloat16>(float x) {
+  return gm_hstore_gm_bfloat16(x);
+}
 template <> struct gm_conv_src<float> {
   typedef float L;
-  template <typename D> __device__ static D to(float x) { return gm_sat_to<D>((double)x); }
+  template <typename D> __device__ static D to(float x) { return gm_conv_from_float<D>(x); }
 };
 template <> struct gm_conv_src<double> {
   typedef double L;

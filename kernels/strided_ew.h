@@ -134,6 +134,12 @@ GM_REAL_CTYPES(GM_BC_DEFINE_CMP_)
   GM_HD T gm_bc_where_##T(bool c, T a, T b) { return c ? a : b; }
 GM_COMPLEX_CTYPES(GM_BC_DEFINE_CX_)
 
+/* the 16-bit floats: where only moves elements (the core computes their
+ * arithmetic and comparisons on float32 copies) */
+#define GM_BC_DEFINE_HALF_(T, ...) \
+  GM_HD T gm_bc_where_##T(bool c, T a, T b) { return c ? a : b; }
+GM_HALF_CTYPES(GM_BC_DEFINE_HALF_)
+
 /* Integer add, sub and cmul: two's complement wrapping, computed in
  * unsigned 64-bit arithmetic, defined for every operand (no signed
  * overflow); the narrowing back is modulo (GCC, nvcc).  pow: int_ops.h's

@@ -350,9 +350,9 @@ describe("io", function()
     it("rejects other dtypes, Fortran order, bad magic and truncation", function()
       local four = payload("double", { 1, 2, 3, 4 })
       assert.has_error(function() gm.load_npy(npy_file("<c32", false, "(2, 2)", four)) end,
-        "load_npy: unsupported .npy dtype '<c32' (gpumat reads '|b1', '|i1', '<i2', '<i4', '<i8', '|u1', '<u2', '<u4', '<u8', '<f4', '<f8', '<c8' and '<c16')")
+        "load_npy: unsupported .npy dtype '<c32' (gpumat reads '|b1', '|i1', '<i2', '<i4', '<i8', '|u1', '<u2', '<u4', '<u8', '<f2', '<f4', '<f8', '<c8' and '<c16')")
       assert.has_error(function() gm.load_npy(npy_file(">f8", false, "(2, 2)", four)) end,
-        "load_npy: unsupported .npy dtype '>f8' (gpumat reads '|b1', '|i1', '<i2', '<i4', '<i8', '|u1', '<u2', '<u4', '<u8', '<f4', '<f8', '<c8' and '<c16')")
+        "load_npy: unsupported .npy dtype '>f8' (gpumat reads '|b1', '|i1', '<i2', '<i4', '<i8', '|u1', '<u2', '<u4', '<u8', '<f2', '<f4', '<f8', '<c8' and '<c16')")
       assert.has_error(function() gm.load_npy(npy_file("<f8", true, "(2, 2)", four)) end,
         "load_npy: fortran_order .npy arrays are not supported (save in C order)")
       assert.has_error(function() gm.load_npy(npy_file("<f8", false, "(2, 2)", four:sub(1, 20))) end,

@@ -271,7 +271,7 @@ describe("module fields", function()
 
   it("supported_ctypes and version are read-only", function()
     assert.are.same({"float", "double", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-      "complex64", "complex128"}, gm.supported_ctypes)
+      "complex64", "complex128", "float16", "bfloat16"}, gm.supported_ctypes)
     assert.are.equal("0.1.0", gm.version)
     assert.has_error(function() gm.supported_ctypes = {"float"} end, "gpumat.supported_ctypes is read-only")
     assert.has_error(function() gm.version = "9" end, "gpumat.version is read-only")
@@ -279,7 +279,7 @@ describe("module fields", function()
     -- a copy: changing it changes nothing
     gm.supported_ctypes[1] = "int"
     assert.are.same({"float", "double", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-      "complex64", "complex128"}, gm.supported_ctypes)
+      "complex64", "complex128", "float16", "bfloat16"}, gm.supported_ctypes)
   end)
 
   it("settings steer new mats: default_synchronization, default_mat_cuda_enabled", function()

@@ -94,7 +94,7 @@ static void test_errors(void) {
   CHECK(strstr(gm_last_error(), "max_size") != NULL);
 
   gm_mat_options o = {0};
-  o.ctype = GM_CTYPE_COMPLEX128 + 1; /* past the last element type */
+  o.ctype = GM_CTYPE_BFLOAT16 + 1; /* past the last element type */
   gm_mat *bad = NULL;
   CHECK(gm_mat_new(1, &n, &o, &bad) == GM_EINVAL && bad == NULL);
   o.ctype = 1;

@@ -106,7 +106,7 @@ static void test_wrap(void) {
   gm_mat *sentinel = (gm_mat *)&one, *out = sentinel;
   CHECK(gm_mat_wrap(NULL, GM_CTYPE_FLOAT, 2, dims, count_release, NULL, &out) == GM_EINVAL);
   CHECK(strstr(gm_last_error(), "data") != NULL);
-  CHECK(gm_mat_wrap(buf, GM_CTYPE_COMPLEX128 + 1, 2, dims, count_release, NULL, &out) == GM_EINVAL);
+  CHECK(gm_mat_wrap(buf, GM_CTYPE_BFLOAT16 + 1, 2, dims, count_release, NULL, &out) == GM_EINVAL);
   CHECK(gm_mat_wrap(buf, -1, 2, dims, count_release, NULL, &out) == GM_EINVAL);
   CHECK(gm_mat_wrap(buf, GM_CTYPE_FLOAT, GM_MAX_RANK + 1, dims, count_release, NULL, &out) == GM_EINVAL);
   CHECK(gm_mat_wrap(buf, GM_CTYPE_FLOAT, -1, dims, count_release, NULL, &out) == GM_EINVAL);

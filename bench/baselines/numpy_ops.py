@@ -20,7 +20,7 @@ from numpy_ordering import ordering_op
 DTYPES = {"float": np.float32, "double": np.float64}
 # the array standard's names (bench/typed_bench.lua) map to themselves
 DTYPES.update({n: np.dtype(n).type for n in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
-                                             "uint32", "uint64", "float32", "float64")})
+                                             "uint32", "uint64", "float16", "float32", "float64")})
 
 
 def pattern(shape, dtype):
@@ -178,7 +178,7 @@ def typed_op(op, shape, dtype):
     allocating expressions of the typed-mats issue's goals."""
     if not op.startswith("t_"):
         return None
-    if op == "t_gt":
+    if op in ("t_gt", "t_exp"):
         a = pattern(shape, dtype)
     else:
         a = int_pattern(shape, dtype)
@@ -190,6 +190,7 @@ def typed_op(op, shape, dtype):
         "t_band": (lambda: a & b, "a & b"),
         "t_floordiv": (lambda: a // b, "a // b"),
         "t_gt": (lambda: a > 0.5, "a > 0.5 (a bool array)"),
+        "t_exp": (lambda: np.exp(a), "np.exp(a)"),
     }
     f, note = forms[op]
     return last_of(f), None, note

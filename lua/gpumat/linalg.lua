@@ -118,11 +118,16 @@ return function(gm, core, methods)
   -- the batched matrix product of two stacks with the same stack dims:
   -- one gemm job per stack (C's raw is C^T = Y^T X^T column-major, so
   -- the raws of y and x go in as they are)
-  local function bmm(x, y)
+  local bmm
+  function bmm(x, y)
     local dx, dy = x:dims(), y:dims()
     local p, q, r = dx[#dx - 1], dx[#dx], dy[#dy]
     local s, count = stack_of(x)
     if count == 0 or p == 0 or r == 0 or q == 0 then return zeros(cat(s, p, r), x) end
+    local half = x:dtype() == "float16" or x:dtype() == "bfloat16"
+    -- the 16-bit floats: sgemm on float32 copies (exact), accumulating in
+    -- float32, the product rounded once (docs/API.md "Half mats")
+    if half then return bmm(x:as("float32"), y:as("float32")):as(x:dtype()) end
     -- every element is written (beta 0): no fill
     local c = gm.mat(cat(s, p, r), { ctype = x:ctype(), cuda_enabled = x:cuda_enabled(), initial_element = false })
     local x3, y3 = x:contiguous(), y:contiguous()

@@ -153,6 +153,14 @@ GM_REAL_CTYPES(PRED_LOOPS)
 /* complex mats: the predicate rows with kind C */
 #define PRED_CX_LOOPS(T, ...) PRED_CHUNKS_(T, GM_PREDICATE_COMPLEX_OPS_WITH)
 GM_COMPLEX_CTYPES(PRED_CX_LOOPS)
+/* the 16-bit floats: the float32 predicate of each loaded element */
+#define PRED_HALF_LOOPS(T, ...)                                                               \
+  static void pred_chunk_##T(const ew_job *j, size_t b, size_t e) {                          \
+    const T *x = (const T *)j->a;                                                             \
+    bool *y = (bool *)j->c;                                                                   \
+    for (size_t i = b; i < e; i++) y[i] = gm_predicate_##T(j->op, x[i]);                      \
+  }
+GM_HALF_CTYPES(PRED_HALF_LOOPS)
 
 /* a switch, not GM_CTYPE_TABLE: bool's rows paste _Bool in C */
 static void pred_chunk(void *arg, size_t b, size_t e) {
@@ -482,6 +490,13 @@ GM_FLOAT_CTYPES(PLAIN_FILL_LOOPS)
  * constructors', where the streaming stores matter less) */
 GM_BOOL_CTYPES(PLAIN_FILL_LOOPS)
 GM_INTEGER_CTYPES(PLAIN_FILL_LOOPS)
+/* the 16-bit floats (structs: no SIMD clones) */
+#define HALF_FILL_LOOPS(T, ...)                                                                     \
+  static void fill_plain_##T(T *x, size_t n, T alpha) {                                            \
+    for (size_t i = 0; i < n; i++) x[i] = alpha;                                                   \
+  }                                                                                                \
+  static void fill_stream_##T(T *x, size_t n, T alpha) { fill_plain_##T(x, n, alpha); }
+GM_HALF_CTYPES(HALF_FILL_LOOPS)
 
 /* j->op: streaming stores (the fill is bigger than the caches) */
 static void fill_chunk(void *arg, size_t b, size_t e) {
@@ -493,7 +508,12 @@ static void fill_chunk(void *arg, size_t b, size_t e) {
     else                                                               \
       fill_plain_##T((T *)j->c + b, e - b, gm_sat_##T(j->alpha));      \
     break;
-  GM_REAL_CTYPE_SWITCH(j->t, X, break)
+  switch (j->t) {
+    GM_REAL_CTYPES(X)
+    GM_HALF_CTYPES(X)
+    default:
+      break;
+  }
 #undef X
 }
 

@@ -313,6 +313,8 @@ static void push_leaf(lua_State *L, const gm_mat *m, const double *v, const gm_v
     lua_pushnumber(L, v[k]);
   else if (gv[k].is_complex)
     gml_pushcomplex(L, gv[k].d, gv[k].im);
+  else if (!gv[k].is_int) /* a 16-bit float (read exactly as the others) */
+    lua_pushnumber(L, gv[k].d);
   else if (gm_ctype_kind(m->ctype) == GM_KIND_BOOL)
     lua_pushboolean(L, gv[k].i != 0);
   else

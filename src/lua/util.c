@@ -194,6 +194,12 @@ static const char *const promoting_fns[] = {"where", "__add", "__sub", "__div", 
                                             "__band", "__bor", "__bxor", "__shl", "__shr", "logical_and",
                                             "logical_or", "logical_xor", NULL};
 
+/* Those that take float16/bfloat16 mats beyond the op table's rows and
+ * the lists above: the core computes them on float32 copies
+ * (core/ops/half.c).  Other functions refuse the half types by name
+ * (indexing, sorting and scans are instantiated over GM_REAL_CTYPES). */
+static const char *const half_fns[] = {"gemm_", "matmul", "clamp_", "clamp", "clip", NULL};
+
 /* The ones that also take integer mats (not bool): ~ (the core refuses
  * float mats there). */
 static const char *const integer_fns[] = {"bitwise_invert", "__bnot", NULL};
@@ -239,6 +245,13 @@ static void check_mat_ctype(lua_State *L, int idx, const gm_mat *m, const char *
         table_allows(fname, m->ctype) == 1)
       return;
     gml_argerror(L, idx, fname, "a %s mat; this function does not take complex mats", gm_ctype_dtype(m->ctype));
+  }
+  if (gm_ctype_is_half(m->ctype)) {
+    if (listed(promoting_fns, fname) || listed(unary_alias_fns, fname) || listed(half_fns, fname) ||
+        table_allows(fname, m->ctype) == 1)
+      return;
+    gml_argerror(L, idx, fname, "a %s mat; this function does not take float16/bfloat16 mats yet (convert with "
+                 "m:astype(\"float32\"))", gm_ctype_dtype(m->ctype));
   }
   if (listed(real_ctype_fns, fname)) return;
   if (listed(promoting_fns, fname)) return;

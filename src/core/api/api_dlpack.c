@@ -26,9 +26,8 @@
 
 /* DLPack's type code of each kind of the ctype list (ctype_list.h); bits
  * are 8 * the size (a complex row's whole pair, as DLPack counts).  A kind
- * not here has no code (refused both ways).  Two 16-bit float formats
- * (float16, bfloat16) would need kinds of their own to tell kDLFloat from
- * kDLBfloat. */
+ * not here has no code (refused both ways).  The two 16-bit float
+ * formats share kind FLOAT: bfloat16 is kDLBfloat (dl_dtype). */
 static const struct {
   bool ok;
   uint8_t code;
@@ -44,7 +43,8 @@ static gm_status dl_dtype(gm_ctype ct, DLDataType *out) {
   int kind = gm_ctype_kind(ct);
   if (kind < 0 || (size_t)kind >= sizeof code_of_kind / sizeof code_of_kind[0] || !code_of_kind[kind].ok)
     return gm_fail(GM_EUNSUPPORTED, "element type %s has no DLPack type code", gm_ctype_name(ct));
-  *out = (DLDataType){code_of_kind[kind].code, (uint8_t)(8 * gm_ctype_size(ct)), 1};
+  *out = (DLDataType){ct == GM_BFLOAT16 ? (uint8_t)kDLBfloat : code_of_kind[kind].code,
+                      (uint8_t)(8 * gm_ctype_size(ct)), 1};
   return GM_OK;
 }
 

@@ -45,7 +45,7 @@ void gm_format_number(gm_ctype t, double x, char *buf, size_t n) {
     gm_format_complex(t, x, 0, buf, n);
     return;
   }
-  if (!gm_ctype_is_float(t)) { /* an integer or bool type's value as a double */
+  if (gm_ctype_kind(t) != GM_KIND_FLOAT) { /* an integer or bool type's value as a double */
     if (gm_ctype_kind(t) == GM_KIND_BOOL)
       snprintf(buf, n, "%s", x != 0 ? "true" : "false");
     else
@@ -72,8 +72,13 @@ void gm_format_number(gm_ctype t, double x, char *buf, size_t n) {
       if (strto##sx(buf, NULL) == (T)x) return;                   \
     }                                                             \
     return;
-  GM_FLOAT_CTYPE_SWITCH(t, X, return)
+  GM_FLOAT_CTYPE_SWITCH(t, X, break)
 #undef X
+  /* the 16-bit floats: the fewest digits whose rounding to t is x */
+  for (int prec = 1; prec <= 9; prec++) {
+    snprintf(buf, n, "%.*g", prec, x);
+    if (gm_ctype_coerce(t, strtod(buf, NULL)) == x) return;
+  }
 }
 
 void gm_format_grouped(long long x, char *out, size_t n) {

@@ -58,6 +58,9 @@ long gm_npy_header(char *buf, size_t n, int rank, const size_t *dims, gm_ctype t
 gm_status gm_npy_save(gm_mat *m, const char *path) {
   char h[1024];
   long len = gm_npy_header(h, sizeof h, m->rank, m->dims, m->ctype);
+  if (npy_descr(m->ctype)[0] == '\0') /* bfloat16: NumPy has no such dtype */
+    return gm_fail(GM_EINVAL, "a %s mat has no .npy dtype; save m:astype(\"float32\") (exact) instead",
+                   gm_ctype_dtype(m->ctype));
   if (len < 0) return gm_fail(GM_EINVAL, "the .npy header does not fit version 1.0");
   FILE *f = fopen(path, "wb");
   if (!f) return gm_fail(GM_EIO, "cannot open '%s' for writing: %s", path, strerror(errno));
@@ -103,14 +106,14 @@ static gm_status parse_descr(const char **pp, npy_info *info) {
   char d[32];
   GM_TRY(parse_str(pp, d, sizeof d));
 #define X(T, E, name, kw, p, P, ET, m, descr, ...) \
-  if (strcmp(d, descr) == 0) {                \
+  if (descr[0] && strcmp(d, descr) == 0) {    \
     info->t = GM_##E;                         \
     info->have_descr = true;                  \
     return GM_OK;                             \
   }
   GM_CTYPES(X)
 #undef X
-  return gm_fail(GM_EIO, "unsupported .npy dtype '%s' (gpumat reads '|b1', '|i1', '<i2', '<i4', '<i8', '|u1', '<u2', '<u4', '<u8', '<f4', '<f8', '<c8' and '<c16')", d);
+  return gm_fail(GM_EIO, "unsupported .npy dtype '%s' (gpumat reads '|b1', '|i1', '<i2', '<i4', '<i8', '|u1', '<u2', '<u4', '<u8', '<f2', '<f4', '<f8', '<c8' and '<c16')", d);
 }
 
 static gm_status parse_order(const char **pp, npy_info *info) {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../../../kernels/complex_ops.h"
+#include "../../../kernels/half_ops.h"
 #include "../../../kernels/int_ops.h"
 
 /* include/gpumat.h spells the numbers for C callers */
@@ -60,7 +61,7 @@ double gm_ctype_tolerance(gm_ctype t) {
 }
 
 gm_ctype gm_ctype_float_for(gm_ctype t) {
-  if (gm_ctype_is_float(t) || gm_ctype_is_complex(t)) return t;
+  if (gm_ctype_kind(t) == GM_KIND_FLOAT || gm_ctype_is_complex(t)) return t;
   return gm_ctype_size(t) <= 2 ? GM_FLOAT : GM_DOUBLE;
 }
 
@@ -85,7 +86,7 @@ gm_status gm_check_float_ctype(const char *op, int arg, gm_ctype t) {
 
 gm_ctype gm_ctype_complex_for(gm_ctype t) {
   if (gm_ctype_is_complex(t)) return t;
-  return t == GM_FLOAT || t == GM_BOOL || t == GM_INT8 || t == GM_UINT8 || t == GM_INT16 || t == GM_UINT16
+  return t == GM_FLOAT || gm_ctype_is_half(t) || t == GM_BOOL || t == GM_INT8 || t == GM_UINT8 || t == GM_INT16 || t == GM_UINT16
              ? GM_COMPLEX64
              : GM_COMPLEX128;
 }
@@ -128,6 +129,11 @@ double gm_ctype_coerce(gm_ctype t, double x) {
 #undef X
     case GM_COMPLEX64:
       return (double)(float)x;
+#define X(ct, E, ...) \
+  case GM_##E:        \
+    return (double)gm_hload_##ct(gm_sat_##ct(x));
+    GM_HALF_CTYPES(X)
+#undef X
     default:
       return x;
   }
@@ -151,6 +157,11 @@ double gm_ctype_get(gm_ctype t, const void *base, size_t i) {
   case GM_##E:                  \
     return (double)((const ct *)base)[i].re;
     GM_COMPLEX_CTYPES(X)
+#undef X
+#define X(ct, E, ...) \
+  case GM_##E:        \
+    return (double)gm_hload_##ct(((const ct *)base)[i]);
+    GM_HALF_CTYPES(X)
 #undef X
     default:
       return 0;
@@ -218,7 +229,7 @@ void gm_ctype_write(gm_ctype t, void *base, size_t i, gm_value v) {
     gm_ctype_set(t, base, i, v.d);
     return;
   }
-  if (v.is_unsigned && (gm_ctype_is_float(t) || gm_ctype_is_complex(t))) { /* a uint64 at or above 2^63 is positive */
+  if (v.is_unsigned && (gm_ctype_is_float(t) || gm_ctype_is_complex(t) || gm_ctype_is_half(t))) { /* a uint64 at or above 2^63 is positive */
     gm_ctype_set(t, base, i, (double)(unsigned long long)v.i);
     return;
   }
@@ -328,6 +339,8 @@ long long gm_etype_get_int(gm_etype t, const void *base, size_t i) {
 #undef X
     case GM_E_C64:
     case GM_E_C128:
+    case GM_E_F16:
+    case GM_E_BF16:
       return (long long)gm_sat_int64_t(gm_etype_get_real(t, base, i));
     default:
       return 0;
@@ -346,6 +359,10 @@ double gm_etype_get_real(gm_etype t, const void *base, size_t i) {
       return ((const gm_complex64 *)base)[i].re;
     case GM_E_C128:
       return ((const gm_complex128 *)base)[i].re;
+    case GM_E_F16:
+      return gm_hload_gm_float16(((const gm_float16 *)base)[i]);
+    case GM_E_BF16:
+      return gm_hload_gm_bfloat16(((const gm_bfloat16 *)base)[i]);
     default:
       return 0;
   }

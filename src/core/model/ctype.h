@@ -68,6 +68,13 @@ double gm_ctype_tolerance(gm_ctype t);
 static inline bool gm_ctype_is_complex(gm_ctype t) {
   return t == GM_COMPLEX64 || t == GM_COMPLEX128;
 }
+/* A GM_HALF_CTYPES row (float16, bfloat16): storage types the core
+ * computes on in float32 (gm_ctype_compute). */
+static inline bool gm_ctype_is_half(gm_ctype t) { return t == GM_FLOAT16 || t == GM_BFLOAT16; }
+/* The type computations on a mat of type t run in: float32 for the half
+ * types (loaded exactly, results rounded to nearest even on store), t
+ * itself otherwise. */
+static inline gm_ctype gm_ctype_compute(gm_ctype t) { return gm_ctype_is_half(t) ? GM_FLOAT : t; }
 /* The real type of a complex one's parts (float for complex64, double for
  * complex128); t itself otherwise: abs, real, imag's result, finfo. */
 static inline gm_ctype gm_ctype_real_of(gm_ctype t) {
@@ -96,7 +103,7 @@ static inline bool gm_ctype_is_float(gm_ctype t) {
  * mat of type t in (t itself when floating): NumPy's, the first float
  * loop t casts to safely (float64 for 32- and 64-bit integers, float32
  * for 16-bit ones), but float32 where NumPy gives float16 (bool and 8-bit
- * integers: gpumat has no float16 mats yet).  docs/API.md "Promotion". */
+ * integers: kept from before float16 mats existed).  docs/API.md "Promotion". */
 gm_ctype gm_ctype_float_for(gm_ctype t);
 /* GM_EINVAL "OP: argument ARG is an int32 mat; this function takes
  * float32/float64 mats (convert with m:as("float64"))" unless t is

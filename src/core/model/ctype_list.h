@@ -29,6 +29,21 @@ typedef struct gm_complex128 {
 } gm_complex128;
 #endif
 
+/* The 16-bit floating element types: storage types (IEEE binary16 and
+ * bfloat16, the upper half of a float32), plain structs of their bits so
+ * that C, C++ and nvcc share them and no arithmetic applies to them by
+ * accident.  Every computation on them loads them as float32 and rounds
+ * the result to nearest even on store (kernels/half_ops.h). */
+#ifndef GM_HALF_TYPES_DEFINED_
+#define GM_HALF_TYPES_DEFINED_
+typedef struct gm_float16 {
+  uint16_t bits;
+} gm_float16;
+typedef struct gm_bfloat16 {
+  uint16_t bits;
+} gm_bfloat16;
+#endif
+
 /* X(c type, enum suffix, Lua name (m:ctype()), MGL header keyword ("" when
  *   MGL's file format has none: io.c refuses those),
  *   BLAS/LAPACK prefix (cblas_s..., LAPACKE_s...),
@@ -106,8 +121,21 @@ typedef struct gm_complex128 {
     GM_KIND_COMPLEX, "complex64", "gm_complex64", 1e-5)                                                          \
   X(a, gm_complex128, COMPLEX128, "complex128", "", z, Z, C128, , "<c16", d, 17, MPI_DATATYPE_NULL, ncclNumTypes, \
     GM_KIND_COMPLEX, "complex128", "gm_complex128", 1e-12)
+/* float16 and bfloat16 (after the complex rows, so every number above
+ * stays): kind FLOAT (the standard's real floating), but outside
+ * GM_REAL_CTYPES and GM_FLOAT_CTYPES, whose code computes in the C type:
+ * the core computes on them in float32 (gm_ctype_compute) and converts on
+ * load and store.  BLAS prefix x (none: products convert to float32);
+ * bfloat16 has no NumPy dtype: its .npy descr is "" (io/npy.c refuses to
+ * save it; float32 holds it exactly). */
+#define GM_HALF_CTYPES_WITH(X, a)                                                                           \
+  X(a, gm_float16, FLOAT16, "float16", "", x, x, F16, f, "<f2", f, 5, MPI_DATATYPE_NULL, ncclNumTypes,         \
+    GM_KIND_FLOAT, "float16", "gm_float16", 1e-3)                                                             \
+  X(a, gm_bfloat16, BFLOAT16, "bfloat16", "", x, x, BF16, f, "", f, 4, MPI_DATATYPE_NULL, ncclNumTypes,     \
+    GM_KIND_FLOAT, "bfloat16", "gm_bfloat16", 8e-3)
 #define GM_REAL_CTYPES_WITH(X, a) GM_FLOAT_CTYPES_WITH(X, a) GM_BOOL_CTYPES_WITH(X, a) GM_INTEGER_CTYPES_WITH(X, a)
-#define GM_CTYPES_WITH(X, a) GM_REAL_CTYPES_WITH(X, a) GM_COMPLEX_CTYPES_WITH(X, a)
+#define GM_CTYPES_WITH(X, a) GM_REAL_CTYPES_WITH(X, a) GM_COMPLEX_CTYPES_WITH(X, a) GM_HALF_CTYPES_WITH(X, a)
+#define GM_HALF_CTYPES(X) GM_HALF_CTYPES_WITH(GM_CTYPE_CALL_, X)
 #define GM_REAL_CTYPES(X) GM_REAL_CTYPES_WITH(GM_CTYPE_CALL_, X)
 #define GM_COMPLEX_CTYPES(X) GM_COMPLEX_CTYPES_WITH(GM_CTYPE_CALL_, X)
 #define GM_FLOAT_CTYPES(X) GM_FLOAT_CTYPES_WITH(GM_CTYPE_CALL_, X)

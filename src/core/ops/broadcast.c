@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../exec/exec.h"
+#include "half.h"
 #include "op_table.h"
 #include "../exec/stage.h"
 #include "../model/view.h"
@@ -195,6 +196,21 @@ static gm_status dispatch(const gm_bc_arg *given, int n, const gm_ctype *want, g
   return st;
 }
 
+/* A binary op or comparison of 16-bit floats: in float32 (inputs
+ * converted by dispatch; a number operand is first rounded to the half
+ * type, the weak scalar taking the mat's type as NumPy's does), a binary
+ * result rounded into out (half.c). */
+static gm_status half_binary(bc_job *j, gm_bc_arg *args, gm_mat *out) {
+  for (int i = 0; i < 2; i++)
+    if (!args[i].m) args[i].v = gm_ctype_coerce(j->t, args[i].v);
+  j->t = GM_FLOAT;
+  gm_ctype want[2] = {GM_FLOAT, GM_FLOAT};
+  if (GM_BC_IS_CMP(j->op)) return dispatch(args, 2, want, out, j);
+  gm_mat *f;
+  GM_TRY(gm_half_float_like(out, &f));
+  return gm_half_store(dispatch(args, 2, want, f, j), f, out);
+}
+
 gm_status gm_broadcast_binary(gm_bcast_op op, gm_ctype t, gm_bc_arg a, gm_bc_arg b, gm_mat *out) {
   if ((unsigned)op >= GM_N_BCAST) return gm_fail(GM_EINVAL, "binary op %d is unknown", (int)op);
   if ((unsigned)t >= GM_N_CTYPES) return gm_fail(GM_EINVAL, "ctype %d is unknown", (int)t);
@@ -210,6 +226,7 @@ gm_status gm_broadcast_binary(gm_bcast_op op, gm_ctype t, gm_bc_arg a, gm_bc_arg
     args[1] = a;
   }
   if (t == GM_BOOL && !GM_BC_IS_CMP(j.op)) j.op = bool_op(j.op);
+  if (gm_ctype_is_half(t)) return half_binary(&j, args, out);
   gm_ctype want[2] = {t, t};
   return dispatch(args, 2, want, out, &j);
 }

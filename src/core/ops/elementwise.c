@@ -3,6 +3,7 @@
 #include "op_table.h"
 
 #include "blas.h"
+#include "half.h"
 #include "../exec/exec.h"
 #include "../model/view.h"
 #include "../../../kernels/strided.h"
@@ -125,6 +126,11 @@ gm_status gm_unary_(gm_unary_op op, gm_mat *x, size_t n) {
   if ((unsigned)op >= GM_N_UNARY) return gm_fail(GM_EINVAL, "unary op %d is unknown", (int)op);
   if (n > x->size) return gm_fail(GM_EINVAL, "%s_: n (%zu) exceeds the size of x (%zu)", name, n, x->size);
   if (n == 0) return GM_OK;
+  if (gm_ctype_is_half(x->ctype)) { /* on a float32 copy (half.c) */
+    gm_mat *f;
+    GM_TRY(gm_half_float_copy(x, &f));
+    return gm_half_store(gm_unary_(op, f, n), f, x);
+  }
   ew_call c;
   GM_TRY(ew_begin_op(&c, name, (int)op, x, GM_IO, NULL, NULL));
   return ew_end(&c, c.ops->unary(c.e.dev, x->ctype, op, n, ew_ptr(&c, x)));
@@ -149,7 +155,8 @@ static gm_status copy_to_result(const char *fn, gm_mat *x, gm_mat *y) {
 }
 
 gm_ctype gm_unary_result_ctype(gm_unary_op op, gm_ctype t) {
-  return gm_ctype_is_float(t) || gm_ctype_is_complex(t) || int_unary((int)op) ? t : gm_ctype_float_for(t);
+  return gm_ctype_kind(t) == GM_KIND_FLOAT || gm_ctype_is_complex(t) || int_unary((int)op) ? t
+                                                                                         : gm_ctype_float_for(t);
 }
 
 /* y := op(x) for a bool or integer x of a float-only op: y is of the
@@ -175,7 +182,13 @@ static gm_status unary_promoted(const char *fn, gm_unary_op op, gm_mat *x, gm_ma
 gm_status gm_unary(const char *fn, gm_unary_op op, gm_mat *x, gm_mat *y) {
   if ((unsigned)op >= GM_N_UNARY) return gm_fail(GM_EINVAL, "unary op %d is unknown", (int)op);
   if (gm_unary_result_ctype(op, x->ctype) != x->ctype) return unary_promoted(fn, op, x, y);
-  if (y != x && x->size > 0 && gm_mat_is_contiguous(x) && gm_mat_is_contiguous(y)) {
+  if (gm_ctype_is_half(x->ctype) && y != x) { /* y := op(float32 copy of x), rounded (half.c): no copy into y first */
+    GM_TRY(check_result(fn, x, y));
+    gm_mat *f;
+    GM_TRY(gm_half_float_copy(x, &f));
+    return gm_half_store(f->size ? gm_unary_(op, f, f->size) : GM_OK, f, y);
+  }
+  if (y != x && x->size > 0 && gm_mat_is_contiguous(x) && gm_mat_is_contiguous(y) && !gm_ctype_is_half(x->ctype)) {
     gm_mat *all[2] = {x, y};
     GM_TRY(check_ctypes(fn, (int)op, all, 2));
     gm_exec e = gm_exec_choose(all, 2);
@@ -242,6 +255,11 @@ gm_status gm_clamp(const char *fn, gm_mat *x, double lo, double hi, gm_mat *y) {
 gm_status gm_scalar_(gm_scalar_op op, double alpha, gm_mat *x) {
   if ((unsigned)op >= GM_N_SCALAR) return gm_fail(GM_EINVAL, "scalar op %d is unknown", (int)op);
   if (x->size == 0) return GM_OK;
+  if (gm_ctype_is_half(x->ctype)) { /* on a float32 copy (half.c) */
+    gm_mat *f;
+    GM_TRY(gm_half_float_copy(x, &f));
+    return gm_half_store(gm_scalar_(op, alpha, f), f, x);
+  }
   ew_call c;
   GM_TRY(ew_begin(&c, gm_scalar_name(op), x, GM_IO, NULL, NULL));
   return ew_end(&c, c.ops->scalar(c.e.dev, x->ctype, op, x->size, alpha, ew_ptr(&c, x)));

@@ -57,9 +57,9 @@ gm_ctype gm_op_result_ctype(int result, gm_ctype t) {
   switch (result) {
     case GM_OPR_BOOL: return GM_BOOL;
     case GM_OPR_INT64: return GM_INT64;
-    case GM_OPR_FLOAT: return gm_ctype_is_float(t) || gm_ctype_is_complex(t) ? t : GM_DOUBLE;
-    case GM_OPR_ACC:
-      if (gm_ctype_is_float(t) || gm_ctype_is_complex(t)) return t;
+    case GM_OPR_FLOAT: return gm_ctype_kind(t) == GM_KIND_FLOAT || gm_ctype_is_complex(t) ? t : GM_DOUBLE;
+    case GM_OPR_ACC: /* (the 16-bit floats too: they sum in float32, rounded once) */
+      if (gm_ctype_kind(t) == GM_KIND_FLOAT || gm_ctype_is_complex(t)) return t;
       return gm_ctype_kind(t) == GM_KIND_UINT ? GM_UINT64 : GM_INT64;
     default: return t;
   }

@@ -3,6 +3,7 @@
 #include "../model/view.h"
 
 #include "../exec/exec.h"
+#include "half.h"
 #include "reduce_axis.h"
 
 const char *gm_reduce_name(gm_reduce_op op) {
@@ -31,8 +32,20 @@ static gm_status reduce_by_rows(gm_mat *x, gm_reduce_op op, double *out) {
   return st;
 }
 
+/* of a 16-bit float x: its float32 copy's, rounded to x's type (a sum;
+ * the extremes are exact) */
+static gm_status reduce_half(gm_mat *x, gm_reduce_op op, double *out) {
+  gm_mat *c;
+  GM_TRY(gm_half_float_copy(x, &c));
+  gm_status st = gm_reduce(c, op, out);
+  gm_mat_free(c);
+  if (st == GM_OK) *out = gm_ctype_coerce(x->ctype, *out);
+  return st;
+}
+
 gm_status gm_reduce(gm_mat *x, gm_reduce_op op, double *out) {
   const char *name = gm_reduce_name(op);
+  if (gm_ctype_is_half(x->ctype) && x->size) return reduce_half(x, op, out);
   GM_TRY(gm_check_float_mats(name, &x, 1));
   if (op != GM_REDUCE_SUM && op != GM_REDUCE_MIN && op != GM_REDUCE_MAX)
     return gm_fail(GM_EINVAL, "reduce: unknown op %d", (int)op);

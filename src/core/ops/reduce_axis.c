@@ -3,6 +3,7 @@
 #include "../model/view.h"
 
 #include "../exec/exec.h"
+#include "half.h"
 #include "op_table.h"
 #include "reduce.h"
 #include "../exec/stage.h"
@@ -164,8 +165,20 @@ static bool reduce_strided(gm_mat *x, int axis, int op, int ddof, gm_mat *y, gm_
   return true;
 }
 
+/* A reduction of a 16-bit float x: of its float32 copy (accumulating in
+ * float32 as the float32 loops do), a half result rounded into y once. */
+static gm_status reduce_half(gm_mat *x, int axis, int op, int ddof, gm_mat *y) {
+  gm_mat *c, *f = NULL;
+  GM_TRY(gm_half_float_copy(x, &c));
+  gm_status st = gm_ctype_is_half(y->ctype) ? gm_half_float_like(y, &f) : GM_OK;
+  if (st == GM_OK) st = gm_reduce_axis(c, axis, op, ddof, f ? f : y);
+  gm_mat_free(c);
+  return f ? gm_half_store(st, f, y) : st;
+}
+
 gm_status gm_reduce_axis(gm_mat *x, int axis, int op, int ddof, gm_mat *y) {
   GM_TRY(check_call(x, axis, op, y));
+  if (gm_ctype_is_half(x->ctype)) return reduce_half(x, axis, op, ddof, y);
   bool exact = op == GM_AX_SUM || op == GM_AX_PROD || gm_ax_is_extreme(op);
   if (x->size && (gm_ax_is_logical(op) || (!gm_ctype_is_float(x->ctype) && !exact)))
     return reduce_copy(x, axis, op, ddof, y);
