@@ -27,7 +27,8 @@ __global__ void index_gather_kernel(size_t n, const U *x, const int64_t *off, U 
                               const int64_t *spos, const T *src, T *y) {                                  \
     gm_index_scatter_run_##T(mode, r, dst, start, spos, src, y);                                          \
   }
-GM_CTYPES(GM_CU_INDEX)
+GM_REAL_CTYPES(GM_CU_INDEX)
+GM_COMPLEX_CTYPES(GM_CU_INDEX)
 #undef GM_CU_INDEX
 
 template <typename T>
@@ -143,7 +144,8 @@ extern "C" int gm_cuda_index_scatter(int ctype, int mode, size_t runs, const int
   GM_LAUNCH_RANGE(index_scatter_kernel<T>, l.grid, l.block, l.s, runs, 2)(mode, runs, dst, start, spos, \
                                                                           (const T *)src, (T *)y)
   switch (ctype) {
-    GM_CTYPES_WITH(GM_CTYPE_DO_CASE_, LAUNCH)
+    GM_REAL_CTYPES_WITH(GM_CTYPE_DO_CASE_, LAUNCH)
+    GM_COMPLEX_CTYPES_WITH(GM_CTYPE_DO_CASE_, LAUNCH)
     default:
       return (int)cudaErrorInvalidValue;
   }

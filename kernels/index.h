@@ -113,7 +113,8 @@ GM_CX_ROWS(GM_INDEX_CX_)
     if (op == GM_INDEX_MEAN) acc = gm_index_div_##T(acc, hi - lo + ((mode & GM_INDEX_NO_SELF) ? 0 : 1)); \
     y[dst[r]] = acc;                                                                                  \
   }
-GM_CTYPES(GM_INDEX_RUN_)
+GM_REAL_CTYPES(GM_INDEX_RUN_)
+GM_COMPLEX_CTYPES(GM_INDEX_RUN_) /* half mats are refused by indexing (see util.c) */
 #undef GM_INDEX_RUN_
 
 #endif
