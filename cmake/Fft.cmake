@@ -1,0 +1,21 @@
+# The host's FFT (included from CMakeLists.txt after EmulatedKernels.cmake,
+# which enables C++): src/host/fft.cpp on KISS FFT's header-only C++ class
+# kissfft.hh (Debian/Ubuntu: libkissfft-dev, BSD-3-Clause; its shared
+# library is float only, the template takes double too), so nothing is
+# linked for it.  KISSFFT_INCLUDE_DIR may point at another copy of the
+# header (e.g. a checkout of github.com/mborgerding/kissfft).
+find_path(KISSFFT_INCLUDE_DIR kissfft.hh PATH_SUFFIXES kissfft)
+if(NOT KISSFFT_INCLUDE_DIR)
+  message(FATAL_ERROR "KISS FFT's kissfft.hh not found (Debian: libkissfft-dev; or set KISSFFT_INCLUDE_DIR)")
+endif()
+target_sources(gpumat_base_objs PRIVATE src/host/fft.cpp)
+set_target_properties(gpumat_base_objs PROPERTIES CXX_STANDARD 17 CXX_STANDARD_REQUIRED ON CXX_EXTENSIONS OFF
+  CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+# SYSTEM: the library's header is not held to our warnings
+target_include_directories(gpumat_base_objs SYSTEM PRIVATE ${KISSFFT_INCLUDE_DIR})
+set_source_files_properties(src/host/fft.cpp PROPERTIES COMPILE_OPTIONS "-O3;-fno-math-errno;-fno-trapping-math")
+target_compile_options(gpumat_base_objs PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra>)
+if(GPUMAT_WERROR)
+  target_compile_options(gpumat_base_objs PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Werror>)
+endif()
+message(STATUS "gpumat: host FFT: KISS FFT (${KISSFFT_INCLUDE_DIR}/kissfft.hh)")
