@@ -13,7 +13,12 @@ set_target_properties(gpumat_base_objs PROPERTIES CXX_STANDARD 17 CXX_STANDARD_R
   CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
 # SYSTEM: the library's header is not held to our warnings
 target_include_directories(gpumat_base_objs SYSTEM PRIVATE ${KISSFFT_INCLUDE_DIR})
-set_source_files_properties(src/host/fft.cpp PROPERTIES COMPILE_OPTIONS "-O3;-fno-math-errno;-fno-trapping-math")
+# -fcx-limited-range: std::complex's product as the plain formula, not
+# C99 Annex G's call (__muldc3) that recovers infinities from NaN parts:
+# KISS FFT's butterflies are complex products, and NumPy's pocketfft
+# computes them plainly too (a transform of infinities gives NaN on both)
+set_source_files_properties(src/host/fft.cpp PROPERTIES COMPILE_OPTIONS
+  "-O3;-fno-math-errno;-fno-trapping-math;-fcx-limited-range")
 target_compile_options(gpumat_base_objs PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra>)
 if(GPUMAT_WERROR)
   target_compile_options(gpumat_base_objs PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Werror>)

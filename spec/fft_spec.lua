@@ -166,6 +166,31 @@ describe("gm.fft", function()
     end
   end)
 
+  it("long single lines (the host's four-step split) give NumPy's bins, both precisions", function()
+    -- x[j] = cos(0.37 j) + i sin(1.3 j), and its real part for rfft
+    local cases = { { 49152, false, "fft", { 0, 1, 12345, 49151 } }, { 65536, true, "rfft", { 0, 1, 23456, 32768 } } }
+    local res = numpy({ "j = np.arange(65536)" }, {
+      "np.fft.fft((np.cos(0.37 * j) + 1j * np.sin(1.3 * j))[:49152])[[0, 1, 12345, 49151]]",
+      "np.fft.rfft(np.cos(0.37 * j))[[0, 1, 23456, 32768]]",
+    })
+    for c, case in ipairs(cases) do
+      local n, real, f, ks = table.unpack(case)
+      local x = gm.arange(n, { dtype = "float64" })
+      local xr, xi = gm.cos(x * 0.37), gm.sin(x * 1.3)
+      for _, dt in ipairs { "float32", "float64" } do
+        local ct = dt == "float32" and "complex64" or "complex128"
+        local y = gm.fft[f](real and xr:as(dt) or xr:as(ct) + xi:as(ct) * C(0, 1))
+        -- a transform's rounding: about eps sqrt(n) log2(n) of |x|'s 2-norm
+        local tol = (dt == "float32" and 2 ^ -23 or 2 ^ -52) * math.sqrt(n) * 64
+        for i, k in ipairs(ks) do
+          local g, w = y[k + 1], res[c][2][i]
+          assert(math.abs(g.re - w[1]) <= tol and math.abs(g.im - w[2]) <= tol,
+            ("%s %s n=%d bin %d: %.9g%+.9gi, want %.9g%+.9gi"):format(f, dt, n, k, g.re, g.im, w[1], w[2]))
+        end
+      end
+    end
+  end)
+
   it("rfft, irfft, rfftn, irfftn, hfft, ihfft as NumPy's, odd and even lengths", function()
     local a, b2, h, r3 = R.vals(7, 4), R.vals(16, 5), cvals(5, 6), R.vals(72, 7)
     local res = numpy({

@@ -134,8 +134,8 @@ def make(op, dtype, dims):
         return alternating(lambda i: np.add(a, b, out=c)), None, "np.add(a, b, out=c)"
     # Allocating forms, as users write them (bench/user_bench.lua): every
     # call builds a new result; numpy frees the last one by refcount.
-    user = (typed_op(op, shape, dtype) or scan_op(op, a, shape) or user_op(op, a, shape, dtype)
-            or linalg_op(op, a, shape, dtype) or einsum_op(op, a, shape, dtype) or fft_op(op, a, shape))
+    user = (fft_op(op, a, shape) or typed_op(op, shape, dtype) or scan_op(op, a, shape)
+            or user_op(op, a, shape, dtype) or linalg_op(op, a, shape, dtype) or einsum_op(op, a, shape, dtype))
     if user:
         return user
     if op == "matmul":

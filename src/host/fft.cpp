@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -237,56 +238,60 @@ size_t four_step_split(size_t n) {
   return n1 >= 32 ? n1 : 0;
 }
 
+/* n elements of scratch, not initialized (a value-initialized vector
+ * would write and fault in every page once more); NULL when out of memory */
+template <class T> std::unique_ptr<std::complex<T>[], void (*)(void *)> scratch(size_t n) {
+  return {static_cast<std::complex<T> *>(std::malloc(n * sizeof(std::complex<T>))), std::free};
+}
+
 /* line x (element stride sx) to y (stride sy), both of length n */
 template <class T>
 gm_status four_step(gm_ctype t, size_t n, size_t n1, const void *x, size_t sx, void *y, size_t sy, bool inverse) {
   size_t n2 = n / n1;
-  std::vector<std::complex<T>> mid;
-  try {
-    mid.resize(n);
-  } catch (const std::bad_alloc &) {
-    return gm_fail(GM_ENOMEM, "fft: out of host memory for a line of length %zu", n);
-  }
+  auto mid = scratch<T>(n);
+  if (!mid) return gm_fail(GM_ENOMEM, "fft: out of host memory for a line of length %zu", n);
   twiddles tw(n, inverse);
   /* columns j2: x[(n2 j1 + j2) sx] over j1, into row j2 of mid, twiddled */
   gm_fft_layout cols = {GM_FFT_C2C, t, n1, n2, n2 * sx, sx, 1, n1, 1, 0, 0};
-  GM_TRY(run_batched<T>(&cols, x, mid.data(), inverse, &tw));
+  GM_TRY(run_batched<T>(&cols, x, mid.get(), inverse, &tw));
   /* rows k1: mid[j2 n1 + k1] over j2, to y[(k1 + n1 k2) sy] */
   gm_fft_layout rows = {GM_FFT_C2C, t, n2, n1, n1, 1, n1 * sy, sy, 1, 0, 0};
-  return run_batched<T>(&rows, mid.data(), y, inverse);
+  return run_batched<T>(&rows, mid.get(), y, inverse);
 }
 
-/* R2C of one long even line (contiguous input): the complex transform of
- * length N = n/2 of z[j] = x[2j] + i x[2j+1], then the split
+/* R2C of one long even line x (contiguous) into y (contiguous): the
+ * complex transform Z of length N = n/2 of z[j] = x[2j] + i x[2j+1],
+ * written to y, then split in place, k with N-k:
  * X[k] = (Z[k] + conj Z[N-k])/2 - i w^k (Z[k] - conj Z[N-k])/2 */
 template <class T> struct r2c_split {
-  const std::complex<T> *z;
   std::complex<T> *y;
-  size_t N, sy;
+  size_t N;
   const twiddles *tw;
 };
 
 template <class T> void r2c_split_range(void *arg, size_t begin, size_t end) {
   const r2c_split<T> &a = *static_cast<const r2c_split<T> *>(arg);
-  const std::complex<T> half(0.5, 0), mhalf_i(0, -0.5);
-  for (size_t k = begin; k < end; k++) {
-    std::complex<T> zk = a.z[k % a.N], zc = std::conj(a.z[(a.N - k) % a.N]);
-    a.y[k * a.sy] = half * (zk + zc) + mhalf_i * a.tw->template at<T>(k) * (zk - zc);
+  typedef std::complex<T> C;
+  const C half(0.5, 0), mhalf_i(0, -0.5);
+  for (size_t k = begin < 1 ? 1 : begin; k < end; k++) { /* pairs k, N-k for 1 <= k <= N/2 */
+    C zk = a.y[k], zm = a.y[a.N - k];
+    C xk = half * (zk + std::conj(zm)) + mhalf_i * a.tw->template at<T>(k) * (zk - std::conj(zm));
+    C xm = half * (zm + std::conj(zk)) + mhalf_i * a.tw->template at<T>(a.N - k) * (zm - std::conj(zk));
+    a.y[k] = xk;
+    a.y[a.N - k] = xm;
   }
 }
 
 template <class T> gm_status r2c_long(const gm_fft_layout *l, size_t n1, const void *in, void *out) {
   size_t N = l->n / 2;
-  std::vector<std::complex<T>> z;
-  try {
-    z.resize(N);
-  } catch (const std::bad_alloc &) {
-    return gm_fail(GM_ENOMEM, "fft: out of host memory for a line of length %zu", l->n);
-  }
-  GM_TRY(four_step<T>(l->t, N, n1, in, 1, z.data(), 1, false));
+  std::complex<T> *y = static_cast<std::complex<T> *>(out);
+  GM_TRY(four_step<T>(l->t, N, n1, in, 1, y, 1, false));
   twiddles tw(l->n, false);
-  r2c_split<T> a = {z.data(), static_cast<std::complex<T> *>(out), N, l->ostride, &tw};
-  gm_par_for(N + 1, 1, 8.0, r2c_split_range<T>, &a);
+  r2c_split<T> a = {y, N, &tw};
+  gm_par_for(N / 2 + 1, 1, 16.0, r2c_split_range<T>, &a);
+  std::complex<T> z0 = y[0]; /* X[0] and X[N] are real: Re z0 +- Im z0 */
+  y[0] = std::complex<T>(z0.real() + z0.imag(), 0);
+  y[N] = std::complex<T>(z0.real() - z0.imag(), 0);
   return GM_OK;
 }
 
@@ -295,7 +300,7 @@ template <class T> gm_status exec_typed(const gm_fft_layout *l, const void *in, 
     size_t n1 = four_step_split(l->n);
     if (l->type == GM_FFT_C2C && n1) return four_step<T>(l->t, l->n, n1, in, l->istride, out, l->ostride, inverse);
     n1 = l->n % 2 == 0 ? four_step_split(l->n / 2) : 0;
-    if (l->type == GM_FFT_R2C && n1 && l->istride == 1) return r2c_long<T>(l, n1, in, out);
+    if (l->type == GM_FFT_R2C && n1 && l->istride == 1 && l->ostride == 1) return r2c_long<T>(l, n1, in, out);
   }
   return run_batched<T>(l, in, out, inverse);
 }
