@@ -104,24 +104,30 @@ template <class T> block block_of(const job<T> &j, size_t k) {
   return {loop * l->iloop + b0 * l->idist, loop * l->oloop + b0 * l->odist, nb, b0};
 }
 
-/* in line b of the block, element e, gathered to buf[b*len + e]; the
- * inner loop walks whichever side of the copy is contiguous */
-template <class S> void gather(const S *in, const gm_fft_layout *l, const block &bk, size_t len, S *buf) {
+/* in line b of the block, element e, gathered to buf[b*P + e] (P: the
+ * buffer's pitch, a little over the line so that the lines of a block do
+ * not all fall into the same cache sets); the inner loop walks whichever
+ * side of the copy is contiguous */
+template <class S>
+void gather(const S *in, const gm_fft_layout *l, const block &bk, size_t len, S *buf, size_t P) {
+  const S *src = in + bk.in0;
   if (l->istride == 1) {
-    for (size_t b = 0; b < bk.nb; b++) std::copy(in + bk.in0 + b * l->idist, in + bk.in0 + b * l->idist + len, buf + b * len);
+    for (size_t b = 0; b < bk.nb; b++) std::copy(src + b * l->idist, src + b * l->idist + len, buf + b * P);
     return;
   }
   for (size_t e = 0; e < len; e++)
-    for (size_t b = 0; b < bk.nb; b++) buf[b * len + e] = in[bk.in0 + b * l->idist + e * l->istride];
+    for (size_t b = 0; b < bk.nb; b++) buf[b * P + e] = src[b * l->idist + e * l->istride];
 }
 
-template <class S> void scatter(const S *buf, const gm_fft_layout *l, const block &bk, size_t len, S *out) {
+template <class S>
+void scatter(const S *buf, size_t P, const gm_fft_layout *l, const block &bk, size_t len, S *out) {
+  S *dst = out + bk.out0;
   if (l->ostride == 1) {
-    for (size_t b = 0; b < bk.nb; b++) std::copy(buf + b * len, buf + (b + 1) * len, out + bk.out0 + b * l->odist);
+    for (size_t b = 0; b < bk.nb; b++) std::copy(buf + b * P, buf + b * P + len, dst + b * l->odist);
     return;
   }
   for (size_t e = 0; e < len; e++)
-    for (size_t b = 0; b < bk.nb; b++) out[bk.out0 + b * l->odist + e * l->ostride] = buf[b * len + e];
+    for (size_t b = 0; b < bk.nb; b++) dst[b * l->odist + e * l->ostride] = buf[b * P + e];
 }
 
 /* R2C of one real line x (contiguous) into n/2+1 outputs y */
@@ -149,54 +155,87 @@ template <class T> void c2r_line(const kissfft<T> &p, size_t n, const std::compl
   for (size_t e = 0; e < n; e++) y[e] = tmp[n + e].real();
 }
 
-/* term k of line b0+b times w^((b0+b) k), the exponent kept mod n */
-template <class T> void apply_twiddles(const twiddles &tw, const block &bk, size_t len, std::complex<T> *y) {
+/* term k of line b0+b (at y + b*P) times w^((b0+b) k), the exponent kept mod n */
+template <class T> void apply_twiddles(const twiddles &tw, const block &bk, size_t len, std::complex<T> *y, size_t P) {
   for (size_t b = 0; b < bk.nb; b++) {
     size_t step = (bk.b0 + b) % tw.n, m = 0;
     for (size_t k = 0; k < len; k++) {
-      y[b * len + k] *= tw.at<T>(m);
+      y[b * P + k] *= tw.at<T>(m);
       m += step;
       if (m >= tw.n) m -= tw.n;
     }
   }
 }
 
-template <class T> void run_block(job<T> &j, const kissfft<T> &p, size_t k, std::vector<std::complex<T>> &cbuf,
-                                  std::vector<T> &rbuf, std::vector<std::complex<T>> &tmp) {
+/* C2C lines read with a unit stride and written contiguously need no
+ * copies: KISS FFT reads its input in place and writes the output line */
+template <class T> void c2c_block(job<T> &j, const kissfft<T> &p, const block &bk, std::complex<T> *cbuf,
+                                  std::complex<T> *tmp, size_t P) {
   const gm_fft_layout *l = j.l;
-  size_t n = l->n, h = n / 2 + 1, nb;
+  size_t n = l->n;
+  if (l->istride == 1 && l->ostride == 1) {
+    for (size_t b = 0; b < bk.nb; b++) p.transform(j.cin + bk.in0 + b * l->idist, j.cout + bk.out0 + b * l->odist);
+    if (j.tw) apply_twiddles(*j.tw, bk, n, j.cout + bk.out0, l->odist);
+    return;
+  }
+  gather(j.cin, l, bk, n, cbuf, P);
+  for (size_t b = 0; b < bk.nb; b++) p.transform(cbuf + b * P, tmp + b * P);
+  if (j.tw) apply_twiddles(*j.tw, bk, n, tmp, P);
+  scatter(tmp, P, l, bk, n, j.cout);
+}
+
+template <class T> void run_block(job<T> &j, const kissfft<T> &p, size_t k, std::complex<T> *cbuf, T *rbuf,
+                                  std::complex<T> *tmp, size_t P) {
+  const gm_fft_layout *l = j.l;
+  size_t n = l->n, h = n / 2 + 1;
   block bk = block_of(j, k);
-  nb = bk.nb;
   if (l->type == GM_FFT_C2C) {
-    gather(j.cin, l, bk, n, cbuf.data());
-    for (size_t b = 0; b < nb; b++) p.transform(cbuf.data() + b * n, tmp.data() + b * n);
-    if (j.tw) apply_twiddles(*j.tw, bk, n, tmp.data());
-    scatter(tmp.data(), l, bk, n, j.cout);
+    c2c_block(j, p, bk, cbuf, tmp, P);
   } else if (l->type == GM_FFT_R2C) {
-    gather(j.rin, l, bk, n, rbuf.data());
-    for (size_t b = 0; b < nb; b++) r2c_line(p, j.half, n, rbuf.data() + b * n, cbuf.data() + b * h, tmp.data());
-    scatter(cbuf.data(), l, bk, h, j.cout);
+    gather(j.rin, l, bk, n, rbuf, P);
+    for (size_t b = 0; b < bk.nb; b++) r2c_line(p, j.half, n, rbuf + b * P, cbuf + b * P, tmp);
+    scatter(cbuf, P, l, bk, h, j.cout);
   } else {
-    gather(j.cin, l, bk, h, cbuf.data());
-    for (size_t b = 0; b < nb; b++) c2r_line(p, n, cbuf.data() + b * h, rbuf.data() + b * n, tmp.data());
-    scatter(rbuf.data(), l, bk, n, j.rout);
+    gather(j.cin, l, bk, h, cbuf, P);
+    for (size_t b = 0; b < bk.nb; b++) c2r_line(p, n, cbuf + b * P, rbuf + b * P, tmp);
+    scatter(rbuf, P, l, bk, n, j.rout);
   }
 }
 
+/* A worker's buffers, kept from call to call: allocating them per chunk
+ * made every chunk an mmap and munmap (they pass malloc's threshold), whose
+ * page faults and TLB shootdowns made two threads slower than one.  Large
+ * ones (a long line without the four-step) are given back after the call. */
+template <class T> struct buffers {
+  std::vector<std::complex<T>> cbuf, tmp;
+  std::vector<T> rbuf;
+  void fit(size_t nc, size_t nt) {
+    if (cbuf.size() < nc) cbuf.resize(nc);
+    if (tmp.size() < nt) tmp.resize(nt);
+    if (rbuf.size() < nc) rbuf.resize(nc);
+  }
+  void trim() {
+    if (cbuf.size() + tmp.size() <= ((size_t)1 << 18)) return;
+    cbuf = {}, tmp = {}, rbuf = {};
+  }
+};
+
 template <class T> void run_blocks(void *arg, size_t begin, size_t end) {
   job<T> &j = *static_cast<job<T> *>(arg);
+  static thread_local buffers<T> bufs;
   try {
-    size_t n = j.l->n, lines = j.block;
-    std::vector<std::complex<T>> cbuf(lines * n + lines), tmp(std::max(lines, (size_t)2) * n + 2);
-    std::vector<T> rbuf(lines * n);
+    /* pitch: n + 8 elements (n/2+1 <= n + 8 for C2R/R2C's complex side) */
+    size_t n = j.l->n, lines = j.block, P = n + 8;
+    bufs.fit(lines * P, std::max(lines * P, 2 * n + 2));
     /* a plan with a generic butterfly is the worker's own copy */
     std::unique_ptr<kissfft<T>> own;
     if (!shared_plan_safe(j.half ? n / 2 : n)) own.reset(new kissfft<T>(*j.plan));
     const kissfft<T> &p = own ? *own : *j.plan;
-    for (size_t k = begin; k < end; k++) run_block(j, p, k, cbuf, rbuf, tmp);
+    for (size_t k = begin; k < end; k++) run_block(j, p, k, bufs.cbuf.data(), bufs.rbuf.data(), bufs.tmp.data(), P);
   } catch (const std::bad_alloc &) {
     j.failed = true;
   }
+  bufs.trim();
 }
 
 template <class T>
