@@ -24,3 +24,23 @@ if(GPUMAT_WERROR)
   target_compile_options(gpumat_base_objs PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Werror>)
 endif()
 message(STATUS "gpumat: host FFT: KISS FFT (${KISSFFT_INCLUDE_DIR}/kissfft.hh)")
+
+# GPUMAT_FFTW: the host's FFT on FFTW 3 (src/host/fftw.c) instead of KISS
+# FFT.  Off by default: FFTW is GPL (Debian: libfftw3-dev), so a build
+# with it is covered by the GPL, while gpumat is MIT.  KISS FFT stays in
+# the build for layouts beyond FFTW's int sizes.
+option(GPUMAT_FFTW "Host FFT on FFTW 3 (GPL) instead of KISS FFT" OFF)
+if(GPUMAT_FFTW)
+  find_path(FFTW3_INCLUDE_DIR fftw3.h)
+  find_library(FFTW3_LIB NAMES fftw3)
+  find_library(FFTW3F_LIB NAMES fftw3f)
+  if(NOT FFTW3_INCLUDE_DIR OR NOT FFTW3_LIB OR NOT FFTW3F_LIB)
+    message(FATAL_ERROR "GPUMAT_FFTW: FFTW 3 (double and float) not found (Debian: libfftw3-dev)")
+  endif()
+  target_sources(gpumat_base_objs PRIVATE src/host/fftw.c)
+  target_include_directories(gpumat_base_objs SYSTEM PRIVATE ${FFTW3_INCLUDE_DIR})
+  set_property(SOURCE src/host/fft.cpp APPEND PROPERTY COMPILE_DEFINITIONS GPUMAT_HAVE_FFTW=1)
+  list(APPEND GPUMAT_HOST_LIBS ${FFTW3_LIB} ${FFTW3F_LIB})
+  list(APPEND GPUMAT_LINK_LIBS ${FFTW3_LIB} ${FFTW3F_LIB})
+  message(STATUS "gpumat: host FFT: FFTW 3 (GPL; ${FFTW3_LIB})")
+endif()

@@ -352,6 +352,9 @@ gm_status host_exec(void *ctx, const gm_fft_layout *l, const void *in, void *out
 } // namespace
 
 extern "C" gm_status gm_host_fft_exec(const gm_fft_layout *l, const void *in, void *out, bool inverse) {
+#ifdef GPUMAT_HAVE_FFTW
+  if (gm_host_fftw_fits(l)) return gm_host_fftw_exec(l, in, out, inverse); /* the GPUMAT_FFTW build */
+#endif
   if (l->t == GM_COMPLEX64) return exec_typed<float>(l, in, out, inverse);
   if (l->t == GM_COMPLEX128) return exec_typed<double>(l, in, out, inverse);
   return gm_fail(GM_EINVAL, "fft: %s is not a complex ctype", gm_ctype_dtype(l->t));

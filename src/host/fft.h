@@ -12,6 +12,11 @@ extern "C" {
 /* gm_fft_ops.exec on host pointers (the layout's unnormalized transform) */
 gm_status gm_host_fft_exec(const gm_fft_layout *l, const void *in, void *out, bool inverse);
 
+/* fftw.c, built with the CMake option GPUMAT_FFTW only (GPL): the same on
+ * FFTW 3, for layouts whose sizes fit FFTW's int arguments */
+bool gm_host_fftw_fits(const gm_fft_layout *l);
+gm_status gm_host_fftw_exec(const gm_fft_layout *l, const void *in, void *out, bool inverse);
+
 #ifdef __cplusplus
 }
 #endif
