@@ -16,27 +16,27 @@ static void side_lengths(gm_fft_type type, size_t n, size_t *nx, size_t *ny) {
 static gm_status check_types(const gm_mat *x, const gm_mat *y, gm_fft_type type, int *bad) {
   gm_ctype cx = x->ctype, cy = y->ctype;
   bool ok_x = type == GM_FFT_R2C ? (cx == GM_FLOAT || cx == GM_DOUBLE) : gm_ctype_is_complex(cx);
-  if (!ok_x) GM_BAD(1, gm_fail(GM_EINVAL, "fft: x is %s, the transform takes %s", gm_ctype_dtype(cx),
+  if (!ok_x) GM_BAD(1, gm_fail(GM_EINVAL, "x is %s, the transform takes %s", gm_ctype_dtype(cx),
                                type == GM_FFT_R2C ? "float32 or float64" : "complex64 or complex128"));
   gm_ctype want = type == GM_FFT_C2C ? cx : type == GM_FFT_R2C ? gm_ctype_complex_for(cx) : gm_ctype_real_of(cx);
-  if (cy != want) GM_BAD(2, gm_fail(GM_EINVAL, "fft: y is %s, must be %s", gm_ctype_dtype(cy), gm_ctype_dtype(want)));
+  if (cy != want) GM_BAD(2, gm_fail(GM_EINVAL, "y is %s, must be %s", gm_ctype_dtype(cy), gm_ctype_dtype(want)));
   return GM_OK;
 }
 
 static gm_status check_operands(const gm_mat *x, const gm_mat *y, int axis, gm_fft_type type, size_t n, int *bad) {
   GM_TRY(check_types(x, y, type, bad));
   if (axis < 0 || axis >= x->rank)
-    GM_BAD(3, gm_fail(GM_EINVAL, "fft: axis %d is out of range 1..%d", axis + 1, x->rank));
-  if (n < 1) GM_BAD(4, gm_fail(GM_EINVAL, "fft: n must be at least 1"));
-  if (y->rank != x->rank) GM_BAD(2, gm_fail(GM_EINVAL, "fft: y has rank %d, x %d", y->rank, x->rank));
+    GM_BAD(3, gm_fail(GM_EINVAL, "axis %d is out of range 1..%d", axis + 1, x->rank));
+  if (n < 1) GM_BAD(4, gm_fail(GM_EINVAL, "n must be at least 1"));
+  if (y->rank != x->rank) GM_BAD(2, gm_fail(GM_EINVAL, "y has rank %d, x %d", y->rank, x->rank));
   size_t nx, ny;
   side_lengths(type, n, &nx, &ny);
   for (int d = 0; d < x->rank; d++) {
     size_t wx = d == axis ? nx : y->dims[d], wy = d == axis ? ny : x->dims[d];
-    if (x->dims[d] != wx) GM_BAD(1, gm_fail(GM_EINVAL, "fft: x has %zu on axis %d, needs %zu", x->dims[d], d + 1, wx));
-    if (y->dims[d] != wy) GM_BAD(2, gm_fail(GM_EINVAL, "fft: y has %zu on axis %d, needs %zu", y->dims[d], d + 1, wy));
+    if (x->dims[d] != wx) GM_BAD(1, gm_fail(GM_EINVAL, "x has %zu on axis %d, needs %zu", x->dims[d], d + 1, wx));
+    if (y->dims[d] != wy) GM_BAD(2, gm_fail(GM_EINVAL, "y has %zu on axis %d, needs %zu", y->dims[d], d + 1, wy));
   }
-  if (x->vec == y->vec) GM_BAD(2, gm_fail(GM_EINVAL, "fft: y shares storage with x"));
+  if (x->vec == y->vec) GM_BAD(2, gm_fail(GM_EINVAL, "y shares storage with x"));
   return GM_OK;
 }
 
