@@ -26,6 +26,9 @@ return function(gm, core, methods)
   local function check_x(fn, x)
     if not is_mat(x) then argerror(1, fn, "gpumat.mat expected, got %s", type(x)) end
     local dt = x:dtype()
+    if dt == "float16" or dt == "bfloat16" then
+      argerror(1, fn, "a %s mat; not taken yet (convert with m:as(\"float32\"))", dt)
+    end
     if not NUMERIC[dt] then argerror(1, fn, "a %s mat; the FFT takes real and complex mats", dt) end
     if #x:dims() == 0 then argerror(1, fn, "a 0-d mat has no axis to transform") end
     return dt
