@@ -1,7 +1,7 @@
 # The CUDA backend (included from CMakeLists.txt; sets GPUMAT_LINK_*):
 # kernels/*.cu compiled by nvcc for sm_80 and sm_90 plus
 # PTX (compute_90) for newer GPUs, and src/device/cuda linked against
-# cudart, cuBLAS, cuSOLVER and NVRTC (cuRAND's device API is header-only).  Compiled on every build, so a CUDA
+# cudart, cuBLAS, cuSOLVER, cuFFT and NVRTC (cuRAND's device API is header-only).  Compiled on every build, so a CUDA
 # compile error fails CI even though no machine here has a GPU.
 if(NOT CMAKE_CUDA_COMPILER)
   set(CMAKE_CUDA_COMPILER ${CUDAToolkit_NVCC_EXECUTABLE})
@@ -29,11 +29,11 @@ set_target_properties(gpumat_core PROPERTIES CUDA_ARCHITECTURES "${CMAKE_CUDA_AR
 target_sources(gpumat_objs PRIVATE ${GPUMAT_CUDA_C_SOURCES})
 target_compile_definitions(gpumat_objs PRIVATE GPUMAT_HAVE_CUDA=1)
 # (for the objects only the usage requirements count: CUDA include dirs)
-target_link_libraries(gpumat_objs PRIVATE CUDA::cudart CUDA::cublas CUDA::cusolver CUDA::nvrtc)
+target_link_libraries(gpumat_objs PRIVATE CUDA::cudart CUDA::cublas CUDA::cusolver CUDA::cufft CUDA::nvrtc)
 # every linked target (module, libgpumat.so, libgpumat.a) carries the kernels
 list(APPEND GPUMAT_LINK_OBJECTS $<TARGET_OBJECTS:gpumat_kernels>)
 # (stdc++: nvcc's objects use the C++ runtime, and C links without it)
-list(APPEND GPUMAT_LINK_LIBS CUDA::cudart CUDA::cublas CUDA::cusolver CUDA::nvrtc stdc++ "-Wl,--enable-new-dtags")
+list(APPEND GPUMAT_LINK_LIBS CUDA::cudart CUDA::cublas CUDA::cusolver CUDA::cufft CUDA::nvrtc stdc++ "-Wl,--enable-new-dtags")
 # Linked targets find the toolkit's libraries where CMake found them
 # (without a RUNPATH `require "gpumat"` failed on a machine whose
 # loader path holds only another toolkit's libcudart).  RUNPATH (new dtags),

@@ -66,7 +66,7 @@ if(GPUMAT_LIBRARY)
   # and nvcc's objects are C++
   string(APPEND GPUMAT_PC_LIBS_PRIVATE " -lm -lpthread -lstdc++")
   if(GPUMAT_WITH_CUDA)
-    string(APPEND GPUMAT_PC_LIBS_PRIVATE " -L${CUDAToolkit_LIBRARY_DIR} -lcudart -lcublas -lcusolver -lnvrtc")
+    string(APPEND GPUMAT_PC_LIBS_PRIVATE " -L${CUDAToolkit_LIBRARY_DIR} -lcudart -lcublas -lcusolver -lcufft -lnvrtc")
   endif()
   if(GPUMAT_DIST)
     foreach(l ${NCCL_LIB})

@@ -4,9 +4,11 @@
 set -euo pipefail
 # libdlpack-dev: the DLPack header include/gpumat.h uses when present (it is
 # 0.6 on Debian 12; gpumat.h adds DLPack 1.x's versioned struct and builds
-# without any header too)
+# without any header too); libkissfft-dev: KISS FFT (BSD-3-Clause), the host's
+# FFT (gm.fft; its header-only C++ class, nothing linked)
 pkgs=(lua5.4 liblua5.4-dev lua-busted libopenblas-dev liblapacke-dev cmake make gcc g++ luarocks
-      pkg-config libopenmpi-dev openmpi-bin python3-numpy tmux gnuplot-nox lua-readline ccache libdlpack-dev)
+      pkg-config libopenmpi-dev openmpi-bin python3-numpy tmux gnuplot-nox lua-readline ccache libdlpack-dev
+      libkissfft-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

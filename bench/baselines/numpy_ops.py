@@ -20,7 +20,8 @@ from numpy_ordering import ordering_op
 DTYPES = {"float": np.float32, "double": np.float64}
 # the array standard's names (bench/typed_bench.lua) map to themselves
 DTYPES.update({n: np.dtype(n).type for n in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
-                                             "uint32", "uint64", "float16", "float32", "float64")})
+                                             "uint32", "uint64", "float16", "float32", "float64",
+                                             "complex64", "complex128")})
 
 
 def pattern(shape, dtype):
@@ -133,8 +134,8 @@ def make(op, dtype, dims):
         return alternating(lambda i: np.add(a, b, out=c)), None, "np.add(a, b, out=c)"
     # Allocating forms, as users write them (bench/user_bench.lua): every
     # call builds a new result; numpy frees the last one by refcount.
-    user = (typed_op(op, shape, dtype) or scan_op(op, a, shape) or user_op(op, a, shape, dtype)
-            or linalg_op(op, a, shape, dtype) or einsum_op(op, a, shape, dtype))
+    user = (fft_op(op, a, shape) or typed_op(op, shape, dtype) or scan_op(op, a, shape)
+            or user_op(op, a, shape, dtype) or linalg_op(op, a, shape, dtype) or einsum_op(op, a, shape, dtype))
     if user:
         return user
     if op == "matmul":
@@ -236,6 +237,21 @@ def linalg_op(op, a, shape, dtype):
         "la_eigh": (lambda: la.eigh(wc), "np.linalg.eigh(a)"),
         "la_det": (lambda: la.det(wc), "np.linalg.det(a)"),
         "la_inv": (lambda: la.inv(wc), "np.linalg.inv(a)"),
+    }
+    if op not in forms:
+        return None
+    f, note = forms[op]
+    return last_of(f), None, note
+
+
+def fft_op(op, a, shape):
+    """np.fft forms (ff_*, bench/fft_bench.lua) or None, on the pattern
+    (complex dtypes: the pattern as the real part).  NumPy 1.24's pocketfft
+    computes in double and returns complex128 whatever the input."""
+    forms = {
+        "ff_fft": (lambda: np.fft.fft(a), "np.fft.fft(a)"),
+        "ff_rfft": (lambda: np.fft.rfft(a), "np.fft.rfft(a)"),
+        "ff_fft2": (lambda: np.fft.fft2(a), "np.fft.fft2(a) (complex128 result)"),
     }
     if op not in forms:
         return None

@@ -29,8 +29,8 @@ methods.to_table = core.mat_to_array
 
 -- Lua-side areas extend gm and the method table.
 local areas = { "shaping", "facets", "mat_debugging", "random", "cuda", "assemble", "caching",
-  "buffer", "format", "help", "kernel", "constructors", "plot", "complex", "dtypes", "linalg", "einsum", "ordering",
-  "manipulation", "missing", "complex_math" }
+  "buffer", "format", "help", "kernel", "constructors", "plot", "complex", "dtypes", "linalg", "einsum", "fft",
+  "ordering", "manipulation", "missing", "complex_math" }
 for _, area in ipairs(areas) do
   require("gpumat." .. area)(gm, core, methods)
 end

@@ -11,6 +11,7 @@
 #include "../core/ops/index_ops.h"
 #include "../core/ops/scan_ops.h"
 #include "../core/ops/strided_ew_ops.h"
+#include "../core/ops/fft_ops.h"
 #include "../../kernels/fill.h"
 #include "../../kernels/int_ops.h"
 #include "imatmul.h"
@@ -48,4 +49,5 @@ const gm_backend gm_host_backend = {
     .scan = &gm_host_scan_ops,
     .index = &gm_host_index_ops,
     .strided_ew = &gm_host_strided_ew_ops,
+    .fft = &gm_host_fft_ops, /* fft.cpp */
 };

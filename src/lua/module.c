@@ -40,6 +40,7 @@ static void (*const areas[])(lua_State *L, int module_idx) = {
     gml_open_scan,
     gml_open_index,
     gml_open_constructors,
+    gml_open_fft,
     gml_open_kernel,
     gml_open_emukern,
     gml_open_repl,

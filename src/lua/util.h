@@ -289,6 +289,8 @@ void gml_open_operators(lua_State *L, int module_idx);
 void gml_open_broadcast(lua_State *L, int module_idx);
 void gml_open_reduce_axis(lua_State *L, int module_idx);
 void gml_open_constructors(lua_State *L, int module_idx);
+/* l_fft.c: core._fft for lua/gpumat/fft.lua */
+void gml_open_fft(lua_State *L, int module_idx);
 void gml_open_kernel(lua_State *L, int module_idx);
 
 #endif

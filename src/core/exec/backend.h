@@ -31,6 +31,7 @@ struct gm_reduce_axis_ops; /* core/ops/reduce_axis_ops.h */
 struct gm_scan_ops;        /* core/ops/scan_ops.h */
 struct gm_strided_ew_ops;  /* core/ops/strided_ew_ops.h */
 struct gm_index_ops;       /* core/ops/index_ops.h */
+struct gm_fft_ops;         /* core/ops/fft_ops.h */
 struct gm_strided_geom;    /* kernels/strided.h */
 
 typedef struct gm_backend {
@@ -55,6 +56,7 @@ typedef struct gm_backend {
   const struct gm_scan_ops *scan; /* scans and sorts along an axis */
   const struct gm_strided_ew_ops *strided_ew; /* the strided elementwise engine */
   const struct gm_index_ops *index;           /* the gather/scatter engine of indexing */
+  const struct gm_fft_ops *fft;               /* batched 1-d FFTs (KISS FFT, cuFFT or its shim) */
 } gm_backend;
 
 /* The host backend (src/host/backend.c). */

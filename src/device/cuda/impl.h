@@ -43,6 +43,9 @@ struct gm_linalg_job;
 gm_status gm_cuda_linalg(void *ctx, const struct gm_linalg_job *job, int *infos);
 gm_status gm_cuda_logdet(void *ctx, gm_ctype t, int n, void *a, int lda, double *logabs, int *sign);
 
+/* gm.fft through cuFFT (fft.c). */
+extern const struct gm_fft_ops gm_cuda_fft_ops;
+
 /* Memory spaces of buffers and staging mats (memory.c). */
 gm_status gm_cuda_alloc_pitched(gm_device *d, size_t width, size_t height, void **out, size_t *pitch);
 gm_status gm_cuda_host_alloc_flags(gm_device *d, size_t bytes, unsigned flags, void **out);

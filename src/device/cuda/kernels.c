@@ -50,6 +50,7 @@ static gm_backend cuda_kernels = {
     .scan = &gm_lt_scan_ops,                  /* kernels/scan.cu */
     .strided_ew = &gm_lt_strided_ew_ops,        /* kernels/strided_ew.cu */
     .index = &gm_lt_index_ops,                  /* kernels/index.cu */
+    .fft = &gm_cuda_fft_ops,                    /* cuFFT (fft.c) */
 };
 
 /* Filled at the first call (device init), before any op runs; later

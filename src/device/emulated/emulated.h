@@ -42,6 +42,10 @@ const struct gm_blas_ops *gm_emulated_blas_ops(const struct gm_blas_ops *host);
  * stream (blas.c). */
 void gm_emulated_blas_queued(struct gm_blas_ops *ops);
 
+/* cuFFT's calls over the host's FFT (fft.c). */
+struct gm_fft_ops;
+extern const struct gm_fft_ops gm_emulated_fft_ops;
+
 /* The test controls' names: last_error "none" or "out_of_memory" (value
  * may be the embedding's name of a non-string's type, for the message),
  * and the name of a last_error value. */

@@ -58,5 +58,6 @@ const gm_backend *gm_emulated_kernels(void) {
   emulated_kernels.scan = &gm_lt_scan_ops;
   emulated_kernels.strided_ew = &gm_lt_strided_ew_ops;
   emulated_kernels.index = &gm_lt_index_ops;
+  emulated_kernels.fft = &gm_emulated_fft_ops; /* cuFFT's calls over the host's FFT (fft.c) */
   return &emulated_kernels;
 }

@@ -1,0 +1,363 @@
+/* The host's FFT (core/ops/fft_ops.h) on KISS FFT's C++ class
+ * (kissfft.hh of Debian's libkissfft-dev, BSD-3-Clause; a template, so
+ * float and double alike: the package's shared library is float only).
+ * Lines are gathered into contiguous buffers in blocks of adjacent lines
+ * (a transform along a leading axis reads rows of neighbours, not one
+ * element per cache line), transformed, and scattered; blocks spread over
+ * the cores with gm_par_for.  Plans (twiddles, factors) are cached per
+ * length and direction: building one costs n complex exponentials.
+ * R2C of an even length is KISS FFT's half-length real transform; odd
+ * lengths and C2R go through the complex transform (C2R on the Hermitian
+ * extension, keeping the real part, which ignores the imaginary parts of
+ * the zero and Nyquist terms as NumPy's pocketfft does). */
+#include <kissfft.hh>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <utility>
+#include <vector>
+
+extern "C" {
+#include "../core/exec/par.h"
+#include "../core/ops/fft_ops.h"
+#include "fft.h"
+}
+
+namespace {
+
+template <class T> using plan_ptr = std::shared_ptr<const kissfft<T>>;
+
+/* A few plans per precision, most recent last; a miss evicts the oldest
+ * (a plan in use elsewhere lives on through its shared_ptr). */
+template <class T> plan_ptr<T> cached_plan(size_t n, bool inverse) {
+  struct entry {
+    size_t n;
+    bool inverse;
+    plan_ptr<T> p;
+  };
+  static std::mutex mu;
+  static std::vector<entry> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  for (size_t i = 0; i < cache.size(); i++)
+    if (cache[i].n == n && cache[i].inverse == inverse) {
+      std::rotate(cache.begin() + (long)i, cache.begin() + (long)i + 1, cache.end());
+      return cache.back().p;
+    }
+  if (cache.size() >= 8) cache.erase(cache.begin());
+  cache.push_back({n, inverse, std::make_shared<const kissfft<T>>(n, inverse)});
+  return cache.back().p;
+}
+
+/* KISS FFT's butterfly for factors above 5 writes a mutable scratch
+ * buffer inside the plan: such plans are copied per worker. */
+bool shared_plan_safe(size_t n) {
+  for (size_t p : {2, 3, 5})
+    while (n % p == 0) n /= p;
+  return n == 1;
+}
+
+/* w^m = e^(-+2 pi i m/n) for any m < n as the product of two short tables
+ * (m's high and low bits), computed in double: the four-step's and the
+ * large real transform's twiddles without an n-entry table (64 MiB for
+ * n = 2^22) or a sin/cos per element. */
+struct twiddles {
+  static const size_t S = 1024;
+  size_t n;
+  std::vector<std::complex<double>> lo, hi;
+  twiddles(size_t n_, bool inverse) : n(n_), lo(S), hi(n_ / S + 1) {
+    const double a = (inverse ? 2 : -2) * 3.14159265358979323846 / (double)n;
+    for (size_t i = 0; i < S; i++) lo[i] = std::polar(1.0, a * (double)i);
+    for (size_t i = 0; i < hi.size(); i++) hi[i] = std::polar(1.0, a * (double)(i * S));
+  }
+  template <class T> std::complex<T> at(size_t m) const {
+    std::complex<double> w = hi[m / S] * lo[m % S];
+    return std::complex<T>((T)w.real(), (T)w.imag());
+  }
+};
+
+template <class T> struct job {
+  const gm_fft_layout *l;
+  const std::complex<T> *cin;  /* C2C, C2R */
+  const T *rin;                /* R2C */
+  std::complex<T> *cout;       /* C2C, R2C */
+  T *rout;                     /* C2R */
+  plan_ptr<T> plan;            /* length n (n/2 for an even R2C) */
+  bool half;                   /* R2C through the half-length real transform */
+  size_t block, blocks_per_loop;
+  const struct twiddles *tw = nullptr; /* the four-step's first pass: line b, term k times w^(b*k) */
+  std::atomic<bool> failed{false};
+};
+
+/* The lines of one block: loop l, lines b0 .. b0+nb-1. */
+struct block {
+  size_t in0, out0, nb, b0;
+};
+
+template <class T> block block_of(const job<T> &j, size_t k) {
+  const gm_fft_layout *l = j.l;
+  size_t loop = k / j.blocks_per_loop, b0 = (k % j.blocks_per_loop) * j.block;
+  size_t nb = std::min(j.block, l->batch - b0);
+  return {loop * l->iloop + b0 * l->idist, loop * l->oloop + b0 * l->odist, nb, b0};
+}
+
+/* in line b of the block, element e, gathered to buf[b*P + e] (P: the
+ * buffer's pitch, a little over the line so that the lines of a block do
+ * not all fall into the same cache sets); the inner loop walks whichever
+ * side of the copy is contiguous */
+template <class S>
+void gather(const S *in, const gm_fft_layout *l, const block &bk, size_t len, S *buf, size_t P) {
+  const S *src = in + bk.in0;
+  if (l->istride == 1) {
+    for (size_t b = 0; b < bk.nb; b++) std::copy(src + b * l->idist, src + b * l->idist + len, buf + b * P);
+    return;
+  }
+  for (size_t e = 0; e < len; e++)
+    for (size_t b = 0; b < bk.nb; b++) buf[b * P + e] = src[b * l->idist + e * l->istride];
+}
+
+template <class S>
+void scatter(const S *buf, size_t P, const gm_fft_layout *l, const block &bk, size_t len, S *out) {
+  S *dst = out + bk.out0;
+  if (l->ostride == 1) {
+    for (size_t b = 0; b < bk.nb; b++) std::copy(buf + b * P, buf + b * P + len, dst + b * l->odist);
+    return;
+  }
+  for (size_t e = 0; e < len; e++)
+    for (size_t b = 0; b < bk.nb; b++) dst[b * l->odist + e * l->ostride] = buf[b * P + e];
+}
+
+/* R2C of one real line x (contiguous) into n/2+1 outputs y */
+template <class T>
+void r2c_line(const kissfft<T> &p, bool half, size_t n, const T *x, std::complex<T> *y, std::complex<T> *tmp) {
+  typedef std::complex<T> C;
+  if (half) { /* the packed result: y[0] = (X0, X_{n/2}) */
+    p.transform_real(x, tmp);
+    y[0] = C(tmp[0].real(), 0);
+    y[n / 2] = C(tmp[0].imag(), 0);
+    for (size_t k = 1; k < n / 2; k++) y[k] = tmp[k];
+    return;
+  }
+  for (size_t e = 0; e < n; e++) tmp[n + e] = C(x[e], 0);
+  p.transform(tmp + n, tmp);
+  std::copy(tmp, tmp + n / 2 + 1, y);
+}
+
+/* C2R of one line x (n/2+1 terms) into n reals y */
+template <class T> void c2r_line(const kissfft<T> &p, size_t n, const std::complex<T> *x, T *y, std::complex<T> *tmp) {
+  size_t h = n / 2 + 1;
+  std::copy(x, x + h, tmp);
+  for (size_t k = h; k < n; k++) tmp[k] = std::conj(x[n - k]);
+  p.transform(tmp, tmp + n);
+  for (size_t e = 0; e < n; e++) y[e] = tmp[n + e].real();
+}
+
+/* term k of line b0+b (at y + b*P) times w^((b0+b) k), the exponent kept mod n */
+template <class T> void apply_twiddles(const twiddles &tw, const block &bk, size_t len, std::complex<T> *y, size_t P) {
+  for (size_t b = 0; b < bk.nb; b++) {
+    size_t step = (bk.b0 + b) % tw.n, m = 0;
+    for (size_t k = 0; k < len; k++) {
+      y[b * P + k] *= tw.at<T>(m);
+      m += step;
+      if (m >= tw.n) m -= tw.n;
+    }
+  }
+}
+
+/* C2C lines read with a unit stride and written contiguously need no
+ * copies: KISS FFT reads its input in place and writes the output line */
+template <class T> void c2c_block(job<T> &j, const kissfft<T> &p, const block &bk, std::complex<T> *cbuf,
+                                  std::complex<T> *tmp, size_t P) {
+  const gm_fft_layout *l = j.l;
+  size_t n = l->n;
+  if (l->istride == 1 && l->ostride == 1) {
+    for (size_t b = 0; b < bk.nb; b++) p.transform(j.cin + bk.in0 + b * l->idist, j.cout + bk.out0 + b * l->odist);
+    if (j.tw) apply_twiddles(*j.tw, bk, n, j.cout + bk.out0, l->odist);
+    return;
+  }
+  gather(j.cin, l, bk, n, cbuf, P);
+  for (size_t b = 0; b < bk.nb; b++) p.transform(cbuf + b * P, tmp + b * P);
+  if (j.tw) apply_twiddles(*j.tw, bk, n, tmp, P);
+  scatter(tmp, P, l, bk, n, j.cout);
+}
+
+template <class T> void run_block(job<T> &j, const kissfft<T> &p, size_t k, std::complex<T> *cbuf, T *rbuf,
+                                  std::complex<T> *tmp, size_t P) {
+  const gm_fft_layout *l = j.l;
+  size_t n = l->n, h = n / 2 + 1;
+  block bk = block_of(j, k);
+  if (l->type == GM_FFT_C2C) {
+    c2c_block(j, p, bk, cbuf, tmp, P);
+  } else if (l->type == GM_FFT_R2C) {
+    gather(j.rin, l, bk, n, rbuf, P);
+    for (size_t b = 0; b < bk.nb; b++) r2c_line(p, j.half, n, rbuf + b * P, cbuf + b * P, tmp);
+    scatter(cbuf, P, l, bk, h, j.cout);
+  } else {
+    gather(j.cin, l, bk, h, cbuf, P);
+    for (size_t b = 0; b < bk.nb; b++) c2r_line(p, n, cbuf + b * P, rbuf + b * P, tmp);
+    scatter(rbuf, P, l, bk, n, j.rout);
+  }
+}
+
+/* A worker's buffers, kept from call to call: allocating them per chunk
+ * made every chunk an mmap and munmap (they pass malloc's threshold), whose
+ * page faults and TLB shootdowns made two threads slower than one.  Large
+ * ones (a long line without the four-step) are given back after the call. */
+template <class T> struct buffers {
+  std::vector<std::complex<T>> cbuf, tmp;
+  std::vector<T> rbuf;
+  void fit(size_t nc, size_t nt) {
+    if (cbuf.size() < nc) cbuf.resize(nc);
+    if (tmp.size() < nt) tmp.resize(nt);
+    if (rbuf.size() < nc) rbuf.resize(nc);
+  }
+  void trim() {
+    if (cbuf.size() + tmp.size() <= ((size_t)1 << 18)) return;
+    cbuf = {}, tmp = {}, rbuf = {};
+  }
+};
+
+template <class T> void run_blocks(void *arg, size_t begin, size_t end) {
+  job<T> &j = *static_cast<job<T> *>(arg);
+  static thread_local buffers<T> bufs;
+  try {
+    /* pitch: n + 8 elements (n/2+1 <= n + 8 for C2R/R2C's complex side) */
+    size_t n = j.l->n, lines = j.block, P = n + 8;
+    bufs.fit(lines * P, std::max(lines * P, 2 * n + 2));
+    /* a plan with a generic butterfly is the worker's own copy */
+    std::unique_ptr<kissfft<T>> own;
+    if (!shared_plan_safe(j.half ? n / 2 : n)) own.reset(new kissfft<T>(*j.plan));
+    const kissfft<T> &p = own ? *own : *j.plan;
+    for (size_t k = begin; k < end; k++) run_block(j, p, k, bufs.cbuf.data(), bufs.rbuf.data(), bufs.tmp.data(), P);
+  } catch (const std::bad_alloc &) {
+    j.failed = true;
+  }
+  bufs.trim();
+}
+
+template <class T>
+gm_status run_batched(const gm_fft_layout *l, const void *in, void *out, bool inverse, const twiddles *tw = nullptr) {
+  job<T> j;
+  j.l = l;
+  j.tw = tw;
+  j.cin = static_cast<const std::complex<T> *>(in);
+  j.rin = static_cast<const T *>(in);
+  j.cout = static_cast<std::complex<T> *>(out);
+  j.rout = static_cast<T *>(out);
+  j.half = l->type == GM_FFT_R2C && l->n % 2 == 0;
+  try {
+    j.plan = cached_plan<T>(j.half ? l->n / 2 : l->n, inverse);
+  } catch (const std::bad_alloc &) {
+    return gm_fail(GM_ENOMEM, "fft: out of host memory for a plan of length %zu", l->n);
+  }
+  /* neighbouring lines (idist 1) gather as rows of a tile */
+  j.block = l->idist == 1 && l->batch > 1 ? std::min<size_t>(l->batch, 16) : 1;
+  j.blocks_per_loop = (l->batch + j.block - 1) / j.block;
+  double cost = 5.0 * (double)j.block * (double)l->n;
+  gm_par_for(l->loops * j.blocks_per_loop, 1, cost, run_blocks<T>, &j);
+  if (j.failed) return gm_fail(GM_ENOMEM, "fft: out of host memory for buffers of length %zu", l->n);
+  return GM_OK;
+}
+
+/* Large single lines: Bailey's four-step over n = n1 n2 (n1 the largest
+ * divisor up to sqrt n).  KISS FFT's recursion walks a long line with
+ * ever larger strides (a cache miss per element once the line outgrows
+ * the caches); as n2 transforms of length n1 (the columns of the line
+ * read as n1 x n2, gathered in blocks of neighbours), twiddled, then n1
+ * of length n2 (the rows, transposed on the way), every pass works on
+ * short lines in cache and spreads over the cores.  0: no useful split. */
+size_t four_step_split(size_t n) {
+  if (n < ((size_t)1 << 15)) return 0;
+  size_t n1 = 1;
+  for (size_t d = 2; d * d <= n; d++)
+    if (n % d == 0) n1 = d;
+  return n1 >= 32 ? n1 : 0;
+}
+
+/* n elements of scratch, not initialized (a value-initialized vector
+ * would write and fault in every page once more); NULL when out of memory */
+template <class T> std::unique_ptr<std::complex<T>[], void (*)(void *)> scratch(size_t n) {
+  return {static_cast<std::complex<T> *>(std::malloc(n * sizeof(std::complex<T>))), std::free};
+}
+
+/* line x (element stride sx) to y (stride sy), both of length n */
+template <class T>
+gm_status four_step(gm_ctype t, size_t n, size_t n1, const void *x, size_t sx, void *y, size_t sy, bool inverse) {
+  size_t n2 = n / n1;
+  auto mid = scratch<T>(n);
+  if (!mid) return gm_fail(GM_ENOMEM, "fft: out of host memory for a line of length %zu", n);
+  twiddles tw(n, inverse);
+  /* columns j2: x[(n2 j1 + j2) sx] over j1, into row j2 of mid, twiddled */
+  gm_fft_layout cols = {GM_FFT_C2C, t, n1, n2, n2 * sx, sx, 1, n1, 1, 0, 0};
+  GM_TRY(run_batched<T>(&cols, x, mid.get(), inverse, &tw));
+  /* rows k1: mid[j2 n1 + k1] over j2, to y[(k1 + n1 k2) sy] */
+  gm_fft_layout rows = {GM_FFT_C2C, t, n2, n1, n1, 1, n1 * sy, sy, 1, 0, 0};
+  return run_batched<T>(&rows, mid.get(), y, inverse);
+}
+
+/* R2C of one long even line x (contiguous) into y (contiguous): the
+ * complex transform Z of length N = n/2 of z[j] = x[2j] + i x[2j+1],
+ * written to y, then split in place, k with N-k:
+ * X[k] = (Z[k] + conj Z[N-k])/2 - i w^k (Z[k] - conj Z[N-k])/2 */
+template <class T> struct r2c_split {
+  std::complex<T> *y;
+  size_t N;
+  const twiddles *tw;
+};
+
+template <class T> void r2c_split_range(void *arg, size_t begin, size_t end) {
+  const r2c_split<T> &a = *static_cast<const r2c_split<T> *>(arg);
+  typedef std::complex<T> C;
+  const C half(0.5, 0), mhalf_i(0, -0.5);
+  for (size_t k = begin < 1 ? 1 : begin; k < end; k++) { /* pairs k, N-k for 1 <= k <= N/2 */
+    C zk = a.y[k], zm = a.y[a.N - k];
+    C xk = half * (zk + std::conj(zm)) + mhalf_i * a.tw->template at<T>(k) * (zk - std::conj(zm));
+    C xm = half * (zm + std::conj(zk)) + mhalf_i * a.tw->template at<T>(a.N - k) * (zm - std::conj(zk));
+    a.y[k] = xk;
+    a.y[a.N - k] = xm;
+  }
+}
+
+template <class T> gm_status r2c_long(const gm_fft_layout *l, size_t n1, const void *in, void *out) {
+  size_t N = l->n / 2;
+  std::complex<T> *y = static_cast<std::complex<T> *>(out);
+  GM_TRY(four_step<T>(l->t, N, n1, in, 1, y, 1, false));
+  twiddles tw(l->n, false);
+  r2c_split<T> a = {y, N, &tw};
+  gm_par_for(N / 2 + 1, 1, 16.0, r2c_split_range<T>, &a);
+  std::complex<T> z0 = y[0]; /* X[0] and X[N] are real: Re z0 +- Im z0 */
+  y[0] = std::complex<T>(z0.real() + z0.imag(), 0);
+  y[N] = std::complex<T>(z0.real() - z0.imag(), 0);
+  return GM_OK;
+}
+
+template <class T> gm_status exec_typed(const gm_fft_layout *l, const void *in, void *out, bool inverse) {
+  if (l->batch == 1 && l->loops == 1) {
+    size_t n1 = four_step_split(l->n);
+    if (l->type == GM_FFT_C2C && n1) return four_step<T>(l->t, l->n, n1, in, l->istride, out, l->ostride, inverse);
+    n1 = l->n % 2 == 0 ? four_step_split(l->n / 2) : 0;
+    if (l->type == GM_FFT_R2C && n1 && l->istride == 1 && l->ostride == 1) return r2c_long<T>(l, n1, in, out);
+  }
+  return run_batched<T>(l, in, out, inverse);
+}
+
+gm_status host_exec(void *ctx, const gm_fft_layout *l, const void *in, void *out, bool inverse) {
+  (void)ctx;
+  return gm_host_fft_exec(l, in, out, inverse);
+}
+
+} // namespace
+
+extern "C" gm_status gm_host_fft_exec(const gm_fft_layout *l, const void *in, void *out, bool inverse) {
+#ifdef GPUMAT_HAVE_FFTW
+  if (gm_host_fftw_fits(l)) return gm_host_fftw_exec(l, in, out, inverse); /* the GPUMAT_FFTW build */
+#endif
+  if (l->t == GM_COMPLEX64) return exec_typed<float>(l, in, out, inverse);
+  if (l->t == GM_COMPLEX128) return exec_typed<double>(l, in, out, inverse);
+  return gm_fail(GM_EINVAL, "fft: %s is not a complex ctype", gm_ctype_dtype(l->t));
+}
+
+extern "C" const gm_fft_ops gm_host_fft_ops = {host_exec};
