@@ -141,39 +141,36 @@ return function(gm, core, methods)
   local one_axis = { n = true, axis = true, norm = true }
   local F = {}
 
-  function F.fft(x, opts)
-    local fn = "gm.fft.fft"
+  -- the prologue of the 1-d transforms: the checks and options of
+  -- gm.fft.NAME, the axis, and the length n (default: of the axis's
+  -- length through default_n)
+  local function one_d(name, x, opts, default_n)
+    local fn = "gm.fft." .. name
     check_x(fn, x)
     local o, norm = opts_of(fn, opts, 2, one_axis)
     local a = axis_opt(fn, o, x, 2)
-    local n = n_opt(fn, o, x:dims()[a], 2)
+    return fn, a, n_opt(fn, o, default_n(x:dims()[a]), 2), norm
+  end
+  local function same(len) return len end
+  local function hermitian(len) return 2 * (len - 1) end -- the real length of a half spectrum
+
+  function F.fft(x, opts)
+    local fn, a, n, norm = one_d("fft", x, opts, same)
     return scaled(c2c(fn, as_complex(x), a, n, false), scale_of(norm, n, false))
   end
 
   function F.ifft(x, opts)
-    local fn = "gm.fft.ifft"
-    check_x(fn, x)
-    local o, norm = opts_of(fn, opts, 2, one_axis)
-    local a = axis_opt(fn, o, x, 2)
-    local n = n_opt(fn, o, x:dims()[a], 2)
+    local fn, a, n, norm = one_d("ifft", x, opts, same)
     return scaled(c2c(fn, as_complex(x), a, n, true), scale_of(norm, n, true))
   end
 
   function F.rfft(x, opts)
-    local fn = "gm.fft.rfft"
-    check_x(fn, x)
-    local o, norm = opts_of(fn, opts, 2, one_axis)
-    local a = axis_opt(fn, o, x, 2)
-    local n = n_opt(fn, o, x:dims()[a], 2)
+    local fn, a, n, norm = one_d("rfft", x, opts, same)
     return scaled(r2c(fn, as_real(fn, x), a, n), scale_of(norm, n, false))
   end
 
   function F.irfft(x, opts)
-    local fn = "gm.fft.irfft"
-    check_x(fn, x)
-    local o, norm = opts_of(fn, opts, 2, one_axis)
-    local a = axis_opt(fn, o, x, 2)
-    local n = n_opt(fn, o, 2 * (x:dims()[a] - 1), 2)
+    local fn, a, n, norm = one_d("irfft", x, opts, hermitian)
     return scaled(c2r(fn, as_complex(x), a, n), scale_of(norm, n, true))
   end
 
@@ -182,23 +179,13 @@ return function(gm, core, methods)
   local SWAP = { backward = "forward", forward = "backward", ortho = "ortho" }
 
   function F.hfft(x, opts)
-    local fn = "gm.fft.hfft"
-    check_x(fn, x)
-    local o, norm = opts_of(fn, opts, 2, one_axis)
-    local a = axis_opt(fn, o, x, 2)
-    local n = n_opt(fn, o, 2 * (x:dims()[a] - 1), 2)
-    local c = gm.conj(as_complex(x))
-    return scaled(c2r(fn, c, a, n), scale_of(SWAP[norm], n, true))
+    local fn, a, n, norm = one_d("hfft", x, opts, hermitian)
+    return scaled(c2r(fn, gm.conj(as_complex(x)), a, n), scale_of(SWAP[norm], n, true))
   end
 
   function F.ihfft(x, opts)
-    local fn = "gm.fft.ihfft"
-    check_x(fn, x)
-    local o, norm = opts_of(fn, opts, 2, one_axis)
-    local a = axis_opt(fn, o, x, 2)
-    local n = n_opt(fn, o, x:dims()[a], 2)
-    local y = r2c(fn, as_real(fn, x), a, n)
-    return gm.conj(scaled(y, scale_of(SWAP[norm], n, false)))
+    local fn, a, n, norm = one_d("ihfft", x, opts, same)
+    return gm.conj(scaled(r2c(fn, as_real(fn, x), a, n), scale_of(SWAP[norm], n, false)))
   end
 
   -- s and axes of the n-dimensional transforms as positive axes and

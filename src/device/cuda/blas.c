@@ -99,15 +99,19 @@ static gm_status cu_cx_gemm(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_tra
 #undef X
 }
 
+/* TF32 (a float-only tensor-core mode) only when asked for
+ * (gm.cuda_allow_tf32), for float products */
+static gm_status math_mode(void *ctx, gm_ctype t) {
+  if (t != GM_FLOAT) return GM_OK;
+  cublasMath_t mode = atomic_load(&gm_cuda_allow_tf32) ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH;
+  return cublas_status(cublasSetMathMode(handle(ctx), mode), "cublasSetMathMode");
+}
+
 static gm_status cu_gemm(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans tb, int m, int n, int k,
                          double alpha, const void *a, int lda, const void *b, int ldb, double beta, void *c,
                          int ldc) {
   if (gm_ctype_is_complex(t)) return cu_cx_gemm(ctx, t, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  if (t == GM_FLOAT) {
-    /* TF32 (a float-only tensor-core mode) only when asked for (gm.cuda_allow_tf32) */
-    cublasMath_t mode = atomic_load(&gm_cuda_allow_tf32) ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH;
-    GM_TRY(cublas_status(cublasSetMathMode(handle(ctx), mode), "cublasSetMathMode"));
-  }
+  GM_TRY(math_mode(ctx, t));
 #define X(T, E, name, kw, p, P, ...)                                                      \
   case GM_##E: {                                                                          \
     T al = (T)alpha, be = (T)beta;                                                        \
@@ -142,10 +146,7 @@ static gm_status cu_gemm_batched(void *ctx, gm_ctype t, gm_blas_trans ta, gm_bla
                                  long long sb, double beta, void *c, int ldc, long long sc, int batch) {
   if (gm_ctype_is_complex(t))
     return cu_cx_gemm_batched(ctx, t, ta, tb, m, n, k, alpha, a, lda, sa, b, ldb, sb, beta, c, ldc, sc, batch);
-  if (t == GM_FLOAT) {
-    cublasMath_t mode = atomic_load(&gm_cuda_allow_tf32) ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH;
-    GM_TRY(cublas_status(cublasSetMathMode(handle(ctx), mode), "cublasSetMathMode"));
-  }
+  GM_TRY(math_mode(ctx, t));
 #define X(T, E, name, kw, p, P, ...)                                                                       \
   case GM_##E: {                                                                                           \
     T al = (T)alpha, be = (T)beta;                                                                         \
