@@ -11,19 +11,7 @@ local R = require "numpy_ref"
 
 local TOL = { complex64 = 1e-4, complex128 = 1e-11, float32 = 1e-4, float64 = 1e-11 }
 
--- a mat's elements in row-major order (gm.complex values are leaves)
-local function flat(m)
-  local out = {}
-  local function rec(x)
-    if type(x) == "table" and not gm.iscomplex(x) then
-      for _, v in ipairs(x) do rec(v) end
-    else
-      out[#out + 1] = x
-    end
-  end
-  rec(m:to_table())
-  return out
-end
+local flat = R.flat -- gm.complex values are elements
 
 local function close(dev, host, what)
   local dt, ht = flat(dev), flat(host)

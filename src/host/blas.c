@@ -640,12 +640,14 @@ enum { SMALL_GEMM = 32 };
 GM_FLOAT_CTYPES(GM_DEFINE_SMALL_GEMM)
 #undef GM_DEFINE_SMALL_GEMM
 
-static gm_status h_one_gemm(const gm_linalg_job *j, const void *a, const void *b, void *u) {
+/* One product: u := a b (the job's matrices). */
+static gm_status h_one_gemm(const gm_linalg_job *j) {
   if (j->m > SMALL_GEMM || gm_ctype_is_complex(j->t) || j->n > SMALL_GEMM || j->nrhs > SMALL_GEMM)
-    return h_gemm(NULL, j->t, GM_BLAS_N, GM_BLAS_N, j->m, j->n, j->nrhs, 1.0, a, j->m, b, j->nrhs, 0.0, u, j->m);
-#define X(T, E, ...)                                  \
-  case GM_##E:                                        \
-    small_gemm_##T(j->m, j->n, j->nrhs, a, b, u);     \
+    return h_gemm(NULL, j->t, GM_BLAS_N, GM_BLAS_N, j->m, j->n, j->nrhs, 1.0, j->a, j->m, j->b, j->nrhs, 0.0, j->u,
+                  j->m);
+#define X(T, E, ...)                                        \
+  case GM_##E:                                              \
+    small_gemm_##T(j->m, j->n, j->nrhs, j->a, j->b, j->u);  \
     return GM_OK;
   FLOAT_SWITCH(j->t, X, "gemm")
 #undef X
@@ -653,12 +655,12 @@ static gm_status h_one_gemm(const gm_linalg_job *j, const void *a, const void *b
 
 /* The stack's products one after the other (job.batch of them). */
 static gm_status h_stack_gemm(const gm_linalg_job *j) {
-  size_t elem = gm_ctype_size(j->t), batch = j->batch ? j->batch : 1;
-  size_t sa = (size_t)j->m * (size_t)j->nrhs * elem, sb = (size_t)j->nrhs * (size_t)j->n * elem,
-         su = (size_t)j->m * (size_t)j->n * elem;
+  size_t batch = j->batch ? j->batch : 1;
   gm_status st = GM_OK;
-  for (size_t i = 0; i < batch && st == GM_OK; i++)
-    st = h_one_gemm(j, (const char *)j->a + i * sa, (const char *)j->b + i * sb, (char *)j->u + i * su);
+  for (size_t i = 0; i < batch && st == GM_OK; i++) {
+    gm_linalg_job one = gm_linalg_job_at(j, i);
+    st = h_one_gemm(&one);
+  }
   return st;
 }
 
@@ -675,7 +677,7 @@ static gm_status h_linalg_one(const gm_linalg_job *j, int *info) {
       return h_trsm(NULL, j->t, j->left, j->upper, j->trans ? GM_BLAS_T : GM_BLAS_N, j->unit,
                     j->left ? j->n : j->nrhs, j->left ? j->nrhs : j->n, 1.0, j->a, j->n, j->b,
                     j->left ? j->n : j->nrhs);
-    case GM_LA_GEMM: return h_stack_gemm(j);
+    case GM_LA_GEMM: return h_one_gemm(j); /* h_linalg runs a stack's itself */
     case GM_LA_GETRF: return h_getrf(j, info);
     case GM_LA_GETRS: return h_getrs(j, info);
   }
