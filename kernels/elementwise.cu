@@ -314,7 +314,7 @@ extern "C" int gm_cuda_ew_geerv(int ctype, size_t rows, size_t cols, double alph
                                 double beta, void *b, const gm_launch_ctx *lc) {
   void *stream = lc->stream;
   gm_launch_rows l(rows, cols, stream);
-#define LAUNCH(T) GM_LAUNCH_RANGE(geerv_kernel<T>, l.grid, l.block, l.s, rows, cols)(rows, cols, (T)alpha, (const T *)(a), (const T *)(x), (T)beta, (T *)(b))
+#define LAUNCH(T) GM_LAUNCH_ROWS(geerv_kernel<T>, l.grid, l.block, l.s, rows, cols)(rows, cols, (T)alpha, (const T *)(a), (const T *)(x), (T)beta, (T *)(b))
   GM_CTYPE_LAUNCH(ctype, LAUNCH);
 #undef LAUNCH
 }
@@ -323,7 +323,7 @@ extern "C" int gm_cuda_ew_scale(int ctype, int kind, size_t rows, size_t cols, c
                                 void *r, const gm_launch_ctx *lc) {
   void *stream = lc->stream;
   gm_launch_rows l(rows, cols, stream);
-#define LAUNCH(T) GM_LAUNCH_RANGE(scale_kernel<T>, l.grid, l.block, l.s, rows, cols)(kind, rows, cols, (const T *)(s), (const T *)(a), (T *)(r))
+#define LAUNCH(T) GM_LAUNCH_ROWS(scale_kernel<T>, l.grid, l.block, l.s, rows, cols)(kind, rows, cols, (const T *)(s), (const T *)(a), (T *)(r))
   GM_CTYPE_LAUNCH(ctype, LAUNCH);
 #undef LAUNCH
 }

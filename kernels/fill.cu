@@ -93,7 +93,7 @@ extern "C" int gm_cuda_geam0(int ctype, int trans, size_t m, size_t n, double al
   if (m == 0 || n == 0) return 0;
   if (trans && (!lc->cpu_model || m * n <= GM_TRANSPOSE_CPU_TILES)) return transpose(ctype, m, n, alpha, a, lda, c, ldc, stream);
   gm_launch_rows l(n, m, stream);
-#define LAUNCH(T) GM_LAUNCH_RANGE(gm_geam0_kernel<T>, l.grid, l.block, l.s, n, m)(trans, m, n, (T)alpha, (const T *)(a), lda, (T *)(c), ldc)
+#define LAUNCH(T) GM_LAUNCH_ROWS(gm_geam0_kernel<T>, l.grid, l.block, l.s, n, m)(trans, m, n, (T)alpha, (const T *)(a), lda, (T *)(c), ldc)
   GM_CTYPE_LAUNCH(ctype, LAUNCH);
 #undef LAUNCH
 }

@@ -23,9 +23,11 @@
 // independent items (no threadIdx elsewhere, no barriers, no item that
 // reads another's result) are launched with GM_LAUNCH_RANGE(k, grid,
 // block, stream, count, work)(args...), count being the items of the
-// loop's outer index (elements, or rows) and work the rough cost of one
-// (1 for an element, the row length for a row: the emulated device runs
-// small launches on one core).  Under nvcc it is GM_LAUNCH and the
+// GRID_STRIDE loop and work the rough cost of one (the emulated device
+// runs small launches on one core), or, for a ROWS_2D loop,
+// GM_LAUNCH_ROWS(k, grid, block, stream, rows, cols)(args...): its items
+// are the rows x cols elements, so a single long row still spreads over
+// the cores.  Under nvcc both are GM_LAUNCH and the
 // loops are the grid-stride loops below.  The emulated device's build
 // (kernels/cpu/emu_kernels.h) defines these first: it runs such a kernel
 // once per chunk of [0, count), the chunks spread over the cores, and the
@@ -33,6 +35,7 @@
 // vectorizes (thread by thread, each CUDA thread was a function call).
 #ifndef GM_LAUNCH_RANGE
 #define GM_LAUNCH_RANGE(k, grid, block, stream, count, work) k<<<grid, block, 0, stream>>>
+#define GM_LAUNCH_ROWS(k, grid, block, stream, rows, cols) k<<<grid, block, 0, stream>>>
 
 // i over [0, n) in a 1-d grid-stride loop.
 #define GRID_STRIDE(i, n) \
@@ -42,9 +45,16 @@
 // blockDim.y rows of blockDim.x threads each, so narrow rows still fill
 // whole warps (3 columns: 8 rows per warp, 24 adjacent elements), rows
 // stride over grid.y, a row's columns over grid.x; no division per item.
-#define ROWS_2D(r, c, rows, cols)                                                                   \
+#define ROWS_2D(r, c, rows, cols) ROWS_2D_EACH_ROW(r, c, rows, cols, (void)0)
+// ROWS_2D with row_setup (an expression) evaluated once per row a thread
+// reaches, before its columns: per-row values (the strided engine's
+// offsets) then stay constant over the column loop, which the emulated
+// device's build vectorizes.
+#define ROWS_2D_EACH_ROW(r, c, rows, cols, row_setup)                                                \
   for (size_t r = blockIdx.y * (size_t)blockDim.y + threadIdx.y; r < (rows); r += (size_t)blockDim.y * gridDim.y) \
-    for (size_t c = blockIdx.x * (size_t)blockDim.x + threadIdx.x; c < (cols); c += (size_t)blockDim.x * gridDim.x)
+    if (row_setup, false) {                                                                           \
+    } else                                                                                            \
+      for (size_t c = blockIdx.x * (size_t)blockDim.x + threadIdx.x; c < (cols); c += (size_t)blockDim.x * gridDim.x)
 #endif
 
 // Scratch arrays of the launchers (partial sums), stream-ordered on the

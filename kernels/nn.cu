@@ -119,7 +119,7 @@ extern "C" int gm_cuda_nn_convolve(int ctype, const gm_nn_geom *g, const void *x
                                    const gm_launch_ctx *lc) {
   void *stream = lc->stream;
   nn_rows_launch l(g->batch * g->yh, g->yw, stream);
-#define LAUNCH(T) GM_LAUNCH_RANGE(convolve_kernel<T>, l.grid, l.block, l.s, l.rows, l.width)(*g, (const T *)(x), (const T *)(w), (T *)(y))
+#define LAUNCH(T) GM_LAUNCH_ROWS(convolve_kernel<T>, l.grid, l.block, l.s, l.rows, l.width)(*g, (const T *)(x), (const T *)(w), (T *)(y))
   GM_CTYPE_LAUNCH(ctype, LAUNCH);
 #undef LAUNCH
 }
@@ -156,7 +156,7 @@ extern "C" int gm_cuda_nn_derive_convolve(int ctype, const gm_nn_geom *g, const 
                                           void *wd, const void *yd, const gm_launch_ctx *lc) {
   void *stream = lc->stream;
   nn_rows_launch lx(g->batch * g->xh, g->xw, stream);
-#define LAUNCH(T) GM_LAUNCH_RANGE(conv_dx_kernel<T>, lx.grid, lx.block, lx.s, lx.rows, lx.width)(*g, (const T *)(w), (const T *)(yd), (T *)(xd))
+#define LAUNCH(T) GM_LAUNCH_ROWS(conv_dx_kernel<T>, lx.grid, lx.block, lx.s, lx.rows, lx.width)(*g, (const T *)(w), (const T *)(yd), (T *)(xd))
   GM_CTYPE_DO(ctype, LAUNCH)
 #undef LAUNCH
   int err = (int)cudaGetLastError();
@@ -167,7 +167,7 @@ extern "C" int gm_cuda_nn_derive_convolve(int ctype, const gm_nn_geom *g, const 
 extern "C" int gm_cuda_nn_max_pool(int ctype, const gm_nn_geom *g, const void *x, void *y, const gm_launch_ctx *lc) {
   void *stream = lc->stream;
   nn_rows_launch l(g->batch * g->yh, g->yw, stream);
-#define LAUNCH(T) GM_LAUNCH_RANGE(max_pool_kernel<T>, l.grid, l.block, l.s, l.rows, l.width)(*g, (const T *)(x), (T *)(y))
+#define LAUNCH(T) GM_LAUNCH_ROWS(max_pool_kernel<T>, l.grid, l.block, l.s, l.rows, l.width)(*g, (const T *)(x), (T *)(y))
   GM_CTYPE_LAUNCH(ctype, LAUNCH);
 #undef LAUNCH
 }
@@ -176,7 +176,7 @@ extern "C" int gm_cuda_nn_derive_max_pool(int ctype, const gm_nn_geom *g, const 
                                           const void *yd, const gm_launch_ctx *lc) {
   void *stream = lc->stream;
   nn_rows_launch l(g->batch * g->xh, g->xw, stream);
-#define LAUNCH(T) GM_LAUNCH_RANGE(pool_dx_kernel<T>, l.grid, l.block, l.s, l.rows, l.width)(*g, (const T *)(x), (const T *)(y), (const T *)(yd), (T *)(xd))
+#define LAUNCH(T) GM_LAUNCH_ROWS(pool_dx_kernel<T>, l.grid, l.block, l.s, l.rows, l.width)(*g, (const T *)(x), (const T *)(y), (const T *)(yd), (T *)(xd))
   GM_CTYPE_LAUNCH(ctype, LAUNCH);
 #undef LAUNCH
 }

@@ -101,12 +101,22 @@ static void coverage(void) {
   }
   const size_t rows = 37, cols = 11;
   std::vector<int> r1(rows * cols, 0), r2(rows * cols, 0);
-  GM_LAUNCH_RANGE(cover_rows_kernel, dim3(2, 3), dim3(4, 8), nullptr, rows, cols)(rows, cols, r1.data());
+  GM_LAUNCH_ROWS(cover_rows_kernel, dim3(2, 3), dim3(4, 8), nullptr, rows, cols)(rows, cols, r1.data());
   gm_launch_rows l(rows, cols, nullptr);
-  GM_LAUNCH_RANGE(cover_rows_kernel, l.grid, l.block, nullptr, rows, cols)(rows, cols, r2.data());
+  GM_LAUNCH_ROWS(cover_rows_kernel, l.grid, l.block, nullptr, rows, cols)(rows, cols, r2.data());
   CHECK(cudaGetLastError() == cudaSuccess);
   CHECK(all_equal(r1, 1));
   CHECK(all_equal(r2, 1));
+  // big enough to be cut into chunks over the cores: chunks start and end
+  // inside rows (three long rows), or cut the only row
+  for (size_t nr : {(size_t)3, (size_t)1}) {
+    const size_t nc = 300007; // over GM_PAR_THRESHOLD (par.c) even as one row
+    std::vector<int> r3(nr * nc, 0);
+    gm_launch_rows l3(nr, nc, nullptr);
+    GM_LAUNCH_ROWS(cover_rows_kernel, l3.grid, l3.block, nullptr, nr, nc)(nr, nc, r3.data());
+    CHECK(cudaGetLastError() == cudaSuccess);
+    CHECK(all_equal(r3, 1));
+  }
 }
 
 // In the exact mode a range launch runs CUDA's threads.

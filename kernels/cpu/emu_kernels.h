@@ -171,12 +171,12 @@ inline dim3 gm_emu_dim3(unsigned n) { return dim3(n); }
 #define GM_LAUNCH_SYNC(k, grid, block, shmem, stream) \
   gm_emu_launch(k, gm_emu_dim3(grid), gm_emu_dim3(block), (size_t)(shmem), GM_EMU_SITE(k, true), (void *)(stream))
 
-// Range launches (GM_LAUNCH_RANGE, launch_cuda.cuh): kernels whose body
-// is one GRID_STRIDE or ROWS_2D loop over independent items run once per
-// chunk of the outer index's [0, count), the chunks spread over the cores
-// by gm_par_for (cost `work` per item); the loops are counted loops over
-// the chunk (gm_emu_range, this OS thread's), inner ROWS_2D index over the
-// whole row.  No thread index exists there: such a kernel must not read
+// Range launches (GM_LAUNCH_RANGE, GM_LAUNCH_ROWS, launch_cuda.cuh):
+// kernels whose body is one GRID_STRIDE or ROWS_2D loop over independent
+// items run once per chunk of [0, count), the chunks spread over the
+// cores by gm_par_for (cost `work` per item); the loops are counted loops
+// over the chunk (gm_emu_range, this OS thread's): GRID_STRIDE's index, or
+// ROWS_2D's rows x cols elements (a chunk may cut a row).  No thread index exists there: such a kernel must not read
 // threadIdx/blockIdx (they are null here, so it would crash in the tests).
 //
 // With GPUMAT_EMULATED_GEOMETRY=exact a range launch runs as every other
@@ -215,10 +215,25 @@ inline gm_emu_seg gm_emu_seg_first(size_t n, int axis, size_t lo, size_t hi) {
   size_t step = axis ? (size_t)ix->block_dim.y * ix->grid_dim.y : (size_t)ix->block_dim.x * ix->grid_dim.x;
   return gm_emu_seg{start, start < n ? start + 1 : start, step};
 }
-// A ROWS_2D row's columns: the whole row in a range launch (its rows'
-// segment has step 0; no thread-local read per row), else CUDA's walk.
-inline gm_emu_seg gm_emu_seg_cols(size_t cols, size_t row_step) {
-  return row_step ? gm_emu_seg_first(cols, 0, 0, cols) : gm_emu_seg{0, cols, 0};
+// ROWS_2D's rows.  In a range launch (GM_LAUNCH_ROWS) the chunk [lo, hi)
+// counts the elements of the rows x cols space in row-major order, not
+// rows: one long row (a 16M-element a + b is one row of the strided
+// engine) splits over the cores as well as many short rows do, and a
+// chunk may start and end inside a row.  Else CUDA's walk over y.
+inline gm_emu_seg gm_emu_seg_rows(size_t rows, size_t cols) {
+  if (gm_emu_ix) return gm_emu_seg_first(rows, 1, 0, 0);
+  const size_t n = rows * cols, hi = gm_emu_range.hi < n ? gm_emu_range.hi : n;
+  if (gm_emu_range.lo >= hi) return gm_emu_seg{0, 0, 0};
+  return gm_emu_seg{gm_emu_range.lo / cols, (hi - 1) / cols + 1, 0};
+}
+// A ROWS_2D row's columns: in a range launch (its rows' segment has step
+// 0; no thread-local read per row) the part of row r inside the chunk,
+// else CUDA's walk over x.
+inline gm_emu_seg gm_emu_seg_cols(size_t cols, size_t row_step, size_t r) {
+  if (row_step) return gm_emu_seg_first(cols, 0, 0, cols);
+  const size_t first = r * cols, lo = gm_emu_range.lo > first ? gm_emu_range.lo - first : 0,
+               end = gm_emu_range.hi - first;
+  return gm_emu_seg{lo, end < cols ? end : cols, 0};
 }
 inline void gm_emu_seg_next(gm_emu_seg &s, size_t n) {
   s.lo = s.step ? s.lo + s.step : s.hi;
@@ -229,11 +244,14 @@ inline void gm_emu_seg_next(gm_emu_seg &s, size_t n) {
   for (gm_emu_seg i##_seg_ = gm_emu_seg_first((n), 0, gm_emu_range.lo, gm_emu_range.hi);             \
        i##_seg_.lo < i##_seg_.hi; gm_emu_seg_next(i##_seg_, (n)))                                     \
     for (size_t i = i##_seg_.lo, i##_end_ = i##_seg_.hi; i < i##_end_; i++)
-#define ROWS_2D(r, c, rows, cols)                                                                     \
-  for (gm_emu_seg r##_seg_ = gm_emu_seg_first((rows), 1, gm_emu_range.lo, gm_emu_range.hi);          \
-       r##_seg_.lo < r##_seg_.hi; gm_emu_seg_next(r##_seg_, (rows)))                                  \
+#define ROWS_2D(r, c, rows, cols) ROWS_2D_EACH_ROW(r, c, rows, cols, (void)0)
+#define ROWS_2D_EACH_ROW(r, c, rows, cols, row_setup)                                                 \
+  for (gm_emu_seg r##_seg_ = gm_emu_seg_rows((rows), (cols)); r##_seg_.lo < r##_seg_.hi;              \
+       gm_emu_seg_next(r##_seg_, (rows)))                                                             \
     for (size_t r = r##_seg_.lo, r##_end_ = r##_seg_.hi; r < r##_end_; r++)                           \
-      for (gm_emu_seg c##_seg_ = gm_emu_seg_cols((cols), r##_seg_.step); c##_seg_.lo < c##_seg_.hi;   \
+      if (row_setup, false) {                                                                         \
+      } else                                                                                          \
+        for (gm_emu_seg c##_seg_ = gm_emu_seg_cols((cols), r##_seg_.step, r); c##_seg_.lo < c##_seg_.hi; \
            gm_emu_seg_next(c##_seg_, (cols)))                                                         \
         for (size_t c = c##_seg_.lo, c##_end_ = c##_seg_.hi; c < c##_end_; c++)
 
@@ -283,6 +301,10 @@ inline gm_emu_range_launcher<P...> gm_emu_launch_range(void (*kernel)(P...), dim
 #define GM_LAUNCH_RANGE(k, grid, block, stream, count, work)                                             \
   gm_emu_launch_range(k, gm_emu_dim3(grid), gm_emu_dim3(block), (size_t)(count), (double)(work),        \
                       GM_EMU_SITE(k, false), (void *)(stream))
+// A kernel that walks ROWS_2D: its range is the rows x cols elements
+// (gm_emu_seg_rows), each of unit work.
+#define GM_LAUNCH_ROWS(k, grid, block, stream, rows, cols) \
+  GM_LAUNCH_RANGE(k, grid, block, stream, (size_t)(rows) * (size_t)(cols), 1)
 
 // The .cu files' own includes, here outside the namespace they are
 // compiled in (include guards keep them from opening again inside).
