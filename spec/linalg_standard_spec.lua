@@ -5,7 +5,7 @@
 -- (spec/helper.lua), so the cuSOLVER-shaped path is checked too.
 local gm = require "gpumat"
 
-local TOL = { float = 1e-4, double = 1e-10 }
+local TOL = { float = 1e-4, double = 1e-10, complex64 = 1e-4, complex128 = 1e-10 }
 
 -- NumPy, values and mats: spec/numpy_ref.lua
 local R = require "numpy_ref"
@@ -630,6 +630,151 @@ describe("gm.linalg", function()
         local w = gm.linalg.eigvalsh(z)
         assert.same({ 2, 0 }, dims_of(w))
         assert.same({ 2, 0 }, dims_of(gm.linalg.svdvals(gm.zeros({ 2, 3, 0 }, { ctype = ct }))))
+      end)
+    end)
+  end
+
+  -- complex64/complex128: every function through LAPACK's c/z routines,
+  -- against NumPy (one python3 per test: real and imaginary parts as
+  -- lists) and by invariants where the results are not unique
+  for _, cx in ipairs { "complex64", "complex128" } do
+    describe(cx, function()
+      local rt = cx == "complex64" and "float" or "double"
+      local I = gm.complex(0, 1)
+      local function cmk(dims, re, im) return mk(rt, dims, re):as(cx) + mk(rt, dims, im):as(cx) * I end
+      local function parts(m)
+        local re, im = {}, {}
+        for i, z in ipairs((gm.iscomplex(m) or type(m) == "number") and { m } or flat(m)) do
+          if type(z) == "number" then z = { re = z, im = 0 } end
+          re[i], im[i] = z.re, z.im
+        end
+        return re, im
+      end
+      -- m's parts against NumPy's: refs[i] real, refs[i + 1] imaginary
+      local function cclose(m, refs, i, what)
+        local re, im = parts(m)
+        close(re, refs[i], cx, what .. " (real part)")
+        close(im, refs[i + 1], cx, what .. " (imaginary part)")
+      end
+      local cT = function(m) return gm.conj(mT(m)) end
+      local function eye_c(s, n) return eye_like(rt, s, n):as(cx) end
+      local function pend() if not NUMPY then pending("python3 with numpy is not installed") end return NUMPY end
+
+      it("solve, inv, det, slogdet, cholesky, lu, lu_solve, solve_triangular as NumPy", function()
+        if not pend() then return end
+        local ar, ai, br, bi = wellcond({ 2, 3, 3 }, 31), vals(18, 32), vals(12, 33), vals(12, 34)
+        local a, b = cmk({ 2, 3, 3 }, ar, ai), cmk({ 2, 3, 2 }, br, bi)
+        local spd = mm(a, cT(a)) + eye_c(2, 3) -- Hermitian positive definite
+        local sr, si = parts(spd)
+        local x = { "np.linalg.solve(A, B)", "np.linalg.inv(A)", "np.linalg.det(A)", "np.linalg.slogdet(A)[0]",
+          "np.linalg.cholesky(S)", "np.conj(np.swapaxes(np.linalg.cholesky(S), -1, -2))",
+          "np.linalg.solve(np.tril(A), B)", "np.linalg.solve(A[1], B[1, :, 0])" }
+        local exprs = { "(A := AR + 1j * AI).real", "(B := BR + 1j * BI).real", "(S := SR + 1j * SI).real" }
+        for _, e in ipairs(x) do exprs[#exprs + 1], exprs[#exprs + 2] = e .. ".real", e .. ".imag" end
+        exprs[#exprs + 1] = "np.linalg.slogdet(A)[1]"
+        local ref = numpy({ AR = { { 2, 3, 3 }, ar }, AI = { { 2, 3, 3 }, ai }, BR = { { 2, 3, 2 }, br },
+          BI = { { 2, 3, 2 }, bi }, SR = { { 2, 3, 3 }, sr }, SI = { { 2, 3, 3 }, si } }, exprs)
+        cclose(gm.linalg.solve(a, b), ref, 4, "solve")
+        cclose(gm.linalg.inv(a), ref, 6, "inv")
+        local d = gm.linalg.det(a)
+        assert.equal(cx, d:dtype())
+        cclose(d, ref, 8, "det")
+        local sign, logabs = gm.linalg.slogdet(a)
+        cclose(sign, ref, 10, "slogdet sign")
+        assert.equal(rt, logabs:ctype())
+        close(logabs, ref[20], cx, "slogdet logabs")
+        local d1 = gm.linalg.det(a:select(1, 1):contiguous()) -- one matrix: a gm.complex value
+        close({ d1.re, d1.im }, { ref[8][1], ref[9][1] }, cx, "det of one matrix")
+        cclose(gm.linalg.cholesky(spd), ref, 12, "cholesky")
+        cclose(gm.linalg.cholesky(spd, { upper = true }), ref, 14, "cholesky upper (L^H)")
+        cclose(gm.linalg.solve_triangular(a, b, { upper = false }), ref, 16, "solve_triangular")
+        cclose(gm.linalg.solve(a:select(1, 2):contiguous(), b:select(1, 2):select(2, 1):contiguous()), ref, 18,
+          "solve of a vector")
+        local lu, piv = gm.linalg.lu_factor(a)
+        assert.equal("int64", piv:dtype())
+        cclose(gm.linalg.lu_solve(lu, piv, b), ref, 4, "lu_solve")
+        local p, l, u = gm.linalg.lu(a)
+        cclose(mm(p, mm(l, u)), { ar, ai }, 1, "p l u")
+        -- a singular complex matrix and one not positive definite name the index
+        local sing = a:copy()
+        for j = 1, 3 do sing[{ 2, 3, j }] = 0 end -- row 3 of matrix 2
+        assert.has_error(function() gm.linalg.solve(sing, b) end,
+          "solve: matrix 2 of the stack is singular (U(3,3) is zero)")
+        assert.has_error(function() gm.linalg.inv(sing) end, "inv: matrix 2 of the stack is singular (U(3,3) is zero)")
+        local sd, ss = gm.linalg.slogdet(sing)
+        cclose(sd, { { ref[10][1], 0 }, { ref[11][1], 0 } }, 1, "slogdet sign of a singular one")
+        close({ flat(ss)[1] }, { ref[20][1] }, cx, "slogdet logabs beside a singular one")
+        assert.equal(-math.huge, flat(ss)[2])
+        local bad = spd:copy()
+        bad[{ 2, 2, 2 }] = -5
+        assert.has_error(function() gm.linalg.cholesky(bad) end,
+          "cholesky: matrix 2 of the stack is not positive definite (leading minor 2)")
+      end)
+
+      it("qr, eigh, svd by invariants; pinv, lstsq, rank, norms and the rest as NumPy", function()
+        if not pend() then return end
+        local ar, ai = vals(24, 41), vals(24, 42)
+        local a = cmk({ 2, 4, 3 }, ar, ai)
+        local q, r = gm.linalg.qr(a)
+        cclose(mm(q, r), { parts(a) }, 1, "q r")
+        cclose(mm(cT(q), q), { parts(eye_c(2, 3)) }, 1, "q^H q")
+        local spd = mm(cT(a), a)
+        local w, v = gm.linalg.eigh(spd)
+        assert.equal(rt, w:ctype())
+        cclose(mm(spd, v), { parts(gm.cmul(v, w:view(2, 1, 3))) }, 1, "A V = V diag(w)")
+        cclose(mm(cT(v), v), { parts(eye_c(2, 3)) }, 1, "V^H V")
+        local wide = cmk({ 3, 4 }, vals(12, 43), vals(12, 44))
+        for _, m in ipairs { a, wide } do
+          local u, sv, vh = gm.linalg.svd(m, { full_matrices = false })
+          assert.equal(rt, sv:ctype())
+          local k = sv:dims()[#sv:dims()]
+          local sd = #m:dims() == 3 and { 2, 1, k } or { 1, k }
+          cclose(mm(gm.cmul(u, sv:view(sd)), vh), { parts(m) }, 1, "u s vh")
+          local uf = gm.linalg.svd(m)
+          local n = uf:dims()[#uf:dims()]
+          cclose(mm(cT(uf), uf), { parts(eye_c(#m:dims() == 3 and 2 or nil, n)) }, 1, "u^H u")
+        end
+        local sq = cmk({ 3, 3 }, wellcond({ 3, 3 }, 45), vals(9, 46))
+        local br, bi = vals(4, 47), vals(4, 48)
+        local b = cmk({ 4 }, br, bi)
+        local x = { "np.linalg.pinv(A)", "np.linalg.lstsq(A[0], Bv, rcond=None)[0]",
+          "np.linalg.matrix_power(Q, 3)", "np.linalg.matrix_power(Q, -2)", "np.cross(Q[0], Q[1])", "np.outer(Q[0], Bv[:3])",
+          "np.trace(Q)", "np.diagonal(Q, 1)" }
+        local exprs = { "(A := AR + 1j * AI).real", "(Bv := BR + 1j * BI).real", "(Q := QR + 1j * QI).real",
+          "(W := WR + 1j * WI).real" }
+        for _, e in ipairs(x) do exprs[#exprs + 1], exprs[#exprs + 2] = e .. ".real", e .. ".imag" end
+        for _, e in ipairs { "np.linalg.svd(A, compute_uv=False)", "np.linalg.svd(W, compute_uv=False)",
+          "np.linalg.eigvalsh(np.conj(np.swapaxes(A, -1, -2)) @ A)", "np.linalg.lstsq(A[0], Bv, rcond=None)[1]",
+          "[np.linalg.norm(Q, o) for o in ('fro', 'nuc', 1, 2, np.inf, -1, -2)]",
+          "[np.linalg.norm(Bv, o) for o in (2, 1, np.inf, 0, 3)]", "np.linalg.matrix_rank(np.outer(Bv, Bv))" } do
+          exprs[#exprs + 1] = e
+        end
+        local qr_, qi = flat(gm.real(sq)), flat(gm.imag(sq))
+        local wr, wi = parts(wide)
+        local ref = numpy({ AR = { { 2, 4, 3 }, ar }, AI = { { 2, 4, 3 }, ai }, BR = { { 4 }, br }, BI = { { 4 }, bi },
+          QR = { { 3, 3 }, qr_ }, QI = { { 3, 3 }, qi }, WR = { { 3, 4 }, wr }, WI = { { 3, 4 }, wi } }, exprs)
+        cclose(gm.linalg.pinv(a), ref, 5, "pinv")
+        local lx, res, rank, ls = gm.linalg.lstsq(a:select(1, 1):contiguous(), b)
+        cclose(lx, ref, 7, "lstsq x")
+        close(res, ref[24], cx, "lstsq residuals")
+        assert.equal(3, rank)
+        close(ls, { table.unpack(ref[21], 1, 3) }, cx, "lstsq s")
+        cclose(gm.linalg.matrix_power(sq, 3), ref, 9, "matrix_power 3")
+        cclose(gm.linalg.matrix_power(sq, -2), ref, 11, "matrix_power -2")
+        cclose(gm.linalg.cross(sq:select(1, 1), sq:select(1, 2)), ref, 13, "cross")
+        cclose(gm.linalg.outer(sq:select(1, 1):contiguous(), b:narrow(1, 1, 3):contiguous()), ref, 15, "outer")
+        cclose(gm.linalg.trace(sq), ref, 17, "trace")
+        cclose(gm.linalg.diagonal(sq, { offset = 1 }), ref, 19, "diagonal")
+        close(gm.linalg.svdvals(a), ref[21], cx, "svdvals")
+        close(gm.linalg.svdvals(wide), ref[22], cx, "svdvals of a wide one")
+        close(gm.linalg.eigvalsh(spd), ref[23], cx, "eigvalsh")
+        local mn = {}
+        for i, o in ipairs { "fro", "nuc", 1, 2, math.huge, -1, -2 } do mn[i] = gm.linalg.matrix_norm(sq, { ord = o }) end
+        close(mn, ref[25], cx, "matrix_norm")
+        local vn = {}
+        for i, o in ipairs { 2, 1, math.huge, 0, 3 } do vn[i] = gm.linalg.vector_norm(b, { ord = o }) end
+        close(vn, ref[26], cx, "vector_norm")
+        assert.equal(math.tointeger(ref[27][1]), gm.linalg.matrix_rank(gm.linalg.outer(b, b)))
       end)
     end)
   end
