@@ -5,7 +5,7 @@
 -- (spec/helper.lua), so the cuSOLVER-shaped path is checked too.
 local gm = require "gpumat"
 
-local TOL = { float = 1e-4, double = 1e-10 }
+local TOL = { float = 1e-4, double = 1e-10, complex64 = 1e-4, complex128 = 1e-10 }
 
 -- NumPy, values and mats: spec/numpy_ref.lua
 local R = require "numpy_ref"
@@ -630,6 +630,172 @@ describe("gm.linalg", function()
         local w = gm.linalg.eigvalsh(z)
         assert.same({ 2, 0 }, dims_of(w))
         assert.same({ 2, 0 }, dims_of(gm.linalg.svdvals(gm.zeros({ 2, 3, 0 }, { ctype = ct }))))
+      end)
+    end)
+  end
+
+  -- complex64/complex128: every function through LAPACK's c/z routines,
+  -- against NumPy and by invariants where the results are not unique.
+  -- The inputs are the same float64 values for both types (the Hermitian
+  -- ones made by NumPy), so one python3 process gives every reference:
+  -- CREF[name] a flat list, complex results as name_re and name_im.
+  local CR = {
+    AR = { { 2, 3, 3 }, wellcond({ 2, 3, 3 }, 31) }, AI = { { 2, 3, 3 }, vals(18, 32) },
+    BR = { { 2, 3, 2 }, vals(12, 33) }, BI = { { 2, 3, 2 }, vals(12, 34) },
+    CR = { { 2, 4, 3 }, vals(24, 41) }, CI = { { 2, 4, 3 }, vals(24, 42) },
+    WR = { { 3, 4 }, vals(12, 43) }, WI = { { 3, 4 }, vals(12, 44) },
+    QR = { { 3, 3 }, wellcond({ 3, 3 }, 45) }, QI = { { 3, 3 }, vals(9, 46) },
+    VR = { { 4 }, vals(4, 47) }, VI = { { 4 }, vals(4, 48) },
+  }
+  local CEXPRS = {
+    { "S", "(S := (A := AR + 1j * AI) @ np.conj(np.swapaxes(A, -1, -2)) + np.eye(3))", true },
+    { "H", "(H := np.conj(np.swapaxes(C := CR + 1j * CI, -1, -2)) @ C)", true },
+    { "solve", "np.linalg.solve(A, BR + 1j * BI)", true }, { "inv", "np.linalg.inv(A)", true },
+    { "det", "np.linalg.det(A)", true }, { "sign", "np.linalg.slogdet(A)[0]", true },
+    { "logabs", "np.linalg.slogdet(A)[1]" }, { "chol", "np.linalg.cholesky(S)", true },
+    { "cholu", "np.conj(np.swapaxes(np.linalg.cholesky(S), -1, -2))", true },
+    { "tri", "np.linalg.solve(np.tril(A), BR + 1j * BI)", true },
+    { "vsolve", "np.linalg.solve(A[1], BR[1, :, 0] + 1j * BI[1, :, 0])", true },
+    { "pinv", "np.linalg.pinv(C)", true }, { "lstsq", "np.linalg.lstsq(C[0], V := VR + 1j * VI, rcond=None)[0]", true },
+    { "res", "np.linalg.lstsq(C[0], V, rcond=None)[1]" },
+    { "mp3", "np.linalg.matrix_power(Q := QR + 1j * QI, 3)", true }, { "mpm2", "np.linalg.matrix_power(Q, -2)", true },
+    { "cross", "np.cross(Q[0], Q[1])", true }, { "outer", "np.outer(Q[0], V[:3])", true },
+    { "trace", "np.trace(Q)", true }, { "diag", "np.diagonal(Q, 1)", true },
+    { "svals", "np.linalg.svd(C, compute_uv=False)" },
+    { "wvals", "np.linalg.svd(WR + 1j * WI, compute_uv=False)" }, { "hvals", "np.linalg.eigvalsh(H)" },
+    { "mnorm", "[np.linalg.norm(Q, o) for o in ('fro', 'nuc', 1, 2, np.inf, -1, -2)]" },
+    { "vnorm", "[np.linalg.norm(V, o) for o in (2, 1, np.inf, 0, 3)]" },
+    { "rank", "np.linalg.matrix_rank(np.outer(V, V))" },
+  }
+  local CREF
+  local function cref()
+    if CREF then return CREF end
+    local exprs, names = {}, {}
+    for _, e in ipairs(CEXPRS) do
+      for _, part in ipairs(e[3] and { "real", "imag" } or { false }) do
+        names[#names + 1] = part and e[1] .. "_" .. part:sub(1, 2) or e[1]
+        exprs[#exprs + 1] = part and "(" .. e[2] .. ")." .. part or e[2]
+      end
+    end
+    local out = numpy(CR, exprs)
+    CREF = {}
+    for i, n in ipairs(names) do CREF[n] = out[i] end
+    return CREF
+  end
+
+  for _, cx in ipairs { "complex64", "complex128" } do
+    describe(cx, function()
+      local rt = cx == "complex64" and "float" or "double"
+      local I = gm.complex(0, 1)
+      local function cmk(dims, re, im) return mk(rt, dims, re):as(cx) + mk(rt, dims, im):as(cx) * I end
+      local function input(name) return cmk(CR[name .. "R"][1], CR[name .. "R"][2], CR[name .. "I"][2]) end
+      local function parts(m)
+        local re, im = {}, {}
+        for i, z in ipairs((gm.iscomplex(m) or type(m) == "number") and { m } or flat(m)) do
+          if type(z) == "number" then z = { re = z, im = 0 } end
+          re[i], im[i] = z.re, z.im
+        end
+        return re, im
+      end
+      -- m's parts against NumPy's complex result name, or against {re, im}
+      local function cclose(m, name, what)
+        local re, im = parts(m)
+        local ref = type(name) == "table" and name or { CREF[name .. "_re"], CREF[name .. "_im"] }
+        close(re, ref[1], cx, what .. " (real part)")
+        close(im, ref[2], cx, what .. " (imaginary part)")
+      end
+      local function ref_mat(name, dims) return cmk(dims, CREF[name .. "_re"], CREF[name .. "_im"]) end
+      local cT = function(m) return gm.conj(mT(m)) end
+      local function eye_c(s, n) return eye_like(rt, s, n):as(cx) end
+      local function pend() if not NUMPY then pending("python3 with numpy is not installed") end return NUMPY end
+
+      it("solve, inv, det, slogdet, cholesky, lu, lu_solve, solve_triangular as NumPy", function()
+        if not pend() then return end
+        cref()
+        local a, b = input("A"), input("B")
+        local spd = ref_mat("S", { 2, 3, 3 }) -- Hermitian positive definite
+        cclose(gm.linalg.solve(a, b), "solve", "solve")
+        cclose(gm.linalg.inv(a), "inv", "inv")
+        local d = gm.linalg.det(a)
+        assert.equal(cx, d:dtype())
+        cclose(d, "det", "det")
+        local sign, logabs = gm.linalg.slogdet(a)
+        cclose(sign, "sign", "slogdet sign")
+        assert.equal(rt, logabs:ctype())
+        close(logabs, CREF.logabs, cx, "slogdet logabs")
+        local d1 = gm.linalg.det(a:select(1, 1):contiguous()) -- one matrix: a gm.complex value
+        close({ d1.re, d1.im }, { CREF.det_re[1], CREF.det_im[1] }, cx, "det of one matrix")
+        cclose(gm.linalg.cholesky(spd), "chol", "cholesky")
+        cclose(gm.linalg.cholesky(spd, { upper = true }), "cholu", "cholesky upper (L^H)")
+        cclose(gm.linalg.solve_triangular(a, b, { upper = false }), "tri", "solve_triangular")
+        cclose(gm.linalg.solve(a:select(1, 2):contiguous(), b:select(1, 2):select(2, 1):contiguous()), "vsolve",
+          "solve of a vector")
+        local lu, piv = gm.linalg.lu_factor(a)
+        assert.equal("int64", piv:dtype())
+        cclose(gm.linalg.lu_solve(lu, piv, b), "solve", "lu_solve")
+        local p, l, u = gm.linalg.lu(a)
+        cclose(mm(p, mm(l, u)), { CR.AR[2], CR.AI[2] }, "p l u")
+        -- a singular complex matrix and one not positive definite name the index
+        local sing = a:copy()
+        for j = 1, 3 do sing[{ 2, 3, j }] = 0 end -- row 3 of matrix 2
+        assert.has_error(function() gm.linalg.solve(sing, b) end,
+          "solve: matrix 2 of the stack is singular (U(3,3) is zero)")
+        assert.has_error(function() gm.linalg.inv(sing) end, "inv: matrix 2 of the stack is singular (U(3,3) is zero)")
+        local sd, ss = gm.linalg.slogdet(sing)
+        cclose(sd, { { CREF.sign_re[1], 0 }, { CREF.sign_im[1], 0 } }, "slogdet sign of a singular one")
+        close({ flat(ss)[1] }, { CREF.logabs[1] }, cx, "slogdet logabs beside a singular one")
+        assert.equal(-math.huge, flat(ss)[2])
+        local bad = spd:copy()
+        bad[{ 2, 2, 2 }] = -5
+        assert.has_error(function() gm.linalg.cholesky(bad) end,
+          "cholesky: matrix 2 of the stack is not positive definite (leading minor 2)")
+      end)
+
+      it("qr, eigh, svd by invariants; pinv, lstsq, rank, norms and the rest as NumPy", function()
+        if not pend() then return end
+        cref()
+        local a, wide, sq, b = input("C"), input("W"), input("Q"), input("V")
+        local q, r = gm.linalg.qr(a)
+        cclose(mm(q, r), { parts(a) }, "q r")
+        cclose(mm(cT(q), q), { parts(eye_c(2, 3)) }, "q^H q")
+        local h = ref_mat("H", { 2, 3, 3 })
+        local w, v = gm.linalg.eigh(h)
+        assert.equal(rt, w:ctype())
+        close(w, CREF.hvals, cx, "eigh's eigenvalues")
+        cclose(mm(h, v), { parts(gm.cmul(v, w:view(2, 1, 3))) }, "A V = V diag(w)")
+        cclose(mm(cT(v), v), { parts(eye_c(2, 3)) }, "V^H V")
+        close(gm.linalg.eigvalsh(h), CREF.hvals, cx, "eigvalsh")
+        for _, m in ipairs { a, wide } do
+          local u, sv, vh = gm.linalg.svd(m, { full_matrices = false })
+          assert.equal(rt, sv:ctype())
+          local k = sv:dims()[#sv:dims()]
+          local sd = #m:dims() == 3 and { 2, 1, k } or { 1, k }
+          cclose(mm(gm.cmul(u, sv:view(sd)), vh), { parts(m) }, "u s vh")
+          local uf = gm.linalg.svd(m)
+          local n = uf:dims()[#uf:dims()]
+          cclose(mm(cT(uf), uf), { parts(eye_c(#m:dims() == 3 and 2 or nil, n)) }, "u^H u")
+        end
+        close(gm.linalg.svdvals(a), CREF.svals, cx, "svdvals")
+        close(gm.linalg.svdvals(wide), CREF.wvals, cx, "svdvals of a wide one")
+        cclose(gm.linalg.pinv(a), "pinv", "pinv")
+        local lx, res, rank, ls = gm.linalg.lstsq(a:select(1, 1):contiguous(), b)
+        cclose(lx, "lstsq", "lstsq x")
+        close(res, CREF.res, cx, "lstsq residuals")
+        assert.equal(3, rank)
+        close(ls, { table.unpack(CREF.svals, 1, 3) }, cx, "lstsq s")
+        cclose(gm.linalg.matrix_power(sq, 3), "mp3", "matrix_power 3")
+        cclose(gm.linalg.matrix_power(sq, -2), "mpm2", "matrix_power -2")
+        cclose(gm.linalg.cross(sq:select(1, 1), sq:select(1, 2)), "cross", "cross")
+        cclose(gm.linalg.outer(sq:select(1, 1):contiguous(), b:narrow(1, 1, 3):contiguous()), "outer", "outer")
+        cclose(gm.linalg.trace(sq), "trace", "trace")
+        cclose(gm.linalg.diagonal(sq, { offset = 1 }), "diag", "diagonal")
+        local mn = {}
+        for i, o in ipairs { "fro", "nuc", 1, 2, math.huge, -1, -2 } do mn[i] = gm.linalg.matrix_norm(sq, { ord = o }) end
+        close(mn, CREF.mnorm, cx, "matrix_norm")
+        local vn = {}
+        for i, o in ipairs { 2, 1, math.huge, 0, 3 } do vn[i] = gm.linalg.vector_norm(b, { ord = o }) end
+        close(vn, CREF.vnorm, cx, "vector_norm")
+        assert.equal(math.tointeger(CREF.rank[1]), gm.linalg.matrix_rank(gm.linalg.outer(b, b)))
       end)
     end)
   end

@@ -1,5 +1,6 @@
 -- gm.linalg: the array standard's linear algebra extension (2025.12), real
--- floating ctypes.  The factorisations go through core._linalg
+-- floating and complex ctypes (complex: LAPACK's c/z routines and the
+-- Hermitian forms, the conjugate transpose where the math needs it).  The factorisations go through core._linalg
 -- (src/core/ops/linalg.c: one LAPACK job per matrix of a stack, on the host
 -- (LAPACK), the emulated device (LAPACK behind cuSOLVER's arguments) or
 -- CUDA (cuSOLVER)); this file prepares the column-major stacks those jobs
@@ -15,11 +16,14 @@ local argerror, raise = argcheck.argerror, argcheck.error
 return function(gm, core, methods)
   local mat_mt = getmetatable(core.mat(0))
   local function is_mat(x) return getmetatable(x) == mat_mt end
-  local EPS = { float = 2 ^ -23, double = 2 ^ -52 }
+  local EPS = { float = 2 ^ -23, double = 2 ^ -52, complex64 = 2 ^ -23, complex128 = 2 ^ -52 }
+  local REAL_OF = { complex64 = "float", complex128 = "double" }
+  local function is_complex(a) return REAL_OF[a:ctype()] ~= nil end
 
+  -- a float or complex mat (LAPACK's s/d/c/z rows)
   local function check(fn, a, n, minrank)
     if not is_mat(a) then argerror(n, fn, "gpumat.mat expected, got %s", type(a)) end
-    core._check_float(fn, n, a)
+    if not is_complex(a) then core._check_float(fn, n, a) end
     if minrank and #a:dims() < minrank then
       argerror(n, fn, "needs at least %d dimensions, has %d", minrank, #a:dims())
     end
@@ -79,6 +83,11 @@ return function(gm, core, methods)
 
   local function opts_of(a) return { ctype = a:ctype(), cuda_enabled = a:cuda_enabled() } end
   local function zeros(dims, a) return gm.zeros(dims, opts_of(a)) end
+  -- a's real type (singular values, eigenvalues, pivots, ordered indices)
+  local function real_opts(a) return { ctype = REAL_OF[a:ctype()] or a:ctype(), cuda_enabled = a:cuda_enabled() } end
+  local function real_zeros(dims, a) return gm.zeros(dims, real_opts(a)) end
+  -- the conjugate of a complex mat (the identity on real ones, no copy)
+  local function conj(a) return is_complex(a) and gm.conj(a) or a end
 
   -- the last two axes swapped, as a view
   local function mT(a)
@@ -108,7 +117,8 @@ return function(gm, core, methods)
   -- k shifts the diagonal as in NumPy's tril/triu
   local function tri(a, upper, k)
     local d = a:dims()
-    local r, c, o = d[#d - 1], d[#d], opts_of(a)
+    local r, c = d[#d - 1], d[#d]
+    local o = real_opts(a)
     if r == 0 or c == 0 then return fresh(a) end
     local rows, cols = gm.range(1, r, 1, o):view(r, 1), gm.range(1, c, 1, o):view(1, c)
     local mask = upper and gm.ge(cols, rows + (k or 0)) or gm.le(cols, rows + (k or 0))
@@ -200,6 +210,8 @@ return function(gm, core, methods)
     error(v, 0)
   end
 
+  local cx_slogdet -- complex matrices: from getrf's factors (below)
+
   local function slogdet_all(fn, a)
     local n = square(fn, a, 1)
     local s, count = stack_of(a)
@@ -224,12 +236,18 @@ return function(gm, core, methods)
   end
 
   function L.slogdet(a)
+    if is_mat(a) and is_complex(a) then return cx_slogdet("slogdet", a) end
     local s, sign, v = slogdet_all("slogdet", a)
     if not s then return sign, v end
     return stack_mat(s, sign, a), stack_mat(s, v, a)
   end
 
   function L.det(a)
+    if is_mat(a) and is_complex(a) then
+      local sign, v = cx_slogdet("det", a)
+      if #a:dims() == 2 then return sign * math.exp(v) end
+      return gm.cmul(sign, gm.exp(v))
+    end
     local s, sign, v = slogdet_all("det", a)
     if not s then return sign * math.exp(v) end
     local d = {}
@@ -239,7 +257,8 @@ return function(gm, core, methods)
 
   -- cholesky: potrf on the upper triangle of a's raw (A^T column-major:
   -- a's lower triangle, which NumPy reads) gives U with A = U^T U, whose
-  -- row-major reading is L = U^T.
+  -- row-major reading is L = U^T.  Complex: a's raw is A^T = conj(A) =
+  -- U^H U, so A = U^T conj(U) and L = U^T again; upper is L^H.
   function L.cholesky(a, opts)
     local fn = "cholesky"
     local n = square(fn, a, 1)
@@ -249,7 +268,7 @@ return function(gm, core, methods)
     if info > 0 then
       raise("%s: matrix %d of the stack is not positive definite (leading minor %d)", fn, failed, info)
     end
-    if opts.upper then return tri(fresh(mT(ac)), true) end
+    if opts.upper then return tri(conj(fresh(mT(ac))), true) end
     return tri(ac, false)
   end
 
@@ -277,14 +296,16 @@ return function(gm, core, methods)
   end
 
   -- eigh: syevd on a's raw (A^T = A; its upper triangle is a's lower, as
-  -- NumPy's UPLO='L'); the eigenvectors come back column-major.
+  -- NumPy's UPLO='L'); the eigenvectors come back column-major.  Complex
+  -- (heevd): the raw is A^T = conj(A), whose eigenvectors are conj(V);
+  -- the eigenvalues are real.
   local function eigh(fn, a, vectors)
     local n = square(fn, a, 1)
     local s = stack_of(a)
-    local ac, w = fresh(a), zeros(cat(s, n), a)
+    local ac, w = fresh(a), real_zeros(cat(s, n), a)
     local failed, info = run(fn, "syevd", n, n, 0, 0, false, vectors, false, ac, nil, w)
     if info > 0 then raise("%s: matrix %d of the stack: no convergence (info %d)", fn, failed, info) end
-    if vectors then return w, fresh(mT(ac)) end
+    if vectors then return w, conj(fresh(mT(ac))) end
     return w
   end
 
@@ -294,7 +315,9 @@ return function(gm, core, methods)
   -- svd: gesvd needs rows >= columns.  m >= n: A column-major (a's
   -- transpose, copied), results transposed back.  m < n: a's raw is A^T
   -- (n x m) = U' S V'^T, so u = V' (the raw of vt, read row-major) and
-  -- vh = U'^T (the raw of u): no transposes.
+  -- vh = U'^T (the raw of u): no transposes.  Complex: the same holds with
+  -- conjugate transposes (A^T = U' S V'^H gives u = conj(V'), the raw of
+  -- vt = V'^H read row-major); the singular values are real.
   local function svd(fn, a, vectors, full)
     check(fn, a, 1, 2)
     local d, s = a:dims(), stack_of(a)
@@ -303,7 +326,7 @@ return function(gm, core, methods)
     local M, N = math.max(m, n), math.min(m, n)
     local uc = full and M or N
     local ac = tall and fresh(mT(a)) or fresh(a)
-    local w = zeros(cat(s, N), a)
+    local w = real_zeros(cat(s, N), a)
     local u = vectors and zeros(cat(s, uc, M), a) or nil
     if vectors and N == 0 and uc > 0 then -- no job runs: U is any orthogonal matrix
       u = fresh(gm.eye(uc, M, opts_of(a)):expand(cat(s, uc, M)))
@@ -353,7 +376,7 @@ return function(gm, core, methods)
     return mask:sum(-1):as("int64")
   end
 
-  -- pinv = V diag(1/s, kept) U^T from the reduced SVD
+  -- pinv = V diag(1/s, kept) U^H from the reduced SVD
   function L.pinv(a, opts)
     local fn = "pinv"
     check(fn, a, 1, 2)
@@ -364,7 +387,7 @@ return function(gm, core, methods)
     if k == 0 then return zeros(cat(st, d[#d], d[#d - 1]), a) end
     local mask = kept(s, rtol)
     local sinv = gm.where(mask, gm.cdiv(1, gm.where(mask, s, 1)), 0)
-    return bmm(gm.cmul(mT(vh), sinv:view(cat(st, 1, k))), mT(u))
+    return bmm(gm.cmul(conj(mT(vh)), sinv:view(cat(st, 1, k))), conj(mT(u)))
   end
 
   -- lstsq (NumPy's): x minimizing |a x - b|, residuals, rank, s; one
@@ -389,7 +412,7 @@ return function(gm, core, methods)
     local res = zeros({ 0 }, a)
     if rank == n and m > n then
       local r = bmm(a:contiguous(), x) - b2
-      res = gm.square(r):sum(1)
+      res = gm.square(is_complex(r) and gm.abs(r) or r):sum(1)
       if vector then res = res:view(1) end
     end
     if vector then x = x:view(n) end
@@ -446,9 +469,23 @@ return function(gm, core, methods)
     check(fn, a, 1, 2)
     local d, s = a:dims(), stack_of(a)
     local m, n = d[#d - 1], d[#d]
-    local ac, piv = fresh(mT(a)), zeros(cat(s, math.min(m, n)), a)
+    local ac, piv = fresh(mT(a)), real_zeros(cat(s, math.min(m, n)), a)
     run(fn, "getrf", m, n, 0, 0, false, false, false, ac, nil, piv)
     return fresh(mT(ac:view(cat(s, n, m)))), piv, s, m, n
+  end
+
+  -- slogdet of complex matrices from getrf's factors (one job for the
+  -- stack): sign = prod(u_ii / |u_ii|) * (-1)^swaps (0 when singular, as
+  -- gm.sign(0) is), log|det| = sum log |u_ii| (-inf when singular)
+  function cx_slogdet(fn, a)
+    square(fn, a, 1)
+    local lu, piv, s, _, n = getrf(fn, a)
+    local ro = real_opts(a)
+    local d = L.diagonal(lu)
+    local flips = n > 0 and gm.ne(piv, gm.range(1, n, 1, ro)):as(ro.ctype) * -2 + 1 or piv
+    local logs = gm.log(gm.abs(d))
+    if #s == 0 then return gm.sign(d):prod() * flips:prod(), logs:sum() end
+    return gm.cmul(gm.sign(d):prod(-1), flips:prod(-1)), logs:sum(-1)
   end
 
   -- the pivots are an int64 mat, as the contract gives every index
@@ -494,7 +531,8 @@ return function(gm, core, methods)
     end
     check(fn, b, 3, 2)
     -- getrs takes the pivots in the factors' ctype (whole numbers, checked there)
-    if pivots:ctype() ~= lu:ctype() then pivots = pivots:as(lu:ctype()) end
+    local pt = REAL_OF[lu:ctype()] or lu:ctype()
+    if pivots:ctype() ~= pt then pivots = pivots:as(pt) end
     check(fn, pivots, 2, 1)
     same_ctype(fn, lu, b, 3)
     local dp, db = pivots:dims(), b:dims()
@@ -638,6 +676,7 @@ return function(gm, core, methods)
 
   -- the reduction of x along the last axis for ord
   local function norm_last(x, ord)
+    if is_complex(x) then x = gm.abs(x) end -- every norm of |x|, real
     if ord == 2 then return gm.sqrt(gm.square(x):sum(-1)) end
     local ax = gm.abs(x)
     if ord == math.huge then return ax:max(-1) end
@@ -690,7 +729,8 @@ return function(gm, core, methods)
     local d, s = x:dims(), stack_of(x)
     local r
     if ord == "fro" then
-      r = gm.sqrt(gm.square(x:contiguous():view(cat(s, d[#d - 1] * d[#d]))):sum(-1))
+      local flat = x:contiguous():view(cat(s, d[#d - 1] * d[#d]))
+      r = gm.sqrt(gm.square(is_complex(flat) and gm.abs(flat) or flat):sum(-1))
     elseif ord == "nuc" or ord == 2 or ord == -2 then
       local sv = L.svdvals(x)
       r = ord == "nuc" and sv:sum(-1) or ord == 2 and sv:max(-1) or sv:min(-1)

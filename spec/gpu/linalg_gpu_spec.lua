@@ -6,16 +6,21 @@
 local gm = require "gpumat"
 local need_gpu, CUDA = require("gpu_case")(_ENV)
 
-local TOL = { float = 1e-4, double = 1e-10 }
+local TOL = { float = 1e-4, double = 1e-10, complex64 = 1e-4, complex128 = 1e-10 }
 
 local vals = require("numpy_ref").vals
 
+-- elementwise within the tolerance (complex elements: each part, against
+-- the modulus)
 local function close(a, b, ct, what)
   local ta, tb = a:view(-1):to_table(), b:view(-1):to_table()
   assert.are.equal(#tb, #ta, what)
   for i = 1, #tb do
-    if math.abs(ta[i] - tb[i]) > TOL[ct] * math.max(1, math.abs(tb[i])) then
-      error(string.format("%s[%d]: device %.17g, host %.17g (%s)", what, i, ta[i], tb[i], ct), 2)
+    local x, y = ta[i], tb[i]
+    if type(y) == "number" then x, y = { re = x, im = 0 }, { re = y, im = 0 } end
+    local scale = math.max(1, math.sqrt(y.re * y.re + y.im * y.im))
+    if math.abs(x.re - y.re) > TOL[ct] * scale or math.abs(x.im - y.im) > TOL[ct] * scale then
+      error(string.format("%s[%d]: device %s, host %s (%s)", what, i, tostring(ta[i]), tostring(tb[i]), ct), 2)
     end
   end
 end
@@ -48,6 +53,55 @@ describe("gm.linalg on cuSOLVER", function()
           local sing = gm.zeros({ 2, 2, 2 }, { ctype = ct })
           sing[{ 1 }] = gm.eye(2, { ctype = ct })
           assert.has_error(function() L.inv(sing) end, "inv: matrix 2 of the stack is singular (U(1,1) is zero)")
+        end)
+      end)
+  end
+  -- the complex rows (cuSOLVER's C/Z calls, the batched ones for these
+  -- stacks of 6x6 matrices) and gesvdjBatched (stacks up to 32x32, real
+  -- and complex; a tall stack narrows U)
+  for _, ct in ipairs { "float", "double", "complex64", "complex128" } do
+    it("complex rows and gesvdjBatched match the host; qr, eigh and svd reconstruct (" .. ct .. ") #outermost",
+      function()
+        if not need_gpu() then return end
+        local n, L = 6, gm.linalg
+        local rt = ({ complex64 = "float", complex128 = "double" })[ct] or ct
+        local function mk(dims, seed)
+          local c = 1
+          for _, d in ipairs(dims) do c = c * d end
+          local re = gm.mat(c, { ctype = rt, initial_contents = vals(c, seed) }):reshape(dims)
+          if rt == ct then return re end
+          local im = gm.mat(c, { ctype = rt, initial_contents = vals(c, seed + 1) }):reshape(dims)
+          return re:as(ct) + im:as(ct) * gm.complex(0, 1)
+        end
+        local function cT(m) return gm.conj(L.matrix_transpose(m)) end
+        local g, tall, b = mk({ 3, 2, n, n }, 11), mk({ 3, 7, 4 }, 13), mk({ n, 2 }, 15)
+        local spd = L.matmul(g, cT(g)) + gm.eye(n, { ctype = ct }) * n
+        local low = L.cholesky(spd)
+        local host = { L.solve(spd, b), L.inv(spd), L.det(spd), low, L.eigvalsh(spd), L.svdvals(g), L.svdvals(tall),
+          L.solve_triangular(low, b, { upper = false }) }
+        gm.with_cuda(CUDA, function()
+          local ds, db, dg, dt = spd:copy(), b:copy(), g:copy(), tall:copy()
+          for _, m in ipairs { ds, db, dg, dt } do m:positive_() end -- on the device (an identity op there)
+          local dlow = L.cholesky(ds)
+          local dev = { L.solve(ds, db), L.inv(ds), L.det(ds), dlow, L.eigvalsh(ds), L.svdvals(dg), L.svdvals(dt),
+            L.solve_triangular(dlow, db, { upper = false }) }
+          assert.are.equal("C", dev[1]:facets())
+          for i, what in ipairs { "solve", "inv", "det", "cholesky", "eigvalsh", "svdvals (gesvdjBatched)",
+            "svdvals of a tall stack", "solve_triangular" } do
+            close(dev[i], host[i], ct, what)
+          end
+          local q, r = L.qr(dg)
+          close(L.matmul(q, r), g, ct, "q r")
+          local w, v = L.eigh(ds)
+          close(L.matmul(gm.cmul(v, w:view(3, 2, 1, n)), cT(v)), spd, ct, "v w v^H")
+          for _, full in ipairs { false, true } do
+            local u, s, vh = L.svd(dt, { full_matrices = full })
+            local uk = full and u:narrow(3, 1, 4) or u
+            close(L.matmul(gm.cmul(uk, s:view(3, 1, 4)), vh), tall, ct, "u s vh, full " .. tostring(full))
+            local k = full and 7 or 4
+            close(L.matmul(cT(u), u), gm.eye(k, { ctype = ct }):expand({ 3, k, k }):contiguous(), ct, "u^H u")
+            close(L.matmul(vh, cT(vh)), gm.eye(4, { ctype = ct }):expand({ 3, 4, 4 }):contiguous(), ct, "vh vh^H")
+          end
         end)
       end)
   end

@@ -9,6 +9,7 @@
 
 #include "../core/ops/blas_ops.h"
 #include "../core/mem/runtime.h"
+#include "../../kernels/strided.h"
 
 /* The op tables of the device the call runs on: ctx is that gm_device
  * (blas_ops.h), whose ops->kernels hold its fill and BLAS entries. */
@@ -181,8 +182,8 @@ static gm_status run_call(const gm_solver_ops *s, void *ctx, job_scratch *w, gm_
 }
 
 /* GETRF's pivots, between cuSOLVER's device ints (ipiv) and gm.linalg's
- * elements of the ctype in w: through the host, n elements (gm.linalg's
- * pivots are mats of a's type until integer mats exist). */
+ * elements of w's ctype t (gm_linalg_w_ctype: a's, real for a complex a):
+ * through the host, n elements (gm.linalg converts them to int64). */
 static gm_status pivots_io(const gm_solver_ops *s, void *ctx, gm_ctype t, int n, int *ipiv, void *w, bool to_w) {
   size_t elem = gm_ctype_size(t), un = (size_t)n;
   int *iv = malloc(un * sizeof *iv);
@@ -214,9 +215,9 @@ static gm_status lu_job(const gm_solver_ops *s, void *ctx, const gm_linalg_job *
   if (j->kind == GM_LA_GETRF) {
     c.fn = GM_SV_GETRF;
     GM_TRY(run_call(s, ctx, w, &c));
-    return pivots_io(s, ctx, j->t, k, c.ipiv, j->w, true);
+    return pivots_io(s, ctx, gm_linalg_w_ctype(j), k, c.ipiv, j->w, true);
   }
-  GM_TRY(pivots_io(s, ctx, j->t, k, c.ipiv, j->w, false));
+  GM_TRY(pivots_io(s, ctx, gm_linalg_w_ctype(j), k, c.ipiv, j->w, false));
   c.fn = GM_SV_GETRS, c.k = j->nrhs, c.trans = j->trans, c.b = j->b, c.ldb = j->n;
   return run_call(s, ctx, w, &c);
 }
@@ -292,13 +293,14 @@ static gm_status job_calls(const gm_solver_ops *s, void *ctx, const gm_linalg_jo
  * (cuBLAS's getrfBatched is meant for small matrices; past it the
  * per-matrix cuSOLVER calls use the device better). */
 enum { BATCHED_MAX_N = 64 };
-/* syevjBatched's own limit */
+/* syevjBatched's and gesvdjBatched's own limit */
 enum { SYEVJ_MAX_N = 32 };
 
 static bool batched(const gm_solver_ops *s, const gm_linalg_job *j, size_t batch) {
   if (batch < 2 || batch > INT_MAX || j->n > BATCHED_MAX_N) return false;
   if (j->kind == GM_LA_POTRF) return s->potrf_batched != NULL;
   if (j->kind == GM_LA_SYEVD) return s->syevj_batched && j->n <= SYEVJ_MAX_N;
+  if (j->kind == GM_LA_GESVD) return s->gesvdj_batched && j->m <= SYEVJ_MAX_N; /* m >= n */
   return j->kind == GM_LA_GESV && s->getrf_batched && s->getrs_batched;
 }
 
@@ -314,10 +316,52 @@ static gm_status syevj_job(const gm_solver_ops *s, void *ctx, const gm_linalg_jo
   return st;
 }
 
+/* gesvdjBatched's vectors as the GESVD job's: u the first n columns of
+ * each full U unless the job is full (its own u then), vt = V^H, each
+ * one strided copy (a launch for the stack); V^H's imaginary parts
+ * negated for a complex stack (a real scal by -1 over every second real). */
+static gm_status gesvdj_vectors(void *ctx, const gm_linalg_job *j, size_t batch, const void *u, const void *v) {
+  const gm_backend *k = kernels_of(ctx);
+  size_t m = (size_t)j->m, n = (size_t)j->n;
+  int64_t im = (int64_t)m, in = (int64_t)n;
+  if (!j->full) {
+    gm_strided_geom g = {.rank = 3, .n = batch * n * m, .dims = {batch, n, m},
+                         .src_strides = {im * im, im, 1}, .dst_strides = {im * in, im, 1}};
+    GM_TRY(k->strided_copy(ctx, j->t, &g, u, j->u));
+  }
+  gm_strided_geom g = {.rank = 3, .n = batch * n * n, .dims = {batch, n, n},
+                       .src_strides = {in * in, 1, in}, .dst_strides = {in * in, in, 1}};
+  GM_TRY(k->strided_copy(ctx, j->t, &g, v, j->vt));
+  if (!gm_ctype_is_complex(j->t)) return GM_OK;
+  gm_ctype rt = gm_ctype_real_of(j->t);
+  if (g.n > INT_MAX) return gm_fail(GM_ERANGE, "gesvdj: stack too large");
+  return k->blas->scal(ctx, rt, (int)g.n, -1.0, (char *)j->vt + gm_ctype_size(rt), 2);
+}
+
+/* GESVD of a stack of matrices up to 32 x 32 (m >= n): one Jacobi call,
+ * the singular values descending as gesvd's (vectors the same up to a
+ * phase per pair). */
+static gm_status gesvdj_job(const gm_solver_ops *s, void *ctx, const gm_linalg_job *j, size_t batch, int *infos) {
+  size_t m = (size_t)j->m, n = (size_t)j->n, elem = gm_ctype_size(j->t);
+  job_scratch w = {{0}, {0}, 0, 0};
+  int *dinfo = NULL;
+  void *u = j->full ? j->u : NULL, *v = NULL;
+  gm_status st = job_alloc(s, ctx, &w, batch * sizeof(int), (void **)&dinfo);
+  if (st == GM_OK && j->vectors && !j->full) st = job_alloc(s, ctx, &w, batch * m * m * elem, &u);
+  if (st == GM_OK && j->vectors) st = job_alloc(s, ctx, &w, batch * n * n * elem, &v);
+  if (st == GM_OK)
+    st = s->gesvdj_batched(ctx, j->t, j->vectors, j->m, j->n, j->a, j->m, j->w, u, j->m, v, j->n, dinfo, (int)batch);
+  if (st == GM_OK && j->vectors) st = gesvdj_vectors(ctx, j, batch, u, v);
+  if (st == GM_OK) st = s->read(ctx, infos, dinfo, batch * sizeof(int));
+  for (int i = w.n - 1; i >= 0; i--) s->scratch_free(ctx, w.p[i]);
+  return st;
+}
+
 /* POTRF and GESV of a stack in one or two batched calls: the matrices'
  * device addresses in device arrays, one info per matrix. */
 static gm_status batched_job(const gm_solver_ops *s, void *ctx, const gm_linalg_job *j, size_t batch, int *infos) {
   if (j->kind == GM_LA_SYEVD) return syevj_job(s, ctx, j, batch, infos);
+  if (j->kind == GM_LA_GESVD) return gesvdj_job(s, ctx, j, batch, infos);
   size_t ptrs = batch * sizeof(void *);
   void **host = malloc(2 * ptrs), **das = NULL, **dbs = NULL;
   int *dinfo = NULL, *ipiv = NULL, nb = (int)batch;

@@ -72,6 +72,15 @@ typedef struct gm_solver_ops {
    * i * n; infos[i] = n + 1 when matrix i did not converge. */
   gm_status (*syevj_batched)(void *ctx, gm_ctype t, bool vectors, int n, void *a, int lda, void *w, int *infos,
                              int batch);
+  /* cusolverDn<t>gesvdjBatched(h, jobz, m, n, a, lda, s, u, ldu, v, ldv,
+   * work, lwork, infos, params, batch) with its own workspace and params
+   * sorting the singular values descending (m, n <= 32): matrix i at a + i
+   * * lda * n, its singular values (real, of a complex a too) at s + i *
+   * min(m, n), U (m x m) at u + i * ldu * m and V itself (n x n, not V^H)
+   * at v + i * ldv * n; u and v are not referenced without vectors (NULL
+   * then); infos[i] > 0 when matrix i did not converge. */
+  gm_status (*gesvdj_batched)(void *ctx, gm_ctype t, bool vectors, int m, int n, void *a, int lda, void *s, void *u,
+                              int ldu, void *v, int ldv, int *infos, int batch);
 } gm_solver_ops;
 
 /* blas_ops.h's invert and logdet (column-major a, in place for invert)

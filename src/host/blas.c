@@ -11,6 +11,7 @@
 
 #include "../../kernels/complex_ops.h"
 #include "../core/ops/blas_ops.h"
+#include "lapack_names.h"
 #include "simd.h"
 
 static enum CBLAS_TRANSPOSE cb(gm_blas_trans t) { return t == GM_BLAS_T ? CblasTrans : CblasNoTrans; }
@@ -348,10 +349,21 @@ static gm_status h_orgqr(void *ctx, gm_ctype t, int m, int n, void *a, int lda, 
       return bad_ctype(op);       \
   }
 
+/* The jobs' rows: the real floating ctypes and the complex ones (LAPACK's
+ * c/z routines, lapack_names.h where the names differ); every pointer
+ * goes to LAPACKE as void *, which its complex prototypes take. */
+#define LAPACK_CTYPES(X) GM_FLOAT_CTYPES(X) GM_COMPLEX_CTYPES(X)
+#define LAPACK_SWITCH(t, CASE, op) \
+  switch (t) {                     \
+    LAPACK_CTYPES(CASE)            \
+    default:                       \
+      return bad_ctype(op);        \
+  }
+
 /* Scratch of n items of elem bytes for a LAPACK job (at least one), after
  * the ctype check, so the jobs' switches below need no cleanup branch. */
 static gm_status job_scratch(gm_ctype t, const char *op, size_t n, size_t elem, void **p) {
-  if (!gm_ctype_is_float(t)) return bad_ctype(op);
+  if (!gm_ctype_is_float(t) && !gm_ctype_is_complex(t)) return bad_ctype(op);
   *p = malloc((n > 0 ? n : 1) * elem);
   return *p ? GM_OK : gm_fail(GM_ENOMEM, "out of host memory");
 }
@@ -427,7 +439,7 @@ static gm_status h_small_gesv(const gm_linalg_job *j, int *info) {
 /* getrf + getrs through the _work entries: no NaN scan, so NaN input
  * gives NaN results as NumPy's (and cuSOLVER's) do. */
 static gm_status h_gesv(const gm_linalg_job *j, int *info) {
-  if (j->n <= SMALL_LU) return h_small_gesv(j, info);
+  if (j->n <= SMALL_LU && !gm_ctype_is_complex(j->t)) return h_small_gesv(j, info);
   lapack_int *ipiv = NULL, r = 0;
   gm_status st = job_scratch(j->t, "getrf", (size_t)j->n, sizeof *ipiv, (void **)&ipiv);
   if (st != GM_OK) return st;
@@ -438,7 +450,7 @@ static gm_status h_gesv(const gm_linalg_job *j, int *info) {
     if (r == 0) r = LAPACKE_##p##getrs_work(LAPACK_COL_MAJOR, tr, j->n, j->nrhs, j->a, j->n, ipiv, \
                                             j->b, j->n);                                           \
     break;
-  switch (j->t) { GM_FLOAT_CTYPES(X) default: break; }
+  switch (j->t) { LAPACK_CTYPES(X) default: break; }
 #undef X
   free(ipiv);
   *info = (int)r;
@@ -450,30 +462,35 @@ static gm_status h_potrf_u(const gm_linalg_job *j, int *info) {
   case GM_##E:                    \
     *info = (int)LAPACKE_##p##potrf_work(LAPACK_COL_MAJOR, 'U', j->n, j->a, j->n); \
     return GM_OK;
-  FLOAT_SWITCH(j->t, X, "potrf")
+  LAPACK_SWITCH(j->t, X, "potrf")
 #undef X
 }
 
-/* geqrf on a, its first k columns copied into b, orgqr on b: through the
- * _work entries (workspace queried first), which skip LAPACKE's NaN scan,
- * so a NaN gives NaN factors as NumPy's (and cuSOLVER's) do. */
+/* geqrf on a, its first k columns copied into b, orgqr (ungqr) on b:
+ * through the _work entries (workspace queried first, its size the real
+ * part of the element written), which skip LAPACKE's NaN scan, so a NaN
+ * gives NaN factors as NumPy's (and cuSOLVER's) do. */
 #define QR_WORK_(T, E, name, kw, p, ...)                                                               \
-  static lapack_int qr_##E(const gm_linalg_job *j, int k, T *tau) {                                   \
-    T q1 = 0, q2 = 0;                                                                                 \
-    lapack_int r = LAPACKE_##p##geqrf_work(LAPACK_COL_MAJOR, j->m, j->n, j->a, j->m, tau, &q1, -1);   \
-    if (r == 0) r = LAPACKE_##p##orgqr_work(LAPACK_COL_MAJOR, j->m, j->qcols, k, j->b, j->m, tau, &q2, -1); \
+  static lapack_int qr_##E(const gm_linalg_job *j, int k, void *tau) {                                \
+    T q[2];                                                                                           \
+    memset(q, 0, sizeof q);                                                                           \
+    lapack_int r = LAPACKE_##p##geqrf_work(LAPACK_COL_MAJOR, j->m, j->n, j->a, j->m, tau, (void *)q, -1); \
+    if (r == 0)                                                                                       \
+      r = GM_LAPACK_NAME(ORGQR_WORK, p)(LAPACK_COL_MAJOR, j->m, j->qcols, k, j->b, j->m, tau, (void *)(q + 1), -1); \
+    double q1 = gm_ctype_get(GM_##E, q, 0), q2 = gm_ctype_get(GM_##E, q, 1);                         \
     lapack_int lwork = (lapack_int)(q1 > q2 ? q1 : q2);                                               \
     T *work = malloc((size_t)(lwork > 0 ? lwork : 1) * sizeof *work);                                 \
     if (!work) return INT32_MIN;                                                                      \
-    if (r == 0) r = LAPACKE_##p##geqrf_work(LAPACK_COL_MAJOR, j->m, j->n, j->a, j->m, tau, work, lwork); \
+    if (r == 0)                                                                                       \
+      r = LAPACKE_##p##geqrf_work(LAPACK_COL_MAJOR, j->m, j->n, j->a, j->m, tau, (void *)work, lwork); \
     if (r == 0) {                                                                                     \
       memcpy(j->b, j->a, (size_t)j->m * (size_t)k * sizeof(T));                                       \
-      r = LAPACKE_##p##orgqr_work(LAPACK_COL_MAJOR, j->m, j->qcols, k, j->b, j->m, tau, work, lwork); \
+      r = GM_LAPACK_NAME(ORGQR_WORK, p)(LAPACK_COL_MAJOR, j->m, j->qcols, k, j->b, j->m, tau, (void *)work, lwork); \
     }                                                                                                 \
     free(work);                                                                                       \
     return r;                                                                                         \
   }
-GM_FLOAT_CTYPES(QR_WORK_)
+LAPACK_CTYPES(QR_WORK_)
 #undef QR_WORK_
 
 static gm_status h_qr(const gm_linalg_job *j, int *info) {
@@ -486,7 +503,7 @@ static gm_status h_qr(const gm_linalg_job *j, int *info) {
   case GM_##E:        \
     r = qr_##E(j, k, tau); \
     break;
-  switch (j->t) { GM_FLOAT_CTYPES(X) default: break; }
+  switch (j->t) { LAPACK_CTYPES(X) default: break; }
 #undef X
   free(tau);
   if (r == INT32_MIN) return gm_fail(GM_ENOMEM, "out of host memory");
@@ -498,9 +515,9 @@ static gm_status h_syevd(const gm_linalg_job *j, int *info) {
   char jobz = j->vectors ? 'V' : 'N';
 #define X(T, E, name, kw, p, ...) \
   case GM_##E:                    \
-    *info = (int)LAPACKE_##p##syevd(LAPACK_COL_MAJOR, jobz, 'U', j->n, j->a, j->n, j->w); \
+    *info = (int)GM_LAPACK_NAME(SYEVD, p)(LAPACK_COL_MAJOR, jobz, 'U', j->n, j->a, j->n, j->w); \
     return GM_OK;
-  FLOAT_SWITCH(j->t, X, "syevd")
+  LAPACK_SWITCH(j->t, X, "syevd")
 #undef X
 }
 
@@ -540,7 +557,7 @@ static gm_status h_gesvd(const gm_linalg_job *j, int *info) {
     *info = (int)LAPACKE_##p##gesdd(LAPACK_COL_MAJOR, jobz, j->m, j->n, j->a, j->m, j->w, u, j->m, vt, \
                                     j->n);                                                           \
     return GM_OK;
-  FLOAT_SWITCH(j->t, X, "gesdd")
+  LAPACK_SWITCH(j->t, X, "gesdd")
 #undef X
 }
 
@@ -550,16 +567,28 @@ static gm_status h_trsm(void *ctx, gm_ctype t, bool left, bool upper, gm_blas_tr
   enum CBLAS_SIDE side = left ? CblasLeft : CblasRight;
   enum CBLAS_UPLO uplo = upper ? CblasUpper : CblasLower;
   enum CBLAS_DIAG diag = unit ? CblasUnit : CblasNonUnit;
+  switch (t) {
 #define X(T, E, name, kw, p, ...) \
   case GM_##E:                    \
     cblas_##p##trsm(CblasColMajor, side, uplo, cb(ta), diag, m, n, (T)alpha, a, lda, b, ldb); \
     return GM_OK;
-  FLOAT_SWITCH(t, X, "trsm")
+    GM_FLOAT_CTYPES(X)
 #undef X
+#define X(T, E, name, kw, p, ...) /* complex: alpha by address, real */ \
+  case GM_##E: {                                                        \
+    T al = gm_sat_##T(alpha);                                           \
+    cblas_##p##trsm(CblasColMajor, side, uplo, cb(ta), diag, m, n, &al, a, lda, b, ldb); \
+    return GM_OK;                                                       \
+  }
+    GM_COMPLEX_CTYPES(X)
+#undef X
+    default: return bad_ctype("trsm");
+  }
 }
 
-/* getrf with the pivots converted to the ctype into w (the job carries
- * them in a's type; gm.linalg converts them to int64 for the user). */
+/* getrf with the pivots converted to w's ctype (a's, or its real type
+ * for a complex a: gm_linalg_w_ctype; gm.linalg converts them to int64
+ * for the user). */
 static gm_status h_getrf(const gm_linalg_job *j, int *info) {
   int k = j->m < j->n ? j->m : j->n;
   lapack_int *ipiv = NULL, r = 0;
@@ -568,10 +597,10 @@ static gm_status h_getrf(const gm_linalg_job *j, int *info) {
 #define X(T, E, name, kw, p, ...)                                               \
   case GM_##E:                                                                  \
     r = LAPACKE_##p##getrf_work(LAPACK_COL_MAJOR, j->m, j->n, j->a, j->m, ipiv); \
-    for (int i = 0; i < k; i++) ((T *)j->w)[i] = (T)ipiv[i];                    \
     break;
-  switch (j->t) { GM_FLOAT_CTYPES(X) default: break; }
+  switch (j->t) { LAPACK_CTYPES(X) default: break; }
 #undef X
+  for (int i = 0; i < k && r >= 0; i++) gm_ctype_set(gm_linalg_w_ctype(j), j->w, (size_t)i, (double)ipiv[i]);
   free(ipiv);
   *info = (int)r;
   return GM_OK;
@@ -583,19 +612,18 @@ static gm_status h_getrs(const gm_linalg_job *j, int *info) {
   gm_status st = job_scratch(j->t, "getrs", (size_t)j->n, sizeof *ipiv, (void **)&ipiv);
   if (st != GM_OK) return st;
   char tr = j->trans ? 'T' : 'N';
+  for (int i = 0; i < j->n && st == GM_OK; i++) {
+    double v = gm_ctype_get(gm_linalg_w_ctype(j), j->w, (size_t)i);
+    if (!(v >= 1 && v <= j->n) || v != (double)(int)v)
+      st = gm_fail(GM_EINVAL, "pivot %d is %g, not an integer in 1..%d", i + 1, v, j->n);
+    else
+      ipiv[i] = (lapack_int)v;
+  }
 #define X(T, E, name, kw, p, ...)                                                                   \
   case GM_##E:                                                                                      \
-    for (int i = 0; i < j->n && st == GM_OK; i++) {                                                 \
-      T v = ((const T *)j->w)[i];                                                                   \
-      if (!(v >= 1 && v <= j->n) || v != (T)(int)v)                                                 \
-        st = gm_fail(GM_EINVAL, "pivot %d is %g, not an integer in 1..%d", i + 1, (double)v, j->n); \
-      else                                                                                          \
-        ipiv[i] = (lapack_int)v;                                                                    \
-    }                                                                                               \
-    if (st == GM_OK)                                                                                \
-      r = LAPACKE_##p##getrs_work(LAPACK_COL_MAJOR, tr, j->n, j->nrhs, j->a, j->n, ipiv, j->b, j->n); \
+    r = LAPACKE_##p##getrs_work(LAPACK_COL_MAJOR, tr, j->n, j->nrhs, j->a, j->n, ipiv, j->b, j->n); \
     break;
-  switch (j->t) { GM_FLOAT_CTYPES(X) default: break; }
+  if (st == GM_OK) switch (j->t) { LAPACK_CTYPES(X) default: break; }
 #undef X
   free(ipiv);
   *info = (int)r;

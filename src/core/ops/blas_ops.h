@@ -67,7 +67,15 @@ typedef enum gm_blas_trans { GM_BLAS_N = 0, GM_BLAS_T = 1 } gm_blas_trans;
  * GEMM:  u (m x n) := a (m x nrhs) b (nrhs x n) (the gemm entry; a and b
  *        only read), for each of `batch` matrices stored one after the
  *        other (0 counts as 1): the batched matrix product, one job per
- *        stack (cuBLAS's strided-batched gemm on a device). */
+ *        stack (cuBLAS's strided-batched gemm on a device).
+ * Every job takes the complex ctypes too (LAPACK's c/z routines, cuSOLVER's
+ * C/Z ones), with the Hermitian forms where the real job is symmetric:
+ * POTRF gives U with A = U^H U, QR's q is ungqr's, SYEVD is heevd (a
+ * Hermitian, upper triangle read), TRSM's trans stays a plain transpose
+ * as GESV's and GETRS's do.  Of a complex job, w is real (the real ctype
+ * of the same precision, gm_linalg_w_ctype) for SYEVD and GESVD (the
+ * eigenvalues, the singular values) and for GETRF and GETRS (the pivots);
+ * GEEV's w is complex. */
 typedef enum gm_linalg_kind {
   GM_LA_GESV, GM_LA_POTRF, GM_LA_QR, GM_LA_SYEVD, GM_LA_GESVD, GM_LA_TRSM, GM_LA_GETRF, GM_LA_GETRS, GM_LA_GEMM,
   GM_LA_GEEV
@@ -87,6 +95,9 @@ typedef struct gm_linalg_job {
 
 /* Elements of one matrix of operand i (0 a, 1 b, 2 w, 3 u, 4 vt). */
 size_t gm_linalg_job_elems(const gm_linalg_job *j, int i);
+/* The ctype of the job's w operand: t's real type for the complex
+ * SYEVD, GESVD, GETRF and GETRS jobs, t otherwise. */
+gm_ctype gm_linalg_w_ctype(const gm_linalg_job *j);
 /* The job on matrix i of the stack alone (batch 1). */
 gm_linalg_job gm_linalg_job_at(const gm_linalg_job *j, size_t i);
 

@@ -173,12 +173,18 @@ size_t gm_linalg_job_elems(const gm_linalg_job *j, int i) {
   }
 }
 
+gm_ctype gm_linalg_w_ctype(const gm_linalg_job *j) {
+  bool real_w = j->kind == GM_LA_SYEVD || j->kind == GM_LA_GESVD || j->kind == GM_LA_GETRF || j->kind == GM_LA_GETRS;
+  return real_w ? gm_ctype_real_of(j->t) : j->t;
+}
+
 gm_linalg_job gm_linalg_job_at(const gm_linalg_job *proto, size_t at) {
   gm_linalg_job j = *proto;
   void **slot[5] = {&j.a, &j.b, &j.w, &j.u, &j.vt};
-  size_t elem = gm_ctype_size(proto->t);
-  for (int i = 0; i < 5; i++)
+  for (int i = 0; i < 5; i++) {
+    size_t elem = gm_ctype_size(i == 2 ? gm_linalg_w_ctype(proto) : proto->t);
     if (*slot[i]) *slot[i] = (char *)*slot[i] + at * gm_linalg_job_elems(proto, i) * elem;
+  }
   j.batch = 1;
   return j;
 }
@@ -192,9 +198,8 @@ static gm_status job_check(const gm_linalg_job *j, gm_mat *const *ms, size_t *ba
   if (square && j->m != j->n) return gm_fail(GM_EINVAL, "the job needs m == n");
   if (j->kind == GM_LA_QR && (j->qcols < k || j->qcols > j->m))
     return gm_fail(GM_EINVAL, "q needs between %d and %d columns", k, j->m);
-  /* complex stacks: the product (cgemm/zgemm) and geev's complex form */
-  bool complex_ok = (j->kind == GM_LA_GEEV || j->kind == GM_LA_GEMM) && gm_ctype_is_complex(ms[0]->ctype);
-  if (!is_float_ctype(ms[0]->ctype) && !complex_ok)
+  /* every job runs on the complex ctypes too (LAPACK's c/z routines) */
+  if (!is_float_ctype(ms[0]->ctype) && !gm_ctype_is_complex(ms[0]->ctype))
     return gm_fail(GM_EINVAL, "ctype %s is not a floating type", gm_ctype_name(ms[0]->ctype));
   size_t per = gm_linalg_job_elems(j, 0);
   *batch = per ? ms[0]->size / per : 0;
@@ -202,7 +207,9 @@ static gm_status job_check(const gm_linalg_job *j, gm_mat *const *ms, size_t *ba
     const gm_mat *m = ms[i];
     if (!m) continue;
     if (gm_linalg_job_elems(j, i) > (size_t)INT32_MAX) return gm_fail(GM_ERANGE, "matrix too large for LAPACK");
-    if (m->ctype != ms[0]->ctype) return gm_fail(GM_EINVAL, "mixed ctypes");
+    gm_ctype want = i == 2 ? gm_linalg_w_ctype(j) : ms[0]->ctype;
+    if (m->ctype != want)
+      return gm_fail(GM_EINVAL, "operand %d is %s, %s expected", i + 1, gm_ctype_name(m->ctype), gm_ctype_name(want));
     if (!m->contiguous) return gm_fail(GM_EINVAL, "operand %d is not contiguous", i + 1);
     if (m->size != *batch * gm_linalg_job_elems(j, i))
       return gm_fail(GM_EINVAL, "operand %d has %zu elements, %zu expected", i + 1, m->size,

@@ -188,6 +188,13 @@ static gm_status cu_trsm(void *ctx, gm_ctype t, bool left, bool upper, gm_blas_t
   }
   switch (t) {
     GM_FLOAT_CTYPES(X)
+#undef X
+#define X(T, E, name, kw, p, P, ...) /* complex: cu_cx_gemm's layout note, alpha real */ \
+  case GM_##E: {                                                                         \
+    T al = gm_sat_##T(alpha);                                                            \
+    return CUBLAS_CALL(P, trsm, side, uplo, op(ta), diag, m, n, (const void *)&al, a, lda, b, ldb); \
+  }
+    GM_COMPLEX_CTYPES(X)
     default:
       return gm_fail(GM_EINVAL, "trsm: unsupported ctype");
   }

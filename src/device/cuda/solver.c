@@ -64,12 +64,35 @@ static gm_status cu_getrs(void *ctx, gm_ctype t, int n, int nrhs, const void *a,
 
 /* ---- gm.linalg's calls (../solver.h: gm_solver_call) ---- */
 
-#define FLOAT_SWITCH(t, CASE, op)                                   \
+/* The calls' rows: the real floating ctypes and the complex ones (cuSOLVER's
+ * C/Z routines, taking cuComplex / cuDoubleComplex, which have
+ * gm_complex64's and gm_complex128's layout: every pointer goes as void *). */
+#define LAPACK_SWITCH(t, CASE, op)                                  \
   switch (t) {                                                      \
     GM_FLOAT_CTYPES(CASE)                                           \
+    GM_COMPLEX_CTYPES(CASE)                                         \
     default:                                                        \
       return gm_fail(GM_EINVAL, "%s: unsupported ctype", op);       \
   }
+
+/* cusolverDn<P><NAME><SUF>(handle, args...) with NAME expanded first: the
+ * SV_ names per cuSOLVER prefix, the complex rows' Hermitian routines where
+ * the real one is symmetric (orgqr -> ungqr, syevd -> heevd, syevj -> heevj) */
+#define CUSOLVER_NAMED(P, NAME, SUF, ...) CUSOLVER_PASTE_(P, NAME, SUF, __VA_ARGS__)
+#define CUSOLVER_PASTE_(P, NAME, SUF, ...) \
+  cusolver_status(cusolverDn##P##NAME##SUF(solver(ctx), __VA_ARGS__), "cusolverDn" #P #NAME #SUF)
+#define SV_ORGQR_S orgqr
+#define SV_ORGQR_D orgqr
+#define SV_ORGQR_C ungqr
+#define SV_ORGQR_Z ungqr
+#define SV_SYEVD_S syevd
+#define SV_SYEVD_D syevd
+#define SV_SYEVD_C heevd
+#define SV_SYEVD_Z heevd
+#define SV_SYEVJ_S syevjBatched
+#define SV_SYEVJ_D syevjBatched
+#define SV_SYEVJ_C heevjBatched
+#define SV_SYEVJ_Z heevjBatched
 
 static cublasFillMode_t UPPER = CUBLAS_FILL_MODE_UPPER;
 
@@ -135,21 +158,19 @@ static gm_status cu_call_buffer_size(void *ctx, const gm_solver_call *c, int *lw
 #define X(T, E, name, kw, p, P, ...)                                                                     \
   case GM_##E:                                                                                           \
     switch (c->fn) {                                                                                     \
-      case GM_SV_GETRF: return CUSOLVER_CALL(P, getrf_bufferSize, c->m, c->n, (T *)c->a, c->lda, lw);    \
+      case GM_SV_GETRF: return CUSOLVER_CALL(P, getrf_bufferSize, c->m, c->n, c->a, c->lda, lw);         \
       case GM_SV_GETRS: return GM_OK;                                                                    \
-      case GM_SV_POTRF: return CUSOLVER_CALL(P, potrf_bufferSize, UPPER, c->n, (T *)c->a, c->lda, lw);   \
-      case GM_SV_GEQRF: return CUSOLVER_CALL(P, geqrf_bufferSize, c->m, c->n, (T *)c->a, c->lda, lw);    \
+      case GM_SV_POTRF: return CUSOLVER_CALL(P, potrf_bufferSize, UPPER, c->n, c->a, c->lda, lw);        \
+      case GM_SV_GEQRF: return CUSOLVER_CALL(P, geqrf_bufferSize, c->m, c->n, c->a, c->lda, lw);         \
       case GM_SV_ORGQR:                                                                                  \
-        return CUSOLVER_CALL(P, orgqr_bufferSize, c->m, c->n, c->k, (const T *)c->a, c->lda,            \
-                             (const T *)c->w, lw);                                                       \
+        return CUSOLVER_NAMED(P, SV_ORGQR_##P, _bufferSize, c->m, c->n, c->k, c->a, c->lda, c->w, lw);  \
       case GM_SV_SYEVD:                                                                                  \
-        return CUSOLVER_CALL(P, syevd_bufferSize, jobz(c), UPPER, c->n, (const T *)c->a, c->lda,        \
-                             (const T *)c->w, lw);                                                       \
+        return CUSOLVER_NAMED(P, SV_SYEVD_##P, _bufferSize, jobz(c), UPPER, c->n, c->a, c->lda, c->w, lw); \
       case GM_SV_GESVD: return CUSOLVER_CALL(P, gesvd_bufferSize, c->m, c->n, lw);                       \
       case GM_SV_GEEV: break; /* xgeev, above */                                                         \
     }                                                                                                    \
     break;
-  FLOAT_SWITCH(c->t, X, "linalg")
+  LAPACK_SWITCH(c->t, X, "linalg")
 #undef X
   return gm_fail(GM_EINVAL, "linalg: unknown call %d", (int)c->fn);
 }
@@ -161,30 +182,25 @@ static gm_status cu_call(void *ctx, const gm_solver_call *c) {
 #define X(T, E, name, kw, p, P, ...)                                                                      \
   case GM_##E:                                                                                            \
     switch (c->fn) {                                                                                      \
-      case GM_SV_GETRF:                                                                                   \
-        return CUSOLVER_CALL(P, getrf, c->m, c->n, (T *)c->a, c->lda, (T *)c->work, c->ipiv, c->info);    \
+      case GM_SV_GETRF: return CUSOLVER_CALL(P, getrf, c->m, c->n, c->a, c->lda, c->work, c->ipiv, c->info); \
       case GM_SV_GETRS:                                                                                   \
-        return CUSOLVER_CALL(P, getrs, tr, c->n, c->k, (const T *)c->a, c->lda, c->ipiv, (T *)c->b,       \
-                             c->ldb, c->info);                                                            \
-      case GM_SV_POTRF:                                                                                   \
-        return CUSOLVER_CALL(P, potrf, UPPER, c->n, (T *)c->a, c->lda, (T *)c->work, c->lwork, c->info);  \
+        return CUSOLVER_CALL(P, getrs, tr, c->n, c->k, c->a, c->lda, c->ipiv, c->b, c->ldb, c->info);     \
+      case GM_SV_POTRF: return CUSOLVER_CALL(P, potrf, UPPER, c->n, c->a, c->lda, c->work, c->lwork, c->info); \
       case GM_SV_GEQRF:                                                                                   \
-        return CUSOLVER_CALL(P, geqrf, c->m, c->n, (T *)c->a, c->lda, (T *)c->w, (T *)c->work, c->lwork,  \
-                             c->info);                                                                    \
+        return CUSOLVER_CALL(P, geqrf, c->m, c->n, c->a, c->lda, c->w, c->work, c->lwork, c->info);       \
       case GM_SV_ORGQR:                                                                                   \
-        return CUSOLVER_CALL(P, orgqr, c->m, c->n, c->k, (T *)c->a, c->lda, (const T *)c->w,              \
-                             (T *)c->work, c->lwork, c->info);                                            \
+        return CUSOLVER_NAMED(P, SV_ORGQR_##P, , c->m, c->n, c->k, c->a, c->lda, c->w, c->work, c->lwork, \
+                              c->info);                                                                   \
       case GM_SV_SYEVD:                                                                                   \
-        return CUSOLVER_CALL(P, syevd, jobz(c), UPPER, c->n, (T *)c->a, c->lda, (T *)c->w, (T *)c->work,  \
-                             c->lwork, c->info);                                                          \
-      case GM_SV_GESVD:                                                                                   \
-        return CUSOLVER_CALL(P, gesvd, (signed char)c->jobu, (signed char)c->jobvt, c->m, c->n,           \
-                             (T *)c->a, c->lda, (T *)c->w, (T *)c->u, ldu, (T *)c->vt, ldvt,              \
-                             (T *)c->work, c->lwork, NULL, c->info);                                      \
+        return CUSOLVER_NAMED(P, SV_SYEVD_##P, , jobz(c), UPPER, c->n, c->a, c->lda, c->w, c->work,       \
+                              c->lwork, c->info);                                                         \
+      case GM_SV_GESVD: /* S real, of a complex a too; no rwork asked */                                 \
+        return CUSOLVER_CALL(P, gesvd, (signed char)c->jobu, (signed char)c->jobvt, c->m, c->n, c->a,     \
+                             c->lda, c->w, c->u, ldu, c->vt, ldvt, c->work, c->lwork, NULL, c->info);     \
       case GM_SV_GEEV: break; /* xgeev, above */                                                          \
     }                                                                                                     \
     break;
-  FLOAT_SWITCH(c->t, X, "linalg")
+  LAPACK_SWITCH(c->t, X, "linalg")
 #undef X
   return gm_fail(GM_EINVAL, "linalg: unknown call %d", (int)c->fn);
 }
@@ -201,8 +217,8 @@ static gm_status cublas_status(cublasStatus_t st, const char *fn) {
 static gm_status cu_potrf_batched(void *ctx, gm_ctype t, int n, void **as, int lda, int *infos, int batch) {
 #define X(T, E, name, kw, p, P, ...) \
   case GM_##E:                       \
-    return CUSOLVER_CALL(P, potrfBatched, UPPER, n, (T **)as, lda, infos, batch);
-  CTYPE_SWITCH(t, X, "potrfBatched")
+    return CUSOLVER_CALL(P, potrfBatched, UPPER, n, (void *)as, lda, infos, batch);
+  LAPACK_SWITCH(t, X, "potrfBatched")
 #undef X
 }
 
@@ -211,8 +227,8 @@ static gm_status cu_getrf_batched(void *ctx, gm_ctype t, int n, void **as, int l
   cublasHandle_t h = gm_cuda_impl(ctx)->cublas;
 #define X(T, E, name, kw, p, P, ...) \
   case GM_##E:                       \
-    return cublas_status(cublas##P##getrfBatched(h, n, (T *const *)as, lda, ipiv, infos, batch), "cublas" #P "getrfBatched");
-  CTYPE_SWITCH(t, X, "getrfBatched")
+    return cublas_status(cublas##P##getrfBatched(h, n, (void *)as, lda, ipiv, infos, batch), "cublas" #P "getrfBatched");
+  LAPACK_SWITCH(t, X, "getrfBatched")
 #undef X
 }
 
@@ -224,17 +240,24 @@ static gm_status cu_getrs_batched(void *ctx, gm_ctype t, bool trans, int n, int 
   gm_status st = GM_OK;
 #define X(T, E, name, kw, p, P, ...)                                                                           \
   case GM_##E:                                                                                                 \
-    st = cublas_status(cublas##P##getrsBatched(h, op, n, nrhs, (const T *const *)as, lda, ipiv, (T *const *)bs, \
-                                               ldb, &info, batch),                                             \
+    st = cublas_status(cublas##P##getrsBatched(h, op, n, nrhs, (void *)as, lda, ipiv, (void *)bs, ldb, &info, \
+                                               batch),                                                         \
                        "cublas" #P "getrsBatched");                                                            \
     break;
-  switch (t) {
-    GM_FLOAT_CTYPES(X)
-    default: return gm_fail(GM_EINVAL, "getrsBatched: unsupported ctype");
-  }
+  LAPACK_SWITCH(t, X, "getrsBatched")
 #undef X
   if (st == GM_OK && info != 0) return gm_fail(GM_EINVAL, "getrsBatched: argument %d rejected", -info);
   return st;
+}
+
+/* The end of a Jacobi batched call (syevj, gesvdj): its workspace freed
+ * in stream order and, once its params exist, a wait for the call before
+ * the caller destroys them. */
+static gm_status jacobi_done(void *ctx, gm_status st, void *work, bool params) {
+  if (work) gm_cuda_scratch_free_on(ctx, work);
+  if (!params) return st;
+  gm_status s2 = cuda_status(cudaStreamSynchronize(gm_cuda_impl(ctx)->stream), "cudaStreamSynchronize");
+  return st == GM_OK ? s2 : st;
 }
 
 /* syevjBatched with default tolerance and sweeps (syevjInfo_t), its
@@ -250,24 +273,48 @@ static gm_status cu_syevj_batched(void *ctx, gm_ctype t, bool vectors, int n, vo
 #define X(T, E, name, kw, p, P, ...)                                                                           \
   case GM_##E:                                                                                                 \
     if (st == GM_OK)                                                                                           \
-      st = CUSOLVER_CALL(P, syevjBatched_bufferSize, jz, UPPER, n, (const T *)a, lda, (const T *)w, &lwork, prm, \
-                         batch);                                                                               \
+      st = CUSOLVER_NAMED(P, SV_SYEVJ_##P, _bufferSize, jz, UPPER, n, a, lda, w, &lwork, prm, batch);          \
     if (st == GM_OK) st = gm_cuda_scratch_alloc_on(ctx, (size_t)(lwork > 0 ? lwork : 1) * sizeof(T), &work);   \
-    if (st == GM_OK)                                                                                           \
-      st = CUSOLVER_CALL(P, syevjBatched, jz, UPPER, n, (T *)a, lda, (T *)w, (T *)work, lwork, infos, prm,      \
-                         batch);                                                                               \
+    if (st == GM_OK) st = CUSOLVER_NAMED(P, SV_SYEVJ_##P, , jz, UPPER, n, a, lda, w, work, lwork, infos, prm, batch); \
     break;
   switch (t) {
     GM_FLOAT_CTYPES(X)
+    GM_COMPLEX_CTYPES(X)
     default: st = gm_fail(GM_EINVAL, "syevjBatched: unsupported ctype");
   }
 #undef X
-  if (work) gm_cuda_scratch_free_on(ctx, work);
-  if (prm) {
-    gm_status s2 = cuda_status(cudaStreamSynchronize(gm_cuda_impl(ctx)->stream), "cudaStreamSynchronize");
-    if (st == GM_OK) st = s2;
-    cusolverDnDestroySyevjInfo(prm);
+  st = jacobi_done(ctx, st, work, prm != NULL);
+  if (prm) cusolverDnDestroySyevjInfo(prm);
+  return st;
+}
+
+/* gesvdjBatched with default tolerance and sweeps, the singular values
+ * sorted descending (gesvdjInfo_t), as cu_syevj_batched: its workspace
+ * stream-ordered scratch, the params alive until the call is done. */
+static gm_status cu_gesvdj_batched(void *ctx, gm_ctype t, bool vectors, int m, int n, void *a, int lda, void *s,
+                                   void *u, int ldu, void *v, int ldv, int *infos, int batch) {
+  cusolverEigMode_t jz = vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+  gesvdjInfo_t prm = NULL;
+  int lwork = 0, lu = ldu > 0 ? ldu : 1, lv = ldv > 0 ? ldv : 1;
+  void *work = NULL;
+  gm_status st = cusolver_status(cusolverDnCreateGesvdjInfo(&prm), "cusolverDnCreateGesvdjInfo");
+  if (st == GM_OK) st = cusolver_status(cusolverDnXgesvdjSetSortEig(prm, 1), "cusolverDnXgesvdjSetSortEig");
+#define X(T, E, name, kw, p, P, ...)                                                                            \
+  case GM_##E:                                                                                                  \
+    if (st == GM_OK)                                                                                            \
+      st = CUSOLVER_CALL(P, gesvdjBatched_bufferSize, jz, m, n, a, lda, s, u, lu, v, lv, &lwork, prm, batch);   \
+    if (st == GM_OK) st = gm_cuda_scratch_alloc_on(ctx, (size_t)(lwork > 0 ? lwork : 1) * sizeof(T), &work);    \
+    if (st == GM_OK)                                                                                            \
+      st = CUSOLVER_CALL(P, gesvdjBatched, jz, m, n, a, lda, s, u, lu, v, lv, work, lwork, infos, prm, batch);  \
+    break;
+  switch (t) {
+    GM_FLOAT_CTYPES(X)
+    GM_COMPLEX_CTYPES(X)
+    default: st = gm_fail(GM_EINVAL, "gesvdjBatched: unsupported ctype");
   }
+#undef X
+  st = jacobi_done(ctx, st, work, prm != NULL);
+  if (prm) cusolverDnDestroyGesvdjInfo(prm);
   return st;
 }
 
@@ -301,6 +348,7 @@ static const gm_solver_ops cu_solver = {
     .getrf_batched = cu_getrf_batched,
     .getrs_batched = cu_getrs_batched,
     .syevj_batched = cu_syevj_batched,
+    .gesvdj_batched = cu_gesvdj_batched,
 };
 
 gm_status gm_cuda_invert(void *ctx, gm_ctype t, int n, void *a, int lda) {

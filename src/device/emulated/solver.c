@@ -13,6 +13,7 @@
 #include "emulated.h"
 #include "launchers.h"
 #include "../solver.h"
+#include "../../host/lapack_names.h"
 
 _Static_assert(sizeof(lapack_int) == sizeof(int), "cuSOLVER's pivots are int");
 
@@ -84,125 +85,94 @@ static gm_status emu_getrs(void *ctx, gm_ctype t, int n, int nrhs, const void *a
 
 /* ---- gm.linalg's calls (../solver.h: gm_solver_call) ---- */
 
-#define FLOAT_SWITCH(t, CASE, DEFAULT) \
-  switch (t) {                         \
-    GM_FLOAT_CTYPES(CASE)              \
-    default:                           \
-      DEFAULT;                         \
-  }
+/* The calls' rows: the real floating ctypes and the complex ones (the
+ * names and extra arguments per row: ../../host/lapack_names.h). */
+#define LAPACK_CTYPES(X) GM_FLOAT_CTYPES(X) GM_COMPLEX_CTYPES(X)
 
-/* cuSOLVER's bufferSize: LAPACK's own workspace query (lwork = -1, no
- * matrix element read), so the device workspace is the one LAPACK uses;
- * syevd's is LAPACK's documented minimum (its iwork is the closure's). */
-/* cgeev/zgeev's workspace query (complex elements; rwork is the
- * closure's) */
-static gm_status complex_geev_size(const gm_solver_call *c, int *lwork) {
-  double q = 1;
-  lapack_int r = 0;
-  int ldu = c->ldu > 0 ? c->ldu : 1;
-  char jobvr = c->vectors ? 'V' : 'N';
-#define X(T, E, name, kw, p, ...)                                                                              \
-  case GM_##E: {                                                                                               \
-    T qv = {1, 0}, d[1] = {{0, 0}};                                                                            \
-    __typeof__(qv.re) rd = 0;                                                                                  \
-    r = LAPACKE_##p##geev_work(LAPACK_COL_MAJOR, 'N', jobvr, c->n, (void *)d, c->lda, (void *)d, (void *)d, 1, \
-                               (void *)d, ldu, (void *)&qv, -1, &rd);                                          \
-    q = (double)qv.re;                                                                                         \
-    break;                                                                                                     \
-  }
-  switch (c->t) {
-    GM_COMPLEX_CTYPES(X)
-    default: return gm_fail(GM_EINVAL, "geev: unsupported ctype");
-  }
-#undef X
-  if (r != 0) return gm_fail(GM_ELAPACK, "workspace query failed (info %d)", (int)r);
-  *lwork = (int)q;
-  return GM_OK;
+/* heevd's documented minimum workspaces (LAPACK's query of syevd/heevd
+ * needs none of the matrix): lwork in elements of the ctype, lrwork
+ * reals (the complex rows), liwork ints */
+static long long heevd_lwork(bool cx, bool vectors, long long n) {
+  if (cx) return vectors ? 2 * n + n * n : n + 1;
+  return vectors ? 1 + 6 * n + 2 * n * n : 2 * n + 1;
 }
 
+static long long heevd_lrwork(bool vectors, long long n) { return vectors ? 1 + 5 * n + 2 * n * n : n; }
+
+/* cuSOLVER's bufferSize: LAPACK's own workspace query (lwork = -1, no
+ * matrix element read; the size is the real part of the element it
+ * writes), so the device workspace is the one LAPACK uses; syevd's is
+ * LAPACK's documented minimum (its iwork and the complex rows' rwork are
+ * the closure's). */
 static gm_status emu_call_buffer_size(void *ctx, const gm_solver_call *c, int *lwork) {
   (void)ctx;
-  if (gm_ctype_kind(c->t) == GM_KIND_COMPLEX) return complex_geev_size(c, lwork);
-  double q = 1;
   lapack_int r = 0;
   int n = c->n, ldu = c->ldu > 0 ? c->ldu : 1, ldvt = c->ldvt > 0 ? c->ldvt : 1;
+  char jobvr = c->vectors ? 'V' : 'N';
   switch (c->fn) {
     case GM_SV_GEQRF: case GM_SV_ORGQR: case GM_SV_GESVD: case GM_SV_GEEV: break;
     case GM_SV_SYEVD: {
-      long long nn = n, need = c->vectors ? 1 + 6 * nn + 2 * nn * nn : 2 * nn + 1;
+      long long need = heevd_lwork(gm_ctype_is_complex(c->t), c->vectors, n);
       if (need > INT_MAX) return gm_fail(GM_ERANGE, "syevd: workspace too large for LAPACK");
       *lwork = (int)need;
       return GM_OK;
     }
     default: *lwork = 1; return GM_OK;
   }
+  double q[2] = {1, 1}, rd[2] = {0, 0}; /* the query's element (one complex128 at most); a real workspace */
 #define X(T, E, name, kw, p, ...)                                                                              \
   case GM_##E: {                                                                                               \
-    T qv = 1, d[1] = {0};                                                                                      \
-    r = c->fn == GM_SV_GEQRF   ? LAPACKE_##p##geqrf_work(LAPACK_COL_MAJOR, c->m, n, d, c->lda, d, &qv, -1)     \
-        : c->fn == GM_SV_ORGQR ? LAPACKE_##p##orgqr_work(LAPACK_COL_MAJOR, c->m, n, c->k, d, c->lda, d, &qv, -1) \
-        : c->fn == GM_SV_GEEV  ? LAPACKE_##p##geev_work(LAPACK_COL_MAJOR, 'N', c->vectors ? 'V' : 'N', n, d,    \
-                                                        c->lda, d, d, d, 1, d, ldu, &qv, -1)                  \
-                               : LAPACKE_##p##gesvd_work(LAPACK_COL_MAJOR, c->jobu, c->jobvt, c->m, n, d, c->lda, \
-                                                         d, d, ldu, d, ldvt, &qv, -1);                         \
-    q = (double)qv;                                                                                            \
+    T d[1];                                                                                                    \
+    memset(d, 0, sizeof d);                                                                                    \
+    void *qv = q, *dv = d, *rv = rd;                                                                           \
+    r = c->fn == GM_SV_GEQRF   ? LAPACKE_##p##geqrf_work(LAPACK_COL_MAJOR, c->m, n, dv, c->lda, dv, qv, -1)    \
+        : c->fn == GM_SV_ORGQR ? GM_LAPACK_NAME(ORGQR_WORK, p)(LAPACK_COL_MAJOR, c->m, n, c->k, dv, c->lda, dv, qv, -1) \
+        : c->fn == GM_SV_GEEV  ? LAPACKE_##p##geev_work(LAPACK_COL_MAJOR, 'N', jobvr, n, dv, c->lda,           \
+                                                        GM_LAPACK_GEEV_W_##p(T, dv, 0), dv, 1, dv, ldu, qv,    \
+                                                        -1 GM_LAPACK_RWORK_##p(rv))                            \
+                               : LAPACKE_##p##gesvd_work(LAPACK_COL_MAJOR, c->jobu, c->jobvt, c->m, n, dv, c->lda, \
+                                                         rv, dv, ldu, dv, ldvt, qv, -1 GM_LAPACK_RWORK_##p(rv)); \
     break;                                                                                                     \
   }
-  FLOAT_SWITCH(c->t, X, return gm_fail(GM_EINVAL, "linalg: unsupported ctype"))
+  switch (c->t) {
+    LAPACK_CTYPES(X)
+    default: return gm_fail(GM_EINVAL, "linalg: unsupported ctype");
+  }
 #undef X
   if (r != 0) return gm_fail(GM_ELAPACK, "workspace query failed (info %d)", (int)r);
-  *lwork = (int)q;
+  *lwork = (int)gm_ctype_get(c->t, q, 0);
   return GM_OK;
 }
 
-
 /* The call, queued as cuSOLVER's kernels are: a copy of its arguments
  * runs on the worker against the aliases of its device pointers.  syevd's
- * integer workspace (cuSOLVER has none) is the closure's own. */
-static int run_la_float(gm_solver_call *c, lapack_int *r);
+ * integer workspace (cuSOLVER has none) and the complex rows' real one
+ * (cuSOLVER keeps it inside its workspace: heevd's, gesvd's, Xgeev's host
+ * buffer) are the closure's own. */
+typedef struct la_extra {
+  lapack_int liwork, lrwork, *iwork;
+  double *rwork; /* reals of the ctype's precision (a double each is room enough) */
+} la_extra;
 
-/* cgeev/zgeev, the one complex call: its rwork (2n reals; cuSOLVER's
- * Xgeev keeps it in its host workspace) is the closure's own */
-static int run_la_complex(gm_solver_call *c, lapack_int *r) {
-  size_t n2 = 2 * (size_t)(c->n > 0 ? c->n : 1);
-  char jobvr = c->vectors ? 'V' : 'N';
-  int ldu = c->ldu > 0 ? c->ldu : 1, st = 0;
-  void *vr = c->u ? c->u : c->a;
-#define X(T, E, name, kw, p, ...)                                                                             \
-  case GM_##E: {                                                                                              \
-    __typeof__(((T *)0)->re) *rwork = malloc(n2 * sizeof *rwork);                                            \
-    if (!rwork) return (int)gm_fail(GM_ENOMEM, "out of host memory");                                        \
-    *r = LAPACKE_##p##geev_work(LAPACK_COL_MAJOR, 'N', jobvr, c->n, c->a, c->lda, c->w, vr, 1, vr, ldu, c->work, \
-                                c->lwork, rwork);                                                             \
-    free(rwork);                                                                                              \
-    break;                                                                                                    \
-  }
-  switch (c->t) {
-    GM_COMPLEX_CTYPES(X)
-    default: st = (int)gm_fail(GM_EINVAL, "geev: unsupported ctype");
-  }
-#undef X
-  return st;
-}
-
-static int run_la(void *arg) {
-  gm_solver_call *c = arg;
-  void **ptrs[] = {&c->a, &c->b, &c->w, &c->u, &c->vt, &c->work};
-  for (size_t i = 0; i < sizeof ptrs / sizeof *ptrs; i++) *ptrs[i] = gm_emu_alias(*ptrs[i]);
-  c->ipiv = gm_emu_alias(c->ipiv);
-  c->info = gm_emu_alias(c->info);
-  lapack_int r = 0;
-  int st = gm_ctype_kind(c->t) == GM_KIND_COMPLEX ? run_la_complex(c, &r) : run_la_float(c, &r);
-  if (st == 0) *c->info = (int)r;
-  free(c);
-  return st;
-}
-
-static int run_la_float(gm_solver_call *c, lapack_int *r) {
-  int L = LAPACK_COL_MAJOR, n = c->n;
-  lapack_int liwork = c->vectors ? 3 + 5 * n : 1, *iwork = NULL;
-  if (c->fn == GM_SV_SYEVD && !(iwork = malloc((size_t)liwork * sizeof *iwork)))
+static int la_extra_alloc(const gm_solver_call *c, la_extra *x) {
+  long long n = c->n, k = c->m < c->n ? c->m : c->n;
+  x->liwork = c->vectors ? 3 + 5 * c->n : 1;
+  x->lrwork = c->fn == GM_SV_SYEVD ? (lapack_int)heevd_lrwork(c->vectors, n) : c->fn == GM_SV_GEEV ? 2 * c->n : 5 * (lapack_int)k;
+  bool rw = gm_ctype_is_complex(c->t) && (c->fn == GM_SV_SYEVD || c->fn == GM_SV_GESVD || c->fn == GM_SV_GEEV);
+  x->iwork = c->fn == GM_SV_SYEVD ? malloc((size_t)x->liwork * sizeof *x->iwork) : NULL;
+  x->rwork = rw ? malloc((size_t)(x->lrwork > 0 ? x->lrwork : 1) * sizeof *x->rwork) : NULL;
+  if ((c->fn == GM_SV_SYEVD && !x->iwork) || (rw && !x->rwork)) {
+    free(x->iwork);
+    free(x->rwork);
     return (int)gm_fail(GM_ENOMEM, "out of host memory");
+  }
+  return 0;
+}
+
+static int run_la_lapack(gm_solver_call *c, lapack_int *r) {
+  la_extra x;
+  int L = LAPACK_COL_MAJOR, n = c->n, st = la_extra_alloc(c, &x);
+  if (st != 0) return st;
   char tr = c->trans ? 'T' : 'N', jobz = c->vectors ? 'V' : 'N';
   int ldu = c->ldu > 0 ? c->ldu : 1, ldvt = c->ldvt > 0 ? c->ldvt : 1;
 #define X(T, E, name, kw, p, ...)                                                                          \
@@ -215,25 +185,42 @@ static int run_la_float(gm_solver_call *c, lapack_int *r) {
       case GM_SV_POTRF: *r = LAPACKE_##p##potrf_work(L, 'U', n, c->a, c->lda); break;                      \
       case GM_SV_GEQRF: *r = LAPACKE_##p##geqrf_work(L, c->m, n, c->a, c->lda, c->w, c->work, c->lwork); break; \
       case GM_SV_ORGQR:                                                                                    \
-        *r = LAPACKE_##p##orgqr_work(L, c->m, n, c->k, c->a, c->lda, c->w, c->work, c->lwork);             \
+        *r = GM_LAPACK_NAME(ORGQR_WORK, p)(L, c->m, n, c->k, c->a, c->lda, c->w, c->work, c->lwork);       \
         break;                                                                                             \
       case GM_SV_SYEVD:                                                                                    \
-        *r = LAPACKE_##p##syevd_work(L, jobz, 'U', n, c->a, c->lda, c->w, c->work, c->lwork, iwork, liwork); \
+        *r = GM_LAPACK_NAME(SYEVD_WORK, p)(L, jobz, 'U', n, c->a, c->lda, c->w, c->work, c->lwork           \
+                                           GM_LAPACK_HEEVD_RWORK_##p(x.rwork, x.lrwork), x.iwork, x.liwork); \
         break;                                                                                             \
       case GM_SV_GEEV: /* vr is not referenced without vectors */                                         \
-        *r = LAPACKE_##p##geev_work(L, 'N', jobz, n, c->a, c->lda, c->w, (T *)c->w + n, c->a, 1,            \
-                                    c->u ? c->u : c->a, ldu, c->work, c->lwork);                           \
+        *r = LAPACKE_##p##geev_work(L, 'N', jobz, n, c->a, c->lda, GM_LAPACK_GEEV_W_##p(T, c->w, n), c->a, 1, \
+                                    c->u ? c->u : c->a, ldu, c->work, c->lwork GM_LAPACK_RWORK_##p(x.rwork)); \
         break;                                                                                             \
       case GM_SV_GESVD:                                                                                    \
         *r = LAPACKE_##p##gesvd_work(L, c->jobu, c->jobvt, c->m, n, c->a, c->lda, c->w, c->u, ldu, c->vt,  \
-                                     ldvt, c->work, c->lwork);                                             \
+                                     ldvt, c->work, c->lwork GM_LAPACK_RWORK_##p(x.rwork));                \
         break;                                                                                             \
     }                                                                                                      \
     break;
-  int st = 0;
-  FLOAT_SWITCH(c->t, X, st = (int)gm_fail(GM_EINVAL, "linalg: unsupported ctype"))
+  switch (c->t) {
+    LAPACK_CTYPES(X)
+    default: st = (int)gm_fail(GM_EINVAL, "linalg: unsupported ctype");
+  }
 #undef X
-  free(iwork);
+  free(x.iwork);
+  free(x.rwork);
+  return st;
+}
+
+static int run_la(void *arg) {
+  gm_solver_call *c = arg;
+  void **ptrs[] = {&c->a, &c->b, &c->w, &c->u, &c->vt, &c->work};
+  for (size_t i = 0; i < sizeof ptrs / sizeof *ptrs; i++) *ptrs[i] = gm_emu_alias(*ptrs[i]);
+  c->ipiv = gm_emu_alias(c->ipiv);
+  c->info = gm_emu_alias(c->info);
+  lapack_int r = 0;
+  int st = run_la_lapack(c, &r);
+  if (st == 0) *c->info = (int)r;
+  free(c);
   return st;
 }
 
@@ -274,12 +261,12 @@ static lapack_int batch_one(const batch_task *k, void *a, void *b, int *ipiv) {
       case BT_GETRF: return LAPACKE_##p##getrf_work(L, k->n, k->n, a, k->lda, ipiv);                          \
       case BT_GETRS:                                                                                          \
         return LAPACKE_##p##getrs_work(L, k->trans ? 'T' : 'N', k->n, k->nrhs, a, k->lda, ipiv, b, k->ldb);   \
-      case BT_SYEVJ: /* syevd: the same eigenvalues, ascending; n + 1 as syevj's "no convergence" */         \
-        return syevj_info(LAPACKE_##p##syevd(L, k->vectors ? 'V' : 'N', 'U', k->n, a, k->lda, b), k->n);     \
+      case BT_SYEVJ: /* syevd (heevd): the same eigenvalues, ascending; n + 1 as syevj's "no convergence" */ \
+        return syevj_info(GM_LAPACK_NAME(SYEVD, p)(L, k->vectors ? 'V' : 'N', 'U', k->n, a, k->lda, b), k->n); \
     }                                                                                                         \
     break;
   switch (k->t) {
-    GM_FLOAT_CTYPES(X)
+    LAPACK_CTYPES(X)
     default: break;
   }
 #undef X
@@ -293,11 +280,12 @@ static int run_batch(void *arg) {
   void **as = k->as ? gm_emu_alias(k->as) : NULL, **bs = k->bs ? gm_emu_alias(k->bs) : NULL;
   int *ipiv = k->ipiv ? gm_emu_alias(k->ipiv) : NULL, *infos = k->infos ? gm_emu_alias(k->infos) : NULL;
   int st = 0;
-  size_t elem = gm_ctype_size(k->t), un = (size_t)k->n;
+  /* syevj's eigenvalues are real (of a complex stack too) */
+  size_t elem = gm_ctype_size(k->t), welem = gm_ctype_size(gm_ctype_real_of(k->t)), un = (size_t)k->n;
   char *sa = k->a ? gm_emu_alias(k->a) : NULL, *sw = k->w ? gm_emu_alias(k->w) : NULL;
   for (int i = 0; i < k->batch && st == 0; i++) {
     void *a = sa ? sa + (size_t)i * (size_t)k->lda * un * elem : gm_emu_alias(as[i]);
-    void *b = sw ? sw + (size_t)i * un * elem : bs ? gm_emu_alias(bs[i]) : NULL;
+    void *b = sw ? sw + (size_t)i * un * welem : bs ? gm_emu_alias(bs[i]) : NULL;
     lapack_int r = batch_one(k, a, b, ipiv ? ipiv + (size_t)i * (size_t)k->n : NULL);
     if (infos) infos[i] = (int)r;
     else if (r < 0) st = (int)gm_fail(GM_EINVAL, "getrsBatched: argument %d rejected", (int)-r);
@@ -307,7 +295,8 @@ static int run_batch(void *arg) {
 }
 
 static gm_status queue_batch(void *ctx, const batch_task *proto) {
-  if (gm_ctype_kind(proto->t) != GM_KIND_FLOAT) return gm_fail(GM_EINVAL, "batched solver: unsupported ctype");
+  if (!gm_ctype_is_float(proto->t) && !gm_ctype_is_complex(proto->t))
+    return gm_fail(GM_EINVAL, "batched solver: unsupported ctype");
   batch_task *k = malloc(sizeof *k);
   if (!k) return gm_fail(GM_ENOMEM, "out of host memory");
   *k = *proto;
@@ -341,6 +330,81 @@ static gm_status emu_getrs_batched(void *ctx, gm_ctype t, bool trans, int n, int
   return queue_batch(ctx, &(batch_task){.kind = BT_GETRS, .t = t, .trans = trans, .n = n, .nrhs = nrhs,
                                         .lda = lda, .ldb = ldb, .as = as, .bs = bs, .ipiv = (int *)ipiv,
                                         .batch = batch});
+}
+
+/* gesvdjBatched: gesdd per matrix (the same singular values, descending;
+ * U full), its V^H turned into the V gesvdj gives, and info min(m, n) + 1
+ * for "no convergence" as gesvdj's. */
+typedef struct gesvdj_task {
+  gm_ctype t;
+  bool vectors;
+  int m, n, lda, ldu, ldv, batch;
+  void *a, *s, *u, *v;
+  int *infos;
+} gesvdj_task;
+
+/* v (ldv) := the conjugate transpose of vt (n x n, tight), column-major;
+ * a complex element's imaginary part is the real after its real part */
+static void conj_transpose(gm_ctype t, int n, const char *vt, char *v, int ldv) {
+  size_t elem = gm_ctype_size(t), un = (size_t)n;
+  gm_ctype rt = gm_ctype_real_of(t);
+  for (size_t c = 0; c < un; c++)
+    for (size_t r = 0; r < un; r++) {
+      char *dst = v + (r + c * (size_t)ldv) * elem;
+      memcpy(dst, vt + (c + r * un) * elem, elem);
+      if (gm_ctype_is_complex(t)) gm_ctype_set(rt, dst, 1, -gm_ctype_get(rt, dst, 1));
+    }
+}
+
+static lapack_int gesdd_one(const gesvdj_task *k, void *a, void *s, void *u, void *vt) {
+  int L = LAPACK_COL_MAJOR, ldu = k->ldu > 0 ? k->ldu : 1;
+  char jobz = k->vectors ? 'A' : 'N';
+#define X(T, E, name, kw, p, ...) \
+  case GM_##E:                    \
+    return LAPACKE_##p##gesdd(L, jobz, k->m, k->n, a, k->lda, s, u, ldu, vt, k->n > 0 ? k->n : 1);
+  switch (k->t) {
+    LAPACK_CTYPES(X)
+    default: break;
+  }
+#undef X
+  return -1;
+}
+
+static int run_gesvdj(void *arg) {
+  gesvdj_task *k = arg;
+  char *a = gm_emu_alias(k->a), *s = gm_emu_alias(k->s), *u = k->u ? gm_emu_alias(k->u) : NULL;
+  char *v = k->v ? gm_emu_alias(k->v) : NULL;
+  int *infos = gm_emu_alias(k->infos), mn = k->m < k->n ? k->m : k->n;
+  size_t elem = gm_ctype_size(k->t), relem = gm_ctype_size(gm_ctype_real_of(k->t));
+  char *vt = k->vectors ? malloc((size_t)k->n * (size_t)k->n * elem + 1) : NULL;
+  if (k->vectors && !vt) {
+    free(k);
+    return (int)gm_fail(GM_ENOMEM, "out of host memory");
+  }
+  for (int i = 0; i < k->batch; i++) {
+    size_t at = (size_t)i;
+    char *ai = a + at * (size_t)k->lda * (size_t)k->n * elem, *ui = u ? u + at * (size_t)k->ldu * (size_t)k->m * elem : ai;
+    lapack_int r = gesdd_one(k, ai, s + at * (size_t)mn * relem, ui, vt ? vt : ai);
+    infos[i] = r > 0 ? mn + 1 : (int)r;
+    if (vt && v && r == 0) conj_transpose(k->t, k->n, vt, v + at * (size_t)k->ldv * (size_t)k->n * elem, k->ldv);
+  }
+  free(vt);
+  free(k);
+  return 0;
+}
+
+static gm_status emu_gesvdj_batched(void *ctx, gm_ctype t, bool vectors, int m, int n, void *a, int lda, void *s,
+                                    void *u, int ldu, void *v, int ldv, int *infos, int batch) {
+  if (m < 0 || n < 0 || m > 32 || n > 32 || lda < (m > 1 ? m : 1) || batch < 0 ||
+      (vectors && (!u || !v || ldu < (m > 1 ? m : 1) || ldv < (n > 1 ? n : 1))))
+    return gm_fail(GM_EINVAL, "gesvdjBatched: bad arguments (m and n at most 32)");
+  if (!gm_ctype_is_float(t) && !gm_ctype_is_complex(t)) return gm_fail(GM_EINVAL, "gesvdjBatched: unsupported ctype");
+  gesvdj_task *k = malloc(sizeof *k);
+  if (!k) return gm_fail(GM_ENOMEM, "out of host memory");
+  *k = (gesvdj_task){.t = t, .vectors = vectors, .m = m, .n = n, .lda = lda, .ldu = ldu, .ldv = ldv, .batch = batch,
+                     .a = a, .s = s, .u = u, .v = v, .infos = infos};
+  gm_emu_enqueue(ctx, run_gesvdj, k);
+  return GM_OK;
 }
 
 /* Scratch is emulated device memory (raw allocations, protected outside
@@ -381,6 +445,7 @@ static const gm_solver_ops emu_solver = {
     .getrf_batched = emu_getrf_batched,
     .getrs_batched = emu_getrs_batched,
     .syevj_batched = emu_syevj_batched,
+    .gesvdj_batched = emu_gesvdj_batched,
 };
 
 static gm_status emu_invert(void *ctx, gm_ctype t, int n, void *a, int lda) {
