@@ -178,6 +178,27 @@ describe("typed mats: element access", function()
       assert.are.same({ { 1, 2, 3 }, { 9, 9, 9 } }, m:to_table())
     end
   end)
+
+  it("a view takes every value one element takes, exactly: booleans, gm.complex, integers past 2^53", function()
+    local b = gm.zeros({ 2, 3 }, { dtype = "bool" })
+    b[{ 2 }] = true
+    assert.are.same({ { false, false, false }, { true, true, true } }, b:to_table())
+    local big = (1 << 62) + 1 -- a double would round it to 2^62
+    for _, t in ipairs({ "int64", "uint64" }) do
+      local m = gm.zeros({ 2, 3 }, { dtype = t })
+      m[{ 1, { 2, 3 } }] = big
+      m[{ 2 }] = true
+      assert.are.same({ { 0, big, big }, { 1, 1, 1 } }, m:to_table())
+    end
+    local z = gm.zeros({ 2, 2 }, { dtype = "complex64" })
+    z[{ {}, 2 }] = gm.complex(7, -8)
+    assert.are.same({ 0, 7, 0, 7 }, { z[{ 1, 1 }].re, z[{ 1, 2 }].re, z[{ 2, 1 }].re, z[{ 2, 2 }].re })
+    assert.are.same({ 0, -8, 0, -8 }, { z[{ 1, 1 }].im, z[{ 1, 2 }].im, z[{ 2, 1 }].im, z[{ 2, 2 }].im })
+    local d = gm.zeros({ 2, 2 })
+    assert.has_error(function() d[{ 1 }] = true end, "bad argument #3 to 'set' (number expected, got boolean)")
+    assert.has_error(function() b[{ 1 }] = "x" end, "bad argument #3 to 'set' (number or boolean expected, got string)")
+    assert.are.same({ { 0, 0 }, { 0, 0 } }, d:to_table())
+  end)
 end)
 
 describe("typed mats: astype", function()

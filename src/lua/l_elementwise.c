@@ -170,25 +170,28 @@ static int l_add_sign_(lua_State *L) {
   return 1;
 }
 
-/* gm.fill_(alpha, x, {n}) */
-/* fill_ of a complex mat with a gm.complex value: where(true, z, z) into
- * x with z a 1-element mat of x's type (the broadcasting engine, which
- * carries both parts on every device; the backends' fill takes a double) */
-static void fill_complex(lua_State *L, gm_mat *x, size_t n) {
-  gm_value v = {false, false, 0, 0, true, 0};
-  if (!gml_tocomplex(L, 1, &v.d, &v.im)) gml_argerror(L, 1, "fill_", "gm.complex value with non-number parts");
-  if (n != x->size) gml_argerror(L, 3, "fill_", "option 'n' with a complex value: fill the whole mat or a view");
+void gml_fill_value(lua_State *L, gm_mat *x, gm_value v, const char *fn) {
   gm_mat *z, *zx;
   size_t ones[GM_MAX_RANK];
   for (int i = 0; i < x->rank; i++) ones[i] = 1;
   gm_sync sync = gml_settings_of(L)->default_synchronization;
-  GML_TRY(L, gm_result_new(x->rank, ones, x->ctype, x->cuda_enabled, sync, &z), "fill_");
+  GML_TRY(L, gm_result_new(x->rank, ones, x->ctype, x->cuda_enabled, sync, &z), fn);
   gml_pushmat(L, z);
-  GML_TRY(L, gm_mat_put_value(z, 0, v), "fill_");
-  GML_TRY(L, gm_view_expand(z, x->rank, x->dims, &zx), "fill_");
+  GML_TRY(L, gm_mat_put_value(z, 0, v), fn);
+  GML_TRY(L, gm_view_expand(z, x->rank, x->dims, &zx), fn);
   gml_pushmat(L, zx);
-  GML_TRY(L, gm_broadcast_where(x->ctype, (gm_bc_arg){NULL, 1}, (gm_bc_arg){zx, 0}, (gm_bc_arg){zx, 0}, x), "fill_");
+  GML_TRY(L, gm_broadcast_where(x->ctype, (gm_bc_arg){NULL, 1}, (gm_bc_arg){zx, 0}, (gm_bc_arg){zx, 0}, x), fn);
   lua_pop(L, 2);
+}
+
+/* gm.fill_(alpha, x, {n}) */
+/* fill_ of a complex mat with a gm.complex value: gml_fill_value (the
+ * backends' fill takes a double) */
+static void fill_complex(lua_State *L, gm_mat *x, size_t n) {
+  gm_value v = {false, false, 0, 0, true, 0};
+  if (!gml_tocomplex(L, 1, &v.d, &v.im)) gml_argerror(L, 1, "fill_", "gm.complex value with non-number parts");
+  if (n != x->size) gml_argerror(L, 3, "fill_", "option 'n' with a complex value: fill the whole mat or a view");
+  gml_fill_value(L, x, v, "fill_");
 }
 
 static int l_fill_(lua_State *L) {

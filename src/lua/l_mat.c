@@ -496,7 +496,7 @@ static double check_value(lua_State *L, int arg, const char *fn) {
 /* A value to write into an element of ctype t: a number for float mats;
  * a number or a boolean for integer and bool mats, Lua integers and
  * booleans exactly (gm_value), converted as astype does by the core. */
-static gm_value check_elem(lua_State *L, int arg, gm_ctype t, const char *fn) {
+gm_value gml_check_elem(lua_State *L, int arg, gm_ctype t, const char *fn) {
   int lt = lua_type(L, arg);
   gm_value v = {false, false, 0, 0, false, 0};
   if (lt == LUA_TTABLE && gml_iscomplex(L, arg)) { /* a real type takes the real part (astype) */
@@ -616,7 +616,7 @@ static int l_set(lua_State *L) {
   gml_mat *box = gml_checkelembox(L, 1, "set");
   int top = lua_gettop(L);
   if (top < 2) gml_argerror(L, 2, "set", "value expected");
-  gm_value v = check_elem(L, top, box->m->ctype, "set");
+  gm_value v = gml_check_elem(L, top, box->m->ctype, "set");
   size_t k;
   if (top != 4 || !fast_subscripts2(L, box->m, &k)) check_subscripts(L, box->m, 2, top - 2, "set", &k);
   put_element(L, box, k, v, "set");
@@ -634,7 +634,7 @@ static int l_set_row_major(lua_State *L) {
   gml_check_arity(L, &set_row_major_reg);
   gml_mat *box = gml_checkelembox(L, 1, "set_row_major");
   size_t k = check_row_major(L, box->m, 2, "set_row_major");
-  gm_value v = check_elem(L, 3, box->m->ctype, "set_row_major");
+  gm_value v = gml_check_elem(L, 3, box->m->ctype, "set_row_major");
   put_element(L, box, k, v, "set_row_major");
   lua_settop(L, 1);
   return 1;
@@ -839,13 +839,13 @@ static int l_newindex(lua_State *L) {
     int n = push_subscripts(L, 2, "set"); /* before taking m: may run Lua */
     gml_mat *box = gml_checkelembox(L, 1, "set");
     if (!one_element(L, box->m, 4, n)) return gml_assign_view(L, n);
-    gm_value v = check_elem(L, 3, box->m->ctype, "set");
+    gm_value v = gml_check_elem(L, 3, box->m->ctype, "set");
     check_subscripts_arg(L, box->m, 4, n, "set", &k, 2);
     put_element(L, box, k, v, "set");
     return 0;
   }
   gml_mat *box = gml_checkelembox(L, 1, "set");
-  gm_value v = check_elem(L, 3, box->m->ctype, "set");
+  gm_value v = gml_check_elem(L, 3, box->m->ctype, "set");
   if (kt == LUA_TNUMBER) {
     k = number_row_major(L, box->m, 2, "set");
   } else {

@@ -336,8 +336,29 @@ int gml_index_view(lua_State *L, int n) {
   return 1;
 }
 
+/* A number that gm_fill_'s double carries exactly into ctype t (Lua
+ * integers beyond 2^53 into 64-bit integer mats do not). */
+static bool plain_number(lua_State *L, int idx, gm_ctype t) {
+  if (lua_type(L, idx) != LUA_TNUMBER) return false;
+  if (gm_ctype_is_float(t) || !lua_isinteger(L, idx)) return true;
+  lua_Integer i = lua_tointeger(L, idx);
+  return i >= -((lua_Integer)1 << 53) && i <= ((lua_Integer)1 << 53);
+}
+
+/* m[{...}] = value (a boolean, a gm.complex, a big integer) on a view:
+ * gml_check_elem's rules, as one element is written, filled exactly. */
+static int assign_value(lua_State *L, int nraw, gm_sub_arg *raw) {
+  const char *fn = "set";
+  gm_mat *v = subs_view(L, nraw, raw, fn);
+  gml_pushmat(L, v); /* owned by Lua: the checks below may raise */
+  gm_value val = gml_check_elem(L, 3, v->ctype, fn);
+  GML_TRY(L, gm_check_writable(NULL, v), fn);
+  if (v->size > 0) gml_fill_value(L, v, val, fn);
+  return 0;
+}
+
 /* m[{...}] = x with subscripts at 4..4+n-1 (the value at 3) that are not
- * one element: x a number (filled) or a mat. */
+ * one element: x a number (filled), a mat, or a value assign_value takes. */
 int gml_assign_view(lua_State *L, int n) {
   const char *fn = "set";
   gm_sub_arg raw[GM_MAX_SUBS];
@@ -350,8 +371,8 @@ int gml_assign_view(lua_State *L, int n) {
     gml_adv_apply(L, lua_gettop(L), &adv, 3, fn);
     return 0;
   }
+  if (!gml_ismat(L, 3) && !plain_number(L, 3, gml_checkmat(L, 1, fn)->ctype)) return assign_value(L, nraw, raw);
   bool number = lua_type(L, 3) == LUA_TNUMBER;
-  if (!number && !gml_ismat(L, 3)) gml_argerror(L, 3, fn, "number or mat expected, got %s", luaL_typename(L, 3));
   double value = number ? lua_tonumber(L, 3) : 0;
   gm_mat *x = number ? NULL : gml_checkmat(L, 3, fn);
   gm_mat *v = subs_view(L, nraw, raw, fn); /* nothing below runs Lua until v is freed */

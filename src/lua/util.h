@@ -273,6 +273,14 @@ typedef struct gml_adv {
 int gml_adv_apply(lua_State *L, int vidx, const gml_adv *adv, int value_idx, const char *fn);
 void gml_open_index(lua_State *L, int module_idx);
 int gml_assign_view(lua_State *L, int n);
+/* A Lua value to write into elements of ctype t (l_mat.c): a number, a
+ * boolean (integer and bool types) or a gm.complex, exactly (gm_value);
+ * raises naming fn and arg otherwise. */
+gm_value gml_check_elem(lua_State *L, int arg, gm_ctype t, const char *fn);
+/* Every element of x := v exactly, on x's device (l_elementwise.c): a
+ * 1-element mat broadcast by the where engine, for the values a double
+ * cannot carry (complex, int64 beyond 2^53). */
+void gml_fill_value(lua_State *L, gm_mat *x, gm_value v, const char *fn);
 /* l_view.c: reshape's dims forms (a list or integers, one -1) and its
  * view of a non-contiguous mat (or with -1). */
 int gml_check_reshape_dims(lua_State *L, int idx, const char *fn, size_t *dims, int *infer);
