@@ -209,6 +209,32 @@ static void pair_scatter(const uint64_t *p, uint64_t *t, size_t m, unsigned shif
   for (size_t k = 0; k < m; k++) t[h[(p[k] >> shift) & mask]++] = p[k];
 }
 
+/* pair_scatter by PD digits through write-combining buffers (buf: PD x
+ * 8 pairs): a digit's pairs go out a cache line at a time, so the split
+ * of a bucket bigger than the cache touches 2048 lines of t rarely, not
+ * at every pair. */
+static void pair_scatter_wc(const uint64_t *p, uint64_t *t, size_t m, unsigned shift, uint32_t *h, uint64_t *buf) {
+  uint8_t fill[PD];
+  uint32_t s = 0;
+  for (uint32_t d = 0; d < PD; d++) {
+    uint32_t c = h[d];
+    h[d] = s, s += c, fill[d] = 0;
+  }
+  for (size_t k = 0; k < m; k++) {
+    uint64_t v = p[k];
+    uint32_t d = (uint32_t)(v >> shift) & (PD - 1);
+    buf[d * 8 + fill[d]++] = v;
+    if (fill[d] == 8) {
+      memcpy(t + h[d], buf + d * 8, 8 * sizeof *t);
+      h[d] += 8, fill[d] = 0;
+    }
+  }
+  for (uint32_t d = 0; d < PD; d++) {
+    memcpy(t + h[d], buf + d * 8, fill[d] * sizeof *t);
+    h[d] += fill[d];
+  }
+}
+
 /* Sorts the bucket p[0, m), whose keys agree above their low `bits` bits,
  * with t[0, m) as scratch, and writes it out at pos. */
 static void pair_sort(const pair_job *j, uint64_t *p, uint64_t *t, size_t m, unsigned bits, size_t pos) {
@@ -225,7 +251,10 @@ static void pair_sort(const pair_job *j, uint64_t *p, uint64_t *t, size_t m, uns
       pair_sort(j, p, t, m, bits - w, pos);
       return;
     }
-    pair_scatter(p, t, m, shift, mask, h);
+    uint64_t *buf = malloc(PD * 8 * sizeof *buf); /* none: the plain scatter */
+    if (buf) pair_scatter_wc(p, t, m, shift, h, buf);
+    else pair_scatter(p, t, m, shift, mask, h);
+    free(buf);
     for (size_t d = 0, s = 0; d <= mask; s = h[d++])
       if (h[d] > s) pair_sort(j, t + s, p + s, h[d] - s, bits - w, pos + s);
     return;
