@@ -365,9 +365,15 @@ static int pairs_fit(const gm_host_radix_args *a) {
  * bucket sizes follow a->chunk, so the specs' small chunks reach every
  * path: the cache's bucket is half a default chunk (256 KB of pairs, with
  * its scratch as much again), insertion up to 32. */
+static size_t pair_cache(const gm_host_radix_args *a) { return a->chunk / 2 > 2 ? a->chunk / 2 : 2; }
+static size_t pair_leaf(const gm_host_radix_args *a) {
+  size_t leaf = a->chunk / 2048 > 32 ? 32 : a->chunk / 2048;
+  return leaf > 2 ? leaf : 2;
+}
+
 static gm_status pairs_few_long(const gm_host_radix_args *a) {
   const size_t n = a->len, chunk = a->chunk > (n + 63) / 64 ? a->chunk : (n + 63) / 64;
-  const size_t nch = gm_radix_chunks(n, chunk), leaf = a->chunk / 2048 > 32 ? 32 : a->chunk / 2048;
+  const size_t nch = gm_radix_chunks(n, chunk), leaf = pair_leaf(a);
   scratch sw = {0}, sc = {0};
   uint64_t *w = scratch_get(&sw, 2 * n * sizeof *w);
   size_t *base = scratch_get(&sc, (PD + 1) * sizeof *base + nch * (PD + 1) * sizeof(uint32_t));
@@ -375,8 +381,7 @@ static gm_status pairs_few_long(const gm_host_radix_args *a) {
   if (!w || !base) st = gm_fail(GM_ENOMEM, "sort: out of host memory for the radix scratch");
   for (size_t i = 0; st == GM_OK && i < a->outer * a->inner; i++) {
     size_t s = gm_scan_line_start(i, n, a->inner);
-    pair_job j = {a->t, a->flag, n, a->inner, a->inner, chunk, nch, a->chunk / 2 > 2 ? a->chunk / 2 : 2,
-                  leaf > 2 ? leaf : 2, (const char *)a->x + s * 4, a->y ? (char *)a->y + s * 4 : NULL,
+    pair_job j = {a->t, a->flag, n, a->inner, a->inner, chunk, nch, pair_cache(a), leaf, (const char *)a->x + s * 4, a->y ? (char *)a->y + s * 4 : NULL,
                   a->yi ? a->yi + s : NULL, w, w + n, (uint32_t *)(void *)(base + PD + 1), base, NULL, 0, 0, 0};
     j.diff = j.cnt + nch * PD;
     pair_line(&j);
@@ -412,15 +417,47 @@ static gm_status few_long(const gm_host_radix_args *a, size_t es) {
 }
 
 /* Many lines: a chunk of lines per thread, each line sorted whole. */
+#define PAIR_FILL(T, E)                                                          \
+  for (size_t k = 0; k < n; k++)                                                 \
+    w[k] = (uint64_t)key_##E(((const T *)j.x)[k * a->inner], j.desc) << 32 | k;
 typedef struct lines_job {
   const gm_host_radix_args *a;
   size_t es;
   int failed;
 } lines_job;
 
+/* Lines [begin, end) each sorted whole as pairs (4-byte keys: the LSD
+ * passes of pair_sort, 11 bits and 8 bytes a pass, not 8 bits and 12). */
+static void pair_lines(lines_job *lj, size_t begin, size_t end) {
+  const gm_host_radix_args *a = lj->a;
+  const size_t n = a->len;
+  scratch sw = {0};
+  uint64_t *w = scratch_get(&sw, 2 * n * sizeof *w);
+  if (!w) {
+    __atomic_store_n(&lj->failed, 1, __ATOMIC_RELAXED);
+    return;
+  }
+  for (size_t i = begin; i < end; i++) {
+    size_t s = gm_scan_line_start(i, n, a->inner);
+    pair_job j = {a->t, a->flag, n, a->inner, a->inner, 0, 0, pair_cache(a), pair_leaf(a), (const char *)a->x + s * 4,
+                  a->y ? (char *)a->y + s * 4 : NULL, a->yi ? a->yi + s : NULL, w, w + n, NULL, NULL, NULL, 0, 0, 0};
+    switch (a->t) {
+      case GM_FLOAT: PAIR_FILL(float, FLOAT) break;
+      case GM_INT32: PAIR_FILL(int32_t, INT32) break;
+      default: PAIR_FILL(uint32_t, UINT32) break;
+    }
+    pair_sort(&j, w, w + n, n, 32, 0);
+  }
+  scratch_put(&sw);
+}
+
 static void lines_chunk(void *arg, size_t begin, size_t end) {
   lines_job *lj = arg;
   const gm_host_radix_args *a = lj->a;
+  if (pairs_fit(a)) {
+    pair_lines(lj, begin, end);
+    return;
+  }
   const size_t n = a->len, on = gm_lines_out_len(a->op, n);
   scratch sw = {0};
   int64_t *wi = scratch_get(&sw, 2 * n * (lj->es + sizeof(int64_t))); /* indices first: the strictest alignment */
