@@ -203,6 +203,9 @@ for _, place in ipairs(places) do
             local t = spread(ct, 40, #ct)
             -- {2, 20} and {20, 2}: two lines in chunks; {8, 5}: a line per caller
             for _, rc in ipairs({ { 2, 20 }, { 20, 2 }, { 8, 5 } }) do check_sorts(ct, t, rc[1], rc[2]) end
+            -- a line of five repeated values: the host's (key, position) pairs (float, int32,
+            -- uint32) take their first digit from the bits that differ (uint32 0..12: the low 4)
+            check_sorts(ct, elems(ct, 40, 7), 1, 40)
             check_sets(ct, t)
           end
         end)

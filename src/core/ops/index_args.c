@@ -9,6 +9,7 @@
 
 #include "convert.h"
 #include "../exec/exec.h"
+#include "../exec/par.h"
 #include "../mem/hostpool.h"
 #include "index.h"
 
@@ -83,19 +84,36 @@ gm_status gm_index_arg_from_mat(gm_mat *idx, gm_index_arg *a) {
   return st;
 }
 
-gm_status gm_index_normalize(gm_index_arg *a, size_t len) {
-  for (size_t i = 0; i < a->n; i++) {
-    int64_t v = a->v[i];
-    if (v >= 1 && (uint64_t)v <= len) {
-      a->v[i] = v - 1;
-    } else if (v < 0 && (uint64_t)(-(v + 1)) < len) { /* -v <= len without negating INT64_MIN */
-      a->v[i] = (int64_t)len + v;
+/* Normalizing a's values in parallel; bad: the least position of a value
+ * out of range (SIZE_MAX: none), left as it was for the message. */
+typedef struct norm_job {
+  int64_t *v;
+  size_t len, bad;
+} norm_job;
+
+static void norm_chunk(void *arg, size_t begin, size_t end) {
+  norm_job *j = arg;
+  for (size_t i = begin; i < end; i++) {
+    int64_t v = j->v[i];
+    if (v >= 1 && (uint64_t)v <= j->len) {
+      j->v[i] = v - 1;
+    } else if (v < 0 && (uint64_t)(-(v + 1)) < j->len) { /* -v <= len without negating INT64_MIN */
+      j->v[i] = (int64_t)j->len + v;
     } else {
-      return gm_fail(GM_ERANGE, "index %lld is out of range for length %zu (1..%zu, or -%zu..-1 from the end)",
-                     (long long)v, len, len, len);
+      size_t b = __atomic_load_n(&j->bad, __ATOMIC_RELAXED);
+      while (i < b && !__atomic_compare_exchange_n(&j->bad, &b, i, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+      }
+      return;
     }
   }
-  return GM_OK;
+}
+
+gm_status gm_index_normalize(gm_index_arg *a, size_t len) {
+  norm_job j = {a->v, len, SIZE_MAX};
+  gm_par_for(a->n, 1, 1.0, norm_chunk, &j); /* 4M positions of take: a pass as long as the gather's */
+  if (j.bad == SIZE_MAX) return GM_OK;
+  return gm_fail(GM_ERANGE, "index %lld is out of range for length %zu (1..%zu, or -%zu..-1 from the end)",
+                 (long long)a->v[j.bad], len, len, len);
 }
 
 /* a := the positions of m's nonzero elements. */
