@@ -263,10 +263,11 @@ void gm_hostpool_destroy(gm_hostpool *p) {
  * cached in the pool); blocks are bumped from the current slab, whose
  * tail is left when the next block does not fit (at most a quarter of a
  * slab: blocks are under 4 MiB); a slab is unmapped when its last block is
- * given back (a trim), so trimming returns memory only from slabs whose
- * blocks are all trimmed.  Under AddressSanitizer blocks come from
- * aligned_alloc, whose redzones catch overflows between blocks.  Called
- * with the pool's lock held (raw_alloc, raw_free): no lock of its own. */
+ * given back (a trim), and a trimmed block of whole pages gives its pages
+ * back, so trimming lowers the resident size as free() did.  Under
+ * AddressSanitizer blocks come from aligned_alloc, whose redzones catch
+ * overflows between blocks.  Called with the pool's lock held (raw_alloc,
+ * raw_free): no lock of its own. */
 #define SLAB ((size_t)16 << 20)
 
 typedef struct slab_head {
@@ -289,30 +290,32 @@ static slab_head *slab_new(void) {
 }
 
 static gm_status slab_alloc(size_t size, void **out) {
-  size_t align = gm_hostpool_align(size);
-  char *b = slab_now ? (char *)(((uintptr_t)slab_cur + align - 1) & ~(uintptr_t)(align - 1)) : NULL;
-  if (!b || b > slab_end || (size_t)(slab_end - b) < size) {
+  uintptr_t align = gm_hostpool_align(size), b = 0;
+  if (slab_now) b = ((uintptr_t)slab_cur + align - 1) & ~(align - 1);
+  if (!slab_now || b > (uintptr_t)slab_end || (uintptr_t)slab_end - b < size) {
     slab_head *h = slab_new();
     if (!h) return GM_ENOMEM;
-    if (slab_now && slab_now->live == 0) munmap(slab_now, SLAB);
     slab_now = h;
     slab_end = (char *)h + SLAB;
-    b = (char *)h + align; /* past the head, aligned */
+    b = (uintptr_t)h + align; /* past the head, aligned */
   }
-  slab_cur = b + size;
+  slab_cur = (char *)(b + size);
   slab_now->live++;
-  *out = b;
+  *out = (void *)b;
   return GM_OK;
 }
 
-static void slab_free(void *ptr) {
+/* A trimmed block: its slab is unmapped with its last block; else a
+ * block of whole pages gives its pages back (MADV_DONTNEED), so a trim
+ * (gm.collect()) lowers the resident size as free() did. */
+static void slab_free(void *ptr, size_t size) {
   slab_head *h = (slab_head *)((uintptr_t)ptr & ~(uintptr_t)(SLAB - 1));
-  if (--h->live > 0) return;
-  if (h != slab_now) {
+  if (--h->live == 0) {
+    if (h == slab_now) slab_now = NULL;
     munmap(h, SLAB);
     return;
   }
-  slab_cur = (char *)h + sizeof *h; /* the current slab is empty: start it again */
+  if (size >= GM_HOSTPOOL_PAGE) (void)madvise(ptr, size, MADV_DONTNEED);
 }
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -337,7 +340,7 @@ static gm_status system_alloc(void *arg, size_t size, void **out) {
 static void system_free(void *arg, void *ptr, size_t size) {
   (void)arg;
   if (USE_SLABS && size < GM_HOSTPOOL_LARGE) {
-    slab_free(ptr);
+    slab_free(ptr, size);
     return;
   }
   free(ptr);
