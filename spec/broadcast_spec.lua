@@ -275,10 +275,10 @@ describe("broadcasting ops", function()
             -- short rows (62) of three axes that do not merge, split over
             -- the cores mid-row: the host hands whole rows to one loop call
             -- and carries the outer axes itself (src/host/strided_ew.c)
-            local c, col = operand(ct, { 66, 65, 62 }, 18), operand(ct, { 65, 1 }, 19)
-            local s = gm.add(c.m, col.m)
-            for k = 1, 66 * 65 * 62, 5 do
-              local e = c.vals[k] + col.vals[(k - 1) // 62 % 65 + 1]
+            local c, col = gm.range(1, 66 * 65 * 62, { ctype = ct }):reshape(66, 65, 62), operand(ct, { 65, 1 }, 19)
+            local s = gm.add(c, col.m)
+            for k = 1, 66 * 65 * 62, 61 do -- a different column in each row
+              local e = k + col.vals[(k - 1) // 62 % 65 + 1]
               if s[k] ~= e then error(string.format("%s: 3-d element %d: %g, expected %g", place, k, s[k], e)) end
             end
           end
