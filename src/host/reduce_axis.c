@@ -115,6 +115,8 @@ typedef void (*fold_fn)(const ax_job *j, const ax_seg *s, gm_axacc *acc);
 typedef void (*softmax_fn)(const ax_job *j, const ax_seg *s, const gm_axacc *acc);
 static const fold_fn fold_seg[GM_N_CTYPES] = {GM_FLOAT_CTYPE_TABLE(fold_seg)};
 static const softmax_fn softmax_seg[GM_N_CTYPES] = {GM_FLOAT_CTYPE_TABLE(softmax_seg)};
+typedef int (*softmax_row_fn)(const ax_job *j, const ax_seg *s);
+static const softmax_row_fn softmax_row[GM_N_CTYPES] = {GM_FLOAT_CTYPE_TABLE(softmax_row)};
 
 /* ---- bool and integer mats: sum, prod, max, min, argmax, argmin ----
  * Exact 64-bit folds (gm_axint of kernels/reduce_axis.h, as the device),
@@ -204,6 +206,7 @@ static void fold_tasks(void *arg, size_t b, size_t e) {
   gm_axacc acc[TILE];
   for (size_t task = b; task < e; task++) {
     ax_seg s = segment(j, task);
+    if (j->op == GM_AX_SOFTMAX && j->parts == 1 && j->inner == 1 && j->sl == 1 && softmax_row[j->t](j, &s)) continue;
     fold_seg[j->t](j, &s, acc);
     size_t q0 = s.o * j->inner + s.c0;
     if (j->parts > 1) {

@@ -130,6 +130,48 @@ static gm_axacc AXN(fold_row)(int op, const T *x, size_t n) {
   return c;
 }
 
+/* ---- softmax of whole rows in one pass of exps ---- */
+
+/* The max of n >= 1 contiguous elements (NaN if one is NaN). */
+static double AXN(row_max)(const T *x, size_t n) {
+  gm_axacc e = gm_ax_init(GM_AX_MAX);
+  size_t k = 0;
+  if (n >= LANES) {
+    T best[LANES];
+    IT idx[LANES];
+    AXN(row_best)(x, n, 1, best, idx);
+    for (size_t l = 0; l < LANES; l++) gm_ax_merge(GM_AX_MAX, &e, (gm_axacc){(double)best[l], 0, (long long)idx[l]});
+    k = n / LANES * LANES;
+  }
+  for (; k < n; k++) gm_ax_step(GM_AX_MAX, &e, (double)x[k], (long long)k);
+  return e.a;
+}
+
+/* y[k] := exp(x[k] - m), then y[k] / sum(y); y may be x (in place: no
+ * restrict). */
+GM_SIMD_CLONES static void AXN(row_exp)(const T *x, size_t n, double m, T *y) {
+  for (size_t k = 0; k < n; k++) y[k] = (T)AX_CAT(AX_EXP, T)((double)x[k] - m);
+}
+
+GM_SIMD_CLONES static void AXN(row_div)(T *y, size_t n, double sum) {
+  for (size_t k = 0; k < n; k++) y[k] = (T)((double)y[k] / sum);
+}
+
+/* A whole contiguous row's softmax with one exp per element (the fold
+ * then softmax_seg compute each exp twice: with rows of 10 classes the
+ * exps were most of the time); the same values as that path.  0 when the
+ * max is not finite (NaN, an infinity): the careful path then. */
+static int AXN(softmax_row)(const ax_job *j, const ax_seg *s) {
+  size_t off = s->o * j->len;
+  const T *x = (const T *)j->x + off;
+  T *y = (T *)j->y + off;
+  double m = AXN(row_max)(x, s->n);
+  if (!isfinite(m)) return 0;
+  AXN(row_exp)(x, s->n, m, y);
+  AXN(row_div)(y, s->n, AXN(row_sum)(y, s->n));
+  return 1;
+}
+
 /* ---- columns mode: n rows of w columns, `inner` apart ---- */
 
 GM_SIMD_CLONES static void AXN(col_sum)(const T *restrict x, size_t n, size_t inner, size_t w, double *restrict s,

@@ -24,39 +24,42 @@ __attribute__((simd("notinbranch"))) extern double pow(double, double);
 __attribute__((simd("notinbranch"))) extern float powf(float, float);
 #endif
 
-/* Inner loops: o[i*so] := f(a[i*sa], b[i*sb]) for i < n, on void
- * pointers so one table indexed by ctype, op and variant holds them. */
-typedef void (*inner_fn)(int64_t n, void *o, const void *a, const void *b, int64_t so, int64_t sa, int64_t sb);
+/* Inner loops: o[r*ro + i*so] := f(a[r*ra + i*sa], b[r*rb + i*sb]) for
+ * r < rows, i < n (st: so, sa, sb, ro, ra, rb), on void pointers so one
+ * table indexed by ctype, op and variant holds them.  Whole rows go in
+ * one call: a call per row cost as much as a short row's loop. */
+typedef void (*inner_fn)(int64_t rows, int64_t n, void *o, const void *a, const void *b, const int64_t *st);
 
-/* BC_INNER_R(R, T, f): inputs T, output R (bool for the comparisons) */
+/* BC_INNER_R(R, T, f): inputs T, output R (bool for the comparisons);
+ * BC_ROWS(R, T, f, A, B): the row loop around `o[i] = f(A, B)`. */
+#define BC_ROWS(R, T, f, A, B)                                                                         \
+  for (int64_t r = 0; r < rows; r++) {                                                                \
+    R *o = (R *)ov + r * st[3];                                                                       \
+    const T *a = (const T *)av + r * st[4], *b = (const T *)bv + r * st[5];                           \
+    (void)a, (void)b;                                                                                 \
+    for (int64_t i = 0; i < n; i++) o[i] = gm_bc_##f##_##T(A, B);                                     \
+  }
 #define BC_INNER(T, f) BC_INNER_R(T, T, f)
 #define BC_INNER_R(R, T, f)                                                                           \
-  GM_SIMD_CLONES static void bc_##f##_##T##_cc(int64_t n, void *ov, const void *av, const void *bv,   \
-                                              int64_t so, int64_t sa, int64_t sb) {                   \
-    R *o = ov;                                                                                        \
-    const T *a = av, *b = bv;                                                                         \
-    (void)so, (void)sa, (void)sb;                                                                     \
-    for (int64_t i = 0; i < n; i++) o[i] = gm_bc_##f##_##T(a[i], b[i]);                               \
+  GM_SIMD_CLONES static void bc_##f##_##T##_cc(int64_t rows, int64_t n, void *ov, const void *av,     \
+                                              const void *bv, const int64_t *st) {                    \
+    BC_ROWS(R, T, f, a[i], b[i])                                                                       \
   }                                                                                                   \
-  GM_SIMD_CLONES static void bc_##f##_##T##_cs(int64_t n, void *ov, const void *av, const void *bv,   \
-                                              int64_t so, int64_t sa, int64_t sb) {                   \
-    R *o = ov;                                                                                        \
-    const T *a = av, b = *(const T *)bv;                                                              \
-    (void)so, (void)sa, (void)sb;                                                                     \
-    for (int64_t i = 0; i < n; i++) o[i] = gm_bc_##f##_##T(a[i], b);                                  \
+  GM_SIMD_CLONES static void bc_##f##_##T##_cs(int64_t rows, int64_t n, void *ov, const void *av,     \
+                                              const void *bv, const int64_t *st) {                    \
+    BC_ROWS(R, T, f, a[i], *b)                                                                         \
   }                                                                                                   \
-  GM_SIMD_CLONES static void bc_##f##_##T##_sc(int64_t n, void *ov, const void *av, const void *bv,   \
-                                              int64_t so, int64_t sa, int64_t sb) {                   \
-    R *o = ov;                                                                                        \
-    const T a = *(const T *)av, *b = bv;                                                              \
-    (void)so, (void)sa, (void)sb;                                                                     \
-    for (int64_t i = 0; i < n; i++) o[i] = gm_bc_##f##_##T(a, b[i]);                                  \
+  GM_SIMD_CLONES static void bc_##f##_##T##_sc(int64_t rows, int64_t n, void *ov, const void *av,     \
+                                              const void *bv, const int64_t *st) {                    \
+    BC_ROWS(R, T, f, *a, b[i])                                                                         \
   }                                                                                                   \
-  static void bc_##f##_##T##_gen(int64_t n, void *ov, const void *av, const void *bv, int64_t so,     \
-                                 int64_t sa, int64_t sb) {                                            \
-    R *o = ov;                                                                                        \
-    const T *a = av, *b = bv;                                                                         \
-    for (int64_t i = 0; i < n; i++) o[i * so] = gm_bc_##f##_##T(a[i * sa], b[i * sb]);               \
+  static void bc_##f##_##T##_gen(int64_t rows, int64_t n, void *ov, const void *av, const void *bv,   \
+                                 const int64_t *st) {                                                 \
+    for (int64_t r = 0; r < rows; r++) {                                                              \
+      R *o = (R *)ov + r * st[3];                                                                     \
+      const T *a = (const T *)av + r * st[4], *b = (const T *)bv + r * st[5];                         \
+      for (int64_t i = 0; i < n; i++) o[i * st[0]] = gm_bc_##f##_##T(a[i * st[1]], b[i * st[2]]);     \
+    }                                                                                                 \
   }
 
 typedef enum { V_CC, V_CS, V_SC, V_GEN, N_VARIANTS } variant;
@@ -125,6 +128,7 @@ typedef struct st_job {
   gm_ctype ct[GM_STRIDED_MAX_OPS];
   char *p[GM_STRIDED_MAX_OPS];
   _Alignas(16) unsigned char local[GM_STRIDED_MAX_OPS][16];
+  int64_t es[GM_STRIDED_MAX_OPS]; /* operand k's element size in bytes */
 } st_job;
 
 static variant classify(const int64_t *inner) {
@@ -135,31 +139,69 @@ static variant classify(const int64_t *inner) {
   return V_GEN;
 }
 
-/* One run of n elements along the innermost axis from offsets off. */
-static void run_inner(const st_job *j, int64_t n, const int64_t *off, const int64_t *inner) {
+/* rows runs of n elements along the innermost axis from offsets off,
+ * row r at off + r * step (step: the strides of the next axis). */
+static void run_inner(const st_job *j, int64_t rows, int64_t n, const int64_t *off, const int64_t *inner,
+                      const int64_t *step) {
   const gm_strided *s = j->s;
   void *q[GM_STRIDED_MAX_OPS];
-  for (int k = 0; k < s->nops; k++) q[k] = j->p[k] + off[k] * (int64_t)gm_ctype_size(j->ct[k]);
+  for (int k = 0; k < s->nops; k++) q[k] = j->p[k] + off[k] * j->es[k];
   if (j->op < 0) {
     int cc = inner[0] == 1 && inner[1] == 1 && inner[2] == 1 && inner[3] == 1;
-    where_table[j->t][cc ? 0 : 1](n, q[0], q[1], q[2], q[3], inner);
+    for (int64_t r = 0; r < rows; r++) {
+      void *qr[GM_STRIDED_MAX_OPS];
+      for (int k = 0; k < 4; k++) qr[k] = (char *)q[k] + r * step[k] * j->es[k];
+      where_table[j->t][cc ? 0 : 1](n, qr[0], qr[1], qr[2], qr[3], inner);
+    }
     return;
   }
-  inner_table[j->t][j->op][classify(inner)](n, q[0], q[1], q[2], inner[0], inner[1], inner[2]);
+  int64_t st[6] = {inner[0], inner[1], inner[2], step[0], step[1], step[2]};
+  inner_table[j->t][j->op][classify(inner)](rows, n, q[0], q[1], q[2], st);
 }
 
+/* The next row's offsets (row: the outer axes' indices, off: the row's
+ * first elements), carrying as an odometer does. */
+static void next_row(const gm_strided *s, int64_t *row, int64_t *off) {
+  for (int d = s->ndim - 2; d >= 0; d--) {
+    for (int k = 0; k < s->nops; k++) off[k] += s->strides[k][d];
+    if (++row[d] < s->dims[d]) return;
+    for (int k = 0; k < s->nops; k++) off[k] -= s->dims[d] * s->strides[k][d];
+    row[d] = 0;
+  }
+}
+
+/* Row by row from the first's offsets, stepped by next_row: the index
+ * division per row (gm_strided_ew_offsets) cost as much as a short row's
+ * loop (X + row with 10 columns: 5000 rows of 10 elements). */
 static void chunk(void *arg, size_t begin, size_t end) {
   const st_job *j = arg;
   const gm_strided *s = j->s;
   int last = s->ndim - 1;
-  int64_t len = s->dims[last], inner[GM_STRIDED_MAX_OPS] = {0};
+  int64_t len = s->dims[last], inner[GM_STRIDED_MAX_OPS] = {0}, off[GM_STRIDED_MAX_OPS], row[GM_STRIDED_MAX_DIMS];
   for (int k = 0; k < s->nops; k++) inner[k] = s->strides[k][last];
-  for (int64_t i = (int64_t)begin; i < (int64_t)end;) {
-    int64_t off[GM_STRIDED_MAX_OPS], col = i % len;
-    int64_t n = len - col < (int64_t)end - i ? len - col : (int64_t)end - i;
-    gm_strided_ew_offsets(s, i, off);
-    run_inner(j, n, off, inner);
-    i += n;
+  int64_t i = (int64_t)begin, col = i % len, q = i / len;
+  for (int d = last - 1; d >= 0; d--) {
+    row[d] = q % s->dims[d];
+    q /= s->dims[d];
+  }
+  int64_t step[GM_STRIDED_MAX_OPS] = {0};
+  for (int k = 0; k < s->nops && last > 0; k++) step[k] = s->strides[k][last - 1];
+  gm_strided_ew_offsets(s, i - col, off); /* the row's first elements */
+  while (i < (int64_t)end) {
+    int64_t n = len - col < (int64_t)end - i ? len - col : (int64_t)end - i, at[GM_STRIDED_MAX_OPS];
+    /* whole rows up to the end of the next axis (or of the chunk) in one call */
+    int64_t rows = col == 0 && last > 0 ? (int64_t)(end - (size_t)i) / len : 1;
+    if (last > 0 && rows > s->dims[last - 1] - row[last - 1]) rows = s->dims[last - 1] - row[last - 1];
+    if (rows < 1) rows = 1;
+    for (int k = 0; k < s->nops; k++) at[k] = off[k] + col * inner[k];
+    run_inner(j, rows, n, at, inner, step);
+    i += (rows - 1) * len + n;
+    col = 0;
+    if (rows > 1) { /* to the last row run, then on as after one row */
+      row[last - 1] += rows - 1;
+      for (int k = 0; k < s->nops; k++) off[k] += (rows - 1) * step[k];
+    }
+    next_row(s, row, off);
   }
 }
 
@@ -199,12 +241,13 @@ static void tile_chunk(void *arg, size_t begin, size_t end) {
     for (int64_t r = i; r < r_end; r++) {
       int64_t off[GM_STRIDED_MAX_OPS];
       gm_strided_ew_offsets(s, (o * rows + r) * cols + c, off);
-      run_inner(j, n, off, inner);
+      run_inner(j, 1, n, off, inner, inner);
     }
   }
 }
 
 static void set_base(st_job *j, int k, const void *p) {
+  j->es[k] = (int64_t)gm_ctype_size(j->ct[k]);
   if (p) {
     j->p[k] = (char *)(uintptr_t)p;
   } else { /* a number: its value in the ctype, repeated by stride 0 */

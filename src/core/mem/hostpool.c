@@ -249,11 +249,87 @@ void gm_hostpool_destroy(gm_hostpool *p) {
 
 /* ---- the process-wide host pool ---- */
 
+/* Fresh memory for blocks under GM_HOSTPOOL_LARGE is carved from slabs of
+ * SLAB bytes, SLAB-aligned and advised to use transparent huge pages.
+ * Why: the first touch of a fresh 4 KiB page is a fault, and a loop of
+ * temporaries touches a pool's worth of fresh pages before its blocks are
+ * reused (the collector finds them about every 8 MiB).  On the 2-core VM
+ * a 4 KiB fault cost 19 us and a 2 MiB huge page 0.4 us per 4 KiB; the
+ * logistic-regression program faulted 2242 pages in its 300 steps (numpy:
+ * 126) and spent a third of its time there (bench/RESULTS.md, branch
+ * programs).  Blocks from glibc's malloc take 4 KiB pages.
+ *
+ * A slab's first 64 bytes count its blocks not given back (in use or
+ * cached in the pool); blocks are bumped from the current slab, whose
+ * tail is left when the next block does not fit (at most a quarter of a
+ * slab: blocks are under 4 MiB); a slab is unmapped when its last block is
+ * given back (a trim), and a trimmed block of whole pages gives its pages
+ * back, so trimming lowers the resident size as free() did.  Under
+ * AddressSanitizer blocks come from aligned_alloc, whose redzones catch
+ * overflows between blocks.  Called with the pool's lock held (raw_alloc,
+ * raw_free): no lock of its own. */
+#define SLAB ((size_t)16 << 20)
+
+typedef struct slab_head {
+  size_t live; /* blocks carved and not given back */
+} slab_head;
+
+static char *slab_cur, *slab_end; /* the current slab's free tail */
+static slab_head *slab_now;       /* the current slab, or NULL */
+
+static slab_head *slab_new(void) {
+  char *m = mmap(NULL, 2 * SLAB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) return NULL;
+  char *a = (char *)(((uintptr_t)m + SLAB - 1) & ~(uintptr_t)(SLAB - 1));
+  if (a > m) munmap(m, (size_t)(a - m));
+  if (a + SLAB < m + 2 * SLAB) munmap(a + SLAB, (size_t)(m + 2 * SLAB - (a + SLAB)));
+  (void)madvise(a, SLAB, MADV_HUGEPAGE); /* advice only */
+  slab_head *h = (slab_head *)a;
+  h->live = 0;
+  return h;
+}
+
+static gm_status slab_alloc(size_t size, void **out) {
+  uintptr_t align = gm_hostpool_align(size), b = 0;
+  if (slab_now) b = ((uintptr_t)slab_cur + align - 1) & ~(align - 1);
+  if (!slab_now || b > (uintptr_t)slab_end || (uintptr_t)slab_end - b < size) {
+    slab_head *h = slab_new();
+    if (!h) return GM_ENOMEM;
+    slab_now = h;
+    slab_end = (char *)h + SLAB;
+    b = (uintptr_t)h + align; /* past the head, aligned */
+  }
+  slab_cur = (char *)(b + size);
+  slab_now->live++;
+  *out = (void *)b;
+  return GM_OK;
+}
+
+/* A trimmed block: its slab is unmapped with its last block; else a
+ * block of whole pages gives its pages back (MADV_DONTNEED), so a trim
+ * (gm.collect()) lowers the resident size as free() did. */
+static void slab_free(void *ptr, size_t size) {
+  slab_head *h = (slab_head *)((uintptr_t)ptr & ~(uintptr_t)(SLAB - 1));
+  if (--h->live == 0) {
+    if (h == slab_now) slab_now = NULL;
+    munmap(h, SLAB);
+    return;
+  }
+  if (size >= GM_HOSTPOOL_PAGE) (void)madvise(ptr, size, MADV_DONTNEED);
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define USE_SLABS 0
+#else
+#define USE_SLABS 1
+#endif
+
 /* Large blocks use transparent huge pages, as numpy's do: a pass over
  * hundreds of MiB with 4 KiB pages spends a measurable share of its time
  * on TLB misses (about 10% for mul_ on 16M elements here). */
 static gm_status system_alloc(void *arg, size_t size, void **out) {
   (void)arg;
+  if (USE_SLABS && size < GM_HOSTPOOL_LARGE) return slab_alloc(size, out);
   void *b = aligned_alloc(gm_hostpool_align(size), size);
   if (!b) return GM_ENOMEM;
   if (size >= GM_HOSTPOOL_LARGE) (void)madvise(b, size, MADV_HUGEPAGE); /* advice only */
@@ -263,7 +339,10 @@ static gm_status system_alloc(void *arg, size_t size, void **out) {
 
 static void system_free(void *arg, void *ptr, size_t size) {
   (void)arg;
-  (void)size;
+  if (USE_SLABS && size < GM_HOSTPOOL_LARGE) {
+    slab_free(ptr, size);
+    return;
+  }
   free(ptr);
 }
 

@@ -17,6 +17,8 @@
  *    another block: cudaHostRegister works on whole pages, review-3 N18);
  *  - 4 MiB and more: 2 MiB aligned multiples of 2 MiB, advised to use
  *    transparent huge pages (as numpy's large arrays are).
+ * The process-wide host pool carves fresh blocks under 4 MiB from 16 MiB
+ * slabs advised to use transparent huge pages (hostpool.c says why).
  * Classes under 4 MiB are exact bins (a LIFO list each: the most recently
  * freed block, the one most likely still in cache, is reused first); the
  * large ones are one list sorted by size, best fit up to 1.5 times the
