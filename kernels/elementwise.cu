@@ -11,23 +11,23 @@ namespace {
 
 // The element functions by op number (rows of op_table.h).
 #define GM_CU_UNARY(T)                                                           \
-  __device__ T unary_op(int op, T x) { return gm_unary_##T(op, x); }            \
-  __device__ T scalar_op(int op, T x, T alpha) { return gm_scalar_##T(op, x, alpha); } \
-  __device__ T lt_op(T x, T y) { return gm_lt_##T(x, y); }                      \
-  __device__ T sign_op(T x) { return gm_sign_##T(x); }                          \
-  __device__ T axpby_op(T a, T v, T b, T y) { return gm_axpby_##T(a, v, b, y); }
+  __device__ __forceinline__ T unary_op(int op, T x) { return gm_unary_##T(op, x); }            \
+  __device__ __forceinline__ T scalar_op(int op, T x, T alpha) { return gm_scalar_##T(op, x, alpha); } \
+  __device__ __forceinline__ T lt_op(T x, T y) { return gm_lt_##T(x, y); }                      \
+  __device__ __forceinline__ T sign_op(T x) { return gm_sign_##T(x); }                          \
+  __device__ __forceinline__ T axpby_op(T a, T v, T b, T y) { return gm_axpby_##T(a, v, b, y); }
 
 GM_CU_UNARY(float)
 GM_CU_UNARY(double)
 // integer mats: the GM_UNARY_INT_OPS rows (gm_unary_<T> switches over them)
 #define GM_CU_INT_UNARY_(T, ...) \
-  __device__ T unary_op(int op, T x) { return gm_unary_##T(op, x); }
+  __device__ __forceinline__ T unary_op(int op, T x) { return gm_unary_##T(op, x); }
 GM_INTEGER_CTYPES(GM_CU_INT_UNARY_)
 // complex mats: the GM_UNARY_COMPLEX_OPS rows
 GM_COMPLEX_CTYPES(GM_CU_INT_UNARY_)
 // predicates of every ctype (overloads, so the kernel template names one)
 #define GM_CU_PRED_(T, ...) \
-  __device__ bool predicate_op(int op, T x) { return gm_predicate_##T(op, x); }
+  __device__ __forceinline__ bool predicate_op(int op, T x) { return gm_predicate_##T(op, x); }
 GM_CTYPES(GM_CU_PRED_)
 
 // The op is a template argument inside the loop (the dispatch picks the

@@ -24,6 +24,8 @@
 #ifndef GPUMAT_EMU_KERNELS_H
 #define GPUMAT_EMU_KERNELS_H
 
+#define GM_EMU_KERNELS 1 // kernels/hd.h: helpers always inline into the clones
+
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
