@@ -124,8 +124,10 @@ __global__ void binary_kernel(const gm_strided s, typename Fn::R *o, const typen
   // Unit steps (users' a + b, a * 0.9, a:gt(0) of contiguous mats): loops
   // of their own, chosen once per launch (a branch every thread takes
   // alike), which the emulated build vectorizes.  unit: 3 two mats, 1 a
-  // mat and a number b, 2 a number a and a mat, 0 any other walk.
-  const int unit = s0 == 1 && (!a || s1 == 1) && (!b || s2 == 1) ? (a ? 1 : 0) + (b ? 2 : 0) : 0;
+  // mat and a number b, 0 any other walk (a number a: 1 - x).  Each loop
+  // is compiled for every element function and arch clone: the two of
+  // them tripled this file's emulated compile time, so no more.
+  const int unit = s0 == 1 && a && s1 == 1 && (!b || s2 == 1) ? (b ? 3 : 1) : 0;
   R *orow = o;
   const T *arow = a, *brow = b;
 #define STRIDED_ROWS                                                                                  \
@@ -135,8 +137,6 @@ __global__ void binary_kernel(const gm_strided s, typename Fn::R *o, const typen
     STRIDED_ROWS orow[c] = Fn::apply(arow[c], brow[c]);
   } else if (unit == 1) {
     STRIDED_ROWS orow[c] = Fn::apply(arow[c], bv);
-  } else if (unit == 2) {
-    STRIDED_ROWS orow[c] = Fn::apply(av, brow[c]);
   } else {
     STRIDED_ROWS {
       const int64_t i = (int64_t)c;
