@@ -745,6 +745,23 @@ describe("gm.linalg", function()
         cclose(sd, { { CREF.sign_re[1], 0 }, { CREF.sign_im[1], 0 } }, "slogdet sign of a singular one")
         close({ flat(ss)[1] }, { CREF.logabs[1] }, cx, "slogdet logabs beside a singular one")
         assert.equal(-math.huge, flat(ss)[2])
+        -- MGL's gm.invert / gm.logdet on one complex matrix, with their messages
+        local a1 = a:select(1, 1):contiguous()
+        local inv1 = {}
+        for k = 1, 9 do inv1[k] = CREF.inv_re[k] end
+        local inv1i = {}
+        for k = 1, 9 do inv1i[k] = CREF.inv_im[k] end
+        cclose(gm.invert(a1), { inv1, inv1i }, "gm.invert")
+        local v, s1 = gm.logdet(a1)
+        close({ v }, { CREF.logabs[1] }, cx, "gm.logdet value")
+        close({ s1.re, s1.im }, { CREF.sign_re[1], CREF.sign_im[1] }, cx, "gm.logdet sign")
+        local sing2 = sing:select(1, 2):contiguous()
+        assert.has_error(function() gm.invert(sing2) end, "invert: matrix is singular (zero pivot in row 3)")
+        local sv, ssign = gm.logdet(sing2)
+        assert.are.same({ -math.huge, 0, 0 }, { sv, ssign.re, ssign.im })
+        local nanm = a1:copy()
+        nanm[{ 1, 2 }] = 0 / 0
+        assert.has_error(function() gm.logdet(nanm) end, "logdet: matrix contains NaN or infinity (getrf)")
         local bad = spd:copy()
         bad[{ 2, 2, 2 }] = -5
         assert.has_error(function() gm.linalg.cholesky(bad) end,

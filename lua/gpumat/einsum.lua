@@ -301,13 +301,16 @@ return function(gm, core, methods)
     local nops = select("#", ...)
     local ops = { ... }
     local terms, out = parse(spec, nops)
-    local ct
     for k = 1, nops do
-      local m = ops[k]
-      if not is_mat(m) then argerror(k + 1, FN, "gpumat.mat expected, got %s", type(m)) end
-      core._check_float(FN, k + 1, m)
-      ct = ct or m:ctype()
-      if m:ctype() ~= ct then argerror(k + 1, FN, "mixed ctypes %s and %s", ct, m:ctype()) end
+      if not is_mat(ops[k]) then argerror(k + 1, FN, "gpumat.mat expected, got %s", type(ops[k])) end
+    end
+    -- every element type, promoted as NumPy's einsum does (gm.result_type
+    -- of all operands); the sums below may widen (small integers sum to
+    -- int64), so the result is converted back to that type at the end:
+    -- integer products wrap and bool ones are or-of-ands, as NumPy's
+    local rt = nops > 0 and gm.result_type(table.unpack(ops, 1, nops))
+    for k = 1, nops do
+      if ops[k]:dtype() ~= rt then ops[k] = ops[k]:as(rt) end
     end
     local E = label_axes(terms, ops)
     local res = output_of(terms, out, E)
@@ -329,6 +332,7 @@ return function(gm, core, methods)
     -- a result that went through no sum, product, diagonal or copy shares
     -- the operand's elements
     if not acc.fresh and c == p then c = c:copy() end
+    if c:dtype() ~= rt then c = c:as(rt) end
     if #res == 0 then return c:view(1)[1] end
     return c:view(dims_of(sizes, res))
   end

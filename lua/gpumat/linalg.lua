@@ -871,6 +871,34 @@ return function(gm, core, methods)
   function L.eig(a) return eig("eig", a, true) end
   function L.eigvals(a) return eig("eigvals", a, false) end
 
+  -- MGL's gm.invert / gm.logdet (src/core/linalg.c: real mats only) on
+  -- complex mats: the same rules and messages, through the complex rows
+  -- of the jobs above (getrf, gesv), wherever a lives.  logdet's sign
+  -- is then a complex number of modulus 1 (0 when singular), as NumPy's
+  -- slogdet gives it.
+  local real_invert, real_logdet = gm.invert, gm.logdet
+  local function mgl_square(fn, a)
+    local d = a:dims()
+    if #d ~= 2 then argerror(1, fn, "matrix must be 2-dimensional, has rank %d", #d) end
+    if d[1] ~= d[2] then argerror(1, fn, "matrix must be square, is %dx%d", d[1], d[2]) end
+    if not gm.isfinite(a):all() then raise("%s: matrix contains NaN or infinity (getrf)", fn) end
+    return d[1]
+  end
+  function gm.invert(a)
+    if not (is_mat(a) and is_complex(a)) then return real_invert(a) end
+    local n = mgl_square("invert", a)
+    local x = fresh(gm.eye(n, opts_of(a)))
+    local _, info = run("invert", "gesv", n, n, n, 0, false, false, false, fresh(a), x)
+    if info > 0 then raise("invert: matrix is singular (zero pivot in row %d)", info) end
+    return x
+  end
+  function gm.logdet(a)
+    if not (is_mat(a) and is_complex(a)) then return real_logdet(a) end
+    mgl_square("logdet", a)
+    local sign, v = cx_slogdet("logdet", a)
+    return v, sign
+  end
+
   gm.linalg = argcheck.strict_table(L)
   -- the main namespace's names (the standard has them there too)
   for _, name in ipairs { "vecdot", "tensordot", "matrix_transpose" } do
