@@ -36,9 +36,12 @@ count() { # name logfile
 # takes the launchers from the environment at a build directory's first
 # configure; base_dir makes the build directories' paths relative, so
 # build/ and luarocks' build.luarocks/ share entries.
+# The CUDA compiles also go through tools/ptxas-log, which keeps ptxas's
+# report next to each kernel object for tools/suite.d/26-ptxas.sh.
+export CMAKE_CUDA_COMPILER_LAUNCHER="$PWD/tools/ptxas-log"
 if command -v ccache >/dev/null 2>&1; then
   export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache \
-    CMAKE_CUDA_COMPILER_LAUNCHER=ccache CCACHE_BASEDIR="$PWD"
+    CMAKE_CUDA_COMPILER_LAUNCHER="$PWD/tools/ptxas-log;ccache" CCACHE_BASEDIR="$PWD"
 fi
 
 build() { # dir cmake-args...

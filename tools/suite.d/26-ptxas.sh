@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Register spills and stack frames of the CUDA kernels, no GPU needed:
-# every kernels/*.cu and tests/*.cu (compile checks of kernel headers,
-# tests/int_ops_cuda.cu) compiled once for sm_90 with `ptxas -v`; a spill
-# store in any function, or a stack frame in a kernel not on the list
-# below, fails the step.  A stack frame in a kernel usually means an array
+# ptxas's report (`ptxas -v`) of every kernels/*.cu and tests/*.cu
+# (compile checks of kernel headers, tests/int_ops_cuda.cu); a spill store
+# in any function, or a stack frame in a kernel not on the list below,
+# fails the step.  The kernels' reports come from the build itself where
+# tools/test.sh built it through tools/ptxas-log (BUILD's
+# gpumat_kernels.dir/kernels/NAME.cu.o.ptxas, every architecture the build
+# compiles: sm_80 and sm_90); a kernel without a current report, and
+# tests/*.cu, are compiled here once for sm_90.  A stack frame in a kernel usually means an array
 # indexed at run time (accumulators in local memory: a load and a store
 # per element) or a pointer taken to a local.  Without nvcc the step is
 # skipped (said so in its summary line).  NVCC=path picks the compiler.
@@ -30,25 +34,38 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 passed=0
 failed=0
+reports=${BUILD:+$BUILD/CMakeFiles/gpumat_kernels.dir/kernels}
+from_build=0
 for cu in kernels/*.cu tests/*.cu; do
   log="$out/$(basename "$cu" .cu).log"
+  report="$reports/$(basename "$cu").o.ptxas"
+  # the build's report, when the object was compiled with it (not older)
+  if [ -n "$reports" ] && [[ "$cu" == kernels/* ]] && [ -s "$report" ] && [ ! "$report" -ot "${report%.ptxas}" ] &&
+     [ ! "$report" -ot "$cu" ]; then
+    cp "$report" "$log"
+    from_build=$((from_build + 1))
   # -cubin: device code only (ptxas is what is checked), no host compile
-  if ! "$NVCC" -std=c++17 -O2 -DNDEBUG -arch=sm_90 -Xptxas -v -cubin -o "$out/obj.cubin" -Ikernels -Iinclude -Isrc \
+  elif ! "$NVCC" -std=c++17 -O2 -DNDEBUG -arch=sm_90 -Xptxas -v -cubin -o "$out/obj.cubin" -Ikernels -Iinclude -Isrc \
     "$cu" >"$log" 2>&1; then
     echo "FAILED to compile $cu"; tail -20 "$log"; failed=$((failed + 1)); continue
   fi
   # "Function properties for NAME" then "N bytes stack frame, N bytes spill
-  # stores, N bytes spill loads": one line per function, NAME demangled
-  while read -r name stack spill; do
-    base=$(echo "$name" | c++filt | sed -E 's/\(anonymous namespace\):://g; s/^void //; s/[<(].*$//; s/^.*:://')
+  # stores, N bytes spill loads": one line per function (and architecture);
+  # the names demangled in one c++filt call, and the kernel's bare name
+  # (no namespace, template or parameters) matched against ALLOWED
+  awk '/Function properties for/ { name = $NF }
+       /bytes stack frame/ { print name, $1, $5 }' "$log" >"$log.fn"
+  cut -d' ' -f1 "$log.fn" | c++filt >"$log.dm"
+  sed -E 's/\(anonymous namespace\):://g; s/^void //; s/[<(].*$//; s/^.*:://' "$log.dm" >"$log.base"
+  while read -r name stack spill && read -r full <&3 && read -r base <&4; do
     if [ "$spill" -gt 0 ]; then
-      echo "FAIL $cu: $base spills $spill bytes ($(echo "$name" | c++filt))"; failed=$((failed + 1))
+      echo "FAIL $cu: $base spills $spill bytes ($full)"; failed=$((failed + 1))
     elif [ "$stack" -gt 0 ] && [[ "$ALLOWED" != *" $base "* ]]; then
-      echo "FAIL $cu: $base has a $stack-byte stack frame ($(echo "$name" | c++filt))"; failed=$((failed + 1))
+      echo "FAIL $cu: $base has a $stack-byte stack frame ($full)"; failed=$((failed + 1))
     else
       passed=$((passed + 1))
     fi
-  done < <(awk '/Function properties for/ { name = $NF }
-                /bytes stack frame/ { print name, $1, $5 }' "$log")
+  done <"$log.fn" 3<"$log.dm" 4<"$log.base"
 done
+echo "ptxas reports: $from_build kernels/*.cu from the build ($BUILD), the rest compiled here"
 echo "$passed passed, $failed failed"
