@@ -399,6 +399,9 @@ np.save(%q, np.array([1 - 2j, 0.5j], dtype=np.complex128))]]):format(p1, p2))
     -- where a complex mat is needed, a real one is refused
     assert.matches("complex_part.*float64 mat, complex expected",
       err(core._complex_part, gm.asarray({ 1.0 }), 0, gm.asarray({ 1.0 }), false))
+    -- a part past int's range is refused, not wrapped to 0
+    assert.matches("'_complex_part'.*part 4294967296 %(0 or 1 expected%)",
+      err(core._complex_part, m, 2 ^ 32 // 1, gm.zeros({ 3 }), false))
     assert.matches("'abs'.*options are not taken", err(gm.abs, m, { out = m }))
     assert.matches("'prod'.*dtype float64.*complex", err(m.prod, m, nil, { dtype = "float64" }))
   end)

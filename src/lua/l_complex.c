@@ -64,6 +64,8 @@ static int l_complex_part(lua_State *L) {
   const char *fn = "_complex_part";
   gm_mat *z = gml_checkmat(L, 1, fn);
   lua_Integer part = luaL_checkinteger(L, 2);
+  /* (checked here: a cast to int would make 2^32 a 0) */
+  if (part != 0 && part != 1) gml_argerror(L, 2, fn, "part %lld (0 or 1 expected)", (long long)part);
   gm_mat *r = gml_checkmat(L, 3, fn);
   GML_TRY(L, gm_complex_part(z, (int)part, r, lua_toboolean(L, 4)), fn);
   return 0;
