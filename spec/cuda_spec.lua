@@ -477,3 +477,106 @@ describe("choose_*_block_and_grid", function()
       "bad argument #1 to 'choose_3d_block_and_grid' (dimension 3 must be a non-negative integer, got 1.5)")
   end)
 end)
+
+-- cuBLAS, cuSOLVER, cuFFT, NVRTC and NCCL are opened on first use
+-- (src/device/cuda/libs.h): linked, they made `require "gpumat"` 235 MB
+-- resident on a CUDA-enabled build, with no GPU.  Each check runs in a
+-- process of its own (what is mapped is per process), once: in the host
+-- pass, the device passes would check the same thing again.
+describe("the CUDA libraries, opened on first use", function()
+  local core = require "gpumat.core"
+  local build = os.getenv("GPUMAT_BUILD_DIR") or "build"
+  local function run(env, body)
+    local script = [[
+      package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
+      package.cpath = ]] .. ("%q"):format(build .. "/?.so") .. [[ .. ";" .. package.cpath
+      local gm = require "gpumat"
+      local core = require "gpumat.core"
+      local function mapped()
+        local seen, names = {}, {}
+        for line in io.lines("/proc/self/maps") do
+          local lib = line:match("/(lib[%w_]+)[^/]*%.so[^/]*$")
+          local stem = lib and lib:lower():match("^lib(%a+)")
+          if stem and not seen[lib] and (stem:find("^cu[bsf]") or stem:find("^nv") or stem == "nccl") then
+            seen[lib] = true
+            names[#names + 1] = lib
+          end
+        end
+        table.sort(names)
+        return table.concat(names, " ")
+      end
+    ]] .. body
+    -- (%q's newlines are line continuations to the shell: no comments in
+    -- script; mapped() lists the CUDA libraries and those they bring)
+    local p = assert(io.popen(("%s lua5.4 -e %q 2>&1"):format(env, script)))
+    local out = p:read("a")
+    p:close()
+    return out
+  end
+  local function need_cuda_build()
+    if #core._cuda_libraries() == 0 then
+      pending("a build without the CUDA toolkit opens no CUDA library")
+      return false
+    end
+    if os.getenv("GPUMAT_DEVICE") or os.getenv("GPUMAT_TEST_GC") then
+      pending("checked in the host pass (a process of its own, the same in every pass)")
+      return false
+    end
+    return true
+  end
+
+  it("are not mapped by require, host and emulated ops, cuda_available; each opens with every symbol #host", function()
+    if not need_cuda_build() then return end
+    local out = run("", [[
+      local a = gm.mat({ 4, 4 }, { ctype = "double", initial_element = 1 })
+      local host = gm.sum(gm.matmul(a + 1, a))
+      local emu = gm.with_cuda({ backend = "emulated" }, function()
+        local b = gm.mat({ 4, 4 }, { ctype = "double", initial_element = 1 })
+        local f = gm.fft.fft(gm.mat(8, { ctype = "complex128", initial_element = 1 }))
+        return gm.sum(gm.matmul(b + 1, b)) + gm.invert(b * 0 + gm.eye(4)):sum() + f:real()[1]
+      end)
+      local ok = gm.cuda_available()
+      print("values", host, emu, tostring(ok))
+      print("before", mapped())
+      for _, l in ipairs(core._cuda_libraries(true)) do
+        print("library", l.name, l.file, l.symbols, l.error or "ok")
+      end
+      print("after", mapped())]])
+    -- 2*4 per element of the product, 16 elements; + the emulated identity's
+    -- inverse (sum 4) and the first bin of the FFT of eight ones (8)
+    assert.truthy(out:find("\nvalues\t128%.?0*\t140%.?0*\t") or out:find("^values\t128%.?0*\t140%.?0*\t"), out)
+    assert.are.equal("", out:match("before\t([^\n]*)"), out)
+    local names, after = {}, out:match("after\t([^\n]*)") or ""
+    for name, file, n, err in out:gmatch("library\t([^\t]+)\t([^\t]+)\t(%d+)\t([^\n]+)") do
+      names[#names + 1] = name
+      assert.are.equal("ok", err)
+      assert.is_true(tonumber(n) >= 9, name)
+      -- mapped now, by its soname
+      assert.truthy(after:find(file:match("^(lib[%w_]+)"), 1, true), name .. " not mapped after its load: " .. after)
+    end
+    assert.are.equal("cuBLAS cuSOLVER cuFFT NVRTC", table.concat(names, " ", 1, 4), out)
+    assert.truthy(#names == 4 or (#names == 5 and names[5] == "NCCL"), out)
+  end)
+
+  it("one that cannot be opened, or lacks a symbol, fails at its first use naming the file and why #host", function()
+    if not need_cuda_build() then return end
+    local nvrtc_file
+    for _, l in ipairs(core._cuda_libraries()) do
+      if l.name == "NVRTC" then nvrtc_file = l.file end
+    end
+    -- NVRTC's file as cuFFT's: a library that opens but has no cufftPlanMany
+    local out = run(("GPUMAT_NVRTC_LIBRARY=/nonexistent/libnvrtc.so.13 GPUMAT_CUFFT_LIBRARY=%q"):format(nvrtc_file), [[
+      local k = gm.define_cuda_kernel { name = "spec_lib_probe", ctypes = { "float" }, params = {}, body = "" }
+      print("ptx", select(2, pcall(k.ptx, k, "float", 8, 0)))
+      print("fft", core._cuda_libraries("cuFFT")[3].error)
+      print("mapped", mapped())
+      print("x", gm.sum(gm.mat(3, { initial_element = 2 })))]])
+    assert.truthy(out:find("ptx\tspec_lib_probe: NVRTC (/nonexistent/libnvrtc.so.13) could not be loaded: " ..
+      "/nonexistent/libnvrtc.so.13: cannot open shared object file", 1, true), out)
+    assert.truthy(out:find(("fft\tcuFFT (%s) could not be loaded: it has no cufftPlanMany, which gpumat (built " ..
+      "against libcufft.so."):format(nvrtc_file), 1, true), out)
+    -- the library without the symbol was closed again; gpumat still works
+    assert.are.equal("", out:match("mapped\t([^\n]*)"), out)
+    assert.truthy(out:find("\nx\t6", 1, true), out)
+  end)
+end)

@@ -288,9 +288,7 @@ return function(gm, core)
   -- NVRTC cannot make machine code for that architecture.
   local function nvrtc_code(name, src, major, minor, cubin)
     local vmaj, vmin = core.nvrtc_version()
-    if not vmaj then
-      error(("%s: NVRTC is not available: gpumat was built without the CUDA toolkit"):format(name), 0)
-    end
+    if not vmaj then error(("%s: %s"):format(name, vmin), 0) end
     local arch = (cubin and "sm_%d%d" or "compute_%d%d"):format(major, minor)
     local ext = cubin and ".cubin" or ".ptx"
     local key = fnv1a(("nvrtc %d.%d %s\0%s"):format(vmaj, vmin, arch, src))

@@ -33,5 +33,15 @@ gm_status gm_nvrtc_compile(const char *src, const char *name, int major, int min
 
 bool gm_nvrtc_version(int *major, int *minor) {
   *major = *minor = 0;
+  gm_fail(GM_EUNSUPPORTED, "NVRTC is not available: gpumat was built without the CUDA toolkit");
   return false;
+}
+
+bool gm_cuda_library(int i, gm_cuda_library_info *out) {
+  (void)i, (void)out;
+  return false;
+}
+
+gm_status gm_cuda_library_load(int i) {
+  return gm_fail(GM_ERANGE, "no CUDA library %d: gpumat was built without the CUDA toolkit", i);
 }

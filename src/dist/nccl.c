@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "../core/mem/runtime.h"
+#include "../device/cuda/libs.h"
 
 /* One communicator per device id (devices live until the process ends). */
 #define MAX_DEVICES 64
@@ -30,7 +31,7 @@ static ncclComm_t comms[MAX_DEVICES];
 
 static gm_status nccl_fail(const char *fn, ncclResult_t r) {
   gm_set_lib_error_info(fn, (int)r);
-  return gm_fail(GM_ENCCL, "%s failed: %s", fn, ncclGetErrorString(r));
+  return gm_fail(GM_ENCCL, "%s failed: %s", fn, gm_nccl.ncclGetErrorString(r));
 }
 
 static double now(void) {
@@ -46,7 +47,7 @@ static double timeout_s(void) {
 }
 
 static void drop(int id) {
-  if (comms[id]) (void)ncclCommAbort(comms[id]);
+  if (comms[id]) (void)gm_nccl.ncclCommAbort(comms[id]);
   comms[id] = NULL;
 }
 
@@ -62,10 +63,10 @@ static gm_status wait_comm(int id, const char *fn, ncclResult_t r) {
     }
     struct timespec pause = {0, 100000}; /* 0.1 ms */
     nanosleep(&pause, NULL);
-    ncclResult_t q = ncclCommGetAsyncError(comms[id], &r);
+    ncclResult_t q = gm_nccl.ncclCommGetAsyncError(comms[id], &r);
     if (q != ncclSuccess) r = q;
   }
-  if (r == ncclSuccess) (void)ncclCommGetAsyncError(comms[id], &r);
+  if (r == ncclSuccess) (void)gm_nccl.ncclCommGetAsyncError(comms[id], &r);
   if (r != ncclSuccess) {
     drop(id);
     return nccl_fail(fn, r);
@@ -88,7 +89,7 @@ static gm_status poll_event(int id, const char *fn, cudaEvent_t ev) {
       gm_set_lib_error_info("cudaEventQuery", (int)q);
       return gm_fail(GM_ECUDA, "%s: cudaEventQuery failed: %s", fn, cudaGetErrorString(q));
     }
-    ncclResult_t r = ncclSuccess, a = ncclCommGetAsyncError(comms[id], &r);
+    ncclResult_t r = ncclSuccess, a = gm_nccl.ncclCommGetAsyncError(comms[id], &r);
     if (a != ncclSuccess) r = a;
     if (r != ncclSuccess && r != ncclInProgress) {
       drop(id);
@@ -130,7 +131,7 @@ static gm_status wait_done(gm_device *d, cudaStream_t s, const char *fn) {
  * (wait_done), both under GPUMAT_NCCL_TIMEOUT. */
 #define NCCL_RUN(d, fn, args)                       \
   do {                                              \
-    GM_TRY(wait_comm((d)->id, #fn, fn args));       \
+    GM_TRY(wait_comm((d)->id, #fn, gm_nccl.fn args));       \
     GM_TRY(wait_done(d, stream_of(d), #fn));        \
   } while (0)
 
@@ -140,11 +141,12 @@ bool gm_nccl_usable(const gm_device *d) { return d && strcmp(d->ops->name, "cuda
 static gm_status get_comm(gm_device *d, ncclComm_t *out) {
   int id = d->id;
   if (id < 0 || id >= MAX_DEVICES) return gm_fail(GM_ERANGE, "device id %d out of range", id);
+  GM_TRY(gm_nccl_load()); /* opened at the first communicator (libs.h); every call below needs one */
   if (!comms[id]) {
     ncclUniqueId uid;
     memset(&uid, 0, sizeof uid);
     if (gm_dist_rank() == 0) {
-      ncclResult_t r = ncclGetUniqueId(&uid);
+      ncclResult_t r = gm_nccl.ncclGetUniqueId(&uid);
       if (r != ncclSuccess) return nccl_fail("ncclGetUniqueId", r);
     }
     GM_TRY(gm_dist_bcast_bytes(&uid, sizeof uid, 0));
@@ -155,7 +157,7 @@ static gm_status get_comm(gm_device *d, ncclComm_t *out) {
     }
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
     config.blocking = 0;
-    ncclResult_t r = ncclCommInitRankConfig(&comms[id], gm_dist_size(), uid, gm_dist_rank(), &config);
+    ncclResult_t r = gm_nccl.ncclCommInitRankConfig(&comms[id], gm_dist_size(), uid, gm_dist_rank(), &config);
     if (r != ncclSuccess && r != ncclInProgress) {
       comms[id] = NULL;
       return nccl_fail("ncclCommInitRankConfig", r);
@@ -235,11 +237,11 @@ gm_status gm_nccl_sendrecv(gm_device *d, const void *send, size_t n, int dest, v
                            gm_ctype t) {
   ncclComm_t c = NULL;
   GM_TRY(get_comm(d, &c));
-  ncclResult_t r = ncclGroupStart();
+  ncclResult_t r = gm_nccl.ncclGroupStart();
   if (r != ncclSuccess) return nccl_fail("ncclGroupStart", r);
-  ncclResult_t rs = n ? ncclSend(send, n, dtype(t), dest, c, stream_of(d)) : ncclSuccess;
-  ncclResult_t rr = rn ? ncclRecv(recv, rn, dtype(t), src, c, stream_of(d)) : ncclSuccess;
-  r = ncclGroupEnd(); /* always closes the group, even after a failed call inside it */
+  ncclResult_t rs = n ? gm_nccl.ncclSend(send, n, dtype(t), dest, c, stream_of(d)) : ncclSuccess;
+  ncclResult_t rr = rn ? gm_nccl.ncclRecv(recv, rn, dtype(t), src, c, stream_of(d)) : ncclSuccess;
+  r = gm_nccl.ncclGroupEnd(); /* always closes the group, even after a failed call inside it */
   if (rs != ncclSuccess && rs != ncclInProgress) r = rs;
   else if (rr != ncclSuccess && rr != ncclInProgress) r = rr;
   GM_TRY(wait_comm(d->id, "ncclGroupEnd", r));
@@ -250,9 +252,9 @@ void gm_nccl_finalize(void) {
   for (int i = 0; i < MAX_DEVICES; i++)
     if (comms[i]) {
       /* finalize flushes pending work; bounded like every other wait */
-      ncclResult_t r = ncclCommFinalize(comms[i]);
+      ncclResult_t r = gm_nccl.ncclCommFinalize(comms[i]);
       if (r == ncclSuccess || r == ncclInProgress) (void)wait_comm(i, "ncclCommFinalize", r);
-      if (comms[i]) (void)ncclCommDestroy(comms[i]);
+      if (comms[i]) (void)gm_nccl.ncclCommDestroy(comms[i]);
       comms[i] = NULL;
     }
 }

@@ -219,6 +219,34 @@ static int l_device_count(lua_State *L) {
   return 1;
 }
 
+/* core._cuda_libraries(load) -> {{name, file, symbols, error}, ...}: the
+ * CUDA libraries opened on first use (src/device/cuda/libs.h; none
+ * without the toolkit); with load true (or a library's name), each (that
+ * one) is opened now with all its symbols, the check of the tables
+ * against the installed toolkit, and error is why it could not be. */
+static int l_cuda_libraries(lua_State *L) {
+  const char *only = lua_type(L, 1) == LUA_TSTRING ? lua_tostring(L, 1) : NULL;
+  bool all = !only && lua_toboolean(L, 1);
+  gm_cuda_library_info info;
+  lua_newtable(L);
+  for (int i = 0; gm_cuda_library(i, &info); i++) {
+    bool load = all || (only && strcmp(only, info.name) == 0);
+    lua_createtable(L, 0, 4);
+    lua_pushstring(L, info.name);
+    lua_setfield(L, -2, "name");
+    lua_pushstring(L, info.file);
+    lua_setfield(L, -2, "file");
+    lua_pushinteger(L, info.n_symbols);
+    lua_setfield(L, -2, "symbols");
+    if (load && gm_cuda_library_load(i) != GM_OK) {
+      lua_pushstring(L, gm_last_error());
+      lua_setfield(L, -2, "error");
+    }
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+
 static void push_info(lua_State *L, const gm_device_info *in, const char *backend, int id) {
   lua_createtable(L, 0, 9);
   lua_pushinteger(L, id);
@@ -408,6 +436,7 @@ void gml_open_context(lua_State *L, int module_idx) {
   static const gml_reg fns[] = {
       {"cuda_context", l_cuda_context, 4, NULL}, {"cuda_available", l_cuda_available, 1, NULL},
       {"use_cuda_p", l_use_cuda_p, GML_VARARGS, NULL},     {"device_count", l_device_count, 0, NULL},
+      {"_cuda_libraries", l_cuda_libraries, 1, NULL},
       {"device_info", l_device_info, 2, NULL},   {"synchronize", l_synchronize, 0, NULL},
       {"collect", l_collect, 0, NULL},           {"counters", l_counters, 0, NULL},
       {"cuda_room", l_cuda_room, 1, NULL},       {"cuda_call", l_cuda_call, 2, NULL},

@@ -75,10 +75,15 @@ static int l_nvrtc_compile(lua_State *L) {
   return 4;
 }
 
-/* core.nvrtc_version() -> major, minor (nil without NVRTC) */
+/* core.nvrtc_version() -> major, minor; or nil and why NVRTC cannot be
+ * used (a build without the toolkit, the library missing) */
 static int l_nvrtc_version(lua_State *L) {
   int major, minor;
-  if (!gm_nvrtc_version(&major, &minor)) return 0;
+  if (!gm_nvrtc_version(&major, &minor)) {
+    lua_pushnil(L);
+    lua_pushstring(L, gm_last_error());
+    return 2;
+  }
   lua_pushinteger(L, major);
   lua_pushinteger(L, minor);
   return 2;

@@ -19,16 +19,20 @@ lua_inc=$(ls -d /usr/include/lua5.4 2>/dev/null || echo /usr/include)
 cc=${CC:-gcc}
 pass=0 fail=0
 srcs=(src/device/cuda/*.c)
-nccl_inc=()
+extra=()
 for d in "${NCCL_ROOT:-}/include" "$cuda/include" /usr/include; do
-  if [ -f "$d/nccl.h" ]; then srcs+=(src/dist/nccl.c); nccl_inc=(-I"$d"); break; fi
+  if [ -f "$d/nccl.h" ]; then srcs+=(src/dist/nccl.c); extra=(-I"$d" -DGPUMAT_HAVE_NCCL=1); break; fi
+done
+# what cmake/Cuda.cmake defines for libs.c (the libraries opened on first use)
+for lib in CUBLAS CUSOLVER CUFFT NVRTC NCCL; do
+  extra+=(-DGPUMAT_${lib}_SONAME='"lib.so"' -DGPUMAT_${lib}_DIR='""')
 done
 for ver in 13 12000 12040 12080; do
   flags=()
   [ "$ver" != 13 ] && flags=(-DGM_COMPAT_CUDART_VERSION="$ver" -include tools/cuda-compat/cuda12.h)
   for f in "${srcs[@]}"; do
     if out=$("$cc" -std=gnu11 -fsyntax-only -Wall -Werror -DGPUMAT_HAVE_CUDA=1 "${flags[@]}" -Iinclude -Isrc \
-        -I"$lua_inc" -I"$cuda/include" "${nccl_inc[@]}" "$f" 2>&1); then
+        -I"$lua_inc" -I"$cuda/include" "${extra[@]}" "$f" 2>&1); then
       pass=$((pass + 1))
     else
       fail=$((fail + 1))

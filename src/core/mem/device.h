@@ -145,7 +145,20 @@ int gm_cuda_device_count(void);
  * without the CUDA toolkit, GM_EUNSUPPORTED. */
 gm_status gm_nvrtc_compile(const char *src, const char *name, int major, int minor, bool cubin, char **image,
                            size_t *size, char **log);
+/* NVRTC's version; false, with the reason as the thread's error, when
+ * NVRTC cannot be used (no toolkit in the build, the library missing). */
 bool gm_nvrtc_version(int *major, int *minor);
+/* The CUDA libraries opened on first use (src/device/cuda/libs.h; none
+ * without the toolkit), for the check of every table against the
+ * installed toolkit: the i-th one's name, the file it is opened from and
+ * the number of its symbols (false past the last); gm_cuda_library_load
+ * opens it now and resolves them all. */
+typedef struct gm_cuda_library_info {
+  const char *name, *file;
+  int n_symbols;
+} gm_cuda_library_info;
+bool gm_cuda_library(int i, gm_cuda_library_info *out);
+gm_status gm_cuda_library_load(int i);
 /* Properties of CUDA device id without opening a context on it. */
 gm_status gm_cuda_device_info(int device_id, gm_device_info *out);
 

@@ -10,7 +10,7 @@
 static gm_status cublas_status(cublasStatus_t st, const char *fn) {
   if (st == CUBLAS_STATUS_SUCCESS) return GM_OK;
   gm_set_lib_error_info(fn, (int)st);
-  return gm_fail(GM_ECUBLAS, "%s failed: %s", fn, cublasGetStatusString(st));
+  return gm_fail(GM_ECUBLAS, "%s failed: %s", fn, gm_cublas.cublasGetStatusString(st));
 }
 
 static cublasHandle_t handle(void *ctx) { return gm_cuda_impl(ctx)->cublas; }
@@ -21,7 +21,7 @@ static cublasOperation_t op(gm_blas_trans t) { return t == GM_BLAS_T ? CUBLAS_OP
   GM_FLOAT_CTYPE_SWITCH(t, CASE, return gm_fail(GM_EINVAL, "%s: unsupported ctype", op))
 
 /* cuBLAS function cublas<P><NAME>(handle, args...) as a gm_status. */
-#define CUBLAS_CALL(P, NAME, ...) cublas_status(cublas##P##NAME(handle(ctx), __VA_ARGS__), "cublas" #P #NAME)
+#define CUBLAS_CALL(P, NAME, ...) cublas_status(gm_cublas.cublas##P##NAME(handle(ctx), __VA_ARGS__), "cublas" #P #NAME)
 
 /* Reductions: the result of the ctype in host memory, returned as double. */
 #define CU_REDUCE(T, E, P, NAME, ...)                 \
@@ -104,7 +104,7 @@ static gm_status cu_cx_gemm(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_tra
 static gm_status math_mode(void *ctx, gm_ctype t) {
   if (t != GM_FLOAT) return GM_OK;
   cublasMath_t mode = atomic_load(&gm_cuda_allow_tf32) ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH;
-  return cublas_status(cublasSetMathMode(handle(ctx), mode), "cublasSetMathMode");
+  return cublas_status(gm_cublas.cublasSetMathMode(handle(ctx), mode), "cublasSetMathMode");
 }
 
 static gm_status cu_gemm(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans tb, int m, int n, int k,

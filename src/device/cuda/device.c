@@ -189,8 +189,8 @@ static void *cu_native_stream(gm_device *d) { return ((cuda_impl *)d->impl)->str
 static void cu_destroy(gm_device *d) {
   cuda_impl *impl = d->impl;
   if (impl) {
-    if (impl->cublas) (void)cublasDestroy(impl->cublas);
-    if (impl->cusolver) (void)cusolverDnDestroy(impl->cusolver);
+    if (impl->cublas) (void)gm_cublas.cublasDestroy(impl->cublas);
+    if (impl->cusolver) (void)gm_cusolver.cusolverDnDestroy(impl->cusolver);
     (void)cudaStreamDestroy(impl->stream);
     free(impl);
     d->impl = NULL;
@@ -287,6 +287,9 @@ gm_status gm_cuda_device_init(gm_device *d) {
   char reason[256];
   if (!gm_cuda_runtime_available(d->id, reason, sizeof reason))
     return gm_fail(GM_ECUDA, "cuda is not available: %s", reason);
+  /* the device's handles need them: opened with the first device (libs.h) */
+  GM_TRY(gm_cublas_load());
+  GM_TRY(gm_cusolver_load());
   cuda_impl *impl = calloc(1, sizeof *impl);
   if (!impl) return gm_fail(GM_ENOMEM, "out of host memory");
   cudaError_t e = cudaSetDevice(d->id);
@@ -296,22 +299,22 @@ gm_status gm_cuda_device_init(gm_device *d) {
     return cuda_fail(e, "cuda device init");
   }
   scratch_pool_init(impl, d->id);
-  cublasStatus_t bs = cublasCreate(&impl->cublas);
-  if (bs == CUBLAS_STATUS_SUCCESS) bs = cublasSetStream(impl->cublas, impl->stream);
+  cublasStatus_t bs = gm_cublas.cublasCreate(&impl->cublas);
+  if (bs == CUBLAS_STATUS_SUCCESS) bs = gm_cublas.cublasSetStream(impl->cublas, impl->stream);
   /* alpha/beta and reduction results are host pointers (blas.c) */
-  if (bs == CUBLAS_STATUS_SUCCESS) bs = cublasSetPointerMode(impl->cublas, CUBLAS_POINTER_MODE_HOST);
+  if (bs == CUBLAS_STATUS_SUCCESS) bs = gm_cublas.cublasSetPointerMode(impl->cublas, CUBLAS_POINTER_MODE_HOST);
   if (bs != CUBLAS_STATUS_SUCCESS) {
-    if (impl->cublas) (void)cublasDestroy(impl->cublas);
+    if (impl->cublas) (void)gm_cublas.cublasDestroy(impl->cublas);
     (void)cudaStreamDestroy(impl->stream);
     free(impl);
     gm_set_lib_error_info("cublasCreate", (int)bs);
-    return gm_fail(GM_ECUBLAS, "cublasCreate failed: %s", cublasGetStatusString(bs));
+    return gm_fail(GM_ECUBLAS, "cublasCreate failed: %s", gm_cublas.cublasGetStatusString(bs));
   }
-  cusolverStatus_t ss = cusolverDnCreate(&impl->cusolver);
-  if (ss == CUSOLVER_STATUS_SUCCESS) ss = cusolverDnSetStream(impl->cusolver, impl->stream);
+  cusolverStatus_t ss = gm_cusolver.cusolverDnCreate(&impl->cusolver);
+  if (ss == CUSOLVER_STATUS_SUCCESS) ss = gm_cusolver.cusolverDnSetStream(impl->cusolver, impl->stream);
   if (ss != CUSOLVER_STATUS_SUCCESS) {
-    if (impl->cusolver) (void)cusolverDnDestroy(impl->cusolver);
-    (void)cublasDestroy(impl->cublas);
+    if (impl->cusolver) (void)gm_cusolver.cusolverDnDestroy(impl->cusolver);
+    (void)gm_cublas.cublasDestroy(impl->cublas);
     (void)cudaStreamDestroy(impl->stream);
     free(impl);
     gm_set_lib_error_info("cusolverDnCreate", (int)ss);

@@ -31,6 +31,7 @@ static gm_status cu_plan_many(void *ctx, const gm_fft_layout *l, void **plan) {
   gm_device *d = ctx;
   int n = (int)l->n, nin = l->type == GM_FFT_C2R ? n / 2 + 1 : n, nout = l->type == GM_FFT_R2C ? n / 2 + 1 : n;
   int inembed[1] = {nin}, onembed[1] = {nout}, prev;
+  GM_TRY(gm_cufft_load()); /* cuFFT is opened at the first plan (libs.h) */
   cufftHandle *h = malloc(sizeof *h);
   if (!h) return gm_fail(GM_ENOMEM, "out of host memory");
   cudaError_t e = gm_cuda_use(d, &prev);
@@ -38,12 +39,12 @@ static gm_status cu_plan_many(void *ctx, const gm_fft_layout *l, void **plan) {
     free(h);
     return gm_fail(GM_ECUDA, "cudaSetDevice: %s", cudaGetErrorString(e));
   }
-  gm_status st = cufft_status(cufftPlanMany(h, 1, &n, inembed, (int)l->istride, (int)l->idist, onembed,
+  gm_status st = cufft_status(gm_cufft.cufftPlanMany(h, 1, &n, inembed, (int)l->istride, (int)l->idist, onembed,
                                             (int)l->ostride, (int)l->odist, type_of(l->type, l->t), (int)l->batch),
                               "cufftPlanMany");
   if (st == GM_OK) {
-    st = cufft_status(cufftSetStream(*h, gm_cuda_impl(ctx)->stream), "cufftSetStream");
-    if (st != GM_OK) (void)cufftDestroy(*h);
+    st = cufft_status(gm_cufft.cufftSetStream(*h, gm_cuda_impl(ctx)->stream), "cufftSetStream");
+    if (st != GM_OK) (void)gm_cufft.cufftDestroy(*h);
   }
   gm_cuda_unuse(d, prev);
   if (st != GM_OK) free(h);
@@ -58,20 +59,20 @@ static gm_status cu_exec(void *ctx, void *plan, gm_fft_type type, gm_ctype t, vo
   bool dbl = t == GM_COMPLEX128;
   switch (type) {
   case GM_FFT_R2C:
-    return dbl ? cufft_status(cufftExecD2Z(h, in, out), "cufftExecD2Z")
-               : cufft_status(cufftExecR2C(h, in, out), "cufftExecR2C");
+    return dbl ? cufft_status(gm_cufft.cufftExecD2Z(h, in, out), "cufftExecD2Z")
+               : cufft_status(gm_cufft.cufftExecR2C(h, in, out), "cufftExecR2C");
   case GM_FFT_C2R:
-    return dbl ? cufft_status(cufftExecZ2D(h, in, out), "cufftExecZ2D")
-               : cufft_status(cufftExecC2R(h, in, out), "cufftExecC2R");
+    return dbl ? cufft_status(gm_cufft.cufftExecZ2D(h, in, out), "cufftExecZ2D")
+               : cufft_status(gm_cufft.cufftExecC2R(h, in, out), "cufftExecC2R");
   default:
-    return dbl ? cufft_status(cufftExecZ2Z(h, in, out, dir), "cufftExecZ2Z")
-               : cufft_status(cufftExecC2C(h, in, out, dir), "cufftExecC2C");
+    return dbl ? cufft_status(gm_cufft.cufftExecZ2Z(h, in, out, dir), "cufftExecZ2Z")
+               : cufft_status(gm_cufft.cufftExecC2C(h, in, out, dir), "cufftExecC2C");
   }
 }
 
 static void cu_destroy(void *ctx, void *plan) {
   (void)ctx;
-  (void)cufftDestroy(*(cufftHandle *)plan);
+  (void)gm_cufft.cufftDestroy(*(cufftHandle *)plan);
   free(plan);
 }
 

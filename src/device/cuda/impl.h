@@ -7,6 +7,8 @@
 #include <cuda_runtime.h>
 #include <stdbool.h>
 
+#include "libs.h"
+
 #include "../../core/ops/blas_ops.h"
 #include "../../core/mem/runtime.h"
 

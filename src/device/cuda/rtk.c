@@ -14,10 +14,10 @@
 
 static char *take_log(nvrtcProgram prog) {
   size_t n = 0;
-  if (nvrtcGetProgramLogSize(prog, &n) != NVRTC_SUCCESS || n == 0) return NULL;
+  if (gm_nvrtc.nvrtcGetProgramLogSize(prog, &n) != NVRTC_SUCCESS || n == 0) return NULL;
   char *log = malloc(n + 1);
   if (!log) return NULL;
-  if (nvrtcGetProgramLog(prog, log) != NVRTC_SUCCESS) {
+  if (gm_nvrtc.nvrtcGetProgramLog(prog, log) != NVRTC_SUCCESS) {
     free(log);
     return NULL;
   }
@@ -27,10 +27,10 @@ static char *take_log(nvrtcProgram prog) {
 
 /* The compiled image of prog: CUBIN (machine code) or PTX (NUL-ended). */
 static nvrtcResult take_image(nvrtcProgram prog, bool cubin, char **image, size_t *size) {
-  nvrtcResult r = cubin ? nvrtcGetCUBINSize(prog, size) : nvrtcGetPTXSize(prog, size);
+  nvrtcResult r = cubin ? gm_nvrtc.nvrtcGetCUBINSize(prog, size) : gm_nvrtc.nvrtcGetPTXSize(prog, size);
   if (r != NVRTC_SUCCESS) return r;
   if ((*image = malloc(*size + 1)) == NULL) return NVRTC_ERROR_OUT_OF_MEMORY;
-  r = cubin ? nvrtcGetCUBIN(prog, *image) : nvrtcGetPTX(prog, *image);
+  r = cubin ? gm_nvrtc.nvrtcGetCUBIN(prog, *image) : gm_nvrtc.nvrtcGetPTX(prog, *image);
   (*image)[*size] = '\0';
   if (!cubin && r == NVRTC_SUCCESS) *size = strlen(*image);
   return r;
@@ -40,7 +40,7 @@ static gm_status compile_fail(nvrtcResult r, const char *name, const char *arch)
   if (r == NVRTC_ERROR_COMPILATION) return gm_fail(GM_EINVAL, "%s does not compile for %s", name, arch);
   /* an architecture this NVRTC does not know (-arch=sm_XY): PTX may still do */
   if (r == NVRTC_ERROR_INVALID_OPTION) return gm_fail(GM_EUNSUPPORTED, "NVRTC does not compile for %s", arch);
-  return gm_fail(GM_ECUDA, "nvrtcCompileProgram: %s", nvrtcGetErrorString(r));
+  return gm_fail(GM_ECUDA, "nvrtcCompileProgram: %s", gm_nvrtc.nvrtcGetErrorString(r));
 }
 
 /* CUBIN (-arch=sm_XY) is machine code the driver loads as it is; PTX
@@ -53,32 +53,40 @@ gm_status gm_nvrtc_compile(const char *src, const char *name, int major, int min
   *size = 0;
   if (major < 3 || major > 99 || minor < 0 || minor > 9)
     return gm_fail(GM_EINVAL, "compute capability %d.%d is not one NVRTC knows", major, minor);
+  GM_TRY(gm_nvrtc_load()); /* opened at the first compile (libs.h) */
   nvrtcProgram prog;
-  nvrtcResult r = nvrtcCreateProgram(&prog, src, name, 0, NULL, NULL);
-  if (r != NVRTC_SUCCESS) return gm_fail(GM_ECUDA, "nvrtcCreateProgram: %s", nvrtcGetErrorString(r));
+  nvrtcResult r = gm_nvrtc.nvrtcCreateProgram(&prog, src, name, 0, NULL, NULL);
+  if (r != NVRTC_SUCCESS) return gm_fail(GM_ECUDA, "nvrtcCreateProgram: %s", gm_nvrtc.nvrtcGetErrorString(r));
   char arch[32], opt[64];
   snprintf(arch, sizeof arch, "%s_%d%d", cubin ? "sm" : "compute", major, minor);
   snprintf(opt, sizeof opt, "--gpu-architecture=%s", arch);
   const char *opts[] = {opt, "--std=c++17"};
-  r = nvrtcCompileProgram(prog, 2, opts);
+  r = gm_nvrtc.nvrtcCompileProgram(prog, 2, opts);
   *log = take_log(prog);
   if (r != NVRTC_SUCCESS) {
     gm_status st = compile_fail(r, name, arch);
-    (void)nvrtcDestroyProgram(&prog);
+    (void)gm_nvrtc.nvrtcDestroyProgram(&prog);
     return st;
   }
   r = take_image(prog, cubin, image, size);
-  (void)nvrtcDestroyProgram(&prog);
+  (void)gm_nvrtc.nvrtcDestroyProgram(&prog);
   if (r != NVRTC_SUCCESS) {
     free(*image);
     *image = NULL;
     if (r == NVRTC_ERROR_OUT_OF_MEMORY) return gm_fail(GM_ENOMEM, "out of host memory for the code of %s", name);
-    return gm_fail(GM_ECUDA, "%s: %s", cubin ? "nvrtcGetCUBIN" : "nvrtcGetPTX", nvrtcGetErrorString(r));
+    return gm_fail(GM_ECUDA, "%s: %s", cubin ? "nvrtcGetCUBIN" : "nvrtcGetPTX", gm_nvrtc.nvrtcGetErrorString(r));
   }
   return GM_OK;
 }
 
-bool gm_nvrtc_version(int *major, int *minor) { return nvrtcVersion(major, minor) == NVRTC_SUCCESS; }
+bool gm_nvrtc_version(int *major, int *minor) {
+  *major = *minor = 0;
+  if (gm_nvrtc_load() != GM_OK) return false;
+  nvrtcResult r = gm_nvrtc.nvrtcVersion(major, minor);
+  if (r == NVRTC_SUCCESS) return true;
+  gm_fail(GM_ECUDA, "nvrtcVersion: %s", gm_nvrtc.nvrtcGetErrorString(r));
+  return false;
+}
 
 static gm_status rtk_fail(cudaError_t e, const char *what) {
   (void)cudaGetLastError(); /* leave no stale error for the next launch */

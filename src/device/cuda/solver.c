@@ -34,7 +34,7 @@ static cusolverDnHandle_t solver(void *ctx) { return gm_cuda_impl(ctx)->cusolver
 
 /* cusolverDn<P><NAME>(handle, args...) as a gm_status. */
 #define CUSOLVER_CALL(P, NAME, ...) \
-  cusolver_status(cusolverDn##P##NAME(solver(ctx), __VA_ARGS__), "cusolverDn" #P #NAME)
+  cusolver_status(gm_cusolver.cusolverDn##P##NAME(solver(ctx), __VA_ARGS__), "cusolverDn" #P #NAME)
 
 static gm_status cu_getrf_buffer_size(void *ctx, gm_ctype t, int n, void *a, int lda, int *lwork) {
 #define X(T, E, name, kw, p, P, ...) \
@@ -80,7 +80,7 @@ static gm_status cu_getrs(void *ctx, gm_ctype t, int n, int nrhs, const void *a,
  * the real one is symmetric (orgqr -> ungqr, syevd -> heevd, syevj -> heevj) */
 #define CUSOLVER_NAMED(P, NAME, SUF, ...) CUSOLVER_PASTE_(P, NAME, SUF, __VA_ARGS__)
 #define CUSOLVER_PASTE_(P, NAME, SUF, ...) \
-  cusolver_status(cusolverDn##P##NAME##SUF(solver(ctx), __VA_ARGS__), "cusolverDn" #P #NAME #SUF)
+  cusolver_status(gm_cusolver.cusolverDn##P##NAME##SUF(solver(ctx), __VA_ARGS__), "cusolverDn" #P #NAME #SUF)
 #define SV_ORGQR_S orgqr
 #define SV_ORGQR_D orgqr
 #define SV_ORGQR_C ungqr
@@ -120,9 +120,9 @@ static gm_status xgeev(void *ctx, const gm_solver_call *c, int *lw) {
   cusolverDnParams_t prm = NULL;
   size_t dev = 0, host = 0, elem = gm_ctype_size(c->t);
   void *hbuf = NULL;
-  gm_status st = cusolver_status(cusolverDnCreateParams(&prm), "cusolverDnCreateParams");
+  gm_status st = cusolver_status(gm_cusolver.cusolverDnCreateParams(&prm), "cusolverDnCreateParams");
   if (st == GM_OK)
-    st = cusolver_status(cusolverDnXgeev_bufferSize(solver(ctx), prm, CUSOLVER_EIG_MODE_NOVECTOR, jobvr, n, dt, c->a,
+    st = cusolver_status(gm_cusolver.cusolverDnXgeev_bufferSize(solver(ctx), prm, CUSOLVER_EIG_MODE_NOVECTOR, jobvr, n, dt, c->a,
                                                     c->lda, dt, c->w, dt, NULL, 1, dt, c->u, ldvr, dt, &dev, &host),
                          "cusolverDnXgeev_bufferSize");
   if (st == GM_OK && lw) {
@@ -132,7 +132,7 @@ static gm_status xgeev(void *ctx, const gm_solver_call *c, int *lw) {
   } else if (st == GM_OK) {
     if (host > 0 && !(hbuf = malloc(host))) st = gm_fail(GM_ENOMEM, "out of host memory");
     if (st == GM_OK)
-      st = cusolver_status(cusolverDnXgeev(solver(ctx), prm, CUSOLVER_EIG_MODE_NOVECTOR, jobvr, n, dt, c->a, c->lda,
+      st = cusolver_status(gm_cusolver.cusolverDnXgeev(solver(ctx), prm, CUSOLVER_EIG_MODE_NOVECTOR, jobvr, n, dt, c->a, c->lda,
                                            dt, c->w, dt, NULL, 1, dt, c->u, ldvr, dt, c->work,
                                            (size_t)c->lwork * elem, hbuf, host, c->info),
                            "cusolverDnXgeev");
@@ -142,7 +142,7 @@ static gm_status xgeev(void *ctx, const gm_solver_call *c, int *lw) {
     }
     free(hbuf);
   }
-  if (prm) cusolverDnDestroyParams(prm);
+  if (prm) gm_cusolver.cusolverDnDestroyParams(prm);
   return st;
 }
 #else
@@ -227,7 +227,7 @@ static gm_status cu_getrf_batched(void *ctx, gm_ctype t, int n, void **as, int l
   cublasHandle_t h = gm_cuda_impl(ctx)->cublas;
 #define X(T, E, name, kw, p, P, ...) \
   case GM_##E:                       \
-    return cublas_status(cublas##P##getrfBatched(h, n, (void *)as, lda, ipiv, infos, batch), "cublas" #P "getrfBatched");
+    return cublas_status(gm_cublas.cublas##P##getrfBatched(h, n, (void *)as, lda, ipiv, infos, batch), "cublas" #P "getrfBatched");
   LAPACK_SWITCH(t, X, "getrfBatched")
 #undef X
 }
@@ -240,7 +240,7 @@ static gm_status cu_getrs_batched(void *ctx, gm_ctype t, bool trans, int n, int 
   gm_status st = GM_OK;
 #define X(T, E, name, kw, p, P, ...)                                                                           \
   case GM_##E:                                                                                                 \
-    st = cublas_status(cublas##P##getrsBatched(h, op, n, nrhs, (void *)as, lda, ipiv, (void *)bs, ldb, &info, \
+    st = cublas_status(gm_cublas.cublas##P##getrsBatched(h, op, n, nrhs, (void *)as, lda, ipiv, (void *)bs, ldb, &info, \
                                                batch),                                                         \
                        "cublas" #P "getrsBatched");                                                            \
     break;
@@ -269,7 +269,7 @@ static gm_status cu_syevj_batched(void *ctx, gm_ctype t, bool vectors, int n, vo
   syevjInfo_t prm = NULL;
   int lwork = 0;
   void *work = NULL;
-  gm_status st = cusolver_status(cusolverDnCreateSyevjInfo(&prm), "cusolverDnCreateSyevjInfo");
+  gm_status st = cusolver_status(gm_cusolver.cusolverDnCreateSyevjInfo(&prm), "cusolverDnCreateSyevjInfo");
 #define X(T, E, name, kw, p, P, ...)                                                                           \
   case GM_##E:                                                                                                 \
     if (st == GM_OK)                                                                                           \
@@ -284,7 +284,7 @@ static gm_status cu_syevj_batched(void *ctx, gm_ctype t, bool vectors, int n, vo
   }
 #undef X
   st = jacobi_done(ctx, st, work, prm != NULL);
-  if (prm) cusolverDnDestroySyevjInfo(prm);
+  if (prm) gm_cusolver.cusolverDnDestroySyevjInfo(prm);
   return st;
 }
 
@@ -297,8 +297,8 @@ static gm_status cu_gesvdj_batched(void *ctx, gm_ctype t, bool vectors, int m, i
   gesvdjInfo_t prm = NULL;
   int lwork = 0, lu = ldu > 0 ? ldu : 1, lv = ldv > 0 ? ldv : 1;
   void *work = NULL;
-  gm_status st = cusolver_status(cusolverDnCreateGesvdjInfo(&prm), "cusolverDnCreateGesvdjInfo");
-  if (st == GM_OK) st = cusolver_status(cusolverDnXgesvdjSetSortEig(prm, 1), "cusolverDnXgesvdjSetSortEig");
+  gm_status st = cusolver_status(gm_cusolver.cusolverDnCreateGesvdjInfo(&prm), "cusolverDnCreateGesvdjInfo");
+  if (st == GM_OK) st = cusolver_status(gm_cusolver.cusolverDnXgesvdjSetSortEig(prm, 1), "cusolverDnXgesvdjSetSortEig");
 #define X(T, E, name, kw, p, P, ...)                                                                            \
   case GM_##E:                                                                                                  \
     if (st == GM_OK)                                                                                            \
@@ -314,7 +314,7 @@ static gm_status cu_gesvdj_batched(void *ctx, gm_ctype t, bool vectors, int m, i
   }
 #undef X
   st = jacobi_done(ctx, st, work, prm != NULL);
-  if (prm) cusolverDnDestroyGesvdjInfo(prm);
+  if (prm) gm_cusolver.cusolverDnDestroyGesvdjInfo(prm);
   return st;
 }
 
