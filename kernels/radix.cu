@@ -65,14 +65,19 @@ __device__ inline pair_lane lane_part(size_t m, unsigned lanes, unsigned t) {
   return pair_lane{m * t / lanes, m * (t + 1) / lanes};
 }
 
-// The threads that count a segment of m pairs: one per 256 pairs, at least
-// one, at most RB (fewer threads, fewer counters to clear and scan).
-__device__ inline unsigned seg_lanes(size_t m) { return m / 256 >= RB ? RB : m / 256 > 0 ? (unsigned)(m / 256) : 1u; }
+// The threads that count a segment of m pairs: one per 1024 pairs, at
+// least one, at most RB.  Each thread clears, offsets and scans 256
+// counters a pass; with a thread per 256 pairs the emulated device spent
+// as long on those as on the pairs of 4096-element lines.
+__host__ __device__ inline unsigned seg_lanes(size_t m) {
+  return m / 1024 >= RB ? RB : m / 1024 > 0 ? (unsigned)(m / 1024) : 1u;
+}
 
-// Every thread: rows d = t, t + RB, ... of cnt scanned over the first
-// `lanes` threads (exclusive), each row's total to tot[d] (tot NULL: not kept).
+// Every thread of the block: rows d = t, t + blockDim.x, ... of cnt
+// scanned over the first `lanes` threads (exclusive), each row's total to
+// tot[d] (tot NULL: not kept).
 __device__ inline void rows_scan(uint32_t *cnt, uint32_t *tot, unsigned lanes, unsigned t) {
-  for (unsigned d = t; d < GM_RADIX_DIGITS; d += RB) {
+  for (unsigned d = t; d < GM_RADIX_DIGITS; d += blockDim.x) {
     uint32_t s = 0;
     for (unsigned l = 0; l < lanes; l++) {
       uint32_t c = cnt[d * RP + l];
@@ -225,7 +230,7 @@ __device__ inline int digits_scan(uint32_t *tot, size_t m) {
 // whichever holds the sorted run.
 __device__ uint64_t *sort_segment(uint64_t *p, uint64_t *q, size_t m, unsigned bits, uint32_t *cnt, uint32_t *tot,
                                   int *trivial) {
-  const unsigned t = threadIdx.x, lanes = seg_lanes(m);
+  const unsigned t = threadIdx.x, lanes = seg_lanes(m) < blockDim.x ? seg_lanes(m) : blockDim.x;
   const pair_lane r = lane_part(m, lanes, t);
   for (unsigned b = 0; b < bits; b += 8) {
     const unsigned shift = 32 + b;
@@ -286,7 +291,7 @@ __global__ void pair_lines_kernel(int desc, size_t first, size_t nl, size_t len,
   __shared__ uint32_t tot[GM_RADIX_DIGITS];
   __shared__ int trivial;
   const unsigned t = threadIdx.x;
-  const pair_lane r = lane_part(len, seg_lanes(len), t);
+  const pair_lane r = lane_part(len, seg_lanes(len) < blockDim.x ? seg_lanes(len) : blockDim.x, t);
   for (size_t i = blockIdx.x; i < nl; i += gridDim.x) {
     const size_t s = gm_scan_line_start(first + i, len, inner);
     uint64_t *p = a + i * len;
@@ -374,7 +379,7 @@ __global__ void pair_buckets_kernel(int desc, size_t len, const size_t *tot, con
     const size_t s = tot[d], m = (d + 1 < GM_RADIX_DIGITS ? tot[d + 1] : len) - s;
     if (m == 0) continue; // (the same m in every thread of the block)
     const uint64_t *o = sort_segment(a + s, b + s, m, bits, cnt, dt, &trivial);
-    const pair_lane r = lane_part(m, seg_lanes(m), threadIdx.x);
+    const pair_lane r = lane_part(m, seg_lanes(m) < blockDim.x ? seg_lanes(m) : blockDim.x, threadIdx.x);
     pair_emit(o, r.lo, r.hi, s, desc, x, st, y, yi, st);
   }
 }
@@ -418,13 +423,15 @@ int pair_long(int desc, size_t lines, size_t len, size_t inner, size_t chunk, co
   return err;
 }
 
-// Many lines: a block per line, in batches whose pairs and scratch take at
-// most 16 MiB (the emulated device keeps such a block for the next call),
-// at least one line.
+// Many lines: a block per line (of seg_lanes threads: few idle ones), in
+// batches whose pairs and scratch take at most 16 MiB, at least one line.
 template <typename T>
 int pair_many(int desc, size_t lines, size_t len, size_t inner, const T *x, T *y, int64_t *yi,
               const gm_launch_ctx *lc) {
   uint64_t *b = pair_yi(yi, inner);
+  // at least two threads: the emulated device runs a block of one thread
+  // as a plain call, without the fibers its barriers need
+  const unsigned block = seg_lanes(len) > 1 ? seg_lanes(len) : 2;
   size_t nb = ((size_t)1 << 20) / len;
   nb = nb < 1 ? 1 : nb > lines ? lines : nb;
   void *w = NULL;
@@ -433,7 +440,7 @@ int pair_many(int desc, size_t lines, size_t len, size_t inner, const T *x, T *y
   uint64_t *a = (uint64_t *)w;
   for (size_t first = 0; first < lines; first += nb) {
     const size_t nl = lines - first < nb ? lines - first : nb;
-    GM_LAUNCH_SYNC_WORK(pair_lines_kernel<T>, pair_grid(nl), RB, (cudaStream_t)lc->stream, 12.0 * (double)len)(
+    GM_LAUNCH_SYNC_WORK(pair_lines_kernel<T>, pair_grid(nl), block, (cudaStream_t)lc->stream, 12.0 * (double)len)(
         desc, first, nl, len, inner, x, y, yi, a, b ? b + first * len : a + nb * len);
   }
   err = (int)cudaGetLastError();
