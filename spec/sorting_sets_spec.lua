@@ -214,36 +214,39 @@ for _, place in ipairs(places) do
       end)
     end)
     it("(key, position) pairs of float, int32, uint32: long lines and many lines, stable, as a property", function()
-      -- lines of 1000-3000 (chunks of 512): a split over chunks of several
-      -- lanes and buckets, or a block per line with several lanes; checked
-      -- in O(n): a permutation, in order, equal keys by position
+      -- two lines of 3000, contiguous or at stride 2: with chunks of 512 a
+      -- split over chunks and a block per bucket, with chunks of 4096 a
+      -- block per line of two counting threads; checked in O(n): a
+      -- permutation, in order, equal keys by position
+      local function k(v) return v == 0 and 0 or v end -- -0.0 and 0.0: one key
+      local function check(ct, t, dims, axis, desc)
+        local v, i = gm.sort(R.mk(ct, dims, t), { axis = axis, descending = desc })
+        local vf, iff = R.flat(v), R.flat(i)
+        for _, line in ipairs(line_idx(dims[1], dims[2], axis)) do
+          local seen = {}
+          for q, p in ipairs(line) do
+            local at = iff[p]
+            assert(not seen[at] and at >= 1 and at <= #line, "a permutation")
+            seen[at] = true
+            same(t[line[at]], vf[p], ct .. " value")
+            if q > 1 then
+              local a, b, pa = k(vf[line[q - 1]]), k(vf[p]), iff[line[q - 1]]
+              local eq = a == b or (a ~= a and b ~= b)
+              assert(eq and pa < at or not eq and before(a, b, desc),
+                string.format("%s %s order at %d of %dx%d axis %d", ct, desc and "desc" or "asc", q, dims[1], dims[2], axis))
+            end
+          end
+        end
+      end
       run(function()
-        core._sort_radix(4, 512)
         local ok, err = pcall(function()
-          for _, ct in ipairs({ "float", "int32", "uint32" }) do
-            local t = spread(ct, 6000, #ct + 3)
-            local function k(v) return v == 0 and 0 or v end -- -0.0 and 0.0: one key
-            for _, dims in ipairs({ { 6000 }, { 3000, 2 }, { 6, 1000 }, { 1000, 6 } }) do
-              local m, axis = R.mk(ct, dims, t), dims[2] == 1000 and 2 or 1
+          for _, chunk in ipairs({ 512, 4096 }) do
+            core._sort_radix(4, chunk)
+            for _, ct in ipairs({ "float", "int32", "uint32" }) do
+              local t = spread(ct, 6000, #ct + 3)
               for _, desc in ipairs({ false, true }) do
-                local v, i = gm.sort(m, { axis = axis, descending = desc })
-                local vf, iff = R.flat(v), R.flat(i)
-                local r, c = dims[1], dims[2] or 1
-                for _, line in ipairs(line_idx(r, c, axis)) do
-                  local seen = {}
-                  for q, p in ipairs(line) do
-                    local at = iff[p]
-                    assert(not seen[at] and at >= 1 and at <= #line, "a permutation")
-                    seen[at] = true
-                    same(t[line[at]], vf[p], ct .. " value")
-                    if q > 1 then
-                      local a, b, pa = k(t[line[iff[line[q - 1]]]]), k(vf[p]), iff[line[q - 1]]
-                      local eq = a == b or (a ~= a and b ~= b)
-                      assert(eq and pa < at or not eq and before(a, b, desc),
-                        string.format("%s %s order at %d of dims %s", ct, desc and "desc" or "asc", q, table.concat(dims, "x")))
-                    end
-                  end
-                end
+                check(ct, t, { 2, 3000 }, 2, desc)
+                check(ct, t, { 3000, 2 }, 1, desc)
               end
             end
           end
