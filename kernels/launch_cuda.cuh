@@ -14,9 +14,14 @@
 // kernel<<<grid, block, shmem, stream>>>; the emulated device's build of
 // these files (kernels/cpu/emu_kernels.h) defines them first, to run the
 // kernel on the CPU model of CUDA with fibers only where the flag says.
+// GM_LAUNCH_SYNC_WORK(kernel, grid, block, stream, work)(args...) is
+// GM_LAUNCH_SYNC for blocks that each loop over many items (work: the
+// rough cost of one block, in elements), so that the emulated device
+// spreads even a few such blocks over the cores.
 #ifndef GM_LAUNCH
 #define GM_LAUNCH(k, grid, block, shmem, stream) k<<<grid, block, shmem, stream>>>
 #define GM_LAUNCH_SYNC(k, grid, block, shmem, stream) k<<<grid, block, shmem, stream>>>
+#define GM_LAUNCH_SYNC_WORK(k, grid, block, stream, work) k<<<grid, block, 0, stream>>>
 #endif
 
 // Kernels whose whole body is one GRID_STRIDE or ROWS_2D loop over

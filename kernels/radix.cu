@@ -1,17 +1,17 @@
 // The radix sort of the sorts along an axis on the device (kernels/radix.h;
 // src/device/kernel_tables.h sends the sorting ops' lines of
-// gm_sort_radix_min() elements or more here).  A few long lines, one after
-// the other: per pass of 8 bits, the chunks' histograms (an item per
-// chunk), the counts' scan (an item per digit, then one for the digits'
-// bases) and the chunks' stable scatter (an item per chunk), all range
-// launches of radix.h's functions, which the host runs too; then the
-// sorted run written out (an item per element) or, for mode and unique,
-// finished by one item.  Many lines stay with kernels/scan.cu's merge
-// sort, a line per item: a whole-line radix sort per thread keeps 256
-// counters per key byte in local memory (tools/suite.d/26-ptxas.sh
-// refuses its spills).  The scratch comes from the launch's
-// stream-ordered allocator.  Launchers return the cudaError_t of the
-// launches.
+// gm_sort_radix_min() elements or more here).
+// - Sort and argsort of the 4-byte types, any number of lines: (key,
+//   position) pairs as the host sorts them (below, "pairs").
+// - Other types and ops, a few long lines one after the other: per pass of
+//   8 bits, the chunks' histograms (an item per chunk), the counts' scan
+//   (an item per digit, then one for the digits' bases) and the chunks'
+//   stable scatter (a block per chunk, its counters in shared memory);
+//   then the sorted run written out (an item per element) or, for mode and
+//   unique, finished by one item.  Their many lines stay with
+//   kernels/scan.cu's merge sort, a line per item.
+// The scratch comes from the launch's stream-ordered allocator.
+// Launchers return the cudaError_t of the launches.
 #include <cuda_runtime.h>
 
 #include "launch_cuda.cuh"
@@ -25,11 +25,7 @@ namespace {
                              const T *src, size_t *cnt) {                                                       \
     gm_radix_chunk_hist_##E(desc, shift, c, chunk, len, st, src, cnt);                                          \
   }                                                                                                             \
-  __device__ void chunk_scatter(int desc, unsigned shift, size_t c, size_t chunk, size_t len, size_t st,        \
-                                const T *src, const int64_t *si, T *dv, int64_t *di, const size_t *cnt,         \
-                                const size_t *tot) {                                                            \
-    gm_radix_chunk_scatter_##E(desc, shift, c, chunk, len, st, src, si, dv, di, cnt, tot);                      \
-  }                                                                                                             \
+  __device__ inline uint64_t radix_key(T v, int desc) { return gm_radix_key_##E(v, desc); }                     \
   __device__ void finish(int op, size_t len, size_t inner, const T *s, const int64_t *si, T *y, int64_t *yi) {  \
     gm_radix_finish_##E(op, len, inner, s, si, y, yi);                                                          \
   }                                                                                                             \
@@ -48,6 +44,53 @@ namespace {
 GM_REAL_CTYPES(GM_CU_RADIX)
 #undef GM_CU_RADIX
 
+// Block-level digit counters (the pair kernels below and
+// radix_scatter_kernel): a block of RB threads (one warp) keeps a counter
+// per digit and thread in shared memory, cnt[digit * RP + thread].  Thread
+// t counts, then scatters, its own contiguous part of the block's items
+// (parts in thread order), and the offsets are the counts' exclusive scan
+// in digit order, then thread order: a stable scatter with no atomics and
+// no per-thread array in local memory.
+#define RB 32u
+#define RP (RB + 1u) // padded rows: thread t's counters of rows d, d + 1 lie in different banks
+
+struct pair_lane {
+  size_t lo, hi;
+};
+
+// Thread t's part of m items when `lanes` threads share them (t >= lanes:
+// an empty part).
+__device__ inline pair_lane lane_part(size_t m, unsigned lanes, unsigned t) {
+  if (t >= lanes) return pair_lane{m, m};
+  return pair_lane{m * t / lanes, m * (t + 1) / lanes};
+}
+
+// The threads that count a segment of m pairs: one per 1024 pairs, at
+// least one, at most RB.  Each thread clears, offsets and scans 256
+// counters a pass; with a thread per 256 pairs the emulated device spent
+// as long on those as on the pairs of 4096-element lines.
+__host__ __device__ inline unsigned seg_lanes(size_t m) {
+  return m / 1024 >= RB ? RB : m / 1024 > 0 ? (unsigned)(m / 1024) : 1u;
+}
+
+// Every thread of the block: rows d = t, t + blockDim.x, ... of cnt
+// scanned over the first `lanes` threads (exclusive), each row's total to
+// tot[d] (tot NULL: not kept).
+__device__ inline void rows_scan(uint32_t *cnt, uint32_t *tot, unsigned lanes, unsigned t) {
+  for (unsigned d = t; d < GM_RADIX_DIGITS; d += blockDim.x) {
+    uint32_t s = 0;
+    for (unsigned l = 0; l < lanes; l++) {
+      uint32_t c = cnt[d * RP + l];
+      cnt[d * RP + l] = s;
+      s += c;
+    }
+    if (tot) tot[d] = s;
+  }
+}
+
+// Blocks of a block-per-item launch over n items (at most 65535).
+inline int pair_grid(size_t n) { return n < 65535 ? (int)n : 65535; }
+
 template <typename T>
 __global__ void radix_hist_kernel(int desc, unsigned shift, size_t nch, size_t chunk, size_t len, size_t st, const T *src,
                             size_t *cnt) {
@@ -62,10 +105,34 @@ __global__ void radix_bases_kernel(size_t *tot) {
   GRID_STRIDE(i, (size_t)1) { gm_radix_exclusive(tot, GM_RADIX_DIGITS); }
 }
 
+// Block per chunk: the chunk's elements (and positions: si, or their index
+// k; di NULL: values only) to their offsets, cnt's after
+// gm_radix_digit_scan plus tot's after the bases, thread t its part.
 template <typename T>
-__global__ void radix_scatter_kernel(int desc, unsigned shift, size_t nch, size_t chunk, size_t len, size_t st, const T *src,
-                               const int64_t *si, T *dv, int64_t *di, const size_t *cnt, const size_t *tot) {
-  GRID_STRIDE(c, nch) { chunk_scatter(desc, shift, c, chunk, len, st, src, si, dv, di, cnt, tot); }
+__global__ void radix_scatter_kernel(int desc, unsigned shift, size_t nch, size_t chunk, size_t len, size_t st,
+                                     const T *src, const int64_t *si, T *dv, int64_t *di, const size_t *cnt,
+                                     const size_t *tot) {
+  __shared__ uint32_t c[GM_RADIX_DIGITS * RP];
+  __shared__ size_t base[GM_RADIX_DIGITS];
+  const unsigned t = threadIdx.x;
+  for (size_t ch = blockIdx.x; ch < nch; ch += gridDim.x) {
+    const size_t lo = ch * chunk, m = len - lo < chunk ? len - lo : chunk;
+    const pair_lane r = lane_part(m, RB, t);
+    for (unsigned d = 0; d < GM_RADIX_DIGITS; d++) c[d * RP + t] = 0;
+    for (size_t k = lo + r.lo; k < lo + r.hi; k++) c[(radix_key(src[k * st], desc) >> shift & 255u) * RP + t]++;
+    for (unsigned d = t; d < GM_RADIX_DIGITS; d += RB) base[d] = tot[d] + cnt[ch * GM_RADIX_DIGITS + d];
+    __syncthreads();
+    rows_scan(c, NULL, RB, t);
+    __syncthreads();
+    for (size_t k = lo + r.lo; k < lo + r.hi; k++) {
+      const T v = src[k * st];
+      const unsigned d = (unsigned)(radix_key(v, desc) >> shift & 255u);
+      const size_t p = base[d] + c[d * RP + t]++;
+      dv[p] = v;
+      if (di) di[p] = si ? si[k] : (int64_t)k;
+    }
+    __syncthreads(); // c and base read before the next chunk's
+  }
 }
 
 // argsort's (and sort's) copy out: element k of the sorted run
@@ -100,8 +167,8 @@ void sort_long(int op, int desc, size_t len, size_t inner, size_t chunk, const T
     GM_LAUNCH_RANGE(radix_hist_kernel<T>, gc.grid, gc.block, gc.s, nch, chunk)(desc, shift, nch, chunk, len, st, src, cnt);
     GM_LAUNCH_RANGE(radix_digit_scan_kernel, gd.grid, gd.block, gd.s, GM_RADIX_DIGITS, nch)(nch, cnt, tot);
     GM_LAUNCH_RANGE(radix_bases_kernel, g1.grid, g1.block, g1.s, 1, GM_RADIX_DIGITS)(tot);
-    GM_LAUNCH_RANGE(radix_scatter_kernel<T>, gc.grid, gc.block, gc.s, nch, 2 * chunk)(desc, shift, nch, chunk, len, st, src, si,
-                                                                           w + o, wi ? wi + o : NULL, cnt, tot);
+    GM_LAUNCH_SYNC_WORK(radix_scatter_kernel<T>, pair_grid(nch), RB, gc.s, 3.0 * (double)chunk)(
+        desc, shift, nch, chunk, len, st, src, si, w + o, wi ? wi + o : NULL, cnt, tot);
     src = w + o, si = wi ? wi + o : NULL, st = 1, o = len - o;
   }
   if (op == GM_LINES_ARGSORT)
@@ -128,6 +195,265 @@ int few_long(int op, int flag, size_t lines, size_t len, size_t inner, size_t ch
   err = (int)cudaGetLastError();
   gm_scratch_free(lc, w);
   return err;
+}
+
+// ---- (key, position) pairs of the 4-byte types (kernels/radix.h) ----
+//
+// Sort and argsort of float, int32 and uint32 lines sort 8-byte pairs as
+// the host does (src/host/radix.c), with the block-level counters above.
+// - A few long lines (pair_long): one pass over the line's tiles splits
+//   the pairs by 8 bits of the key, the top 8 of the bits where the keys
+//   differ (a tile per block; the tiles' counts and offsets as the chunks'
+//   above), then a block per bucket sorts it by LSD passes over the key
+//   bits below (while the bucket is in the cache) and writes it out.
+// - Many lines (pair_many): a block per line, the same LSD passes over
+//   the whole key; the lines go in batches whose pairs fit the scratch.
+// In both, a pass whose digit is the same in every item of the block
+// moves nothing and is skipped.
+
+// One thread: tot[0, 256) to its exclusive scan; whether one digit held
+// all m items (the pass moves nothing).
+__device__ inline int digits_scan(uint32_t *tot, size_t m) {
+  uint32_t s = 0;
+  int trivial = 0;
+  for (unsigned d = 0; d < GM_RADIX_DIGITS; d++) {
+    uint32_t c = tot[d];
+    trivial |= c == m;
+    tot[d] = s;
+    s += c;
+  }
+  return trivial;
+}
+
+// The stable sort of the segment p[0, m) (scratch q[0, m)) by the key bits
+// [0, bits), 8 a pass, by every thread of the block; returns p or q,
+// whichever holds the sorted run.
+__device__ uint64_t *sort_segment(uint64_t *p, uint64_t *q, size_t m, unsigned bits, uint32_t *cnt, uint32_t *tot,
+                                  int *trivial) {
+  const unsigned t = threadIdx.x, lanes = seg_lanes(m) < blockDim.x ? seg_lanes(m) : blockDim.x;
+  const pair_lane r = lane_part(m, lanes, t);
+  for (unsigned b = 0; b < bits; b += 8) {
+    const unsigned shift = 32 + b;
+    if (t < lanes) {
+      for (unsigned d = 0; d < GM_RADIX_DIGITS; d++) cnt[d * RP + t] = 0;
+      for (size_t k = r.lo; k < r.hi; k++) cnt[((p[k] >> shift) & 255u) * RP + t]++;
+    }
+    __syncthreads();
+    rows_scan(cnt, tot, lanes, t);
+    __syncthreads();
+    if (t == 0) *trivial = digits_scan(tot, m);
+    __syncthreads();
+    if (!*trivial) {
+      if (t < lanes) {
+        for (unsigned d = 0; d < GM_RADIX_DIGITS; d++) cnt[d * RP + t] += tot[d];
+        for (size_t k = r.lo; k < r.hi; k++) q[cnt[((p[k] >> shift) & 255u) * RP + t]++] = p[k];
+      }
+      uint64_t *s = p;
+      p = q, q = s;
+    }
+    __syncthreads(); // the scatter done (and *trivial read) before the next pass
+  }
+  return p;
+}
+
+#define GM_CU_PAIR(T, E)                                                                                   \
+  __device__ inline uint32_t pair_key(T v, int desc) { return (uint32_t)gm_radix_key_##E(v, desc); }       \
+  __device__ inline uint64_t pair_of(T v, int desc, size_t k) { return gm_radix_pair_##E(v, desc, (uint32_t)k); } \
+  __device__ inline T pair_value(uint64_t pr, int desc, const T *x, size_t st) {                           \
+    return gm_radix_pair_value_##E(pr, desc, x, st);                                                       \
+  }
+GM_CU_PAIR(float, FLOAT)
+GM_CU_PAIR(int32_t, INT32)
+GM_CU_PAIR(uint32_t, UINT32)
+#undef GM_CU_PAIR
+
+// The sorted pairs s[lo, hi) of a line x (stride st) written out from
+// output position out0 on: values (y, or NULL) and 1-based positions (yi,
+// or NULL) at stride inner.
+template <typename T>
+__device__ void pair_emit(const uint64_t *s, size_t lo, size_t hi, size_t out0, int desc, const T *x, size_t st, T *y,
+                          int64_t *yi, size_t inner) {
+  for (size_t k = lo; k < hi; k++) {
+    const uint64_t pr = s[k];
+    const size_t o = (out0 + k) * inner;
+    if (y) y[o] = pair_value(pr, desc, x, st);
+    if (yi) yi[o] = (int64_t)(uint32_t)pr + 1;
+  }
+}
+
+// Many lines: block i of the batch sorts line first + i of x (lines of len
+// at stride inner) in a[i * len, +len) with b[i * len, +len) as scratch
+// and writes it out.
+template <typename T>
+__global__ void pair_lines_kernel(int desc, size_t first, size_t nl, size_t len, size_t inner, const T *x, T *y,
+                                  int64_t *yi, uint64_t *a, uint64_t *b) {
+  __shared__ uint32_t cnt[GM_RADIX_DIGITS * RP];
+  __shared__ uint32_t tot[GM_RADIX_DIGITS];
+  __shared__ int trivial;
+  const unsigned t = threadIdx.x;
+  const pair_lane r = lane_part(len, seg_lanes(len) < blockDim.x ? seg_lanes(len) : blockDim.x, t);
+  for (size_t i = blockIdx.x; i < nl; i += gridDim.x) {
+    const size_t s = gm_scan_line_start(first + i, len, inner);
+    uint64_t *p = a + i * len;
+    for (size_t k = r.lo; k < r.hi; k++) p[k] = pair_of(x[s + k * inner], desc, k); // the part this thread counts
+    const uint64_t *o = sort_segment(p, b + i * len, len, 32, cnt, tot, &trivial);
+    pair_emit(o, r.lo, r.hi, 0, desc, x + s, inner, y ? y + s : NULL, yi ? yi + s : NULL, inner);
+  }
+}
+
+// The device state of a long line's split (pair_pick_kernel sets it).
+struct pair_split {
+  unsigned shift; // the split digit's lowest key bit; the buckets sort the bits below
+};
+
+// Chunk c of the line: the bits where its keys differ from the first key.
+template <typename T>
+__global__ void pair_diff_kernel(int desc, size_t nch, size_t chunk, size_t len, size_t st, const T *x, uint32_t *diff) {
+  GRID_STRIDE(c, nch) {
+    const uint32_t k0 = pair_key(x[0], desc);
+    const size_t lo = c * chunk, hi = len - lo < chunk ? len : lo + chunk;
+    uint32_t acc = 0;
+    for (size_t k = lo; k < hi; k++) acc |= pair_key(x[k * st], desc) ^ k0;
+    diff[c] = acc;
+  }
+}
+
+// One item: the split digit, the top 8 of the bits where keys differ.
+__global__ void pair_pick_kernel(size_t nch, const uint32_t *diff, pair_split *sp) {
+  GRID_STRIDE(i, (size_t)1) {
+    uint32_t d = 0;
+    for (size_t c = 0; c < nch; c++) d |= diff[c];
+    unsigned hi = 0;
+    while (hi < 32 && (d >> hi)) hi++;
+    sp->shift = hi > 8 ? hi - 8 : 0;
+  }
+}
+
+// Chunk c's counts of the split digit (zeroed first), cnt[c * 256, +256).
+template <typename T>
+__global__ void pair_hist_kernel(int desc, size_t nch, size_t chunk, size_t len, size_t st, const T *x,
+                                 const pair_split *sp, size_t *cnt) {
+  GRID_STRIDE(c, nch) {
+    const unsigned shift = sp->shift;
+    size_t *h = cnt + c * GM_RADIX_DIGITS, lo = c * chunk, hi = len - lo < chunk ? len : lo + chunk;
+    for (unsigned d = 0; d < GM_RADIX_DIGITS; d++) h[d] = 0;
+    for (size_t k = lo; k < hi; k++) h[(pair_key(x[k * st], desc) >> shift) & 255u]++;
+  }
+}
+
+// Block per chunk: the chunk's pairs to a at its offsets (cnt after
+// gm_radix_digit_scan, tot after the bases), thread t its part, stably.
+template <typename T>
+__global__ void pair_split_kernel(int desc, size_t nch, size_t chunk, size_t len, size_t st, const T *x,
+                                  const pair_split *sp, const size_t *cnt, const size_t *tot, uint64_t *a) {
+  __shared__ uint32_t c[GM_RADIX_DIGITS * RP];
+  const unsigned t = threadIdx.x, shift = sp->shift;
+  for (size_t ch = blockIdx.x; ch < nch; ch += gridDim.x) {
+    const size_t lo = ch * chunk, m = len - lo < chunk ? len - lo : chunk;
+    const pair_lane r = lane_part(m, RB, t);
+    for (unsigned d = 0; d < GM_RADIX_DIGITS; d++) c[d * RP + t] = 0;
+    for (size_t k = lo + r.lo; k < lo + r.hi; k++) c[((pair_key(x[k * st], desc) >> shift) & 255u) * RP + t]++;
+    __syncthreads();
+    rows_scan(c, NULL, RB, t);
+    __syncthreads();
+    for (unsigned d = 0; d < GM_RADIX_DIGITS; d++) // offsets within the line: len < 2^32
+      c[d * RP + t] += (uint32_t)(tot[d] + cnt[ch * GM_RADIX_DIGITS + d]);
+    for (size_t k = lo + r.lo; k < lo + r.hi; k++) {
+      const uint32_t key = pair_key(x[k * st], desc);
+      a[c[((key >> shift) & 255u) * RP + t]++] = (uint64_t)key << 32 | (uint32_t)k;
+    }
+    __syncthreads(); // c read before the next chunk's counts
+  }
+}
+
+// Block per bucket d of the split (starts tot, after the bases): its pairs
+// sorted by the key bits below the split digit, then written out.
+template <typename T>
+__global__ void pair_buckets_kernel(int desc, size_t len, const size_t *tot, const pair_split *sp, uint64_t *a,
+                                    uint64_t *b, const T *x, size_t st, T *y, int64_t *yi) {
+  __shared__ uint32_t cnt[GM_RADIX_DIGITS * RP];
+  __shared__ uint32_t dt[GM_RADIX_DIGITS];
+  __shared__ int trivial;
+  const unsigned bits = sp->shift;
+  for (size_t d = blockIdx.x; d < GM_RADIX_DIGITS; d += gridDim.x) {
+    const size_t s = tot[d], m = (d + 1 < GM_RADIX_DIGITS ? tot[d + 1] : len) - s;
+    if (m == 0) continue; // (the same m in every thread of the block)
+    const uint64_t *o = sort_segment(a + s, b + s, m, bits, cnt, dt, &trivial);
+    const pair_lane r = lane_part(m, seg_lanes(m) < blockDim.x ? seg_lanes(m) : blockDim.x, threadIdx.x);
+    pair_emit(o, r.lo, r.hi, s, desc, x, st, y, yi, st);
+  }
+}
+
+// The second buffer of the pairs: the int64 positions' own output where
+// it is contiguous (each pair is read there before its position is
+// written over it, by the same thread), else NULL (scratch).
+inline uint64_t *pair_yi(int64_t *yi, size_t inner) { return yi && inner == 1 ? (uint64_t *)(void *)yi : NULL; }
+
+// A few long lines of x (stride inner), one after the other: the split by
+// chunks, then the buckets.
+template <typename T>
+int pair_long(int desc, size_t lines, size_t len, size_t inner, size_t chunk, const T *x, T *y, int64_t *yi,
+              const gm_launch_ctx *lc) {
+  uint64_t *b = pair_yi(yi, inner);
+  const size_t nch = gm_radix_chunks(len, chunk), pb = (b ? 1 : 2) * len * sizeof(uint64_t);
+  const size_t cb = (nch + 1) * GM_RADIX_DIGITS * sizeof(size_t), db = (nch * sizeof(uint32_t) + 7) / 8 * 8;
+  void *w = NULL;
+  int err = gm_scratch_alloc(lc, pb + cb + db + sizeof(pair_split), &w);
+  if (err != 0) return err;
+  uint64_t *a = (uint64_t *)w;
+  size_t *cnt = (size_t *)(void *)((char *)w + pb), *tot = cnt + nch * GM_RADIX_DIGITS;
+  uint32_t *diff = (uint32_t *)(void *)((char *)w + pb + cb);
+  pair_split *sp = (pair_split *)(void *)((char *)w + pb + cb + db);
+  gm_launch gc(nch, lc->stream), gd(GM_RADIX_DIGITS, lc->stream), g1(1, lc->stream);
+  for (size_t i = 0; i < lines; i++) {
+    const size_t s = gm_scan_line_start(i, len, inner);
+    const T *xl = x + s;
+    GM_LAUNCH_RANGE(pair_diff_kernel<T>, gc.grid, gc.block, gc.s, nch, chunk)(desc, nch, chunk, len, inner, xl, diff);
+    GM_LAUNCH_RANGE(pair_pick_kernel, g1.grid, g1.block, g1.s, 1, nch)(nch, diff, sp);
+    GM_LAUNCH_RANGE(pair_hist_kernel<T>, gc.grid, gc.block, gc.s, nch, chunk)(desc, nch, chunk, len, inner, xl, sp, cnt);
+    GM_LAUNCH_RANGE(radix_digit_scan_kernel, gd.grid, gd.block, gd.s, GM_RADIX_DIGITS, nch)(nch, cnt, tot);
+    GM_LAUNCH_RANGE(radix_bases_kernel, g1.grid, g1.block, g1.s, 1, GM_RADIX_DIGITS)(tot);
+    GM_LAUNCH_SYNC_WORK(pair_split_kernel<T>, pair_grid(nch), RB, gc.s, 3.0 * (double)chunk)(desc, nch, chunk, len, inner,
+                                                                                        xl, sp, cnt, tot, a);
+    GM_LAUNCH_SYNC_WORK(pair_buckets_kernel<T>, GM_RADIX_DIGITS, RB, gc.s, 8.0 * (double)len / GM_RADIX_DIGITS)(
+        desc, len, tot, sp, a, b ? b + s : a + len, xl, inner, y ? y + s : NULL, yi ? yi + s : NULL);
+  }
+  err = (int)cudaGetLastError();
+  gm_scratch_free(lc, w);
+  return err;
+}
+
+// Many lines: a block per line (of seg_lanes threads: few idle ones), in
+// batches whose pairs and scratch take at most 16 MiB, at least one line.
+template <typename T>
+int pair_many(int desc, size_t lines, size_t len, size_t inner, const T *x, T *y, int64_t *yi,
+              const gm_launch_ctx *lc) {
+  uint64_t *b = pair_yi(yi, inner);
+  // at least two threads: the emulated device runs a block of one thread
+  // as a plain call, without the fibers its barriers need
+  const unsigned block = seg_lanes(len) > 1 ? seg_lanes(len) : 2;
+  size_t nb = ((size_t)1 << 20) / len;
+  nb = nb < 1 ? 1 : nb > lines ? lines : nb;
+  void *w = NULL;
+  int err = gm_scratch_alloc(lc, (b ? 1 : 2) * nb * len * sizeof(uint64_t), &w);
+  if (err != 0) return err;
+  uint64_t *a = (uint64_t *)w;
+  for (size_t first = 0; first < lines; first += nb) {
+    const size_t nl = lines - first < nb ? lines - first : nb;
+    GM_LAUNCH_SYNC_WORK(pair_lines_kernel<T>, pair_grid(nl), block, (cudaStream_t)lc->stream, 12.0 * (double)len)(
+        desc, first, nl, len, inner, x, y, yi, a, b ? b + first * len : a + nb * len);
+  }
+  err = (int)cudaGetLastError();
+  gm_scratch_free(lc, w);
+  return err;
+}
+
+template <typename T>
+int pair_lines(int op, int flag, size_t lines, size_t len, size_t inner, size_t chunk, const T *x, T *y, int64_t *yi,
+               const gm_launch_ctx *lc) {
+  const int desc = op == GM_LINES_ARGSORT && flag;
+  if (lines <= GM_RADIX_FEW_LINES && len > chunk) return pair_long<T>(desc, lines, len, inner, chunk, x, y, yi, lc);
+  return pair_many<T>(desc, lines, len, inner, x, y, yi, lc);
 }
 
 // ---- the selection of topk and kthvalue (kernels/select.h) ----
@@ -207,6 +533,12 @@ extern "C" int gm_cuda_radix_select(int ctype, int desc, size_t k, size_t outer,
 extern "C" int gm_cuda_radix_lines(int ctype, int op, int flag, size_t outer, size_t len, size_t inner, size_t chunk,
                                    const void *x, void *y, int64_t *yi, const gm_launch_ctx *lc) {
   const size_t lines = outer * inner;
+  if (gm_radix_pairs_fit(ctype, op, len)) {
+    if (ctype == GM_FLOAT) return pair_lines<float>(op, flag, lines, len, inner, chunk, (const float *)x, (float *)y, yi, lc);
+    if (ctype == GM_INT32)
+      return pair_lines<int32_t>(op, flag, lines, len, inner, chunk, (const int32_t *)x, (int32_t *)y, yi, lc);
+    return pair_lines<uint32_t>(op, flag, lines, len, inner, chunk, (const uint32_t *)x, (uint32_t *)y, yi, lc);
+  }
 #define LAUNCH(T) return few_long<T>(op, flag, lines, len, inner, chunk, (const T *)x, (T *)y, yi, lc);
   switch (ctype) {
     GM_REAL_CTYPES_WITH(GM_CTYPE_DO_CASE_, LAUNCH)

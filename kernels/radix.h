@@ -208,6 +208,51 @@ GM_INTEGER_CTYPES_WITH(GM_RADIX_ROW_, EXACT)
 #undef GM_RADIX_ROW_
 #undef GM_RADIX_FNS_
 
+/* (key, position) pairs of the 4-byte types (float, int32, uint32), which
+ * the host (src/host/radix.c) and the devices (kernels/radix.cu) sort
+ * instead of values and int64 positions: key << 32 | position, 8 bytes
+ * per element and pass instead of 12.  Equal keys keep their positions
+ * ascending, so a pair's order as a uint64 is the stable order.  The
+ * element of a sorted pair comes back from its key, except for a float
+ * whose key stands for several elements (0.0 and -0.0, the NaNs): that
+ * one is read from x[position * st]. */
+GM_HD uint64_t gm_radix_pair_FLOAT(float v, int desc, uint32_t pos) {
+  return (uint64_t)gm_radix_key_FLOAT(v, desc) << 32 | pos;
+}
+GM_HD uint64_t gm_radix_pair_INT32(int32_t v, int desc, uint32_t pos) {
+  return (uint64_t)gm_radix_key_INT32(v, desc) << 32 | pos;
+}
+GM_HD uint64_t gm_radix_pair_UINT32(uint32_t v, int desc, uint32_t pos) {
+  return (uint64_t)gm_radix_key_UINT32(v, desc) << 32 | pos;
+}
+/* The key of pair pr as it was before descending's complement. */
+GM_HD uint32_t gm_radix_pair_key(uint64_t pr, int desc) { return (uint32_t)(pr >> 32) ^ (desc ? 0xffffffffu : 0u); }
+GM_HD float gm_radix_pair_value_FLOAT(uint64_t pr, int desc, const float *x, size_t st) {
+  uint32_t k = gm_radix_pair_key(pr, desc), u = (k >> 31) ? k & 0x7fffffffu : ~k;
+  if (k == 0x80000000u || k == 0xffffffffu) return x[(size_t)(uint32_t)pr * st];
+  float v;
+  memcpy(&v, &u, sizeof v);
+  return v;
+}
+GM_HD int32_t gm_radix_pair_value_INT32(uint64_t pr, int desc, const int32_t *x, size_t st) {
+  (void)x, (void)st;
+  uint32_t u = gm_radix_pair_key(pr, desc) ^ 0x80000000u;
+  int32_t v;
+  memcpy(&v, &u, sizeof v);
+  return v;
+}
+GM_HD uint32_t gm_radix_pair_value_UINT32(uint64_t pr, int desc, const uint32_t *x, size_t st) {
+  (void)x, (void)st;
+  return gm_radix_pair_key(pr, desc);
+}
+
+/* Whether the lines of op (ctype, length len) sort as pairs: sort and
+ * argsort of the 4-byte types, positions within 32 bits. */
+GM_HD int gm_radix_pairs_fit(int ctype, int op, size_t len) {
+  return op == GM_LINES_ARGSORT && (ctype == GM_FLOAT || ctype == GM_INT32 || ctype == GM_UINT32) &&
+         len <= 0xffffffffu;
+}
+
 /* Whether op of the index-carrying engine sorts its lines (the ops the
  * radix sort takes over from a length on). */
 GM_HD int gm_radix_sorting_op(int op) {

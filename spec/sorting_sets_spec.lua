@@ -213,6 +213,49 @@ for _, place in ipairs(places) do
         assert(ok, err)
       end)
     end)
+    it("(key, position) pairs of float, int32, uint32: long lines and many lines, stable, as a property", function()
+      -- two lines of 3000, contiguous or at stride 2: with chunks of 512 a
+      -- split over chunks and a block per bucket, with chunks of 4096 a
+      -- block per line of two counting threads; checked in O(n): a
+      -- permutation, in order, equal keys by position
+      local function k(v) return v == 0 and 0 or v end -- -0.0 and 0.0: one key
+      local function check(ct, t, dims, axis, desc)
+        local v, i = gm.sort(R.mk(ct, dims, t), { axis = axis, descending = desc })
+        local vf, iff = R.flat(v), R.flat(i)
+        for _, line in ipairs(line_idx(dims[1], dims[2], axis)) do
+          local seen = {}
+          for q, p in ipairs(line) do
+            local at = iff[p]
+            assert(not seen[at] and at >= 1 and at <= #line, "a permutation")
+            seen[at] = true
+            same(t[line[at]], vf[p], ct .. " value")
+            if q > 1 then
+              local a, b, pa = k(vf[line[q - 1]]), k(vf[p]), iff[line[q - 1]]
+              local eq = a == b or (a ~= a and b ~= b)
+              assert(eq and pa < at or not eq and before(a, b, desc),
+                string.format("%s %s order at %d of %dx%d axis %d", ct, desc and "desc" or "asc", q, dims[1], dims[2], axis))
+            end
+          end
+        end
+      end
+      run(function()
+        local ok, err = pcall(function()
+          for _, chunk in ipairs({ 512, 4096 }) do
+            core._sort_radix(4, chunk)
+            for _, ct in ipairs({ "float", "int32", "uint32" }) do
+              local t = spread(ct, 6000, #ct + 3)
+              for _, desc in ipairs({ false, true }) do
+                check(ct, t, { 2, 3000 }, 2, desc)
+                check(ct, t, { 3000, 2 }, 1, desc)
+              end
+            end
+          end
+        end)
+        core._sort_radix(0, 0)
+        assert(ok, err)
+      end)
+    end)
+
     it("topk, kthvalue, mode, cummax and cummin against Lua references", function()
       run(function()
         for _, ct in ipairs({ "double", "int16", "uint8" }) do
@@ -304,18 +347,26 @@ describe("the emulated device runs lines_kernel and search_kernel", function()
 end)
 
 describe("the emulated device runs the radix sort's kernels", function()
-  it("a pass per key byte on a long line (an item per chunk); many lines keep the merge sort", function()
+  it("pairs (4-byte types): a split and a block per bucket, or a block per line; others a pass per key byte",
+    function()
     local function n(k) return (gm.emulated_kernel_launches()[k] or { launches = 0 }).launches end
-    local b1, b2 = n("radix_scatter_kernel<T>"), n("lines_kernel<int32_t>")
+    local names = { "pair_split_kernel<T>", "pair_buckets_kernel<T>", "pair_lines_kernel<T>", "radix_scatter_kernel<T>",
+      "lines_kernel<int32_t>", "lines_kernel<int64_t>" }
+    local before = {}
+    for _, k in ipairs(names) do before[k] = n(k) end
     core._sort_radix(4, 8)
     local ok, err = pcall(gm.with_cuda, EMU, function()
       gm.argsort(mk("int32", { 20 }, spread("int32", 20, 5)))
       gm.argsort(mk("int32", { 8, 5 }, spread("int32", 40, 5)))
+      gm.argsort(mk("int64", { 20 }, spread("int64", 20, 5)))
+      gm.argsort(mk("int64", { 8, 5 }, spread("int64", 40, 5)))
     end)
     core._sort_radix(0, 0)
     assert(ok, err)
-    assert.are.equal(4, n("radix_scatter_kernel<T>") - b1)
-    assert.are.equal(1, n("lines_kernel<int32_t>") - b2) -- many lines: the merge sort, a line per item
+    local got = {}
+    for _, k in ipairs(names) do got[#got + 1] = n(k) - before[k] end
+    -- int64: 8 passes of a long line; its many lines the merge sort, a line per item
+    assert.are.same({ 1, 1, 1, 8, 0, 1 }, got)
   end)
 end)
 

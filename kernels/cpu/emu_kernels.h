@@ -132,9 +132,10 @@ template <class... P> struct gm_emu_launcher {
   size_t shmem; // dynamic shared memory (checked, unused: our kernels have none)
   gm_emu_site *site;
   void *stream; // the emulated device (its compute stream), or null
+  double block_work = 0; // GM_LAUNCH_SYNC_WORK's cost of a block (0: one unit per thread)
   // queued on the stream like a CUDA launch (gm_emu_submit)
   template <class... A> void operator()(const A &...a) const { gm_emu_submit(*this, a...); }
-  template <class... A> void run(const A &...a) const { run_blocks(0.0, a...); }
+  template <class... A> void run(const A &...a) const { run_blocks(block_work, a...); }
   // block_work: gmcpu::launch's cost of one block (0: one unit per thread)
   template <class... A> void run_blocks(double block_work, const A &...a) const {
     void (*k)(P...) = kernel;
@@ -153,8 +154,8 @@ template <class... P> struct gm_emu_launcher {
 
 template <class... P>
 inline gm_emu_launcher<P...> gm_emu_launch(void (*kernel)(P...), dim3 grid, dim3 block, size_t shmem,
-                                           gm_emu_site &site, void *stream) {
-  return gm_emu_launcher<P...>{kernel, grid, block, shmem, &site, stream};
+                                           gm_emu_site &site, void *stream, double block_work = 0) {
+  return gm_emu_launcher<P...>{kernel, grid, block, shmem, &site, stream, block_work};
 }
 
 inline dim3 gm_emu_dim3(dim3 d) { return d; }
@@ -172,6 +173,8 @@ inline dim3 gm_emu_dim3(unsigned n) { return dim3(n); }
   gm_emu_launch(k, gm_emu_dim3(grid), gm_emu_dim3(block), (size_t)(shmem), GM_EMU_SITE(k, false), (void *)(stream))
 #define GM_LAUNCH_SYNC(k, grid, block, shmem, stream) \
   gm_emu_launch(k, gm_emu_dim3(grid), gm_emu_dim3(block), (size_t)(shmem), GM_EMU_SITE(k, true), (void *)(stream))
+#define GM_LAUNCH_SYNC_WORK(k, grid, block, stream, work) \
+  gm_emu_launch(k, gm_emu_dim3(grid), gm_emu_dim3(block), 0, GM_EMU_SITE(k, true), (void *)(stream), (double)(work))
 
 // Range launches (GM_LAUNCH_RANGE, GM_LAUNCH_ROWS, launch_cuda.cuh):
 // kernels whose body is one GRID_STRIDE or ROWS_2D loop over independent

@@ -215,16 +215,18 @@ static gm_status gm_lt_scan_axis(void *ctx, gm_ctype t, int op, int initial, siz
 }
 
 /* The device radix-sorts a few long lines (kernels/radix.cu: chunks over
- * many threads); many lines, or lines of one chunk, keep the merge sort of
+ * many threads), and lines of the 4-byte types of any number as (key,
+ * position) pairs (a block per line); other lines keep the merge sort of
  * kernels/scan.cu, a line per thread (a per-thread radix sort of a whole
  * line would keep its counters in local memory). */
-static bool radix_lines_here(size_t lines, size_t len) {
-  return len >= gm_sort_radix_min() && lines <= GM_RADIX_FEW_LINES && len > gm_sort_radix_chunk();
+static bool radix_lines_here(gm_ctype t, int op, size_t lines, size_t len) {
+  return len >= gm_sort_radix_min() &&
+         ((lines <= GM_RADIX_FEW_LINES && len > gm_sort_radix_chunk()) || gm_radix_pairs_fit((int)t, op, len));
 }
 
 static gm_status gm_lt_sort_axis(void *ctx, gm_ctype t, int desc, size_t outer, size_t len, size_t inner,
                                  const void *x, void *y) {
-  if (radix_lines_here(outer * inner, len)) /* kernels/radix.cu (core/ops/scan.h) */
+  if (radix_lines_here(t, GM_LINES_ARGSORT, outer * inner, len)) /* kernels/radix.cu (core/ops/scan.h) */
     return GM_LT_RUN(radix_lines, ((int)t, GM_LINES_ARGSORT, desc, outer, len, inner, gm_sort_radix_chunk(), x, y, NULL,
                                    GM_LT_LAUNCH(ctx)), "radix sort kernel");
   return GM_LT_RUN(sort_axis, ((int)t, desc, outer, len, inner, x, y, GM_LT_LAUNCH(ctx)), "sort kernel");
@@ -232,7 +234,7 @@ static gm_status gm_lt_sort_axis(void *ctx, gm_ctype t, int desc, size_t outer, 
 
 static gm_status gm_lt_lines_axis(void *ctx, gm_ctype t, int op, int flag, size_t outer, size_t len, size_t inner,
                                   const void *x, void *y, int64_t *yi) {
-  if (gm_radix_sorting_op(op) && radix_lines_here(outer * inner, len))
+  if (gm_radix_sorting_op(op) && radix_lines_here(t, op, outer * inner, len))
     return GM_LT_RUN(radix_lines, ((int)t, op, flag, outer, len, inner, gm_sort_radix_chunk(), x, y, yi,
                                    GM_LT_LAUNCH(ctx)), "radix sort kernel");
   return GM_LT_RUN(lines_axis, ((int)t, op, flag, outer, len, inner, x, y, yi, GM_LT_LAUNCH(ctx)), "lines kernel");

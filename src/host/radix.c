@@ -152,32 +152,22 @@ static inline uint32_t key_FLOAT(float v, int desc) { return (uint32_t)gm_radix_
 static inline uint32_t key_INT32(int32_t v, int desc) { return (uint32_t)gm_radix_key_INT32(v, desc); }
 static inline uint32_t key_UINT32(uint32_t v, int desc) { return (uint32_t)gm_radix_key_UINT32(v, desc); }
 
-/* The element of key k at position i: the key's inverse, or for floats
- * x[i] where the key stands for several elements (0.0 and -0.0, NaNs). */
-static inline uint32_t pair_bits(const pair_job *j, uint32_t k, uint32_t i) {
-  k ^= j->desc ? 0xffffffffu : 0u;
-  if (j->t == GM_INT32) return k ^ 0x80000000u;
-  if (j->t == GM_UINT32) return k;
-  if (k == 0x80000000u || k == 0xffffffffu) {
-    uint32_t u;
-    memcpy(&u, (const char *)j->x + (size_t)i * j->st * 4, 4);
-    return u;
-  }
-  return (k >> 31) ? k & 0x7fffffffu : ~k;
-}
-
-/* The sorted pairs p[0, m) written out at pos. */
+/* The sorted pairs p[0, m) written out at pos: values from the keys
+ * (kernels/radix.h, gm_radix_pair_value_E), positions + 1. */
+#define PAIR_EMIT(T, E)                                                                       \
+  do {                                                                                        \
+    T *y = j->y ? (T *)j->y + pos * j->inner : NULL;                                          \
+    for (size_t k = 0; y && k < m; k++)                                                       \
+      y[k * j->inner] = gm_radix_pair_value_##E(p[k], j->desc, (const T *)j->x, j->st);       \
+  } while (0)
 static void pair_emit(const pair_job *j, const uint64_t *p, size_t m, size_t pos) {
-  char *y = j->y ? (char *)j->y + pos * j->inner * 4 : NULL;
-  int64_t *yi = j->yi ? j->yi + pos * j->inner : NULL;
-  for (size_t k = 0; k < m; k++) {
-    uint32_t i = (uint32_t)p[k];
-    if (y) {
-      uint32_t u = pair_bits(j, (uint32_t)(p[k] >> 32), i);
-      memcpy(y + k * j->inner * 4, &u, 4);
-    }
-    if (yi) yi[k * j->inner] = (int64_t)i + 1;
+  switch (j->t) {
+    case GM_FLOAT: PAIR_EMIT(float, FLOAT); break;
+    case GM_INT32: PAIR_EMIT(int32_t, INT32); break;
+    default: PAIR_EMIT(uint32_t, UINT32); break;
   }
+  int64_t *yi = j->yi ? j->yi + pos * j->inner : NULL;
+  for (size_t k = 0; yi && k < m; k++) yi[k * j->inner] = (int64_t)(uint32_t)p[k] + 1;
 }
 
 static void pair_insertion(uint64_t *p, size_t m) {
@@ -356,10 +346,7 @@ static void pair_line(pair_job *j) {
 
 /* Whether a few long lines sort by pairs (above): sort and argsort of the
  * 4-byte types, positions within 32 bits. */
-static int pairs_fit(const gm_host_radix_args *a) {
-  return a->op == GM_LINES_ARGSORT && (a->t == GM_FLOAT || a->t == GM_INT32 || a->t == GM_UINT32) &&
-         a->len <= UINT32_MAX;
-}
+static int pairs_fit(const gm_host_radix_args *a) { return gm_radix_pairs_fit((int)a->t, a->op, a->len); }
 
 /* The chunk length (the first pass: at least n / 64, few counts) and the
  * bucket sizes follow a->chunk, so the specs' small chunks reach every

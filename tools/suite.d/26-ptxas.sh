@@ -24,12 +24,9 @@ fi
 #    taken for huge arguments.
 #  unary_kernel: sin, cos, tan of the elementwise ops, the same
 #    math-library slow path.
-#  radix_scatter_kernel: one thread per chunk of a long line keeps its 256
-#    digit offsets in a local array (a block-level scatter through shared
-#    memory is the next step, README "Not yet").
 #  compact_coords_kernel: an element's coordinates, one per axis, in a
 #    small local array indexed by axis.
-ALLOWED=" gm_gaussian_kernel unary_kernel radix_scatter_kernel compact_coords_kernel "
+ALLOWED=" gm_gaussian_kernel unary_kernel compact_coords_kernel "
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 passed=0

@@ -230,8 +230,12 @@ static void emu_raw_free(gm_device *d, void *p) {
  * in the kernel that first wrote them) cost the reductions that split
  * their axis more than their kernels (bench/RESULTS.md, "Scratch reuse on
  * the emulated device").  Parked, it is no device allocation (not in
- * blocks, not counted in allocated); unmapped when the device closes. */
-#define EMU_PARK_MAX ((size_t)16 << 20)
+ * blocks, not counted in allocated); unmapped when the device closes.
+ * Up to 256 MiB: the radix sort's pairs of a 16M-element line (128 MiB)
+ * faulted in afresh every call took longer than the sort itself on the
+ * VMs this runs on (a 4M int32 sort 580 ms with a 16 MiB limit, 290 ms
+ * with this one; bench/RESULTS.md). */
+#define EMU_PARK_MAX ((size_t)256 << 20)
 
 static void drop_parked(emu_impl *e) {
   emu_block *b = e->parked;
