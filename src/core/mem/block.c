@@ -10,6 +10,7 @@
 
 #include "../model/counters.h"
 #include "hostpool.h"
+#include "spare.h"
 #include "runtime.h"
 
 static const char *const space_names[GM_N_SPACES] = {"host", "pinned", "device", "managed"};
@@ -98,69 +99,12 @@ void gm_block_free_memory(gm_space space, struct gm_device *d, void *ptr, size_t
   }
 }
 
-/* Block structs are recycled through a small per-thread list: an
- * allocation that hits the pool or a cache then makes no malloc/free for
- * the struct (the allocation hit path).  A struct freed on another thread goes
- * to that thread's list; each thread's list is freed at its exit.  Off
- * under AddressSanitizer, so a use of a dropped block is still reported. */
-#if defined(__SANITIZE_ADDRESS__)
-#define GM_RECYCLE_BLOCKS 0
-#else
-#define GM_RECYCLE_BLOCKS 1
-#endif
-enum { SPARE_MAX = 32 };
+/* Block structs are recycled through this thread's spare list
+ * (spare.h): an allocation that hits the pool or a cache then makes no
+ * malloc/free for the struct. */
+static gm_block *struct_alloc(void) { return gm_spare_calloc(GM_SPARE_BLOCK, sizeof(gm_block)); }
 
-#if GM_RECYCLE_BLOCKS
-static _Thread_local gm_block *spare_blocks; /* linked through scope_next */
-static _Thread_local int n_spare_blocks;
-static pthread_key_t spare_key;
-static pthread_once_t spare_once = PTHREAD_ONCE_INIT;
-static bool spare_key_ok;
-
-static void free_spares(void *arg) {
-  (void)arg;
-  while (spare_blocks) {
-    gm_block *b = spare_blocks;
-    spare_blocks = b->scope_next;
-    free(b);
-  }
-  n_spare_blocks = 0;
-}
-
-static void make_spare_key(void) { spare_key_ok = pthread_key_create(&spare_key, free_spares) == 0; }
-#endif
-
-static gm_block *struct_alloc(void) {
-#if GM_RECYCLE_BLOCKS
-  gm_block *b = spare_blocks;
-  if (b) {
-    spare_blocks = b->scope_next;
-    n_spare_blocks--;
-    memset(b, 0, sizeof *b);
-    return b;
-  }
-#endif
-  return calloc(1, sizeof(gm_block));
-}
-
-static void struct_free(gm_block *b) {
-#if GM_RECYCLE_BLOCKS
-  if (n_spare_blocks < SPARE_MAX) {
-    if (!spare_blocks) { /* first spare of this thread: have the list freed at its exit */
-      pthread_once(&spare_once, make_spare_key);
-      if (!spare_key_ok || pthread_setspecific(spare_key, &spare_blocks) != 0) {
-        free(b);
-        return;
-      }
-    }
-    b->scope_next = spare_blocks;
-    spare_blocks = b;
-    n_spare_blocks++;
-    return;
-  }
-#endif
-  free(b);
-}
+static void struct_free(gm_block *b) { gm_spare_free(GM_SPARE_BLOCK, b); }
 
 static gm_status new_block(gm_space space, gm_device *dev, gm_block **out) {
   if (space != GM_SPACE_HOST && !dev)

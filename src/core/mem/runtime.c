@@ -5,6 +5,7 @@
 
 #include "../model/counters.h"
 #include "backends.h"
+#include "spare.h"
 
 typedef struct gm_deferred {
   void *ptr;
@@ -274,6 +275,7 @@ size_t gm_mem_live_bytes(void) {
 void gm_device_collect_all(void) {
   gm_device_foreach(collect_cb, NULL);
   gm_hostpool_trim(gm_host_pool()); /* after the collects: unregistered blocks came back to it */
+  gm_spare_trim();
 }
 
 /* ---- allocation with the reclaim cascade ---- */

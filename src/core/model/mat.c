@@ -6,6 +6,7 @@
 #include "../ops/convert.h"
 #include "../exec/exec.h"
 #include "view.h"
+#include "../mem/spare.h"
 
 /* The product of the non-zero dimensions is bounded too: a zero-element
  * mat with a huge other dimension ({2^59, 0}) would otherwise make every
@@ -61,13 +62,13 @@ gm_status gm_mat_new(int rank, const size_t *dims, const gm_mat_options *o, gm_m
   if (o->displacement > SIZE_MAX / 16 - size) return gm_fail(GM_ERANGE, "displacement is too large");
   size_t max_size = o->max_size ? o->max_size : o->displacement + size;
   GM_TRY(gm_check_shape(rank, dims, o->displacement, max_size));
-  gm_mat *m = calloc(1, sizeof *m);
+  gm_mat *m = gm_spare_calloc(GM_SPARE_MAT, sizeof *m);
   if (!m) return gm_fail(GM_ENOMEM, "out of host memory allocating a mat");
   gm_status st = gm_vec_new((gm_ctype)o->ctype, max_size, o->has_initial_element != 0,
                             gm_ctype_coerce((gm_ctype)o->ctype, o->initial_element), o->synchronization,
                             &m->vec);
   if (st != GM_OK) {
-    free(m);
+    gm_spare_free(GM_SPARE_MAT, m);
     return st;
   }
   m->ctype = (gm_ctype)o->ctype;
@@ -83,7 +84,7 @@ gm_status gm_mat_new(int rank, const size_t *dims, const gm_mat_options *o, gm_m
 
 gm_status gm_mat_view(const gm_mat *m, int rank, const size_t *dims, size_t displacement, gm_mat **out) {
   GM_TRY(gm_check_shape(rank, dims, displacement, m->vec->max_size));
-  gm_mat *v = calloc(1, sizeof *v);
+  gm_mat *v = gm_spare_calloc(GM_SPARE_MAT, sizeof *v);
   if (!v) return gm_fail(GM_ENOMEM, "out of host memory allocating a mat");
   *v = *m;
   v->rank = rank;
@@ -99,7 +100,7 @@ gm_status gm_mat_view(const gm_mat *m, int rank, const size_t *dims, size_t disp
 void gm_mat_free(gm_mat *m) {
   if (!m) return;
   gm_vec_unref(m->vec);
-  free(m);
+  gm_spare_free(GM_SPARE_MAT, m);
 }
 
 int gm_mat_rank(const gm_mat *m) { return m->rank; }

@@ -9,6 +9,7 @@
 
 #include "direct.h"
 #include "../mem/block.h"
+#include "../mem/spare.h"
 #include "../mem/runtime.h"
 #include "barrier.h"
 #include "counters.h"
@@ -96,7 +97,7 @@ gm_status gm_vec_new(gm_ctype ctype, size_t max_size, bool has_initial_element,
                      double initial_element, gm_sync sync, gm_vec **out) {
   if (max_size > SIZE_MAX / 16)
     return gm_fail(GM_ERANGE, "max_size %zu is too large", max_size);
-  gm_vec *v = calloc(1, sizeof *v);
+  gm_vec *v = gm_spare_calloc(GM_SPARE_VEC, sizeof *v);
   if (!v) return gm_fail(GM_ENOMEM, "out of host memory allocating a mat");
   atomic_init(&v->refcount, 1);
   v->ctype = ctype;
@@ -273,7 +274,7 @@ void gm_vec_unref(gm_vec *v) {
   gm_cache_scope_unref(v->scope);
   if (v->staging_dev) gm_device_unref(v->staging_dev);
   pthread_mutex_destroy(&v->lock);
-  free(v);
+  gm_spare_free(GM_SPARE_VEC, v);
 }
 
 static bool facet_up_to_date(const gm_vec *v, gm_facet_name f) {

@@ -2,6 +2,7 @@
 #include "queue.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "../../core/exec/par.h"
@@ -20,6 +21,7 @@ struct emu_queue {
   uint64_t pushed, done;
   uint64_t demand; /* lazy: run tasks up to this ticket */
   emu_mode mode;
+  bool running; /* a thread (the worker or a waiting caller) runs tasks */
   bool stop;
   pthread_t worker;
   emu_queue_hooks hooks;
@@ -42,30 +44,39 @@ static bool runnable(const emu_queue *q) {
   return q->head && (q->mode != EMU_MODE_LAZY || q->done < q->demand);
 }
 
+/* Lock held, q->running taken by the caller: runs tasks from the head,
+ * up to ticket (all: UINT64_MAX), one at a time with the lock released,
+ * between one begin/end of the hooks (memory is opened once). */
+static void run_tasks(emu_queue *q, uint64_t ticket) {
+  pthread_mutex_unlock(&q->lock);
+  if (q->hooks.begin) q->hooks.begin(q->hooks.ctx);
+  pthread_mutex_lock(&q->lock);
+  while (runnable(q) && q->done < ticket) {
+    emu_task *t = q->head;
+    q->head = t->next;
+    if (!q->head) q->tail = &q->head;
+    pthread_mutex_unlock(&q->lock);
+    run_task(q, t->fn, t->arg);
+    free(t);
+    pthread_mutex_lock(&q->lock);
+    q->done++;
+    pthread_cond_broadcast(&q->done_cv);
+  }
+  pthread_mutex_unlock(&q->lock);
+  if (q->hooks.end) q->hooks.end(q->hooks.ctx);
+  pthread_mutex_lock(&q->lock);
+}
+
 static void *worker_main(void *p) {
   emu_queue *q = p;
   pthread_mutex_lock(&q->lock);
   for (;;) {
-    while (!q->stop && !runnable(q)) pthread_cond_wait(&q->work, &q->lock);
-    if (!runnable(q)) break; /* stopping, nothing left to run */
-    pthread_mutex_unlock(&q->lock);
-    /* one begin/end around a run of tasks: memory is opened once */
-    if (q->hooks.begin) q->hooks.begin(q->hooks.ctx);
-    pthread_mutex_lock(&q->lock);
-    while (runnable(q)) {
-      emu_task *t = q->head;
-      q->head = t->next;
-      if (!q->head) q->tail = &q->head;
-      pthread_mutex_unlock(&q->lock);
-      run_task(q, t->fn, t->arg);
-      free(t);
-      pthread_mutex_lock(&q->lock);
-      q->done++;
-      pthread_cond_broadcast(&q->done_cv);
-    }
-    pthread_mutex_unlock(&q->lock);
-    if (q->hooks.end) q->hooks.end(q->hooks.ctx);
-    pthread_mutex_lock(&q->lock);
+    while (!q->stop && (!runnable(q) || q->running)) pthread_cond_wait(&q->work, &q->lock);
+    if (!runnable(q) || q->running) break; /* stopping, nothing left to run */
+    q->running = true;
+    run_tasks(q, UINT64_MAX);
+    q->running = false;
+    pthread_cond_broadcast(&q->done_cv); /* a waiting caller may take over */
   }
   pthread_mutex_unlock(&q->lock);
   return NULL;
@@ -121,6 +132,13 @@ static uint64_t push_inline(emu_queue *q, emu_task_fn fn, void *arg) {
   return ticket;
 }
 
+/* Async: the worker is woken only when a second task is pending.  A lone
+ * task waits for the next push or for a wait, whose caller runs it (see
+ * emu_queue_wait): a legal order (lazy mode runs every task that way),
+ * and the common device call of a small program, an op whose result the
+ * host reads next, then costs no wake-up of the worker and no hand-off
+ * back (two futex calls and two context switches: most of a small
+ * emulated op's time on a VM; bench/RESULTS.md, branch smallops). */
 uint64_t emu_queue_push(emu_queue *q, emu_task_fn fn, void *arg) {
   if (emu_queue_mode(q) == EMU_MODE_INLINE) return push_inline(q, fn, arg);
   emu_task *t = malloc(sizeof *t);
@@ -133,7 +151,7 @@ uint64_t emu_queue_push(emu_queue *q, emu_task_fn fn, void *arg) {
   *q->tail = t;
   q->tail = &t->next;
   uint64_t ticket = ++q->pushed;
-  if (q->mode == EMU_MODE_ASYNC) pthread_cond_signal(&q->work);
+  if (q->mode == EMU_MODE_ASYNC && q->pushed - q->done > 1) pthread_cond_signal(&q->work);
   pthread_mutex_unlock(&q->lock);
   return ticket;
 }
@@ -145,13 +163,24 @@ uint64_t emu_queue_tail(emu_queue *q) {
   return t;
 }
 
+/* Async: while nobody runs tasks, the waiting caller runs them itself,
+ * in order, up to its ticket (as push_inline does), and wakes the worker
+ * for any left after it. */
 void emu_queue_wait(emu_queue *q, uint64_t ticket) {
   pthread_mutex_lock(&q->lock);
   if (ticket > q->pushed) ticket = q->pushed;
-  if (q->done < ticket) {
+  while (q->done < ticket) {
+    if (q->mode == EMU_MODE_ASYNC && !q->running) {
+      q->running = true;
+      run_tasks(q, ticket);
+      q->running = false;
+      if (q->head) pthread_cond_signal(&q->work);
+      pthread_cond_broadcast(&q->done_cv);
+      continue;
+    }
     if (q->demand < ticket) q->demand = ticket;
     pthread_cond_signal(&q->work);
-    while (q->done < ticket) pthread_cond_wait(&q->done_cv, &q->lock);
+    pthread_cond_wait(&q->done_cv, &q->lock);
   }
   pthread_mutex_unlock(&q->lock);
 }
