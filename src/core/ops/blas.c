@@ -455,27 +455,15 @@ static gm_mat *gemm_mat(gemm_operand *o) { return o->native ? &o->v.alias : o->m
 static size_t gemm_ld(const gemm_operand *o, size_t ld) { return o->native ? o->v.ld : ld; }
 static bool gemm_trans(const gemm_operand *o, bool t) { return o->native && o->v.trans ? !t : t; }
 
-/* gemm of 16-bit float mats: sgemm on float32 copies (exact), so the
- * products accumulate in float32; c rounded once on store (half.c) */
-static gm_status gemm_half(double alpha, gm_mat *a, gm_mat *b, double beta, gm_mat *c, gm_gemm_args g) {
-  gm_mat *fa = NULL, *fb = NULL, *fc = NULL;
-  gm_status st = gm_half_float_copy(a, &fa);
-  if (st == GM_OK) st = gm_half_float_copy(b, &fb);
-  if (st == GM_OK) st = beta == 0 ? gm_half_float_like(c, &fc) : gm_half_float_copy(c, &fc);
-  if (st == GM_OK) st = gm_gemm_(alpha, fa, fb, beta, fc, g);
-  gm_mat_free(fa);
-  gm_mat_free(fb);
-  return gm_half_store(st, fc, c);
-}
-
 gm_status gm_gemm_(double alpha, gm_mat *a, gm_mat *b, double beta, gm_mat *c, gm_gemm_args g) {
   int bad;
   GM_TRY(gm_gemm_resolve(a, b, c, &g, &bad));
   if (g.m == 0 || g.n == 0) return GM_OK;
-  if (gm_ctype_is_half(c->ctype)) return gemm_half(alpha, a, b, beta, c, g);
   gm_mat *ms[3] = {a, b, c};
-  /* complex mats too (cgemm/zgemm); resolve checked that the three share a ctype */
-  if (!gm_ctype_is_complex(a->ctype)) GM_TRY(gm_check_float_mats("gemm_", ms, 3));
+  /* complex mats too (cgemm/zgemm), and the half types (the backend's
+   * GemmEx-shaped gemm: float32 accumulation, c rounded once); resolve
+   * checked that the three share a ctype */
+  if (!gm_ctype_is_complex(a->ctype) && !gm_ctype_is_half(a->ctype)) GM_TRY(gm_check_float_mats("gemm_", ms, 3));
   gm_exec e = gm_exec_choose(ms, 3);
   if (!GM_BLAS_ENTRY(e, gemm)) return unsupported(&e, "gemm");
   gemm_operand oa = {.m = a}, ob = {.m = b}, oc = {.m = c};
