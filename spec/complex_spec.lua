@@ -272,6 +272,7 @@ describe("complex mats", function()
         assert.same({ 2, 1 }, M:sum(2, { keepdims = true }):dims())
         assert.same({ 1, 3 }, M:prod(1, { keepdims = true }):dims())
         assert.equal("1+0i", tostring(gm.zeros({ 0 }, { dtype = ct }):prod()))
+        assert.equal("1.5+0i", tostring(gm.range(0, 3, 0.5, { ctype = ct })[4]))
         -- a 1-d mat reduced along its axis is rank 0, as the real reductions
         assert.same({}, M[{ 1, {} }]:prod(1):dims())
       end
