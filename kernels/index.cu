@@ -29,6 +29,7 @@ __global__ void index_gather_kernel(size_t n, const U *x, const int64_t *off, U 
   }
 GM_REAL_CTYPES(GM_CU_INDEX)
 GM_COMPLEX_CTYPES(GM_CU_INDEX)
+GM_HALF_CTYPES(GM_CU_INDEX)
 #undef GM_CU_INDEX
 
 template <typename T>
@@ -146,6 +147,7 @@ extern "C" int gm_cuda_index_scatter(int ctype, int mode, size_t runs, const int
   switch (ctype) {
     GM_REAL_CTYPES_WITH(GM_CTYPE_DO_CASE_, LAUNCH)
     GM_COMPLEX_CTYPES_WITH(GM_CTYPE_DO_CASE_, LAUNCH)
+    GM_HALF_CTYPES_WITH(GM_CTYPE_DO_CASE_, LAUNCH)
     default:
       return (int)cudaErrorInvalidValue;
   }

@@ -21,6 +21,7 @@
 #include "../src/core/model/ctype_list.h"
 #include "hd.h"
 #include "complex_ops.h"
+#include "half_ops.h"
 #include "int_ops.h"
 
 #define GM_INDEX_SET 0  /* the last source wins */
@@ -96,9 +97,12 @@ GM_REAL_CTYPES(GM_INDEX_COMBINE_)
 GM_CX_ROWS(GM_INDEX_CX_)
 #undef GM_INDEX_CX_
 
-#define GM_INDEX_RUN_(T, ...)                                                                        \
-  /* run r of a grouped scatter (the file's comment): mode's op over y's                             \
-   * element (unless GM_INDEX_NO_SELF) and the run's sources in order */                             \
+/* Run r of a grouped scatter (the file's comment): mode's op over y's
+ * element (unless GM_INDEX_NO_SELF) and the run's sources in order,
+ * accumulated in A: T itself, float32 for the half types (loaded exactly
+ * with LD, the result rounded once on store with ST, half_ops.h: NumPy's
+ * float32 compute, PyTorch's float accumulation); SET moves bits. */
+#define GM_INDEX_RUN_(T, A, LD, ST)                                                                  \
   GM_HD void gm_index_scatter_run_##T(int mode, size_t r, const int64_t *dst, const int64_t *start,    \
                                       const int64_t *spos, const T *src, T *y) {                      \
     int64_t lo = start[r], hi = start[r + 1], k = lo;                                                 \
@@ -107,14 +111,21 @@ GM_CX_ROWS(GM_INDEX_CX_)
       y[dst[r]] = src[spos[hi - 1]];                                                                  \
       return;                                                                                         \
     }                                                                                                 \
-    T acc = (mode & GM_INDEX_NO_SELF) ? src[spos[k++]] : y[dst[r]];                                   \
+    A acc = (mode & GM_INDEX_NO_SELF) ? LD(src[spos[k++]]) : LD(y[dst[r]]);                           \
     int step = op == GM_INDEX_MEAN ? GM_INDEX_ADD : op;                                               \
-    for (; k < hi; k++) acc = gm_index_combine_##T(step, acc, src[spos[k]]);                          \
-    if (op == GM_INDEX_MEAN) acc = gm_index_div_##T(acc, hi - lo + ((mode & GM_INDEX_NO_SELF) ? 0 : 1)); \
-    y[dst[r]] = acc;                                                                                  \
+    for (; k < hi; k++) acc = gm_index_combine_##A(step, acc, LD(src[spos[k]]));                      \
+    if (op == GM_INDEX_MEAN) acc = gm_index_div_##A(acc, hi - lo + ((mode & GM_INDEX_NO_SELF) ? 0 : 1)); \
+    y[dst[r]] = ST(acc);                                                                              \
   }
-GM_REAL_CTYPES(GM_INDEX_RUN_)
-GM_COMPLEX_CTYPES(GM_INDEX_RUN_) /* half mats are refused by indexing (see util.c) */
+#define GM_INDEX_SAME_(x) (x)
+#define GM_INDEX_RUN_T_(T, ...) GM_INDEX_RUN_(T, T, GM_INDEX_SAME_, GM_INDEX_SAME_)
+#define GM_INDEX_RUN_HALF_(T, ...) GM_INDEX_RUN_(T, float, gm_hload_##T, gm_hstore_##T)
+GM_REAL_CTYPES(GM_INDEX_RUN_T_)
+GM_COMPLEX_CTYPES(GM_INDEX_RUN_T_)
+GM_HALF_CTYPES(GM_INDEX_RUN_HALF_)
+#undef GM_INDEX_RUN_T_
+#undef GM_INDEX_RUN_HALF_
+#undef GM_INDEX_SAME_
 #undef GM_INDEX_RUN_
 
 #endif

@@ -243,12 +243,13 @@ describe("complex mats", function()
     end)
   end)
 
-  it("reduce (sum, prod, mean, cumulative ones, vecdot) as NumPy does", function()
+  it("reduce (sum, prod, mean, var, std, cumulative ones, vecdot) as NumPy does", function()
     local m = { C(1, 2), C(-0.5, 0.25), C(0, -1.5), C(2.5, 0), C(-1, -1), C(0.75, -3) }
     local n = { C(0.5, 1), C(2, -0.75), C(-1, 0), C(0, 0.5), C(3, 0), C(1, 1) }
     local exprs = { "m.sum()", "m.sum(axis=0)", "m.sum(axis=1)", "m.prod()", "m.prod(axis=0)", "m.prod(axis=1)",
       "m.mean()", "m.mean(axis=1)", "np.cumsum(m, axis=1)", "np.cumprod(m, axis=1)",
-      "np.concatenate(([1], np.cumprod(m.ravel())))", "np.sum(np.conj(m) * n, axis=-1)", "np.vdot(m[0], n[0])" }
+      "np.concatenate(([1], np.cumprod(m.ravel())))", "np.sum(np.conj(m) * n, axis=-1)", "np.vdot(m[0], n[0])",
+      "m.var()", "m.var(axis=1)", "m.std(axis=0, ddof=1, keepdims=True)", "m.std()" }
     local lines = numpy_lines(("m = np.array(%s).reshape(2, 3); n = np.array(%s).reshape(2, 3)"):format(pylist(m),
       pylist(n)), exprs)
     places(function(place)
@@ -258,16 +259,20 @@ describe("complex mats", function()
         local got = { M:sum(), M:sum(1), gm.sum(M, { axis = 2 }), M:prod(), gm.prod(M, 1), M:prod(2), gm.mean(M),
           M:mean(2), gm.cumulative_sum(M, { axis = 2 }), M:cumprod(2),
           gm.cumulative_prod(M:reshape({ 6 }), { include_initial = true }), gm.vecdot(M, N),
-          gm.vecdot(M[{ 1, {} }], N[{ 1, {} }]) }
+          gm.vecdot(M[{ 1, {} }], N[{ 1, {} }]), M:var(), gm.var(M, 2),
+          M:std(1, { unbiased = true, keepdims = true }), gm.std(M) }
+        local real = ct == "complex64" and "float32" or "float64"
         for k, g in ipairs(got) do
           local what = ("%s %s %s"):format(place, ct, exprs[k])
           if gm.iscomplex(g) then assert.is_true(k == 1 or k == 4 or k == 7 or k == 13, what)
-          else assert.equal(ct, g:dtype(), what) end
+          elseif type(g) == "number" then assert.is_true(k == 14 or k == 17, what) -- var/std: real
+          else assert.equal(k >= 14 and real or ct, g:dtype(), what) end
           check_values(g, lines[k], ct, what)
         end
         assert.same({ 2, 1 }, M:sum(2, { keepdims = true }):dims())
         assert.same({ 1, 3 }, M:prod(1, { keepdims = true }):dims())
         assert.equal("1+0i", tostring(gm.zeros({ 0 }, { dtype = ct }):prod()))
+        assert.equal("1.5+0i", tostring(gm.range(0, 3, 0.5, { ctype = ct })[4]))
         -- a 1-d mat reduced along its axis is rank 0, as the real reductions
         assert.same({}, M[{ 1, {} }]:prod(1):dims())
       end

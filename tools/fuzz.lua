@@ -110,7 +110,7 @@ local pool = {}
 local hostile_ran = false   -- set by every hostile callback
 -- every element type (src/core/model/ctype_list.h), float and double most often
 local CTYPES = {"float", "double", "float", "double", "bool", "int8", "int16", "int32", "int64",
-  "uint8", "uint16", "uint32", "uint64", "complex64", "complex128"}
+  "uint8", "uint16", "uint32", "uint64", "complex64", "complex128", "float16", "bfloat16"}
 local function new_mat()
   local ctype = pick(CTYPES)
   local r = R(0, 3)
@@ -555,7 +555,7 @@ end
 -- mat arguments unchanged (the index values are checked before any
 -- element is touched).
 local IX_DTYPES = {"float32", "float64", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
-  "uint64", "complex64", "complex128"}
+  "uint64", "complex64", "complex128", "float16", "bfloat16"}
 local IX_INTS = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
 local function ix_mat(dtype, dims, fill)
   local ok, m = pcall(gm.zeros, dims, {dtype = dtype})

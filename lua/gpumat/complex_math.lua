@@ -199,6 +199,28 @@ return function(gm, core, methods)
       return finish(from_parts(re, im, x:ctype()), ax, o)
     end)
   end
+  -- var and std: NumPy's, real (the parts' type): the mean of
+  -- |x - mean|^2, which is the parts' variances added (the same divisor,
+  -- n or n - 1 with unbiased); std its square root.  The options go to
+  -- the real var (keepdims, unbiased, a float dtype), out takes the sum.
+  for _, name in ipairs { "var", "std" } do
+    wrap(name, 3, function(orig, x, axis, opts)
+      if type(axis) == "table" and opts == nil then axis, opts = axis.axis, axis end
+      local ro, out = {}, nil
+      for k, v in pairs(opts or {}) do
+        if k == "out" then out = v elseif k ~= "axis" then ro[k] = v end
+      end
+      if out ~= nil and axis == nil then argerror(3, name, "keepdims and out need an axis (argument #2)") end
+      local var = gm.var
+      local v = var(part(x, 0), axis, ro) + var(part(x, 1), axis, ro)
+      if name == "std" then v = axis == nil and math.sqrt(v) or gm.sqrt(v) end
+      if out ~= nil then
+        gm.add(v, 0, { out = out })
+        return out
+      end
+      return v
+    end)
+  end
   -- prod: halves multiplied pairwise until one is left (log2 n steps of
   -- elementwise products); the axis kept, of size 1
   local function prod_axis(x, axis)

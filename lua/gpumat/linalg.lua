@@ -689,7 +689,10 @@ return function(gm, core, methods)
   -- vector_norm: the axes moved last and merged, reduced with norm_last
   function L.vector_norm(x, opts)
     local fn = "vector_norm"
-    check(fn, x, 1)
+    -- elementwise ops and reductions only: the half types too (computed in
+    -- float32, as NumPy's norm of float16); the LAPACK-backed functions
+    -- refuse them, as NumPy's linalg does
+    if not (is_mat(x) and (x:dtype() == "float16" or x:dtype() == "bfloat16")) then check(fn, x, 1) end
     opts = options(fn, opts, 2, { axis = true, keepdims = true, ord = true })
     local ord = opts.ord or 2
     if type(ord) ~= "number" then argerror(2, fn, "ord must be a number") end

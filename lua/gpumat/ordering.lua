@@ -49,7 +49,7 @@ return function(gm, core, methods)
     if m:dtype():match("^complex") then
       argerror(1, fname, "a %s mat; this function does not take complex mats", m:dtype())
     end
-    return m:dtype():match("^float") and m or m:as("float64")
+    return m:dtype():match("^b?float") and m or m:as("float64")
   end
 
   -- Float ctypes only for now (the dtype option names the result's type).
@@ -61,7 +61,7 @@ return function(gm, core, methods)
   local function scan_input(m, dtype, n, fname)
     if dtype == nil then return m end
     local d, own = DTYPE[dtype], m:dtype()
-    local result = own:match("^float") and own or own:match("^uint") and "uint64" or "int64"
+    local result = own:match("^b?float") and own or own:match("^uint") and "uint64" or "int64"
     if d == result then return m end
     if d == "float32" or d == "float64" then return m:as(d) end
     argerror(n, fname, "option 'dtype' %s: the scan of a%s %s mat is %s (or give float32 or float64)", tostring(dtype),

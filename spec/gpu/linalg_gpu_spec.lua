@@ -141,3 +141,34 @@ describe("gm.linalg on cuSOLVER", function()
     end)
   end
 end)
+
+-- float16/bfloat16 products on cublasGemmEx (float32 accumulation, tensor
+-- cores): the host's convert-sgemm-round within the type's tolerance (the
+-- sums' order differs), transposed operands and beta included.
+describe("half matmul on cublasGemmEx", function()
+  for _, ct in ipairs { "float16", "bfloat16" } do
+    it("matmul and gemm_ match the host (" .. ct .. ") #outermost", function()
+      if not need_gpu() then return end
+      local tol = require("gpumat.core")._ctypes[ct].tol
+      local a = gm.mat(40 * 24, { ctype = ct, initial_contents = vals(40 * 24, 3) }):reshape(40, 24)
+      local b = gm.mat(24 * 16, { ctype = ct, initial_contents = vals(24 * 16, 4) }):reshape(24, 16)
+      local c0 = gm.mat(16 * 40, { ctype = ct, initial_contents = vals(16 * 40, 5) }):reshape(16, 40)
+      local hp, hc = gm.matmul(a, b), c0:copy()
+      hc:gemm_(0.5, b, a, 2, { transpose_a = true, transpose_b = true })
+      gm.with_cuda(CUDA, function()
+        local da, db, dc = a:copy(), b:copy(), c0:copy()
+        gm.add(da, 0, { out = da })
+        local dp = gm.matmul(da, db)
+        dc:gemm_(0.5, db, da, 2, { transpose_a = true, transpose_b = true })
+        assert.are.equal(ct, dp:dtype())
+        for _, pair in ipairs { { dp, hp, "matmul" }, { dc, hc, "gemm_" } } do
+          local g, w = pair[1]:view(-1):to_table(), pair[2]:view(-1):to_table()
+          for i = 1, #w do
+            assert(math.abs(g[i] - w[i]) <= 4 * tol * math.max(1, math.abs(w[i])),
+              string.format("%s %s[%d]: device %.9g, host %.9g", ct, pair[3], i, g[i], w[i]))
+          end
+        end
+      end)
+    end)
+  end
+end)

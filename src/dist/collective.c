@@ -3,6 +3,7 @@
 #include "collective.h"
 
 #include "../core/exec/exec.h"
+#include "../core/ops/half.h"
 #include "nccl.h"
 
 static bool checking;
@@ -73,7 +74,9 @@ static gm_status on_nccl(const gm_dist_call *c, gm_device *d, void *a, void *b) 
 
 static gm_status on_mpi(const gm_dist_call *c, void *a, void *b) {
   size_t n = c->m->size;
-  gm_ctype t = c->m->ctype;
+  /* MPI has no half datatype: a float16/bfloat16 mat moves as its bits
+   * (its reductions ran on float32 copies: half_reduce) */
+  gm_ctype t = gm_ctype_is_half(c->m->ctype) ? GM_UINT16 : c->m->ctype;
   switch (c->kind) {
     case GM_DIST_ALLREDUCE: {
       if (c->average) GM_TRY(gm_check_float_ctype(c->fn, 1, t));
@@ -99,7 +102,23 @@ static gm_direction first_dir(const gm_dist_call *c) {
   }
 }
 
+/* A reduction of float16/bfloat16 mats: on float32 copies of m (and of
+ * out's dims), the result rounded once into m or out (core/ops/half.c),
+ * as every op on them computes; MPI and NCCL never reduce half values. */
+static gm_status half_reduce(const gm_dist_call *c) {
+  gm_dist_call f = *c;
+  f.m = f.out = NULL;
+  gm_status st = gm_half_float_copy(c->m, &f.m);
+  if (st == GM_OK && c->out) st = gm_half_float_like(c->out, &f.out);
+  if (st == GM_OK) st = gm_dist_mats(&f);
+  if (!c->out) return gm_half_store(st, f.m, c->m);
+  gm_mat_free(f.m);
+  return gm_half_store(st, f.out, c->out);
+}
+
 gm_status gm_dist_mats(const gm_dist_call *c) {
+  if (gm_ctype_is_half(c->m->ctype) && (c->kind == GM_DIST_ALLREDUCE || c->kind == GM_DIST_REDUCE_SCATTER))
+    return half_reduce(c);
   GM_TRY(check_same(c));
   int n = c->out ? 2 : 1;
   gm_mat *mats[2] = {c->m, c->out};

@@ -172,6 +172,9 @@ static gm_status get_comm(gm_device *d, ncclComm_t *out) {
  * devices get here: gm_nccl_usable). */
 static cudaStream_t stream_of(gm_device *d) { return (cudaStream_t)d->ops->native_stream(d); }
 static ncclDataType_t dtype(gm_ctype t) {
+  /* moves only (reductions of half mats run on float32 copies,
+   * collective.c): bfloat16's bits go as float16's */
+  if (gm_ctype_is_half(t)) return ncclFloat16;
 #define X(T, E, name, kw, p, P, ET, m, descr, sx, digits, mpi, nccl, ...) \
   case GM_##E:                                                            \
     return nccl;

@@ -58,9 +58,6 @@ gm_status gm_dist_check_call(const gm_dist_call *c) {
   /* the ctype list has no MPI/NCCL datatype for them (ctype_list.h) */
   if (c->m && gm_ctype_is_complex(c->m->ctype))
     return gm_fail(GM_EINVAL, "a %s mat; gpumat.dist does not take complex mats yet", gm_ctype_dtype(c->m->ctype));
-  if (c->m && gm_ctype_is_half(c->m->ctype))
-    return gm_fail(GM_EINVAL, "a %s mat; gpumat.dist does not take float16/bfloat16 mats yet",
-                   gm_ctype_dtype(c->m->ctype));
   switch (c->kind) {
     case GM_DIST_ALLREDUCE:
       if (c->average && c->op != GM_DIST_SUM) return gm_fail(GM_EINVAL, "option 'average' needs op \"sum\"");

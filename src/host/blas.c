@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../../kernels/complex_ops.h"
+#include "../../kernels/half_ops.h"
 #include "../core/ops/blas_ops.h"
 #include "lapack_names.h"
 #include "simd.h"
@@ -152,11 +153,73 @@ static gm_status h_cx_gemm(gm_ctype t, gm_blas_trans ta, gm_blas_trans tb, int m
 #undef X
 }
 
+/* The rows x cols column-major block at x (leading dimension ld) of half
+ * type t as float32 (exact) in a new buffer with the same ld (the gaps
+ * between columns left unwritten: sgemm does not read them); NULL when
+ * out of memory. */
+static float *half_block_to_float(gm_ctype t, const void *x, int rows, int cols, int ld) {
+  size_t ext = rows > 0 && cols > 0 ? (size_t)(cols - 1) * (size_t)ld + (size_t)rows : 0;
+  float *f = malloc(ext * sizeof *f + 1);
+  if (!f || !x) return f;
+#define X(T, E, ...)                                                                               \
+  case GM_##E:                                                                                     \
+    for (int j = 0; j < cols; j++)                                                                 \
+      for (int i = 0; i < rows; i++) {                                                             \
+        size_t at = (size_t)j * (size_t)ld + (size_t)i;                                             \
+        f[at] = gm_hload_##T(((const T *)x)[at]);                                                  \
+      }                                                                                            \
+    break;
+  switch (t) {
+    GM_HALF_CTYPES(X)
+    default:
+      break;
+  }
+#undef X
+  return f;
+}
+
+/* float16/bfloat16 products in cublasGemmEx's shape (CUBLAS_COMPUTE_32F):
+ * A and B (C too when beta != 0) converted to float32 exactly, sgemm
+ * accumulating in float32, each element of C rounded to nearest even once
+ * (half_ops.h).  The installed OpenBLAS has no sbgemm/shgemm; the
+ * emulated device runs its GemmEx calls here too. */
+static gm_status h_gemm(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans tb, int m, int n, int k,
+                        double alpha, const void *a, int lda, const void *b, int ldb, double beta, void *c,
+                        int ldc);
+static gm_status h_half_gemm(gm_ctype t, gm_blas_trans ta, gm_blas_trans tb, int m, int n, int k, double alpha,
+                             const void *a, int lda, const void *b, int ldb, double beta, void *c, int ldc) {
+  bool na = ta == GM_BLAS_N, nb = tb == GM_BLAS_N;
+  float *fa = half_block_to_float(t, a, na ? m : k, na ? k : m, lda);
+  float *fb = half_block_to_float(t, b, nb ? k : n, nb ? n : k, ldb);
+  float *fc = half_block_to_float(t, beta != 0 ? c : NULL, m, n, ldc);
+  gm_status st = fa && fb && fc ? GM_OK : gm_fail(GM_ENOMEM, "gemm: out of host memory for float32 copies");
+  if (st == GM_OK) st = h_gemm(NULL, GM_FLOAT, ta, tb, m, n, k, alpha, fa, lda, fb, ldb, beta, fc, ldc);
+#define X(T, E, ...)                                                            \
+  case GM_##E:                                                                  \
+    for (int j = 0; j < n; j++)                                                 \
+      for (int i = 0; i < m; i++) {                                             \
+        size_t at = (size_t)j * (size_t)ldc + (size_t)i;                         \
+        ((T *)c)[at] = gm_hstore_##T(fc[at]);                                   \
+      }                                                                         \
+    break;
+  if (st == GM_OK) switch (t) {
+      GM_HALF_CTYPES(X)
+      default:
+        break;
+    }
+#undef X
+  free(fa);
+  free(fb);
+  free(fc);
+  return st;
+}
+
 static gm_status h_gemm(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans tb, int m, int n, int k,
                         double alpha, const void *a, int lda, const void *b, int ldb, double beta, void *c,
                         int ldc) {
   (void)ctx;
   if (gm_ctype_is_complex(t)) return h_cx_gemm(t, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  if (gm_ctype_is_half(t)) return h_half_gemm(t, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   if ((n == 1 || m == 1) && k > 0 && m > 0 && n > 0) {
 #define V(T, E, ...) \
   case GM_##E:       \

@@ -42,9 +42,10 @@ static void scatter_chunk(void *arg, size_t begin, size_t end) {
     for (size_t r = begin; r < end; r++)                                                             \
       gm_index_scatter_run_##T(j->mode, r, j->dst, j->start, j->spos, (const T *)j->x, (T *)j->y);   \
     break;
-  switch (j->t) { /* half mats are refused by indexing (see src/lua/util.c) */
+  switch (j->t) {
     GM_REAL_CTYPES(X)
     GM_COMPLEX_CTYPES(X)
+    GM_HALF_CTYPES(X)
     default:
       break;
   }

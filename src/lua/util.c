@@ -195,10 +195,16 @@ static const char *const promoting_fns[] = {"where", "__add", "__sub", "__div", 
                                             "logical_or", "logical_xor", NULL};
 
 /* Those that take float16/bfloat16 mats beyond the op table's rows and
- * the lists above: the core computes them on float32 copies
- * (core/ops/half.c).  Other functions refuse the half types by name
- * (indexing, sorting and scans are instantiated over GM_REAL_CTYPES). */
-static const char *const half_fns[] = {"gemm_", "matmul", "clamp_", "clamp", "clip", NULL};
+ * real_ctype_fns (indexing moves their bits and accumulates in float32,
+ * kernels/index.h; sorting, searching and scans run on float32 copies,
+ * core/ops/scan.c): the core computes them on float32 copies
+ * (core/ops/half.c).  Other functions refuse the half types by name. */
+static const char *const half_fns[] = {"gemm_", "matmul", "clamp_", "clamp", "clip", "uniform_random_",
+                                       "gaussian_random_", "asum", "nrm2", "dot", "axpy_", "copy_", "scal_", "sort",
+                                       "cumulative_logsumexp",
+                                       /* gpumat.dist (src/dist/collective.c) */
+                                       "allreduce_", "broadcast_", "allgather", "reduce_scatter_", "send", "recv_",
+                                       "sendrecv_", NULL};
 
 /* The ones that also take integer mats (not bool): ~ (the core refuses
  * float mats there). */
@@ -248,7 +254,7 @@ static void check_mat_ctype(lua_State *L, int idx, const gm_mat *m, const char *
   }
   if (gm_ctype_is_half(m->ctype)) {
     if (listed(promoting_fns, fname) || listed(unary_alias_fns, fname) || listed(half_fns, fname) ||
-        table_allows(fname, m->ctype) == 1)
+        listed(real_ctype_fns, fname) || table_allows(fname, m->ctype) == 1)
       return;
     gml_argerror(L, idx, fname, "a %s mat; this function does not take float16/bfloat16 mats yet (convert with "
                  "m:astype(\"float32\"))", gm_ctype_dtype(m->ctype));

@@ -129,11 +129,35 @@ gm_status gm_blas_copy_n(const gm_blas_ops *b, void *ctx, gm_ctype t, size_t n, 
 
 typedef enum { R_ASUM, R_NRM2 } reduce_kind;
 
+/* Level 1 on float16/bfloat16 vectors: on float32 copies of the mats
+ * (exact; contiguous, so element k * inc is the same element), the
+ * results rounded to the mat's type once (a number as gm_reduce gives
+ * it, a written vector on store: half.c). */
+static gm_status half_copies(gm_mat *x, gm_mat *y, gm_mat **fx, gm_mat **fy) {
+  *fx = *fy = NULL;
+  gm_status st = gm_half_float_copy(x, fx);
+  if (st == GM_OK && y) st = gm_half_float_copy(y, fy);
+  if (st != GM_OK) gm_mat_free(*fx);
+  return st;
+}
+
+static gm_status reduce1(reduce_kind kind, gm_mat *x, size_t n, size_t incx, double *out);
+
+static gm_status reduce1_half(reduce_kind kind, gm_mat *x, size_t n, size_t incx, double *out) {
+  gm_mat *f = NULL, *none = NULL;
+  GM_TRY(half_copies(x, NULL, &f, &none));
+  gm_status st = reduce1(kind, f, n, incx, out);
+  gm_mat_free(f);
+  if (st == GM_OK) *out = gm_ctype_coerce(x->ctype, *out);
+  return st;
+}
+
 static gm_status reduce1(reduce_kind kind, gm_mat *x, size_t n, size_t incx, double *out) {
   const char *name = kind == R_ASUM ? "asum" : "nrm2";
   GM_TRY(gm_blas_check_vector(x, n, incx, "x", "incx"));
   *out = 0;
   if (n == 0) return GM_OK;
+  if (gm_ctype_is_half(x->ctype)) return reduce1_half(kind, x, n, incx, out);
   GM_TRY(gm_check_float_mats(name, &x, 1));
   gm_exec e = gm_exec_choose(&x, 1);
   gm_status (*f)(void *, gm_ctype, int, const void *, int, double *) =
@@ -172,6 +196,15 @@ gm_status gm_dot(gm_mat *x, gm_mat *y, size_t n, size_t incx, size_t incy, doubl
   GM_TRY(check_pair("dot", x, y, n, incx, incy));
   *out = 0;
   if (n == 0) return GM_OK;
+  if (gm_ctype_is_half(x->ctype)) {
+    gm_mat *fx, *fy;
+    GM_TRY(half_copies(x, y, &fx, &fy));
+    gm_status st = gm_dot(fx, fy, n, incx, incy, out);
+    gm_mat_free(fx);
+    gm_mat_free(fy);
+    if (st == GM_OK) *out = gm_ctype_coerce(x->ctype, *out);
+    return st;
+  }
   gm_mat *ms[2] = {x, y};
   GM_TRY(gm_check_float_mats("dot", ms, 2));
   gm_exec e = gm_exec_choose(ms, 2);
@@ -189,6 +222,13 @@ gm_status gm_axpy_(double alpha, gm_mat *x, gm_mat *y, size_t n, size_t incx, si
    * host's small-vector loop (and possibly other backends) would compute
    * y + 0 * x, turning Inf/NaN in x into NaN: one rule everywhere */
   if (n == 0 || alpha == 0) return GM_OK;
+  if (gm_ctype_is_half(x->ctype)) {
+    gm_mat *fx, *fy;
+    GM_TRY(half_copies(x, y, &fx, &fy));
+    gm_status st = gm_axpy_(alpha, fx, fy, n, incx, incy);
+    gm_mat_free(fx);
+    return gm_half_store(st, fy, y);
+  }
   gm_mat *ms[2] = {x, y};
   GM_TRY(gm_check_float_mats("axpy_", ms, 2));
   gm_exec e = gm_exec_choose(ms, 2);
@@ -234,6 +274,11 @@ gm_status gm_copy_(gm_mat *x, gm_mat *y, size_t n, size_t incx, size_t incy) {
 gm_status gm_scal_(double alpha, gm_mat *x, size_t n, size_t incx) {
   if (n != x->size || incx != 1) GM_TRY(gm_blas_check_vector(x, n, incx, "x", "incx"));
   if (n == 0) return GM_OK;
+  if (gm_ctype_is_half(x->ctype)) {
+    gm_mat *f, *none;
+    GM_TRY(half_copies(x, NULL, &f, &none));
+    return gm_half_store(gm_scal_(alpha, f, n, incx), f, x);
+  }
   GM_TRY(gm_check_float_mats("scal_", &x, 1));
   gm_exec e = gm_exec_choose(&x, 1);
   if (!GM_BLAS_ENTRY(e, scal)) return unsupported(&e, "scal");
@@ -410,27 +455,15 @@ static gm_mat *gemm_mat(gemm_operand *o) { return o->native ? &o->v.alias : o->m
 static size_t gemm_ld(const gemm_operand *o, size_t ld) { return o->native ? o->v.ld : ld; }
 static bool gemm_trans(const gemm_operand *o, bool t) { return o->native && o->v.trans ? !t : t; }
 
-/* gemm of 16-bit float mats: sgemm on float32 copies (exact), so the
- * products accumulate in float32; c rounded once on store (half.c) */
-static gm_status gemm_half(double alpha, gm_mat *a, gm_mat *b, double beta, gm_mat *c, gm_gemm_args g) {
-  gm_mat *fa = NULL, *fb = NULL, *fc = NULL;
-  gm_status st = gm_half_float_copy(a, &fa);
-  if (st == GM_OK) st = gm_half_float_copy(b, &fb);
-  if (st == GM_OK) st = beta == 0 ? gm_half_float_like(c, &fc) : gm_half_float_copy(c, &fc);
-  if (st == GM_OK) st = gm_gemm_(alpha, fa, fb, beta, fc, g);
-  gm_mat_free(fa);
-  gm_mat_free(fb);
-  return gm_half_store(st, fc, c);
-}
-
 gm_status gm_gemm_(double alpha, gm_mat *a, gm_mat *b, double beta, gm_mat *c, gm_gemm_args g) {
   int bad;
   GM_TRY(gm_gemm_resolve(a, b, c, &g, &bad));
   if (g.m == 0 || g.n == 0) return GM_OK;
-  if (gm_ctype_is_half(c->ctype)) return gemm_half(alpha, a, b, beta, c, g);
   gm_mat *ms[3] = {a, b, c};
-  /* complex mats too (cgemm/zgemm); resolve checked that the three share a ctype */
-  if (!gm_ctype_is_complex(a->ctype)) GM_TRY(gm_check_float_mats("gemm_", ms, 3));
+  /* complex mats too (cgemm/zgemm), and the half types (the backend's
+   * GemmEx-shaped gemm: float32 accumulation, c rounded once); resolve
+   * checked that the three share a ctype */
+  if (!gm_ctype_is_complex(a->ctype) && !gm_ctype_is_half(a->ctype)) GM_TRY(gm_check_float_mats("gemm_", ms, 3));
   gm_exec e = gm_exec_choose(ms, 3);
   if (!GM_BLAS_ENTRY(e, gemm)) return unsupported(&e, "gemm");
   gemm_operand oa = {.m = a}, ob = {.m = b}, oc = {.m = c};

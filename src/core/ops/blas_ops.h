@@ -118,7 +118,9 @@ typedef struct gm_blas_ops {
   gm_status (*scal)(void *ctx, gm_ctype t, int n, double alpha, void *x, int incx);
   /* C = alpha * op(A) * op(B) + beta * C, C is m x n, op(A) m x k, op(B)
    * k x n (cublasXgemm / cblas_Xgemm).  C does not overlap A or B.  When
-   * beta == 0, C is not read (NaNs in C do not propagate). */
+   * beta == 0, C is not read (NaNs in C do not propagate).  t may be a
+   * half type: cublasGemmEx's shape (float32 products and sums, alpha and
+   * beta float32, C rounded once on store). */
   gm_status (*gemm)(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans tb, int m, int n, int k,
                     double alpha, const void *a, int lda, const void *b, int ldb, double beta, void *c,
                     int ldc);

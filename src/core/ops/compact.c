@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../exec/exec.h"
+#include "half.h"
 #include "index_ops.h"
 #include "scan.h"
 
@@ -75,6 +76,13 @@ static gm_status coords_mat(const gm_exec *e, gm_mat *m, const gm_compact_dims *
 }
 
 gm_status gm_compact_nonzero(gm_mat *m, bool argwhere, gm_mat **outs) {
+  if (gm_ctype_is_half(m->ctype)) { /* its float32 copy: the same nonzeros (-0 is zero, as NumPy's) */
+    gm_mat *f = NULL;
+    GM_TRY(gm_half_float_copy(m, &f));
+    gm_status st = gm_compact_nonzero(f, argwhere, outs);
+    gm_mat_free(f);
+    return st;
+  }
   gm_exec e = gm_exec_choose(&m, 1);
   if (!e.be->index || !e.be->index->compact) return no_compact(argwhere ? "argwhere" : "nonzero", &e);
   gm_compact_dims d = {.rank = m->rank, .axis = -1};

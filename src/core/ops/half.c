@@ -32,3 +32,22 @@ gm_status gm_half_store(gm_status st, gm_mat *f, gm_mat *dst) {
   gm_mat_free(f);
   return st;
 }
+
+gm_status gm_half_result(gm_status st, gm_ctype t, gm_mat **r) {
+  gm_mat *f = *r, *h = NULL;
+  *r = NULL;
+  if (st != GM_OK || !f) {
+    gm_mat_free(f);
+    return st;
+  }
+  gm_mat_options o = {0};
+  o.ctype = (int)t;
+  o.cuda_enabled = f->cuda_enabled;
+  o.synchronization = f->vec->synchronization;
+  st = gm_mat_new(f->rank, f->dims, &o, &h);
+  if (st == GM_OK && f->size) st = gm_mat_astype(f, h);
+  gm_mat_free(f);
+  if (st != GM_OK) gm_mat_free(h);
+  else *r = h;
+  return st;
+}

@@ -11,5 +11,12 @@ gm_status gm_half_float_copy(gm_mat *m, gm_mat **out);
 /* When st is GM_OK, f's values rounded into dst (astype); frees f either
  * way; returns the first failure. */
 gm_status gm_half_store(gm_status st, gm_mat *f, gm_mat *dst);
+/* When st is GM_OK and *r is set: the float32 mat *r replaced by a new
+ * mat of type t where *r lives, holding its values rounded to nearest even
+ * (exact when they are a mat of type t's values, as a sort's or a
+ * gather's are); *r freed either way, NULL on failure; returns the first
+ * failure.  The result side of an op that ran on gm_half_float_copy's
+ * copies and hands back new mats. */
+gm_status gm_half_result(gm_status st, gm_ctype t, gm_mat **r);
 
 #endif

@@ -7,6 +7,9 @@
 
 #include "../../../kernels/random.h"
 #include "../exec/exec.h"
+#include "elementwise.h"
+#include "half.h"
+#include "../../../kernels/half_ops.h"
 
 static pthread_mutex_t global_lock = PTHREAD_MUTEX_INITIALIZER;
 static gm_random_state global_state = {0, 0};
@@ -94,12 +97,46 @@ static gm_status random_fill(gm_mat *m, gm_random_state *s, bool uniform, double
   return gm_finish(&e, &opd, 1, st);
 }
 
+/* The largest value of half type t below the positive t value x. */
+static double half_below(gm_ctype t, double x) {
+#define X(T, E, ...)             \
+  case GM_##E: {                 \
+    T h = gm_sat_##T(x);         \
+    h.bits--;                    \
+    return gm_hload_##T(h);      \
+  }
+  switch (t) {
+    GM_HALF_CTYPES(X)
+    default:
+      return x;
+  }
+#undef X
+}
+
+/* A float16/bfloat16 mat: the fill of a float32 mat of its dims (the same
+ * draws from the same counters), rounded to nearest even into m (half.c),
+ * as NumPy's rng.random(dtype=float32).astype(float16); a uniform draw
+ * that would round up to the limit is first clamped to the type's value
+ * just below it, so the fill stays in [0, limit) as a float one does. */
+static gm_status half_fill(gm_mat *m, gm_random_state *s, bool uniform, double a, double b) {
+  gm_mat *f = NULL;
+  a = gm_ctype_coerce(m->ctype, a);
+  if (uniform) GM_TRY(gm_random_check_limit(m->ctype, a));
+  else GM_TRY(gm_random_check_gaussian(m->ctype, a, gm_ctype_coerce(m->ctype, b)));
+  GM_TRY(gm_half_float_like(m, &f));
+  gm_status st = uniform ? gm_uniform_random(f, a, s) : gm_gaussian_random(f, a, gm_ctype_coerce(m->ctype, b), s);
+  if (st == GM_OK && uniform && f->size) st = gm_scalar_(GM_SC_MIN, half_below(m->ctype, a), f);
+  return gm_half_store(st, f, m);
+}
+
 gm_status gm_uniform_random(gm_mat *m, double limit, gm_random_state *s) {
+  if (gm_ctype_is_half(m->ctype)) return half_fill(m, s, true, limit, 0);
   GM_TRY(gm_random_check_limit(m->ctype, limit));
   return random_fill(m, s, true, gm_ctype_coerce(m->ctype, limit), 0);
 }
 
 gm_status gm_gaussian_random(gm_mat *m, double mean, double stddev, gm_random_state *s) {
+  if (gm_ctype_is_half(m->ctype)) return half_fill(m, s, false, mean, stddev);
   GM_TRY(gm_random_check_gaussian(m->ctype, mean, stddev));
   return random_fill(m, s, false, gm_ctype_coerce(m->ctype, mean),
                      gm_ctype_coerce(m->ctype, stddev));

@@ -1,6 +1,7 @@
 #include "scan.h"
 
 #include "elementwise.h"
+#include "half.h"
 #include "../exec/exec.h"
 #include "../../../kernels/radix.h"
 
@@ -83,7 +84,26 @@ static gm_status call(const char *fn, gm_mat *x, int axis, const scan_call *c0, 
   return GM_OK;
 }
 
+/* float16/bfloat16 mats (the entry points below): the op runs on x's
+ * float32 copy (exact) and its values come back rounded to x's type once
+ * (half.c): sorting, selecting and searching compare the very values of
+ * x, so their results are exact; the scans accumulate in float32. */
+static gm_status half_one(gm_mat *x, int axis, int op, int flag, gm_mat **out,
+                          gm_status (*fn)(gm_mat *, int, int, int, gm_mat **)) {
+  gm_mat *f = NULL;
+  *out = NULL;
+  GM_TRY(gm_half_float_copy(x, &f));
+  gm_status st = fn(f, axis, op, flag, out);
+  gm_mat_free(f);
+  return gm_half_result(st, x->ctype, out);
+}
+
+static gm_status scan4(gm_mat *x, int axis, int op, int initial, gm_mat **out) {
+  return gm_scan_axis(x, axis, op, initial, out);
+}
+
 gm_status gm_scan_axis(gm_mat *x, int axis, int op, bool initial, gm_mat **out) {
+  if (gm_ctype_is_half(x->ctype)) return half_one(x, axis, op, initial, out, scan4);
   static const char *const names[] = {"cumulative_sum", "cumulative_prod", "cumulative_logsumexp"};
   if (op != GM_SCAN_SUM && op != GM_SCAN_PROD && op != GM_SCAN_LOGSUMEXP)
     return gm_fail(GM_EINVAL, "scan: unknown op %d", op);
@@ -110,7 +130,13 @@ gm_status gm_scan_axis(gm_mat *x, int axis, int op, bool initial, gm_mat **out) 
   return st;
 }
 
+static gm_status sort4(gm_mat *x, int axis, int descending, int unused, gm_mat **out) {
+  (void)unused;
+  return gm_sort_axis(x, axis, descending, out);
+}
+
 gm_status gm_sort_axis(gm_mat *x, int axis, bool descending, gm_mat **out) {
+  if (gm_ctype_is_half(x->ctype)) return half_one(x, axis, descending, 0, out, sort4);
   scan_call c = {1, descending, 0, {0}};
   return call("sort", x, axis, &c, out);
 }
@@ -177,7 +203,25 @@ static gm_status check_lines(const char *fn, const gm_mat *x, int axis, int op, 
   return GM_OK;
 }
 
+/* gm_lines_axis of a half mat (half_one's way): the values back in x's
+ * type, the indices as they are. */
+static gm_status lines_half(gm_mat *x, int axis, int op, int flag, bool values, gm_mat **y, gm_mat **yi) {
+  gm_mat *f = NULL, *v = NULL;
+  GM_TRY(gm_half_float_copy(x, &f));
+  gm_status st = gm_lines_axis(f, axis, op, flag, values, y ? &v : NULL, yi);
+  gm_mat_free(f);
+  if (st != GM_OK) return st;
+  if ((st = gm_half_result(st, x->ctype, &v)) != GM_OK) {
+    gm_mat_free(*yi);
+    *yi = NULL;
+    return st;
+  }
+  if (y) *y = v;
+  return GM_OK;
+}
+
 gm_status gm_lines_axis(gm_mat *x, int axis, int op, int flag, bool values, gm_mat **y, gm_mat **yi) {
+  if (gm_ctype_is_half(x->ctype)) return lines_half(x, axis, op, flag, values, y, yi);
   const char *fn = lines_name(op, flag);
   size_t sh[3] = {0, 0, 0};
   GM_TRY(check_lines(fn, x, axis, op, sh));
@@ -215,6 +259,15 @@ gm_status gm_search_sorted(gm_mat *s, gm_mat *sorter, gm_mat *v, int mode, gm_ma
   if (mode < GM_SEARCH_LEFT || mode > GM_SEARCH_NOTIN) return gm_fail(GM_EINVAL, "search: unknown mode %d", mode);
   if (s->rank != 1) return gm_fail(GM_EINVAL, "%s: the sorted mat must be 1-d", fn);
   GM_TRY(gm_check_same_ctype(fn, s, v));
+  if (gm_ctype_is_half(s->ctype)) { /* on float32 copies of both (exact: the same order) */
+    gm_mat *fs = NULL, *fv = NULL;
+    gm_status st = gm_half_float_copy(s, &fs);
+    if (st == GM_OK) st = gm_half_float_copy(v, &fv);
+    if (st == GM_OK) st = gm_search_sorted(fs, sorter, fv, mode, out);
+    gm_mat_free(fs);
+    gm_mat_free(fv);
+    return st;
+  }
   if (sorter && (sorter->ctype != GM_INT64 || sorter->rank != 1 || sorter->size != s->size))
     return gm_fail(GM_EINVAL, "%s: sorter must be an int64 mat of %zu elements", fn, s->size);
   gm_mat_options mo = {.ctype = mode <= GM_SEARCH_RIGHT ? GM_INT64 : GM_BOOL, .cuda_enabled = v->cuda_enabled};

@@ -3,6 +3,7 @@
  * select (kernels/select.h on every backend). */
 #include "scan.h"
 
+#include "half.h"
 #include "../exec/exec.h"
 #include "../../../kernels/select.h"
 
@@ -25,7 +26,25 @@ static gm_status run(gm_mat *x, gm_mat *y, gm_mat *yi, int desc, size_t k, const
   return gm_finish(&e, o, 3, st);
 }
 
+/* A float16/bfloat16 mat: selected from its float32 copy (exact: the
+ * same order), the values rounded back to x's type (exact). */
+static gm_status select_half(gm_mat *x, int axis, size_t k, bool descending, gm_mat **y, gm_mat **yi) {
+  gm_mat *f = NULL, *v = NULL;
+  GM_TRY(gm_half_float_copy(x, &f));
+  gm_status st = gm_select_axis(f, axis, k, descending, &v, yi);
+  gm_mat_free(f);
+  if (st != GM_OK) return st;
+  if ((st = gm_half_result(st, x->ctype, &v)) != GM_OK) {
+    gm_mat_free(*yi);
+    *yi = NULL;
+    return st;
+  }
+  *y = v;
+  return GM_OK;
+}
+
 gm_status gm_select_axis(gm_mat *x, int axis, size_t k, bool descending, gm_mat **y, gm_mat **yi) {
+  if (gm_ctype_is_half(x->ctype)) return select_half(x, axis, k, descending, y, yi);
   if (axis < 0 || axis >= x->rank) return gm_fail(GM_EINVAL, "topk: axis %d is out of range 1..%d", axis + 1, x->rank);
   size_t sh[3] = {1, x->dims[axis], 1};
   for (int a = 0; a < axis; a++) sh[0] *= x->dims[a];

@@ -11,11 +11,13 @@
  * overflowing, as NumPy's int64 arange does. */
 #include "sequence.h"
 
+#include "../../../kernels/half_ops.h"
 #include "../../../kernels/int_ops.h"
 #include "../exec/exec.h"
 #include "../exec/par.h"
 
 typedef struct seq_job {
+  gm_ctype t;
   void *p;
   double first, step;
   long long ifirst, istep;
@@ -36,7 +38,19 @@ typedef struct seq_job {
     for (size_t k = b; k < e; k++) v[k] = gm_wrap_##T((long long)(f + (unsigned long long)k * s)); \
   }
 GM_REAL_CTYPES(SEQ_CHUNK)
+GM_HALF_CTYPES(SEQ_CHUNK)
 #undef SEQ_CHUNK
+
+/* complex mats: each value through gm_ctype_set (imaginary part 0) */
+static void seq_chunk_any(void *arg, size_t b, size_t e) {
+  const seq_job *j = arg;
+  for (size_t k = b; k < e; k++) gm_ctype_set(j->t, j->p, k, j->first + (double)k * j->step);
+}
+static void seq_int_chunk_any(void *arg, size_t b, size_t e) {
+  const seq_job *j = arg;
+  unsigned long long f = (unsigned long long)j->ifirst, s = (unsigned long long)j->istep;
+  for (size_t k = b; k < e; k++) gm_ctype_set(j->t, j->p, k, (double)(long long)(f + (unsigned long long)k * s));
+}
 
 /* The running sum first, first + step, ...: sequential by definition (each
  * value is the previous one plus step, rounded in double). */
@@ -50,15 +64,18 @@ GM_REAL_CTYPES(SEQ_CHUNK)
     }                                                                     \
   }
 GM_REAL_CTYPES(SEQ_ACC)
+GM_HALF_CTYPES(SEQ_ACC)
 #undef SEQ_ACC
 
 /* tables by the enum column's name (seq_chunk_BOOL): in C `bool` expands
  * to _Bool on some paths through the X-macros and not on others */
 #define SEQ_ENTRY_(NAME, T, E, ...) [GM_##E] = NAME##_##E,
-static void (*const seq_chunk[GM_N_CTYPES])(void *, size_t, size_t) = {GM_REAL_CTYPES_WITH(SEQ_ENTRY_, seq_chunk)};
+static void (*const seq_chunk[GM_N_CTYPES])(void *, size_t, size_t) = {
+    GM_REAL_CTYPES_WITH(SEQ_ENTRY_, seq_chunk) GM_HALF_CTYPES_WITH(SEQ_ENTRY_, seq_chunk)};
 static void (*const seq_int_chunk[GM_N_CTYPES])(void *, size_t, size_t) = {
-    GM_REAL_CTYPES_WITH(SEQ_ENTRY_, seq_int_chunk)};
-static void (*const seq_acc[GM_N_CTYPES])(void *, size_t, double, double) = {GM_REAL_CTYPES_WITH(SEQ_ENTRY_, seq_acc)};
+    GM_REAL_CTYPES_WITH(SEQ_ENTRY_, seq_int_chunk) GM_HALF_CTYPES_WITH(SEQ_ENTRY_, seq_int_chunk)};
+static void (*const seq_acc[GM_N_CTYPES])(void *, size_t, double, double) = {
+    GM_REAL_CTYPES_WITH(SEQ_ENTRY_, seq_acc) GM_HALF_CTYPES_WITH(SEQ_ENTRY_, seq_acc)};
 #undef SEQ_ENTRY_
 
 gm_status gm_mat_fill_sequence(gm_mat *m, double first, double step, bool accumulate, bool has_last, double last) {
@@ -68,11 +85,14 @@ gm_status gm_mat_fill_sequence(gm_mat *m, double first, double step, bool accumu
   gm_exec e = gm_exec_host();
   gm_operand op = {m, GM_OUTPUT, NULL};
   GM_TRY(gm_acquire(&e, &op, 1));
-  if (accumulate) {
+  if (accumulate && seq_acc[m->ctype]) {
     seq_acc[m->ctype](op.ptr, n, first, step);
+  } else if (accumulate) { /* complex: the running sum in double, as seq_acc */
+    double acc = first;
+    for (size_t k = 0; k < n; k++, acc += step) gm_ctype_set(m->ctype, op.ptr, k, acc);
   } else {
-    seq_job j = {op.ptr, first, step, 0, 0};
-    gm_par_for(n, 16, 1.0, seq_chunk[m->ctype], &j);
+    seq_job j = {m->ctype, op.ptr, first, step, 0, 0};
+    gm_par_for(n, 16, 1.0, seq_chunk[m->ctype] ? seq_chunk[m->ctype] : seq_chunk_any, &j);
   }
   if (has_last) gm_ctype_set(m->ctype, op.ptr, n - 1, last);
   return gm_release(&e, &op, 1);
@@ -84,7 +104,7 @@ gm_status gm_mat_fill_int_sequence(gm_mat *m, long long first, long long step) {
   gm_exec e = gm_exec_host();
   gm_operand op = {m, GM_OUTPUT, NULL};
   GM_TRY(gm_acquire(&e, &op, 1));
-  seq_job j = {op.ptr, 0, 0, first, step};
-  gm_par_for(m->size, 16, 1.0, seq_int_chunk[m->ctype], &j);
+  seq_job j = {m->ctype, op.ptr, 0, 0, first, step};
+  gm_par_for(m->size, 16, 1.0, seq_int_chunk[m->ctype] ? seq_int_chunk[m->ctype] : seq_int_chunk_any, &j);
   return gm_release(&e, &op, 1);
 }

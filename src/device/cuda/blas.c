@@ -107,10 +107,27 @@ static gm_status math_mode(void *ctx, gm_ctype t) {
   return cublas_status(gm_cublas.cublasSetMathMode(handle(ctx), mode), "cublasSetMathMode");
 }
 
+/* float16/bfloat16: cublasGemmEx on the half arrays themselves, products
+ * accumulated in float32 (CUBLAS_COMPUTE_32F: tensor cores where the card
+ * has them; gm.cuda_allow_tf32 concerns float32 inputs only), alpha and
+ * beta float32, each element of C rounded once on store.  The emulated
+ * device runs this call's arguments against the host (src/host/blas.c
+ * h_half_gemm: convert, sgemm, round). */
+static gm_status cu_half_gemm(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans tb, int m, int n, int k,
+                              double alpha, const void *a, int lda, const void *b, int ldb, double beta, void *c,
+                              int ldc) {
+  float al = (float)alpha, be = (float)beta;
+  cudaDataType_t dt = t == GM_FLOAT16 ? CUDA_R_16F : CUDA_R_16BF;
+  return cublas_status(cublasGemmEx(handle(ctx), op(ta), op(tb), m, n, k, &al, a, dt, lda, b, dt, ldb, &be, c, dt,
+                                    ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                       "cublasGemmEx");
+}
+
 static gm_status cu_gemm(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans tb, int m, int n, int k,
                          double alpha, const void *a, int lda, const void *b, int ldb, double beta, void *c,
                          int ldc) {
   if (gm_ctype_is_complex(t)) return cu_cx_gemm(ctx, t, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  if (gm_ctype_is_half(t)) return cu_half_gemm(ctx, t, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   GM_TRY(math_mode(ctx, t));
 #define X(T, E, name, kw, p, P, ...)                                                      \
   case GM_##E: {                                                                          \
