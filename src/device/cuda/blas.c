@@ -118,8 +118,8 @@ static gm_status cu_half_gemm(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_t
                               int ldc) {
   float al = (float)alpha, be = (float)beta;
   cudaDataType_t dt = t == GM_FLOAT16 ? CUDA_R_16F : CUDA_R_16BF;
-  return cublas_status(cublasGemmEx(handle(ctx), op(ta), op(tb), m, n, k, &al, a, dt, lda, b, dt, ldb, &be, c, dt,
-                                    ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+  return cublas_status(gm_cublas.cublasGemmEx(handle(ctx), op(ta), op(tb), m, n, k, &al, a, dt, lda, b, dt, ldb, &be,
+                                              c, dt, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
                        "cublasGemmEx");
 }
 

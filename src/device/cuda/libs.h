@@ -31,7 +31,7 @@
 /* blas.c, device.c, solver.c's batched LU */
 #define GM_CUBLAS_SYMBOLS(X)                                                                              \
   X(cublasCreate_v2) X(cublasDestroy_v2) X(cublasSetStream_v2) X(cublasSetPointerMode_v2)               \
-  X(cublasSetMathMode) X(cublasGetStatusString)                                                          \
+  X(cublasSetMathMode) X(cublasGetStatusString) X(cublasGemmEx)                                         \
   GM_SD_(X, cublas, asum_v2) GM_SD_(X, cublas, nrm2_v2) GM_SD_(X, cublas, dot_v2)                        \
   GM_SD_(X, cublas, axpy_v2) GM_SD_(X, cublas, copy_v2) GM_SD_(X, cublas, scal_v2)                       \
   GM_SD_(X, cublas, geam) GM_SDCZ_(X, cublas, gemm_v2) GM_SDCZ_(X, cublas, gemmStridedBatched)           \
