@@ -96,6 +96,16 @@ local function body(src, name)
   end
 end
 
+-- A kernel's name as src defines it: base itself, or the NAME##ARG of a
+-- macro that pastes base together (gm_imatmul_kernel_##N gives
+-- gm_imatmul_kernel_int8), or nil where src defines neither.
+local function source_name(src, base)
+  if src:find("__global__ void " .. base .. "(", 1, true) then return base end
+  for prefix, arg in src:gmatch("__global__ void ([%w_]+)##([%w_]+)%(") do
+    if #base > #prefix and base:sub(1, #prefix) == prefix then return prefix .. "##" .. arg end
+  end
+end
+
 -- Whether function `name` of src reaches __syncthreads() through the
 -- functions src defines (depth-limited: our kernels nest one level).
 local function syncs(src, name, depth)
@@ -471,19 +481,23 @@ describe("kernels/*.cu on the emulated device", function()
       gm.uniform_random_(m)
       gm.gaussian_random_(m)
       assert.is_number(m:sum())
+      -- a kernel named by a macro (imatmul.cu's one per integer type)
+      local i8 = gm.ones({ 2, 2 }, { dtype = "int8" })
+      assert.are.equal(2, gm.matmul(i8, i8)[{ 1, 1 }])
     end)
-    local seen = {}
+    local seen, names = {}, {}
     for k, v in pairs(gm.emulated_kernel_launches()) do
       local base = k:match("^([%w_]+)")
       local file = v.file:match("kernels/([%w_]+)%.cu$")
       assert.is_truthy(file, k .. ": file " .. v.file)
       local src = read(v.file)
-      -- the kernel is defined there as a __global__ function
-      assert.is_truthy(src:find("__global__ void " .. base .. "(", 1, true) or
-        src:find("__global__ void " .. base .. "%(") , k .. " not defined in " .. v.file)
+      -- the kernel is defined there as a __global__ function, by its name
+      -- or by a macro that pastes it (gm_imatmul_kernel_##N)
+      local name = source_name(src, base)
+      assert.is_truthy(name, k .. " not defined in " .. v.file)
       assert.are.equal(SYNC[base] or false, v.sync, k .. ": barrier flag")
       assert.is_true(v.launches >= 1, k)
-      seen[base] = file
+      seen[base], names[base] = file, name
     end
     -- the barrier flag agrees with the source: a kernel runs as fibers iff
     -- its body calls __syncthreads() or a __device__ function that does
@@ -493,7 +507,7 @@ describe("kernels/*.cu on the emulated device", function()
         if k:match("^([%w_]+)") == base then path = v.file end
       end
       local src = read(path) .. read(path:gsub("[%w_]+%.cu$", "launch_cuda.cuh"))
-      assert.are.equal(SYNC[base] or false, syncs(src, base), base .. " in " .. file .. ".cu")
+      assert.are.equal(SYNC[base] or false, syncs(src, names[base]), base .. " in " .. file .. ".cu")
     end
     for _, spec in ipairs(FAMILIES) do
       for k, file in pairs(spec[2]) do
@@ -504,6 +518,7 @@ describe("kernels/*.cu on the emulated device", function()
     assert.are.equal("random", seen.gm_uniform_kernel)
     assert.are.equal("random", seen.gm_gaussian_kernel)
     assert.are.equal("reduce", seen.reduce_pass)
+    assert.are.equal("imatmul", seen.gm_imatmul_kernel_int8)
   end)
 
   it("scratch arrays are emulated device memory: their failure is the launcher's error path #outermost", function()
