@@ -403,16 +403,17 @@ describe("counters and cuda_room", function()
     collectgarbage()
     gm.collect() -- no cached blocks from earlier tests
     gm.with_cuda(EMU, function()
-      local a = gm.mat(1000, { initial_element = 1 }) -- 8000 bytes -> one 8192-byte block
+      -- 8000 bytes -> one 8192-byte piece of a 2 MiB segment, whose rest is pooled
+      local a = gm.mat(1000, { initial_element = 1 })
       gm.scal_(2, a)
       local v = gm.cuda_room()
       assert.are.equal("CUDA memory usage:\n" ..
-        "device arrays: 1 (used bytes: 8,192, pooled bytes: 0)\n" ..
+        "device arrays: 1 (used bytes: 8,192, pooled bytes: 2,088,960)\n" ..
         "host arrays: 0 (used bytes: 0)\n" ..
         "host->device copies: 0, device->host copies: 0\n", v)
       assert.are.equal(v, gm.cuda_room({ verbose = true }))
       assert.are.equal(2, a[1])
-      assert.are.equal("d: 1 (8,192 + 0), h: 0 (0)\nh->d: 0, d->h: 1\n", gm.cuda_room({ verbose = false }))
+      assert.are.equal("d: 1 (8,192 + 2,088,960), h: 0 (0)\nh->d: 0, d->h: 1\n", gm.cuda_room({ verbose = false }))
     end)
   end)
 
