@@ -164,6 +164,22 @@ describe("reductions along an axis", function()
     end
   end)
 
+  -- 2700 x 3 columns: on the emulated device the GPU's block form with the
+  -- axis split over grid y and the partial results merged (the CPU model
+  -- keeps that form up to 8K elements, kernels/launch.h)
+  it("columns whose axis is split over blocks (merged partial results)", function()
+    for _, ct in ipairs(CTYPES) do
+      local rows = 2700
+      local c = gm.range(1, rows * 3, 1, { ctype = ct }):reshape({ rows, 3 })
+      local sums = c:sum(1):to_table()
+      for j = 1, 3 do assert.is_true(close(3 * (rows - 1) * rows / 2 + rows * j, sums[j], ct)) end
+      assert.are.same({ rows, rows, rows }, c:argmax(1):to_table())
+      assert.are.same({ 1, 1, 1 }, c:argmin(1):to_table())
+      local p = gm.softmax(c / (rows * 3), 1) -- columns sum to 1
+      for j = 1, 3 do assert.is_true(close(1, p:sum(1)[j], ct)) end
+    end
+  end)
+
   -- The host cuts an axis into segments of 2^20 elements (rows) or
   -- 2^20 / columns rows (column tiles) and merges their partial results.
   -- The data comes from gm.range, with references in closed form (no

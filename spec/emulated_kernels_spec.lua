@@ -13,7 +13,11 @@ local CTYPES = { "float", "double" }
 
 -- kernels whose blocks synchronize (gm_block_sum, shared-memory merges): the launch
 -- sites say GM_LAUNCH_SYNC, so they run as fibers with a real barrier
-local SYNC = { reduce_axis_kernel = true, gm_transpose_kernel = true }
+local SYNC = {
+  reduce_axis_kernel = true, gm_transpose_kernel = true,
+  -- the sort's per-thread digit counters in shared memory (kernels/radix.cu)
+  radix_scatter_kernel = true, pair_split_kernel = true, pair_buckets_kernel = true, pair_lines_kernel = true,
+}
 
 local function launches()
   local t = {}
@@ -447,15 +451,18 @@ describe("kernels/*.cu on the emulated device", function()
       -- starts the helper threads late).
       gm.with_cuda(EMU, function()
         local m = gm.mat(1 << 22, { ctype = ctype, initial_element = 0.5 })
-        local cube = gm.mat({ 256, 16, 16 }, { ctype = ctype, initial_element = 0.5 })
         for k, op in pairs {
           ["unary_kernel<" .. ctype .. ">"] = function() gm.tanh_(m) end,
           ["reduce_pass<" .. ctype .. ">"] = function() return m:sum() end,
           ["gm_uniform_kernel<" .. ctype .. ">"] = function() gm.uniform_random_(m) end,
           ["reduce_axis_tiles<" .. ctype .. ">"] = function() return m:reshape({ 64, 65536 }):sum(1) end,
           ["reduce_axis_items<" .. ctype .. ">"] = function() return m:reshape({ 1048576, 4 }):sum(2) end,
-          -- 64K elements: the GPU's form (kernels/launch.h), 256 blocks of 16 x 16
-          ["reduce_axis_kernel<" .. ctype .. ">"] = function() return cube:sum(2) end,
+          -- a kernel with barriers (a fiber per CUDA thread): the sort's
+          -- (kernels/radix.cu; reductions take barrier-free forms on the
+          -- CPU model above 8K elements, GM_AX_CPU_GPU_FORM)
+          [ctype == "float" and "pair_lines_kernel<T>" or "radix_scatter_kernel<T>"] = function()
+            return ctype == "float" and gm.sort(m:reshape({ 2048, 2048 }), 2) or gm.sort(m)
+          end,
         } do
           local before = par()[k] or 0
           for _ = 1, 300 do

@@ -85,10 +85,15 @@ static void test_axis_cpu_model(void) {
   CHECK(g.form == GM_AX_FORM_ITEMS && g.splits == 1);
   CHECK(gm_ax_plan(1, 1000000, 1, 1).form == GM_AX_FORM_SLOTS);
   /* small reductions keep the GPU's form (the specs run its index math) */
-  gm_ax_geom c = gm_ax_plan(1, 3000, 3, 1);
-  g = gm_ax_plan(1, 3000, 3, 0);
+  gm_ax_geom c = gm_ax_plan(1, 2700, 3, 1);
+  g = gm_ax_plan(1, 2700, 3, 0);
   CHECK(c.form == GM_AX_FORM_BLOCKS && g.form == c.form && c.lanes == g.lanes && c.grid_y == g.grid_y && c.grid_y > 1);
-  CHECK(gm_ax_plan(1024, 64, 1, 1).form == GM_AX_FORM_BLOCKS);
+  CHECK(gm_ax_plan(128, 64, 1, 1).form == GM_AX_FORM_BLOCKS);
+  /* above GM_AX_CPU_GPU_FORM, barrier-free forms (softmax regression's
+   * 5000 x 10 column sum ran 19 blocks of fibers) */
+  CHECK(gm_ax_plan(1, 5000, 10, 1).form == GM_AX_FORM_TILES);
+  CHECK(gm_ax_plan(1, 5000, 10, 0).form == GM_AX_FORM_BLOCKS);
+  CHECK(gm_ax_plan(1024, 64, 1, 1).form == GM_AX_FORM_ITEMS);
 }
 
 /* ROWS_2D geometry (gm_rows_plan: row sums' neighbours, geerv, scale,
