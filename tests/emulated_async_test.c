@@ -8,10 +8,16 @@
  *    crashes even while a worker runs (the host view stays PROT_NONE; the
  *    worker uses its alias), checked in a forked child;
  *  - a failure of queued work is reported by the next sync, once (as CUDA
- *    reports an asynchronous error).
+ *    reports an asynchronous error);
+ *  - a stream's worker runs two pending long tasks without a wait, while
+ *    short ones wait for a wait (or for 16 to be pending: then the worker
+ *    runs them), so small programs' steps pay no hand-off.
  * Exits 0 when every check passes and prints each failure. */
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <time.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -25,6 +31,7 @@
 #include "device/emulated/alias.h"
 #include "device/emulated/emulated.h"
 #include "device/emulated/launchers.h"
+#include "device/emulated/queue.h"
 
 #include "check.h"
 #include "emulated_context.h"
@@ -142,6 +149,67 @@ static void queued_failure_reported_at_sync(int mode) {
   CHECK(d->ops->stream_sync(d, NULL) == GM_OK);
 }
 
+/* ---- the stream's wake-up policy (queue.c, emu_queue_push) ---- */
+
+typedef struct probe {
+  long sleep_ns;           /* how long the task runs */
+  atomic_int ran;          /* set when it has run */
+  atomic_int on_other;     /* 1: it ran on a thread other than main's */
+} probe;
+
+static pthread_t main_thread;
+
+static int probe_task(void *arg) {
+  probe *p = arg;
+  if (p->sleep_ns) nanosleep(&(struct timespec){p->sleep_ns / 1000000000L, p->sleep_ns % 1000000000L}, NULL);
+  atomic_store(&p->on_other, !pthread_equal(pthread_self(), main_thread));
+  atomic_store(&p->ran, 1);
+  return 0;
+}
+
+/* Polls (without waiting on the queue) until n probes have run, up to ~5 s. */
+static bool all_ran(probe *p, int n) {
+  for (int k = 0; k < 5000; k++) {
+    int done = 0;
+    for (int i = 0; i < n; i++) done += atomic_load(&p[i].ran);
+    if (done == n) return true;
+    nanosleep(&(struct timespec){0, 1000000L}, NULL);
+  }
+  return false;
+}
+
+static void worker_wake_policy(void) {
+  main_thread = pthread_self();
+  emu_queue_hooks hooks = {0};
+  emu_queue *q = NULL;
+  CHECK(emu_queue_new(&hooks, EMU_MODE_ASYNC, &q) == GM_OK);
+  if (!q) return;
+  /* long tasks (20 ms): two pending wake the worker, nobody waits */
+  static probe lng[3];
+  for (int i = 0; i < 3; i++) lng[i].sleep_ns = 20000000L;
+  emu_queue_wait(q, emu_queue_push(q, probe_task, &lng[0])); /* measured: long */
+  emu_queue_push(q, probe_task, &lng[1]);
+  emu_queue_push(q, probe_task, &lng[2]);
+  CHECK(all_ran(lng + 1, 2));
+  CHECK(atomic_load(&lng[1].on_other) && atomic_load(&lng[2].on_other));
+  /* short tasks, each waited for (run by the caller, or by the worker if
+   * it is still looping): the average falls */
+  static probe quick[64];
+  for (int i = 0; i < 64; i++) emu_queue_wait(q, emu_queue_push(q, probe_task, &quick[i]));
+  for (int i = 0; i < 64; i++) CHECK(atomic_load(&quick[i].ran));
+  /* 15 pending short tasks wait for a wait; the 16th wakes the worker
+   * (asleep by then: nothing was left to run) */
+  nanosleep(&(struct timespec){0, 30000000L}, NULL);
+  static probe batch[16];
+  for (int i = 0; i < 15; i++) emu_queue_push(q, probe_task, &batch[i]);
+  nanosleep(&(struct timespec){0, 30000000L}, NULL);
+  CHECK(emu_queue_pending(q) == 15);
+  emu_queue_push(q, probe_task, &batch[15]);
+  CHECK(all_ran(batch, 16));
+  for (int i = 0; i < 16; i++) CHECK(atomic_load(&batch[i].on_other));
+  emu_queue_free(q);
+}
+
 int main(void) {
   gm_context c;
   gm_context_options o = gm_test_emulated_options(0);
@@ -153,6 +221,7 @@ int main(void) {
   queued_failure_reported_at_sync(GM_EMU_LAZY);
   queued_failure_reported_at_sync(GM_EMU_ASYNC);
   queued_failure_reported_at_sync(GM_EMU_INLINE);
+  worker_wake_policy();
   CHECK(gm_context_exit(&c) == GM_OK);
   if (gm_test_failed) return 1;
   printf("emulated_async_test: ok\n");

@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "../../core/exec/par.h"
 
@@ -21,15 +22,26 @@ struct emu_queue {
   uint64_t pushed, done;
   uint64_t demand; /* lazy: run tasks up to this ticket */
   emu_mode mode;
+  double task_ns; /* tasks' recent run time, a moving average (see emu_queue_push) */
   bool running; /* a thread (the worker or a waiting caller) runs tasks */
   bool stop;
   pthread_t worker;
   emu_queue_hooks hooks;
 };
 
+/* When the worker is worth waking: see emu_queue_push. */
+#define EMU_WAKE_TASK_NS 50000.0
+#define EMU_WAKE_PENDING 16
+
 static _Thread_local bool on_worker;
 
 bool emu_queue_on_worker(void) { return on_worker; }
+
+static double now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
 
 static void run_task(emu_queue *q, emu_task_fn fn, void *arg) {
   bool was = on_worker;
@@ -37,6 +49,13 @@ static void run_task(emu_queue *q, emu_task_fn fn, void *arg) {
   int st = fn(arg);
   on_worker = was;
   if (st != 0 && q->hooks.failed) q->hooks.failed(q->hooks.ctx, st, gm_last_error());
+}
+
+/* Lock held, async mode: tasks are pending that the worker should run now
+ * rather than leave to the next wait (emu_queue_push). */
+static bool worth_waking(const emu_queue *q) {
+  const uint64_t pending = q->pushed - q->done;
+  return pending > 1 && (q->task_ns >= EMU_WAKE_TASK_NS || pending >= EMU_WAKE_PENDING);
 }
 
 /* lock held: the head may run now */
@@ -56,9 +75,12 @@ static void run_tasks(emu_queue *q, uint64_t ticket) {
     q->head = t->next;
     if (!q->head) q->tail = &q->head;
     pthread_mutex_unlock(&q->lock);
+    const double t0 = now_ns();
     run_task(q, t->fn, t->arg);
+    const double ns = now_ns() - t0;
     free(t);
     pthread_mutex_lock(&q->lock);
+    q->task_ns += (ns - q->task_ns) / 8;
     q->done++;
     pthread_cond_broadcast(&q->done_cv);
   }
@@ -89,6 +111,7 @@ gm_status emu_queue_new(const emu_queue_hooks *hooks, emu_mode mode, emu_queue *
   pthread_cond_init(&q->work, NULL);
   pthread_cond_init(&q->done_cv, NULL);
   q->tail = &q->head;
+  q->task_ns = EMU_WAKE_TASK_NS; /* until measured: wake as soon as two are pending */
   q->mode = mode;
   q->hooks = *hooks;
   if (gm_thread_create(&q->worker, NULL, worker_main, q) != 0) {
@@ -132,13 +155,16 @@ static uint64_t push_inline(emu_queue *q, emu_task_fn fn, void *arg) {
   return ticket;
 }
 
-/* Async: the worker is woken only when a second task is pending.  A lone
- * task waits for the next push or for a wait, whose caller runs it (see
- * emu_queue_wait): a legal order (lazy mode runs every task that way),
- * and the common device call of a small program, an op whose result the
- * host reads next, then costs no wake-up of the worker and no hand-off
- * back (two futex calls and two context switches: most of a small
- * emulated op's time on a VM; bench/RESULTS.md, branch smallops). */
+/* Async: the worker is woken only when a second task is pending, and
+ * while the recent tasks ran shorter than EMU_WAKE_TASK_NS on average,
+ * only once EMU_WAKE_PENDING are.  Until then tasks wait for a later push
+ * or for a wait, whose caller runs them (see emu_queue_wait): a legal
+ * order (lazy mode runs every task that way), and the common device calls
+ * of a small program, a few ops whose result the host reads next, then
+ * cost no wake-up of the worker and no hand-off back (two futex calls and
+ * two context switches, 10-20 us on a VM: more than such an op; PCA's
+ * power step, a gemv, a dot and a scaling, spent most of its time there;
+ * bench/RESULTS.md).  Long tasks still overlap the host's Lua code. */
 uint64_t emu_queue_push(emu_queue *q, emu_task_fn fn, void *arg) {
   if (emu_queue_mode(q) == EMU_MODE_INLINE) return push_inline(q, fn, arg);
   emu_task *t = malloc(sizeof *t);
@@ -151,7 +177,7 @@ uint64_t emu_queue_push(emu_queue *q, emu_task_fn fn, void *arg) {
   *q->tail = t;
   q->tail = &t->next;
   uint64_t ticket = ++q->pushed;
-  if (q->mode == EMU_MODE_ASYNC && q->pushed - q->done > 1) pthread_cond_signal(&q->work);
+  if (q->mode == EMU_MODE_ASYNC && worth_waking(q)) pthread_cond_signal(&q->work);
   pthread_mutex_unlock(&q->lock);
   return ticket;
 }
@@ -165,7 +191,7 @@ uint64_t emu_queue_tail(emu_queue *q) {
 
 /* Async: while nobody runs tasks, the waiting caller runs them itself,
  * in order, up to its ticket (as push_inline does), and wakes the worker
- * for any left after it. */
+ * for any left after it when they are worth it (emu_queue_push). */
 void emu_queue_wait(emu_queue *q, uint64_t ticket) {
   pthread_mutex_lock(&q->lock);
   if (ticket > q->pushed) ticket = q->pushed;
@@ -174,7 +200,7 @@ void emu_queue_wait(emu_queue *q, uint64_t ticket) {
       q->running = true;
       run_tasks(q, ticket);
       q->running = false;
-      if (q->head) pthread_cond_signal(&q->work);
+      if (q->head && worth_waking(q)) pthread_cond_signal(&q->work);
       pthread_cond_broadcast(&q->done_cv);
       continue;
     }
