@@ -3,11 +3,16 @@
  * segments (one raw allocation for many blocks), the block freed last is
  * the next one taken, the 2x rule, a limit that refuses a segment, trim
  * keeping segments with a piece in use, a refused segment falling back
- * to a block of its own, and destroy giving everything back.  Run by
- * spec/c_api_spec.lua; exits 0 when every check passes. */
+ * to a block of its own, destroy giving everything back, and several
+ * threads allocating, writing, checking and freeing while another trims.
+ * Run by spec/c_api_spec.lua and under ThreadSanitizer by
+ * tools/suite.d/30-tsan.sh; exits 0 when every check passes. */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/mem/pool.h"
 #include "core/mem/runtime.h"
@@ -16,6 +21,9 @@
 
 /* ---- a backend that counts (and can refuse) raw allocations ---- */
 
+/* The pool calls the backend with its lock held; the lock here only makes
+ * the counters' readers below (and TSan) see that. */
+static pthread_mutex_t backend_lock = PTHREAD_MUTEX_INITIALIZER;
 static int n_alloc, n_free, refuse_over; /* refuse_over: fail requests above it (0: none) */
 static size_t live_bytes;
 
@@ -30,6 +38,7 @@ static gm_status counting_alloc(gm_device *d, size_t bytes, void **out) {
   if (refuse_over && bytes > (size_t)refuse_over) return GM_ECUDA_OOM;
   void *p = aligned_alloc(512, bytes);
   if (!p) return GM_ECUDA_OOM;
+  pthread_mutex_lock(&backend_lock);
   for (int i = 0; i < 4096; i++)
     if (!raws[i].p) {
       raws[i] = (raw){p, bytes};
@@ -37,20 +46,24 @@ static gm_status counting_alloc(gm_device *d, size_t bytes, void **out) {
     }
   n_alloc++;
   live_bytes += bytes;
+  pthread_mutex_unlock(&backend_lock);
   *out = p;
   return GM_OK;
 }
 
 static void counting_free(gm_device *d, void *p) {
   (void)d;
+  pthread_mutex_lock(&backend_lock);
   for (int i = 0; i < 4096; i++)
     if (raws[i].p == p) {
       live_bytes -= raws[i].bytes;
       raws[i] = (raw){NULL, 0};
       n_free++;
+      pthread_mutex_unlock(&backend_lock);
       free(p);
       return;
     }
+  pthread_mutex_unlock(&backend_lock);
   CHECK(!"raw_free of a pointer that is no raw allocation (a piece freed on its own?)");
 }
 
@@ -177,6 +190,81 @@ static void tails(gm_device *d) {
   CHECK(n_free == n_alloc && live_bytes == 0);
 }
 
+/* Several threads allocate blocks of assorted sizes (pieces and blocks
+ * of their own), fill each with a pattern of their own, check it before
+ * freeing, while another thread trims: a block handed out twice, or
+ * given back to the backend while in use, shows as a wrong pattern (or
+ * as a use after free under ASan, a race under TSan). */
+#define N_THREADS 4
+#define N_ROUNDS 2000
+typedef struct worker {
+  gm_pool *p;
+  gm_device *d;
+  unsigned seed;
+} worker;
+static atomic_int stop_trimming;
+
+static void *alloc_free_loop(void *arg) {
+  worker *w = arg;
+  void *held[8] = {0};
+  size_t sizes[8] = {0};
+  unsigned char tag[8] = {0};
+  for (int r = 0; r < N_ROUNDS; r++) {
+    int k = (int)(rand_r(&w->seed) % 8);
+    if (held[k]) {
+      const unsigned char *b = held[k];
+      bool ok = true;
+      for (size_t i = 0; i < sizes[k]; i += 509) ok = ok && b[i] == tag[k];
+      CHECK(ok && b[sizes[k] - 1] == tag[k]);
+      CHECK(gm_pool_free(w->p, held[k]));
+      held[k] = NULL;
+    } else {
+      size_t n = rand_r(&w->seed) % 4 ? 1 + rand_r(&w->seed) % (64 * 1024) : 1 + rand_r(&w->seed) % (1 << 20);
+      void *ptr = NULL;
+      if (gm_pool_alloc(w->p, w->d, n, &ptr) != GM_OK) continue;
+      tag[k] = (unsigned char)(rand_r(&w->seed) | 1);
+      memset(ptr, tag[k], n);
+      held[k] = ptr;
+      sizes[k] = n;
+    }
+  }
+  for (int k = 0; k < 8; k++)
+    if (held[k]) CHECK(gm_pool_free(w->p, held[k]));
+  return NULL;
+}
+
+static void *trim_loop(void *arg) {
+  worker *w = arg;
+  while (!atomic_load(&stop_trimming)) {
+    gm_pool_trim(w->p, w->d);
+    (void)gm_pool_get_stats(w->p);
+    nanosleep(&(struct timespec){0, 200000L}, NULL);
+  }
+  return NULL;
+}
+
+static void threads(gm_device *d) {
+  gm_pool p;
+  gm_pool_init(&p);
+  pthread_t t[N_THREADS], trimmer;
+  worker w[N_THREADS + 1];
+  for (int i = 0; i <= N_THREADS; i++) w[i] = (worker){&p, d, 1234u + (unsigned)i};
+  atomic_store(&stop_trimming, 0);
+  CHECK(pthread_create(&trimmer, NULL, trim_loop, &w[N_THREADS]) == 0);
+  for (int i = 0; i < N_THREADS; i++) CHECK(pthread_create(&t[i], NULL, alloc_free_loop, &w[i]) == 0);
+  for (int i = 0; i < N_THREADS; i++) pthread_join(t[i], NULL);
+  atomic_store(&stop_trimming, 1);
+  pthread_join(trimmer, NULL);
+  gm_pool_stats s = gm_pool_get_stats(&p);
+  CHECK(s.in_use == 0 && s.n_in_use == 0);
+  gm_pool_trim(&p, d);
+  CHECK(gm_pool_get_stats(&p).reserved == 0);
+  gm_pool_destroy(&p, d);
+  pthread_mutex_lock(&backend_lock);
+  CHECK(n_free == n_alloc && live_bytes == 0);
+  pthread_mutex_unlock(&backend_lock);
+}
+
 int main(void) {
   gm_device d;
   memset(&d, 0, sizeof d);
@@ -184,6 +272,7 @@ int main(void) {
   pieces(&d);
   fallbacks(&d);
   tails(&d);
+  threads(&d);
   if (gm_test_failed) {
     fprintf(stderr, "pool_test: %d checks failed\n", (int)gm_test_failed);
     return 1;
