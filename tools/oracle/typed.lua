@@ -20,10 +20,12 @@ local M = {}
 local R = math.random
 local function pick(t) return t[R(#t)] end
 
+-- float16 (NumPy's): typed.py checks it at its own tolerance; bfloat16 is
+-- not here, NumPy (1.24, no ml_dtypes) has no such dtype to replay it in
 M.DTYPES = { "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-  "float32", "float64" }
+  "float16", "float32", "float64" }
 local INTS = { "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64" }
-local FLOATS = { "float32", "float64" }
+local FLOATS = { "float16", "float32", "float64" }
 local BITS = { int8 = 8, int16 = 16, int32 = 32, int64 = 64, uint8 = 8, uint16 = 16, uint32 = 32,
   uint64 = 64 }
 M.INTS, M.FLOATS = INTS, FLOATS
@@ -241,8 +243,20 @@ OPS.intbinary = function()
   -- a fraction in a bitwise operand raises (Lua's rule); mostly integers
   return call(f, binary_args("intbool", R() < 0.9 and "integer" or nil))
 end
+-- nextafter of float16 mats is left out: gpumat steps one float32 ulp and
+-- rounds back to float16 (the input again, mostly), where NumPy's float16
+-- nextafter steps one float16 ulp (a known divergence, not a tolerance)
+local function has_half(xs)
+  for _, x in ipairs(xs) do if x.ref and x.ref.dtype == "float16" then return true end end
+  return false
+end
 OPS.float_binary = function()
-  return call(pick(FLOAT2), binary_args(R() < 0.8 and "float" or "any", R() < 0.7 and "float" or nil))
+  local f = pick(FLOAT2)
+  local xs
+  repeat
+    xs = binary_args(R() < 0.8 and "float" or "any", R() < 0.7 and "float" or nil)
+  until f ~= "nextafter" or not has_half(xs)
+  return call(f, xs)
 end
 OPS.operator = function()
   local names = {}
