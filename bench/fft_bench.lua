@@ -35,5 +35,6 @@ return {
     -- a prime length: Bluestein's algorithm on both sides
     case("fft.fft(a) (prime n)", "ff_fft", { 1000003 }, "complex128", function(a) F.fft(a) end, 1),
     case("fft.rfft(a) (prime n)", "ff_rfft", { 1000003 }, "double", function(a) F.rfft(a) end, 1),
+    case("fft.rfft(a) (n = 2 x prime)", "ff_rfft", { 1000018 }, "double", function(a) F.rfft(a) end, 1),
   },
 }

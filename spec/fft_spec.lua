@@ -189,11 +189,12 @@ describe("gm.fft", function()
   it("lengths with large prime factors (Bluestein's algorithm on the host) give NumPy's transforms", function()
     -- x[j] = cos(0.37 j) + i sin(1.3 j); its real part for rfft; h (the
     -- first n//2+1 of x) for irfft.  17 runs KISS FFT's generic butterfly,
-    -- the others Bluestein's chirp convolution; 1009 also as the strided
+    -- the others Bluestein's chirp convolution (rfft of the even ones: of
+    -- the packed half-length line, 1009 and 99991); 1009 also as the strided
     -- axis of a 1009x3 mat (x's first 3027, row-major: batched, gathered
     -- lines), 2018 as the rows of a 2x2018 mat's rfft.  Bins spread over each result are compared with NumPy, and
     -- ifft(fft(x)) and irfft(rfft(x)) with x over the whole line.
-    local lengths = { 17, 1009, 65537, 2 * 99991 }
+    local lengths = { 17, 1009, 2018, 65537, 2 * 99991 }
     local function bins(n, h)
       local ks, seen = {}, {}
       for i = 0, 40 do

@@ -374,10 +374,15 @@ template <class T> void r2c_split_range(void *arg, size_t begin, size_t end) {
   }
 }
 
-template <class T> gm_status r2c_long(const gm_fft_layout *l, size_t n1, const void *in, void *out) {
+template <class T> gm_status exec_typed(const gm_fft_layout *l, const void *in, void *out, bool inverse);
+
+/* (Z: the four-step's or Bluestein's complex transform of length N, as
+ * exec_typed picks for one line) */
+template <class T> gm_status r2c_long(const gm_fft_layout *l, const void *in, void *out) {
   size_t N = l->n / 2;
   std::complex<T> *y = static_cast<std::complex<T> *>(out);
-  GM_TRY(four_step<T>(l->t, N, n1, in, 1, y, 1, false));
+  gm_fft_layout z = {GM_FFT_C2C, l->t, N, 1, 1, N, 1, N, 1, 0, 0};
+  GM_TRY(exec_typed<T>(&z, in, y, false));
   twiddles tw(l->n, false);
   r2c_split<T> a = {y, N, &tw};
   gm_par_for(N / 2 + 1, 1, 16.0, r2c_split_range<T>, &a);
@@ -456,6 +461,12 @@ template <class T> gm_status bluestein_line(const gm_fft_layout *l, const gm_fft
 }
 
 template <class T> gm_status exec_typed(const gm_fft_layout *l, const void *in, void *out, bool inverse) {
+  /* one long even real line, or one whose half length is a Bluestein
+   * length: the packed complex transform of half the length, then split */
+  size_t N = l->n / 2;
+  if (l->batch == 1 && l->loops == 1 && l->type == GM_FFT_R2C && l->n % 2 == 0 && l->istride == 1 &&
+      l->ostride == 1 && (four_step_split(N) || use_bluestein(N)))
+    return r2c_long<T>(l, in, out);
   if (l->batch == 1 && l->loops == 1 && use_bluestein(l->n)) {
     size_t m = gm_fft::smooth_at_least(2 * l->n - 1), n1 = four_step_split(m);
     if (n1) {
@@ -471,8 +482,6 @@ template <class T> gm_status exec_typed(const gm_fft_layout *l, const void *in, 
   if (l->batch == 1 && l->loops == 1) {
     size_t n1 = four_step_split(l->n);
     if (l->type == GM_FFT_C2C && n1) return four_step<T>(l->t, l->n, n1, in, l->istride, out, l->ostride, inverse);
-    n1 = l->n % 2 == 0 ? four_step_split(l->n / 2) : 0;
-    if (l->type == GM_FFT_R2C && n1 && l->istride == 1 && l->ostride == 1) return r2c_long<T>(l, n1, in, out);
   }
   return run_batched<T>(l, in, out, inverse);
 }
