@@ -36,5 +36,7 @@ return {
     case("fft.fft(a) (prime n)", "ff_fft", { 1000003 }, "complex128", function(a) F.fft(a) end, 1),
     case("fft.rfft(a) (prime n)", "ff_rfft", { 1000003 }, "double", function(a) F.rfft(a) end, 1),
     case("fft.rfft(a) (n = 2 x prime)", "ff_rfft", { 1000018 }, "double", function(a) F.rfft(a) end, 1),
+    -- 500010 terms: n = 2 (m - 1) = 2 x 500009 on both sides
+    case("fft.irfft(a) (n = 2 x prime)", "ff_irfft", { 500010 }, "complex128", function(a) F.irfft(a) end, 1),
   },
 }

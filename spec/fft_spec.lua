@@ -182,6 +182,11 @@ describe("gm.fft", function()
           assert(math.abs(g.re - wr) <= tol and math.abs(g.im - wi) <= tol,
             ("%s %s n=%d bin %d: %.9g%+.9gi, want %.9g%+.9gi"):format(f, dt, n, k, g.re, g.im, wr, wi))
         end
+        if real then -- irfft of the long line (the packed half-length inverse) gives x back
+          local err = (gm.fft.irfft(y, { n = n }) - xr:as(dt)):abs():max()
+          local eps = dt == "float32" and 2 ^ -23 or 2 ^ -52
+          assert(err <= eps * 64 * math.log(n, 2), ("%s irfft(rfft(x)) n=%d off by %.3g"):format(dt, n, err))
+        end
       end
     end
   end)

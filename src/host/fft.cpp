@@ -9,7 +9,8 @@
  * R2C of an even length is KISS FFT's half-length real transform; odd
  * lengths and C2R go through the complex transform (C2R on the Hermitian
  * extension, keeping the real part, which ignores the imaginary parts of
- * the zero and Nyquist terms as NumPy's pocketfft does).  Lengths with
+ * the zero and Nyquist terms as NumPy's pocketfft does; one long even
+ * line: the packed inverse of half the length, c2r_long).  Lengths with
  * large prime factors (use_bluestein) go through Bluestein's algorithm
  * (bluestein.hh), as pocketfft's do. */
 #include <kissfft.hh>
@@ -392,6 +393,44 @@ template <class T> gm_status r2c_long(const gm_fft_layout *l, const void *in, vo
   return GM_OK;
 }
 
+/* C2R of one even line of n/2+1 terms X (stride sx) into n reals y
+ * (contiguous): y is real, so its even and odd samples are one complex
+ * line z[j] = y[2j] + i y[2j+1] of length N = n/2, the inverse transform
+ * of Z[k] = (X[k] + conj X[N-k]) + i w^-k (X[k] - conj X[N-k]) (w =
+ * e^(-2 pi i/n)); the imaginary parts of X[0] and X[N] are ignored, as
+ * the Hermitian extension's real part ignores them. */
+template <class T> struct c2r_pack {
+  const std::complex<T> *x;
+  size_t sx, N;
+  std::complex<T> *z;
+  const twiddles *tw;
+};
+
+template <class T> void c2r_pack_range(void *arg, size_t begin, size_t end) {
+  const c2r_pack<T> &a = *static_cast<const c2r_pack<T> *>(arg);
+  typedef std::complex<T> C;
+  for (size_t k = begin; k < end; k++) {
+    if (k == 0) {
+      T x0 = a.x[0].real(), xn = a.x[a.N * a.sx].real();
+      a.z[0] = C(x0 + xn, x0 - xn);
+      continue;
+    }
+    C xk = a.x[k * a.sx], xm = std::conj(a.x[(a.N - k) * a.sx]);
+    a.z[k] = (xk + xm) + C(0, 1) * a.tw->template at<T>(k) * (xk - xm);
+  }
+}
+
+template <class T> gm_status c2r_long(const gm_fft_layout *l, const void *in, void *out) {
+  size_t N = l->n / 2;
+  auto z = scratch<T>(N);
+  if (!z) return gm_fail(GM_ENOMEM, "fft: out of host memory for a line of length %zu", l->n);
+  twiddles tw(l->n, true);
+  c2r_pack<T> a = {static_cast<const std::complex<T> *>(in), l->istride, N, z.get(), &tw};
+  gm_par_for(N, 1024, 16.0, c2r_pack_range<T>, &a);
+  gm_fft_layout zl = {GM_FFT_C2C, l->t, N, 1, 1, N, 1, N, 1, 0, 0};
+  return exec_typed<T>(&zl, z.get(), out, true);
+}
+
 /* One long line of a Bluestein length: the chirp convolution's two
  * transforms of the smooth length m through the four-step split (both
  * cores, short lines in cache) rather than one KISS FFT recursion over
@@ -462,11 +501,15 @@ template <class T> gm_status bluestein_line(const gm_fft_layout *l, const gm_fft
 
 template <class T> gm_status exec_typed(const gm_fft_layout *l, const void *in, void *out, bool inverse) {
   /* one long even real line, or one whose half length is a Bluestein
-   * length: the packed complex transform of half the length, then split */
+   * length: the packed complex transform of half the length (R2C split
+   * after it, C2R packed before it) */
   size_t N = l->n / 2;
   if (l->batch == 1 && l->loops == 1 && l->type == GM_FFT_R2C && l->n % 2 == 0 && l->istride == 1 &&
       l->ostride == 1 && (four_step_split(N) || use_bluestein(N)))
     return r2c_long<T>(l, in, out);
+  if (l->batch == 1 && l->loops == 1 && l->type == GM_FFT_C2R && l->n % 2 == 0 && l->ostride == 1 &&
+      (four_step_split(N) || use_bluestein(N)))
+    return c2r_long<T>(l, in, out);
   if (l->batch == 1 && l->loops == 1 && use_bluestein(l->n)) {
     size_t m = gm_fft::smooth_at_least(2 * l->n - 1), n1 = four_step_split(m);
     if (n1) {
