@@ -32,5 +32,11 @@ return {
     case("fft.fft(a)", "ff_fft", { 1048576 }, "complex128", function(a) F.fft(a) end, 1),
     case("fft.rfft(a)", "ff_rfft", { 4194304 }, "double", function(a) F.rfft(a) end, 1),
     case("fft.fftn(a) (fft2)", "ff_fft2", { 1024, 1024 }, "complex64", function(a) F.fftn(a) end, 1),
+    -- a prime length: Bluestein's algorithm on both sides
+    case("fft.fft(a) (prime n)", "ff_fft", { 1000003 }, "complex128", function(a) F.fft(a) end, 1),
+    case("fft.rfft(a) (prime n)", "ff_rfft", { 1000003 }, "double", function(a) F.rfft(a) end, 1),
+    case("fft.rfft(a) (n = 2 x prime)", "ff_rfft", { 1000018 }, "double", function(a) F.rfft(a) end, 1),
+    -- 500010 terms: n = 2 (m - 1) = 2 x 500009 on both sides
+    case("fft.irfft(a) (n = 2 x prime)", "ff_irfft", { 500010 }, "complex128", function(a) F.irfft(a) end, 1),
   },
 }

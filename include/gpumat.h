@@ -297,8 +297,18 @@ GM_API int gm_cuda_active(void);
  * as long as m is used through that facet (an operation that writes m in
  * another facet makes the exported memory stale until that facet is
  * accessed again).  gpumat's queued device work on it has finished.
- * opts->copy nonzero exports a new row-major copy (flag IS_COPIED) that
- * only the consumer sees.  The export holds m's storage and that facet
+ * opts->copy GM_DLPACK_COPY_ALWAYS exports a new row-major copy (flag
+ * IS_COPIED) that only the consumer sees; _IF_NEEDED (0) and _NEVER share
+ * m's memory (an export never needs a copy).  opts->dl_device_type (0:
+ * none), with opts->dl_device_id, is the array API's dl_device, in place
+ * of opts->device (which must then be GM_DLPACK_WHERE): kDLCPU the host
+ * facet (page-locked memory reported as kDLCPU), kDLCUDA the cuda facet
+ * of that device, kDLCUDAHost and kDLCUDAManaged m's memory when it is of
+ * that kind; anything else GM_EUNSUPPORTED.  opts->stream is the array
+ * API's stream (0: none given): on a CUDA export gpumat's queued work is
+ * finished first unless it is -1 (1, 2 and a consumer's stream alike: the
+ * whole compute stream is synchronized); a kDLCPU export takes 0 or -1
+ * only (GM_EINVAL).  The export holds m's storage and that facet
  * (destroy_facet and context exits skip it) until its deleter runs, which
  * may be before or after gm_mat_free(m), on any thread; the consumer
  * calls (*out)->deleter(*out) exactly once.  opts NULL: all defaults.
@@ -317,15 +327,30 @@ GM_API int gm_cuda_active(void);
  * complete (DLPack without a stream).  Refused with t still the caller's
  * (its deleter not called): a major version other than 1, the READ_ONLY
  * flag (mats are writable), lanes != 1 or a dtype no ctype has, another
- * device type, misaligned data, more than GM_MAX_RANK dimensions. */
+ * device type, misaligned data, more than GM_MAX_RANK dimensions.
+ *
+ * gm_mat_from_dlpack_opts: the array API's from_dlpack(x, device, copy).
+ * opts->copy: _NEVER as gm_mat_from_dlpack; _IF_NEEDED (0, opts NULL)
+ * shares the memory, but a READ_ONLY tensor is copied (a new row-major
+ * mat; the tensor's deleter runs once the copy is made); _ALWAYS copies.
+ * opts->dl_device_type (0: where the tensor is) must be the tensor's
+ * device (kDLCPU also takes page-locked and managed memory): gpumat moves
+ * no tensor between devices (GM_EUNSUPPORTED).  opts->device and
+ * opts->stream must be 0.  Refused with t still the caller's. */
 struct DLManagedTensorVersioned;
 enum { GM_DLPACK_WHERE = 0, GM_DLPACK_HOST = 1, GM_DLPACK_CUDA = 2 };
+enum { GM_DLPACK_COPY_IF_NEEDED = 0, GM_DLPACK_COPY_ALWAYS = 1, GM_DLPACK_COPY_NEVER = 2 };
 typedef struct gm_dlpack_options {
-  int device; /* GM_DLPACK_WHERE, GM_DLPACK_HOST, GM_DLPACK_CUDA */
-  int copy;   /* nonzero: export a copy */
+  int device;             /* export: GM_DLPACK_WHERE, GM_DLPACK_HOST, GM_DLPACK_CUDA */
+  int copy;               /* GM_DLPACK_COPY_IF_NEEDED (0), _ALWAYS (1), _NEVER (2) */
+  int64_t stream;         /* export: the consumer's stream (0: none given; -1: no synchronization) */
+  int32_t dl_device_type; /* the DLPack device asked for (0: none), and its id */
+  int32_t dl_device_id;
 } gm_dlpack_options;
 GM_API gm_status gm_mat_to_dlpack(gm_mat *m, const gm_dlpack_options *opts, struct DLManagedTensorVersioned **out);
 GM_API gm_status gm_mat_from_dlpack(struct DLManagedTensorVersioned *t, gm_mat **out);
+GM_API gm_status gm_mat_from_dlpack_opts(struct DLManagedTensorVersioned *t, const gm_dlpack_options *opts,
+                                         gm_mat **out);
 
 /* ---- Buffers: typed views of reference-counted memory in one space ----
  * A buffer is a view (element type, dims, byte offset, layout) of one

@@ -182,7 +182,88 @@ describe("gm.fft", function()
           assert(math.abs(g.re - wr) <= tol and math.abs(g.im - wi) <= tol,
             ("%s %s n=%d bin %d: %.9g%+.9gi, want %.9g%+.9gi"):format(f, dt, n, k, g.re, g.im, wr, wi))
         end
+        if real then -- irfft of the long line (the packed half-length inverse) gives x back
+          local err = (gm.fft.irfft(y, { n = n }) - xr:as(dt)):abs():max()
+          local eps = dt == "float32" and 2 ^ -23 or 2 ^ -52
+          assert(err <= eps * 64 * math.log(n, 2), ("%s irfft(rfft(x)) n=%d off by %.3g"):format(dt, n, err))
+        end
       end
+    end
+  end)
+
+  it("lengths with large prime factors (Bluestein's algorithm on the host) give NumPy's transforms", function()
+    -- x[j] = cos(0.37 j) + i sin(1.3 j); its real part for rfft; h (the
+    -- first n//2+1 of x) for irfft.  17 runs KISS FFT's generic butterfly,
+    -- the others Bluestein's chirp convolution (rfft of the even ones: of
+    -- the packed half-length line, 1009 and 99991); 1009 also as the strided
+    -- axis of a 1009x3 mat (x's first 3027, row-major: batched, gathered
+    -- lines), 2018 as the rows of a 2x2018 mat's rfft.  Bins spread over each result are compared with NumPy, and
+    -- ifft(fft(x)) and irfft(rfft(x)) with x over the whole line.
+    local lengths = { 17, 1009, 2018, 65537, 2 * 99991 }
+    local function bins(n, h)
+      local ks, seen = {}, {}
+      for i = 0, 40 do
+        local k = (i * 7919 * 13) % h
+        if i < 3 then k = i elseif i == 3 then k = h - 1 elseif i == 4 then k = n // 2 % h end
+        if not seen[k] then seen[k], ks[#ks + 1] = true, k end
+      end
+      return ks
+    end
+    local defs, exprs = { "j = np.arange(" .. 2 * 99991 .. ")", "x = np.cos(0.37 * j) + 1j * np.sin(1.3 * j)" }, {}
+    for _, n in ipairs(lengths) do
+      local kc, kr = bins(n, n), bins(n, n // 2 + 1)
+      local lc, lr = table.concat(kc, ","), table.concat(kr, ",")
+      local xs, hs = ("x[:%d]"):format(n), ("x[:%d]"):format(n // 2 + 1)
+      exprs[#exprs + 1] = ("np.fft.fft(%s)[[%s]]"):format(xs, lc)
+      exprs[#exprs + 1] = ("np.fft.ifft(%s, norm='ortho')[[%s]]"):format(xs, lc)
+      exprs[#exprs + 1] = ("np.fft.rfft(%s.real)[[%s]]"):format(xs, lr)
+      exprs[#exprs + 1] = ("np.fft.irfft(%s, n=%d)[[%s]]"):format(hs, n, lc)
+    end
+    exprs[#exprs + 1] = "np.fft.rfft(x[:4036].real.reshape(2, 2018))"
+    exprs[#exprs + 1] = "np.fft.fft(x[:3027].reshape(1009, 3), axis=0)"
+    local res = numpy(defs, exprs)
+    local j = gm.arange(2 * 99991, { dtype = "float64" })
+    local xr, xi = gm.cos(j * 0.37), gm.sin(j * 1.3)
+    for _, dt in ipairs { "float32", "float64" } do
+      local ct = dt == "float32" and "complex64" or "complex128"
+      local eps = dt == "float32" and 2 ^ -23 or 2 ^ -52
+      for c, n in ipairs(lengths) do
+        local x = (xr:as(ct) + xi:as(ct) * C(0, 1))[{ { 1, n } }]:copy()
+        local re = xr[{ { 1, n } }]:as(dt)
+        local h = x[{ { 1, n // 2 + 1 } }]:copy()
+        local ks = { bins(n, n), bins(n, n), bins(n, n // 2 + 1), bins(n, n) }
+        local got = { gm.fft.fft(x), gm.fft.ifft(x, { norm = "ortho" }), gm.fft.rfft(re), gm.fft.irfft(h, { n = n }) }
+        -- rounding: about eps log2(m) times the 2-norm of the input (each
+        -- bin; KISS FFT's float twiddles add more in float32), as the long
+        -- lines' test: eps sqrt(n) 64 (the input's entries are <= sqrt 2)
+        local tol = eps * math.sqrt(n) * 64
+        for f = 1, 4 do
+          local want, y = res[4 * (c - 1) + f][2], got[f]
+          assert.equal(f == 4 and dt or ct, y:dtype())
+          assert.same({ f == 3 and n // 2 + 1 or n }, y:dims())
+          local scale = (f == 2 or f == 4) and 1 / math.sqrt(n) or 1 -- ortho, irfft's 1/n: |y| smaller
+          for i, k in ipairs(ks[f]) do
+            local g = y[k + 1]
+            local gr, gi = type(g) == "number" and g or g.re, type(g) == "number" and 0 or g.im
+            local wr, wi = want[2 * i - 1], want[2 * i]
+            assert(math.abs(gr - wr) <= tol * scale and math.abs(gi - wi) <= tol * scale,
+              ("%s n=%d transform %d bin %d: %.9g%+.9gi, want %.9g%+.9gi"):format(dt, n, f, k, gr, gi, wr, wi))
+          end
+        end
+        -- round trips over the whole line
+        local back = gm.fft.ifft(got[1])
+        local err = math.max((back:as("float64") - x:as("float64")):abs():max(),
+          ((back - x) * C(0, -1)):as("float64"):abs():max())
+        assert(err <= eps * 64 * math.log(n, 2), ("%s n=%d ifft(fft(x)) off by %.3g"):format(dt, n, err))
+        err = (gm.fft.irfft(got[3], { n = n }) - re):abs():max()
+        assert(err <= eps * 64 * math.log(n, 2), ("%s n=%d irfft(rfft(x)) off by %.3g"):format(dt, n, err))
+      end
+      -- batched lines: rfft of two rows of 2018 = 2·1009 (the complex
+      -- transform: the half length is a Bluestein length too), and a
+      -- strided axis, the columns of a 1009x3 mat
+      check(gm.fft.rfft(xr[{ { 1, 4036 } }]:as(dt):reshape({ 2, 2018 })), res[#res - 1], ct, ct .. " rfft of 2x2018")
+      local m = (xr:as(ct) + xi:as(ct) * C(0, 1))[{ { 1, 3027 } }]:copy():reshape({ 1009, 3 })
+      check(gm.fft.fft(m, { axis = 1 }), res[#res], ct, ct .. " 1009x3 along axis 1")
     end
   end)
 

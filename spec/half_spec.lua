@@ -47,7 +47,7 @@ local function pylist(t)
   local s = {}
   for i, x in ipairs(t) do
     s[i] = x ~= x and "float('nan')" or x == math.huge and "float('inf')" or x == -math.huge and "-float('inf')"
-        or ("%.17g"):format(x)
+        or (x == 0 and 1 / x < 0) and "-0.0" or ("%.17g"):format(x)
   end
   return "[" .. table.concat(s, ",") .. "]"
 end
@@ -171,6 +171,46 @@ describe("half mats", function()
         close(R.flat(x), R.flat(gm.exp(a)), ct, place .. " exp_")
         assert.same({ false, true }, gm.isnan(gm.asarray({ 1, 0 / 0 }, { dtype = ct })):to_table())
       end
+    end)
+  end)
+
+  it("nextafter steps one ulp of the half type: NumPy's float16 nextafter, bfloat16 by its bits", function()
+    -- zeros both ways, subnormals, powers of two both ways (the spacing
+    -- halves below), the largest finite value to infinity and back,
+    -- infinities, NaN, equal operands (a, -0 staying -0 as NumPy's float16)
+    local av = { 0, -0.0, 1, 1, 2, 2, 65504, 65504, 1 / 0, -1 / 0, 6e-8, 2 ^ -14, 2 ^ -14, 0 / 0, 3, 3, -2, 0.1,
+      -0.0, 1e-3, -7.25, 3e38, 1e-39 }
+    local bv = { 1, -1, 2, 0, 0, 3, 1 / 0, 0, 0, 0, 0, 0, 1, 1, 0 / 0, 3, -3, -5, 0, 1, 0, 1 / 0, 0 }
+    local lines = R.run(table.concat({ PRELUDE,
+      "a, b = np.array(" .. pylist(av) .. "), np.array(" .. pylist(bv) .. ")",
+      "with np.errstate(all='ignore'): out(np.nextafter(a.astype(np.float16), b.astype(np.float16)))",
+      "def bnext(x, y):", -- bfloat16 by its 16 bits (the upper half of a float32)
+      "    if x != x or y != y: return float('nan')",
+      "    if x == y: return x",
+      "    u = int(np.float32(x).view(np.uint32)) >> 16",
+      "    if x == 0: u = (0x8000 if y < 0 else 0) | 1",
+      "    else: u = u + 1 if (x < y) == (x > 0) else u - 1",
+      "    return float(np.uint32(u << 16).view(np.float32))",
+      "out([bnext(x, y) for x, y in zip(H('bfloat16', a), H('bfloat16', b))])",
+    }, "\n"))
+    assert.equal(2, #lines)
+    places(function(place)
+      for k, ct in ipairs(HALVES) do
+        local got = R.flat(gm.nextafter(gm.asarray(av, { dtype = ct }), gm.asarray(bv, { dtype = ct })))
+        local want = nums(lines[k])
+        assert.equal(#want, #got)
+        for i = 1, #want do
+          local g, w = got[i], want[i]
+          -- bit for bit: the sign of a zero too
+          local ok = (g ~= g and w ~= w) or (g == w and (g ~= 0 or 1 / g == 1 / w))
+          assert(ok, ("%s %s nextafter(%.9g, %.9g): expected %.17g, got %.17g"):format(place, ct, av[i], bv[i], w, g))
+        end
+      end
+      -- a Lua number as b (rounded to the type first) and a broadcast row
+      local h = gm.asarray({ { 1, 2 }, { -3, 0 } }, { dtype = "float16" })
+      assert.same({ { 0.99951171875, 1.9990234375 }, { -2.998046875, 0 } }, gm.nextafter(h, 0.0):to_table())
+      assert.same({ { 1.0009765625, 1.9990234375 }, { -2.998046875, -5.9604644775390625e-08 } },
+        gm.nextafter(h, gm.asarray({ 5, -5 }, { dtype = "float16" })):to_table())
     end)
   end)
 

@@ -257,11 +257,53 @@ static void test_emulated(void) {
   CHECK(gm_cuda_end() == GM_OK && n == 1);
 }
 
+/* The array API's options (gm_dlpack_options' copy, dl_device, stream):
+ * a read-only tensor copied unless copy is NEVER, copy ALWAYS, dl_device
+ * refusals leaving the tensor the caller's, an export's dl_device and
+ * stream checks. */
+static void test_options(void) {
+  int n = 0;
+  int64_t shape[1] = {4};
+  producer *p = make_producer(4, 1, shape, NULL, &n);
+  DLManagedTensorVersioned *t = &p->t;
+  gm_mat *m = NULL;
+  t->flags = DLPACK_FLAG_BITMASK_READ_ONLY;
+  gm_dlpack_options never = {.copy = GM_DLPACK_COPY_NEVER};
+  CHECK(gm_mat_from_dlpack_opts(t, &never, &m) == GM_EUNSUPPORTED && strstr(gm_last_error(), "read-only") && n == 0);
+  gm_dlpack_options gpu = {.dl_device_type = kDLCUDA};
+  CHECK(gm_mat_from_dlpack_opts(t, &gpu, &m) == GM_EUNSUPPORTED && strstr(gm_last_error(), "kDLCPU memory") && n == 0);
+  gm_dlpack_options stream = {.stream = 1};
+  CHECK(gm_mat_from_dlpack_opts(t, &stream, &m) == GM_EINVAL && n == 0);
+  CHECK(gm_mat_from_dlpack_opts(t, NULL, &m) == GM_OK && n == 1); /* copied: the tensor given back at once */
+  for (int k = 0; k < 4; k++) CHECK(get(m, (size_t)k) == k);
+  CHECK(gm_mat_put(m, 0, 7) == GM_OK);
+  gm_mat_free(m);
+  p = make_producer(4, 1, shape, NULL, &n);
+  gm_dlpack_options always = {.copy = GM_DLPACK_COPY_ALWAYS, .dl_device_type = kDLCPU};
+  CHECK(gm_mat_from_dlpack_opts(&p->t, &always, &m) == GM_OK && n == 2);
+  CHECK(get(m, 3) == 3);
+  /* an export: dl_device kDLCPU is the host's memory; others refused */
+  DLManagedTensorVersioned *e = NULL;
+  gm_dlpack_options cpu = {.dl_device_type = kDLCPU, .stream = -1};
+  CHECK(gm_mat_to_dlpack(m, &cpu, &e) == GM_OK && e->dl_tensor.device.device_type == kDLCPU && !e->flags);
+  e->deleter(e);
+  gm_dlpack_options bad[] = {
+      {.dl_device_type = kDLVulkan}, {.dl_device_type = kDLCUDAHost}, {.dl_device_type = kDLCPU, .dl_device_id = 1},
+      {.stream = 2},                 {.stream = -2},                  {.copy = 3},
+      {.device = GM_DLPACK_HOST, .dl_device_type = kDLCPU}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    e = NULL;
+    CHECK(gm_mat_to_dlpack(m, &bad[i], &e) != GM_OK && e == NULL);
+  }
+  gm_mat_free(m);
+}
+
 int main(void) {
   test_export_types();
   test_export_orders();
   test_import_views();
   test_import_refusals();
+  test_options();
   test_lua();
   test_emulated();
   if (gm_test_failed) fprintf(stderr, "%d check(s) failed\n", (int)gm_test_failed);

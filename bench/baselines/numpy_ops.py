@@ -251,6 +251,7 @@ def fft_op(op, a, shape):
     forms = {
         "ff_fft": (lambda: np.fft.fft(a), "np.fft.fft(a)"),
         "ff_rfft": (lambda: np.fft.rfft(a), "np.fft.rfft(a)"),
+        "ff_irfft": (lambda: np.fft.irfft(a), "np.fft.irfft(a) (n = 2 (m - 1))"),
         "ff_fft2": (lambda: np.fft.fft2(a), "np.fft.fft2(a) (complex128 result)"),
     }
     if op not in forms:

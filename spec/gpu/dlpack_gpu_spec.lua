@@ -44,4 +44,35 @@ describe("DLPack on a real GPU", function()
     collectgarbage()
     gm.collect() -- the deferred deleters of the device imports run here
   end)
+
+  it("takes the array API's dl_device, stream and copy on device memory #outermost", function()
+    if not need_gpu() then return end
+    gm.with_cuda(CUDA, function()
+      local m = gm.mat({ 2, 3 }, { ctype = "float", initial_element = 1 })
+      gm.scal_(3, m) -- only the cuda facet is current
+      for _, stream in ipairs { 1, 2, -1 } do
+        assert.are.same({ 2, 0 }, { m:__dlpack({ dl_device = { 2, 0 }, stream = stream }):device() })
+      end
+      assert.has_error(function() m:__dlpack({ dl_device = { 2, 1 } }) end,
+        "__dlpack: dl_device (kDLCUDA, 1): the active context is on CUDA device 0")
+      assert.are.same({ 1, 0 }, { m:__dlpack({ dl_device = { 1, 0 } }):device() })
+      local p = gm.mat(4, { pinned = true, initial_element = 2 })
+      assert.are.same({ 1, 0 }, { p:__dlpack({ dl_device = { 1, 0 } }):device() }) -- page-locked is CPU memory
+      assert.are.same({ 3, 0 }, { p:__dlpack({ dl_device = { 3, 0 }, stream = 1 }):device() })
+      -- from_dlpack: the tensor's own device, or refused; copy = true copies on the device
+      gm.scal_(2, m)
+      local n = gm.from_dlpack(m, { device = { 2, 0 } })
+      assert.are.equal("C", n:facets())
+      assert.has_error(function() gm.from_dlpack(m:__dlpack(), { device = { 1, 0 } }) end,
+        "from_dlpack: the tensor is kDLCUDA memory (device 0); gpumat does not move it to kDLCPU (device 0): import "
+          .. "it where it is")
+      local cp = gm.from_dlpack(m, { copy = true })
+      gm.scal_(0, m)
+      assert.are.same({ { 6, 6, 6 }, { 6, 6, 6 } }, cp:to_table())
+      assert.are.same({ { 0, 0, 0 }, { 0, 0, 0 } }, n:to_table())
+    end)
+    collectgarbage()
+    collectgarbage()
+    gm.collect()
+  end)
 end)

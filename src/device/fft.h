@@ -14,7 +14,8 @@
 typedef struct gm_cufft_ops {
   /* cufftPlanMany(&plan, 1, &n, inembed, istride, idist, onembed,
    * ostride, odist, type, batch) for l's batch (not its loops), bound
-   * to the device's compute stream (cufftSetStream) */
+   * to the device's compute stream (cufftSetStream); l's sizes are
+   * size_t: past int, CUDA plans with cufftMakePlanMany64 */
   gm_status (*plan_many)(void *ctx, const gm_fft_layout *l, void **plan);
   /* cufftExec<C2C|Z2Z|R2C|D2Z|C2R|Z2D>(plan, in, out, direction) queued on
    * the compute stream; in and out are device memory; C2R overwrites in */

@@ -9,7 +9,10 @@
  * R2C of an even length is KISS FFT's half-length real transform; odd
  * lengths and C2R go through the complex transform (C2R on the Hermitian
  * extension, keeping the real part, which ignores the imaginary parts of
- * the zero and Nyquist terms as NumPy's pocketfft does). */
+ * the zero and Nyquist terms as NumPy's pocketfft does; one long even
+ * line: the packed inverse of half the length, c2r_long).  Lengths with
+ * large prime factors (use_bluestein) go through Bluestein's algorithm
+ * (bluestein.hh), as pocketfft's do. */
 #include <kissfft.hh>
 
 #include <algorithm>
@@ -26,10 +29,42 @@ extern "C" {
 #include "../core/ops/fft_ops.h"
 #include "fft.h"
 }
+#include "bluestein.hh"
 
 namespace {
 
-template <class T> using plan_ptr = std::shared_ptr<const kissfft<T>>;
+/* Lengths whose prime factors above 5 sum to more than about 4 log2(2n)
+ * go through Bluestein's algorithm (bluestein.hh): KISS FFT's generic
+ * butterfly costs about n·p per factor p, Bluestein's about three
+ * transforms of a smooth length m >= 2n-1.  The constant is measured with
+ * bench/fft_bluestein_threshold.cpp (bench/RESULTS.md): Bluestein is
+ * faster from p = 23 at n = p, p = 37..61 at n = 64p, p = 61..79 at
+ * n = 4096p (float and double alike). */
+bool use_bluestein(size_t n) {
+  size_t big = 0, m = n;
+  for (size_t p : {2, 3, 5})
+    while (m % p == 0) m /= p;
+  for (size_t p = 7; p * p <= m; p += 2)
+    while (m % p == 0) m /= p, big += p;
+  if (m > 1) big += m;
+  double lg = 0;
+  for (size_t v = 2 * n; v > 1; v >>= 1) lg += 1;
+  return (double)big > 4.0 * lg;
+}
+
+/* One length and direction: KISS FFT's plan or Bluestein's. */
+template <class T> struct plan {
+  std::unique_ptr<const kissfft<T>> kiss;
+  std::unique_ptr<const gm_fft::bluestein<T>> blue;
+  plan(size_t n, bool inverse) {
+    if (use_bluestein(n))
+      blue.reset(new gm_fft::bluestein<T>(n, inverse));
+    else
+      kiss.reset(new kissfft<T>(n, inverse));
+  }
+};
+
+template <class T> using plan_ptr = std::shared_ptr<const plan<T>>;
 
 /* A few plans per precision, most recent last; a miss evicts the oldest
  * (a plan in use elsewhere lives on through its shared_ptr). */
@@ -48,7 +83,7 @@ template <class T> plan_ptr<T> cached_plan(size_t n, bool inverse) {
       return cache.back().p;
     }
   if (cache.size() >= 8) cache.erase(cache.begin());
-  cache.push_back({n, inverse, std::make_shared<const kissfft<T>>(n, inverse)});
+  cache.push_back({n, inverse, std::make_shared<const plan<T>>(n, inverse)});
   return cache.back().p;
 }
 
@@ -59,6 +94,21 @@ bool shared_plan_safe(size_t n) {
     while (n % p == 0) n /= p;
   return n == 1;
 }
+
+/* A worker's view of a plan: KISS FFT's (the worker's own copy where its
+ * generic butterfly writes scratch) or Bluestein's with the worker's
+ * scratch. */
+template <class T> struct line_fft {
+  const kissfft<T> *kiss;
+  const gm_fft::bluestein<T> *blue;
+  std::complex<T> *work;
+  void transform(const std::complex<T> *in, std::complex<T> *out) const {
+    if (blue)
+      blue->transform(in, out, work);
+    else
+      kiss->transform(in, out);
+  }
+};
 
 /* w^m = e^(-+2 pi i m/n) for any m < n as the product of two short tables
  * (m's high and low bits), computed in double: the four-step's and the
@@ -85,7 +135,7 @@ template <class T> struct job {
   const T *rin;                /* R2C */
   std::complex<T> *cout;       /* C2C, R2C */
   T *rout;                     /* C2R */
-  plan_ptr<T> plan;            /* length n (n/2 for an even R2C) */
+  plan_ptr<T> plan;            /* length n (n/2 for the half-length R2C) */
   bool half;                   /* R2C through the half-length real transform */
   size_t block, blocks_per_loop;
   const struct twiddles *tw = nullptr; /* the four-step's first pass: line b, term k times w^(b*k) */
@@ -132,10 +182,10 @@ void scatter(const S *buf, size_t P, const gm_fft_layout *l, const block &bk, si
 
 /* R2C of one real line x (contiguous) into n/2+1 outputs y */
 template <class T>
-void r2c_line(const kissfft<T> &p, bool half, size_t n, const T *x, std::complex<T> *y, std::complex<T> *tmp) {
+void r2c_line(const line_fft<T> &p, bool half, size_t n, const T *x, std::complex<T> *y, std::complex<T> *tmp) {
   typedef std::complex<T> C;
   if (half) { /* the packed result: y[0] = (X0, X_{n/2}) */
-    p.transform_real(x, tmp);
+    p.kiss->transform_real(x, tmp);
     y[0] = C(tmp[0].real(), 0);
     y[n / 2] = C(tmp[0].imag(), 0);
     for (size_t k = 1; k < n / 2; k++) y[k] = tmp[k];
@@ -147,7 +197,7 @@ void r2c_line(const kissfft<T> &p, bool half, size_t n, const T *x, std::complex
 }
 
 /* C2R of one line x (n/2+1 terms) into n reals y */
-template <class T> void c2r_line(const kissfft<T> &p, size_t n, const std::complex<T> *x, T *y, std::complex<T> *tmp) {
+template <class T> void c2r_line(const line_fft<T> &p, size_t n, const std::complex<T> *x, T *y, std::complex<T> *tmp) {
   size_t h = n / 2 + 1;
   std::copy(x, x + h, tmp);
   for (size_t k = h; k < n; k++) tmp[k] = std::conj(x[n - k]);
@@ -169,7 +219,7 @@ template <class T> void apply_twiddles(const twiddles &tw, const block &bk, size
 
 /* C2C lines read with a unit stride and written contiguously need no
  * copies: KISS FFT reads its input in place and writes the output line */
-template <class T> void c2c_block(job<T> &j, const kissfft<T> &p, const block &bk, std::complex<T> *cbuf,
+template <class T> void c2c_block(job<T> &j, const line_fft<T> &p, const block &bk, std::complex<T> *cbuf,
                                   std::complex<T> *tmp, size_t P) {
   const gm_fft_layout *l = j.l;
   size_t n = l->n;
@@ -184,7 +234,7 @@ template <class T> void c2c_block(job<T> &j, const kissfft<T> &p, const block &b
   scatter(tmp, P, l, bk, n, j.cout);
 }
 
-template <class T> void run_block(job<T> &j, const kissfft<T> &p, size_t k, std::complex<T> *cbuf, T *rbuf,
+template <class T> void run_block(job<T> &j, const line_fft<T> &p, size_t k, std::complex<T> *cbuf, T *rbuf,
                                   std::complex<T> *tmp, size_t P) {
   const gm_fft_layout *l = j.l;
   size_t n = l->n, h = n / 2 + 1;
@@ -207,16 +257,17 @@ template <class T> void run_block(job<T> &j, const kissfft<T> &p, size_t k, std:
  * page faults and TLB shootdowns made two threads slower than one.  Large
  * ones (a long line without the four-step) are given back after the call. */
 template <class T> struct buffers {
-  std::vector<std::complex<T>> cbuf, tmp;
+  std::vector<std::complex<T>> cbuf, tmp, work;
   std::vector<T> rbuf;
-  void fit(size_t nc, size_t nt) {
+  void fit(size_t nc, size_t nt, size_t nw) {
     if (cbuf.size() < nc) cbuf.resize(nc);
     if (tmp.size() < nt) tmp.resize(nt);
     if (rbuf.size() < nc) rbuf.resize(nc);
+    if (work.size() < nw) work.resize(nw);
   }
   void trim() {
-    if (cbuf.size() + tmp.size() <= ((size_t)1 << 18)) return;
-    cbuf = {}, tmp = {}, rbuf = {};
+    if (cbuf.size() + tmp.size() + work.size() <= ((size_t)1 << 18)) return;
+    cbuf = {}, tmp = {}, rbuf = {}, work = {};
   }
 };
 
@@ -226,11 +277,12 @@ template <class T> void run_blocks(void *arg, size_t begin, size_t end) {
   try {
     /* pitch: n + 8 elements (n/2+1 <= n + 8 for C2R/R2C's complex side) */
     size_t n = j.l->n, lines = j.block, P = n + 8;
-    bufs.fit(lines * P, std::max(lines * P, 2 * n + 2));
-    /* a plan with a generic butterfly is the worker's own copy */
+    const plan<T> &pl = *j.plan;
+    bufs.fit(lines * P, std::max(lines * P, 2 * n + 2), pl.blue ? pl.blue->work_size() : 0);
+    /* a KISS FFT plan with a generic butterfly is the worker's own copy */
     std::unique_ptr<kissfft<T>> own;
-    if (!shared_plan_safe(j.half ? n / 2 : n)) own.reset(new kissfft<T>(*j.plan));
-    const kissfft<T> &p = own ? *own : *j.plan;
+    if (pl.kiss && !shared_plan_safe(j.half ? n / 2 : n)) own.reset(new kissfft<T>(*pl.kiss));
+    line_fft<T> p = {own ? own.get() : pl.kiss.get(), pl.blue.get(), bufs.work.data()};
     for (size_t k = begin; k < end; k++) run_block(j, p, k, bufs.cbuf.data(), bufs.rbuf.data(), bufs.tmp.data(), P);
   } catch (const std::bad_alloc &) {
     j.failed = true;
@@ -247,7 +299,9 @@ gm_status run_batched(const gm_fft_layout *l, const void *in, void *out, bool in
   j.rin = static_cast<const T *>(in);
   j.cout = static_cast<std::complex<T> *>(out);
   j.rout = static_cast<T *>(out);
-  j.half = l->type == GM_FFT_R2C && l->n % 2 == 0;
+  /* the half-length real transform is KISS FFT's (a Bluestein length's
+   * R2C goes through the complex transform) */
+  j.half = l->type == GM_FFT_R2C && l->n % 2 == 0 && !use_bluestein(l->n / 2);
   try {
     j.plan = cached_plan<T>(j.half ? l->n / 2 : l->n, inverse);
   } catch (const std::bad_alloc &) {
@@ -321,10 +375,15 @@ template <class T> void r2c_split_range(void *arg, size_t begin, size_t end) {
   }
 }
 
-template <class T> gm_status r2c_long(const gm_fft_layout *l, size_t n1, const void *in, void *out) {
+template <class T> gm_status exec_typed(const gm_fft_layout *l, const void *in, void *out, bool inverse);
+
+/* (Z: the four-step's or Bluestein's complex transform of length N, as
+ * exec_typed picks for one line) */
+template <class T> gm_status r2c_long(const gm_fft_layout *l, const void *in, void *out) {
   size_t N = l->n / 2;
   std::complex<T> *y = static_cast<std::complex<T> *>(out);
-  GM_TRY(four_step<T>(l->t, N, n1, in, 1, y, 1, false));
+  gm_fft_layout z = {GM_FFT_C2C, l->t, N, 1, 1, N, 1, N, 1, 0, 0};
+  GM_TRY(exec_typed<T>(&z, in, y, false));
   twiddles tw(l->n, false);
   r2c_split<T> a = {y, N, &tw};
   gm_par_for(N / 2 + 1, 1, 16.0, r2c_split_range<T>, &a);
@@ -334,12 +393,138 @@ template <class T> gm_status r2c_long(const gm_fft_layout *l, size_t n1, const v
   return GM_OK;
 }
 
+/* C2R of one even line of n/2+1 terms X (stride sx) into n reals y
+ * (contiguous): y is real, so its even and odd samples are one complex
+ * line z[j] = y[2j] + i y[2j+1] of length N = n/2, the inverse transform
+ * of Z[k] = (X[k] + conj X[N-k]) + i w^-k (X[k] - conj X[N-k]) (w =
+ * e^(-2 pi i/n)); the imaginary parts of X[0] and X[N] are ignored, as
+ * the Hermitian extension's real part ignores them. */
+template <class T> struct c2r_pack {
+  const std::complex<T> *x;
+  size_t sx, N;
+  std::complex<T> *z;
+  const twiddles *tw;
+};
+
+template <class T> void c2r_pack_range(void *arg, size_t begin, size_t end) {
+  const c2r_pack<T> &a = *static_cast<const c2r_pack<T> *>(arg);
+  typedef std::complex<T> C;
+  for (size_t k = begin; k < end; k++) {
+    if (k == 0) {
+      T x0 = a.x[0].real(), xn = a.x[a.N * a.sx].real();
+      a.z[0] = C(x0 + xn, x0 - xn);
+      continue;
+    }
+    C xk = a.x[k * a.sx], xm = std::conj(a.x[(a.N - k) * a.sx]);
+    a.z[k] = (xk + xm) + C(0, 1) * a.tw->template at<T>(k) * (xk - xm);
+  }
+}
+
+template <class T> gm_status c2r_long(const gm_fft_layout *l, const void *in, void *out) {
+  size_t N = l->n / 2;
+  auto z = scratch<T>(N);
+  if (!z) return gm_fail(GM_ENOMEM, "fft: out of host memory for a line of length %zu", l->n);
+  twiddles tw(l->n, true);
+  c2r_pack<T> a = {static_cast<const std::complex<T> *>(in), l->istride, N, z.get(), &tw};
+  gm_par_for(N, 1024, 16.0, c2r_pack_range<T>, &a);
+  gm_fft_layout zl = {GM_FFT_C2C, l->t, N, 1, 1, N, 1, N, 1, 0, 0};
+  return exec_typed<T>(&zl, z.get(), out, true);
+}
+
+/* One long line of a Bluestein length: the chirp convolution's two
+ * transforms of the smooth length m through the four-step split (both
+ * cores, short lines in cache) rather than one KISS FFT recursion over
+ * 2m elements.  x: n complex elements at stride sx, or n reals (R2C: the
+ * first n/2+1 results written), or for C2R the n/2+1 terms of a
+ * Hermitian line (its real part written to the n reals of y). */
+template <class T> struct long_bluestein {
+  const gm_fft::bluestein<T> *b;
+  const gm_fft_layout *l;
+  const void *x;
+  void *y;
+  std::complex<T> *a, *fa;
+};
+
+template <class T> void bluestein_in(void *arg, size_t begin, size_t end) {
+  const long_bluestein<T> &k = *static_cast<const long_bluestein<T> *>(arg);
+  typedef std::complex<T> C;
+  const size_t n = k.l->n, s = k.l->istride, h = n / 2 + 1;
+  const C *c = k.b->chirp();
+  for (size_t j = begin; j < end; j++) {
+    C v(0, 0);
+    if (j < n) {
+      if (k.l->type == GM_FFT_R2C)
+        v = C(static_cast<const T *>(k.x)[j * s], 0);
+      else if (k.l->type == GM_FFT_C2C || j < h)
+        v = static_cast<const C *>(k.x)[j * s];
+      else /* C2R: the Hermitian extension */
+        v = std::conj(static_cast<const C *>(k.x)[(n - j) * s]);
+      v *= c[j];
+    }
+    k.a[j] = v;
+  }
+}
+
+template <class T> void bluestein_mid(void *arg, size_t begin, size_t end) {
+  const long_bluestein<T> &k = *static_cast<const long_bluestein<T> *>(arg);
+  const std::complex<T> *K = k.b->kernel();
+  for (size_t j = begin; j < end; j++) k.fa[j] = std::conj(k.fa[j] * K[j]);
+}
+
+template <class T> void bluestein_out(void *arg, size_t begin, size_t end) {
+  const long_bluestein<T> &k = *static_cast<const long_bluestein<T> *>(arg);
+  typedef std::complex<T> C;
+  const C *c = k.b->chirp();
+  const size_t s = k.l->ostride;
+  for (size_t j = begin; j < end; j++) {
+    C v = std::conj(k.a[j]) * c[j];
+    if (k.l->type == GM_FFT_C2R)
+      static_cast<T *>(k.y)[j * s] = v.real();
+    else
+      static_cast<C *>(k.y)[j * s] = v;
+  }
+}
+
+template <class T> gm_status bluestein_line(const gm_fft_layout *l, const gm_fft::bluestein<T> &b, size_t n1,
+                                            const void *in, void *out) {
+  const size_t m = b.conv_size(), n = l->n;
+  auto buf = scratch<T>(2 * m);
+  if (!buf) return gm_fail(GM_ENOMEM, "fft: out of host memory for a line of length %zu", n);
+  long_bluestein<T> k = {&b, l, in, out, buf.get(), buf.get() + m};
+  gm_par_for(m, 4096, 8.0, bluestein_in<T>, &k);
+  GM_TRY(four_step<T>(l->t, m, n1, k.a, 1, k.fa, 1, false));
+  gm_par_for(m, 4096, 8.0, bluestein_mid<T>, &k);
+  GM_TRY(four_step<T>(l->t, m, n1, k.fa, 1, k.a, 1, false));
+  gm_par_for(l->type == GM_FFT_R2C ? n / 2 + 1 : n, 4096, 8.0, bluestein_out<T>, &k);
+  return GM_OK;
+}
+
 template <class T> gm_status exec_typed(const gm_fft_layout *l, const void *in, void *out, bool inverse) {
+  /* one long even real line, or one whose half length is a Bluestein
+   * length: the packed complex transform of half the length (R2C split
+   * after it, C2R packed before it) */
+  size_t N = l->n / 2;
+  if (l->batch == 1 && l->loops == 1 && l->type == GM_FFT_R2C && l->n % 2 == 0 && l->istride == 1 &&
+      l->ostride == 1 && (four_step_split(N) || use_bluestein(N)))
+    return r2c_long<T>(l, in, out);
+  if (l->batch == 1 && l->loops == 1 && l->type == GM_FFT_C2R && l->n % 2 == 0 && l->ostride == 1 &&
+      (four_step_split(N) || use_bluestein(N)))
+    return c2r_long<T>(l, in, out);
+  if (l->batch == 1 && l->loops == 1 && use_bluestein(l->n)) {
+    size_t m = gm_fft::smooth_at_least(2 * l->n - 1), n1 = four_step_split(m);
+    if (n1) {
+      plan_ptr<T> p;
+      try {
+        p = cached_plan<T>(l->n, inverse || l->type == GM_FFT_C2R);
+      } catch (const std::bad_alloc &) {
+        return gm_fail(GM_ENOMEM, "fft: out of host memory for a plan of length %zu", l->n);
+      }
+      return bluestein_line<T>(l, *p->blue, n1, in, out);
+    }
+  }
   if (l->batch == 1 && l->loops == 1) {
     size_t n1 = four_step_split(l->n);
     if (l->type == GM_FFT_C2C && n1) return four_step<T>(l->t, l->n, n1, in, l->istride, out, l->ostride, inverse);
-    n1 = l->n % 2 == 0 ? four_step_split(l->n / 2) : 0;
-    if (l->type == GM_FFT_R2C && n1 && l->istride == 1 && l->ostride == 1) return r2c_long<T>(l, n1, in, out);
   }
   return run_batched<T>(l, in, out, inverse);
 }

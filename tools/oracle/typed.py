@@ -31,10 +31,13 @@ import warnings
 import numpy as np
 
 warnings.simplefilter("ignore")  # numpy's warnings for ddof <= 0, empty slices
-TOL = {"float32": 2e-5, "float64": 1e-11, "complex64": 2e-5, "complex128": 1e-11}
+# float16: two of its ulps (2^-10 each, relative): gpumat computes in
+# float32 and rounds once, the references in float64 or NumPy's float16
+# loops (float32 inside), so results may sit on either side of a tie
+TOL = {"float16": 2e-3, "float32": 2e-5, "float64": 1e-11, "complex64": 2e-5, "complex128": 1e-11}
 NP = {"bool": np.bool_, "int8": np.int8, "int16": np.int16, "int32": np.int32,
       "int64": np.int64, "uint8": np.uint8, "uint16": np.uint16, "uint32": np.uint32,
-      "uint64": np.uint64, "float32": np.float32, "float64": np.float64,
+      "uint64": np.uint64, "float16": np.float16, "float32": np.float32, "float64": np.float64,
       "complex64": np.complex64, "complex128": np.complex128}
 NAME = {np.dtype(v): k for k, v in NP.items()}
 REFUSAL = ("takes float32/float64 mats", "mats only", "mixed ctypes", "a bool mat", "bool mats",
@@ -496,8 +499,11 @@ def cumulative(name):
         ax = opts["axis"] - 1
         k = kind(a.dtype)
         rt = a.dtype if k == "float" else (np.dtype(np.uint64) if a.dtype.kind == "u" else np.dtype(np.int64))
-        src = a.astype(rt)
-        v = (np.cumsum if name == "cumulative_sum" else np.cumprod)(src, axis=ax, dtype=rt)
+        # floats: accumulated in float64, each result rounded once (gpumat
+        # accumulates float16 in float32; NumPy's float16 cumsum rounds
+        # every partial sum to float16, docs/API.md "Half mats")
+        src = a.astype(np.float64 if k == "float" else rt)
+        v = (np.cumsum if name == "cumulative_sum" else np.cumprod)(src, axis=ax).astype(rt)
         if opts.get("include_initial"):
             shape = list(a.shape)
             shape[ax] = 1
@@ -726,8 +732,9 @@ def close(got, want, dt, scale):
     inf = np.isinf(want)
     fin = ~np.isnan(want) & ~inf
     inf_ok = ~inf | (got == want)
-    # a float32 result beyond float32's range overflows to infinity
-    over = (dt == "float32") & np.isinf(got) & (np.abs(want) > 3.0e38)
+    # a float32 (float16) result beyond its type's range overflows to infinity
+    lim = {"float16": 65504.0 * (1 - 2e-3), "float32": 3.0e38}.get(dt, np.inf)
+    over = np.isinf(got) & (np.abs(want) > lim)
     with np.errstate(invalid="ignore"):
         val_ok = ~fin | (np.abs(got - want) <= tol) | over
     return nan_ok & inf_ok & val_ok

@@ -118,30 +118,38 @@ static DLDevice dl_device_of(gm_vec *v, gm_facet_name f, gm_device *dev) {
 
 /* Brings facet f of m up to date as the only current one (the consumer
  * may write it) and takes the reference the export holds. */
-static gm_status share_facet(gm_mat *m, gm_facet_name f, gm_device *dev, void **ptr) {
+static gm_status share_facet(gm_mat *m, gm_facet_name f, gm_device *dev, bool sync, void **ptr) {
   GM_TRY(gm_vec_add_facet_reference(m->vec, f, dev));
   gm_status st = gm_mat_watch_strided(m, f, GM_IO, dev, ptr);
   if (st == GM_OK) gm_mat_unwatch(m, f, GM_IO);
-  /* a consumer uses the memory on its own streams: gpumat's queued work first */
-  if (st == GM_OK && dev) st = dev->ops->stream_sync(dev, NULL);
+  /* a consumer uses the memory on its own streams: gpumat's queued work
+   * first (the whole compute stream, which orders it before any stream of
+   * the consumer's), unless the consumer said stream -1 */
+  if (st == GM_OK && dev && sync) st = dev->ops->stream_sync(dev, NULL);
   if (st != GM_OK) (void)gm_vec_remove_facet_reference(m->vec, f);
   return st;
 }
 
-static gm_status fill_export(gm_mat *m, const gm_dlpack_options *o, bool copied, dl_export *e) {
+static gm_status fill_export(gm_mat *m, int where, const gm_dlpack_options *o, bool copied, dl_export *e) {
   gm_facet_name f;
   gm_device *dev;
-  GM_TRY(pick_facet(m, o->device, &f, &dev));
+  GM_TRY(pick_facet(m, where, &f, &dev));
+  if (dev && o->dl_device_type == kDLCUDA && o->dl_device_id != dev->id)
+    return gm_fail(GM_EUNSUPPORTED, "dl_device (kDLCUDA, %d): the active context is on CUDA device %d",
+                   (int)o->dl_device_id, dev->id);
   GM_TRY(dl_dtype(m->ctype, &e->t.dl_tensor.dtype));
   void *ptr = NULL;
   e->facet = -1;
   if (m->size > 0) {
-    GM_TRY(share_facet(m, f, dev, &ptr));
+    GM_TRY(share_facet(m, f, dev, o->stream != -1, &ptr));
     e->facet = (int)f;
   }
   DLTensor *t = &e->t.dl_tensor;
   t->data = ptr; /* the first visible element; DLPack's NULL for no elements */
   t->device = dl_device_of(m->vec, f, dev);
+  /* page-locked or CUDA-registered host memory is CPU memory too: a
+   * consumer asking for kDLCPU gets it as such */
+  if (o->dl_device_type == kDLCPU && t->device.device_type == kDLCUDAHost) t->device = (DLDevice){kDLCPU, 0};
   t->ndim = m->rank;
   t->shape = e->shape;
   t->strides = e->strides;
@@ -159,23 +167,80 @@ static gm_status fill_export(gm_mat *m, const gm_dlpack_options *o, bool copied,
   return GM_OK;
 }
 
+static const char *dl_device_name(int type) {
+  switch (type) {
+    case kDLCPU: return "kDLCPU";
+    case kDLCUDA: return "kDLCUDA";
+    case kDLCUDAHost: return "kDLCUDAHost";
+    case kDLCUDAManaged: return "kDLCUDAManaged";
+    default: return "another DLPack device type";
+  }
+}
+
+/* The facet choice (GM_DLPACK_WHERE/HOST/CUDA) that a consumer's dl_device
+ * asks for; kDLCUDAHost and kDLCUDAManaged are checked once the memory's
+ * kind is known (check_export). */
+static gm_status where_of(const gm_dlpack_options *o, int *where) {
+  *where = o->device;
+  if (o->copy < GM_DLPACK_COPY_IF_NEEDED || o->copy > GM_DLPACK_COPY_NEVER)
+    return gm_fail(GM_EINVAL, "gm_mat_to_dlpack: bad copy %d", o->copy);
+  if (o->stream < -1 || o->stream > INT64_MAX - 1)
+    return gm_fail(GM_EINVAL, "stream %lld is not a stream (the array API's: -1 no synchronization, 1 the legacy "
+                              "default stream, 2 the per-thread default stream, above 2 a stream)", (long long)o->stream);
+  if (!o->dl_device_type) return GM_OK;
+  if (o->device != GM_DLPACK_WHERE) return gm_fail(GM_EINVAL, "device and dl_device given together");
+  switch (o->dl_device_type) {
+    case kDLCPU:
+      if (o->dl_device_id != 0) return gm_fail(GM_EUNSUPPORTED, "dl_device (kDLCPU, %d): the CPU is device 0", (int)o->dl_device_id);
+      *where = GM_DLPACK_HOST;
+      return GM_OK;
+    case kDLCUDAHost: *where = GM_DLPACK_HOST; return GM_OK;
+    case kDLCUDAManaged: *where = GM_DLPACK_WHERE; return GM_OK;
+    case kDLCUDA: *where = GM_DLPACK_CUDA; return GM_OK;
+    default:
+      return gm_fail(GM_EUNSUPPORTED, "dl_device type %d: gpumat exports kDLCPU (1), kDLCUDA (2), kDLCUDAHost (3) "
+                                      "and kDLCUDAManaged (13)", (int)o->dl_device_type);
+  }
+}
+
+/* What the filled export must satisfy: the device asked for, and a stream
+ * only where there are streams (the array API: kDLCPU takes none). */
+static gm_status check_export(const gm_dlpack_options *o, const DLDevice *d) {
+  if (o->dl_device_type && (int)d->device_type != o->dl_device_type)
+    return gm_fail(GM_EUNSUPPORTED, "dl_device %s: m's memory is %s memory (only a copy could be %s, and gpumat "
+                                    "makes none there)", dl_device_name(o->dl_device_type),
+                   dl_device_name((int)d->device_type), dl_device_name(o->dl_device_type));
+  if (d->device_type == kDLCPU && o->stream != 0 && o->stream != -1)
+    return gm_fail(GM_EINVAL, "stream %lld: an export of host (kDLCPU) memory takes no stream", (long long)o->stream);
+  return GM_OK;
+}
+
 gm_status gm_mat_to_dlpack(gm_mat *m, const gm_dlpack_options *opts, DLManagedTensorVersioned **out) {
   if (!m || !out) return gm_fail(GM_EINVAL, "gm_mat_to_dlpack: NULL argument");
   gm_dlpack_options def = {0};
   if (!opts) opts = &def;
+  int where;
+  GM_TRY(where_of(opts, &where));
   GM_TRY(gm_vec_check_memory(m->vec));
   dl_export *e = calloc(1, sizeof *e);
   if (!e) return gm_fail(GM_ENOMEM, "gm_mat_to_dlpack: out of host memory");
   gm_mat *src = m, *copy = NULL;
   gm_status st = GM_OK;
-  if (opts->copy) { /* a new storage of m's elements, row-major, that only the consumer sees */
+  if (opts->copy == GM_DLPACK_COPY_ALWAYS) { /* a new storage of m's elements, row-major, that only the consumer sees */
     st = gm_mat_contiguous_copy(m, &copy);
     src = copy;
   }
-  if (st == GM_OK) st = fill_export(src, opts, copy != NULL, e);
+  /* (an export never needs a copy: every layout and facet is exported as
+   * it is, so GM_DLPACK_COPY_NEVER and _IF_NEEDED share the memory) */
+  if (st == GM_OK) st = fill_export(src, where, opts, copy != NULL, e);
   gm_mat_free(copy); /* the export holds its storage */
   if (st != GM_OK) {
     free(e);
+    return st;
+  }
+  st = check_export(opts, &e->t.dl_tensor.device);
+  if (st != GM_OK) {
+    export_deleter(&e->t); /* gives back what fill_export took */
     return st;
   }
   *out = &e->t;
@@ -238,10 +303,10 @@ static gm_status space_of(DLDevice d, gm_space *space, gm_device **dev) {
   }
 }
 
-static gm_status check_tensor(const DLManagedTensorVersioned *m, gm_ctype *ct) {
+static gm_status check_tensor(const DLManagedTensorVersioned *m, int copy, gm_ctype *ct) {
   if (m->version.major != 1)
     return gm_fail(GM_EUNSUPPORTED, "DLPack major version %u (gpumat reads version 1)", (unsigned)m->version.major);
-  if (m->flags & DLPACK_FLAG_BITMASK_READ_ONLY)
+  if ((m->flags & DLPACK_FLAG_BITMASK_READ_ONLY) && copy == GM_DLPACK_COPY_NEVER)
     return gm_fail(GM_EUNSUPPORTED, "the tensor is read-only (gpumat's mats are writable): import a copy");
   const DLTensor *t = &m->dl_tensor;
   if (t->ndim < 0 || t->ndim > GM_MAX_RANK)
@@ -287,10 +352,43 @@ static gm_status import_empty(DLManagedTensorVersioned *t, gm_ctype ct, const si
   return GM_OK;
 }
 
+/* The device a consumer asks for must be where the tensor is (gpumat
+ * moves a mat's data between host and device itself, once the mat is
+ * used there); host memory of any kind serves a kDLCPU request. */
+static gm_status check_import_device(const gm_dlpack_options *o, DLDevice d) {
+  if (o->copy < GM_DLPACK_COPY_IF_NEEDED || o->copy > GM_DLPACK_COPY_NEVER)
+    return gm_fail(GM_EINVAL, "gm_mat_from_dlpack_opts: bad copy %d", o->copy);
+  if (o->device != GM_DLPACK_WHERE || o->stream != 0)
+    return gm_fail(GM_EINVAL, "gm_mat_from_dlpack_opts: device and stream are export options (set dl_device)");
+  int want = o->dl_device_type;
+  if (!want) return GM_OK;
+  bool host = d.device_type == kDLCPU || d.device_type == kDLCUDAHost || d.device_type == kDLCUDAManaged;
+  if (want == (int)d.device_type ? want != kDLCUDA || o->dl_device_id == d.device_id : want == kDLCPU && host)
+    return GM_OK;
+  return gm_fail(GM_EUNSUPPORTED, "the tensor is %s memory (device %d); gpumat does not move it to %s (device %d): "
+                                  "import it where it is", dl_device_name((int)d.device_type), (int)d.device_id,
+                 dl_device_name(want), (int)o->dl_device_id);
+}
+
+static gm_status import(DLManagedTensorVersioned *t, const gm_dlpack_options *o, gm_mat **out);
+
 gm_status gm_mat_from_dlpack(DLManagedTensorVersioned *t, gm_mat **out) {
+  gm_dlpack_options o = {.copy = GM_DLPACK_COPY_NEVER};
+  return import(t, &o, out);
+}
+
+gm_status gm_mat_from_dlpack_opts(DLManagedTensorVersioned *t, const gm_dlpack_options *opts, gm_mat **out) {
+  gm_dlpack_options def = {0};
+  return import(t, opts ? opts : &def, out);
+}
+
+static gm_status import(DLManagedTensorVersioned *t, const gm_dlpack_options *o, gm_mat **out) {
   if (!t || !out) return gm_fail(GM_EINVAL, "gm_mat_from_dlpack: NULL argument");
   gm_ctype ct = GM_DOUBLE;
-  GM_TRY(check_tensor(t, &ct));
+  GM_TRY(check_import_device(o, t->dl_tensor.device));
+  GM_TRY(check_tensor(t, o->copy, &ct));
+  /* a copy when asked for, or when a read-only tensor must become a writable mat */
+  bool copy = o->copy == GM_DLPACK_COPY_ALWAYS || (t->flags & DLPACK_FLAG_BITMASK_READ_ONLY);
   const DLTensor *d = &t->dl_tensor;
   size_t dims[GM_MAX_RANK], disp = 0, extent = 0, size = 1, es = gm_ctype_size(ct);
   int64_t strides[GM_MAX_RANK];
@@ -306,11 +404,22 @@ gm_status gm_mat_from_dlpack(DLManagedTensorVersioned *t, gm_mat **out) {
   char *base = (char *)d->data + d->byte_offset - disp * es;
   gm_block *b;
   GM_TRY(gm_block_wrap_in(space, dev, base, extent * es, call_deleter, t, &b));
-  gm_status st = mat_over(ct, b, extent, d->ndim, dims, strides, disp, out);
+  gm_mat *view = NULL;
+  gm_status st = mat_over(ct, b, extent, d->ndim, dims, strides, disp, &view);
   if (st != GM_OK) {
     b->wrap_release = NULL; /* the tensor stays the caller's */
     gm_block_deref(b);
     gm_block_drop(b);
+    return st;
   }
+  if (!copy) {
+    *out = view;
+    return GM_OK;
+  }
+  /* the copy is read from the view (never written), which then goes: its
+   * storage calls the deleter (device memory after the queued work) */
+  st = gm_mat_contiguous_copy(view, out);
+  if (st != GM_OK) b->wrap_release = NULL; /* failed: the tensor stays the caller's */
+  gm_mat_free(view);
   return st;
 }

@@ -1,6 +1,7 @@
 /* Validation and dispatch of the broadcasting elementwise ops. */
 #include "broadcast.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "../exec/exec.h"
@@ -196,13 +197,77 @@ static gm_status dispatch(const gm_bc_arg *given, int n, const gm_ctype *want, g
   return st;
 }
 
+/* out (float32, or bool for a comparison) := op(a, b) computed in float32 */
+static gm_status f32_op(int op, gm_bc_arg a, gm_bc_arg b, gm_mat *out) {
+  gm_bc_arg args[2] = {a, b};
+  gm_ctype want[2] = {GM_FLOAT, GM_FLOAT};
+  bc_job j = {op, GM_FLOAT};
+  return dispatch(args, 2, want, out, &j);
+}
+
+static gm_bc_arg mat_arg(gm_mat *m) { return (gm_bc_arg){m, 0}; }
+static gm_bc_arg num_arg(double v) { return (gm_bc_arg){NULL, v}; }
+
+/* nextafter of 16-bit floats: one step on the half type's own lattice
+ * (NumPy's float16 nextafter), where float32's nextafter of the float32
+ * copies steps one float32 ulp, which rounds back to the input.  In
+ * float32 on the copies: the step |a|·(5/8)·2^-p (p: the type's fraction
+ * bits), at least 5/8 of its least subnormal, lies between half and three
+ * halves of the spacing to a's neighbour either way (below a power of two
+ * the spacing halves: the step is then 5/4 of it), so a ± step rounds, on
+ * the store into out, to exactly that neighbour (past the largest finite
+ * value: to infinity).  An infinite a goes to the largest finite value
+ * (clamped, no step), equal operands give a (NumPy's float16 rule: -0
+ * toward 0 stays -0; C's nextafter gives b), a NaN operand NaN. */
+static gm_status half_nextafter(gm_ctype half, gm_bc_arg a, gm_bc_arg b, gm_mat *out) {
+  const bool f16 = half == GM_FLOAT16;
+  const double big = f16 ? 65504.0 : 3.3895313892515355e38;
+  const double rel = 0.625 * ldexp(1.0, f16 ? -10 : -7), tiny = 0.625 * ldexp(1.0, f16 ? -24 : -133);
+  gm_mat *x = NULL, *s = NULL, *t = NULL, *c = NULL;
+  gm_status st = gm_half_float_like(out, &x);
+  if (st == GM_OK) st = gm_half_float_like(out, &s);
+  if (st == GM_OK) st = gm_half_float_like(out, &t);
+  if (st == GM_OK) {
+    gm_mat_options o = {.ctype = (int)GM_BOOL, .cuda_enabled = out->cuda_enabled,
+                        .synchronization = out->vec->synchronization};
+    st = gm_mat_new(out->rank, out->dims, &o, &c);
+  }
+  gm_bc_arg X = mat_arg(x), S = mat_arg(s), T = mat_arg(t), Cc = mat_arg(c);
+  /* x: a clamped to the finite range; s: the step, none where a was infinite */
+  if (st == GM_OK) st = f32_op(GM_BC_CMIN, a, num_arg(big), x);
+  if (st == GM_OK) st = f32_op(GM_BC_CMAX, X, num_arg(-big), x);
+  if (st == GM_OK) st = f32_op(GM_BC_CMUL, X, num_arg(rel), s);
+  if (st == GM_OK) st = f32_op(GM_BC_CMUL, X, num_arg(-rel), t);
+  if (st == GM_OK) st = f32_op(GM_BC_CMAX, S, T, s);
+  if (st == GM_OK) st = f32_op(GM_BC_CMAX, S, num_arg(tiny), s);
+  if (st == GM_OK) st = f32_op(GM_BC_NE, a, X, c);
+  if (st == GM_OK) st = gm_broadcast_where(GM_FLOAT, Cc, num_arg(0), S, s);
+  /* toward b: x + s where b > x, x - s elsewhere */
+  if (st == GM_OK) st = f32_op(GM_BC_CMUL, S, num_arg(-1), t);
+  if (st == GM_OK) st = f32_op(GM_BC_GT, b, X, c);
+  if (st == GM_OK) st = gm_broadcast_where(GM_FLOAT, Cc, S, T, s);
+  if (st == GM_OK) st = f32_op(GM_BC_ADD, X, S, x);
+  /* a where a == b, b (NaN) where b is NaN */
+  if (st == GM_OK) st = f32_op(GM_BC_CMUL, a, num_arg(1), t);
+  if (st == GM_OK) st = f32_op(GM_BC_EQ, a, b, c);
+  if (st == GM_OK) st = gm_broadcast_where(GM_FLOAT, Cc, T, X, x);
+  if (st == GM_OK) st = f32_op(GM_BC_CMUL, b, num_arg(1), t);
+  if (st == GM_OK) st = f32_op(GM_BC_NE, b, b, c);
+  if (st == GM_OK) st = gm_broadcast_where(GM_FLOAT, Cc, T, X, x);
+  gm_mat_free(s);
+  gm_mat_free(t);
+  gm_mat_free(c);
+  return gm_half_store(st, x, out);
+}
+
 /* A binary op or comparison of 16-bit floats: in float32 (inputs
  * converted by dispatch; a number operand is first rounded to the half
  * type, the weak scalar taking the mat's type as NumPy's does), a binary
- * result rounded into out (half.c). */
+ * result rounded into out (half.c); nextafter on the half type's lattice. */
 static gm_status half_binary(bc_job *j, gm_bc_arg *args, gm_mat *out) {
   for (int i = 0; i < 2; i++)
     if (!args[i].m) args[i].v = gm_ctype_coerce(j->t, args[i].v);
+  if (j->op == GM_BC_NEXTAFTER) return half_nextafter(j->t, args[0], args[1], out);
   j->t = GM_FLOAT;
   gm_ctype want[2] = {GM_FLOAT, GM_FLOAT};
   if (GM_BC_IS_CMP(j->op)) return dispatch(args, 2, want, out, j);

@@ -1,8 +1,11 @@
 /* cuFFT for gm.fft on the CUDA device: the shared driver (../fft.c) on
- * cufftPlanMany (advanced layout, one dimension), cufftSetStream to the
+ * cufftPlanMany (advanced layout, one dimension; cufftCreate and
+ * cufftMakePlanMany64 when a size or extent passes 2^31-1 elements),
+ * cufftSetStream to the
  * compute stream and cufftExec{C2C,Z2Z,R2C,D2Z,C2R,Z2D}, with the
  * backend's stream-ordered scratch for the C2R input copy. */
 #include <cufft.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -25,12 +28,44 @@ static cufftType type_of(gm_fft_type type, gm_ctype t) {
   return dbl ? CUFFT_Z2Z : CUFFT_C2C;
 }
 
+/* whether every size of l fits cufftPlanMany's int arguments (the input
+ * and output extents too: cuFFT indexes them in int) */
+static bool fits_int(const gm_fft_layout *l) {
+  size_t nin = l->type == GM_FFT_C2R ? l->n / 2 + 1 : l->n, nout = l->type == GM_FFT_R2C ? l->n / 2 + 1 : l->n;
+  size_t v[] = {l->n, l->batch, l->istride, l->idist, l->ostride, l->odist,
+                (l->batch - 1) * l->idist + (nin - 1) * l->istride + 1,
+                (l->batch - 1) * l->odist + (nout - 1) * l->ostride + 1};
+  for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+    if (v[i] > INT_MAX) return false;
+  return true;
+}
+
+/* cufftCreate and cufftMakePlanMany64 (the same layout in long long, for
+ * sizes and extents beyond 2^31-1 elements; cuFFT still picks 32-bit
+ * kernels where it can) */
+static cufftResult plan_many64(cufftHandle *h, const gm_fft_layout *l) {
+  long long n = (long long)l->n, nin = l->type == GM_FFT_C2R ? n / 2 + 1 : n;
+  long long nout = l->type == GM_FFT_R2C ? n / 2 + 1 : n, inembed[1] = {nin}, onembed[1] = {nout};
+  size_t work = 0;
+  cufftResult r = gm_cufft.cufftCreate(h);
+  if (r != CUFFT_SUCCESS) return r;
+  r = gm_cufft.cufftMakePlanMany64(*h, 1, &n, inembed, (long long)l->istride, (long long)l->idist, onembed,
+                                   (long long)l->ostride, (long long)l->odist, type_of(l->type, l->t),
+                                   (long long)l->batch, &work);
+  if (r != CUFFT_SUCCESS) (void)gm_cufft.cufftDestroy(*h);
+  return r;
+}
+
 /* the plan is made on the device's own GPU (plans belong to the device
  * current at creation) and keeps its stream */
 static gm_status cu_plan_many(void *ctx, const gm_fft_layout *l, void **plan) {
   gm_device *d = ctx;
-  int n = (int)l->n, nin = l->type == GM_FFT_C2R ? n / 2 + 1 : n, nout = l->type == GM_FFT_R2C ? n / 2 + 1 : n;
-  int inembed[1] = {nin}, onembed[1] = {nout}, prev;
+  size_t v[] = {l->n, l->batch, l->istride, l->idist, l->ostride, l->odist};
+  for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+    if (v[i] > (size_t)LLONG_MAX) return gm_fail(GM_ERANGE, "fft: a size of %zu is beyond cuFFT's layout", v[i]);
+  bool small = fits_int(l);
+  int n = small ? (int)l->n : 0, nin = l->type == GM_FFT_C2R ? n / 2 + 1 : n;
+  int nout = l->type == GM_FFT_R2C ? n / 2 + 1 : n, inembed[1] = {nin}, onembed[1] = {nout}, prev;
   GM_TRY(gm_cufft_load()); /* cuFFT is opened at the first plan (libs.h) */
   cufftHandle *h = malloc(sizeof *h);
   if (!h) return gm_fail(GM_ENOMEM, "out of host memory");
@@ -39,9 +74,11 @@ static gm_status cu_plan_many(void *ctx, const gm_fft_layout *l, void **plan) {
     free(h);
     return gm_fail(GM_ECUDA, "cudaSetDevice: %s", cudaGetErrorString(e));
   }
-  gm_status st = cufft_status(gm_cufft.cufftPlanMany(h, 1, &n, inembed, (int)l->istride, (int)l->idist, onembed,
-                                            (int)l->ostride, (int)l->odist, type_of(l->type, l->t), (int)l->batch),
-                              "cufftPlanMany");
+  gm_status st =
+      small ? cufft_status(gm_cufft.cufftPlanMany(h, 1, &n, inembed, (int)l->istride, (int)l->idist, onembed,
+                                                  (int)l->ostride, (int)l->odist, type_of(l->type, l->t), (int)l->batch),
+                           "cufftPlanMany")
+            : cufft_status(plan_many64(h, l), "cufftMakePlanMany64");
   if (st == GM_OK) {
     st = cufft_status(gm_cufft.cufftSetStream(*h, gm_cuda_impl(ctx)->stream), "cufftSetStream");
     if (st != GM_OK) (void)gm_cufft.cufftDestroy(*h);

@@ -65,8 +65,8 @@
 
 /* fft.c */
 #define GM_CUFFT_SYMBOLS(X)                                                                               \
-  X(cufftPlanMany) X(cufftSetStream) X(cufftDestroy) X(cufftExecC2C) X(cufftExecZ2Z) X(cufftExecR2C)    \
-  X(cufftExecD2Z) X(cufftExecC2R) X(cufftExecZ2D)
+  X(cufftPlanMany) X(cufftCreate) X(cufftMakePlanMany64) X(cufftSetStream) X(cufftDestroy)              \
+  X(cufftExecC2C) X(cufftExecZ2Z) X(cufftExecR2C) X(cufftExecD2Z) X(cufftExecC2R) X(cufftExecZ2D)
 
 /* rtk.c */
 #define GM_NVRTC_SYMBOLS(X)                                                                               \
