@@ -29,20 +29,25 @@ typedef struct block {
 enum { FORM_INT, FORM_DOUBLE, FORM_COMPLEX };
 
 /* load_E: src[off..off+len) into b; returns its FORM_* */
-#define LOAD_(T, E, name, kw, blas, cublas, etype, S, npy, p, digits, mpi, nccl, kind, ...) \
-  static int load_##E(block *b, const void *src, size_t off, size_t len) {               \
-    const T *s = (const T *)src + off;                                                   \
-    if (kind == GM_KIND_FLOAT) {                                                         \
-      for (size_t k = 0; k < len; k++) b->d[k] = (double)s[k];                           \
-      return FORM_DOUBLE;                                                                \
-    }                                                                                    \
-    if (kind == GM_KIND_BOOL) { /* bytes other than 0 and 1 (from buffers) are true */ \
-      const unsigned char *u = (const unsigned char *)src + off;                         \
-      for (size_t k = 0; k < len; k++) b->i[k] = u[k] != 0;                              \
-      return FORM_INT;                                                                   \
-    }                                                                                    \
-    for (size_t k = 0; k < len; k++) b->i[k] = (long long)(unsigned long long)s[k];      \
-    return FORM_INT;                                                                     \
+#define LOAD_(T, E, name, kw, blas, cublas, etype, S, npy, p, digits, mpi, nccl, kind, ...)    \
+  static int load_##E(block *b, const void *src, size_t off, size_t len, bool as_double) { \
+    const T *s = (const T *)src + off;                                                      \
+    if (kind == GM_KIND_FLOAT || (as_double && sizeof(T) <= 4)) {                           \
+      if (kind == GM_KIND_BOOL) {                                                           \
+        const unsigned char *u = (const unsigned char *)src + off;                          \
+        for (size_t k = 0; k < len; k++) b->d[k] = u[k] != 0;                               \
+      } else {                                                                              \
+        for (size_t k = 0; k < len; k++) b->d[k] = (double)s[k];                            \
+      }                                                                                     \
+      return FORM_DOUBLE;                                                                   \
+    }                                                                                       \
+    if (kind == GM_KIND_BOOL) { /* bytes other than 0 and 1 (from buffers) are true */    \
+      const unsigned char *u = (const unsigned char *)src + off;                            \
+      for (size_t k = 0; k < len; k++) b->i[k] = u[k] != 0;                                 \
+      return FORM_INT;                                                                      \
+    }                                                                                       \
+    for (size_t k = 0; k < len; k++) b->i[k] = (long long)(unsigned long long)s[k];         \
+    return FORM_INT;                                                                        \
   }
 /* store_E: b into dst[off..off+len); uns: the integers are unsigned */
 #define STORE_(T, E, ...)                                                                        \
@@ -63,7 +68,8 @@ GM_REAL_CTYPES(STORE_)
 
 /* the complex rows (R: the parts' type) */
 #define LOAD_CX_(T, R, S)                                                   \
-  static int load_##T(block *b, const void *src, size_t off, size_t len) {  \
+  static int load_##T(block *b, const void *src, size_t off, size_t len, bool as_double) { \
+    (void)as_double;                                                        \
     const T *s = (const T *)src + off;                                      \
     for (size_t k = 0; k < len; k++) {                                      \
       b->d[k] = (double)s[k].re;                                            \
@@ -88,7 +94,8 @@ GM_CX_ROWS(STORE_CX_)
  * nearest even (half_ops.h: a double, or a uint64 above 2^53, is not
  * rounded twice) */
 #define LOAD_HALF_(T, E, ...)                                                \
-  static int load_##E(block *b, const void *src, size_t off, size_t len) {   \
+  static int load_##E(block *b, const void *src, size_t off, size_t len, bool as_double) { \
+    (void)as_double;                                                         \
     const T *s = (const T *)src + off;                                       \
     for (size_t k = 0; k < len; k++) b->d[k] = (double)gm_hload_##T(s[k]);   \
     return FORM_DOUBLE;                                                      \
@@ -107,7 +114,7 @@ GM_HALF_CTYPES(STORE_HALF_)
 #undef STORE_HALF_
 
 #define ENTRY_(NAME, T, E, ...) [GM_##E] = NAME##_##E,
-static int (*const load[GM_N_CTYPES])(block *, const void *, size_t, size_t) = {
+static int (*const load[GM_N_CTYPES])(block *, const void *, size_t, size_t, bool) = {
     GM_REAL_CTYPES_WITH(ENTRY_, load) GM_HALF_CTYPES_WITH(ENTRY_, load)[GM_COMPLEX64] = load_gm_complex64,
     [GM_COMPLEX128] = load_gm_complex128};
 static void (*const store[GM_N_CTYPES])(void *, size_t, size_t, const block *, int, bool) = {
@@ -175,9 +182,15 @@ static void convert_range(void *arg, size_t begin, size_t end) {
   if (convert_half_fast(j, begin, end)) return;
   block b;
   bool uns = gm_ctype_kind(j->st) == GM_KIND_UINT;
+  /* integers of up to 32 bits into a floating type (real, half, complex)
+   * go through doubles, which hold them exactly: int64 -> float has no
+   * vector instruction before AVX-512DQ, int32 -> double and double ->
+   * float do (uint8 -> float32 of 16M: 2x faster) */
+  int dk = gm_ctype_kind(j->dt);
+  bool as_double = dk != GM_KIND_BOOL && dk != GM_KIND_INT && dk != GM_KIND_UINT;
   for (size_t off = begin; off < end; off += BLOCK) {
     size_t len = end - off < BLOCK ? end - off : BLOCK;
-    int form = load[j->st](&b, j->src, off, len);
+    int form = load[j->st](&b, j->src, off, len, as_double);
     store[j->dt](j->dst, off, len, &b, form, uns);
   }
 }
