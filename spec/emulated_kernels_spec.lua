@@ -451,6 +451,8 @@ describe("kernels/*.cu on the emulated device", function()
       -- starts the helper threads late).
       gm.with_cuda(EMU, function()
         local m = gm.mat(1 << 22, { ctype = ctype, initial_element = 0.5 })
+        local keys = gm.mat(1 << 20, { ctype = ctype }) -- 1M distinct keys: every radix pass runs
+        gm.uniform_random_(keys)
         for k, op in pairs {
           ["unary_kernel<" .. ctype .. ">"] = function() gm.tanh_(m) end,
           ["reduce_pass<" .. ctype .. ">"] = function() return m:sum() end,
@@ -461,7 +463,7 @@ describe("kernels/*.cu on the emulated device", function()
           -- (kernels/radix.cu; reductions take barrier-free forms on the
           -- CPU model above 8K elements, GM_AX_CPU_GPU_FORM)
           [ctype == "float" and "pair_lines_kernel<T>" or "radix_scatter_kernel<T>"] = function()
-            return ctype == "float" and gm.sort(m:reshape({ 2048, 2048 }), 2) or gm.sort(m)
+            return ctype == "float" and gm.sort(keys:reshape({ 1024, 1024 }), 2) or gm.sort(keys)
           end,
         } do
           local before = par()[k] or 0
