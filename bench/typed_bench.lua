@@ -15,8 +15,8 @@ local U = require "bench_util"
 local N = U.N16M
 
 -- (k * 37) % 251 + 1 for k = 0..n-1 as dtype, and its reverse
-local function int_mats(dtype)
-  local k = gm.arange(N)
+local function int_mats(dtype, n)
+  local k = gm.arange(n)
   local a = (gm.cmul(k, 37) % 251 + 1):astype(dtype)
   local b = gm.flip(a):copy()
   return a, b
@@ -34,15 +34,20 @@ local FORMS = {
   -- the half types (goal: within numpy's float16 time): computed in float32, rounded on store
   { "float16 a + b", "t_add", "float16", { "add" }, function(a, b) return function() return a + b end end },
   { "float16 gm.exp(a)", "t_exp", "float16", { "exp" }, function(a) return function() return gm.exp(a) end end },
+  -- complex (issue 26's goal: complex128 multiply of 4M elements <= 1.0x numpy's)
+  { "complex128 gm.multiply(a, b)", "t_mul", "complex128", { "multiply" },
+    function(a, b) return function() return gm.multiply(a, b) end end, U.N16M // 4, "4M" },
 }
 
 local EMU = { backend = "emulated" }
 
--- The operands of a form: a, b as dtype (b nil for the float pattern).
-local function operands(dtype, np_op)
-  if np_op == "t_exp" then return U.pattern_mat(gm, N, "float"):astype(dtype) end -- numpy's side: the pattern too
-  if dtype == "float32" then return U.pattern_mat(gm, N, "float") end
-  return int_mats(dtype)
+-- The operands of a form: a, b as dtype (b nil for the float pattern);
+-- n elements (default 16M).
+local function operands(dtype, np_op, n)
+  n = n or N
+  if np_op == "t_exp" then return U.pattern_mat(gm, n, "float"):astype(dtype) end -- numpy's side: the pattern too
+  if dtype == "float32" then return U.pattern_mat(gm, n, "float") end
+  return int_mats(dtype, n)
 end
 
 -- The form's timed function, on the host or inside the emulated device
@@ -50,13 +55,13 @@ end
 local function prepare_on(form, emulated)
   local make = form[5]
   if not emulated then
-    local a, b = operands(form[3], form[2])
+    local a, b = operands(form[3], form[2], form[6])
     local f = make(a, b)
     return U.last_of(f), nil, function() U.free(a, b) end
   end
   local a, b, f
   gm.with_cuda(EMU, function()
-    a, b = operands(form[3], form[2])
+    a, b = operands(form[3], form[2], form[6])
     f = make(a, b)
     f()
     gm.synchronize()
@@ -79,7 +84,7 @@ end
 -- barrier is then a few percent.
 local function emulated_case(form)
   return {
-    name = form[1] .. ", 16M, emulated device",
+    name = form[1] .. ", " .. (form[7] or "16M") .. ", emulated device",
     group = "typed",
     min_time = 0.5,
     requires = form[4],
@@ -95,13 +100,13 @@ end
 local function case(form)
   local label, np_op, dtype, requires = form[1], form[2], form[3], form[4]
   return {
-    name = label .. ", 16M",
+    name = label .. ", " .. (form[7] or "16M"),
     group = "typed",
     requires = requires,
     prepare = function() return prepare_on(form, false) end,
     against = { {
       label = "numpy",
-      numpy = { op = np_op, dtype = dtype, dims = { N } },
+      numpy = { op = np_op, dtype = dtype, dims = { form[6] or N } },
       goal = U.time_at_most(1.0, "numpy"),
     } },
   }

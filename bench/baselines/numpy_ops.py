@@ -192,6 +192,7 @@ def typed_op(op, shape, dtype):
         "t_floordiv": (lambda: a // b, "a // b"),
         "t_gt": (lambda: a > 0.5, "a > 0.5 (a bool array)"),
         "t_exp": (lambda: np.exp(a), "np.exp(a)"),
+        "t_mul": (lambda: a * b, "a * b"),
     }
     f, note = forms[op]
     return last_of(f), None, note
