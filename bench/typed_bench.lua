@@ -2,7 +2,9 @@
 -- 8): allocating expressions on 16M elements against numpy's same
 -- expressions in the same run, goal time <= 1.0x numpy's: int32 a + b,
 -- the whole int64 sum, uint8 -> float32 astype, int32 bitwise_and and
--- floor_divide, and float32 a:gt(0.5) (a bool mat, as numpy's a > 0.5).
+-- floor_divide, and float32 a:gt(0.5) (a bool mat, as numpy's a > 0.5);
+-- then issue "Typed mats II"'s rows: float16 add and exp, and complex128
+-- gm.multiply of 4M elements.
 -- Data: (k * 37) % 251 + 1 (never zero, so // divides by nonzero values),
 -- b the same reversed; the comparison reads the float pattern.  The same
 -- forms run again on the emulated device (inside gm.with_cuda, waiting
