@@ -138,6 +138,31 @@ static int get_dlpack_method(lua_State *L) {
   return 1;
 }
 
+/* Pushes {x, y} as a table of two integers. */
+static void push_pair(lua_State *L, lua_Integer x, lua_Integer y) {
+  lua_createtable(L, 2, 0);
+  lua_pushinteger(L, x);
+  lua_rawseti(L, -2, 1);
+  lua_pushinteger(L, y);
+  lua_rawseti(L, -2, 2);
+}
+
+/* The options table from_dlpack hands a producer's __dlpack: max_version
+ * {1, 1}, dl_device when asked for, copy unless "if needed". */
+static void push_request(lua_State *L, const gm_dlpack_options *o) {
+  lua_createtable(L, 0, 3);
+  push_pair(L, 1, 1);
+  lua_setfield(L, -2, "max_version");
+  if (o->dl_device_type) {
+    push_pair(L, o->dl_device_type, o->dl_device_id);
+    lua_setfield(L, -2, "dl_device");
+  }
+  if (o->copy != GM_DLPACK_COPY_IF_NEEDED) {
+    lua_pushboolean(L, o->copy == GM_DLPACK_COPY_ALWAYS);
+    lua_setfield(L, -2, "copy");
+  }
+}
+
 /* core.from_dlpack(x, {device, copy}): x a capsule, or an object with a
  * __dlpack method, called as x:__dlpack({max_version = {1, 1}, dl_device
  * = device, copy = copy}) (the array API's protocol). */
@@ -167,25 +192,7 @@ static int l_from_dlpack(lua_State *L) {
       return gml_argerror(L, 1, fn, "DLPack capsule or object with a __dlpack method expected, got %s",
                           luaL_typename(L, 1));
     lua_pushvalue(L, 1);
-    lua_createtable(L, 0, 3);
-    lua_createtable(L, 2, 0);
-    lua_pushinteger(L, 1);
-    lua_rawseti(L, -2, 1);
-    lua_pushinteger(L, 1);
-    lua_rawseti(L, -2, 2);
-    lua_setfield(L, -2, "max_version");
-    if (o.dl_device_type) {
-      lua_createtable(L, 2, 0);
-      lua_pushinteger(L, o.dl_device_type);
-      lua_rawseti(L, -2, 1);
-      lua_pushinteger(L, o.dl_device_id);
-      lua_rawseti(L, -2, 2);
-      lua_setfield(L, -2, "dl_device");
-    }
-    if (o.copy != GM_DLPACK_COPY_IF_NEEDED) {
-      lua_pushboolean(L, o.copy == GM_DLPACK_COPY_ALWAYS);
-      lua_setfield(L, -2, "copy");
-    }
+    push_request(L, &o);
     lua_call(L, 2, 1);
     if (!luaL_testudata(L, -1, GML_DLPACK_MT))
       return gml_argerror(L, 1, fn, "its __dlpack method returned %s, not a DLPack capsule", luaL_typename(L, -1));
