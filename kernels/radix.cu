@@ -3,7 +3,8 @@
 // gm_sort_radix_min() elements or more here).
 // - Sort and argsort of the 4-byte types, any number of lines: (key,
 //   position) pairs as the host sorts them (below, "pairs").
-// - Other types and ops, a few long lines one after the other: per pass of
+// - Other types and ops, a few long lines one after the other: the plan
+//   (which passes move nothing, found on the device), then per pass of
 //   8 bits, the chunks' histograms (an item per chunk), the counts' scan
 //   (an item per digit, then one for the digits' bases) and the chunks'
 //   stable scatter (a block per chunk, its counters in shared memory);
@@ -91,30 +92,109 @@ __device__ inline void rows_scan(uint32_t *cnt, uint32_t *tot, unsigned lanes, u
 // Blocks of a block-per-item launch over n items (at most 65535).
 inline int pair_grid(size_t n) { return n < 65535 ? (int)n : 65535; }
 
+// A long line's pass plan (values and int64 positions, 8 bits a pass),
+// on the device: radix_plan_kernel sets it from the bits where the keys
+// differ, so that a pass whose digit is the same in every element (the
+// host skips those too, by their counts) moves nothing here either, with
+// no count coming back to the host.  run[p]: where the run is before pass
+// p (0: the line x itself, at its stride; 1: w[0, len); 2: w[len, 2 len)).
+#define RADIX_MAX_PASSES 8
+struct radix_plan {
+  unsigned char skip[RADIX_MAX_PASSES];
+  unsigned char run[RADIX_MAX_PASSES + 1];
+};
+
+// The run before pass p (values; positions: NULL in x, whose positions are
+// the indices) and where pass p writes.
 template <typename T>
-__global__ void radix_hist_kernel(int desc, unsigned shift, size_t nch, size_t chunk, size_t len, size_t st, const T *src,
-                            size_t *cnt) {
-  GRID_STRIDE(c, nch) { chunk_hist(desc, shift, c, chunk, len, st, src, cnt); }
-}
-
-__global__ void radix_digit_scan_kernel(size_t nch, size_t *cnt, size_t *tot) {
-  GRID_STRIDE(d, (size_t)GM_RADIX_DIGITS) { gm_radix_digit_scan(d, nch, cnt, tot); }
-}
-
-__global__ void radix_bases_kernel(size_t *tot) {
-  GRID_STRIDE(i, (size_t)1) { gm_radix_exclusive(tot, GM_RADIX_DIGITS); }
-}
-
-// Block per chunk: the chunk's elements (and positions: si, or their index
-// k; di NULL: values only) to their offsets, cnt's after
-// gm_radix_digit_scan plus tot's after the bases, thread t its part.
+struct radix_bufs {
+  const T *src;
+  const int64_t *si;
+  size_t st;
+  T *dv;
+  int64_t *di;
+};
 template <typename T>
-__global__ void radix_scatter_kernel(int desc, unsigned shift, size_t nch, size_t chunk, size_t len, size_t st,
-                                     const T *src, const int64_t *si, T *dv, int64_t *di, const size_t *cnt,
+__device__ inline radix_bufs<T> plan_bufs(const radix_plan *pl, unsigned p, size_t len, size_t inner, const T *x, T *w,
+                                          int64_t *wi) {
+  const unsigned r = pl->run[p];
+  const size_t so = r == 2 ? len : 0, dn = r == 1 ? len : 0;
+  radix_bufs<T> b = {r ? w + so : x, r && wi ? wi + so : NULL, r ? 1 : inner, w + dn, wi ? wi + dn : NULL};
+  return b;
+}
+
+// Chunk c of the line: the bits where its keys differ from the first key.
+template <typename T>
+__global__ void radix_diff_kernel(int desc, size_t nch, size_t chunk, size_t len, size_t st, const T *x,
+                                  uint64_t *diff) {
+  GRID_STRIDE(c, nch) {
+    const uint64_t k0 = radix_key(x[0], desc);
+    const size_t lo = c * chunk, hi = len - lo < chunk ? len : lo + chunk;
+    uint64_t acc = 0;
+    for (size_t k = lo; k < hi; k++) acc |= radix_key(x[k * st], desc) ^ k0;
+    diff[c] = acc;
+  }
+}
+
+// One item: the plan of `passes` passes from the chunks' diff.  When every
+// pass would be skipped (all keys equal), the last one runs (a stable
+// copy), so the sorted run always ends in w.
+__global__ void radix_plan_kernel(size_t nch, unsigned passes, const uint64_t *diff, radix_plan *pl) {
+  GRID_STRIDE(i, (size_t)1) {
+    uint64_t d = 0;
+    for (size_t c = 0; c < nch; c++) d |= diff[c];
+    unsigned r = 0;
+    for (unsigned p = 0; p < passes; p++) {
+      const int skip = ((d >> (8 * p)) & 255u) == 0 && !(p + 1 == passes && r == 0);
+      pl->skip[p] = (unsigned char)skip;
+      pl->run[p] = (unsigned char)r;
+      if (!skip) r = r == 1 ? 2 : 1;
+    }
+    pl->run[passes] = (unsigned char)r;
+  }
+}
+
+template <typename T>
+__global__ void radix_hist_kernel(int desc, unsigned p, size_t nch, size_t chunk, size_t len, size_t inner, const T *x,
+                                  T *w, const radix_plan *pl, size_t *cnt) {
+  GRID_STRIDE(c, nch) {
+    if (pl->skip[p]) continue;
+    const radix_bufs<T> b = plan_bufs<T>(pl, p, len, inner, x, w, (int64_t *)NULL);
+    chunk_hist(desc, 8 * p, c, chunk, len, b.st, b.src, cnt);
+  }
+}
+
+// pl NULL: no plan (the pairs' split); else nothing when pass p is skipped
+__global__ void radix_digit_scan_kernel(size_t nch, size_t *cnt, size_t *tot, const radix_plan *pl, unsigned p) {
+  GRID_STRIDE(d, (size_t)GM_RADIX_DIGITS) {
+    if (!pl || !pl->skip[p]) gm_radix_digit_scan(d, nch, cnt, tot);
+  }
+}
+
+__global__ void radix_bases_kernel(size_t *tot, const radix_plan *pl, unsigned p) {
+  GRID_STRIDE(i, (size_t)1) {
+    if (!pl || !pl->skip[p]) gm_radix_exclusive(tot, GM_RADIX_DIGITS);
+  }
+}
+
+// Block per chunk of pass p (nothing when the plan skips it): the chunk's
+// elements (and positions: si, or their index k; di NULL: values only) to
+// their offsets, cnt's after gm_radix_digit_scan plus tot's after the
+// bases, thread t its part.
+template <typename T>
+__global__ void radix_scatter_kernel(int desc, unsigned p, size_t nch, size_t chunk, size_t len, size_t inner,
+                                     const T *x, T *w, int64_t *wi, const radix_plan *pl, const size_t *cnt,
                                      const size_t *tot) {
   __shared__ uint32_t c[GM_RADIX_DIGITS * RP];
   __shared__ size_t base[GM_RADIX_DIGITS];
-  const unsigned t = threadIdx.x;
+  if (pl->skip[p]) return; // (the same in every thread of the block)
+  const radix_bufs<T> b = plan_bufs<T>(pl, p, len, inner, x, w, wi);
+  const T *src = b.src;
+  const int64_t *si = b.si;
+  T *dv = b.dv;
+  int64_t *di = b.di;
+  const size_t st = b.st;
+  const unsigned t = threadIdx.x, shift = 8 * p;
   for (size_t ch = blockIdx.x; ch < nch; ch += gridDim.x) {
     const size_t lo = ch * chunk, m = len - lo < chunk ? len - lo : chunk;
     const pair_lane r = lane_part(m, RB, t);
@@ -135,46 +215,59 @@ __global__ void radix_scatter_kernel(int desc, unsigned shift, size_t nch, size_
   }
 }
 
+// The sorted run after the plan's last pass p (never the line itself).
+template <typename T>
+__device__ inline radix_bufs<T> plan_done(const radix_plan *pl, unsigned p, size_t len, T *w, int64_t *wi) {
+  const size_t so = pl->run[p] == 2 ? len : 0;
+  radix_bufs<T> b = {w + so, wi ? wi + so : NULL, 1, NULL, NULL};
+  return b;
+}
+
 // argsort's (and sort's) copy out: element k of the sorted run
 template <typename T>
-__global__ void radix_out_kernel(size_t len, size_t inner, const T *s, const int64_t *si, T *y, int64_t *yi) {
+__global__ void radix_out_kernel(size_t len, size_t inner, T *w, int64_t *wi, const radix_plan *pl, T *y, int64_t *yi) {
   GRID_STRIDE(k, len) {
-    finish(GM_LINES_ARGSORT, 1, inner, s + k, si ? si + k : NULL, y ? y + k * inner : NULL, yi ? yi + k * inner : NULL);
+    const radix_bufs<T> b = plan_done<T>(pl, sizeof(T), len, w, wi);
+    finish(GM_LINES_ARGSORT, 1, inner, b.src + k, b.si ? b.si + k : NULL, y ? y + k * inner : NULL,
+           yi ? yi + k * inner : NULL);
   }
 }
 
 // mode and unique of the sorted run: one item
 template <typename T>
-__global__ void radix_finish_kernel(int op, size_t len, const T *s, const int64_t *si, T *y, int64_t *yi) {
-  GRID_STRIDE(i, (size_t)1) { finish(op, len, 1, s, si, y, yi); }
+__global__ void radix_finish_kernel(int op, size_t len, T *w, int64_t *wi, const radix_plan *pl, T *y, int64_t *yi) {
+  GRID_STRIDE(i, (size_t)1) {
+    const radix_bufs<T> b = plan_done<T>(pl, sizeof(T), len, w, wi);
+    finish(op, len, 1, b.src, b.si, y, yi);
+  }
 }
 
 // One long line x (stride inner) sorted into the scratch w (2 len values)
 // and wi (2 len indices, or NULL), then written out to y/yi; cnt holds
-// (nch + 1) x 256 counts.  Every pass runs (the host skips those of one
-// digit; here that would need the counts back on the host): the sorted run
-// ends at 0 for an odd number of passes, at len for an even one.
+// (nch + 1) x 256 counts, diff nch words, pl the plan.  Every pass is
+// launched; the plan (above) makes those of one digit return at once,
+// as the host skips them.
 template <typename T>
 void sort_long(int op, int desc, size_t len, size_t inner, size_t chunk, const T *x, T *y, int64_t *yi, T *w,
-               int64_t *wi, size_t *cnt, void *s) {
+               int64_t *wi, size_t *cnt, uint64_t *diff, radix_plan *pl, void *s) {
   const size_t nch = gm_radix_chunks(len, chunk);
-  size_t *tot = cnt + nch * GM_RADIX_DIGITS, o = 0, st = inner;
-  const T *src = x;
-  const int64_t *si = NULL;
+  size_t *tot = cnt + nch * GM_RADIX_DIGITS;
+  const unsigned passes = (unsigned)sizeof(T);
   gm_launch gc(nch, s), gd(GM_RADIX_DIGITS, s), g1(1, s), ge(len, s);
-  for (unsigned p = 0; p < sizeof(T); p++) {
-    const unsigned shift = 8 * p;
-    GM_LAUNCH_RANGE(radix_hist_kernel<T>, gc.grid, gc.block, gc.s, nch, chunk)(desc, shift, nch, chunk, len, st, src, cnt);
-    GM_LAUNCH_RANGE(radix_digit_scan_kernel, gd.grid, gd.block, gd.s, GM_RADIX_DIGITS, nch)(nch, cnt, tot);
-    GM_LAUNCH_RANGE(radix_bases_kernel, g1.grid, g1.block, g1.s, 1, GM_RADIX_DIGITS)(tot);
+  GM_LAUNCH_RANGE(radix_diff_kernel<T>, gc.grid, gc.block, gc.s, nch, chunk)(desc, nch, chunk, len, inner, x, diff);
+  GM_LAUNCH_RANGE(radix_plan_kernel, g1.grid, g1.block, g1.s, 1, nch)(nch, passes, diff, pl);
+  for (unsigned p = 0; p < passes; p++) {
+    GM_LAUNCH_RANGE(radix_hist_kernel<T>, gc.grid, gc.block, gc.s, nch, chunk)(desc, p, nch, chunk, len, inner, x, w, pl,
+                                                                             cnt);
+    GM_LAUNCH_RANGE(radix_digit_scan_kernel, gd.grid, gd.block, gd.s, GM_RADIX_DIGITS, nch)(nch, cnt, tot, pl, p);
+    GM_LAUNCH_RANGE(radix_bases_kernel, g1.grid, g1.block, g1.s, 1, GM_RADIX_DIGITS)(tot, pl, p);
     GM_LAUNCH_SYNC_WORK(radix_scatter_kernel<T>, pair_grid(nch), RB, gc.s, 3.0 * (double)chunk)(
-        desc, shift, nch, chunk, len, st, src, si, w + o, wi ? wi + o : NULL, cnt, tot);
-    src = w + o, si = wi ? wi + o : NULL, st = 1, o = len - o;
+        desc, p, nch, chunk, len, inner, x, w, wi, pl, cnt, tot);
   }
   if (op == GM_LINES_ARGSORT)
-    GM_LAUNCH_RANGE(radix_out_kernel<T>, ge.grid, ge.block, ge.s, len, 2)(len, inner, src, si, y, yi);
+    GM_LAUNCH_RANGE(radix_out_kernel<T>, ge.grid, ge.block, ge.s, len, 2)(len, inner, w, wi, pl, y, yi);
   else
-    GM_LAUNCH_RANGE(radix_finish_kernel<T>, g1.grid, g1.block, g1.s, 1, 4 * len)(op, len, src, si, y, yi);
+    GM_LAUNCH_RANGE(radix_finish_kernel<T>, g1.grid, g1.block, g1.s, 1, 4 * len)(op, len, w, wi, pl, y, yi);
 }
 
 template <typename T>
@@ -182,15 +275,18 @@ int few_long(int op, int flag, size_t lines, size_t len, size_t inner, size_t ch
              const gm_launch_ctx *lc) {
   const size_t nch = gm_radix_chunks(len, chunk), vb = (2 * len * sizeof(T) + 7) / 8 * 8;
   const size_t ib = yi ? 2 * len * sizeof(int64_t) : 0, on = gm_lines_out_len(op, len);
+  const size_t cb = (nch + 1) * GM_RADIX_DIGITS * sizeof(size_t), db = nch * sizeof(uint64_t);
   void *w = NULL;
-  int err = gm_scratch_alloc(lc, vb + ib + (nch + 1) * GM_RADIX_DIGITS * sizeof(size_t), &w);
+  int err = gm_scratch_alloc(lc, vb + ib + cb + db + sizeof(radix_plan), &w);
   if (err != 0) return err;
   int64_t *wi = yi ? (int64_t *)(void *)((char *)w + vb) : NULL;
   size_t *cnt = (size_t *)(void *)((char *)w + vb + ib);
+  uint64_t *diff = (uint64_t *)(void *)((char *)w + vb + ib + cb);
+  radix_plan *pl = (radix_plan *)(void *)((char *)w + vb + ib + cb + db);
   for (size_t i = 0; i < lines; i++) {
     size_t s = gm_scan_line_start(i, len, inner), o = gm_scan_line_start(i, on, inner);
     sort_long<T>(op, op == GM_LINES_ARGSORT && flag, len, inner, chunk, x + s, y ? y + o : NULL, yi ? yi + o : NULL,
-                 (T *)w, wi, cnt, lc->stream);
+                 (T *)w, wi, cnt, diff, pl, lc->stream);
   }
   err = (int)cudaGetLastError();
   gm_scratch_free(lc, w);
@@ -411,8 +507,9 @@ int pair_long(int desc, size_t lines, size_t len, size_t inner, size_t chunk, co
     GM_LAUNCH_RANGE(pair_diff_kernel<T>, gc.grid, gc.block, gc.s, nch, chunk)(desc, nch, chunk, len, inner, xl, diff);
     GM_LAUNCH_RANGE(pair_pick_kernel, g1.grid, g1.block, g1.s, 1, nch)(nch, diff, sp);
     GM_LAUNCH_RANGE(pair_hist_kernel<T>, gc.grid, gc.block, gc.s, nch, chunk)(desc, nch, chunk, len, inner, xl, sp, cnt);
-    GM_LAUNCH_RANGE(radix_digit_scan_kernel, gd.grid, gd.block, gd.s, GM_RADIX_DIGITS, nch)(nch, cnt, tot);
-    GM_LAUNCH_RANGE(radix_bases_kernel, g1.grid, g1.block, g1.s, 1, GM_RADIX_DIGITS)(tot);
+    const radix_plan *none = NULL; // (no plan: every launch runs)
+    GM_LAUNCH_RANGE(radix_digit_scan_kernel, gd.grid, gd.block, gd.s, GM_RADIX_DIGITS, nch)(nch, cnt, tot, none, 0u);
+    GM_LAUNCH_RANGE(radix_bases_kernel, g1.grid, g1.block, g1.s, 1, GM_RADIX_DIGITS)(tot, none, 0u);
     GM_LAUNCH_SYNC_WORK(pair_split_kernel<T>, pair_grid(nch), RB, gc.s, 3.0 * (double)chunk)(desc, nch, chunk, len, inner,
                                                                                         xl, sp, cnt, tot, a);
     GM_LAUNCH_SYNC_WORK(pair_buckets_kernel<T>, GM_RADIX_DIGITS, RB, gc.s, 8.0 * (double)len / GM_RADIX_DIGITS)(

@@ -149,7 +149,8 @@ static const uint32_t compact_nib[256] = {
 __attribute__((target("avx2,popcnt"))) static void compact_avx2(size_t es, size_t *a, size_t b, const bool *m,
                                                                 size_t *o, size_t hi, const void *x, void *y) {
   const __m256i zero = _mm256_setzero_si256(), seven = _mm256_set1_epi32(7);
-  const __m256i sh32 = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28), sh64 = _mm256_setr_epi32(0, 0, 4, 4, 8, 8, 12, 12);
+  const __m256i sh32 = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
+  const __m256i sh64 = _mm256_setr_epi32(0, 0, 4, 4, 8, 8, 12, 12);
   const __m256i odd = _mm256_setr_epi32(0, 1, 0, 1, 0, 1, 0, 1);
   size_t k = *a, p = *o;
   for (; k + 32 <= b && p + 32 <= hi; k += 32) {
