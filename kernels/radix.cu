@@ -9,8 +9,10 @@
 //   (an item per digit, then one for the digits' bases) and the chunks'
 //   stable scatter (a block per chunk, its counters in shared memory);
 //   then the sorted run written out (an item per element) or, for mode and
-//   unique, finished by one item.  Their many lines stay with
-//   kernels/scan.cu's merge sort, a line per item.
+//   unique, finished by one item.  Their many lines: sort and argsort a
+//   block per line, keys and positions in two arrays (below, "many lines of
+//   the other types"); mode and unique stay with kernels/scan.cu's merge
+//   sort, a line per item.
 // The scratch comes from the launch's stream-ordered allocator.
 // Launchers return the cudaError_t of the launches.
 #include <cuda_runtime.h>
@@ -553,6 +555,103 @@ int pair_lines(int op, int flag, size_t lines, size_t len, size_t inner, size_t 
   return pair_many<T>(desc, lines, len, inner, x, y, yi, lc);
 }
 
+// ---- many lines of the other types: (key, position) in two arrays ----
+//
+// Sort and argsort of many lines whose keys do not fit a pair (float64,
+// int64, uint64, and the 1- and 2-byte types) went to kernels/scan.cu's
+// merge sort, a line per thread.  Here a block per line, as pair_many:
+// the line's keys (uint64) and uint32 positions sorted by LSD passes of 8
+// bits with the block-level counters (passes of one digit skipped), then
+// the values gathered from the line by position (exact: -0.0 and NaN
+// payloads as they were; the output is a new mat, never x).
+
+// The stable sort of keys k[0, m) with positions q[0, m) (scratch k2, q2)
+// by the key bits [0, bits), 8 a pass, by every thread of the block;
+// returns whether the sorted run ended in k2/q2.
+__device__ int sort_keys(uint64_t *k, uint32_t *q, uint64_t *k2, uint32_t *q2, size_t m, unsigned bits,
+                         uint32_t *cnt, uint32_t *tot, int *trivial) {
+  const unsigned t = threadIdx.x, lanes = seg_lanes(m) < blockDim.x ? seg_lanes(m) : blockDim.x;
+  const pair_lane r = lane_part(m, lanes, t);
+  int flip = 0;
+  for (unsigned b = 0; b < bits; b += 8) {
+    if (t < lanes) {
+      for (unsigned d = 0; d < GM_RADIX_DIGITS; d++) cnt[d * RP + t] = 0;
+      for (size_t i = r.lo; i < r.hi; i++) cnt[((k[i] >> b) & 255u) * RP + t]++;
+    }
+    __syncthreads();
+    rows_scan(cnt, tot, lanes, t);
+    __syncthreads();
+    if (t == 0) *trivial = digits_scan(tot, m);
+    __syncthreads();
+    if (!*trivial) {
+      if (t < lanes) {
+        for (unsigned d = 0; d < GM_RADIX_DIGITS; d++) cnt[d * RP + t] += tot[d];
+        for (size_t i = r.lo; i < r.hi; i++) {
+          const uint32_t o = cnt[((k[i] >> b) & 255u) * RP + t]++;
+          k2[o] = k[i];
+          q2[o] = q[i];
+        }
+      }
+      uint64_t *ks = k;
+      uint32_t *qs = q;
+      k = k2, q = q2, k2 = ks, q2 = qs;
+      flip ^= 1;
+    }
+    __syncthreads(); // the scatter done (and *trivial read) before the next pass
+  }
+  return flip;
+}
+
+// Block i of the batch: line first + i of x (lines of len at stride
+// inner), its keys and positions in ka/qa[2 i len, +2 len).
+template <typename T>
+__global__ void key_lines_kernel(int desc, size_t first, size_t nl, size_t len, size_t inner, const T *x, T *y,
+                                 int64_t *yi, uint64_t *ka, uint32_t *qa) {
+  __shared__ uint32_t cnt[GM_RADIX_DIGITS * RP];
+  __shared__ uint32_t tot[GM_RADIX_DIGITS];
+  __shared__ int trivial;
+  const unsigned t = threadIdx.x;
+  const pair_lane r = lane_part(len, seg_lanes(len) < blockDim.x ? seg_lanes(len) : blockDim.x, t);
+  for (size_t i = blockIdx.x; i < nl; i += gridDim.x) {
+    const size_t s = gm_scan_line_start(first + i, len, inner);
+    uint64_t *k = ka + 2 * i * len;
+    uint32_t *q = qa + 2 * i * len;
+    for (size_t j = r.lo; j < r.hi; j++) { // the part this thread counts
+      k[j] = radix_key(x[s + j * inner], desc);
+      q[j] = (uint32_t)j;
+    }
+    const uint32_t *o = sort_keys(k, q, k + len, q + len, len, 8u * (unsigned)sizeof(T), cnt, tot, &trivial) ? q + len : q;
+    for (size_t j = r.lo; j < r.hi; j++) {
+      const size_t at = s + j * inner;
+      if (y) y[at] = x[s + (size_t)o[j] * inner];
+      if (yi) yi[at] = (int64_t)o[j] + 1;
+    }
+  }
+}
+
+// Many lines: batches whose keys, positions and scratch take at most
+// 24 MiB (at least one line), a block per line.
+template <typename T>
+int key_many(int desc, size_t lines, size_t len, size_t inner, const T *x, T *y, int64_t *yi, const gm_launch_ctx *lc) {
+  const unsigned block = seg_lanes(len) > 1 ? seg_lanes(len) : 2; // (as pair_many: fibers need two)
+  size_t nb = ((size_t)1 << 20) / len;
+  nb = nb < 1 ? 1 : nb > lines ? lines : nb;
+  const size_t kb = 2 * nb * len * sizeof(uint64_t);
+  void *w = NULL;
+  int err = gm_scratch_alloc(lc, kb + 2 * nb * len * sizeof(uint32_t), &w);
+  if (err != 0) return err;
+  uint64_t *ka = (uint64_t *)w;
+  uint32_t *qa = (uint32_t *)(void *)((char *)w + kb);
+  for (size_t first = 0; first < lines; first += nb) {
+    const size_t nl = lines - first < nb ? lines - first : nb;
+    GM_LAUNCH_SYNC_WORK(key_lines_kernel<T>, pair_grid(nl), block, (cudaStream_t)lc->stream, 16.0 * (double)len)(
+        desc, first, nl, len, inner, x, y, yi, ka, qa);
+  }
+  err = (int)cudaGetLastError();
+  gm_scratch_free(lc, w);
+  return err;
+}
+
 // ---- the selection of topk and kthvalue (kernels/select.h) ----
 
 template <typename T>
@@ -636,7 +735,11 @@ extern "C" int gm_cuda_radix_lines(int ctype, int op, int flag, size_t outer, si
       return pair_lines<int32_t>(op, flag, lines, len, inner, chunk, (const int32_t *)x, (int32_t *)y, yi, lc);
     return pair_lines<uint32_t>(op, flag, lines, len, inner, chunk, (const uint32_t *)x, (uint32_t *)y, yi, lc);
   }
-#define LAUNCH(T) return few_long<T>(op, flag, lines, len, inner, chunk, (const T *)x, (T *)y, yi, lc);
+  const bool many = !(lines <= GM_RADIX_FEW_LINES && len > chunk); // (only sort and argsort: gm_radix_keys_fit)
+  const int desc = op == GM_LINES_ARGSORT && flag;
+#define LAUNCH(T)                                                                                  \
+  return many ? key_many<T>(desc, lines, len, inner, (const T *)x, (T *)y, yi, lc)                 \
+              : few_long<T>(op, flag, lines, len, inner, chunk, (const T *)x, (T *)y, yi, lc);
   switch (ctype) {
     GM_REAL_CTYPES_WITH(GM_CTYPE_DO_CASE_, LAUNCH)
     default:
