@@ -106,22 +106,34 @@ struct radix_plan {
   unsigned char run[RADIX_MAX_PASSES + 1];
 };
 
+// A long line's element type T and the type P of its positions in the
+// scratch: uint32_t for sort and argsort of lines within 2^32 elements
+// (12 bytes moved per element and pass instead of 16: the scatter's
+// random stores are most of its time), int64_t for mode and unique (their
+// finish reads int64 positions).  One template argument for the kernels
+// (a launch macro's argument holds no comma).
+template <typename T_, typename P_>
+struct radix_kind {
+  typedef T_ T;
+  typedef P_ P;
+};
+
 // The run before pass p (values; positions: NULL in x, whose positions are
 // the indices) and where pass p writes.
-template <typename T>
+template <typename T, typename P>
 struct radix_bufs {
   const T *src;
-  const int64_t *si;
+  const P *si;
   size_t st;
   T *dv;
-  int64_t *di;
+  P *di;
 };
-template <typename T>
-__device__ inline radix_bufs<T> plan_bufs(const radix_plan *pl, unsigned p, size_t len, size_t inner, const T *x, T *w,
-                                          int64_t *wi) {
+template <typename T, typename P>
+__device__ inline radix_bufs<T, P> plan_bufs(const radix_plan *pl, unsigned p, size_t len, size_t inner, const T *x,
+                                             T *w, P *wi) {
   const unsigned r = pl->run[p];
   const size_t so = r == 2 ? len : 0, dn = r == 1 ? len : 0;
-  radix_bufs<T> b = {r ? w + so : x, r && wi ? wi + so : NULL, r ? 1 : inner, w + dn, wi ? wi + dn : NULL};
+  radix_bufs<T, P> b = {r ? w + so : x, r && wi ? wi + so : NULL, r ? 1 : inner, w + dn, wi ? wi + dn : NULL};
   return b;
 }
 
@@ -161,7 +173,7 @@ __global__ void radix_hist_kernel(int desc, unsigned p, size_t nch, size_t chunk
                                   T *w, const radix_plan *pl, size_t *cnt) {
   GRID_STRIDE(c, nch) {
     if (pl->skip[p]) continue;
-    const radix_bufs<T> b = plan_bufs<T>(pl, p, len, inner, x, w, (int64_t *)NULL);
+    const radix_bufs<T, int64_t> b = plan_bufs<T, int64_t>(pl, p, len, inner, x, w, (int64_t *)NULL);
     chunk_hist(desc, 8 * p, c, chunk, len, b.st, b.src, cnt);
   }
 }
@@ -183,18 +195,20 @@ __global__ void radix_bases_kernel(size_t *tot, const radix_plan *pl, unsigned p
 // elements (and positions: si, or their index k; di NULL: values only) to
 // their offsets, cnt's after gm_radix_digit_scan plus tot's after the
 // bases, thread t its part.
-template <typename T>
+template <typename K>
 __global__ void radix_scatter_kernel(int desc, unsigned p, size_t nch, size_t chunk, size_t len, size_t inner,
-                                     const T *x, T *w, int64_t *wi, const radix_plan *pl, const size_t *cnt,
-                                     const size_t *tot) {
+                                     const typename K::T *x, typename K::T *w, typename K::P *wi, const radix_plan *pl,
+                                     const size_t *cnt, const size_t *tot) {
+  typedef typename K::T T;
+  typedef typename K::P P;
   __shared__ uint32_t c[GM_RADIX_DIGITS * RP];
   __shared__ size_t base[GM_RADIX_DIGITS];
   if (pl->skip[p]) return; // (the same in every thread of the block)
-  const radix_bufs<T> b = plan_bufs<T>(pl, p, len, inner, x, w, wi);
+  const radix_bufs<T, P> b = plan_bufs<T, P>(pl, p, len, inner, x, w, wi);
   const T *src = b.src;
-  const int64_t *si = b.si;
+  const P *si = b.si;
   T *dv = b.dv;
-  int64_t *di = b.di;
+  P *di = b.di;
   const size_t st = b.st;
   const unsigned t = threadIdx.x, shift = 8 * p;
   for (size_t ch = blockIdx.x; ch < nch; ch += gridDim.x) {
@@ -209,37 +223,39 @@ __global__ void radix_scatter_kernel(int desc, unsigned p, size_t nch, size_t ch
     for (size_t k = lo + r.lo; k < lo + r.hi; k++) {
       const T v = src[k * st];
       const unsigned d = (unsigned)(radix_key(v, desc) >> shift & 255u);
-      const size_t p = base[d] + c[d * RP + t]++;
-      dv[p] = v;
-      if (di) di[p] = si ? si[k] : (int64_t)k;
+      const size_t at = base[d] + c[d * RP + t]++;
+      dv[at] = v;
+      if (di) di[at] = si ? si[k] : (P)k;
     }
     __syncthreads(); // c and base read before the next chunk's
   }
 }
 
 // The sorted run after the plan's last pass p (never the line itself).
-template <typename T>
-__device__ inline radix_bufs<T> plan_done(const radix_plan *pl, unsigned p, size_t len, T *w, int64_t *wi) {
+template <typename T, typename P>
+__device__ inline radix_bufs<T, P> plan_done(const radix_plan *pl, unsigned p, size_t len, T *w, P *wi) {
   const size_t so = pl->run[p] == 2 ? len : 0;
-  radix_bufs<T> b = {w + so, wi ? wi + so : NULL, 1, NULL, NULL};
+  radix_bufs<T, P> b = {w + so, wi ? wi + so : NULL, 1, NULL, NULL};
   return b;
 }
 
-// argsort's (and sort's) copy out: element k of the sorted run
-template <typename T>
-__global__ void radix_out_kernel(size_t len, size_t inner, T *w, int64_t *wi, const radix_plan *pl, T *y, int64_t *yi) {
+// argsort's (and sort's) copy out: element k of the sorted run, its
+// position 1-based (gm_radix_finish_E's argsort, for either position type)
+template <typename K>
+__global__ void radix_out_kernel(size_t len, size_t inner, typename K::T *w, typename K::P *wi, const radix_plan *pl,
+                                 typename K::T *y, int64_t *yi) {
   GRID_STRIDE(k, len) {
-    const radix_bufs<T> b = plan_done<T>(pl, sizeof(T), len, w, wi);
-    finish(GM_LINES_ARGSORT, 1, inner, b.src + k, b.si ? b.si + k : NULL, y ? y + k * inner : NULL,
-           yi ? yi + k * inner : NULL);
+    const radix_bufs<typename K::T, typename K::P> b = plan_done(pl, sizeof(typename K::T), len, w, wi);
+    if (y) y[k * inner] = b.src[k];
+    if (yi) yi[k * inner] = (int64_t)b.si[k] + 1;
   }
 }
 
-// mode and unique of the sorted run: one item
+// mode and unique of the sorted run (int64 positions): one item
 template <typename T>
 __global__ void radix_finish_kernel(int op, size_t len, T *w, int64_t *wi, const radix_plan *pl, T *y, int64_t *yi) {
   GRID_STRIDE(i, (size_t)1) {
-    const radix_bufs<T> b = plan_done<T>(pl, sizeof(T), len, w, wi);
+    const radix_bufs<T, int64_t> b = plan_done(pl, sizeof(T), len, w, wi);
     finish(op, len, 1, b.src, b.si, y, yi);
   }
 }
@@ -249,9 +265,10 @@ __global__ void radix_finish_kernel(int op, size_t len, T *w, int64_t *wi, const
 // (nch + 1) x 256 counts, diff nch words, pl the plan.  Every pass is
 // launched; the plan (above) makes those of one digit return at once,
 // as the host skips them.
-template <typename T>
-void sort_long(int op, int desc, size_t len, size_t inner, size_t chunk, const T *x, T *y, int64_t *yi, T *w,
-               int64_t *wi, size_t *cnt, uint64_t *diff, radix_plan *pl, void *s) {
+template <typename T, typename P>
+void sort_long(int op, int desc, size_t len, size_t inner, size_t chunk, const T *x, T *y, int64_t *yi, T *w, P *wi,
+               size_t *cnt, uint64_t *diff, radix_plan *pl, void *s) {
+  typedef radix_kind<T, P> K;
   const size_t nch = gm_radix_chunks(len, chunk);
   size_t *tot = cnt + nch * GM_RADIX_DIGITS;
   const unsigned passes = (unsigned)sizeof(T);
@@ -263,36 +280,47 @@ void sort_long(int op, int desc, size_t len, size_t inner, size_t chunk, const T
                                                                              cnt);
     GM_LAUNCH_RANGE(radix_digit_scan_kernel, gd.grid, gd.block, gd.s, GM_RADIX_DIGITS, nch)(nch, cnt, tot, pl, p);
     GM_LAUNCH_RANGE(radix_bases_kernel, g1.grid, g1.block, g1.s, 1, GM_RADIX_DIGITS)(tot, pl, p);
-    GM_LAUNCH_SYNC_WORK(radix_scatter_kernel<T>, pair_grid(nch), RB, gc.s, 3.0 * (double)chunk)(
+    GM_LAUNCH_SYNC_WORK(radix_scatter_kernel<K>, pair_grid(nch), RB, gc.s, 3.0 * (double)chunk)(
         desc, p, nch, chunk, len, inner, x, w, wi, pl, cnt, tot);
   }
   if (op == GM_LINES_ARGSORT)
-    GM_LAUNCH_RANGE(radix_out_kernel<T>, ge.grid, ge.block, ge.s, len, 2)(len, inner, w, wi, pl, y, yi);
-  else
-    GM_LAUNCH_RANGE(radix_finish_kernel<T>, g1.grid, g1.block, g1.s, 1, 4 * len)(op, len, w, wi, pl, y, yi);
+    GM_LAUNCH_RANGE(radix_out_kernel<K>, ge.grid, ge.block, ge.s, len, 2)(len, inner, w, wi, pl, y, yi);
+  else // (mode and unique: P is int64_t, few_long)
+    GM_LAUNCH_RANGE(radix_finish_kernel<T>, g1.grid, g1.block, g1.s, 1, 4 * len)(op, len, w, (int64_t *)(void *)wi,
+                                                                                 pl, y, yi);
+}
+
+// few_long with positions of type P (radix_kind)
+template <typename T, typename P>
+int few_long_as(int op, int flag, size_t lines, size_t len, size_t inner, size_t chunk, const T *x, T *y, int64_t *yi,
+                const gm_launch_ctx *lc) {
+  const size_t nch = gm_radix_chunks(len, chunk), vb = (2 * len * sizeof(T) + 7) / 8 * 8;
+  const size_t ib = yi ? 2 * len * sizeof(P) : 0, on = gm_lines_out_len(op, len);
+  const size_t cb = (nch + 1) * GM_RADIX_DIGITS * sizeof(size_t), db = nch * sizeof(uint64_t);
+  void *w = NULL;
+  int err = gm_scratch_alloc(lc, vb + ib + cb + db + sizeof(radix_plan), &w);
+  if (err != 0) return err;
+  P *wi = yi ? (P *)(void *)((char *)w + vb) : NULL;
+  const size_t pad = (ib + 7) / 8 * 8 - ib; // (the counts' alignment after uint32 positions)
+  size_t *cnt = (size_t *)(void *)((char *)w + vb + ib + pad);
+  uint64_t *diff = (uint64_t *)(void *)((char *)w + vb + ib + pad + cb);
+  radix_plan *pl = (radix_plan *)(void *)((char *)w + vb + ib + pad + cb + db);
+  for (size_t i = 0; i < lines; i++) {
+    size_t s = gm_scan_line_start(i, len, inner), o = gm_scan_line_start(i, on, inner);
+    sort_long<T, P>(op, op == GM_LINES_ARGSORT && flag, len, inner, chunk, x + s, y ? y + o : NULL,
+                    yi ? yi + o : NULL, (T *)w, wi, cnt, diff, pl, lc->stream);
+  }
+  err = (int)cudaGetLastError();
+  gm_scratch_free(lc, w);
+  return err;
 }
 
 template <typename T>
 int few_long(int op, int flag, size_t lines, size_t len, size_t inner, size_t chunk, const T *x, T *y, int64_t *yi,
              const gm_launch_ctx *lc) {
-  const size_t nch = gm_radix_chunks(len, chunk), vb = (2 * len * sizeof(T) + 7) / 8 * 8;
-  const size_t ib = yi ? 2 * len * sizeof(int64_t) : 0, on = gm_lines_out_len(op, len);
-  const size_t cb = (nch + 1) * GM_RADIX_DIGITS * sizeof(size_t), db = nch * sizeof(uint64_t);
-  void *w = NULL;
-  int err = gm_scratch_alloc(lc, vb + ib + cb + db + sizeof(radix_plan), &w);
-  if (err != 0) return err;
-  int64_t *wi = yi ? (int64_t *)(void *)((char *)w + vb) : NULL;
-  size_t *cnt = (size_t *)(void *)((char *)w + vb + ib);
-  uint64_t *diff = (uint64_t *)(void *)((char *)w + vb + ib + cb);
-  radix_plan *pl = (radix_plan *)(void *)((char *)w + vb + ib + cb + db);
-  for (size_t i = 0; i < lines; i++) {
-    size_t s = gm_scan_line_start(i, len, inner), o = gm_scan_line_start(i, on, inner);
-    sort_long<T>(op, op == GM_LINES_ARGSORT && flag, len, inner, chunk, x + s, y ? y + o : NULL, yi ? yi + o : NULL,
-                 (T *)w, wi, cnt, diff, pl, lc->stream);
-  }
-  err = (int)cudaGetLastError();
-  gm_scratch_free(lc, w);
-  return err;
+  if (op == GM_LINES_ARGSORT && len <= 0xffffffffu)
+    return few_long_as<T, uint32_t>(op, flag, lines, len, inner, chunk, x, y, yi, lc);
+  return few_long_as<T, int64_t>(op, flag, lines, len, inner, chunk, x, y, yi, lc);
 }
 
 // ---- (key, position) pairs of the 4-byte types (kernels/radix.h) ----

@@ -353,7 +353,7 @@ describe("the emulated device runs the radix sort's kernels", function()
     .. "key byte, or a block per line",
     function()
     local function n(k) return (gm.emulated_kernel_launches()[k] or { launches = 0 }).launches end
-    local names = { "pair_split_kernel<T>", "pair_buckets_kernel<T>", "pair_lines_kernel<T>", "radix_scatter_kernel<T>",
+    local names = { "pair_split_kernel<T>", "pair_buckets_kernel<T>", "pair_lines_kernel<T>", "radix_scatter_kernel<K>",
       "lines_kernel<int32_t>", "lines_kernel<int64_t>", "radix_plan_kernel", "key_lines_kernel<T>" }
     local before = {}
     for _, k in ipairs(names) do before[k] = n(k) end
