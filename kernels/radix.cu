@@ -3,13 +3,16 @@
 // gm_sort_radix_min() elements or more here).
 // - Sort and argsort of the 4-byte types, any number of lines: (key,
 //   position) pairs as the host sorts them (below, "pairs").
-// - Other types and ops, a few long lines one after the other: per pass of
+// - Other types and ops, a few long lines one after the other: the plan
+//   (which passes move nothing, found on the device), then per pass of
 //   8 bits, the chunks' histograms (an item per chunk), the counts' scan
 //   (an item per digit, then one for the digits' bases) and the chunks'
 //   stable scatter (a block per chunk, its counters in shared memory);
 //   then the sorted run written out (an item per element) or, for mode and
-//   unique, finished by one item.  Their many lines stay with
-//   kernels/scan.cu's merge sort, a line per item.
+//   unique, finished by one item.  Their many lines: sort and argsort a
+//   block per line, keys and positions in two arrays (below, "many lines of
+//   the other types"); mode and unique stay with kernels/scan.cu's merge
+//   sort, a line per item.
 // The scratch comes from the launch's stream-ordered allocator.
 // Launchers return the cudaError_t of the launches.
 #include <cuda_runtime.h>
@@ -91,30 +94,123 @@ __device__ inline void rows_scan(uint32_t *cnt, uint32_t *tot, unsigned lanes, u
 // Blocks of a block-per-item launch over n items (at most 65535).
 inline int pair_grid(size_t n) { return n < 65535 ? (int)n : 65535; }
 
+// A long line's pass plan (values and int64 positions, 8 bits a pass),
+// on the device: radix_plan_kernel sets it from the bits where the keys
+// differ, so that a pass whose digit is the same in every element (the
+// host skips those too, by their counts) moves nothing here either, with
+// no count coming back to the host.  run[p]: where the run is before pass
+// p (0: the line x itself, at its stride; 1: w[0, len); 2: w[len, 2 len)).
+#define RADIX_MAX_PASSES 8
+struct radix_plan {
+  unsigned char skip[RADIX_MAX_PASSES];
+  unsigned char run[RADIX_MAX_PASSES + 1];
+};
+
+// A long line's element type T and the type P of its positions in the
+// scratch: uint32_t for sort and argsort of lines within 2^32 elements
+// (12 bytes moved per element and pass instead of 16: the scatter's
+// random stores are most of its time), int64_t for mode and unique (their
+// finish reads int64 positions).  One template argument for the kernels
+// (a launch macro's argument holds no comma).
+template <typename T_, typename P_>
+struct radix_kind {
+  typedef T_ T;
+  typedef P_ P;
+};
+
+// The run before pass p (values; positions: NULL in x, whose positions are
+// the indices) and where pass p writes.
+template <typename T, typename P>
+struct radix_bufs {
+  const T *src;
+  const P *si;
+  size_t st;
+  T *dv;
+  P *di;
+};
+template <typename T, typename P>
+__device__ inline radix_bufs<T, P> plan_bufs(const radix_plan *pl, unsigned p, size_t len, size_t inner, const T *x,
+                                             T *w, P *wi) {
+  const unsigned r = pl->run[p];
+  const size_t so = r == 2 ? len : 0, dn = r == 1 ? len : 0;
+  radix_bufs<T, P> b = {r ? w + so : x, r && wi ? wi + so : NULL, r ? 1 : inner, w + dn, wi ? wi + dn : NULL};
+  return b;
+}
+
+// Chunk c of the line: the bits where its keys differ from the first key.
 template <typename T>
-__global__ void radix_hist_kernel(int desc, unsigned shift, size_t nch, size_t chunk, size_t len, size_t st, const T *src,
-                            size_t *cnt) {
-  GRID_STRIDE(c, nch) { chunk_hist(desc, shift, c, chunk, len, st, src, cnt); }
+__global__ void radix_diff_kernel(int desc, size_t nch, size_t chunk, size_t len, size_t st, const T *x,
+                                  uint64_t *diff) {
+  GRID_STRIDE(c, nch) {
+    const uint64_t k0 = radix_key(x[0], desc);
+    const size_t lo = c * chunk, hi = len - lo < chunk ? len : lo + chunk;
+    uint64_t acc = 0;
+    for (size_t k = lo; k < hi; k++) acc |= radix_key(x[k * st], desc) ^ k0;
+    diff[c] = acc;
+  }
 }
 
-__global__ void radix_digit_scan_kernel(size_t nch, size_t *cnt, size_t *tot) {
-  GRID_STRIDE(d, (size_t)GM_RADIX_DIGITS) { gm_radix_digit_scan(d, nch, cnt, tot); }
+// One item: the plan of `passes` passes from the chunks' diff.  When every
+// pass would be skipped (all keys equal), the last one runs (a stable
+// copy), so the sorted run always ends in w.
+__global__ void radix_plan_kernel(size_t nch, unsigned passes, const uint64_t *diff, radix_plan *pl) {
+  GRID_STRIDE(i, (size_t)1) {
+    uint64_t d = 0;
+    for (size_t c = 0; c < nch; c++) d |= diff[c];
+    unsigned r = 0;
+    for (unsigned p = 0; p < passes; p++) {
+      const int skip = ((d >> (8 * p)) & 255u) == 0 && !(p + 1 == passes && r == 0);
+      pl->skip[p] = (unsigned char)skip;
+      pl->run[p] = (unsigned char)r;
+      if (!skip) r = r == 1 ? 2 : 1;
+    }
+    pl->run[passes] = (unsigned char)r;
+  }
 }
 
-__global__ void radix_bases_kernel(size_t *tot) {
-  GRID_STRIDE(i, (size_t)1) { gm_radix_exclusive(tot, GM_RADIX_DIGITS); }
-}
-
-// Block per chunk: the chunk's elements (and positions: si, or their index
-// k; di NULL: values only) to their offsets, cnt's after
-// gm_radix_digit_scan plus tot's after the bases, thread t its part.
 template <typename T>
-__global__ void radix_scatter_kernel(int desc, unsigned shift, size_t nch, size_t chunk, size_t len, size_t st,
-                                     const T *src, const int64_t *si, T *dv, int64_t *di, const size_t *cnt,
-                                     const size_t *tot) {
+__global__ void radix_hist_kernel(int desc, unsigned p, size_t nch, size_t chunk, size_t len, size_t inner, const T *x,
+                                  T *w, const radix_plan *pl, size_t *cnt) {
+  GRID_STRIDE(c, nch) {
+    if (pl->skip[p]) continue;
+    const radix_bufs<T, int64_t> b = plan_bufs<T, int64_t>(pl, p, len, inner, x, w, (int64_t *)NULL);
+    chunk_hist(desc, 8 * p, c, chunk, len, b.st, b.src, cnt);
+  }
+}
+
+// pl NULL: no plan (the pairs' split); else nothing when pass p is skipped
+__global__ void radix_digit_scan_kernel(size_t nch, size_t *cnt, size_t *tot, const radix_plan *pl, unsigned p) {
+  GRID_STRIDE(d, (size_t)GM_RADIX_DIGITS) {
+    if (!pl || !pl->skip[p]) gm_radix_digit_scan(d, nch, cnt, tot);
+  }
+}
+
+__global__ void radix_bases_kernel(size_t *tot, const radix_plan *pl, unsigned p) {
+  GRID_STRIDE(i, (size_t)1) {
+    if (!pl || !pl->skip[p]) gm_radix_exclusive(tot, GM_RADIX_DIGITS);
+  }
+}
+
+// Block per chunk of pass p (nothing when the plan skips it): the chunk's
+// elements (and positions: si, or their index k; di NULL: values only) to
+// their offsets, cnt's after gm_radix_digit_scan plus tot's after the
+// bases, thread t its part.
+template <typename K>
+__global__ void radix_scatter_kernel(int desc, unsigned p, size_t nch, size_t chunk, size_t len, size_t inner,
+                                     const typename K::T *x, typename K::T *w, typename K::P *wi, const radix_plan *pl,
+                                     const size_t *cnt, const size_t *tot) {
+  typedef typename K::T T;
+  typedef typename K::P P;
   __shared__ uint32_t c[GM_RADIX_DIGITS * RP];
   __shared__ size_t base[GM_RADIX_DIGITS];
-  const unsigned t = threadIdx.x;
+  if (pl->skip[p]) return; // (the same in every thread of the block)
+  const radix_bufs<T, P> b = plan_bufs<T, P>(pl, p, len, inner, x, w, wi);
+  const T *src = b.src;
+  const P *si = b.si;
+  T *dv = b.dv;
+  P *di = b.di;
+  const size_t st = b.st;
+  const unsigned t = threadIdx.x, shift = 8 * p;
   for (size_t ch = blockIdx.x; ch < nch; ch += gridDim.x) {
     const size_t lo = ch * chunk, m = len - lo < chunk ? len - lo : chunk;
     const pair_lane r = lane_part(m, RB, t);
@@ -127,74 +223,104 @@ __global__ void radix_scatter_kernel(int desc, unsigned shift, size_t nch, size_
     for (size_t k = lo + r.lo; k < lo + r.hi; k++) {
       const T v = src[k * st];
       const unsigned d = (unsigned)(radix_key(v, desc) >> shift & 255u);
-      const size_t p = base[d] + c[d * RP + t]++;
-      dv[p] = v;
-      if (di) di[p] = si ? si[k] : (int64_t)k;
+      const size_t at = base[d] + c[d * RP + t]++;
+      dv[at] = v;
+      if (di) di[at] = si ? si[k] : (P)k;
     }
     __syncthreads(); // c and base read before the next chunk's
   }
 }
 
-// argsort's (and sort's) copy out: element k of the sorted run
-template <typename T>
-__global__ void radix_out_kernel(size_t len, size_t inner, const T *s, const int64_t *si, T *y, int64_t *yi) {
+// The sorted run after the plan's last pass p (never the line itself).
+template <typename T, typename P>
+__device__ inline radix_bufs<T, P> plan_done(const radix_plan *pl, unsigned p, size_t len, T *w, P *wi) {
+  const size_t so = pl->run[p] == 2 ? len : 0;
+  radix_bufs<T, P> b = {w + so, wi ? wi + so : NULL, 1, NULL, NULL};
+  return b;
+}
+
+// argsort's (and sort's) copy out: element k of the sorted run, its
+// position 1-based (gm_radix_finish_E's argsort, for either position type)
+template <typename K>
+__global__ void radix_out_kernel(size_t len, size_t inner, typename K::T *w, typename K::P *wi, const radix_plan *pl,
+                                 typename K::T *y, int64_t *yi) {
   GRID_STRIDE(k, len) {
-    finish(GM_LINES_ARGSORT, 1, inner, s + k, si ? si + k : NULL, y ? y + k * inner : NULL, yi ? yi + k * inner : NULL);
+    const radix_bufs<typename K::T, typename K::P> b = plan_done(pl, sizeof(typename K::T), len, w, wi);
+    if (y) y[k * inner] = b.src[k];
+    if (yi) yi[k * inner] = (int64_t)b.si[k] + 1;
   }
 }
 
-// mode and unique of the sorted run: one item
+// mode and unique of the sorted run (int64 positions): one item
 template <typename T>
-__global__ void radix_finish_kernel(int op, size_t len, const T *s, const int64_t *si, T *y, int64_t *yi) {
-  GRID_STRIDE(i, (size_t)1) { finish(op, len, 1, s, si, y, yi); }
+__global__ void radix_finish_kernel(int op, size_t len, T *w, int64_t *wi, const radix_plan *pl, T *y, int64_t *yi) {
+  GRID_STRIDE(i, (size_t)1) {
+    const radix_bufs<T, int64_t> b = plan_done(pl, sizeof(T), len, w, wi);
+    finish(op, len, 1, b.src, b.si, y, yi);
+  }
 }
 
 // One long line x (stride inner) sorted into the scratch w (2 len values)
 // and wi (2 len indices, or NULL), then written out to y/yi; cnt holds
-// (nch + 1) x 256 counts.  Every pass runs (the host skips those of one
-// digit; here that would need the counts back on the host): the sorted run
-// ends at 0 for an odd number of passes, at len for an even one.
-template <typename T>
-void sort_long(int op, int desc, size_t len, size_t inner, size_t chunk, const T *x, T *y, int64_t *yi, T *w,
-               int64_t *wi, size_t *cnt, void *s) {
+// (nch + 1) x 256 counts, diff nch words, pl the plan.  Every pass is
+// launched; the plan (above) makes those of one digit return at once,
+// as the host skips them.
+template <typename T, typename P>
+void sort_long(int op, int desc, size_t len, size_t inner, size_t chunk, const T *x, T *y, int64_t *yi, T *w, P *wi,
+               size_t *cnt, uint64_t *diff, radix_plan *pl, void *s) {
+  typedef radix_kind<T, P> K;
   const size_t nch = gm_radix_chunks(len, chunk);
-  size_t *tot = cnt + nch * GM_RADIX_DIGITS, o = 0, st = inner;
-  const T *src = x;
-  const int64_t *si = NULL;
+  size_t *tot = cnt + nch * GM_RADIX_DIGITS;
+  const unsigned passes = (unsigned)sizeof(T);
   gm_launch gc(nch, s), gd(GM_RADIX_DIGITS, s), g1(1, s), ge(len, s);
-  for (unsigned p = 0; p < sizeof(T); p++) {
-    const unsigned shift = 8 * p;
-    GM_LAUNCH_RANGE(radix_hist_kernel<T>, gc.grid, gc.block, gc.s, nch, chunk)(desc, shift, nch, chunk, len, st, src, cnt);
-    GM_LAUNCH_RANGE(radix_digit_scan_kernel, gd.grid, gd.block, gd.s, GM_RADIX_DIGITS, nch)(nch, cnt, tot);
-    GM_LAUNCH_RANGE(radix_bases_kernel, g1.grid, g1.block, g1.s, 1, GM_RADIX_DIGITS)(tot);
-    GM_LAUNCH_SYNC_WORK(radix_scatter_kernel<T>, pair_grid(nch), RB, gc.s, 3.0 * (double)chunk)(
-        desc, shift, nch, chunk, len, st, src, si, w + o, wi ? wi + o : NULL, cnt, tot);
-    src = w + o, si = wi ? wi + o : NULL, st = 1, o = len - o;
+  GM_LAUNCH_RANGE(radix_diff_kernel<T>, gc.grid, gc.block, gc.s, nch, chunk)(desc, nch, chunk, len, inner, x, diff);
+  GM_LAUNCH_RANGE(radix_plan_kernel, g1.grid, g1.block, g1.s, 1, nch)(nch, passes, diff, pl);
+  for (unsigned p = 0; p < passes; p++) {
+    GM_LAUNCH_RANGE(radix_hist_kernel<T>, gc.grid, gc.block, gc.s, nch, chunk)(desc, p, nch, chunk, len, inner, x, w, pl,
+                                                                             cnt);
+    GM_LAUNCH_RANGE(radix_digit_scan_kernel, gd.grid, gd.block, gd.s, GM_RADIX_DIGITS, nch)(nch, cnt, tot, pl, p);
+    GM_LAUNCH_RANGE(radix_bases_kernel, g1.grid, g1.block, g1.s, 1, GM_RADIX_DIGITS)(tot, pl, p);
+    GM_LAUNCH_SYNC_WORK(radix_scatter_kernel<K>, pair_grid(nch), RB, gc.s, 3.0 * (double)chunk)(
+        desc, p, nch, chunk, len, inner, x, w, wi, pl, cnt, tot);
   }
   if (op == GM_LINES_ARGSORT)
-    GM_LAUNCH_RANGE(radix_out_kernel<T>, ge.grid, ge.block, ge.s, len, 2)(len, inner, src, si, y, yi);
-  else
-    GM_LAUNCH_RANGE(radix_finish_kernel<T>, g1.grid, g1.block, g1.s, 1, 4 * len)(op, len, src, si, y, yi);
+    GM_LAUNCH_RANGE(radix_out_kernel<K>, ge.grid, ge.block, ge.s, len, 2)(len, inner, w, wi, pl, y, yi);
+  else // (mode and unique: P is int64_t, few_long)
+    GM_LAUNCH_RANGE(radix_finish_kernel<T>, g1.grid, g1.block, g1.s, 1, 4 * len)(op, len, w, (int64_t *)(void *)wi,
+                                                                                 pl, y, yi);
+}
+
+// few_long with positions of type P (radix_kind)
+template <typename T, typename P>
+int few_long_as(int op, int flag, size_t lines, size_t len, size_t inner, size_t chunk, const T *x, T *y, int64_t *yi,
+                const gm_launch_ctx *lc) {
+  const size_t nch = gm_radix_chunks(len, chunk), vb = (2 * len * sizeof(T) + 7) / 8 * 8;
+  const size_t ib = yi ? 2 * len * sizeof(P) : 0, on = gm_lines_out_len(op, len);
+  const size_t cb = (nch + 1) * GM_RADIX_DIGITS * sizeof(size_t), db = nch * sizeof(uint64_t);
+  void *w = NULL;
+  int err = gm_scratch_alloc(lc, vb + ib + cb + db + sizeof(radix_plan), &w);
+  if (err != 0) return err;
+  P *wi = yi ? (P *)(void *)((char *)w + vb) : NULL;
+  const size_t pad = (ib + 7) / 8 * 8 - ib; // (the counts' alignment after uint32 positions)
+  size_t *cnt = (size_t *)(void *)((char *)w + vb + ib + pad);
+  uint64_t *diff = (uint64_t *)(void *)((char *)w + vb + ib + pad + cb);
+  radix_plan *pl = (radix_plan *)(void *)((char *)w + vb + ib + pad + cb + db);
+  for (size_t i = 0; i < lines; i++) {
+    size_t s = gm_scan_line_start(i, len, inner), o = gm_scan_line_start(i, on, inner);
+    sort_long<T, P>(op, op == GM_LINES_ARGSORT && flag, len, inner, chunk, x + s, y ? y + o : NULL,
+                    yi ? yi + o : NULL, (T *)w, wi, cnt, diff, pl, lc->stream);
+  }
+  err = (int)cudaGetLastError();
+  gm_scratch_free(lc, w);
+  return err;
 }
 
 template <typename T>
 int few_long(int op, int flag, size_t lines, size_t len, size_t inner, size_t chunk, const T *x, T *y, int64_t *yi,
              const gm_launch_ctx *lc) {
-  const size_t nch = gm_radix_chunks(len, chunk), vb = (2 * len * sizeof(T) + 7) / 8 * 8;
-  const size_t ib = yi ? 2 * len * sizeof(int64_t) : 0, on = gm_lines_out_len(op, len);
-  void *w = NULL;
-  int err = gm_scratch_alloc(lc, vb + ib + (nch + 1) * GM_RADIX_DIGITS * sizeof(size_t), &w);
-  if (err != 0) return err;
-  int64_t *wi = yi ? (int64_t *)(void *)((char *)w + vb) : NULL;
-  size_t *cnt = (size_t *)(void *)((char *)w + vb + ib);
-  for (size_t i = 0; i < lines; i++) {
-    size_t s = gm_scan_line_start(i, len, inner), o = gm_scan_line_start(i, on, inner);
-    sort_long<T>(op, op == GM_LINES_ARGSORT && flag, len, inner, chunk, x + s, y ? y + o : NULL, yi ? yi + o : NULL,
-                 (T *)w, wi, cnt, lc->stream);
-  }
-  err = (int)cudaGetLastError();
-  gm_scratch_free(lc, w);
-  return err;
+  if (op == GM_LINES_ARGSORT && len <= 0xffffffffu)
+    return few_long_as<T, uint32_t>(op, flag, lines, len, inner, chunk, x, y, yi, lc);
+  return few_long_as<T, int64_t>(op, flag, lines, len, inner, chunk, x, y, yi, lc);
 }
 
 // ---- (key, position) pairs of the 4-byte types (kernels/radix.h) ----
@@ -411,8 +537,9 @@ int pair_long(int desc, size_t lines, size_t len, size_t inner, size_t chunk, co
     GM_LAUNCH_RANGE(pair_diff_kernel<T>, gc.grid, gc.block, gc.s, nch, chunk)(desc, nch, chunk, len, inner, xl, diff);
     GM_LAUNCH_RANGE(pair_pick_kernel, g1.grid, g1.block, g1.s, 1, nch)(nch, diff, sp);
     GM_LAUNCH_RANGE(pair_hist_kernel<T>, gc.grid, gc.block, gc.s, nch, chunk)(desc, nch, chunk, len, inner, xl, sp, cnt);
-    GM_LAUNCH_RANGE(radix_digit_scan_kernel, gd.grid, gd.block, gd.s, GM_RADIX_DIGITS, nch)(nch, cnt, tot);
-    GM_LAUNCH_RANGE(radix_bases_kernel, g1.grid, g1.block, g1.s, 1, GM_RADIX_DIGITS)(tot);
+    const radix_plan *none = NULL; // (no plan: every launch runs)
+    GM_LAUNCH_RANGE(radix_digit_scan_kernel, gd.grid, gd.block, gd.s, GM_RADIX_DIGITS, nch)(nch, cnt, tot, none, 0u);
+    GM_LAUNCH_RANGE(radix_bases_kernel, g1.grid, g1.block, g1.s, 1, GM_RADIX_DIGITS)(tot, none, 0u);
     GM_LAUNCH_SYNC_WORK(pair_split_kernel<T>, pair_grid(nch), RB, gc.s, 3.0 * (double)chunk)(desc, nch, chunk, len, inner,
                                                                                         xl, sp, cnt, tot, a);
     GM_LAUNCH_SYNC_WORK(pair_buckets_kernel<T>, GM_RADIX_DIGITS, RB, gc.s, 8.0 * (double)len / GM_RADIX_DIGITS)(
@@ -454,6 +581,103 @@ int pair_lines(int op, int flag, size_t lines, size_t len, size_t inner, size_t 
   const int desc = op == GM_LINES_ARGSORT && flag;
   if (lines <= GM_RADIX_FEW_LINES && len > chunk) return pair_long<T>(desc, lines, len, inner, chunk, x, y, yi, lc);
   return pair_many<T>(desc, lines, len, inner, x, y, yi, lc);
+}
+
+// ---- many lines of the other types: (key, position) in two arrays ----
+//
+// Sort and argsort of many lines whose keys do not fit a pair (float64,
+// int64, uint64, and the 1- and 2-byte types) went to kernels/scan.cu's
+// merge sort, a line per thread.  Here a block per line, as pair_many:
+// the line's keys (uint64) and uint32 positions sorted by LSD passes of 8
+// bits with the block-level counters (passes of one digit skipped), then
+// the values gathered from the line by position (exact: -0.0 and NaN
+// payloads as they were; the output is a new mat, never x).
+
+// The stable sort of keys k[0, m) with positions q[0, m) (scratch k2, q2)
+// by the key bits [0, bits), 8 a pass, by every thread of the block;
+// returns whether the sorted run ended in k2/q2.
+__device__ int sort_keys(uint64_t *k, uint32_t *q, uint64_t *k2, uint32_t *q2, size_t m, unsigned bits,
+                         uint32_t *cnt, uint32_t *tot, int *trivial) {
+  const unsigned t = threadIdx.x, lanes = seg_lanes(m) < blockDim.x ? seg_lanes(m) : blockDim.x;
+  const pair_lane r = lane_part(m, lanes, t);
+  int flip = 0;
+  for (unsigned b = 0; b < bits; b += 8) {
+    if (t < lanes) {
+      for (unsigned d = 0; d < GM_RADIX_DIGITS; d++) cnt[d * RP + t] = 0;
+      for (size_t i = r.lo; i < r.hi; i++) cnt[((k[i] >> b) & 255u) * RP + t]++;
+    }
+    __syncthreads();
+    rows_scan(cnt, tot, lanes, t);
+    __syncthreads();
+    if (t == 0) *trivial = digits_scan(tot, m);
+    __syncthreads();
+    if (!*trivial) {
+      if (t < lanes) {
+        for (unsigned d = 0; d < GM_RADIX_DIGITS; d++) cnt[d * RP + t] += tot[d];
+        for (size_t i = r.lo; i < r.hi; i++) {
+          const uint32_t o = cnt[((k[i] >> b) & 255u) * RP + t]++;
+          k2[o] = k[i];
+          q2[o] = q[i];
+        }
+      }
+      uint64_t *ks = k;
+      uint32_t *qs = q;
+      k = k2, q = q2, k2 = ks, q2 = qs;
+      flip ^= 1;
+    }
+    __syncthreads(); // the scatter done (and *trivial read) before the next pass
+  }
+  return flip;
+}
+
+// Block i of the batch: line first + i of x (lines of len at stride
+// inner), its keys and positions in ka/qa[2 i len, +2 len).
+template <typename T>
+__global__ void key_lines_kernel(int desc, size_t first, size_t nl, size_t len, size_t inner, const T *x, T *y,
+                                 int64_t *yi, uint64_t *ka, uint32_t *qa) {
+  __shared__ uint32_t cnt[GM_RADIX_DIGITS * RP];
+  __shared__ uint32_t tot[GM_RADIX_DIGITS];
+  __shared__ int trivial;
+  const unsigned t = threadIdx.x;
+  const pair_lane r = lane_part(len, seg_lanes(len) < blockDim.x ? seg_lanes(len) : blockDim.x, t);
+  for (size_t i = blockIdx.x; i < nl; i += gridDim.x) {
+    const size_t s = gm_scan_line_start(first + i, len, inner);
+    uint64_t *k = ka + 2 * i * len;
+    uint32_t *q = qa + 2 * i * len;
+    for (size_t j = r.lo; j < r.hi; j++) { // the part this thread counts
+      k[j] = radix_key(x[s + j * inner], desc);
+      q[j] = (uint32_t)j;
+    }
+    const uint32_t *o = sort_keys(k, q, k + len, q + len, len, 8u * (unsigned)sizeof(T), cnt, tot, &trivial) ? q + len : q;
+    for (size_t j = r.lo; j < r.hi; j++) {
+      const size_t at = s + j * inner;
+      if (y) y[at] = x[s + (size_t)o[j] * inner];
+      if (yi) yi[at] = (int64_t)o[j] + 1;
+    }
+  }
+}
+
+// Many lines: batches whose keys, positions and scratch take at most
+// 24 MiB (at least one line), a block per line.
+template <typename T>
+int key_many(int desc, size_t lines, size_t len, size_t inner, const T *x, T *y, int64_t *yi, const gm_launch_ctx *lc) {
+  const unsigned block = seg_lanes(len) > 1 ? seg_lanes(len) : 2; // (as pair_many: fibers need two)
+  size_t nb = ((size_t)1 << 20) / len;
+  nb = nb < 1 ? 1 : nb > lines ? lines : nb;
+  const size_t kb = 2 * nb * len * sizeof(uint64_t);
+  void *w = NULL;
+  int err = gm_scratch_alloc(lc, kb + 2 * nb * len * sizeof(uint32_t), &w);
+  if (err != 0) return err;
+  uint64_t *ka = (uint64_t *)w;
+  uint32_t *qa = (uint32_t *)(void *)((char *)w + kb);
+  for (size_t first = 0; first < lines; first += nb) {
+    const size_t nl = lines - first < nb ? lines - first : nb;
+    GM_LAUNCH_SYNC_WORK(key_lines_kernel<T>, pair_grid(nl), block, (cudaStream_t)lc->stream, 16.0 * (double)len)(
+        desc, first, nl, len, inner, x, y, yi, ka, qa);
+  }
+  err = (int)cudaGetLastError();
+  gm_scratch_free(lc, w);
+  return err;
 }
 
 // ---- the selection of topk and kthvalue (kernels/select.h) ----
@@ -539,7 +763,11 @@ extern "C" int gm_cuda_radix_lines(int ctype, int op, int flag, size_t outer, si
       return pair_lines<int32_t>(op, flag, lines, len, inner, chunk, (const int32_t *)x, (int32_t *)y, yi, lc);
     return pair_lines<uint32_t>(op, flag, lines, len, inner, chunk, (const uint32_t *)x, (uint32_t *)y, yi, lc);
   }
-#define LAUNCH(T) return few_long<T>(op, flag, lines, len, inner, chunk, (const T *)x, (T *)y, yi, lc);
+  const bool many = !(lines <= GM_RADIX_FEW_LINES && len > chunk); // (only sort and argsort: gm_radix_keys_fit)
+  const int desc = op == GM_LINES_ARGSORT && flag;
+#define LAUNCH(T)                                                                                  \
+  return many ? key_many<T>(desc, lines, len, inner, (const T *)x, (T *)y, yi, lc)                 \
+              : few_long<T>(op, flag, lines, len, inner, chunk, (const T *)x, (T *)y, yi, lc);
   switch (ctype) {
     GM_REAL_CTYPES_WITH(GM_CTYPE_DO_CASE_, LAUNCH)
     default:

@@ -253,6 +253,11 @@ GM_HD int gm_radix_pairs_fit(int ctype, int op, size_t len) {
          len <= 0xffffffffu;
 }
 
+/* Whether many lines of op (length len) of the other types sort on a
+ * device as keys and uint32 positions (kernels/radix.cu, key_many): sort
+ * and argsort, positions within 32 bits. */
+GM_HD int gm_radix_keys_fit(int op, size_t len) { return op == GM_LINES_ARGSORT && len <= 0xffffffffu; }
+
 /* Whether op of the index-carrying engine sorts its lines (the ops the
  * radix sort takes over from a length on). */
 GM_HD int gm_radix_sorting_op(int op) {

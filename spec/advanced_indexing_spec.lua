@@ -153,6 +153,33 @@ describe("advanced indexing", function()
     end
   end)
 
+  it("long masks: the host's 32-element vector steps (4- and 8-byte values) and the scalar tails agree", function()
+    -- 5000 elements in chunks of 1024 (the default) and of 100: runs of
+    -- all true (a chunk's vector steps stop 32 short of its output end),
+    -- all false, alternating and a hashed mix; every element size
+    local core = require "gpumat.core"
+    local n, mv = 5000, {}
+    for i = 1, n do
+      local seg = (i - 1) // 700
+      mv[i] = seg == 0 and 1 or seg == 1 and 0 or seg == 2 and i % 2 or ((i * 2654435761) % 4294967296) >= 2147483648 and 1 or 0
+    end
+    local m = mask(mv, { n })
+    finally(function() core._set_chunk(0) end)
+    for _, chunk in ipairs({ 0, 100 }) do
+      core._set_chunk(chunk)
+      for _, ct in ipairs({ "float", "int32", "uint32", "double", "int64", "uint64", "int16", "uint8" }) do
+        local vals, want = {}, {}
+        for i = 1, n do
+          vals[i] = i % 200
+          if mv[i] == 1 then want[#want + 1] = vals[i] end
+        end
+        local got = R.flat(R.mk(ct, { n }, vals)[m])
+        assert.are.equal(#want, #got, ct .. " chunk " .. chunk)
+        for i = 1, #want do assert.are.equal(want[i], tonumber(got[i]), ct .. " chunk " .. chunk .. " at " .. i) end
+      end
+    end
+  end)
+
   it("masks, nonzero and argwhere compact in many chunks (core._set_chunk), in every ctype", function()
     local core = require "gpumat.core"
     local ALL = { "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float", "double" }

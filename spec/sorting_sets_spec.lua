@@ -213,7 +213,7 @@ for _, place in ipairs(places) do
         assert(ok, err)
       end)
     end)
-    it("(key, position) pairs of float, int32, uint32: long lines and many lines, stable, as a property", function()
+    it("(key, position) pairs of float, int32, uint32 and the other types' radix: long and many lines, stable", function()
       -- two lines of 3000, contiguous or at stride 2: with chunks of 512 a
       -- split over chunks and a block per bucket, with chunks of 4096 a
       -- block per line of two counting threads; checked in O(n): a
@@ -242,7 +242,9 @@ for _, place in ipairs(places) do
         local ok, err = pcall(function()
           for _, chunk in ipairs({ 512, 4096 }) do
             core._sort_radix(4, chunk)
-            for _, ct in ipairs({ "float", "int32", "uint32" }) do
+            -- (double, int64, int16, uint8: the device's pass plan of a few long lines and its
+            -- keys-and-positions sort of many lines, kernels/radix.cu)
+            for _, ct in ipairs({ "float", "int32", "uint32", "double", "int64", "int16", "uint8" }) do
               local t = spread(ct, 6000, #ct + 3)
               for _, desc in ipairs({ false, true }) do
                 check(ct, t, { 2, 3000 }, 2, desc)
@@ -347,11 +349,12 @@ describe("the emulated device runs lines_kernel and search_kernel", function()
 end)
 
 describe("the emulated device runs the radix sort's kernels", function()
-  it("pairs (4-byte types): a split and a block per bucket, or a block per line; others a pass per key byte",
+  it("pairs (4-byte types): a split and a block per bucket, or a block per line; others a plan and a pass per "
+    .. "key byte, or a block per line",
     function()
     local function n(k) return (gm.emulated_kernel_launches()[k] or { launches = 0 }).launches end
-    local names = { "pair_split_kernel<T>", "pair_buckets_kernel<T>", "pair_lines_kernel<T>", "radix_scatter_kernel<T>",
-      "lines_kernel<int32_t>", "lines_kernel<int64_t>" }
+    local names = { "pair_split_kernel<T>", "pair_buckets_kernel<T>", "pair_lines_kernel<T>", "radix_scatter_kernel<K>",
+      "lines_kernel<int32_t>", "lines_kernel<int64_t>", "radix_plan_kernel", "key_lines_kernel<T>" }
     local before = {}
     for _, k in ipairs(names) do before[k] = n(k) end
     core._sort_radix(4, 8)
@@ -365,8 +368,9 @@ describe("the emulated device runs the radix sort's kernels", function()
     assert(ok, err)
     local got = {}
     for _, k in ipairs(names) do got[#got + 1] = n(k) - before[k] end
-    -- int64: 8 passes of a long line; its many lines the merge sort, a line per item
-    assert.are.same({ 1, 1, 1, 8, 0, 1 }, got)
+    -- int64: a plan and 8 passes of a long line (those of one digit return at once); its many
+    -- lines a block per line (keys and positions)
+    assert.are.same({ 1, 1, 1, 8, 0, 0, 1, 1 }, got)
   end)
 end)
 

@@ -215,13 +215,14 @@ static gm_status gm_lt_scan_axis(void *ctx, gm_ctype t, int op, int initial, siz
 }
 
 /* The device radix-sorts a few long lines (kernels/radix.cu: chunks over
- * many threads), and lines of the 4-byte types of any number as (key,
- * position) pairs (a block per line); other lines keep the merge sort of
+ * many threads), and the sort and argsort of many lines a block per line
+ * (the 4-byte types as (key, position) pairs, the others as keys and
+ * positions); mode and unique of many lines keep the merge sort of
  * kernels/scan.cu, a line per thread (a per-thread radix sort of a whole
  * line would keep its counters in local memory). */
 static bool radix_lines_here(gm_ctype t, int op, size_t lines, size_t len) {
-  return len >= gm_sort_radix_min() &&
-         ((lines <= GM_RADIX_FEW_LINES && len > gm_sort_radix_chunk()) || gm_radix_pairs_fit((int)t, op, len));
+  return len >= gm_sort_radix_min() && ((lines <= GM_RADIX_FEW_LINES && len > gm_sort_radix_chunk()) ||
+                                        gm_radix_pairs_fit((int)t, op, len) || gm_radix_keys_fit(op, len));
 }
 
 static gm_status gm_lt_sort_axis(void *ctx, gm_ctype t, int desc, size_t outer, size_t len, size_t inner,
