@@ -17,6 +17,7 @@ local SYNC = {
   reduce_axis_kernel = true, gm_transpose_kernel = true,
   -- the sort's per-thread digit counters in shared memory (kernels/radix.cu)
   radix_scatter_kernel = true, pair_split_kernel = true, pair_buckets_kernel = true, pair_lines_kernel = true,
+  key_lines_kernel = true,
 }
 
 local function launches()
@@ -462,7 +463,7 @@ describe("kernels/*.cu on the emulated device", function()
           -- a kernel with barriers (a fiber per CUDA thread): the sort's
           -- (kernels/radix.cu; reductions take barrier-free forms on the
           -- CPU model above 8K elements, GM_AX_CPU_GPU_FORM)
-          [ctype == "float" and "pair_lines_kernel<T>" or "radix_scatter_kernel<T>"] = function()
+          [ctype == "float" and "pair_lines_kernel<T>" or "radix_scatter_kernel<K>"] = function()
             return ctype == "float" and gm.sort(keys:reshape({ 1024, 1024 }), 2) or gm.sort(keys)
           end,
         } do
