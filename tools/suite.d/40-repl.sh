@@ -19,7 +19,10 @@ if ! command -v tmux >/dev/null 2>&1 || [ ! -f "$BUILD/gpumat/core.so" ]; then
   exit 0
 fi
 
-sock="gpumat-repl-$$"
+# one tmux server per session: `tmux kill-server` returns before the old
+# server has gone, and a new-session on the same socket then meets the dying
+# server ("server exited unexpectedly"; it failed CI's emulated session)
+sock=
 t() { tmux -L "$sock" "$@"; }
 screen() { t capture-pane -p -t repl 2>/dev/null; }
 # wait_for TEXT / wait_re REGEX: polls the screen (up to 20 s) until it
@@ -36,8 +39,10 @@ wait_grep() {
 
 session() { # mode banner-text
   local mode=$1 banner=$2
+  sock="gpumat-repl-$$-$mode"
   t new-session -d -s repl -x 160 -y 40 \
-    "env GPUMAT_BUILD_DIR=$BUILD GPUMAT_DEVICE=$([ "$mode" = emulated ] && echo emulated) HOME=$home bin/gpumat; echo gpumat-exited \$?; sleep 30"
+    "env GPUMAT_BUILD_DIR=$BUILD GPUMAT_DEVICE=$([ "$mode" = emulated ] && echo emulated) HOME=$home bin/gpumat; echo gpumat-exited \$?; sleep 30" ||
+    { bad "$mode: tmux new-session (no session, its other checks not run)"; return; }
   if wait_for "$banner"; then ok "$mode: banner '$banner'"; else bad "$mode: banner"; screen; fi
   if screen | grep -qF "Lua 5.4"; then ok "$mode: lua5.4's banner"; else bad "$mode: lua5.4 banner"; screen; fi
   if [ "$mode" = emulated ]; then
@@ -111,6 +116,8 @@ session() { # mode banner-text
   t send-keys -t repl C-d
   if wait_for "gpumat-exited 0"; then ok "$mode: Ctrl-D ends the session"; else bad "$mode: Ctrl-D"; screen; fi
   t kill-server 2>/dev/null
+  # and wait for it to be gone, so no tmux outlives the step
+  for _ in $(seq 1 50); do t has-session 2>/dev/null || break; sleep 0.1; done
 }
 
 home=$(mktemp -d)
