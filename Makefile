@@ -6,7 +6,7 @@ LUA ?= lua5.4
 export LUA_PATH := lua/?.lua;lua/?/init.lua;;
 export LUA_CPATH := $(BUILD)/?.so;;
 
-.PHONY: deps build demo test test-asan bench clean oracle fuzz
+.PHONY: deps build demo test test-asan test-gc-full bench clean oracle fuzz
 
 deps:
 	@tools/install-deps.sh
@@ -20,6 +20,11 @@ demo: build
 
 test: deps
 	tools/test.sh
+
+# The suite under a collector that runs a whole cycle at every allocation
+# (spec/helper.lua): the strongest lifetime check, about 18 minutes.
+test-gc-full: build
+	tools/run-specs.sh $(BUILD) GPUMAT_TEST_GC=full
 
 test-asan: deps
 	cmake -S . -B build-asan -DGPUMAT_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null

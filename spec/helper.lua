@@ -1,10 +1,26 @@
 -- Loaded by busted before the specs (see .busted).
 --
--- GPUMAT_TEST_GC=aggressive runs the suite under a collector that runs
--- constantly, so lifetime bugs (a collected view freeing shared storage,
--- finalizers touching freed state) show up.
-if os.getenv("GPUMAT_TEST_GC") == "aggressive" then
-  collectgarbage("incremental", 10, 1000, 0)
+-- GPUMAT_TEST_GC=aggressive runs the suite under Lua's incremental
+-- collector with a cycle started after every 10 % of heap growth and
+-- finished within a few KB of allocation (pause 110, step multiplier
+-- 1000), so garbage mats are finalized soon after they die and lifetime
+-- bugs (a collected view freeing shared storage, finalizers touching
+-- freed state) show up.  GPUMAT_TEST_GC=full is the strongest setting: a
+-- pause under 100 makes Lua 5.4 run a whole cycle at every allocation, so
+-- every allocation point is a collection point; its cost is the heap's
+-- size times the allocations (18 minutes for the suite, whose heap holds
+-- every spec file, against about one for aggressive), so it is a long run
+-- (`make test-gc-full`), not a CI pass.  Both replace gpumat's default
+-- (generational, lua/gpumat/init.lua), so the incremental mode's pacing
+-- is tested too: gpumat is loaded first.
+local gc_mode = os.getenv("GPUMAT_TEST_GC")
+if gc_mode == "aggressive" or gc_mode == "full" then
+  require "gpumat"
+  if gc_mode == "full" then
+    collectgarbage("incremental", 10, 1000, 0)
+  else
+    collectgarbage("incremental", 110, 1000, 0)
+  end
 end
 
 -- GPUMAT_DEVICE=emulated (or cuda) runs every test body inside

@@ -4,6 +4,17 @@
 -- are forwarded to C so the core sees them and every write is validated.
 local core = require "gpumat.core"
 
+-- Lua's generational collector: a program's mats are mostly temporaries
+-- that die young, and the binding paces the collector by the bytes mats
+-- allocate with a step every 256 KiB (src/lua/util.c), which in this mode
+-- is a minor collection: it costs in proportion to the young objects, not
+-- to the heap, and gives the dead temporaries' blocks back to the pools
+-- while they are still in the caches.  GPUMAT_LUA_GC=keep leaves the
+-- collector's mode as it is (docs/API.md, "The collector knows what mats
+-- cost"); a program may also switch back with collectgarbage("incremental")
+-- after require: full collections then bound memory alone.
+if os.getenv("GPUMAT_LUA_GC") ~= "keep" then collectgarbage("generational") end
+
 local gm = {}
 local methods = core.mat_methods()
 

@@ -31,19 +31,30 @@ static int new_box(lua_State *L) {
  * temporaries (`local b = a + 1`) piles up garbage mats: gigabytes before
  * Lua's own pacing finds them.  As Torch7 did, the binding tracks the
  * bytes mats allocate (gm_counter.n_bytes_allocated, counted by the host
- * and device pools) and runs a full collection when those allocated
- * since the last one pass a threshold that adapts: half the bytes live
- * after that collection, at least PACE_MIN, and at least Lua's own heap
- * (so the cost of a collection, which walks the Lua heap, stays in
- * proportion to the bytes allocated between two).  Garbage is then
- * bounded by about half of what is live (plus PACE_MIN), and the blocks
- * the finalizers give back are reused from the pool.  PACE_MIN is 8 MiB,
- * not 32: garbage that cycles through 32 MiB between collections is cold
- * in the caches when its blocks are reused, and a full collection of a
- * small heap costs little; at 8 MiB a loop of 1K-1M-element temporaries
- * ran 1.3-2x faster here and the logistic-regression program 3x
- * (bench/RESULTS.md, branch smallops). */
+ * and device pools) and paces the collector by them, in two ways:
+ *
+ * - A step every STEP_BYTES allocated (lua_gc LUA_GCSTEP).  In Lua's
+ *   generational mode, which lua/gpumat/init.lua selects, a step is a
+ *   minor collection: its cost is in proportion to the young objects, not
+ *   to the heap, and the temporaries of the last few calls die in it, so
+ *   their blocks go back to the pools while still in the caches (a loop
+ *   of 1K-element `x + y` ran 2x faster than with the full collections
+ *   alone, whose blocks came back after 8 MiB of others).  In incremental
+ *   mode a step is a slice of the current cycle.
+ * - A full collection when the bytes live (gm_mem_live_bytes, read at a
+ *   step) have grown since the last one by a threshold that adapts: half
+ *   the bytes live after that collection, at least PACE_MIN, and at least
+ *   Lua's own heap (so the cost of a collection, which walks the Lua heap,
+ *   stays in proportion to the bytes between two).  This bounds garbage
+ *   in any mode: mats that lived through minor collections and died old
+ *   (in generational mode only a major collection finds them), and every
+ *   mat in incremental mode, where a cycle's end is not paced by bytes.
+ *   Garbage is thus bounded by about half of what is live (plus PACE_MIN).
+ *   PACE_MIN is 8 MiB, not 32: garbage that cycles through 32 MiB between
+ *   collections is cold in the caches when its blocks are reused, and a
+ *   full collection of a small heap costs little (bench/RESULTS.md). */
 #define PACE_MIN ((long)8 << 20)
+#define STEP_BYTES ((long)256 << 10)
 
 /* PACE_MIN, or GPUMAT_GC_PACE_MIN (bytes) from the environment: the
  * fault sweep and the fuzzer set 0, so that every new mat runs a full
@@ -57,13 +68,16 @@ static long pace_min(void) {
 }
 
 typedef struct pace {
-  long mark;      /* n_bytes_allocated at the last collection */
-  long threshold; /* bytes allocated before the next */
+  long step_mark; /* n_bytes_allocated at the last step (or collection) */
+  long live;      /* bytes live after the last full collection */
+  long threshold; /* growth of the live bytes that runs the next one */
   long min;       /* pace_min() */
   bool busy;      /* a collection runs: a finalizer's mats do not start another */
 } pace;
 
 static const char pace_key = 0;
+
+static long allocated(void) { return (long)atomic_load(&gm_counter.n_bytes_allocated); }
 
 static pace *pace_of(lua_State *L) {
   lua_rawgetp(L, LUA_REGISTRYINDEX, &pace_key);
@@ -72,23 +86,26 @@ static pace *pace_of(lua_State *L) {
   if (P) return P;
   P = lua_newuserdatauv(L, sizeof *P, 0);
   long min = pace_min();
-  *P = (pace){atomic_load(&gm_counter.n_bytes_allocated), min, min, false};
+  *P = (pace){allocated(), (long)gm_mem_live_bytes(), min, min, false};
   lua_rawsetp(L, LUA_REGISTRYINDEX, &pace_key);
   return P;
 }
 
-static void collect_paced(lua_State *L, pace *P) {
+/* Runs a full collection (full) or a step with the pace's guards: an
+ * explicit free by a finalizer waits for the running call's end (the
+ * binding rule, util.h), as in the reclaim cascade's hook. */
+static void collect_paced(lua_State *L, pace *P, bool full) {
   P->busy = true;
-  /* an explicit free by a finalizer waits for the running call's end
-   * (the binding rule, util.h), as in the reclaim cascade's hook */
   gm_deferred_hook_enter();
-  lua_gc(L, LUA_GCCOLLECT);
+  lua_gc(L, full ? LUA_GCCOLLECT : LUA_GCSTEP, 0);
   gm_deferred_hook_leave();
-  long live = (long)(gm_mem_live_bytes() / 2);
-  long heap = (long)lua_gc(L, LUA_GCCOUNT) * 1024;
-  P->threshold = live > heap ? live : heap;
-  if (P->threshold < P->min || P->min == 0) P->threshold = P->min;
-  P->mark = atomic_load(&gm_counter.n_bytes_allocated);
+  P->step_mark = allocated();
+  if (full) {
+    P->live = (long)gm_mem_live_bytes();
+    long heap = (long)lua_gc(L, LUA_GCCOUNT) * 1024;
+    P->threshold = P->live / 2 > heap ? P->live / 2 : heap;
+    if (P->threshold < P->min || P->min == 0) P->threshold = P->min;
+  }
   P->busy = false;
 }
 
@@ -97,12 +114,18 @@ static void collect_paced(lua_State *L, pace *P) {
  * stays stopped. */
 static void pace_collector(lua_State *L) {
   pace *P = pace_of(L);
-  if (atomic_load(&gm_counter.n_bytes_allocated) - P->mark < P->threshold || P->busy) return;
+  long since = allocated() - P->step_mark;
+  if (P->busy || (since < STEP_BYTES && P->min != 0)) return;
   if (!lua_gc(L, LUA_GCISRUNNING)) {
-    P->mark = atomic_load(&gm_counter.n_bytes_allocated);
+    P->step_mark = allocated();
     return;
   }
-  collect_paced(L, P);
+  if (P->min == 0) {
+    collect_paced(L, P, true);
+    return;
+  }
+  collect_paced(L, P, false);
+  if ((long)gm_mem_live_bytes() - P->live >= P->threshold) collect_paced(L, P, true);
 }
 
 /* The box is made in a protected call: if Lua cannot allocate it, m is
