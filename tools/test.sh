@@ -59,7 +59,9 @@ build() { # dir cmake-args...
 
 # Release, as luarocks builds it (CMakeLists' default RelWithDebInfo
 # differs only in -g and -O2 for the C sources)
+release_built=0
 if build build -DCMAKE_BUILD_TYPE=Release; then
+  release_built=1
   # the CUDA backend must compile on every run where the toolkit exists
   if [ -x /usr/local/cuda/bin/nvcc ] || command -v nvcc >/dev/null 2>&1; then
     if grep -q "CUDA backend enabled" "$log/cmake-build.log"; then
@@ -68,49 +70,42 @@ if build build -DCMAKE_BUILD_TYPE=Release; then
       echo "== cuda backend: toolkit present but not enabled"; failed=$((failed + 1)); status=1
     fi
   fi
-  # Each pass is one busted process, which keeps about one core busy, so
-  # passes share the 2 cores (CI's budget is wall time): the
-  # aggressive-collector pass takes about as long as the other three
-  # together (a constantly running collector), so it runs on one core
-  # while host, emulated and lazy run one after another on the other.
-  # The lazy pass is the most adversarial legal order: queued device work
-  # runs only when something waits for it, so a missing wait reads stale
-  # data every time.  Counted in a fixed order once all have ended.
-  t0=$SECONDS
-  tools/run-specs.sh build GPUMAT_TEST_GC=aggressive >"$log/gc.log" &
-  gc=$!
+fi
+
+# Two lanes, one core each (CI's budget is wall time; each busted pass
+# keeps about one core busy): host, emulated and lazy one after another on
+# one; the aggressive-collector pass and then the ASan build on the other
+# (the build takes both cores once the first lane has ended).  The lazy
+# pass is the most adversarial legal order: queued device work runs only
+# when something waits for it, so a missing wait reads stale data every
+# time.  The ASan build's emulated kernels at -O1 (GPUMAT_EMU_OPT),
+# AddressSanitizer's usual level: at -O3 with the sanitizers they were most
+# of this build (610 s of CPU; strided.cpp 169 s against 72 s at -O1,
+# elementwise.cpp 62 against 30), and the passes' mats are small.  The
+# build runs in a subshell: its verdict comes back through a file.
+t0=$SECONDS
+(
+  [ "$release_built" -eq 1 ] && tools/run-specs.sh build GPUMAT_TEST_GC=aggressive >"$log/gc.log"
+  build build-asan -DGPUMAT_SANITIZE=ON -DGPUMAT_CUDA=OFF -DCMAKE_BUILD_TYPE=Debug -DGPUMAT_EMU_OPT=-O1 \
+    >"$log/asan-build.out" 2>&1
+  echo $? >"$log/asan-built"
+) &
+lane=$!
+if [ "$release_built" -eq 1 ]; then
   tools/run-specs.sh build >"$log/host.log"
   tools/run-specs.sh build GPUMAT_DEVICE=emulated >"$log/emu.log"
   tools/run-specs.sh build GPUMAT_DEVICE=emulated GPUMAT_EMULATED_ASYNC=lazy >"$log/lazy.log"
   echo "   (host, emulated and lazy passes: $((SECONDS - t0)) s)"
 fi
-
-# The ASan build starts as soon as host, emulated and lazy have ended,
-# beside the rest of the gc-aggressive pass (its core was idle until then).
-# Its emulated kernels at -O1 (GPUMAT_EMU_OPT), AddressSanitizer's usual
-# level: at -O3 with the sanitizers they were most of this build (610 s
-# of CPU; strided.cpp 169 s against 72 s at -O1, elementwise.cpp 62
-# against 30), and the passes' mats are small.
-build build-asan -DGPUMAT_SANITIZE=ON -DGPUMAT_CUDA=OFF -DCMAKE_BUILD_TYPE=Debug -DGPUMAT_EMU_OPT=-O1
-asan_built=$?
-if [ -n "${gc:-}" ]; then
-  wait "$gc"
+wait "$lane"
+cat "$log/asan-build.out"
+asan_built=$(cat "$log/asan-built" 2>/dev/null || echo 1)
+[ "$asan_built" -eq 0 ] || { failed=$((failed + 1)); status=1; }
+if [ "$release_built" -eq 1 ]; then
   count host "$log/host.log"; count emulated "$log/emu.log"
   count emulated-lazy "$log/lazy.log"; count gc-aggressive "$log/gc.log"
-  echo "   (the four passes and the ASan build beside them: $((SECONDS - t0)) s)"
 fi
-
-if [ "$asan_built" -eq 0 ]; then
-  asan=$(gcc -print-file-name=libasan.so)
-  san=(LD_PRELOAD="$asan" ASAN_OPTIONS=detect_leaks=0:protect_shadow_gap=0:abort_on_error=1
-       UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
-  t0=$SECONDS
-  tools/run-specs.sh build-asan "${san[@]}" >"$log/asan.log" &
-  tools/run-specs.sh build-asan "${san[@]}" GPUMAT_DEVICE=emulated >"$log/asan-emu.log"
-  wait
-  count asan+ubsan "$log/asan.log"; count asan+ubsan-emulated "$log/asan-emu.log"
-  echo "   (asan passes: $((SECONDS - t0)) s)"
-fi
+echo "   (the four passes and the ASan build beside them: $((SECONDS - t0)) s)"
 
 # Extra steps, one file per area: tools/suite.d/*.sh, run in name order with
 # BUILD=build BUILD_ASAN=build-asan (each may be missing if its build failed)
@@ -121,9 +116,9 @@ fi
 export BUILD=build BUILD_ASAN=build-asan
 export SAN_ENV="LD_PRELOAD=$(gcc -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0:protect_shadow_gap=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1"
 # A step whose file has the line "# lane: background" (one that builds on
-# both cores: the TSan build) runs beside the others, which mostly keep
-# one core busy each, one after another; all are counted in name order
-# once both lanes have ended.
+# both cores: the TSan build) starts here, beside the ASan passes and then
+# the other steps, which mostly keep one core busy each, one after
+# another; all are counted in name order once both lanes have ended.
 run_step() { # step file
   local name t0=$SECONDS
   name=$(basename "$1" .sh)
@@ -132,10 +127,24 @@ run_step() { # step file
 }
 steps=()
 for step in tools/suite.d/*.sh; do [ -e "$step" ] && steps+=("$step"); done
-t0=$SECONDS
+t_steps=$SECONDS
 for step in "${steps[@]}"; do
   if grep -qx '# lane: background' "$step"; then run_step "$step" & fi
 done
+
+if [ "$asan_built" -eq 0 ]; then
+  asan=$(gcc -print-file-name=libasan.so)
+  san=(LD_PRELOAD="$asan" ASAN_OPTIONS=detect_leaks=0:protect_shadow_gap=0:abort_on_error=1
+       UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
+  t0=$SECONDS
+  tools/run-specs.sh build-asan "${san[@]}" >"$log/asan.log" &
+  asan_pass=$!
+  tools/run-specs.sh build-asan "${san[@]}" GPUMAT_DEVICE=emulated >"$log/asan-emu.log"
+  wait "$asan_pass"
+  count asan+ubsan "$log/asan.log"; count asan+ubsan-emulated "$log/asan-emu.log"
+  echo "   (asan passes: $((SECONDS - t0)) s)"
+fi
+
 for step in "${steps[@]}"; do grep -qx '# lane: background' "$step" || run_step "$step"; done
 wait
 for step in "${steps[@]}"; do
@@ -151,7 +160,7 @@ for step in "${steps[@]}"; do
   passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + k))
   if [ "$f" -ne 0 ]; then tail -60 "$log/step-$name.log"; status=1; fi
 done
-echo "   (suite.d steps: $((SECONDS - t0)) s)"
+echo "   (suite.d steps, from the background lane's start: $((SECONDS - t_steps)) s)"
 
 # luarocks make, offline, into a scratch tree; then load the installed module
 tree=$(mktemp -d) t0=$SECONDS
