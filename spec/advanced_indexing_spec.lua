@@ -153,6 +153,54 @@ describe("advanced indexing", function()
     end
   end)
 
+  it("masked fills in one pass (where) agree with the positions path on every ctype and value", function()
+    -- masked_fill_ and m[mask] = v on real non-16-bit mats are one
+    -- elementwise pass (gm.where); the reference is index_fill_ of the same
+    -- value at the mask's true positions (the scatter planner's path, with
+    -- astype's conversion), element for element (bits: NaN, -0.0, int64
+    -- beyond 2^53, wrapping and saturating conversions)
+    local n = 70
+    local mv = {}
+    for i = 1, n do mv[i] = (i * 7) % 3 == 0 and 1 or 0 end
+    local pos = {}
+    for i = 1, n do if mv[i] == 1 then pos[#pos + 1] = i end end
+    local function bits(m)
+      local t = R.flat(m)
+      for i, v in ipairs(t) do
+        t[i] = math.type(v) == "integer" and string.pack("j", v) or math.type(v) == "float" and string.pack("n", v)
+          or tostring(v)
+      end
+      return t
+    end
+    local values = { 0.75, -0.0, 0 / 0, 3.7, -3.7, 1e300, -1e300, 2 ^ 40 + 3, 255, 256, -1, true, false,
+      math.maxinteger, math.mininteger, (1 << 53) + 1, 1 << 53, 2 }
+    for _, ct in ipairs { "double", "float", "int64", "int32", "int8", "uint8", "uint16", "uint64", "bool",
+      "float16", "complex64" } do
+      for _, v in ipairs(values) do
+        local base = gm.zeros({ 7, 10 }, { dtype = ct }) + 1
+        local m = mask(mv, { 7, 10 })
+        local want = base:reshape(n):index_fill_(1, ints(pos), v)
+        local got = clone(base):masked_fill_(m, v)
+        local got2 = clone(base)
+        got2[m] = v
+        local what = ct .. " " .. tostring(v)
+        assert.are.same(bits(want), bits(got:reshape(n)), what .. " masked_fill_")
+        assert.are.same(bits(want), bits(got2:reshape(n)), what .. " m[mask] = v")
+      end
+    end
+    -- a mask broadcast over rows, a transposed view as the mat, the mask
+    -- the mat itself
+    local x = gm.zeros({ 4, 3 }, { dtype = "float" })
+    x:t():masked_fill_(mask({ 0, 1, 0, 1 }, { 4 }), 5)
+    assert.are.same({ 0, 0, 0, 5, 5, 5, 0, 0, 0, 5, 5, 5 }, R.flat(x))
+    local b = mask({ 1, 0, 1, 1, 0 }, { 5 })
+    b:masked_fill_(b, false)
+    assert.are.same({ false, false, false, false, false }, R.flat(b))
+    local y = seq("double", { 2, 3 })
+    y[y:gt(4)] = -1
+    assert.are.same({ 1, 2, 3, 4, -1, -1 }, R.flat(y))
+  end)
+
   it("long masks: the host's 32-element vector steps (4- and 8-byte values) and the scalar tails agree", function()
     -- 5000 elements in chunks of 1024 (the default) and of 100: runs of
     -- all true (a chunk's vector steps stop 32 short of its output end),

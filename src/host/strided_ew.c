@@ -93,30 +93,60 @@ static const inner_fn inner_table[GM_N_CTYPES][GM_N_BCAST][N_VARIANTS] = {
     GM_FLOAT_CTYPES(BC_FLOAT_ROW_) GM_INTEGER_CTYPES(BC_INT_ROW_) GM_BOOL_CTYPES(BC_BOOL_ROW_)
         GM_COMPLEX_CTYPES(BC_CX_ROW_)};
 
-/* where: o := c ? a : b, c bool (st: the four inner strides) */
+/* where: o := c ? a : b, c bool (st: the four inner strides), read as
+ * bytes: GCC 12 vectorizes no loop that loads _Bool ("no vectype"), and
+ * a random mask made the branchy scalar loop 5-8x slower than an add */
 typedef void (*where_fn)(int64_t n, void *o, const void *c, const void *a, const void *b, const int64_t *st);
 
 #define WHERE_INNER(T, ...)                                                                          \
   GM_SIMD_CLONES static void where_##T##_cc(int64_t n, void *ov, const void *cv, const void *av,    \
                                             const void *bv, const int64_t *st) {                     \
     T *o = ov;                                                                                       \
-    const bool *c = cv;                                                                              \
+    const unsigned char *c = cv;                                                                              \
     const T *a = av, *b = bv;                                                                        \
     (void)st;                                                                                        \
-    for (int64_t i = 0; i < n; i++) o[i] = gm_bc_where_##T(c[i], a[i], b[i]);                        \
+    for (int64_t i = 0; i < n; i++) o[i] = gm_bc_where_##T(c[i] != 0, a[i], b[i]);                        \
+  }                                                                                                  \
+  /* a number operand (x[mask] = v is where(mask, v, x, {out = x})) */                             \
+  GM_SIMD_CLONES static void where_##T##_ca(int64_t n, void *ov, const void *cv, const void *av,    \
+                                            const void *bv, const int64_t *st) {                     \
+    T *o = ov;                                                                                       \
+    const unsigned char *c = cv;                                                                              \
+    const T a = *(const T *)av, *b = bv;                                                             \
+    (void)st;                                                                                        \
+    for (int64_t i = 0; i < n; i++) o[i] = gm_bc_where_##T(c[i] != 0, a, b[i]);                           \
+  }                                                                                                  \
+  GM_SIMD_CLONES static void where_##T##_cb(int64_t n, void *ov, const void *cv, const void *av,    \
+                                            const void *bv, const int64_t *st) {                     \
+    T *o = ov;                                                                                       \
+    const unsigned char *c = cv;                                                                              \
+    const T *a = av, b = *(const T *)bv;                                                             \
+    (void)st;                                                                                        \
+    for (int64_t i = 0; i < n; i++) o[i] = gm_bc_where_##T(c[i] != 0, a[i], b);                           \
   }                                                                                                  \
   static void where_##T##_gen(int64_t n, void *ov, const void *cv, const void *av, const void *bv,  \
                               const int64_t *st) {                                                   \
     T *o = ov;                                                                                       \
-    const bool *c = cv;                                                                              \
+    const unsigned char *c = cv;                                                                              \
     const T *a = av, *b = bv;                                                                        \
     for (int64_t i = 0; i < n; i++)                                                                  \
-      o[i * st[0]] = gm_bc_where_##T(c[i * st[1]], a[i * st[2]], b[i * st[3]]);                     \
+      o[i * st[0]] = gm_bc_where_##T(c[i * st[1]] != 0, a[i * st[2]], b[i * st[3]]);                     \
   }
 
 GM_CTYPES(WHERE_INNER)
-#define WHERE_ROW_(T, E, ...) [GM_##E] = {where_##T##_cc, where_##T##_gen},
-static const where_fn where_table[GM_N_CTYPES][2] = {GM_CTYPES(WHERE_ROW_)};
+/* the variants by inner strides: all contiguous, a or b a number (stride
+ * 0, the others contiguous), any */
+enum { W_CC, W_CA, W_CB, W_GEN, N_WHERE };
+#define WHERE_ROW_(T, E, ...) [GM_##E] = {where_##T##_cc, where_##T##_ca, where_##T##_cb, where_##T##_gen},
+static const where_fn where_table[GM_N_CTYPES][N_WHERE] = {GM_CTYPES(WHERE_ROW_)};
+
+static int where_variant(const int64_t *inner) {
+  if (inner[0] != 1 || inner[1] != 1) return W_GEN;
+  if (inner[2] == 1 && inner[3] == 1) return W_CC;
+  if (inner[2] == 0 && inner[3] == 1) return W_CA;
+  if (inner[2] == 1 && inner[3] == 0) return W_CB;
+  return W_GEN;
+}
 
 /* Everything one chunk needs; p[k] is operand k's base (a number
  * operand points at its value, of its ctype ct[k], in `local`).  The
@@ -147,11 +177,11 @@ static void run_inner(const st_job *j, int64_t rows, int64_t n, const int64_t *o
   void *q[GM_STRIDED_MAX_OPS];
   for (int k = 0; k < s->nops; k++) q[k] = j->p[k] + off[k] * j->es[k];
   if (j->op < 0) {
-    int cc = inner[0] == 1 && inner[1] == 1 && inner[2] == 1 && inner[3] == 1;
+    where_fn f = where_table[j->t][where_variant(inner)];
     for (int64_t r = 0; r < rows; r++) {
       void *qr[GM_STRIDED_MAX_OPS];
       for (int k = 0; k < 4; k++) qr[k] = (char *)q[k] + r * step[k] * j->es[k];
-      where_table[j->t][cc ? 0 : 1](n, qr[0], qr[1], qr[2], qr[3], inner);
+      f(n, qr[0], qr[1], qr[2], qr[3], inner);
     }
     return;
   }
