@@ -9,7 +9,9 @@
  * pass 3 has each chunk write its selected elements from there in order
  * (gm_compact_values_U: bool masks, by element size; gm_compact_coords_E:
  * the 1-based coordinates of nonzero/argwhere).  Every output element has
- * one writer and the order is row-major, whatever the chunking.  Nonzero
+ * one writer and the order is row-major, whatever the chunking.  The
+ * inverse (masked_scatter_: gm_compact_expand_U) counts the same way and
+ * has each chunk read its selected elements' values from its offset.  Nonzero
  * means != 0, so NaN counts (NumPy's rule). */
 #ifndef GM_KERNELS_COMPACT_H
 #define GM_KERNELS_COMPACT_H
@@ -211,5 +213,29 @@ GM_COMPACT_VALUES_(uint64_t)
 /* 16-byte elements (complex128) move as the struct: no wider integer */
 GM_COMPACT_VALUES_(gm_complex128)
 #undef GM_COMPACT_VALUES_
+
+/* Pass 3's inverse (masked_scatter_): the true m[k] of [a, b) take src[o,
+ * hi) in order.  Every x[k] of the chunk is stored, unselected ones with
+ * their own value, and src is read at min(p, hi - 1), so no branch waits
+ * for the mask and no read passes the chunk's part of src (the caller
+ * skips a chunk with none: o == hi). */
+#define GM_COMPACT_EXPAND_(U)                                                                         \
+  GM_HD void gm_compact_expand_##U(size_t a, size_t b, const bool *m, int64_t o, int64_t hi, const U *src, \
+                                   U *x) {                                                            \
+    if (o >= hi) return;                                                                              \
+    int64_t p = o;                                                                                    \
+    for (size_t k = a; k < b; k++) {                                                                  \
+      const U v = src[p < hi ? p : hi - 1];                                                           \
+      const bool t = m[k];                                                                            \
+      x[k] = t ? v : x[k];                                                                            \
+      p += t;                                                                                         \
+    }                                                                                                 \
+  }
+GM_COMPACT_EXPAND_(uint8_t)
+GM_COMPACT_EXPAND_(uint16_t)
+GM_COMPACT_EXPAND_(uint32_t)
+GM_COMPACT_EXPAND_(uint64_t)
+GM_COMPACT_EXPAND_(gm_complex128)
+#undef GM_COMPACT_EXPAND_
 
 #endif

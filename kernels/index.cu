@@ -55,6 +55,16 @@ GM_CU_VALUES(uint32_t)
 GM_CU_VALUES(uint64_t)
 GM_CU_VALUES(gm_complex128)
 #undef GM_CU_VALUES
+#define GM_CU_EXPAND(U)                                                                               \
+  __device__ void compact_expand(size_t a, size_t b, const bool *m, int64_t o, int64_t hi, const U *src, U *x) { \
+    gm_compact_expand_##U(a, b, m, o, hi, src, x);                                                    \
+  }
+GM_CU_EXPAND(uint8_t)
+GM_CU_EXPAND(uint16_t)
+GM_CU_EXPAND(uint32_t)
+GM_CU_EXPAND(uint64_t)
+GM_CU_EXPAND(gm_complex128)
+#undef GM_CU_EXPAND
 
 template <typename T>
 __global__ void compact_count_kernel(size_t n, size_t chunk, const T *m, int64_t *cnt) {
@@ -69,6 +79,13 @@ template <typename U>
 __global__ void compact_values_kernel(size_t n, size_t chunk, const bool *m, const int64_t *cnt, const U *x, U *y) {
   GRID_STRIDE(k, gm_scan_nchunks(n, chunk)) {
     compact_values(k * chunk, gm_scan_chunk_end(k, n, chunk), m, cnt[k], cnt[k + 1], x, y);
+  }
+}
+
+template <typename U>
+__global__ void compact_expand_kernel(size_t n, size_t chunk, const bool *m, const int64_t *cnt, const U *src, U *x) {
+  GRID_STRIDE(k, gm_scan_nchunks(n, chunk)) {
+    compact_expand(k * chunk, gm_scan_chunk_end(k, n, chunk), m, cnt[k], cnt[k + 1], src, x);
   }
 }
 
@@ -183,5 +200,35 @@ extern "C" int gm_cuda_index_compact(int mt, size_t n, size_t chunk, const void 
   cudaError_t sync = !y && !c ? cudaStreamSynchronize(s) : cudaSuccess;
   if (err == 0) err = (int)sync;
   if (err == 0 && !y && !c) *count = (size_t)total;
+  return err;
+}
+
+// The compaction's inverse (masked_scatter_): the bool m's counts per
+// chunk and their offsets, then each chunk writes src's values from its
+// offset into x where m is true.
+extern "C" int gm_cuda_index_expand(size_t n, size_t chunk, const void *m, size_t esize, const void *src, void *x,
+                                    const gm_launch_ctx *lc) {
+  const size_t nc = gm_scan_nchunks(n, chunk);
+  cudaStream_t s = (cudaStream_t)lc->stream;
+  int64_t *cnt = NULL;
+  int err = gm_scratch_alloc(lc, (nc + 1) * sizeof(int64_t), (void **)&cnt);
+  if (err != 0) return err;
+  gm_launch l(nc, s), one(1, s);
+  GM_LAUNCH_RANGE(compact_count_kernel<bool>, l.grid, l.block, l.s, nc, chunk)(n, chunk, (const bool *)m, cnt);
+  GM_LAUNCH_RANGE(compact_offsets_kernel, one.grid, one.block, one.s, 1, nc)(nc, cnt);
+#define LAUNCH(U)                                                                                        \
+  GM_LAUNCH_RANGE(compact_expand_kernel<U>, l.grid, l.block, l.s, nc, 2 * chunk)(n, chunk, (const bool *)m, cnt, \
+                                                                                 (const U *)src, (U *)x)
+  switch (esize) {
+    case 1: LAUNCH(uint8_t); break;
+    case 2: LAUNCH(uint16_t); break;
+    case 4: LAUNCH(uint32_t); break;
+    case 8: LAUNCH(uint64_t); break;
+    case 16: LAUNCH(gm_complex128); break;
+    default: err = (int)cudaErrorInvalidValue;
+  }
+#undef LAUNCH
+  if (err == 0) err = (int)cudaGetLastError();
+  gm_scratch_free(lc, cnt);
   return err;
 }

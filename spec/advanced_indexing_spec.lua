@@ -201,6 +201,52 @@ describe("advanced indexing", function()
     assert.are.same({ 1, 2, 3, 4, -1, -1 }, R.flat(y))
   end)
 
+  it("masked_scatter_ is the compaction's inverse: every ctype, chunked, converting src, refusing a short src", function()
+    -- src's leading elements land where the mask is true, in row-major
+    -- order (plain-Lua reference); chunks of 7 elements (many chunks, some
+    -- without a true element) as well as the default
+    local core = require "gpumat.core"
+    local n = 70
+    local mv = {}
+    for i = 1, n do mv[i] = (i * 7) % 3 == 0 and 1 or (i > 40 and i < 55 and 0 or i % 5 == 0 and 1 or 0) end
+    finally(function() core._set_chunk(0) end)
+    for _, chunk in ipairs { 0, 7 } do
+      core._set_chunk(chunk)
+      for _, ct in ipairs { "double", "float", "int64", "int32", "int16", "uint8", "bool", "float16", "complex64",
+        "complex128" } do
+        local base = ct == "bool" and gm.zeros({ 7, 10 }, { dtype = "bool" }) or seq(ct, { 7, 10 })
+        local vals = {}
+        for i = 1, n do vals[i] = ct == "bool" and i % 2 or 100 + i end
+        local src = R.mk(ct, { n }, vals)
+        local want, k = R.flat(base), 0
+        for i = 1, n do
+          if mv[i] == 1 then
+            k = k + 1
+            want[i] = R.flat(src)[k]
+          end
+        end
+        local got = clone(base):masked_scatter_(mask(mv, { 7, 10 }), src)
+        assert.are.same(want, R.flat(got), ct .. " chunk " .. chunk)
+      end
+    end
+    core._set_chunk(0)
+    -- src of another ctype converts as astype does; a transposed view as
+    -- the mat (staged and written back); src aliasing the mat
+    local x = gm.zeros({ 4, 3 }, { dtype = "int32" })
+    x:t():masked_scatter_(mask({ 1, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 1 }, { 3, 4 }), R.mk("double", { 5 }, { 1.9, -2.9, 3, 4, 5 }))
+    assert.are.same({ 1, 3, 0, 0, 0, 0, 0, 0, 0, -2, 0, 4 }, R.flat(x)) -- t(1,1) t(1,4) t(2,1) t(3,4)
+    local y = seq("double", { 6 })
+    y:masked_scatter_(mask({ 0, 1, 1, 0, 1, 1 }, { 6 }), y)
+    assert.are.same({ 1, 1, 2, 4, 3, 4 }, R.flat(y))
+    -- too few source elements: an error naming the function, the mat unchanged
+    local z = seq("float", { 6 })
+    local ok, err = pcall(z.masked_scatter_, z, mask({ 1, 1, 1, 0, 0, 1 }, { 6 }), seq("float", { 3 }))
+    assert.is_false(ok)
+    assert.matches("masked_scatter_", tostring(err))
+    assert.matches("the source has 3 elements, the mask selects 4", tostring(err))
+    assert.are.same({ 1, 2, 3, 4, 5, 6 }, R.flat(z))
+  end)
+
   it("long masks: the host's 32-element vector steps (4- and 8-byte values) and the scalar tails agree", function()
     -- 5000 elements in chunks of 1024 (the default) and of 100: runs of
     -- all true (a chunk's vector steps stop 32 short of its output end),

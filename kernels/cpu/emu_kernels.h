@@ -364,5 +364,6 @@ inline gm_emu_range_launcher<P...> gm_emu_launch_range(void (*kernel)(P...), dim
 #define gm_cuda_index_gather gm_emu_index_gather
 #define gm_cuda_index_scatter gm_emu_index_scatter
 #define gm_cuda_index_compact gm_emu_index_compact
+#define gm_cuda_index_expand gm_emu_index_expand
 
 #endif

@@ -104,3 +104,6 @@ int GM_LAUNCHER(index_scatter)(int ctype, int mode, size_t runs, const int64_t *
 /* stream compaction (kernels/compact.h), as gm_index_ops' compact */
 int GM_LAUNCHER(index_compact)(int mt, size_t n, size_t chunk, const void *m, size_t esize, const void *x, void *y,
                                const gm_compact_dims *d, int64_t *c, size_t *count, const gm_launch_ctx *lc);
+/* its inverse, as gm_index_ops' expand */
+int GM_LAUNCHER(index_expand)(size_t n, size_t chunk, const void *m, size_t esize, const void *src, void *x,
+                              const gm_launch_ctx *lc);

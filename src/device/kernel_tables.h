@@ -290,7 +290,14 @@ static gm_status gm_lt_index_compact(void *ctx, gm_ctype mt, size_t n, size_t ch
                    "compaction kernel");
 }
 
-static const gm_index_ops gm_lt_index_ops = {
-    .gather = gm_lt_index_gather, .scatter = gm_lt_index_scatter, .compact = gm_lt_index_compact};
+static gm_status gm_lt_index_expand(void *ctx, size_t n, size_t chunk, const void *m, size_t esize, const void *src,
+                                    void *x) {
+  return GM_LT_RUN(index_expand, (n, chunk, m, esize, src, x, GM_LT_LAUNCH(ctx)), "compaction-inverse kernel");
+}
+
+static const gm_index_ops gm_lt_index_ops = {.gather = gm_lt_index_gather,
+                                             .scatter = gm_lt_index_scatter,
+                                             .compact = gm_lt_index_compact,
+                                             .expand = gm_lt_index_expand};
 
 #undef GM_LT_RUN

@@ -133,4 +133,37 @@ static gm_status host_compact(void *ctx, gm_ctype mt, size_t n, size_t chunk, co
   return GM_OK;
 }
 
-const gm_index_ops gm_host_index_ops = {.gather = host_gather, .scatter = host_scatter, .compact = host_compact};
+/* The inverse (masked_scatter_): counts and offsets of the bool m as
+ * above, then each chunk writes src's values from its offset (compact_job's
+ * x is src, y is the mat written). */
+static void expand_chunks(void *arg, size_t begin, size_t end) {
+  const compact_job *j = arg;
+  for (size_t k = begin; k < end; k++) {
+    size_t a = k * j->chunk, b = gm_scan_chunk_end(k, j->n, j->chunk);
+    int64_t o = j->cnt[k], hi = j->cnt[k + 1];
+#define V(U)                                                                                   \
+  case sizeof(U):                                                                              \
+    gm_compact_expand_##U(a, b, (const bool *)j->m, o, hi, (const U *)j->x, (U *)j->y);         \
+    break;
+    switch (j->esize) {
+      V(uint8_t) V(uint16_t) V(uint32_t) V(uint64_t) V(gm_complex128) default : break;
+    }
+#undef V
+  }
+}
+
+static gm_status host_expand(void *ctx, size_t n, size_t chunk, const void *m, size_t esize, const void *src,
+                             void *x) {
+  (void)ctx;
+  size_t nc = gm_scan_nchunks(n, chunk);
+  compact_job j = {GM_BOOL, n, chunk, esize, m, src, x, NULL, NULL, malloc((nc + 1) * sizeof(int64_t))};
+  if (!j.cnt) return gm_fail(GM_ENOMEM, "masked_scatter_: out of host memory for %zu chunk counts", nc);
+  gm_par_for(nc, 1, (double)chunk, count_chunks, &j);
+  gm_compact_offsets(nc, j.cnt);
+  gm_par_for(nc, 1, 2.0 * (double)chunk, expand_chunks, &j);
+  free(j.cnt);
+  return GM_OK;
+}
+
+const gm_index_ops gm_host_index_ops = {
+    .gather = host_gather, .scatter = host_scatter, .compact = host_compact, .expand = host_expand};

@@ -358,6 +358,14 @@ static int masked(lua_State *L, ix_call *c) {
     gml_pushmat(L, y);
     return 1;
   }
+  if (c->flat) { /* masked_scatter_: the compaction's inverse where the mats live */
+    gm_status st = gm_compact_scatter(x, mv, c->src);
+    gm_mat_free(mv);
+    if (st == GM_EINVAL) gml_argerror(L, 3, c->fn, "%s", gm_last_error());
+    GML_TRY(L, st, c->fn);
+    lua_settop(L, 1);
+    return 1;
+  }
   if (!c->flat && !c->src) { /* masked_fill_ */
     bool done;
     gm_status st = fill_masked(x, mv, c->value, &done);

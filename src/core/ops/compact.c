@@ -61,6 +61,47 @@ gm_status gm_compact_select(gm_mat *x, gm_mat *mask, gm_mat **out) {
   return st;
 }
 
+/* src as a contiguous mat of x's ctype that shares no storage with x (the
+ * chunks read src while others write x): src itself, or *copy. */
+static gm_status scatter_source(const gm_mat *x, gm_mat *src, gm_mat **s, gm_mat **copy) {
+  *copy = NULL;
+  *s = src;
+  if (src->ctype == x->ctype && gm_mat_is_contiguous(src) && src->vec != x->vec) return GM_OK;
+  gm_mat_options mo = {.ctype = (int)x->ctype, .cuda_enabled = src->cuda_enabled};
+  GM_TRY(gm_mat_new(src->rank, src->dims, &mo, copy));
+  gm_status st = gm_mat_astype(src, *copy);
+  if (st != GM_OK) {
+    gm_mat_free(*copy);
+    *copy = NULL;
+    return st;
+  }
+  *s = *copy;
+  return GM_OK;
+}
+
+gm_status gm_compact_scatter(gm_mat *x, gm_mat *mask, gm_mat *src) {
+  if (mask->ctype != GM_BOOL) return gm_fail(GM_EINVAL, "mask must be a bool mat, got %s", gm_ctype_name(mask->ctype));
+  if (mask->rank != x->rank || memcmp(mask->dims, x->dims, (size_t)x->rank * sizeof *x->dims) != 0)
+    return gm_fail(GM_EINVAL, "the mask must have the mat's dims");
+  gm_mat *all[3] = {x, mask, src};
+  gm_exec e = gm_exec_choose(all, 3);
+  if (!e.be->index || !e.be->index->expand) return no_compact("masked_scatter_", &e);
+  size_t n = 0;
+  if (x->size > 0) GM_TRY(count_on(&e, mask, &n));
+  if (src->size < n) return gm_fail(GM_EINVAL, "the source has %zu elements, the mask selects %zu", src->size, n);
+  if (n == 0) return GM_OK;
+  gm_mat *s, *copy;
+  GM_TRY(scatter_source(x, src, &s, &copy));
+  gm_operand o[3] = {{mask, GM_INPUT, NULL}, {s, GM_INPUT, NULL}, {x, GM_IO, NULL}};
+  gm_status st = gm_acquire(&e, o, 3);
+  if (st == GM_OK)
+    st = gm_finish(&e, o, 3,
+                   e.be->index->expand(e.dev, x->size, chunk_len(), o[0].ptr, gm_ctype_size(x->ctype), o[1].ptr,
+                                       o[2].ptr));
+  gm_mat_free(copy);
+  return st;
+}
+
 /* *c := a new int64 mat of dims whose elements are d's coordinates of
  * m's nonzeros (count n). */
 static gm_status coords_mat(const gm_exec *e, gm_mat *m, const gm_compact_dims *d, int rank, const size_t *dims,

@@ -16,5 +16,10 @@ gm_status gm_compact_select(gm_mat *x, gm_mat *mask, gm_mat **out);
  * outs[0..rank)) or argwhere (one n x rank int64 mat, outs[0]) of m, any
  * ctype (NaN is nonzero): 1-based coordinates in row-major order. */
 gm_status gm_compact_nonzero(gm_mat *m, bool argwhere, gm_mat **outs);
+/* masked_scatter_: x's elements where the bool mat mask (x's dims) is
+ * true take src's leading elements (converted to x's ctype as astype
+ * does) in row-major order, where the mats live; src must hold at least
+ * as many elements as mask selects, else GM_EINVAL and x is unchanged. */
+gm_status gm_compact_scatter(gm_mat *x, gm_mat *mask, gm_mat *src);
 
 #endif

@@ -31,6 +31,10 @@ typedef struct gm_index_ops {
    * the coordinates of the nonzero elements laid out by d (when c). */
   gm_status (*compact)(void *ctx, gm_ctype mt, size_t n, size_t chunk, const void *m, size_t esize, const void *x,
                        void *y, const gm_compact_dims *d, int64_t *c, size_t *count);
+  /* Its inverse: x's elements (esize bytes each, n > 0, contiguous) where
+   * the bool m is true take src's leading elements in row-major order (src
+   * holds at least as many as m selects). */
+  gm_status (*expand)(void *ctx, size_t n, size_t chunk, const void *m, size_t esize, const void *src, void *x);
 } gm_index_ops;
 
 /* The host implementation (src/host/index.c). */
