@@ -315,7 +315,7 @@ static int l_scatter_reduce_(lua_State *L) { return scatter_reduce(L, false); }
  * fills keep the positions path. */
 static bool fill_number(gm_ctype t, gm_value value, double *out) {
   if (gm_ctype_is_complex(t) || gm_ctype_is_half(t)) return false;
-  unsigned char slot[sizeof(long double) > 16 ? sizeof(long double) : 16];
+  _Alignas(16) unsigned char slot[16]; /* one element of any real ctype, written through its C type */
   gm_ctype_write(t, slot, 0, value);
   gm_value r = gm_ctype_read(t, slot, 0);
   if (!r.is_int) {
