@@ -45,26 +45,23 @@ __global__ void index_scatter_kernel(int mode, size_t runs, const int64_t *dst, 
   }
 GM_REAL_CTYPES(GM_CU_COMPACT)
 #undef GM_CU_COMPACT
-#define GM_CU_VALUES(U)                                                                               \
+// The element units a bool mask's values move as, by size (compact.h's
+// gm_compact_values_U and gm_compact_expand_U): 16 bytes (complex128)
+// as the struct.  SIZE_CASE: a switch case on esize launching LAUNCH(U).
+#define UNITS(X) X(uint8_t) X(uint16_t) X(uint32_t) X(uint64_t) X(gm_complex128)
+#define SIZE_CASE(U) \
+  case sizeof(U):    \
+    LAUNCH(U);       \
+    break;
+#define GM_CU_UNIT(U)                                                                                 \
   __device__ void compact_values(size_t a, size_t b, const bool *m, int64_t o, int64_t hi, const U *x, U *y) { \
     gm_compact_values_##U(a, b, m, o, hi, x, y);                                                      \
-  }
-GM_CU_VALUES(uint8_t)
-GM_CU_VALUES(uint16_t)
-GM_CU_VALUES(uint32_t)
-GM_CU_VALUES(uint64_t)
-GM_CU_VALUES(gm_complex128)
-#undef GM_CU_VALUES
-#define GM_CU_EXPAND(U)                                                                               \
+  }                                                                                                   \
   __device__ void compact_expand(size_t a, size_t b, const bool *m, int64_t o, int64_t hi, const U *src, U *x) { \
     gm_compact_expand_##U(a, b, m, o, hi, src, x);                                                    \
   }
-GM_CU_EXPAND(uint8_t)
-GM_CU_EXPAND(uint16_t)
-GM_CU_EXPAND(uint32_t)
-GM_CU_EXPAND(uint64_t)
-GM_CU_EXPAND(gm_complex128)
-#undef GM_CU_EXPAND
+UNITS(GM_CU_UNIT)
+#undef GM_CU_UNIT
 
 template <typename T>
 __global__ void compact_count_kernel(size_t n, size_t chunk, const T *m, int64_t *cnt) {
@@ -106,11 +103,7 @@ int compact_write(int mt, size_t n, size_t chunk, const void *m, const int64_t *
   GM_LAUNCH_RANGE(compact_values_kernel<U>, l.grid, l.block, l.s, nc, 2 * chunk)(n, chunk, (const bool *)m, cnt, \
                                                                                  (const U *)x, (U *)y)
   if (y) switch (esize) {
-      case 1: LAUNCH(uint8_t); break;
-      case 2: LAUNCH(uint16_t); break;
-      case 4: LAUNCH(uint32_t); break;
-      case 8: LAUNCH(uint64_t); break;
-      case 16: LAUNCH(gm_complex128); break; /* complex128: the struct moves its 16 bytes */
+      UNITS(SIZE_CASE)
       default: return (int)cudaErrorInvalidValue;
     }
 #undef LAUNCH
@@ -133,21 +126,7 @@ extern "C" int gm_cuda_index_gather(int ctype, size_t n, const void *x, const in
 #define LAUNCH(U) \
   GM_LAUNCH_RANGE(index_gather_kernel<U>, l.grid, l.block, l.s, n, 1)(n, (const U *)x, off, (U *)y)
   switch (gm_ctype_bytes(ctype)) {
-    case 1:
-      LAUNCH(uint8_t);
-      break;
-    case 2:
-      LAUNCH(uint16_t);
-      break;
-    case 4:
-      LAUNCH(uint32_t);
-      break;
-    case 8:
-      LAUNCH(uint64_t);
-      break;
-    case 16: /* complex128: the struct moves its 16 bytes */
-      LAUNCH(gm_complex128);
-      break;
+    UNITS(SIZE_CASE)
     default:
       return (int)cudaErrorInvalidValue;
   }
@@ -220,11 +199,7 @@ extern "C" int gm_cuda_index_expand(size_t n, size_t chunk, const void *m, size_
   GM_LAUNCH_RANGE(compact_expand_kernel<U>, l.grid, l.block, l.s, nc, 2 * chunk)(n, chunk, (const bool *)m, cnt, \
                                                                                  (const U *)src, (U *)x)
   switch (esize) {
-    case 1: LAUNCH(uint8_t); break;
-    case 2: LAUNCH(uint16_t); break;
-    case 4: LAUNCH(uint32_t); break;
-    case 8: LAUNCH(uint64_t); break;
-    case 16: LAUNCH(gm_complex128); break;
+    UNITS(SIZE_CASE)
     default: err = (int)cudaErrorInvalidValue;
   }
 #undef LAUNCH

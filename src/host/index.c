@@ -91,6 +91,10 @@ static void count_chunks(void *arg, size_t begin, size_t end) {
 #undef X
 }
 
+/* The element units a bool mask's values move as, by size (compact.h's
+ * gm_compact_values_U and gm_compact_expand_U; complex128 as the struct). */
+#define UNITS(X) X(uint8_t) X(uint16_t) X(uint32_t) X(uint64_t) X(gm_complex128)
+
 /* Pass 3 of chunk k: the values (bool m), the coordinates, or both. */
 static void write_chunk(const compact_job *j, size_t k) {
   size_t a = k * j->chunk, b = gm_scan_chunk_end(k, j->n, j->chunk);
@@ -100,7 +104,9 @@ static void write_chunk(const compact_job *j, size_t k) {
     gm_compact_values_##U(a, b, (const bool *)j->m, o, hi, (const U *)j->x, (U *)j->y);               \
     break;
   if (j->y) switch (j->esize) {
-      V(uint8_t) V(uint16_t) V(uint32_t) V(uint64_t) V(gm_complex128) default : break;
+      UNITS(V)
+      default:
+        break;
     }
 #undef V
 #define X(T, E, ...)                                                   \
@@ -146,7 +152,9 @@ static void expand_chunks(void *arg, size_t begin, size_t end) {
     gm_compact_expand_##U(a, b, (const bool *)j->m, o, hi, (const U *)j->x, (U *)j->y);         \
     break;
     switch (j->esize) {
-      V(uint8_t) V(uint16_t) V(uint32_t) V(uint64_t) V(gm_complex128) default : break;
+      UNITS(V)
+      default:
+        break;
     }
 #undef V
   }

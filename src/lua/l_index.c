@@ -366,7 +366,7 @@ static int masked(lua_State *L, ix_call *c) {
     lua_settop(L, 1);
     return 1;
   }
-  if (!c->flat && !c->src) { /* masked_fill_ */
+  if (!c->src) { /* masked_fill_ */
     bool done;
     gm_status st = fill_masked(x, mv, c->value, &done);
     if (done || st != GM_OK) {
