@@ -15,7 +15,10 @@ local MB = 1024 * 1024
 
 -- The growth of VmHWM over VmRSS before the loop, in a child process.
 local function child_growth(where, n, iters)
+  -- (the child gets this process's search paths: LUA_PATH_5_4, which the
+  -- GPU kit's prefix sets, would hide the build from it)
   local code = ([[
+    package.path, package.cpath = %q, %q
     local gm = require "gpumat"
     local function rss(k)
       for l in io.lines("/proc/self/status") do
@@ -34,7 +37,7 @@ local function child_growth(where, n, iters)
       io.write(rss("VmHWM") - base, " ", c.host_pool_hits, " ", gm.sum(a), "\n")
     end
     if %q == "emulated" then gm.with_cuda({backend = "emulated"}, run) else run() end
-  ]]):format(n, iters, where)
+  ]]):format(package.path, package.cpath, n, iters, where)
   local p = assert(io.popen(("lua5.4 -e %q 2>&1"):format(code)))
   local out = p:read("a")
   p:close()
@@ -82,6 +85,7 @@ describe("GC pacing", function()
       io.write(tostring(ok), " ", c1.host_pool_hits - c0.host_pool_hits, " ",
         c1.host_pool_misses - c0.host_pool_misses, "\n")
     ]]
+    code = ("package.path, package.cpath = %q, %q\n"):format(package.path, package.cpath) .. code
     local p = assert(io.popen(("lua5.4 -e %q 2>&1"):format(code)))
     local out = p:read("a")
     p:close()

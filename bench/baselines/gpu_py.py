@@ -20,6 +20,11 @@ N = 64 << 20
 SQ = 8192
 GEMM = 4096
 NARROW = (1000000, 3)
+# the goal cases of the typed-mats II, ordering and linalg issues
+MM = 8192
+FFT, FFT2, RFFT = 1 << 24, 4096, 1 << 22
+SORT, TAKE = 1 << 24, 1 << 22
+BMM, BSOLVE, SOLVE = 10000, 1000, 4096
 
 
 def timer(run, sync):
@@ -65,7 +70,29 @@ def cases_cupy():
     gm = {t: (cp.ones((GEMM, GEMM), dtype=t), cp.ones((GEMM, GEMM), dtype=t), cp.empty((GEMM, GEMM), dtype=t))
           for t in (cp.float32, cp.float64)}
     rs = cp.random.default_rng(42)
+    r = cp.random.random
+    h16 = [r((MM, MM), dtype=cp.float32).astype(cp.float16) for _ in range(3)]
+    xc = r(FFT, dtype=cp.float32).astype(cp.complex64)
+    x2c = r((FFT2, FFT2), dtype=cp.float32).astype(cp.complex64)
+    xr = r(RFFT)
+    xs = r(SORT, dtype=cp.float32)
+    xd = r(SORT)
+    idx = cp.floor(r(TAKE) * SORT).astype(cp.int64)
+    ba, bb = r((BMM, 16, 16), dtype=cp.float32), r((BMM, 16, 16), dtype=cp.float32)
+    sa, sb = r((BSOLVE, 8, 8)) + 8 * cp.eye(8), r((BSOLVE, 8, 1))
+    la, lb = r((SOLVE, SOLVE)) + SOLVE * cp.eye(SOLVE), r(SOLVE)
     return cp.cuda.Device().synchronize, {
+        "mm_fp16": lambda: cp.matmul(h16[0], h16[1], out=h16[2]),
+        "fft_c64": lambda: cp.fft.fft(xc),
+        "fft2_c64": lambda: cp.fft.fftn(x2c),
+        "rfft_f64": lambda: cp.fft.rfft(xr),
+        "sort_f32": lambda: cp.sort(xs),
+        "argsort_f32": lambda: cp.argsort(xs),
+        "cumsum_f64": lambda: cp.cumsum(xd),
+        "take_f32": lambda: cp.take(xs, idx),
+        "bmm_f32": lambda: cp.matmul(ba, bb),
+        "bsolve_f64": lambda: cp.linalg.solve(sa, sb),
+        "solve_f64": lambda: cp.linalg.solve(la, lb),
         "exp": lambda: cp.exp(x, out=x),
         "scal": lambda: cp.multiply(x, f(1.0000001), out=x),
         "axpy": lambda: cp.add(y, f(1e-7) * x, out=y),
@@ -105,7 +132,34 @@ def cases_torch():
     dev = torch.empty(N // 4, dtype=f, device=d)
     gm = {t: (torch.ones((GEMM, GEMM), dtype=t, device=d), torch.ones((GEMM, GEMM), dtype=t, device=d),
               torch.empty((GEMM, GEMM), dtype=t, device=d)) for t in (torch.float32, torch.float64)}
+
+    def r(*shape, dtype=torch.float64):
+        return torch.rand(shape, dtype=dtype, device=d)
+    half = {t: [r(MM, MM, dtype=t) for _ in range(3)] for t in (torch.bfloat16, torch.float16)}
+    xc = r(FFT, dtype=f).to(torch.complex64)
+    x2c = r(FFT2, FFT2, dtype=f).to(torch.complex64)
+    xr = r(RFFT)
+    xs = r(SORT, dtype=f)
+    xd = r(SORT)
+    idx = torch.floor(r(TAKE) * SORT).to(torch.int64)
+    ba, bb = r(BMM, 16, 16, dtype=f), r(BMM, 16, 16, dtype=f)
+    eye8 = torch.eye(8, dtype=torch.float64, device=d)
+    sa, sb = r(BSOLVE, 8, 8) + 8 * eye8, r(BSOLVE, 8, 1)
+    la, lb = r(SOLVE, SOLVE) + SOLVE * torch.eye(SOLVE, dtype=torch.float64, device=d), r(SOLVE)
+    bf, hf = half[torch.bfloat16], half[torch.float16]
     return torch.cuda.synchronize, {
+        "mm_bf16": lambda: torch.mm(bf[0], bf[1], out=bf[2]),
+        "mm_fp16": lambda: torch.mm(hf[0], hf[1], out=hf[2]),
+        "fft_c64": lambda: torch.fft.fft(xc),
+        "fft2_c64": lambda: torch.fft.fftn(x2c),
+        "rfft_f64": lambda: torch.fft.rfft(xr),
+        "sort_f32": lambda: torch.sort(xs, stable=True),
+        "argsort_f32": lambda: torch.argsort(xs, stable=True),
+        "cumsum_f64": lambda: torch.cumsum(xd, 0),
+        "take_f32": lambda: torch.index_select(xs, 0, idx),
+        "bmm_f32": lambda: torch.bmm(ba, bb),
+        "bsolve_f64": lambda: torch.linalg.solve(sa, sb),
+        "solve_f64": lambda: torch.linalg.solve(la, lb),
         "exp": lambda: x.exp_(),
         "scal": lambda: x.mul_(1.0000001),
         "axpy": lambda: y.add_(x, alpha=1e-7),
