@@ -70,6 +70,9 @@ local CASES = {
 -- runs only these on the emulated device at small sizes (a check here that
 -- the Lua side works before a lease is spent; no baselines, no rows kept).
 local DRY = os.getenv("GPUMAT_GPU_BENCH_DRY") == "1"
+-- GPUMAT_GPU_BENCH_EXTRA=1: only these rows, with their baselines (a short
+-- second call on a card)
+local EXTRA_ONLY = os.getenv("GPUMAT_GPU_BENCH_EXTRA") == "1"
 local S = DRY and { mm = 64, fft = 1 << 12, fft2 = 64, rfft = 1 << 10, sort = 1 << 14, take_from = 1 << 14,
   take = 1 << 12, bmm = 100, bsolve = 10, solve = 64 }
   or { mm = 8192, fft = 1 << 24, fft2 = 4096, rfft = 1 << 22, sort = 1 << 24, take_from = 1 << 24,
@@ -154,7 +157,9 @@ end
 local py = { cupy = {}, torch = {} }
 local py_note = {}
 if not DRY then
-  local p = io.popen("timeout 200 python3 bench/baselines/gpu_py.py 2>&1")
+  local keys = {}
+  if EXTRA_ONLY then for _, c in ipairs(EXTRA) do keys[#keys + 1] = c[2] end end
+  local p = io.popen("timeout 200 python3 bench/baselines/gpu_py.py " .. table.concat(keys, " ") .. " 2>&1")
   for line in p:lines() do
     local lib, key, v = line:match("^(%S+) (%S+) (.*)$")
     if lib and py[lib] then
@@ -302,25 +307,29 @@ if DRY then
   os.exit(bad == 0 and 0 or 1)
 end
 
-local okm, t = pcall(gm.with_cuda, CUDA, measure)
+local okm, t = true, {}
+if not EXTRA_ONLY then okm, t = pcall(gm.with_cuda, CUDA, measure) end
 if not okm then
   emit(("| (gpumat cases) | error | | | | %s |"):format((tostring(t):gsub("|", "/"))))
   t = {}
 end
-local oke, te = pcall(gm.with_cuda, CUDA, measure_extra, t)
+local oke, te = pcall(gm.with_cuda, CUDA, function() return measure_extra(t) end)
 if not oke then emit(("| (extra cases) | error | | | | %s |"):format((tostring(te):gsub("|", "/")))) end
 local direct = {}
-for _, ct in ipairs { "float", "double" } do
-  local b = baseline(("gemm %s 4096 5"):format(ct:sub(1, 1)))
-  direct["gemm_" .. ct] = b and b[1]
+if not EXTRA_ONLY then
+  for _, ct in ipairs { "float", "double" } do
+    local b = baseline(("gemm %s 4096 5"):format(ct:sub(1, 1)))
+    direct["gemm_" .. ct] = b and b[1]
+  end
+  for _, kind in ipairs { "pinned", "pageable" } do
+    local b = baseline(("h2d %d %s 5"):format(N, kind))
+    direct["h2d_" .. kind] = b and b[1]
+  end
+  local bm = baseline(("malloc %d 20"):format(N))
+  direct.pool = bm and bm[1]
 end
-for _, kind in ipairs { "pinned", "pageable" } do
-  local b = baseline(("h2d %d %s 5"):format(N, kind))
-  direct["h2d_" .. kind] = b and b[1]
-end
-local bm = baseline(("malloc %d 20"):format(N))
-direct.pool = bm and bm[1]
 
+if EXTRA_ONLY then CASES = {} end
 for _, c in ipairs(EXTRA) do CASES[#CASES + 1] = c end
 for _, c in ipairs(CASES) do
   local key, note = c[2], c[5]

@@ -53,7 +53,7 @@ local HEAD = table.concat({
   "import numpy as np",
   "def out(r):",
   "    r = np.asarray(r).astype(np.complex128)",
-  "    print(' '.join(map(str, r.shape)) + '|' + ','.join('%r,%r' % (z.real, z.imag) for z in r.ravel()))",
+  "    print(' '.join(map(str, r.shape)) + '|' + ','.join('%r,%r' % (float(z.real), float(z.imag)) for z in r.ravel()))",
 }, "\n")
 
 local function numpy(defs, exprs)

@@ -1,6 +1,7 @@
 /* The block layer without Lua (src/core/mem/block.h, cache.c) on the
  * emulated device: the two counts, release through the deferred queue,
- * pitched 2-d copies, overlap, alloc-cache scopes (hit, revoke, keep).
+ * pitched 2-d copies, overlap, alloc-cache scopes (hit, revoke, keep), the
+ * device address of wrapped managed memory.
  *
  * With the argument "bench" it also times, at the allocator level, a 64
  * MiB device block from the pool and from an alloc cache (hits) against a
@@ -174,12 +175,34 @@ static void bench(gm_device *d) {
   printf("| fresh / cache hit | %.1f× |\n", fresh / cache);
 }
 
+/* A wrapped managed block (a DLPack import of kDLCUDAManaged memory) is
+ * one address on host and device, as an allocated one: the cuda facet
+ * that uses it in place takes dev_ptr, which was NULL for wrapped blocks
+ * (the first H200 run: an illegal address at the import's first device op). */
+static void test_wrap_managed(gm_device *d) {
+  gm_block *m, *w;
+  CHECK(gm_block_alloc(GM_SPACE_MANAGED, d, 64, 0, &m) == GM_OK);
+  CHECK(m->dev_ptr == m->ptr);
+  CHECK(gm_block_wrap_in(GM_SPACE_MANAGED, d, m->ptr, 64, NULL, NULL, &w) == GM_OK);
+  CHECK(w->ptr == m->ptr && w->dev_ptr == m->ptr);
+  gm_block_deref(w);
+  gm_block_drop(w);
+  CHECK(gm_block_wrap(m->ptr, 64, NULL, NULL, &w) == GM_OK); /* host memory: no device address */
+  CHECK(w->dev_ptr == NULL);
+  gm_block_deref(w);
+  gm_block_drop(w);
+  gm_block_deref(m);
+  gm_block_drop(m);
+  gm_device_collect(d);
+}
+
 int main(int argc, char **argv) {
   gm_device *d = emu();
   if (!d) return 1;
   test_counts(d);
   test_pitched_copies(d);
   test_cache(d);
+  test_wrap_managed(d);
   if (argc > 1 && strcmp(argv[1], "bench") == 0) bench(d);
   if (gm_test_failed) fprintf(stderr, "%d checks failed\n", gm_test_failed);
   return gm_test_failed ? 1 : 0;

@@ -340,15 +340,18 @@ static gm_status gesvdj_vectors(void *ctx, const gm_linalg_job *j, size_t batch,
 
 /* GESVD of a stack of matrices up to 32 x 32 (m >= n): one Jacobi call,
  * the singular values descending as gesvd's (vectors the same up to a
- * phase per pair). */
+ * phase per pair).  U and V are scratch even for the singular values
+ * alone: gesvdjBatched writes them whatever jobz says (NULL U and V gave
+ * an illegal address on the first H200 run; PyTorch and CUDA.jl allocate
+ * them too). */
 static gm_status gesvdj_job(const gm_solver_ops *s, void *ctx, const gm_linalg_job *j, size_t batch, int *infos) {
   size_t m = (size_t)j->m, n = (size_t)j->n, elem = gm_ctype_size(j->t);
   job_scratch w = {{0}, {0}, 0, 0};
   int *dinfo = NULL;
   void *u = j->full ? j->u : NULL, *v = NULL;
   gm_status st = job_alloc(s, ctx, &w, batch * sizeof(int), (void **)&dinfo);
-  if (st == GM_OK && j->vectors && !j->full) st = job_alloc(s, ctx, &w, batch * m * m * elem, &u);
-  if (st == GM_OK && j->vectors) st = job_alloc(s, ctx, &w, batch * n * n * elem, &v);
+  if (st == GM_OK && !u) st = job_alloc(s, ctx, &w, batch * m * m * elem, &u);
+  if (st == GM_OK) st = job_alloc(s, ctx, &w, batch * n * n * elem, &v);
   if (st == GM_OK)
     st = s->gesvdj_batched(ctx, j->t, j->vectors, j->m, j->n, j->a, j->m, j->w, u, j->m, v, j->n, dinfo, (int)batch);
   if (st == GM_OK && j->vectors) st = gesvdj_vectors(ctx, j, batch, u, v);

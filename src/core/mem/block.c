@@ -177,6 +177,10 @@ gm_status gm_block_wrap_in(gm_space space, struct gm_device *dev, void *ptr, siz
   GM_TRY(new_block(space, dev, &b));
   if (b->device) gm_device_ref(b->device); /* release() drops it */
   b->ptr = ptr;
+  /* managed memory is one address on host and device: a facet that uses
+   * it in place reads dev_ptr (NULL there was the first H200 run's illegal
+   * address, a DLPack import of kDLCUDAManaged memory scaled on the device) */
+  if (space == GM_SPACE_MANAGED) b->dev_ptr = ptr;
   b->bytes = b->alloc_bytes = bytes;
   b->wrapped = true;
   b->wrap_release = release_fn;

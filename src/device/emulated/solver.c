@@ -395,9 +395,11 @@ static int run_gesvdj(void *arg) {
 
 static gm_status emu_gesvdj_batched(void *ctx, gm_ctype t, bool vectors, int m, int n, void *a, int lda, void *s,
                                     void *u, int ldu, void *v, int ldv, int *infos, int batch) {
-  if (m < 0 || n < 0 || m > 32 || n > 32 || lda < (m > 1 ? m : 1) || batch < 0 ||
-      (vectors && (!u || !v || ldu < (m > 1 ? m : 1) || ldv < (n > 1 ? n : 1))))
-    return gm_fail(GM_EINVAL, "gesvdjBatched: bad arguments (m and n at most 32)");
+  /* U and V are needed for the singular values alone too: on an H200
+   * gesvdjBatched wrote them with jobz NOVECTOR (an illegal address for NULL) */
+  if (m < 0 || n < 0 || m > 32 || n > 32 || lda < (m > 1 ? m : 1) || batch < 0 || !u || !v ||
+      ldu < (m > 1 ? m : 1) || ldv < (n > 1 ? n : 1))
+    return gm_fail(GM_EINVAL, "gesvdjBatched: bad arguments (m and n at most 32; U and V even without vectors)");
   if (!gm_ctype_is_float(t) && !gm_ctype_is_complex(t)) return gm_fail(GM_EINVAL, "gesvdjBatched: unsupported ctype");
   gesvdj_task *k = malloc(sizeof *k);
   if (!k) return gm_fail(GM_ENOMEM, "out of host memory");
