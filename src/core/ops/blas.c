@@ -118,6 +118,17 @@ gm_status gm_blas_dot_n(const gm_blas_ops *b, void *ctx, gm_ctype t, size_t n, c
 
 gm_status gm_blas_copy_n(const gm_blas_ops *b, void *ctx, gm_ctype t, size_t n, const void *x, size_t incx,
                          void *y, size_t incy) {
+  /* complex vectors as their real parts and their imaginary parts, each a
+   * real vector of twice the stride (one of twice the length when both are
+   * tight): every backend's BLAS copy takes the real types, cuBLAS's as the
+   * backends share them (the first H200 run's complex QR failed here) */
+  if (gm_ctype_is_complex(t)) {
+    gm_ctype rt = gm_ctype_real_of(t);
+    size_t re = gm_ctype_size(rt);
+    if (incx == 1 && incy == 1) return gm_blas_copy_n(b, ctx, rt, 2 * n, x, 1, y, 1);
+    GM_TRY(gm_blas_copy_n(b, ctx, rt, n, x, 2 * incx, y, 2 * incy));
+    return gm_blas_copy_n(b, ctx, rt, n, (const char *)x + re, 2 * incx, (char *)y + re, 2 * incy);
+  }
   gm_status st = GM_OK;
   for (size_t done = 0; done < n && st == GM_OK;) {
     int c = chunk_at(n, done);

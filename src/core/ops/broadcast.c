@@ -217,8 +217,9 @@ static gm_bc_arg num_arg(double v) { return (gm_bc_arg){NULL, v}; }
  * the spacing halves: the step is then 5/4 of it), so a ± step rounds, on
  * the store into out, to exactly that neighbour (past the largest finite
  * value: to infinity).  An infinite a goes to the largest finite value
- * (clamped, no step), equal operands give a (NumPy's float16 rule: -0
- * toward 0 stays -0; C's nextafter gives b), a NaN operand NaN. */
+ * (clamped, no step), equal operands give b (the standard's rule, C's
+ * and NumPy 2's: -0 toward 0 gives 0; NumPy 1's float16 gave a, and the
+ * first H200 run's NumPy 2.5 caught the difference), a NaN operand NaN. */
 static gm_status half_nextafter(gm_ctype half, gm_bc_arg a, gm_bc_arg b, gm_mat *out) {
   const bool f16 = half == GM_FLOAT16;
   const double big = f16 ? 65504.0 : 3.3895313892515355e38;
@@ -247,11 +248,10 @@ static gm_status half_nextafter(gm_ctype half, gm_bc_arg a, gm_bc_arg b, gm_mat 
   if (st == GM_OK) st = f32_op(GM_BC_GT, b, X, c);
   if (st == GM_OK) st = gm_broadcast_where(GM_FLOAT, Cc, S, T, s);
   if (st == GM_OK) st = f32_op(GM_BC_ADD, X, S, x);
-  /* a where a == b, b (NaN) where b is NaN */
-  if (st == GM_OK) st = f32_op(GM_BC_CMUL, a, num_arg(1), t);
+  /* b where a == b, and (NaN) where b is NaN */
+  if (st == GM_OK) st = f32_op(GM_BC_CMUL, b, num_arg(1), t);
   if (st == GM_OK) st = f32_op(GM_BC_EQ, a, b, c);
   if (st == GM_OK) st = gm_broadcast_where(GM_FLOAT, Cc, T, X, x);
-  if (st == GM_OK) st = f32_op(GM_BC_CMUL, b, num_arg(1), t);
   if (st == GM_OK) st = f32_op(GM_BC_NE, b, b, c);
   if (st == GM_OK) st = gm_broadcast_where(GM_FLOAT, Cc, T, X, x);
   gm_mat_free(s);

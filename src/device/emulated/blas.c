@@ -116,6 +116,9 @@ static gm_status e_axpy(void *ctx, gm_ctype t, int n, double alpha, const void *
 }
 
 static gm_status e_copy(void *ctx, gm_ctype t, int n, const void *x, int incx, void *y, int incy) {
+  /* cuBLAS's ?copy takes the real float types only (the host's memmove
+   * would take any): refuse the rest as src/device/cuda/blas.c does */
+  if (!gm_ctype_is_float(t)) return gm_fail(GM_EINVAL, "copy: unsupported ctype");
   return queue(ctx, &(blas_task){.kind = B_COPY, .t = t, .n = n, .a = x, .lda = incx, .c = y, .ldc = incy});
 }
 
