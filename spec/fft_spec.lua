@@ -138,6 +138,30 @@ describe("gm.fft", function()
     check(gm.fft.fft(gm.asarray(ints, { dtype = "int8" })), res[12], "complex128", "int8 input")
   end)
 
+  it("power-of-two lengths, several lines at once (the host's lane transform): rows and columns, whole groups and the rest, as NumPy's", function()
+    -- the host transforms power-of-two lines from 8 points on 4 (float) or
+    -- 2 (double) at a time: 11 rows of 32, 13 columns of 16, 9 rows of 8,
+    -- 5 rows of 256, forward and inverse; other devices run their own
+    local a, b, c, d = cvals(11 * 32, 21), cvals(16 * 13, 22), cvals(9 * 8, 23), cvals(5 * 256, 24)
+    local res = numpy({
+      "a = " .. py_complex(a) .. ".reshape(11, 32)",
+      "b = " .. py_complex(b) .. ".reshape(16, 13)",
+      "c = " .. py_complex(c) .. ".reshape(9, 8)",
+      "d = " .. py_complex(d) .. ".reshape(5, 256)",
+    }, {
+      "np.fft.fft(a)", "np.fft.ifft(a)", "np.fft.fft(b, axis=0)", "np.fft.ifft(b, axis=0)", "np.fft.fftn(c)",
+      "np.fft.fft(d)", "np.fft.ifft(d, norm='ortho')", "np.fft.fft(a.T, axis=0)",
+    })
+    for _, ct in ipairs { "complex64", "complex128" } do
+      local A, B, Cm, D = cmat(a, { 11, 32 }, ct), cmat(b, { 16, 13 }, ct), cmat(c, { 9, 8 }, ct), cmat(d, { 5, 256 }, ct)
+      local got = {
+        gm.fft.fft(A), gm.fft.ifft(A), gm.fft.fft(B, { axis = 1 }), gm.fft.ifft(B, { axis = 1 }), gm.fft.fftn(Cm),
+        gm.fft.fft(D), gm.fft.ifft(D, { norm = "ortho" }), gm.fft.fft(A:t(), { axis = 1 }),
+      }
+      for k, g in ipairs(got) do check(g, res[k], ct, ct .. " case " .. k) end
+    end
+  end)
+
   it("gives the DFT for every length 1..18, then 1..2 again: more shapes than a device's plan cache holds", function()
     -- x[j] = cos(0.37 j) + i sin(1.3 j): made by mat ops (few Lua values)
     local x = gm.arange(18, { dtype = "float64" })
