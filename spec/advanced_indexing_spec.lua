@@ -247,6 +247,57 @@ describe("advanced indexing", function()
     assert.are.same({ 1, 2, 3, 4, 5, 6 }, R.flat(z))
   end)
 
+  it("m[mask] = src with one element per selected one is the compaction's inverse; it agrees with the positions path", function()
+    -- the reference writes src through integer positions (the scatter
+    -- planner, astype's conversion) into a flat view of the same mat; bits
+    -- compared (NaN, -0.0, wrapping and saturating conversions)
+    local n = 70
+    local mv, pos = {}, {}
+    for i = 1, n do
+      mv[i] = (i * 7) % 3 == 0 and 1 or 0
+      if mv[i] == 1 then pos[#pos + 1] = i end
+    end
+    local function bits(m)
+      local t = R.flat(m)
+      for i, v in ipairs(t) do
+        t[i] = math.type(v) == "integer" and string.pack("j", v) or math.type(v) == "float" and string.pack("n", v)
+          or tostring(v)
+      end
+      return t
+    end
+    local vals = {}
+    for k = 1, #pos do vals[k] = ({ 0.75, -0.0, 0 / 0, 3.7, -3.7, 1e300, -1e300, 2 ^ 40 + 3, 255, 256, -1 })[k % 11 + 1] end
+    for _, ct in ipairs { "double", "float", "int64", "int32", "int8", "uint8", "uint64", "bool", "float16",
+      "complex64" } do
+      for _, sct in ipairs { "double", "float32", "int64" } do
+        local src = gm.asarray(vals, { dtype = sct == "int64" and "double" or sct })
+        if sct == "int64" then src = gm.asarray(R.flat(src:as("int64")), { dtype = "int64" }) end
+        local base = gm.zeros({ 7, 10 }, { dtype = ct }) + 1
+        local want = clone(base)
+        want:reshape(n)[{ ints(pos) }] = src
+        local got = clone(base)
+        got[mask(mv, { 7, 10 })] = src
+        assert.are.same(bits(want), bits(got), ct .. " from " .. sct)
+      end
+    end
+    -- a src of another count broadcasts (one element) or raises, as NumPy
+    local x = seq("double", { 3, 4 })
+    local m = mask({ 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0 }, { 3, 4 })
+    x[m] = gm.asarray({ -1 })
+    assert.are.same({ -1, 2, 3, -1, 5, 6, -1, 8, 9, -1, 11, 12 }, R.flat(x))
+    local ok, err = pcall(function() x[m] = gm.asarray({ 1, 2, 3 }) end)
+    assert.is_false(ok)
+    assert.matches("does not broadcast", tostring(err))
+    assert.are.same({ -1, 2, 3, -1, 5, 6, -1, 8, 9, -1, 11, 12 }, R.flat(x))
+    -- src aliasing the mat, and a transposed view as the mat
+    local y = seq("double", { 6 })
+    y[mask({ 0, 1, 1, 0, 1, 1 }, { 6 })] = y[{ { 1, 4 } }]
+    assert.are.same({ 1, 1, 2, 4, 3, 4 }, R.flat(y))
+    local z = gm.zeros({ 4, 3 }, { dtype = "int32" })
+    z:t()[mask({ 1, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 1 }, { 3, 4 })] = gm.asarray({ 1.9, -2.9, 3, 4 })
+    assert.are.same({ 1, 3, 0, 0, 0, 0, 0, 0, 0, -2, 0, 4 }, R.flat(z))
+  end)
+
   it("long masks: the host's 32-element vector steps (4- and 8-byte values) and the scalar tails agree", function()
     -- 5000 elements in chunks of 1024 (the default) and of 100: runs of
     -- all true (a chunk's vector steps stop 32 short of its output end),

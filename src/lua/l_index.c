@@ -500,6 +500,17 @@ int gml_adv_apply(lua_State *L, int vidx, const gml_adv *adv, int value_idx, con
         return 1;
       }
     }
+    /* m[mask] = src, src 1-d with one element per selected one: the
+     * compaction's inverse (the positions path took ~140x numpy's time);
+     * other shapes broadcast through positions below */
+    if (value_idx && c.src && c.src->rank == 1 && c.axis == 0 && adv->k == v->rank && im->ctype == GM_BOOL) {
+      bool done;
+      GML_TRY(L, gm_compact_assign(v, im, c.src, &done), fn);
+      if (done) {
+        lua_settop(L, vidx);
+        return 1;
+      }
+    }
     if (gm_index_mask_positions(im, &a) != GM_OK) gml_argerror(L, 2, fn, "%s", gm_last_error());
     return run_call(L, &c, &a);
   }

@@ -79,7 +79,10 @@ static gm_status scatter_source(const gm_mat *x, gm_mat *src, gm_mat **s, gm_mat
   return GM_OK;
 }
 
-gm_status gm_compact_scatter(gm_mat *x, gm_mat *mask, gm_mat *src) {
+/* The compaction's inverse: exact, a src of exactly the selected count
+ * (else *done false, x unchanged); else at least that many. */
+static gm_status scatter(gm_mat *x, gm_mat *mask, gm_mat *src, bool exact, bool *done) {
+  *done = false;
   if (mask->ctype != GM_BOOL) return gm_fail(GM_EINVAL, "mask must be a bool mat, got %s", gm_ctype_name(mask->ctype));
   if (mask->rank != x->rank || memcmp(mask->dims, x->dims, (size_t)x->rank * sizeof *x->dims) != 0)
     return gm_fail(GM_EINVAL, "the mask must have the mat's dims");
@@ -88,7 +91,9 @@ gm_status gm_compact_scatter(gm_mat *x, gm_mat *mask, gm_mat *src) {
   if (!e.be->index || !e.be->index->expand) return no_compact("masked_scatter_", &e);
   size_t n = 0;
   if (x->size > 0) GM_TRY(count_on(&e, mask, &n));
+  if (exact && src->size != n) return GM_OK;
   if (src->size < n) return gm_fail(GM_EINVAL, "the source has %zu elements, the mask selects %zu", src->size, n);
+  *done = true;
   if (n == 0) return GM_OK;
   gm_mat *s, *copy;
   GM_TRY(scatter_source(x, src, &s, &copy));
@@ -100,6 +105,15 @@ gm_status gm_compact_scatter(gm_mat *x, gm_mat *mask, gm_mat *src) {
                                        o[2].ptr));
   gm_mat_free(copy);
   return st;
+}
+
+gm_status gm_compact_scatter(gm_mat *x, gm_mat *mask, gm_mat *src) {
+  bool done;
+  return scatter(x, mask, src, false, &done);
+}
+
+gm_status gm_compact_assign(gm_mat *x, gm_mat *mask, gm_mat *src, bool *done) {
+  return scatter(x, mask, src, true, done);
 }
 
 /* *c := a new int64 mat of dims whose elements are d's coordinates of

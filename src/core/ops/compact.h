@@ -21,5 +21,10 @@ gm_status gm_compact_nonzero(gm_mat *m, bool argwhere, gm_mat **outs);
  * does) in row-major order, where the mats live; src must hold at least
  * as many elements as mask selects, else GM_EINVAL and x is unchanged. */
 gm_status gm_compact_scatter(gm_mat *x, gm_mat *mask, gm_mat *src);
+/* NumPy's x[mask] = src for a src of exactly as many elements as mask
+ * selects: as gm_compact_scatter, *done true; any other count: x is
+ * unchanged and *done false (the caller's general path broadcasts src or
+ * raises NumPy's error). */
+gm_status gm_compact_assign(gm_mat *x, gm_mat *mask, gm_mat *src, bool *done);
 
 #endif
