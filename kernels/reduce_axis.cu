@@ -153,6 +153,17 @@ __global__ void reduce_axis_items(int op, int ddof, size_t outer, size_t len, si
   }
 }
 
+// The type the tiles compare extremes in: T itself up to 4 bytes (exact
+// in double, the same order and NaNs, and twice the lanes of a vector),
+// double above, as gm_ax_step compares (int64 values past 2^53 tie there,
+// and every device must pick the same index).
+template <typename T, bool small = (sizeof(T) <= 4)> struct ax_cmp {
+  typedef T type;
+};
+template <typename T> struct ax_cmp<T, false> {
+  typedef double type;
+};
+
 // TILES (the CPU model's column reductions): item (split p, outer o, tile
 // of GM_AX_TILE adjacent columns at j0) walks rows [p * chunk, ...) of its
 // tile: a row's columns are adjacent, so sums become vector adds on a CPU
@@ -184,6 +195,28 @@ __global__ void reduce_axis_tiles(int op, int ddof, size_t outer, size_t len, si
             if (j < w) a[j] += (double)x[base + k * inner + j];
 #pragma unroll
       for (size_t j = 0; j < GM_AX_TILE; j++) c[j].a = a[j];
+    } else if (gm_ax_is_extreme(op) && w == GM_AX_TILE && k0 < k1) {
+      /* max/min/argmax/argmin of a whole tile, branch-free so that the CPU
+       * model's compares and selects vectorize (gm_ax_step's branches made
+       * argmax(1) of 1024x1024 17x the host): gm_ax_better's order, with k
+       * rising: the first element, then a strictly better value or the
+       * first NaN */
+      typedef typename ax_cmp<T>::type C;
+      const int mx = gm_ax_wants_max(op);
+      C a[GM_AX_TILE];
+      long long n[GM_AX_TILE];
+#pragma unroll
+      for (size_t j = 0; j < GM_AX_TILE; j++) a[j] = (C)x[base + k0 * inner + j], n[j] = (long long)k0;
+      for (size_t k = k0 + 1; k < k1; k++)
+#pragma unroll
+        for (size_t j = 0; j < GM_AX_TILE; j++) {
+          const C v = (C)x[base + k * inner + j];
+          const bool t = (mx ? v > a[j] : v < a[j]) | ((v != v) & (a[j] == a[j]));
+          a[j] = t ? v : a[j];
+          n[j] = t ? (long long)k : n[j];
+        }
+#pragma unroll
+      for (size_t j = 0; j < GM_AX_TILE; j++) c[j].a = (double)a[j], c[j].n = n[j];
     } else {
       for (size_t k = k0; k < k1; k++)
 #pragma unroll

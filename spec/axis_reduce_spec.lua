@@ -215,6 +215,45 @@ describe("reductions along an axis", function()
     end
   end)
 
+  -- On the emulated device, column reductions of more than 64K elements
+  -- take the CPU model's tiles of 16 columns, whose max/min/argmax/argmin
+  -- compare a whole tile branch-free: ties keep the first row, the first
+  -- NaN wins, -0 ties 0; the last two columns are a partial tile (the
+  -- general fold). The host gives the same.
+  it("extremes of big column reductions: ties, NaN, signed zeros, a partial tile", function()
+    local rows, cols = 2000, 50
+    for _, ct in ipairs { "float", "double", "int32", "int64" } do
+      local float = ct == "float" or ct == "double"
+      local c = gm.zeros({ rows, cols }, { dtype = ct })
+      local want_max, want_min = {}, {}
+      for j = 1, cols do
+        local top, bot = 10 + j, 1500 - j -- ties: the value twice, the first row wins
+        c[{ top, j }] = 7; c[{ top + 300, j }] = 7
+        c[{ bot, j }] = -7; c[{ bot + 200, j }] = -7
+        want_max[j], want_min[j] = top, bot
+        if float and j % 3 == 0 then -- NaN wins from its first row, both ways
+          c[{ 900 + j, j }] = 0 / 0; c[{ 1900, j }] = 0 / 0
+          want_max[j], want_min[j] = 900 + j, 900 + j
+        end
+      end
+      if float then -- -0 and 0 tie: the first row
+        for i = 1, rows do c[{ i, 2 }] = i % 2 == 0 and 0.0 or -0.0 end
+        want_max[2], want_min[2] = 1, 1
+      end
+      assert.are.same(want_max, c:argmax(1):to_table(), ct .. " argmax")
+      assert.are.same(want_min, c:argmin(1):to_table(), ct .. " argmin")
+      local mx, mn = c:max(1):to_table(), c:min(1):to_table()
+      for j = 1, cols do
+        if float and j % 3 == 0 then
+          assert.is_true(mx[j] ~= mx[j] and mn[j] ~= mn[j], ct .. " NaN column " .. j)
+        elseif j ~= 2 or not float then
+          assert.are.equal(7, mx[j], ct .. " max " .. j)
+          assert.are.equal(-7, mn[j], ct .. " min " .. j)
+        end
+      end
+    end
+  end)
+
   it("softmax and logsumexp over axes longer than one host segment", function()
     local n, h = LONG, 1e-5
     local x = gm.range(1, n, 1):reshape({ 1, n }) * h -- x_k = k h
