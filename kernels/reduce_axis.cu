@@ -164,6 +164,32 @@ template <typename T> struct ax_cmp<T, false> {
   typedef double type;
 };
 
+// max/min/argmax/argmin of a whole tile (rows k0 .. k1 > k0 of its
+// GM_AX_TILE columns at x + base), branch-free so that the CPU model's
+// compares and selects vectorize (gm_ax_step's branches made argmax(1) of
+// 1024x1024 17x the host): gm_ax_better's order, with k rising: the first
+// element, then a strictly better value or the first NaN.
+template <typename T>
+__device__ __forceinline__ void tile_extremes(int op, const T *x, size_t base, size_t inner, size_t k0, size_t k1,
+                                              gm_axacc *c) {
+  typedef typename ax_cmp<T>::type C;
+  const int mx = gm_ax_wants_max(op);
+  C a[GM_AX_TILE];
+  long long n[GM_AX_TILE];
+#pragma unroll
+  for (size_t j = 0; j < GM_AX_TILE; j++) a[j] = (C)x[base + k0 * inner + j], n[j] = (long long)k0;
+  for (size_t k = k0 + 1; k < k1; k++)
+#pragma unroll
+    for (size_t j = 0; j < GM_AX_TILE; j++) {
+      const C v = (C)x[base + k * inner + j];
+      const bool t = (mx ? v > a[j] : v < a[j]) | ((v != v) & (a[j] == a[j]));
+      a[j] = t ? v : a[j];
+      n[j] = t ? (long long)k : n[j];
+    }
+#pragma unroll
+  for (size_t j = 0; j < GM_AX_TILE; j++) c[j].a = (double)a[j], c[j].n = n[j];
+}
+
 // TILES (the CPU model's column reductions): item (split p, outer o, tile
 // of GM_AX_TILE adjacent columns at j0) walks rows [p * chunk, ...) of its
 // tile: a row's columns are adjacent, so sums become vector adds on a CPU
@@ -196,27 +222,7 @@ __global__ void reduce_axis_tiles(int op, int ddof, size_t outer, size_t len, si
 #pragma unroll
       for (size_t j = 0; j < GM_AX_TILE; j++) c[j].a = a[j];
     } else if (gm_ax_is_extreme(op) && w == GM_AX_TILE && k0 < k1) {
-      /* max/min/argmax/argmin of a whole tile, branch-free so that the CPU
-       * model's compares and selects vectorize (gm_ax_step's branches made
-       * argmax(1) of 1024x1024 17x the host): gm_ax_better's order, with k
-       * rising: the first element, then a strictly better value or the
-       * first NaN */
-      typedef typename ax_cmp<T>::type C;
-      const int mx = gm_ax_wants_max(op);
-      C a[GM_AX_TILE];
-      long long n[GM_AX_TILE];
-#pragma unroll
-      for (size_t j = 0; j < GM_AX_TILE; j++) a[j] = (C)x[base + k0 * inner + j], n[j] = (long long)k0;
-      for (size_t k = k0 + 1; k < k1; k++)
-#pragma unroll
-        for (size_t j = 0; j < GM_AX_TILE; j++) {
-          const C v = (C)x[base + k * inner + j];
-          const bool t = (mx ? v > a[j] : v < a[j]) | ((v != v) & (a[j] == a[j]));
-          a[j] = t ? v : a[j];
-          n[j] = t ? (long long)k : n[j];
-        }
-#pragma unroll
-      for (size_t j = 0; j < GM_AX_TILE; j++) c[j].a = (double)a[j], c[j].n = n[j];
+      tile_extremes(op, x, base, inner, k0, k1, c);
     } else {
       for (size_t k = k0; k < k1; k++)
 #pragma unroll
