@@ -143,6 +143,9 @@ end
 
 local CUDA = { backend = "cuda" }
 
+-- seconds per call of f, its device work waited for
+local function sync_time(f) return time(function(n) for _ = 1, n do f() end; gm.synchronize() end) end
+
 -- "123 GB/s" (or TFLOP/s, µs) from seconds per call
 local function rate(c, t)
   if not t then return "n/a" end
@@ -179,7 +182,6 @@ local peak = baseline("peak") or {}
 -- gpumat's seconds per call of each case (one CUDA context)
 local function measure()
   local t = {}
-  local function sync_time(f) return time(function(n) for _ = 1, n do f() end; gm.synchronize() end) end
   local function full(dims) return gm.mat(dims, { ctype = "float", initial_element = 1 }) end
   local x, y, z = full(N), full(N), full(N)
   gm.scal_(1, x); gm.scal_(1, y); gm.scal_(1, z) -- device facets up to date
@@ -231,7 +233,6 @@ end
 -- gpumat's seconds per call of the EXTRA cases, each in its own pcall (an
 -- error string in t[key] instead of a time)
 local function measure_extra(t)
-  local function sync_time(f) return time(function(n) for _ = 1, n do f() end; gm.synchronize() end) end
   local function case(key, setup)
     local ok, err = pcall(function()
       local f, cleanup = setup()

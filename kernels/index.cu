@@ -151,6 +151,23 @@ extern "C" int gm_cuda_index_scatter(int ctype, int mode, size_t runs, const int
   return (int)cudaGetLastError();
 }
 
+// The passes both directions share: the counts per chunk of m (type mt)
+// into cnt[0, nc), then their offsets (cnt[nc] the total).
+static int count_offsets(int mt, size_t n, size_t chunk, const void *m, int64_t *cnt, cudaStream_t s) {
+  const size_t nc = gm_scan_nchunks(n, chunk);
+  gm_launch l(nc, s), one(1, s);
+#define LAUNCH(T) \
+  GM_LAUNCH_RANGE(compact_count_kernel<T>, l.grid, l.block, l.s, nc, chunk)(n, chunk, (const T *)m, cnt)
+  switch (mt) {
+    GM_REAL_CTYPES_WITH(GM_CTYPE_DO_CASE_, LAUNCH)
+    default:
+      return (int)cudaErrorInvalidValue;
+  }
+#undef LAUNCH
+  GM_LAUNCH_RANGE(compact_offsets_kernel, one.grid, one.block, one.s, 1, nc)(nc, cnt);
+  return (int)cudaGetLastError();
+}
+
 // Counts per chunk and their offsets in a scratch of nc + 1 int64; then
 // the total to the host (count mode) or pass 3.
 extern "C" int gm_cuda_index_compact(int mt, size_t n, size_t chunk, const void *m, size_t esize, const void *x,
@@ -161,17 +178,7 @@ extern "C" int gm_cuda_index_compact(int mt, size_t n, size_t chunk, const void 
   int64_t *cnt = NULL;
   int err = gm_scratch_alloc(lc, (nc + 1) * sizeof(int64_t), (void **)&cnt);
   if (err != 0) return err;
-  gm_launch l(nc, s), one(1, s);
-#define LAUNCH(T) \
-  GM_LAUNCH_RANGE(compact_count_kernel<T>, l.grid, l.block, l.s, nc, chunk)(n, chunk, (const T *)m, cnt)
-  switch (mt) {
-    GM_REAL_CTYPES_WITH(GM_CTYPE_DO_CASE_, LAUNCH)
-    default:
-      err = (int)cudaErrorInvalidValue;
-  }
-#undef LAUNCH
-  if (err == 0) GM_LAUNCH_RANGE(compact_offsets_kernel, one.grid, one.block, one.s, 1, nc)(nc, cnt);
-  if (err == 0) err = (int)cudaGetLastError();
+  err = count_offsets(mt, n, chunk, m, cnt, s);
   int64_t total = 0;
   if (err == 0 && !y && !c) err = (int)cudaMemcpyAsync(&total, cnt + nc, sizeof total, cudaMemcpyDeviceToHost, s);
   else if (err == 0) err = compact_write(mt, n, chunk, m, cnt, esize, x, y, d, c, s);
@@ -192,16 +199,15 @@ extern "C" int gm_cuda_index_expand(size_t n, size_t chunk, const void *m, size_
   int64_t *cnt = NULL;
   int err = gm_scratch_alloc(lc, (nc + 1) * sizeof(int64_t), (void **)&cnt);
   if (err != 0) return err;
-  gm_launch l(nc, s), one(1, s);
-  GM_LAUNCH_RANGE(compact_count_kernel<bool>, l.grid, l.block, l.s, nc, chunk)(n, chunk, (const bool *)m, cnt);
-  GM_LAUNCH_RANGE(compact_offsets_kernel, one.grid, one.block, one.s, 1, nc)(nc, cnt);
+  err = count_offsets(GM_BOOL, n, chunk, m, cnt, s);
+  gm_launch l(nc, s);
 #define LAUNCH(U)                                                                                        \
   GM_LAUNCH_RANGE(compact_expand_kernel<U>, l.grid, l.block, l.s, nc, 2 * chunk)(n, chunk, (const bool *)m, cnt, \
                                                                                  (const U *)src, (U *)x)
-  switch (esize) {
-    UNITS(SIZE_CASE)
-    default: err = (int)cudaErrorInvalidValue;
-  }
+  if (err == 0) switch (esize) {
+      UNITS(SIZE_CASE)
+      default: err = (int)cudaErrorInvalidValue;
+    }
 #undef LAUNCH
   if (err == 0) err = (int)cudaGetLastError();
   gm_scratch_free(lc, cnt);

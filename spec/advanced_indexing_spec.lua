@@ -31,6 +31,17 @@ end
 
 local function clone(m) return m:astype(m:dtype()) end
 
+-- m's elements as strings of their bits (NaN, -0.0, int64 beyond 2^53
+-- compare exactly), row-major
+local function bits(m)
+  local t = R.flat(m)
+  for i, v in ipairs(t) do
+    t[i] = math.type(v) == "integer" and string.pack("j", v) or math.type(v) == "float" and string.pack("n", v)
+      or tostring(v)
+  end
+  return t
+end
+
 local function check(got, want, what)
   assert.are.same(want[1], got:dims(), what)
   local g = R.flat(got)
@@ -164,14 +175,6 @@ describe("advanced indexing", function()
     for i = 1, n do mv[i] = (i * 7) % 3 == 0 and 1 or 0 end
     local pos = {}
     for i = 1, n do if mv[i] == 1 then pos[#pos + 1] = i end end
-    local function bits(m)
-      local t = R.flat(m)
-      for i, v in ipairs(t) do
-        t[i] = math.type(v) == "integer" and string.pack("j", v) or math.type(v) == "float" and string.pack("n", v)
-          or tostring(v)
-      end
-      return t
-    end
     local values = { 0.75, -0.0, 0 / 0, 3.7, -3.7, 1e300, -1e300, 2 ^ 40 + 3, 255, 256, -1, true, false,
       math.maxinteger, math.mininteger, (1 << 53) + 1, 1 << 53, 2 }
     for _, ct in ipairs { "double", "float", "int64", "int32", "int8", "uint8", "uint16", "uint64", "bool",
@@ -256,14 +259,6 @@ describe("advanced indexing", function()
     for i = 1, n do
       mv[i] = (i * 7) % 3 == 0 and 1 or 0
       if mv[i] == 1 then pos[#pos + 1] = i end
-    end
-    local function bits(m)
-      local t = R.flat(m)
-      for i, v in ipairs(t) do
-        t[i] = math.type(v) == "integer" and string.pack("j", v) or math.type(v) == "float" and string.pack("n", v)
-          or tostring(v)
-      end
-      return t
     end
     local vals = {}
     for k = 1, #pos do vals[k] = ({ 0.75, -0.0, 0 / 0, 3.7, -3.7, 1e300, -1e300, 2 ^ 40 + 3, 255, 256, -1 })[k % 11 + 1] end

@@ -125,18 +125,25 @@ static void write_chunks(void *arg, size_t begin, size_t end) {
   for (size_t k = begin; k < end; k++) write_chunk(arg, k);
 }
 
+/* The passes both directions share: j's chunks counted and their
+ * offsets, then `pass` over the chunks (NULL: only the total, to *count). */
+static gm_status counted_pass(compact_job *j, const char *fn, void (*pass)(void *, size_t, size_t), size_t *count) {
+  size_t nc = gm_scan_nchunks(j->n, j->chunk);
+  j->cnt = malloc((nc + 1) * sizeof(int64_t));
+  if (!j->cnt) return gm_fail(GM_ENOMEM, "%s: out of host memory for %zu chunk counts", fn, nc);
+  gm_par_for(nc, 1, (double)j->chunk, count_chunks, j);
+  gm_compact_offsets(nc, j->cnt);
+  if (pass) gm_par_for(nc, 1, 2.0 * (double)j->chunk, pass, j);
+  else *count = (size_t)j->cnt[nc];
+  free(j->cnt);
+  return GM_OK;
+}
+
 static gm_status host_compact(void *ctx, gm_ctype mt, size_t n, size_t chunk, const void *m, size_t esize,
                               const void *x, void *y, const gm_compact_dims *d, int64_t *c, size_t *count) {
   (void)ctx;
-  size_t nc = gm_scan_nchunks(n, chunk);
-  compact_job j = {mt, n, chunk, esize, m, x, y, d, c, malloc((nc + 1) * sizeof(int64_t))};
-  if (!j.cnt) return gm_fail(GM_ENOMEM, "compaction: out of host memory for %zu chunk counts", nc);
-  gm_par_for(nc, 1, (double)chunk, count_chunks, &j);
-  gm_compact_offsets(nc, j.cnt);
-  if (!y && !c) *count = (size_t)j.cnt[nc];
-  else gm_par_for(nc, 1, 2.0 * (double)chunk, write_chunks, &j);
-  free(j.cnt);
-  return GM_OK;
+  compact_job j = {mt, n, chunk, esize, m, x, y, d, c, NULL};
+  return counted_pass(&j, "compaction", y || c ? write_chunks : NULL, count);
 }
 
 /* The inverse (masked_scatter_): counts and offsets of the bool m as
@@ -163,14 +170,8 @@ static void expand_chunks(void *arg, size_t begin, size_t end) {
 static gm_status host_expand(void *ctx, size_t n, size_t chunk, const void *m, size_t esize, const void *src,
                              void *x) {
   (void)ctx;
-  size_t nc = gm_scan_nchunks(n, chunk);
-  compact_job j = {GM_BOOL, n, chunk, esize, m, src, x, NULL, NULL, malloc((nc + 1) * sizeof(int64_t))};
-  if (!j.cnt) return gm_fail(GM_ENOMEM, "masked_scatter_: out of host memory for %zu chunk counts", nc);
-  gm_par_for(nc, 1, (double)chunk, count_chunks, &j);
-  gm_compact_offsets(nc, j.cnt);
-  gm_par_for(nc, 1, 2.0 * (double)chunk, expand_chunks, &j);
-  free(j.cnt);
-  return GM_OK;
+  compact_job j = {GM_BOOL, n, chunk, esize, m, src, x, NULL, NULL, NULL};
+  return counted_pass(&j, "masked_scatter_", expand_chunks, NULL);
 }
 
 const gm_index_ops gm_host_index_ops = {
