@@ -340,19 +340,9 @@ return function(gm, core, methods)
   gm.matmul = matmul
   methods.matmul = matmul
 
-  -- `*` on stacks, and of integer, bool or mixed-type mats: gm.matmul
-  -- (which promotes); the rest (2-d float mats of one type, matrix x
-  -- vector, numbers) stays the C operator; a mat and a gm.complex value
-  -- multiply elementwise
-  local c_mul = mat_mt.__mul
-  local floats = { float = true, double = true }
-  mat_mt.__mul = function(a, b)
-    -- a mat times a gm.complex value scales it (elementwise, promoting)
-    if gm.iscomplex(a) or gm.iscomplex(b) then return gm.cmul(a, b) end
-    if is_mat(a) and is_mat(b) and (#a:dims() > 2 or #b:dims() > 2 or a:ctype() ~= b:ctype() or
-          not floats[a:ctype()]) then
-      return matmul(a, b)
-    end
-    return c_mul(a, b)
-  end
+  -- `*` on stacks, and of integer, bool, half, complex or mixed-type
+  -- mats, is gm.matmul (which promotes): the C operator calls it (its
+  -- other cases, 2-d float mats of one type, matrix x vector, numbers and
+  -- gm.complex values, stay in C: no Lua call on the hot path)
+  core._set_matmul(matmul)
 end

@@ -155,12 +155,16 @@ static void complex_scalars(lua_State *L, const int *idx, int n, const char *fn)
   }
 }
 
+/* Without out, the result's box comes first (gml_newbox: the operands are
+ * taken after the allocations that may run finalizers, so no guard is
+ * needed); with out, the caller's guard pins the mats its options gave. */
 int gml_broadcast_as(lua_State *L, int op, const int *idx, int n, int out_idx, const char *argfn, int ctype) {
   const char *name = op >= 0 ? gm_bcast_name((gm_bcast_op)op) : "where";
   gm_bc_arg a[3];
+  gml_mat *box = out_idx ? NULL : gml_newbox(L);
+  int res = lua_gettop(L);
   complex_scalars(L, idx, n, argfn);
-  for (int i = 0; i < n; i++) check_arg(L, idx[i], argfn); /* types first, in order */
-  for (int i = 0; i < n; i++) a[i] = check_arg(L, idx[i], argfn);
+  for (int i = 0; i < n; i++) a[i] = check_arg(L, idx[i], argfn); /* in order: the first bad one raises */
   /* & | ~ << >> take whole numbers, as Lua's own do (a whole float
    * beyond int64, such as ~'s 2^64 for unsigned types, saturates) */
   for (int i = 0; i < n && GM_BC_IS_BITWISE(op); i++)
@@ -181,14 +185,16 @@ int gml_broadcast_as(lua_State *L, int op, const int *idx, int n, int out_idx, c
     out = gml_checkmat(L, out_idx, argfn);
     lua_pushvalue(L, out_idx);
   } else {
-    gm_sync sync = gml_settings_of(L)->default_synchronization;
-    GML_TRY(L, gm_result_new(rank, dims, cmp ? GM_BOOL : t, cuda, sync, &out), argfn);
-    gml_pushmat(L, out);
+    out = gml_box_result(L, box, rank, dims, cmp ? GM_BOOL : t, cuda, argfn);
   }
   if (op >= 0)
     GML_TRY(L, gm_broadcast_binary((gm_bcast_op)op, t, a[0], a[1], out), name);
   else
     GML_TRY(L, gm_broadcast_where(t, a[0], a[1], a[2], out), name);
+  if (!out_idx) {
+    lua_settop(L, res);
+    gml_pace(L);
+  }
   return 1;
 }
 
@@ -212,9 +218,10 @@ static int opt_out(lua_State *L, int idx, const char *fn) {
 static int l_binary(lua_State *L) {
   int op = (int)lua_tointeger(L, gml_upvalueindex(1));
   const char *fn = gm_bcast_name((gm_bcast_op)op);
-  gml_guard(L, 3);
   static const int idx[2] = {1, 2};
-  check_arg(L, 1, fn);
+  if (lua_isnoneornil(L, 3)) return gml_broadcast(L, op, idx, 2, 0, fn);
+  gml_guard(L, 3); /* options' metamethods run while the operands are held */
+  check_arg(L, 1, fn); /* the operands' errors before the options' */
   check_arg(L, 2, fn);
   int out = opt_out(L, 3, fn);
   return gml_broadcast(L, op, idx, 2, out, fn);
@@ -223,9 +230,10 @@ static int l_binary(lua_State *L) {
 /* gm.where(cond, a, b, {out = m}) */
 static int l_where(lua_State *L) {
   const char *fn = "where";
-  gml_guard(L, 4);
   static const int idx[3] = {1, 2, 3};
-  for (int i = 1; i <= 3; i++) check_arg(L, i, fn);
+  if (lua_isnoneornil(L, 4)) return gml_broadcast(L, -1, idx, 3, 0, fn);
+  gml_guard(L, 4); /* options' metamethods run while the operands are held */
+  for (int i = 1; i <= 3; i++) check_arg(L, i, fn); /* the operands' errors before the options' */
   int out = opt_out(L, 4, fn);
   return gml_broadcast(L, -1, idx, 3, out, fn);
 }

@@ -19,21 +19,23 @@ static gm_mat *push_result(lua_State *L, int rank, const size_t *dims, gm_ctype 
   return m;
 }
 
-static gm_mat *push_like(lua_State *L, const gm_mat *a, const char *fn) {
-  return push_result(L, a->rank, a->dims, a->ctype, a->cuda_enabled, fn);
-}
-
 /* A failed operand check (core/ops/operands.h) as the error of argument argn. */
 static void check(lua_State *L, gm_status st, int argn, const char *fn) {
   if (st != GM_OK) gml_argerror(L, argn, fn, "%s", gm_last_error());
 }
 
+/* The functions below make the result's box before they take the
+ * operands and pace the collector after the op (util.h, gml_newbox): no
+ * guard is needed where no option is read. */
+
 /* gm.copy_mat(a) / a:copy() */
 static int l_copy_mat(lua_State *L) {
-  gml_guard(L, 1); /* the result box is allocated while the operands are held */
+  lua_settop(L, 1);
+  gml_mat *box = gml_newbox(L);
   gm_mat *a = gml_checkmat(L, 1, "copy_mat");
-  gm_mat *b = push_like(L, a, "copy_mat");
+  gm_mat *b = gml_box_result(L, box, a->rank, a->dims, a->ctype, a->cuda_enabled, "copy_mat");
   GML_TRY(L, gm_copy_(a, b, a->size, 1, 1), "copy_mat");
+  gml_pace(L);
   return 1;
 }
 
@@ -108,13 +110,15 @@ static int l_m_eq(lua_State *L) {
 
 /* gm.transpose(a) / a:transpose() */
 static int l_transpose(lua_State *L) {
-  gml_guard(L, 1); /* the result box is allocated while the operands are held */
   const char *fn = "transpose";
+  lua_settop(L, 1);
+  gml_mat *box = gml_newbox(L);
   gm_mat *a = gml_checkmat(L, 1, fn);
   check(L, gm_check_2d(a), 1, fn);
   size_t dims[2] = {a->dims[1], a->dims[0]};
-  gm_mat *t = push_result(L, 2, dims, a->ctype, a->cuda_enabled, fn);
+  gm_mat *t = gml_box_result(L, box, 2, dims, a->ctype, a->cuda_enabled, fn);
   GML_TRY(L, gm_transpose_into(a, t), fn);
+  gml_pace(L);
   return 1;
 }
 
@@ -139,12 +143,14 @@ static int l_m_mul(lua_State *L) {
 
 /* alpha * a + beta * b as a new mat with a's dims (same size required) */
 static int add_like(lua_State *L, const char *fn, int ia, int ib, double alpha, double beta) {
-  gml_guard(L, ia > ib ? ia : ib);
+  lua_settop(L, ia > ib ? ia : ib);
+  gml_mat *box = gml_newbox(L);
   gm_mat *a = gml_checkmat(L, ia, fn);
   gm_mat *b = gml_checkmat(L, ib, fn);
   check(L, gm_check_same_size(a, b), ib, fn);
-  gm_mat *c = push_result(L, a->rank, a->dims, a->ctype, a->cuda_enabled && b->cuda_enabled, fn);
+  gm_mat *c = gml_box_result(L, box, a->rank, a->dims, a->ctype, a->cuda_enabled && b->cuda_enabled, fn);
   GML_TRY(L, gm_add_into(alpha, a, beta, b, c), fn);
+  gml_pace(L);
   return 1;
 }
 
@@ -154,11 +160,13 @@ static int l_m_sub(lua_State *L) { return add_like(L, "m_sub", 1, 2, 1, -1); }
 
 /* gm.invert(a): the inverse of a square mat (LU; singular is an error) */
 static int l_invert(lua_State *L) {
-  gml_guard(L, 1); /* the result box is allocated while the operands are held */
+  lua_settop(L, 1);
+  gml_mat *box = gml_newbox(L);
   gm_mat *a = gml_checkmat(L, 1, "invert");
   check(L, gm_check_square(a), 1, "invert");
-  gm_mat *r = push_like(L, a, "invert");
+  gm_mat *r = gml_box_result(L, box, a->rank, a->dims, a->ctype, a->cuda_enabled, "invert");
   GML_TRY(L, gm_invert(a, r), "invert");
+  gml_pace(L);
   return 1;
 }
 
@@ -230,6 +238,15 @@ static int result_for(lua_State *L, int idx, const char *fn, gm_mat *x, gm_ctype
  * function of a bool or integer mat gives a float one (NumPy's) */
 static int unary_new(lua_State *L, gm_unary_op op) {
   const char *fn = gm_unary_name(op);
+  if (lua_isnoneornil(L, 2)) { /* no options to read: the box first, no guard */
+    lua_settop(L, 1);
+    gml_mat *box = gml_newbox(L);
+    gm_mat *x = gml_checkmat(L, 1, fn);
+    gm_mat *y = gml_box_result(L, box, x->rank, x->dims, gm_unary_result_ctype(op, x->ctype), x->cuda_enabled, fn);
+    GML_TRY(L, gm_unary(fn, op, x, y), fn);
+    gml_pace(L);
+    return 1;
+  }
   gml_guard(L, 2); /* the result box is allocated while the operands are held */
   gm_mat *x = gml_checkmat(L, 1, fn);
   int out = result_for(L, 2, fn, x, gm_unary_result_ctype(op, x->ctype));
@@ -247,10 +264,12 @@ GM_UNARY_OPS(X)
 /* gm.isnan(x) / x:isnan() ...: a new bool mat (GM_PREDICATE_OPS) */
 static int predicate_new(lua_State *L, gm_predicate_op op) {
   const char *fn = gm_predicate_name(op);
-  gml_guard(L, 1); /* the result box is allocated while the operand is held */
+  lua_settop(L, 1);
+  gml_mat *box = gml_newbox(L);
   gm_mat *x = gml_checkmat(L, 1, fn);
-  gm_mat *y = push_result(L, x->rank, x->dims, GM_BOOL, x->cuda_enabled, fn);
+  gm_mat *y = gml_box_result(L, box, x->rank, x->dims, GM_BOOL, x->cuda_enabled, fn);
   GML_TRY(L, gm_predicate(op, x, y), fn);
+  gml_pace(L);
   return 1;
 }
 

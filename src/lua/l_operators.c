@@ -17,8 +17,9 @@
  * '__add' (mat or number expected, got string)"; shape errors the op:
  * "add: cannot broadcast 2x3 with 3x2".
  *
- * Binding rule: operands are held on the stack (gml_guard) while the
- * result is allocated, which may run finalizers. */
+ * Binding rule: each result's box is made before the operands are taken
+ * (gml_newbox; its allocation may run finalizers) and the collector paced
+ * after their last use, so the operators need no guard. */
 #include "../core/ops/operands.h"
 #include "l_broadcast.h"
 #include "util.h"
@@ -33,7 +34,6 @@ static void check_operand(lua_State *L, int idx, const char *fn) {
 
 /* a OP b with broadcasting (mats and numbers) */
 static int broadcast_op(lua_State *L, gm_bcast_op op, const char *fn) {
-  gml_guard(L, 2); /* the result is allocated while the operands are held */
   static const int idx[2] = {1, 2};
   return gml_broadcast(L, (int)op, idx, 2, 0, fn);
 }
@@ -61,7 +61,6 @@ static int invert(lua_State *L, const char *fn) {
     return gml_argerror(L, 1, fn, "integer or bool mat expected, got a %s mat", gm_ctype_name(m->ctype));
   lua_settop(L, 1);
   lua_pushnumber(L, k == GM_KIND_INT ? -1.0 : k == GM_KIND_BOOL ? 1.0 : 18446744073709551616.0);
-  gml_guard(L, 2);
   static const int idx[2] = {1, 2};
   return gml_broadcast_as(L, GM_BC_BXOR, idx, 2, 0, fn, (int)m->ctype); /* the number is no weak float */
 }
@@ -84,31 +83,58 @@ static int op_unm(lua_State *L) {
     return broadcast_op(L, GM_BC_CMUL, "__unm");
   }
   lua_pushnumber(L, 18446744073709551616.0);
-  gml_guard(L, 2);
   static const int idx[2] = {1, 2};
   return gml_broadcast_as(L, GM_BC_CMUL, idx, 2, 0, "__unm", (int)m->ctype);
 }
 
+/* gm.matmul (lua/gpumat/einsum.lua), which `*` calls for the products
+ * the C one does not make (core._set_matmul(f) at load). */
+static const char matmul_key = 'm';
+
+static int l_set_matmul(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  lua_settop(L, 1);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &matmul_key);
+  return 0;
+}
+
+/* Whether a * b of two mats is gm.matmul's: stacks (rank > 2), and
+ * integer, bool, half, complex or mixed-type mats (matmul promotes). */
+static bool general_product(lua_State *L, const char *fn) {
+  /* any ctype here (gml_checkmat would refuse the ones matmul takes) */
+  const gm_mat *a = gml_checkelembox(L, 1, fn)->m, *b = gml_checkelembox(L, 2, fn)->m;
+  return a->rank > 2 || b->rank > 2 || a->ctype != b->ctype || (a->ctype != GM_FLOAT && a->ctype != GM_DOUBLE);
+}
+
 /* a * b: the matrix product (a 2-d; b 2-d, or 1-d for matrix x vector
- * with a 1-d result); s * m, m * s scale. */
+ * with a 1-d result), gm.matmul's for the general products; s * m, m * s
+ * and a gm.complex value scale. */
 static int op_mul(lua_State *L) {
   const char *fn = "__mul";
-  gml_guard(L, 2); /* the result is allocated while the operands are held */
-  check_operand(L, 1, fn);
-  check_operand(L, 2, fn);
+  lua_settop(L, 2);
   /* s * m, m * s: one pass of broadcast cmul by the number (a copy then
    * an in-place scaling read and wrote the result twice) */
+  if (gml_iscomplex(L, 1) || gml_iscomplex(L, 2)) return broadcast_op(L, GM_BC_CMUL, "cmul");
+  check_operand(L, 1, fn);
+  check_operand(L, 2, fn);
   if (is_number(L, 1) && is_number(L, 2))
     return gml_argerror(L, 2, fn, "mat expected, got number (one operand must be a mat)");
   if (is_number(L, 1) || is_number(L, 2)) return broadcast_op(L, GM_BC_CMUL, "cmul"); /* cmul's types */
-  gm_mat *a = gml_checkmat(L, 1, fn), *b = gml_checkmat(L, 2, fn), *c;
+  if (general_product(L, fn)) {
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &matmul_key) != LUA_TFUNCTION)
+      return gml_error(L, "%s: gm.matmul is not loaded (require \"gpumat\")", fn);
+    lua_insert(L, 1);
+    lua_call(L, 2, 1);
+    return 1;
+  }
+  gml_mat *box = gml_newbox(L); /* before the operands are taken */
+  gm_mat *a = gml_checkmat(L, 1, fn), *b = gml_checkmat(L, 2, fn);
   size_t dims[2];
   int rank, bad = 0;
   if (gm_matmul_dims(a, b, &rank, dims, &bad) != GM_OK) gml_argerror(L, bad, fn, "%s", gm_last_error());
-  gm_sync sync = gml_settings_of(L)->default_synchronization;
-  GML_TRY(L, gm_result_new(rank, dims, a->ctype, a->cuda_enabled && b->cuda_enabled, sync, &c), fn);
-  gml_pushmat(L, c);
+  gm_mat *c = gml_box_result(L, box, rank, dims, a->ctype, a->cuda_enabled && b->cuda_enabled, fn);
   GML_TRY(L, gm_matmul(a, b, c), fn);
+  gml_pace(L);
   return 1;
 }
 
@@ -128,7 +154,8 @@ static int op_lt(lua_State *L) { return compare_error(L, "__lt"); }
 static int op_le(lua_State *L) { return compare_error(L, "__le"); }
 
 void gml_open_operators(lua_State *L, int module_idx) {
-  static const gml_reg fns[] = {{"bitwise_invert", l_bitwise_invert, 1, NULL}, {NULL, NULL, 0, NULL}};
+  static const gml_reg fns[] = {{"bitwise_invert", l_bitwise_invert, 1, NULL}, {"_set_matmul", l_set_matmul, 1, NULL},
+                                {NULL, NULL, 0, NULL}};
   gml_register(L, module_idx, fns);
   static const gml_reg ops[] = {{"__add", op_add, 2, NULL}, {"__sub", op_sub, 2, NULL}, {"__unm", op_unm, 2, NULL},
                                  {"__mul", op_mul, 2, NULL}, {"__div", op_div, 2, NULL}, {"__pow", op_pow, 2, NULL},

@@ -136,16 +136,40 @@ static int whole(lua_State *L, gm_mat *m, int op, int ddof, const char *fn) {
   return 1;
 }
 
+/* The takes column of the op's row (softmax: floats only). */
+static void check_takes(lua_State *L, const gm_mat *x, int op, const char *fn) {
+  if (!gm_op_takes_ctype(gm_op_row_of(GM_OPF_REDUCE, op), x->ctype))
+    gml_argerror(L, 1, fn, "a%s %s mat; %s takes float32/float64 mats (convert with m:as(\"float64\"))",
+                 gm_ctype_dtype(x->ctype)[0] == 'i' ? "n" : "", gm_ctype_dtype(x->ctype), fn);
+}
+
+/* gm.OP(m, axis) with no options, the common form: nothing to read that
+ * runs Lua, so the result's box comes first and no guard is needed
+ * (util.h, gml_newbox). */
+static int reduce_plain(lua_State *L, int op, const char *fn) {
+  lua_settop(L, 2);
+  gml_mat *box = gml_newbox(L);
+  gm_mat *x = gml_checkmat(L, 1, fn);
+  int axis = check_axis_arg(L, x->rank, fn);
+  check_takes(L, x, op, fn);
+  size_t dims[GM_MAX_RANK];
+  int rank, bad = 0;
+  gm_status st = gm_reduce_axis_result(x, axis, op, false, NULL, &rank, dims, &bad);
+  if (st != GM_OK) gml_argerror(L, bad, fn, "%s", gm_last_error());
+  gm_mat *y = gml_box_result(L, box, rank, dims, gm_reduce_axis_ctype(x, op), x->cuda_enabled, fn);
+  GML_TRY(L, gm_reduce_axis(x, axis, op, 0, y), fn);
+  gml_pace(L);
+  return 1;
+}
+
 /* gm.OP(m, axis, opts); the op is upvalue 1 */
 static int reduce(lua_State *L) {
   int op = (int)lua_tointeger(L, gml_upvalueindex(1));
   const char *fn = gm_reduce_axis_name(op);
+  if (lua_type(L, 2) == LUA_TNUMBER && lua_isnoneornil(L, 3)) return reduce_plain(L, op, fn);
   ax_args a = read_args(L, op, fn);
   gm_mat *x = gml_checkmat(L, 1, fn);
-  /* the takes column of the op's row (softmax: floats only) */
-  if (!gm_op_takes_ctype(gm_op_row_of(GM_OPF_REDUCE, op), x->ctype))
-    gml_argerror(L, 1, fn, "a%s %s mat; %s takes float32/float64 mats (convert with m:as(\"float64\"))",
-                 gm_ctype_dtype(x->ctype)[0] == 'i' ? "n" : "", gm_ctype_dtype(x->ctype), fn);
+  check_takes(L, x, op, fn);
   if (a.dtype) x = apply_dtype(L, x, op, fn);
   if (a.axis < 0) return whole(L, x, op, a.ddof, fn);
   gm_mat *y = result_mat(L, x, &a, op, fn);

@@ -8,11 +8,12 @@
 #include <string.h>
 
 #include "../core/ops/op_table.h"
+#include "../core/ops/operands.h"
 #include "../core/model/counters.h"
 #include "../core/mem/runtime.h"
 
 
-static int new_box(lua_State *L) {
+gml_mat *gml_newbox(lua_State *L) {
   gml_mat *box = lua_newuserdatauv(L, sizeof *box, 1);
   box->magic = GML_MAT_MAGIC;
   box->m = NULL;
@@ -21,6 +22,18 @@ static int new_box(lua_State *L) {
   box->lookups = 0;
   box->method_cache = false;
   luaL_setmetatable(L, GML_MAT_MT);
+  return box;
+}
+
+gm_mat *gml_box_result(lua_State *L, gml_mat *box, int rank, const size_t *dims, gm_ctype t, bool cuda_enabled,
+                       const char *fn) {
+  gm_sync sync = gml_settings_of(L)->default_synchronization;
+  GML_TRY(L, gm_result_new(rank, dims, t, cuda_enabled, sync, &box->m), fn);
+  return box->m;
+}
+
+static int new_box(lua_State *L) {
+  gml_newbox(L);
   return 1;
 }
 
@@ -112,7 +125,7 @@ static void collect_paced(lua_State *L, pace *P, bool full) {
 /* After a new mat is on the stack (it is reachable: never its own
  * garbage); a collection stopped by the user (collectgarbage("stop"))
  * stays stopped. */
-static void pace_collector(lua_State *L) {
+void gml_pace(lua_State *L) {
   pace *P = pace_of(L);
   long since = allocated() - P->step_mark;
   if (P->busy || (since < STEP_BYTES && P->min != 0)) return;
@@ -137,7 +150,7 @@ void gml_pushmat(lua_State *L, gm_mat *m) {
     lua_error(L);
   }
   ((gml_mat *)lua_touserdata(L, -1))->m = m;
-  pace_collector(L);
+  gml_pace(L);
 }
 
 
