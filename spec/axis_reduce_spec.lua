@@ -307,6 +307,57 @@ describe("reductions along an axis", function()
     end
   end)
 
+  -- Rows shorter than the host's 16 lanes take a scalar loop in the
+  -- element type, longer ones the lanes: both against a plain-Lua fold
+  -- (the first NaN wins, then strictly better, so ties and -0 against 0
+  -- keep the first), for every length from 1 to 40.
+  it("extremes of short and long rows: NaN, ties and signed zeros at every length", function()
+    local nan = 0 / 0
+    local pool = { 1, 2, 2, -1, 0.0, -0.0, 3, -3, nan }
+    local function ref(row, want_max)
+      local b, bi = row[1], 1
+      if b == b then
+        for k = 2, #row do
+          local v = row[k]
+          if v ~= v then b, bi = v, k; break end
+          if (want_max and v > b) or (not want_max and v < b) then b, bi = v, k end
+        end
+      end
+      return b, bi
+    end
+    local seed = 7
+    local function pick()
+      seed = (seed * 1103515245 + 12345) % 2147483648
+      return pool[seed % #pool + 1]
+    end
+    for _, ct in ipairs({ "float", "double" }) do
+      for len = 1, 40 do
+        local rows = {}
+        for r = 1, 6 do
+          rows[r] = {}
+          for k = 1, len do rows[r][k] = (r <= 3 and k % 5 ~= 0) and pool[(r + k) % 4 + 1] or pick() end
+        end
+        local m = gm.mat({ 6, len }, { ctype = ct, initial_contents = rows })
+        local mx, mn, amx, amn = m:max(2):to_table(), m:min(2):to_table(), m:argmax(2):to_table(), m:argmin(2):to_table()
+        for r = 1, 6 do
+          local bx, ix = ref(rows[r], true)
+          local bn, iN = ref(rows[r], false)
+          local where = ct .. " len " .. len .. " row " .. r
+          assert.are.equal(ix, amx[r], where)
+          assert.are.equal(iN, amn[r], where)
+          if bx ~= bx then assert.is_true(mx[r] ~= mx[r], where) else
+            assert.are.equal(bx, mx[r], where)
+            assert.are.equal(1 / bx, 1 / mx[r], where) -- the sign of a zero
+          end
+          if bn ~= bn then assert.is_true(mn[r] ~= mn[r], where) else
+            assert.are.equal(bn, mn[r], where)
+            assert.are.equal(1 / bn, 1 / mn[r], where)
+          end
+        end
+      end
+    end
+  end)
+
   it("a NaN propagates: max and min give NaN, argmax and argmin the first NaN", function()
     local nan = 0 / 0
     for _, ct in ipairs(CTYPES) do

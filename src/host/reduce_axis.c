@@ -115,6 +115,8 @@ typedef void (*fold_fn)(const ax_job *j, const ax_seg *s, gm_axacc *acc);
 typedef void (*softmax_fn)(const ax_job *j, const ax_seg *s, const gm_axacc *acc);
 static const fold_fn fold_seg[GM_N_CTYPES] = {GM_FLOAT_CTYPE_TABLE(fold_seg)};
 static const softmax_fn softmax_seg[GM_N_CTYPES] = {GM_FLOAT_CTYPE_TABLE(softmax_seg)};
+typedef void (*rows_fn)(const ax_job *j, size_t b, size_t e);
+static const rows_fn fold_rows[GM_N_CTYPES] = {GM_FLOAT_CTYPE_TABLE(fold_rows)};
 typedef int (*softmax_row_fn)(const ax_job *j, const ax_seg *s);
 static const softmax_row_fn softmax_row[GM_N_CTYPES] = {GM_FLOAT_CTYPE_TABLE(softmax_row)};
 
@@ -219,6 +221,11 @@ static void fold_tasks(void *arg, size_t b, size_t e) {
   }
 }
 
+static void rows_tasks(void *arg, size_t b, size_t e) {
+  const ax_job *j = arg;
+  fold_rows[j->t](j, b, e);
+}
+
 /* Merges the segments of outputs b..e in order (into part 0 for softmax). */
 static void merge_outputs(void *arg, size_t b, size_t e) {
   const ax_job *j = arg;
@@ -264,6 +271,10 @@ static gm_status host_axis_strided(void *ctx, gm_ctype t, int op, int ddof, size
       return gm_fail(GM_ENOMEM, "%s: out of host memory for %zu partial results", "reduce_axis", j.parts * n_out);
   }
   double cost = (double)(j.seg < len ? j.seg : len) * (double)width * (is_sum(op) ? 1 : 4);
+  if (inner == 1 && sl == 1 && j.parts == 1 && op != GM_AX_SOFTMAX) { /* whole rows, one task each */
+    gm_par_for(outer, 1, cost, rows_tasks, &j);
+    return GM_OK;
+  }
   gm_par_for(tasks, 1, cost, fold_tasks, &j);
   if (j.parts > 1) {
     gm_par_for(n_out, 1, (double)j.parts * 4, merge_outputs, &j);

@@ -97,6 +97,31 @@ GM_SIMD_CLONES static void AXN(row_softmax)(const T *restrict x, size_t n, doubl
   for (size_t k = 0; k < n; k++) y[k] = (T)((double)AX_CAT(AX_EXP, T)((double)x[k] - m) / sum);
 }
 
+/* The extreme of a row shorter than LANES, in T: the first NaN wins, then
+ * strictly better, so ties keep the first index (gm_ax_better's rule, as
+ * row_best's lanes).  gm_ax_step per element cost a k-means step's
+ * argmin over 10 clusters about 15 instructions an element. */
+static gm_axacc AXN(short_best)(int op, const T *x, size_t n) {
+  T b = x[0];
+  size_t bi = 0;
+  if (b == b) {
+    const int want_max = gm_ax_wants_max(op);
+    for (size_t k = 1; k < n; k++) {
+      T v = x[k];
+      if (v != v) {
+        b = v;
+        bi = k;
+        break;
+      }
+      if (want_max ? v > b : v < b) {
+        b = v;
+        bi = k;
+      }
+    }
+  }
+  return (gm_axacc){(double)b, 0, (long long)bi};
+}
+
 AX_INLINE void AXN(row_steps)(int op, const T *x, size_t n, gm_axacc *c) {
   for (size_t k = 0; k < n; k++) gm_ax_step(op, c, (double)x[k], (long long)k);
 }
@@ -123,11 +148,20 @@ static gm_axacc AXN(fold_row)(int op, const T *x, size_t n) {
     if (isfinite(e.a)) return (gm_axacc){e.a, AXN(row_expsum)(x, n, e.a), 0};
     AX_SPECIALIZE(AXN(row_steps), x, n, &c) /* NaN or infinite max: the careful steps */
   } else if (gm_ax_is_extreme(op)) {
-    for (size_t k = 0; k < n; k++) gm_ax_step(op, &c, (double)x[k], (long long)k);
+    return AXN(short_best)(op, x, n);
   } else {
     AX_SPECIALIZE(AXN(row_steps), x, n, &c)
   }
   return c;
+}
+
+/* Whole contiguous rows b..e (inner == 1, sl == 1, one segment each) to
+ * their results: short rows (k-means' 20000 x 16 distances) spent more in
+ * fold_tasks' segment arithmetic and dispatch per row than in the row. */
+static void AXN(fold_rows)(const ax_job *j, size_t b, size_t e) {
+  const T *x = (const T *)j->x;
+  for (size_t r = b; r < e; r++)
+    put(j, r, gm_ax_result(j->op, AXN(fold_row)(j->op, x + r * j->so, j->len), (long long)j->len, j->ddof));
 }
 
 /* ---- softmax of whole rows in one pass of exps ---- */

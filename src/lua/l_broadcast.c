@@ -134,14 +134,14 @@ static void check_kind(lua_State *L, int op, gm_ctype t, const gm_bc_arg *a, con
 static void complex_scalars(lua_State *L, const int *idx, int n, const char *fn) {
   int strong = -1;
   bool cuda = true, any = false;
+  for (int i = 0; i < n; i++) any = any || gml_iscomplex(L, idx[i]);
+  if (!any) return;
   for (int i = 0; i < n; i++) {
-    any = any || gml_iscomplex(L, idx[i]);
     if (!gml_ismat(L, idx[i])) continue;
     gm_mat *m = gml_checkmat(L, idx[i], fn);
     strong = strong < 0 ? (int)m->ctype : (int)promote(L, (gm_ctype)strong, m->ctype, fn);
     cuda = cuda && m->cuda_enabled;
   }
-  if (!any) return;
   gm_ctype t = strong == GM_FLOAT || strong == GM_COMPLEX64 ? GM_COMPLEX64 : GM_COMPLEX128;
   for (int i = 0; i < n; i++) {
     gm_value v = {false, false, 0, 0, true, 0};

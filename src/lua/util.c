@@ -21,7 +21,17 @@ gml_mat *gml_newbox(lua_State *L) {
   box->writable = false;
   box->lookups = 0;
   box->method_cache = false;
-  luaL_setmetatable(L, GML_MAT_MT);
+  /* the metatable by a light-userdata key: luaL_setmetatable's lookup by
+   * name interns the string on every call (a twentieth of a small op) */
+  static const char mat_mt_key = 0;
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &mat_mt_key) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    if (luaL_getmetatable(L, GML_MAT_MT) == LUA_TTABLE) {
+      lua_pushvalue(L, -1);
+      lua_rawsetp(L, LUA_REGISTRYINDEX, &mat_mt_key);
+    }
+  }
+  lua_setmetatable(L, -2);
   return box;
 }
 

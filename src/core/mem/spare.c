@@ -22,13 +22,15 @@ typedef struct spare_node {
   struct spare_node *next;
 } spare_node;
 
+/* One thread-local object: in a shared library each distinct
+ * thread-local variable costs a __tls_get_addr call per access. */
 typedef struct spare_lists {
   spare_node *head[GM_N_SPARE_KINDS];
   int n[GM_N_SPARE_KINDS];
+  bool registered;
 } spare_lists;
 
 static _Thread_local spare_lists spares;
-static _Thread_local bool spares_registered;
 static pthread_key_t spare_key;
 static pthread_once_t spare_once = PTHREAD_ONCE_INIT;
 static bool spare_key_ok;
@@ -49,20 +51,21 @@ static void at_thread_exit(void *arg) { free_lists(arg); }
 static void make_spare_key(void) { spare_key_ok = pthread_key_create(&spare_key, at_thread_exit) == 0; }
 
 /* Whether this thread's lists will be freed at its exit (registered once). */
-static bool registered(void) {
-  if (spares_registered) return true;
+static bool registered(spare_lists *s) {
+  if (s->registered) return true;
   pthread_once(&spare_once, make_spare_key);
-  spares_registered = spare_key_ok && pthread_setspecific(spare_key, &spares) == 0;
-  return spares_registered;
+  s->registered = spare_key_ok && pthread_setspecific(spare_key, s) == 0;
+  return s->registered;
 }
 #endif
 
 void *gm_spare_calloc(gm_spare_kind kind, size_t size) {
 #if GM_RECYCLE_STRUCTS
-  spare_node *p = spares.head[kind];
+  spare_lists *s = &spares;
+  spare_node *p = s->head[kind];
   if (p) {
-    spares.head[kind] = p->next;
-    spares.n[kind]--;
+    s->head[kind] = p->next;
+    s->n[kind]--;
     memset(p, 0, size);
     return p;
   }
@@ -75,11 +78,12 @@ void *gm_spare_calloc(gm_spare_kind kind, size_t size) {
 void gm_spare_free(gm_spare_kind kind, void *p) {
   if (!p) return;
 #if GM_RECYCLE_STRUCTS
-  if (spares.n[kind] < SPARE_MAX && registered()) {
-    spare_node *s = p;
-    s->next = spares.head[kind];
-    spares.head[kind] = s;
-    spares.n[kind]++;
+  spare_lists *s = &spares;
+  if (s->n[kind] < SPARE_MAX && registered(s)) {
+    spare_node *node = p;
+    node->next = s->head[kind];
+    s->head[kind] = node;
+    s->n[kind]++;
     return;
   }
 #else
