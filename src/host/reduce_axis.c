@@ -37,6 +37,7 @@
 #define LANES 16
 #define ROW_BLOCK 4096 /* elements per block of a row sum (a multiple of LANES) */
 #define COL_BLOCK 64   /* rows per block of a column sum */
+#define SOFTMAX_SPAN 2048 /* elements per span of whole-row softmax passes (in the cache) */
 #define AX_INLINE static inline __attribute__((always_inline))
 
 typedef struct ax_job {
@@ -117,8 +118,7 @@ static const fold_fn fold_seg[GM_N_CTYPES] = {GM_FLOAT_CTYPE_TABLE(fold_seg)};
 static const softmax_fn softmax_seg[GM_N_CTYPES] = {GM_FLOAT_CTYPE_TABLE(softmax_seg)};
 typedef void (*rows_fn)(const ax_job *j, size_t b, size_t e);
 static const rows_fn fold_rows[GM_N_CTYPES] = {GM_FLOAT_CTYPE_TABLE(fold_rows)};
-typedef int (*softmax_row_fn)(const ax_job *j, const ax_seg *s);
-static const softmax_row_fn softmax_row[GM_N_CTYPES] = {GM_FLOAT_CTYPE_TABLE(softmax_row)};
+static const rows_fn softmax_rows[GM_N_CTYPES] = {GM_FLOAT_CTYPE_TABLE(softmax_rows)};
 
 /* ---- bool and integer mats: sum, prod, max, min, argmax, argmin ----
  * Exact 64-bit folds (gm_axint of kernels/reduce_axis.h, as the device),
@@ -208,7 +208,6 @@ static void fold_tasks(void *arg, size_t b, size_t e) {
   gm_axacc acc[TILE];
   for (size_t task = b; task < e; task++) {
     ax_seg s = segment(j, task);
-    if (j->op == GM_AX_SOFTMAX && j->parts == 1 && j->inner == 1 && j->sl == 1 && softmax_row[j->t](j, &s)) continue;
     fold_seg[j->t](j, &s, acc);
     size_t q0 = s.o * j->inner + s.c0;
     if (j->parts > 1) {
@@ -223,7 +222,7 @@ static void fold_tasks(void *arg, size_t b, size_t e) {
 
 static void rows_tasks(void *arg, size_t b, size_t e) {
   const ax_job *j = arg;
-  fold_rows[j->t](j, b, e);
+  (j->op == GM_AX_SOFTMAX ? softmax_rows : fold_rows)[j->t](j, b, e);
 }
 
 /* Merges the segments of outputs b..e in order (into part 0 for softmax). */
@@ -271,7 +270,7 @@ static gm_status host_axis_strided(void *ctx, gm_ctype t, int op, int ddof, size
       return gm_fail(GM_ENOMEM, "%s: out of host memory for %zu partial results", "reduce_axis", j.parts * n_out);
   }
   double cost = (double)(j.seg < len ? j.seg : len) * (double)width * (is_sum(op) ? 1 : 4);
-  if (inner == 1 && sl == 1 && j.parts == 1 && op != GM_AX_SOFTMAX) { /* whole rows, one task each */
+  if (inner == 1 && sl == 1 && j.parts == 1) { /* whole rows, one task each */
     gm_par_for(outer, 1, cost, rows_tasks, &j);
     return GM_OK;
   }

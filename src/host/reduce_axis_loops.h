@@ -177,34 +177,46 @@ static double AXN(row_max)(const T *x, size_t n) {
     for (size_t l = 0; l < LANES; l++) gm_ax_merge(GM_AX_MAX, &e, (gm_axacc){(double)best[l], 0, (long long)idx[l]});
     k = n / LANES * LANES;
   }
+  if (k == 0) return AXN(short_best)(GM_AX_MAX, x, n).a;
   for (; k < n; k++) gm_ax_step(GM_AX_MAX, &e, (double)x[k], (long long)k);
   return e.a;
 }
 
-/* y[k] := exp(x[k] - m), then y[k] / sum(y); y may be x (in place: no
- * restrict). */
-GM_SIMD_CLONES static void AXN(row_exp)(const T *x, size_t n, double m, T *y) {
-  for (size_t k = 0; k < n; k++) y[k] = (T)AX_CAT(AX_EXP, T)((double)x[k] - m);
+/* Sum of n < LANES elements in order: block_sum's value for such n (its
+ * remainder loop is lane 0's) without setting up and adding its lanes. */
+static double AXN(short_sum)(const T *x, size_t n) {
+  double s = 0;
+  for (size_t k = 0; k < n; k++) s += (double)x[k];
+  return s;
 }
 
+/* y[k] := y[k] / sum; y may be x (in place: no restrict). */
 GM_SIMD_CLONES static void AXN(row_div)(T *y, size_t n, double sum) {
   for (size_t k = 0; k < n; k++) y[k] = (T)((double)y[k] / sum);
 }
 
-/* A whole contiguous row's softmax with one exp per element (the fold
- * then softmax_seg compute each exp twice: with rows of 10 classes the
- * exps were most of the time); the same values as that path.  0 when the
- * max is not finite (NaN, an infinity): the careful path then. */
-static int AXN(softmax_row)(const ax_job *j, const ax_seg *s) {
-  size_t off = s->o * j->len;
-  const T *x = (const T *)j->x + off;
-  T *y = (T *)j->y + off;
-  double m = AXN(row_max)(x, s->n);
-  if (!isfinite(m)) return 0;
-  AXN(row_exp)(x, s->n, m, y);
-  AXN(row_div)(y, s->n, AXN(row_sum)(y, s->n));
-  return 1;
+GM_SIMD_CLONES static void AXN(span_exp)(T *y, size_t n) {
+  for (size_t k = 0; k < n; k++) y[k] = (T)AX_CAT(AX_EXP, T)((double)y[k]);
 }
+
+/* Rows r0..r1, which hold x - (their max): exponentiated in one pass over
+ * the whole span (rows of 10 classes left most of an exp loop's lanes
+ * idle), then each divided by its sum. */
+static void AXN(softmax_span)(const ax_job *j, size_t r0, size_t r1) {
+  size_t n = j->len;
+  T *y = (T *)j->y;
+  AXN(span_exp)(y + r0 * n, (r1 - r0) * n);
+  for (size_t r = r0; r < r1; r++) {
+    T *yr = y + r * n;
+    if (n >= LANES) {
+      AXN(row_div)(yr, n, AXN(row_sum)(yr, n));
+      continue;
+    }
+    double sum = AXN(short_sum)(yr, n); /* a short row: no call of row_div's clones */
+    for (size_t k = 0; k < n; k++) yr[k] = (T)((double)yr[k] / sum);
+  }
+}
+
 
 /* ---- columns mode: n rows of w columns, `inner` apart ---- */
 
@@ -338,6 +350,38 @@ static void AXN(softmax_seg)(const ax_job *j, const ax_seg *s, const gm_axacc *a
   for (size_t k = 0; k < s->n; k++)
     for (size_t c = 0; c < s->w; c++)
       y[k * j->inner + c] = (T)gm_ax_softmax(acc[c], (double)x[k * j->inner + c]);
+}
+
+/* Softmax of whole contiguous rows b..e with one exp per element (the
+ * fold then softmax_seg compute each twice), in spans of about
+ * SOFTMAX_SPAN elements (in the cache between the passes); the same
+ * values as that path: exp of (T)(x - m), as AX_EXP rounds its argument.
+ * A row whose max is not finite (NaN, an infinity) takes the careful
+ * path.  y may be x: each row is read before it is written. */
+static void AXN(softmax_rows)(const ax_job *j, size_t b, size_t e) {
+  size_t n = j->len, start = b;
+  const T *x = (const T *)j->x;
+  T *y = (T *)j->y;
+  for (size_t r = b; r < e; r++) {
+    const T *xr = x + r * n;
+    T *yr = y + r * n;
+    double m = AXN(row_max)(xr, n);
+    if (!isfinite(m)) {
+      AXN(softmax_span)(j, start, r);
+      gm_axacc acc[1];
+      ax_seg s = segment(j, r);
+      AXN(fold_seg)(j, &s, acc);
+      AXN(softmax_seg)(j, &s, acc);
+      start = r + 1;
+      continue;
+    }
+    for (size_t k = 0; k < n; k++) yr[k] = (T)((double)xr[k] - m);
+    if ((r + 1 - start) * n >= SOFTMAX_SPAN) {
+      AXN(softmax_span)(j, start, r + 1);
+      start = r + 1;
+    }
+  }
+  AXN(softmax_span)(j, start, e);
 }
 
 #undef AXN
