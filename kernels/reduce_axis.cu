@@ -27,6 +27,7 @@
 
 #include "launch_cuda.cuh"
 #include "reduce_axis.h"
+#include "elementwise.h" // gm_expf: float softmax exponentiates as the host does
 
 namespace {
 
@@ -127,6 +128,44 @@ __global__ void reduce_axis_softmax(size_t n, size_t len, size_t inner, const gm
   }
 }
 
+// exp in T's precision, as the host's softmax (src/host/reduce_axis_loops.h
+// AX_EXP): float rounds its argument and takes the elementwise ops' exp.
+template <typename T> __device__ __forceinline__ double ax_exp(double v) { return exp(v); }
+template <> __device__ __forceinline__ double ax_exp<float>(double v) { return (double)gm_expf((float)v); }
+
+// Softmax of one whole column (element k at xc[k * inner]) in passes, as
+// the host computes it: the max, y := exp(x - max) in T, the sum of y in
+// double, y / sum.  One exp per element where the online fold and
+// gm_ax_softmax took two, in double (float softmax on the CPU model was
+// 40 % libm's exp); separate loops, so that a row's (unit: inner == 1)
+// exps and divisions vectorize on the CPU model.  yc may be xc.  False
+// when the max is not finite (a NaN, an infinity) or the column empty:
+// the online path then.
+template <typename T, bool unit>
+__device__ bool softmax_column_(const T *xc, T *yc, size_t len, size_t inner_) {
+  const size_t inner = unit ? 1 : inner_;
+  if (len == 0) return false;
+  T mx = xc[0];
+  bool nan = mx != mx;
+  for (size_t k = 1; k < len; k++) {
+    const T v = xc[k * inner];
+    nan = nan || v != v;
+    mx = v > mx ? v : mx;
+  }
+  const double m = (double)mx;
+  if (nan || !(m - m == 0)) return false; // not finite (isfinite's test without the header's overloads)
+  for (size_t k = 0; k < len; k++) yc[k * inner] = (T)ax_exp<T>((double)xc[k * inner] - m);
+  double s = 0.0;
+  for (size_t k = 0; k < len; k++) s += (double)yc[k * inner];
+  for (size_t k = 0; k < len; k++) yc[k * inner] = (T)((double)yc[k * inner] / s);
+  return true;
+}
+
+template <typename T>
+__device__ bool softmax_column(const T *xc, T *yc, size_t len, size_t inner) {
+  return inner == 1 ? softmax_column_<T, true>(xc, yc, len, 1) : softmax_column_<T, false>(xc, yc, len, inner);
+}
+
 // ITEMS: item (split p, output q = (o, j)) folds elements [p * chunk,
 // (p + 1) * chunk) of column q; with `part` it leaves the accumulator in
 // part[p * n_out + q] for merge_parts, else (one split) it writes the
@@ -141,6 +180,7 @@ __global__ void reduce_axis_items(int op, int ddof, size_t outer, size_t len, si
     const size_t o = inner == 1 ? q : q / inner, j = inner == 1 ? 0 : q % inner;
     const size_t base = o * len * inner + j; // element k of the column: base + k * inner
     const T *xc = x + base;
+    if (op == GM_AX_SOFTMAX && !part && softmax_column(xc, (T *)y + base, len, inner)) continue;
     const size_t k0 = p * chunk < len ? p * chunk : len, k1 = len - k0 < chunk ? len : k0 + chunk; // (as above)
     gm_axacc c = gm_ax_init(op);
     fold(op, &c, xc, inner, k0, k1, 1);
