@@ -78,6 +78,15 @@ static int new_box(lua_State *L) {
  *   full collection of a small heap costs little (bench/RESULTS.md). */
 #define PACE_MIN ((long)8 << 20)
 #define STEP_BYTES ((long)256 << 10)
+/* ... and a step waits for STEP_MATS new mats since the last one.  A
+ * result is still referenced while the next call runs (`local z = x + y`
+ * in a loop: z's register holds the previous result until the call
+ * returns), so with a step at every call (results of STEP_BYTES or more)
+ * each result lived through two minor collections, became old, and only
+ * the full collections found it: a loop of 100K-float `x + y` kept 20
+ * results in flight, cold in the caches, at 3x numpy's time per call.
+ * Steps STEP_MATS mats apart leave each such result young. */
+#define STEP_MATS 4
 
 /* PACE_MIN, or GPUMAT_GC_PACE_MIN (bytes) from the environment: the
  * fault sweep and the fuzzer set 0, so that every new mat runs a full
@@ -92,6 +101,7 @@ static long pace_min(void) {
 
 typedef struct pace {
   long step_mark; /* n_bytes_allocated at the last step (or collection) */
+  long mats;      /* mats made since then */
   long live;      /* bytes live after the last full collection */
   long threshold; /* growth of the live bytes that runs the next one */
   long min;       /* pace_min() */
@@ -109,7 +119,7 @@ static pace *pace_of(lua_State *L) {
   if (P) return P;
   P = lua_newuserdatauv(L, sizeof *P, 0);
   long min = pace_min();
-  *P = (pace){allocated(), (long)gm_mem_live_bytes(), min, min, false};
+  *P = (pace){allocated(), 0, (long)gm_mem_live_bytes(), min, min, false};
   lua_rawsetp(L, LUA_REGISTRYINDEX, &pace_key);
   return P;
 }
@@ -123,6 +133,7 @@ static void collect_paced(lua_State *L, pace *P, bool full) {
   lua_gc(L, full ? LUA_GCCOLLECT : LUA_GCSTEP, 0);
   gm_deferred_hook_leave();
   P->step_mark = allocated();
+  P->mats = 0;
   if (full) {
     P->live = (long)gm_mem_live_bytes();
     long heap = (long)lua_gc(L, LUA_GCCOUNT) * 1024;
@@ -137,17 +148,19 @@ static void collect_paced(lua_State *L, pace *P, bool full) {
  * stays stopped. */
 void gml_pace(lua_State *L) {
   pace *P = pace_of(L);
+  P->mats++;
   long since = allocated() - P->step_mark;
   if (P->busy || (since < STEP_BYTES && P->min != 0)) return;
   if (!lua_gc(L, LUA_GCISRUNNING)) {
     P->step_mark = allocated();
+    P->mats = 0;
     return;
   }
   if (P->min == 0) {
     collect_paced(L, P, true);
     return;
   }
-  collect_paced(L, P, false);
+  if (P->mats >= STEP_MATS) collect_paced(L, P, false);
   if ((long)gm_mem_live_bytes() - P->live >= P->threshold) collect_paced(L, P, true);
 }
 
