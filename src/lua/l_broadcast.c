@@ -191,10 +191,7 @@ int gml_broadcast_as(lua_State *L, int op, const int *idx, int n, int out_idx, c
     GML_TRY(L, gm_broadcast_binary((gm_bcast_op)op, t, a[0], a[1], out), name);
   else
     GML_TRY(L, gm_broadcast_where(t, a[0], a[1], a[2], out), name);
-  if (!out_idx) {
-    lua_settop(L, res);
-    gml_pace(L);
-  }
+  if (!out_idx) lua_settop(L, res);
   return 1;
 }
 

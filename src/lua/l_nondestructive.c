@@ -35,7 +35,6 @@ static int l_copy_mat(lua_State *L) {
   gm_mat *a = gml_checkmat(L, 1, "copy_mat");
   gm_mat *b = gml_box_result(L, box, a->rank, a->dims, a->ctype, a->cuda_enabled, "copy_mat");
   GML_TRY(L, gm_copy_(a, b, a->size, 1, 1), "copy_mat");
-  gml_pace(L);
   return 1;
 }
 
@@ -118,7 +117,6 @@ static int l_transpose(lua_State *L) {
   size_t dims[2] = {a->dims[1], a->dims[0]};
   gm_mat *t = gml_box_result(L, box, 2, dims, a->ctype, a->cuda_enabled, fn);
   GML_TRY(L, gm_transpose_into(a, t), fn);
-  gml_pace(L);
   return 1;
 }
 
@@ -150,7 +148,6 @@ static int add_like(lua_State *L, const char *fn, int ia, int ib, double alpha, 
   check(L, gm_check_same_size(a, b), ib, fn);
   gm_mat *c = gml_box_result(L, box, a->rank, a->dims, a->ctype, a->cuda_enabled && b->cuda_enabled, fn);
   GML_TRY(L, gm_add_into(alpha, a, beta, b, c), fn);
-  gml_pace(L);
   return 1;
 }
 
@@ -166,7 +163,6 @@ static int l_invert(lua_State *L) {
   check(L, gm_check_square(a), 1, "invert");
   gm_mat *r = gml_box_result(L, box, a->rank, a->dims, a->ctype, a->cuda_enabled, "invert");
   GML_TRY(L, gm_invert(a, r), "invert");
-  gml_pace(L);
   return 1;
 }
 
@@ -244,8 +240,7 @@ static int unary_new(lua_State *L, gm_unary_op op) {
     gm_mat *x = gml_checkmat(L, 1, fn);
     gm_mat *y = gml_box_result(L, box, x->rank, x->dims, gm_unary_result_ctype(op, x->ctype), x->cuda_enabled, fn);
     GML_TRY(L, gm_unary(fn, op, x, y), fn);
-    gml_pace(L);
-    return 1;
+      return 1;
   }
   gml_guard(L, 2); /* the result box is allocated while the operands are held */
   gm_mat *x = gml_checkmat(L, 1, fn);
@@ -269,7 +264,6 @@ static int predicate_new(lua_State *L, gm_predicate_op op) {
   gm_mat *x = gml_checkmat(L, 1, fn);
   gm_mat *y = gml_box_result(L, box, x->rank, x->dims, GM_BOOL, x->cuda_enabled, fn);
   GML_TRY(L, gm_predicate(op, x, y), fn);
-  gml_pace(L);
   return 1;
 }
 

@@ -134,7 +134,6 @@ static int op_mul(lua_State *L) {
   if (gm_matmul_dims(a, b, &rank, dims, &bad) != GM_OK) gml_argerror(L, bad, fn, "%s", gm_last_error());
   gm_mat *c = gml_box_result(L, box, rank, dims, a->ctype, a->cuda_enabled && b->cuda_enabled, fn);
   GML_TRY(L, gm_matmul(a, b, c), fn);
-  gml_pace(L);
   return 1;
 }
 

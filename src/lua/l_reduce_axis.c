@@ -158,7 +158,6 @@ static int reduce_plain(lua_State *L, int op, const char *fn) {
   if (st != GM_OK) gml_argerror(L, bad, fn, "%s", gm_last_error());
   gm_mat *y = gml_box_result(L, box, rank, dims, gm_reduce_axis_ctype(x, op), x->cuda_enabled, fn);
   GML_TRY(L, gm_reduce_axis(x, axis, op, 0, y), fn);
-  gml_pace(L);
   return 1;
 }
 

@@ -13,7 +13,7 @@
 #include "../core/mem/runtime.h"
 
 
-gml_mat *gml_newbox(lua_State *L) {
+static gml_mat *make_box(lua_State *L) {
   gml_mat *box = lua_newuserdatauv(L, sizeof *box, 1);
   box->magic = GML_MAT_MAGIC;
   box->m = NULL;
@@ -43,7 +43,7 @@ gm_mat *gml_box_result(lua_State *L, gml_mat *box, int rank, const size_t *dims,
 }
 
 static int new_box(lua_State *L) {
-  gml_newbox(L);
+  make_box(L);
   return 1;
 }
 
@@ -81,12 +81,15 @@ static int new_box(lua_State *L) {
 /* ... and a step waits for STEP_MATS new mats since the last one.  A
  * result is still referenced while the next call runs (`local z = x + y`
  * in a loop: z's register holds the previous result until the call
- * returns), so with a step at every call (results of STEP_BYTES or more)
- * each result lived through two minor collections, became old, and only
- * the full collections found it: a loop of 100K-float `x + y` kept 20
- * results in flight, cold in the caches, at 3x numpy's time per call.
- * Steps STEP_MATS mats apart leave each such result young. */
-#define STEP_MATS 4
+ * returns), and a mat that lives through two minor collections is old,
+ * left to the full ones.  With a step at every call after its result (the
+ * first version), every result of STEP_BYTES or more became old: a loop
+ * of 100K-float `x + y` kept 20 results in flight, cold in the caches, at
+ * 3x numpy's time per call.  Now the result-first calls pace before they
+ * make their result (gml_newbox), so the previous one is seen alive by
+ * one step, and steps two mats apart also keep young a temporary that the
+ * next two calls use. */
+#define STEP_MATS 2
 
 /* PACE_MIN, or GPUMAT_GC_PACE_MIN (bytes) from the environment: the
  * fault sweep and the fuzzer set 0, so that every new mat runs a full
@@ -143,9 +146,9 @@ static void collect_paced(lua_State *L, pace *P, bool full) {
   P->busy = false;
 }
 
-/* After a new mat is on the stack (it is reachable: never its own
- * garbage); a collection stopped by the user (collectgarbage("stop"))
- * stays stopped. */
+/* After a new mat is on the stack (gml_pushmat: it is reachable, never
+ * its own garbage), or before a result's box is made (gml_newbox); a
+ * collection stopped by the user (collectgarbage("stop")) stays stopped. */
 void gml_pace(lua_State *L) {
   pace *P = pace_of(L);
   P->mats++;
@@ -160,8 +163,19 @@ void gml_pace(lua_State *L) {
     collect_paced(L, P, true);
     return;
   }
-  if (P->mats >= STEP_MATS) collect_paced(L, P, false);
+  if (P->mats < STEP_MATS) return; /* nor a full collection, which the step may make needless */
+  collect_paced(L, P, false);
   if ((long)gm_mem_live_bytes() - P->live >= P->threshold) collect_paced(L, P, true);
+}
+
+/* The collector is paced first, before the call takes its operands: the
+ * previous call's result, still in the caller's register while this one
+ * runs, is then seen alive by one step only (the one here), stays young,
+ * and its block comes back at the next step, warm; pacing after the new
+ * result made every such result live through two steps, old. */
+gml_mat *gml_newbox(lua_State *L) {
+  gml_pace(L);
+  return make_box(L);
 }
 
 /* The box is made in a protected call: if Lua cannot allocate it, m is

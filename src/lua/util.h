@@ -39,20 +39,20 @@ typedef struct gml_mat {
 /* Pushes a new userdata owning m (on allocation error m is freed and a Lua
  * error raised), then paces the collector (gml_pace). */
 void gml_pushmat(lua_State *L, gm_mat *m);
-/* The result first (the binding rule's zero-cost form, below): pushes a
- * box without a mat (m NULL: a "freed mat" to any use) before the
- * operands are taken, since making it may run finalizers; the result
- * mat goes into box->m as soon as it is made (no Lua code runs in
- * between, so an error later still frees it with the box), and gml_pace
- * runs after the op's last use of its operands. */
+/* The result first (the binding rule's zero-cost form, below): paces
+ * the collector (gml_pace) and pushes a box without a mat (m NULL: a
+ * "freed mat" to any use) before the operands are taken, since both may
+ * run finalizers; the result mat goes into box->m as soon as it is made
+ * (no Lua code runs in between, so an error later still frees it with
+ * the box). */
 gml_mat *gml_newbox(lua_State *L);
 /* The new mat (gm_result_new: dims, ctype t, the state's default
  * synchronization) made into box; raises fn's error. */
 gm_mat *gml_box_result(lua_State *L, gml_mat *box, int rank, const size_t *dims, gm_ctype t, bool cuda_enabled,
                        const char *fn);
 /* Paces Lua's collector by the bytes mats allocated (a step or a full
- * collection, util.c): finalizers may run, so only after the operands'
- * last use. */
+ * collection, util.c): finalizers may run, so only before the operands
+ * are taken or after their last use. */
 void gml_pace(lua_State *L);
 /* The mat at idx; raises "bad argument #idx to 'fname' (gpumat.mat expected,
  * got T)" or "... (attempt to use a freed mat)". */
@@ -92,8 +92,8 @@ bool gml_ismat(lua_State *L, int idx);
  *
  * Preferred (zero cost): read and check every Lua argument into C values
  * first, then take the mats, make no such call until their last use, and
- * push results after it; or push the result's box first (gml_newbox),
- * take the mats, compute, and pace the collector last (gml_pace).
+ * push results after it; or push the result's box first (gml_newbox,
+ * which also paces the collector), then take the mats and compute.
  *
  * When that is impractical, open a guard as the FIRST statement:
  *
