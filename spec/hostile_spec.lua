@@ -40,6 +40,41 @@ describe("metamethods that free a mat mid-call", function()
     end
   end)
 
+  -- The `out` forms read their options before they take any mat (no
+  -- guard): an options table that frees an operand or `out` itself makes
+  -- the call raise the clean "freed" error; one that frees a bystander
+  -- leaves the right result in out.
+  it("out options of the broadcasting and elementwise functions free a mat", function()
+    local forms = {
+      { "gm.add", function(x, y, o) return gm.add(x, y, o) end, 4 },
+      { "gm.gt", function(x, y, o) return gm.gt(y, x, o) end, true, "bool" },
+      { "gm.where", function(x, y, o) return gm.where(x:gt(0), x, y, o) end, 1.5 },
+      { "gm.sqrt", function(x, y, o) return gm.sqrt(y, o) end, math.sqrt(2.5), nil, "y" },
+      { "gm.clamp", function(x, y, o) return gm.clamp(y, 0, 2, o) end, 2, nil, "y" },
+    }
+    for _, f in ipairs(forms) do
+      for _, victim in ipairs({ "operand", "out", "bystander" }) do
+        local x = gm.mat(6, { initial_element = 1.5 })
+        local y = gm.mat(6, { initial_element = 2.5 })
+        local out = gm.mat(6, { ctype = f[4] or "double" })
+        local other = gm.mat(6)
+        local target = ({ operand = f[5] == "y" and y or x, out = out, bystander = other })[victim]
+        local opts = setmetatable({}, { __index = function(_, k)
+          if k == "out" then target:free(); return out end
+        end })
+        local ok, r = pcall(f[2], x, y, opts)
+        local where = f[1] .. ", freeing the " .. victim
+        if victim == "bystander" then
+          assert(ok, where .. ": " .. tostring(r))
+          assert.are.equal(f[3], out[1], where)
+        else
+          assert.is_false(ok, where)
+          assert.matches("freed mat", tostring(r), 1, true)
+        end
+      end
+    end
+  end)
+
   it("asum with freeing options still reads the right value", function()
     local m = ones(8)
     assert.are.equal(8, gm.asum(m, trap(function() m:free() end)))

@@ -199,39 +199,43 @@ int gml_broadcast(lua_State *L, int op, const int *idx, int n, int out_idx, cons
   return gml_broadcast_as(L, op, idx, n, out_idx, argfn, -1);
 }
 
-/* The {out = m} option at idx: the stack index of m (pinned), or 0. */
-static int opt_out(lua_State *L, int idx, const char *fn) {
+/* The {out = m} option at idx: the stack index of m (pinned when pin,
+ * under the caller's guard), or 0. */
+static int opt_out(lua_State *L, int idx, const char *fn, bool pin) {
   static const char *const allowed[] = {"out", NULL};
   gml_check_options(L, idx, fn, allowed);
   if (!gml_opt_push(L, idx, "out")) return 0;
   if (!gml_ismat(L, -1)) gml_argerror(L, idx, fn, "option 'out' must be a mat, got %s", luaL_typename(L, -1));
   int out = lua_gettop(L);
-  gml_pin(L, out);
+  if (pin) gml_pin(L, out);
   gml_checkmat(L, out, fn); /* a freed mat raises here */
   return out;
 }
 
-/* gm.OP(a, b, {out = m}); the op is upvalue 1 */
+/* gm.OP(a, b, {out = m}); the op is upvalue 1.  The options are read
+ * (their metamethods run) before gml_broadcast takes any mat, and with
+ * `out` nothing that runs Lua comes after: no guard (the binding rule's
+ * "read first"). */
 static int l_binary(lua_State *L) {
   int op = (int)lua_tointeger(L, gml_upvalueindex(1));
   const char *fn = gm_bcast_name((gm_bcast_op)op);
   static const int idx[2] = {1, 2};
   if (lua_isnoneornil(L, 3)) return gml_broadcast(L, op, idx, 2, 0, fn);
-  gml_guard(L, 3); /* options' metamethods run while the operands are held */
+  lua_settop(L, 3);
   check_arg(L, 1, fn); /* the operands' errors before the options' */
   check_arg(L, 2, fn);
-  int out = opt_out(L, 3, fn);
+  int out = opt_out(L, 3, fn, false);
   return gml_broadcast(L, op, idx, 2, out, fn);
 }
 
-/* gm.where(cond, a, b, {out = m}) */
+/* gm.where(cond, a, b, {out = m}), as l_binary */
 static int l_where(lua_State *L) {
   const char *fn = "where";
   static const int idx[3] = {1, 2, 3};
   if (lua_isnoneornil(L, 4)) return gml_broadcast(L, -1, idx, 3, 0, fn);
-  gml_guard(L, 4); /* options' metamethods run while the operands are held */
+  lua_settop(L, 4);
   for (int i = 1; i <= 3; i++) check_arg(L, i, fn); /* the operands' errors before the options' */
-  int out = opt_out(L, 4, fn);
+  int out = opt_out(L, 4, fn, false);
   return gml_broadcast(L, -1, idx, 3, out, fn);
 }
 
@@ -261,7 +265,7 @@ static int l_logical(lua_State *L) {
   gml_guard(L, 3);
   check_arg(L, 1, fn);
   check_arg(L, 2, fn);
-  int out = opt_out(L, 3, fn);
+  int out = opt_out(L, 3, fn, true);
   if (!gml_ismat(L, 1) && !gml_ismat(L, 2))
     gml_argerror(L, 2, fn, "mat expected, got %s (one operand must be a mat)", luaL_typename(L, 2));
   int idx[2];

@@ -207,19 +207,21 @@ static int l_linalg_run(lua_State *L) {
 
 /* ---- elementwise functions, out of place (one per GM_UNARY_OPS row) ---- */
 
-/* The `out` option at idx: the stack index of that mat (pinned; checked
- * against x and the result's ctype t), or a new mat of x's dims and
- * ctype t pushed on the stack. */
-static int result_for(lua_State *L, int idx, const char *fn, gm_mat *x, gm_ctype t) {
+/* The `out` option at idx, read before any mat is taken (its
+ * metamethods may run Lua, which may free mats): the stack index of that
+ * mat, or 0.  Nothing that runs Lua comes after it in these functions, so
+ * they need no guard (the binding rule's "read first"). */
+static int read_out(lua_State *L, int idx, const char *fn) {
   static const char *const allowed[] = {"out", NULL};
   gml_check_options(L, idx, fn, allowed);
-  if (!gml_opt_push(L, idx, "out")) {
-    push_result(L, x->rank, x->dims, t, x->cuda_enabled, fn);
-    return lua_gettop(L);
-  }
+  if (!gml_opt_push(L, idx, "out")) return 0;
   if (!gml_ismat(L, -1)) gml_argerror(L, idx, fn, "option 'out' must be a mat, got %s", luaL_typename(L, -1));
-  int out = lua_gettop(L);
-  gml_pin(L, out);
+  return lua_gettop(L);
+}
+
+/* out's mat (at stack index out, option table idx) for F(x) of ctype t:
+ * checked against x and t. */
+static gm_mat *out_mat(lua_State *L, int idx, int out, const char *fn, const gm_mat *x, gm_ctype t) {
   gm_mat *y = ((gml_mat *)lua_touserdata(L, out))->m;
   if (!y) gml_argerror(L, idx, fn, "option 'out' is a freed mat");
   if (t == x->ctype) {
@@ -227,26 +229,28 @@ static int result_for(lua_State *L, int idx, const char *fn, gm_mat *x, gm_ctype
   } else if (y->ctype != t) { /* a promoted result; the core checks dims and storage */
     gml_argerror(L, idx, fn, "option 'out' is %s but the result is %s", gm_ctype_name(y->ctype), gm_ctype_name(t));
   }
-  return out;
+  return y;
+}
+
+/* The `out` option at idx (after x's checks), or 0 when none is given. */
+static int opt_out(lua_State *L, int idx, const char *fn) {
+  lua_settop(L, idx);
+  if (lua_isnil(L, idx)) return 0;
+  gml_checkmat(L, 1, fn); /* x's errors before the options' */
+  return read_out(L, idx, fn);
 }
 
 /* gm.F(x, {out}) / x:F({out}): F(x) as a new mat (or into out); a float
  * function of a bool or integer mat gives a float one (NumPy's) */
 static int unary_new(lua_State *L, gm_unary_op op) {
   const char *fn = gm_unary_name(op);
-  if (lua_isnoneornil(L, 2)) { /* no options to read: the box first, no guard */
-    lua_settop(L, 1);
-    gml_mat *box = gml_newbox(L);
-    gm_mat *x = gml_checkmat(L, 1, fn);
-    gm_mat *y = gml_box_result(L, box, x->rank, x->dims, gm_unary_result_ctype(op, x->ctype), x->cuda_enabled, fn);
-    GML_TRY(L, gm_unary(fn, op, x, y), fn);
-      return 1;
-  }
-  gml_guard(L, 2); /* the result box is allocated while the operands are held */
+  int out = opt_out(L, 2, fn);
+  gml_mat *box = out ? NULL : gml_newbox(L);
   gm_mat *x = gml_checkmat(L, 1, fn);
-  int out = result_for(L, 2, fn, x, gm_unary_result_ctype(op, x->ctype));
-  GML_TRY(L, gm_unary(fn, op, x, ((gml_mat *)lua_touserdata(L, out))->m), fn);
-  lua_pushvalue(L, out);
+  gm_ctype t = gm_unary_result_ctype(op, x->ctype);
+  gm_mat *y = out ? out_mat(L, 2, out, fn, x, t) : gml_box_result(L, box, x->rank, x->dims, t, x->cuda_enabled, fn);
+  GML_TRY(L, gm_unary(fn, op, x, y), fn);
+  if (out) lua_pushvalue(L, out);
   return 1;
 }
 
@@ -276,11 +280,13 @@ GM_PREDICATE_OPS(X)
 static int l_clamp(lua_State *L) {
   const char *fn = "clamp";
   double lo = gml_ew_bound(L, 2, fn, "lo"), hi = gml_ew_bound(L, 3, fn, "hi");
-  gml_guard(L, 4); /* read first: the guard extends the stack with nils */
+  int out = opt_out(L, 4, fn);
+  gml_mat *box = out ? NULL : gml_newbox(L);
   gm_mat *x = gml_checkmat(L, 1, fn);
-  int out = result_for(L, 4, fn, x, x->ctype);
-  GML_TRY(L, gm_clamp(fn, x, lo, hi, ((gml_mat *)lua_touserdata(L, out))->m), fn);
-  lua_pushvalue(L, out);
+  gm_mat *y = out ? out_mat(L, 4, out, fn, x, x->ctype)
+                  : gml_box_result(L, box, x->rank, x->dims, x->ctype, x->cuda_enabled, fn);
+  GML_TRY(L, gm_clamp(fn, x, lo, hi, y), fn);
+  if (out) lua_pushvalue(L, out);
   return 1;
 }
 
