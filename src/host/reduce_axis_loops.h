@@ -217,7 +217,6 @@ static void AXN(softmax_span)(const ax_job *j, size_t r0, size_t r1) {
   }
 }
 
-
 /* ---- columns mode: n rows of w columns, `inner` apart ---- */
 
 GM_SIMD_CLONES static void AXN(col_sum)(const T *restrict x, size_t n, size_t inner, size_t w, double *restrict s,

@@ -157,7 +157,8 @@ static void complex_scalars(lua_State *L, const int *idx, int n, const char *fn)
 
 /* Without out, the result's box comes first (gml_newbox: the operands are
  * taken after the allocations that may run finalizers, so no guard is
- * needed); with out, the caller's guard pins the mats its options gave. */
+ * needed); with out, the caller has read its options before (l_binary,
+ * l_where) or holds them under a guard (l_logical). */
 int gml_broadcast_as(lua_State *L, int op, const int *idx, int n, int out_idx, const char *argfn, int ctype) {
   const char *name = op >= 0 ? gm_bcast_name((gm_bcast_op)op) : "where";
   gm_bc_arg a[3];
@@ -202,11 +203,8 @@ int gml_broadcast(lua_State *L, int op, const int *idx, int n, int out_idx, cons
 /* The {out = m} option at idx: the stack index of m (pinned when pin,
  * under the caller's guard), or 0. */
 static int opt_out(lua_State *L, int idx, const char *fn, bool pin) {
-  static const char *const allowed[] = {"out", NULL};
-  gml_check_options(L, idx, fn, allowed);
-  if (!gml_opt_push(L, idx, "out")) return 0;
-  if (!gml_ismat(L, -1)) gml_argerror(L, idx, fn, "option 'out' must be a mat, got %s", luaL_typename(L, -1));
-  int out = lua_gettop(L);
+  int out = gml_opt_out(L, idx, fn);
+  if (!out) return 0;
   if (pin) gml_pin(L, out);
   gml_checkmat(L, out, fn); /* a freed mat raises here */
   return out;

@@ -24,9 +24,9 @@ static void check(lua_State *L, gm_status st, int argn, const char *fn) {
   if (st != GM_OK) gml_argerror(L, argn, fn, "%s", gm_last_error());
 }
 
-/* The functions below make the result's box before they take the
- * operands and pace the collector after the op (util.h, gml_newbox): no
- * guard is needed where no option is read. */
+/* The functions below pace the collector and make the result's box
+ * before they take the operands (util.h, gml_newbox): no guard is needed
+ * where no option is read. */
 
 /* gm.copy_mat(a) / a:copy() */
 static int l_copy_mat(lua_State *L) {
@@ -207,18 +207,6 @@ static int l_linalg_run(lua_State *L) {
 
 /* ---- elementwise functions, out of place (one per GM_UNARY_OPS row) ---- */
 
-/* The `out` option at idx, read before any mat is taken (its
- * metamethods may run Lua, which may free mats): the stack index of that
- * mat, or 0.  Nothing that runs Lua comes after it in these functions, so
- * they need no guard (the binding rule's "read first"). */
-static int read_out(lua_State *L, int idx, const char *fn) {
-  static const char *const allowed[] = {"out", NULL};
-  gml_check_options(L, idx, fn, allowed);
-  if (!gml_opt_push(L, idx, "out")) return 0;
-  if (!gml_ismat(L, -1)) gml_argerror(L, idx, fn, "option 'out' must be a mat, got %s", luaL_typename(L, -1));
-  return lua_gettop(L);
-}
-
 /* out's mat (at stack index out, option table idx) for F(x) of ctype t:
  * checked against x and t. */
 static gm_mat *out_mat(lua_State *L, int idx, int out, const char *fn, const gm_mat *x, gm_ctype t) {
@@ -232,12 +220,15 @@ static gm_mat *out_mat(lua_State *L, int idx, int out, const char *fn, const gm_
   return y;
 }
 
-/* The `out` option at idx (after x's checks), or 0 when none is given. */
+/* The `out` option at idx (after x's checks), or 0 when none is given.
+ * It is read before any mat is taken (its metamethods may run Lua, which
+ * may free mats), and nothing that runs Lua comes after it in these
+ * functions, so they need no guard (the binding rule's "read first"). */
 static int opt_out(lua_State *L, int idx, const char *fn) {
   lua_settop(L, idx);
   if (lua_isnil(L, idx)) return 0;
   gml_checkmat(L, 1, fn); /* x's errors before the options' */
-  return read_out(L, idx, fn);
+  return gml_opt_out(L, idx, fn);
 }
 
 /* gm.F(x, {out}) / x:F({out}): F(x) as a new mat (or into out); a float

@@ -17,9 +17,9 @@
  * '__add' (mat or number expected, got string)"; shape errors the op:
  * "add: cannot broadcast 2x3 with 3x2".
  *
- * Binding rule: each result's box is made before the operands are taken
- * (gml_newbox; its allocation may run finalizers) and the collector paced
- * after their last use, so the operators need no guard. */
+ * Binding rule: the collector is paced and each result's box made before
+ * the operands are taken (gml_newbox; both may run finalizers), so the
+ * operators need no guard. */
 #include "../core/ops/operands.h"
 #include "l_broadcast.h"
 #include "util.h"

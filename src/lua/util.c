@@ -598,6 +598,14 @@ bool gml_opt_push(lua_State *L, int idx, const char *key) {
   return true;
 }
 
+int gml_opt_out(lua_State *L, int idx, const char *fname) {
+  static const char *const allowed[] = {"out", NULL};
+  gml_check_options(L, idx, fname, allowed);
+  if (!gml_opt_push(L, idx, "out")) return 0;
+  if (!gml_ismat(L, -1)) gml_argerror(L, idx, fname, "option 'out' must be a mat, got %s", luaL_typename(L, -1));
+  return lua_gettop(L);
+}
+
 lua_Integer gml_opt_integer(lua_State *L, int idx, const char *key, lua_Integer def, const char *fname) {
   if (!gml_opt_push(L, idx, key)) return def;
   int isnum;

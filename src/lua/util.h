@@ -157,6 +157,11 @@ void gml_check_options(lua_State *L, int idx, const char *fname, const char *con
 /* Pushes opts[key] and returns true when present and non-nil (else pushes
  * nothing). */
 bool gml_opt_push(lua_State *L, int idx, const char *key);
+/* The options {out = m} at idx (no other key): pushes m and returns its
+ * stack index (raises unless it is a mat; a freed one is the caller's to
+ * refuse), or 0 without out.  Reading it may run metamethods: call it
+ * before taking any mat, or under a guard. */
+int gml_opt_out(lua_State *L, int idx, const char *fname);
 lua_Integer gml_opt_integer(lua_State *L, int idx, const char *key, lua_Integer def, const char *fname);
 lua_Number gml_opt_number(lua_State *L, int idx, const char *key, lua_Number def, const char *fname);
 bool gml_opt_boolean(lua_State *L, int idx, const char *key, bool def, const char *fname);
