@@ -100,6 +100,33 @@ describe("emulated device memory", function()
       assert.are.equal(2, m[10000])
     end)
   end)
+
+  -- Blocks over 2 MiB are private memory advised huge, 2 MiB aligned,
+  -- outside the arena (src/device/emulated/device.c, map_huge): read-write
+  -- at the host's address, and every op on them as right as elsewhere.
+  it("keeps blocks over 2 MiB in huge-page memory, aligned, and computes on them", function()
+    local f = io.open("/proc/self/maps")
+    if not f then pending("no /proc/self/maps") return end
+    f:close()
+    gm.with_cuda(EMU, function()
+      local n = 3 * 2 ^ 20 / 8 -- 3 MiB of doubles: its own raw block
+      local m = gm.mat(n)
+      gm.fill_(1.5, m)
+      local addr
+      gm.with_facet(m, "cuda", "input", function(p) addr = tonumber(tostring(p):match("0x(%x+)"), 16) end)
+      assert.are.equal(0, addr % (2 * 2 ^ 20))
+      local perms
+      for line in io.lines("/proc/self/maps") do
+        local a, b, perm = line:match("^(%x+)-(%x+) (%S+)")
+        if addr >= tonumber(a, 16) and addr < tonumber(b, 16) then perms = perm end
+      end
+      assert.are.equal("rw-p", perms)
+      gm.scal_(2, m)
+      assert.are.equal(3, m[1])
+      assert.are.equal(3, m[n])
+      assert.are.equal(3 * n, m:sum())
+    end)
+  end)
 end)
 
 describe("the device pool", function()

@@ -81,10 +81,12 @@ static size_t page_round(size_t bytes) {
   return (bytes + page - 1) / page * page;
 }
 
+static bool emu_guarded(const emu_impl *e, const void *p);
+
 static void set_access(emu_impl *e, bool on) {
   if (!protect) return;
   for (emu_block *b = e->blocks; b; b = b->next)
-    mprotect(b->ptr, b->bytes, on ? PROT_READ | PROT_WRITE : PROT_NONE);
+    if (emu_guarded(e, b->ptr)) mprotect(b->ptr, b->bytes, on ? PROT_READ | PROT_WRITE : PROT_NONE);
 }
 
 void emu_open(emu_impl *e) {
@@ -141,9 +143,40 @@ static bool emu_commit(void *p, size_t len) {
   return errno == EINVAL; /* an older kernel: left to fault in */
 }
 
+/* Blocks larger than a huge page are private anonymous memory, aligned
+ * and advised huge, outside the arena: the arena's memfd pages cannot be
+ * huge where shmem has no transparent huge pages (the default), and
+ * committing them took 4-5 ms per 4 MiB on the VMs this runs on (page by
+ * page) where huge pages take 0.7 ms; a real device maps 2 MiB pages too.
+ * Such a block has no alias, so with the arena it stays read-write at the
+ * host's address (emu_guarded).  Protection still covers every block of
+ * at most 2 MiB: the device pool's segments (GM_POOL_SEGMENT, exactly
+ * 2 MiB), which hold every mat up to 1 MiB, and the suite's deliberate
+ * stray accesses. */
+#define EMU_HUGE ((size_t)2 << 20)
+
+static void *map_huge(size_t len) {
+  size_t span = len + EMU_HUGE;
+  char *raw = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) return MAP_FAILED;
+  char *p = (char *)(((uintptr_t)raw + EMU_HUGE - 1) & ~(uintptr_t)(EMU_HUGE - 1));
+  if (p > raw) munmap(raw, (size_t)(p - raw));
+  if (raw + span > p + len) munmap(p + len, (size_t)(raw + span - (p + len)));
+  (void)madvise(p, len, MADV_HUGEPAGE); /* advice only */
+  return p;
+}
+
+/* Whether block p is kept PROT_NONE outside device calls: with the arena
+ * only the aliased (arena) blocks, without it every block (opened for
+ * device calls and worker runs). */
+static bool emu_guarded(const emu_impl *e, const void *p) {
+  return protect && (!e->arena || gm_emu_alias(p) != p);
+}
+
 /* A block's host view (PROT_NONE, opened below when a device call is
  * active) and, with the arena, its worker alias (alias.h). */
 static void *map_block(emu_impl *e, size_t len) {
+  if (len > EMU_HUGE) return map_huge(len);
   if (!e->arena) return mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   void *p;
   int err = gm_emu_arena_map(len, false, &p);
@@ -151,7 +184,7 @@ static void *map_block(emu_impl *e, size_t len) {
 }
 
 static void unmap(emu_impl *e, void *p, size_t len) {
-  if (e->arena)
+  if (e->arena && gm_emu_alias(p) != p)
     gm_emu_arena_unmap(p, len);
   else
     munmap(p, len);
@@ -188,7 +221,7 @@ static gm_status emu_raw_alloc(gm_device *d, size_t bytes, void **out) {
   }
   pthread_mutex_lock(&e->lock);
   e->allocated += len;
-  if (protect) mprotect(p, len, e->depth == 0 ? PROT_NONE : PROT_READ | PROT_WRITE);
+  if (emu_guarded(e, p)) mprotect(p, len, e->depth == 0 ? PROT_NONE : PROT_READ | PROT_WRITE);
   b->ptr = p;
   b->bytes = len;
   b->next = e->blocks;
@@ -267,7 +300,7 @@ static bool park(emu_impl *e, void *p) {
 /* Under e->lock: b becomes a live raw allocation again. */
 static void relink(emu_impl *e, emu_block *b) {
   e->allocated += b->bytes;
-  if (protect) mprotect(b->ptr, b->bytes, e->depth == 0 ? PROT_NONE : PROT_READ | PROT_WRITE);
+  if (emu_guarded(e, b->ptr)) mprotect(b->ptr, b->bytes, e->depth == 0 ? PROT_NONE : PROT_READ | PROT_WRITE);
   b->next = e->blocks;
   e->blocks = b;
 }
