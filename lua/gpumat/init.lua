@@ -2,6 +2,10 @@
 -- This file builds the public module from the C core (gpumat.core) and the
 -- Lua-side helpers in lua/gpumat/*.lua.  Settings (gm.default_ctype, ...)
 -- are forwarded to C so the core sees them and every write is validated.
+-- first, before gpumat.core loads OpenBLAS: its workers' spin after
+-- each threaded call (src/lua/blas_env.c); optional where an application
+-- registers gpumat.core itself without the module beside it
+pcall(require, "gpumat.blas_env")
 local core = require "gpumat.core"
 
 -- Lua's generational collector: a program's mats are mostly temporaries

@@ -598,10 +598,41 @@ bool gml_opt_push(lua_State *L, int idx, const char *key) {
   return true;
 }
 
+/* The usual form of the options, {out = m} without a metatable, in one
+ * raw traversal (no metamethod can run, so raw reads are the reads): the
+ * stack index of m pushed, 0 for {}, or -1 (nothing pushed) for any other
+ * form, which the general path reads (and refuses with its message). */
+static int plain_out(lua_State *L, int idx) {
+  if (lua_type(L, idx) != LUA_TTABLE) return -1;
+  if (lua_getmetatable(L, idx)) {
+    lua_pop(L, 1);
+    return -1;
+  }
+  lua_pushnil(L);
+  if (!lua_next(L, idx)) return 0;
+  if (lua_type(L, -2) != LUA_TSTRING || strcmp(lua_tostring(L, -2), "out") != 0) {
+    lua_pop(L, 2);
+    return -1;
+  }
+  lua_pushvalue(L, -2);
+  if (lua_next(L, idx)) { /* a second key */
+    lua_pop(L, 4);
+    return -1;
+  }
+  lua_remove(L, -2);
+  return lua_gettop(L);
+}
+
 int gml_opt_out(lua_State *L, int idx, const char *fname) {
   static const char *const allowed[] = {"out", NULL};
-  gml_check_options(L, idx, fname, allowed);
-  if (!gml_opt_push(L, idx, "out")) return 0;
+  if (lua_isnoneornil(L, idx)) return 0;
+  idx = lua_absindex(L, idx);
+  int plain = plain_out(L, idx);
+  if (plain == 0) return 0;
+  if (plain < 0) {
+    gml_check_options(L, idx, fname, allowed);
+    if (!gml_opt_push(L, idx, "out")) return 0;
+  }
   if (!gml_ismat(L, -1)) gml_argerror(L, idx, fname, "option 'out' must be a mat, got %s", luaL_typename(L, -1));
   return lua_gettop(L);
 }

@@ -57,6 +57,8 @@ static bool shares_host(const gm_vec *v, gm_facet_name f) {
 
 static _Atomic unsigned long long gen_source;
 
+static void new_generation(gm_vec *v) { atomic_store(&v->gen, atomic_fetch_add(&gen_source, 1) + 1); }
+
 /* Every metadata access ends the current direct-access certificate
  * (core/model/direct.h): a new generation first, so no direct access starts
  * under the old one; then, if the certificate belongs to another thread,
@@ -65,11 +67,16 @@ static _Atomic unsigned long long gen_source;
  * membarrier (an asymmetric fence): the thread either announced before
  * the barrier, and the wait sees it, or reads the new generation after
  * it.  A direct access makes no call, so the wait is nanoseconds.  The
- * owning thread itself cannot be inside one while it runs this. */
+ * owning thread itself cannot be inside one while it runs this.  Without
+ * a slot there is no certificate to end (a direct access needs v's slot
+ * to be its own, and a certificate is only issued with the slot set, at
+ * a generation of its own, gm_vec_direct_open), so the common case, an
+ * op's watch of a vec nobody reads element by element, makes no atomic
+ * read-modify-write on the shared generation counter. */
 static void invalidate_direct(gm_vec *v) {
-  atomic_store(&v->gen, atomic_fetch_add(&gen_source, 1) + 1);
   gm_direct_slot *s = atomic_load_explicit(&v->direct_slot, memory_order_relaxed);
   if (!s) return;
+  new_generation(v);
   atomic_store_explicit(&v->direct_slot, NULL, memory_order_relaxed);
   if (pthread_equal(s->owner, pthread_self())) return;
   gm_direct_barrier();
@@ -683,6 +690,7 @@ unsigned long long gm_vec_direct_open(gm_vec *v, bool *writable) {
   for (int g = 0; ok && g < GM_N_FACETS; g++)
     if (!shares_host(v, (gm_facet_name)g) && facet_up_to_date(v, (gm_facet_name)g)) *writable = false;
   gm_direct_slot *slot = ok ? mine : NULL;
+  if (slot) new_generation(v); /* no earlier certificate shares it */
   unsigned long long gen = slot ? atomic_load(&v->gen) : 0;
   if (slot) atomic_store_explicit(&v->direct_slot, slot, memory_order_relaxed);
   vunlock(v, taken);
