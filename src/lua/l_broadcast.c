@@ -16,12 +16,12 @@
 /* The operand at idx: a mat, or a number or boolean (m NULL); a
  * gm.complex value passes (complex_scalars turns it into a mat first). */
 static gm_bc_arg check_arg(lua_State *L, int idx, const char *fn) {
-  if (lua_type(L, idx) == LUA_TNUMBER) return (gm_bc_arg){NULL, lua_tonumber(L, idx)};
-  if (gml_iscomplex(L, idx)) return (gm_bc_arg){NULL, 0};
-  if (lua_type(L, idx) == LUA_TBOOLEAN) return (gm_bc_arg){NULL, lua_toboolean(L, idx) ? 1.0 : 0.0};
-  if (!gml_ismat(L, idx))
-    gml_argerror(L, idx, fn, "mat or number expected, got %s", luaL_typename(L, idx));
-  return (gm_bc_arg){gml_checkmat(L, idx, fn), 0};
+  int t = lua_type(L, idx);
+  if (t == LUA_TNUMBER) return (gm_bc_arg){NULL, lua_tonumber(L, idx)};
+  if (t == LUA_TUSERDATA && gml_ismat(L, idx)) return (gm_bc_arg){gml_checkmat(L, idx, fn), 0};
+  if (t == LUA_TBOOLEAN) return (gm_bc_arg){NULL, lua_toboolean(L, idx) ? 1.0 : 0.0};
+  if (!gml_iscomplex(L, idx)) gml_argerror(L, idx, fn, "mat or number expected, got %s", luaL_typename(L, idx));
+  return (gm_bc_arg){NULL, 0};
 }
 
 /* ---- promotion ----
@@ -134,7 +134,7 @@ static void check_kind(lua_State *L, int op, gm_ctype t, const gm_bc_arg *a, con
 static void complex_scalars(lua_State *L, const int *idx, int n, const char *fn) {
   int strong = -1;
   bool cuda = true, any = false;
-  for (int i = 0; i < n; i++) any = any || gml_iscomplex(L, idx[i]);
+  for (int i = 0; i < n; i++) any = any || (lua_type(L, idx[i]) == LUA_TTABLE && gml_iscomplex(L, idx[i]));
   if (!any) return;
   for (int i = 0; i < n; i++) {
     if (!gml_ismat(L, idx[i])) continue;

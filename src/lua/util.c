@@ -13,7 +13,9 @@
 #include "../core/mem/runtime.h"
 
 
-static gml_mat *make_box(lua_State *L) {
+/* A new box from the mat metatable on the stack top, which it replaces;
+ * settings: the state's (gml_box_result reads them from the box). */
+static gml_mat *box_from_mt(lua_State *L, const gml_settings *settings) {
   gml_mat *box = lua_newuserdatauv(L, sizeof *box, 1);
   box->magic = GML_MAT_MAGIC;
   box->m = NULL;
@@ -21,31 +23,19 @@ static gml_mat *make_box(lua_State *L) {
   box->writable = false;
   box->lookups = 0;
   box->method_cache = false;
-  /* the metatable by a light-userdata key: luaL_setmetatable's lookup by
-   * name interns the string on every call (a twentieth of a small op) */
-  static const char mat_mt_key = 0;
-  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &mat_mt_key) != LUA_TTABLE) {
-    lua_pop(L, 1);
-    if (luaL_getmetatable(L, GML_MAT_MT) == LUA_TTABLE) {
-      lua_pushvalue(L, -1);
-      lua_rawsetp(L, LUA_REGISTRYINDEX, &mat_mt_key);
-    }
-  }
+  box->settings = settings;
+  lua_rotate(L, -2, 1);
   lua_setmetatable(L, -2);
   return box;
 }
 
 gm_mat *gml_box_result(lua_State *L, gml_mat *box, int rank, const size_t *dims, gm_ctype t, bool cuda_enabled,
                        const char *fn) {
-  gm_sync sync = gml_settings_of(L)->default_synchronization;
+  gm_sync sync = box->settings->default_synchronization;
   GML_TRY(L, gm_result_new(rank, dims, t, cuda_enabled, sync, &box->m), fn);
   return box->m;
 }
 
-static int new_box(lua_State *L) {
-  make_box(L);
-  return 1;
-}
 
 /* ---- pacing the collector by what mats cost ----
  *
@@ -111,19 +101,46 @@ typedef struct pace {
   bool busy;      /* a collection runs: a finalizer's mats do not start another */
 } pace;
 
-static const char pace_key = 0;
+/* What a call that makes a mat needs of its state, found by one registry
+ * lookup (each lookup by a light-userdata key cost about 140
+ * instructions, and a 1K-element `x + y` made three): the settings, the
+ * pace and, as user value 1, the mat metatable (by reference: a lookup by
+ * name interns the string on every call). */
+typedef struct hot {
+  const gml_settings *settings;
+  pace P;
+} hot;
+
+static const char hot_key = 0;
 
 static long allocated(void) { return (long)atomic_load(&gm_counter.n_bytes_allocated); }
 
+/* Pushes the mat metatable (or nil before luaopen registered it); returns
+ * the state's hot data, made on first use. */
+static hot *push_hot(lua_State *L) {
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &hot_key) != LUA_TUSERDATA) {
+    lua_pop(L, 1);
+    hot *H = lua_newuserdatauv(L, sizeof *H, 1);
+    H->settings = gml_settings_of(L);
+    long min = pace_min();
+    H->P = (pace){allocated(), 0, (long)gm_mem_live_bytes(), min, min, false};
+    if (luaL_getmetatable(L, GML_MAT_MT) == LUA_TTABLE) {
+      lua_setiuservalue(L, -2, 1);
+      lua_pushvalue(L, -1);
+      lua_rawsetp(L, LUA_REGISTRYINDEX, &hot_key);
+    } else {
+      lua_pop(L, 1); /* not yet: made again next time */
+    }
+  }
+  hot *H = lua_touserdata(L, -1);
+  lua_getiuservalue(L, -1, 1);
+  lua_replace(L, -2);
+  return H;
+}
+
 static pace *pace_of(lua_State *L) {
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &pace_key);
-  pace *P = lua_touserdata(L, -1);
+  pace *P = &push_hot(L)->P;
   lua_pop(L, 1);
-  if (P) return P;
-  P = lua_newuserdatauv(L, sizeof *P, 0);
-  long min = pace_min();
-  *P = (pace){allocated(), 0, (long)gm_mem_live_bytes(), min, min, false};
-  lua_rawsetp(L, LUA_REGISTRYINDEX, &pace_key);
   return P;
 }
 
@@ -149,8 +166,7 @@ static void collect_paced(lua_State *L, pace *P, bool full) {
 /* After a new mat is on the stack (gml_pushmat: it is reachable, never
  * its own garbage), or before a result's box is made (gml_newbox); a
  * collection stopped by the user (collectgarbage("stop")) stays stopped. */
-void gml_pace(lua_State *L) {
-  pace *P = pace_of(L);
+static void pace_with(lua_State *L, pace *P) {
   P->mats++;
   long since = allocated() - P->step_mark;
   if (P->busy || (since < STEP_BYTES && P->min != 0)) return;
@@ -168,14 +184,23 @@ void gml_pace(lua_State *L) {
   if ((long)gm_mem_live_bytes() - P->live >= P->threshold) collect_paced(L, P, true);
 }
 
+void gml_pace(lua_State *L) { pace_with(L, pace_of(L)); }
+
 /* The collector is paced first, before the call takes its operands: the
  * previous call's result, still in the caller's register while this one
  * runs, is then seen alive by one step only (the one here), stays young,
  * and its block comes back at the next step, warm; pacing after the new
  * result made every such result live through two steps, old. */
 gml_mat *gml_newbox(lua_State *L) {
-  gml_pace(L);
-  return make_box(L);
+  hot *H = push_hot(L);
+  pace_with(L, &H->P); /* the metatable waits on the stack */
+  return box_from_mt(L, H->settings);
+}
+
+static int new_box(lua_State *L) {
+  hot *H = push_hot(L);
+  box_from_mt(L, H->settings);
+  return 1;
 }
 
 /* The box is made in a protected call: if Lua cannot allocate it, m is

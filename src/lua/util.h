@@ -34,6 +34,8 @@ typedef struct gml_mat {
    * its own method cache (l_mat.c: a mat looked up often gets one) */
   unsigned lookups;
   bool method_cache;
+  /* the state's settings (gml_box_result reads them without a lookup) */
+  const struct gm_settings *settings;
 } gml_mat;
 
 /* Pushes a new userdata owning m (on allocation error m is freed and a Lua

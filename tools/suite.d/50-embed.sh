@@ -23,7 +23,7 @@ fi
 if cmake --install "$build" --prefix "$prefix" >"$tmp/install.log" 2>&1; then ok "cmake --install"
 else bad "cmake --install"; tail -20 "$tmp/install.log"; fi
 libdir=$(ls -d "$prefix"/lib*/pkgconfig 2>/dev/null | head -1); libdir=${libdir%/pkgconfig}
-for f in include/gpumat.h include/gpumat_lua.h lib/lua/5.4/gpumat/core.so share/lua/5.4/gpumat/init.lua; do
+for f in include/gpumat.h include/gpumat_lua.h lib/lua/5.4/gpumat/core.so lib/lua/5.4/gpumat/blas_env.so share/lua/5.4/gpumat/init.lua; do
   if [ -e "$prefix/$f" ]; then ok "installed $f"; else bad "installed $f"; fi
 done
 for f in libgpumat.so libgpumat.a pkgconfig/gpumat.pc cmake/gpumat/gpumatConfig.cmake; do
