@@ -1,5 +1,5 @@
 # numpy's side of bench/small_calls.lua: CPU time of one allocating call,
-# µs, best of 3 repeats; prints "form elements ctype<TAB>us".
+# µs, best of 15 short repeats (as bench/small_calls.lua); prints "form elements ctype<TAB>us".
 import time
 import numpy as np
 
@@ -13,10 +13,10 @@ for n in (1024, 10000):
         forms = [("x + y", lambda: x + y), ("x * 0.9", lambda: x * s), ("gm.tanh(x)", lambda: np.tanh(x)),
                  ("x:gt(0.5)", lambda: x > 0.5), ("x:copy()", lambda: x.copy()), ("X + row", lambda: X + row),
                  ("X:sum(1)", lambda: X.sum(axis=0))]
-        calls = 200000 if n == 1024 else 40000
+        calls = (200000 if n == 1024 else 40000) // 10
         for name, f in forms:
             best = 1e9
-            for _ in range(3):
+            for _ in range(15):
                 t = time.process_time()
                 for _ in range(calls):
                     f()
