@@ -80,6 +80,11 @@ gm_mat *gml_box_result(lua_State *L, gml_mat *box, int rank, const size_t *dims,
  * one step, and steps two mats apart also keep young a temporary that the
  * next two calls use. */
 #define STEP_MATS 2
+/* ... and comes at the latest after STEP_MATS_MAX new mats, however small:
+ * a loop of 32-element results stepped every 2048 mats, whose structs
+ * (mat, vec, block) then overflowed the thread's spare lists (1024 of
+ * each, core/mem/spare.c) back to malloc. */
+#define STEP_MATS_MAX 256
 
 /* PACE_MIN, or GPUMAT_GC_PACE_MIN (bytes) from the environment: the
  * fault sweep and the fuzzer set 0, so that every new mat runs a full
@@ -169,7 +174,7 @@ static void collect_paced(lua_State *L, pace *P, bool full) {
 static void pace_with(lua_State *L, pace *P) {
   P->mats++;
   long since = allocated() - P->step_mark;
-  if (P->busy || (since < STEP_BYTES && P->min != 0)) return;
+  if (P->busy || (since < STEP_BYTES && P->mats < STEP_MATS_MAX && P->min != 0)) return;
   if (!lua_gc(L, LUA_GCISRUNNING)) {
     P->step_mark = allocated();
     P->mats = 0;

@@ -190,11 +190,10 @@ gm_status gm_unary(const char *fn, gm_unary_op op, gm_mat *x, gm_mat *y) {
   }
   if (y != x && x->size > 0 && gm_mat_is_contiguous(x) && gm_mat_is_contiguous(y) && !gm_ctype_is_half(x->ctype)) {
     gm_mat *all[2] = {x, y};
-    GM_TRY(check_ctypes(fn, (int)op, all, 2));
     gm_exec e = gm_exec_choose(all, 2);
     if (e.be->elementwise && e.be->elementwise->unary_into) {
       GM_TRY(check_result(fn, x, y));
-      ew_call c;
+      ew_call c; /* checks the ctypes (check_ctypes) before it acquires */
       GM_TRY(ew_begin_op(&c, fn, (int)op, y, GM_OUTPUT, x, NULL));
       gm_status st = c.ops->unary_into(c.e.dev, x->ctype, op, x->size, ew_ptr(&c, x), ew_ptr(&c, y));
       return ew_end(&c, st);
