@@ -76,26 +76,38 @@ describe("device and host agree", function()
 end)
 
 describe("emulated device memory", function()
+  -- The device address of m's cuda facet, and the permissions of the
+  -- mapping that holds it ("---s": /proc/self/maps' column).
+  local function cuda_address(m)
+    local addr
+    gm.with_facet(m, "cuda", "input", function(p) addr = tonumber(tostring(p):match("0x(%x+)"), 16) end)
+    return addr
+  end
+  local function perms_at(addr)
+    local perms
+    for line in io.lines("/proc/self/maps") do
+      local a, b, perm = line:match("^(%x+)-(%x+) (%S+)")
+      if addr >= tonumber(a, 16) and addr < tonumber(b, 16) then perms = perm end
+    end
+    return perms
+  end
+  local function have_maps()
+    local f = io.open("/proc/self/maps")
+    if f then f:close() end
+    return f ~= nil
+  end
+
   -- GPUMAT_EMULATED_PROTECT (on by default): device pages are PROT_NONE
   -- at the host's address outside device calls, so stray host access
   -- crashes as on a GPU, even while a stream's worker runs.
   it("is inaccessible to host code outside device calls", function()
-    local f = io.open("/proc/self/maps")
-    if not f then pending("no /proc/self/maps") return end
-    f:close()
+    if not have_maps() then pending("no /proc/self/maps") return end
     gm.with_cuda(EMU, function()
       local m = gm.mat(10000)
       gm.fill_(1, m)
-      local addr
-      gm.with_facet(m, "cuda", "input", function(p) addr = tonumber(tostring(p):match("0x(%x+)"), 16) end)
-      local perms
-      for line in io.lines("/proc/self/maps") do
-        local a, b, perm = line:match("^(%x+)-(%x+) (%S+)")
-        if addr >= tonumber(a, 16) and addr < tonumber(b, 16) then perms = perm end
-      end
       -- no access; shared ("s"): the same pages are mapped a second time,
       -- read-write, for the device's worker threads (src/device/emulated/alias.h)
-      assert.are.equal("---s", perms)
+      assert.are.equal("---s", perms_at(cuda_address(m)))
       gm.scal_(2, m) -- device calls still work
       assert.are.equal(2, m[10000])
     end)
@@ -105,22 +117,14 @@ describe("emulated device memory", function()
   -- outside the arena (src/device/emulated/device.c, map_huge): read-write
   -- at the host's address, and every op on them as right as elsewhere.
   it("keeps blocks over 2 MiB in huge-page memory, aligned, and computes on them", function()
-    local f = io.open("/proc/self/maps")
-    if not f then pending("no /proc/self/maps") return end
-    f:close()
+    if not have_maps() then pending("no /proc/self/maps") return end
     gm.with_cuda(EMU, function()
       local n = 3 * 2 ^ 20 / 8 -- 3 MiB of doubles: its own raw block
       local m = gm.mat(n)
       gm.fill_(1.5, m)
-      local addr
-      gm.with_facet(m, "cuda", "input", function(p) addr = tonumber(tostring(p):match("0x(%x+)"), 16) end)
+      local addr = cuda_address(m)
       assert.are.equal(0, addr % (2 * 2 ^ 20))
-      local perms
-      for line in io.lines("/proc/self/maps") do
-        local a, b, perm = line:match("^(%x+)-(%x+) (%S+)")
-        if addr >= tonumber(a, 16) and addr < tonumber(b, 16) then perms = perm end
-      end
-      assert.are.equal("rw-p", perms)
+      assert.are.equal("rw-p", perms_at(addr))
       gm.scal_(2, m)
       assert.are.equal(3, m[1])
       assert.are.equal(3, m[n])
