@@ -16,7 +16,7 @@
 /* A new box from the mat metatable on the stack top, which it replaces;
  * settings: the state's (gml_box_result reads them from the box). */
 static gml_mat *box_from_mt(lua_State *L, const gml_settings *settings) {
-  gml_mat *box = lua_newuserdatauv(L, sizeof *box, 1);
+  gml_mat *box = lua_newuserdatauv(L, sizeof *box, 0); /* no user value: none is used */
   box->magic = GML_MAT_MAGIC;
   box->m = NULL;
   box->gen = 0;
