@@ -120,24 +120,28 @@ static const char hot_key = 0;
 
 static long allocated(void) { return (long)atomic_load(&gm_counter.n_bytes_allocated); }
 
-/* Pushes the mat metatable (or nil before luaopen registered it); returns
- * the state's hot data, made on first use. */
+/* Pushes the state's hot data (made on first use) and returns it. */
 static hot *push_hot(lua_State *L) {
-  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &hot_key) != LUA_TUSERDATA) {
-    lua_pop(L, 1);
-    hot *H = lua_newuserdatauv(L, sizeof *H, 1);
-    H->settings = gml_settings_of(L);
-    long min = pace_min();
-    H->P = (pace){allocated(), 0, (long)gm_mem_live_bytes(), min, min, false};
-    if (luaL_getmetatable(L, GML_MAT_MT) == LUA_TTABLE) {
-      lua_setiuservalue(L, -2, 1);
-      lua_pushvalue(L, -1);
-      lua_rawsetp(L, LUA_REGISTRYINDEX, &hot_key);
-    } else {
-      lua_pop(L, 1); /* not yet: made again next time */
-    }
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &hot_key) == LUA_TUSERDATA) return lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  hot *H = lua_newuserdatauv(L, sizeof *H, 1);
+  H->settings = gml_settings_of(L);
+  long min = pace_min();
+  H->P = (pace){allocated(), 0, (long)gm_mem_live_bytes(), min, min, false};
+  if (luaL_getmetatable(L, GML_MAT_MT) == LUA_TTABLE) {
+    lua_setiuservalue(L, -2, 1);
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &hot_key);
+  } else {
+    lua_pop(L, 1); /* not yet: made again next time */
   }
-  hot *H = lua_touserdata(L, -1);
+  return H;
+}
+
+/* Pushes the mat metatable (or nil before luaopen registered it); returns
+ * the state's hot data. */
+static hot *push_mat_mt(lua_State *L) {
+  hot *H = push_hot(L);
   lua_getiuservalue(L, -1, 1);
   lua_replace(L, -2);
   return H;
@@ -197,13 +201,13 @@ void gml_pace(lua_State *L) { pace_with(L, pace_of(L)); }
  * and its block comes back at the next step, warm; pacing after the new
  * result made every such result live through two steps, old. */
 gml_mat *gml_newbox(lua_State *L) {
-  hot *H = push_hot(L);
+  hot *H = push_mat_mt(L);
   pace_with(L, &H->P); /* the metatable waits on the stack */
   return box_from_mt(L, H->settings);
 }
 
 static int new_box(lua_State *L) {
-  hot *H = push_hot(L);
+  hot *H = push_mat_mt(L);
   box_from_mt(L, H->settings);
   return 1;
 }

@@ -57,7 +57,12 @@ static bool shares_host(const gm_vec *v, gm_facet_name f) {
 
 static _Atomic unsigned long long gen_source;
 
-static void new_generation(gm_vec *v) { atomic_store(&v->gen, atomic_fetch_add(&gen_source, 1) + 1); }
+/* A process-wide unique generation for v, returned. */
+static unsigned long long new_generation(gm_vec *v) {
+  unsigned long long g = atomic_fetch_add(&gen_source, 1) + 1;
+  atomic_store(&v->gen, g);
+  return g;
+}
 
 /* Every metadata access ends the current direct-access certificate
  * (core/model/direct.h): a new generation first, so no direct access starts
@@ -690,8 +695,7 @@ unsigned long long gm_vec_direct_open(gm_vec *v, bool *writable) {
   for (int g = 0; ok && g < GM_N_FACETS; g++)
     if (!shares_host(v, (gm_facet_name)g) && facet_up_to_date(v, (gm_facet_name)g)) *writable = false;
   gm_direct_slot *slot = ok ? mine : NULL;
-  if (slot) new_generation(v); /* no earlier certificate shares it */
-  unsigned long long gen = slot ? atomic_load(&v->gen) : 0;
+  unsigned long long gen = slot ? new_generation(v) : 0; /* no earlier certificate shares it */
   if (slot) atomic_store_explicit(&v->direct_slot, slot, memory_order_relaxed);
   vunlock(v, taken);
   return gen;

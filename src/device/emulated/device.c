@@ -166,11 +166,14 @@ static void *map_huge(size_t len) {
   return p;
 }
 
+/* Whether block p is one of the arena's (doubly mapped, alias.h). */
+static bool in_arena(const emu_impl *e, const void *p) { return e->arena && gm_emu_alias(p) != p; }
+
 /* Whether block p is kept PROT_NONE outside device calls: with the arena
- * only the aliased (arena) blocks, without it every block (opened for
- * device calls and worker runs). */
+ * only the arena's blocks, without it every block (opened for device
+ * calls and worker runs). */
 static bool emu_guarded(const emu_impl *e, const void *p) {
-  return protect && (!e->arena || gm_emu_alias(p) != p);
+  return protect && (!e->arena || in_arena(e, p));
 }
 
 /* A block's host view (PROT_NONE, opened below when a device call is
@@ -184,7 +187,7 @@ static void *map_block(emu_impl *e, size_t len) {
 }
 
 static void unmap(emu_impl *e, void *p, size_t len) {
-  if (e->arena && gm_emu_alias(p) != p)
+  if (in_arena(e, p))
     gm_emu_arena_unmap(p, len);
   else
     munmap(p, len);
