@@ -79,7 +79,7 @@ static bool injected(gm_hostpool *p) {
 void gm_hostpool_init(gm_hostpool *p, const char *what, gm_status (*raw_alloc)(void *, size_t, void **),
                       void (*raw_free)(void *, void *, size_t), void *arg) {
   *p = (gm_hostpool){.raw_alloc = raw_alloc, .raw_free = raw_free, .arg = arg, .what = what};
-  pthread_mutex_init(&p->lock, NULL);
+  gm_lock_init(&p->lock);
   p->fail_every = env_count("GPUMAT_HOST_FAIL_EVERY", 0);
   p->fail_max = env_count("GPUMAT_HOST_FAIL_MAX", (unsigned long)-1);
 }
@@ -176,7 +176,7 @@ static gm_status fresh(gm_hostpool *p, size_t size, void **out, size_t *got) {
 gm_status gm_hostpool_alloc(gm_hostpool *p, size_t bytes, void **out, size_t *size) {
   size_t s = gm_hostpool_round(bytes);
   if (s == SIZE_MAX || s > SIZE_MAX / 2) return gm_fail(GM_ENOMEM, "out of %s memory (%zu bytes)", p->what, bytes);
-  pthread_mutex_lock(&p->lock);
+  gm_lock_acquire(&p->lock);
   void *b = NULL;
   size_t got = s;
   gm_status st = fresh(p, s, &b, &got);
@@ -184,7 +184,7 @@ gm_status gm_hostpool_alloc(gm_hostpool *p, size_t bytes, void **out, size_t *si
     p->in_use += got;
     p->n_in_use++;
   }
-  pthread_mutex_unlock(&p->lock);
+  gm_lock_release(&p->lock);
   if (st != GM_OK) return st;
   atomic_fetch_add(&gm_counter.n_bytes_allocated, (long)got);
   *out = b;
@@ -195,7 +195,7 @@ gm_status gm_hostpool_alloc(gm_hostpool *p, size_t bytes, void **out, size_t *si
 bool gm_hostpool_take(gm_hostpool *p, size_t bytes, void **out, size_t *size) {
   size_t s = gm_hostpool_round(bytes);
   if (s == SIZE_MAX) return false;
-  pthread_mutex_lock(&p->lock);
+  gm_lock_acquire(&p->lock);
   size_t got = s;
   void *b = take(p, s, &got);
   if (b) {
@@ -203,7 +203,7 @@ bool gm_hostpool_take(gm_hostpool *p, size_t bytes, void **out, size_t *size) {
     p->in_use += got;
     p->n_in_use++;
   }
-  pthread_mutex_unlock(&p->lock);
+  gm_lock_release(&p->lock);
   if (!b) return false;
   atomic_fetch_add(&gm_counter.n_bytes_allocated, (long)got);
   *out = b;
@@ -214,7 +214,7 @@ bool gm_hostpool_take(gm_hostpool *p, size_t bytes, void **out, size_t *size) {
 void gm_hostpool_free(gm_hostpool *p, void *ptr, size_t size) {
   if (!ptr) return;
   size_t limit = gm_host_pool_limit();
-  pthread_mutex_lock(&p->lock);
+  gm_lock_acquire(&p->lock);
   p->in_use -= size;
   p->n_in_use--;
   if (size > limit) {
@@ -224,27 +224,27 @@ void gm_hostpool_free(gm_hostpool *p, void *ptr, size_t size) {
     release_to(p, limit - size);
     insert(p, ptr, size);
   }
-  pthread_mutex_unlock(&p->lock);
+  gm_lock_release(&p->lock);
 }
 
 void gm_hostpool_trim_to(gm_hostpool *p, size_t keep) {
-  pthread_mutex_lock(&p->lock);
+  gm_lock_acquire(&p->lock);
   release_to(p, keep);
-  pthread_mutex_unlock(&p->lock);
+  gm_lock_release(&p->lock);
 }
 
 void gm_hostpool_trim(gm_hostpool *p) { gm_hostpool_trim_to(p, 0); }
 
 gm_hostpool_stats gm_hostpool_get_stats(gm_hostpool *p) {
-  pthread_mutex_lock(&p->lock);
+  gm_lock_acquire(&p->lock);
   gm_hostpool_stats s = {p->in_use, p->n_in_use, p->cached, p->n_cached, p->hits, p->misses, p->n_trimmed};
-  pthread_mutex_unlock(&p->lock);
+  gm_lock_release(&p->lock);
   return s;
 }
 
 void gm_hostpool_destroy(gm_hostpool *p) {
   gm_hostpool_trim(p);
-  pthread_mutex_destroy(&p->lock);
+  gm_lock_destroy(&p->lock);
 }
 
 /* ---- the process-wide host pool ---- */

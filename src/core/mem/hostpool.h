@@ -43,6 +43,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../model/lock.h"
 #include "../model/status.h"
 
 #define GM_HOSTPOOL_PAGE ((size_t)4096)
@@ -54,7 +55,7 @@
 struct gm_hostpool_node;
 
 typedef struct gm_hostpool {
-  pthread_mutex_t lock;
+  gm_lock lock; /* ../model/lock.h */
   /* the system below the pool: raw_alloc gets bytes (a size class),
    * aligned as the class needs; raw_free gives them back */
   gm_status (*raw_alloc)(void *arg, size_t bytes, void **out);

@@ -94,13 +94,13 @@ static void invalidate_direct(gm_vec *v) {
 static bool vlock(gm_vec *v) {
   bool take = v->synchronization == GM_SYNC_TRUE ||
               (v->synchronization == GM_SYNC_MAYBE && gm_maybe_synchronize);
-  if (take) pthread_mutex_lock(&v->lock);
+  if (take) gm_lock_acquire(&v->lock);
   invalidate_direct(v);
   return take;
 }
 
 static void vunlock(gm_vec *v, bool taken) {
-  if (taken) pthread_mutex_unlock(&v->lock);
+  if (taken) gm_lock_release(&v->lock);
 }
 
 static size_t vec_bytes(const gm_vec *v) { return v->max_size * gm_ctype_size(v->ctype); }
@@ -117,7 +117,7 @@ gm_status gm_vec_new(gm_ctype ctype, size_t max_size, bool has_initial_element,
   v->has_initial_element = has_initial_element;
   v->initial_element = initial_element;
   v->synchronization = sync;
-  pthread_mutex_init(&v->lock, NULL);
+  gm_lock_init(&v->lock);
   v->scope = gm_cache_scope_current();
   if (v->scope) gm_cache_scope_ref(v->scope);
   atomic_fetch_add(&gm_counter.n_mats_created, 1);
@@ -285,7 +285,7 @@ void gm_vec_unref(gm_vec *v) {
   release_host(v);
   gm_cache_scope_unref(v->scope);
   if (v->staging_dev) gm_device_unref(v->staging_dev);
-  pthread_mutex_destroy(&v->lock);
+  gm_lock_destroy(&v->lock);
   gm_spare_free(GM_SPARE_VEC, v);
 }
 

@@ -20,6 +20,7 @@
 #include <stddef.h>
 
 #include "ctype.h"
+#include "lock.h"
 #include "status.h"
 
 /* gm_facet_name and gm_direction are public (include/gpumat.h). */
@@ -52,7 +53,7 @@ typedef struct gm_vec {
   bool has_initial_element;
   double initial_element;
   gm_sync synchronization;
-  pthread_mutex_t lock;
+  gm_lock lock; /* lock.h: facet bookkeeping */
 
   /* Memory is held as blocks (mem/block.h), one hold and one refcnt
    * each, so buffers can share it (mat_from_buffer, ensure). */
