@@ -6,7 +6,8 @@
 -- the result of each call is garbage by the next one, as in a user's loop
 -- (the harness collects garbage only between repeats, on both sides alike).
 -- A second group compares gm.F(x, {out = y}) with y:F_() (goal: the
--- out-of-place form within 1.2x of the in-place one).
+-- out-of-place form within 1.2x of the in-place one) and with numpy's
+-- np.F(a, out=b) (goal 1.0x).
 local gm = require "gpumat"
 local U = require "bench_util"
 
@@ -61,15 +62,15 @@ end
 -- polynomial; double tanh is the C library's, faster on the small values
 -- that repeated tanh_ produces), sqrt, and adding 1.
 local OUT_FORMS = {
-  { "gm.tanh(x, {out = y})", "y:tanh_()", { "float" }, function(x, y)
+  { "gm.tanh(x, {out = y})", "y:tanh_()", { "float" }, "uo_tanh", function(x, y)
     local o = { out = y }
     return function() gm.tanh(x, o) end, function() y:tanh_() end
   end },
-  { "gm.sqrt(x, {out = y})", "y:sqrt_()", { "float", "double" }, function(x, y)
+  { "gm.sqrt(x, {out = y})", "y:sqrt_()", { "float", "double" }, "uo_sqrt", function(x, y)
     local o = { out = y }
     return function() gm.sqrt(x, o) end, function() y:sqrt_() end
   end },
-  { "gm.add(x, 1, {out = y})", "y:add_scalar_(1)", { "float", "double" }, function(x, y)
+  { "gm.add(x, 1, {out = y})", "y:add_scalar_(1)", { "float", "double" }, "uo_add_s", function(x, y)
     local o = { out = y }
     return function() gm.add(x, 1, o) end, function() y:add_scalar_(1) end
   end },
@@ -111,7 +112,7 @@ local function vs_add_case(form, n, ctype)
 end
 
 local function out_case(form, n, ctype)
-  local name, iname, make = form[1], form[2], form[4]
+  local name, iname, np_op, make = form[1], form[2], form[4], form[5]
   local function mats()
     local x = U.pattern_mat(gm, n, ctype)
     local y = U.pattern_mat(gm, n, ctype)
@@ -137,6 +138,13 @@ local function out_case(form, n, ctype)
         return loop(inplace), nil, function() U.free(x, y) end
       end,
       goal = U.time_at_most(1.2, iname),
+    }, {
+      -- numpy's out form, whose in-place form is the same path: where the
+      -- op is bound by memory traffic, an out form costs more than the
+      -- in-place one on both sides (two arrays streamed, not one)
+      label = "numpy",
+      numpy = { op = np_op, dtype = ctype, dims = { n } },
+      goal = U.time_at_most(1.0, "numpy"),
     } },
   }
 end
@@ -178,7 +186,9 @@ return {
     "X:sum(1) is numpy's a.sum(axis=0) (gpumat's axes are 1-based).",
     "Garbage: neither side preallocates; gpumat's dead results wait for Lua's collector, " ..
     "numpy's are freed by reference counting.",
-    "The out-vs-in-place group compares two gpumat forms on the same mats (goal 1.2x); " ..
+    "The out-vs-in-place group compares two gpumat forms on the same mats (goal 1.2x), " ..
+    "and the out form with numpy's np.F(a, out=b) (goal 1.0x): numpy's out and in-place forms " ..
+    "are one path, so its own out/in-place ratio is the memory traffic's; " ..
     "the scalar-forms group compares x * 0.9, x + 1 and x:gt(0.5) with x + y (goal 1.0x).",
   },
   cases = cases,

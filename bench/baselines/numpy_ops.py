@@ -135,7 +135,7 @@ def make(op, dtype, dims):
     # Allocating forms, as users write them (bench/user_bench.lua): every
     # call builds a new result; numpy frees the last one by refcount.
     user = (fft_op(op, a, shape) or typed_op(op, shape, dtype) or scan_op(op, a, shape)
-            or user_op(op, a, shape, dtype) or linalg_op(op, a, shape, dtype) or einsum_op(op, a, shape, dtype))
+            or user_op(op, a, shape, dtype) or out_op(op, a, shape, dtype) or linalg_op(op, a, shape, dtype) or einsum_op(op, a, shape, dtype))
     if user:
         return user
     if op == "matmul":
@@ -166,6 +166,24 @@ def user_op(op, a, shape, dtype):
         return None
     f, note = forms[op]
     return last_of(f), None, note
+
+
+def out_op(op, a, shape, dtype):
+    """The out= forms (uo_*, bench/user_bench.lua's out-vs-in-place group)
+    or None: numpy's np.F(a, out=b), one path with its in-place form, so
+    that gpumat's out form has numpy's as a reference where the op is
+    bound by memory traffic (an out form streams two arrays, the in-place
+    form one)."""
+    b = np.empty(shape, dtype)
+    forms = {
+        "uo_tanh": (lambda: np.tanh(a, out=b), "np.tanh(a, out=b)"),
+        "uo_sqrt": (lambda: np.sqrt(a, out=b), "np.sqrt(a, out=b)"),
+        "uo_add_s": (lambda: np.add(a, 1.0, out=b), "np.add(a, 1, out=b)"),
+    }
+    if op not in forms:
+        return None
+    f, note = forms[op]
+    return alternating(lambda i: f()), None, note
 
 
 def int_pattern(shape, dtype):
