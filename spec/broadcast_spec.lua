@@ -208,6 +208,49 @@ describe("broadcasting ops", function()
         end)
       end)
 
+      it("comparisons over long rows: the 32-element blocks of the SIMD loops and their tails", function()
+        -- the host's double comparisons pack 32 results at a time
+        -- (src/host/strided_ew.c): rows of 31..100 elements, several rows
+        -- with a row or column stretched, a number on either side, and
+        -- NaN, infinities, -0 and ties with the other operand among them
+        local special = { 0 / 0, math.huge, -math.huge, -0.0, 0, 0.5, -0.5 }
+        local function vals(n, seed)
+          local t = {}
+          for i = 1, n do
+            local k = (i * 7 + seed * 13) % 23
+            t[i] = k < #special and special[k + 1] or ((i * 37 + seed) % 11 - 5) / 2
+          end
+          return t
+        end
+        R.places(function(place)
+          for _, sh in ipairs({ { { 31 }, { 31 } }, { { 32 }, { 32 } }, { { 33 }, nil }, { nil, { 71 } },
+                                { { 3, 100 }, { 100 } }, { { 3, 1 }, { 3, 45 } }, { { 2, 64 }, { 2, 64 } } }) do
+            local a, b = 0.5, 0.5
+            if sh[1] then
+              local v = vals(count(sh[1]), 1)
+              a = { dims = sh[1], m = gm.mat({ #v }, { ctype = ct, initial_contents = v }):reshape(sh[1]) }
+              a.vals = flat(a.m)
+            end
+            if sh[2] then
+              local v = vals(count(sh[2]), 2)
+              b = { dims = sh[2], m = gm.mat({ #v }, { ctype = ct, initial_contents = v }):reshape(sh[2]) }
+              b.vals = flat(b.m)
+            end
+            for _, name in ipairs { "gt", "ge", "lt", "le", "eq", "ne" } do
+              local want = expect(ref_ops[name], { a, b })
+              local r = gm[name](arg(a), arg(b))
+              local got = flat(r)
+              for i = 1, #want do
+                if got[i] ~= want[i] then
+                  error(string.format("%s %s %s: element %d is %s, expected %s", place, ct, name, i,
+                                      tostring(got[i]), tostring(want[i])))
+                end
+              end
+            end
+          end
+        end)
+      end)
+
       it("where(cond, a, b) broadcasts all three", function()
         R.places(function(place)
           local cond = gm.mat({ 3 }, { ctype = ct, initial_contents = { 1, 0, 2 } })
