@@ -1,6 +1,7 @@
 #include "util.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -359,34 +360,115 @@ static bool listed(const char *const *list, const char *fname) {
   return false;
 }
 
-static void check_mat_ctype(lua_State *L, int idx, const gm_mat *m, const char *fname) {
-  if (gm_ctype_is_float(m->ctype)) return;
-  if (listed(any_ctype_fns, fname)) return;
-  if (gm_ctype_is_complex(m->ctype)) {
+/* What check_mat_ctype says of a mat of ctype t given to fname. */
+typedef enum { CT_OK, CT_NO_COMPLEX, CT_NO_HALF, CT_FLOAT_ONLY } ct_verdict;
+
+static ct_verdict verdict(const char *fname, gm_ctype t) {
+  if (gm_ctype_is_float(t)) return CT_OK;
+  if (listed(any_ctype_fns, fname)) return CT_OK;
+  if (gm_ctype_is_complex(t)) {
     /* the broadcasting functions and rows check their complex kinds */
     if (listed(promoting_fns, fname) || listed(unary_alias_fns, fname) || listed(complex_too_fns, fname) ||
-        table_allows(fname, m->ctype) == 1)
-      return;
-    gml_argerror(L, idx, fname, "a %s mat; this function does not take complex mats", gm_ctype_dtype(m->ctype));
+        table_allows(fname, t) == 1)
+      return CT_OK;
+    return CT_NO_COMPLEX;
   }
-  if (gm_ctype_is_half(m->ctype)) {
+  if (gm_ctype_is_half(t)) {
     if (listed(promoting_fns, fname) || listed(unary_alias_fns, fname) || listed(half_fns, fname) ||
-        listed(real_ctype_fns, fname) || table_allows(fname, m->ctype) == 1)
-      return;
-    gml_argerror(L, idx, fname, "a %s mat; this function does not take float16/bfloat16 mats yet (convert with "
-                 "m:astype(\"float32\"))", gm_ctype_dtype(m->ctype));
+        listed(real_ctype_fns, fname) || table_allows(fname, t) == 1)
+      return CT_OK;
+    return CT_NO_HALF;
   }
-  if (listed(real_ctype_fns, fname)) return;
-  if (listed(promoting_fns, fname)) return;
-  if (table_allows(fname, m->ctype) == 1) return;
-  int kind = gm_ctype_kind(m->ctype);
-  for (const char *const *f = unary_alias_fns; *f && kind != GM_KIND_BOOL; f++)
-    if (strcmp(*f, fname) == 0) return;
-  for (const char *const *f = bool_fns; *f && kind == GM_KIND_BOOL; f++)
-    if (strcmp(*f, fname) == 0) return;
-  for (const char *const *f = integer_fns; *f && kind != GM_KIND_BOOL; f++)
-    if (strcmp(*f, fname) == 0) return;
-  gml_float_only_error(L, idx, fname, m);
+  if (listed(real_ctype_fns, fname)) return CT_OK;
+  if (listed(promoting_fns, fname)) return CT_OK;
+  if (table_allows(fname, t) == 1) return CT_OK;
+  int kind = gm_ctype_kind(t);
+  if (kind != GM_KIND_BOOL && (listed(unary_alias_fns, fname) || listed(integer_fns, fname))) return CT_OK;
+  if (kind == GM_KIND_BOOL && listed(bool_fns, fname)) return CT_OK;
+  return CT_FLOAT_ONLY;
+}
+
+/* The verdicts of every function some non-float ctype passes, made once:
+ * verdict's scans of the lists and of the op table (strcmp by strcmp)
+ * cost 9,000 instructions per integer or bool operand, a bool out= mat
+ * included (gm.gt(x, 0.5, {out = b}) took 15,700 instructions against
+ * x:gt(0.5)'s 7,600).  A name not in the table passes no such ctype. */
+typedef struct ct_entry {
+  const char *name;
+  uint32_t ok; /* bit t: verdict(name, t) == CT_OK */
+} ct_entry;
+
+enum { CT_SLOTS = 2048 };
+_Static_assert(GM_N_CTYPES <= 32, "ct_entry.ok has a bit per ctype");
+static ct_entry ct_table[CT_SLOTS];
+static pthread_once_t ct_once = PTHREAD_ONCE_INIT;
+
+static uint32_t name_hash(const char *s) {
+  uint32_t h = 2166136261u;
+  while (*s) h = (h ^ (unsigned char)*s++) * 16777619u;
+  return h;
+}
+
+static void ct_add(const char *name) {
+  static int n;
+  if (n >= CT_SLOTS / 2) return; /* (not reached) the rest take the scans */
+  uint32_t ok = 0;
+  for (int t = 0; t < GM_N_CTYPES; t++)
+    if (verdict(name, (gm_ctype)t) == CT_OK) ok |= 1u << t;
+  for (uint32_t i = name_hash(name) & (CT_SLOTS - 1);; i = (i + 1) & (CT_SLOTS - 1)) {
+    if (!ct_table[i].name) {
+      ct_table[i] = (ct_entry){name, ok};
+      n++;
+      return;
+    }
+    if (strcmp(ct_table[i].name, name) == 0) return;
+  }
+}
+
+static void ct_add_list(const char *const *list) {
+  for (const char *const *f = list; *f; f++) ct_add(*f);
+}
+
+static void ct_build(void) {
+  const char *const *lists[] = {any_ctype_fns, real_ctype_fns, complex_too_fns, promoting_fns, half_fns,
+                                integer_fns,   bool_fns,       unary_alias_fns};
+  for (size_t k = 0; k < sizeof lists / sizeof lists[0]; k++) ct_add_list(lists[k]);
+  for (int i = 0; i < gm_n_op_rows; i++) {
+    const gm_op_row *r = &gm_op_rows[i];
+    ct_add(r->lua);
+    if (r->family != GM_OPF_UNARY) continue;
+    /* gm_op_find's in-place name, F_ (kept for the process's life) */
+    size_t n = strlen(r->lua);
+    char *in_place = malloc(n + 2);
+    if (!in_place) continue; /* its mats take the scans */
+    memcpy(in_place, r->lua, n);
+    memcpy(in_place + n, "_", 2);
+    ct_add(in_place);
+  }
+}
+
+/* Bit t set: fname takes ctype t (verdict CT_OK); 0 for a name not in the
+ * table. */
+static uint32_t ct_ok_mask(const char *fname) {
+  pthread_once(&ct_once, ct_build);
+  for (uint32_t i = name_hash(fname) & (CT_SLOTS - 1); ct_table[i].name; i = (i + 1) & (CT_SLOTS - 1))
+    if (strcmp(ct_table[i].name, fname) == 0) return ct_table[i].ok;
+  return 0;
+}
+
+static void check_mat_ctype(lua_State *L, int idx, const gm_mat *m, const char *fname) {
+  if (gm_ctype_is_float(m->ctype) || (ct_ok_mask(fname) >> m->ctype) & 1) return;
+  switch (verdict(fname, m->ctype)) {
+    case CT_OK: return;
+    case CT_NO_COMPLEX:
+      gml_argerror(L, idx, fname, "a %s mat; this function does not take complex mats", gm_ctype_dtype(m->ctype));
+      return;
+    case CT_NO_HALF:
+      gml_argerror(L, idx, fname, "a %s mat; this function does not take float16/bfloat16 mats yet (convert with "
+                   "m:astype(\"float32\"))", gm_ctype_dtype(m->ctype));
+      return;
+    case CT_FLOAT_ONLY: gml_float_only_error(L, idx, fname, m); return;
+  }
 }
 
 int gml_float_only_error(lua_State *L, int idx, const char *fname, const gm_mat *m) {
