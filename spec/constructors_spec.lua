@@ -37,6 +37,37 @@ describe("zeros, ones, full", function()
     assert.are.equal("float", d:ctype())
   end)
 
+  it("the initial element fills every element of every dtype, -0 and odd lengths included", function()
+    -- a new mat's first facet is filled on first use (core/model/vec.c's
+    -- fill_host: memset for +0, one element then doubling copies)
+    local function is(v, want)
+      if type(v) == "table" then return v.re == want and v.im == 0 end -- complex
+      if type(v) == "boolean" then return v == (want ~= 0) end
+      return v == want
+    end
+    for _, dt in ipairs { "float32", "float64", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
+                          "uint64", "bool", "float16", "bfloat16", "complex64", "complex128" } do
+      for _, n in ipairs { 1, 2, 3, 7, 64, 1001 } do
+        for _, v in ipairs { 0, 1, 3 } do
+          if not (dt == "bool" and v == 3) then
+            local m = gm.full({ n }, v, { dtype = dt })
+            local z = gm.zeros({ n }, { dtype = dt })
+            for i = 1, n do
+              assert(is(m[i], v), string.format("%s full(%d, %d)[%d] = %s", dt, n, v, i, tostring(m[i])))
+              assert(is(z[i], 0), string.format("%s zeros(%d)[%d] = %s", dt, n, i, tostring(z[i])))
+            end
+          end
+        end
+      end
+    end
+    for _, dt in ipairs { "float32", "float64" } do
+      local m = gm.mat({ 1001 }, { dtype = dt, initial_element = -0.0 })
+      for i = 1, 1001 do assert.equal(-math.huge, 1 / m[i]) end
+      local p = gm.mat({ 5 }, { dtype = dt, initial_element = 0.0 })
+      assert.equal(math.huge, 1 / p[5])
+    end
+  end)
+
   it("errors name the function and the argument", function()
     assert.has_error(function() gm.zeros(2, { foo = 1 }) end, "bad argument #2 to 'zeros' (unknown option 'foo')")
     assert.has_error(function() gm.ones(2, 3, { initial_element = 5 }) end,

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -370,9 +371,24 @@ static gm_status alloc_host(gm_vec *v, bool pinned, gm_device *dev) {
   return GM_OK;
 }
 
+/* The initial element everywhere: memset for +0 (all-zero bits in every
+ * ctype), else one element and then doubling copies, at memcpy's speed in
+ * every ctype (an element at a time through gm_ctype_set took 10
+ * instructions per element: gm.zeros of 1M elements, 3 ms). */
 static void fill_host(gm_vec *v) {
-  size_t n = v->max_size;
-  for (size_t i = 0; i < n; i++) gm_ctype_set(v->ctype, v->host, i, v->initial_element);
+  size_t n = v->max_size, es = gm_ctype_size(v->ctype);
+  if (n == 0) return;
+  if (v->initial_element == 0 && !signbit(v->initial_element)) {
+    memset(v->host, 0, n * es);
+    return;
+  }
+  gm_ctype_set(v->ctype, v->host, 0, v->initial_element);
+  char *p = v->host;
+  for (size_t done = 1; done < n;) {
+    size_t k = done < n - done ? done : n - done;
+    memcpy(p + done * es, p, k * es);
+    done += k;
+  }
 }
 
 _Atomic bool gm_cuda_host_strategy = false;
