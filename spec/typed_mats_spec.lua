@@ -272,6 +272,35 @@ describe("typed mats: integer arithmetic and whole-mat reductions", function()
     assert.are.same({ true, n - 3, 2 }, { b:max(), b:argmax(1):to_table(), b:sum() })
   end)
 
+  it("max and min of long mats of every integer type and bool, extremes anywhere (the host's value-only loops)", function()
+    -- the host folds max and min of contiguous integer and bool mats in a
+    -- loop without indices (src/host/reduce_axis.c), in pieces on the cores
+    local n = 70001
+    for _, t in ipairs(INTS) do
+      -- values within the type (bounds excluded), then the bounds put in
+      local span = t.hi > 0 and math.min(t.hi - 1, 1000) or 1000 -- (uint64: hi is -1)
+      local m = gm.zeros({ n }, { dtype = t.name })
+      for i = 1, n do m[i] = (i * 7919) % span + (t.lo < 0 and -(span // 2) or 1) end
+      for _, at in ipairs({ { 1, n }, { n, 1 }, { 2, 3 }, { 3, 2 }, { 33, 40000 }, { 40000, 33 } }) do
+        local v = m:copy()
+        v[at[1]], v[at[2]] = t.hi, t.lo -- uint64's hi is -1 in Lua: 2^64 - 1
+        assert.are.equal(t.hi, v:max(), t.name .. " max")
+        assert.are.equal(t.lo, v:min(), t.name .. " min")
+        assert.are.equal(at[1], v:argmax(1):to_table(), t.name .. " argmax")
+        assert.are.equal(at[2], v:argmin(1):to_table(), t.name .. " argmin")
+      end
+    end
+    for _, at in ipairs({ 1, 31, 32, 33, n }) do
+      local b = gm.zeros({ n }, { dtype = "bool" })
+      assert.are.same({ false, false, false }, { b:max(), b:min(), gm.any(b) })
+      b[at] = true
+      assert.are.same({ true, false, true, false }, { b:max(), b:min(), gm.any(b), gm.all(b) })
+      local c = gm.ones({ n }, { dtype = "bool" })
+      c[at] = false
+      assert.are.same({ true, false, false }, { c:max(), c:min(), gm.all(c) })
+    end
+  end)
+
   -- the values of the operands: near each type's bounds, so sums,
   -- differences and products wrap
   local function operands(t)

@@ -128,7 +128,7 @@ static const rows_fn softmax_rows[GM_N_CTYPES] = {GM_FLOAT_CTYPE_TABLE(softmax_r
  * are associative, extremes keep the first index).  y: the wrapped sum or
  * product (int64/uint64), the extreme in x's type, or the int64 index. */
 #define AXI_RANGE(T, E, ...)                                                                          \
-  static gm_axint int_range_##E(const ax_job *j, size_t q, size_t b, size_t e) {                     \
+  GM_SIMD_CLONES static gm_axint int_range_##E(const ax_job *j, size_t q, size_t b, size_t e) {      \
     const T *x = (const T *)j->x + q / j->inner * j->so + q % j->inner;                               \
     const int uns = gm_ctype_kind(GM_##E) == GM_KIND_UINT;                                            \
     gm_axint c = gm_axi_init(j->op);                                                                  \
@@ -136,6 +136,29 @@ static const rows_fn softmax_rows[GM_N_CTYPES] = {GM_FLOAT_CTYPE_TABLE(softmax_r
       unsigned long long acc = 0;                                                                     \
       for (size_t k = b; k < e; k++) acc += (unsigned long long)x[k];                                 \
       c.v = acc;                                                                                      \
+      return c;                                                                                       \
+    }                                                                                                 \
+    if ((j->op == GM_AX_MAX || j->op == GM_AX_MIN) && j->sl == 1 && e > b) {                          \
+      /* the value only (no index to keep: T's own order, a loop that                                 \
+       * vectorizes; gm.any / gm.all of 1K bools took 14 instructions an                              \
+       * element in the steps); n: an index, so that pieces merge */                                  \
+      if (GM_##E == GM_BOOL) { /* as bytes: GCC 12 vectorizes no loop that loads _Bool */            \
+        const unsigned char *u = (const unsigned char *)x;                                            \
+        unsigned char m = u[b];                                                                       \
+        if (j->op == GM_AX_MAX)                                                                       \
+          for (size_t k = b + 1; k < e; k++) m = u[k] > m ? u[k] : m;                                 \
+        else                                                                                          \
+          for (size_t k = b + 1; k < e; k++) m = u[k] < m ? u[k] : m;                                 \
+        c.v = m;                                                                                      \
+      } else {                                                                                        \
+        T m = x[b];                                                                                   \
+        if (j->op == GM_AX_MAX)                                                                       \
+          for (size_t k = b + 1; k < e; k++) m = x[k] > m ? x[k] : m;                                 \
+        else                                                                                          \
+          for (size_t k = b + 1; k < e; k++) m = x[k] < m ? x[k] : m;                                 \
+        c.v = (unsigned long long)m;                                                                  \
+      }                                                                                               \
+      c.n = (long long)b;                                                                             \
       return c;                                                                                       \
     }                                                                                                 \
     for (size_t k = b; k < e; k++) gm_axi_step(j->op, uns, &c, (unsigned long long)x[k * j->sl], (long long)k); \
