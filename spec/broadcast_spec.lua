@@ -239,13 +239,8 @@ describe("broadcasting ops", function()
             for _, name in ipairs { "gt", "ge", "lt", "le", "eq", "ne" } do
               local want = expect(ref_ops[name], { a, b })
               local r = gm[name](arg(a), arg(b))
-              local got = flat(r)
-              for i = 1, #want do
-                if got[i] ~= want[i] then
-                  error(string.format("%s %s %s: element %d is %s, expected %s", place, ct, name, i,
-                                      tostring(got[i]), tostring(want[i])))
-                end
-              end
+              assert.are.same(want, flat(r), string.format("%s %s %s of %s", place, ct, name,
+                                                           table.concat(sh[1] or sh[2], "x")))
             end
           end
         end)

@@ -14,8 +14,8 @@
  * grows with the block length plus the number of blocks instead of the
  * axis length. */
 /* n <= ROW_BLOCK elements in LANES double lanes (vectorizes without
- * reassociating). */
-GM_SIMD_CLONES static double AXN(block_sum)(const T *restrict x, size_t n) {
+ * reassociating); inlined into each SIMD clone that calls it. */
+AX_INLINE double AXN(lanes_sum)(const T *restrict x, size_t n) {
   double acc[LANES] = {0};
   size_t i = 0;
   for (; i + LANES <= n; i += LANES)
@@ -25,6 +25,8 @@ GM_SIMD_CLONES static double AXN(block_sum)(const T *restrict x, size_t n) {
   for (size_t l = 0; l < LANES; l++) s += acc[l];
   return s;
 }
+
+GM_SIMD_CLONES static double AXN(block_sum)(const T *restrict x, size_t n) { return AXN(lanes_sum)(x, n); }
 
 GM_SIMD_CLONES static double AXN(block_sqdev)(const T *restrict x, size_t n, double m) {
   double acc[LANES] = {0};
@@ -156,22 +158,12 @@ static gm_axacc AXN(fold_row)(int op, const T *x, size_t n) {
 }
 
 /* Sums of `rows` whole rows of n <= ROW_BLOCK elements (row r at x + r *
- * so) into s: block_sum's lanes and order (the same bits), inlined per row.
+ * so) into s: block_sum's lanes_sum (the same bits), inlined per row.
  * A 100 x 100 X:sum(2) spent as much in the calls per row (the clones'
  * dispatch, fold_row's tests) as in the rows. */
 GM_SIMD_CLONES static void AXN(short_rows_sum)(const T *restrict x, size_t n, size_t so, size_t rows,
                                                double *restrict s) {
-  for (size_t r = 0; r < rows; r++) {
-    const T *xr = x + r * so;
-    double acc[LANES] = {0};
-    size_t i = 0;
-    for (; i + LANES <= n; i += LANES)
-      for (size_t l = 0; l < LANES; l++) acc[l] += (double)xr[i + l];
-    for (; i < n; i++) acc[0] += (double)xr[i];
-    double t = 0;
-    for (size_t l = 0; l < LANES; l++) t += acc[l];
-    s[r] = t;
-  }
+  for (size_t r = 0; r < rows; r++) s[r] = AXN(lanes_sum)(x + r * so, n);
 }
 
 /* Whole contiguous rows b..e (inner == 1, sl == 1, one segment each) to
