@@ -167,6 +167,20 @@ static gm_status check_kind(const bc_job *j) {
   return gm_check_float_ctype(r->lua, 1, j->t);
 }
 
+/* Whether every mat operand is contiguous with out's dims (numbers
+ * aside): the iteration space is then one axis of out->size elements,
+ * which is what coalescing would give, without its per-axis passes. */
+static bool one_run(const gm_bc_arg *args, int n, const gm_mat *out) {
+  if (!gm_mat_is_contiguous(out)) return false;
+  for (int i = 0; i < n; i++) {
+    const gm_mat *m = args[i].m;
+    if (m && (!gm_mat_is_contiguous(m) || m->rank != out->rank ||
+              memcmp(m->dims, out->dims, (size_t)out->rank * sizeof out->dims[0]) != 0))
+      return false;
+  }
+  return true;
+}
+
 static gm_status dispatch_in_place(const gm_bc_arg *args, int n, gm_mat *out, const bc_job *j) {
   gm_mat *all[GM_STRIDED_MAX_OPS] = {out};
   for (int i = 0; i < n; i++) all[i + 1] = args[i].m;
@@ -174,10 +188,21 @@ static gm_status dispatch_in_place(const gm_bc_arg *args, int n, gm_mat *out, co
   if (!e.be->strided_ew) return gm_fail(GM_EUNSUPPORTED, "not implemented on the %s backend", e.be->name);
   GM_TRY(gm_check_writable(NULL, out));
   gm_strided s;
-  gm_strided_init(&s, out->rank, out->dims);
-  gm_strided_operand(&s, 0, out, 0);
-  for (int i = 0; i < n; i++) gm_strided_operand(&s, i + 1, args[i].m, args[i].v);
-  gm_strided_coalesce(&s);
+  if (one_run(args, n, out)) {
+    size_t size = out->size;
+    gm_strided_init(&s, 1, &size);
+    s.nops = n + 1;
+    s.strides[0][0] = 1;
+    for (int i = 0; i < n; i++) {
+      s.strides[i + 1][0] = args[i].m ? 1 : 0;
+      if (!args[i].m) s.scalar[i + 1] = args[i].v;
+    }
+  } else {
+    gm_strided_init(&s, out->rank, out->dims);
+    gm_strided_operand(&s, 0, out, 0);
+    for (int i = 0; i < n; i++) gm_strided_operand(&s, i + 1, args[i].m, args[i].v);
+    gm_strided_coalesce(&s);
+  }
   gm_operand o[GM_STRIDED_MAX_OPS];
   int no = list_operands(args, n, out, o);
   GM_TRY(gm_acquire_in_place(&e, o, no));
