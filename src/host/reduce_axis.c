@@ -127,6 +127,17 @@ static const rows_fn softmax_rows[GM_N_CTYPES] = {GM_FLOAT_CTYPE_TABLE(softmax_r
  * merged in order, which gives the same bits (wrapping sums and products
  * are associative, extremes keep the first index).  y: the wrapped sum or
  * product (int64/uint64), the extreme in x's type, or the int64 index. */
+/* c.v := the max or min (j->op) of x[b..e) read as VT (e > b). */
+#define AXI_EXTREME(VT)                                                                               \
+  {                                                                                                   \
+    const VT *y = (const VT *)x;                                                                      \
+    VT m = y[b];                                                                                      \
+    if (j->op == GM_AX_MAX)                                                                           \
+      for (size_t k = b + 1; k < e; k++) m = y[k] > m ? y[k] : m;                                     \
+    else                                                                                              \
+      for (size_t k = b + 1; k < e; k++) m = y[k] < m ? y[k] : m;                                     \
+    c.v = (unsigned long long)m;                                                                      \
+  }
 #define AXI_RANGE(T, E, ...)                                                                          \
   GM_SIMD_CLONES static gm_axint int_range_##E(const ax_job *j, size_t q, size_t b, size_t e) {      \
     const T *x = (const T *)j->x + q / j->inner * j->so + q % j->inner;                               \
@@ -141,23 +152,12 @@ static const rows_fn softmax_rows[GM_N_CTYPES] = {GM_FLOAT_CTYPE_TABLE(softmax_r
     if ((j->op == GM_AX_MAX || j->op == GM_AX_MIN) && j->sl == 1 && e > b) {                          \
       /* the value only (no index to keep: T's own order, a loop that                                 \
        * vectorizes; gm.any / gm.all of 1K bools took 14 instructions an                              \
-       * element in the steps); n: an index, so that pieces merge */                                  \
-      if (GM_##E == GM_BOOL) { /* as bytes: GCC 12 vectorizes no loop that loads _Bool */            \
-        const unsigned char *u = (const unsigned char *)x;                                            \
-        unsigned char m = u[b];                                                                       \
-        if (j->op == GM_AX_MAX)                                                                       \
-          for (size_t k = b + 1; k < e; k++) m = u[k] > m ? u[k] : m;                                 \
-        else                                                                                          \
-          for (size_t k = b + 1; k < e; k++) m = u[k] < m ? u[k] : m;                                 \
-        c.v = m;                                                                                      \
-      } else {                                                                                        \
-        T m = x[b];                                                                                   \
-        if (j->op == GM_AX_MAX)                                                                       \
-          for (size_t k = b + 1; k < e; k++) m = x[k] > m ? x[k] : m;                                 \
-        else                                                                                          \
-          for (size_t k = b + 1; k < e; k++) m = x[k] < m ? x[k] : m;                                 \
-        c.v = (unsigned long long)m;                                                                  \
-      }                                                                                               \
+       * element in the steps); n: an index, so that pieces merge.  Bools                             \
+       * as bytes: GCC 12 vectorizes no loop that loads _Bool */                                      \
+      if (GM_##E == GM_BOOL)                                                                          \
+        AXI_EXTREME(unsigned char)                                                                    \
+      else                                                                                            \
+        AXI_EXTREME(T)                                                                                \
       c.n = (long long)b;                                                                             \
       return c;                                                                                       \
     }                                                                                                 \
@@ -167,6 +167,7 @@ static const rows_fn softmax_rows[GM_N_CTYPES] = {GM_FLOAT_CTYPE_TABLE(softmax_r
 GM_BOOL_CTYPES(AXI_RANGE)
 GM_INTEGER_CTYPES(AXI_RANGE)
 #undef AXI_RANGE
+#undef AXI_EXTREME
 #define AXI_ENTRY(T, E, ...) [GM_##E] = int_range_##E,
 static gm_axint (*const int_range[GM_N_CTYPES])(const ax_job *, size_t, size_t, size_t) = {
     GM_BOOL_CTYPES(AXI_ENTRY) GM_INTEGER_CTYPES(AXI_ENTRY)};

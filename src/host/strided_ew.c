@@ -167,10 +167,9 @@ __attribute__((target("avx2"))) static inline void pack_store_float(bool *o, con
 #define CMP_AVX2_FLOAT_(f, E, ...) CMP_AVX2_(f, E, float, __m256, 8, ps)
 GM_BCAST_CMP_OPS(CMP_AVX2_DOUBLE_)
 GM_BCAST_CMP_OPS(CMP_AVX2_FLOAT_)
-#define CMP_DOUBLE_ROW_(f, E, ...) [GM_BC_##E] = {cmp_double_##f##_cc, cmp_double_##f##_cs, cmp_double_##f##_sc},
-#define CMP_FLOAT_ROW_(f, E, ...) [GM_BC_##E] = {cmp_float_##f##_cc, cmp_float_##f##_cs, cmp_float_##f##_sc},
-static const inner_fn cmp_double_table[GM_N_BCAST][V_GEN] = {GM_BCAST_CMP_OPS(CMP_DOUBLE_ROW_)};
-static const inner_fn cmp_float_table[GM_N_BCAST][V_GEN] = {GM_BCAST_CMP_OPS(CMP_FLOAT_ROW_)};
+#define CMP_ROW_(T, f, E, ...) [GM_BC_##E] = {cmp_##T##_##f##_cc, cmp_##T##_##f##_cs, cmp_##T##_##f##_sc},
+static const inner_fn cmp_double_table[GM_N_BCAST][V_GEN] = {GM_BCAST_CMP_OPS_WITH(CMP_ROW_, double)};
+static const inner_fn cmp_float_table[GM_N_BCAST][V_GEN] = {GM_BCAST_CMP_OPS_WITH(CMP_ROW_, float)};
 
 /* The loop of op on ctype t in variant v: the AVX2 comparison of floats
  * or doubles where there is one and the CPU runs it. */

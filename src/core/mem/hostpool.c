@@ -2,6 +2,7 @@
  * best-fit list above, trimming.  See hostpool.h for the policy. */
 #include "hostpool.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -39,7 +39,6 @@
 #ifndef GM_MEM_HOSTPOOL_H
 #define GM_MEM_HOSTPOOL_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 
