@@ -174,6 +174,8 @@ def out_op(op, a, shape, dtype):
     that gpumat's out form has numpy's as a reference where the op is
     bound by memory traffic (an out form streams two arrays, the in-place
     form one)."""
+    if not op.startswith("uo_"):
+        return None  # before the allocation: the ops after these reach here too
     b = np.empty(shape, dtype)
     forms = {
         "uo_tanh": (lambda: np.tanh(a, out=b), "np.tanh(a, out=b)"),
