@@ -237,9 +237,11 @@ static int l_where(lua_State *L) {
   return gml_broadcast(L, -1, idx, 3, out, fn);
 }
 
-/* The operand at idx as a bool operand pushed on the stack: a mat's
- * x != 0 (a new bool mat, on its place), a number's 1 or 0 (NaN is 1), a
- * Lua boolean itself (a weak bool, as in every broadcasting op). */
+/* The operand at idx as a bool operand: a bool mat itself (idx; its
+ * bytes are C bools, 0 or 1), another mat's x != 0 (a new bool mat pushed
+ * on the stack: 10K instructions of a 1K logical_and were these copies,
+ * made of bool operands too), a number's 1 or 0 (NaN is 1) or a Lua
+ * boolean itself (a weak bool, as in every broadcasting op), pushed. */
 static int push_truth(lua_State *L, int idx, const char *fn) {
   if (lua_type(L, idx) == LUA_TNUMBER || lua_type(L, idx) == LUA_TBOOLEAN) {
     int t = lua_type(L, idx) == LUA_TBOOLEAN ? lua_toboolean(L, idx) : lua_tonumber(L, idx) != 0;
@@ -247,6 +249,7 @@ static int push_truth(lua_State *L, int idx, const char *fn) {
     return lua_gettop(L);
   }
   gm_mat *x = gml_checkmat(L, idx, fn), *y;
+  if (x->ctype == GM_BOOL) return idx; /* an operand that is also out: the engine's overlap rule */
   GML_TRY(L, gm_result_new(x->rank, x->dims, GM_BOOL, x->cuda_enabled, gml_settings_of(L)->default_synchronization, &y),
           fn);
   gml_pushmat(L, y);
