@@ -250,6 +250,61 @@ describe("zeros_like, ones_like and as", function()
     assert.has_error(function() gm.zeros_like(3) end, "bad argument #1 to 'zeros_like' (gpumat.mat expected, got number)")
   end)
 
+  it("without options (core._full_like, core._full) give what the options give, for every dtype", function()
+    local dts = { "float32", "float64", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+                  "bool", "float16", "bfloat16", "complex64", "complex128" }
+    local function vals(m)
+      local t = {}
+      for i = 1, m:size() do
+        local v = m[i]
+        t[i] = type(v) == "table" and (v.re .. "+" .. v.im .. "i") or tostring(v)
+      end
+      return table.concat(t, " ")
+    end
+    for _, dt in ipairs(dts) do
+      for _, dims in ipairs { { 3, 5 }, {}, { 0, 4 }, { 1001 } } do
+        local x = gm.mat(dims, { dtype = dt, cuda_enabled = false })
+        for name, v in pairs { zeros_like = 0, ones_like = 1, empty_like = 0 } do
+          local a, b = gm[name](x), gm[name](x, {})
+          assert.equal(dt, a:dtype(), name)
+          assert.same(dims, a:dims(), name)
+          assert.is_false(a:cuda_enabled(), name .. " keeps cuda_enabled")
+          assert.equal(vals(b), vals(a), name .. " " .. dt)
+          assert.equal(vals(gm.full(dims, v, { dtype = dt })), vals(a), name .. " " .. dt)
+        end
+        local v = dt == "bool" and 1 or 7
+        assert.equal(vals(gm.full_like(x, v, {})), vals(gm.full_like(x, v)), "full_like " .. dt)
+        assert.equal(dt, gm.full_like(x, true):dtype())
+      end
+    end
+    local old = gm.default_ctype
+    gm.default_ctype = "float"
+    local ok, z, f = pcall(function() return gm.zeros({ 2, 3 }), gm.full(4, 0.1) end)
+    gm.default_ctype = old
+    assert(ok, z)
+    assert.equal("float", z:ctype())
+    assert.same({ 2, 3 }, z:dims())
+    assert.equal(gm.coerce_to_ctype(0.1, "float"), f[4])
+    assert.equal("double", gm.ones(5):ctype())
+    assert.same({ 1, 1, 1, 1, 1 }, gm.ones(5):to_table())
+    assert.same({ -2.5, -2.5 }, gm.full({ 2 }, -2.5):to_table())
+    -- errors name the function
+    local x = gm.mat({ 2 })
+    assert.has_error(function() gm.full_like(x, "a") end,
+      "bad argument #2 to 'full_like' (value must be a number or a boolean, got string)")
+    assert.has_error(function() gm.full({ 2 }, "a") end,
+      "bad argument #2 to 'full' (value must be a number or a boolean, got string)")
+    assert.has_error(function() gm.zeros({ 2, -1 }) end,
+      "bad argument #1 to 'zeros' (dimensions must be non-negative integers, got -1)")
+    local nine = { 1, 1, 1, 1, 1, 1, 1, 1, 1 }
+    assert.has_error(function() gm.ones(nine) end, "bad argument #1 to 'ones' (rank 9 exceeds 8)")
+    assert.has_error(function() gm.ones(nine, {}) end, "bad argument #1 to 'ones' (rank 9 exceeds 8)")
+    local y = gm.mat({ 2 })
+    y:free()
+    assert.has_error(function() gm.zeros_like(y) end, "bad argument #1 to 'zeros_like' (attempt to use a freed mat)")
+    assert.has_error(function() gm.ones_like(y) end, "bad argument #1 to 'ones_like' (attempt to use a freed mat)")
+  end)
+
   it("as converts to a new mat of the ctype", function()
     local m = gm.mat({ 2, 2 }, { initial_contents = { { 0.1, 2 }, { 3, 4.5 } } })
     local f = m:as("float")

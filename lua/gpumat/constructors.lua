@@ -40,7 +40,10 @@ return function(gm, core, methods)
 
   local function check_dims(dims, n, fname)
     if type(dims) == "table" and getmetatable(dims) == nil then
-      for i = 1, #dims do check_dim(dims[i], n, fname) end
+      for i = 1, #dims do
+        local d = dims[i]
+        if math.type(d) ~= "integer" or d < 0 then check_dim(d, n, fname) end
+      end
       return dims
     end
     check_dim(dims, n, fname)
@@ -80,8 +83,16 @@ return function(gm, core, methods)
     return check_dims(first, 1, fname), check_opts((select(2, ...)), 2, fname), 2
   end
 
+  -- Without options (the usual call in a loop: gm.zeros({n, m})) core._full
+  -- makes the mat: the general path below (a copy of the options, several
+  -- integers, gm.mat in a pcall) cost three times gm.mat's own work.
+  local full_core = core._full
   local function filled(fname, value)
     return function(...)
+      local first = ...
+      if select("#", ...) == 1 and (math.type(first) == "integer" or type(first) == "table" and getmetatable(first) == nil) then
+        return full_core(check_dims(first, 1, fname), value, fname)
+      end
       local dims, opts, opts_arg = dims_and_opts(fname, ...)
       opts.initial_element = value
       return make(fname, dims, opts, opts_arg)
@@ -107,6 +118,7 @@ return function(gm, core, methods)
 
   function gm.full(dims, value, opts)
     check_dims(dims, 1, "full")
+    if opts == nil and type(value) == "number" then return full_core(dims, value, "full") end
     if type(value) == "boolean" then value = value and 1 or 0 end -- a bool mat's true / false
     if type(value) ~= "number" and not gm.iscomplex(value) then
       argerror(2, "full", "value must be a number or a boolean, got %s", type(value))
@@ -231,7 +243,9 @@ return function(gm, core, methods)
 
   -- a mat of x's dims, dtype and device, the options (dtype, ...)
   -- overriding them, filled with value
+  local full_like_core = core._full_like
   local function make_like(fname, x, value, opts, n)
+    if opts == nil and type(value) == "number" and is_mat(x) then return full_like_core(x, value, fname) end
     if not is_mat(x) then argerror(1, fname, "gpumat.mat expected, got %s", type(x)) end
     opts = check_opts(opts, n, fname)
     if opts.dtype == nil and opts.ctype == nil then opts.dtype = x:dtype() end

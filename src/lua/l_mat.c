@@ -126,6 +126,19 @@ static void replace_from(lua_State *L, gm_mat *m, int idx, int arg, const char *
 static const char *const mat_options[] = {"ctype", "displacement", "max_size", "initial_element",
                                           "initial_contents", "displaced_to", "cuda_enabled",
                                           "synchronization", "pinned", "mapped", NULL};
+/* their bits in gml_check_options's answer */
+enum {
+  O_CTYPE = 1u << 0,
+  O_DISPLACEMENT = 1u << 1,
+  O_MAX_SIZE = 1u << 2,
+  O_INITIAL_ELEMENT = 1u << 3,
+  O_INITIAL_CONTENTS = 1u << 4,
+  O_DISPLACED_TO = 1u << 5,
+  O_CUDA_ENABLED = 1u << 6,
+  O_SYNC = 1u << 7,
+  O_PINNED = 1u << 8,
+  O_MAPPED = 1u << 9
+};
 
 /* Whether options table 2 has key (a non-nil value). */
 static bool has_option(lua_State *L, const char *key) {
@@ -161,26 +174,27 @@ static gm_mat *new_displaced(lua_State *L, int bi, int rank, const size_t *dims,
   return m;
 }
 
-/* gm.mat(dims, opts) */
+/* gm.mat(dims, opts): only the options present are read (has) */
 static int l_mat(lua_State *L) {
   const char *fn = "mat";
   size_t dims[GM_MAX_RANK];
   int rank = gml_check_dims(L, 1, fn, dims);
-  gml_check_options(L, 2, fn, mat_options);
-  if (gml_opt_push(L, 2, "displaced_to")) {
+  unsigned has = gml_check_options(L, 2, fn, mat_options);
+  if ((has & O_DISPLACED_TO) && gml_opt_push(L, 2, "displaced_to")) {
     int bi = lua_gettop(L);
     gml_guard(L, 0); /* the options' metamethods may free or reshape the base */
     gm_mat *m = new_displaced(L, bi, rank, dims, fn);
     gml_pushmat(L, m);
     return 1;
   }
+  const gml_settings *S = gml_settings_of(L);
   gm_mat_options o = {0};
-  o.ctype = (int)gml_opt_ctype(L, 2, "ctype", fn);
-  o.displacement = gml_opt_size(L, 2, "displacement", 0, fn);
-  o.max_size = gml_opt_size(L, 2, "max_size", 0, fn);
+  o.ctype = (int)(has & O_CTYPE ? gml_opt_ctype(L, 2, "ctype", fn) : S->default_ctype);
+  o.displacement = has & O_DISPLACEMENT ? gml_opt_size(L, 2, "displacement", 0, fn) : 0;
+  o.max_size = has & O_MAX_SIZE ? gml_opt_size(L, 2, "max_size", 0, fn) : 0;
   o.has_initial_element = 1;
   o.initial_element = 0;
-  if (gml_opt_push(L, 2, "initial_element")) {
+  if ((has & O_INITIAL_ELEMENT) && gml_opt_push(L, 2, "initial_element")) {
     if (lua_type(L, -1) == LUA_TNUMBER)
       o.initial_element = lua_tonumber(L, -1);
     else if (lua_isboolean(L, -1) && !lua_toboolean(L, -1))
@@ -189,11 +203,12 @@ static int l_mat(lua_State *L) {
       gml_argerror(L, 2, fn, "option 'initial_element' must be a number or false, got %s", luaL_typename(L, -1));
     lua_pop(L, 1);
   }
-  o.cuda_enabled = gml_opt_boolean(L, 2, "cuda_enabled", gml_settings_of(L)->default_mat_cuda_enabled, fn);
-  o.synchronization = opt_sync(L, fn);
-  bool has_contents = has_option(L, "initial_contents");
-  bool mapped = gml_opt_boolean(L, 2, "mapped", false, fn);
-  bool pinned = gml_opt_boolean(L, 2, "pinned", false, fn);
+  o.cuda_enabled = has & O_CUDA_ENABLED ? gml_opt_boolean(L, 2, "cuda_enabled", S->default_mat_cuda_enabled, fn)
+                                        : S->default_mat_cuda_enabled;
+  o.synchronization = has & O_SYNC ? opt_sync(L, fn) : S->default_synchronization;
+  bool has_contents = (has & O_INITIAL_CONTENTS) && has_option(L, "initial_contents");
+  bool mapped = has & O_MAPPED ? gml_opt_boolean(L, 2, "mapped", false, fn) : false;
+  bool pinned = has & O_PINNED ? gml_opt_boolean(L, 2, "pinned", false, fn) : false;
   gm_mat *m;
   int bad;
   gm_status st = gm_mat_make(rank, dims, &o, pinned, mapped, &m, &bad);

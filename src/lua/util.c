@@ -275,7 +275,8 @@ static const char *const any_ctype_fns[] = {
     "_format_grid", "format_mat", "watch_facet", "watch_facets", "facets", "find_facet", "synchronization",
     "destroy_facet", "destroy", "add_facet_reference", "remove_facet_reference", "use_cuda_p", "free", "__gc",
     "__close", "ensure_core", "ensure", "mat_from_buffer", "syncing_cuda_facets", "with_syncing_cuda_facets",
-    "__dlpack", "linalg" /* core._linalg: gm_linalg_run checks each job's ctypes */, NULL};
+    "__dlpack", "zeros_like", "ones_like", "full_like", "empty_like" /* core._full_like */,
+    "linalg" /* core._linalg: gm_linalg_run checks each job's ctypes */, NULL};
 
 /* Those that take every real type (GM_REAL_CTYPES) but no complex one:
  * scans, indexing and sorting (their engines are instantiated over the
@@ -693,11 +694,12 @@ int gml_raise(lua_State *L, gm_status st, const char *fname) {
   return gml_error(L, "%s: %s", fname, gm_last_error());
 }
 
-void gml_check_options(lua_State *L, int idx, const char *fname, const char *const *allowed) {
-  if (lua_isnoneornil(L, idx)) return;
+unsigned gml_check_options(lua_State *L, int idx, const char *fname, const char *const *allowed) {
+  if (lua_isnoneornil(L, idx)) return 0;
   if (!lua_istable(L, idx))
     gml_argerror(L, idx, fname, "options table expected, got %s", luaL_typename(L, idx));
   idx = lua_absindex(L, idx);
+  unsigned present = 0;
   lua_pushnil(L);
   while (lua_next(L, idx)) {
     lua_pop(L, 1);
@@ -706,13 +708,23 @@ void gml_check_options(lua_State *L, int idx, const char *fname, const char *con
       const char *k = lua_tostring(L, -1);
       /* "dtype" (the array standard's name) is an alias of "ctype" */
       if (strcmp(k, "dtype") == 0) k = "ctype";
-      for (const char *const *a = allowed; *a && !ok; a++) ok = strcmp(*a, k) == 0;
+      for (unsigned i = 0; allowed[i] && !ok; i++)
+        if (strcmp(allowed[i], k) == 0) {
+          ok = true;
+          if (i < 32) present |= 1u << i;
+        }
     }
     if (!ok) {
       const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1);
       gml_argerror(L, idx, fname, "unknown option '%s'", k);
     }
   }
+  /* an __index may answer keys the raw traversal did not see */
+  if (lua_getmetatable(L, idx)) {
+    lua_pop(L, 1);
+    return ~0u;
+  }
+  return present;
 }
 
 bool gml_opt_push(lua_State *L, int idx, const char *key) {
