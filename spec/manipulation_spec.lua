@@ -121,6 +121,23 @@ describe("creation and manipulation functions", function()
     assert.are.same({ 1, 1, 2, 3, 3 }, gm.clip(gm.arange(5), 1, 3):to_table())
     assert.are.equal("int64", gm.clip(gm.arange(5), 1, 3):dtype())
     assert.are.equal("float64", gm.clip(gm.arange(5), 1.5, 3):dtype())
+    -- NumPy's clip on signed zeros and NaN, in every float type (the
+    -- upper bound is applied in place in the lower bound's result), and
+    -- x itself untouched
+    for _, dt in ipairs { "float32", "float64", "float16", "bfloat16" } do
+      local x = gm.mat({ 6 }, { dtype = dt, initial_contents = { -0.0, 0 / 0, -1, 2, 0.5, 0 } })
+      local function show(m)
+        local t = {}
+        for i = 1, m:size() do t[i] = m[i] ~= m[i] and "nan" or (1 / m[i] < 0 and "-" or "") .. math.abs(m[i]) end
+        return table.concat(t, " ")
+      end
+      assert.equal("0.0 nan 0.0 1.0 0.5 0.0", show(gm.clip(x, 0, 1)), dt)
+      assert.equal("-0.0 nan -1.0 -0.0 -0.0 -0.0", show(gm.clip(x, -1, -0.0)), dt)
+      assert.equal("0.0 nan 0.0 2.0 0.5 0.0", show(gm.clip(x, 0)), dt)
+      assert.equal("-0.0 nan -1.0 1.0 0.5 0.0", show(gm.clip(x, nil, 1)), dt)
+      assert.equal("-0.0 nan -1.0 2.0 0.5 0.0", show(x), dt .. " x unchanged")
+      assert.equal(dt, gm.clip(x, 0, 1):dtype())
+    end
   end)
 
   it("gives views where NumPy does, and new mats elsewhere", function()

@@ -568,18 +568,24 @@ return function(gm, core, methods)
 
   -- clip(x, min, max): x limited to [min, max] (numbers or mats that
   -- broadcast; either may be nil); NaN stays NaN
-  function gm.clip(x, lo, hi)
-    local fn = "clip"
-    check_mat(fn, x, 1)
-    for n, v in pairs { [2] = lo, [3] = hi } do
-      if v ~= nil and type(v) ~= "number" and not is_mat(v) then
-        argerror(n, fn, "a number, a mat or nil expected, got %s", type(v))
-      end
+  -- (the second op writes into the first one's result when its type is
+  -- the result's: a float result and a number bound; NumPy's clip is one
+  -- pass and no temporary, and the temporary cost as much as an op at 1K)
+  local function check_bound(v, n)
+    if v ~= nil and type(v) ~= "number" and not is_mat(v) then
+      argerror(n, "clip", "a number, a mat or nil expected, got %s", type(v))
     end
-    local y = x
-    if lo ~= nil then y = gm.cmax(y, lo) end
-    if hi ~= nil then y = gm.cmin(y, hi) end
-    return y == x and x:copy() or y
+  end
+  local float_dtypes = { float32 = true, float64 = true, float16 = true, bfloat16 = true }
+  function gm.clip(x, lo, hi)
+    check_mat("clip", x, 1)
+    check_bound(lo, 2)
+    check_bound(hi, 3)
+    if lo == nil and hi == nil then return x:copy() end
+    local y = lo ~= nil and gm.cmax(x, lo) or x
+    if hi == nil then return y end
+    if y ~= x and type(hi) == "number" and float_dtypes[y:dtype()] then return gm.cmin(y, hi, { out = y }) end
+    return gm.cmin(y, hi)
   end
 
   for _, name in ipairs { "expand_dims", "unsqueeze", "squeeze", "permute_dims", "moveaxis", "swapaxes",
