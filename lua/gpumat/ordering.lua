@@ -32,8 +32,8 @@ return function(gm, core, methods)
   end
 
   -- A 1-based axis of m (negative from the end) as a positive one.
-  local function axis_of(m, a, n, fname)
-    local r = #m:dims()
+  local function axis_of(m, a, n, fname, r)
+    r = r or #m:dims() -- (a caller that has the rank passes it: m:dims() makes a table)
     if math.type(a) ~= "integer" then argerror(n, fname, "axis must be an integer, got %s", type(a)) end
     local p = a < 0 and a + r + 1 or a
     if p < 1 or p > r then argerror(n, fname, "axis %d is out of range 1..%d (or -%d..-1)", a, r, r) end
@@ -294,7 +294,7 @@ return function(gm, core, methods)
       else
         x = scan_input(x, opts.dtype, 2, fname)
       end
-      local axis = axis_of(x, opts.axis or 1, 2, fname)
+      local axis = axis_of(x, opts.axis or 1, 2, fname, r)
       return core._scan_axis(x, axis, op, opts.include_initial and true or false)
     end
   end
