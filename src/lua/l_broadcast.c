@@ -155,17 +155,29 @@ static void complex_scalars(lua_State *L, const int *idx, int n, const char *fn)
   }
 }
 
+static int opt_out(lua_State *L, int idx, const char *fn, bool pin);
+
 /* Without out, the result's box comes first (gml_newbox: the operands are
  * taken after the allocations that may run finalizers, so no guard is
  * needed); with out, the caller has read its options before (l_binary,
- * l_where) or holds them under a guard (l_logical). */
-int gml_broadcast_as(lua_State *L, int op, const int *idx, int n, int out_idx, const char *argfn, int ctype) {
+ * l_where) or holds them under a guard (l_logical).  plain_opts: the
+ * stack index of an options table without a metatable, read here after
+ * the operands' checks (reading it runs no Lua, so it may come after the
+ * operands are taken; l_binary checked them twice before, 6 % of a 1K
+ * gm.add(x, 1, {out = y})), or 0. */
+static int broadcast(lua_State *L, int op, const int *idx, int n, int out_idx, int plain_opts, const char *argfn,
+                     int ctype) {
   const char *name = op >= 0 ? gm_bcast_name((gm_bcast_op)op) : "where";
   gm_bc_arg a[3];
-  gml_mat *box = out_idx ? NULL : gml_newbox(L);
-  int res = lua_gettop(L);
+  gml_mat *box = out_idx || plain_opts ? NULL : gml_newbox(L);
   complex_scalars(L, idx, n, argfn);
   for (int i = 0; i < n; i++) a[i] = check_arg(L, idx[i], argfn); /* in order: the first bad one raises */
+  if (plain_opts) {
+    out_idx = opt_out(L, plain_opts, argfn, false);
+    if (!out_idx) box = gml_newbox(L); /* {}: no Lua ran since the operands were taken, the box may run some */
+    if (!out_idx) for (int i = 0; i < n; i++) a[i] = check_arg(L, idx[i], argfn);
+  }
+  int res = lua_gettop(L);
   /* & | ~ << >> take whole numbers, as Lua's own do (a whole float
    * beyond int64, such as ~'s 2^64 for unsigned types, saturates) */
   for (int i = 0; i < n && GM_BC_IS_BITWISE(op); i++)
@@ -196,8 +208,12 @@ int gml_broadcast_as(lua_State *L, int op, const int *idx, int n, int out_idx, c
   return 1;
 }
 
+int gml_broadcast_as(lua_State *L, int op, const int *idx, int n, int out_idx, const char *argfn, int ctype) {
+  return broadcast(L, op, idx, n, out_idx, 0, argfn, ctype);
+}
+
 int gml_broadcast(lua_State *L, int op, const int *idx, int n, int out_idx, const char *argfn) {
-  return gml_broadcast_as(L, op, idx, n, out_idx, argfn, -1);
+  return broadcast(L, op, idx, n, out_idx, 0, argfn, -1);
 }
 
 /* The {out = m} option at idx: the stack index of m (pinned when pin,
@@ -220,6 +236,7 @@ static int l_binary(lua_State *L) {
   static const int idx[2] = {1, 2};
   if (lua_isnoneornil(L, 3)) return gml_broadcast(L, op, idx, 2, 0, fn);
   lua_settop(L, 3);
+  if (lua_type(L, 3) == LUA_TTABLE && !lua_getmetatable(L, 3)) return broadcast(L, op, idx, 2, 0, 3, fn, -1);
   check_arg(L, 1, fn); /* the operands' errors before the options' */
   check_arg(L, 2, fn);
   int out = opt_out(L, 3, fn, false);
