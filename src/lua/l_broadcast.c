@@ -201,7 +201,7 @@ static int broadcast(lua_State *L, int op, const int *idx, int n, int out_idx, i
     out = gml_box_result(L, box, rank, dims, cmp ? GM_BOOL : t, cuda, argfn);
   }
   if (op >= 0)
-    GML_TRY(L, gm_broadcast_binary((gm_bcast_op)op, t, a[0], a[1], out), name);
+    GML_TRY(L, gm_broadcast_binary_checked((gm_bcast_op)op, t, a[0], a[1], out, !out_idx), name);
   else
     GML_TRY(L, gm_broadcast_where(t, a[0], a[1], a[2], out), name);
   if (!out_idx) lua_settop(L, res);

@@ -301,13 +301,14 @@ static gm_status half_binary(bc_job *j, gm_bc_arg *args, gm_mat *out) {
   return gm_half_store(dispatch(args, 2, want, f, j), f, out);
 }
 
-gm_status gm_broadcast_binary(gm_bcast_op op, gm_ctype t, gm_bc_arg a, gm_bc_arg b, gm_mat *out) {
+static gm_status binary(gm_bcast_op op, gm_ctype t, gm_bc_arg a, gm_bc_arg b, gm_mat *out, bool kind_checked,
+                        bool out_made) {
   if ((unsigned)op >= GM_N_BCAST) return gm_fail(GM_EINVAL, "binary op %d is unknown", (int)op);
   if ((unsigned)t >= GM_N_CTYPES) return gm_fail(GM_EINVAL, "ctype %d is unknown", (int)t);
   gm_bc_arg args[2] = {a, b};
   bc_job j = {(int)op, t};
-  GM_TRY(check_operands(args, 2, GM_BC_IS_CMP(op) ? GM_BOOL : t, out));
-  GM_TRY(check_kind(&j));
+  if (!out_made) GM_TRY(check_operands(args, 2, GM_BC_IS_CMP(op) ? GM_BOOL : t, out));
+  if (!kind_checked) GM_TRY(check_kind(&j));
   if (out->size == 0) return GM_OK;
   /* m ^ 2 as m * m (numpy's square): one multiply, exactly rounded, where
    * pow ran the C library's pow per element (a quarter of a k-means step) */
@@ -319,6 +320,15 @@ gm_status gm_broadcast_binary(gm_bcast_op op, gm_ctype t, gm_bc_arg a, gm_bc_arg
   if (gm_ctype_is_half(t)) return half_binary(&j, args, out);
   gm_ctype want[2] = {t, t};
   return dispatch(args, 2, want, out, &j);
+}
+
+gm_status gm_broadcast_binary(gm_bcast_op op, gm_ctype t, gm_bc_arg a, gm_bc_arg b, gm_mat *out) {
+  return binary(op, t, a, b, out, false, false);
+}
+
+gm_status gm_broadcast_binary_checked(gm_bcast_op op, gm_ctype t, gm_bc_arg a, gm_bc_arg b, gm_mat *out,
+                                      bool out_made) {
+  return binary(op, t, a, b, out, true, out_made);
 }
 
 gm_status gm_broadcast_where(gm_ctype t, gm_bc_arg cond, gm_bc_arg a, gm_bc_arg b, gm_mat *out) {
