@@ -241,6 +241,44 @@ describe("typed mats: astype", function()
     assert.are.same({ 1.0, 0.0 }, gm.array_to_mat({ 1, 0 }, { dtype = "bool" }):as("double"):to_table())
   end)
 
+  it("long mats convert as single elements do, for every pair of types (the SIMD loops against their tails)", function()
+    -- core/ops/convert.c's loops run in AVX-512/AVX2 clones: a long mat
+    -- goes through their vector bodies, a 1-element one through the scalar
+    -- tail; specials sit at every position modulo the vector widths
+    local floats = { 1.5, -1.5, 300.0, -300.0, 0 / 0, 1 / 0, -1 / 0, 1e20, -0.0, 70000.7, 0.3, -2.0 ^ 31, 2.0 ^ 31,
+                     2.0 ^ 63, -2.0 ^ 63, 2.0 ^ 64, 255.5, 65535.9, -0.7, 4294967295.5, 1e-40 }
+    local ints = { 300, -1, 70000, -129, 0, 2147483647, -2147483648, (1 << 53) + 1, math.maxinteger, math.mininteger,
+                   255, 256, 65535, -32768, 4294967295, 1 }
+    local function same(u, v)
+      if type(u) == "table" and type(v) == "table" then return same(u.re, v.re) and same(u.im, v.im) end
+      if type(u) == "number" and type(v) == "number" then
+        return (u ~= u and v ~= v) or (u == v and (u ~= 0 or 1 / u == 1 / v))
+      end
+      return u == v
+    end
+    local n = 1031
+    local types = { "float16", "bfloat16", "complex64", "complex128" }
+    for _, t in ipairs(ALL) do types[#types + 1] = t end
+    for _, a in ipairs(types) do
+      local vals = a == "bool" and { 0, 1, 1, 0, 1 } or (a:find("int") and ints or floats)
+      local src = {}
+      for i = 1, n do src[i] = vals[(i * 7) % #vals + 1] end
+      local m = gm.array_to_mat(src, { dtype = a })
+      for _, b in ipairs(types) do
+        local one = {}
+        for k, v in ipairs(vals) do one[k] = gm.array_to_mat({ v }, { dtype = a }):as(b)[1] end
+        local got = m:as(b):to_table()
+        for i = 1, n do
+          local want = one[(i * 7) % #vals + 1]
+          if not same(want, got[i]) then
+            error(string.format("%s -> %s [%d] of %s: %s, one element gives %s", a, b, i, tostring(src[i]),
+              tostring(got[i]), tostring(want)))
+          end
+        end
+      end
+    end
+  end)
+
   it("every pair of types converts small values exactly", function()
     for _, a in ipairs(ALL) do
       for _, b in ipairs(ALL) do

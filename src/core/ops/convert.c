@@ -13,6 +13,7 @@
 #include "../../../kernels/half_ops.h"
 #include "../../../kernels/int_ops.h"
 #include "../exec/par.h"
+#include "../exec/simd.h"
 
 enum { BLOCK = 2048 };
 
@@ -30,7 +31,7 @@ enum { FORM_INT, FORM_DOUBLE, FORM_COMPLEX };
 
 /* load_E: src[off..off+len) into b; returns its FORM_* */
 #define LOAD_(T, E, name, kw, blas, cublas, etype, S, npy, p, digits, mpi, nccl, kind, ...)    \
-  static int load_##E(block *b, const void *src, size_t off, size_t len, bool as_double) { \
+  GM_SIMD_CLONES static int load_##E(block *b, const void *src, size_t off, size_t len, bool as_double) { \
     const T *s = (const T *)src + off;                                                      \
     if (kind == GM_KIND_FLOAT || (as_double && sizeof(T) <= 4)) {                           \
       if (kind == GM_KIND_BOOL) {                                                           \
@@ -51,7 +52,7 @@ enum { FORM_INT, FORM_DOUBLE, FORM_COMPLEX };
   }
 /* store_E: b into dst[off..off+len); uns: the integers are unsigned */
 #define STORE_(T, E, ...)                                                                        \
-  static void store_##E(void *dst, size_t off, size_t len, const block *b, int form, bool uns) { \
+  GM_SIMD_CLONES static void store_##E(void *dst, size_t off, size_t len, const block *b, int form, bool uns) { \
     T *d = (T *)dst + off;                                                                       \
     if (form != FORM_INT) {                                                                      \
       for (size_t k = 0; k < len; k++) d[k] = gm_sat_##T(b->d[k]);                               \

@@ -1,0 +1,19 @@
+/* GM_SIMD_CLONES: compile a host loop for AVX-512 and AVX2+FMA besides the
+ * baseline, picked once at load time (GCC target_clones/ifunc).  The
+ * library is built for generic x86-64, yet the elementwise loops must keep
+ * up with SIMD-dispatched numpy; the element functions inline into each
+ * clone and vectorize for its instruction set.  Elsewhere (other
+ * compilers, other architectures, sanitizer builds) it is empty.  Here,
+ * not in the host backend, because the core's own host loops (the
+ * conversions of core/ops/convert.c) take it too. */
+#ifndef GM_CORE_EXEC_SIMD_H
+#define GM_CORE_EXEC_SIMD_H
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && \
+    !defined(GPUMAT_SANITIZE) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#define GM_SIMD_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define GM_SIMD_CLONES
+#endif
+
+#endif
