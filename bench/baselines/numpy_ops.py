@@ -181,6 +181,7 @@ def out_op(op, a, shape, dtype):
         "uo_tanh": (lambda: np.tanh(a, out=b), "np.tanh(a, out=b)"),
         "uo_sqrt": (lambda: np.sqrt(a, out=b), "np.sqrt(a, out=b)"),
         "uo_add_s": (lambda: np.add(a, 1.0, out=b), "np.add(a, 1, out=b)"),
+        "uo_assign_shift": (lambda: b[1:].__setitem__(Ellipsis, a[:-1]), "b[1:] = a[:-1]"),
     }
     if op not in forms:
         return None

@@ -11,6 +11,7 @@
 
 #include "../../kernels/complex_ops.h"
 #include "../../kernels/half_ops.h"
+#include "../core/mem/move.h"
 #include "../core/ops/blas_ops.h"
 #include "lapack_names.h"
 #include "simd.h"
@@ -84,13 +85,14 @@ static gm_status h_axpy(void *ctx, gm_ctype t, int n, double alpha, const void *
 #undef X
 }
 
-/* Unit strides: memmove, which runs at memory speed from the first byte
- * (OpenBLAS's ?copy kernel took 3-5x numpy's copy on 1K-100K elements,
- * the sizes where m:copy() and staging spend their time). */
+/* Unit strides: memmove (gm_move_bytes: an aligned destination), which
+ * runs at memory speed from the first byte (OpenBLAS's ?copy kernel took
+ * 3-5x numpy's copy on 1K-100K elements, the sizes where m:copy() and
+ * staging spend their time). */
 static gm_status h_copy(void *ctx, gm_ctype t, int n, const void *x, int incx, void *y, int incy) {
   (void)ctx;
   if (incx == 1 && incy == 1 && n > 0 && (unsigned)t < GM_N_CTYPES) {
-    memmove(y, x, (size_t)n * gm_ctype_size(t));
+    gm_move_bytes(y, x, (size_t)n * gm_ctype_size(t));
     return GM_OK;
   }
 #define X(T, E, name, kw, p, ...) \

@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 
 #include "../model/counters.h"
+#include "move.h"
 #include "hostpool.h"
 #include "spare.h"
 #include "runtime.h"
@@ -303,7 +304,7 @@ static char *addr(const gm_copy_end *e) {
 static bool on_device(const gm_copy_end *e) { return e->b && e->b->space == GM_SPACE_DEVICE; }
 
 /* height rows of width bytes; through the device when either side is
- * device or managed memory (counted), else memcpy. */
+ * device or managed memory (counted), else gm_move_bytes. */
 static gm_status copy_rows(gm_device *dev, bool d_dst, bool d_src, char *dst, size_t dpitch, const char *src,
                            size_t spitch, size_t width, size_t height) {
   if (dev && (d_dst || d_src)) {
@@ -312,7 +313,7 @@ static gm_status copy_rows(gm_device *dev, bool d_dst, bool d_src, char *dst, si
     if (d_dst && !d_src) atomic_fetch_add(&gm_counter.n_memcpy_host_to_device, 1);
     return dev->ops->copy_2d(dev, dst, dpitch, src, spitch, width, height);
   }
-  for (size_t r = 0; r < height; r++) memmove(dst + r * dpitch, src + r * spitch, width);
+  for (size_t r = 0; r < height; r++) gm_move_bytes(dst + r * dpitch, src + r * spitch, width);
   return GM_OK;
 }
 

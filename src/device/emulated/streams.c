@@ -19,6 +19,7 @@
 
 #include "alias.h"
 #include "impl.h"
+#include "../../core/mem/move.h"
 
 /* Without the arena (no protection, or no address space for it) a worker
  * needs the host views opened while it runs. */
@@ -110,7 +111,7 @@ typedef struct copy_task {
 
 static int run_copy(void *arg) {
   copy_task *t = arg;
-  memcpy(gm_emu_alias(t->dst), gm_emu_alias(t->src), t->bytes);
+  gm_move_bytes(gm_emu_alias(t->dst), gm_emu_alias(t->src), t->bytes);
   if (t->in_flight) atomic_fetch_sub(t->in_flight, 1);
   free(t);
   return 0;
@@ -139,7 +140,7 @@ static gm_status host_copy(gm_device *d, void *dst, const void *src, size_t byte
   emu_queue_drain(e->compute);
   GM_TRY(emu_take_async_error(e));
   if (!e->arena) emu_open(e);
-  memcpy(gm_emu_alias(dst), gm_emu_alias(src), bytes);
+  gm_move_bytes(gm_emu_alias(dst), gm_emu_alias(src), bytes);
   if (!e->arena) emu_close(e);
   return GM_OK;
 }
@@ -170,7 +171,7 @@ gm_status emu_copy_2d(gm_device *d, void *dst, size_t dpitch, const void *src, s
   char *to = gm_emu_alias(dst);
   const char *from = gm_emu_alias(src);
   if (!e->arena) emu_open(e);
-  for (size_t r = 0; r < height; r++) memcpy(to + r * dpitch, from + r * spitch, width);
+  for (size_t r = 0; r < height; r++) gm_move_bytes(to + r * dpitch, from + r * spitch, width);
   if (!e->arena) emu_close(e);
   return GM_OK;
 }
