@@ -1,9 +1,9 @@
-/* GM_SIMD_CLONES (core/exec/simd.h) and the loops the host backend's
+/* GM_SIMD_CLONES (core/model/simd.h) and the loops the host backend's
  * files share. */
 #ifndef GM_HOST_SIMD_H
 #define GM_HOST_SIMD_H
 
-#include "../core/exec/simd.h"
+#include "../core/model/simd.h"
 
 /* GM_LANE_SUM(T) defines gm_lane_sum_T(x, n): the sum of n elements of
  * type T accumulated in double in GM_SUM_LANES independent lanes, so the

@@ -6,7 +6,7 @@
  * `rep movsb`). */
 #include "move.h"
 
-#include "../exec/simd.h"
+#include "../model/simd.h"
 
 typedef unsigned char gm_v32 __attribute__((vector_size(32)));
 

@@ -13,7 +13,7 @@
 #include "../../../kernels/half_ops.h"
 #include "../../../kernels/int_ops.h"
 #include "../exec/par.h"
-#include "../exec/simd.h"
+#include "../model/simd.h"
 
 enum { BLOCK = 2048 };
 

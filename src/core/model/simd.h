@@ -3,11 +3,12 @@
  * library is built for generic x86-64, yet the elementwise loops must keep
  * up with SIMD-dispatched numpy; the element functions inline into each
  * clone and vectorize for its instruction set.  Elsewhere (other
- * compilers, other architectures, sanitizer builds) it is empty.  Here,
- * not in the host backend, because the core's own host loops (the
- * conversions of core/ops/convert.c) take it too. */
-#ifndef GM_CORE_EXEC_SIMD_H
-#define GM_CORE_EXEC_SIMD_H
+ * compilers, other architectures, sanitizer builds) it is empty.  Here, in
+ * the core's lowest layer, not in the host backend, because the core's
+ * own host loops (the conversions of core/ops/convert.c, the moves of
+ * core/mem/move.c) take it too. */
+#ifndef GM_CORE_MODEL_SIMD_H
+#define GM_CORE_MODEL_SIMD_H
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && \
     !defined(GPUMAT_SANITIZE) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
