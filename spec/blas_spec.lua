@@ -84,6 +84,29 @@ describe("blas", function()
         end)
       end)
 
+      it("long unit-stride copies: over the cores, into views one to fifteen elements along", function()
+        -- the host moves 1 MiB or more in 64-byte lines over the cores, and
+        -- a destination a few bytes ahead of its source modulo 4 KB through
+        -- a vector loop (core/mem/move.h): every element lands, nothing
+        -- beside the view moves
+        R.places(function(place)
+          for _, n in ipairs { 5000, 300007 } do
+            local x = gm.arange(n):as(ct)
+            local y = x:copy()
+            assert.equal(0, (y - x):abs():max(), place .. " copy " .. n)
+            assert.equal(n - 1, y[n], place .. " copy's last " .. n)
+            for _, k in ipairs { 1, 2, 3, 8, 15 } do
+              local z = gm.full({ n + k }, -1, { ctype = ct })
+              gm.copy_(x, z:narrow(1, k + 1, n))
+              assert.equal(-1, z[k], place .. " element before the view")
+              assert.equal(0, (z:narrow(1, k + 1, n) - x):abs():max(), place .. " view " .. k .. " along")
+              z[{ { k + 1, n + k } }] = x:narrow(1, 1, n)
+              assert.equal(0, (z:narrow(1, k + 1, n) - x):abs():max(), place .. " slice assignment " .. k)
+            end
+          end
+        end)
+      end)
+
       it("scal_ as function and method, with n and incx", function()
         R.places(function(place)
           local b = R.storage(ct, 10, 7)

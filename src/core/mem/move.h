@@ -23,11 +23,15 @@
 /* dst[0..n) := src[0..n) for ranges that do not overlap, without memmove */
 void gm_move_apart(void *dst, const void *src, size_t n);
 
-static inline void gm_move_bytes(void *dst, const void *src, size_t n) {
+/* whether [dst, dst + n) and [src, src + n) do not overlap */
+static inline bool gm_bytes_apart(const void *dst, const void *src, size_t n) {
   uintptr_t d = (uintptr_t)dst, s = (uintptr_t)src;
-  size_t ahead = (size_t)((d - s) & 4095); /* dst's lead over src modulo 4 KB */
-  bool apart = d >= s ? d - s >= n : s - d >= n;
-  if (n >= GM_MOVE_LOOP_FROM && ahead != 0 && ahead < 64 && apart)
+  return d >= s ? d - s >= n : s - d >= n;
+}
+
+static inline void gm_move_bytes(void *dst, const void *src, size_t n) {
+  size_t ahead = (size_t)(((uintptr_t)dst - (uintptr_t)src) & 4095); /* dst's lead over src modulo 4 KB */
+  if (n >= GM_MOVE_LOOP_FROM && ahead != 0 && ahead < 64 && gm_bytes_apart(dst, src, n))
     gm_move_apart(dst, src, n);
   else
     memmove(dst, src, n);
