@@ -210,6 +210,49 @@ describe("views against a plain-Lua reference", function()
     assert.are.equal(row, row:contiguous())
   end)
 
+  it("copies of column blocks, reversed views and transposes, every dtype (the strided copy's row loops)", function()
+    -- src/host/strided.c moves a row contiguous on both sides at once, a
+    -- reversed one in a constant-stride loop, the rest element by element
+    local function fmt(v) return type(v) == "table" and (v.re .. "," .. v.im) or tostring(v) end
+    local function flat(m)
+      local t = {}
+      for i = 1, m:size() do t[i] = fmt(m[i]) end
+      return table.concat(t, " ")
+    end
+    local function joined(list)
+      local t = {}
+      for i, v in ipairs(list) do t[i] = fmt(v) end
+      return table.concat(t, " ")
+    end
+    for _, dt in ipairs { "float32", "float64", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+                          "bool", "float16", "bfloat16", "complex64", "complex128" } do
+      local rows, cols = 7, 301
+      local vals = {}
+      for i = 1, rows * cols do vals[i] = dt == "bool" and (i % 3 == 0 and 1 or 0) or (i * 7) % 97 end
+      local X = gm.mat({ rows, cols }, { dtype = dt, initial_contents = vals })
+      local function at(r, c) return X[(r - 1) * cols + c] end
+      -- a column block: rows of 250 contiguous elements
+      local B = X[{ {}, { 2, 251 } }]:copy()
+      local want = {}
+      for r = 1, rows do for c = 2, 251 do want[#want + 1] = at(r, c) end end
+      assert.equal(joined(want), flat(B), dt .. " column block")
+      -- reversed: gm.flip of a row and of the whole mat
+      local F = gm.flip(X[{ 3 }]):copy()
+      want = {}
+      for c = cols, 1, -1 do want[#want + 1] = at(3, c) end
+      assert.equal(joined(want), flat(F), dt .. " reversed row")
+      local G = gm.flip(X):copy()
+      want = {}
+      for r = rows, 1, -1 do for c = cols, 1, -1 do want[#want + 1] = at(r, c) end end
+      assert.equal(joined(want), flat(G), dt .. " reversed mat")
+      -- transposed: strided on both sides
+      local T = X:t():copy()
+      want = {}
+      for c = 1, cols do for r = 1, rows do want[#want + 1] = at(r, c) end end
+      assert.equal(joined(want), flat(T), dt .. " transpose")
+    end
+  end)
+
   it("views of views compose (narrow of a transposed, stepped view of a permuted one)", function()
     local t = ref3()
     local m = m3()

@@ -7,6 +7,7 @@
 
 #include "../../kernels/strided.h"
 #include "../core/exec/par.h"
+#include "../core/mem/move.h"
 
 typedef struct copy_job {
   const gm_strided_geom *g;
@@ -17,12 +18,20 @@ typedef struct copy_job {
 
 /* One row as unsigned integers of the element's width: the bits move
  * unchanged whatever the element type (every GM_CTYPES row is 1, 2, 4,
- * 8 or 16 bytes: complex128 moves as its struct). */
-#define COPY_ROW_AS(U)                                                               \
-  do {                                                                               \
-    const U *s = (const U *)j->src + so;                                             \
-    U *t = (U *)j->dst + d;                                                          \
-    for (size_t i = 0; i < n; i++) t[(int64_t)i * ds] = s[(int64_t)i * ss];          \
+ * 8 or 16 bytes: complex128 moves as its struct).  A row that is
+ * contiguous on both sides is one move (gm_move_bytes), a reversed source
+ * (gm.flip's views) a loop with constant strides that vectorizes; the
+ * strides known only at run time made every row a scalar loop, and the
+ * column block X[{{}, {2, 501}}] of a 1000 x 1000 float mat copied at
+ * 1.7x numpy's time, gm.flip(v):copy() at 3x, concat along axis 2 at 2x. */
+#define COPY_ROW_AS(U)                                                                 \
+  do {                                                                                 \
+    const U *s = (const U *)j->src + so;                                               \
+    U *t = (U *)j->dst + d;                                                            \
+    if (ss == -1 && ds == 1)                                                           \
+      for (size_t i = 0; i < n; i++) t[i] = s[-(int64_t)i];                            \
+    else                                                                               \
+      for (size_t i = 0; i < n; i++) t[(int64_t)i * ds] = s[(int64_t)i * ss];          \
   } while (0)
 
 static void copy_row(const copy_job *j, int64_t so, int64_t d) {
@@ -30,6 +39,10 @@ static void copy_row(const copy_job *j, int64_t so, int64_t d) {
   int last = g->rank - 1;
   size_t n = g->dims[last];
   int64_t ss = g->src_strides[last], ds = g->dst_strides[last];
+  if (ss == 1 && ds == 1) {
+    gm_move_bytes(j->dst + d * (int64_t)j->esize, j->src + so * (int64_t)j->esize, n * j->esize);
+    return;
+  }
   switch (j->esize) {
     case 16: COPY_ROW_AS(gm_complex128); break;
     case 8: COPY_ROW_AS(uint64_t); break;
