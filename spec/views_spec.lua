@@ -345,6 +345,55 @@ describe("writes through views", function()
     assert.are.same({ { 0, 5, 5 }, { 0, 6, 6 }, { 0, 7, 7 } }, m:to_table())
   end)
 
+  it("view into view in one pass: blocks, transposed and reversed sources, every dtype, host and device", function()
+    -- gm_copy_views (core/exec/stage.c): both views walked through their
+    -- own strides by the place's strided copy, nothing outside the
+    -- destination touched
+    local function fmt(v) return type(v) == "table" and (v.re .. "," .. v.im) or tostring(v) end
+    local function run(dt)
+      local R_, C_ = 9, 11
+      local xs, ys = {}, {}
+      for i = 1, R_ * C_ do
+        xs[i] = dt == "bool" and (i % 2) or (i % 50)
+        ys[i] = dt == "bool" and (i % 3 == 0 and 1 or 0) or (100 + i) % 120
+      end
+      local X = gm.mat({ R_, C_ }, { dtype = dt, initial_contents = xs })
+      local Y = gm.mat({ C_, R_ }, { dtype = dt, initial_contents = ys })
+      local function x_at(r, c) return X[(r - 1) * C_ + c] end
+      local function y_at(r, c) return Y[(r - 1) * R_ + c] end
+      local want = {}
+      for r = 1, R_ do
+        want[r] = {}
+        for c = 1, C_ do want[r][c] = fmt(x_at(r, c)) end
+      end
+      -- rows 2..5, columns 3..9 from Y's transpose (rows 1..4 -> Y's columns)
+      for r = 2, 5 do for c = 3, 9 do want[r][c] = fmt(y_at(c - 2, r - 1)) end end
+      X[{ { 2, 5 }, { 3, 9 } }] = Y:t()[{ { 1, 4 }, { 1, 7 } }]
+      -- row 7 from Y's first row reversed (and its first elements again)
+      local rev = gm.flip(Y[{ 1 }])
+      local row = gm.mat({ C_ }, { dtype = dt })
+      row[{ { 1, R_ } }] = rev
+      row[{ { R_ + 1, C_ } }] = gm.flip(Y[{ 1 }])[{ { 1, C_ - R_ } }]
+      for c = 1, C_ do want[7][c] = fmt(row[c]) end
+      X[{ 7 }] = row
+      -- a strided column block, every other column
+      for r = 1, R_ do want[r][1] = fmt(x_at(r, 11)) end
+      X[{ {}, 1 }] = X[{ {}, 11 }]
+      for r = 1, R_ do
+        for c = 1, C_ do
+          assert.equal(want[r][c], fmt(X[(r - 1) * C_ + c]), string.format("%s [%d][%d]", dt, r, c))
+        end
+      end
+      -- the reversed row itself against Y
+      for c = 1, R_ do assert.equal(fmt(y_at(1, R_ - c + 1)), fmt(row[c]), dt .. " reversed row") end
+    end
+    for _, dt in ipairs { "float32", "float64", "int8", "uint16", "int32", "int64", "bool", "float16", "complex64",
+                          "complex128" } do
+      run(dt)
+      gm.with_cuda(EMU, function() run(dt) end)
+    end
+  end)
+
   it("on the emulated device (staged on the device, written back there)", function()
     gm.with_cuda(EMU, function()
       local m = gm.array_to_mat({ { 1, 2, 3 }, { 4, 5, 6 } })

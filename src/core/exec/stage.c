@@ -1,6 +1,7 @@
 #include "stage.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "../../../kernels/strided.h"
 #include "../ops/blas.h"
@@ -37,6 +38,40 @@ static void make_geom(const gm_mat *m, bool gather, gm_strided_geom *g) {
     g->src_strides[a] = gather ? vs[a] : ds[a];
     g->dst_strides[a] = gather ? ds[a] : vs[a];
   }
+}
+
+/* The copy from view src to view dst of the same dims, each walked
+ * through its own strides, axes merged where both sides allow. */
+static void make_pair_geom(const gm_mat *src, const gm_mat *dst, gm_strided_geom *g) {
+  int r = 0;
+  for (int a = 0; a < src->rank; a++) {
+    if (src->dims[a] == 1) continue;
+    int64_t ss = src->strides[a], ds = dst->strides[a], d = (int64_t)src->dims[a];
+    if (r > 0 && g->src_strides[r - 1] == ss * d && g->dst_strides[r - 1] == ds * d) {
+      g->dims[r - 1] *= src->dims[a];
+      g->src_strides[r - 1] = ss;
+      g->dst_strides[r - 1] = ds;
+      continue;
+    }
+    g->dims[r] = src->dims[a], g->src_strides[r] = ss, g->dst_strides[r] = ds;
+    r++;
+  }
+  if (r == 0) g->dims[0] = 1, g->src_strides[0] = g->dst_strides[0] = 1, r = 1;
+  g->rank = r;
+  g->n = src->size;
+}
+
+gm_status gm_copy_views(const gm_exec *e, gm_mat *src, gm_mat *dst) {
+  if (src->rank != dst->rank || memcmp(src->dims, dst->dims, (size_t)src->rank * sizeof src->dims[0]) != 0)
+    return gm_fail(GM_EINVAL, "gm_copy_views: the views' dims differ");
+  if (!e->be->strided_copy)
+    return gm_fail(GM_EUNSUPPORTED, "strided views are not supported on the %s backend", e->be->name);
+  if (src->size == 0) return GM_OK;
+  gm_strided_geom g;
+  make_pair_geom(src, dst, &g);
+  gm_operand ops[2] = {{src, GM_INPUT, NULL}, {dst, GM_OUTPUT, NULL}}; /* (IO where dst sees part of its storage) */
+  GM_TRY(gm_acquire_in_place(e, ops, 2));
+  return gm_finish_in_place(e, ops, 2, e->be->strided_copy(e->dev, src->ctype, &g, ops[0].ptr, ops[1].ptr));
 }
 
 static gm_status copy(const gm_exec *e, const gm_mat *m, bool gather, const void *src, void *dst) {

@@ -16,6 +16,12 @@ gm_status gm_stage_in(const gm_exec *e, gm_operand *o);
 /* Scatters (when scatter and o writes), unwatches, frees the temporary. */
 gm_status gm_stage_out(const gm_exec *e, gm_operand *o, bool scatter);
 
+/* dst := src for two views of the same dims, in one pass of e's
+ * strided_copy through both views' strides, watched in place (no
+ * staging: gathering src, copying and scattering into dst took three
+ * passes and two temporaries for `X[{{2, 501}, {2, 501}}] = Y[...]`). */
+gm_status gm_copy_views(const gm_exec *e, gm_mat *src, gm_mat *dst);
+
 /* A contiguous copy of m on the host or m's place (a new mat like m). */
 gm_status gm_mat_contiguous_copy(gm_mat *m, gm_mat **out);
 

@@ -11,10 +11,12 @@
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "blas_views.h"
 #include "half.h"
 #include "../exec/exec.h"
+#include "../exec/stage.h"
 #include "../../../kernels/strided.h"
 
 static gm_status unsupported(const gm_exec *e, const char *op) {
@@ -272,6 +274,12 @@ gm_status gm_copy_(gm_mat *x, gm_mat *y, size_t n, size_t incx, size_t incy) {
   if (n == 0) return GM_OK;
   gm_mat *ms[2] = {x, y};
   gm_exec e = gm_exec_choose(ms, 2);
+  /* whole views of the same dims, one of them strided: one pass through
+   * both (a slice assignment, m[{...}] = other view) */
+  if (n == x->size && n == y->size && incx == 1 && incy == 1 && x->rank == y->rank &&
+      memcmp(x->dims, y->dims, (size_t)x->rank * sizeof x->dims[0]) == 0 &&
+      !(gm_mat_is_contiguous(x) && gm_mat_is_contiguous(y)) && e.be->strided_copy)
+    return gm_copy_views(&e, x, y);
   if (!gm_ctype_is_float(x->ctype)) return copy_elements(&e, x, y, n, incx, incy);
   if (!GM_BLAS_ENTRY(e, copy)) return unsupported(&e, "copy");
   /* all of y written: no need to bring its old contents in */
