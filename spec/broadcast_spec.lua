@@ -341,20 +341,21 @@ describe("broadcasting ops", function()
         same(flat(gm.cmul(t, t)), expect(ref_ops.cmul, { tv, tv }), ct, place .. " transposed .* itself")
         local col = operand(ct, { 4, 1 }, 23)
         same(flat(gm.cmax(col.m:expand({ 4, 3 }), t)), expect(ref_ops.cmax, { col, tv }), ct, place .. " expanded input")
-        -- big enough for the host's tiles of a transposed operand, with partial tiles
-        local big = operand(ct, { 45, 70 }, 24)
-        local bt = { dims = { 70, 45 }, vals = {} }
-        for i = 1, 70 do for j = 1, 45 do bt.vals[(i - 1) * 45 + j] = big.vals[(j - 1) * 70 + i] end end
-        local r45 = operand(ct, { 45 }, 25)
-        same(flat(big.m:t() - r45.m), expect(ref_ops.sub, { bt, r45 }), ct, place .. " 70x45 transposed - row")
-        local cube = operand(ct, { 3, 40, 50 }, 26)
-        local pv = { dims = { 3, 50, 40 }, vals = {} }
+        -- big enough for the host's 128x128 tiles of a transposed operand,
+        -- with partial tiles on both axes
+        local big = operand(ct, { 150, 290 }, 24)
+        local bt = { dims = { 290, 150 }, vals = {} }
+        for i = 1, 290 do for j = 1, 150 do bt.vals[(i - 1) * 150 + j] = big.vals[(j - 1) * 290 + i] end end
+        local r150 = operand(ct, { 150 }, 25)
+        same(flat(big.m:t() - r150.m), expect(ref_ops.sub, { bt, r150 }), ct, place .. " 290x150 transposed - row")
+        local cube = operand(ct, { 3, 130, 140 }, 26)
+        local pv = { dims = { 3, 140, 130 }, vals = {} }
         for a3 = 0, 2 do
-          for i = 0, 49 do
-            for j = 0, 39 do pv.vals[a3 * 2000 + i * 40 + j + 1] = cube.vals[a3 * 2000 + j * 50 + i + 1] end
+          for i = 0, 139 do
+            for j = 0, 129 do pv.vals[a3 * 18200 + i * 130 + j + 1] = cube.vals[a3 * 18200 + j * 140 + i + 1] end
           end
         end
-        local o3 = gm.mat({ 3, 50, 40 }, { ctype = ct })
+        local o3 = gm.mat({ 3, 140, 130 }, { ctype = ct })
         gm.cmul(cube.m:permute(1, 3, 2), 2, { out = o3 })
         same(flat(o3), expect(ref_ops.cmul, { pv, 2 }), ct, place .. " permuted 3-d into out")
         -- a column of m as out: only those elements change

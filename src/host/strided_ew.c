@@ -337,9 +337,14 @@ static void chunk(void *arg, size_t begin, size_t end) {
  * the next (a transposed view) would touch a new cache line and page per
  * element; walking square tiles of the last two axes keeps both its lines
  * and the output's in the cache (numpy walks such an operand element by
- * element). */
+ * element).  128 x 128: on this project's AMD Zen 3, 32 x 32 tiles (the
+ * first choice) ran a 1000 x 1000 float `a:t() + b` at 4.5 ns per element
+ * against the plain walk's 2.2 (each tile's first row missed with 32
+ * short streams the prefetcher never learned), 128 x 128 at 2.6, and at
+ * 2048 and 4096 the 128 x 128 tiles were the fastest tried (4.8-4.9 ns
+ * per element; 32 x 32 6.1-7.3, the plain walk 9-10). */
 
-#define TILE 32
+#define TILE 128
 
 /* Whether some operand steps further along the innermost axis than
  * along the next one. */
