@@ -433,6 +433,35 @@ describe("advanced indexing", function()
     assert.are.same({ -4, -3, 5 }, R.flat(x))
   end)
 
+  it("long index lists: every position form, and one bad value anywhere (the vectorized range check)", function()
+    -- core/ops/index_args.c checks a chunk's positions in one branch-free
+    -- pass and falls back to the per-element loop (which finds the first
+    -- bad one) only when the chunk has one
+    local n, len = 10007, 1000
+    local v = gm.arange(len):as("float64")
+    local pos, want = {}, {}
+    local forms = { 1, len, -1, -len, 2, -2, 500, -500 }
+    for i = 1, n do
+      local p = forms[i % #forms + 1]
+      pos[i] = p
+      want[i] = p > 0 and p - 1 or len + p
+    end
+    local got = gm.take(v, gm.array_to_mat(pos, { dtype = "int64" }))
+    for i = 1, n, 97 do assert.equal(want[i], got[i], "position " .. i) end
+    assert.equal(want[n], got[n])
+    local t = got:to_table()
+    for i = 1, n do if t[i] ~= want[i] then error(string.format("take [%d] = %s, want %s", i, t[i], want[i])) end end
+    for _, bad in ipairs { 0, len + 1, -len - 1, math.mininteger, math.maxinteger } do
+      for _, at in ipairs { 1, 7777, n } do
+        local p = { table.unpack(pos) }
+        p[at] = bad
+        assert.has_error(function() gm.take(v, gm.array_to_mat(p, { dtype = "int64" })) end,
+          string.format("bad argument #2 to 'take' (index %d is out of range for length %d (1..%d, or -%d..-1 from the end))",
+            bad, len, len, len))
+      end
+    end
+  end)
+
   it("hostile and wrong-shaped indices raise naming the function, and change nothing", function()
     local x = seq("double", { 3, 4 })
     local before = R.flat(x)

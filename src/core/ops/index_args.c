@@ -11,6 +11,7 @@
 #include "../exec/exec.h"
 #include "../exec/par.h"
 #include "../mem/hostpool.h"
+#include "../model/simd.h"
 #include "index.h"
 
 /* From the host pool: an index as large as the selection is read on
@@ -91,8 +92,30 @@ typedef struct norm_job {
   size_t len, bad;
 } norm_job;
 
+/* Whether every value of v[0..n) is a position of 1..len or -len..-1: a
+ * loop without branches, which vectorizes (the per-element branches below
+ * cost 3-4 cycles per position, half of a 143K-position take). */
+GM_SIMD_CLONES static bool all_in_range(const int64_t *v, size_t n, int64_t len) {
+  const uint64_t l = (uint64_t)len;
+  uint64_t bad = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t x = (uint64_t)v[i]; /* 1..len: x - 1 < len; -len..-1: x + len < len (both wrap elsewhere) */
+    bad |= (uint64_t)(x - 1 >= l) & (uint64_t)(x + l >= l);
+  }
+  return bad == 0;
+}
+
+/* v[i] := its 0-based position, every value known to be in range. */
+GM_SIMD_CLONES static void to_positions(int64_t *v, size_t n, int64_t len) {
+  for (size_t i = 0; i < n; i++) v[i] = v[i] > 0 ? v[i] - 1 : len + v[i];
+}
+
 static void norm_chunk(void *arg, size_t begin, size_t end) {
   norm_job *j = arg;
+  if (j->len <= (size_t)INT64_MAX && all_in_range(j->v + begin, end - begin, (int64_t)j->len)) {
+    to_positions(j->v + begin, end - begin, (int64_t)j->len);
+    return;
+  }
   for (size_t i = begin; i < end; i++) {
     int64_t v = j->v[i];
     if (v >= 1 && (uint64_t)v <= j->len) {
