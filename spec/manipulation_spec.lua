@@ -37,6 +37,7 @@ local CASES = {
   { "repeat counts", function() return gm["repeat"](V(), { 1, 0, 2, 3, 1 }) end, "np.repeat(V, [1, 0, 2, 3, 1])" },
   { "tile", function() return gm.tile(B(), { 2, 1, 3 }) end, "np.tile(B, (2, 1, 3))" },
   { "tile short", function() return gm.tile(A(), { 2 }) end, "np.tile(A, 2)" },
+  { "tile more reps than axes", function() return gm.tile(A(), { 2, 3, 1, 2 }) end, "np.tile(A, (2, 3, 1, 2))" },
   { "array_split 3", function() return gm.array_split(V(), 3)[1] end, "np.array_split(V, 3)[0]" },
   { "array_split points", function() return gm.array_split(A(), { 1, 3 }, { axis = 3 })[2] end,
     "np.array_split(A, [1, 3], 2)[1]" },

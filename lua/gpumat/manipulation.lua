@@ -370,10 +370,21 @@ return function(gm, core, methods)
     for k = 1, #reps do
       local r, a = reps[k], #d - #reps + k
       if math.type(r) ~= "integer" or r < 0 then argerror(2, fn, "counts must be non-negative integers") end
-      if r ~= 1 then
-        local parts = {}
-        for i = 1, r do parts[i] = y end
-        y, copied = r == 0 and y:narrow(a, 1, 0):copy() or gm.concat(parts, { axis = a }), true
+      if r == 0 then
+        y, copied = y:narrow(a, 1, 0):copy(), true
+      elseif r ~= 1 then
+        -- r copies along axis a: a new axis of r before it, stretched
+        -- (stride 0) and copied in one pass, then merged with it (gm.concat
+        -- of r parts made a call per part: gm.tile(v, {1000}) of 1000
+        -- elements took 66x numpy's time)
+        local dims = y:dims()
+        local with, stretched, merged = {}, {}, {}
+        for i = 1, #dims do
+          if i == a then with[#with + 1], stretched[#stretched + 1] = 1, r end
+          with[#with + 1], stretched[#stretched + 1], merged[i] = dims[i], dims[i], dims[i]
+        end
+        merged[a] = dims[a] * r
+        y, copied = y:view(with):expand(stretched):copy():view(merged), true
       end
     end
     return copied and y or y:copy()
