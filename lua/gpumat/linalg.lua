@@ -717,7 +717,8 @@ return function(gm, core, methods)
     for i = 1, rank do
       if red[i] then perm[#perm + 1], n = i, n * d[i] end
     end
-    local flat = rank == 0 and x or fresh(x:permute(perm)):view(cat(keep, n))
+    -- (read only: a contiguous x in its own order is viewed, not copied)
+    local flat = rank == 0 and x or x:permute(perm):contiguous():view(cat(keep, n))
     local r = norm_last(flat, ord)
     if opts.keepdims then return r:view(kd) end
     if #keep == 0 then return r:view(1)[1] end
