@@ -460,6 +460,62 @@ describe("reductions along an axis", function()
   end)
 end)
 
+describe("whole-mat max and min of long mats (the host's vector lanes)", function()
+  -- src/host/reduce.c: 64 bytes of lanes in GCC's vector types, a NaN
+  -- anywhere is the result, a zero result is computed again in order so
+  -- that the first of -0 and +0 wins as in the sequential loop
+  it("NaN, infinities, ties of signed zeros and the extreme at every position", function()
+    for _, ct in ipairs(CTYPES) do
+      for _, n in ipairs { 64, 65, 257, 1000, 70001 } do
+        local vals = {}
+        for i = 1, n do vals[i] = ((i * 37) % 101) / 7 - 5 end
+        local function mat(t) -- on the host (device kernels pick among signed zeros their own way)
+          local m = gm.array_to_mat(t, { ctype = ct })
+          m:set_cuda_enabled(false)
+          return m
+        end
+        local function ref(t, is_min)
+          local b, nan = t[1], false
+          for _, v in ipairs(t) do
+            if v ~= v then nan = true elseif (is_min and v < b) or (not is_min and v > b) then b = v end
+          end
+          return nan and 0 / 0 or b
+        end
+        for _, at in ipairs { 1, 2, 17, 33, n // 2, n - 1, n } do
+          local t = { table.unpack(vals) }
+          t[at] = 1000
+          assert.equal(1000, mat(t):max(), ct .. " max at " .. at .. " of " .. n)
+          t[at] = -1000
+          assert.equal(-1000, mat(t):min(), ct .. " min at " .. at .. " of " .. n)
+          t[at] = 0 / 0
+          local mx, mn = mat(t):max(), mat(t):min()
+          assert.is_true(mx ~= mx and mn ~= mn, ct .. " NaN at " .. at .. " of " .. n)
+          t[at] = math.huge
+          assert.equal(math.huge, mat(t):max())
+          t[at] = -math.huge
+          assert.equal(-math.huge, mat(t):min())
+        end
+        -- all non-positive with zeros of both signs: the first zero wins
+        for _, first in ipairs { -0.0, 0.0 } do
+          local t = {}
+          for i = 1, n do t[i] = -((i * 13) % 7) - 1.0 end
+          -- the first zero in lane 3, the other later but in lane 1 (the
+          -- lanes alone would combine lane 1's first)
+          t[4] = first
+          t[50] = 1 / first > 0 and -0.0 or 0.0
+          local r = mat(t):max()
+          assert.equal(0, r)
+          assert.equal(1 / ref(t, false), 1 / r, ct .. " signed zero of max, n " .. n)
+          for i = 1, n do t[i] = -t[i] end
+          t[4], t[50] = first, 1 / first > 0 and -0.0 or 0.0
+          r = mat(t):min()
+          assert.equal(1 / ref(t, true), 1 / r, ct .. " signed zero of min, n " .. n)
+        end
+      end
+    end
+  end)
+end)
+
 describe("reductions of strided views", function()
   local function same(a, b, ct, what)
     assert.are.same(a:dims(), b:dims(), what)
