@@ -587,7 +587,6 @@ return function(gm, core, methods)
       argerror(n, "clip", "a number, a mat or nil expected, got %s", type(v))
     end
   end
-  local float_dtypes = { float32 = true, float64 = true, float16 = true, bfloat16 = true }
   function gm.clip(x, lo, hi)
     check_mat("clip", x, 1)
     check_bound(lo, 2)
@@ -595,7 +594,7 @@ return function(gm, core, methods)
     if lo == nil and hi == nil then return x:copy() end
     local y = lo ~= nil and gm.cmax(x, lo) or x
     if hi == nil then return y end
-    if y ~= x and type(hi) == "number" and float_dtypes[y:dtype()] then return gm.cmin(y, hi, { out = y }) end
+    if y ~= x and type(hi) == "number" and gm.isdtype(y:dtype(), "real floating") then return gm.cmin(y, hi, { out = y }) end
     return gm.cmin(y, hi)
   end
 

@@ -10,7 +10,6 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "../core/exec/par.h"
 #include "simd.h"

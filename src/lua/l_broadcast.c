@@ -174,8 +174,10 @@ static int broadcast(lua_State *L, int op, const int *idx, int n, int out_idx, i
   for (int i = 0; i < n; i++) a[i] = check_arg(L, idx[i], argfn); /* in order: the first bad one raises */
   if (plain_opts) {
     out_idx = opt_out(L, plain_opts, argfn, false);
-    if (!out_idx) box = gml_newbox(L); /* {}: no Lua ran since the operands were taken, the box may run some */
-    if (!out_idx) for (int i = 0; i < n; i++) a[i] = check_arg(L, idx[i], argfn);
+    if (!out_idx) { /* {}: no Lua ran since the operands were taken; the box may run some, so again */
+      box = gml_newbox(L);
+      for (int i = 0; i < n; i++) a[i] = check_arg(L, idx[i], argfn);
+    }
   }
   int res = lua_gettop(L);
   /* & | ~ << >> take whole numbers, as Lua's own do (a whole float

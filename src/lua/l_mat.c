@@ -123,22 +123,21 @@ static void replace_from(lua_State *L, gm_mat *m, int idx, int arg, const char *
 
 /* ---- construction ---- */
 
-static const char *const mat_options[] = {"ctype", "displacement", "max_size", "initial_element",
-                                          "initial_contents", "displaced_to", "cuda_enabled",
-                                          "synchronization", "pinned", "mapped", NULL};
-/* their bits in gml_check_options's answer */
-enum {
-  O_CTYPE = 1u << 0,
-  O_DISPLACEMENT = 1u << 1,
-  O_MAX_SIZE = 1u << 2,
-  O_INITIAL_ELEMENT = 1u << 3,
-  O_INITIAL_CONTENTS = 1u << 4,
-  O_DISPLACED_TO = 1u << 5,
-  O_CUDA_ENABLED = 1u << 6,
-  O_SYNC = 1u << 7,
-  O_PINNED = 1u << 8,
-  O_MAPPED = 1u << 9
-};
+/* gm.mat's options, one list: the names gml_check_options takes and
+ * their bits in its answer (O_CTYPE ... O_MAPPED) */
+#define MAT_OPTIONS(X)                                                                                      \
+  X(CTYPE, "ctype") X(DISPLACEMENT, "displacement") X(MAX_SIZE, "max_size") X(INITIAL_ELEMENT, "initial_element") \
+  X(INITIAL_CONTENTS, "initial_contents") X(DISPLACED_TO, "displaced_to") X(CUDA_ENABLED, "cuda_enabled")   \
+  X(SYNC, "synchronization") X(PINNED, "pinned") X(MAPPED, "mapped")
+#define OPTION_INDEX_(E, name) OI_##E,
+#define OPTION_NAME_(E, name) name,
+#define OPTION_BIT_(E, name) O_##E = 1u << OI_##E,
+enum { MAT_OPTIONS(OPTION_INDEX_) };
+enum { MAT_OPTIONS(OPTION_BIT_) };
+static const char *const mat_options[] = {MAT_OPTIONS(OPTION_NAME_) NULL};
+#undef OPTION_INDEX_
+#undef OPTION_NAME_
+#undef OPTION_BIT_
 
 /* Whether options table 2 has key (a non-nil value). */
 static bool has_option(lua_State *L, const char *key) {

@@ -1,74 +1,52 @@
 #include "stage.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "../../../kernels/strided.h"
 #include "../ops/blas.h"
 #include "../model/view.h"
 
-/* The copy between m's view (strides) and a contiguous walk of its dims:
- * size-1 axes dropped, neighbouring axes merged when both sides step
- * through them as one (as NumPy's iterator coalesces). */
+/* g := the walk over dims, the source stepping by s and the destination
+ * by t: size-1 axes dropped, neighbouring axes merged when both sides
+ * step through them as one (as NumPy's iterator coalesces). */
+static void merge_geom(int rank, const size_t *dims, const int64_t *s, const int64_t *t, size_t n,
+                       gm_strided_geom *g) {
+  int r = 0;
+  for (int a = 0; a < rank; a++) {
+    if (dims[a] == 1) continue;
+    int64_t d = (int64_t)dims[a];
+    if (r > 0 && g->src_strides[r - 1] == s[a] * d && g->dst_strides[r - 1] == t[a] * d) {
+      g->dims[r - 1] *= dims[a];
+      g->src_strides[r - 1] = s[a];
+      g->dst_strides[r - 1] = t[a];
+      continue;
+    }
+    g->dims[r] = dims[a], g->src_strides[r] = s[a], g->dst_strides[r] = t[a];
+    r++;
+  }
+  if (r == 0) g->dims[0] = 1, g->src_strides[0] = g->dst_strides[0] = 1, r = 1;
+  g->rank = r;
+  g->n = n;
+}
+
+/* The copy between m's view (strides) and a contiguous walk of its dims. */
 static void make_geom(const gm_mat *m, bool gather, gm_strided_geom *g) {
   int64_t dense[GM_MAX_RANK], s = 1;
   for (int a = m->rank - 1; a >= 0; a--) {
     dense[a] = s;
     s *= (int64_t)m->dims[a];
   }
-  int r = 0;
-  size_t dims[GM_MAX_RANK];
-  int64_t vs[GM_MAX_RANK], ds[GM_MAX_RANK];
-  for (int a = 0; a < m->rank; a++) {
-    if (m->dims[a] == 1) continue;
-    if (r > 0 && vs[r - 1] == m->strides[a] * (int64_t)m->dims[a] && ds[r - 1] == dense[a] * (int64_t)m->dims[a]) {
-      dims[r - 1] *= m->dims[a];
-      vs[r - 1] = m->strides[a];
-      ds[r - 1] = dense[a];
-      continue;
-    }
-    dims[r] = m->dims[a], vs[r] = m->strides[a], ds[r] = dense[a];
-    r++;
-  }
-  if (r == 0) dims[0] = 1, vs[0] = ds[0] = 1, r = 1;
-  g->rank = r;
-  g->n = m->size;
-  for (int a = 0; a < r; a++) {
-    g->dims[a] = dims[a];
-    g->src_strides[a] = gather ? vs[a] : ds[a];
-    g->dst_strides[a] = gather ? ds[a] : vs[a];
-  }
-}
-
-/* The copy from view src to view dst of the same dims, each walked
- * through its own strides, axes merged where both sides allow. */
-static void make_pair_geom(const gm_mat *src, const gm_mat *dst, gm_strided_geom *g) {
-  int r = 0;
-  for (int a = 0; a < src->rank; a++) {
-    if (src->dims[a] == 1) continue;
-    int64_t ss = src->strides[a], ds = dst->strides[a], d = (int64_t)src->dims[a];
-    if (r > 0 && g->src_strides[r - 1] == ss * d && g->dst_strides[r - 1] == ds * d) {
-      g->dims[r - 1] *= src->dims[a];
-      g->src_strides[r - 1] = ss;
-      g->dst_strides[r - 1] = ds;
-      continue;
-    }
-    g->dims[r] = src->dims[a], g->src_strides[r] = ss, g->dst_strides[r] = ds;
-    r++;
-  }
-  if (r == 0) g->dims[0] = 1, g->src_strides[0] = g->dst_strides[0] = 1, r = 1;
-  g->rank = r;
-  g->n = src->size;
+  merge_geom(m->rank, m->dims, gather ? m->strides : dense, gather ? dense : m->strides, m->size, g);
 }
 
 gm_status gm_copy_views(const gm_exec *e, gm_mat *src, gm_mat *dst) {
-  if (src->rank != dst->rank || memcmp(src->dims, dst->dims, (size_t)src->rank * sizeof src->dims[0]) != 0)
+  if (!gm_mat_same_dims(src, dst))
     return gm_fail(GM_EINVAL, "gm_copy_views: the views' dims differ");
   if (!e->be->strided_copy)
     return gm_fail(GM_EUNSUPPORTED, "strided views are not supported on the %s backend", e->be->name);
   if (src->size == 0) return GM_OK;
   gm_strided_geom g;
-  make_pair_geom(src, dst, &g);
+  merge_geom(src->rank, src->dims, src->strides, dst->strides, src->size, &g); /* each through its own strides */
   gm_operand ops[2] = {{src, GM_INPUT, NULL}, {dst, GM_OUTPUT, NULL}}; /* (IO where dst sees part of its storage) */
   GM_TRY(gm_acquire_in_place(e, ops, 2));
   return gm_finish_in_place(e, ops, 2, e->be->strided_copy(e->dev, src->ctype, &g, ops[0].ptr, ops[1].ptr));

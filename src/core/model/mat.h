@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "vec.h"
 
@@ -30,6 +31,11 @@ struct gm_mat {
 };
 
 static inline bool gm_mat_is_contiguous(const gm_mat *m) { return m->contiguous; }
+
+/* Whether a and b have the same rank and dims. */
+static inline bool gm_mat_same_dims(const gm_mat *a, const gm_mat *b) {
+  return a->rank == b->rank && memcmp(a->dims, b->dims, (size_t)a->rank * sizeof a->dims[0]) == 0;
+}
 
 /* Sets row-major strides for m's dims and marks it contiguous. */
 void gm_mat_set_row_major_strides(gm_mat *m);

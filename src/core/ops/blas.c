@@ -11,7 +11,6 @@
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "blas_views.h"
 #include "half.h"
@@ -276,8 +275,7 @@ gm_status gm_copy_(gm_mat *x, gm_mat *y, size_t n, size_t incx, size_t incy) {
   gm_exec e = gm_exec_choose(ms, 2);
   /* whole views of the same dims, one of them strided: one pass through
    * both (a slice assignment, m[{...}] = other view) */
-  if (n == x->size && n == y->size && incx == 1 && incy == 1 && x->rank == y->rank &&
-      memcmp(x->dims, y->dims, (size_t)x->rank * sizeof x->dims[0]) == 0 &&
+  if (n == x->size && n == y->size && incx == 1 && incy == 1 && gm_mat_same_dims(x, y) &&
       !(gm_mat_is_contiguous(x) && gm_mat_is_contiguous(y)) && e.be->strided_copy)
     return gm_copy_views(&e, x, y);
   if (!gm_ctype_is_float(x->ctype)) return copy_elements(&e, x, y, n, incx, incy);

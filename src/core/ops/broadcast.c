@@ -174,8 +174,7 @@ static bool one_run(const gm_bc_arg *args, int n, const gm_mat *out) {
   if (!gm_mat_is_contiguous(out)) return false;
   for (int i = 0; i < n; i++) {
     const gm_mat *m = args[i].m;
-    if (m && (!gm_mat_is_contiguous(m) || m->rank != out->rank ||
-              memcmp(m->dims, out->dims, (size_t)out->rank * sizeof out->dims[0]) != 0))
+    if (m && (!gm_mat_is_contiguous(m) || !gm_mat_same_dims(m, out)))
       return false;
   }
   return true;

@@ -5,7 +5,6 @@
  * specs' override so small mats run many chunks. */
 #include "compact.h"
 
-#include <string.h>
 
 #include "../exec/exec.h"
 #include "half.h"
@@ -44,7 +43,7 @@ static gm_status write_on(const gm_exec *e, gm_mat *m, gm_mat *x, gm_mat *y, con
 
 gm_status gm_compact_select(gm_mat *x, gm_mat *mask, gm_mat **out) {
   if (mask->ctype != GM_BOOL) return gm_fail(GM_EINVAL, "mask must be a bool mat, got %s", gm_ctype_name(mask->ctype));
-  if (mask->rank != x->rank || memcmp(mask->dims, x->dims, (size_t)x->rank * sizeof *x->dims) != 0)
+  if (!gm_mat_same_dims(mask, x))
     return gm_fail(GM_EINVAL, "the mask must have the mat's dims");
   gm_mat *all[2] = {x, mask};
   gm_exec e = gm_exec_choose(all, 2);
@@ -84,7 +83,7 @@ static gm_status scatter_source(const gm_mat *x, gm_mat *src, gm_mat **s, gm_mat
 static gm_status scatter(gm_mat *x, gm_mat *mask, gm_mat *src, bool exact, bool *done) {
   *done = false;
   if (mask->ctype != GM_BOOL) return gm_fail(GM_EINVAL, "mask must be a bool mat, got %s", gm_ctype_name(mask->ctype));
-  if (mask->rank != x->rank || memcmp(mask->dims, x->dims, (size_t)x->rank * sizeof *x->dims) != 0)
+  if (!gm_mat_same_dims(mask, x))
     return gm_fail(GM_EINVAL, "the mask must have the mat's dims");
   gm_mat *all[3] = {x, mask, src};
   gm_exec e = gm_exec_choose(all, 3);
