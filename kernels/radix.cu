@@ -13,9 +13,17 @@
 //   block per line, keys and positions in two arrays (below, "many lines of
 //   the other types"); mode and unique stay with kernels/scan.cu's merge
 //   sort, a line per item.
+// On a real GPU (nvcc), sort and argsort of a few long lines of any real
+// type go to CUB's device-wide radix sort instead (below, "a few long
+// lines on a real GPU"): the same keys and order, 0.67-0.94 ms for 16M
+// floats on an H200 where the chunked split took 121-350 ms.
 // The scratch comes from the launch's stream-ordered allocator.
 // Launchers return the cudaError_t of the launches.
 #include <cuda_runtime.h>
+#include <limits.h>
+#ifdef __CUDACC__
+#include <cub/device/device_radix_sort.cuh>
+#endif
 
 #include "launch_cuda.cuh"
 #include "radix.h"
@@ -733,6 +741,84 @@ int select_lines(int desc, size_t k, size_t lines, size_t len, size_t inner, siz
   return err;
 }
 
+#ifdef __CUDACC__
+// ---- a few long lines on a real GPU: CUB's device-wide radix sort ----
+//
+// The chunked split above was shaped for the emulated device, where a
+// chunk is a CPU thread's work.  On an H200 it sorted 16M floats in
+// 121-350 ms (CuPy 0.52: docs/GPU.md, third run): one thread walked each
+// 65536-element chunk, and 256 blocks of 32 threads sorted the buckets.
+// cub::DeviceRadixSort (CUDA's own, onesweep) sorts the same keys, the
+// order-preserving images of kernels/radix.h with uint32 positions; it is
+// an LSD sort and stable, so the result is the chunked sort's exactly.
+// The emulated device cannot run CUB (it runs the chunked sort; the GPU
+// specs compare both with the host).
+
+// Line x (len at stride st) as keys and positions 0, 1, ...
+template <typename T, typename K>
+__global__ void cub_keys_kernel(int desc, size_t len, size_t st, const T *x, K *k, uint32_t *q) {
+  GRID_STRIDE(i, len) {
+    k[i] = (K)radix_key(x[i * st], desc);
+    q[i] = (uint32_t)i;
+  }
+}
+
+// The sorted positions q of line x written out: values (y, or NULL) and
+// 1-based positions (yi, or NULL), at stride st.  Values are read from x,
+// so -0.0 and NaN payloads stay as they were (y is a new mat, never x).
+template <typename T>
+__global__ void cub_emit_kernel(size_t len, size_t st, const T *x, const uint32_t *q, T *y, int64_t *yi) {
+  GRID_STRIDE(i, len) {
+    const size_t p = q[i];
+    if (y) y[i * st] = x[p * st];
+    if (yi) yi[i * st] = (int64_t)p + 1;
+  }
+}
+
+inline size_t cub_round8(size_t b) { return (b + 7) / 8 * 8; }
+
+// Sort and argsort (desc) of a few lines of at most INT_MAX elements, one
+// after the other, keys of type K (the element's width).
+template <typename T, typename K>
+int cub_long_as(int desc, size_t lines, size_t len, size_t inner, const T *x, T *y, int64_t *yi,
+                const gm_launch_ctx *lc) {
+  const cudaStream_t s = (cudaStream_t)lc->stream;
+  const int n = (int)len, bits = 8 * (int)sizeof(T);
+  size_t tb = 0;
+  cudaError_t e = cub::DeviceRadixSort::SortPairs(NULL, tb, (const K *)NULL, (K *)NULL, (const uint32_t *)NULL,
+                                                  (uint32_t *)NULL, n, 0, bits, s);
+  if (e != cudaSuccess) return (int)e;
+  const size_t kb = cub_round8(len * sizeof(K)), qb = cub_round8(len * sizeof(uint32_t));
+  void *w = NULL;
+  int err = gm_scratch_alloc(lc, 2 * kb + 2 * qb + tb, &w);
+  if (err != 0) return err;
+  char *c = (char *)w;
+  K *k0 = (K *)(void *)c, *k1 = (K *)(void *)(c + kb);
+  uint32_t *q0 = (uint32_t *)(void *)(c + 2 * kb), *q1 = (uint32_t *)(void *)(c + 2 * kb + qb);
+  void *t = c + 2 * kb + 2 * qb;
+  gm_launch g(len, lc->stream);
+  for (size_t i = 0; i < lines && err == 0; i++) {
+    const size_t o = gm_scan_line_start(i, len, inner);
+    cub_keys_kernel<T, K><<<g.grid, g.block, 0, s>>>(desc, len, inner, x + o, k0, q0);
+    e = cub::DeviceRadixSort::SortPairs(t, tb, k0, k1, q0, q1, n, 0, bits, s);
+    if (e != cudaSuccess) err = (int)e;
+    else
+      cub_emit_kernel<T><<<g.grid, g.block, 0, s>>>(len, inner, x + o, q1, y ? y + o : NULL, yi ? yi + o : NULL);
+  }
+  if (err == 0) err = (int)cudaGetLastError();
+  gm_scratch_free(lc, w);
+  return err;
+}
+
+template <typename T>
+int cub_long(int desc, size_t lines, size_t len, size_t inner, const T *x, T *y, int64_t *yi, const gm_launch_ctx *lc) {
+  if (sizeof(T) <= 1) return cub_long_as<T, uint8_t>(desc, lines, len, inner, x, y, yi, lc);
+  if (sizeof(T) <= 2) return cub_long_as<T, uint16_t>(desc, lines, len, inner, x, y, yi, lc);
+  if (sizeof(T) <= 4) return cub_long_as<T, uint32_t>(desc, lines, len, inner, x, y, yi, lc);
+  return cub_long_as<T, uint64_t>(desc, lines, len, inner, x, y, yi, lc);
+}
+#endif
+
 }  // namespace
 
 // topk / kthvalue's selection (gm_scan_ops' select): the first k of each
@@ -757,6 +843,17 @@ extern "C" int gm_cuda_radix_select(int ctype, int desc, size_t k, size_t outer,
 extern "C" int gm_cuda_radix_lines(int ctype, int op, int flag, size_t outer, size_t len, size_t inner, size_t chunk,
                                    const void *x, void *y, int64_t *yi, const gm_launch_ctx *lc) {
   const size_t lines = outer * inner;
+#ifdef __CUDACC__
+  if (op == GM_LINES_ARGSORT && lines <= GM_RADIX_FEW_LINES && len > chunk && len <= (size_t)INT_MAX) {
+#define LAUNCH(T) return cub_long<T>(flag, lines, len, inner, (const T *)x, (T *)y, yi, lc);
+    switch (ctype) {
+      GM_REAL_CTYPES_WITH(GM_CTYPE_DO_CASE_, LAUNCH)
+      default:
+        return (int)cudaErrorInvalidValue;
+    }
+#undef LAUNCH
+  }
+#endif
   if (gm_radix_pairs_fit(ctype, op, len)) {
     if (ctype == GM_FLOAT) return pair_lines<float>(op, flag, lines, len, inner, chunk, (const float *)x, (float *)y, yi, lc);
     if (ctype == GM_INT32)

@@ -2,6 +2,7 @@
 -- findings, second round") on a real GPU; pending without one.  What the
 -- emulated device can show is checked in spec/emulated_kernels_spec.lua.
 -- #outermost: each test opens its own context.
+-- gpukit: alone (C4 fills the device: tools/gpu/run runs this file by itself)
 local gm = require "gpumat"
 local need_gpu, CUDA = require("gpu_case")(_ENV)
 
