@@ -71,13 +71,21 @@ GM_HD int gm_bc_is_cmp(int op) {
   }
 }
 
-/* GM_BC_DEFINE(T, suffix of the C math functions) */
+/* GM_BC_DEFINE(T, suffix of the C math functions).  pow with exponent 0.5
+ * (x ^ 0.5, NumPy's x ** 0.5) is a square root, with pow's answers where
+ * sqrt's differ (the standard's special cases): +0 for -0 (the + 0) and
+ * +inf for -inf.  The host loops of a number exponent read it once per
+ * row, so GCC unswitches on it: sqrt vectorizes where the C library's pow
+ * ran 5 ns an element (22x sqrt's time on 1M floats). */
 #define GM_BC_DEFINE(T, S)                                                           \
   GM_HD T gm_bc_add_##T(T a, T b) { return a + b; }                                  \
   GM_HD T gm_bc_sub_##T(T a, T b) { return a - b; }                                  \
   GM_HD T gm_bc_cmul_##T(T a, T b) { return a * b; }                                 \
   GM_HD T gm_bc_cdiv_##T(T a, T b) { return a / b; }                                 \
-  GM_HD T gm_bc_pow_##T(T a, T b) { return pow##S(a, b); }                           \
+  GM_HD T gm_bc_pow_##T(T a, T b) {                                                  \
+    if (b == (T)0.5) return a == -(T)INFINITY ? (T)INFINITY : sqrt##S(a) + (T)0;     \
+    return pow##S(a, b);                                                             \
+  }                                                                                  \
   GM_HD T gm_bc_cmax_##T(T a, T b) { return (a != a || a > b) ? a : b; }            \
   GM_HD T gm_bc_cmin_##T(T a, T b) { return (a != a || a < b) ? a : b; }
 

@@ -273,6 +273,7 @@ describe("broadcasting ops", function()
           same(flat(m.m / col.m), expect(ref_ops.cdiv, { m, col }), ct, place .. " m / col")
           same(flat(3 / col.m), expect(ref_ops.cdiv, { 3, col }), ct, place .. " 3 / col")
           same(flat(col.m ^ 2), expect(ref_ops.pow, { col, 2 }), ct, place .. " col ^ 2")
+          same(flat(m.m ^ 0.5), expect(ref_ops.pow, { m, 0.5 }), ct, place .. " m ^ 0.5")
           same(flat(2 ^ m.m), expect(ref_ops.pow, { 2, m }), ct, place .. " 2 ^ m")
           same(flat(m.m + 1), expect(ref_ops.add, { m, 1 }), ct, place .. " m + 1")
           same(flat(1 - m.m), expect(ref_ops.sub, { 1, m }), ct, place .. " 1 - m")
@@ -377,6 +378,30 @@ describe("broadcasting ops", function()
       end)
     end)
   end
+
+  it("x ^ 0.5 is a square root with pow's special cases: +0 for -0, +inf for -inf (the standard's pow)", function()
+    -- (the element function takes sqrt for an exponent of 0.5; -0 and -inf are where sqrt differs)
+    local x = { -0.0, 0.0, -math.huge, math.huge, -1, 4, 0 / 0, 2.25, 1e-30, 3 }
+    for _, ct in ipairs { "float32", "float64", "float16", "bfloat16" } do
+      R.places(function(place)
+        local m = gm.asarray(x, { dtype = ct })
+        local e = gm.full_like(m, 0.5)
+        for _, r in ipairs { { m ^ 0.5, "m ^ 0.5" }, { gm.pow(m, 0.5), "gm.pow(m, 0.5)" }, { gm.pow(m, e), "gm.pow(m, e)" } } do
+          local y, what = r[1], ct .. " " .. place .. " " .. r[2]
+          for i, v in ipairs(x) do
+            local want = gm.asarray({ v ^ 0.5 }, { dtype = ct })[1] -- C's pow, rounded to the type
+            local got = y[i]
+            if want ~= want then
+              assert(got ~= got, what .. ": NaN expected at " .. i)
+            else
+              assert.are.equal(want, got, what .. " at " .. i)
+              assert.are.equal(1 / want, 1 / got, what .. ": the sign of zero at " .. i)
+            end
+          end
+        end
+      end)
+    end
+  end)
 
   it("run on the emulated device as the kernels of kernels/strided_ew.cu", function()
     local function launches(name)

@@ -31,27 +31,29 @@ __attribute__((simd("notinbranch"))) extern float powf(float, float);
 typedef void (*inner_fn)(int64_t rows, int64_t n, void *o, const void *a, const void *b, const int64_t *st);
 
 /* BC_INNER_R(R, T, f): inputs T, output R (bool for the comparisons);
- * BC_ROWS(R, T, f, A, B): the row loop around `o[i] = f(A, B)`. */
-#define BC_ROWS(R, T, f, A, B)                                                                         \
+ * BC_ROWS(R, T, f, DECL, A, B): the row loop around `o[i] = f(A, B)`; DECL
+ * reads a repeated operand once per row (a local the loop can unswitch on:
+ * x ^ 0.5's square root, kernels/strided_ew.h). */
+#define BC_ROWS(R, T, f, DECL, A, B)                                                                  \
   for (int64_t r = 0; r < rows; r++) {                                                                \
     R *o = (R *)ov + r * st[3];                                                                       \
     const T *a = (const T *)av + r * st[4], *b = (const T *)bv + r * st[5];                           \
-    (void)a, (void)b;                                                                                 \
+    DECL                                                                                              \
     for (int64_t i = 0; i < n; i++) o[i] = gm_bc_##f##_##T(A, B);                                     \
   }
 #define BC_INNER(T, f) BC_INNER_R(T, T, f)
 #define BC_INNER_R(R, T, f)                                                                           \
   GM_SIMD_CLONES static void bc_##f##_##T##_cc(int64_t rows, int64_t n, void *ov, const void *av,     \
                                               const void *bv, const int64_t *st) {                    \
-    BC_ROWS(R, T, f, a[i], b[i])                                                                       \
+    BC_ROWS(R, T, f, , a[i], b[i])                                                                    \
   }                                                                                                   \
   GM_SIMD_CLONES static void bc_##f##_##T##_cs(int64_t rows, int64_t n, void *ov, const void *av,     \
                                               const void *bv, const int64_t *st) {                    \
-    BC_ROWS(R, T, f, a[i], *b)                                                                         \
+    BC_ROWS(R, T, f, const T bs = *b;, a[i], bs)                                                      \
   }                                                                                                   \
   GM_SIMD_CLONES static void bc_##f##_##T##_sc(int64_t rows, int64_t n, void *ov, const void *av,     \
                                               const void *bv, const int64_t *st) {                    \
-    BC_ROWS(R, T, f, *a, b[i])                                                                         \
+    BC_ROWS(R, T, f, const T as = *a;, as, b[i])                                                      \
   }                                                                                                   \
   static void bc_##f##_##T##_gen(int64_t rows, int64_t n, void *ov, const void *av, const void *bv,   \
                                  const int64_t *st) {                                                 \
