@@ -310,6 +310,27 @@ describe("typed mats: integer arithmetic and whole-mat reductions", function()
     assert.are.same({ true, n - 3, 2 }, { b:max(), b:argmax(1):to_table(), b:sum() })
   end)
 
+  it("sums of 1- and 2-byte types past their 32-bit blocks (2^24 bools, 2^23 bytes, 2^15 shorts) are exact", function()
+    -- the host sums those types in blocks of 32-bit lanes, widened to 64 bits per block
+    for _, c in ipairs {
+      { "bool", true, 1, (1 << 24) + 5 }, { "uint8", 255, 255, (1 << 23) + 3 }, { "int8", -128, -128, (1 << 23) + 3 },
+      { "int8", 127, 127, (1 << 23) + 3 }, { "uint16", 65535, 65535, (1 << 15) * 3 + 7 },
+      { "int16", -32768, -32768, (1 << 15) * 3 + 7 }, { "int16", 32767, 32767, (1 << 15) * 3 + 7 },
+    } do
+      local ct, v, w, n = c[1], c[2], c[3], c[4]
+      local m = gm.full({ n }, v, { dtype = ct })
+      assert.are.equal(w * n, m:sum(), ct)
+      assert.are.equal(w * (n - 2), m:narrow(1, 2, n - 2):sum(), ct .. " narrowed")
+      m[n] = 0
+      assert.are.equal(w * (n - 1), gm.sum(m), ct .. " the last element zeroed")
+      assert.are.same({ w * n - w }, m:view(1, n):sum(2):to_table(), ct .. " along the axis")
+    end
+    -- mixed signs in one block: the int32 lanes take negatives (a lane sum of int8 -128 .. 127)
+    local t, want = {}, 0
+    for i = 1, 1000 do t[i] = (i * 37) % 256 - 128; want = want + t[i] end
+    assert.are.equal(want, gm.asarray(t, { dtype = "int8" }):sum())
+  end)
+
   it("max and min of long mats of every integer type and bool, extremes anywhere (the host's value-only loops)", function()
     -- the host folds max and min of contiguous integer and bool mats in a
     -- loop without indices (src/host/reduce_axis.c), in pieces on the cores
