@@ -349,7 +349,9 @@ describe("typed mats: integer arithmetic and whole-mat reductions", function()
         assert.are.equal(at[2], v:argmin(1):to_table(), t.name .. " argmin")
       end
     end
-    for _, at in ipairs({ 1, 31, 32, 33, n }) do
+    -- (any and all stop at the first 4096-byte block that settles them: the deciding element
+    -- at block edges, and along an axis of 7 rows)
+    for _, at in ipairs({ 1, 31, 32, 33, 4096, 4097, 8192, 8193, 65536, 65537, n }) do
       local b = gm.zeros({ n }, { dtype = "bool" })
       assert.are.same({ false, false, false }, { b:max(), b:min(), gm.any(b) })
       b[at] = true
@@ -357,6 +359,13 @@ describe("typed mats: integer arithmetic and whole-mat reductions", function()
       local c = gm.ones({ n }, { dtype = "bool" })
       c[at] = false
       assert.are.same({ true, false, false }, { c:max(), c:min(), gm.all(c) })
+      if at <= 70000 then
+        local row = (at - 1) // 10000 + 1
+        local want_any, want_all = { false, false, false, false, false, false, false }, { true, true, true, true, true, true, true }
+        want_any[row], want_all[row] = true, false
+        assert.are.same(want_any, gm.any(b:narrow(1, 1, 70000):view(7, 10000), 2):to_table(), "any along axis 2, at " .. at)
+        assert.are.same(want_all, gm.all(c:narrow(1, 1, 70000):view(7, 10000), 2):to_table(), "all along axis 2, at " .. at)
+      end
     end
   end)
 
