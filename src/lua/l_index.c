@@ -63,10 +63,12 @@ static void list_values(lua_State *L, int idx, int d, int rank, const size_t *di
 }
 
 /* An index argument at idx (errors at argument arg): an integer mat or a
- * (nested) Lua list of integers; read last. */
-static void check_index_at(lua_State *L, int idx, int arg, const char *fn, gm_index_arg *a) {
+ * (nested) Lua list of integers, as 0-based positions along an axis of
+ * len elements; read last. */
+static void check_index_at(lua_State *L, int idx, int arg, const char *fn, size_t len, gm_index_arg *a) {
   if (gml_ismat(L, idx)) {
-    if (gm_index_arg_from_mat(gml_checkmat(L, idx, fn), a) != GM_OK) gml_argerror(L, arg, fn, "%s", gm_last_error());
+    if (gm_index_arg_from_mat(gml_checkmat(L, idx, fn), len, a) != GM_OK)
+      gml_argerror(L, arg, fn, "%s", gm_last_error());
     return;
   }
   if (!lua_istable(L, idx)) gml_argerror(L, arg, fn, "index mat or list expected, got %s", luaL_typename(L, idx));
@@ -80,9 +82,15 @@ static void check_index_at(lua_State *L, int idx, int arg, const char *fn, gm_in
   a->rank = rank;
   memcpy(a->dims, dims, sizeof dims);
   lua_pop(L, 1);
+  if (gm_index_normalize(a, len) != GM_OK) {
+    gm_index_arg_free(a);
+    gml_argerror(L, arg, fn, "%s", gm_last_error());
+  }
 }
 
-static void check_index(lua_State *L, int idx, const char *fn, gm_index_arg *a) { check_index_at(L, idx, idx, fn, a); }
+static void check_index(lua_State *L, int idx, const char *fn, size_t len, gm_index_arg *a) {
+  check_index_at(L, idx, idx, fn, len, a);
+}
 
 /* A source argument: a mat, or a number or boolean (*value). */
 static gm_mat *check_source(lua_State *L, int idx, const char *fn, gm_value *value) {
@@ -119,7 +127,6 @@ typedef struct ix_call {
   int mode;
   int index_arg;   /* the index's argument position (for errors) */
   size_t len;      /* the length the index values count in */
-  bool normalized; /* the values are 0-based positions already (masks) */
   bool flat;       /* write src's leading elements in order (masked_scatter_) */
   bool narrow;     /* a src axis longer than the plan's gives its leading part */
   int ret;         /* a write returns this argument (0: argument 1) */
@@ -142,14 +149,13 @@ static gm_status write_plan(const ix_call *c, const gm_index_plan *p) {
   return st;
 }
 
-/* Normalizes a, plans, reads or writes; frees a; raises on failure
+/* Plans with a (0-based positions: check_index), reads or writes; frees a; raises on failure
  * (leaves the result, or x for a write, on the stack). */
 static int run_call(lua_State *L, const ix_call *c, gm_index_arg *a) {
   gm_index_plan p = {0};
   gm_mat *out = NULL;
   int bad = c->index_arg;
-  gm_status st = c->normalized ? GM_OK : gm_index_normalize(a, c->len);
-  if (st == GM_OK) st = c->along ? gm_index_plan_along(c->x, c->axis, a, &p) : gm_index_plan_take(c->x, c->axis, c->k, a, &p);
+  gm_status st = c->along ? gm_index_plan_along(c->x, c->axis, a, &p) : gm_index_plan_take(c->x, c->axis, c->k, a, &p);
   if (st == GM_OK) {
     bad = 0;
     st = c->write ? write_plan(c, &p) : gm_index_read(c->x, &p, &out);
@@ -179,7 +185,7 @@ static int l_take(lua_State *L) {
     c.len = x->dims[c.axis];
   }
   gm_index_arg a;
-  check_index(L, 2, fn, &a);
+  check_index(L, 2, fn, c.len, &a);
   return run_call(L, &c, &a);
 }
 
@@ -191,7 +197,7 @@ static int l_index_select(lua_State *L) {
   c.axis = check_axis_at(L, 2, x, fn);
   c.len = x->dims[c.axis];
   gm_index_arg a;
-  check_index(L, 3, fn, &a);
+  check_index(L, 3, fn, c.len, &a);
   return run_call(L, &c, &a);
 }
 
@@ -213,7 +219,7 @@ static int l_take_along_axis(lua_State *L) {
   c.axis = along_axis_arg(L, 3, x, fn);
   c.len = x->dims[c.axis];
   gm_index_arg a;
-  check_index(L, 2, fn, &a);
+  check_index(L, 2, fn, c.len, &a);
   return run_call(L, &c, &a);
 }
 
@@ -225,7 +231,7 @@ static int l_gather(lua_State *L) {
   c.axis = check_axis_at(L, 2, x, fn);
   c.len = x->dims[c.axis];
   gm_index_arg a;
-  check_index(L, 3, fn, &a);
+  check_index(L, 3, fn, c.len, &a);
   return run_call(L, &c, &a);
 }
 
@@ -238,7 +244,7 @@ static int l_put_along_axis(lua_State *L) {
   c.len = x->dims[c.axis];
   c.src = check_source(L, 3, fn, &c.value);
   gm_index_arg a;
-  check_index(L, 2, fn, &a);
+  check_index(L, 2, fn, c.len, &a);
   return run_call(L, &c, &a);
 }
 
@@ -252,7 +258,7 @@ static int along_write(lua_State *L, const char *fn, int mode, bool along) {
   c.len = x->dims[c.axis];
   c.src = check_source(L, 4, fn, &c.value);
   gm_index_arg a;
-  check_index(L, 3, fn, &a);
+  check_index(L, 3, fn, c.len, &a);
   return run_call(L, &c, &a);
 }
 
@@ -381,7 +387,6 @@ static int masked(lua_State *L, ix_call *c) {
   gm_mat_free(mv);
   if (st != GM_OK) gml_raise(L, st, c->fn);
   c->k = x->rank;
-  c->normalized = true;
   return run_call(L, c, &a);
 }
 
@@ -457,11 +462,8 @@ static void read_broadcast(lua_State *L, const gml_adv *adv, const gm_mat *v, in
       continue;
     }
     args[read] = (gm_index_arg){0};
-    st = gm_index_arg_from_mat(ims[q], &args[read]);
-    if (st == GM_OK) {
-      read++;
-      st = gm_index_normalize(&args[read - 1], v->dims[axis + read - 1]);
-    }
+    st = gm_index_arg_from_mat(ims[q], v->dims[axis + read], &args[read]);
+    if (st == GM_OK) read++;
   }
   if (st == GM_OK) st = gm_index_broadcast_flat(read, args, v->dims + axis, a);
   for (int q = 0; q < read; q++) gm_index_arg_free(&args[q]);
@@ -480,10 +482,9 @@ int gml_adv_apply(lua_State *L, int vidx, const gml_adv *adv, int value_idx, con
   gm_index_arg a = {0};
   if (!adv->mask && adv->n == 1) {
     c.len = v->dims[c.axis];
-    check_index_at(L, adv->idx[0], 2, fn, &a);
+    check_index_at(L, adv->idx[0], 2, fn, c.len, &a);
     return run_call(L, &c, &a);
   }
-  c.normalized = true;
   if (adv->mask && adv->n == 1) { /* a mask alone: its positions directly (no coordinates) */
     check_mask_axes(L, im, v, c.axis, fn);
     if (!value_idx && c.axis == 0 && adv->k == v->rank && im->ctype == GM_BOOL) { /* m[mask]: a compaction */

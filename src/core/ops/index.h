@@ -26,8 +26,9 @@ typedef struct gm_index_arg {
   size_t cap; /* v's host-pool block size (mem/hostpool.h) */
 } gm_index_arg;
 
-/* a := idx's values; idx must have an integer ctype. */
-gm_status gm_index_arg_from_mat(gm_mat *idx, gm_index_arg *a);
+/* a := idx's values as 0-based positions along an axis of len elements
+ * (gm_index_normalize's rule and error); idx must have an integer ctype. */
+gm_status gm_index_arg_from_mat(gm_mat *idx, size_t len, gm_index_arg *a);
 /* a := a rank-1 arg of n values (copied). */
 gm_status gm_index_arg_from_values(size_t n, const int64_t *v, gm_index_arg *a);
 void gm_index_arg_free(gm_index_arg *a);
