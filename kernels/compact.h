@@ -157,14 +157,27 @@ GM_HD void gm_compact_offsets(size_t nc, int64_t *c) {
   c[nc] = acc;
 }
 
-/* 1-based coordinates of flat position i written as selected element k. */
-GM_HD void gm_compact_put_coords(const gm_compact_dims *d, size_t i, size_t k, int64_t *c) {
+/* The coordinates (0-based, per axis) of flat position i; the next
+ * position's, as an odometer; the 1-based coordinates idx written as
+ * selected element k: all of them (argwhere's row k) or axis d->axis's. */
+GM_HD void gm_compact_start(const gm_compact_dims *d, size_t i, size_t *idx) {
   for (int a = d->rank - 1; a >= 0; a--) {
-    int64_t v = (int64_t)(i % d->dims[a]) + 1;
-    if (d->axis < 0) c[k * (size_t)d->rank + (size_t)a] = v;
-    else if (a == d->axis) c[k] = v;
+    idx[a] = i % d->dims[a];
     i /= d->dims[a];
   }
+}
+GM_HD void gm_compact_step(const gm_compact_dims *d, size_t *idx) {
+  for (int a = d->rank - 1; a >= 0; a--) {
+    if (++idx[a] < d->dims[a]) return;
+    idx[a] = 0;
+  }
+}
+GM_HD void gm_compact_put_idx(const gm_compact_dims *d, const size_t *idx, size_t k, int64_t *c) {
+  if (d->axis >= 0) {
+    c[k] = (int64_t)idx[d->axis] + 1;
+    return;
+  }
+  for (int a = 0; a < d->rank; a++) c[k * (size_t)d->rank + (size_t)a] = (int64_t)idx[a] + 1;
 }
 
 /* Pass 1's vector steps: a bool mask's (MASK), none for the others (ANY) */
@@ -178,11 +191,30 @@ GM_HD void gm_compact_put_coords(const gm_compact_dims *d, size_t i, size_t k, i
     for (size_t k = a; k < b; k++) n += m[k] != 0;                                                   \
     return n;                                                                                        \
   }                                                                                                  \
-  /* Pass 3 of nonzero/argwhere: coordinates of m[a, b)'s nonzeros from o */                         \
+  /* Pass 3 of nonzero/argwhere: coordinates of m[a, b)'s nonzeros from o.                          \
+   * Divisions once, at a (then an odometer): a division per axis and                               \
+   * element was most of gm.nonzero's 5.5 ms on 1M bools (numpy 0.8).                               \
+   * Rank 1 writes every position and advances o by the selection, with                              \
+   * no branch; only up to the last nonzero, so no write passes the                                 \
+   * chunk's own outputs. */                                                                         \
   GM_HD void gm_compact_coords_##E(size_t a, size_t b, const T *m, int64_t o, const gm_compact_dims *d, \
                                    int64_t *c) {                                                     \
-    for (size_t k = a; k < b; k++)                                                                   \
-      if (m[k] != 0) gm_compact_put_coords(d, k, (size_t)o++, c);                                    \
+    size_t e = b;                                                                                    \
+    while (e > a && m[e - 1] == 0) e--;                                                              \
+    if (e == a) return;                                                                              \
+    if (d->rank == 1) {                                                                              \
+      for (size_t k = a; k < e; k++) {                                                               \
+        c[o] = (int64_t)k + 1;                                                                       \
+        o += m[k] != 0;                                                                              \
+      }                                                                                              \
+      return;                                                                                        \
+    }                                                                                                \
+    size_t idx[GM_COMPACT_MAX_RANK];                                                                 \
+    gm_compact_start(d, a, idx);                                                                     \
+    for (size_t k = a; k < e; k++) {                                                                 \
+      if (m[k] != 0) gm_compact_put_idx(d, idx, (size_t)o++, c);                                     \
+      gm_compact_step(d, idx);                                                                       \
+    }                                                                                                \
   }
 #define GM_COMPACT_ROW_(K, T, E, ...) GM_COMPACT_FNS_(T, E, K)
 GM_BOOL_CTYPES_WITH(GM_COMPACT_ROW_, MASK)

@@ -359,6 +359,26 @@ describe("advanced indexing", function()
         assert.are.same(nz, { nums(got[1]), nums(got[2]) }, what .. " nonzero")
         check(gm.argwhere(R.mk(ct, dims, z)), { { #aw // 2, 2 }, aw }, what .. " argwhere")
       end
+      -- rank 1 (every position written up to a chunk's last nonzero, no branch) and rank 3 (an
+      -- odometer from each chunk's first position), trailing zeros in the last chunks
+      for _, d in ipairs({ { 35 }, { 2, 3, 6 }, { 3, 1, 4, 3 } }) do
+        local n, t = 1, {}
+        for _, v in ipairs(d) do n = n * v end
+        for i = 1, n do t[i] = (i * 5) % 4 == 0 and 0 or (i < n - 4 and i % 3 or 0) end
+        local coords, flat = {}, {}
+        for a = 1, #d do coords[a] = {} end
+        for i = 1, n do
+          if t[i] ~= 0 then
+            local r, c = i - 1, {}
+            for a = #d, 1, -1 do c[a], r = r % d[a] + 1, r // d[a] end
+            for a = 1, #d do coords[a][#coords[a] + 1] = c[a]; flat[#flat + 1] = c[a] end
+          end
+        end
+        local m = R.mk("int32", d, t)
+        local got = gm.nonzero(m)
+        for a = 1, #d do assert.are.same(coords[a], nums(got[a]), "rank " .. #d .. " axis " .. a .. " chunk " .. chunk) end
+        check(gm.argwhere(m), { { #coords[1], #d }, flat }, "rank " .. #d .. " argwhere chunk " .. chunk)
+      end
       local x = seq("double", dims)[{ { -1, 1, -1 }, {} }] -- a strided view: staged for the compaction
       local want = {}
       for i = 1, 35 do if mv[i] == 1 then want[#want + 1] = ((5 - (i - 1) // 7) - 1) * 7 + (i - 1) % 7 + 1 end end

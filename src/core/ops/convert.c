@@ -178,9 +178,39 @@ static bool convert_half_fast(const convert_job *j, size_t b, size_t e) {
   return true;
 }
 
+/* float32/float64 -> int32/int64 in one loop each (astype's saturating
+ * cast, kernels/int_ops.h: the same values as through the block of
+ * doubles): X:astype("int32") of 1M floats spent 0.9 ms packing doubles
+ * back into 32-bit lanes (numpy 0.12 ms). */
+#define F2I_(S, SN, T)                                                                \
+  GM_SIMD_CLONES static void f2i_##SN##_##T(T *d, const S *s, size_t n) {             \
+    for (size_t k = 0; k < n; k++) d[k] = gm_cast_##SN##_##T(s[k]);                   \
+  }
+F2I_(float, float, int32_t)
+F2I_(float, float, int64_t)
+F2I_(double, double, int32_t)
+F2I_(double, double, int64_t)
+#undef F2I_
+
+static bool convert_float_int_fast(const convert_job *j, size_t b, size_t e) {
+  size_t n = e - b;
+  if (j->st == GM_FLOAT && j->dt == GM_INT32) {
+    f2i_float_int32_t((int32_t *)j->dst + b, (const float *)j->src + b, n);
+  } else if (j->st == GM_FLOAT && j->dt == GM_INT64) {
+    f2i_float_int64_t((int64_t *)j->dst + b, (const float *)j->src + b, n);
+  } else if (j->st == GM_DOUBLE && j->dt == GM_INT32) {
+    f2i_double_int32_t((int32_t *)j->dst + b, (const double *)j->src + b, n);
+  } else if (j->st == GM_DOUBLE && j->dt == GM_INT64) {
+    f2i_double_int64_t((int64_t *)j->dst + b, (const double *)j->src + b, n);
+  } else {
+    return false;
+  }
+  return true;
+}
+
 static void convert_range(void *arg, size_t begin, size_t end) {
   const convert_job *j = arg;
-  if (convert_half_fast(j, begin, end)) return;
+  if (convert_half_fast(j, begin, end) || convert_float_int_fast(j, begin, end)) return;
   block b;
   bool uns = gm_ctype_kind(j->st) == GM_KIND_UINT;
   /* integers of up to 32 bits into a floating type (real, half, complex)
