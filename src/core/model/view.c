@@ -200,10 +200,8 @@ gm_status gm_view_permute(const gm_mat *m, int rank, const int *perm, gm_mat **o
 }
 
 gm_status gm_view_expand(const gm_mat *m, int rank, const size_t *dims, gm_mat **out) {
-  char d[160], e[160];
-  gm_dims_text(m->rank, m->dims, d, sizeof d);
-  gm_dims_text(rank, dims, e, sizeof e);
-  if (rank < m->rank) return gm_fail(GM_EINVAL, "cannot expand a %s mat to %s (fewer dimensions)", d, e);
+  if (rank < m->rank)
+    return gm_fail(GM_EINVAL, "cannot expand a %s mat to %s (fewer dimensions)", GM_DIMS_OF(m), GM_DIMS_TEXT(rank, dims));
   gm_mat v = *m;
   v.rank = rank;
   int lead = rank - m->rank;
@@ -211,7 +209,8 @@ gm_status gm_view_expand(const gm_mat *m, int rank, const size_t *dims, gm_mat *
     int a = i - lead;
     bool same = a >= 0 && m->dims[a] == dims[i];
     if (!same && a >= 0 && m->dims[a] != 1)
-      return gm_fail(GM_EINVAL, "cannot expand a %s mat to %s (axis %d has size %zu, not 1)", d, e, a + 1, m->dims[a]);
+      return gm_fail(GM_EINVAL, "cannot expand a %s mat to %s (axis %d has size %zu, not 1)", GM_DIMS_OF(m),
+                     GM_DIMS_TEXT(rank, dims), a + 1, m->dims[a]);
     v.dims[i] = dims[i];
     v.strides[i] = same ? m->strides[a] : 0;
   }
@@ -261,16 +260,15 @@ gm_status gm_view_dims(const gm_mat *m, int rank, const size_t *dims, gm_mat **o
   if (rank < 0 || rank > GM_MAX_RANK) return gm_fail(GM_EINVAL, "rank %d is out of range 0..%d", rank, GM_MAX_RANK);
   size_t size;
   GM_TRY(gm_dims_size(rank, dims, &size));
-  char d[160], e[160], s[160];
-  gm_dims_text(m->rank, m->dims, d, sizeof d);
-  gm_dims_text(rank, dims, e, sizeof e);
   if (size != m->size)
-    return gm_fail(GM_EINVAL, "a %s mat (%zu elements) cannot be viewed as %s (%zu elements)", d, m->size, e, size);
+    return gm_fail(GM_EINVAL, "a %s mat (%zu elements) cannot be viewed as %s (%zu elements)", GM_DIMS_OF(m), m->size,
+                   GM_DIMS_TEXT(rank, dims), size);
   gm_mat v = *m;
   if (!gm_view_strides_for(m, rank, dims, v.strides)) {
+    char s[160];
     gm_strides_text(m, s, sizeof s);
     return gm_fail(GM_EINVAL, "a non-contiguous %s view (strides %s) cannot be viewed as %s without a copy; use m:contiguous() first",
-                   d, s, e);
+                   GM_DIMS_OF(m), s, GM_DIMS_TEXT(rank, dims));
   }
   v.rank = rank;
   for (int i = 0; i < rank; i++) v.dims[i] = dims[i];

@@ -27,6 +27,16 @@ static inline size_t gm_mat_storage_index(const gm_mat *m, size_t k) {
 /* "2x3" into buf (rank 0: "scalar"); strides as "{3, 1}". */
 void gm_dims_text(int rank, const size_t *dims, char *buf, size_t n);
 void gm_strides_text(const gm_mat *m, char *buf, size_t n);
+/* m's dims as text in a buffer that lives as long as the enclosing block,
+ * for error paths: messages format the dims only when they fail (snprintf
+ * was a sixth of a small slice assignment when every call formatted). */
+#define GM_DIMS_TEXT_MAX 160
+static inline const char *gm_dims_text_to(int rank, const size_t *dims, char *buf) {
+  gm_dims_text(rank, dims, buf, GM_DIMS_TEXT_MAX);
+  return buf;
+}
+#define GM_DIMS_TEXT(rank, dims) gm_dims_text_to((rank), (dims), (char[GM_DIMS_TEXT_MAX]){0})
+#define GM_DIMS_OF(m) GM_DIMS_TEXT((m)->rank, (m)->dims)
 
 /* GM_EINVAL naming op when m's elements overlap (writing is refused). */
 gm_status gm_check_writable(const char *op, const gm_mat *m);

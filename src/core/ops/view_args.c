@@ -13,30 +13,26 @@ static gm_status bad_at(int *bad, int pos, gm_status st) {
 }
 
 gm_status gm_view_narrow_args(const gm_mat *m, int64_t axis, int64_t first, int64_t n, gm_mat **out, int *bad) {
-  char dt[160];
-  gm_dims_text(m->rank, m->dims, dt, sizeof dt);
   if (axis < 1 || axis > m->rank)
-    return bad_at(bad, 2, gm_fail(GM_EINVAL, "axis %lld is out of range 1..%d of a %s mat", (long long)axis, m->rank, dt));
+    return bad_at(bad, 2, gm_fail(GM_EINVAL, "axis %lld is out of range 1..%d of a %s mat", (long long)axis, m->rank, GM_DIMS_OF(m)));
   size_t d = m->dims[axis - 1];
   if (first < 1 || (size_t)first > d + 1)
     return bad_at(bad, 3, gm_fail(GM_EINVAL, "first %lld is out of range 1..%zu on axis %lld of a %s mat",
-                                  (long long)first, d, (long long)axis, dt));
+                                  (long long)first, d, (long long)axis, GM_DIMS_OF(m)));
   if (n < 0 || (size_t)n > d - (size_t)(first - 1))
     return bad_at(bad, 4, gm_fail(GM_EINVAL, "n %lld is out of range 0..%zu (from %lld on axis %lld of a %s mat)",
-                                  (long long)n, d - (size_t)(first - 1), (long long)first, (long long)axis, dt));
+                                  (long long)n, d - (size_t)(first - 1), (long long)first, (long long)axis, GM_DIMS_OF(m)));
   return gm_view_narrow(m, (int)axis - 1, (size_t)(first - 1), (size_t)n, out);
 }
 
 gm_status gm_view_select_args(const gm_mat *m, int64_t axis, int64_t i, gm_mat **out, int *bad) {
-  char dt[160];
-  gm_dims_text(m->rank, m->dims, dt, sizeof dt);
   if (axis < 1 || axis > m->rank)
-    return bad_at(bad, 2, gm_fail(GM_EINVAL, "axis %lld is out of range 1..%d of a %s mat", (long long)axis, m->rank, dt));
+    return bad_at(bad, 2, gm_fail(GM_EINVAL, "axis %lld is out of range 1..%d of a %s mat", (long long)axis, m->rank, GM_DIMS_OF(m)));
   int64_t d = (int64_t)m->dims[axis - 1];
   int64_t j = i < 0 ? d + i + 1 : i;
   if (j < 1 || j > d)
     return bad_at(bad, 3, gm_fail(GM_EINVAL, "index %lld is out of range 1..%lld on axis %lld of a %s mat",
-                                  (long long)i, (long long)d, (long long)axis, dt));
+                                  (long long)i, (long long)d, (long long)axis, GM_DIMS_OF(m)));
   return gm_view_select(m, (int)axis - 1, (size_t)(j - 1), out);
 }
 
@@ -106,7 +102,7 @@ static int64_t from_end(int64_t i, size_t d) { return i < 0 ? (int64_t)d + i + 1
 
 /* A range whose last is first - 1 (first + 1 walking backwards) is empty
  * (first allowed up to one past the end, or at 0 backwards). */
-static gm_status resolve_range(const gm_sub_arg *r, size_t d, int axis, const char *dt, gm_view_sub *s) {
+static gm_status resolve_range(const gm_sub_arg *r, size_t d, int axis, const gm_mat *m, gm_view_sub *s) {
   int64_t a = from_end(r->a, d), b = from_end(r->b, d);
   if (r->step == 0) return gm_fail(GM_EINVAL, "step must not be 0 (axis %d)", axis + 1);
   bool up = r->step > 0;
@@ -120,7 +116,7 @@ static gm_status resolve_range(const gm_sub_arg *r, size_t d, int axis, const ch
     char st[40] = "";
     if (r->step != 1) snprintf(st, sizeof st, " (step %lld)", (long long)r->step);
     return gm_fail(GM_EINVAL, "range %lld..%lld%s is out of range 1..%zu on axis %d of a %s mat", (long long)r->a,
-                   (long long)r->b, st, d, axis + 1, dt);
+                   (long long)r->b, st, d, axis + 1, GM_DIMS_OF(m));
   }
   /* hi - lo < d: no overflow; |step| as unsigned (step may be INT64_MIN) */
   uint64_t step = up ? (uint64_t)r->step : (uint64_t)0 - (uint64_t)r->step;
@@ -128,30 +124,28 @@ static gm_status resolve_range(const gm_sub_arg *r, size_t d, int axis, const ch
   return GM_OK;
 }
 
-static gm_status resolve_sub(const gm_sub_arg *r, size_t d, int axis, const char *dt, gm_view_sub *s) {
+static gm_status resolve_sub(const gm_sub_arg *r, size_t d, int axis, const gm_mat *m, gm_view_sub *s) {
   if (r->kind == GM_SUB_ALL) {
     *s = (gm_view_sub){false, false, 0, d, 1};
     return GM_OK;
   }
-  if (r->kind == GM_SUB_RANGE) return resolve_range(r, d, axis, dt, s);
+  if (r->kind == GM_SUB_RANGE) return resolve_range(r, d, axis, m, s);
   int64_t a = from_end(r->a, d);
   if (a < 1 || (size_t)a > d)
     return gm_fail(GM_EINVAL, "subscript %lld is out of range 1..%zu on axis %d of a %s mat", (long long)r->a, d,
-                   axis + 1, dt);
+                   axis + 1, GM_DIMS_OF(m));
   *s = (gm_view_sub){true, false, (size_t)(a - 1), 1, 1};
   return GM_OK;
 }
 
 gm_status gm_view_subs_resolve(const gm_mat *m, int n, const gm_sub_arg *args, gm_view_sub *subs, int *n_out) {
-  char dt[160];
-  gm_dims_text(m->rank, m->dims, dt, sizeof dt);
   int takes = 0, dots = 0;
   for (int i = 0; i < n; i++) {
     dots += args[i].kind == GM_SUB_ELLIPSIS;
     takes += args[i].kind != GM_SUB_ELLIPSIS && args[i].kind != GM_SUB_NEWAXIS;
   }
   if (dots > 1) return gm_fail(GM_EINVAL, "\"...\" may appear only once among the subscripts");
-  if (takes > m->rank) return gm_fail(GM_EINVAL, "too many subscripts (%d) for a %s mat", takes, dt);
+  if (takes > m->rank) return gm_fail(GM_EINVAL, "too many subscripts (%d) for a %s mat", takes, GM_DIMS_OF(m));
   int k = 0, axis = 0;
   for (int i = 0; i < n; i++) {
     if (args[i].kind == GM_SUB_NEWAXIS) {
@@ -163,7 +157,7 @@ gm_status gm_view_subs_resolve(const gm_mat *m, int n, const gm_sub_arg *args, g
     for (int j = 0; j < span; j++, axis++) {
       gm_sub_arg all = {GM_SUB_ALL, 0, 0, 1};
       if (k >= GM_MAX_SUBS) return gm_fail(GM_EINVAL, "too many subscripts");
-      GM_TRY(resolve_sub(args[i].kind == GM_SUB_ELLIPSIS ? &all : &args[i], m->dims[axis], axis, dt, &subs[k++]));
+      GM_TRY(resolve_sub(args[i].kind == GM_SUB_ELLIPSIS ? &all : &args[i], m->dims[axis], axis, m, &subs[k++]));
     }
   }
   *n_out = k;
@@ -188,20 +182,29 @@ static gm_status stretch_to(const gm_mat *x, const gm_mat *v, gm_mat **out) {
   return gm_fail(GM_EINVAL, "cannot broadcast a %s mat into a %s view", a, b);
 }
 
-/* x (a mat) written into v, copied first when it shares v's storage. */
-static gm_status assign_mat(gm_mat *v, const gm_mat *x) {
+static bool same_dims(const gm_mat *a, const gm_mat *b) {
+  bool same = a->rank == b->rank;
+  for (int i = 0; same && i < a->rank; i++) same = a->dims[i] == b->dims[i];
+  return same;
+}
+
+/* x (a mat) written into v, copied first when it shares v's storage; a
+ * stretched view of x only when the dims differ (the view's clone and
+ * checks were a third of a small slice assignment). */
+static gm_status assign_mat(gm_mat *v, gm_mat *x) {
   if (x->ctype != v->ctype)
     return gm_fail(GM_EINVAL, "mixed ctypes %s (value) and %s (mat)", gm_ctype_name(x->ctype), gm_ctype_name(v->ctype));
   gm_mat *xs = NULL, *copy = NULL;
-  gm_status st = stretch_to(x, v, &xs);
-  if (st == GM_OK && xs->vec == v->vec) st = gm_mat_contiguous_copy(xs, &copy);
-  if (st == GM_OK) st = gm_copy_(copy ? copy : xs, v, v->size, 1, 1);
+  gm_status st = same_dims(x, v) ? GM_OK : stretch_to(x, v, &xs);
+  gm_mat *src = xs ? xs : x;
+  if (st == GM_OK && src->vec == v->vec) st = gm_mat_contiguous_copy(src, &copy);
+  if (st == GM_OK) st = gm_copy_(copy ? copy : src, v, v->size, 1, 1);
   gm_mat_free(copy);
   gm_mat_free(xs);
   return st;
 }
 
-gm_status gm_view_assign(gm_mat *v, const gm_mat *x, double value) {
+gm_status gm_view_assign(gm_mat *v, gm_mat *x, double value) {
   gm_status st = gm_check_writable(NULL, v);
   if (st == GM_OK && v->size > 0) st = x ? assign_mat(v, x) : gm_fill_(value, v, v->size);
   return st;

@@ -60,6 +60,6 @@ gm_status gm_view_subs_resolve(const gm_mat *m, int n, const gm_sub_arg *args, g
 /* m[{...}] = x: the view v := x stretched to v's dims (x == NULL: every
  * element := value).  x may share v's storage (it is copied first); v
  * must be writable (no overlapping elements). */
-gm_status gm_view_assign(gm_mat *v, const gm_mat *x, double value);
+gm_status gm_view_assign(gm_mat *v, gm_mat *x, double value);
 
 #endif
