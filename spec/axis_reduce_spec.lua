@@ -419,6 +419,42 @@ describe("reductions along an axis", function()
     end
   end)
 
+  it("rows of every length pick NaN first, then the first of ties (+0 and -0 too), as a plain loop does", function()
+    -- the row loops find the value in vector lanes, then its first index:
+    -- lengths around the lanes' widths, values drawn from few candidates
+    local pool = { 0.0, -0.0, 1.0, -1.0, 2.5, 1 / 0, -1 / 0, 0 / 0 }
+    local seed = 7
+    local function rnd(k) seed = (seed * 1103515245 + 12345) % 2147483648; return seed % k + 1 end
+    for trial = 1, 120 do
+      local rows, n = rnd(3), ({ 1, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 129, 300 })[rnd(14)]
+      local t = {}
+      for r = 1, rows do
+        t[r] = {}
+        for c = 1, n do t[r][c] = rnd(2) == 1 and pool[rnd(trial % 3 == 0 and 8 or 7)] or rnd(7) - 4 end
+      end
+      for _, ct in ipairs(CTYPES) do
+        local m = gm.mat({ rows, n }, { ctype = ct, initial_contents = t })
+        for _, op in ipairs({ "max", "min", "argmax", "argmin" }) do
+          local arg, wants_max = op:sub(1, 3) == "arg", op:find("max") ~= nil
+          local got = (arg and gm[op](m, 2) or gm[op](m, { axis = 2 })):to_table()
+          for r = 1, rows do
+            local bi, bv = 1, t[r][1]
+            for c = 2, n do
+              local v = t[r][c]
+              if bv == bv and (v ~= v or (wants_max and v > bv) or (not wants_max and v < bv)) then bi, bv = c, v end
+            end
+            local g, what = got[r], string.format("%s %s row %d of %d", ct, op, r, n)
+            if arg then
+              assert.are.equal(bi, g, what)
+            else
+              assert.is_true((g ~= g and bv ~= bv) or (g == bv and 1 / g == 1 / bv), what)
+            end
+          end
+        end
+      end
+    end
+  end)
+
   it("empty axes: sum 0, prod 1, mean and var NaN, logsumexp -inf", function()
     for _, ct in ipairs(CTYPES) do
       local m = gm.mat({ 0, 3 }, { ctype = ct })

@@ -102,6 +102,18 @@ describe("complex mats", function()
     assert.equal("complex128", gm.mat(3, { ctype = "complex128" }):dtype())
     f:fill_(C(2, 3))
     assert.same({ { 2, 3 }, { 2, 3 } }, parts(f:to_table()))
+    -- a real number fills both types (the host's contiguous fill wrote
+    -- nothing for complex rows), whole, and through stepped views
+    for _, dt in ipairs({ "complex64", "complex128" }) do
+      local z = gm.zeros({ 5 }, { dtype = dt })
+      z:fill_(5)
+      assert.same({ { 5, 0 }, { 5, 0 }, { 5, 0 }, { 5, 0 }, { 5, 0 } }, parts(z:to_table()), dt)
+      z[{ { 1, 5, 2 } }] = -1.5
+      assert.same({ { -1.5, 0 }, { 5, 0 }, { -1.5, 0 }, { 5, 0 }, { -1.5, 0 } }, parts(z:to_table()), dt)
+      z[{}] = 3
+      assert.same({ { 3, 0 }, { 3, 0 }, { 3, 0 }, { 3, 0 }, { 3, 0 } }, parts(z:to_table()), dt)
+      assert.same({ { 1, 0 }, { 0, 0 }, { 0, 0 }, { 1, 0 } }, parts(gm.eye(2, { dtype = dt }):reshape(4):to_table()), dt)
+    end
     assert.equal("0+0i", tostring(gm.mat(1, { ctype = "complex128" })[1]))
   end)
 

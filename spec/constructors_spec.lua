@@ -96,6 +96,23 @@ describe("eye", function()
     assert.are.equal("float", gm.eye(2, 2, { ctype = "float" }):ctype())
   end)
 
+  it("puts ones on diagonal k of every dtype, zeros elsewhere", function()
+    for _, dt in ipairs({ "float64", "float32", "int8", "uint64", "bool", "float16", "complex128" }) do
+      for _, c in ipairs({ { 3, 3, 0 }, { 3, 5, 1 }, { 5, 3, -2 }, { 4, 4, 4 }, { 4, 4, -5 }, { 1, 1, 0 }, { 2, 6, -1 }, { 6, 2, 1 }, { 0, 3, 0 } }) do
+        local e = gm.eye(c[1], c[2], { k = c[3], dtype = dt })
+        assert.are.same({ c[1], c[2] }, e:dims())
+        local t = e:to_table()
+        for i = 1, c[1] do
+          for j = 1, c[2] do
+            local v = t[i][j]
+            local one = v == true or v == 1 or (type(v) == "table" and v.re == 1 and v.im == 0)
+            assert.are.equal(j - i == c[3], one, string.format("%s eye(%d, %d, k = %d) at %d,%d", dt, c[1], c[2], c[3], i, j))
+          end
+        end
+      end
+    end
+  end)
+
   it("rejects bad sizes", function()
     assert.has_error(function() gm.eye(-1) end, "bad argument #1 to 'eye' (dimensions must be non-negative integers, got -1)")
     assert.has_error(function() gm.eye(2, 1.5) end, "bad argument #2 to 'eye' (dimensions must be non-negative integers, got 1.5)")

@@ -138,7 +138,15 @@ return function(gm, core, methods)
     opts = check_opts(opts, 3, "eye", { k = true })
     opts.k, opts.initial_element = nil, 0
     local e = make("eye", { n, m }, opts, 3)
-    for i = math.max(1, 1 - k), math.min(n, m - k) do e:set(i, i + k, 1) end
+    -- diagonal k as one stepped view of the flat storage (one assignment:
+    -- a set per element cost 15 us of gm.eye(100)'s 16)
+    local first, last = math.max(1, 1 - k), math.min(n, m - k)
+    if last >= first and e:is_contiguous() then
+      local at = (first - 1) * m + first + k
+      e:reshape(n * m)[{ { at, at + (last - first) * (m + 1), m + 1 } }] = 1
+    else -- (a strided mat: the specs' gm.mat makes views)
+      for i = first, last do e:set(i, i + k, 1) end
+    end
     return e
   end
 

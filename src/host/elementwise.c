@@ -490,13 +490,15 @@ GM_FLOAT_CTYPES(PLAIN_FILL_LOOPS)
  * constructors', where the streaming stores matter less) */
 GM_BOOL_CTYPES(PLAIN_FILL_LOOPS)
 GM_INTEGER_CTYPES(PLAIN_FILL_LOOPS)
-/* the 16-bit floats (structs: no SIMD clones) */
+/* the 16-bit floats and the complex types (structs: no SIMD clones) */
 #define HALF_FILL_LOOPS(T, ...)                                                                     \
   static void fill_plain_##T(T *x, size_t n, T alpha) {                                            \
     for (size_t i = 0; i < n; i++) x[i] = alpha;                                                   \
   }                                                                                                \
   static void fill_stream_##T(T *x, size_t n, T alpha) { fill_plain_##T(x, n, alpha); }
 GM_HALF_CTYPES(HALF_FILL_LOOPS)
+/* ... and the complex types (a real alpha: imaginary part 0) */
+GM_COMPLEX_CTYPES(HALF_FILL_LOOPS)
 
 /* j->op: streaming stores (the fill is bigger than the caches) */
 static void fill_chunk(void *arg, size_t b, size_t e) {
@@ -509,8 +511,7 @@ static void fill_chunk(void *arg, size_t b, size_t e) {
       fill_plain_##T((T *)j->c + b, e - b, gm_sat_##T(j->alpha));      \
     break;
   switch (j->t) {
-    GM_REAL_CTYPES(X)
-    GM_HALF_CTYPES(X)
+    GM_CTYPES(X) /* every row: a ctype left out here was a fill_ that wrote nothing */
     default:
       break;
   }

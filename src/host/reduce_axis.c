@@ -26,6 +26,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../core/exec/par.h"
 #include "../core/ops/reduce_axis_ops.h"
@@ -39,6 +40,10 @@
 #define COL_BLOCK 64   /* rows per block of a column sum */
 #define SOFTMAX_SPAN 2048 /* elements per span of whole-row softmax passes (in the cache) */
 #define AX_INLINE static inline __attribute__((always_inline))
+/* argmax/argmin of a segment up to this size find the value, then its
+ * first index (the second pass reads the cache); longer ones carry the
+ * index in one pass (row_best), reading memory once */
+#define EXTREME_TWO_PASS_BYTES ((size_t)64 << 10)
 
 typedef struct ax_job {
   gm_ctype t;

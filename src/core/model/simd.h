@@ -13,8 +13,16 @@
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && \
     !defined(GPUMAT_SANITIZE) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 #define GM_SIMD_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+/* For a loop written with GCC's vector types, whose width is fixed in the
+ * source (target_clones would lower 32-byte vectors on the baseline clone
+ * element by element): a 32-byte version marked GM_AVX2_TARGET, called
+ * where GM_CPU_HAS_AVX2(), and a 16-byte one for the rest. */
+#define GM_AVX2_TARGET __attribute__((target("arch=x86-64-v3")))
+#define GM_CPU_HAS_AVX2() __builtin_cpu_supports("avx2")
 #else
 #define GM_SIMD_CLONES
+#define GM_AVX2_TARGET
+#define GM_CPU_HAS_AVX2() 0
 #endif
 
 #endif
