@@ -488,12 +488,16 @@ describe("gm.linalg", function()
         local x, y, p, q = mk(ct, { 4, 3, 5 }, xv), mk(ct, { 5, 7 }, yv), mk(ct, { 2, 40, 33 }, pv), mk(ct, { 33, 40 }, qv)
         local sq = mk(ct, { 3, 5, 5 }, vals(75, 54))
         local ref = numpy({ X = { { 4, 3, 5 }, xv }, Y = { { 5, 7 }, yv }, P = { { 2, 40, 33 }, pv },
-          Q = { { 33, 40 }, qv }, S = { { 3, 5, 5 }, vals(75, 54) } }, { "X @ Y", "P @ Q", "S @ S" })
+          Q = { { 33, 40 }, qv }, S = { { 3, 5, 5 }, vals(75, 54) } },
+          { "X @ Y", "P @ Q", "S @ S", "Q.T @ Q", "Q[:, 1:31] @ Q.T[:30]" })
         local r = mm(x, y)
         assert.same({ 4, 3, 7 }, dims_of(r))
         close(r, ref[1], ct, "3x5 @ 5x7 stack")
         close(mm(p, q), ref[2], ct, "40x33 @ 33x40 stack")
         close(mm(sq, sq), ref[3], ct, "a stack times itself")
+        -- two matrices (the C product's path): transposed and narrowed views
+        close(mm(q:t(), q), ref[4], ct, "Q^T @ Q")
+        close(gm.matmul(q:narrow(2, 2, 30), q:t():narrow(1, 1, 30)), ref[5], ct, "views of Q")
       end)
 
       it("trace, diagonal, outer, cross, vecdot, matrix_transpose, tensordot, matmul as NumPy", function()
