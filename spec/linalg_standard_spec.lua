@@ -489,7 +489,7 @@ describe("gm.linalg", function()
         local sq = mk(ct, { 3, 5, 5 }, vals(75, 54))
         local ref = numpy({ X = { { 4, 3, 5 }, xv }, Y = { { 5, 7 }, yv }, P = { { 2, 40, 33 }, pv },
           Q = { { 33, 40 }, qv }, S = { { 3, 5, 5 }, vals(75, 54) } },
-          { "X @ Y", "P @ Q", "S @ S", "Q.T @ Q", "Q[:, 1:31] @ Q.T[:30]" })
+          { "X @ Y", "P @ Q", "S @ S", "Q.T @ Q", "Q[:, 1:31] @ Q.T[:30]", "Q @ Q.T" })
         local r = mm(x, y)
         assert.same({ 4, 3, 7 }, dims_of(r))
         close(r, ref[1], ct, "3x5 @ 5x7 stack")
@@ -498,6 +498,11 @@ describe("gm.linalg", function()
         -- two matrices (the C product's path): transposed and narrowed views
         close(mm(q:t(), q), ref[4], ct, "Q^T @ Q")
         close(gm.matmul(q:narrow(2, 2, 30), q:t():narrow(1, 1, 30)), ref[5], ct, "views of Q")
+        -- one block read transposed and not: the host's syrk, both triangles
+        local qq = gm.matmul(q, q:t())
+        close(qq, ref[6], ct, "Q @ Q^T")
+        assert.are.same(qq:to_table(), qq:t():to_table(), "Q @ Q^T is exactly symmetric")
+        assert.are.same(mm(q:t(), q):to_table(), (q:t() * q):to_table(), "gm.matmul and * agree")
       end)
 
       it("trace, diagonal, outer, cross, vecdot, matrix_transpose, tensordot, matmul as NumPy", function()

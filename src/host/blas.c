@@ -260,6 +260,39 @@ static gm_status h_gemm(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans t
 #undef X
 }
 
+/* syrk (blas_ops.h): the upper triangle by the library, then copied
+ * into the lower one in 32 x 32 tiles (the reads of a column of the
+ * upper triangle are ldc apart; a tile keeps them in L1), as numpy does
+ * after its own syrk. */
+#define GM_DEFINE_SYRK(T, p)                                                                   \
+  static void syrk_##T(gm_blas_trans ta, int n, int k, T alpha, const T *a, int lda, T *c, int ldc) { \
+    cblas_##p##syrk(CblasColMajor, CblasUpper, cb(ta), n, k, alpha, a, lda, (T)0, c, ldc);     \
+    const size_t ld = (size_t)ldc, N = (size_t)n;                                              \
+    for (size_t j0 = 0; j0 < N; j0 += 32)                                                      \
+      for (size_t i0 = j0; i0 < N; i0 += 32) {                                                 \
+        const size_t j1 = N - j0 < 32 ? N : j0 + 32, i1 = N - i0 < 32 ? N : i0 + 32;           \
+        for (size_t j = j0; j < j1; j++)                                                       \
+          for (size_t i = i0 > j + 1 ? i0 : j + 1; i < i1; i++) c[i + j * ld] = c[j + i * ld]; \
+      }                                                                                        \
+  }
+GM_DEFINE_SYRK(float, s)
+GM_DEFINE_SYRK(double, d)
+#undef GM_DEFINE_SYRK
+
+static gm_status h_syrk(void *ctx, gm_ctype t, gm_blas_trans ta, int n, int k, double alpha, const void *a, int lda,
+                        void *c, int ldc) {
+  (void)ctx;
+  if (t == GM_FLOAT) {
+    syrk_float(ta, n, k, (float)alpha, a, lda, c, ldc);
+    return GM_OK;
+  }
+  if (t == GM_DOUBLE) {
+    syrk_double(ta, n, k, alpha, a, lda, c, ldc);
+    return GM_OK;
+  }
+  return gm_fail(GM_EUNSUPPORTED, "syrk: float and double only, got %s", gm_ctype_name(t));
+}
+
 /* geam: column j of C from column j of op(A) and op(B).  A transposed
  * operand is read with stride ld; the untransposed inner loops are
  * contiguous and vectorize.  A pure transpose (beta == 0) goes to
@@ -835,6 +868,7 @@ const gm_blas_ops gm_host_blas_ops = {
     .copy = h_copy,
     .scal = h_scal,
     .gemm = h_gemm,
+    .syrk = h_syrk,
     .geam = h_geam,
     .invert = h_invert,
     .logdet = h_logdet,

@@ -495,6 +495,16 @@ gm_status gm_gemm_(double alpha, gm_mat *a, gm_mat *b, double beta, gm_mat *c, g
                        {gemm_mat(&oc), beta == 0 && covers ? GM_OUTPUT : GM_IO, NULL}};
   GM_TRY(gm_acquire(&e, ops, 3));
   bool ta = gemm_trans(&oa, g.transpose_a), tb = gemm_trans(&ob, g.transpose_b);
+  /* C = op(B') op(A') in the column-major call; one block read once
+   * transposed and once not (`X:t() * X`, `X * X:t()`) is symmetric: syrk,
+   * half the products (numpy's A.T @ A was 1.4-1.6x faster) */
+  int lda = ld1(gemm_ld(&oa, g.lda)), ldb = ld1(gemm_ld(&ob, g.ldb));
+  if (beta == 0 && g.m == g.n && ta != tb && ops[0].ptr == ops[1].ptr && lda == ldb && e.be->blas->syrk &&
+      (c->ctype == GM_FLOAT || c->ctype == GM_DOUBLE)) {
+    gm_status st = e.be->blas->syrk(e.dev, c->ctype, tb ? GM_BLAS_T : GM_BLAS_N, (int)g.n, (int)g.k, alpha,
+                                    ops[1].ptr, ldb, ops[2].ptr, ld1(gemm_ld(&oc, g.ldc)));
+    return gm_finish(&e, ops, 3, st);
+  }
   gm_status st = e.be->blas->gemm(e.dev, c->ctype, tb ? GM_BLAS_T : GM_BLAS_N, ta ? GM_BLAS_T : GM_BLAS_N, (int)g.n,
                                   (int)g.m, (int)g.k, alpha, ops[1].ptr, ld1(gemm_ld(&ob, g.ldb)), ops[0].ptr,
                                   ld1(gemm_ld(&oa, g.lda)), beta, ops[2].ptr, ld1(gemm_ld(&oc, g.ldc)));

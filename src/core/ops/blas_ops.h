@@ -169,6 +169,15 @@ typedef struct gm_blas_ops {
    * GETRF (the stack has failed), or go on.  The status fails only for
    * errors that are not numerical (ctype, memory, the library). */
   gm_status (*linalg)(void *ctx, const gm_linalg_job *job, int *infos);
+  /* Optional (NULL: the core calls gemm): C := alpha op(A) op(A)^T, the
+   * whole n x n C (both triangles: the backend mirrors the one its library
+   * writes), op(A) n x k (ta = N: A is n x k; T: A is k x n).  Half the
+   * products of the gemm it replaces: the core calls it for a gemm whose
+   * two operands are one block read once transposed, once not (numpy's
+   * `A.T @ A`), real float and double only.  C does not overlap A and is
+   * not read. */
+  gm_status (*syrk)(void *ctx, gm_ctype t, gm_blas_trans ta, int n, int k, double alpha, const void *a, int lda,
+                    void *c, int ldc);
   /* Optional (NULL: the caller loops over gemm): gemm on `batch` triples,
    * matrix i of each operand at its pointer + i * its stride (elements;
    * cublasXgemmStridedBatched).  The C_i do not overlap each other or any
