@@ -470,6 +470,7 @@ const gm_blas_ops *gm_emulated_blas_ops(const gm_blas_ops *host) {
   ops.invert = emu_invert;
   ops.logdet = emu_logdet;
   ops.linalg = emu_linalg;
+  ops.syrk = NULL; /* gemm, as on CUDA (the host's entry is not queued) */
   ops.potrf = NULL; /* host-facet only, as on CUDA */
   ops.geqrf = NULL;
   ops.orgqr = NULL;
