@@ -134,7 +134,7 @@ def make(op, dtype, dims):
         return alternating(lambda i: np.add(a, b, out=c)), None, "np.add(a, b, out=c)"
     # Allocating forms, as users write them (bench/user_bench.lua): every
     # call builds a new result; numpy frees the last one by refcount.
-    user = (fft_op(op, a, shape) or typed_op(op, shape, dtype) or scan_op(op, a, shape)
+    user = (survey_op(op, a, shape, dtype) or fft_op(op, a, shape) or typed_op(op, shape, dtype) or scan_op(op, a, shape)
             or user_op(op, a, shape, dtype) or out_op(op, a, shape, dtype) or linalg_op(op, a, shape, dtype) or einsum_op(op, a, shape, dtype))
     if user:
         return user
@@ -187,6 +187,33 @@ def out_op(op, a, shape, dtype):
         return None
     f, note = forms[op]
     return alternating(lambda i: f()), None, note
+
+
+def survey_op(op, a, shape, dtype):
+    """The surveys' forms (sv_*, bench/survey_bench.lua) or None: ops as
+    users write them that the surveys of bench/RESULTS.md found slow, on
+    the pattern a (2-d: rows and columns; 1-d: a line)."""
+    if not op.startswith("sv_"):
+        return None
+    n = shape[0]
+    ints = (np.arange(a.size, dtype=np.int64) * 37 % 2001 - 1000).reshape(shape)
+    big = a * 1000
+    forms = {
+        "sv_max_rows": (lambda: a.max(axis=1), "a.max(axis=1)"),
+        "sv_argmax_rows": (lambda: a.argmax(axis=1), "a.argmax(axis=1)"),
+        "sv_eye": (lambda: np.eye(n, dtype=dtype), "np.eye(n)"),
+        "sv_roll": (lambda: np.roll(a, 5), "np.roll(a, 5)"),
+        "sv_concat": (lambda: np.concatenate([a, a]), "np.concatenate([a, a])"),
+        "sv_matmul": (lambda: a @ a, "a @ a"),
+        "sv_gram": (lambda: a.T @ a, "a.T @ a (numpy's syrk)"),
+        "sv_to_i64": (lambda: big.astype(np.int64), "(a * 1000).astype(np.int64)"),
+        "sv_to_i32": (lambda: big.astype(np.int32), "(a * 1000).astype(np.int32)"),
+        "sv_from_i64": (lambda: ints.astype(dtype), "i64.astype(dtype)"),
+    }
+    if op not in forms:
+        return None
+    f, note = forms[op]
+    return last_of(f), None, note
 
 
 def int_pattern(shape, dtype):

@@ -91,6 +91,17 @@ gm_mat *gml_box_result(lua_State *L, gml_mat *box, int rank, const size_t *dims,
  * collection, which comes after PACE_MIN bytes, a few such mats.  Below
  * it a step per call costs: 100K-float `x + 1` ran 10 % slower with one. */
 #define STEP_BIG ((long)1 << 20)
+/* ... and that step comes just before the call predicted to make the
+ * loop's next big result: its pace follows `period` paces after the last
+ * big one (period 1 for `x + 1`, 2 for `x:copy():reshape(n)`, more with
+ * small mats between).  A step at the first pace after a big result,
+ * whatever came next, saw that result alive (in the caller's variable)
+ * and, at the next iteration's step, the one before it: two steps, old,
+ * so every big block waited for a full collection, one each two
+ * iterations: a loop of `x:copy():reshape(n)` (1M floats) or of `gm.roll`
+ * ran at 3-4x a loop of `x:copy()`.  Bounded: a step at the latest after
+ * STEP_BIG_MAX bytes. */
+#define STEP_BIG_MAX ((long)32 << 20)
 /* ... and comes at the latest after STEP_MATS_MAX new mats, however small:
  * a loop of 32-element results stepped every 2048 mats, whose structs
  * (mat, vec, block) then overflowed the thread's spare lists (1024 of
@@ -115,6 +126,9 @@ typedef struct pace {
   long threshold; /* growth of the live bytes that runs the next one */
   long min;       /* pace_min() */
   bool busy;      /* a collection runs: a finalizer's mats do not start another */
+  long seen;      /* n_bytes_allocated at the previous pace */
+  long since_big; /* paces since the last one that followed a big allocation */
+  long period;    /* paces between the last two such (1: every call makes a big result) */
 } pace;
 
 /* What a call that makes a mat needs of its state, found by one registry
@@ -138,7 +152,7 @@ static hot *push_hot(lua_State *L) {
   hot *H = lua_newuserdatauv(L, sizeof *H, 1);
   H->settings = gml_settings_of(L);
   long min = pace_min();
-  H->P = (pace){allocated(), 0, (long)gm_mem_live_bytes(), min, min, false};
+  H->P = (pace){allocated(), 0, (long)gm_mem_live_bytes(), min, min, false, allocated(), 0, 1};
   if (luaL_getmetatable(L, GML_MAT_MT) == LUA_TTABLE) {
     lua_setiuservalue(L, -2, 1);
     lua_pushvalue(L, -1);
@@ -183,12 +197,19 @@ static void collect_paced(lua_State *L, pace *P, bool full) {
   P->busy = false;
 }
 
-/* After a new mat is on the stack (gml_pushmat: it is reachable, never
- * its own garbage), or before a result's box is made (gml_newbox); a
- * collection stopped by the user (collectgarbage("stop")) stays stopped. */
+/* Before a new mat's box is made (gml_newbox, gml_pushmat's new_box): the
+ * new mat is not yet a Lua object, so no step ages it; a collection
+ * stopped by the user (collectgarbage("stop")) stays stopped. */
 static void pace_with(lua_State *L, pace *P) {
   P->mats++;
-  long since = allocated() - P->step_mark;
+  long now = allocated(), since = now - P->step_mark;
+  if (now - P->seen >= STEP_BIG) { /* the calls since the previous pace made a big block */
+    P->period = P->since_big + 1;
+    P->since_big = 0;
+  } else {
+    P->since_big++;
+  }
+  P->seen = now;
   if (P->busy || (since < STEP_BYTES && P->mats < STEP_MATS_MAX && P->min != 0)) return;
   if (!lua_gc(L, LUA_GCISRUNNING)) {
     P->step_mark = allocated();
@@ -199,7 +220,11 @@ static void pace_with(lua_State *L, pace *P) {
     collect_paced(L, P, true);
     return;
   }
-  if (P->mats < STEP_MATS && since < STEP_BIG) return; /* nor a full collection, which the step may make needless */
+  if (since < STEP_BIG) {
+    if (P->mats < STEP_MATS) return; /* nor a full collection, which the step may make needless */
+  } else if (P->since_big + 1 < P->period && P->mats < STEP_MATS_MAX && since < STEP_BIG_MAX) {
+    return; /* the loop's next big result is period - since_big - 1 calls away: step just before it */
+  }
   collect_paced(L, P, false);
   if ((long)gm_mem_live_bytes() - P->live >= P->threshold) collect_paced(L, P, true);
 }
@@ -217,14 +242,22 @@ gml_mat *gml_newbox(lua_State *L) {
   return box_from_mt(L, H->settings);
 }
 
+/* gml_pushmat's box, paced first as gml_newbox's is: m is not yet a Lua
+ * object, so a step here cannot age it.  Pacing after the box (the first
+ * version) let the step that comes just before a loop's big allocation
+ * (STEP_BIG_MAX's comment) see the new mat alive, and the next
+ * iteration's step too: a loop of gm.concat (its result made by
+ * gml_pushmat) kept every result until a full collection. */
 static int new_box(lua_State *L) {
   hot *H = push_mat_mt(L);
+  pace_with(L, &H->P); /* the metatable waits on the stack */
   box_from_mt(L, H->settings);
   return 1;
 }
 
-/* The box is made in a protected call: if Lua cannot allocate it, m is
- * freed before the memory error propagates, so the storage never leaks. */
+/* The box is made in a protected call: if Lua cannot allocate it (or a
+ * collection the pacing runs fails), m is freed before the error
+ * propagates, so the storage never leaks. */
 void gml_pushmat(lua_State *L, gm_mat *m) {
   lua_pushcfunction(L, new_box);
   if (lua_pcall(L, 0, 1, 0) != LUA_OK) {
@@ -232,7 +265,6 @@ void gml_pushmat(lua_State *L, gm_mat *m) {
     lua_error(L);
   }
   ((gml_mat *)lua_touserdata(L, -1))->m = m;
-  gml_pace(L);
 }
 
 
