@@ -248,22 +248,20 @@ describe("typed mats: astype", function()
       math.mininteger }
     for k, v in ipairs(big) do is[600 + 5 * k] = v end
     local function f32(x) return (string.unpack("f", string.pack("f", x))) end
-    local m64 = gm.array_to_mat(is, { dtype = "int64" })
-    local d, f = m64:as("float64"):to_table(), m64:as("float32"):to_table()
-    for i, v in ipairs(is) do
-      assert.are.equal(v + 0.0, d[i], "int64 -> float64 " .. v)
-      assert.are.equal(f32(v + 0.0), f[i], "int64 -> float32 " .. v)
+    local function to_floats(vals, dtype)
+      local m = gm.array_to_mat(vals, { dtype = dtype })
+      local d, f = m:as("float64"):to_table(), m:as("float32"):to_table()
+      for i, v in ipairs(vals) do
+        assert.are.equal(v + 0.0, d[i], dtype .. " -> float64 " .. v)
+        assert.are.equal(f32(v + 0.0), f[i], dtype .. " -> float32 " .. v)
+      end
     end
+    to_floats(is, "int64")
     local small = {}
     for i = 1, 1000 do small[i] = is[i] end
     small[10], small[20], small[30] = 2147483647, -2147483648, 16777217
     for i = 1, 1000 do if small[i] > 2147483647 or small[i] < -2147483648 then small[i] = i end end
-    local m32 = gm.array_to_mat(small, { dtype = "int32" })
-    local d2, f2 = m32:as("float64"):to_table(), m32:as("float32"):to_table()
-    for i, v in ipairs(small) do
-      assert.are.equal(v + 0.0, d2[i], "int32 -> float64 " .. v)
-      assert.are.equal(f32(v + 0.0), f2[i], "int32 -> float32 " .. v)
-    end
+    to_floats(small, "int32")
   end)
 
   it("integer -> integer wraps; -> float rounds; -> bool is != 0", function()

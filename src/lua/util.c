@@ -172,11 +172,6 @@ static hot *push_mat_mt(lua_State *L) {
   return H;
 }
 
-static pace *pace_of(lua_State *L) {
-  pace *P = &push_hot(L)->P;
-  lua_pop(L, 1);
-  return P;
-}
 
 /* Runs a full collection (full) or a step with the pace's guards: an
  * explicit free by a finalizer waits for the running call's end (the
@@ -229,8 +224,6 @@ static void pace_with(lua_State *L, pace *P) {
   if ((long)gm_mem_live_bytes() - P->live >= P->threshold) collect_paced(L, P, true);
 }
 
-void gml_pace(lua_State *L) { pace_with(L, pace_of(L)); }
-
 /* The collector is paced first, before the call takes its operands: the
  * previous call's result, still in the caller's register while this one
  * runs, is then seen alive by one step only (the one here), stays young,
@@ -249,9 +242,7 @@ gml_mat *gml_newbox(lua_State *L) {
  * iteration's step too: a loop of gm.concat (its result made by
  * gml_pushmat) kept every result until a full collection. */
 static int new_box(lua_State *L) {
-  hot *H = push_mat_mt(L);
-  pace_with(L, &H->P); /* the metatable waits on the stack */
-  box_from_mt(L, H->settings);
+  gml_newbox(L);
   return 1;
 }
 

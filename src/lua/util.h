@@ -38,11 +38,12 @@ typedef struct gml_mat {
   const struct gm_settings *settings;
 } gml_mat;
 
-/* Pushes a new userdata owning m (on allocation error m is freed and a Lua
- * error raised), then paces the collector (gml_pace). */
+/* Paces the collector (as gml_newbox), then pushes a new userdata owning
+ * m (on an allocation error m is freed and a Lua error raised). */
 void gml_pushmat(lua_State *L, gm_mat *m);
 /* The result first (the binding rule's zero-cost form, below): paces
- * the collector (gml_pace) and pushes a box without a mat (m NULL: a
+ * the collector (a step or a full collection by the bytes mats allocated,
+ * util.c: finalizers may run) and pushes a box without a mat (m NULL: a
  * "freed mat" to any use) before the operands are taken, since both may
  * run finalizers; the result mat goes into box->m as soon as it is made
  * (no Lua code runs in between, so an error later still frees it with
@@ -52,10 +53,6 @@ gml_mat *gml_newbox(lua_State *L);
  * synchronization) made into box; raises fn's error. */
 gm_mat *gml_box_result(lua_State *L, gml_mat *box, int rank, const size_t *dims, gm_ctype t, bool cuda_enabled,
                        const char *fn);
-/* Paces Lua's collector by the bytes mats allocated (a step or a full
- * collection, util.c): finalizers may run, so only before the operands
- * are taken or after their last use. */
-void gml_pace(lua_State *L);
 /* The mat at idx; raises "bad argument #idx to 'fname' (gpumat.mat expected,
  * got T)" or "... (attempt to use a freed mat)". */
 gm_mat *gml_checkmat(lua_State *L, int idx, const char *fname);

@@ -182,12 +182,6 @@ static gm_status stretch_to(const gm_mat *x, const gm_mat *v, gm_mat **out) {
   return gm_fail(GM_EINVAL, "cannot broadcast a %s mat into a %s view", a, b);
 }
 
-static bool same_dims(const gm_mat *a, const gm_mat *b) {
-  bool same = a->rank == b->rank;
-  for (int i = 0; same && i < a->rank; i++) same = a->dims[i] == b->dims[i];
-  return same;
-}
-
 /* x (a mat) written into v, copied first when it shares v's storage; a
  * stretched view of x only when the dims differ (the view's clone and
  * checks were a third of a small slice assignment). */
@@ -195,7 +189,7 @@ static gm_status assign_mat(gm_mat *v, gm_mat *x) {
   if (x->ctype != v->ctype)
     return gm_fail(GM_EINVAL, "mixed ctypes %s (value) and %s (mat)", gm_ctype_name(x->ctype), gm_ctype_name(v->ctype));
   gm_mat *xs = NULL, *copy = NULL;
-  gm_status st = same_dims(x, v) ? GM_OK : stretch_to(x, v, &xs);
+  gm_status st = gm_mat_same_dims(x, v) ? GM_OK : stretch_to(x, v, &xs);
   gm_mat *src = xs ? xs : x;
   if (st == GM_OK && src->vec == v->vec) st = gm_mat_contiguous_copy(src, &copy);
   if (st == GM_OK) st = gm_copy_(copy ? copy : src, v, v->size, 1, 1);
