@@ -7,6 +7,7 @@
 #include "l_broadcast.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "../core/ops/elementwise.h"
 #include "../core/ops/op_table.h"
@@ -18,7 +19,7 @@
 static gm_bc_arg check_arg(lua_State *L, int idx, const char *fn) {
   int t = lua_type(L, idx);
   if (t == LUA_TNUMBER) return (gm_bc_arg){NULL, lua_tonumber(L, idx)};
-  if (t == LUA_TUSERDATA && gml_ismat(L, idx)) return (gm_bc_arg){gml_checkmat(L, idx, fn), 0};
+  if (t == LUA_TUSERDATA && gml_testbox(L, idx)) return (gm_bc_arg){gml_checkmat(L, idx, fn), 0};
   if (t == LUA_TBOOLEAN) return (gm_bc_arg){NULL, lua_toboolean(L, idx) ? 1.0 : 0.0};
   if (!gml_iscomplex(L, idx)) gml_argerror(L, idx, fn, "mat or number expected, got %s", luaL_typename(L, idx));
   return (gm_bc_arg){NULL, 0};
@@ -173,7 +174,7 @@ static int broadcast(lua_State *L, int op, const int *idx, int n, int out_idx, i
   complex_scalars(L, idx, n, argfn);
   for (int i = 0; i < n; i++) a[i] = check_arg(L, idx[i], argfn); /* in order: the first bad one raises */
   if (plain_opts) {
-    out_idx = opt_out(L, plain_opts, argfn, false);
+    out_idx = gml_opt_out(L, plain_opts, argfn); /* out is checked below */
     if (!out_idx) { /* {}: no Lua ran since the operands were taken; the box may run some, so again */
       box = gml_newbox(L);
       for (int i = 0; i < n; i++) a[i] = check_arg(L, idx[i], argfn);
@@ -196,14 +197,17 @@ static int broadcast(lua_State *L, int op, const int *idx, int n, int out_idx, i
   size_t dims[GM_MAX_RANK];
   GML_TRY(L, gm_bc_result_dims(a, n, &rank, dims), name);
   gm_mat *out;
+  bool out_fits = true; /* out has the result's ctype and dims (else the core says what is wrong) */
   if (out_idx) {
     out = gml_checkmat(L, out_idx, argfn);
     lua_pushvalue(L, out_idx);
+    out_fits = out->ctype == (cmp ? GM_BOOL : t) && out->rank == rank &&
+               memcmp(out->dims, dims, (size_t)rank * sizeof dims[0]) == 0;
   } else {
     out = gml_box_result(L, box, rank, dims, cmp ? GM_BOOL : t, cuda, argfn);
   }
   if (op >= 0)
-    GML_TRY(L, gm_broadcast_binary_checked((gm_bcast_op)op, t, a[0], a[1], out, !out_idx), name);
+    GML_TRY(L, gm_broadcast_binary_checked((gm_bcast_op)op, t, a[0], a[1], out, out_fits), name);
   else
     GML_TRY(L, gm_broadcast_where(t, a[0], a[1], a[2], out), name);
   if (!out_idx) lua_settop(L, res);
@@ -233,6 +237,7 @@ static int opt_out(lua_State *L, int idx, const char *fn, bool pin) {
  * `out` nothing that runs Lua comes after: no guard (the binding rule's
  * "read first"). */
 static int l_binary(lua_State *L) {
+  gml_check_arity_n(L, 3); /* registered hot */
   int op = (int)lua_tointeger(L, gml_upvalueindex(1));
   const char *fn = gm_bcast_name((gm_bcast_op)op);
   static const int idx[2] = {1, 2};
@@ -319,7 +324,7 @@ void gml_open_broadcast(lua_State *L, int module_idx) {
   /* the method m:OP(b, opts) is the function itself (self is a) */
   for (int op = 0; op < GM_N_BCAST; op++)
     binary_regs[op] = (gml_reg){gm_bcast_name((gm_bcast_op)op), l_binary, 3, NULL};
-  gml_register_ops(L, module_idx, binary_regs, GM_N_BCAST);
+  gml_register_ops(L, module_idx, binary_regs, GM_N_BCAST, true);
   gml_register(L, module_idx, where_reg);
   static const gml_reg logical_regs[] = {
       {"logical_and", l_logical, 3, NULL}, {"logical_or", l_logical, 3, NULL}, {"logical_xor", l_logical, 3, NULL}};

@@ -539,5 +539,5 @@ void gml_open_index(lua_State *L, int module_idx) {
       {"nonzero", l_nonzero, 1, NULL},
       {"argwhere", l_argwhere, 1, NULL},
   };
-  gml_register_ops(L, module_idx, fns, (int)(sizeof fns / sizeof fns[0]));
+  gml_register_ops(L, module_idx, fns, (int)(sizeof fns / sizeof fns[0]), false);
 }

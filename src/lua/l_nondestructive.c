@@ -220,24 +220,35 @@ static gm_mat *out_mat(lua_State *L, int idx, int out, const char *fn, const gm_
   return y;
 }
 
-/* The `out` option at idx (after x's checks), or 0 when none is given.
- * It is read before any mat is taken (its metamethods may run Lua, which
- * may free mats), and nothing that runs Lua comes after it in these
- * functions, so they need no guard (the binding rule's "read first"). */
-static int opt_out(lua_State *L, int idx, const char *fn) {
+/* x (stack index 1) and the `out` option at idx: *out its stack index,
+ * or 0 (then *box is the result's new box).  x's errors come before the
+ * options'.  Reading the options may run Lua (their metamethods), which
+ * may free mats, and so may making the box (a GC step): x is taken again
+ * after either, and nothing that runs Lua comes after this in the
+ * callers, so they need no guard (the binding rule's "read first").  The
+ * plain {out = y} runs none: x is taken once. */
+static gm_mat *x_and_out(lua_State *L, int idx, const char *fn, int *out, gml_mat **box) {
   lua_settop(L, idx);
-  if (lua_isnil(L, idx)) return 0;
-  gml_checkmat(L, 1, fn); /* x's errors before the options' */
-  return gml_opt_out(L, idx, fn);
+  *box = NULL;
+  *out = 0;
+  bool ran = true;
+  if (!lua_isnil(L, idx)) {
+    gm_mat *x = gml_checkmat(L, 1, fn);
+    *out = gml_opt_out_ran(L, idx, fn, &ran);
+    if (*out && !ran) return x;
+  }
+  if (!*out) *box = gml_newbox(L);
+  return gml_checkmat(L, 1, fn);
 }
 
 /* gm.F(x, {out}) / x:F({out}): F(x) as a new mat (or into out); a float
  * function of a bool or integer mat gives a float one (NumPy's) */
 static int unary_new(lua_State *L, gm_unary_op op) {
+  gml_check_arity_n(L, 2); /* registered hot */
   const char *fn = gm_unary_name(op);
-  int out = opt_out(L, 2, fn);
-  gml_mat *box = out ? NULL : gml_newbox(L);
-  gm_mat *x = gml_checkmat(L, 1, fn);
+  int out;
+  gml_mat *box;
+  gm_mat *x = x_and_out(L, 2, fn, &out, &box);
   gm_ctype t = gm_unary_result_ctype(op, x->ctype);
   gm_mat *y = out ? out_mat(L, 2, out, fn, x, t) : gml_box_result(L, box, x->rank, x->dims, t, x->cuda_enabled, fn);
   GML_TRY(L, gm_unary(fn, op, x, y), fn);
@@ -253,6 +264,7 @@ GM_UNARY_OPS(X)
 
 /* gm.isnan(x) / x:isnan() ...: a new bool mat (GM_PREDICATE_OPS) */
 static int predicate_new(lua_State *L, gm_predicate_op op) {
+  gml_check_arity_n(L, 1); /* registered hot */
   const char *fn = gm_predicate_name(op);
   lua_settop(L, 1);
   gml_mat *box = gml_newbox(L);
@@ -269,11 +281,12 @@ GM_PREDICATE_OPS(X)
 
 /* gm.clamp(x, lo, hi, {out}) / x:clamp(lo, hi, {out}) */
 static int l_clamp(lua_State *L) {
+  gml_check_arity_n(L, 4); /* registered hot */
   const char *fn = "clamp";
   double lo = gml_ew_bound(L, 2, fn, "lo"), hi = gml_ew_bound(L, 3, fn, "hi");
-  int out = opt_out(L, 4, fn);
-  gml_mat *box = out ? NULL : gml_newbox(L);
-  gm_mat *x = gml_checkmat(L, 1, fn);
+  int out;
+  gml_mat *box;
+  gm_mat *x = x_and_out(L, 4, fn, &out, &box);
   gm_mat *y = out ? out_mat(L, 4, out, fn, x, x->ctype)
                   : gml_box_result(L, box, x->rank, x->dims, x->ctype, x->cuda_enabled, fn);
   GML_TRY(L, gm_clamp(fn, x, lo, hi, y), fn);
@@ -351,11 +364,11 @@ void gml_open_nondestructive(lua_State *L, int module_idx) {
       {NULL, NULL, 0, NULL},
   };
   gml_register(L, module_idx, fns);
-  gml_register(L, module_idx, elementwise);
+  gml_register_hot(L, module_idx, elementwise); /* each checks its count */
   luaL_getmetatable(L, GML_MAT_MT);
   lua_getfield(L, -1, "__methods");
   gml_register(L, -1, methods);
-  gml_register(L, -1, elementwise);
+  gml_register_hot(L, -1, elementwise);
   /* the array standard's names of neg and inv: the same functions */
   static const char *const aliases[][2] = {{"negative", "neg"}, {"reciprocal", "inv"}};
   for (int i = 0; i < 2; i++) {

@@ -38,17 +38,17 @@ static int broadcast_op(lua_State *L, gm_bcast_op op, const char *fn) {
   return gml_broadcast(L, (int)op, idx, 2, 0, fn);
 }
 
-static int op_add(lua_State *L) { return broadcast_op(L, GM_BC_ADD, "__add"); }
-static int op_sub(lua_State *L) { return broadcast_op(L, GM_BC_SUB, "__sub"); }
-static int op_div(lua_State *L) { return broadcast_op(L, GM_BC_CDIV, "__div"); }
-static int op_pow(lua_State *L) { return broadcast_op(L, GM_BC_POW, "__pow"); }
-static int op_idiv(lua_State *L) { return broadcast_op(L, GM_BC_FLOORDIV, "__idiv"); }
-static int op_mod(lua_State *L) { return broadcast_op(L, GM_BC_REMAINDER, "__mod"); }
-static int op_band(lua_State *L) { return broadcast_op(L, GM_BC_BAND, "__band"); }
-static int op_bor(lua_State *L) { return broadcast_op(L, GM_BC_BOR, "__bor"); }
-static int op_bxor(lua_State *L) { return broadcast_op(L, GM_BC_BXOR, "__bxor"); }
-static int op_shl(lua_State *L) { return broadcast_op(L, GM_BC_SHL, "__shl"); }
-static int op_shr(lua_State *L) { return broadcast_op(L, GM_BC_SHR, "__shr"); }
+static int op_add(lua_State *L) { gml_check_arity_n(L, 2); return broadcast_op(L, GM_BC_ADD, "__add"); }
+static int op_sub(lua_State *L) { gml_check_arity_n(L, 2); return broadcast_op(L, GM_BC_SUB, "__sub"); }
+static int op_div(lua_State *L) { gml_check_arity_n(L, 2); return broadcast_op(L, GM_BC_CDIV, "__div"); }
+static int op_pow(lua_State *L) { gml_check_arity_n(L, 2); return broadcast_op(L, GM_BC_POW, "__pow"); }
+static int op_idiv(lua_State *L) { gml_check_arity_n(L, 2); return broadcast_op(L, GM_BC_FLOORDIV, "__idiv"); }
+static int op_mod(lua_State *L) { gml_check_arity_n(L, 2); return broadcast_op(L, GM_BC_REMAINDER, "__mod"); }
+static int op_band(lua_State *L) { gml_check_arity_n(L, 2); return broadcast_op(L, GM_BC_BAND, "__band"); }
+static int op_bor(lua_State *L) { gml_check_arity_n(L, 2); return broadcast_op(L, GM_BC_BOR, "__bor"); }
+static int op_bxor(lua_State *L) { gml_check_arity_n(L, 2); return broadcast_op(L, GM_BC_BXOR, "__bxor"); }
+static int op_shl(lua_State *L) { gml_check_arity_n(L, 2); return broadcast_op(L, GM_BC_SHL, "__shl"); }
+static int op_shr(lua_State *L) { gml_check_arity_n(L, 2); return broadcast_op(L, GM_BC_SHR, "__shr"); }
 
 /* ~m and gm.bitwise_invert(m) as m xor all-ones (one pass): -1 for a
  * signed type, true for bool; 2^64 for an unsigned one, which the number's saturating
@@ -64,7 +64,7 @@ static int invert(lua_State *L, const char *fn) {
   static const int idx[2] = {1, 2};
   return gml_broadcast_as(L, GM_BC_BXOR, idx, 2, 0, fn, (int)m->ctype); /* the number is no weak float */
 }
-static int op_bnot(lua_State *L) { return invert(L, "__bnot"); }
+static int op_bnot(lua_State *L) { gml_check_arity_n(L, 2); return invert(L, "__bnot"); }
 static int l_bitwise_invert(lua_State *L) { return invert(L, "bitwise_invert"); }
 
 /* -m as m * -1 (one pass: broadcast cmul by a number, a weak integer:
@@ -73,6 +73,7 @@ static int l_bitwise_invert(lua_State *L) { return invert(L, "bitwise_invert"); 
  * second becomes the number.  A bool mat refuses, as gm.negative does
  * (bool * -1 would promote to int64; NumPy raises for -bool). */
 static int op_unm(lua_State *L) {
+  gml_check_arity_n(L, 2);
   check_operand(L, 1, "__unm");
   lua_settop(L, 1);
   gm_mat *m = gml_checkmat(L, 1, "__unm");
@@ -110,6 +111,7 @@ static bool general_product(lua_State *L, const char *fn) {
  * with a 1-d result), gm.matmul's for the general products; s * m, m * s
  * and a gm.complex value scale. */
 static int op_mul(lua_State *L) {
+  gml_check_arity_n(L, 2);
   const char *fn = "__mul";
   lua_settop(L, 2);
   /* s * m, m * s: one pass of broadcast cmul by the number (a copy then
@@ -149,8 +151,8 @@ static int compare_error(lua_State *L, const char *fn) {
                       "elementwise methods, m:gt(x), m:lt(x), m:ge(x), m:le(x), m:eq(x), m:ne(x) (a bool "
                       "mat); compare a number with m:max(), m:min() or m[i]");
 }
-static int op_lt(lua_State *L) { return compare_error(L, "__lt"); }
-static int op_le(lua_State *L) { return compare_error(L, "__le"); }
+static int op_lt(lua_State *L) { gml_check_arity_n(L, 2); return compare_error(L, "__lt"); }
+static int op_le(lua_State *L) { gml_check_arity_n(L, 2); return compare_error(L, "__le"); }
 
 void gml_open_operators(lua_State *L, int module_idx) {
   static const gml_reg fns[] = {{"bitwise_invert", l_bitwise_invert, 1, NULL}, {"_set_matmul", l_set_matmul, 1, NULL},
@@ -163,6 +165,6 @@ void gml_open_operators(lua_State *L, int module_idx) {
                                  {"__bxor", op_bxor, 2, NULL}, {"__shl", op_shl, 2, NULL}, {"__shr", op_shr, 2, NULL},
                                  {"__bnot", op_bnot, 2, NULL}, {NULL, NULL, 0, NULL}};
   luaL_getmetatable(L, GML_MAT_MT);
-  gml_register(L, -1, ops);
+  gml_register_hot(L, -1, ops); /* each checks its count: gml_check_arity_n(L, 2) */
   lua_pop(L, 1);
 }

@@ -182,5 +182,5 @@ static gml_reg regs[GM_AX_N_OPS];
 void gml_open_reduce_axis(lua_State *L, int module_idx) {
   /* (m, axis, opts): three arguments, self first for the methods */
   for (int op = 0; op < GM_AX_N_OPS; op++) regs[op] = (gml_reg){gm_reduce_axis_name(op), reduce, 3, NULL};
-  gml_register_ops(L, module_idx, regs, GM_AX_N_OPS);
+  gml_register_ops(L, module_idx, regs, GM_AX_N_OPS, false);
 }

@@ -761,8 +761,10 @@ bool gml_opt_push(lua_State *L, int idx, const char *key) {
 
 /* The usual form of the options, {out = m} without a metatable, in one
  * raw traversal (no metamethod can run, so raw reads are the reads): the
- * stack index of m pushed, 0 for {}, or -1 (nothing pushed) for any other
- * form, which the general path reads (and refuses with its message). */
+ * stack index of m pushed (its key stays below it: the callers index the
+ * stack, and a lua_remove costs as much as the key's check), 0 for {}, or
+ * -1 (nothing pushed) for any other form, which the general path reads
+ * (and refuses with its message). */
 static int plain_out(lua_State *L, int idx) {
   if (lua_type(L, idx) != LUA_TTABLE) return -1;
   if (lua_getmetatable(L, idx)) {
@@ -771,31 +773,41 @@ static int plain_out(lua_State *L, int idx) {
   }
   lua_pushnil(L);
   if (!lua_next(L, idx)) return 0;
-  if (lua_type(L, -2) != LUA_TSTRING || strcmp(lua_tostring(L, -2), "out") != 0) {
+  size_t len = 0;
+  const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tolstring(L, -2, &len) : NULL;
+  if (!k || len != 3 || memcmp(k, "out", 3) != 0) {
     lua_pop(L, 2);
     return -1;
   }
+  int v = lua_gettop(L);
   lua_pushvalue(L, -2);
   if (lua_next(L, idx)) { /* a second key */
     lua_pop(L, 4);
     return -1;
   }
-  lua_remove(L, -2);
-  return lua_gettop(L);
+  return v;
+}
+
+int gml_opt_out_ran(lua_State *L, int idx, const char *fname, bool *ran) {
+  static const char *const allowed[] = {"out", NULL};
+  *ran = false;
+  if (lua_isnoneornil(L, idx)) return 0;
+  idx = lua_absindex(L, idx);
+  int out = plain_out(L, idx);
+  if (out == 0) return 0;
+  if (out < 0) {
+    *ran = true;
+    gml_check_options(L, idx, fname, allowed);
+    if (!gml_opt_push(L, idx, "out")) return 0;
+    out = lua_gettop(L);
+  }
+  if (!gml_ismat(L, out)) gml_argerror(L, idx, fname, "option 'out' must be a mat, got %s", luaL_typename(L, out));
+  return out;
 }
 
 int gml_opt_out(lua_State *L, int idx, const char *fname) {
-  static const char *const allowed[] = {"out", NULL};
-  if (lua_isnoneornil(L, idx)) return 0;
-  idx = lua_absindex(L, idx);
-  int plain = plain_out(L, idx);
-  if (plain == 0) return 0;
-  if (plain < 0) {
-    gml_check_options(L, idx, fname, allowed);
-    if (!gml_opt_push(L, idx, "out")) return 0;
-  }
-  if (!gml_ismat(L, -1)) gml_argerror(L, idx, fname, "option 'out' must be a mat, got %s", luaL_typename(L, -1));
-  return lua_gettop(L);
+  bool ran;
+  return gml_opt_out_ran(L, idx, fname, &ran);
 }
 
 lua_Integer gml_opt_integer(lua_State *L, int idx, const char *key, lua_Integer def, const char *fname) {
@@ -945,22 +957,26 @@ void gml_push_hot(lua_State *L, const gml_reg *r, int nup) {
   lua_pushcclosure(L, r->func, nup + 1);
 }
 
-void gml_register(lua_State *L, int idx, const gml_reg *fns) {
+static void register_as(lua_State *L, int idx, const gml_reg *fns, bool own_count) {
   idx = lua_absindex(L, idx);
   for (; fns->name; fns++) {
-    gml_push_function(L, fns, 0);
+    (own_count ? gml_push_hot : gml_push_function)(L, fns, 0);
     lua_setfield(L, idx, fns->name);
   }
 }
 
-void gml_register_ops(lua_State *L, int module_idx, const gml_reg *regs, int n) {
+void gml_register(lua_State *L, int idx, const gml_reg *fns) { register_as(L, idx, fns, false); }
+
+void gml_register_hot(lua_State *L, int idx, const gml_reg *fns) { register_as(L, idx, fns, true); }
+
+void gml_register_ops(lua_State *L, int module_idx, const gml_reg *regs, int n, bool own_count) {
   module_idx = lua_absindex(L, module_idx);
   luaL_getmetatable(L, GML_MAT_MT);
   lua_getfield(L, -1, "__methods");
   int methods = lua_gettop(L);
   for (int op = 0; op < n; op++) {
     lua_pushinteger(L, op);
-    gml_push_function(L, &regs[op], 1);
+    (own_count ? gml_push_hot : gml_push_function)(L, &regs[op], 1);
     lua_pushvalue(L, -1);
     lua_setfield(L, module_idx, regs[op].name);
     lua_setfield(L, methods, regs[op].name);

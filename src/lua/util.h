@@ -165,6 +165,11 @@ bool gml_opt_push(lua_State *L, int idx, const char *key);
  * refuse), or 0 without out.  Reading it may run metamethods: call it
  * before taking any mat, or under a guard. */
 int gml_opt_out(lua_State *L, int idx, const char *fname);
+/* gml_opt_out, and *ran says whether reading the options may have run
+ * Lua (they had a metatable or an unusual form): when false, mats taken
+ * before the call are still valid (the plain {out = m} makes raw reads
+ * only, and allocates nothing). */
+int gml_opt_out_ran(lua_State *L, int idx, const char *fname, bool *ran);
 lua_Integer gml_opt_integer(lua_State *L, int idx, const char *key, lua_Integer def, const char *fname);
 lua_Number gml_opt_number(lua_State *L, int idx, const char *key, lua_Number def, const char *fname);
 bool gml_opt_boolean(lua_State *L, int idx, const char *key, bool def, const char *fname);
@@ -228,16 +233,21 @@ void gml_push_function(lua_State *L, const gml_reg *r, int nup);
 /* The functions of an op table: regs[op] (n of them, static storage) is
  * pushed with the op number as upvalue gml_upvalueindex(1) and set both
  * as module function and as mat method of its name (self is argument 1,
- * so the method is the function itself). */
-void gml_register_ops(lua_State *L, int module_idx, const gml_reg *regs, int n);
+ * so the method is the function itself); own_count: as gml_push_hot. */
+void gml_register_ops(lua_State *L, int module_idx, const gml_reg *regs, int n, bool own_count);
 /* The element access functions (m[k], m[k] = v, #m, m:mref, m:set, ...)
  * are the hottest calls: the wrapper's extra C call would cost them ~5 ns
  * of ~40.  Each checks its own count as its first statement,
- * gml_check_arity(L, &its_reg) (the count a compile-time constant), and
- * is pushed without the wrapper, its entry still as upvalue 1 (so
- * core._arity, and the spec checking every declared count, see it).
- * Only for those: everything else goes through gml_register. */
+ * gml_check_arity(L, &its_reg) or gml_check_arity_n (the count a
+ * compile-time constant), and is pushed without the wrapper, its entry
+ * still as upvalue 1 (so core._arity, and the spec checking every
+ * declared count, see it).  Only for those, the operators and the
+ * elementwise functions of the op tables (a 1K-element `x + y` or
+ * gm.sqrt(x, {out = y}) spent 2-4 % in the wrapper): everything else goes
+ * through gml_register. */
 void gml_push_hot(lua_State *L, const gml_reg *r, int nup);
+/* gml_register with gml_push_hot (every function checks its own count). */
+void gml_register_hot(lua_State *L, int idx, const gml_reg *fns);
 /* Pushes a new table holding fns (luaL_newlib for gml_reg). */
 void gml_newlib(lua_State *L, const gml_reg *fns);
 /* Raises "bad argument #n to 'name' (no value expected)" when the
@@ -245,6 +255,11 @@ void gml_newlib(lua_State *L, const gml_reg *fns);
 int gml_arity_error(lua_State *L, const gml_reg *r);
 static inline void gml_check_arity(lua_State *L, const gml_reg *r) {
   if (r->max_args >= 0 && lua_gettop(L) > r->max_args) gml_arity_error(L, r);
+}
+/* A hot function's check where its entry is its upvalue 1 (read only on
+ * the error path): n, its declared count. */
+static inline void gml_check_arity_n(lua_State *L, int n) {
+  if (lua_gettop(L) > n) gml_arity_error(L, (const gml_reg *)lua_touserdata(L, lua_upvalueindex(1)));
 }
 /* The method m:f(...) of a module function whose self goes to argument
  * position k (k > 1: the written mat is not the first argument); the

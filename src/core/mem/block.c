@@ -231,8 +231,6 @@ long gm_block_deref(gm_block *b) {
   return n - 1;
 }
 
-bool gm_block_live(const gm_block *b) { return atomic_load(&b->state) == GM_BLOCK_LIVE; }
-
 gm_status gm_block_check(const gm_block *b, const char *what) {
   int s = atomic_load(&b->state);
   if (s == GM_BLOCK_LIVE) return GM_OK;

@@ -97,7 +97,8 @@ gm_status gm_block_ref(gm_block *b);
  * count. */
 long gm_block_deref(gm_block *b);
 
-bool gm_block_live(const gm_block *b);
+/* Inline: every watch asks it of the host block (and the device one). */
+static inline bool gm_block_live(const gm_block *b) { return atomic_load(&b->state) == GM_BLOCK_LIVE; }
 /* GM_OK when live, else GM_ESTATE with "<what>: buffer released" or
  * "<what>: memory returned to an alloc cache". */
 gm_status gm_block_check(const gm_block *b, const char *what);

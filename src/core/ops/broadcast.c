@@ -20,6 +20,20 @@ const char *gm_bcast_name(gm_bcast_op op) { return (unsigned)op < GM_N_BCAST ? b
 
 gm_status gm_bc_result_dims(const gm_bc_arg *args, int n, int *rank, size_t dims[GM_MAX_RANK]) {
   *rank = 0;
+  const gm_mat *first = NULL; /* the usual case: every mat of the same dims (or a number) */
+  bool same = true;
+  for (int i = 0; i < n && same; i++)
+    if (args[i].m) {
+      if (!first) first = args[i].m;
+      else same = gm_mat_same_dims(first, args[i].m);
+    }
+  if (same) {
+    if (first) {
+      *rank = first->rank;
+      memcpy(dims, first->dims, (size_t)first->rank * sizeof dims[0]);
+    }
+    return GM_OK;
+  }
   for (int i = 0; i < n; i++) {
     if (!args[i].m) continue;
     size_t cur[GM_MAX_RANK];
@@ -301,12 +315,12 @@ static gm_status half_binary(bc_job *j, gm_bc_arg *args, gm_mat *out) {
 }
 
 static gm_status binary(gm_bcast_op op, gm_ctype t, gm_bc_arg a, gm_bc_arg b, gm_mat *out, bool kind_checked,
-                        bool out_made) {
+                        bool out_fits) {
   if ((unsigned)op >= GM_N_BCAST) return gm_fail(GM_EINVAL, "binary op %d is unknown", (int)op);
   if ((unsigned)t >= GM_N_CTYPES) return gm_fail(GM_EINVAL, "ctype %d is unknown", (int)t);
   gm_bc_arg args[2] = {a, b};
   bc_job j = {(int)op, t};
-  if (!out_made) GM_TRY(check_operands(args, 2, GM_BC_IS_CMP(op) ? GM_BOOL : t, out));
+  if (!out_fits) GM_TRY(check_operands(args, 2, GM_BC_IS_CMP(op) ? GM_BOOL : t, out));
   if (!kind_checked) GM_TRY(check_kind(&j));
   if (out->size == 0) return GM_OK;
   /* m ^ 2 as m * m (numpy's square): one multiply, exactly rounded, where
@@ -326,8 +340,8 @@ gm_status gm_broadcast_binary(gm_bcast_op op, gm_ctype t, gm_bc_arg a, gm_bc_arg
 }
 
 gm_status gm_broadcast_binary_checked(gm_bcast_op op, gm_ctype t, gm_bc_arg a, gm_bc_arg b, gm_mat *out,
-                                      bool out_made) {
-  return binary(op, t, a, b, out, true, out_made);
+                                      bool out_fits) {
+  return binary(op, t, a, b, out, true, out_fits);
 }
 
 gm_status gm_broadcast_where(gm_ctype t, gm_bc_arg cond, gm_bc_arg a, gm_bc_arg b, gm_mat *out) {

@@ -56,11 +56,12 @@ gm_status gm_bc_check_kind(int op, gm_ctype t);
  * is t, or bool for the comparisons (GM_BC_GT ... GM_BC_NE). */
 gm_status gm_broadcast_binary(gm_bcast_op op, gm_ctype t, gm_bc_arg a, gm_bc_arg b, gm_mat *out);
 /* gm_broadcast_binary for a caller that checked the kind (gm_bc_check_kind)
- * and, when out_made, made out itself with gm_bc_result_dims's dims and
- * the result's ctype (the Lua binding's `x + y`): those checks are not run
- * twice (5 % of a 1K-element op). */
+ * and, when out_fits, made out itself or checked it against
+ * gm_bc_result_dims's dims and the result's ctype (the Lua binding's
+ * `x + y` and {out = m}): those checks are not run twice (5 % of a
+ * 1K-element op). */
 gm_status gm_broadcast_binary_checked(gm_bcast_op op, gm_ctype t, gm_bc_arg a, gm_bc_arg b, gm_mat *out,
-                                      bool out_made);
+                                      bool out_fits);
 /* out := cond ? a : b elementwise with broadcasting; out is t, a and b
  * are converted to t, a cond of another ctype than bool to bool (nonzero,
  * NaN included, is true). */

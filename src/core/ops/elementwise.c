@@ -92,17 +92,24 @@ static gm_status check_ctypes(const char *name, int op, gm_mat *const *all, int 
   return ints ? GM_OK : gm_check_float_mats(name, all, n);
 }
 
-static gm_status ew_begin_op(ew_call *c, const char *op, int unary, gm_mat *w, gm_direction wdir, gm_mat *in1,
-                             gm_mat *in2) {
+/* ew_begin_op where the caller chose the backend already (e) */
+static gm_status ew_begin_on(ew_call *c, gm_exec e, const char *op, int unary, gm_mat *w, gm_direction wdir,
+                             gm_mat *in1, gm_mat *in2) {
   gm_mat *all[3] = {w, in1, in2};
   GM_TRY(check_ctypes(op, unary, all, 3));
-  c->e = gm_exec_choose(all, 3);
+  c->e = e;
   GM_TRY(ew_ops(&c->e, op, &c->ops));
   c->n = 0;
   if (in1 && in1 != w) c->o[c->n++] = (gm_operand){in1, GM_INPUT, NULL};
   if (in2 && in2 != w && in2 != in1) c->o[c->n++] = (gm_operand){in2, GM_INPUT, NULL};
   c->o[c->n++] = (gm_operand){w, wdir, NULL};
   return gm_acquire(&c->e, c->o, c->n);
+}
+
+static gm_status ew_begin_op(ew_call *c, const char *op, int unary, gm_mat *w, gm_direction wdir, gm_mat *in1,
+                             gm_mat *in2) {
+  gm_mat *all[3] = {w, in1, in2};
+  return ew_begin_on(c, gm_exec_choose(all, 3), op, unary, w, wdir, in1, in2);
 }
 
 static gm_status ew_begin(ew_call *c, const char *op, gm_mat *w, gm_direction wdir, gm_mat *in1,
@@ -194,7 +201,7 @@ gm_status gm_unary(const char *fn, gm_unary_op op, gm_mat *x, gm_mat *y) {
     if (e.be->elementwise && e.be->elementwise->unary_into) {
       GM_TRY(check_result(fn, x, y));
       ew_call c; /* checks the ctypes (check_ctypes) before it acquires */
-      GM_TRY(ew_begin_op(&c, fn, (int)op, y, GM_OUTPUT, x, NULL));
+      GM_TRY(ew_begin_on(&c, e, fn, (int)op, y, GM_OUTPUT, x, NULL));
       gm_status st = c.ops->unary_into(c.e.dev, x->ctype, op, x->size, ew_ptr(&c, x), ew_ptr(&c, y));
       return ew_end(&c, st);
     }
