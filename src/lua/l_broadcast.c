@@ -19,7 +19,8 @@
 static gm_bc_arg check_arg(lua_State *L, int idx, const char *fn) {
   int t = lua_type(L, idx);
   if (t == LUA_TNUMBER) return (gm_bc_arg){NULL, lua_tonumber(L, idx)};
-  if (t == LUA_TUSERDATA && gml_testbox(L, idx)) return (gm_bc_arg){gml_checkmat(L, idx, fn), 0};
+  gml_mat *box = t == LUA_TUSERDATA ? gml_testbox(L, idx) : NULL;
+  if (box) return (gm_bc_arg){gml_checkmat_in(L, idx, box, fn), 0};
   if (t == LUA_TBOOLEAN) return (gm_bc_arg){NULL, lua_toboolean(L, idx) ? 1.0 : 0.0};
   if (!gml_iscomplex(L, idx)) gml_argerror(L, idx, fn, "mat or number expected, got %s", luaL_typename(L, idx));
   return (gm_bc_arg){NULL, 0};

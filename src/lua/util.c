@@ -509,6 +509,13 @@ gml_mat *gml_checkbox(lua_State *L, int idx, const char *fname) {
   return box;
 }
 
+gm_mat *gml_checkmat_in(lua_State *L, int idx, gml_mat *box, const char *fname) {
+  if (!box->m) gml_elembox_error(L, idx, fname);
+  if (gm_n_deferred) gm_deferred_drain();
+  check_mat_ctype(L, idx, box->m, fname);
+  return box->m;
+}
+
 gm_mat *gml_checkmat(lua_State *L, int idx, const char *fname) { return gml_checkbox(L, idx, fname)->m; }
 
 /* ---- guards and pins (see util.h) ----

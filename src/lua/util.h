@@ -58,6 +58,9 @@ gm_mat *gml_box_result(lua_State *L, gml_mat *box, int rank, const size_t *dims,
 gm_mat *gml_checkmat(lua_State *L, int idx, const char *fname);
 /* gml_checkmat's box (element access keeps its direct-access state there). */
 gml_mat *gml_checkbox(lua_State *L, int idx, const char *fname);
+/* gml_checkmat of the box at idx that gml_testbox found (not looked up
+ * again: a mat operand of every binary op). */
+gm_mat *gml_checkmat_in(lua_State *L, int idx, gml_mat *box, const char *fname);
 /* The mat box at idx, or NULL (recognized by size and magic, not by its
  * metatable: a mat used often has its own, see l_mat.c).  Inline: it
  * is on the path of every element access. */
