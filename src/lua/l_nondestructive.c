@@ -251,7 +251,7 @@ static int unary_new(lua_State *L, gm_unary_op op) {
   gm_mat *x = x_and_out(L, 2, fn, &out, &box);
   gm_ctype t = gm_unary_result_ctype(op, x->ctype);
   gm_mat *y = out ? out_mat(L, 2, out, fn, x, t) : gml_box_result(L, box, x->rank, x->dims, t, x->cuda_enabled, fn);
-  GML_TRY(L, gm_unary(fn, op, x, y), fn);
+  GML_TRY(L, gm_unary(fn, op, x, y, true), fn); /* y: made here, or checked by out_mat */
   if (out) lua_pushvalue(L, out);
   return 1;
 }

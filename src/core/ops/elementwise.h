@@ -17,8 +17,11 @@ gm_status gm_unary_(gm_unary_op op, gm_mat *x, size_t n);
 /* y := op(x) elementwise, a new result in y (y == x works in place).
  * fn names the caller in messages.  x and y: equal dims, y of
  * gm_unary_result_ctype(op, x's ctype); y must not share storage with x
- * unless it is x. */
-gm_status gm_unary(const char *fn, gm_unary_op op, gm_mat *x, gm_mat *y);
+ * unless it is x.  y_checked: the caller made y for the result or
+ * checked those rules itself (the Lua binding, with messages naming the
+ * option), and the one-pass path does not check them again (2 % of a
+ * 1K-element gm.sqrt(x, {out = y})). */
+gm_status gm_unary(const char *fn, gm_unary_op op, gm_mat *x, gm_mat *y, bool y_checked);
 /* The ctype gm_unary gives for an x of ctype t: t, but a float-only op
  * (not a GM_UNARY_INT_OPS row) of a bool or integer t gives
  * gm_ctype_float_for(t) (NumPy's promotion; x is converted first). */
