@@ -7,7 +7,6 @@
 #include "l_broadcast.h"
 
 #include <math.h>
-#include <string.h>
 
 #include "../core/ops/elementwise.h"
 #include "../core/ops/op_table.h"
@@ -15,15 +14,21 @@
 #include "l_ew.h"
 
 /* The operand at idx: a mat, or a number or boolean (m NULL); a
- * gm.complex value passes (complex_scalars turns it into a mat first). */
-static gm_bc_arg check_arg(lua_State *L, int idx, const char *fn) {
+ * gm.complex value passes (*complex set; complex_scalars then makes it a mat). */
+static gm_bc_arg check_arg_cx(lua_State *L, int idx, const char *fn, bool *complex) {
   int t = lua_type(L, idx);
   if (t == LUA_TNUMBER) return (gm_bc_arg){NULL, lua_tonumber(L, idx)};
   gml_mat *box = t == LUA_TUSERDATA ? gml_testbox(L, idx) : NULL;
   if (box) return (gm_bc_arg){gml_checkmat_in(L, idx, box, fn), 0};
   if (t == LUA_TBOOLEAN) return (gm_bc_arg){NULL, lua_toboolean(L, idx) ? 1.0 : 0.0};
   if (!gml_iscomplex(L, idx)) gml_argerror(L, idx, fn, "mat or number expected, got %s", luaL_typename(L, idx));
+  *complex = true;
   return (gm_bc_arg){NULL, 0};
+}
+
+static gm_bc_arg check_arg(lua_State *L, int idx, const char *fn) {
+  bool complex = false;
+  return check_arg_cx(L, idx, fn, &complex);
 }
 
 /* ---- promotion ----
@@ -172,8 +177,12 @@ static int broadcast(lua_State *L, int op, const int *idx, int n, int out_idx, i
   const char *name = op >= 0 ? gm_bcast_name((gm_bcast_op)op) : "where";
   gm_bc_arg a[3];
   gml_mat *box = out_idx || plain_opts ? NULL : gml_newbox(L);
-  complex_scalars(L, idx, n, argfn);
-  for (int i = 0; i < n; i++) a[i] = check_arg(L, idx[i], argfn); /* in order: the first bad one raises */
+  bool complex = false;
+  for (int i = 0; i < n; i++) a[i] = check_arg_cx(L, idx[i], argfn, &complex); /* in order: the first bad one raises */
+  if (complex) { /* gm.complex values become mats (which may run Lua): the operands again */
+    complex_scalars(L, idx, n, argfn);
+    for (int i = 0; i < n; i++) a[i] = check_arg(L, idx[i], argfn);
+  }
   if (plain_opts) {
     out_idx = gml_opt_out(L, plain_opts, argfn); /* out is checked below */
     if (!out_idx) { /* {}: no Lua ran since the operands were taken; the box may run some, so again */
@@ -202,8 +211,8 @@ static int broadcast(lua_State *L, int op, const int *idx, int n, int out_idx, i
   if (out_idx) {
     out = gml_checkmat(L, out_idx, argfn);
     lua_pushvalue(L, out_idx);
-    out_fits = out->ctype == (cmp ? GM_BOOL : t) && out->rank == rank &&
-               memcmp(out->dims, dims, (size_t)rank * sizeof dims[0]) == 0;
+    out_fits = out->ctype == (cmp ? GM_BOOL : t) && out->rank == rank;
+    for (int d = 0; out_fits && d < rank; d++) out_fits = out->dims[d] == dims[d];
   } else {
     out = gml_box_result(L, box, rank, dims, cmp ? GM_BOOL : t, cuda, argfn);
   }
