@@ -162,8 +162,6 @@ static void complex_scalars(lua_State *L, const int *idx, int n, const char *fn)
   }
 }
 
-static int opt_out(lua_State *L, int idx, const char *fn, bool pin);
-
 /* Without out, the result's box comes first (gml_newbox: the operands are
  * taken after the allocations that may run finalizers, so no guard is
  * needed); with out, the caller has read its options before (l_binary,
