@@ -773,8 +773,7 @@ bool gml_opt_push(lua_State *L, int idx, const char *key) {
  * -1 (nothing pushed) for any other form, which the general path reads
  * (and refuses with its message). */
 static int plain_out(lua_State *L, int idx) {
-  if (lua_type(L, idx) != LUA_TTABLE) return -1;
-  if (lua_getmetatable(L, idx)) {
+  if (lua_getmetatable(L, idx)) { /* (idx is a table: the caller looked) */
     lua_pop(L, 1);
     return -1;
   }
@@ -798,9 +797,10 @@ static int plain_out(lua_State *L, int idx) {
 int gml_opt_out_ran(lua_State *L, int idx, const char *fname, bool *ran) {
   static const char *const allowed[] = {"out", NULL};
   *ran = false;
-  if (lua_isnoneornil(L, idx)) return 0;
-  idx = lua_absindex(L, idx);
-  int out = plain_out(L, idx);
+  int t = lua_type(L, idx);
+  if (t == LUA_TNIL || t == LUA_TNONE) return 0;
+  if (idx < 0 && idx > LUA_REGISTRYINDEX) idx = lua_absindex(L, idx);
+  int out = t == LUA_TTABLE ? plain_out(L, idx) : -1;
   if (out == 0) return 0;
   if (out < 0) {
     *ran = true;

@@ -46,6 +46,31 @@ gm_status gm_finish(const gm_exec *e, gm_operand *ops, int n, gm_status st);
 gm_status gm_acquire_in_place(const gm_exec *e, gm_operand *ops, int n);
 gm_status gm_finish_in_place(const gm_exec *e, gm_operand *ops, int n, gm_status st);
 
+/* The small-op lane: a host op on operands whose host storage is up to
+ * date with nothing watched or pending holds their vecs' locks for the
+ * op's few microseconds instead of watching and unwatching each (a
+ * watch's checks and bookkeeping and an unwatch cost about 270
+ * instructions an operand, a third of a 1K-element op).  gm_lane_enter
+ * sets each ops[i].ptr (a non-contiguous operand only when in_place: at
+ * its first element, as gm_acquire_in_place) and returns true, or false
+ * having changed and holding nothing: the op then takes gm_acquire's
+ * path, which also reports whatever kept it out of the lane.  The first
+ * vec's lock is waited for, the others only tried (no lock order, no
+ * deadlock).  Between enter and gm_lane_leave the caller runs its kernel
+ * on this thread and calls nothing that takes a vec's lock; for ops below
+ * the thread pool's threshold (kernels that run inline anyway), so other
+ * threads wait microseconds at most. */
+#define GM_LANE_MAX 4
+/* The largest op (elements) the callers take the lane for: about 10 us */
+#define GM_LANE_MAX_ELEMS ((size_t)1 << 16)
+typedef struct gm_lane {
+  int n;
+  struct gm_vec *v[GM_LANE_MAX];
+  bool taken[GM_LANE_MAX];
+} gm_lane;
+bool gm_lane_enter(const gm_exec *e, gm_operand *ops, int n, bool in_place, gm_lane *lane);
+void gm_lane_leave(gm_lane *lane);
+
 /* True when a and b (contiguous views) share storage elements; false when
  * either is a non-contiguous view, which ops stage through a temporary.  An op
  * whose output may overlap an input gives different results on a GPU,

@@ -12,17 +12,11 @@
 GM_CTYPES(GM_PUBLIC_CTYPE_AGREES_)
 #undef GM_PUBLIC_CTYPE_AGREES_
 
-size_t gm_ctype_size(gm_ctype t) {
-  switch (t) {
-#define X(ct, E, name, kw, ...) \
-  case GM_##E:             \
-    return sizeof(ct);
+const unsigned char gm_ctype_sizes[GM_N_CTYPES] = {
+#define X(ct, E, name, kw, ...) [GM_##E] = sizeof(ct),
     GM_CTYPES(X)
 #undef X
-    default:
-      return 0;
-  }
-}
+};
 
 const char *gm_ctype_name(gm_ctype t) {
   switch (t) {

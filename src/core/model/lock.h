@@ -14,6 +14,8 @@
 #ifndef GPUMAT_CORE_MODEL_LOCK_H
 #define GPUMAT_CORE_MODEL_LOCK_H
 
+#include <stdbool.h>
+
 #ifdef __linux__
 #include <stdatomic.h>
 
@@ -34,6 +36,13 @@ static inline void gm_lock_acquire(gm_lock *l) {
     gm_lock_wait(l);
 }
 
+/* Takes l if it is free; never waits. */
+static inline bool gm_lock_try(gm_lock *l) {
+  int free_state = 0;
+  return atomic_compare_exchange_strong_explicit(&l->state, &free_state, 1, memory_order_acquire,
+                                                 memory_order_relaxed);
+}
+
 static inline void gm_lock_release(gm_lock *l) {
   if (atomic_exchange_explicit(&l->state, 0, memory_order_release) == 2) gm_lock_wake(l);
 }
@@ -47,6 +56,7 @@ typedef struct gm_lock {
 static inline void gm_lock_init(gm_lock *l) { pthread_mutex_init(&l->m, NULL); }
 static inline void gm_lock_destroy(gm_lock *l) { pthread_mutex_destroy(&l->m); }
 static inline void gm_lock_acquire(gm_lock *l) { pthread_mutex_lock(&l->m); }
+static inline bool gm_lock_try(gm_lock *l) { return pthread_mutex_trylock(&l->m) == 0; }
 static inline void gm_lock_release(gm_lock *l) { pthread_mutex_unlock(&l->m); }
 #endif
 

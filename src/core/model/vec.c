@@ -665,6 +665,43 @@ static bool element_quick_ok(const gm_vec *v) {
   return true;
 }
 
+/* A new op result's storage, made in the lane as watch(FOREIGN, OUTPUT)
+ * makes it: a vec with no facet yet (nothing to copy, fill or wait for),
+ * not a staging vec (whose pinned memory may run the device's GC hook),
+ * gets its host facet.  False (an allocation failure too: the watch path
+ * then tries again and reports it) leaves it as it was. */
+static bool lane_new_host(gm_vec *v) {
+  if (v->host || any_facet_exists(v) || v->staging_dev || v->n_sync_locks > 0 || v->copy_pending ||
+      v->device_pending || (v->scope && v->scope->closed))
+    return false;
+  gm_block *none = NULL;
+  return create_facet(v, GM_FACET_FOREIGN, GM_OUTPUT, NULL, &none) == GM_OK;
+}
+
+bool gm_vec_lane_enter(gm_vec *v, gm_direction dir, bool wait, bool *taken) {
+  bool take = v->synchronization == GM_SYNC_TRUE || (v->synchronization == GM_SYNC_MAYBE && gm_maybe_synchronize);
+  if (take) {
+    if (wait)
+      gm_lock_acquire(&v->lock);
+    else if (!gm_lock_try(&v->lock))
+      return false;
+  }
+  invalidate_direct(v);
+  if (!element_quick_ok(v) && !(dir == GM_OUTPUT && lane_new_host(v))) {
+    vunlock(v, take);
+    return false;
+  }
+  if (dir != GM_INPUT) { /* watch(FOREIGN, IO)'s effect: the host facets become the only up-to-date ones */
+    for (int g = 0; g < GM_N_FACETS; g++) set_up_to_date(v, (gm_facet_name)g, false);
+    set_up_to_date(v, GM_FACET_FOREIGN, true);
+  }
+  v->facets[GM_FACET_FOREIGN].direction = dir;
+  *taken = take;
+  return true;
+}
+
+void gm_vec_lane_leave(gm_vec *v, bool taken) { vunlock(v, taken); }
+
 bool gm_vec_element_quick(gm_vec *v, size_t off, bool write, double *val) {
   bool taken = vlock(v);
   bool ok = element_quick_ok(v);

@@ -174,6 +174,19 @@ gm_status gm_vec_remove_facet_reference(gm_vec *v, gm_facet_name f);
  * false, having done nothing, when the full watch path is needed. */
 bool gm_vec_element_quick(gm_vec *v, size_t off, bool write, double *val);
 
+/* The small-op lane (core/exec/exec.h, gm_lane_enter): under the vec's
+ * lock, where a FOREIGN watch would need none of its checks, copies or
+ * waits (the conditions of gm_vec_element_quick), makes the watch's facet
+ * effects for dir and returns true with the lock still held (*taken: it
+ * was taken; GM_SYNC_FALSE and maybe_synchronize off take none), so the
+ * op runs on v->host with no bookkeeping to undo; gm_vec_lane_leave
+ * releases it.  wait false: returns false rather than wait for the lock
+ * (an op's second and later vecs: no lock order to keep).  Returns
+ * false, having changed nothing and holding nothing, when the watch path
+ * is needed. */
+bool gm_vec_lane_enter(gm_vec *v, gm_direction dir, bool wait, bool *taken);
+void gm_vec_lane_leave(gm_vec *v, bool taken);
+
 /* Weak references (facet barriers, like MGL-CUBE's weak pointers): a
  * barrier must not keep a garbage mat's storage alive until it exits.
  * gm_vec_weak_get returns a new reference to v's handle (caller holds a

@@ -218,10 +218,17 @@ static gm_status dispatch_in_place(const gm_bc_arg *args, int n, gm_mat *out, co
   }
   gm_operand o[GM_STRIDED_MAX_OPS];
   int no = list_operands(args, n, out, o);
-  GM_TRY(gm_acquire_in_place(&e, o, no));
+  gm_lane lane;
+  bool in_lane = out->size <= GM_LANE_MAX_ELEMS && gm_lane_enter(&e, o, no, true, &lane);
+  if (!in_lane) GM_TRY(gm_acquire_in_place(&e, o, no));
   void *ptrs[GM_STRIDED_MAX_OPS] = {ptr_of(o, no, out)};
   for (int i = 0; i < n; i++) ptrs[i + 1] = ptr_of(o, no, args[i].m);
-  return gm_finish_in_place(&e, o, no, run(&e, j, &s, ptrs));
+  gm_status st = run(&e, j, &s, ptrs);
+  if (in_lane) {
+    gm_lane_leave(&lane);
+    return st;
+  }
+  return gm_finish_in_place(&e, o, no, st);
 }
 
 /* want[i]: the ctype the backend reads input i in */

@@ -61,7 +61,16 @@ typedef struct ew_call {
   const gm_elementwise_ops *ops;
   gm_operand o[4];
   int n;
+  gm_lane lane; /* in_lane: a small host op in the lane (exec.h) */
+  bool in_lane;
 } ew_call;
+
+/* Acquires c's operands: in the lane when the op is small (size: its
+ * largest mat's elements) and the operands' host storage is ready. */
+static gm_status ew_acquire(ew_call *c, size_t size) {
+  c->in_lane = size <= GM_LANE_MAX_ELEMS && gm_lane_enter(&c->e, c->o, c->n, false, &c->lane);
+  return c->in_lane ? GM_OK : gm_acquire(&c->e, c->o, c->n);
+}
 
 /* Whether unary op takes integer mats (a GM_UNARY_INT_OPS row). */
 static bool int_unary(int op) {
@@ -103,7 +112,10 @@ static gm_status ew_begin_on(ew_call *c, gm_exec e, const char *op, int unary, g
   if (in1 && in1 != w) c->o[c->n++] = (gm_operand){in1, GM_INPUT, NULL};
   if (in2 && in2 != w && in2 != in1) c->o[c->n++] = (gm_operand){in2, GM_INPUT, NULL};
   c->o[c->n++] = (gm_operand){w, wdir, NULL};
-  return gm_acquire(&c->e, c->o, c->n);
+  size_t size = w->size;
+  if (in1 && in1->size > size) size = in1->size;
+  if (in2 && in2->size > size) size = in2->size;
+  return ew_acquire(c, size);
 }
 
 static gm_status ew_begin_op(ew_call *c, const char *op, int unary, gm_mat *w, gm_direction wdir, gm_mat *in1,
@@ -125,6 +137,10 @@ static void *ew_ptr(const ew_call *c, const gm_mat *m) {
 }
 
 static gm_status ew_end(ew_call *c, gm_status st) {
+  if (c->in_lane) {
+    gm_lane_leave(&c->lane);
+    return st;
+  }
   return gm_finish(&c->e, c->o, c->n, st);
 }
 
@@ -242,7 +258,7 @@ gm_status gm_predicate(gm_predicate_op op, gm_mat *x, gm_mat *y) {
   c.o[0] = (gm_operand){x, GM_INPUT, NULL};
   c.o[1] = (gm_operand){y, GM_OUTPUT, NULL};
   c.n = 2;
-  GM_TRY(gm_acquire(&c.e, c.o, c.n));
+  GM_TRY(ew_acquire(&c, x->size));
   return ew_end(&c, c.ops->predicate(c.e.dev, x->ctype, op, x->size, c.o[0].ptr, c.o[1].ptr));
 }
 
