@@ -410,11 +410,19 @@ static gm_status host_binary(void *ctx, gm_ctype t, gm_bcast_op op, const gm_str
 #undef X
   };
   bool cmp = gm_bc_is_cmp(op);
-  st_job j = {.t = t, .op = (int)op, .s = s, .ct = {cmp ? GM_BOOL : t, t, t, t}};
+  st_job j; /* (local, the numbers' slots, is written by set_base where used) */
+  j.t = t;
+  j.op = (int)op;
+  j.s = s;
+  j.ct[0] = cmp ? GM_BOOL : t;
+  j.ct[1] = j.ct[2] = j.ct[3] = t;
   set_base(&j, 0, out);
   set_base(&j, 1, a);
   set_base(&j, 2, b);
-  run(&j, cost[op]);
+  if (s->ndim == 1 && gm_par_inline((size_t)s->dims[0], cost[op]))
+    chunk(&j, 0, (size_t)s->dims[0]); /* one axis, inline: what gm_par_for would call */
+  else
+    run(&j, cost[op]);
   return GM_OK;
 }
 

@@ -382,8 +382,10 @@ static int l_close(lua_State *L) { return release(L, "__close"); }
  * "per-mat method cache" below). */
 static unsigned n_method_caches;
 
-/* Reachable from Lua as getmetatable(m).__gc: checked like any function. */
+/* Reachable from Lua as getmetatable(m).__gc: checked like any function.
+ * Registered hot (every temporary's collection calls it): counts its own. */
 static int l_gc(lua_State *L) {
+  gml_check_arity_n(L, 1);
   gml_mat *box = gml_testbox(L, 1);
   if (!box) return gml_argerror(L, 1, "__gc", "gpumat.mat expected, got %s", luaL_typename(L, 1));
   if (box->method_cache) {
@@ -923,8 +925,9 @@ void gml_open_mat(lua_State *L, int module_idx) {
   /* metamethods get the arguments the VM passes (__len and __unm get
    * the operand twice, __close the error object) */
   static const gml_reg meta[] = {
-      {"__gc", l_gc, 1, NULL}, {"__close", l_close, 2, NULL}, {"__pairs", l_pairs, 1, NULL}, {NULL, NULL, 0, NULL},
+      {"__close", l_close, 2, NULL}, {"__pairs", l_pairs, 1, NULL}, {NULL, NULL, 0, NULL},
   };
+  static const gml_reg gc_reg = {"__gc", l_gc, 1, NULL};
   static const gml_reg *const hot[] = {&mref_reg, &set_reg, &row_major_mref_reg, &set_row_major_reg};
   gml_register(L, module_idx, fns);
   for (size_t i = 0; i < sizeof mat_props / sizeof mat_props[0]; i++) {
@@ -946,6 +949,8 @@ void gml_open_mat(lua_State *L, int module_idx) {
   gml_push_hot(L, &len_reg, 0);
   lua_setfield(L, -2, "__len");
   gml_register(L, -1, meta);
+  gml_push_hot(L, &gc_reg, 0);
+  lua_setfield(L, -2, "__gc");
   lua_pushliteral(L, "gpumat.mat");
   lua_setfield(L, -2, "__name");
   lua_pop(L, 1);

@@ -7,10 +7,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-/* Below this much work (items x cost) a loop runs inline: handing blocks
- * to the pool's threads costs a few microseconds of wake-up, and on a busy
- * machine a woken thread may not run for a scheduler tick (par.h). */
-#define GM_PAR_THRESHOLD (1u << 18)
 /* Work per thread: a loop uses at most work / GM_PAR_PER_THREAD threads,
  * so each gets about 64K units (tens of microseconds, several wake-ups'
  * worth) however many cores there are: on 16 cores a 2^18 loop uses 4. */

@@ -18,6 +18,16 @@
 
 #define GM_PAR_MAX 16
 
+/* Below this much work (items x cost) a loop runs inline: handing blocks
+ * to the pool's threads costs a few microseconds of wake-up, and on a busy
+ * machine a woken thread may not run for a scheduler tick. */
+#define GM_PAR_THRESHOLD (1u << 18)
+
+/* Whether gm_par_for(n, ., cost, ...) runs its loop inline on the caller's
+ * thread whatever the thread count: a caller may then call its chunk
+ * function itself. */
+static inline int gm_par_inline(size_t n, double cost) { return (double)n * cost < (double)GM_PAR_THRESHOLD; }
+
 /* Calls fn(arg, begin, end) on disjoint chunks covering [0, n), each
  * chunk a multiple of `align` items (except the last), in parallel when
  * n * cost >= the threshold (cost: rough work per item, 1 for a copy).
