@@ -142,6 +142,20 @@ bool gm_lane_enter(const gm_exec *e, gm_operand *ops, int n, bool in_place, gm_l
   return true;
 }
 
+gm_status gm_acquire_lane(const gm_exec *e, gm_operand *ops, int n, size_t size, bool in_place, gm_lane *lane) {
+  lane->n = 0;
+  if (size <= GM_LANE_MAX_ELEMS && gm_lane_enter(e, ops, n, in_place, lane)) return GM_OK;
+  return acquire(e, ops, n, in_place);
+}
+
+gm_status gm_finish_lane(const gm_exec *e, gm_operand *ops, int n, bool in_place, gm_lane *lane, gm_status st) {
+  if (lane->n > 0) {
+    gm_lane_leave(lane);
+    return st;
+  }
+  return in_place ? gm_finish_in_place(e, ops, n, st) : gm_finish(e, ops, n, st);
+}
+
 bool gm_mats_overlap(const gm_mat *a, const gm_mat *b) {
   if (!a || !b || a->vec != b->vec || a->size == 0 || b->size == 0) return false;
   if (!a->contiguous || !b->contiguous) return false;

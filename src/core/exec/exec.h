@@ -70,6 +70,12 @@ typedef struct gm_lane {
 } gm_lane;
 bool gm_lane_enter(const gm_exec *e, gm_operand *ops, int n, bool in_place, gm_lane *lane);
 void gm_lane_leave(gm_lane *lane);
+/* What the ops call: the lane for an op of at most GM_LANE_MAX_ELEMS
+ * elements (size: its largest operand's) when it can (lane->n > 0 then),
+ * else gm_acquire (in_place: gm_acquire_in_place); gm_finish_lane ends
+ * either as gm_finish (gm_finish_in_place) would. */
+gm_status gm_acquire_lane(const gm_exec *e, gm_operand *ops, int n, size_t size, bool in_place, gm_lane *lane);
+gm_status gm_finish_lane(const gm_exec *e, gm_operand *ops, int n, bool in_place, gm_lane *lane, gm_status st);
 
 /* True when a and b (contiguous views) share storage elements; false when
  * either is a non-contiguous view, which ops stage through a temporary.  An op

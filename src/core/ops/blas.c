@@ -283,9 +283,10 @@ gm_status gm_copy_(gm_mat *x, gm_mat *y, size_t n, size_t incx, size_t incy) {
   /* all of y written: no need to bring its old contents in */
   gm_direction ydir = n == y->size && incy == 1 ? GM_OUTPUT : GM_IO;
   gm_operand ops[2] = {{x, GM_INPUT, NULL}, {y, ydir, NULL}};
-  GM_TRY(gm_acquire(&e, ops, 2));
+  gm_lane lane;
+  GM_TRY(gm_acquire_lane(&e, ops, 2, x->size > y->size ? x->size : y->size, false, &lane));
   gm_status st = gm_blas_copy_n(e.be->blas, e.dev, x->ctype, n, ops[0].ptr, incx, ops[1].ptr, incy);
-  return gm_finish(&e, ops, 2, st);
+  return gm_finish_lane(&e, ops, 2, false, &lane, st);
 }
 
 gm_status gm_scal_(double alpha, gm_mat *x, size_t n, size_t incx) {

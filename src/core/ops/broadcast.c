@@ -219,16 +219,10 @@ static gm_status dispatch_in_place(const gm_bc_arg *args, int n, gm_mat *out, co
   gm_operand o[GM_STRIDED_MAX_OPS];
   int no = list_operands(args, n, out, o);
   gm_lane lane;
-  bool in_lane = out->size <= GM_LANE_MAX_ELEMS && gm_lane_enter(&e, o, no, true, &lane);
-  if (!in_lane) GM_TRY(gm_acquire_in_place(&e, o, no));
+  GM_TRY(gm_acquire_lane(&e, o, no, out->size, true, &lane));
   void *ptrs[GM_STRIDED_MAX_OPS] = {ptr_of(o, no, out)};
   for (int i = 0; i < n; i++) ptrs[i + 1] = ptr_of(o, no, args[i].m);
-  gm_status st = run(&e, j, &s, ptrs);
-  if (in_lane) {
-    gm_lane_leave(&lane);
-    return st;
-  }
-  return gm_finish_in_place(&e, o, no, st);
+  return gm_finish_lane(&e, o, no, true, &lane, run(&e, j, &s, ptrs));
 }
 
 /* want[i]: the ctype the backend reads input i in */

@@ -61,16 +61,11 @@ typedef struct ew_call {
   const gm_elementwise_ops *ops;
   gm_operand o[4];
   int n;
-  gm_lane lane; /* in_lane: a small host op in the lane (exec.h) */
-  bool in_lane;
+  gm_lane lane; /* a small host op's (exec.h) */
 } ew_call;
 
-/* Acquires c's operands: in the lane when the op is small (size: its
- * largest mat's elements) and the operands' host storage is ready. */
-static gm_status ew_acquire(ew_call *c, size_t size) {
-  c->in_lane = size <= GM_LANE_MAX_ELEMS && gm_lane_enter(&c->e, c->o, c->n, false, &c->lane);
-  return c->in_lane ? GM_OK : gm_acquire(&c->e, c->o, c->n);
-}
+/* Acquires c's operands (size: its largest mat's elements). */
+static gm_status ew_acquire(ew_call *c, size_t size) { return gm_acquire_lane(&c->e, c->o, c->n, size, false, &c->lane); }
 
 /* Whether unary op takes integer mats (a GM_UNARY_INT_OPS row). */
 static bool int_unary(int op) {
@@ -137,11 +132,7 @@ static void *ew_ptr(const ew_call *c, const gm_mat *m) {
 }
 
 static gm_status ew_end(ew_call *c, gm_status st) {
-  if (c->in_lane) {
-    gm_lane_leave(&c->lane);
-    return st;
-  }
-  return gm_finish(&c->e, c->o, c->n, st);
+  return gm_finish_lane(&c->e, c->o, c->n, false, &c->lane, st);
 }
 
 gm_status gm_unary_(gm_unary_op op, gm_mat *x, size_t n) {

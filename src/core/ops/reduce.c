@@ -69,7 +69,8 @@ gm_status gm_reduce(gm_mat *x, gm_reduce_op op, double *out) {
   if (!ops || !ops->reduce)
     return gm_fail(GM_EUNSUPPORTED, "%s: not implemented on the %s backend", name, e.be->name);
   gm_operand o = {x, GM_INPUT, NULL};
-  GM_TRY(gm_acquire(&e, &o, 1));
+  gm_lane lane;
+  GM_TRY(gm_acquire_lane(&e, &o, 1, x->size, false, &lane));
   gm_status st = ops->reduce(e.dev, x->ctype, op, x->size, o.ptr, out);
-  return gm_finish(&e, &o, 1, st);
+  return gm_finish_lane(&e, &o, 1, false, &lane, st);
 }
