@@ -1,8 +1,11 @@
 /* The host BLAS table: CBLAS (OpenBLAS) with CblasColMajor, LAPACKE for
  * invert/logdet/potrf/geqrf/orgqr, loops for geam.  Arguments are column-major as documented
  * in core/ops/blas_ops.h; the row-major mapping is done by core/ops/blas.c. */
+#define _GNU_SOURCE 1 /* RTLD_DEFAULT */
 #include <cblas.h>
+#include <dlfcn.h>
 #include <lapacke.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -238,6 +241,53 @@ static gm_status h_half_gemm(gm_ctype t, gm_blas_trans ta, gm_blas_trans tb, int
   return st;
 }
 
+/* OpenBLAS's threads for a product with a short side.  Its own rule
+ * threads every ?gemm of more than 2^18 m n k, and on this project's
+ * 2-vCPU AMD EPYC VM two threads ran a product with a short side 2-3x
+ * slower than one (float, OPENBLAS_NUM_THREADS 1 against 2: 5000x16 by
+ * 16x10 40 us against 114, 20000x16 by 16x10 166 against 406,
+ * 100000x16 by 16x16 1.0 ms against 1.8, 1797x64 by 64x10 45 against
+ * 102, 1000x1000 by 1000x10 403 against 668; with OpenBLAS's own kernel
+ * choice as with OPENBLAS_CORETYPE=Haswell), where square ones gained
+ * (256: 232 us against 370, 512: 1.6 ms against 2.7; 64 and 128 about
+ * even).  The softmax regression program spent two thirds of its time
+ * in such products.  So a product whose smallest dimension is under
+ * THREAD_MIN_DIM runs on the calling thread (openblas_set_num_threads(1)
+ * around the call, found at run time: another BLAS has no such call and
+ * is left alone).  On 16 cores OpenBLAS splits the same products 16
+ * ways, each share smaller still, so the rule keeps them on one thread
+ * there too.  The setting is process-wide: a product that another
+ * thread starts meanwhile may run on one thread (slower, not wrong). */
+enum { THREAD_MIN_DIM = 128 };
+static void (*openblas_set)(int);
+static int (*openblas_get)(void);
+static pthread_once_t openblas_once = PTHREAD_ONCE_INIT;
+
+static void find_openblas(void) {
+  void *set = dlsym(RTLD_DEFAULT, "openblas_set_num_threads"), *get = dlsym(RTLD_DEFAULT, "openblas_get_num_threads");
+  if (set && get) {
+    memcpy(&openblas_set, &set, sizeof set); /* (ISO C has no object-to-function pointer cast) */
+    memcpy(&openblas_get, &get, sizeof get);
+  }
+}
+
+/* -> the thread count to restore after the call, 0 when nothing changed */
+static int one_thread_if_short(int m, int n, int k) {
+  int lo = m < n ? m : n;
+  if (k < lo) lo = k;
+  if (lo >= THREAD_MIN_DIM) return 0;
+  pthread_once(&openblas_once, find_openblas);
+  if (!openblas_set) return 0;
+  int before = openblas_get();
+  if (before <= 1) return 0;
+  openblas_set(1);
+  return before;
+}
+
+static void restore_threads(int before) {
+  if (before > 1) openblas_set(before);
+}
+
 static gm_status h_gemm(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans tb, int m, int n, int k,
                         double alpha, const void *a, int lda, const void *b, int ldb, double beta, void *c,
                         int ldc) {
@@ -252,12 +302,19 @@ static gm_status h_gemm(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans t
     CTYPE_SWITCH(t, V, "gemm")
 #undef V
   }
+  int threads = one_thread_if_short(m, n, k);
+  gm_status st = GM_OK;
+  switch (t) {
 #define X(T, E, name, kw, p, ...)                                                                     \
   case GM_##E:                                                                                        \
     cblas_##p##gemm(CblasColMajor, cb(ta), cb(tb), m, n, k, (T)alpha, a, lda, b, ldb, (T)beta, c, ldc); \
-    return GM_OK;
-  CTYPE_SWITCH(t, X, "gemm")
+    break;
+    GM_FLOAT_CTYPES(X)
 #undef X
+    default: st = bad_ctype("gemm");
+  }
+  restore_threads(threads);
+  return st;
 }
 
 /* syrk (blas_ops.h): the upper triangle by the library, then copied
@@ -282,12 +339,13 @@ GM_DEFINE_SYRK(double, d)
 static gm_status h_syrk(void *ctx, gm_ctype t, gm_blas_trans ta, int n, int k, double alpha, const void *a, int lda,
                         void *c, int ldc) {
   (void)ctx;
-  if (t == GM_FLOAT) {
-    syrk_float(ta, n, k, (float)alpha, a, lda, c, ldc);
-    return GM_OK;
-  }
-  if (t == GM_DOUBLE) {
-    syrk_double(ta, n, k, alpha, a, lda, c, ldc);
+  if (t == GM_FLOAT || t == GM_DOUBLE) {
+    int threads = one_thread_if_short(n, n, k);
+    if (t == GM_FLOAT)
+      syrk_float(ta, n, k, (float)alpha, a, lda, c, ldc);
+    else
+      syrk_double(ta, n, k, alpha, a, lda, c, ldc);
+    restore_threads(threads);
     return GM_OK;
   }
   return gm_fail(GM_EUNSUPPORTED, "syrk: float and double only, got %s", gm_ctype_name(t));
