@@ -83,7 +83,8 @@ local function side_cmd(side, name)
   if side == "numpy" then
     return string.format("%s %s/%s.py %s", py, q(prog_dir), name, q(data_dir))
   end
-  local env = side == "emulated" and "GPUMAT_DEVICE=emulated " or "env -u GPUMAT_DEVICE "
+  -- OpenBLAS's own kernel choice on both sides (bench_external.own_openblas_kernel)
+  local env = external.numpy_env .. (side == "emulated" and " GPUMAT_DEVICE=emulated " or " -u GPUMAT_DEVICE ")
   return string.format("%slua5.4 %s/%s.lua %s %s", env, q(prog_dir), name, q(data_dir), q(out_dir))
 end
 

@@ -43,6 +43,8 @@ local function sh(cmd)
   return (out:gsub("%s+$", ""))
 end
 
+external.own_openblas_kernel() -- before gpumat loads OpenBLAS
+
 local out_dir = bench_dir .. "/out"
 os.execute("mkdir -p " .. external.shell_quote(out_dir))
 
