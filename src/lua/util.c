@@ -504,14 +504,14 @@ int gml_float_only_error(lua_State *L, int idx, const char *fname, const gm_mat 
 
 gml_mat *gml_checkbox(lua_State *L, int idx, const char *fname) {
   gml_mat *box = gml_checkelembox(L, idx, fname);
-  if (gm_n_deferred) gm_deferred_drain();
+  gm_deferred_poll();
   check_mat_ctype(L, idx, box->m, fname);
   return box;
 }
 
 gm_mat *gml_checkmat_in(lua_State *L, int idx, gml_mat *box, const char *fname) {
   if (!box->m) gml_elembox_error(L, idx, fname);
-  if (gm_n_deferred) gm_deferred_drain();
+  gm_deferred_poll();
   check_mat_ctype(L, idx, box->m, fname);
   return box->m;
 }

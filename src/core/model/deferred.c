@@ -25,6 +25,7 @@ static _Thread_local struct {
   int hook;
 } G;
 _Thread_local size_t gm_n_deferred;
+atomic_size_t gm_n_deferred_all;
 
 static bool grow(void **p, size_t *cap, size_t need, size_t elt) {
   if (need <= *cap) return true;
@@ -53,6 +54,7 @@ void gm_deferred_drain(void) {
     else
       gm_mat_free(m);
   }
+  atomic_fetch_sub_explicit(&gm_n_deferred_all, gm_n_deferred - k, memory_order_relaxed);
   gm_n_deferred = k;
 }
 
@@ -64,8 +66,10 @@ void gm_deferred_release(gm_mat *m, bool collected) {
    * explicit free during the GC hook is deferred. */
   if ((G.hook && !collected) || is_pinned(m)) {
     /* out of memory for the list: leaking the mat is the safe choice */
-    if (grow((void **)&G.deferred, &G.cap_deferred, gm_n_deferred + 1, sizeof *G.deferred))
+    if (grow((void **)&G.deferred, &G.cap_deferred, gm_n_deferred + 1, sizeof *G.deferred)) {
       G.deferred[gm_n_deferred++] = m;
+      atomic_fetch_add_explicit(&gm_n_deferred_all, 1, memory_order_relaxed);
+    }
     return;
   }
   gm_mat_free(m);

@@ -19,15 +19,24 @@
 #ifndef GM_CORE_DEFERRED_H
 #define GM_CORE_DEFERRED_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "mat.h"
 
-/* Mats queued on this thread: callers on hot paths test it before calling
- * gm_deferred_drain (a thread-local load instead of a call). */
+/* Mats queued on this thread. */
 extern _Thread_local size_t gm_n_deferred;
+/* Mats queued on all threads together: a thread's own additions are in it
+ * in program order, so zero means this thread has none.  A module loaded
+ * by require reads a _Thread_local through __tls_get_addr (about 20
+ * instructions, two per binary op's operand checks); this is one load. */
+extern atomic_size_t gm_n_deferred_all;
+
+/* What hot paths call before they use a mat: drains this thread's queue
+ * when it has something. */
+static inline void gm_deferred_poll(void);
 
 /* Opens a frame of owner (compared only, never dereferenced: e.g. the
  * interpreter state the call runs in) with room reserved for n_pins pins,
@@ -49,6 +58,10 @@ void gm_deferred_release(gm_mat *m, bool collected);
 /* Frees the queued mats that are no longer pinned (not while the GC hook
  * runs). */
 void gm_deferred_drain(void);
+
+static inline void gm_deferred_poll(void) {
+  if (atomic_load_explicit(&gm_n_deferred_all, memory_order_relaxed) && gm_n_deferred) gm_deferred_drain();
+}
 /* Around the finalizer runs of the GC hook (nestable). */
 void gm_deferred_hook_enter(void);
 void gm_deferred_hook_leave(void);
