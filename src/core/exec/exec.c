@@ -114,32 +114,27 @@ void gm_lane_leave(gm_lane *lane) {
 bool gm_lane_enter(const gm_exec *e, gm_operand *ops, int n, bool in_place, gm_lane *lane) {
   lane->n = 0;
   if (e->dev || e->facet != GM_FACET_FOREIGN || n > GM_LANE_MAX) return false;
-  gm_direction dir[GM_LANE_MAX];
   for (int i = 0; i < n; i++) {
     const gm_mat *m = ops[i].m;
-    if (!m->contiguous && (!in_place || (ops[i].dir != GM_INPUT && gm_mat_self_overlaps(m)))) return false;
+    gm_vec *v = m->vec;
+    if (!m->contiguous && (!in_place || (ops[i].dir != GM_INPUT && gm_mat_self_overlaps(m)))) break;
     /* OUTPUT (a new result's storage may be made) only for the whole vec */
-    dir[i] = ops[i].dir == GM_OUTPUT && (m->displacement != 0 || m->size != m->vec->max_size) ? GM_IO : ops[i].dir;
-    /* two views of one vec: both read, or the watch path (rare) */
-    for (int k = 0; k < i; k++)
-      if (ops[k].m->vec == m->vec && (dir[i] != GM_INPUT || dir[k] != GM_INPUT)) return false;
-  }
-  for (int i = 0; i < n; i++) {
-    gm_vec *v = ops[i].m->vec;
-    bool seen = false;
-    for (int k = 0; k < lane->n && !seen; k++) seen = lane->v[k] == v;
-    if (seen) continue;
-    if (!gm_vec_lane_enter(v, dir[i], lane->n == 0, &lane->taken[lane->n])) {
-      gm_lane_leave(lane);
-      return false;
+    gm_direction dir = ops[i].dir == GM_OUTPUT && (m->displacement != 0 || m->size != v->max_size) ? GM_IO : ops[i].dir;
+    /* a vec seen before: both read (entered once), or the watch path (rare) */
+    int k = 0;
+    while (k < i && ops[k].m->vec != v) k++;
+    if (k < i) {
+      if (dir != GM_INPUT || ops[k].dir != GM_INPUT) break;
+    } else if (gm_vec_lane_enter(v, dir, lane->n == 0, &lane->taken[lane->n])) {
+      lane->v[lane->n++] = v;
+    } else {
+      break;
     }
-    lane->v[lane->n++] = v;
+    ops[i].ptr = (char *)v->host + m->displacement * gm_ctype_size(m->ctype);
+    if (i == n - 1) return true;
   }
-  for (int i = 0; i < n; i++) {
-    const gm_mat *m = ops[i].m;
-    ops[i].ptr = (char *)m->vec->host + m->displacement * gm_ctype_size(m->ctype);
-  }
-  return true;
+  gm_lane_leave(lane);
+  return false;
 }
 
 gm_status gm_acquire_lane(const gm_exec *e, gm_operand *ops, int n, size_t size, bool in_place, gm_lane *lane) {
