@@ -302,19 +302,15 @@ static gm_status h_gemm(void *ctx, gm_ctype t, gm_blas_trans ta, gm_blas_trans t
     CTYPE_SWITCH(t, V, "gemm")
 #undef V
   }
-  int threads = one_thread_if_short(m, n, k);
-  gm_status st = GM_OK;
-  switch (t) {
 #define X(T, E, name, kw, p, ...)                                                                     \
-  case GM_##E:                                                                                        \
+  case GM_##E: {                                                                                      \
+    int threads = one_thread_if_short(m, n, k);                                                       \
     cblas_##p##gemm(CblasColMajor, cb(ta), cb(tb), m, n, k, (T)alpha, a, lda, b, ldb, (T)beta, c, ldc); \
-    break;
-    GM_FLOAT_CTYPES(X)
-#undef X
-    default: st = bad_ctype("gemm");
+    restore_threads(threads);                                                                         \
+    return GM_OK;                                                                                     \
   }
-  restore_threads(threads);
-  return st;
+  CTYPE_SWITCH(t, X, "gemm")
+#undef X
 }
 
 /* syrk (blas_ops.h): the upper triangle by the library, then copied

@@ -34,10 +34,6 @@ extern _Thread_local size_t gm_n_deferred;
  * instructions, two per binary op's operand checks); this is one load. */
 extern atomic_size_t gm_n_deferred_all;
 
-/* What hot paths call before they use a mat: drains this thread's queue
- * when it has something. */
-static inline void gm_deferred_poll(void);
-
 /* Opens a frame of owner (compared only, never dereferenced: e.g. the
  * interpreter state the call runs in) with room reserved for n_pins pins,
  * so pinning that many arguments cannot fail for memory.  GM_ENOMEM (and
@@ -58,10 +54,12 @@ void gm_deferred_release(gm_mat *m, bool collected);
 /* Frees the queued mats that are no longer pinned (not while the GC hook
  * runs). */
 void gm_deferred_drain(void);
-
+/* What hot paths call before they use a mat: gm_deferred_drain when this
+ * thread has something queued. */
 static inline void gm_deferred_poll(void) {
   if (atomic_load_explicit(&gm_n_deferred_all, memory_order_relaxed) && gm_n_deferred) gm_deferred_drain();
 }
+
 /* Around the finalizer runs of the GC hook (nestable). */
 void gm_deferred_hook_enter(void);
 void gm_deferred_hook_leave(void);

@@ -93,9 +93,13 @@ static void invalidate_direct(gm_vec *v) {
 /* Returns whether the lock was taken, so unlock matches even if the
  * global maybe-flag changes in between. */
 /* Inline: every watch and unwatch takes it (GCC kept it a call). */
+/* Whether v's metadata accesses take its lock (its synchronization). */
+static inline __attribute__((always_inline)) bool sync_wanted(const gm_vec *v) {
+  return v->synchronization == GM_SYNC_TRUE || (v->synchronization == GM_SYNC_MAYBE && gm_maybe_synchronize);
+}
+
 static inline __attribute__((always_inline)) bool vlock(gm_vec *v) {
-  bool take = v->synchronization == GM_SYNC_TRUE ||
-              (v->synchronization == GM_SYNC_MAYBE && gm_maybe_synchronize);
+  bool take = sync_wanted(v);
   if (take) gm_lock_acquire(&v->lock);
   invalidate_direct(v);
   return take;
@@ -301,6 +305,13 @@ static void set_up_to_date(gm_vec *v, gm_facet_name f, bool b) {
     v->host_up_to_date = b;
   else
     v->facets[f].up_to_date = b;
+}
+
+/* A write's effect on the facets: f (and whatever shares its storage)
+ * becomes the only up-to-date copy. */
+static void written_through(gm_vec *v, gm_facet_name f) {
+  for (int g = 0; g < GM_N_FACETS; g++) set_up_to_date(v, (gm_facet_name)g, false);
+  set_up_to_date(v, f, true);
 }
 
 static bool any_facet_exists(const gm_vec *v) {
@@ -564,10 +575,7 @@ static gm_status watch_locked(gm_vec *v, gm_facet_name f, gm_direction dir, gm_d
   gm_facet *F = &v->facets[f];
   if (!F->exists) GM_TRY(create_facet(v, f, dir, dev, block));
   if (dir != GM_OUTPUT && !facet_up_to_date(v, f)) GM_TRY(refresh(v, f));
-  if (dir != GM_INPUT) {
-    for (int g = 0; g < GM_N_FACETS; g++) set_up_to_date(v, (gm_facet_name)g, false);
-    set_up_to_date(v, f, true);
-  }
+  if (dir != GM_INPUT) written_through(v, f);
   if (F->n_owner_watchers == 0) {
     F->watcher_thread = pthread_self();
     F->n_owner_watchers = 1;
@@ -611,8 +619,7 @@ static bool watch_quick(gm_vec *v, gm_direction dir) {
   if (!element_quick_ok(v)) return false;
   gm_facet *F = &v->facets[GM_FACET_FOREIGN];
   if (dir != GM_INPUT) {
-    for (int g = 0; g < GM_N_FACETS; g++) set_up_to_date(v, (gm_facet_name)g, false);
-    set_up_to_date(v, GM_FACET_FOREIGN, true);
+    written_through(v, GM_FACET_FOREIGN);
     F->n_writers = 1;
   }
   F->watcher_thread = pthread_self();
@@ -679,7 +686,7 @@ static bool lane_new_host(gm_vec *v) {
 }
 
 bool gm_vec_lane_enter(gm_vec *v, gm_direction dir, bool wait, bool *taken) {
-  bool take = v->synchronization == GM_SYNC_TRUE || (v->synchronization == GM_SYNC_MAYBE && gm_maybe_synchronize);
+  bool take = sync_wanted(v);
   if (take) {
     if (wait)
       gm_lock_acquire(&v->lock);
@@ -691,10 +698,7 @@ bool gm_vec_lane_enter(gm_vec *v, gm_direction dir, bool wait, bool *taken) {
     vunlock(v, take);
     return false;
   }
-  if (dir != GM_INPUT) { /* watch(FOREIGN, IO)'s effect: the host facets become the only up-to-date ones */
-    for (int g = 0; g < GM_N_FACETS; g++) set_up_to_date(v, (gm_facet_name)g, false);
-    set_up_to_date(v, GM_FACET_FOREIGN, true);
-  }
+  if (dir != GM_INPUT) written_through(v, GM_FACET_FOREIGN); /* watch(FOREIGN, IO)'s effect */
   v->facets[GM_FACET_FOREIGN].direction = dir;
   *taken = take;
   return true;
@@ -711,10 +715,7 @@ bool gm_vec_element_quick(gm_vec *v, size_t off, bool write, double *val) {
         ((double *)v->host)[off] = *val;
       else
         gm_ctype_set(v->ctype, v->host, off, *val);
-      /* what watch(FOREIGN, IO) does: the host facets become the only
-       * up-to-date ones */
-      for (int g = 0; g < GM_N_FACETS; g++) set_up_to_date(v, (gm_facet_name)g, false);
-      set_up_to_date(v, GM_FACET_FOREIGN, true);
+      written_through(v, GM_FACET_FOREIGN); /* what watch(FOREIGN, IO) does */
     } else {
       *val = v->ctype == GM_DOUBLE ? ((const double *)v->host)[off] : gm_ctype_get(v->ctype, v->host, off);
     }
