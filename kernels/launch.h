@@ -225,6 +225,17 @@ static inline void gm_ax_grid(size_t outer, size_t len, size_t inner, unsigned l
 
 /* The form and geometry of a reduction of (outer, len, inner), outer *
  * inner > 0; cpu: for the CPU model (ITEMS in place of BLOCKS). */
+/* Softmax of whole rows (kernels/reduce_axis.cu reduce_axis_softmax_rows):
+ * rows per item.  One on a GPU, and on the CPU model up to
+ * GM_AX_CPU_GPU_FORM elements (the specs' small shapes run the GPU's
+ * geometry); above, spans of about GM_AX_SOFTMAX_SPAN elements, so one
+ * vector loop exponentiates many short rows. */
+#define GM_AX_SOFTMAX_SPAN 1024
+static inline size_t gm_ax_softmax_rows(size_t outer, size_t len, int cpu) {
+  if (!cpu || outer * len <= GM_AX_CPU_GPU_FORM || len >= GM_AX_SOFTMAX_SPAN) return 1;
+  return GM_AX_SOFTMAX_SPAN / len;
+}
+
 static inline gm_ax_geom gm_ax_plan(size_t outer, size_t len, size_t inner, int cpu) {
   gm_ax_geom g = {GM_AX_FORM_ITEMS, 0, 1, 1, 1};
   const size_t n_out = outer * inner;

@@ -137,13 +137,11 @@ template <> __device__ __forceinline__ double ax_exp<float>(double v) { return (
 // the host computes it: the max, y := exp(x - max) in T, the sum of y in
 // double, y / sum.  One exp per element where the online fold and
 // gm_ax_softmax took two, in double (float softmax on the CPU model was
-// 40 % libm's exp); separate loops, so that a row's (unit: inner == 1)
-// exps and divisions vectorize on the CPU model.  yc may be xc.  False
-// when the max is not finite (a NaN, an infinity) or the column empty:
-// the online path then.
-template <typename T, bool unit>
-__device__ bool softmax_column_(const T *xc, T *yc, size_t len, size_t inner_) {
-  const size_t inner = unit ? 1 : inner_;
+// 40 % libm's exp).  yc may be xc.  False when the max is not finite (a
+// NaN, an infinity) or the column empty: the online path then.  Rows
+// (inner 1) go through reduce_axis_softmax_rows instead.
+template <typename T>
+__device__ bool softmax_column(const T *xc, T *yc, size_t len, size_t inner) {
   if (len == 0) return false;
   T mx = xc[0];
   bool nan = mx != mx;
@@ -161,9 +159,57 @@ __device__ bool softmax_column_(const T *xc, T *yc, size_t len, size_t inner_) {
   return true;
 }
 
+// Rows r0..r1 of y (len each), which hold x - (their max): exponentiated
+// in one loop over the whole span, then each divided by its sum in double.
 template <typename T>
-__device__ bool softmax_column(const T *xc, T *yc, size_t len, size_t inner) {
-  return inner == 1 ? softmax_column_<T, true>(xc, yc, len, 1) : softmax_column_<T, false>(xc, yc, len, inner);
+__device__ void softmax_span(T *y, size_t len, size_t r0, size_t r1) {
+  T *ys = y + r0 * len;
+  const size_t n = (r1 - r0) * len;
+  for (size_t k = 0; k < n; k++) ys[k] = (T)ax_exp<T>((double)ys[k]);
+  for (size_t r = r0; r < r1; r++) {
+    T *yr = y + r * len;
+    double s = 0.0;
+    for (size_t k = 0; k < len; k++) s += (double)yr[k];
+    for (size_t k = 0; k < len; k++) yr[k] = (T)((double)yr[k] / s);
+  }
+}
+
+// Softmax of whole rows (inner 1, one split): item i takes `rows` adjacent
+// rows (1 on a GPU, where a thread per row keeps a warp's rows adjacent;
+// a span of about GM_AX_SOFTMAX_SPAN elements on the CPU model, whose
+// vector exp over rows of ten classes left most lanes idle: an AVX-512
+// clone ran all ten scalar).  Each row's max, then y := x - max (as T, the
+// argument ax_exp rounds to anyway), exps over the span, sums and
+// divisions per row: softmax_column's values.  A row whose max is not
+// finite flushes the span before it and takes the online fold.  y may be
+// x: a row is read before it is written.  len > 0.
+template <typename T>
+__global__ void reduce_axis_softmax_rows(size_t outer, size_t len, size_t rows, const T *x, T *y) {
+  GRID_STRIDE(i, (outer + rows - 1) / rows) {
+    const size_t r0 = i * rows, r1 = outer - r0 < rows ? outer : r0 + rows;
+    size_t start = r0;
+    for (size_t r = r0; r < r1; r++) {
+      const T *xr = x + r * len;
+      T *yr = y + r * len;
+      T mx = xr[0];
+      bool nan = mx != mx;
+      for (size_t k = 1; k < len; k++) {
+        nan = nan || xr[k] != xr[k];
+        mx = xr[k] > mx ? xr[k] : mx;
+      }
+      const double m = (double)mx;
+      if (nan || !(m - m == 0)) { // not finite
+        softmax_span(y, len, start, r);
+        gm_axacc c = gm_ax_init(GM_AX_SOFTMAX);
+        fold(GM_AX_SOFTMAX, &c, xr, 1, 0, len, 1);
+        for (size_t k = 0; k < len; k++) yr[k] = (T)gm_ax_softmax(c, (double)xr[k]);
+        start = r + 1;
+        continue;
+      }
+      for (size_t k = 0; k < len; k++) yr[k] = (T)((double)xr[k] - m);
+    }
+    softmax_span(y, len, start, r1);
+  }
 }
 
 // ITEMS: item (split p, output q = (o, j)) folds elements [p * chunk,
@@ -412,6 +458,16 @@ int launch_items(int ctype, int op, int ddof, size_t outer, size_t len, size_t i
   if (splits > 1) {
     int err = gm_scratch_alloc(lc, splits * n_out * sizeof *part, (void **)&part);
     if (err != 0) return err;
+  }
+  if (op == GM_AX_SOFTMAX && splits == 1 && inner == 1 && len > 0) {
+    const size_t rows = gm_ax_softmax_rows(outer, len, lc->cpu_model), n_items = (outer + rows - 1) / rows;
+    gm_launch r(n_items, s);
+#define LAUNCH(T)                                                                                              \
+  GM_LAUNCH_RANGE(reduce_axis_softmax_rows<T>, r.grid, r.block, s, n_items, 3.0 * (double)rows * (double)len) \
+  (outer, len, rows, (const T *)x, (T *)y)
+    GM_CTYPE_DO(ctype, LAUNCH)
+#undef LAUNCH
+    return (int)cudaGetLastError();
   }
   gm_launch l(items, s);
   const double work = (double)(chunk ? chunk : 1) * (double)width * (op == GM_AX_SOFTMAX && splits == 1 ? 3.0 : 1.0);

@@ -145,7 +145,7 @@ local FAMILIES = {
     ["max_pool_kernel<T>"] = "nn", ["pool_dx_kernel<T>"] = "nn" } },
   { "reductions along an axis (rows, column tiles, middle axes, whole mats)", {
     ["reduce_axis_kernel<T>"] = "reduce_axis", ["reduce_axis_items<T>"] = "reduce_axis",
-    ["reduce_axis_tiles<T>"] = "reduce_axis" } },
+    ["reduce_axis_tiles<T>"] = "reduce_axis", ["reduce_axis_softmax_rows<T>"] = "reduce_axis" } },
 }
 
 describe("kernels/*.cu on the emulated device", function()
