@@ -65,6 +65,16 @@ GM_REAL_CTYPES(GM_CU_RADIX)
 #define RB 32u
 #define RP (RB + 1u) // padded rows: thread t's counters of rows d, d + 1 lie in different banks
 
+// The counters of every kernel below, one array at namespace scope (a
+// kernel's __shared__ storage either way on a GPU).  Declared in each
+// template kernel, the CPU model (cuda_cpu.h: __shared__ is a thread_local
+// static) kept one 33 KB copy per instantiation, 42 of them: 1.4 MB of the
+// library's thread-local block, which every new thread that touches any
+// of the library's thread-locals allocates and zeroes (370 page faults, 1-
+// 4 ms on a VM, in the first op of a stream worker or pool thread).  One
+// kernel runs at a time on an OS thread, its block's fibers to the end.
+__shared__ uint32_t radix_counts[GM_RADIX_DIGITS * RP];
+
 struct pair_lane {
   size_t lo, hi;
 };
@@ -209,7 +219,7 @@ __global__ void radix_scatter_kernel(int desc, unsigned p, size_t nch, size_t ch
                                      const size_t *cnt, const size_t *tot) {
   typedef typename K::T T;
   typedef typename K::P P;
-  __shared__ uint32_t c[GM_RADIX_DIGITS * RP];
+  uint32_t *const c = radix_counts;
   __shared__ size_t base[GM_RADIX_DIGITS];
   if (pl->skip[p]) return; // (the same in every thread of the block)
   const radix_bufs<T, P> b = plan_bufs<T, P>(pl, p, len, inner, x, w, wi);
@@ -421,7 +431,7 @@ __device__ void pair_emit(const uint64_t *s, size_t lo, size_t hi, size_t out0, 
 template <typename T>
 __global__ void pair_lines_kernel(int desc, size_t first, size_t nl, size_t len, size_t inner, const T *x, T *y,
                                   int64_t *yi, uint64_t *a, uint64_t *b) {
-  __shared__ uint32_t cnt[GM_RADIX_DIGITS * RP];
+  uint32_t *const cnt = radix_counts;
   __shared__ uint32_t tot[GM_RADIX_DIGITS];
   __shared__ int trivial;
   const unsigned t = threadIdx.x;
@@ -480,7 +490,7 @@ __global__ void pair_hist_kernel(int desc, size_t nch, size_t chunk, size_t len,
 template <typename T>
 __global__ void pair_split_kernel(int desc, size_t nch, size_t chunk, size_t len, size_t st, const T *x,
                                   const pair_split *sp, const size_t *cnt, const size_t *tot, uint64_t *a) {
-  __shared__ uint32_t c[GM_RADIX_DIGITS * RP];
+  uint32_t *const c = radix_counts;
   const unsigned t = threadIdx.x, shift = sp->shift;
   for (size_t ch = blockIdx.x; ch < nch; ch += gridDim.x) {
     const size_t lo = ch * chunk, m = len - lo < chunk ? len - lo : chunk;
@@ -505,7 +515,7 @@ __global__ void pair_split_kernel(int desc, size_t nch, size_t chunk, size_t len
 template <typename T>
 __global__ void pair_buckets_kernel(int desc, size_t len, const size_t *tot, const pair_split *sp, uint64_t *a,
                                     uint64_t *b, const T *x, size_t st, T *y, int64_t *yi) {
-  __shared__ uint32_t cnt[GM_RADIX_DIGITS * RP];
+  uint32_t *const cnt = radix_counts;
   __shared__ uint32_t dt[GM_RADIX_DIGITS];
   __shared__ int trivial;
   const unsigned bits = sp->shift;
@@ -643,7 +653,7 @@ __device__ int sort_keys(uint64_t *k, uint32_t *q, uint64_t *k2, uint32_t *q2, s
 template <typename T>
 __global__ void key_lines_kernel(int desc, size_t first, size_t nl, size_t len, size_t inner, const T *x, T *y,
                                  int64_t *yi, uint64_t *ka, uint32_t *qa) {
-  __shared__ uint32_t cnt[GM_RADIX_DIGITS * RP];
+  uint32_t *const cnt = radix_counts;
   __shared__ uint32_t tot[GM_RADIX_DIGITS];
   __shared__ int trivial;
   const unsigned t = threadIdx.x;

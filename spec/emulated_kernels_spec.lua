@@ -625,3 +625,32 @@ describe("kernels/*.cu on the emulated device", function()
     assert.are.same({}, d)
   end)
 end)
+
+-- The CPU model keeps a kernel's __shared__ variables as thread_local
+-- statics (kernels/cpu/cuda_cpu.h), one per template instantiation, in
+-- the library's thread-local block: every thread that touches any of the
+-- library's thread-locals (a stream worker, a pool thread, a user's thread
+-- calling the C API) allocates and zeroes the whole block.  The sort's
+-- counters, declared in each of 42 instantiations, made it 1.5 MB (370
+-- page faults per new thread); kernels/radix.cu now shares one array.
+describe("the library's thread-local block", function()
+  -- PT_TLS's p_memsz from the ELF64 program headers of path
+  local function tls_bytes(path)
+    local s = read(path)
+    assert(s:sub(1, 4) == "\127ELF" and s:byte(5) == 2, path .. " is not an ELF64 file")
+    local phoff = string.unpack("<I8", s, 0x20 + 1)
+    local phentsize, phnum = string.unpack("<I2I2", s, 0x36 + 1)
+    for i = 0, phnum - 1 do
+      local at = phoff + i * phentsize + 1
+      if string.unpack("<I4", s, at) == 7 then return string.unpack("<I8", s, at + 0x28) end -- PT_TLS
+    end
+    return 0
+  end
+
+  it("stays under 256 KiB #host", function()
+    local path = assert(package.searchpath("gpumat.core", package.cpath), "gpumat/core.so not on package.cpath")
+    local bytes = tls_bytes(path)
+    assert.is_true(bytes > 0, "core.so has thread-locals (GM's error state): the parse found no PT_TLS")
+    assert.is_true(bytes < 256 * 1024, ("core.so's thread-local block is %d bytes"):format(bytes))
+  end)
+end)

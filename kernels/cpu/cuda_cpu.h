@@ -12,7 +12,11 @@
 //   fast path for grid-stride kernels).
 // - __shared__ variables are thread_local statics: one instance per OS
 //   thread, so the fibers of a block share it and blocks running in
-//   parallel each have their own.
+//   parallel each have their own.  A template kernel's has one per
+//   instantiation, all in the library's thread-local block, which each new
+//   thread touching a thread-local allocates and zeroes whole: big arrays
+//   go at namespace scope, shared by a file's kernels (kernels/radix.cu;
+//   spec/emulated_kernels_spec.lua bounds the block).
 // - atomicAdd/Sub/Exch/Min/Max/CAS on int, unsigned, unsigned long long,
 //   float and double are real atomics (blocks run concurrently).
 // - threadIdx/blockIdx/blockDim/gridDim are locals of the kernel function
