@@ -58,6 +58,11 @@ target_include_directories(gpumat_emu_kernels BEFORE PRIVATE kernels/cpu/emu ker
 # of their compile time (radix: 36 s against 25 s of CPU), and a backtrace
 # or a sanitizer report needs only file and line.
 target_compile_definitions(gpumat_emu_kernels PRIVATE GMCPU_PAR_FOR)
+# libmvec's SIMD double exp/tanh/... for the kernels' vector loops, as the
+# host loops call (cmake/Dependencies.cmake, kernels/cpu/emu_kernels.h)
+if(GPUMAT_HAVE_MVEC)
+  target_compile_definitions(gpumat_emu_kernels PRIVATE GPUMAT_HAVE_MVEC=1)
+endif()
 target_compile_options(gpumat_emu_kernels PRIVATE $<$<OR:$<CONFIG:Debug>,$<CONFIG:RelWithDebInfo>>:-g1>)
 # GPUMAT_EMU_OPT: the optimization level (the TSan step builds at -O1:
 # these objects are most of its build, and the race checks need no speed).
