@@ -423,6 +423,25 @@ describe("elementwise functions", function()
       assert.has_error(function() gm.floor(x, { oops = 1 }) end, "bad argument #2 to 'floor' (unknown option 'oops')")
     end)
 
+    -- The binding reads a raw {out = y} in one traversal (src/lua/util.c,
+    -- plain_out); a metatable changes nothing there, and an empty table
+    -- whose __index answers "out" takes the general path, which asks it.
+    it("{out} behind a metatable: raw, through __index, with an unknown raw key", function()
+      local y = gm.mat(3, { initial_element = 0 })
+      assert.equal(y, gm.sqrt(x, setmetatable({ out = y }, { __index = function() error("not asked") end })))
+      assert.same({ 1, math.sqrt(2), math.sqrt(3) }, y:to_table())
+      local z = gm.mat(3, { initial_element = 0 })
+      assert.equal(z, gm.abs(x, setmetatable({}, { __index = { out = z } })))
+      assert.same({ 1, 2, 3 }, z:to_table())
+      local w = gm.mat(3, { initial_element = 7 })
+      assert.has_error(function() gm.exp(x, setmetatable({ out = w, oops = 1 }, {})) end,
+        "bad argument #2 to 'exp' (unknown option 'oops')")
+      assert.has_error(function() gm.exp(x, setmetatable({}, { __index = { out = 3 } })) end,
+        "bad argument #2 to 'exp' (option 'out' must be a mat, got number)")
+      unchanged(w, { 7, 7, 7 })
+      unchanged(x, { 1, 2, 3 })
+    end)
+
     it("more arguments than the function takes", function()
       assert.has_error(function() gm.abs(x, nil, 1) end, "bad argument #3 to 'abs' (no value expected)")
       assert.has_error(function() x:relu_(nil, 1) end, "bad argument #3 to 'relu_' (no value expected)")
