@@ -335,6 +335,9 @@ describe("gm.fft", function()
     check(gm.fft.fftfreq(7), res[2], "float64", "fftfreq 7")
     check(gm.fft.rfftfreq(8, { dtype = "float32" }), res[3], "float32", "rfftfreq 8")
     check(gm.fft.rfftfreq(9, { d = 2.0 }), res[4], "float64", "rfftfreq 9")
+    assert.same({ 0 }, gm.fft.fftfreq(1):to_table())
+    assert.same({ 0, -0.25 }, gm.fft.fftfreq(2, { d = 2, dtype = "float32" }):to_table())
+    assert.equal("float", gm.fft.fftfreq(2, { dtype = "float32" }):ctype())
     local X = rmat(x, { 2, 5 }, "float64")
     check(gm.fft.fftshift(X), res[5], "float64", "fftshift")
     check(X:ifftshift(), res[6], "float64", "ifftshift")
@@ -351,6 +354,13 @@ describe("gm.fft", function()
       assert.matches(pattern, tostring(err), 1, true)
     end
     fails("bad argument #2 to 'gm.fft.fft' (axis 3 is out of range 1..2", gm.fft.fft, z, { axis = 3 })
+    -- the frequencies are a mat from the start: a huge n fails at once
+    -- (it grew a Lua table of n numbers until the machine ran out of memory)
+    fails("bad argument #1 to 'gm.fft.fftfreq' (cannot make 9223372036854775807 frequencies: too many values",
+      gm.fft.fftfreq, math.maxinteger)
+    fails("bad argument #1 to 'gm.fft.rfftfreq' (cannot make 4611686018427387904 frequencies: too many values",
+      gm.fft.rfftfreq, math.maxinteger)
+    fails("bad argument #1 to 'gm.fft.fftfreq' (n must be an integer of at least 1, got 0)", gm.fft.fftfreq, 0)
     fails("bad argument #2 to 'gm.fft.ifft' (n must be an integer of at least 1, got 0)", gm.fft.ifft, z, { n = 0 })
     fails("bad argument #1 to 'gm.fft.fftn' (gpumat.mat expected, got string)", gm.fft.fftn, "x")
     fails("bad argument #1 to 'gm.fft.rfft' (a complex128 mat; this transform takes real input)", gm.fft.rfft, z)

@@ -211,6 +211,8 @@ describe("creation and manipulation functions", function()
       { function() gm.eye(3, { k = 0.5 }) end, "bad argument #3 to 'eye' (option 'k' must be an integer" },
       { function() gm.asarray(b, { dtype = "int32", copy = false }) end, "bad argument #2 to 'asarray' (copy = false" },
       { function() gm.split(b, 0) end, "bad argument #2 to 'split' (size must be a positive integer)" },
+      { function() gm.array_split(b, math.maxinteger) end,
+        "bad argument #2 to 'array_split' (9223372036854775807 sections of 3 elements: at most max(n, 16777216))" },
       { function() gm.meshgrid(b) end, "bad argument #1 to 'meshgrid' (a 1-d mat expected)" },
     }
     for _, c in ipairs(cases) do

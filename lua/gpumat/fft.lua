@@ -276,10 +276,14 @@ return function(gm, core, methods)
     return scaled(y, scale_of(norm, total * n, true))
   end
 
-  -- the sample frequencies (NumPy's fftfreq/rfftfreq), float64 unless dtype
+  -- the sample frequencies (NumPy's fftfreq/rfftfreq), float64 unless
+  -- dtype: the integers k (fftfreq: k - n from the middle on) made by
+  -- gm.arange in float64 (exact), times 1 / (d n) in place, then converted:
+  -- no Lua table of n values (a fuzzer's huge n grew one until the
+  -- machine ran out of memory; a mat of n doubles fails at allocation)
   local freq_opts = { d = true, dtype = true, cuda_enabled = true }
 
-  local function freq(fn, n, opts, values)
+  local function freq(fn, n, opts, count, wrap)
     length_arg(fn, n, "n", 1)
     local o = argcheck.options(fn, opts, 2, freq_opts)
     local dd = o.d
@@ -289,28 +293,24 @@ return function(gm, core, methods)
     if dt ~= "float32" and dt ~= "float64" and dt ~= "float" and dt ~= "double" then
       argerror(2, fn, "dtype must be a real floating type, got %s", tostring(dt))
     end
-    local v = values(n)
-    local scale = 1 / (dd * n)
-    for i = 1, #v do v[i] = v[i] * scale end
-    return gm.asarray(v, { dtype = dt, cuda_enabled = o.cuda_enabled })
+    local m = count(n)
+    local ok, v = pcall(gm.arange, 0, m, { dtype = "float64", cuda_enabled = o.cuda_enabled })
+    if not ok then -- too many values, or no memory for them
+      local why = tostring(v):match("^bad argument #%d+ to '[^']*' %((.*)%)$") or tostring(v)
+      argerror(1, fn, "cannot make %d frequencies: %s", m, why)
+    end
+    if wrap then
+      local h = (n - 1) // 2 + 1 -- 0 .. h-1, then -(n // 2) .. -1
+      if m > h then v:narrow(1, h + 1, m - h):add_scalar_(-n) end
+    end
+    v:scal_(1 / (dd * n))
+    if dt == "float32" or dt == "float" then v = v:astype(dt) end
+    return v
   end
 
-  function F.fftfreq(n, opts)
-    return freq("gm.fft.fftfreq", n, opts, function(m)
-      local v, h = {}, (m - 1) // 2 + 1
-      for i = 1, h do v[i] = i - 1 end
-      for i = h + 1, m do v[i] = -(m // 2) + (i - h - 1) end
-      return v
-    end)
-  end
+  function F.fftfreq(n, opts) return freq("gm.fft.fftfreq", n, opts, function(m) return m end, true) end
 
-  function F.rfftfreq(n, opts)
-    return freq("gm.fft.rfftfreq", n, opts, function(m)
-      local v = {}
-      for i = 1, m // 2 + 1 do v[i] = i - 1 end
-      return v
-    end)
-  end
+  function F.rfftfreq(n, opts) return freq("gm.fft.rfftfreq", n, opts, function(m) return m // 2 + 1 end, false) end
 
   -- fftshift rolls each axis by floor(len/2), ifftshift back
   local function shift(fn, x, opts, sign)

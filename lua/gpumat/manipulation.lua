@@ -437,6 +437,7 @@ return function(gm, core, methods)
     return gm.split(x, math.max(1, -(-len // n)), a)
   end
 
+  local SPLIT_MAX_EMPTY = 1 << 24
   -- NumPy's array_split(x, sections, {axis}): `sections` views whose
   -- lengths differ by at most one (the longer first); or a list of split
   -- points, NumPy's numbers (counts of elements before each cut: {3, 5}
@@ -456,6 +457,12 @@ return function(gm, core, methods)
       end
       sizes[#sizes + 1] = n - prev
     elseif math.type(sections) == "integer" and sections >= 1 then
+      -- more sections than elements are empty views, as NumPy's; a
+      -- hostile count (math.maxinteger) would grow this list until the
+      -- machine runs out of memory
+      if sections > math.max(n, SPLIT_MAX_EMPTY) then
+        argerror(2, fn, "%d sections of %d elements: at most max(n, %d)", sections, n, SPLIT_MAX_EMPTY)
+      end
       for i = 1, sections do sizes[i] = n // sections + (i <= n % sections and 1 or 0) end
     else
       argerror(2, fn, "a positive integer or a list of split points expected")
