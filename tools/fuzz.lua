@@ -502,6 +502,8 @@ local function typed_check(name, ok, r, a, b)
   elseif promoting[name] and (getmetatable(b) == mat_mt or math.type(b) == "integer" or type(b) == "boolean") then
     local ok2, t = pcall(gm.result_type, a, b)
     if ok2 then want = t end
+    -- bool // bool and bool % bool are int8, as NumPy's (typed_mats_spec)
+    if want == "bool" and (name == "floor_divide" or name == "remainder") then want = "int8" end
   end
   if want and r:dtype() ~= want then
     violation("%s of %s and %s gave %s, result_type says %s", name, a:dtype(),
