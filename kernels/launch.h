@@ -223,8 +223,6 @@ static inline void gm_ax_grid(size_t outer, size_t len, size_t inner, unsigned l
   *gy = splits < 1 ? 1 : splits > GM_MAX_GRID ? GM_MAX_GRID : (unsigned)splits;
 }
 
-/* The form and geometry of a reduction of (outer, len, inner), outer *
- * inner > 0; cpu: for the CPU model (ITEMS in place of BLOCKS). */
 /* Softmax of whole rows (kernels/reduce_axis.cu reduce_axis_softmax_rows):
  * rows per item.  One on a GPU, and on the CPU model up to
  * GM_AX_CPU_GPU_FORM elements (the specs' small shapes run the GPU's
@@ -236,6 +234,8 @@ static inline size_t gm_ax_softmax_rows(size_t outer, size_t len, int cpu) {
   return GM_AX_SOFTMAX_SPAN / len;
 }
 
+/* The form and geometry of a reduction of (outer, len, inner), outer *
+ * inner > 0; cpu: for the CPU model (ITEMS in place of BLOCKS). */
 static inline gm_ax_geom gm_ax_plan(size_t outer, size_t len, size_t inner, int cpu) {
   gm_ax_geom g = {GM_AX_FORM_ITEMS, 0, 1, 1, 1};
   const size_t n_out = outer * inner;

@@ -133,16 +133,10 @@ __global__ void reduce_axis_softmax(size_t n, size_t len, size_t inner, const gm
 template <typename T> __device__ __forceinline__ double ax_exp(double v) { return exp(v); }
 template <> __device__ __forceinline__ double ax_exp<float>(double v) { return (double)gm_expf((float)v); }
 
-// Softmax of one whole column (element k at xc[k * inner]) in passes, as
-// the host computes it: the max, y := exp(x - max) in T, the sum of y in
-// double, y / sum.  One exp per element where the online fold and
-// gm_ax_softmax took two, in double (float softmax on the CPU model was
-// 40 % libm's exp).  yc may be xc.  False when the max is not finite (a
-// NaN, an infinity) or the column empty: the online path then.  Rows
-// (inner 1) go through reduce_axis_softmax_rows instead.
+// The max of a column (len > 0 elements, element k at xc[k * inner]) in
+// *m; false when it is not finite (a NaN anywhere, an infinity).
 template <typename T>
-__device__ bool softmax_column(const T *xc, T *yc, size_t len, size_t inner) {
-  if (len == 0) return false;
+__device__ __forceinline__ bool finite_max(const T *xc, size_t len, size_t inner, double *m) {
   T mx = xc[0];
   bool nan = mx != mx;
   for (size_t k = 1; k < len; k++) {
@@ -150,13 +144,38 @@ __device__ bool softmax_column(const T *xc, T *yc, size_t len, size_t inner) {
     nan = nan || v != v;
     mx = v > mx ? v : mx;
   }
-  const double m = (double)mx;
-  if (nan || !(m - m == 0)) return false; // not finite (isfinite's test without the header's overloads)
+  *m = (double)mx;
+  return !nan && *m - *m == 0; // isfinite's test without the header's overloads
+}
+
+// Softmax of a column from the online fold's accumulator (gm_ax_softmax):
+// the path of columns whose max is not finite.  yc may be xc.
+template <typename T>
+__device__ void softmax_online(const T *xc, T *yc, size_t len, size_t inner) {
+  gm_axacc c = gm_ax_init(GM_AX_SOFTMAX);
+  fold(GM_AX_SOFTMAX, &c, xc, inner, 0, len, 1);
+  for (size_t k = 0; k < len; k++) yc[k * inner] = (T)gm_ax_softmax(c, (double)xc[k * inner]);
+}
+
+// Softmax of one whole column (element k at xc[k * inner]) in passes, as
+// the host computes it: the max, y := exp(x - max) in T, the sum of y in
+// double, y / sum.  One exp per element where the online fold and
+// gm_ax_softmax took two, in double (float softmax on the CPU model was
+// 40 % libm's exp).  yc may be xc.  A column whose max is not finite takes
+// softmax_online.  Rows (inner 1) go through reduce_axis_softmax_rows
+// instead.
+template <typename T>
+__device__ void softmax_column(const T *xc, T *yc, size_t len, size_t inner) {
+  double m;
+  if (len == 0) return;
+  if (!finite_max(xc, len, inner, &m)) {
+    softmax_online(xc, yc, len, inner);
+    return;
+  }
   for (size_t k = 0; k < len; k++) yc[k * inner] = (T)ax_exp<T>((double)xc[k * inner] - m);
   double s = 0.0;
   for (size_t k = 0; k < len; k++) s += (double)yc[k * inner];
   for (size_t k = 0; k < len; k++) yc[k * inner] = (T)((double)yc[k * inner] / s);
-  return true;
 }
 
 // Rows r0..r1 of y (len each), which hold x - (their max): exponentiated
@@ -191,18 +210,10 @@ __global__ void reduce_axis_softmax_rows(size_t outer, size_t len, size_t rows, 
     for (size_t r = r0; r < r1; r++) {
       const T *xr = x + r * len;
       T *yr = y + r * len;
-      T mx = xr[0];
-      bool nan = mx != mx;
-      for (size_t k = 1; k < len; k++) {
-        nan = nan || xr[k] != xr[k];
-        mx = xr[k] > mx ? xr[k] : mx;
-      }
-      const double m = (double)mx;
-      if (nan || !(m - m == 0)) { // not finite
+      double m;
+      if (!finite_max(xr, len, 1, &m)) {
         softmax_span(y, len, start, r);
-        gm_axacc c = gm_ax_init(GM_AX_SOFTMAX);
-        fold(GM_AX_SOFTMAX, &c, xr, 1, 0, len, 1);
-        for (size_t k = 0; k < len; k++) yr[k] = (T)gm_ax_softmax(c, (double)xr[k]);
+        softmax_online(xr, yr, len, 1);
         start = r + 1;
         continue;
       }
@@ -226,14 +237,15 @@ __global__ void reduce_axis_items(int op, int ddof, size_t outer, size_t len, si
     const size_t o = inner == 1 ? q : q / inner, j = inner == 1 ? 0 : q % inner;
     const size_t base = o * len * inner + j; // element k of the column: base + k * inner
     const T *xc = x + base;
-    if (op == GM_AX_SOFTMAX && !part && softmax_column(xc, (T *)y + base, len, inner)) continue;
+    if (op == GM_AX_SOFTMAX && !part) { // one split: the whole column
+      softmax_column(xc, (T *)y + base, len, inner);
+      continue;
+    }
     const size_t k0 = p * chunk < len ? p * chunk : len, k1 = len - k0 < chunk ? len : k0 + chunk; // (as above)
     gm_axacc c = gm_ax_init(op);
     fold(op, &c, xc, inner, k0, k1, 1);
     if (part)
       part[p * n_out + q] = c;
-    else if (op == GM_AX_SOFTMAX)
-      for (size_t k = 0; k < len; k++) ((T *)y)[base + k * inner] = (T)gm_ax_softmax(c, (double)xc[k * inner]);
     else
       put<T>(op, y, q, gm_ax_result(op, c, (long long)len, ddof));
   }
@@ -451,14 +463,6 @@ int launch_slots(int ctype, int op, int ddof, size_t outer, size_t len, const vo
 int launch_items(int ctype, int op, int ddof, size_t outer, size_t len, size_t inner, size_t splits, bool tiled,
                  const void *x, void *y, const gm_launch_ctx *lc) {
   cudaStream_t s = (cudaStream_t)lc->stream;
-  const size_t n_out = outer * inner, chunk = splits > 1 ? (len + splits - 1) / splits : len;
-  const size_t width = tiled ? (inner < GM_AX_TILE ? inner : GM_AX_TILE) : 1;
-  const size_t items = splits * (tiled ? outer * ((inner + GM_AX_TILE - 1) / GM_AX_TILE) : n_out);
-  gm_axacc *part = NULL;
-  if (splits > 1) {
-    int err = gm_scratch_alloc(lc, splits * n_out * sizeof *part, (void **)&part);
-    if (err != 0) return err;
-  }
   if (op == GM_AX_SOFTMAX && splits == 1 && inner == 1 && len > 0) {
     const size_t rows = gm_ax_softmax_rows(outer, len, lc->cpu_model), n_items = (outer + rows - 1) / rows;
     gm_launch r(n_items, s);
@@ -468,6 +472,14 @@ int launch_items(int ctype, int op, int ddof, size_t outer, size_t len, size_t i
     GM_CTYPE_DO(ctype, LAUNCH)
 #undef LAUNCH
     return (int)cudaGetLastError();
+  }
+  const size_t n_out = outer * inner, chunk = splits > 1 ? (len + splits - 1) / splits : len;
+  const size_t width = tiled ? (inner < GM_AX_TILE ? inner : GM_AX_TILE) : 1;
+  const size_t items = splits * (tiled ? outer * ((inner + GM_AX_TILE - 1) / GM_AX_TILE) : n_out);
+  gm_axacc *part = NULL;
+  if (splits > 1) {
+    int err = gm_scratch_alloc(lc, splits * n_out * sizeof *part, (void **)&part);
+    if (err != 0) return err;
   }
   gm_launch l(items, s);
   const double work = (double)(chunk ? chunk : 1) * (double)width * (op == GM_AX_SOFTMAX && splits == 1 ? 3.0 : 1.0);
