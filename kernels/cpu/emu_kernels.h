@@ -33,34 +33,7 @@
 
 #include <tuple>
 
-#ifdef GPUMAT_HAVE_MVEC
-// glibc's libmvec SIMD variants for the double functions the kernels call
-// (and the float ones without a polynomial of kernels/elementwise.h), as
-// src/host/elementwise.c declares them for the host loops: each clone's
-// vector loop calls its ISA's variant instead of libm per element (the
-// emulated MLP spent 38 % of its time in scalar tanh and expm1).  The
-// emulated device then computes what the host does (libmvec, within 4
-// ulp); a GPU has its own functions either way.
-#define GM_EMU_MVEC(R, F, A) extern "C" __attribute__((simd("notinbranch"))) R F(A) noexcept;
-GM_EMU_MVEC(double, exp, double)
-GM_EMU_MVEC(double, log, double)
-GM_EMU_MVEC(double, sin, double)
-GM_EMU_MVEC(double, cos, double)
-GM_EMU_MVEC(double, tan, double)
-GM_EMU_MVEC(double, sinh, double)
-GM_EMU_MVEC(double, cosh, double)
-GM_EMU_MVEC(double, tanh, double)
-GM_EMU_MVEC(double, log1p, double)
-GM_EMU_MVEC(double, expm1, double)
-GM_EMU_MVEC(float, sinf, float)
-GM_EMU_MVEC(float, cosf, float)
-GM_EMU_MVEC(float, tanf, float)
-GM_EMU_MVEC(float, sinhf, float)
-GM_EMU_MVEC(float, coshf, float)
-GM_EMU_MVEC(float, log1pf, float)
-GM_EMU_MVEC(float, expm1f, float)
-#undef GM_EMU_MVEC
-#endif
+#include "mvec.h" // libmvec's SIMD double exp/tanh/... for the kernels' vector loops, as the host's
 
 #include "emu/cuda_runtime.h"
 #include "emu_kernel_stats.h"

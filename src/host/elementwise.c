@@ -14,32 +14,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#ifdef GPUMAT_HAVE_MVEC
-/* glibc's libmvec has SIMD versions of these (_ZGVeN8v_tanh ...): declared
- * with the simd attribute, each GM_SIMD_CLONES clone's loop calls the
- * variant of its ISA, as numpy calls SIMD tanh, instead of libm per
- * element (2-10x numpy's time for double tanh).  libmvec is within 4 ulp
- * (libm 1); the device kernels keep the scalar functions. */
-#define GM_MVEC __attribute__((simd("notinbranch"))) extern
-GM_MVEC double exp(double);
-GM_MVEC double log(double);
-GM_MVEC double sin(double);
-GM_MVEC double cos(double);
-GM_MVEC double tan(double);
-GM_MVEC double sinh(double);
-GM_MVEC double cosh(double);
-GM_MVEC double tanh(double);
-GM_MVEC double log1p(double);
-GM_MVEC double expm1(double);
-GM_MVEC float sinf(float);
-GM_MVEC float cosf(float);
-GM_MVEC float tanf(float);
-GM_MVEC float sinhf(float);
-GM_MVEC float coshf(float);
-GM_MVEC float log1pf(float);
-GM_MVEC float expm1f(float);
-#undef GM_MVEC
-#endif
+#include "../../kernels/mvec.h" /* libmvec's SIMD double exp/tanh/... for the loops */
 
 #include "../../kernels/elementwise.h"
 #include "../../kernels/int_ops.h"

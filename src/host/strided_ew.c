@@ -19,7 +19,8 @@
 #include "simd.h"
 
 #ifdef GPUMAT_HAVE_MVEC
-/* libmvec's SIMD pow for the pow loops (see src/host/elementwise.c). */
+/* libmvec's SIMD pow for the pow loops (kernels/mvec.h has the one-argument
+ * functions; only these loops call pow). */
 __attribute__((simd("notinbranch"))) extern double pow(double, double);
 __attribute__((simd("notinbranch"))) extern float powf(float, float);
 #endif
