@@ -283,7 +283,7 @@ return function(gm, core, methods)
   -- machine ran out of memory; a mat of n doubles fails at allocation)
   local freq_opts = { d = true, dtype = true, cuda_enabled = true }
 
-  local function freq(fn, n, opts, count, wrap)
+  local function freq(fn, n, opts, full)
     length_arg(fn, n, "n", 1)
     local o = argcheck.options(fn, opts, 2, freq_opts)
     local dd = o.d
@@ -293,24 +293,22 @@ return function(gm, core, methods)
     if dt ~= "float32" and dt ~= "float64" and dt ~= "float" and dt ~= "double" then
       argerror(2, fn, "dtype must be a real floating type, got %s", tostring(dt))
     end
-    local m = count(n)
+    local m = full and n or n // 2 + 1 -- rfftfreq: the non-negative ones
     local ok, v = pcall(gm.arange, 0, m, { dtype = "float64", cuda_enabled = o.cuda_enabled })
     if not ok then -- too many values, or no memory for them
       local why = tostring(v):match("^bad argument #%d+ to '[^']*' %((.*)%)$") or tostring(v)
       argerror(1, fn, "cannot make %d frequencies: %s", m, why)
     end
-    if wrap then
-      local h = (n - 1) // 2 + 1 -- 0 .. h-1, then -(n // 2) .. -1
-      if m > h then v:narrow(1, h + 1, m - h):add_scalar_(-n) end
-    end
+    local h = (n - 1) // 2 + 1 -- fftfreq: 0 .. h-1, then -(n // 2) .. -1
+    if full and m > h then v:narrow(1, h + 1, m - h):add_scalar_(-n) end
     v:scal_(1 / (dd * n))
     if dt == "float32" or dt == "float" then v = v:astype(dt) end
     return v
   end
 
-  function F.fftfreq(n, opts) return freq("gm.fft.fftfreq", n, opts, function(m) return m end, true) end
+  function F.fftfreq(n, opts) return freq("gm.fft.fftfreq", n, opts, true) end
 
-  function F.rfftfreq(n, opts) return freq("gm.fft.rfftfreq", n, opts, function(m) return m // 2 + 1 end, false) end
+  function F.rfftfreq(n, opts) return freq("gm.fft.rfftfreq", n, opts, false) end
 
   -- fftshift rolls each axis by floor(len/2), ifftshift back
   local function shift(fn, x, opts, sign)
