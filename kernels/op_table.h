@@ -44,8 +44,13 @@
  *           unsigned, else int64: sums and products), INT64 (indices,
  *           counts).  So an op that should take integer mats by promotion
  *           is its row's result changed from SAME to FLOAT.
- *   cost    the host loop's work per element relative to a copy (its
- *           parallel threshold)
+ *   cost    the host loop's work per float32 element relative to copying
+ *           one (gm_par_for's units; float64 counts twice:
+ *           gm_par_elem_cost), measured on one core (bench/RESULTS.md,
+ *           "The thread pool: when it pays"): 1 for add, compare, abs;
+ *           2 sqrt; 4-6 for the vectorized exp, log, sin, tanh ...; 16-64
+ *           where the element function is a scalar C library call (pow,
+ *           asin, atan2, log10 ...)
  * The views below pass each row to X as
  *   X(a, name, ENUM, lua, kinds, result, cost, family, ...)
  * and every X ends its parameters with `...`, so a column added at the
@@ -56,34 +61,34 @@
 #define GM_OP_ROWS(R, X, a)                                                           \
   /* unary: the first twelve are MGL-MAT's, in its manual's order */                  \
   R(X, a, UNARY, square, SQUARE, "square", FIUC, SAME, 1)                              \
-  R(X, a, UNARY, sqrt, SQRT, "sqrt", FC, SAME, 16)                                     \
-  R(X, a, UNARY, log, LOG, "log", FC, SAME, 16)                                        \
-  R(X, a, UNARY, exp, EXP, "exp", FC, SAME, 16)                                        \
+  R(X, a, UNARY, sqrt, SQRT, "sqrt", FC, SAME, 2)                                     \
+  R(X, a, UNARY, log, LOG, "log", FC, SAME, 6)                                        \
+  R(X, a, UNARY, exp, EXP, "exp", FC, SAME, 4)                                        \
   R(X, a, UNARY, inv, INV, "inv", FC, SAME, 1)                                         \
-  R(X, a, UNARY, logistic, LOGISTIC, "logistic", F, SAME, 16)                         \
-  R(X, a, UNARY, sin, SIN, "sin", FC, SAME, 16)                                        \
-  R(X, a, UNARY, cos, COS, "cos", FC, SAME, 16)                                        \
-  R(X, a, UNARY, tan, TAN, "tan", FC, SAME, 16)                                        \
-  R(X, a, UNARY, sinh, SINH, "sinh", FC, SAME, 16)                                     \
-  R(X, a, UNARY, cosh, COSH, "cosh", FC, SAME, 16)                                     \
-  R(X, a, UNARY, tanh, TANH, "tanh", FC, SAME, 16)                                     \
+  R(X, a, UNARY, logistic, LOGISTIC, "logistic", F, SAME, 5)                         \
+  R(X, a, UNARY, sin, SIN, "sin", FC, SAME, 4)                                        \
+  R(X, a, UNARY, cos, COS, "cos", FC, SAME, 4)                                        \
+  R(X, a, UNARY, tan, TAN, "tan", FC, SAME, 5)                                        \
+  R(X, a, UNARY, sinh, SINH, "sinh", FC, SAME, 6)                                     \
+  R(X, a, UNARY, cosh, COSH, "cosh", FC, SAME, 4)                                     \
+  R(X, a, UNARY, tanh, TANH, "tanh", FC, SAME, 6)                                     \
   R(X, a, UNARY, abs, ABS, "abs", FIU, SAME, 1)                                       \
   R(X, a, UNARY, sign, SIGN, "sign", FIU, SAME, 1)                                    \
   R(X, a, UNARY, floor, FLOOR, "floor", FIU, SAME, 1)                                 \
   R(X, a, UNARY, ceil, CEIL, "ceil", FIU, SAME, 1)                                    \
   R(X, a, UNARY, round, ROUND, "round", FIU, SAME, 1)                                 \
   R(X, a, UNARY, neg, NEG, "neg", FIUC, SAME, 1)                                       \
-  R(X, a, UNARY, log1p, LOG1P, "log1p", F, SAME, 16)                                  \
-  R(X, a, UNARY, expm1, EXPM1, "expm1", F, SAME, 16)                                  \
+  R(X, a, UNARY, log1p, LOG1P, "log1p", F, SAME, 5)                                  \
+  R(X, a, UNARY, expm1, EXPM1, "expm1", F, SAME, 4)                                  \
   R(X, a, UNARY, relu, RELU, "relu", F, SAME, 1)                                      \
-  R(X, a, UNARY, acos, ACOS, "acos", F, SAME, 16)                                     \
-  R(X, a, UNARY, acosh, ACOSH, "acosh", F, SAME, 16)                                  \
-  R(X, a, UNARY, asin, ASIN, "asin", F, SAME, 16)                                     \
-  R(X, a, UNARY, asinh, ASINH, "asinh", F, SAME, 16)                                  \
-  R(X, a, UNARY, atan, ATAN, "atan", F, SAME, 16)                                     \
-  R(X, a, UNARY, atanh, ATANH, "atanh", F, SAME, 16)                                  \
-  R(X, a, UNARY, log2, LOG2, "log2", F, SAME, 16)                                     \
-  R(X, a, UNARY, log10, LOG10, "log10", F, SAME, 16)                                  \
+  R(X, a, UNARY, acos, ACOS, "acos", F, SAME, 64)                                     \
+  R(X, a, UNARY, acosh, ACOSH, "acosh", F, SAME, 64)                                  \
+  R(X, a, UNARY, asin, ASIN, "asin", F, SAME, 64)                                     \
+  R(X, a, UNARY, asinh, ASINH, "asinh", F, SAME, 64)                                  \
+  R(X, a, UNARY, atan, ATAN, "atan", F, SAME, 64)                                     \
+  R(X, a, UNARY, atanh, ATANH, "atanh", F, SAME, 64)                                  \
+  R(X, a, UNARY, log2, LOG2, "log2", F, SAME, 32)                                     \
+  R(X, a, UNARY, log10, LOG10, "log10", F, SAME, 64)                                  \
   R(X, a, UNARY, trunc, TRUNC, "trunc", FIU, SAME, 1)                                 \
   R(X, a, UNARY, positive, POSITIVE, "positive", FIUC, SAME, 1)                        \
   R(X, a, UNARY, conj, CONJ, "conj", FIUC, SAME, 1)                                    \
@@ -96,7 +101,7 @@
   R(X, a, PRED, logical_not, LOGICAL_NOT, "logical_not", FBIUC, BOOL, 1)               \
   R(X, a, PRED, _truth, TRUTH, "_truth", FBIUC, BOOL, 1)                               \
   /* one scalar parameter, x := f(x, alpha) */                                        \
-  R(X, a, SCALAR, expt, EXPT, "expt_", F, SAME, 16)                                   \
+  R(X, a, SCALAR, expt, EXPT, "expt_", F, SAME, 32)                                   \
   R(X, a, SCALAR, add, ADD, "add_scalar_", F, SAME, 1)                                \
   R(X, a, SCALAR, min, MIN, "min_", F, SAME, 1)                                       \
   R(X, a, SCALAR, max, MAX, "max_", F, SAME, 1)                                       \
@@ -124,11 +129,11 @@
   R(X, a, BINARY, ixor, BXOR, "bitwise_xor", BIU, SAME, 1)                            \
   R(X, a, BINARY, ishl, SHL, "bitwise_left_shift", IU, SAME, 1)                       \
   R(X, a, BINARY, ishr, SHR, "bitwise_right_shift", IU, SAME, 1)                      \
-  R(X, a, BINARY, atan2, ATAN2, "atan2", F, SAME, 16)                                 \
-  R(X, a, BINARY, hypot, HYPOT, "hypot", F, SAME, 16)                                 \
-  R(X, a, BINARY, copysign, COPYSIGN, "copysign", F, SAME, 16)                        \
+  R(X, a, BINARY, atan2, ATAN2, "atan2", F, SAME, 64)                                 \
+  R(X, a, BINARY, hypot, HYPOT, "hypot", F, SAME, 32)                                 \
+  R(X, a, BINARY, copysign, COPYSIGN, "copysign", F, SAME, 1)                        \
   R(X, a, BINARY, nextafter, NEXTAFTER, "nextafter", F, SAME, 16)                     \
-  R(X, a, BINARY, logaddexp, LOGADDEXP, "logaddexp", F, SAME, 16)                     \
+  R(X, a, BINARY, logaddexp, LOGADDEXP, "logaddexp", F, SAME, 64)                     \
   /* reductions (kernels/reduce_axis.h); any, all and count_nonzero fold              \
    * x != 0 as max, min and sum (the core's copy), softmax writes every               \
    * element (exp(x - max) / sum) */                                                  \

@@ -52,7 +52,7 @@ static int run_cover(size_t n, size_t align, double cost, int nest) {
 
 static void *caller(void *arg) {
   int *bad = arg;
-  for (int r = 0; r < 20; r++) *bad += run_cover(MAXN / 4 + (size_t)r * 37, 16, 1.0, 0);
+  for (int r = 0; r < 20; r++) *bad += run_cover(MAXN / 4 + (size_t)r * 37, 16, 4.0, 0); /* over GM_PAR_THRESHOLD */
   return NULL;
 }
 
@@ -60,7 +60,7 @@ int main(void) {
   setenv("GPUMAT_NUM_THREADS", "4", 1);
   CHECK(gm_par_threads() == 4);
   /* inline (small), parallel (big), odd sizes and alignments, costly items */
-  size_t sizes[] = {0, 1, 15, 1000, (1u << 18) - 1, 1u << 18, (1u << 18) + 17, MAXN - 3};
+  size_t sizes[] = {0, 1, 15, 1000, GM_PAR_THRESHOLD - 1, GM_PAR_THRESHOLD, GM_PAR_THRESHOLD + 17, MAXN - 3};
   size_t aligns[] = {0, 1, 16, 1000};
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
     for (size_t a = 0; a < sizeof aligns / sizeof aligns[0]; a++) CHECK(run_cover(sizes[i], aligns[a], 1.0, 0) == 0);

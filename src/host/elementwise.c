@@ -151,7 +151,7 @@ static void pred_chunk(void *arg, size_t b, size_t e) {
 static gm_status host_predicate(void *ctx, gm_ctype t, gm_predicate_op op, size_t n, const void *x, void *y) {
   (void)ctx;
   ew_job j = {.t = t, .op = (int)op, .a = x, .c = y};
-  gm_par_for(n, 16, 1.0, pred_chunk, &j);
+  gm_par_for(n, 16, gm_par_elem_cost(1.0, gm_ctype_size(t)), pred_chunk, &j);
   return GM_OK;
 }
 
@@ -164,14 +164,14 @@ static const double unary_cost[GM_N_UNARY] = {
 static gm_status host_unary(void *ctx, gm_ctype t, gm_unary_op op, size_t n, void *x) {
   (void)ctx;
   ew_job j = {.t = t, .op = (int)op, .c = x};
-  gm_par_for(n, 16, unary_cost[op], un_chunk, &j);
+  gm_par_for(n, 16, gm_par_elem_cost(unary_cost[op], gm_ctype_size(t)), un_chunk, &j);
   return GM_OK;
 }
 
 static gm_status host_unary_into(void *ctx, gm_ctype t, gm_unary_op op, size_t n, const void *x, void *y) {
   (void)ctx;
   ew_job j = {.t = t, .op = (int)op, .a = x, .c = y};
-  gm_par_for(n, 16, unary_cost[op], un_into_chunk, &j);
+  gm_par_for(n, 16, gm_par_elem_cost(unary_cost[op], gm_ctype_size(t)), un_into_chunk, &j);
   return GM_OK;
 }
 
@@ -201,7 +201,7 @@ static gm_status host_scalar(void *ctx, gm_ctype t, gm_scalar_op op, size_t n, d
 #undef X
   };
   ew_job j = {.t = t, .op = (int)op, .alpha = alpha, .c = x};
-  gm_par_for(n, 16, cost[op], scalar_chunk, &j);
+  gm_par_for(n, 16, gm_par_elem_cost(cost[op], gm_ctype_size(t)), scalar_chunk, &j);
   return GM_OK;
 }
 
@@ -280,14 +280,14 @@ static gm_status host_geem(void *ctx, gm_ctype t, size_t n, double alpha, const 
                            double beta, void *c) {
   (void)ctx;
   ew_job j = {.t = t, .op = 0, .alpha = alpha, .beta = beta, .a = a, .b = b, .c = c};
-  gm_par_for(n, 16, 1.0, binary_chunk, &j);
+  gm_par_for(n, 16, gm_par_elem_cost(1.0, gm_ctype_size(t)), binary_chunk, &j);
   return GM_OK;
 }
 
 static gm_status host_lt(void *ctx, gm_ctype t, size_t n, const void *x, void *y) {
   (void)ctx;
   ew_job j = {.t = t, .op = 1, .a = x, .b = x, .c = y};
-  gm_par_for(n, 16, 1.0, binary_chunk, &j);
+  gm_par_for(n, 16, gm_par_elem_cost(1.0, gm_ctype_size(t)), binary_chunk, &j);
   return GM_OK;
 }
 
@@ -295,7 +295,7 @@ static gm_status host_add_sign(void *ctx, gm_ctype t, size_t n, double alpha, co
                                void *b) {
   (void)ctx;
   ew_job j = {.t = t, .op = 2, .alpha = alpha, .beta = beta, .a = a, .b = a, .c = b};
-  gm_par_for(n, 16, 1.0, binary_chunk, &j);
+  gm_par_for(n, 16, gm_par_elem_cost(1.0, gm_ctype_size(t)), binary_chunk, &j);
   return GM_OK;
 }
 
@@ -495,7 +495,7 @@ static void fill_chunk(void *arg, size_t b, size_t e) {
 
 gm_status gm_host_fill_contiguous(gm_ctype t, size_t n, double alpha, void *x) {
   ew_job j = {.t = t, .op = n * gm_ctype_size(t) >= FILL_STREAM_BYTES, .alpha = alpha, .c = x};
-  gm_par_for(n, 16, 1.0, fill_chunk, &j);
+  gm_par_for(n, 16, gm_par_elem_cost(1.0, gm_ctype_size(t)), fill_chunk, &j);
   return GM_OK;
 }
 

@@ -420,10 +420,11 @@ static gm_status host_binary(void *ctx, gm_ctype t, gm_bcast_op op, const gm_str
   set_base(&j, 0, out);
   set_base(&j, 1, a);
   set_base(&j, 2, b);
-  if (s->ndim == 1 && gm_par_inline((size_t)s->dims[0], cost[op]))
+  double c = gm_par_elem_cost(cost[op], gm_ctype_size(t));
+  if (s->ndim == 1 && gm_par_inline((size_t)s->dims[0], c))
     chunk(&j, 0, (size_t)s->dims[0]); /* one axis, inline: what gm_par_for would call */
   else
-    run(&j, cost[op]);
+    run(&j, c);
   return GM_OK;
 }
 
@@ -435,7 +436,7 @@ static gm_status host_where(void *ctx, gm_ctype t, const gm_strided *s, void *ou
   set_base(&j, 1, cond);
   set_base(&j, 2, a);
   set_base(&j, 3, b);
-  run(&j, 1.0);
+  run(&j, gm_par_elem_cost(1.0, gm_ctype_size(t)));
   return GM_OK;
 }
 

@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 /* Work per thread: a loop uses at most work / GM_PAR_PER_THREAD threads,
- * so each gets about 64K units (tens of microseconds, several wake-ups'
- * worth) however many cores there are: on 16 cores a 2^18 loop uses 4. */
-#define GM_PAR_PER_THREAD (1u << 16)
+ * so each gets about 128K units (10-20 us, several bare-metal wake-ups'
+ * worth) however many cores there are: on 16 cores a 2^19 loop uses 4. */
+#define GM_PAR_PER_THREAD (1u << 17)
 
 static int n_threads_cached;
 
