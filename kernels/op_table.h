@@ -69,9 +69,9 @@
   R(X, a, UNARY, sin, SIN, "sin", FC, SAME, 4)                                        \
   R(X, a, UNARY, cos, COS, "cos", FC, SAME, 4)                                        \
   R(X, a, UNARY, tan, TAN, "tan", FC, SAME, 5)                                        \
-  R(X, a, UNARY, sinh, SINH, "sinh", FC, SAME, 6)                                     \
+  R(X, a, UNARY, sinh, SINH, "sinh", FC, SAME, 4)                                     \
   R(X, a, UNARY, cosh, COSH, "cosh", FC, SAME, 4)                                     \
-  R(X, a, UNARY, tanh, TANH, "tanh", FC, SAME, 6)                                     \
+  R(X, a, UNARY, tanh, TANH, "tanh", FC, SAME, 4)                                     \
   R(X, a, UNARY, abs, ABS, "abs", FIU, SAME, 1)                                       \
   R(X, a, UNARY, sign, SIGN, "sign", FIU, SAME, 1)                                    \
   R(X, a, UNARY, floor, FLOOR, "floor", FIU, SAME, 1)                                 \
