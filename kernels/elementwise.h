@@ -10,46 +10,21 @@
  * element (the comparison with alpha is false); sign(NaN) is NaN;
  * log1p(-1) is -inf and below -1 NaN; relu(NaN) is NaN.
  *
- * Float exp/log/tanh are branch-free polynomials (exp and log with Cephes
- * coefficients, about 1 ulp; tanh about 2) so the host loops vectorize;
- * special values are handled by selects, not branches.  Double uses the C library (CUDA's on device). */
+ * Float exp/log/tanh and double tanh are branch-free polynomials (exp and
+ * log with Cephes coefficients, about 1 ulp; tanh about 2) so the host
+ * loops vectorize; special values are handled by selects, not branches.
+ * The other double functions are the C library's (CUDA's on device). */
 #ifndef GM_KERNELS_ELEMENTWISE_H
 #define GM_KERNELS_ELEMENTWISE_H
 
 #include <math.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "../src/core/model/ctype_list.h"
 #include "op_table.h"
+#include "bits.h"
 #include "hd.h"
 #include "int_ops.h"
-
-/* ---- bit casts (memcpy is the portable, vectorizable idiom) ---- */
-
-GM_HD uint32_t gm_f2u(float f) {
-  uint32_t u;
-  memcpy(&u, &f, sizeof u);
-  return u;
-}
-
-GM_HD float gm_u2f(uint32_t u) {
-  float f;
-  memcpy(&f, &u, sizeof f);
-  return f;
-}
-
-GM_HD uint64_t gm_d2u(double d) {
-  uint64_t u;
-  memcpy(&u, &d, sizeof u);
-  return u;
-}
-
-GM_HD double gm_u2d(uint64_t u) {
-  double d;
-  memcpy(&d, &u, sizeof d);
-  return d;
-}
 
 /* 2^k for -126 <= k <= 127. */
 GM_HD float gm_pow2f(int32_t k) { return gm_u2f((uint32_t)(k + 127) << 23); }

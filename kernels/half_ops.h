@@ -29,26 +29,15 @@
 
 #ifndef __CUDACC_RTC__
 #include <stdint.h>
-#include <string.h>
 #endif
 
 #include "../src/core/model/ctype_list.h"
+#include "bits.h"
 #include "hd.h"
-
-GM_HD uint32_t gm_half_f2u(float f) {
-  uint32_t u;
-  memcpy(&u, &f, sizeof u);
-  return u;
-}
-GM_HD float gm_half_u2f(uint32_t u) {
-  float f;
-  memcpy(&f, &u, sizeof f);
-  return f;
-}
 
 /* float -> binary16 bits, round to nearest even */
 GM_HD uint16_t gm_f16_bits_from_float(float f) {
-  uint32_t x = gm_half_f2u(f);
+  uint32_t x = gm_f2u(f);
   uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
   uint32_t ax = x & 0x7fffffffu;
   if (ax > 0x7f800000u) return (uint16_t)(sign | 0x7e00u | ((ax >> 13) & 0x3ffu)); /* NaN */
@@ -59,16 +48,16 @@ GM_HD uint16_t gm_f16_bits_from_float(float f) {
   }
   /* a subnormal half (or zero): 0.5f + |f| rounds |f| to a multiple of
    * 2^-24 (0.5's ulp), to nearest even; the low bits are the count */
-  float t = gm_half_u2f(ax) + 0.5f;
-  return (uint16_t)(sign | (gm_half_f2u(t) - 0x3f000000u));
+  float t = gm_u2f(ax) + 0.5f;
+  return (uint16_t)(sign | (gm_f2u(t) - 0x3f000000u));
 }
 
 /* binary16 bits -> float (exact) */
 GM_HD float gm_f16_bits_to_float(uint16_t h) {
   uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
   uint32_t e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
-  if (e == 0x1f) return gm_half_u2f(sign | 0x7f800000u | (m << 13));
-  if (e != 0) return gm_half_u2f(sign | ((e + 112u) << 23) | (m << 13));
+  if (e == 0x1f) return gm_u2f(sign | 0x7f800000u | (m << 13));
+  if (e != 0) return gm_u2f(sign | ((e + 112u) << 23) | (m << 13));
   float v = (float)m * 5.9604644775390625e-8f; /* m * 2^-24, exact */
   return sign ? -v : v;
 }
@@ -76,12 +65,12 @@ GM_HD float gm_f16_bits_to_float(uint16_t h) {
 /* float -> bfloat16 bits, round to nearest even (a carry into the
  * exponent is right, up to infinity) */
 GM_HD uint16_t gm_bf16_bits_from_float(float f) {
-  uint32_t x = gm_half_f2u(f);
+  uint32_t x = gm_f2u(f);
   if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u); /* quiet NaN */
   return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
 }
 
-GM_HD float gm_bf16_bits_to_float(uint16_t b) { return gm_half_u2f((uint32_t)b << 16); }
+GM_HD float gm_bf16_bits_to_float(uint16_t b) { return gm_u2f((uint32_t)b << 16); }
 
 /* double -> float rounded to odd: truncated toward zero, last bit set
  * when inexact (beyond float's range: infinity, which both half types
@@ -91,10 +80,10 @@ GM_HD float gm_half_odd_float(double x) {
   if (f != f || (double)f == x) return f;
   double ax = x < 0 ? -x : x;
   if (ax > 3.4028234663852886e38) return f; /* infinity */
-  uint32_t u = gm_half_f2u(f);
+  uint32_t u = gm_f2u(f);
   double af = f < 0 ? -(double)f : (double)f;
   if (af > ax) u -= 1; /* rounded away from zero: one step back (same sign) */
-  return gm_half_u2f(u | 1u);
+  return gm_u2f(u | 1u);
 }
 
 /* (unsigned) long long -> double with a sticky bit: exact below 2^53, above it the
