@@ -477,6 +477,32 @@ describe("broadcasting ops", function()
       end)
     end)
 
+    it("float mats' one-pass path: outs that overlap an input, strided ones, freed ones", function()
+      R.places(function(place)
+        for _, ct in ipairs { "float", "double" } do
+          local function seven() return gm.mat({ 7 }, { ctype = ct, initial_contents = { 1, 2, 3, 4, 5, 6, 7 } }) end
+          local a = seven() -- out one element on from x: every x read before it is written
+          gm.add(a:narrow(1, 1, 6), 10, { out = a:narrow(1, 2, 6) })
+          assert.same({ 1, 11, 12, 13, 14, 15, 16 }, a:to_table(), place .. " " .. ct)
+          a = seven()
+          gm.cmul(a:narrow(1, 2, 6), a:narrow(1, 2, 6), { out = a:narrow(1, 1, 6) })
+          assert.same({ 4, 9, 16, 25, 36, 49, 7 }, a:to_table(), place .. " " .. ct)
+          local b = gm.mat({ 2, 3 }, { ctype = ct, initial_contents = { { 1, 2, 3 }, { 4, 5, 6 } } })
+          local o = gm.mat({ 3, 2 }, { ctype = ct, initial_element = 0 })
+          local ot = o:t()
+          assert.equal(ot, gm.sub(b, 1, { out = ot }))
+          assert.same({ { 0, 3 }, { 1, 4 }, { 2, 5 } }, o:to_table())
+          assert.same({ { 2, 5, 8 }, { 11, 14, 17 } }, (o:t() + b + b:cmax(0)):to_table())
+          assert.same({ { false, false, false }, { true, true, true } }, gm.gt(o:t(), 2):to_table())
+          local freed = gm.mat({ 2, 3 }, { ctype = ct })
+          freed:free()
+          assert.equal("bad argument #3 to 'add' (option 'out' is a freed mat)", err(gm.add, b, 1, { out = freed }))
+          assert.equal("bad argument #3 to 'gt' (option 'out' is a freed mat)", err(gm.gt, b, b, { out = freed }))
+          assert.same({ { 1, 2, 3 }, { 4, 5, 6 } }, b:to_table())
+        end
+      end)
+    end)
+
     it("bad operands and options #host", function()
       local a = gm.mat({ 2, 3 })
       assert.equal("bad argument #2 to 'add' (mat or number expected, got string)", err(gm.add, a, "1"))

@@ -421,10 +421,15 @@ static gm_status host_binary(void *ctx, gm_ctype t, gm_bcast_op op, const gm_str
   set_base(&j, 1, a);
   set_base(&j, 2, b);
   double c = gm_par_elem_cost(cost[op], gm_ctype_size(t));
-  if (s->ndim == 1 && gm_par_inline((size_t)s->dims[0], c))
-    chunk(&j, 0, (size_t)s->dims[0]); /* one axis, inline: what gm_par_for would call */
-  else
+  if (s->ndim == 1 && gm_par_inline((size_t)s->dims[0], c)) {
+    /* one axis, inline: the loop chunk and run_inner would call (their
+     * steps were a tenth of a 1K-element op's fixed cost) */
+    const int64_t st[6] = {s->strides[0][0], s->strides[1][0], s->strides[2][0],
+                           s->strides[0][0], s->strides[1][0], s->strides[2][0]};
+    inner_of(t, (int)op, classify(st))(1, s->dims[0], j.p[0], j.p[1], j.p[2], st);
+  } else {
     run(&j, c);
+  }
   return GM_OK;
 }
 

@@ -162,16 +162,79 @@ static void complex_scalars(lua_State *L, const int *idx, int n, const char *fn)
   }
 }
 
+/* ---- the usual call in one pass ----
+ * Most calls are a float32 or float64 mat with a number or with a mat of
+ * its ctype and dims (`x + 1`, `x * y`, `gm.add(x, 1, {out = y})`): the
+ * result's ctype is the mat's (a Lua number is weak), every op but the
+ * bitwise ones runs on it and nothing broadcasts, so promotion, the kind
+ * and power checks and the broadcast of dims have nothing to say.  Their
+ * general steps were half of a 1K-element call (a 1K float `gm.add(x, 1,
+ * {out = y})` took twice `y:add_scalar_(1)`).  quick_args reads the two
+ * operands (no Lua runs), *m the mat whose ctype and dims rule, or
+ * false for any other call, which the general steps take and word. */
+static bool quick_args(lua_State *L, const int *idx, gm_bc_arg a[2], gm_mat **m) {
+  for (int i = 0; i < 2; i++) {
+    int t = lua_type(L, idx[i]);
+    gml_mat *box;
+    if (t == LUA_TNUMBER)
+      a[i] = (gm_bc_arg){NULL, lua_tonumber(L, idx[i])};
+    else if (t == LUA_TUSERDATA && (box = gml_testbox(L, idx[i])) != NULL && box->m)
+      a[i] = (gm_bc_arg){box->m, 0};
+    else
+      return false;
+  }
+  *m = a[0].m ? a[0].m : a[1].m;
+  if (!*m || ((*m)->ctype != GM_FLOAT && (*m)->ctype != GM_DOUBLE)) return false;
+  const gm_mat *x = a[0].m, *y = a[1].m;
+  return !x || !y || (x->ctype == y->ctype && gm_mat_same_dims(x, y));
+}
+
+/* broadcast() of such a call (out_idx or plain_opts as there): true
+ * with the result pushed; false with the stack as it was and nothing
+ * changed.  An out of another ctype or dims (or freed) goes the general
+ * way, which says what is wrong with it. */
+static bool quick(lua_State *L, int op, const int *idx, int out_idx, int plain_opts, const char *argfn) {
+  gm_bc_arg a[2];
+  gm_mat *m;
+  if (GM_BC_IS_BITWISE(op) || !quick_args(L, idx, a, &m)) return false;
+  int top = lua_gettop(L);
+  if (plain_opts && (out_idx = gml_plain_out(L, plain_opts)) < 0) return false; /* raw reads: no Lua runs */
+  bool cmp = GM_BC_IS_CMP(op);
+  gm_ctype t = m->ctype, rt = cmp ? GM_BOOL : t;
+  gm_mat *out;
+  if (out_idx) {
+    gml_mat *ob = gml_testbox(L, out_idx);
+    out = ob ? ob->m : NULL;
+    if (!out || out->ctype != rt || !gm_mat_same_dims(out, m)) {
+      lua_settop(L, top);
+      return false;
+    }
+    lua_pushvalue(L, out_idx);
+  } else {
+    gml_mat *box = gml_newbox(L); /* may run finalizers: the operands again */
+    if (!quick_args(L, idx, a, &m) || m->ctype != t) {
+      lua_settop(L, top);
+      return false;
+    }
+    bool cuda = (!a[0].m || a[0].m->cuda_enabled) && (!a[1].m || a[1].m->cuda_enabled);
+    out = gml_box_result(L, box, m->rank, m->dims, rt, cuda, argfn);
+  }
+  gm_deferred_poll(); /* as gml_checkmat would */
+  GML_TRY(L, gm_broadcast_binary_checked((gm_bcast_op)op, t, a[0], a[1], out, true), gm_bcast_name((gm_bcast_op)op));
+  return true;
+}
+
 /* Without out, the result's box comes first (gml_newbox: the operands are
  * taken after the allocations that may run finalizers, so no guard is
- * needed); with out, the caller has read its options before (l_binary,
+ * needed); with out, the caller has read its options before (binary_call,
  * l_where) or holds them under a guard (l_logical).  plain_opts: the
  * stack index of an options table without a metatable, read here after
  * the operands' checks (reading it runs no Lua, so it may come after the
- * operands are taken; l_binary checked them twice before, 6 % of a 1K
+ * operands are taken; binary_call checked them twice before, 6 % of a 1K
  * gm.add(x, 1, {out = y})), or 0. */
 static int broadcast(lua_State *L, int op, const int *idx, int n, int out_idx, int plain_opts, const char *argfn,
                      int ctype) {
+  if (n == 2 && op >= 0 && ctype < 0 && quick(L, op, idx, out_idx, plain_opts, argfn)) return 1;
   const char *name = op >= 0 ? gm_bcast_name((gm_bcast_op)op) : "where";
   gm_bc_arg a[3];
   gml_mat *box = out_idx || plain_opts ? NULL : gml_newbox(L);
@@ -207,6 +270,8 @@ static int broadcast(lua_State *L, int op, const int *idx, int n, int out_idx, i
   gm_mat *out;
   bool out_fits = true; /* out has the result's ctype and dims (else the core says what is wrong) */
   if (out_idx) {
+    gml_mat *ob = gml_testbox(L, out_idx);
+    if (ob && !ob->m) gml_argerror(L, plain_opts ? plain_opts : n + 1, argfn, "option 'out' is a freed mat");
     out = gml_checkmat(L, out_idx, argfn);
     lua_pushvalue(L, out_idx);
     out_fits = out->ctype == (cmp ? GM_BOOL : t) && out->rank == rank;
@@ -240,25 +305,36 @@ static int opt_out(lua_State *L, int idx, const char *fn, bool pin) {
   return out;
 }
 
-/* gm.OP(a, b, {out = m}); the op is upvalue 1.  The options are read
- * (their metamethods run) before gml_broadcast takes any mat, and with
- * `out` nothing that runs Lua comes after: no guard (the binding rule's
- * "read first"). */
-static int l_binary(lua_State *L) {
+/* gm.OP(a, b, {out = m}).  The options are read (their metamethods run)
+ * before gml_broadcast takes any mat, and with `out` nothing that runs
+ * Lua comes after: no guard (the binding rule's "read first"). */
+static inline __attribute__((always_inline)) int binary_call(lua_State *L, int op) {
   gml_check_arity_n(L, 3); /* registered hot */
-  int op = (int)lua_tointeger(L, gml_upvalueindex(1));
   const char *fn = gm_bcast_name((gm_bcast_op)op);
   static const int idx[2] = {1, 2};
-  if (lua_isnoneornil(L, 3)) return gml_broadcast(L, op, idx, 2, 0, fn);
+  int t = lua_type(L, 3);
+  if (t == LUA_TNONE || t == LUA_TNIL) return gml_broadcast(L, op, idx, 2, 0, fn);
+  if (t == LUA_TTABLE && !lua_getmetatable(L, 3)) return broadcast(L, op, idx, 2, 0, 3, fn, -1);
   lua_settop(L, 3);
-  if (lua_type(L, 3) == LUA_TTABLE && !lua_getmetatable(L, 3)) return broadcast(L, op, idx, 2, 0, 3, fn, -1);
   check_arg(L, 1, fn); /* the operands' errors before the options' */
   check_arg(L, 2, fn);
   int out = opt_out(L, 3, fn, false);
   return gml_broadcast(L, op, idx, 2, out, fn);
 }
 
-/* gm.where(cond, a, b, {out = m}), as l_binary */
+/* One C function per op, the op a constant in each (reading it from an
+ * upvalue was 3 % of a 1K-element call); the op table's rows make them. */
+#define L_BINARY_FN_(f, E, ...) \
+  static int l_bc_##E(lua_State *L) { return binary_call(L, GM_BC_##E); }
+GM_BCAST_OPS(L_BINARY_FN_)
+#undef L_BINARY_FN_
+static const lua_CFunction binary_fns[GM_N_BCAST] = {
+#define L_BINARY_ENTRY_(f, E, ...) [GM_BC_##E] = l_bc_##E,
+    GM_BCAST_OPS(L_BINARY_ENTRY_)
+#undef L_BINARY_ENTRY_
+};
+
+/* gm.where(cond, a, b, {out = m}), as binary_call */
 static int l_where(lua_State *L) {
   const char *fn = "where";
   static const int idx[3] = {1, 2, 3};
@@ -331,7 +407,7 @@ void gml_open_broadcast(lua_State *L, int module_idx) {
       {"where", l_where, 4, NULL}, {"_set_promotion", l_set_promotion, 1, NULL}, {NULL, NULL, 0, NULL}};
   /* the method m:OP(b, opts) is the function itself (self is a) */
   for (int op = 0; op < GM_N_BCAST; op++)
-    binary_regs[op] = (gml_reg){gm_bcast_name((gm_bcast_op)op), l_binary, 3, NULL};
+    binary_regs[op] = (gml_reg){gm_bcast_name((gm_bcast_op)op), binary_fns[op], 3, NULL};
   gml_register_ops(L, module_idx, binary_regs, GM_N_BCAST, true);
   gml_register(L, module_idx, where_reg);
   static const gml_reg logical_regs[] = {

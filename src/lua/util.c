@@ -766,22 +766,19 @@ bool gml_opt_push(lua_State *L, int idx, const char *key) {
   return true;
 }
 
-/* The usual form of the options, {out = m} without a metatable, in one
+/* The usual form of the options, {out = m} of a table without a
+ * metatable (the caller looked: gml_plain_out; plain_out looks), in one
  * raw traversal (no metamethod can run, so raw reads are the reads): the
  * stack index of m pushed (its key stays below it: the callers index the
  * stack, and a lua_remove costs as much as the key's check), 0 for {}, or
  * -1 (nothing pushed) for any other form, which the general path reads
  * (and refuses with its message). */
-static int plain_out(lua_State *L, int idx) {
-  if (lua_getmetatable(L, idx)) { /* (idx is a table: the caller looked) */
-    lua_pop(L, 1);
-    return -1;
-  }
+int gml_plain_out(lua_State *L, int idx) {
   lua_pushnil(L);
   if (!lua_next(L, idx)) return 0;
   size_t len = 0;
   const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tolstring(L, -2, &len) : NULL;
-  if (!k || len != 3 || memcmp(k, "out", 3) != 0) {
+  if (!k || len != 3 || k[0] != 'o' || k[1] != 'u' || k[2] != 't') { /* (memcmp's call was 3 % of a 1K op) */
     lua_pop(L, 2);
     return -1;
   }
@@ -792,6 +789,14 @@ static int plain_out(lua_State *L, int idx) {
     return -1;
   }
   return v;
+}
+
+static int plain_out(lua_State *L, int idx) {
+  if (lua_getmetatable(L, idx)) { /* (idx is a table: the caller looked) */
+    lua_pop(L, 1);
+    return -1;
+  }
+  return gml_plain_out(L, idx);
 }
 
 int gml_opt_out_ran(lua_State *L, int idx, const char *fname, bool *ran) {

@@ -173,6 +173,12 @@ int gml_opt_out(lua_State *L, int idx, const char *fname);
  * before the call are still valid (the plain {out = m} makes raw reads
  * only, and allocates nothing). */
 int gml_opt_out_ran(lua_State *L, int idx, const char *fname, bool *ran);
+/* The options at idx, a table the caller saw has no metatable, when they
+ * are {out = v} and nothing else: pushes the key and v and returns v's
+ * stack index (v unchecked); 0 (nothing pushed) for {}; -1 (nothing
+ * pushed) for any other form, which gml_opt_out reads and words.  Raw
+ * reads only: no Lua runs. */
+int gml_plain_out(lua_State *L, int idx);
 lua_Integer gml_opt_integer(lua_State *L, int idx, const char *key, lua_Integer def, const char *fname);
 lua_Number gml_opt_number(lua_State *L, int idx, const char *key, lua_Number def, const char *fname);
 bool gml_opt_boolean(lua_State *L, int idx, const char *key, bool def, const char *fname);

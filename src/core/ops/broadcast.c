@@ -227,6 +227,10 @@ static gm_status dispatch_in_place(const gm_bc_arg *args, int n, gm_mat *out, co
 
 /* want[i]: the ctype the backend reads input i in */
 static gm_status dispatch(const gm_bc_arg *given, int n, const gm_ctype *want, gm_mat *out, const bc_job *j) {
+  bool stage = false; /* the usual call stages nothing: no copies of the operands to make and free */
+  for (int i = 0; i < n && !stage; i++)
+    stage = given[i].m && (given[i].m->ctype != want[i] || needs_copy(given[i].m, out));
+  if (!stage) return dispatch_in_place(given, n, out, j);
   gm_bc_arg args[GM_STRIDED_MAX_OPS - 1];
   gm_mat *tmp[GM_STRIDED_MAX_OPS - 1];
   memcpy(args, given, (size_t)n * sizeof args[0]);

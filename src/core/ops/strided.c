@@ -37,10 +37,17 @@ gm_status gm_broadcast_dims(int rank_a, const size_t *da, int rank_b, const size
   return GM_OK;
 }
 
+/* Only the first rank axes are zeroed: every reader stops at ndim and
+ * nops, and a memset of the whole struct (360 bytes, a rep stos) was 5 %
+ * of a 1K gm.add(x, 1, {out = y}). */
 void gm_strided_init(gm_strided *s, int rank, const size_t *dims) {
-  memset(s, 0, sizeof *s);
   s->ndim = rank;
-  for (int d = 0; d < rank; d++) s->dims[d] = (int64_t)dims[d];
+  s->nops = 0;
+  for (int d = 0; d < rank; d++) {
+    s->dims[d] = (int64_t)dims[d];
+    for (int k = 0; k < GM_STRIDED_MAX_OPS; k++) s->strides[k][d] = 0;
+  }
+  for (int k = 0; k < GM_STRIDED_MAX_OPS; k++) s->scalar[k] = 0;
 }
 
 void gm_strided_operand(gm_strided *s, int k, const gm_mat *m, double v) {
