@@ -13,6 +13,7 @@
 #include "core/io/buffer_args.h"
 #include "core/mem/device.h"
 #include "core/mem/memspace.h"
+#include "core/model/mat.h"
 
 /* st is GM_EINVAL and the message is exactly msg. */
 static int fails_with(gm_status st, const char *msg) {
@@ -42,6 +43,15 @@ static void test_maker_rules(void) {
   size_t dims[2] = {3, 4}, size = 0, huge[2] = {(size_t)1 << 40, (size_t)1 << 40};
   CHECK(gm_buffer_dims_size(2, dims, &size) == GM_OK && size == 12);
   CHECK(fails_with(gm_buffer_dims_size(2, huge, &size), "dimensions are too large") && size == 12);
+  /* a mat's element count stays at most SIZE_MAX / 16 = 2^60 - 1, tested
+   * per axis without a division (core/model/mat.c) */
+  size_t at[2] = {(size_t)1 << 30, ((size_t)1 << 30) - 1}, over[2] = {(size_t)1 << 30, (size_t)1 << 30};
+  size_t wrap[2] = {(size_t)1 << 33, (size_t)1 << 33}, one[1] = {SIZE_MAX / 16};
+  CHECK(gm_dims_size(2, at, &size) == GM_OK && size == ((size_t)1 << 60) - ((size_t)1 << 30));
+  CHECK(gm_dims_size(1, one, &size) == GM_OK && size == SIZE_MAX / 16);
+  CHECK(gm_dims_size(2, over, &size) == GM_ERANGE &&
+        strcmp(gm_last_error(), "dimensions are too large (dimension 2 is 1073741824)") == 0);
+  CHECK(gm_dims_size(2, wrap, &size) == GM_ERANGE && size == SIZE_MAX / 16); /* 2^66 wraps: refused, size kept */
   gm_buffer_spec s = {.et = GM_E_F32, .rank = 2};
   CHECK(gm_buffer_spec_pitch(&s, 8, true, 2) == GM_OK && s.pitch_elt_size == 8 && s.pitch_level == 2);
   CHECK(fails_with(gm_buffer_spec_pitch(&s, 6, false, 1), "option 'pitch_elt_size' must be 4, 8 or 16, got 6"));

@@ -20,8 +20,12 @@ gm_status gm_dims_size(int rank, const size_t *dims, size_t *size) {
       zero = true;
       continue;
     }
-    if (nz > SIZE_MAX / 16 / dims[i]) return gm_fail(GM_ERANGE, "dimensions are too large (dimension %d is %zu)", i + 1, dims[i]);
-    nz *= dims[i];
+    /* nz * dims[i] <= SIZE_MAX / 16, without the 64-bit division per
+     * axis (two per new mat, a few percent of a 1K-element copy) */
+    size_t p;
+    if (__builtin_mul_overflow(nz, dims[i], &p) || p > SIZE_MAX / 16)
+      return gm_fail(GM_ERANGE, "dimensions are too large (dimension %d is %zu)", i + 1, dims[i]);
+    nz = p;
   }
   if (zero && nz > GM_MAX_EMPTY_EXTENT)
     return gm_fail(GM_ERANGE, "dimensions are too large (a mat with no elements may span at most %zu along its other dimensions, got %zu)",
@@ -61,7 +65,8 @@ gm_status gm_mat_new(int rank, const size_t *dims, const gm_mat_options *o, gm_m
   GM_TRY(gm_dims_size(rank, dims, &size));
   if (o->displacement > SIZE_MAX / 16 - size) return gm_fail(GM_ERANGE, "displacement is too large");
   size_t max_size = o->max_size ? o->max_size : o->displacement + size;
-  GM_TRY(gm_check_shape(rank, dims, o->displacement, max_size));
+  if (o->displacement > max_size || size > max_size - o->displacement) /* gm_check_shape's test, size known */
+    return gm_fail(GM_ERANGE, "displacement %zu + size %zu exceeds max_size %zu", o->displacement, size, max_size);
   gm_mat *m = gm_spare_calloc(GM_SPARE_MAT, sizeof *m);
   if (!m) return gm_fail(GM_ENOMEM, "out of host memory allocating a mat");
   gm_status st = gm_vec_new((gm_ctype)o->ctype, max_size, o->has_initial_element != 0,
