@@ -34,15 +34,30 @@ gm_status gm_dims_size(int rank, const size_t *dims, size_t *size) {
   return GM_OK;
 }
 
-gm_status gm_check_shape(int rank, const size_t *dims, size_t displacement, size_t max_size) {
-  if (rank < 0 || rank > GM_MAX_RANK)
-    return gm_fail(GM_EINVAL, "rank %d is out of range 0..%d", rank, GM_MAX_RANK);
-  size_t size = 0;
-  GM_TRY(gm_dims_size(rank, dims, &size));
+/* Whether size elements from displacement fit in max_size. */
+static gm_status check_span(size_t size, size_t displacement, size_t max_size) {
   if (displacement > max_size || size > max_size - displacement)
     return gm_fail(GM_ERANGE, "displacement %zu + size %zu exceeds max_size %zu", displacement, size,
                    max_size);
   return GM_OK;
+}
+
+/* gm_check_shape, and the size it computed (*size untouched on failure):
+ * the callers that set a mat's dims need it too, and computing it again
+ * cost a second pass of the dims' overflow checks. */
+static gm_status checked_size(int rank, const size_t *dims, size_t displacement, size_t max_size, size_t *size) {
+  if (rank < 0 || rank > GM_MAX_RANK)
+    return gm_fail(GM_EINVAL, "rank %d is out of range 0..%d", rank, GM_MAX_RANK);
+  size_t n = 0;
+  GM_TRY(gm_dims_size(rank, dims, &n));
+  GM_TRY(check_span(n, displacement, max_size));
+  *size = n;
+  return GM_OK;
+}
+
+gm_status gm_check_shape(int rank, const size_t *dims, size_t displacement, size_t max_size) {
+  size_t size;
+  return checked_size(rank, dims, displacement, max_size, &size);
 }
 
 void gm_mat_set_row_major_strides(gm_mat *m) {
@@ -65,8 +80,7 @@ gm_status gm_mat_new(int rank, const size_t *dims, const gm_mat_options *o, gm_m
   GM_TRY(gm_dims_size(rank, dims, &size));
   if (o->displacement > SIZE_MAX / 16 - size) return gm_fail(GM_ERANGE, "displacement is too large");
   size_t max_size = o->max_size ? o->max_size : o->displacement + size;
-  if (o->displacement > max_size || size > max_size - o->displacement) /* gm_check_shape's test, size known */
-    return gm_fail(GM_ERANGE, "displacement %zu + size %zu exceeds max_size %zu", o->displacement, size, max_size);
+  GM_TRY(check_span(size, o->displacement, max_size));
   gm_mat *m = gm_spare_calloc(GM_SPARE_MAT, sizeof *m);
   if (!m) return gm_fail(GM_ENOMEM, "out of host memory allocating a mat");
   gm_status st = gm_vec_new((gm_ctype)o->ctype, max_size, o->has_initial_element != 0,
@@ -88,13 +102,14 @@ gm_status gm_mat_new(int rank, const size_t *dims, const gm_mat_options *o, gm_m
 }
 
 gm_status gm_mat_view(const gm_mat *m, int rank, const size_t *dims, size_t displacement, gm_mat **out) {
-  GM_TRY(gm_check_shape(rank, dims, displacement, m->vec->max_size));
+  size_t size;
+  GM_TRY(checked_size(rank, dims, displacement, m->vec->max_size, &size));
   gm_mat *v = gm_spare_calloc(GM_SPARE_MAT, sizeof *v);
   if (!v) return gm_fail(GM_ENOMEM, "out of host memory allocating a mat");
   *v = *m;
   v->rank = rank;
   for (int i = 0; i < rank; i++) v->dims[i] = dims[i];
-  gm_dims_size(rank, dims, &v->size);
+  v->size = size;
   v->displacement = displacement;
   gm_mat_set_row_major_strides(v);
   gm_vec_ref(v->vec);
@@ -128,12 +143,13 @@ static bool any_watched(gm_vec *v) {
 }
 
 gm_status gm_mat_reshape_and_displace_(gm_mat *m, int rank, const size_t *dims, size_t displacement) {
-  GM_TRY(gm_check_shape(rank, dims, displacement, m->vec->max_size));
+  size_t size;
+  GM_TRY(checked_size(rank, dims, displacement, m->vec->max_size, &size));
   if (any_watched(m->vec))
     return gm_fail(GM_ESTATE, "cannot reshape a mat while one of its facets is being accessed");
   m->rank = rank;
   for (int i = 0; i < rank; i++) m->dims[i] = dims[i];
-  gm_dims_size(rank, dims, &m->size);
+  m->size = size;
   m->displacement = displacement;
   gm_mat_set_row_major_strides(m);
   return GM_OK;
