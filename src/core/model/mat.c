@@ -56,7 +56,7 @@ static gm_status checked_size(int rank, const size_t *dims, size_t displacement,
 }
 
 gm_status gm_check_shape(int rank, const size_t *dims, size_t displacement, size_t max_size) {
-  size_t size;
+  size_t size = 0; /* (set by checked_size; GCC -Werror cannot see it) */
   return checked_size(rank, dims, displacement, max_size, &size);
 }
 
@@ -102,7 +102,7 @@ gm_status gm_mat_new(int rank, const size_t *dims, const gm_mat_options *o, gm_m
 }
 
 gm_status gm_mat_view(const gm_mat *m, int rank, const size_t *dims, size_t displacement, gm_mat **out) {
-  size_t size;
+  size_t size = 0; /* (set by checked_size; GCC -Werror cannot see it) */
   GM_TRY(checked_size(rank, dims, displacement, m->vec->max_size, &size));
   gm_mat *v = gm_spare_calloc(GM_SPARE_MAT, sizeof *v);
   if (!v) return gm_fail(GM_ENOMEM, "out of host memory allocating a mat");
@@ -143,7 +143,7 @@ static bool any_watched(gm_vec *v) {
 }
 
 gm_status gm_mat_reshape_and_displace_(gm_mat *m, int rank, const size_t *dims, size_t displacement) {
-  size_t size;
+  size_t size = 0; /* (set by checked_size; GCC -Werror cannot see it) */
   GM_TRY(checked_size(rank, dims, displacement, m->vec->max_size, &size));
   if (any_watched(m->vec))
     return gm_fail(GM_ESTATE, "cannot reshape a mat while one of its facets is being accessed");
